@@ -1,0 +1,42 @@
+# dplab — see README.md. Every target works on a fresh machine with Go installed.
+GO ?= go
+BENCH ?= .
+BENCHCOUNT ?= 6
+
+.PHONY: all build quickstart test test-long lint bench reproduce clean
+
+all: lint test
+
+build:
+	$(GO) build -o dplab .
+
+## quickstart: AdaSSP vs non-private ridge on built-in synthetic data (< 30 s)
+quickstart:
+	$(GO) run . run experiments/quickstart.toml
+
+## test: the test suite CI runs (long checks skip under -short)
+test:
+	$(GO) test -short -count=1 ./...
+
+## test-long: every test, including the long experiment checks
+test-long:
+	$(GO) test -count=1 -timeout 60m ./...
+
+## lint: gofmt, go vet, and no global or v1 randomness outside internal/rngs
+lint:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	@bad=$$(grep -rnE --include='*.go' '"math/rand"|[^.a-zA-Z]rand\.(Float64|NormFloat64|ExpFloat64|Int|IntN|Int64|Uint64|Perm|Shuffle|N)\(' . | grep -v '^./internal/rngs/' || true); \
+	if [ -n "$$bad" ]; then echo "randomness outside a named stream:"; echo "$$bad"; exit 1; fi
+
+## bench: Go benchmarks; compare runs with benchstat
+bench:
+	@mkdir -p bench
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) ./... | tee bench/latest.txt
+
+## reproduce: every paper spec at full size (hours; needs DPLAB_DATA)
+reproduce:
+	$(GO) run . run experiments/*.toml
+
+clean:
+	rm -f dplab

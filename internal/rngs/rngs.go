@@ -1,0 +1,93 @@
+// Package rngs derives trial seeds and named random streams.
+//
+// Every random draw in dplab comes from a stream obtained here. A trial's seed is
+// a SHA-256 hash of the spec's base seed, the cell key and the trial index (the
+// benchopt pattern), so a trial's output does not depend on how many trials run
+// in parallel or in which order they finish. Within a trial, Streams.Get(name)
+// returns an independent ChaCha8 generator per name ("noise", "sketch",
+// "sampling", "init", ...), so adding a draw to one stream never shifts another.
+//
+// # Invariants
+//
+//   - Derive and Streams.Get are pure functions of their inputs: same inputs,
+//     same bits, on every platform.
+//   - A Streams value belongs to one goroutine (one trial); it is not safe for
+//     concurrent use.
+//   - No other dplab package imports math/rand (v1) or uses math/rand/v2's
+//     top-level functions (make lint checks this).
+package rngs
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"math/rand/v2"
+	"strconv"
+)
+
+// Seed is a 256-bit seed.
+type Seed [32]byte
+
+// Derive hashes its parts into a seed. Each part is length-prefixed, so
+// ("ab", "c") and ("a", "bc") give different seeds.
+func Derive(parts ...string) Seed {
+	h := sha256.New()
+	var n [8]byte
+	for _, p := range parts {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(p)))
+		h.Write(n[:])
+		h.Write([]byte(p))
+	}
+	var s Seed
+	copy(s[:], h.Sum(nil))
+	return s
+}
+
+// TrialSeed is the seed of trial index trial of the cell with key cellKey in an
+// experiment whose base seed is base.
+func TrialSeed(base uint64, cellKey string, trial int) Seed {
+	return Derive("dplab/trial", strconv.FormatUint(base, 10), cellKey, strconv.Itoa(trial))
+}
+
+// Hex returns the seed as 64 hexadecimal digits.
+func (s Seed) Hex() string { return hex.EncodeToString(s[:]) }
+
+// Rand returns a ChaCha8 generator seeded with s itself.
+func (s Seed) Rand() *rand.Rand { return rand.New(rand.NewChaCha8(s)) }
+
+// Streams hands out named random streams derived from one seed.
+// The zero value is not usable; call New.
+type Streams struct {
+	seed    Seed
+	streams map[string]*rand.Rand
+}
+
+// New returns the streams of seed.
+func New(seed Seed) Streams {
+	return Streams{seed: seed, streams: make(map[string]*rand.Rand)}
+}
+
+// Seed returns the seed the streams derive from.
+func (s Streams) Seed() Seed { return s.seed }
+
+// Get returns the stream called name. The first call creates it from
+// SHA-256(seed, name); later calls return the same generator, which continues
+// where it stopped.
+func (s Streams) Get(name string) *rand.Rand {
+	if s.streams == nil {
+		panic("rngs: Streams used without New")
+	}
+	if r, ok := s.streams[name]; ok {
+		return r
+	}
+	r := Derive("dplab/stream", string(s.seed[:]), name).Rand()
+	s.streams[name] = r
+	return r
+}
+
+// Sub returns new streams whose seed is derived from s's seed and name, for a
+// component that needs its own family of named streams (one run inside a tuned
+// trial, say). Sub(name) is independent of Get(name).
+func (s Streams) Sub(name string) Streams {
+	return New(Derive("dplab/sub", string(s.seed[:]), name))
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// allowedImports is the import table of docs/ARCHITECTURE.md: which dplab
+// packages each dplab package may import. Paths are relative to the module.
+var allowedImports = map[string][]string{
+	"internal/rngs":         {},
+	"mechanisms/accounting": {},
+	"datasets":              {"internal/rngs"},
+	"datasets/preprocess":   {"internal/rngs", "mechanisms/accounting", "datasets"},
+	"solvers":               {"internal/rngs"},
+	"mechanisms":            {"mechanisms/accounting", "datasets", "solvers", "internal/rngs"},
+	"results":               {},
+	"plotting":              {"results"},
+	"experiments":           {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "plotting", "internal/rngs"},
+	".":                     {"experiments", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs"},
+}
+
+// TestLayering fails when a package imports a dplab package that the
+// architecture table does not allow (test files excluded).
+func TestLayering(t *testing.T) {
+	const module = "github.com/dplab/dplab"
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], module), "/")
+		if pkg == "" {
+			pkg = "."
+		}
+		allowed, known := allowedImports[pkg]
+		if !known {
+			t.Errorf("package %s is not in the layering table (docs/ARCHITECTURE.md)", pkg)
+			continue
+		}
+		var bad []string
+		for _, imp := range fields[1:] {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+			if !contains(allowed, dep) {
+				bad = append(bad, dep)
+			}
+		}
+		sort.Strings(bad)
+		if len(bad) > 0 {
+			t.Errorf("package %s imports %v, which the layering table forbids", pkg, bad)
+		}
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,213 @@
+// Command dplab regenerates the figures and tables of differential-privacy
+// papers and compares private learners side by side, with every reported ε the
+// privacy the whole procedure spent.
+//
+// Usage:
+//
+//	dplab <command> [arguments]
+//
+// Run "dplab help" for the list of commands and "dplab <command> --help" for
+// one command's flags. Exit codes: 0 ok, 1 run failure, 2 bad usage or bad input.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+// command is one entry of the CLI table. The table's order is the help order.
+type command struct {
+	Name      string
+	UsageLine string // after "dplab "
+	Short     string // one line for the command list
+	Long      string // shown by "dplab <command> --help" above the flags
+	Run       func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commands is the CLI table; initialised in init to break the reference cycle
+// through cmdHelp.
+var commands []*command
+
+func init() {
+	commands = []*command{
+		runCommand,
+		planCommand,
+		validateCommand,
+		renderCommand,
+		accountCommand,
+		datasetsCommand,
+		versionCommand,
+		{
+			Name:      "help",
+			UsageLine: "help [command]",
+			Short:     "show help for dplab or one command",
+			Run:       cmdHelp,
+		},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Main runs the CLI with args (without the program name) and returns the exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		printUsage(stderr)
+		return 2
+	}
+	name := args[0]
+	if name == "-h" || name == "--help" || name == "-help" {
+		printUsage(stdout)
+		return 0
+	}
+	if name == "--version" || name == "-version" {
+		name = "version"
+	}
+	cmd := lookupCommand(name)
+	if cmd == nil {
+		fmt.Fprintf(stderr, "dplab: unknown command %q\nRun 'dplab help' for usage.\n", name)
+		return 2
+	}
+	err := cmd.Run(ctx, args[1:], stdout, stderr)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	code := exitCode(err)
+	fmt.Fprintf(stderr, "dplab %s: %v\n", cmd.Name, err)
+	if code == 2 && isUsageError(err) {
+		fmt.Fprintf(stderr, "Run 'dplab %s --help' for usage.\n", cmd.Name)
+	}
+	return code
+}
+
+func lookupCommand(name string) *command {
+	for _, c := range commands {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, "dplab reproduces and benchmarks differentially private learners.\n\nUsage:\n\n\tdplab <command> [arguments]\n\nCommands:\n\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "\t%-10s %s\n", c.Name, c.Short)
+	}
+	fmt.Fprint(w, "\nRun 'dplab <command> --help' for a command's flags.\n")
+}
+
+func cmdHelp(_ context.Context, args []string, stdout, _ io.Writer) error {
+	if len(args) == 0 {
+		printUsage(stdout)
+		return nil
+	}
+	c := lookupCommand(args[0])
+	if c == nil {
+		return usagef("unknown command %q", args[0])
+	}
+	fs := newFlagSet(c.Name, stdout)
+	fs.SetOutput(stdout)
+	fs.Usage()
+	return nil
+}
+
+// usageError is bad usage of the CLI: exit code 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// usagef returns a usage error (exit code 2).
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+func isUsageError(err error) bool {
+	var u *usageError
+	return errors.As(err, &u)
+}
+
+// badInputError marks an error caused by the user's input (a spec, a data
+// file, a privacy target): exit code 2.
+type badInputError struct{ err error }
+
+func (e *badInputError) Error() string { return e.err.Error() }
+func (e *badInputError) Unwrap() error { return e.err }
+
+// badInput marks err as caused by bad input (exit code 2).
+func badInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &badInputError{err: err}
+}
+
+// exitCode maps an error to the process exit code: 2 for usage and bad input,
+// 1 for everything else (a run that failed).
+func exitCode(err error) int {
+	var b *badInputError
+	if isUsageError(err) || errors.As(err, &b) {
+		return 2
+	}
+	return 1
+}
+
+// newFlagSet returns a flag set for the command called name whose usage prints
+// the command's usage line, long description and flags to w.
+func newFlagSet(name string, w io.Writer) *flag.FlagSet {
+	c := lookupCommand(name)
+	if c == nil {
+		panic("dplab: newFlagSet for unknown command " + name)
+	}
+	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: dplab %s\n\n", c.UsageLine)
+		if c.Long != "" {
+			fmt.Fprintf(fs.Output(), "%s\n\n", strings.TrimSpace(c.Long))
+		}
+		hasFlags := false
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprintln(fs.Output(), "Flags:")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// parseInterleaved parses flags that may appear before, between or after
+// positional arguments ("dplab run a.toml -j 2 b.toml") and returns the
+// positional arguments. "--" ends flag parsing.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usagef("%v", err)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		// fs.Parse stops at the first positional argument, or after "--".
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
