@@ -1,0 +1,165 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// CIMethod is how a 95% confidence interval of the mean is computed.
+type CIMethod string
+
+const (
+	// CINormal is mean ± 1.96·SE, SE = sd/√n (the papers' error bars).
+	CINormal CIMethod = "normal"
+	// CIStudentT is mean ± t_{0.975, n−1}·SE.
+	CIStudentT CIMethod = "t"
+)
+
+// Validate reports whether m is a known method.
+func (m CIMethod) Validate() error {
+	switch m {
+	case CINormal, CIStudentT:
+		return nil
+	}
+	return fmt.Errorf("results: unknown confidence interval %q (want %q or %q)", string(m), CINormal, CIStudentT)
+}
+
+// Stat summarises one sample.
+type Stat struct {
+	Count          int
+	Mean, SD, SE   float64 // SD is the sample standard deviation (n−1)
+	CIHalf         float64 // half-width of the 95% CI of the mean
+	CILow, CIHigh  float64
+	Median, Q1, Q3 float64 // type-7 quantiles [Hyndman96]
+	Min, Max       float64
+}
+
+// Summarize computes the Stat of xs with the given CI method. NaN values are
+// kept: they make the mean NaN, which is what a failed metric should do.
+func Summarize(xs []float64, ci CIMethod) Stat {
+	n := len(xs)
+	s := Stat{Count: n}
+	if n == 0 {
+		nan := math.NaN()
+		return Stat{Mean: nan, SD: nan, SE: nan, CIHalf: nan, CILow: nan, CIHigh: nan,
+			Median: nan, Q1: nan, Q3: nan, Min: nan, Max: nan}
+	}
+	sorted := append([]float64(nil), xs...)
+	sort.Float64s(sorted)
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	s.Mean = sum / float64(n)
+	if n > 1 {
+		var ss float64
+		for _, x := range xs {
+			d := x - s.Mean
+			ss += d * d
+		}
+		s.SD = math.Sqrt(ss / float64(n-1))
+		s.SE = s.SD / math.Sqrt(float64(n))
+		z := 1.96
+		if ci == CIStudentT {
+			z = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+		}
+		s.CIHalf = z * s.SE
+	} else {
+		s.SD, s.SE, s.CIHalf = math.NaN(), math.NaN(), math.NaN()
+	}
+	s.CILow, s.CIHigh = s.Mean-s.CIHalf, s.Mean+s.CIHalf
+	s.Median = quantile7(sorted, 0.5)
+	s.Q1 = quantile7(sorted, 0.25)
+	s.Q3 = quantile7(sorted, 0.75)
+	s.Min, s.Max = sorted[0], sorted[n-1]
+	return s
+}
+
+// quantile7 is the type-7 sample quantile of sorted data [Hyndman96]:
+// h = (n−1)p, Q = x[⌊h⌋] + (h−⌊h⌋)(x[⌊h⌋+1] − x[⌊h⌋]).
+func quantile7(sorted []float64, p float64) float64 {
+	n := len(sorted)
+	if n == 1 {
+		return sorted[0]
+	}
+	h := float64(n-1) * p
+	lo := int(math.Floor(h))
+	if lo >= n-1 {
+		return sorted[n-1]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}
+
+// Cell is the summary of one cell's trials.
+type Cell struct {
+	Key        string
+	Dataset    string
+	Mechanism  string
+	Label      string
+	Epsilon    float64
+	MechParams map[string]any
+	Trials     int
+	Metrics    map[string]Stat
+	// Privacy over trials: the largest ε spent (the guarantee that holds for
+	// every trial), δ, accountant, tuning mode, and the mean optimal order.
+	EpsSpentMax float64
+	Delta       float64
+	Accountant  string
+	Tuning      string
+	AlphaMean   float64
+	WallMean    float64
+	Stats       map[string]Stat
+}
+
+// Aggregate summarises records by cell. Only ok records count (see Latest).
+// Cells are returned sorted by key.
+func Aggregate(recs []Record, ci CIMethod) []Cell {
+	latest := Latest(recs)
+	var cells []Cell
+	for i := 0; i < len(latest); {
+		j := i
+		for j < len(latest) && latest[j].CellKey == latest[i].CellKey {
+			j++
+		}
+		cells = append(cells, summarizeCell(latest[i:j], ci))
+		i = j
+	}
+	return cells
+}
+
+func summarizeCell(recs []Record, ci CIMethod) Cell {
+	first := recs[0]
+	c := Cell{
+		Key: first.CellKey, Dataset: first.Dataset, Mechanism: first.Mechanism, Label: first.Label,
+		Epsilon: float64(first.Epsilon), MechParams: first.MechParams, Trials: len(recs),
+		Delta: float64(first.Privacy.Delta), Accountant: first.Privacy.Accountant, Tuning: first.Privacy.Tuning,
+		Metrics: map[string]Stat{}, Stats: map[string]Stat{},
+	}
+	metrics := map[string][]float64{}
+	stats := map[string][]float64{}
+	var alphaSum, wallSum float64
+	c.EpsSpentMax = math.Inf(-1)
+	for _, r := range recs {
+		for k, v := range r.Metrics {
+			metrics[k] = append(metrics[k], float64(v))
+		}
+		for k, v := range r.Stats {
+			stats[k] = append(stats[k], float64(v))
+		}
+		c.EpsSpentMax = math.Max(c.EpsSpentMax, float64(r.Privacy.EpsSpent))
+		alphaSum += float64(r.Privacy.AlphaStar)
+		wallSum += r.WallSeconds
+	}
+	for k, xs := range metrics {
+		c.Metrics[k] = Summarize(xs, ci)
+	}
+	for k, xs := range stats {
+		c.Stats[k] = Summarize(xs, ci)
+	}
+	c.AlphaMean = alphaSum / float64(len(recs))
+	c.WallMean = wallSum / float64(len(recs))
+	return c
+}
