@@ -1,0 +1,388 @@
+package plotting
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"strconv"
+
+	"github.com/dplab/dplab/results"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figure is one figure file: a grid of panels sharing axis labels and scales.
+type Figure struct {
+	Name           string // file stem: <Name>.png, <Name>.svg
+	Title          string // drawn above the panels; may be empty
+	XLabel, YLabel string
+	LogX, LogY     bool
+	Panels         []Panel
+	Columns        int    // panels per row; 0 means up to 2
+	Note           string // footnote: accountant, δ, tuning mode, deviations
+	// PanelWidth and PanelHeight are one panel's size; 0 means 4.2in × 3.2in.
+	PanelWidth, PanelHeight vg.Length
+}
+
+// Panel is one set of axes.
+type Panel struct {
+	Title      string
+	Note       string // a second title line (e.g. "objpert/gaussmix time: 3.1×")
+	Series     []Series
+	References []Reference
+}
+
+// Series is one curve with an optional band around it.
+type Series struct {
+	Label  string
+	X, Y   []float64
+	Lo, Hi []float64 // band bounds; both nil for no band
+	Style  int       // colour/marker index; keep it fixed per method across panels
+	Dashed bool
+}
+
+// Reference is a horizontal dashed line, e.g. a non-private baseline.
+type Reference struct {
+	Label string
+	Y     float64
+	Style int
+}
+
+// Formats are the figure formats Write accepts.
+var Formats = []string{"png", "svg"}
+
+// Validate checks the figure's data: lengths match, values on log axes are
+// positive, formats are known.
+func (f *Figure) Validate() error {
+	if f.Name == "" {
+		return errors.New("plotting: figure without a name")
+	}
+	if len(f.Panels) == 0 {
+		return fmt.Errorf("plotting: figure %q has no panels", f.Name)
+	}
+	for _, p := range f.Panels {
+		for _, s := range p.Series {
+			if len(s.Y) != len(s.X) || (s.Lo != nil || s.Hi != nil) && (len(s.Lo) != len(s.X) || len(s.Hi) != len(s.X)) {
+				return fmt.Errorf("plotting: figure %q, panel %q, series %q: x, y and band lengths differ", f.Name, p.Title, s.Label)
+			}
+			for i, x := range s.X {
+				if f.LogX && !(x > 0) {
+					return fmt.Errorf("plotting: figure %q, panel %q, series %q: x = %v on a log axis", f.Name, p.Title, s.Label, x)
+				}
+				if f.LogY && s.Y[i] <= 0 {
+					return fmt.Errorf("plotting: figure %q, panel %q, series %q: y = %v on a log axis", f.Name, p.Title, s.Label, s.Y[i])
+				}
+			}
+		}
+		for _, r := range p.References {
+			if f.LogY && !(r.Y > 0) {
+				return fmt.Errorf("plotting: figure %q, panel %q, reference %q: y = %v on a log axis", f.Name, p.Title, r.Label, r.Y)
+			}
+		}
+	}
+	return nil
+}
+
+// Write renders f into dir as <Name>.<format> for each format and returns the
+// paths written. Files are written atomically.
+func Write(f *Figure, dir string, formats ...string) ([]string, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, format := range formats {
+		b, err := Render(f, format)
+		if err != nil {
+			return paths, err
+		}
+		path := filepath.Join(dir, f.Name+"."+format)
+		if err := results.WriteFileAtomic(path, b); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// Render draws f in the given format ("png" or "svg") and returns the bytes.
+func Render(f *Figure, format string) (out []byte, err error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		// gonum/plot panics on some degenerate inputs (e.g. an empty log
+		// range); report them as errors.
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("plotting: figure %q: %v", f.Name, r)
+		}
+	}()
+	cols := f.Columns
+	if cols <= 0 {
+		cols = min(len(f.Panels), 2)
+	}
+	rows := (len(f.Panels) + cols - 1) / cols
+	pw, ph := f.PanelWidth, f.PanelHeight
+	if pw == 0 {
+		pw = 4.2 * vg.Inch
+	}
+	if ph == 0 {
+		ph = 3.2 * vg.Inch
+	}
+	noteStyle := textStyle(8)
+	titleStyle := textStyle(13)
+	var noteH, titleH vg.Length
+	if f.Note != "" {
+		noteH = noteStyle.Height(wrap(f.Note, 150)) + 8
+	}
+	if f.Title != "" {
+		titleH = titleStyle.Height(f.Title) + 8
+	}
+	w, h := pw*vg.Length(cols), ph*vg.Length(rows)+noteH+titleH
+
+	var canvas vg.CanvasWriterTo
+	switch format {
+	case "png":
+		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(110))}
+	case "svg":
+		canvas = vgsvg.New(w, h)
+	default:
+		return nil, fmt.Errorf("plotting: unknown figure format %q (want png or svg)", format)
+	}
+	dc := draw.New(canvas)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+
+	grid := make([][]*plot.Plot, rows)
+	for r := range grid {
+		grid[r] = make([]*plot.Plot, cols)
+	}
+	for i := range f.Panels {
+		p, err := f.panel(&f.Panels[i])
+		if err != nil {
+			return nil, err
+		}
+		grid[i/cols][i%cols] = p
+	}
+	area := dc
+	area.Rectangle.Min.Y += noteH
+	area.Rectangle.Max.Y -= titleH
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadTop: 4, PadBottom: 4, PadLeft: 4, PadRight: 8, PadX: 8, PadY: 8}
+	canvases := plot.Align(grid, tiles, area)
+	for r := range grid {
+		for c := range grid[r] {
+			if grid[r][c] != nil {
+				grid[r][c].Draw(canvases[r][c])
+			}
+		}
+	}
+	if f.Title != "" {
+		titleStyle.XAlign = draw.XCenter
+		dc.FillText(titleStyle, vg.Point{X: w / 2, Y: h - titleH + 4}, f.Title)
+	}
+	if f.Note != "" {
+		dc.FillText(noteStyle, vg.Point{X: 6, Y: 4}, wrap(f.Note, 150))
+	}
+	var buf bytes.Buffer
+	if _, err := canvas.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("plotting: figure %q: %w", f.Name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = pn.Title
+	if pn.Note != "" {
+		p.Title.Text += "\n" + pn.Note
+	}
+	p.X.Label.Text, p.Y.Label.Text = f.XLabel, f.YLabel
+	if f.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = logTicks{}
+	}
+	if f.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = logTicks{}
+	}
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = 8
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for _, s := range pn.Series {
+		for _, x := range s.X {
+			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
+		}
+	}
+	for _, s := range pn.Series {
+		if len(s.X) == 0 {
+			continue
+		}
+		col := plotutil.Color(s.Style)
+		if s.Lo != nil {
+			band, err := bandPolygon(s, col, f.LogY)
+			if err != nil {
+				return nil, err
+			}
+			if band != nil {
+				p.Add(band)
+			}
+		}
+		pts := make(plotter.XYs, 0, len(s.X))
+		for i := range s.X {
+			if isFinite(s.Y[i]) {
+				pts = append(pts, plotter.XY{X: s.X[i], Y: s.Y[i]})
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, fmt.Errorf("plotting: series %q: %w", s.Label, err)
+		}
+		line.Color = col
+		line.Width = vg.Points(1.4)
+		if s.Dashed {
+			line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+		points.Color = col
+		points.Shape = plotutil.Shape(s.Style)
+		points.Radius = vg.Points(2.6)
+		p.Add(line, points)
+		p.Legend.Add(s.Label, line, points)
+	}
+	if !(xmin < xmax) {
+		xmin, xmax = 1, 10
+		if len(pn.Series) > 0 && len(pn.Series[0].X) > 0 {
+			xmin, xmax = pn.Series[0].X[0]/2, pn.Series[0].X[0]*2
+		}
+	}
+	for _, r := range pn.References {
+		line, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: r.Y}, {X: xmax, Y: r.Y}})
+		if err != nil {
+			return nil, fmt.Errorf("plotting: reference %q: %w", r.Label, err)
+		}
+		line.Color = color.Black
+		if r.Style > 0 {
+			line.Color = plotutil.Color(r.Style)
+		}
+		line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		line.Width = vg.Points(1.2)
+		p.Add(line)
+		p.Legend.Add(r.Label, line)
+	}
+	return p, nil
+}
+
+// bandPolygon is the shaded region between Lo and Hi: the upper points left to
+// right, then the lower points right to left. Non-finite bounds are skipped;
+// on a log y axis non-positive lower bounds are clamped to a small positive value.
+func bandPolygon(s Series, col color.Color, logY bool) (*plotter.Polygon, error) {
+	var upper, lower plotter.XYs
+	for i := range s.X {
+		lo, hi := s.Lo[i], s.Hi[i]
+		if !isFinite(lo) || !isFinite(hi) {
+			continue
+		}
+		if logY && lo <= 0 {
+			lo = s.Y[i] / 1e3
+		}
+		upper = append(upper, plotter.XY{X: s.X[i], Y: hi})
+		lower = append(lower, plotter.XY{X: s.X[i], Y: lo})
+	}
+	if len(upper) < 2 {
+		return nil, nil
+	}
+	ring := append(plotter.XYs{}, upper...)
+	for i := len(lower) - 1; i >= 0; i-- {
+		ring = append(ring, lower[i])
+	}
+	poly, err := plotter.NewPolygon(ring)
+	if err != nil {
+		return nil, fmt.Errorf("plotting: band of %q: %w", s.Label, err)
+	}
+	r, g, b, _ := col.RGBA()
+	poly.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 56}
+	poly.LineStyle.Width = 0
+	return poly, nil
+}
+
+// logTicks labels 1, 2 and 5 times powers of ten when the range spans fewer
+// than three decades, and only powers of ten otherwise (gonum's LogTicks can
+// leave a short range without labels).
+type logTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi > lo) {
+		return nil
+	}
+	labelled := func(m float64) bool { return m == 1 || m == 2 || m == 5 }
+	if math.Log10(hi/lo) >= 3 {
+		labelled = func(m float64) bool { return m == 1 }
+	}
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for m := 1.0; m < 10; m++ {
+			v := m * math.Pow(10, e)
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v} // a minor tick unless labelled
+			if labelled(m) {
+				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+func textStyle(size vg.Length) text.Style {
+	return text.Style{
+		Color:   color.Black,
+		Font:    font.From(plot.DefaultFont, size),
+		Handler: plot.DefaultTextHandler,
+	}
+}
+
+// wrap breaks s into lines of at most width characters at spaces.
+func wrap(s string, width int) string {
+	var out, line []byte
+	word := func(w string) {
+		if len(line) > 0 && len(line)+1+len(w) > width {
+			out = append(append(out, line...), '\n')
+			line = line[:0]
+		}
+		if len(line) > 0 {
+			line = append(line, ' ')
+		}
+		line = append(line, w...)
+	}
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ' ' || s[i] == '\n' {
+			if i > start {
+				word(s[start:i])
+			}
+			if i < len(s) && s[i] == '\n' {
+				out = append(append(out, line...), '\n')
+				line = line[:0]
+			}
+			start = i + 1
+		}
+	}
+	return string(append(out, line...))
+}
+
+func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
