@@ -42,3 +42,46 @@ func (d *Dataset) Rows() int { r, _ := d.X.Dims(); return r }
 
 // Cols returns d, the number of features.
 func (d *Dataset) Cols() int { _, c := d.X.Dims(); return c }
+
+// Clone returns a deep copy of d: mechanisms and scaling may modify the copy
+// without touching d.
+func (d *Dataset) Clone() *Dataset {
+	c := &Dataset{Name: d.Name, Task: d.Task, X: mat.DenseCopyOf(d.X)}
+	c.Y = append([]float64(nil), d.Y...)
+	if d.Features != nil {
+		c.Features = append([]string(nil), d.Features...)
+	}
+	return c
+}
+
+// Subset returns a new dataset holding the rows idx of d, in that order
+// (repeats allowed). The rows are copied.
+func (d *Dataset) Subset(idx []int) *Dataset {
+	n, cols := d.X.Dims()
+	data := make([]float64, len(idx)*cols)
+	y := make([]float64, len(idx))
+	for i, r := range idx {
+		if r < 0 || r >= n {
+			panic(badRow)
+		}
+		copy(data[i*cols:(i+1)*cols], d.X.RawRowView(r))
+		y[i] = d.Y[r]
+	}
+	s := &Dataset{Name: d.Name, Task: d.Task, Y: y, Features: d.Features}
+	if len(idx) > 0 && cols > 0 {
+		s.X = mat.NewDense(len(idx), cols, data)
+	} else {
+		s.X = &mat.Dense{}
+	}
+	return s
+}
+
+const badRow = "datasets: row index out of range"
+
+// newDataset wraps row-major data (n rows of d values) and targets y.
+func newDataset(name string, task Task, n, d int, data, y []float64, features []string) *Dataset {
+	if len(data) != n*d || len(y) != n || (features != nil && len(features) != d) {
+		panic("datasets: shape mismatch")
+	}
+	return &Dataset{Name: name, Task: task, X: mat.NewDense(n, d, data), Y: y, Features: features}
+}

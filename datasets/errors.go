@@ -1,0 +1,71 @@
+package datasets
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// FileError is a problem reading one input file: a malformed row, a wrong
+// column count, a non-numeric cell, a bad LibSVM index, a truncated or corrupt
+// compressed stream, or a checksum mismatch. Its message names the file, the
+// line and the column where they are known:
+//
+//	adult/adult.data.gz: line 17: column "age": "x" is not a number
+type FileError struct {
+	Path   string // the file as opened (or as it would be stored)
+	Line   int    // 1-based line of the decompressed text; 0 when not line-related
+	Column string // column name from the header, "#k" for the k-th (1-based) column of a headerless file, or ""
+	Err    error
+}
+
+func (e *FileError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Line > 0 {
+		b.WriteString(": line ")
+		b.WriteString(strconv.Itoa(e.Line))
+	}
+	if e.Column != "" {
+		b.WriteString(": column ")
+		if strings.HasPrefix(e.Column, "#") {
+			b.WriteString(e.Column)
+		} else {
+			b.WriteString(strconv.Quote(e.Column))
+		}
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// ChecksumError is a file whose SHA-256 is not the registered one. It is
+// wrapped in a *FileError naming the file.
+type ChecksumError struct {
+	Expected, Actual string // lowercase hex
+	Of               string // "content" (decompressed bytes) or "file" (stored bytes)
+}
+
+func (e *ChecksumError) Error() string {
+	return fmt.Sprintf("SHA-256 mismatch of the %s: expected %s, actual %s", e.Of, e.Expected, e.Actual)
+}
+
+// MissingError reports the files a dataset needs that are absent from the
+// data directory.
+type MissingError struct {
+	Dataset string
+	Dir     string   // the data directory searched
+	Files   []string // registered paths relative to Dir (each may also be stored .gz or .bz2)
+}
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("dataset %s: missing %s in data directory %s (each may be stored plain, .gz or .bz2); run 'dplab datasets fetch %s' or place the files there by hand",
+		e.Dataset, strings.Join(e.Files, ", "), e.Dir, e.Dataset)
+}
+
+// cellError is the error of a cell that does not parse as a finite number.
+func cellError(cell []byte) error {
+	return fmt.Errorf("%q is not a number", cell)
+}

@@ -1,0 +1,172 @@
+package datasets
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Info describes a registered dataset.
+type Info struct {
+	Name        string   // registry name, lowercase-hyphen ("adult", "synthetic-linear")
+	Title       string   // human title ("UCI Adult (Census Income)")
+	Description string   // what the loader does: source files, preprocessing, quirks
+	Task        Task     // Regression or Binary
+	Papers      []string // the papers and figures that use it ("RKW24 Fig. 2")
+	Files       []File   // raw files in the data directory; none for a generator
+	Synthetic   bool     // generated from a seed, no files
+	License     string   // the data's license as far as known
+	Source      string   // where the data was first published (URL or citation)
+	Rows, Cols  int      // n × d after the loader's preprocessing with default params (all rows); 0 when unknown
+}
+
+// File is one raw file of a dataset.
+type File struct {
+	// Path is relative to the data directory, with '/' separators and without
+	// a compression suffix ("adult/adult.data"); the file may be stored as
+	// Path, Path.gz or Path.bz2.
+	Path string
+	// URLs are canonical download locations, tried in order. The downloaded
+	// bytes may be plain, gzip or bzip2.
+	URLs []string
+	// SHA256 is the hex SHA-256 of the decompressed content ("" when unknown).
+	SHA256 string
+	// StoredSHA256 is the hex SHA-256 of the file as published compressed at
+	// the URLs (""), for files whose decompressed hash is not known.
+	StoredSHA256 string
+	// Optional files (documentation, licence notes) are fetched and verified
+	// but not needed to load.
+	Optional bool
+}
+
+// Params is a dataset's typed parameter struct, decoded from a spec's params
+// table. The zero value means the documented defaults.
+type Params interface{ Validate() error }
+
+// NoParams is the params struct of a dataset without parameters.
+type NoParams struct{}
+
+// Validate implements Params.
+func (NoParams) Validate() error { return nil }
+
+// Loaded is what a loader returns.
+type Loaded struct {
+	All         *Dataset // every row, when the source has no fixed split
+	Train, Test *Dataset // a split fixed by the source (official files, masks); nil otherwise
+}
+
+// Entry is a registered dataset.
+type Entry struct {
+	Info Info
+	load func(dir string, decode func(v any) error) (*Loaded, error)
+	test func(dir string) (*Loaded, error)
+}
+
+var registry = map[string]Entry{}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// Register adds a dataset. load reads (or generates) it from the data
+// directory dir with validated params; test is a tiny fast parameter set for
+// conformance tests. A duplicate or malformed name panics: registration
+// happens in init and a clash is a programming error.
+func Register[P Params](info Info, load func(dir string, p P) (*Loaded, error), test P) {
+	if !nameRE.MatchString(info.Name) {
+		panic("datasets: malformed registry name " + info.Name)
+	}
+	if _, dup := registry[info.Name]; dup {
+		panic("datasets: duplicate registry name " + info.Name)
+	}
+	if info.Synthetic != (len(info.Files) == 0) {
+		panic("datasets: " + info.Name + ": Synthetic must be set exactly when there are no files")
+	}
+	name := info.Name
+	run := func(dir string, p P) (*Loaded, error) {
+		if err := p.Validate(); err != nil {
+			return nil, fmt.Errorf("dataset %s: params: %w", name, err)
+		}
+		l, err := load(dir, p)
+		if err != nil {
+			return nil, err
+		}
+		l.setName(name)
+		return l, nil
+	}
+	registry[name] = Entry{
+		Info: info,
+		load: func(dir string, decode func(v any) error) (*Loaded, error) {
+			var p P
+			if decode != nil {
+				if err := decode(&p); err != nil {
+					return nil, fmt.Errorf("dataset %s: params: %w", name, err)
+				}
+			}
+			return run(dir, p)
+		},
+		test: func(dir string) (*Loaded, error) { return run(dir, test) },
+	}
+}
+
+func (l *Loaded) setName(name string) {
+	for _, d := range []*Dataset{l.All, l.Train, l.Test} {
+		if d != nil {
+			d.Name = name
+		}
+	}
+}
+
+// Lookup returns the dataset called name; an unknown name is an error that
+// lists the known names.
+func Lookup(name string) (Entry, error) {
+	e, ok := registry[name]
+	if !ok {
+		return Entry{}, fmt.Errorf("unknown dataset %q; known datasets: %s", name, strings.Join(names(), ", "))
+	}
+	return e, nil
+}
+
+// List returns every registered dataset's Info, sorted by name.
+func List() []Info {
+	out := make([]Info, 0, len(registry))
+	for _, n := range names() {
+		out = append(out, registry[n].Info)
+	}
+	return out
+}
+
+func names() []string {
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Load reads the dataset from the data directory dir. decode strictly fills
+// the registered params struct (a pointer to it is passed) from the spec; nil
+// decode means the zero value, i.e. the defaults. The params' Validate is
+// called before loading. Absent files give a *MissingError, unreadable ones
+// a *FileError.
+func (e Entry) Load(dir string, decode func(v any) error) (*Loaded, error) {
+	return e.load(dir, decode)
+}
+
+// LoadTest loads the dataset with its registered tiny test params.
+func (e Entry) LoadTest(dir string) (*Loaded, error) { return e.test(dir) }
+
+// Missing returns the registered files needed with default params that are
+// absent from dir (empty for a generator).
+func (e Entry) Missing(dir string) []string {
+	var miss []string
+	for _, f := range e.Info.Files {
+		if f.Optional {
+			continue
+		}
+		if _, ok := locate(dir, f.Path); !ok {
+			miss = append(miss, f.Path)
+		}
+	}
+	return miss
+}
