@@ -1,0 +1,60 @@
+package mechanisms
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dplab/dplab/datasets"
+	"gonum.org/v1/gonum/floats"
+)
+
+// boundSlack absorbs rounding in data scaled to the bound exactly (a row
+// divided by its own norm has norm 1 ± a few ulps).
+const boundSlack = 1e-9
+
+// checkBounds returns an error if a row of d has ‖xᵢ‖₂ > boundX or a target
+// has |yᵢ| > boundY (boundY ≤ 0 skips the y check). Mechanisms whose privacy
+// rests on these bounds call it before touching the data: a violated bound
+// would silently void the guarantee.
+func checkBounds(name string, d *datasets.Dataset, boundX, boundY float64) error {
+	n := d.Rows()
+	for i := 0; i < n; i++ {
+		if nr := floats.Norm(d.X.RawRowView(i), 2); nr > boundX*(1+boundSlack) {
+			return fmt.Errorf("%s: row %d has norm %.6g > bound_x = %g; scale the rows (scale.x = \"max-row-norm\" or \"clip\") or raise bound_x", name, i, nr, boundX)
+		}
+		if boundY > 0 && math.Abs(d.Y[i]) > boundY*(1+boundSlack) {
+			return fmt.Errorf("%s: target %d is %.6g, |y| > bound_y = %g; scale y (scale.y = \"max-abs\") or raise bound_y", name, i, d.Y[i], boundY)
+		}
+	}
+	return nil
+}
+
+// boundsParams are the data bounds shared by the linear-regression
+// mechanisms. Zero means 1, which is what the specs' default scaling
+// (rows by the max training row norm, y by max|y_train|) guarantees.
+type boundsParams struct {
+	BoundX float64 `toml:"bound_x"` // C_X ≥ maxᵢ ‖xᵢ‖₂
+	BoundY float64 `toml:"bound_y"` // C_Y ≥ maxᵢ |yᵢ|
+}
+
+func (p boundsParams) validate() error {
+	for _, b := range []struct {
+		key string
+		v   float64
+	}{{"bound_x", p.BoundX}, {"bound_y", p.BoundY}} {
+		if b.v < 0 || math.IsNaN(b.v) || math.IsInf(b.v, 0) {
+			return fmt.Errorf("%s = %v must be finite and > 0 (0 means 1)", b.key, b.v)
+		}
+	}
+	return nil
+}
+
+func (p boundsParams) cx() float64 { return orOne(p.BoundX) }
+func (p boundsParams) cy() float64 { return orOne(p.BoundY) }
+
+func orOne(x float64) float64 {
+	if x == 0 {
+		return 1
+	}
+	return x
+}

@@ -1,0 +1,28 @@
+// Package mechanisms holds dplab's learners, private and reference, behind one
+// interface and a registry. Each file registers one mechanism family in its
+// init function with a typed params struct (decoded strictly from a spec's
+// params table) and a tiny test configuration.
+//
+// # Invariants
+//
+//   - A mechanism draws randomness only from the trial's named streams, so the
+//     same seed gives the same bits at any -j.
+//   - A mechanism never modifies the training set it is given.
+//   - Release.Event describes what the fit did, in a form the accountant
+//     evaluates; the runner computes the ε actually spent from it (after
+//     Budget.Wrap for tuning). No mechanism reports a number copied from the
+//     budget.
+//   - A mechanism that calibrates noise calibrates Budget.Wrap(event) against
+//     the target, so the whole procedure meets it.
+//
+// # References
+//
+//	[Wang18] Y.-X. Wang. Revisiting differentially private linear regression:
+//	         optimal and adaptive prediction & estimation in unbounded domain.
+//	         UAI 2018, arXiv:1803.02596v2. Algorithm 2 (AdaSSP).
+//	[LSS+25] G. Lev, K. Srinivasan, M. Shenfeld, K. Ligett, A. Sekhari,
+//	         A. C. Wilson. The Gaussian mixing mechanism: Rényi differential
+//	         privacy via Gaussian sketches. arXiv:2505.24603v1.
+//	[Mironov17] I. Mironov. Rényi differential privacy. CSF 2017,
+//	         arXiv:1702.07476v3. Prop. 7 (Gaussian RDP), Prop. 2 (post-processing).
+package mechanisms

@@ -1,0 +1,107 @@
+package mechanisms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/mechanisms/accounting"
+	"gonum.org/v1/gonum/floats"
+)
+
+// Budget is the privacy target of one fit and how its spending is evaluated.
+type Budget struct {
+	Epsilon, Delta float64
+	// Accounting evaluates events (the spec's accountant).
+	Accounting accounting.Config
+	// Calibrator memoises calibrations across the trials of a run; nil means
+	// a fresh one per call.
+	Calibrator *accounting.Calibrator
+	// Wrap maps the mechanism's own event to the event actually charged, e.g.
+	// RepeatAndSelect for private hyperparameter tuning. Nil is the identity.
+	Wrap func(accounting.Event) accounting.Event
+	// WrapKey describes Wrap for memoisation ("" when Wrap is nil).
+	WrapKey string
+}
+
+// Target returns the (ε, δ) target.
+func (b Budget) Target() accounting.Target {
+	return accounting.Target{Epsilon: b.Epsilon, Delta: b.Delta}
+}
+
+// Charged returns the event charged for a fit whose own event is e.
+func (b Budget) Charged(e accounting.Event) accounting.Event {
+	if b.Wrap == nil {
+		return e
+	}
+	return b.Wrap(e)
+}
+
+// Calibrate returns the smallest noise parameter x in the bracket (zero:
+// found by doubling) such that the charged event Wrap(event(x)) meets the
+// budget. key names the event family for memoisation ("" disables it); the
+// budget's accountant and WrapKey are added to it.
+func (b Budget) Calibrate(key string, event func(x float64) accounting.Event, br accounting.Bracket) (float64, error) {
+	c := b.Calibrator
+	if c == nil {
+		c = accounting.NewCalibrator(b.Accounting)
+	}
+	if key != "" && b.WrapKey != "" {
+		key += "|" + b.WrapKey
+	}
+	return c.Calibrate(key, func(x float64) accounting.Event { return b.Charged(event(x)) }, b.Target(), br)
+}
+
+// Model is a fitted predictor.
+type Model interface {
+	// Predict returns the prediction for feature vector x: the regression
+	// value, or for a binary task a score whose sign decides the label
+	// (positive means 1).
+	Predict(x []float64) float64
+}
+
+// Linear is the model x ↦ θᵀx + b.
+type Linear struct {
+	Theta     []float64
+	Intercept float64
+}
+
+// Predict implements Model.
+func (m *Linear) Predict(x []float64) float64 { return floats.Dot(m.Theta, x) + m.Intercept }
+
+// Release is what a fit returns.
+type Release struct {
+	Model Model
+	// Event is what this fit spent, before Budget.Wrap. Non-private fits
+	// return accounting.NonPrivate{}.
+	Event accounting.Event
+	// Noise holds the noise parameters for the record (sigma, gamma, lambda...).
+	Noise map[string]float64
+	// Stats holds work counters (iterations, grad_evals, ...).
+	Stats map[string]float64
+}
+
+// Mechanism is a (private or reference) learner.
+type Mechanism interface {
+	// Fit trains on train with target budget b, drawing randomness only from
+	// rs. It must not modify train. It returns ctx.Err() promptly when ctx
+	// is cancelled.
+	Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs rngs.Streams) (*Release, error)
+}
+
+// checkModel reports a model that produced a non-finite parameter, which is
+// a numerical failure of the fit rather than a result.
+func checkLinear(name string, m *Linear) error {
+	for i, v := range m.Theta {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s: coefficient %d is %v", name, i, v)
+		}
+	}
+	if math.IsNaN(m.Intercept) || math.IsInf(m.Intercept, 0) {
+		return errors.New(name + ": non-finite intercept")
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package mechanisms
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/dplab/dplab/datasets"
+)
+
+// Info describes a registered mechanism.
+type Info struct {
+	Name  string // registry name, lowercase-hyphen ("adassp", "objpert-amp")
+	Title string // legend-ready name ("AdaSSP")
+	Ref   string // citation key of doc.go's references ("Wang18")
+	// Tasks the mechanism fits.
+	Tasks []datasets.Task
+	// Private is false for non-private reference learners: they run once per
+	// dataset (no ε axis) and are drawn as horizontal reference lines.
+	Private bool
+	// Version is bumped whenever the mechanism's output for the same inputs
+	// and seed changes; it is part of every cell key, so stored trials of an
+	// older version rerun.
+	Version int
+}
+
+// Supports reports whether the mechanism fits task t.
+func (i Info) Supports(t datasets.Task) bool {
+	for _, s := range i.Tasks {
+		if s == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Params is a mechanism's typed parameter struct, decoded strictly from a
+// spec's params table. The zero value means the documented defaults.
+type Params interface{ Validate() error }
+
+// Entry is a registered mechanism.
+type Entry struct {
+	Info  Info
+	build func(decode func(v any) error) (Mechanism, Params, error)
+	test  func() (Mechanism, error)
+}
+
+var registry = map[string]Entry{}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// Register adds a mechanism: build makes it from validated params P, and test
+// is a tiny fast configuration used by the conformance tests. A duplicate or
+// malformed name panics (registration happens in init; a clash is a
+// programming error).
+func Register[P Params](info Info, build func(P) (Mechanism, error), test P) {
+	if !nameRE.MatchString(info.Name) {
+		panic("mechanisms: malformed registry name " + info.Name)
+	}
+	if _, dup := registry[info.Name]; dup {
+		panic("mechanisms: duplicate registry name " + info.Name)
+	}
+	if len(info.Tasks) == 0 {
+		panic("mechanisms: " + info.Name + " supports no task")
+	}
+	name := info.Name
+	construct := func(p P) (Mechanism, error) {
+		if err := p.Validate(); err != nil {
+			return nil, fmt.Errorf("mechanism %s: params: %w", name, err)
+		}
+		return build(p)
+	}
+	registry[name] = Entry{
+		Info: info,
+		build: func(decode func(v any) error) (Mechanism, Params, error) {
+			var p P
+			if decode != nil {
+				if err := decode(&p); err != nil {
+					return nil, nil, fmt.Errorf("mechanism %s: params: %w", name, err)
+				}
+			}
+			m, err := construct(p)
+			return m, p, err
+		},
+		test: func() (Mechanism, error) { return construct(test) },
+	}
+}
+
+// Build makes the mechanism from the spec's params: decode strictly fills a
+// pointer to the registered params struct (nil decode keeps the zero value,
+// i.e. the defaults), which is then validated. It also returns the decoded
+// params.
+func (e Entry) Build(decode func(v any) error) (Mechanism, Params, error) {
+	return e.build(decode)
+}
+
+// Test builds the mechanism with its tiny test configuration.
+func (e Entry) Test() (Mechanism, error) { return e.test() }
+
+// Lookup returns the mechanism called name; an unknown name is an error that
+// lists the known names.
+func Lookup(name string) (Entry, error) {
+	e, ok := registry[name]
+	if !ok {
+		return Entry{}, fmt.Errorf("unknown mechanism %q; known mechanisms: %s", name, strings.Join(names(), ", "))
+	}
+	return e, nil
+}
+
+// List returns every registered mechanism's Info, sorted by name.
+func List() []Info {
+	out := make([]Info, 0, len(registry))
+	for _, n := range names() {
+		out = append(out, registry[n].Info)
+	}
+	return out
+}
+
+func names() []string {
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

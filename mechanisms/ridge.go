@@ -1,0 +1,64 @@
+package mechanisms
+
+import (
+	"context"
+	"errors"
+	"math"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/mechanisms/accounting"
+	"github.com/dplab/dplab/solvers"
+)
+
+// Ridge is non-private ridge regression without intercept,
+//
+//	θ = (XᵀX + λI)⁻¹Xᵀy,
+//
+// the reference line of the linear-regression figures ([LSS+25] §6.3 item 7:
+// λ = 1e-6, no intercept).
+type Ridge struct{ p RidgeParams }
+
+// RidgeParams is the params table of "ridge".
+type RidgeParams struct {
+	// Lambda is the ridge penalty λ ≥ 0; 0 means 1e-6 ([LSS+25] code's
+	// Ridge(alpha=1e-6, fit_intercept=False)). Use a tiny positive value for
+	// (almost) ordinary least squares.
+	Lambda float64 `toml:"lambda"`
+}
+
+// Validate implements Params.
+func (p RidgeParams) Validate() error {
+	if p.Lambda < 0 || math.IsNaN(p.Lambda) || math.IsInf(p.Lambda, 0) {
+		return errors.New("lambda must be finite and ≥ 0")
+	}
+	return nil
+}
+
+func (p RidgeParams) lambda() float64 {
+	if p.Lambda == 0 {
+		return 1e-6
+	}
+	return p.Lambda
+}
+
+func init() {
+	Register(Info{Name: "ridge", Title: "Non-private ridge", Ref: "LSS+25", Tasks: []datasets.Task{datasets.Regression}, Private: false, Version: 1},
+		func(p RidgeParams) (Mechanism, error) { return &Ridge{p: p}, nil }, RidgeParams{})
+}
+
+// Fit implements Mechanism.
+func (r *Ridge) Fit(ctx context.Context, train *datasets.Dataset, _ Budget, _ rngs.Streams) (*Release, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	theta, err := solvers.Ridge(train.X, train.Y, r.p.lambda())
+	if err != nil {
+		return nil, err
+	}
+	m := &Linear{Theta: theta}
+	if err := checkLinear("ridge", m); err != nil {
+		return nil, err
+	}
+	return &Release{Model: m, Event: accounting.NonPrivate{}}, nil
+}
