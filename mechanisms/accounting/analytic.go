@@ -1,0 +1,109 @@
+package accounting
+
+import (
+	"fmt"
+	"math"
+)
+
+// Tight privacy profiles of the Gaussian mechanism.
+
+// GaussianDelta returns the exact δ(ε) of a μ-GDP mechanism, i.e. of the
+// Gaussian mechanism with sensitivity/σ = μ (and of any adaptive composition
+// of Gaussian mechanisms with μ = √(Σ μ_i²)):
+//
+//	δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)
+//
+// Ref: [BW18] Thm 8 (analytic Gaussian mechanism); composition: [DRS19]
+// Cor. 3.3 (μ-GDP composes to √(Σμ_i²)-GDP) and Cor. 2.13 (its profile).
+// Both terms are evaluated in log space, so δ keeps its relative precision
+// down to δ ≈ 1e-300.
+func GaussianDelta(mu, eps float64) float64 {
+	switch {
+	case mu == 0:
+		if eps >= 0 {
+			return 0
+		}
+		return -math.Expm1(eps)
+	case math.IsInf(mu, 1):
+		return 1
+	}
+	la := logNdtr(mu/2 - eps/mu)
+	lb := eps + logNdtr(-mu/2-eps/mu)
+	if lb >= la {
+		return 0
+	}
+	return math.Exp(la) * -math.Expm1(lb-la)
+}
+
+// invertDecreasing returns the smallest x ≥ lo with f(x) ≤ target for a
+// non-increasing f, by doubling from start and bisection to relative
+// precision 1e-15; the returned x satisfies f(x) ≤ target. It returns +Inf
+// when no x up to 2^60·start works.
+func invertDecreasing(f func(float64) float64, target, lo, start float64) float64 {
+	if f(lo) <= target {
+		return lo
+	}
+	hi := start
+	for f(hi) > target {
+		lo = hi
+		hi *= 2
+		if hi > start*math.Exp2(60) {
+			return math.Inf(1)
+		}
+	}
+	for i := 0; i < 200 && hi-lo > 1e-15*hi; i++ {
+		m := 0.5 * (lo + hi)
+		if m <= lo || m >= hi {
+			break
+		}
+		if f(m) <= target {
+			hi = m
+		} else {
+			lo = m
+		}
+	}
+	return hi
+}
+
+// GaussianEpsilon returns the smallest ε ≥ 0 with GaussianDelta(μ, ε) ≤ δ
+// (to relative precision 1e-15, rounded up).
+func GaussianEpsilon(mu, delta float64) (float64, error) {
+	if err := checkDelta(delta); err != nil {
+		return 0, err
+	}
+	if !(mu >= 0) {
+		return 0, fmt.Errorf("accounting: μ = %v, want ≥ 0", mu)
+	}
+	if delta == 0 {
+		if mu == 0 {
+			return 0, nil
+		}
+		return math.Inf(1), nil
+	}
+	return invertDecreasing(func(e float64) float64 { return GaussianDelta(mu, e) }, delta, 0, 1), nil
+}
+
+// AnalyticGaussianEpsilon returns the tight ε of the Gaussian mechanism with
+// noise multiplier sigma (σ/Δ) at δ ([BW18] Thm 8; dp_accounting's
+// get_epsilon_gaussian).
+func AnalyticGaussianEpsilon(sigma, delta float64) (float64, error) {
+	if !(sigma > 0) || math.IsInf(sigma, 1) {
+		return 0, fmt.Errorf("accounting: σ = %v, want a finite value > 0", sigma)
+	}
+	return GaussianEpsilon(1/sigma, delta)
+}
+
+// AnalyticGaussianSigma returns the smallest noise multiplier σ/Δ whose
+// Gaussian mechanism is (ε, δ)-DP ([BW18] Alg. 1 computed by root finding;
+// dp_accounting's get_sigma_gaussian), to relative precision 1e-15, rounded
+// up.
+func AnalyticGaussianSigma(epsilon, delta float64) (float64, error) {
+	if err := (Target{epsilon, delta}).Validate(); err != nil {
+		return 0, err
+	}
+	if delta == 0 {
+		return math.Inf(1), nil
+	}
+	s := invertDecreasing(func(s float64) float64 { return GaussianDelta(1/s, epsilon) }, delta, 0, 1)
+	return s, nil
+}

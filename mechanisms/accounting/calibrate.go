@@ -1,0 +1,159 @@
+package accounting
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+)
+
+// Target is an (ε, δ) privacy target.
+type Target struct{ Epsilon, Delta float64 }
+
+// Validate checks ε > 0 (finite) and δ ∈ [0, 1).
+func (t Target) Validate() error {
+	if !finite(t.Epsilon) || t.Epsilon <= 0 {
+		return fmt.Errorf("accounting: target ε = %v, want a finite value > 0", t.Epsilon)
+	}
+	if !(t.Delta >= 0 && t.Delta < 1) {
+		return fmt.Errorf("accounting: target δ = %v, want a value in [0, 1)", t.Delta)
+	}
+	return nil
+}
+
+// Bracket is a search interval for a noise parameter. The zero Bracket
+// means: find one by doubling from 1 (lower end 0).
+type Bracket struct{ Lo, Hi float64 }
+
+// CalibrationTolerance is the relative tolerance of Calibrate: the returned
+// x is within CalibrationTolerance·x of the smallest feasible value.
+const CalibrationTolerance = 1e-9
+
+// maxDoubling bounds the doubling search for an upper bracket end (2^30, as
+// dp_accounting's calibrate_dp_mechanism).
+const maxDoubling = 1 << 30
+
+// Calibrator finds the smallest noise parameter whose accounted ε meets a
+// target, with an accountant built from its Config, and memoises results.
+// It is safe for concurrent use.
+type Calibrator struct {
+	cfg  Config
+	mu   sync.Mutex
+	memo map[calKey]float64
+}
+
+type calKey struct {
+	key string
+	t   Target
+	b   Bracket
+}
+
+// NewCalibrator returns a Calibrator that accounts with cfg.
+func NewCalibrator(cfg Config) *Calibrator {
+	return &Calibrator{cfg: cfg, memo: map[calKey]float64{}}
+}
+
+// Config returns the accountant configuration of the calibrator.
+func (c *Calibrator) Config() Config { return c.cfg }
+
+// Calibrate returns the smallest x (to relative tolerance
+// CalibrationTolerance) with ε(event(x)) ≤ t.Epsilon at δ = t.Delta, where ε
+// must not increase with x (x is a noise level). The returned x is always
+// re-checked to meet the target: it never overshoots. b bounds the search;
+// the zero Bracket searches upward from 1 by doubling (lower end 0, never
+// evaluated). An unreachable target returns *InfeasibleError with the
+// smallest ε found. key names the event family for memoisation (the same
+// key must always map to the same function); "" disables memoisation.
+func (c *Calibrator) Calibrate(key string, event func(x float64) Event, t Target, b Bracket) (float64, error) {
+	if err := t.Validate(); err != nil {
+		return 0, err
+	}
+	if err := c.cfg.Validate(); err != nil {
+		return 0, err
+	}
+	if b != (Bracket{}) && !(b.Lo >= 0 && b.Hi > b.Lo && finite(b.Hi)) {
+		return 0, fmt.Errorf("accounting: bracket [%v, %v], want 0 ≤ lo < hi < ∞", b.Lo, b.Hi)
+	}
+	k := calKey{key, t, b}
+	if key != "" {
+		c.mu.Lock()
+		x, ok := c.memo[k]
+		c.mu.Unlock()
+		if ok {
+			return x, nil
+		}
+	}
+	x, err := c.calibrate(event, t, b)
+	if err != nil {
+		return 0, err
+	}
+	if key != "" {
+		c.mu.Lock()
+		c.memo[k] = x
+		c.mu.Unlock()
+	}
+	return x, nil
+}
+
+// EpsilonAt returns the ε the calibrator's accountant certifies for e at δ.
+func (c *Calibrator) EpsilonAt(e Event, delta float64) (float64, error) {
+	g, err := c.cfg.Epsilon(e, delta)
+	return g.Epsilon, err
+}
+
+func (c *Calibrator) calibrate(event func(float64) Event, t Target, b Bracket) (float64, error) {
+	f := func(x float64) (float64, error) {
+		e := event(x)
+		if e == nil {
+			return 0, fmt.Errorf("accounting: calibration: event(%g) is nil", x)
+		}
+		return c.EpsilonAt(e, t.Delta)
+	}
+	lo, hi := b.Lo, b.Hi
+	if b == (Bracket{}) {
+		lo, hi = 0, 1
+		for {
+			eps, err := f(hi)
+			if err != nil {
+				return 0, err
+			}
+			if eps <= t.Epsilon {
+				break
+			}
+			if hi >= maxDoubling {
+				return 0, &InfeasibleError{Target: t, Floor: eps, X: hi}
+			}
+			lo, hi = hi, 2*hi
+		}
+	} else {
+		eps, err := f(hi)
+		if err != nil {
+			return 0, err
+		}
+		if !(eps <= t.Epsilon) {
+			return 0, &InfeasibleError{Target: t, Floor: eps, X: hi}
+		}
+	}
+	x, err := SmallestFeasible(f, t.Epsilon, lo, hi, CalibrationTolerance)
+	if err != nil {
+		return 0, err
+	}
+	// Re-check (SmallestFeasible only returns evaluated feasible points).
+	eps, err := f(x)
+	if err != nil {
+		return 0, err
+	}
+	if !(eps <= t.Epsilon) {
+		return 0, errors.New("accounting: internal error: calibrated value overshoots the target")
+	}
+	return x, nil
+}
+
+// IsInfeasible reports whether err is an *InfeasibleError and returns it.
+func IsInfeasible(err error) (*InfeasibleError, bool) {
+	var ie *InfeasibleError
+	ok := errors.As(err, &ie)
+	return ie, ok
+}
+
+var _ = math.Inf

@@ -1,0 +1,49 @@
+package accounting
+
+import (
+	"fmt"
+	"math"
+)
+
+// (ε, δ) guarantees of the Gaussian mixing mechanism beyond its RDP curve
+// ([LSS+25] Lev et al., arXiv:2505.24603).
+
+// Sheffet2019Epsilon returns the earlier (ε, δ) bound for GaussMix that
+// [LSS+25] improves on:
+//
+//	ε = 2√(2k log(4/δ))/γ + 2 log(4/δ)/γ
+//
+// Ref: Sheffet (2019) Thm 2, as restated in [LSS+25] §3 (gaussmix.md §3.4).
+func Sheffet2019Epsilon(k int, gamma, delta float64) float64 {
+	l := math.Log(4 / delta)
+	return 2*math.Sqrt(2*float64(k)*l)/gamma + 2*l/gamma
+}
+
+// GaussMixTheorem1Epsilon returns the ε of Algorithm 1 (ModifiedGaussMix)
+// at δ, with the order α* of its RDP part:
+//
+//	ε̃ = √(2 log(3.75/δ))/η + min_{1<α<γ} φ(α; k, γ) + [log(3/δ) + (α−1) log(1 − 1/α) − log α]/(α − 1)
+//
+// Ref: [LSS+25] Thm 1, Eq. (5): the Gaussian release of λ_min with noise η
+// (the classical Gaussian bound at δ/3), Lemma 1's curve converted at δ/3
+// ([CKS20] Prop. 12), and failure probability δ/3, composed basically. The
+// minimum over α is the RDP accountant's continuous search (Config{}).
+// Theorem 1 assumes γ > 5/2. Symbols: k sketch rows, γ = GaussMix γ, η the
+// λ_min noise scale (η = γ/√k in the paper; the authors' code uses γC²/√k,
+// gaussmix.md §4.5).
+func GaussMixTheorem1Epsilon(k int, gamma, eta, delta float64) (eps, alpha float64, err error) {
+	if !(gamma > 2.5) || !finite(gamma) {
+		return 0, 0, fmt.Errorf("accounting: GaussMix Theorem 1: γ = %v, want > 5/2", gamma)
+	}
+	if !(eta > 0) || !finite(eta) {
+		return 0, 0, fmt.Errorf("accounting: GaussMix Theorem 1: η = %v, want > 0", eta)
+	}
+	if !(delta > 0 && delta < 1) {
+		return 0, 0, fmt.Errorf("accounting: GaussMix Theorem 1: δ = %v, want a value in (0, 1)", delta)
+	}
+	g, err := Config{}.Epsilon(GaussMix{K: k, Gamma: gamma}, delta/3)
+	if err != nil {
+		return 0, 0, err
+	}
+	return math.Sqrt(2*math.Log(3.75/delta))/eta + g.Epsilon, g.Alpha, nil
+}
