@@ -1,0 +1,68 @@
+// Package solvers holds the numerical kernels of dplab's learners: least
+// squares, the logistic GLM loss and objective, minimisation to a
+// gradient-norm tolerance, the DP-SGD loop and the Chebyshev quadratic
+// surrogate of the logistic loss. It works on plain *mat.Dense and []float64
+// (never a datasets.Dataset); mechanisms build on it.
+//
+// # Least squares
+//
+//	Gram(X)                      XᵀX by a symmetric rank-k update
+//	Ridge(X, y, λ)               (XᵀX + λI)⁻¹Xᵀy: Cholesky, SVD fallback; λ = 0 and
+//	                             rank-deficient X: minimum-norm solution
+//	SolveRegularized(A, b, λ)    (A + λI)⁻¹b for symmetric A, possibly indefinite
+//	                             (AdaSSP's noisy Gram): Cholesky, else LU; singular: error
+//	LambdaMin(A)                 smallest eigenvalue
+//
+// # Losses and objectives
+//
+// A Function evaluates value and gradient in one pass (ValueGrad) and its
+// Hessian. NewLogistic builds the summed logistic loss Σᵢ log(1+e^{x̃ᵢᵀθ}) −
+// yᵢx̃ᵢᵀθ with labels in {0, 1}, optional bias (x̃ = [x; 1], intercept last)
+// and optional per-example gradient clipping ([RKW23] §4). Objective adds
+// (λ/2)‖θ‖² + bᵀθ: objective perturbation's perturbed objective.
+//
+//	loss, err := solvers.NewLogistic(X, y, solvers.LogisticConfig{Bias: true})
+//	obj := solvers.Objective{Loss: loss, L2: lambda, Linear: b}
+//	res, err := solvers.Minimize(obj, theta0, &solvers.Settings{GradTol: 0.01})
+//
+// # Minimisation
+//
+// Minimize runs gonum's L-BFGS until an evaluated point has ‖∇f‖₂ ≤ τ and
+// falls back to Newton (or restarted L-BFGS in high dimension) on the same
+// function if L-BFGS stops short. The returned point always satisfies the
+// tolerance unless an error is returned.
+//
+// # Invariants
+//
+//   - Sums, not means: every loss is summed over examples, so λ, b and τ are
+//     on [RKW23]'s sum scale.
+//   - Minimize never changes the function it minimises (a caller's noise draw
+//     is never redrawn), and Result.X with Converged has a full-gradient
+//     Euclidean norm ≤ Settings.GradTol, recomputed at X.
+//   - Bad data or parameters (NaN, infinities, labels outside {0, 1}, λ < 0)
+//     return errors; shape mismatches between arguments are caller bugs and
+//     panic with "solvers: shape mismatch".
+//   - Losses keep scratch buffers and are not safe for concurrent use; build
+//     one per goroutine.
+//
+// # References
+//
+//	[RKW23]  R. Redberg, A. Koskela, Y.-X. Wang. Improving the Privacy and
+//	         Practicality of Objective Perturbation for Differentially Private
+//	         Linear Learners. arXiv:2401.00583v1 (shared/papers/001_*.txt;
+//	         formulas and errata in shared/research/objpert.md).
+//	[SCS20]  S. Song, T. Steinke, O. Thakkar, A. Thakurta. Evading the Curse of
+//	         Dimensionality in Unconstrained Private GLMs. arXiv:2006.06783
+//	         (AISTATS 2021), Lemma 5.1 — read through [RKW23] App. F.2, Thm F.2;
+//	         version not pinned.
+//	[Wang18] Y.-X. Wang. Revisiting Differentially Private Linear Regression:
+//	         Optimal and Adaptive Prediction & Estimation in Unbounded Domain.
+//	         arXiv:1803.02596 (UAI 2018), Alg. 2 — read through [LSS25] App. H.1
+//	         and shared/research/gaussmix.md §4.4; version not pinned.
+//	[LSS25]  O. Lev, V. Srinivasan, M. Shenfeld, K. Ligett, A. Sekhari, A. C.
+//	         Wilson. The Gaussian Mixing Mechanism: Rényi Differential Privacy
+//	         via Gaussian Sketches. arXiv:2505.24603 (shared/papers/003_*.txt,
+//	         whose arXiv version is not recorded; shared/research/gaussmix.md).
+//	[NW06]   J. Nocedal, S. J. Wright. Numerical Optimization, 2nd ed.,
+//	         Springer 2006: L-BFGS §7.2, line-search Newton §3.3–3.4.
+package solvers

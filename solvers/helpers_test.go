@@ -1,0 +1,70 @@
+package solvers
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// newTestRand returns the fixed-seed generator tests use (STYLE §2.7).
+func newTestRand() *rand.Rand { return rand.New(rand.NewPCG(1, 1)) }
+
+// logisticData returns n unit-norm rows of d standard-normal features and
+// labels drawn from a logistic model with coefficients of norm scale (plus
+// intercept 0.3), the shape of [RKW23]'s preprocessed data (§5).
+func logisticData(r *rand.Rand, n, d int, scale float64) (*mat.Dense, []float64) {
+	x := mat.NewDense(n, d, nil)
+	raw := x.RawMatrix()
+	for i := range raw.Data {
+		raw.Data[i] = r.NormFloat64()
+	}
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+d]
+		floats.Scale(1/floats.Norm(row, 2), row)
+	}
+	w := make([]float64, d)
+	for j := range w {
+		w[j] = r.NormFloat64()
+	}
+	floats.Scale(scale/floats.Norm(w, 2), w)
+	y := make([]float64, n)
+	for i := range y {
+		u := floats.Dot(raw.Data[i*raw.Stride:i*raw.Stride+d], w) + 0.3
+		if r.Float64() < 1/(1+math.Exp(-u)) {
+			y[i] = 1
+		}
+	}
+	return x, y
+}
+
+// randomDense returns an r×c matrix of standard-normal entries.
+func randomDense(rnd *rand.Rand, r, c int) *mat.Dense {
+	m := mat.NewDense(r, c, nil)
+	for i := range m.RawMatrix().Data {
+		m.RawMatrix().Data[i] = rnd.NormFloat64()
+	}
+	return m
+}
+
+// randomVec returns n standard-normal entries times scale.
+func randomVec(rnd *rand.Rand, n int, scale float64) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = scale * rnd.NormFloat64()
+	}
+	return v
+}
+
+// maxAbsDiff returns max |a_i − b_i|.
+func maxAbsDiff(a, b []float64) float64 {
+	if len(a) != len(b) {
+		panic(badShape)
+	}
+	m := 0.0
+	for i := range a {
+		m = math.Max(m, math.Abs(a[i]-b[i]))
+	}
+	return m
+}

@@ -1,0 +1,246 @@
+package solvers
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/diff/fd"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestLogisticValueDeriv(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		u, y    float64
+		v, g    float64 // oracle value and derivative
+		relTol  float64
+		comment string
+	}{
+		// Direct formulas log(1+eᵘ) − yu and 1/(1+e⁻ᵘ) − y, safe for |u| ≤ 5.
+		{0, 0, math.Log(2), 0.5, 1e-15, "u = 0"},
+		{2.5, 1, math.Log(1+math.Exp(2.5)) - 2.5, 1/(1+math.Exp(-2.5)) - 1, 1e-14, "direct"},
+		{-3, 0, math.Log(1 + math.Exp(-3)), 1 / (1 + math.Exp(3)), 1e-14, "direct"},
+		// Asymptotics where the direct formula overflows or cancels:
+		// log(1+eᵘ) = u + e⁻ᵘ + O(e⁻²ᵘ), sigmoid(u) − 1 = −e⁻ᵘ + O(e⁻²ᵘ).
+		{800, 0, 800, 1, 1e-15, "u = 800, y = 0: f = u"},
+		{40, 1, math.Exp(-40), -math.Exp(-40), 1e-15, "u = 40, y = 1: no cancellation"},
+		{-40, 0, math.Exp(-40), math.Exp(-40), 1e-15, "u = −40, y = 0"},
+		{-800, 1, 800, -1, 1e-15, "u = −800, y = 1: f = −u"},
+	}
+	for _, tc := range tests {
+		v, g := logisticValueDeriv(tc.u, tc.y)
+		if math.Abs(v-tc.v) > tc.relTol*math.Abs(tc.v) || math.Abs(g-tc.g) > tc.relTol*math.Abs(tc.g) {
+			t.Errorf("%s: f, f' = %v, %v; want %v, %v", tc.comment, v, g, tc.v, tc.g)
+		}
+	}
+	// f'' against a central difference of f' (step 1e-5: error ~1e-10).
+	for _, u := range []float64{-7, -1, 0, 0.3, 4} {
+		_, gp := logisticValueDeriv(u+1e-5, 0)
+		_, gm := logisticValueDeriv(u-1e-5, 0)
+		if want := (gp - gm) / 2e-5; math.Abs(logisticCurvature(u)-want) > 1e-9 {
+			t.Errorf("f''(%v) = %v, want %v", u, logisticCurvature(u), want)
+		}
+	}
+}
+
+// checkDerivatives compares f's gradient and Hessian at x with gonum's
+// central finite differences.
+func checkDerivatives(t *testing.T, f Function, x []float64, gradTol, hessTol float64) {
+	t.Helper()
+	d := f.Dim()
+	grad := make([]float64, d)
+	f.ValueGrad(grad, x)
+	value := func(x []float64) float64 { return f.ValueGrad(nil, x) }
+	want := fd.Gradient(nil, value, x, &fd.Settings{Formula: fd.Central})
+	if e := maxAbsDiff(grad, want); e > gradTol*math.Max(1, floats.Norm(want, math.Inf(1))) {
+		t.Fatalf("gradient differs from finite differences by %g\n got %v\nwant %v", e, grad, want)
+	}
+	hess := mat.NewSymDense(d, nil)
+	f.Hessian(hess, x)
+	// Finite differences of the exact gradient (second-order accurate).
+	for j := 0; j < d; j++ {
+		col := fd.Gradient(nil, func(x []float64) float64 {
+			g := make([]float64, d)
+			f.ValueGrad(g, x)
+			return g[j]
+		}, x, &fd.Settings{Formula: fd.Central})
+		for i := 0; i < d; i++ {
+			if e := math.Abs(hess.At(i, j) - col[i]); e > hessTol*math.Max(1, math.Abs(col[i])) {
+				t.Fatalf("Hessian[%d,%d] = %v, finite differences %v", i, j, hess.At(i, j), col[i])
+			}
+		}
+	}
+	// And the full second-difference Hessian of the value.
+	fdh := mat.NewSymDense(d, nil)
+	fd.Hessian(fdh, value, x, nil)
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			if e := math.Abs(hess.At(i, j) - fdh.At(i, j)); e > 1e3*hessTol*math.Max(1, math.Abs(fdh.At(i, j))) {
+				t.Fatalf("Hessian[%d,%d] = %v, fd.Hessian %v", i, j, hess.At(i, j), fdh.At(i, j))
+			}
+		}
+	}
+}
+
+func TestLogisticDerivatives(t *testing.T) {
+	t.Parallel()
+	r := newTestRand()
+	x, y := logisticData(r, 60, 4, 3)
+	tests := []struct {
+		name string
+		cfg  LogisticConfig
+		// Coordinates of θ; scaled large enough that clipping binds for
+		// some examples (margins up to ~±8).
+		scale float64
+	}{
+		{"no bias", LogisticConfig{}, 1},
+		{"bias", LogisticConfig{Bias: true}, 1},
+		{"bias, clip 0.3", LogisticConfig{Bias: true, Clip: 0.3}, 4},
+		{"clip 0.05", LogisticConfig{Clip: 0.05}, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := NewLogistic(x, y, tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			theta := randomVec(newTestRand(), l.Dim(), tc.scale)
+			// Tolerances: central differences with gonum's default step have
+			// truncation+rounding error ~1e-7 relative on sums of 60 terms of
+			// size ≤ 10; the clipped loss has kinks, which the random θ
+			// avoids by a margin far above the step.
+			checkDerivatives(t, l, theta, 1e-6, 1e-5)
+			obj := Objective{Loss: l, L2: 1.7, Linear: randomVec(r, l.Dim(), 2)}
+			checkDerivatives(t, obj, theta, 1e-6, 1e-5)
+		})
+	}
+}
+
+// TestLogisticNaive compares the summed loss and gradient with a direct
+// row-by-row evaluation of the textbook formulas.
+func TestLogisticNaive(t *testing.T) {
+	t.Parallel()
+	x, y := logisticData(newTestRand(), 50, 3, 2)
+	l, err := NewLogistic(x, y, LogisticConfig{Bias: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := []float64{0.5, -1, 2, 0.25}
+	var f float64
+	g := make([]float64, 4)
+	for i := 0; i < 50; i++ {
+		xt := append(mat.Row(nil, i, x), 1)
+		u := floats.Dot(xt, theta)
+		f += math.Log(1+math.Exp(u)) - y[i]*u
+		floats.AddScaled(g, 1/(1+math.Exp(-u))-y[i], xt)
+	}
+	grad := make([]float64, 4)
+	got := l.ValueGrad(grad, theta)
+	// Tolerance: 50 terms of size ≤ 4, rounding ~1e-15 each.
+	if math.Abs(got-f) > 1e-12 || maxAbsDiff(grad, g) > 1e-12 {
+		t.Fatalf("ValueGrad = %v, %v; want %v, %v", got, grad, f, g)
+	}
+}
+
+func TestLogisticClipping(t *testing.T) {
+	t.Parallel()
+	x, y := logisticData(newTestRand(), 40, 3, 2)
+	t.Run("per-example gradient norm ≤ C", func(t *testing.T) {
+		const c = 0.4
+		r := newTestRand()
+		for i := 0; i < 40; i++ {
+			// One example at a time: ∇ℓ_C(θ; zᵢ).
+			l, err := NewLogistic(x.Slice(i, i+1, 0, 3).(*mat.Dense), y[i:i+1], LogisticConfig{Bias: true, Clip: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := 0; k < 20; k++ {
+				grad := make([]float64, 4)
+				l.ValueGrad(grad, randomVec(r, 4, 5))
+				// Tolerance: rounding of a product of O(1) numbers.
+				if n := floats.Norm(grad, 2); n > c*(1+1e-14) {
+					t.Fatalf("example %d: ‖∇ℓ_C‖ = %v > C = %v", i, n, c)
+				}
+			}
+		}
+	})
+	t.Run("C = √2 is a no-op for unit rows with bias", func(t *testing.T) {
+		plain, _ := NewLogistic(x, y, LogisticConfig{Bias: true})
+		clipped, _ := NewLogistic(x, y, LogisticConfig{Bias: true, Clip: math.Sqrt2})
+		r := newTestRand()
+		for k := 0; k < 20; k++ {
+			theta := randomVec(r, 4, 10)
+			g1, g2 := make([]float64, 4), make([]float64, 4)
+			// Exact equality: ‖x̃ᵢ‖ ≤ √2 (to rounding) gives a = C/‖x̃ᵢ‖ ≥ 1
+			// up to one ulp, and y ± a ∉ (0, 1) so no threshold is set.
+			if f1, f2 := plain.ValueGrad(g1, theta), clipped.ValueGrad(g2, theta); f1 != f2 || maxAbsDiff(g1, g2) != 0 {
+				t.Fatalf("clipping at √2 changed the loss: %v vs %v", f1, f2)
+			}
+		}
+	})
+	t.Run("f_C is continuous at u_L and u_H", func(t *testing.T) {
+		l, _ := NewLogistic(x, y, LogisticConfig{Bias: true, Clip: 0.3})
+		for i := range y {
+			for _, u0 := range []float64{l.lo[i], l.hi[i]} {
+				if math.IsInf(u0, 0) {
+					continue
+				}
+				// Tolerance: |f_C'| ≤ 1, so a jump-free f_C changes by
+				// ≤ 2e-9 across [u0 − 1e-9, u0 + 1e-9].
+				vm, _ := l.clippedValueDeriv(i, u0-1e-9)
+				vp, _ := l.clippedValueDeriv(i, u0+1e-9)
+				if math.Abs(vp-vm) > 2.1e-9 {
+					t.Fatalf("example %d: jump %g at %v", i, vp-vm, u0)
+				}
+			}
+		}
+	})
+}
+
+func TestNewLogisticErrors(t *testing.T) {
+	t.Parallel()
+	x := mat.NewDense(2, 1, []float64{1, 2})
+	tests := []struct {
+		name string
+		x    *mat.Dense
+		y    []float64
+		cfg  LogisticConfig
+	}{
+		{"label −1", x, []float64{-1, 1}, LogisticConfig{}},
+		{"label 0.5", x, []float64{0, 0.5}, LogisticConfig{}},
+		{"NaN feature", mat.NewDense(2, 1, []float64{1, math.NaN()}), []float64{0, 1}, LogisticConfig{}},
+		{"negative clip", x, []float64{0, 1}, LogisticConfig{Clip: -1}},
+		{"infinite clip", x, []float64{0, 1}, LogisticConfig{Clip: math.Inf(1)}},
+	}
+	for _, tc := range tests {
+		if _, err := NewLogistic(tc.x, tc.y, tc.cfg); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}
+
+func TestObjectiveValidate(t *testing.T) {
+	t.Parallel()
+	l, err := NewLogistic(mat.NewDense(2, 1, []float64{1, 2}), []float64{0, 1}, LogisticConfig{Bias: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		o    Objective
+		ok   bool
+	}{
+		{"valid", Objective{Loss: l, L2: 1, Linear: []float64{1, 2}}, true},
+		{"nil linear", Objective{Loss: l}, true},
+		{"no loss", Objective{L2: 1}, false},
+		{"negative L2", Objective{Loss: l, L2: -1}, false},
+		{"short linear", Objective{Loss: l, Linear: []float64{1}}, false},
+		{"NaN linear", Objective{Loss: l, Linear: []float64{1, math.NaN()}}, false},
+	}
+	for _, tc := range tests {
+		if err := tc.o.Validate(); (err == nil) != tc.ok {
+			t.Errorf("%s: Validate() = %v", tc.name, err)
+		}
+	}
+}
