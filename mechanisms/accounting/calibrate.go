@@ -170,4 +170,3 @@ func IsInfeasible(err error) (*InfeasibleError, bool) {
 	ok := errors.As(err, &ie)
 	return ie, ok
 }
-
