@@ -2,15 +2,412 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dplab/dplab/mechanisms/accounting"
 )
 
 var accountCommand = &command{
-	Name:      "account",
-	UsageLine: "account",
-	Short:     "(not yet implemented)",
-	Run: func(context.Context, []string, io.Writer, io.Writer) error {
-		return errors.New("not yet implemented")
-	},
+	Name: "account",
+	UsageLine: "account EVENT [event flags] [--steps T] [--select poisson:MEAN | tnb:MEAN:ETA | geometric:MEAN | logarithmic:MEAN]\n" +
+		"              (--delta D | --epsilon E | --order A) [--accountant rdp|pld|exact] [--orders default|grid|opacus|integer]\n" +
+		"              [--interval H] [--calibrate sigma] [--json]",
+	Short: "evaluate or calibrate the privacy of a mechanism (RDP, PLD or exact)",
+	Long: `Account asks the accountant what a mechanism's privacy is, as one would ask
+dp_accounting or Opacus.
+
+EVENT and its flags:
+  gaussian --sigma S [--sensitivity C]        Gaussian mechanism, L2 sensitivity C (default 1)
+  laplace  --scale B [--sensitivity C]        Laplace mechanism, L1 sensitivity C (default 1)
+  sgm      --q Q --sigma S                    one DP-SGD step: Poisson rate Q, noise multiplier S
+  objpert  --sigma S --lambda L --beta B --lipschitz L
+                                              objective perturbation (Redberg et al. Thm 3.2)
+  amp      (objpert flags) --tau T --sigma-out S
+                                              Algorithm 1 of Redberg et al. (Thm 4.1)
+  gaussmix --k K --gamma G                    Gaussian mixing (Lev et al. Lemma 1)
+  rgm      --eta E --gamma G --d D [--v1]     relative Gaussian mechanism (Hendrikx et al. Thm 1, v2)
+
+--steps T composes the event T times; --select runs it a random number of times
+(Papernot & Steinke) and releases the best run.
+
+Queries (one of):
+  --delta D            print ε at δ = D (and the optimal RDP order α*)
+  --epsilon E          print δ at ε = E
+  --order A            print the composed RDP ε(A) itself (rdp accountant)
+  --calibrate sigma --epsilon E --delta D
+                       print the smallest noise parameter with ε ≤ E at δ = D (σ for
+                       gaussian, sgm, objpert and amp, the scale b for laplace, γ for
+                       gaussmix and rgm); its own flag is then not needed
+
+Accountants: rdp (default; orders "default" = dp_accounting's grid refined by a
+continuous search over α, "grid" = dp_accounting's grid exactly, "opacus",
+"integer" = 2..--max-order), pld (pessimistic connect-the-dots PLD, --interval),
+exact (the tight closed form of a composed Gaussian or one objective
+perturbation). Neighbouring relation: add/remove (gaussmix: zero-out;
+rgm: replace-one).`,
+	Run: cmdAccount,
+}
+
+// accountFlags holds the parsed flags of "dplab account".
+type accountFlags struct {
+	sigma, sensitivity, scale, q         float64
+	lambda, beta, lipschitz, tau, sigOut float64
+	k, d, steps, maxOrder                int
+	gamma, eta                           float64
+	v1, asJSON                           bool
+	sel, accountant, orders, sgm, calib  string
+	delta, epsilon, order, interval      float64
+	set                                  map[string]bool
+}
+
+// eventFlags lists the flags each event takes; required ones first (the
+// calibrated parameter is exempt when --calibrate is given).
+var eventFlags = map[string]struct{ required, optional []string }{
+	"gaussian": {[]string{"sigma"}, []string{"sensitivity"}},
+	"laplace":  {[]string{"scale"}, []string{"sensitivity"}},
+	"sgm":      {[]string{"q", "sigma"}, nil},
+	"objpert":  {[]string{"sigma", "lambda", "beta", "lipschitz"}, nil},
+	"amp":      {[]string{"sigma", "lambda", "beta", "lipschitz", "tau", "sigma-out"}, nil},
+	"gaussmix": {[]string{"k", "gamma"}, nil},
+	"rgm":      {[]string{"eta", "gamma", "d"}, []string{"v1"}},
+}
+
+// calibratedFlag is the flag whose value --calibrate finds, per event.
+var calibratedFlag = map[string]string{
+	"gaussian": "sigma", "laplace": "scale", "sgm": "sigma", "objpert": "sigma",
+	"amp": "sigma", "gaussmix": "gamma", "rgm": "gamma",
+}
+
+// generalFlags apply to every event.
+var generalFlags = []string{"steps", "select", "delta", "epsilon", "order", "accountant", "orders",
+	"max-order", "sgm", "interval", "calibrate", "json"}
+
+func eventNames() string {
+	names := make([]string, 0, len(eventFlags))
+	for n := range eventFlags {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func cmdAccount(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	var f accountFlags
+	fs := newFlagSet("account", stderr)
+	fs.Float64Var(&f.sigma, "sigma", 0, "noise standard deviation σ (gaussian, objpert, amp) or noise multiplier (sgm)")
+	fs.Float64Var(&f.sensitivity, "sensitivity", 1, "L2 (gaussian) or L1 (laplace) sensitivity")
+	fs.Float64Var(&f.scale, "scale", 0, "Laplace scale b")
+	fs.Float64Var(&f.q, "q", 0, "Poisson sampling rate (sgm)")
+	fs.Float64Var(&f.lambda, "lambda", 0, "ridge regularisation λ > β (objpert, amp)")
+	fs.Float64Var(&f.beta, "beta", 0, "smoothness β of the loss (objpert, amp)")
+	fs.Float64Var(&f.lipschitz, "lipschitz", 0, "Lipschitz bound L, or clip norm C for amp (objpert, amp)")
+	fs.Float64Var(&f.tau, "tau", 0, "gradient-norm tolerance τ (amp)")
+	fs.Float64Var(&f.sigOut, "sigma-out", 0, "output noise σ_out (amp)")
+	fs.IntVar(&f.k, "k", 0, "sketch size k (gaussmix)")
+	fs.Float64Var(&f.gamma, "gamma", 0, "γ (gaussmix: > 1; rgm: > 0)")
+	fs.Float64Var(&f.eta, "eta", 0, "relative sensitivity η (rgm)")
+	fs.IntVar(&f.d, "d", 0, "output dimension (rgm)")
+	fs.BoolVar(&f.v1, "v1", false, "use the (invalid near its order limit) v1 bound of RGM Theorem 1")
+	fs.IntVar(&f.steps, "steps", 1, "number of adaptive repetitions T")
+	fs.StringVar(&f.sel, "select", "", "private selection: poisson:MEAN, tnb:MEAN:ETA, geometric:MEAN or logarithmic:MEAN")
+	fs.Float64Var(&f.delta, "delta", 0, "δ at which to report ε")
+	fs.Float64Var(&f.epsilon, "epsilon", 0, "ε at which to report δ (or the calibration target)")
+	fs.Float64Var(&f.order, "order", 0, "report the RDP ε(α) at this order α")
+	fs.StringVar(&f.accountant, "accountant", "rdp", "accountant: rdp, pld or exact")
+	fs.StringVar(&f.orders, "orders", "default", "RDP orders: default, grid, opacus or integer")
+	fs.IntVar(&f.maxOrder, "max-order", 256, "largest order of --orders integer")
+	fs.StringVar(&f.sgm, "sgm", "bound", "sampled-Gaussian fractional orders: bound (dp_accounting) or exact")
+	fs.Float64Var(&f.interval, "interval", accounting.DefaultInterval, "PLD discretisation interval")
+	fs.StringVar(&f.calib, "calibrate", "", "calibrate the noise parameter: sigma")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if len(pos) != 1 {
+		return badInput(fmt.Errorf("want exactly one EVENT (%s), got %d arguments", eventNames(), len(pos)))
+	}
+	name := pos[0]
+	spec, ok := eventFlags[name]
+	if !ok {
+		return badInput(fmt.Errorf("unknown event %q (want %s)", name, eventNames()))
+	}
+	if err := f.checkFlags(name, spec.required, spec.optional); err != nil {
+		return badInput(err)
+	}
+	cfg := accounting.Config{Kind: f.accountant, Orders: f.orders, MaxOrder: f.maxOrder, SGM: f.sgm, Interval: f.interval}
+	if err := cfg.Validate(); err != nil {
+		return badInput(err)
+	}
+	res, err := f.run(name, cfg)
+	if err != nil {
+		return badInput(err)
+	}
+	if f.asJSON {
+		return res.writeJSON(stdout)
+	}
+	res.writeText(stdout)
+	return nil
+}
+
+// checkFlags rejects flags that do not apply to the event, missing required
+// flags and inconsistent queries; each error names the flag.
+func (f *accountFlags) checkFlags(event string, required, optional []string) error {
+	allowed := map[string]bool{}
+	for _, n := range append(append(append([]string(nil), required...), optional...), generalFlags...) {
+		allowed[n] = true
+	}
+	var names []string
+	for n := range f.set {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if !allowed[n] {
+			return fmt.Errorf("flag --%s does not apply to event %s", n, event)
+		}
+	}
+	switch f.calib {
+	case "":
+	case "sigma", "scale", "gamma":
+		if !f.set["epsilon"] || !f.set["delta"] {
+			return errors.New("--calibrate needs both --epsilon (the target) and --delta")
+		}
+		if f.set["order"] {
+			return errors.New("--calibrate and --order exclude each other")
+		}
+	default:
+		return fmt.Errorf("--calibrate %q: want sigma (the event's noise parameter)", f.calib)
+	}
+	for _, n := range required {
+		if !f.set[n] && !(f.calib != "" && n == calibratedFlag[event]) {
+			return fmt.Errorf("event %s needs --%s", event, n)
+		}
+	}
+	if f.calib != "" && f.set[calibratedFlag[event]] {
+		return fmt.Errorf("--%s is what --calibrate finds; drop it", calibratedFlag[event])
+	}
+	if f.calib == "" {
+		n := 0
+		for _, q := range []string{"delta", "epsilon", "order"} {
+			if f.set[q] {
+				n++
+			}
+		}
+		if n != 1 {
+			return errors.New("give exactly one of --delta, --epsilon or --order (--epsilon with --delta only with --calibrate)")
+		}
+	}
+	if f.set["order"] && f.accountant != "rdp" {
+		return fmt.Errorf("--order is an RDP query; the %s accountant has no RDP curve", f.accountant)
+	}
+	if f.steps < 1 {
+		return fmt.Errorf("--steps %d: want ≥ 1", f.steps)
+	}
+	return nil
+}
+
+// event builds the event with the calibrated parameter set to x (ignored
+// without --calibrate).
+func (f *accountFlags) event(name string, x float64, calibrating bool) (accounting.Event, error) {
+	pick := func(v float64) float64 {
+		if calibrating {
+			return x
+		}
+		return v
+	}
+	var e accounting.Event
+	switch name {
+	case "gaussian":
+		e = accounting.Gaussian{Sigma: pick(f.sigma), Sensitivity: f.sensitivity}
+	case "laplace":
+		e = accounting.Laplace{Scale: pick(f.scale), Sensitivity: f.sensitivity}
+	case "sgm":
+		e = accounting.PoissonSampledGaussian{Q: f.q, NoiseMultiplier: pick(f.sigma)}
+	case "objpert":
+		e = accounting.ObjectivePerturbation{Sigma: pick(f.sigma), Lambda: f.lambda, Beta: f.beta, L: f.lipschitz}
+	case "amp":
+		e = accounting.AMP{ObjPert: accounting.ObjectivePerturbation{Sigma: pick(f.sigma), Lambda: f.lambda, Beta: f.beta, L: f.lipschitz},
+			Tau: f.tau, SigmaOut: f.sigOut}
+	case "gaussmix":
+		e = accounting.GaussMix{K: f.k, Gamma: pick(f.gamma)}
+	case "rgm":
+		e = accounting.RGM{Eta: f.eta, Gamma: pick(f.gamma), D: f.d, V1: f.v1}
+	}
+	if f.steps != 1 {
+		e = accounting.SelfComposed{Event: e, Count: f.steps}
+	}
+	if f.sel != "" {
+		sel, err := parseSelect(f.sel)
+		if err != nil {
+			return nil, err
+		}
+		sel.Event = e
+		e = sel
+	}
+	return e, nil
+}
+
+// parseSelect parses --select poisson:MEAN | tnb:MEAN:ETA | geometric:MEAN | logarithmic:MEAN.
+func parseSelect(s string) (accounting.RepeatAndSelect, error) {
+	parts := strings.Split(s, ":")
+	d, err := accounting.ParseDistribution(parts[0])
+	if err != nil {
+		return accounting.RepeatAndSelect{}, fmt.Errorf("--select %q: %w", s, err)
+	}
+	want := 2
+	if d == accounting.TruncatedNegativeBinomial {
+		want = 3
+	}
+	if len(parts) != want {
+		return accounting.RepeatAndSelect{}, fmt.Errorf("--select %q: want poisson:MEAN, tnb:MEAN:ETA, geometric:MEAN or logarithmic:MEAN", s)
+	}
+	r := accounting.RepeatAndSelect{Distribution: d}
+	if r.Mean, err = strconv.ParseFloat(parts[1], 64); err != nil {
+		return r, fmt.Errorf("--select %q: mean: %w", s, err)
+	}
+	if want == 3 {
+		if r.Shape, err = strconv.ParseFloat(parts[2], 64); err != nil {
+			return r, fmt.Errorf("--select %q: eta: %w", s, err)
+		}
+	}
+	return r, nil
+}
+
+// accountResult is what "dplab account" reports.
+type accountResult struct {
+	Event      accounting.Event `json:"event"`
+	Accountant string           `json:"accountant"`
+	Orders     string           `json:"orders,omitempty"`
+	Relation   string           `json:"relation"`
+	Epsilon    *jsonFloat       `json:"epsilon,omitempty"`
+	Delta      *jsonFloat       `json:"delta,omitempty"`
+	Order      *jsonFloat       `json:"order,omitempty"`
+	RDP        *jsonFloat       `json:"rdp,omitempty"`
+	Sigma      *jsonFloat       `json:"sigma,omitempty"`
+	Parameter  string           `json:"parameter,omitempty"`
+	Interval   float64          `json:"interval,omitempty"`
+	query      string           // "epsilon" (ε at δ), "delta" (δ at ε) or "order"
+}
+
+// jsonFloat encodes ±Inf as the strings "inf"/"-inf" (as the golden
+// vectors do), since JSON has no infinities.
+type jsonFloat float64
+
+func (x jsonFloat) MarshalJSON() ([]byte, error) {
+	switch v := float64(x); {
+	case math.IsInf(v, 1):
+		return []byte(`"inf"`), nil
+	case math.IsInf(v, -1):
+		return []byte(`"-inf"`), nil
+	}
+	return json.Marshal(float64(x))
+}
+
+func jf(x float64) *jsonFloat { v := jsonFloat(x); return &v }
+
+func (f *accountFlags) run(name string, cfg accounting.Config) (*accountResult, error) {
+	res := &accountResult{Accountant: f.accountant}
+	if f.accountant == "rdp" {
+		res.Orders = f.orders
+	}
+	if f.accountant == "pld" {
+		res.Interval = f.interval
+	}
+	if f.calib != "" {
+		param := calibratedFlag[name]
+		cal := accounting.NewCalibrator(cfg)
+		mk := func(x float64) accounting.Event {
+			e, _ := f.event(name, x, true)
+			return e
+		}
+		x, err := cal.Calibrate("", mk, accounting.Target{Epsilon: f.epsilon, Delta: f.delta}, accounting.Bracket{})
+		if err != nil {
+			return nil, fmt.Errorf("calibrate --%s: %w", param, err)
+		}
+		res.Sigma, res.Parameter = jf(x), param
+		res.Event = mk(x)
+	} else {
+		e, err := f.event(name, 0, false)
+		if err != nil {
+			return nil, err
+		}
+		res.Event = e
+	}
+	rel, err := accounting.LedgerRelation(res.Event)
+	if err != nil {
+		return nil, err
+	}
+	res.Relation = rel
+	switch {
+	case f.set["order"]:
+		res.query = "order"
+		r, err := cfg.RDP(res.Event, f.order)
+		if err != nil {
+			return nil, err
+		}
+		res.Order, res.RDP = jf(f.order), jf(r)
+	case f.set["delta"]:
+		res.query = "epsilon"
+		g, err := cfg.Epsilon(res.Event, f.delta)
+		if err != nil {
+			return nil, err
+		}
+		res.Epsilon, res.Delta = jf(g.Epsilon), jf(f.delta)
+		if f.accountant == "rdp" {
+			res.Order = jf(g.Alpha)
+		}
+	default:
+		res.query = "delta"
+		d, err := cfg.Delta(res.Event, f.epsilon)
+		if err != nil {
+			return nil, err
+		}
+		res.Epsilon, res.Delta = jf(f.epsilon), jf(d)
+	}
+	return res, nil
+}
+
+func (r *accountResult) writeJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	return enc.Encode(r)
+}
+
+func (r *accountResult) how() string {
+	switch r.Accountant {
+	case "rdp":
+		return fmt.Sprintf("rdp accountant, %s orders", r.Orders)
+	case "pld":
+		return fmt.Sprintf("pld accountant, interval %g", r.Interval)
+	}
+	return r.Accountant + " accountant"
+}
+
+func fmtNum(x *jsonFloat) string { return strconv.FormatFloat(float64(*x), 'g', 10, 64) }
+
+func (r *accountResult) writeText(w io.Writer) {
+	alpha := ""
+	if r.Order != nil && r.query != "order" {
+		alpha = fmt.Sprintf(", α* = %.6g", float64(*r.Order))
+	}
+	switch {
+	case r.Sigma != nil:
+		fmt.Fprintf(w, "%s = %s gives ε = %s at δ = %s (%s%s)\n", r.Parameter, fmtNum(r.Sigma), fmtNum(r.Epsilon), fmtNum(r.Delta), r.how(), alpha)
+	case r.query == "order":
+		fmt.Fprintf(w, "RDP ε(α = %g) = %s (%s)\n", float64(*r.Order), fmtNum(r.RDP), r.how())
+	case r.query == "epsilon":
+		fmt.Fprintf(w, "ε = %s at δ = %s (%s%s)\n", fmtNum(r.Epsilon), fmtNum(r.Delta), r.how(), alpha)
+	default:
+		fmt.Fprintf(w, "δ = %s at ε = %s (%s)\n", fmtNum(r.Delta), fmtNum(r.Epsilon), r.how())
+	}
 }

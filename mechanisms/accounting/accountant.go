@@ -118,7 +118,7 @@ func (c Config) New() (Accountant, error) {
 	}
 	switch c.kind() {
 	case "pld":
-		return nil, errPLDPending
+		return newPLDAccountant(c.interval()), nil
 	case "exact":
 		return &exactAccountant{}, nil
 	}

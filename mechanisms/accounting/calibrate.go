@@ -102,10 +102,17 @@ func (c *Calibrator) EpsilonAt(e Event, delta float64) (float64, error) {
 }
 
 func (c *Calibrator) calibrate(event func(float64) Event, t Target, b Bracket) (float64, error) {
+	// An event that fails validation at x (e.g. GaussMix with γ ≤ 1) has too
+	// little noise to be a mechanism: it counts as infeasible, +Inf.
+	var invalid error
 	f := func(x float64) (float64, error) {
 		e := event(x)
 		if e == nil {
 			return 0, fmt.Errorf("accounting: calibration: event(%g) is nil", x)
+		}
+		if err := Validate(e); err != nil {
+			invalid = err
+			return math.Inf(1), nil
 		}
 		return c.EpsilonAt(e, t.Delta)
 	}
@@ -113,6 +120,7 @@ func (c *Calibrator) calibrate(event func(float64) Event, t Target, b Bracket) (
 	if b == (Bracket{}) {
 		lo, hi = 0, 1
 		for {
+			invalid = nil
 			eps, err := f(hi)
 			if err != nil {
 				return 0, err
@@ -121,14 +129,21 @@ func (c *Calibrator) calibrate(event func(float64) Event, t Target, b Bracket) (
 				break
 			}
 			if hi >= maxDoubling {
+				if invalid != nil {
+					return 0, invalid
+				}
 				return 0, &InfeasibleError{Target: t, Floor: eps, X: hi}
 			}
 			lo, hi = hi, 2*hi
 		}
 	} else {
+		invalid = nil
 		eps, err := f(hi)
 		if err != nil {
 			return 0, err
+		}
+		if invalid != nil {
+			return 0, invalid
 		}
 		if !(eps <= t.Epsilon) {
 			return 0, &InfeasibleError{Target: t, Floor: eps, X: hi}
@@ -155,5 +170,3 @@ func IsInfeasible(err error) (*InfeasibleError, bool) {
 	ok := errors.As(err, &ie)
 	return ie, ok
 }
-
-var _ = math.Inf

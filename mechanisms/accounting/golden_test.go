@@ -246,9 +246,6 @@ func goldenRDPSGM(t *testing.T, c goldenCase) map[string]any {
 }
 
 func goldenPLDSGM(t *testing.T, c goldenCase) map[string]any {
-	if _, err := (Config{Kind: "pld"}).New(); err != nil {
-		t.Skip("PLD accountant not in this milestone:", err)
-	}
 	e := sgmEvent(t, c, "T")
 	g := mustEps(t, Config{Kind: "pld", Interval: c.in(t, "value_discretization_interval")}, e, c.in(t, "delta"))
 	return map[string]any{"epsilon": g.Epsilon}

@@ -95,3 +95,31 @@ func logComb(n, k float64) float64 {
 	c, _ := math.Lgamma(n - k + 1)
 	return a - b - c
 }
+
+// ndtri returns Φ⁻¹(p) for p ∈ (0, 1): Newton's method on log Φ(z) = log p
+// (accurate for p down to the smallest float64), started from the tail
+// asymptote z ≈ −√(−2 log p) or from 0.
+func ndtri(p float64) float64 {
+	if p == 0.5 {
+		return 0
+	}
+	if p > 0.5 {
+		return -ndtri(1 - p)
+	}
+	lp := math.Log(p)
+	z := 0.0
+	if p < 0.1 {
+		z = -math.Sqrt(-2 * lp)
+	}
+	for i := 0; i < 100; i++ {
+		lf := logNdtr(z)
+		// d/dz log Φ(z) = φ(z)/Φ(z)
+		g := math.Exp(-0.5*z*z - lnSqrt2Pi - lf)
+		step := (lf - lp) / g
+		z -= step
+		if math.Abs(step) < 1e-15*math.Max(1, math.Abs(z)) {
+			break
+		}
+	}
+	return z
+}

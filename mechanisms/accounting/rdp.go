@@ -24,8 +24,16 @@ type curve struct {
 	monotone bool    // every leaf's bound is non-decreasing in α (pruning allowed)
 	sup      float64 // supremum of the order domain
 	supLeaf  Event   // the leaf that sets sup
+	costly   bool    // a sampled Gaussian leaf: O(α) work per integer order
 	memo     map[float64]float64
 }
+
+// Upper limits of the continuous search over α: a sampled Gaussian costs
+// O(α) per integer order, closed forms O(1).
+const (
+	maxRefineOrderSGM    = 1 << 17
+	maxRefineOrderClosed = 1e8
+)
 
 func newCurve(e Event, orders []float64, sgmExact bool) *curve {
 	c := &curve{sgmExact: sgmExact, monotone: true, sup: math.Inf(1), memo: map[float64]float64{}}
@@ -54,6 +62,7 @@ func (c *curve) add(e Event, count float64, orders []float64) {
 			return
 		}
 		c.monotone = false
+		c.costly = c.costly || base.costly
 		c.terms = append(c.terms, curveTerm{e: e, count: count, sel: newSelector(e, base, orders)})
 		c.limit(base.sup, base.supLeaf)
 	case GaussMix:
@@ -62,6 +71,9 @@ func (c *curve) add(e Event, count float64, orders []float64) {
 	case RGM:
 		c.terms = append(c.terms, curveTerm{e: e, count: count})
 		c.limit(rgmSup(e), e)
+	case PoissonSampledGaussian:
+		c.costly = true
+		c.terms = append(c.terms, curveTerm{e: e, count: count})
 	default:
 		c.terms = append(c.terms, curveTerm{e: e, count: count})
 	}
@@ -184,16 +196,20 @@ func (c *curve) gridMin(orders []float64, obj func(a, r float64) float64) (int, 
 // refine minimises obj(α, RDP(α)) over continuous α around the grid's best
 // order orders[g] (value v): Brent's method on [orders[g−1], orders[g+1]]
 // (from 1.01 below the first order; beyond the last finite order the upper
-// end doubles while the value improves, up to the order domain). It returns
-// the better of the grid point and the continuous minimiser.
+// end doubles while the value improves, up to the order domain and at most
+// 2^17 for a sampled Gaussian, 1e8 otherwise). It returns the better of the
+// grid point and the continuous minimiser.
 func (c *curve) refine(orders []float64, g int, v float64, obj func(a, r float64) float64) (float64, float64) {
 	if math.IsInf(v, 0) || v <= 0 {
 		return orders[g], v
 	}
 	f := func(a float64) float64 { return obj(a, c.at(a)) }
-	top := math.Inf(1)
+	top := maxRefineOrderClosed
+	if c.costly {
+		top = maxRefineOrderSGM
+	}
 	if !math.IsInf(c.sup, 1) {
-		top = c.sup * (1 - 1e-9)
+		top = math.Min(top, c.sup*(1-1e-9))
 	}
 	lo := 1.01
 	if g > 0 {

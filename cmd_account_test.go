@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runAccount(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Main(context.Background(), append([]string{"account"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestAccountJSON runs one example of every event and query of the issue's
+// grammar with --json and compares the numbers with independent oracles:
+// the golden vectors (shared/reference, dp_accounting and the papers' code)
+// and objpert.md §2.12's test vectors, at the tolerance stated per row.
+func TestAccountJSON(t *testing.T) {
+	cases := []struct {
+		name  string
+		args  string
+		field string  // JSON field checked
+		want  float64 // oracle
+		rtol  float64
+		why   string
+	}{
+		{"sgm grid ε", "sgm --q 0.01 --sigma 1 --steps 1000 --delta 1e-5 --orders grid", "epsilon", 2.101366525420273, 1e-8, "golden pub-rdp_sgm_eps-001"},
+		{"sgm grid α*", "sgm --q 0.01 --sigma 1 --steps 1000 --delta 1e-5 --orders grid", "order", 7.8, 0, "golden pub-rdp_sgm_eps-001"},
+		{"sgm integer ε", "sgm --q 0.01 --sigma 1 --steps 1000 --delta 1e-5 --orders integer", "epsilon", 2.1077530754515745, 1e-8, "golden pub-rdp_sgm_eps-001"},
+		{"sgm continuous ε", "sgm --q 0.01 --sigma 1 --steps 1000 --delta 1e-5", "epsilon", 2.1013234289238665, 1e-7, "golden epsilon_continuous_alpha"},
+		{"sgm exact continuous", "sgm --q 0.01 --sigma 1 --steps 1000 --delta 1e-5 --sgm exact", "epsilon", 2.1013221312346264, 1e-6, "golden epsilon_continuous_alpha_exact_rdp"},
+		{"sgm pld ε", "sgm --q 0.01 --sigma 1 --steps 1000 --delta 1e-5 --accountant pld --interval 1e-4", "epsilon", 1.828243645616618, 1e-3, "golden pub-pld_sgm_eps-001"},
+		{"sgm rdp at order 8", "sgm --q 0.01 --sigma 1 --steps 1000 --order 8", "rdp", 0.893643907606041, 1e-8, "golden rdp_at_probe_orders"},
+		{"sgm calibrate", "sgm --q 0.01 --steps 1000 --calibrate sigma --epsilon 1 --delta 1e-5 --orders grid", "sigma", 1.5131221626072044, 1e-5, "golden pub-rdp_sgm_sigma-001 sigma_tight"},
+		{"gaussian exact ε", "gaussian --sigma 1 --delta 1e-5 --accountant exact", "epsilon", 4.377178095681133, 1e-9, "golden pub-analytic_gaussian_eps-001"},
+		{"gaussian exact σ", "gaussian --calibrate sigma --epsilon 1 --delta 1e-5 --accountant exact", "sigma", 3.7306316348159374, 1e-8, "golden pub-analytic_gaussian_sigma-001 (calibration tolerance 1e-9)"},
+		{"gaussian rdp grid", "gaussian --sigma 2 --steps 10 --delta 1e-5 --orders grid", "epsilon", 8.079406222420491, 1e-9, "golden pub-rdp_gaussian_eps-002"},
+		{"gaussian sensitivity", "gaussian --sigma 4 --sensitivity 2 --steps 10 --delta 1e-5 --orders grid", "epsilon", 8.079406222420491, 1e-9, "σ/Δ = 2 as above"},
+		{"select poisson", "sgm --q 0.01 --sigma 1 --steps 1000 --select poisson:10 --delta 1e-5 --orders grid", "epsilon", 4.329497680252047, 1e-7, "golden pub-repeat_select_eps-001"},
+		{"select tnb", "sgm --q 0.01 --sigma 1 --steps 1000 --select tnb:10:0.5 --delta 1e-5 --orders grid", "epsilon", 3.8305964055789374, 1e-7, "golden pub-repeat_select_eps-003"},
+		{"select geometric", "sgm --q 0.01 --sigma 1 --steps 1000 --select geometric:10 --delta 1e-5 --orders grid", "epsilon", 4.10327065640215, 1e-7, "golden pub-repeat_select_eps-005"},
+		{"select logarithmic", "sgm --q 0.01 --sigma 1 --steps 1000 --select logarithmic:10 --delta 1e-5 --orders grid", "epsilon", 3.5226334451373686, 1e-7, "golden pub-repeat_select_eps-006"},
+		{"objpert exact", "objpert --sigma 5 --lambda 20 --beta 1 --lipschitz 1 --delta 1e-5 --accountant exact", "epsilon", 0.81087, 1e-4, "objpert.md §2.12 (5 digits)"},
+		{"objpert rdp", "objpert --sigma 5 --lambda 20 --beta 1 --lipschitz 1 --delta 1e-5", "epsilon", 0.87871, 1e-4, "objpert.md §2.12 (5 digits)"},
+		{"objpert δ", "objpert --sigma 3 --lambda 1 --beta 0.25 --lipschitz 2 --epsilon 1 --accountant exact", "delta", 0.13407677630932868, 1e-8, "golden pub-objpert_rdp-005"},
+		{"amp", "amp --sigma 10 --sigma-out 5 --lambda 1 --beta 0.25 --lipschitz 1 --tau 0.01 --delta 1e-5", "epsilon", 0.6804647541334715, 1e-6, "golden pub-objpert_rdp-008"},
+		{"gaussmix", "gaussmix --k 57 --gamma 1000 --delta 1e-5", "epsilon", 0.019136501566996037, 1e-8, "golden pub-gaussmix_eps-001"},
+		{"rgm order", "rgm --eta 0.01 --gamma 1 --d 10 --order 2", "rdp", 0.004307894693336053, 1e-12, "golden pub-rgm_calibration-005"},
+		{"laplace pld pure", "laplace --scale 2 --epsilon 0.5 --accountant pld", "delta", 0, 0, "Laplace with b = 2 is 0.5-DP: δ(0.5) = 0"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runAccount(t, append(strings.Fields(tc.args), "--json")...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(out), &m); err != nil {
+				t.Fatalf("bad JSON %q: %v", out, err)
+			}
+			for _, k := range []string{"event", "accountant", "relation"} {
+				if _, ok := m[k]; !ok {
+					t.Errorf("JSON lacks %q: %s", k, out)
+				}
+			}
+			got, ok := m[tc.field].(float64)
+			if !ok {
+				t.Fatalf("JSON field %q = %v in %s", tc.field, m[tc.field], out)
+			}
+			if ok := got == tc.want || math.Abs(got-tc.want) <= tc.rtol*math.Abs(tc.want); !ok {
+				t.Errorf("%s = %.15g, want %.15g (rtol %g; %s)", tc.field, got, tc.want, tc.rtol, tc.why)
+			}
+		})
+	}
+}
+
+// TestAccountErrors: bad input is one line on stderr and exit code 2.
+func TestAccountErrors(t *testing.T) {
+	cases := []struct{ args, want string }{
+		{"bogus --delta 1e-5", `unknown event "bogus"`},
+		{"sgm --sigma 1 --delta 1e-5", "event sgm needs --q"},
+		{"gaussian --sigma 1 --q 0.1 --delta 1e-5", "flag --q does not apply to event gaussian"},
+		{"gaussian --sigma 1 --delta 1e-5 --epsilon 1", "give exactly one of --delta, --epsilon or --order"},
+		{"gaussian --sigma 1", "give exactly one of --delta, --epsilon or --order"},
+		{"rgm --eta 0.01 --gamma 1 --d 10 --order 60", "outside the domain"},
+		{"gaussmix --k 57 --gamma 100 --order 100", "outside the domain"},
+		{"sgm --q 0.01 --steps 1000 --select poisson:15.4066 --calibrate sigma --epsilon 0.025 --delta 1e-5 --orders integer", "smallest achievable ε is"},
+		{"laplace --scale 1 --delta 1e-5 --accountant exact", "cannot evaluate event laplace"},
+		{"gaussmix --k 10 --gamma 5 --delta 1e-5 --accountant pld", "cannot evaluate event gaussmix"},
+		{"gaussian --sigma 1 --order 3 --accountant pld", "--order is an RDP query"},
+		{"sgm --q 0.1 --sigma 1 --select poisson --delta 1e-5", "--select"},
+		{"sgm --q 0.1 --sigma 1 --select tnb:3 --delta 1e-5", "--select"},
+		{"gaussian --sigma 1 --delta 1e-5 --orders fancy", `unknown order set "fancy"`},
+		{"gaussian --sigma 1 --calibrate sigma --epsilon 1 --delta 1e-5", "--sigma is what --calibrate finds"},
+		{"gaussian --calibrate sigma --epsilon 1", "--calibrate needs both"},
+		{"objpert --sigma 5 --lambda 0.5 --beta 1 --lipschitz 1 --delta 1e-5", "lambda = 0.5"},
+		{"sgm --q 1.5 --sigma 1 --delta 1e-5", "q = 1.5"},
+		{"gaussian --sigma 1 --delta 2", "δ = 2"},
+		{"gaussian --sigma 1 --steps 0 --delta 1e-5", "--steps 0"},
+		{"gaussian rgm --sigma 1 --delta 1e-5", "exactly one EVENT"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.args, func(t *testing.T) {
+			code, out, errs := runAccount(t, strings.Fields(tc.args)...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2 (stdout %q, stderr %q)", code, out, errs)
+			}
+			if out != "" {
+				t.Errorf("stdout %q, want nothing", out)
+			}
+			if lines := strings.Count(errs, "\n"); lines != 1 {
+				t.Errorf("stderr has %d lines, want 1: %q", lines, errs)
+			}
+			if !strings.Contains(errs, tc.want) {
+				t.Errorf("stderr %q does not contain %q", errs, tc.want)
+			}
+		})
+	}
+}
+
+// TestAccountText compares the human-readable output with
+// testdata/cli/account/<case>/{args,stdout}; DPLAB_UPDATE_GOLDEN=1 rewrites
+// the stdout files (review the diff).
+func TestAccountText(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/cli/account/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no CLI cases under testdata/cli/account (%v)", err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			args, err := os.ReadFile(filepath.Join(dir, "args"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs := runAccount(t, strings.Fields(string(args))...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			path := filepath.Join(dir, "stdout")
+			if os.Getenv("DPLAB_UPDATE_GOLDEN") == "1" {
+				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out != string(want) {
+				t.Errorf("stdout:\n%s\nwant:\n%s", out, want)
+			}
+		})
+	}
+}
