@@ -59,8 +59,9 @@ type Loaded struct {
 // Entry is a registered dataset.
 type Entry struct {
 	Info Info
-	load func(dir string, decode func(v any) error) (*Loaded, error)
-	test func(dir string) (*Loaded, error)
+	load  func(dir string, decode func(v any) error) (*Loaded, error)
+	test  func(dir string) (*Loaded, error)
+	check func(decode func(v any) error) error
 }
 
 var registry = map[string]Entry{}
@@ -105,6 +106,18 @@ func Register[P Params](info Info, load func(dir string, p P) (*Loaded, error), 
 			return run(dir, p)
 		},
 		test: func(dir string) (*Loaded, error) { return run(dir, test) },
+		check: func(decode func(v any) error) error {
+			var p P
+			if decode != nil {
+				if err := decode(&p); err != nil {
+					return fmt.Errorf("dataset %s: params: %w", name, err)
+				}
+			}
+			if err := p.Validate(); err != nil {
+				return fmt.Errorf("dataset %s: params: %w", name, err)
+			}
+			return nil
+		},
 	}
 }
 
@@ -152,6 +165,10 @@ func names() []string {
 func (e Entry) Load(dir string, decode func(v any) error) (*Loaded, error) {
 	return e.load(dir, decode)
 }
+
+// CheckParams decodes and validates the spec's params (as Load does) without
+// loading anything.
+func (e Entry) CheckParams(decode func(v any) error) error { return e.check(decode) }
 
 // LoadTest loads the dataset with its registered tiny test params.
 func (e Entry) LoadTest(dir string) (*Loaded, error) { return e.test(dir) }

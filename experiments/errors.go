@@ -200,3 +200,10 @@ func splitInline(s string) []string {
 	}
 	return append(out, s[start:])
 }
+
+// InputError is a problem with the run's input data (a missing or malformed
+// data file): bad input, not a failed run.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }

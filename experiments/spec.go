@@ -58,6 +58,9 @@ type DatasetSpec struct {
 	Params RawTable  `toml:"params"`
 	Split  SplitSpec `toml:"split"`
 	Scale  ScaleSpec `toml:"scale"`
+	// Optional datasets whose files are absent are reported as skipped
+	// (in the log, the figures and the tables) instead of failing the run.
+	Optional bool `toml:"optional"`
 }
 
 // SplitSpec says how a dataset is split into train, validation and test.

@@ -140,14 +140,17 @@ func Render(f *Figure, format string) (out []byte, err error) {
 	}
 	noteStyle := textStyle(8)
 	titleStyle := textStyle(13)
+	// Wrap the footnote to the figure width (about 0.5 em per character).
+	w := pw * vg.Length(cols)
+	note := wrap(f.Note, int((w-12)/(0.5*noteStyle.Font.Size)))
 	var noteH, titleH vg.Length
 	if f.Note != "" {
-		noteH = noteStyle.Height(wrap(f.Note, 150)) + 8
+		noteH = noteStyle.Height(note) + 8
 	}
 	if f.Title != "" {
 		titleH = titleStyle.Height(f.Title) + 8
 	}
-	w, h := pw*vg.Length(cols), ph*vg.Length(rows)+noteH+titleH
+	h := ph*vg.Length(rows) + noteH + titleH
 
 	var canvas vg.CanvasWriterTo
 	switch format {
@@ -190,7 +193,7 @@ func Render(f *Figure, format string) (out []byte, err error) {
 		dc.FillText(titleStyle, vg.Point{X: w / 2, Y: h - titleH + 4}, f.Title)
 	}
 	if f.Note != "" {
-		dc.FillText(noteStyle, vg.Point{X: 6, Y: 4}, wrap(f.Note, 150))
+		dc.FillText(noteStyle, vg.Point{X: 6, Y: 4}, note)
 	}
 	var buf bytes.Buffer
 	if _, err := canvas.WriteTo(&buf); err != nil {
@@ -216,6 +219,7 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 	}
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(4), -vg.Points(2)
 	p.Legend.TextStyle.Font.Size = 8
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	for _, s := range pn.Series {

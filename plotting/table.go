@@ -115,6 +115,9 @@ func (t *Table) best(i int) []bool {
 	return out
 }
 
+// String prints the cell as "mean ± half".
+func (c Cell) String() string { return c.format(" ± ") }
+
 // format prints mean ± half with the decimals set by two significant digits of
 // the half-width (so the mean is not printed more precisely than it is known).
 func (c Cell) format(pm string) string {

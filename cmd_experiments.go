@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dplab/dplab/experiments"
+	"github.com/dplab/dplab/results"
+)
+
+var runCommand = &command{
+	Name:      "run",
+	UsageLine: "run SPEC.toml... [-j N] [--out DIR] [--trials N] [--quick] [--force] [--data-dir DIR]",
+	Short:     "run every trial not yet stored, then render figures and tables",
+	Long: `Run expands each spec into cells (datasets × mechanisms × ε × parameter sweeps),
+runs every trial not already stored in the result directory on N goroutines, and
+renders the spec's figures and tables. Results land in results/<name>/ (or
+results/<name>-quick/ with --quick): trials.jsonl, summary.csv, manifest.json,
+figures/, tables/. An interrupted run (Ctrl-C, a kill) loses no finished trial:
+rerun the same command to resume. With several specs, --out is the parent of
+their result directories.`,
+	Run: cmdRun,
+}
+
+var planCommand = &command{
+	Name:      "plan",
+	UsageLine: "plan SPEC.toml [--out DIR] [--trials N] [--quick]",
+	Short:     "show the expanded grid, what is stored and what would run",
+	Run:       cmdPlan,
+}
+
+var validateCommand = &command{
+	Name:      "validate",
+	UsageLine: "validate SPEC.toml...",
+	Short:     "check specs strictly without running anything",
+	Run:       cmdValidate,
+}
+
+var renderCommand = &command{
+	Name:      "render",
+	UsageLine: "render RESULTDIR|SPEC.toml [--out DIR] [--quick]",
+	Short:     "re-render figures and tables from stored results",
+	Long: `Render writes summary.csv, figures and tables from the trials already stored,
+running nothing. Given a result directory it uses the spec copy saved there by
+the last run (and its --quick setting); given a spec it renders the spec's
+result directory (--out to choose another).`,
+	Run: cmdRender,
+}
+
+// loadSpec loads a spec, mapping its errors to bad input (exit 2).
+func loadSpec(path string, quick bool) (*experiments.Spec, error) {
+	s, err := experiments.Load(path)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	if quick {
+		if err := s.ApplyQuick(); err != nil {
+			return nil, badInput(err)
+		}
+	}
+	return s, nil
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", stderr)
+	jobs := fs.Int("j", 0, "concurrent trials (default: number of CPUs)")
+	out := fs.String("out", "", "result directory (default results/<name>)")
+	trials := fs.Int("trials", 0, "override the spec's trial count")
+	quick := fs.Bool("quick", false, "apply the spec's [quick] overrides (a smoke run)")
+	force := fs.Bool("force", false, "rerun every trial of the spec's cells")
+	dataDir := fs.String("data-dir", "", "datasets directory (default $DPLAB_DATA, else the user cache)")
+	specs, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(specs) == 0 {
+		return usagef("run needs at least one SPEC.toml")
+	}
+	if *jobs < 0 || *trials < 0 {
+		return usagef("-j and --trials must be ≥ 0")
+	}
+	loaded := make([]*experiments.Spec, len(specs))
+	for i, p := range specs {
+		if loaded[i], err = loadSpec(p, *quick); err != nil {
+			return err
+		}
+	}
+	var failed []string
+	for _, s := range loaded {
+		dir := *out
+		if dir == "" {
+			dir = experiments.ResultDir(s, "results")
+		} else if len(loaded) > 1 {
+			dir = experiments.ResultDir(s, dir)
+		}
+		fmt.Fprintf(stderr, "dplab run %s -> %s\n", s.File, dir)
+		rep, err := experiments.Run(ctx, s, experiments.Options{Jobs: *jobs, OutDir: dir, DataDir: *dataDir,
+			Force: *force, Trials: *trials, Log: stderr, Args: append([]string{"run"}, args...)})
+		if rep != nil {
+			printReport(stdout, s, rep)
+		}
+		var in *experiments.InputError
+		if errors.As(err, &in) {
+			return badInput(err)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			failed = append(failed, fmt.Sprintf("%s: %v", s.Name, err))
+		}
+	}
+	if len(failed) > 0 {
+		return errors.New(strings.Join(failed, "\n"))
+	}
+	return nil
+}
+
+func printReport(w io.Writer, s *experiments.Spec, rep *experiments.Report) {
+	fmt.Fprintf(w, "%s: %d cells, %d trials: %d stored before, %d run, %d failed, %d skipped (%.1fs)\n",
+		s.Name, rep.Cells, rep.Total, rep.Stored, rep.Ran, rep.Failed, rep.Skipped, rep.Elapsed.Seconds())
+	for _, p := range rep.Outputs {
+		fmt.Fprintf(w, "  wrote %s\n", p)
+	}
+}
+
+func cmdPlan(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("plan", stderr)
+	out := fs.String("out", "", "result directory (default results/<name>)")
+	trials := fs.Int("trials", 0, "override the spec's trial count")
+	quick := fs.Bool("quick", false, "apply the spec's [quick] overrides")
+	specs, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(specs) != 1 {
+		return usagef("plan takes one SPEC.toml")
+	}
+	s, err := loadSpec(specs[0], *quick)
+	if err != nil {
+		return err
+	}
+	if *trials > 0 {
+		s.Trials = *trials
+	}
+	dir := *out
+	if dir == "" {
+		dir = experiments.ResultDir(s, "results")
+	}
+	recs, err := results.Read(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) })
+	if err != nil {
+		return err
+	}
+	p := experiments.MakePlan(s, recs)
+	fmt.Fprintf(stdout, "%s — %s\nresult directory: %s\n\n", s.Name, s.Title, dir)
+	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "dataset\tmechanism\tε values\ttrials/cell\tstored\tto run")
+	for _, row := range p.Rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\n", row.Dataset, row.Label, row.Epsilons, row.Trials, row.Stored, row.ToRun)
+	}
+	tw.Flush()
+	fmt.Fprintf(stdout, "\n%d cells, %d trials: %d stored, %d to run", p.Cells, p.Total, p.Stored, p.Total-p.Stored)
+	if p.Stale > 0 {
+		fmt.Fprintf(stdout, "; %d stored trials belong to cells no longer in the spec", p.Stale)
+	}
+	fmt.Fprintln(stdout)
+	return nil
+}
+
+func cmdValidate(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("validate", stderr)
+	specs, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(specs) == 0 {
+		return usagef("validate needs at least one SPEC.toml")
+	}
+	var bad []string
+	for _, p := range specs {
+		s, err := experiments.Load(p)
+		if err == nil && s.Quick != nil {
+			// The quick variant must be valid too.
+			q, _ := experiments.Load(p)
+			err = q.ApplyQuick()
+		}
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		cells := s.Expand()
+		fmt.Fprintf(stdout, "ok  %s: %s (%d cells × %d trials)\n", p, s.Name, len(cells), s.Trials)
+	}
+	if len(bad) > 0 {
+		return badInput(errors.New(strings.Join(bad, "\n")))
+	}
+	return nil
+}
+
+func cmdRender(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("render", stderr)
+	out := fs.String("out", "", "result directory when rendering from a spec")
+	quick := fs.Bool("quick", false, "render the --quick result directory of a spec")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("render takes one RESULTDIR or SPEC.toml")
+	}
+	var s *experiments.Spec
+	dir := *out
+	if st, err := os.Stat(pos[0]); err == nil && st.IsDir() {
+		dir = pos[0]
+		m, err := results.ReadManifest(dir)
+		if err != nil {
+			return err
+		}
+		q := len(m.Runs) > 0 && m.Runs[len(m.Runs)-1].Quick
+		if s, err = loadSpec(filepath.Join(dir, "spec.toml"), q); err != nil {
+			return err
+		}
+	} else {
+		if s, err = loadSpec(pos[0], *quick); err != nil {
+			return err
+		}
+		if dir == "" {
+			dir = experiments.ResultDir(s, "results")
+		}
+	}
+	paths, err := experiments.Render(s, dir, stderr)
+	sort.Strings(paths)
+	for _, p := range paths {
+		fmt.Fprintf(stdout, "wrote %s\n", p)
+	}
+	return err
+}
+

@@ -1,0 +1,442 @@
+package experiments
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/plotting"
+	"github.com/dplab/dplab/results"
+)
+
+// Render writes summary.csv, the spec's figures (figures/) and tables
+// (tables/) in dir from the trials stored there, without running anything.
+// Only trials of the spec's current cells count. It returns the paths
+// written.
+func Render(s *Spec, dir string, log io.Writer) ([]string, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	recs, err := results.Read(dir, func(w string) { fmt.Fprintln(log, "warning:", w) })
+	if err != nil {
+		return nil, err
+	}
+	v := newView(s, recs)
+	var out []string
+	var buf bytes.Buffer
+	if err := results.WriteSummaryCSV(&buf, v.ordered()); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, results.SummaryFile)
+	if err := results.WriteFileAtomic(path, buf.Bytes()); err != nil {
+		return nil, err
+	}
+	out = append(out, path)
+	if len(s.Figures) > 0 {
+		if err := os.MkdirAll(filepath.Join(dir, "figures"), 0o755); err != nil {
+			return out, err
+		}
+	}
+	for i := range s.Figures {
+		fig := v.figure(&s.Figures[i])
+		paths, err := plotting.Write(fig, filepath.Join(dir, "figures"), s.Figures[i].Formats...)
+		out = append(out, paths...)
+		if err != nil {
+			return out, err
+		}
+	}
+	if len(s.Tables) > 0 {
+		if err := os.MkdirAll(filepath.Join(dir, "tables"), 0o755); err != nil {
+			return out, err
+		}
+	}
+	for i := range s.Tables {
+		for _, tab := range v.tables(&s.Tables[i]) {
+			paths, err := plotting.WriteTable(tab, filepath.Join(dir, "tables"), s.Tables[i].Formats...)
+			out = append(out, paths...)
+			if err != nil {
+				return out, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// view joins the spec's cells with the aggregates of their stored trials.
+type view struct {
+	spec    *Spec
+	cells   []Cell
+	agg     map[string]results.Cell // by cell key
+	skipped map[string]string       // dataset label -> reason
+	over    map[string][]float64    // label -> ε values whose spent ε exceeded the target
+}
+
+func newView(s *Spec, recs []results.Record) *view {
+	v := &view{spec: s, cells: s.Expand(), agg: map[string]results.Cell{}, skipped: map[string]string{}, over: map[string][]float64{}}
+	keys := cellKeys(v.cells)
+	var current []results.Record
+	for _, r := range recs {
+		if !keys[r.CellKey] {
+			continue
+		}
+		if r.Status == results.StatusSkipped {
+			v.skipped[r.Dataset] = r.Error
+		}
+		current = append(current, r)
+	}
+	for _, c := range results.Aggregate(current, results.CIMethod(s.CI)) {
+		v.agg[c.Key] = c
+		if c.Tuning != TuneOracle && c.EpsSpentMax > c.Epsilon*(1+1e-9) {
+			v.over[c.Label] = append(v.over[c.Label], c.Epsilon)
+		}
+	}
+	for label := range v.skipped {
+		// A dataset skipped in an earlier run but present now has ok trials.
+		for _, c := range v.cells {
+			if s.Datasets[c.Dataset].Label == label && v.agg[c.Key].Trials > 0 {
+				delete(v.skipped, label)
+				break
+			}
+		}
+	}
+	return v
+}
+
+// ordered returns the aggregated cells in the spec's expansion order.
+func (v *view) ordered() []results.Cell {
+	var out []results.Cell
+	for _, c := range v.cells {
+		if a, ok := v.agg[c.Key]; ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// legend returns a cell's legend entry: non-private tuning is always marked.
+func (v *view) legend(c *Cell) string {
+	switch v.spec.Mechanisms[c.Mechanism].Tuning.Mode {
+	case TuneOracle:
+		return c.Label + " (non-private tuning)"
+	case TunePrivate:
+		return c.Label + " (tuning accounted)"
+	}
+	return c.Label
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *view) wantDataset(labels []string, i int) bool {
+	return len(labels) == 0 || contains(labels, v.spec.Datasets[i].Label)
+}
+
+func (v *view) wantMechanism(labels []string, i int) bool {
+	return len(labels) == 0 || contains(labels, v.spec.Mechanisms[i].Label)
+}
+
+// center and band of a stat, per the figure's choices.
+func centerBand(st results.Stat, center, band string) (y, lo, hi float64) {
+	y = st.Mean
+	if center == "median" {
+		y = st.Median
+	}
+	switch band {
+	case "ci":
+		return y, st.CILow, st.CIHigh
+	case "iqr":
+		return y, st.Q1, st.Q3
+	case "minmax":
+		return y, st.Min, st.Max
+	}
+	return y, math.NaN(), math.NaN()
+}
+
+func (v *view) figure(f *FigureSpec) *plotting.Figure {
+	s := v.spec
+	m, _ := lookupMetric(f.Metric)
+	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: true, LogY: f.LogY, Columns: f.Columns}
+	if f.XLabel != "" {
+		fig.XLabel = f.XLabel
+	}
+	if f.YLabel != "" {
+		fig.YLabel = f.YLabel
+	}
+	styles := map[string]int{}
+	style := func(label string) int {
+		if i, ok := styles[label]; ok {
+			return i
+		}
+		styles[label] = len(styles)
+		return styles[label]
+	}
+	for di, d := range s.Datasets {
+		if !v.wantDataset(f.Datasets, di) {
+			continue
+		}
+		de, _ := datasets.Lookup(d.Name)
+		if de.Info.Task != m.Task {
+			continue
+		}
+		panel := plotting.Panel{Title: d.Label}
+		if why, ok := v.skipped[d.Label]; ok {
+			panel.Note = "skipped: " + shortReason(why)
+		}
+		series := map[string]*plotting.Series{}
+		var order []string
+		for ci := range v.cells {
+			c := &v.cells[ci]
+			if c.Dataset != di || !v.wantMechanism(f.Mechanisms, c.Mechanism) {
+				continue
+			}
+			a, ok := v.agg[c.Key]
+			if !ok {
+				continue
+			}
+			st, ok := a.Metrics[f.Metric]
+			if !ok {
+				continue
+			}
+			y, lo, hi := centerBand(st, f.Center, f.Band)
+			label := v.legend(c)
+			if !c.Private {
+				panel.References = append(panel.References, plotting.Reference{Label: label, Y: y})
+				continue
+			}
+			sr, ok := series[label]
+			if !ok {
+				sr = &plotting.Series{Label: label, Style: style(label)}
+				series[label] = sr
+				order = append(order, label)
+			}
+			sr.X = append(sr.X, c.Epsilon)
+			sr.Y = append(sr.Y, y)
+			if f.Band != "none" {
+				sr.Lo, sr.Hi = append(sr.Lo, lo), append(sr.Hi, hi)
+			}
+		}
+		for _, label := range order {
+			panel.Series = append(panel.Series, *series[label])
+		}
+		fig.Panels = append(fig.Panels, panel)
+	}
+	fig.Note = v.note(f.Band, f.Center, f.Note)
+	return fig
+}
+
+func shortReason(s string) string {
+	s = firstLine(s)
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+// note is the provenance footnote of a figure or table: accountant, δ,
+// tuning, band and trial count, and warnings.
+func (v *view) note(band, center, extra string) string {
+	s := v.spec
+	acc := s.accountingConfig()
+	kind := acc.Kind
+	if kind == "" {
+		kind = "rdp"
+	}
+	parts := []string{fmt.Sprintf("Accountant: %s", kind)}
+	if kind == "rdp" {
+		orders := acc.Orders
+		if orders == "" {
+			orders = "default"
+		}
+		parts[0] += fmt.Sprintf(" (orders %s)", orders)
+	}
+	parts = append(parts, "δ = "+v.deltaText(), "neighbouring: add/remove")
+	var tuning []string
+	for _, m := range s.Mechanisms {
+		switch m.Tuning.Mode {
+		case TuneOracle:
+			tuning = append(tuning, m.Label+": NON-PRIVATE tuning (best on the test set, not charged)")
+		case TunePrivate:
+			tuning = append(tuning, fmt.Sprintf("%s: private tuning, %s K with mean %g, charged", m.Label, m.Tuning.Distribution, m.Tuning.Mean))
+		}
+	}
+	if len(tuning) == 0 {
+		parts = append(parts, "tuning: none")
+	} else {
+		parts = append(parts, "tuning: "+strings.Join(tuning, "; "))
+	}
+	switch band {
+	case "ci":
+		ci := "1.96·SE"
+		if s.CI == string(results.CIStudentT) {
+			ci = "Student-t"
+		}
+		parts = append(parts, fmt.Sprintf("%s with 95%% CI (%s) over %d trials", center, ci, s.Trials))
+	case "iqr":
+		parts = append(parts, fmt.Sprintf("%s with interquartile band over %d trials", center, s.Trials))
+	case "minmax":
+		parts = append(parts, fmt.Sprintf("%s with min–max band over %d trials", center, s.Trials))
+	default:
+		parts = append(parts, fmt.Sprintf("%s over %d trials", center, s.Trials))
+	}
+	for _, label := range sortedKeys(v.over) {
+		parts = append(parts, fmt.Sprintf("WARNING: %s spent more than the target ε at ε = %v", label, v.over[label]))
+	}
+	if s.QuickApplied {
+		parts = append(parts, "QUICK RUN (reduced trials/grid)")
+	}
+	if extra != "" {
+		parts = append(parts, extra)
+	}
+	return strings.Join(parts, "; ") + "."
+}
+
+func (v *view) deltaText() string {
+	s := v.spec
+	if s.Delta.Constant() {
+		return s.Delta.Text
+	}
+	var vals []string
+	seen := map[string]bool{}
+	for _, c := range v.ordered() {
+		if !seen[c.Dataset] && c.Delta > 0 {
+			seen[c.Dataset] = true
+			vals = append(vals, fmt.Sprintf("%s: %.3g", c.Dataset, c.Delta))
+		}
+	}
+	if len(vals) == 0 {
+		return s.Delta.Text
+	}
+	return s.Delta.Text + " (" + strings.Join(vals, ", ") + ")"
+}
+
+var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
+
+func slug(s string) string { return strings.Trim(slugRE.ReplaceAllString(strings.ToLower(s), "-"), "-") }
+
+func (v *view) tables(t *TableSpec) []*plotting.Table {
+	s := v.spec
+	m, _ := lookupMetric(t.Metric)
+	var dsIdx []int
+	for di, d := range s.Datasets {
+		de, _ := datasets.Lookup(d.Name)
+		if v.wantDataset(t.Datasets, di) && de.Info.Task == m.Task {
+			dsIdx = append(dsIdx, di)
+		}
+	}
+	// Columns: private cells' legends in spec order.
+	var cols []string
+	for ci := range v.cells {
+		c := &v.cells[ci]
+		if c.Private && v.wantMechanism(t.Mechanisms, c.Mechanism) && !contains(cols, v.legend(c)) {
+			cols = append(cols, v.legend(c))
+		}
+	}
+	wantEps := func(e float64) bool {
+		if len(t.Epsilon) == 0 {
+			return true
+		}
+		for _, x := range t.Epsilon {
+			if math.Abs(x-e) <= 1e-9*e {
+				return true
+			}
+		}
+		return false
+	}
+	cell := func(di int, label string, eps float64) plotting.Cell {
+		for ci := range v.cells {
+			c := &v.cells[ci]
+			if c.Dataset == di && v.legend(c) == label && c.Epsilon == eps {
+				if a, ok := v.agg[c.Key]; ok {
+					if st, ok := a.Metrics[t.Metric]; ok {
+						return plotting.Cell{Mean: st.Mean, Half: st.CIHalf, Present: true}
+					}
+				}
+			}
+		}
+		return plotting.Cell{}
+	}
+	refs := func(di int) []string {
+		var out []string
+		for ci := range v.cells {
+			c := &v.cells[ci]
+			if c.Dataset == di && !c.Private && v.wantMechanism(t.Mechanisms, c.Mechanism) {
+				if a, ok := v.agg[c.Key]; ok {
+					if st, ok := a.Metrics[t.Metric]; ok {
+						out = append(out, fmt.Sprintf("%s: %s", v.legend(c), plotting.Cell{Mean: st.Mean, Half: st.CIHalf, Present: true}.String()))
+					}
+				}
+			}
+		}
+		return out
+	}
+	eps, _ := s.Epsilon.Floats()
+	sort.Float64s(eps)
+	note := v.note("ci", "mean", t.Note)
+	base := &plotting.Table{Title: t.Title, Columns: cols, Better: m.Better}
+	if base.Title == "" {
+		base.Title = m.Title
+	}
+	if t.Rows == "dataset" {
+		tab := *base
+		tab.Name, tab.RowHeader = t.Name, "dataset"
+		tab.Title += fmt.Sprintf(" at ε = %g", t.Epsilon[0])
+		var refNotes []string
+		for _, di := range dsIdx {
+			tab.Rows = append(tab.Rows, s.Datasets[di].Label)
+			var row []plotting.Cell
+			for _, col := range cols {
+				row = append(row, cell(di, col, t.Epsilon[0]))
+			}
+			tab.Cells = append(tab.Cells, row)
+			for _, r := range refs(di) {
+				refNotes = append(refNotes, s.Datasets[di].Label+" "+r)
+			}
+		}
+		tab.Note = joinNotes(refNotes, note)
+		return []*plotting.Table{&tab}
+	}
+	var out []*plotting.Table
+	for _, di := range dsIdx {
+		tab := *base
+		tab.Name, tab.RowHeader = t.Name, "ε"
+		if len(dsIdx) > 1 {
+			tab.Name = t.Name + "-" + slug(s.Datasets[di].Label)
+		}
+		tab.Title += " — " + s.Datasets[di].Label
+		for _, e := range eps {
+			if !wantEps(e) {
+				continue
+			}
+			tab.Rows = append(tab.Rows, strconv.FormatFloat(e, 'g', 4, 64))
+			var row []plotting.Cell
+			for _, col := range cols {
+				row = append(row, cell(di, col, e))
+			}
+			tab.Cells = append(tab.Cells, row)
+		}
+		tab.Note = joinNotes(refs(di), note)
+		out = append(out, &tab)
+	}
+	return out
+}
+
+func joinNotes(refs []string, note string) string {
+	if len(refs) == 0 {
+		return note
+	}
+	return "Reference (non-private): " + strings.Join(refs, "; ") + ". " + note
+}

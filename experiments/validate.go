@@ -1,0 +1,424 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/mechanisms"
+	"github.com/dplab/dplab/mechanisms/accounting"
+	"github.com/dplab/dplab/plotting"
+	"github.com/dplab/dplab/results"
+)
+
+var specNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// Validate checks the spec's semantics: values in range, names known to the
+// registries, params decodable for every sweep point, labels unique and
+// references between blocks resolved. It fills documented defaults.
+func (s *Spec) Validate() error {
+	k := s.keys
+	if !specNameRE.MatchString(s.Name) {
+		return s.errAt("name", k.line("name"), "name %q must match [a-z0-9][a-z0-9_-]* (it names the result directory)", s.Name)
+	}
+	if s.Seed < 0 {
+		return s.errAt("seed", k.line("seed"), "seed must be ≥ 0, got %d", s.Seed)
+	}
+	if s.Trials < 1 {
+		return s.errAt("trials", k.line("trials"), "trials must be ≥ 1, got %d", s.Trials)
+	}
+	if err := s.checkEpsilons("epsilon", s.Epsilon); err != nil {
+		return err
+	}
+	if s.Delta.expr == nil {
+		return s.errAt("delta", 0, "δ is required (a number in (0, 1) or a rule such as \"1/n^2\")")
+	}
+	if s.Delta.Constant() {
+		if _, err := s.Delta.Eval(1, 1); err != nil {
+			return s.errAt("delta", k.line("delta"), "%v", err)
+		}
+	}
+	if s.CI == "" {
+		s.CI = string(results.CINormal)
+	}
+	if err := results.CIMethod(s.CI).Validate(); err != nil {
+		return s.errAt("ci", k.line("ci"), "%v", err)
+	}
+	if err := s.accountingConfig().Validate(); err != nil {
+		return s.errAt("accountant", k.line("accountant"), "%v", err)
+	}
+	if len(s.Datasets) == 0 {
+		return s.errAt("dataset", 0, "at least one [[dataset]] is required")
+	}
+	if len(s.Mechanisms) == 0 {
+		return s.errAt("mechanism", 0, "at least one [[mechanism]] is required")
+	}
+	tasks := map[datasets.Task]bool{}
+	labels := map[string]bool{}
+	for i := range s.Datasets {
+		if err := s.validateDataset(i, labels); err != nil {
+			return err
+		}
+		e, _ := datasets.Lookup(s.Datasets[i].Name)
+		tasks[e.Info.Task] = true
+	}
+	labels = map[string]bool{}
+	for i := range s.Mechanisms {
+		if err := s.validateMechanism(i, labels); err != nil {
+			return err
+		}
+	}
+	for _, m := range s.Metrics {
+		if _, ok := lookupMetric(m); !ok {
+			return s.errAt("metrics", k.line("metrics"), "unknown metric %q (known: %s)", m, metricNames())
+		}
+	}
+	for i := range s.Figures {
+		if err := s.validateFigure(i); err != nil {
+			return err
+		}
+	}
+	for i := range s.Tables {
+		if err := s.validateTable(i); err != nil {
+			return err
+		}
+	}
+	return s.validateQuick()
+}
+
+func metricNames() string {
+	var names []string
+	for _, m := range metrics {
+		names = append(names, m.Name)
+	}
+	return fmt.Sprint(names)
+}
+
+func (s *Spec) checkEpsilons(key string, v Values) error {
+	eps, err := v.Floats()
+	if err != nil {
+		return s.errAt(key, s.keys.line(key), "ε values must be numbers: %v", err)
+	}
+	if len(eps) == 0 && s.anyPrivate() {
+		return s.errAt(key, s.keys.line(key), "an ε grid is required for private mechanisms")
+	}
+	for _, e := range eps {
+		if !(e > 0) || math.IsInf(e, 0) {
+			return s.errAt(key, s.keys.line(key), "ε = %v: every ε must be finite and > 0", e)
+		}
+	}
+	return nil
+}
+
+func (s *Spec) anyPrivate() bool {
+	for _, m := range s.Mechanisms {
+		if e, err := mechanisms.Lookup(m.Name); err == nil && e.Info.Private {
+			return true
+		}
+	}
+	return len(s.Mechanisms) == 0
+}
+
+func (s *Spec) accountingConfig() accounting.Config {
+	return accounting.Config{Kind: s.Accountant.Kind, Orders: s.Accountant.Orders, Interval: s.Accountant.Interval}
+}
+
+func (s *Spec) validateDataset(i int, labels map[string]bool) error {
+	d := &s.Datasets[i]
+	e, err := datasets.Lookup(d.Name)
+	if err != nil {
+		return s.errIn("dataset", i, "name", "%v", err)
+	}
+	if d.Label == "" {
+		d.Label = e.Info.Title
+		if d.Label == "" {
+			d.Label = d.Name
+		}
+	}
+	if labels[d.Label] {
+		return s.errIn("dataset", i, "label", "duplicate dataset label %q; give each [[dataset]] its own label", d.Label)
+	}
+	labels[d.Label] = true
+	if key, err := checkDatasetParams(e, d.Params); err != nil {
+		return s.errIn("dataset", i, "params."+key, "%v", err)
+	}
+	sp := d.Split
+	if sp.Test == 0 {
+		d.Split.Test = 0.2
+	}
+	if !(d.Split.Test > 0 && d.Split.Test < 1) || sp.Validation < 0 || d.Split.Test+sp.Validation >= 1 {
+		return s.errIn("dataset", i, "split", "test = %v and validation = %v must be fractions with test > 0 and test + validation < 1", d.Split.Test, sp.Validation)
+	}
+	if d.Scale.X == "" {
+		d.Scale.X = "max-row-norm"
+	}
+	if d.Scale.Y == "" {
+		d.Scale.Y = "none"
+		if e.Info.Task == datasets.Regression {
+			d.Scale.Y = "max-abs"
+		}
+	}
+	if e.Info.Task == datasets.Binary && d.Scale.Y != "none" {
+		return s.errIn("dataset", i, "scale.y", "a binary dataset's labels cannot be scaled (y = %q)", d.Scale.Y)
+	}
+	if err := d.scaling().Validate(); err != nil {
+		return s.errIn("dataset", i, "scale", "%v", err)
+	}
+	return nil
+}
+
+// checkDatasetParams decodes params into the dataset's params struct to
+// check keys and types (without loading anything).
+func checkDatasetParams(e datasets.Entry, params RawTable) (string, error) {
+	var key string
+	err := e.CheckParams(func(v any) error {
+		var derr error
+		key, derr = decodeStrict(params, v)
+		return derr
+	})
+	return key, err
+}
+
+func (d *DatasetSpec) scaling() datasets.Scaling {
+	return datasets.Scaling{X: datasets.ScaleMode(d.Scale.X), Y: datasets.ScaleMode(d.Scale.Y), Bound: d.Scale.Bound}
+}
+
+func (s *Spec) validateMechanism(i int, labels map[string]bool) error {
+	m := &s.Mechanisms[i]
+	e, err := mechanisms.Lookup(m.Name)
+	if err != nil {
+		return s.errIn("mechanism", i, "name", "%v", err)
+	}
+	if m.Label == "" {
+		m.Label = e.Info.Title
+	}
+	if labels[m.Label] {
+		return s.errIn("mechanism", i, "label", "duplicate mechanism label %q; give each [[mechanism]] its own label", m.Label)
+	}
+	labels[m.Label] = true
+	for j, ds := range s.Datasets {
+		de, _ := datasets.Lookup(ds.Name)
+		if !e.Info.Supports(de.Info.Task) {
+			return s.errIn("mechanism", i, "name", "mechanism %q does not fit %s data, but dataset[%d] %q is %s", m.Name, de.Info.Task, j, ds.Label, de.Info.Task)
+		}
+	}
+	points, _ := m.Params.Points()
+	for _, p := range points {
+		if key, err := buildMechanism(e, p); err != nil {
+			return s.errIn("mechanism", i, "params."+key, "%v", err)
+		}
+	}
+	return s.validateTuning(i, e)
+}
+
+// buildMechanism builds the mechanism from one sweep point; on a decoding
+// problem it returns the offending key.
+func buildMechanism(e mechanisms.Entry, point map[string]any) (string, error) {
+	var key string
+	_, _, err := e.Build(func(v any) error {
+		var derr error
+		key, derr = decodeStrict(point, v)
+		return derr
+	})
+	return key, err
+}
+
+func (s *Spec) validateFigure(i int) error {
+	f := &s.Figures[i]
+	if f.Name == "" {
+		return s.errIn("figure", i, "name", "a figure needs a name (its file stem)")
+	}
+	if err := s.checkMetric("figure", i, f.Metric); err != nil {
+		return err
+	}
+	if f.Band == "" {
+		f.Band = "ci"
+	}
+	if !slices.Contains([]string{"ci", "iqr", "minmax", "none"}, f.Band) {
+		return s.errIn("figure", i, "band", "band %q: want ci, iqr, minmax or none", f.Band)
+	}
+	if f.Center == "" {
+		f.Center = "mean"
+	}
+	if f.Center != "mean" && f.Center != "median" {
+		return s.errIn("figure", i, "center", "center %q: want mean or median", f.Center)
+	}
+	if len(f.Formats) == 0 {
+		f.Formats = plotting.Formats
+	}
+	for _, fm := range f.Formats {
+		if !slices.Contains(plotting.Formats, fm) {
+			return s.errIn("figure", i, "formats", "figure format %q: want png or svg", fm)
+		}
+	}
+	if err := s.checkLabels("figure", i, f.Datasets, f.Mechanisms); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *Spec) validateTable(i int) error {
+	t := &s.Tables[i]
+	if t.Name == "" {
+		return s.errIn("table", i, "name", "a table needs a name (its file stem)")
+	}
+	if err := s.checkMetric("table", i, t.Metric); err != nil {
+		return err
+	}
+	if t.Rows == "" {
+		t.Rows = "epsilon"
+	}
+	if t.Rows != "epsilon" && t.Rows != "dataset" {
+		return s.errIn("table", i, "rows", "rows %q: want epsilon or dataset", t.Rows)
+	}
+	if t.Rows == "dataset" && len(t.Epsilon) != 1 {
+		return s.errIn("table", i, "epsilon", "a table with rows = \"dataset\" shows one ε: set epsilon = [value]")
+	}
+	if len(t.Formats) == 0 {
+		t.Formats = plotting.TableFormats
+	}
+	for _, fm := range t.Formats {
+		if !slices.Contains(plotting.TableFormats, fm) {
+			return s.errIn("table", i, "formats", "table format %q: want md, tex or csv", fm)
+		}
+	}
+	return s.checkLabels("table", i, t.Datasets, t.Mechanisms)
+}
+
+func (s *Spec) checkMetric(block string, i int, name string) error {
+	m, ok := lookupMetric(name)
+	if !ok {
+		return s.errIn(block, i, "metric", "unknown metric %q (known: %s)", name, metricNames())
+	}
+	for _, d := range s.Datasets {
+		e, _ := datasets.Lookup(d.Name)
+		if e.Info.Task == m.Task {
+			return nil
+		}
+	}
+	return s.errIn(block, i, "metric", "metric %q is for %s data, and no dataset of the spec is", name, m.Task)
+}
+
+func (s *Spec) checkLabels(block string, i int, ds, ms []string) error {
+	for _, l := range ds {
+		if s.datasetIndex(l) < 0 {
+			return s.errIn(block, i, "datasets", "no dataset labelled %q", l)
+		}
+	}
+	for _, l := range ms {
+		if s.mechanismIndex(l) < 0 {
+			return s.errIn(block, i, "mechanisms", "no mechanism labelled %q", l)
+		}
+	}
+	return nil
+}
+
+func (s *Spec) datasetIndex(label string) int {
+	for i, d := range s.Datasets {
+		if d.Label == label {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Spec) mechanismIndex(label string) int {
+	for i, m := range s.Mechanisms {
+		if m.Label == label {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Spec) validateQuick() error {
+	q := s.Quick
+	if q == nil {
+		return nil
+	}
+	k := s.keys
+	if q.Trials < 0 {
+		return s.errAt("quick.trials", k.line("quick.trials"), "trials must be ≥ 1")
+	}
+	if len(q.Epsilon.List) > 0 {
+		if err := s.checkEpsilons("quick.epsilon", q.Epsilon); err != nil {
+			return err
+		}
+	}
+	for _, l := range q.Datasets {
+		if s.datasetIndex(l) < 0 {
+			return s.errAt("quick.datasets", k.line("quick.datasets"), "no dataset labelled %q", l)
+		}
+	}
+	for _, l := range q.Mechanisms {
+		if s.mechanismIndex(l) < 0 {
+			return s.errAt("quick.mechanisms", k.line("quick.mechanisms"), "no mechanism labelled %q", l)
+		}
+	}
+	for l := range q.Params {
+		if s.mechanismIndex(l) < 0 {
+			return s.errAt("quick.params."+l, k.line("quick.params."+l), "no mechanism labelled %q", l)
+		}
+	}
+	for l := range q.DatasetParams {
+		if s.datasetIndex(l) < 0 {
+			return s.errAt("quick.dataset_params."+l, k.line("quick.dataset_params."+l), "no dataset labelled %q", l)
+		}
+	}
+	return nil
+}
+
+// ApplyQuick applies the [quick] overrides in place and revalidates. A spec
+// without [quick] runs as is (with its full trial count).
+func (s *Spec) ApplyQuick() error {
+	q := s.Quick
+	s.QuickApplied = true
+	if q == nil {
+		return nil
+	}
+	if q.Trials > 0 {
+		s.Trials = q.Trials
+	}
+	if len(q.Epsilon.List) > 0 {
+		s.Epsilon = q.Epsilon
+	}
+	if len(q.Datasets) > 0 {
+		s.Datasets = slices.DeleteFunc(s.Datasets, func(d DatasetSpec) bool { return !slices.Contains(q.Datasets, d.Label) })
+	}
+	if len(q.Mechanisms) > 0 {
+		s.Mechanisms = slices.DeleteFunc(s.Mechanisms, func(m MechanismSpec) bool { return !slices.Contains(q.Mechanisms, m.Label) })
+	}
+	for i := range s.Mechanisms {
+		if over, ok := q.Params[s.Mechanisms[i].Label]; ok {
+			s.Mechanisms[i].Params = s.Mechanisms[i].Params.merged(over)
+		}
+	}
+	for i := range s.Datasets {
+		if over, ok := q.DatasetParams[s.Datasets[i].Label]; ok {
+			merged := RawTable{}
+			for k, v := range s.Datasets[i].Params {
+				merged[k] = v
+			}
+			for k, v := range over {
+				merged[k] = v
+			}
+			s.Datasets[i].Params = merged
+		}
+	}
+	// Figures and tables may name labels the quick run dropped; keep the
+	// names that remain.
+	keep := func(labels []string, index func(string) int) []string {
+		return slices.DeleteFunc(labels, func(l string) bool { return index(l) < 0 })
+	}
+	for i := range s.Figures {
+		s.Figures[i].Datasets = keep(s.Figures[i].Datasets, s.datasetIndex)
+		s.Figures[i].Mechanisms = keep(s.Figures[i].Mechanisms, s.mechanismIndex)
+	}
+	for i := range s.Tables {
+		s.Tables[i].Datasets = keep(s.Tables[i].Datasets, s.datasetIndex)
+		s.Tables[i].Mechanisms = keep(s.Tables[i].Mechanisms, s.mechanismIndex)
+	}
+	return s.Validate()
+}
