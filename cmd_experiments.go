@@ -242,4 +242,3 @@ func cmdRender(_ context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	return err
 }
-

@@ -58,7 +58,7 @@ type Loaded struct {
 
 // Entry is a registered dataset.
 type Entry struct {
-	Info Info
+	Info  Info
 	load  func(dir string, decode func(v any) error) (*Loaded, error)
 	test  func(dir string) (*Loaded, error)
 	check func(decode func(v any) error) error

@@ -80,7 +80,7 @@ func (p *progress) draw(final bool) {
 	rate := float64(done) / elapsed.Seconds()
 	eta := "?"
 	if done > 0 {
-		eta = (time.Duration(float64(p.total-done)/rate*float64(time.Second))).Round(time.Second).String()
+		eta = (time.Duration(float64(p.total-done) / rate * float64(time.Second))).Round(time.Second).String()
 	}
 	status := fmt.Sprintf("%d/%d trials  %.1f/s  elapsed %s  ETA %s", done, p.total, rate, elapsed.Round(time.Second), eta)
 	if !p.tty {

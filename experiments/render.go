@@ -325,7 +325,9 @@ func (v *view) deltaText() string {
 
 var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
 
-func slug(s string) string { return strings.Trim(slugRE.ReplaceAllString(strings.ToLower(s), "-"), "-") }
+func slug(s string) string {
+	return strings.Trim(slugRE.ReplaceAllString(strings.ToLower(s), "-"), "-")
+}
 
 func (v *view) tables(t *TableSpec) []*plotting.Table {
 	s := v.spec

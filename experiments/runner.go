@@ -47,15 +47,15 @@ type Options struct {
 
 // Report summarises a run.
 type Report struct {
-	Dir                            string
-	Cells, Total, Stored, Ran      int
-	Failed, Skipped                int
-	SkipReasons                    map[string]string // dataset label -> reason
-	Outputs                        []string          // files written by rendering
-	Interrupted                    bool
-	FailedErrors                   []string // first few failure messages
-	Elapsed                        time.Duration
-	PendingBefore                  int // trials to run when the run started
+	Dir                       string
+	Cells, Total, Stored, Ran int
+	Failed, Skipped           int
+	SkipReasons               map[string]string // dataset label -> reason
+	Outputs                   []string          // files written by rendering
+	Interrupted               bool
+	FailedErrors              []string // first few failure messages
+	Elapsed                   time.Duration
+	PendingBefore             int // trials to run when the run started
 }
 
 // ResultDir is the default result directory of a spec under root:
@@ -528,4 +528,3 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
-
