@@ -74,7 +74,7 @@ func init() {
 		Title: "Gas sensor data (GaussMix GasDataset.csv)",
 		Description: "GasDataset.csv (no header, 2,565 × 129); duplicate rows dropped; target last column, the 128 others features, no standardisation. " +
 			"preset = \"code\" reproduces the authors' pandas read_csv header bug, which loses the first data row (2,564 rows)." + lss25Split,
-		Task: Regression, Papers: []string{"LSS25 authors' code (later experiments; no figure of arXiv:2505.24603)"},
+		Task: Regression, Papers: []string{"LSS25 code only (no paper figure)"},
 		License: "UCI data (CC BY 4.0); the GaussMix repository has no license", Source: "GaussMix repository datasets/GasDataset.csv",
 		Rows: 2565, Cols: 128,
 		Files: []File{gaussMixFile("GasDataset.csv", "4efddd8d2fa99e826a032c696894c9d50a38e60836d32434b66d1386de73873e")},
@@ -92,7 +92,7 @@ func init() {
 		Description: "tamielectric.csv (no header, 45,781 × 4); target last column; the 3 features standardised (mean, population sd). " +
 			"Deviation: GaussMix standardises with training-split statistics; this loader uses all rows, a O(1/√n) difference. " +
 			"preset = \"code\" loses the first data row as the authors' pandas header bug does (45,780 rows)." + lss25Split,
-		Task: Regression, Papers: []string{"LSS25 authors' code (later experiments; no figure of arXiv:2505.24603)"},
+		Task: Regression, Papers: []string{"LSS25 code only (no paper figure)"},
 		License: "UCI data (CC BY 4.0); the GaussMix repository has no license", Source: "GaussMix repository datasets/tamielectric.csv",
 		Rows: 45781, Cols: 3,
 		Files: []File{gaussMixFile("tamielectric.csv", "0681055d07b7e56e6d5876e589e8772fc1e20492a7c2c880add7dcd5cc9c27d7")},
@@ -113,7 +113,7 @@ func init() {
 		Description: "breastcancer.txt (194 × 35); target column 3 (time); features columns 2 and 4..34 (outcome, 30 cell features, tumour size), " +
 			"column 35 (lymph-node status) dropped as GaussMix does. preset = \"code\" also keeps the ID column 1 as a feature, as the authors' code does " +
 			"(reference-code.md §8 item 4)." + lss25Split,
-		Task: Regression, Papers: []string{"LSS25 authors' code (later experiments; no figure of arXiv:2505.24603)"},
+		Task: Regression, Papers: []string{"LSS25 code only (no paper figure)"},
 		License: "CC BY 4.0 (UCI)", Source: "Street, Wolberg & Mangasarian, UCI Breast Cancer Wisconsin (Prognostic)",
 		Rows: 194, Cols: 32,
 		Files: []File{gaussMixFile("breastcancer.txt", "24d81bacfba23bdde583458e3eace7c79409ca1f89b56db0279c7fa92ee29ecd")},
