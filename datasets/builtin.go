@@ -55,7 +55,7 @@ func init() {
 		Description: "x ~ N(0, I_d), θ uniform on the unit sphere, y = xᵀθ + noise·ξ with ξ ~ N(0, 1). " +
 			"Deterministic from seed; no files. The built-in data of the quickstart.",
 		Task: Regression, Synthetic: true, License: "generated; no restriction",
-		Source: "dplab built-in", Rows: 1000, Cols: 10,
+		Source: "dplab built-in", Rows: 1000, Cols: 10, Papers: []string{"dplab quickstart"},
 	}, func(_ string, p LinearParams) (*Loaded, error) {
 		return &Loaded{All: generateLinear(p.withDefaults())}, nil
 	}, LinearParams{N: 50, D: 3})
@@ -66,7 +66,7 @@ func init() {
 		Description: "x ~ N(0, I_d), θ uniform on the unit sphere, y ~ Bernoulli(σ(xᵀθ/noise)) in {0, 1}. " +
 			"Deterministic from seed; no files.",
 		Task: Binary, Synthetic: true, License: "generated; no restriction",
-		Source: "dplab built-in", Rows: 1000, Cols: 10,
+		Source: "dplab built-in", Rows: 1000, Cols: 10, Papers: []string{"dplab quickstart"},
 	}, func(_ string, p LogisticParams) (*Loaded, error) {
 		return &Loaded{All: generateLogistic(p.withDefaults())}, nil
 	}, LogisticParams{N: 50, D: 3})

@@ -101,15 +101,9 @@ func (s Scaling) Apply(train *Dataset, others ...*Dataset) error {
 			scaleRows(d, func(norm float64) float64 { return math.Min(1, bound/norm) })
 		}
 	case ScaleStandardize:
-		mean, sd := columnMoments(train)
+		mean, sd := columnMoments(train, 0)
 		for _, d := range all {
-			n := d.Rows()
-			for i := 0; i < n; i++ {
-				row := d.X.RawRowView(i)
-				for j := range row {
-					row[j] = (row[j] - mean[j]) / sd[j]
-				}
-			}
+			standardize(d, mean, sd)
 		}
 	}
 	if s.Y == ScaleMaxAbs {
@@ -141,9 +135,11 @@ func scaleRows(d *Dataset, factor func(norm float64) float64) {
 	}
 }
 
-// columnMoments returns the column means and population standard deviations
-// (ddof = 0, numpy's default; a zero deviation is returned as 1) of d.
-func columnMoments(d *Dataset) (mean, sd []float64) {
+// columnMoments returns the column means and standard deviations of d with
+// divisor n − ddof (ddof = 0: numpy's default, population; ddof = 1: pandas'
+// default, sample). A zero deviation is returned as 1, as GaussMix's
+// feat_std_safe does.
+func columnMoments(d *Dataset, ddof int) (mean, sd []float64) {
 	n, c := d.Rows(), d.Cols()
 	mean = make([]float64, c)
 	sd = make([]float64, c)
@@ -157,10 +153,20 @@ func columnMoments(d *Dataset) (mean, sd []float64) {
 		}
 	}
 	for j := range sd {
-		sd[j] = math.Sqrt(sd[j] / float64(n))
+		sd[j] = math.Sqrt(sd[j] / float64(n-ddof))
 		if sd[j] == 0 {
 			sd[j] = 1
 		}
 	}
 	return mean, sd
+}
+
+// standardize maps every x[i][j] of d to (x[i][j] − mean[j]) / sd[j].
+func standardize(d *Dataset, mean, sd []float64) {
+	for i := 0; i < d.Rows(); i++ {
+		row := d.X.RawRowView(i)
+		for j := range row {
+			row[j] = (row[j] - mean[j]) / sd[j]
+		}
+	}
 }
