@@ -103,12 +103,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stderr, "dplab run %s -> %s\n", s.File, dir)
 		rep, err := experiments.Run(ctx, s, experiments.Options{Jobs: *jobs, OutDir: dir, DataDir: *dataDir,
 			Force: *force, Trials: *trials, Log: stderr, Args: append([]string{"run"}, args...)})
-		if rep != nil {
-			printReport(stdout, s, rep)
-		}
 		var in *experiments.InputError
 		if errors.As(err, &in) {
 			return badInput(err)
+		}
+		if rep != nil {
+			printReport(stdout, s, rep)
 		}
 		if err != nil {
 			if ctx.Err() != nil {

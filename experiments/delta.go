@@ -166,25 +166,27 @@ func (p *parser) sum() (node, error) {
 }
 
 func (p *parser) product() (node, error) {
-	l, err := p.power()
+	l, err := p.unary()
 	for err == nil && (p.peek() == '*' || p.peek() == '/') {
 		op := p.s[p.pos]
 		p.pos++
 		var r node
-		if r, err = p.power(); err == nil {
+		if r, err = p.unary(); err == nil {
 			l = binNode{op, l, r}
 		}
 	}
 	return l, err
 }
 
+// power binds tighter than unary minus (-2^2 = -4) and is right-associative;
+// its exponent may carry a sign (2^-1).
 func (p *parser) power() (node, error) {
-	base, err := p.unary()
+	base, err := p.primary()
 	if err != nil || p.peek() != '^' {
 		return base, err
 	}
 	p.pos++
-	exp, err := p.power() // right-associative
+	exp, err := p.unary()
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +199,7 @@ func (p *parser) unary() (node, error) {
 		x, err := p.unary()
 		return binNode{'-', numNode(0), x}, err
 	}
-	return p.primary()
+	return p.power()
 }
 
 func (p *parser) primary() (node, error) {
