@@ -1,7 +1,11 @@
 package solvers
 
 import (
+	"context"
+	"math"
 	"testing"
+
+	"github.com/dplab/dplab/internal/rngs"
 )
 
 // BenchmarkMinimizeLogistic fits objective perturbation's perturbed logistic
@@ -37,4 +41,21 @@ func BenchmarkMinimizeLogistic(b *testing.B) {
 			b.ReportMetric(float64(res.Iterations), "iters/op")
 		})
 	}
+}
+
+// BenchmarkDPSGD runs [RKW23]'s DP-SGD baseline on Adult-sized synthetic
+// data: 36,000 unit-norm rows, 104 features + bias, expected batch 256,
+// 60 epochs (8,460 steps), C = √2, Adam.
+func BenchmarkDPSGD(b *testing.B) {
+	x, y := logisticData(newTestRand(), 36000, 104, 4)
+	cfg := DPSGDConfig{NoiseMultiplier: 1, Clip: math.Sqrt2, LearningRate: 1e-3, Epochs: 60,
+		ExpectedBatch: 256, Bias: true}
+	b.Run("n=36000,d=105,epochs=60", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := DPSGD(context.Background(), x, y, cfg, rngs.New(rngs.Derive("bench"))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -32,6 +32,23 @@
 // function if L-BFGS stops short. The returned point always satisfies the
 // tolerance unless an error is returned.
 //
+// # DP-SGD
+//
+// DPSGD trains logistic regression by DP-SGD as [RKW23]'s baseline does
+// with Opacus: Poisson sampling at rate q = 1/ceil(n/B) (PoissonSampler:
+// Binomial batch size, then distinct uniform indices), closed-form
+// per-example gradients clipped to C, N(0, (σ_mult·C)²I) noise on the sum,
+// division by the expected batch size, then Adam (PyTorch semantics) or
+// SGD, from PyTorch's nn.Linear initialisation (LinearInit). With
+// NoiseMultiplier = 0 and Clip = 0 the same loop is non-private minibatch
+// training. DPSGDConfig.Schedule returns the (q, T) a mechanism must give
+// its accountant; the loop uses exactly those.
+//
+//	cfg := solvers.DPSGDConfig{NoiseMultiplier: s, Clip: math.Sqrt2,
+//		LearningRate: lr, Epochs: 60, ExpectedBatch: 256, Bias: true}
+//	q, steps, err := cfg.Schedule(n) // event: SelfComposed(PoissonSampledGaussian{q, s}, steps)
+//	res, err := solvers.DPSGD(ctx, X, y, cfg, streams)
+//
 // # Invariants
 //
 //   - Sums, not means: every loss is summed over examples, so λ, b and τ are
@@ -42,11 +59,25 @@
 //   - Bad data or parameters (NaN, infinities, labels outside {0, 1}, λ < 0)
 //     return errors; shape mismatches between arguments are caller bugs and
 //     panic with "solvers: shape mismatch".
+//   - Randomness comes only from the *rand.Rand or rngs.Streams passed in
+//     (DPSGD: streams "init", "sampling", "noise"); same streams, same bits.
+//   - DPSGD's sampling rate and step count are those of Schedule, and its
+//     noise std on the clipped sum is exactly NoiseMultiplier·Clip.
 //   - Losses keep scratch buffers and are not safe for concurrent use; build
 //     one per goroutine.
 //
 // # References
 //
+//	[Abadi16] M. Abadi, A. Chu, I. Goodfellow, H. B. McMahan, I. Mironov,
+//	         K. Talwar, L. Zhang. Deep Learning with Differential Privacy.
+//	         arXiv:1607.00133v2 (CCS 2016), Algorithm 1.
+//	[KB15]   D. P. Kingma, J. Ba. Adam: A Method for Stochastic Optimization.
+//	         arXiv:1412.6980v9 (ICLR 2015), Algorithm 1.
+//	[Knuth2] D. E. Knuth. The Art of Computer Programming, Vol. 2, 3rd ed.,
+//	         1997, §3.4.2 (random sampling and shuffling).
+//	[MTZ19]  I. Mironov, K. Talwar, L. Zhang. Rényi Differential Privacy of
+//	         the Sampled Gaussian Mechanism. arXiv:1908.10530 (Poisson
+//	         sampling as the accountant assumes it); version not pinned.
 //	[RKW23]  R. Redberg, A. Koskela, Y.-X. Wang. Improving the Privacy and
 //	         Practicality of Objective Perturbation for Differentially Private
 //	         Linear Learners. arXiv:2401.00583v1 (shared/papers/001_*.txt;

@@ -73,10 +73,8 @@ func NewLogistic(X *mat.Dense, y []float64, cfg LogisticConfig) (*Logistic, erro
 	if len(y) != n {
 		panic(badShape)
 	}
-	for i, v := range y {
-		if v != 0 && v != 1 {
-			return nil, fmt.Errorf("solvers: logistic label y[%d] = %v, want 0 or 1", i, v)
-		}
+	if err := checkLabels(y); err != nil {
+		return nil, err
 	}
 	if err := checkFiniteMatrix("X", X); err != nil {
 		return nil, err
@@ -268,20 +266,32 @@ func logisticValue(u, y float64) float64 {
 // sigmoid(u) − y for y ∈ {0, 1}, from one exponential e = e^−|u| ≤ 1:
 //
 //	log(1 + eᵘ) − y·u = (max(u, 0) − y·u) + log1p(e)
-//	sigmoid(u) = 1/(1 + e) (u ≥ 0) or e/(1 + e) (u < 0), and 1 − sigmoid(u) likewise,
 //	f'(u; y) = (1 − y)·sigmoid(u) − y·(1 − sigmoid(u)),
 //
 // the last form avoiding the cancellation in sigmoid(u) − 1 for large u.
 func logisticValueDeriv(u, y float64) (v, g float64) {
 	e := math.Exp(-math.Abs(u))
-	inv := 1 / (1 + e)
-	p, q := inv, e*inv // sigmoid(u), 1 − sigmoid(u) for u ≥ 0
-	if u < 0 {
-		p, q = q, p
-	}
+	p, q := sigmoidPair(u, e)
 	// max(u, 0) − y·u is exact for y ∈ {0, 1}; adding log1p(e) last keeps
 	// its digits when the rest cancels to 0.
 	return (math.Max(u, 0) - y*u) + math.Log1p(e), (1-y)*p - y*q
+}
+
+// logisticDeriv returns f'(u; y) = sigmoid(u) − y as logisticValueDeriv does,
+// without the logarithm.
+func logisticDeriv(u, y float64) float64 {
+	p, q := sigmoidPair(u, math.Exp(-math.Abs(u)))
+	return (1-y)*p - y*q
+}
+
+// sigmoidPair returns sigmoid(u) and 1 − sigmoid(u), each to full relative
+// precision, from e = e^−|u|: 1/(1 + e) and e/(1 + e), swapped for u < 0.
+func sigmoidPair(u, e float64) (p, q float64) {
+	inv := 1 / (1 + e)
+	if u < 0 {
+		return e * inv, inv
+	}
+	return inv, e * inv
 }
 
 // logisticCurvature returns f”(u) = sigmoid(u)(1 − sigmoid(u)) =
