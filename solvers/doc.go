@@ -49,6 +49,17 @@
 //	q, steps, err := cfg.Schedule(n) // event: SelfComposed(PoissonSampledGaussian{q, s}, steps)
 //	res, err := solvers.DPSGD(ctx, X, y, cfg, streams)
 //
+// # Chebyshev surrogate of the logistic loss
+//
+// LogisticSurrogate(Q) returns the degree-2 Chebyshev interpolant
+// q(s) = B0 + B1·s + B2·s² of log sigmoid(s) on [−Q, Q] in the monomial basis
+// (not the Chebyshev basis, the authors' code bug). Quadratic.Response maps
+// labels {0, 1} to the least-squares response −(B1/(2B2))·(2y − 1): ordinary
+// least squares on it maximises the surrogate log-likelihood, so a private
+// least-squares mechanism (LinearMixing) fits the surrogate logistic model.
+// Chebyshev and ChebyshevMonomial are the general interpolation and basis
+// change behind it.
+//
 // # Invariants
 //
 //   - Sums, not means: every loss is summed over examples, so λ, b and τ are
@@ -73,6 +84,9 @@
 //	         arXiv:1607.00133v2 (CCS 2016), Algorithm 1.
 //	[KB15]   D. P. Kingma, J. Ba. Adam: A Method for Stochastic Optimization.
 //	         arXiv:1412.6980v9 (ICLR 2015), Algorithm 1.
+//	[HAB17]  J. H. Huggins, R. P. Adams, T. Broderick. PASS-GLM: Polynomial
+//	         Approximate Sufficient Statistics for Scalable Bayesian GLM
+//	         Inference. NeurIPS 2017 (arXiv:1709.09216); read through [LSS25].
 //	[Knuth2] D. E. Knuth. The Art of Computer Programming, Vol. 2, 3rd ed.,
 //	         1997, §3.4.2 (random sampling and shuffling).
 //	[MTZ19]  I. Mironov, K. Talwar, L. Zhang. Rényi Differential Privacy of
@@ -94,6 +108,9 @@
 //	         Wilson. The Gaussian Mixing Mechanism: Rényi Differential Privacy
 //	         via Gaussian Sketches. arXiv:2505.24603 (shared/papers/003_*.txt,
 //	         whose arXiv version is not recorded; shared/research/gaussmix.md).
+//	[NR]     W. H. Press, S. A. Teukolsky, W. T. Vetterling, B. P. Flannery.
+//	         Numerical Recipes in C, 2nd ed., 1992: §5.8 (chebft), §5.10
+//	         (chebpc, pcshft).
 //	[NW06]   J. Nocedal, S. J. Wright. Numerical Optimization, 2nd ed.,
 //	         Springer 2006: L-BFGS §7.2, line-search Newton §3.3–3.4.
 package solvers
