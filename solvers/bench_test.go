@@ -18,9 +18,11 @@ func BenchmarkMinimizeLogistic(b *testing.B) {
 	for _, bc := range []struct {
 		name          string
 		lambda, sigma float64
+		method        string
 	}{
-		{"n=36000,d=105", 1, 10},
-		{"n=36000,d=105,lambda=100,sigma=100", 100, 100},
+		{"n=36000,d=105", 1, 10, ""},
+		{"n=36000,d=105,lambda=100,sigma=100", 100, 100, ""},
+		{"n=36000,d=105,method=newton", 1, 10, MethodNewton},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			l, err := NewLogistic(x, y, LogisticConfig{Bias: true})
@@ -32,7 +34,7 @@ func BenchmarkMinimizeLogistic(b *testing.B) {
 			b.ReportAllocs()
 			var res Result
 			for b.Loop() {
-				res, err = Minimize(obj, x0, &Settings{GradTol: 0.01})
+				res, err = Minimize(obj, x0, &Settings{GradTol: 0.01, Method: bc.method})
 				if err != nil {
 					b.Fatal(err)
 				}

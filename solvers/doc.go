@@ -74,8 +74,8 @@
 //     (DPSGD: streams "init", "sampling", "noise"); same streams, same bits.
 //   - DPSGD's sampling rate and step count are those of Schedule, and its
 //     noise std on the clipped sum is exactly NoiseMultiplier·Clip.
-//   - Losses keep scratch buffers and are not safe for concurrent use; build
-//     one per goroutine.
+//   - A Logistic is immutable after NewLogistic and safe for concurrent use
+//     (one loss can serve parallel runs on the same data).
 //
 // # References
 //

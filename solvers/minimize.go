@@ -94,7 +94,8 @@ type Result struct {
 	F float64
 	// GradNorm is ‖∇f(X)‖₂, computed from the full gradient at X.
 	GradNorm float64
-	// Iterations counts the major iterations of every stage run.
+	// Iterations counts the major iterations of every stage run, as gonum
+	// counts them (each stage's starting point counts as one).
 	Iterations int
 	// FuncEvals counts evaluations of f; each one also computes ∇f (one
 	// pass over the data), so GradEvals = FuncEvals.
@@ -102,7 +103,8 @@ type Result struct {
 	// HessEvals counts Hessian evaluations (Newton only).
 	HessEvals int
 	// Method names the stages run, joined by "+": "lbfgs",
-	// "lbfgs+newton", "lbfgs+lbfgs", "newton".
+	// "lbfgs+newton", "lbfgs+lbfgs", "newton"; empty when x0 already met
+	// the tolerance.
 	Method string
 	// Converged reports GradNorm ≤ GradTol.
 	Converged bool
