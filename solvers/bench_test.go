@@ -61,3 +61,19 @@ func BenchmarkDPSGD(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkRidge solves ridge regression by the normal equations (Gram by
+// dsyrk, Cholesky), the non-private baseline's cost on AdaSSP-sized data.
+func BenchmarkRidge(b *testing.B) {
+	r := newTestRand()
+	x := randomDense(r, 36000, 104)
+	y := randomVec(r, 36000, 1)
+	b.Run("n=36000,d=104", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Ridge(x, y, 1e-6); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

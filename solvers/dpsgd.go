@@ -25,7 +25,8 @@ type DPSGDConfig struct {
 	// non-private baseline, then typically with Clip = 0).
 	NoiseMultiplier float64
 	// Clip C ≥ 0: each per-example gradient gᵢ is scaled by
-	// min(1, C/‖gᵢ‖₂). 0 means no clipping, allowed only without noise.
+	// min(1, C/(‖gᵢ‖₂ + 10⁻⁶)) as in Opacus, so ‖clipped gᵢ‖₂ < C.
+	// 0 means no clipping, allowed only without noise.
 	Clip float64
 	// LearningRate η > 0.
 	LearningRate float64
@@ -108,12 +109,18 @@ type DPSGDResult struct {
 // ctxCheckSteps is the number of DP-SGD steps between context checks.
 const ctxCheckSteps = 256
 
+// clipSlack is Opacus' 1e-6 in the clipping factor min(1, C/(‖gᵢ‖ + 1e-6))
+// (DPOptimizer.clip_and_accumulate); it also keeps every clipped norm
+// strictly below C despite rounding, so the sensitivity C the accountant
+// assumes holds exactly.
+const clipSlack = 1e-6
+
 // DPSGD trains logistic regression (labels y ∈ {0, 1}) on the rows of X by
 // differentially private stochastic gradient descent. Each step t:
 //
 //	Bₜ    Poisson sample of the rows at rate q (PoissonSampler)
 //	gᵢ   = (sigmoid(x̃ᵢᵀθ) − yᵢ)·x̃ᵢ                       per-example gradient (closed form)
-//	Gₜ   = ( Σ_{i∈Bₜ} gᵢ·min(1, C/‖gᵢ‖₂) + N(0, σ_mult²C² I) ) / int(q·n)
+//	Gₜ   = ( Σ_{i∈Bₜ} gᵢ·min(1, C/(‖gᵢ‖₂ + 10⁻⁶)) + N(0, σ_mult²C² I) ) / int(q·n)
 //	θ    ← Adam or SGD step on Gₜ
 //
 // with ‖gᵢ‖₂ = |sigmoid(x̃ᵢᵀθ) − yᵢ|·‖x̃ᵢ‖₂. An empty batch gives a step on
@@ -124,9 +131,10 @@ const ctxCheckSteps = 256
 // batch 256, Adam, division by the expected batch size as Opacus'
 // DPOptimizer does with loss_reduction = "mean"). Symbols: σ_mult =
 // NoiseMultiplier, C = Clip, q = SampleRate.
-// preset: Opacus divides by expected_batch_size = int(len(dataset) ·
-// sample_rate), an integer; objpert.md §4 writes q·n. DPSGD follows Opacus
-// (int(36176/142) = 254 instead of 254.76 on Adult).
+// Two details follow Opacus, which [RKW23] used, rather than the formulas
+// in objpert.md §4: the divisor is Opacus' expected_batch_size =
+// int(len(dataset)·sample_rate), an integer (254 instead of q·n = 254.76
+// on Adult), and the clipping factor has Opacus' 10⁻⁶ in its denominator.
 //
 // Randomness: rs.Get("init") for θ₀, rs.Get("sampling") for the batches,
 // rs.Get("noise") for the Gaussian noise, so the same streams give the same
@@ -187,8 +195,8 @@ func DPSGD(ctx context.Context, X *mat.Dense, y []float64, cfg DPSGDConfig, rs r
 			row := raw.Data[i*raw.Stride : i*raw.Stride+d]
 			r := logisticDeriv(floats.Dot(row, w)+b, y[i])
 			if norms != nil {
-				if nrm := math.Abs(r) * norms[i]; nrm > cfg.Clip {
-					r *= cfg.Clip / nrm
+				if f := cfg.Clip / (math.Abs(r)*norms[i] + clipSlack); f < 1 {
+					r *= f
 					res.Clipped++
 				}
 			}

@@ -243,7 +243,8 @@ func TestDPSGDNoiseScale(t *testing.T) {
 }
 
 // TestDPSGDClipping: one full-batch (q = 1) SGD step with rate 1 and no
-// noise moves θ by −Σᵢ gᵢ·min(1, C/‖gᵢ‖)/n exactly.
+// noise moves θ by −Σᵢ gᵢ·min(1, C/(‖gᵢ‖ + 10⁻⁶))/n (Opacus' factor), and
+// every clipped gradient has norm < C.
 func TestDPSGDClipping(t *testing.T) {
 	t.Parallel()
 	x := mat.NewDense(3, 2, []float64{10, 0, 0.1, 0.2, -3, 4})
@@ -261,9 +262,12 @@ func TestDPSGDClipping(t *testing.T) {
 		xt := []float64{x.At(i, 0), x.At(i, 1), 1}
 		g := make([]float64, 3)
 		floats.AddScaled(g, 1/(1+math.Exp(-floats.Dot(xt, theta)))-y[i], xt)
-		if nrm := floats.Norm(g, 2); nrm > cfg.Clip {
-			floats.Scale(cfg.Clip/nrm, g)
+		if f := cfg.Clip / (floats.Norm(g, 2) + 1e-6); f < 1 {
+			floats.Scale(f, g)
 			clipped++
+			if floats.Norm(g, 2) >= cfg.Clip {
+				t.Fatalf("clipped norm %v ≥ C", floats.Norm(g, 2))
+			}
 		}
 		floats.AddScaled(want, -1.0/3, g)
 	}

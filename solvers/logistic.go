@@ -197,9 +197,8 @@ func (l *Logistic) clippedValueDeriv(i int, u float64) (v, g float64) {
 const hessianChunk = 256
 
 // Hessian implements Function: X̃ᵀ diag(f″(uᵢ)) X̃, accumulated over blocks of
-// rows √f″(uᵢ)·x̃ᵢ by symmetric rank-k updates (a 256-row block stays in
-// cache, which makes this several times faster than one dsyrk over X).
-// f″ = 0 where clipping makes f_C linear.
+// rows √f″(uᵢ)·x̃ᵢ by symmetric rank-k updates (256-row blocks stay in
+// cache). f″ = 0 where clipping makes f_C linear.
 func (l *Logistic) Hessian(hess *mat.SymDense, theta []float64) {
 	dim := l.Dim()
 	if len(theta) != dim || hess.SymmetricDim() != dim {

@@ -119,6 +119,7 @@ type NotConvergedError struct {
 	Err               error
 }
 
+// Error names the stages run, the gradient norm reached, τ and the cause.
 func (e *NotConvergedError) Error() string {
 	return fmt.Sprintf("solvers: %s stopped at ‖∇f‖₂ = %.6g > τ = %g: %v", e.Method, e.GradNorm, e.GradTol, e.Err)
 }
@@ -151,8 +152,8 @@ func Minimize(f Function, x0 []float64, s *Settings) (Result, error) {
 // *NotConvergedError. If ctx is cancelled it returns ctx.Err() (checked
 // after every evaluation).
 //
-// It returns an error for invalid settings or a non-finite x0 and panics if
-// len(x0) ≠ f.Dim().
+// It returns an error for invalid settings, a non-finite x0, or a
+// non-finite f(x0) or ∇f(x0), and panics if len(x0) ≠ f.Dim().
 func MinimizeContext(ctx context.Context, f Function, x0 []float64, s *Settings) (Result, error) {
 	set, err := s.withDefaults()
 	if err != nil {
@@ -166,6 +167,9 @@ func MinimizeContext(ctx context.Context, f Function, x0 []float64, s *Settings)
 	}
 	e := newEvaluator(ctx, f, set.GradTol)
 	e.eval(x0)
+	if math.IsInf(e.bestNorm, 1) || math.IsInf(e.fx, 0) {
+		return Result{}, fmt.Errorf("solvers: f(x0) = %v or its gradient is not finite", e.fx)
+	}
 	res := Result{}
 	var stageErr error
 	for _, st := range stages(set, f.Dim()) {
