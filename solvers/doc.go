@@ -30,7 +30,9 @@
 // Minimize runs gonum's L-BFGS until an evaluated point has ‖∇f‖₂ ≤ τ and
 // falls back to Newton (or restarted L-BFGS in high dimension) on the same
 // function if L-BFGS stops short. The returned point always satisfies the
-// tolerance unless an error is returned.
+// tolerance unless an error is returned. MinimizeContext also stops on a
+// cancelled context. Settings.Method = MethodNewton runs Newton alone, which
+// is competitive for d ≈ 100 when the Hessian is cheap (one-hot data).
 //
 // # DP-SGD
 //
@@ -72,8 +74,9 @@
 //     panic with "solvers: shape mismatch".
 //   - Randomness comes only from the *rand.Rand or rngs.Streams passed in
 //     (DPSGD: streams "init", "sampling", "noise"); same streams, same bits.
-//   - DPSGD's sampling rate and step count are those of Schedule, and its
-//     noise std on the clipped sum is exactly NoiseMultiplier·Clip.
+//   - DPSGD's sampling rate and step count are those of Schedule, every
+//     clipped per-example gradient has norm < Clip, and the noise std on
+//     their sum is exactly NoiseMultiplier·Clip.
 //   - A Logistic is immutable after NewLogistic and safe for concurrent use
 //     (one loss can serve parallel runs on the same data).
 //
@@ -82,16 +85,25 @@
 //	[Abadi16] M. Abadi, A. Chu, I. Goodfellow, H. B. McMahan, I. Mironov,
 //	         K. Talwar, L. Zhang. Deep Learning with Differential Privacy.
 //	         arXiv:1607.00133v2 (CCS 2016), Algorithm 1.
-//	[KB15]   D. P. Kingma, J. Ba. Adam: A Method for Stochastic Optimization.
-//	         arXiv:1412.6980v9 (ICLR 2015), Algorithm 1.
 //	[HAB17]  J. H. Huggins, R. P. Adams, T. Broderick. PASS-GLM: Polynomial
 //	         Approximate Sufficient Statistics for Scalable Bayesian GLM
 //	         Inference. NeurIPS 2017 (arXiv:1709.09216); read through [LSS25].
+//	[KB15]   D. P. Kingma, J. Ba. Adam: A Method for Stochastic Optimization.
+//	         arXiv:1412.6980v9 (ICLR 2015), Algorithm 1.
 //	[Knuth2] D. E. Knuth. The Art of Computer Programming, Vol. 2, 3rd ed.,
 //	         1997, §3.4.2 (random sampling and shuffling).
+//	[LSS25]  O. Lev, V. Srinivasan, M. Shenfeld, K. Ligett, A. Sekhari, A. C.
+//	         Wilson. The Gaussian Mixing Mechanism: Rényi Differential Privacy
+//	         via Gaussian Sketches. arXiv:2505.24603 (shared/papers/003_*.txt,
+//	         whose arXiv version is not recorded; shared/research/gaussmix.md).
 //	[MTZ19]  I. Mironov, K. Talwar, L. Zhang. Rényi Differential Privacy of
 //	         the Sampled Gaussian Mechanism. arXiv:1908.10530 (Poisson
 //	         sampling as the accountant assumes it); version not pinned.
+//	[NR]     W. H. Press, S. A. Teukolsky, W. T. Vetterling, B. P. Flannery.
+//	         Numerical Recipes in C, 2nd ed., 1992: §5.8 (chebft), §5.10
+//	         (chebpc, pcshft).
+//	[NW06]   J. Nocedal, S. J. Wright. Numerical Optimization, 2nd ed.,
+//	         Springer 2006: L-BFGS §7.2, line-search Newton §3.3–3.4.
 //	[RKW23]  R. Redberg, A. Koskela, Y.-X. Wang. Improving the Privacy and
 //	         Practicality of Objective Perturbation for Differentially Private
 //	         Linear Learners. arXiv:2401.00583v1 (shared/papers/001_*.txt;
@@ -104,13 +116,4 @@
 //	         Optimal and Adaptive Prediction & Estimation in Unbounded Domain.
 //	         arXiv:1803.02596 (UAI 2018), Alg. 2 — read through [LSS25] App. H.1
 //	         and shared/research/gaussmix.md §4.4; version not pinned.
-//	[LSS25]  O. Lev, V. Srinivasan, M. Shenfeld, K. Ligett, A. Sekhari, A. C.
-//	         Wilson. The Gaussian Mixing Mechanism: Rényi Differential Privacy
-//	         via Gaussian Sketches. arXiv:2505.24603 (shared/papers/003_*.txt,
-//	         whose arXiv version is not recorded; shared/research/gaussmix.md).
-//	[NR]     W. H. Press, S. A. Teukolsky, W. T. Vetterling, B. P. Flannery.
-//	         Numerical Recipes in C, 2nd ed., 1992: §5.8 (chebft), §5.10
-//	         (chebpc, pcshft).
-//	[NW06]   J. Nocedal, S. J. Wright. Numerical Optimization, 2nd ed.,
-//	         Springer 2006: L-BFGS §7.2, line-search Newton §3.3–3.4.
 package solvers

@@ -152,6 +152,9 @@ func Minimize(f Function, x0 []float64, s *Settings) (Result, error) {
 // *NotConvergedError. If ctx is cancelled it returns ctx.Err() (checked
 // after every evaluation).
 //
+// Ref: [NW06] Alg. 7.5 (L-BFGS two-loop recursion, in gonum), §3.4 (Newton
+// with Hessian modification: gonum adds τI until the Cholesky succeeds).
+//
 // It returns an error for invalid settings, a non-finite x0, or a
 // non-finite f(x0) or ∇f(x0), and panics if len(x0) ≠ f.Dim().
 func MinimizeContext(ctx context.Context, f Function, x0 []float64, s *Settings) (Result, error) {
