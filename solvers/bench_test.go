@@ -1,7 +1,11 @@
 package solvers
 
 import (
+	"context"
+	"math"
 	"testing"
+
+	"github.com/dplab/dplab/internal/rngs"
 )
 
 // BenchmarkMinimizeLogistic fits objective perturbation's perturbed logistic
@@ -14,9 +18,11 @@ func BenchmarkMinimizeLogistic(b *testing.B) {
 	for _, bc := range []struct {
 		name          string
 		lambda, sigma float64
+		method        string
 	}{
-		{"n=36000,d=105", 1, 10},
-		{"n=36000,d=105,lambda=100,sigma=100", 100, 100},
+		{"n=36000,d=105", 1, 10, ""},
+		{"n=36000,d=105,lambda=100,sigma=100", 100, 100, ""},
+		{"n=36000,d=105,method=newton", 1, 10, MethodNewton},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			l, err := NewLogistic(x, y, LogisticConfig{Bias: true})
@@ -28,7 +34,7 @@ func BenchmarkMinimizeLogistic(b *testing.B) {
 			b.ReportAllocs()
 			var res Result
 			for b.Loop() {
-				res, err = Minimize(obj, x0, &Settings{GradTol: 0.01})
+				res, err = Minimize(obj, x0, &Settings{GradTol: 0.01, Method: bc.method})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -37,4 +43,37 @@ func BenchmarkMinimizeLogistic(b *testing.B) {
 			b.ReportMetric(float64(res.Iterations), "iters/op")
 		})
 	}
+}
+
+// BenchmarkDPSGD runs [RKW23]'s DP-SGD baseline on Adult-sized synthetic
+// data: 36,000 unit-norm rows, 104 features + bias, expected batch 256,
+// 60 epochs (8,460 steps), C = √2, Adam.
+func BenchmarkDPSGD(b *testing.B) {
+	x, y := logisticData(newTestRand(), 36000, 104, 4)
+	cfg := DPSGDConfig{NoiseMultiplier: 1, Clip: math.Sqrt2, LearningRate: 1e-3, Epochs: 60,
+		ExpectedBatch: 256, Bias: true}
+	b.Run("n=36000,d=105,epochs=60", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := DPSGD(context.Background(), x, y, cfg, rngs.New(rngs.Derive("bench"))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkRidge solves ridge regression by the normal equations (Gram by
+// dsyrk, Cholesky), the non-private baseline's cost on AdaSSP-sized data.
+func BenchmarkRidge(b *testing.B) {
+	r := newTestRand()
+	x := randomDense(r, 36000, 104)
+	y := randomVec(r, 36000, 1)
+	b.Run("n=36000,d=104", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Ridge(x, y, 1e-6); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -52,6 +52,16 @@ func checkFiniteSym(what string, a *mat.SymDense) error {
 	return nil
 }
 
+// checkLabels returns an error naming the first label not in {0, 1}.
+func checkLabels(y []float64) error {
+	for i, v := range y {
+		if v != 0 && v != 1 {
+			return fmt.Errorf("solvers: label y[%d] = %v, want 0 or 1", i, v)
+		}
+	}
+	return nil
+}
+
 // checkRegularization returns an error unless lambda is finite and ≥ 0.
 func checkRegularization(lambda float64) error {
 	if !(lambda >= 0) || math.IsInf(lambda, 1) {

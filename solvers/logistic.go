@@ -24,8 +24,8 @@ type LogisticConfig struct {
 // the examples, with labels yᵢ ∈ {0, 1}:
 //
 //	L(θ) = Σᵢ f(x̃ᵢᵀθ; yᵢ),     f(u; y) = log(1 + eᵘ) − y·u,
-//	f'(u; y) = sigmoid(u) − y,   f''(u) = sigmoid(u)(1 − sigmoid(u)),
-//	∇L(θ) = Σᵢ f'(uᵢ) x̃ᵢ = X̃ᵀr,   ∇²L(θ) = X̃ᵀ diag(f''(uᵢ)) X̃,
+//	f'(u; y) = sigmoid(u) − y,   f″(u) = sigmoid(u)(1 − sigmoid(u)),
+//	∇L(θ) = Σᵢ f'(uᵢ) x̃ᵢ = X̃ᵀr,   ∇²L(θ) = X̃ᵀ diag(f″(uᵢ)) X̃,
 //
 // with uᵢ = x̃ᵢᵀθ. log(1 + eᵘ) is evaluated as max(u, 0) + log1p(e^−|u|), which
 // neither overflows nor loses digits.
@@ -47,7 +47,8 @@ type LogisticConfig struct {
 //
 // Symbols: X̃ = [X, 1] with Bias, θ = [w; w₀], r = (f'(uᵢ))ᵢ.
 //
-// A Logistic keeps scratch buffers: it is not safe for concurrent use.
+// A Logistic does not change after NewLogistic: it is safe for concurrent
+// use.
 type Logistic struct {
 	x    *mat.Dense
 	y    []float64
@@ -58,25 +59,20 @@ type Logistic struct {
 	// the losses f(u_L), f(u_H) and the slope a = C/‖x̃ᵢ‖. Nil without
 	// clipping.
 	lo, hi, flo, fhi, slope []float64
-
-	u, r  []float64 // scratch for Hessian: margins uᵢ and curvatures f''(uᵢ)
-	chunk []float64 // scratch for Hessian: rows √f''(uᵢ)·x̃ᵢ
 }
 
 // NewLogistic returns the summed logistic loss on the rows of X with labels
 // y ∈ {0, 1}. It keeps X and y (not copies): do not modify them while the
-// loss is in use. It returns an error if X has no row, if a label is not 0
-// or 1, if X holds a NaN or an infinity, or if cfg.Clip is negative or not
-// finite. It panics if len(y) differs from the number of rows of X.
+// loss is in use. It returns an error if a label is not 0 or 1, if X holds
+// a NaN or an infinity, or if cfg.Clip is negative or not finite. It panics
+// if len(y) differs from the number of rows of X.
 func NewLogistic(X *mat.Dense, y []float64, cfg LogisticConfig) (*Logistic, error) {
 	n, d := X.Dims()
 	if len(y) != n {
 		panic(badShape)
 	}
-	for i, v := range y {
-		if v != 0 && v != 1 {
-			return nil, fmt.Errorf("solvers: logistic label y[%d] = %v, want 0 or 1", i, v)
-		}
+	if err := checkLabels(y); err != nil {
+		return nil, err
 	}
 	if err := checkFiniteMatrix("X", X); err != nil {
 		return nil, err
@@ -84,7 +80,7 @@ func NewLogistic(X *mat.Dense, y []float64, cfg LogisticConfig) (*Logistic, erro
 	if !(cfg.Clip >= 0) || math.IsInf(cfg.Clip, 1) {
 		return nil, fmt.Errorf("solvers: logistic clipping threshold C = %v must be finite and ≥ 0", cfg.Clip)
 	}
-	l := &Logistic{x: X, y: y, d: d, bias: cfg.Bias, u: make([]float64, n), r: make([]float64, n)}
+	l := &Logistic{x: X, y: y, d: d, bias: cfg.Bias}
 	if cfg.Clip > 0 {
 		l.setClip(cfg.Clip)
 	}
@@ -107,11 +103,11 @@ func (l *Logistic) setClip(c float64) {
 		l.slope[i] = a
 		if p := y - a; p > 0 && p < 1 {
 			l.lo[i] = math.Log(p / (1 - p))
-			l.flo[i] = logisticValue(l.lo[i], y)
+			l.flo[i], _ = logisticValueDeriv(l.lo[i], y)
 		}
 		if p := y + a; p > 0 && p < 1 {
 			l.hi[i] = math.Log(p / (1 - p))
-			l.fhi[i] = logisticValue(l.hi[i], y)
+			l.fhi[i], _ = logisticValueDeriv(l.hi[i], y)
 		}
 	}
 }
@@ -141,22 +137,6 @@ func (l *Logistic) Dim() int {
 		return l.d + 1
 	}
 	return l.d
-}
-
-// margins stores uᵢ = x̃ᵢᵀθ in l.u.
-func (l *Logistic) margins(theta []float64) {
-	if len(theta) != l.Dim() {
-		panic(badShape)
-	}
-	raw := l.x.RawMatrix()
-	blas64.Gemv(blas.NoTrans, 1, raw, blas64.Vector{N: l.d, Inc: 1, Data: theta[:l.d]},
-		0, blas64.Vector{N: raw.Rows, Inc: 1, Data: l.u})
-	if l.bias {
-		b := theta[l.d]
-		for i := range l.u {
-			l.u[i] += b
-		}
-	}
 }
 
 // ValueGrad implements Function. It makes one pass over X, computing for
@@ -216,75 +196,79 @@ func (l *Logistic) clippedValueDeriv(i int, u float64) (v, g float64) {
 // hessianChunk is the number of rows per symmetric rank-k update in Hessian.
 const hessianChunk = 256
 
-// Hessian implements Function: X̃ᵀ diag(f”(uᵢ)) X̃, accumulated over blocks of
-// rows √f”(uᵢ)·x̃ᵢ by symmetric rank-k updates. f” = 0 where clipping makes
-// f_C linear.
+// Hessian implements Function: X̃ᵀ diag(f″(uᵢ)) X̃, accumulated over blocks of
+// rows √f″(uᵢ)·x̃ᵢ by symmetric rank-k updates (256-row blocks stay in
+// cache). f″ = 0 where clipping makes f_C linear.
 func (l *Logistic) Hessian(hess *mat.SymDense, theta []float64) {
 	dim := l.Dim()
-	if hess.SymmetricDim() != dim {
+	if len(theta) != dim || hess.SymmetricDim() != dim {
 		panic(badShape)
-	}
-	l.margins(theta)
-	for i, u := range l.u {
-		if l.slope != nil && (u < l.lo[i] || u > l.hi[i]) {
-			l.r[i] = 0
-			continue
-		}
-		l.r[i] = logisticCurvature(u)
-	}
-	if l.chunk == nil {
-		l.chunk = make([]float64, hessianChunk*dim)
 	}
 	h := hess.RawSymmetric()
 	for i := 0; i < h.N; i++ {
 		clear(h.Data[i*h.Stride+i : i*h.Stride+h.N])
 	}
 	raw := l.x.RawMatrix()
+	w := theta[:l.d]
+	var b float64
+	if l.bias {
+		b = theta[l.d]
+	}
+	chunk := make([]float64, min(hessianChunk, raw.Rows)*dim)
 	for start := 0; start < raw.Rows; start += hessianChunk {
 		rows := min(hessianChunk, raw.Rows-start)
 		for k := 0; k < rows; k++ {
 			i := start + k
-			s := math.Sqrt(l.r[i])
-			dst := l.chunk[k*dim : (k+1)*dim]
-			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+l.d] {
-				dst[j] = s * v
+			row := raw.Data[i*raw.Stride : i*raw.Stride+l.d]
+			u := floats.Dot(row, w) + b
+			var s float64
+			if l.slope == nil || (u >= l.lo[i] && u <= l.hi[i]) {
+				s = math.Sqrt(logisticCurvature(u))
 			}
+			dst := chunk[k*dim : (k+1)*dim]
+			floats.ScaleTo(dst[:l.d], s, row)
 			if l.bias {
 				dst[l.d] = s
 			}
 		}
-		blk := blas64.General{Rows: rows, Cols: dim, Stride: dim, Data: l.chunk[:rows*dim]}
+		blk := blas64.General{Rows: rows, Cols: dim, Stride: dim, Data: chunk[:rows*dim]}
 		blas64.Syrk(blas.Trans, 1, blk, 1, h)
 	}
-}
-
-// logisticValue returns f(u; y) = log(1 + eᵘ) − y·u.
-func logisticValue(u, y float64) float64 {
-	v, _ := logisticValueDeriv(u, y)
-	return v
 }
 
 // logisticValueDeriv returns f(u; y) = log(1 + eᵘ) − y·u and f'(u; y) =
 // sigmoid(u) − y for y ∈ {0, 1}, from one exponential e = e^−|u| ≤ 1:
 //
 //	log(1 + eᵘ) − y·u = (max(u, 0) − y·u) + log1p(e)
-//	sigmoid(u) = 1/(1 + e) (u ≥ 0) or e/(1 + e) (u < 0), and 1 − sigmoid(u) likewise,
 //	f'(u; y) = (1 − y)·sigmoid(u) − y·(1 − sigmoid(u)),
 //
 // the last form avoiding the cancellation in sigmoid(u) − 1 for large u.
 func logisticValueDeriv(u, y float64) (v, g float64) {
 	e := math.Exp(-math.Abs(u))
-	inv := 1 / (1 + e)
-	p, q := inv, e*inv // sigmoid(u), 1 − sigmoid(u) for u ≥ 0
-	if u < 0 {
-		p, q = q, p
-	}
+	p, q := sigmoidPair(u, e)
 	// max(u, 0) − y·u is exact for y ∈ {0, 1}; adding log1p(e) last keeps
 	// its digits when the rest cancels to 0.
 	return (math.Max(u, 0) - y*u) + math.Log1p(e), (1-y)*p - y*q
 }
 
-// logisticCurvature returns f”(u) = sigmoid(u)(1 − sigmoid(u)) =
+// logisticDeriv returns f'(u; y) = sigmoid(u) − y as logisticValueDeriv does,
+// without the logarithm.
+func logisticDeriv(u, y float64) float64 {
+	p, q := sigmoidPair(u, math.Exp(-math.Abs(u)))
+	return (1-y)*p - y*q
+}
+
+// sigmoidPair returns sigmoid(u) and 1 − sigmoid(u), each to full relative
+// precision, from e = e^−|u|: 1/(1 + e) and e/(1 + e), swapped for u < 0.
+func sigmoidPair(u, e float64) (p, q float64) {
+	inv := 1 / (1 + e)
+	if u < 0 {
+		return e * inv, inv
+	}
+	return inv, e * inv
+}
+
+// logisticCurvature returns f″(u) = sigmoid(u)(1 − sigmoid(u)) =
 // e/(1 + e)² with e = e^−|u| (the same for u and −u).
 func logisticCurvature(u float64) float64 {
 	e := math.Exp(-math.Abs(u))

@@ -94,7 +94,8 @@ type Result struct {
 	F float64
 	// GradNorm is ‖∇f(X)‖₂, computed from the full gradient at X.
 	GradNorm float64
-	// Iterations counts the major iterations of every stage run.
+	// Iterations counts the major iterations of every stage run, as gonum
+	// counts them (each stage's starting point counts as one).
 	Iterations int
 	// FuncEvals counts evaluations of f; each one also computes ∇f (one
 	// pass over the data), so GradEvals = FuncEvals.
@@ -102,7 +103,8 @@ type Result struct {
 	// HessEvals counts Hessian evaluations (Newton only).
 	HessEvals int
 	// Method names the stages run, joined by "+": "lbfgs",
-	// "lbfgs+newton", "lbfgs+lbfgs", "newton".
+	// "lbfgs+newton", "lbfgs+lbfgs", "newton"; empty when x0 already met
+	// the tolerance.
 	Method string
 	// Converged reports GradNorm ≤ GradTol.
 	Converged bool
@@ -117,6 +119,7 @@ type NotConvergedError struct {
 	Err               error
 }
 
+// Error names the stages run, the gradient norm reached, τ and the cause.
 func (e *NotConvergedError) Error() string {
 	return fmt.Sprintf("solvers: %s stopped at ‖∇f‖₂ = %.6g > τ = %g: %v", e.Method, e.GradNorm, e.GradTol, e.Err)
 }
@@ -149,8 +152,11 @@ func Minimize(f Function, x0 []float64, s *Settings) (Result, error) {
 // *NotConvergedError. If ctx is cancelled it returns ctx.Err() (checked
 // after every evaluation).
 //
-// It returns an error for invalid settings or a non-finite x0 and panics if
-// len(x0) ≠ f.Dim().
+// Ref: [NW06] Alg. 7.5 (L-BFGS two-loop recursion, in gonum), §3.4 (Newton
+// with Hessian modification: gonum adds τI until the Cholesky succeeds).
+//
+// It returns an error for invalid settings, a non-finite x0, or a
+// non-finite f(x0) or ∇f(x0), and panics if len(x0) ≠ f.Dim().
 func MinimizeContext(ctx context.Context, f Function, x0 []float64, s *Settings) (Result, error) {
 	set, err := s.withDefaults()
 	if err != nil {
@@ -164,6 +170,9 @@ func MinimizeContext(ctx context.Context, f Function, x0 []float64, s *Settings)
 	}
 	e := newEvaluator(ctx, f, set.GradTol)
 	e.eval(x0)
+	if math.IsInf(e.bestNorm, 1) || math.IsInf(e.fx, 0) {
+		return Result{}, fmt.Errorf("solvers: f(x0) = %v or its gradient is not finite", e.fx)
+	}
 	res := Result{}
 	var stageErr error
 	for _, st := range stages(set, f.Dim()) {

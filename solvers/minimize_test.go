@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -202,6 +203,9 @@ func TestMinimizeNotConverged(t *testing.T) {
 	}
 	if res.Converged || res.GradNorm != nc.GradNorm || res.GradNorm > 1e-6 {
 		t.Fatalf("result %+v, error %+v", res, nc)
+	}
+	if errors.Unwrap(err) == nil || !strings.Contains(err.Error(), "τ = 1e-300") {
+		t.Fatalf("error %q does not wrap the stage error or name τ", err)
 	}
 }
 

@@ -1,0 +1,218 @@
+package solvers
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dplab/dplab/internal/rngs"
+)
+
+// Optimisers named in DPSGDConfig.Optimizer.
+const (
+	OptimizerAdam = "adam"
+	OptimizerSGD  = "sgd"
+)
+
+// DPSGDConfig configures DPSGD. Zero values mean the defaults stated on the
+// fields; Validate checks it.
+type DPSGDConfig struct {
+	// NoiseMultiplier σ_mult ≥ 0: each step adds N(0, (σ_mult·Clip)² I) to
+	// the sum of clipped per-example gradients. 0 means no noise (the
+	// non-private baseline, then typically with Clip = 0).
+	NoiseMultiplier float64
+	// Clip C ≥ 0: each per-example gradient gᵢ is scaled by
+	// min(1, C/(‖gᵢ‖₂ + 10⁻⁶)) as in Opacus, so ‖clipped gᵢ‖₂ < C.
+	// 0 means no clipping, allowed only without noise.
+	Clip float64
+	// LearningRate η > 0.
+	LearningRate float64
+	// Epochs: the run takes Epochs·ceil(n/ExpectedBatch) steps. Ignored
+	// when Steps > 0.
+	Epochs int
+	// Steps, if > 0, is the number of steps T.
+	Steps int
+	// ExpectedBatch B ≥ 1 sets the sampling rate q = 1/ceil(n/B)
+	// (Opacus: sample_rate = 1/len(data_loader)).
+	ExpectedBatch int
+	// Optimizer is OptimizerAdam ("" means it) or OptimizerSGD.
+	Optimizer string
+	// Bias fits an intercept: features x̃ = [x; 1], intercept last in θ.
+	Bias bool
+}
+
+// Validate returns an error naming the first invalid field.
+func (c DPSGDConfig) Validate() error {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	switch {
+	case !finite(c.NoiseMultiplier) || c.NoiseMultiplier < 0:
+		return fmt.Errorf("solvers: DP-SGD NoiseMultiplier = %v must be finite and ≥ 0", c.NoiseMultiplier)
+	case !finite(c.Clip) || c.Clip < 0:
+		return fmt.Errorf("solvers: DP-SGD Clip = %v must be finite and ≥ 0", c.Clip)
+	case c.NoiseMultiplier > 0 && c.Clip == 0:
+		return fmt.Errorf("solvers: DP-SGD NoiseMultiplier = %v needs Clip > 0 (the noise std is NoiseMultiplier·Clip)", c.NoiseMultiplier)
+	case !finite(c.LearningRate) || c.LearningRate <= 0:
+		return fmt.Errorf("solvers: DP-SGD LearningRate = %v must be finite and > 0", c.LearningRate)
+	case c.Epochs < 0 || c.Steps < 0 || (c.Epochs == 0 && c.Steps == 0):
+		return fmt.Errorf("solvers: DP-SGD needs Epochs > 0 or Steps > 0 (got %d, %d)", c.Epochs, c.Steps)
+	case c.ExpectedBatch < 1:
+		return fmt.Errorf("solvers: DP-SGD ExpectedBatch = %d must be ≥ 1", c.ExpectedBatch)
+	case c.Optimizer != "" && c.Optimizer != OptimizerAdam && c.Optimizer != OptimizerSGD:
+		return fmt.Errorf("solvers: DP-SGD Optimizer = %q, want %q or %q", c.Optimizer, OptimizerAdam, OptimizerSGD)
+	}
+	return nil
+}
+
+// Schedule returns the Poisson sampling rate q and the number of steps T
+// that DPSGD uses on n examples — the values a mechanism must give the
+// accountant (PoissonSampledGaussian{Q: q, NoiseMultiplier} composed T
+// times):
+//
+//	q = 1/ceil(n/B),   T = Steps, or Epochs·ceil(n/B)
+//
+// Ref: shared/research/objpert.md §4 and §6 item 16 (Opacus' DPDataLoader,
+// [RKW23]'s 60 epochs at expected batch 256).
+func (c DPSGDConfig) Schedule(n int) (q float64, steps int, err error) {
+	if err := c.Validate(); err != nil {
+		return 0, 0, err
+	}
+	if n < 1 {
+		return 0, 0, fmt.Errorf("solvers: DP-SGD needs n ≥ 1 examples, got %d", n)
+	}
+	batches := (n + c.ExpectedBatch - 1) / c.ExpectedBatch
+	q = 1 / float64(batches)
+	steps = c.Steps
+	if steps == 0 {
+		steps = c.Epochs * batches
+	}
+	return q, steps, nil
+}
+
+// DPSGDResult is the outcome of DPSGD.
+type DPSGDResult struct {
+	// Theta is the final model [w; w₀] (w₀ with Bias).
+	Theta []float64
+	// SampleRate is q and Steps is T (as Schedule returns them).
+	SampleRate float64
+	Steps      int
+	// Divisor is the expected batch size the noisy sum is divided by:
+	// int(n·q), as Opacus computes it.
+	Divisor float64
+	// Examples is the total of the batch sizes drawn; Clipped counts the
+	// per-example gradients that clipping scaled down.
+	Examples, Clipped int
+}
+
+// ctxCheckSteps is the number of DP-SGD steps between context checks.
+const ctxCheckSteps = 256
+
+// clipSlack is Opacus' 1e-6 in the clipping factor min(1, C/(‖gᵢ‖ + 1e-6))
+// (DPOptimizer.clip_and_accumulate); it also keeps every clipped norm
+// strictly below C despite rounding, so the sensitivity C the accountant
+// assumes holds exactly.
+const clipSlack = 1e-6
+
+// DPSGD trains logistic regression (labels y ∈ {0, 1}) on the rows of X by
+// differentially private stochastic gradient descent. Each step t:
+//
+//	Bₜ    Poisson sample of the rows at rate q (PoissonSampler)
+//	gᵢ   = (sigmoid(x̃ᵢᵀθ) − yᵢ)·x̃ᵢ                       per-example gradient (closed form)
+//	Gₜ   = ( Σ_{i∈Bₜ} gᵢ·min(1, C/(‖gᵢ‖₂ + 10⁻⁶)) + N(0, σ_mult²C² I) ) / int(q·n)
+//	θ    ← Adam or SGD step on Gₜ
+//
+// with ‖gᵢ‖₂ = |sigmoid(x̃ᵢᵀθ) − yᵢ|·‖x̃ᵢ‖₂. An empty batch gives a step on
+// pure noise. The initial θ is LinearInit(d, Bias, ·).
+//
+// Ref: [Abadi16] Alg. 1 (per-example clipping, noise on the sum); [RKW23]
+// §2.2 and §5, shared/research/objpert.md §4 (Poisson sampling, expected
+// batch 256, Adam, division by the expected batch size as Opacus'
+// DPOptimizer does with loss_reduction = "mean"). Symbols: σ_mult =
+// NoiseMultiplier, C = Clip, q = SampleRate.
+// Two details follow Opacus, which [RKW23] used, rather than the formulas
+// in objpert.md §4: the divisor is Opacus' expected_batch_size =
+// int(len(dataset)·sample_rate), an integer (254 instead of q·n = 254.76
+// on Adult), and the clipping factor has Opacus' 10⁻⁶ in its denominator.
+//
+// Randomness: rs.Get("init") for θ₀, rs.Get("sampling") for the batches,
+// rs.Get("noise") for the Gaussian noise, so the same streams give the same
+// bits. ctx is checked every 256 steps; a cancelled run returns ctx.Err().
+//
+// It returns an error for an invalid cfg, labels outside {0, 1} or
+// non-finite X, and panics if len(y) differs from the number of rows of X.
+func DPSGD(ctx context.Context, X *mat.Dense, y []float64, cfg DPSGDConfig, rs rngs.Streams) (DPSGDResult, error) {
+	n, d := X.Dims()
+	if len(y) != n {
+		panic(badShape)
+	}
+	q, steps, err := cfg.Schedule(n)
+	if err != nil {
+		return DPSGDResult{}, err
+	}
+	if err := checkLabels(y); err != nil {
+		return DPSGDResult{}, err
+	}
+	if err := checkFiniteMatrix("X", X); err != nil {
+		return DPSGDResult{}, err
+	}
+	res := DPSGDResult{SampleRate: q, Steps: steps, Divisor: math.Max(1, float64(int(float64(n)*q)))}
+	res.Theta = LinearInit(d, cfg.Bias, rs.Get("init"))
+	sampler, err := NewPoissonSampler(n, q, rs.Get("sampling"))
+	if err != nil {
+		return DPSGDResult{}, err
+	}
+	noise := rs.Get("noise")
+	var opt interface{ Step(theta, grad []float64) } = sgd{lr: cfg.LearningRate}
+	if cfg.Optimizer != OptimizerSGD {
+		opt = NewAdam(len(res.Theta), cfg.LearningRate)
+	}
+	var norms []float64
+	if cfg.Clip > 0 {
+		norms = rowNorms(X, cfg.Bias)
+	}
+	raw := X.RawMatrix()
+	theta := res.Theta
+	w := theta[:d]
+	grad := make([]float64, len(theta))
+	noiseStd := cfg.NoiseMultiplier * cfg.Clip
+	for t := 0; t < steps; t++ {
+		if t%ctxCheckSteps == 0 {
+			if err := ctx.Err(); err != nil {
+				return DPSGDResult{}, err
+			}
+		}
+		var b float64
+		if cfg.Bias {
+			b = theta[d]
+		}
+		clear(grad)
+		var gb float64
+		batch := sampler.Next()
+		res.Examples += len(batch)
+		for _, i := range batch {
+			row := raw.Data[i*raw.Stride : i*raw.Stride+d]
+			r := logisticDeriv(floats.Dot(row, w)+b, y[i])
+			if norms != nil {
+				if f := cfg.Clip / (math.Abs(r)*norms[i] + clipSlack); f < 1 {
+					r *= f
+					res.Clipped++
+				}
+			}
+			floats.AddScaled(grad[:d], r, row)
+			gb += r
+		}
+		if cfg.Bias {
+			grad[d] = gb
+		}
+		if noiseStd > 0 {
+			for j := range grad {
+				grad[j] += noiseStd * noise.NormFloat64()
+			}
+		}
+		floats.Scale(1/res.Divisor, grad)
+		opt.Step(theta, grad)
+	}
+	return res, nil
+}

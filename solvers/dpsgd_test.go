@@ -1,0 +1,355 @@
+package solvers
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/dplab/dplab/internal/rngs"
+)
+
+// chiSquareOK reports whether a χ² statistic with k degrees of freedom is
+// within the central 99.8% of its distribution (a two-sided test at level
+// 0.002; deterministic at the tests' fixed seeds).
+func chiSquareOK(stat float64, k int) bool {
+	p := distuv.ChiSquared{K: float64(k), Src: newTestRand()}.CDF(stat)
+	return p > 0.001 && p < 0.999
+}
+
+func TestPoissonSamplerBatchSize(t *testing.T) {
+	t.Parallel()
+	const n, q, m = 1000, 0.05, 20000
+	s, err := NewPoissonSampler(n, q, newTestRand())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := make([]float64, m)
+	counts := make([]float64, n)
+	seen := make([]int, n)
+	for k := range sizes {
+		b := s.Next()
+		sizes[k] = float64(len(b))
+		for _, i := range b {
+			if i < 0 || i >= n || seen[i] == k+1 {
+				t.Fatalf("batch %d: index %d out of range or repeated", k, i)
+			}
+			seen[i] = k + 1
+			counts[i]++
+		}
+	}
+	mean, variance := stat.MeanVariance(sizes, nil)
+	// Binomial(n, q): mean nq = 50, variance nq(1 − q) = 47.5. Tolerances:
+	// 5 standard errors of the sample mean (√(47.5/m) ≈ 0.049) and of the
+	// sample variance (≈ 47.5·√(2/m) ≈ 0.475, normal approximation).
+	if math.Abs(mean-n*q) > 5*math.Sqrt(n*q*(1-q)/m) {
+		t.Errorf("mean batch size %v, want %v", mean, n*q)
+	}
+	if math.Abs(variance-n*q*(1-q)) > 5*n*q*(1-q)*math.Sqrt(2.0/m) {
+		t.Errorf("batch size variance %v, want %v", variance, n*q*(1-q))
+	}
+	// Each index is included independently in each batch: its count is
+	// Binomial(m, q), so Σ (cᵢ − mq)²/(mq(1 − q)) ~ χ²(n) approximately.
+	var chi float64
+	for _, c := range counts {
+		chi += (c - m*q) * (c - m*q) / (m * q * (1 - q))
+	}
+	if !chiSquareOK(chi, n) {
+		t.Errorf("inclusion counts: χ² = %v with %d degrees of freedom", chi, n)
+	}
+}
+
+// TestPoissonSamplerSubsets checks the joint law: every subset S of 5
+// indices must appear with probability q^|S| (1 − q)^(5 − |S|).
+func TestPoissonSamplerSubsets(t *testing.T) {
+	t.Parallel()
+	const n, q, m = 5, 0.3, 50000
+	s, err := NewPoissonSampler(n, q, newTestRand())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var freq [1 << n]float64
+	for range m {
+		mask := 0
+		for _, i := range s.Next() {
+			mask |= 1 << i
+		}
+		freq[mask]++
+	}
+	var chi float64
+	for mask, f := range freq {
+		k := 0
+		for i := range n {
+			k += mask >> i & 1
+		}
+		e := m * math.Pow(q, float64(k)) * math.Pow(1-q, float64(n-k))
+		chi += (f - e) * (f - e) / e
+	}
+	if !chiSquareOK(chi, 1<<n-1) {
+		t.Fatalf("subset frequencies: χ² = %v with %d degrees of freedom", chi, 1<<n-1)
+	}
+}
+
+func TestPoissonSamplerErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		n int
+		q float64
+	}{{0, 0.5}, {10, 0}, {10, 1.5}, {10, math.NaN()}} {
+		if _, err := NewPoissonSampler(tc.n, tc.q, newTestRand()); err == nil {
+			t.Errorf("n = %d, q = %v: no error", tc.n, tc.q)
+		}
+	}
+	s, _ := NewPoissonSampler(7, 1, newTestRand())
+	if b := slices.Sorted(slices.Values(s.Next())); !slices.Equal(b, []int{0, 1, 2, 3, 4, 5, 6}) {
+		t.Fatalf("q = 1: batch %v, want every index", b)
+	}
+}
+
+// TestAdam compares three steps with [KB15] Algorithm 1 written out:
+// m̂ = m/(1 − β₁ᵗ), v̂ = v/(1 − β₂ᵗ), θ ← θ − η m̂/(√v̂ + ε).
+func TestAdam(t *testing.T) {
+	t.Parallel()
+	const lr, b1, b2, eps = 0.1, 0.9, 0.999, 1e-8
+	a := NewAdam(2, lr)
+	theta := []float64{1, -3}
+	want := slices.Clone(theta)
+	m, v := make([]float64, 2), make([]float64, 2)
+	for step, g := range [][]float64{{1, 1e-9}, {-2, 0}, {0.5, 3}} {
+		a.Step(theta, g)
+		tt := float64(step + 1)
+		for i := range g {
+			m[i] = b1*m[i] + (1-b1)*g[i]
+			v[i] = b2*v[i] + (1-b2)*g[i]*g[i]
+			mh, vh := m[i]/(1-math.Pow(b1, tt)), v[i]/(1-math.Pow(b2, tt))
+			want[i] -= lr * mh / (math.Sqrt(vh) + eps)
+		}
+		// Tolerance: the two forms differ only in rounding (~1e-16).
+		if d := maxAbsDiff(theta, want); d > 1e-14 {
+			t.Fatalf("step %d: θ = %v, want %v", step+1, theta, want)
+		}
+	}
+}
+
+func TestLinearInit(t *testing.T) {
+	t.Parallel()
+	const d = 20000
+	theta := LinearInit(d, true, newTestRand())
+	if len(theta) != d+1 {
+		t.Fatalf("len = %d, want %d", len(theta), d+1)
+	}
+	bound := 1 / math.Sqrt(d)
+	for _, v := range theta {
+		if math.Abs(v) > bound {
+			t.Fatalf("%v outside ±%v", v, bound)
+		}
+	}
+	// U(−b, b): mean 0, variance b²/3. Tolerances: 5 standard errors
+	// (b/√(3N) for the mean, ≈ (b²/3)·√(0.8/N) for the variance, using the
+	// uniform's excess kurtosis −1.2).
+	mean, variance := stat.MeanVariance(theta, nil)
+	nn := float64(len(theta))
+	if math.Abs(mean) > 5*bound/math.Sqrt(3*nn) || math.Abs(variance-bound*bound/3) > 5*bound*bound/3*math.Sqrt(0.8/nn) {
+		t.Fatalf("mean %v, variance %v; want 0, %v", mean, variance, bound*bound/3)
+	}
+}
+
+func TestDPSGDSchedule(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		n, batch, epochs, steps int
+		q                       float64
+		wantSteps               int
+	}{
+		// Adult in [RKW23]: ceil(36176/256) = 142 batches, 60 epochs.
+		{36176, 256, 60, 0, 1.0 / 142, 8520},
+		{256, 256, 3, 0, 1, 3},
+		{257, 256, 3, 0, 0.5, 6},
+		{1000, 10, 5, 17, 0.01, 17}, // Steps overrides Epochs
+	}
+	for _, tc := range tests {
+		cfg := DPSGDConfig{LearningRate: 0.1, ExpectedBatch: tc.batch, Epochs: tc.epochs, Steps: tc.steps}
+		q, steps, err := cfg.Schedule(tc.n)
+		if err != nil || q != tc.q || steps != tc.wantSteps {
+			t.Errorf("n = %d, B = %d: q, T = %v, %d (%v); want %v, %d", tc.n, tc.batch, q, steps, err, tc.q, tc.wantSteps)
+		}
+	}
+}
+
+func TestDPSGDConfigErrors(t *testing.T) {
+	t.Parallel()
+	ok := DPSGDConfig{NoiseMultiplier: 1, Clip: 1, LearningRate: 0.1, Epochs: 1, ExpectedBatch: 8}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, mod := range []func(*DPSGDConfig){
+		func(c *DPSGDConfig) { c.NoiseMultiplier = -1 },
+		func(c *DPSGDConfig) { c.NoiseMultiplier = math.NaN() },
+		func(c *DPSGDConfig) { c.Clip = 0 },
+		func(c *DPSGDConfig) { c.Clip = math.Inf(1) },
+		func(c *DPSGDConfig) { c.LearningRate = 0 },
+		func(c *DPSGDConfig) { c.Epochs = 0 },
+		func(c *DPSGDConfig) { c.Steps = -1 },
+		func(c *DPSGDConfig) { c.ExpectedBatch = 0 },
+		func(c *DPSGDConfig) { c.Optimizer = "rmsprop" },
+	} {
+		c := ok
+		mod(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("%+v: no error", c)
+		}
+	}
+	x := mat.NewDense(2, 1, []float64{1, 2})
+	if _, err := DPSGD(context.Background(), x, []float64{0, 2}, ok, rngs.New(rngs.Derive("t"))); err == nil {
+		t.Error("label 2: no error")
+	}
+}
+
+// TestDPSGDNoiseScale: with all-zero features the weight gradients are pure
+// noise, so after T SGD steps of rate η each weight has moved by
+// −η Σₜ σ_mult·C·zₜ/int(q·n) with zₜ ~ N(0, 1): variance T(ησ_mult C/int(qn))².
+func TestDPSGDNoiseScale(t *testing.T) {
+	t.Parallel()
+	const n, d, steps = 100, 5000, 10
+	cfg := DPSGDConfig{NoiseMultiplier: 2, Clip: 1.5, LearningRate: 0.5, Steps: steps, ExpectedBatch: 10,
+		Optimizer: OptimizerSGD, Bias: true}
+	y := make([]float64, n)
+	for i := range y {
+		y[i] = float64(i % 2)
+	}
+	seed := rngs.Derive("noise scale")
+	res, err := DPSGD(context.Background(), mat.NewDense(n, d, nil), y, cfg, rngs.New(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Divisor != 10 || res.SampleRate != 0.1 || res.Clipped != 0 {
+		t.Fatalf("divisor %v, q %v, clipped %d; want 10, 0.1, 0", res.Divisor, res.SampleRate, res.Clipped)
+	}
+	theta0 := LinearInit(d, true, rngs.New(seed).Get("init"))
+	moves := make([]float64, d)
+	floats.SubTo(moves, res.Theta[:d], theta0[:d])
+	want := steps * math.Pow(cfg.LearningRate*cfg.NoiseMultiplier*cfg.Clip/res.Divisor, 2)
+	_, variance := stat.MeanVariance(moves, nil)
+	// Tolerance: 5 standard errors of a normal sample variance, √(2/d).
+	if math.Abs(variance/want-1) > 5*math.Sqrt(2.0/d) {
+		t.Fatalf("weight noise variance %v, want %v", variance, want)
+	}
+}
+
+// TestDPSGDClipping: one full-batch (q = 1) SGD step with rate 1 and no
+// noise moves θ by −Σᵢ gᵢ·min(1, C/(‖gᵢ‖ + 10⁻⁶))/n (Opacus' factor), and
+// every clipped gradient has norm < C.
+func TestDPSGDClipping(t *testing.T) {
+	t.Parallel()
+	x := mat.NewDense(3, 2, []float64{10, 0, 0.1, 0.2, -3, 4})
+	y := []float64{1, 0, 1}
+	cfg := DPSGDConfig{Clip: 0.5, LearningRate: 1, Steps: 1, ExpectedBatch: 3, Optimizer: OptimizerSGD, Bias: true}
+	seed := rngs.Derive("clipping")
+	res, err := DPSGD(context.Background(), x, y, cfg, rngs.New(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := LinearInit(2, true, rngs.New(seed).Get("init"))
+	want := slices.Clone(theta)
+	clipped := 0
+	for i := 0; i < 3; i++ {
+		xt := []float64{x.At(i, 0), x.At(i, 1), 1}
+		g := make([]float64, 3)
+		floats.AddScaled(g, 1/(1+math.Exp(-floats.Dot(xt, theta)))-y[i], xt)
+		if f := cfg.Clip / (floats.Norm(g, 2) + 1e-6); f < 1 {
+			floats.Scale(f, g)
+			clipped++
+			if floats.Norm(g, 2) >= cfg.Clip {
+				t.Fatalf("clipped norm %v ≥ C", floats.Norm(g, 2))
+			}
+		}
+		floats.AddScaled(want, -1.0/3, g)
+	}
+	// Tolerance: rounding of three O(1) terms.
+	if d := maxAbsDiff(res.Theta, want); d > 1e-15 || res.Clipped != clipped || clipped == 0 {
+		t.Fatalf("θ = %v (clipped %d), want %v (clipped %d)", res.Theta, res.Clipped, want, clipped)
+	}
+}
+
+func TestDPSGDDeterministic(t *testing.T) {
+	t.Parallel()
+	x, y := logisticData(newTestRand(), 300, 4, 2)
+	cfg := DPSGDConfig{NoiseMultiplier: 1.1, Clip: 1, LearningRate: 0.05, Epochs: 3, ExpectedBatch: 32, Bias: true}
+	run := func(seed string) []float64 {
+		res, err := DPSGD(context.Background(), x, y, cfg, rngs.New(rngs.Derive(seed)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Theta
+	}
+	a, b, c := run("s"), run("s"), run("other")
+	if !slices.Equal(a, b) {
+		t.Fatalf("same streams, different bits: %v vs %v", a, b)
+	}
+	if slices.Equal(a, c) {
+		t.Fatal("different seeds gave the same model")
+	}
+}
+
+func TestDPSGDCancelled(t *testing.T) {
+	t.Parallel()
+	x, y := logisticData(newTestRand(), 50, 2, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cfg := DPSGDConfig{LearningRate: 0.1, Epochs: 1000, ExpectedBatch: 5}
+	if _, err := DPSGD(ctx, x, y, cfg, rngs.New(rngs.Derive("c"))); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+}
+
+// TestDPSGDNonPrivate: without noise or clipping and with enough epochs,
+// the loop reaches the training accuracy and (nearly) the loss of the exact
+// non-private minimiser.
+func TestDPSGDNonPrivate(t *testing.T) {
+	t.Parallel()
+	x, y := logisticData(newTestRand(), 2000, 5, 4)
+	loss, err := NewLogistic(x, y, LogisticConfig{Bias: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, err := Minimize(Objective{Loss: loss}, make([]float64, 6), &Settings{GradTol: 1e-8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, optimizer := range []string{OptimizerAdam, OptimizerSGD} {
+		lr := map[string]float64{OptimizerAdam: 0.02, OptimizerSGD: 0.5}[optimizer]
+		cfg := DPSGDConfig{LearningRate: lr, Epochs: 40, ExpectedBatch: 64, Optimizer: optimizer, Bias: true}
+		res, err := DPSGD(context.Background(), x, y, cfg, rngs.New(rngs.Derive("np")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Tolerances: SGD noise from sampling leaves the iterate in a
+		// neighbourhood of the optimum: within 0.5% of the optimal summed
+		// loss and 1 percentage point of its training accuracy.
+		if got, best := loss.ValueGrad(nil, res.Theta), opt.F; got > best*1.005 {
+			t.Errorf("%s: loss %v, optimum %v", optimizer, got, best)
+		}
+		if a, b := accuracy(x, y, res.Theta), accuracy(x, y, opt.X); a < b-0.01 {
+			t.Errorf("%s: accuracy %v, optimum's %v", optimizer, a, b)
+		}
+	}
+}
+
+// accuracy is the fraction of rows with [x̃ᵀθ > 0] = y (θ with bias).
+func accuracy(x *mat.Dense, y, theta []float64) float64 {
+	n, d := x.Dims()
+	var hit float64
+	for i := 0; i < n; i++ {
+		u := floats.Dot(x.RawRowView(i), theta[:d]) + theta[d]
+		if (u > 0) == (y[i] == 1) {
+			hit++
+		}
+	}
+	return hit / float64(n)
+}

@@ -1,0 +1,59 @@
+package solvers
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// PoissonSampler draws Poisson-subsampled batches of the indices 0, …, n−1:
+// each index joins a batch independently with probability q, the sampling
+// that the subsampled-Gaussian accountant assumes ([Abadi16] §3.1 "lots",
+// [MTZ19]; Opacus' DPDataLoader).
+//
+// A batch is drawn in two steps with the same distribution: its size
+// B ~ Binomial(n, q) (the number of successes of n independent Bernoulli(q)
+// trials), then B distinct indices uniformly at random — given its size, a
+// Poisson sample is a uniform subset. The indices come from a partial
+// Fisher–Yates shuffle of a persistent permutation ([Knuth2] §3.4.2,
+// Algorithm P stopped after B swaps), which yields a uniform random B-subset
+// whatever the permutation's current order. Cost O(B) per batch, not n
+// uniforms.
+type PoissonSampler struct {
+	q    float64
+	r    *rand.Rand
+	bin  distuv.Binomial
+	perm []int
+}
+
+// NewPoissonSampler returns a sampler of batches of [0, n) at rate q that
+// draws from r. It returns an error unless n ≥ 1 and 0 < q ≤ 1.
+func NewPoissonSampler(n int, q float64, r *rand.Rand) (*PoissonSampler, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("solvers: Poisson sampler needs n ≥ 1 examples, got %d", n)
+	}
+	if !(q > 0 && q <= 1) {
+		return nil, fmt.Errorf("solvers: Poisson sampling rate q = %v must be in (0, 1]", q)
+	}
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	return &PoissonSampler{q: q, r: r, bin: distuv.Binomial{N: float64(n), P: q, Src: r}, perm: perm}, nil
+}
+
+// Next returns the next batch, in random order. The slice is valid until
+// the next call; the batch may be empty.
+func (s *PoissonSampler) Next() []int {
+	n := len(s.perm)
+	b := n
+	if s.q < 1 {
+		b = int(s.bin.Rand())
+	}
+	for j := 0; j < b; j++ {
+		k := j + s.r.IntN(n-j)
+		s.perm[j], s.perm[k] = s.perm[k], s.perm[j]
+	}
+	return s.perm[:b]
+}
