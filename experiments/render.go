@@ -30,6 +30,9 @@ func Render(s *Spec, dir string, log io.Writer) ([]string, error) {
 		return nil, err
 	}
 	v := newView(s, recs)
+	if len(s.Curves) > 0 {
+		v.curves = evalCurves(s)
+	}
 	var out []string
 	var buf bytes.Buffer
 	if err := results.WriteSummaryCSV(&buf, v.ordered()); err != nil {
@@ -40,6 +43,13 @@ func Render(s *Spec, dir string, log io.Writer) ([]string, error) {
 		return nil, err
 	}
 	out = append(out, path)
+	if len(s.Curves) > 0 {
+		path := filepath.Join(dir, CurvesFile)
+		if err := results.WriteFileAtomic(path, v.curvesCSV()); err != nil {
+			return out, err
+		}
+		out = append(out, path)
+	}
 	if len(s.Figures) > 0 {
 		if err := os.MkdirAll(filepath.Join(dir, "figures"), 0o755); err != nil {
 			return out, err
@@ -47,6 +57,9 @@ func Render(s *Spec, dir string, log io.Writer) ([]string, error) {
 	}
 	for i := range s.Figures {
 		fig := v.figure(&s.Figures[i])
+		if s.Figures[i].Kind == "curves" {
+			fig = v.curveFigure(&s.Figures[i])
+		}
 		paths, err := plotting.Write(fig, filepath.Join(dir, "figures"), s.Figures[i].Formats...)
 		out = append(out, paths...)
 		if err != nil {
@@ -59,7 +72,11 @@ func Render(s *Spec, dir string, log io.Writer) ([]string, error) {
 		}
 	}
 	for i := range s.Tables {
-		for _, tab := range v.tables(&s.Tables[i]) {
+		tabs := v.tables(&s.Tables[i])
+		if s.Tables[i].Kind == "curves" {
+			tabs = v.curveTables(&s.Tables[i])
+		}
+		for _, tab := range tabs {
 			paths, err := plotting.WriteTable(tab, filepath.Join(dir, "tables"), s.Tables[i].Formats...)
 			out = append(out, paths...)
 			if err != nil {
@@ -77,6 +94,7 @@ type view struct {
 	agg     map[string]results.Cell // by cell key
 	skipped map[string]string       // dataset label -> reason
 	over    map[string][]float64    // label -> ε values whose spent ε exceeded the target
+	curves  [][]CurvePoint          // evaluated [[curve]] blocks, in spec order
 }
 
 func newView(s *Spec, recs []results.Record) *view {
@@ -169,7 +187,7 @@ func centerBand(st results.Stat, center, band string) (y, lo, hi float64) {
 func (v *view) figure(f *FigureSpec) *plotting.Figure {
 	s := v.spec
 	m, _ := lookupMetric(f.Metric)
-	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: true, LogY: f.LogY, Columns: f.Columns}
+	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: f.LogX == nil || *f.LogX, LogY: f.LogY, Columns: f.Columns}
 	if f.XLabel != "" {
 		fig.XLabel = f.XLabel
 	}

@@ -32,6 +32,7 @@ type Spec struct {
 	Mechanisms  []MechanismSpec `toml:"mechanism"`
 	Figures     []FigureSpec    `toml:"figure"`
 	Tables      []TableSpec     `toml:"table"`
+	Curves      []CurveSpec     `toml:"curve"` // analytic curves (no trials)
 	Quick       *QuickSpec      `toml:"quick"`
 
 	// File is the path the spec was read from; Source its bytes and SHA256
@@ -116,9 +117,15 @@ type TuningSpec struct {
 	Sample string `toml:"sample"`
 }
 
-// FigureSpec is one [[figure]] block: metric versus ε, one panel per dataset.
+// FigureSpec is one [[figure]] block: a metric versus ε with one panel per
+// dataset (kind "epsilon", the default), or analytic curves with one panel per
+// curve panel (kind "curves").
 type FigureSpec struct {
 	Name       string   `toml:"name"`
+	Kind       string   `toml:"kind"`   // "epsilon" (default) or "curves"
+	Curves     []string `toml:"curves"` // kind "curves": curve labels; default all
+	Panels     []string `toml:"panels"` // kind "curves": panels to draw, in order; default all
+	LogX       *bool    `toml:"log_x"`  // default true for "epsilon", false for "curves"
 	Title      string   `toml:"title"`
 	Metric     string   `toml:"metric"`
 	Datasets   []string `toml:"datasets"`   // labels; default all
@@ -134,9 +141,11 @@ type FigureSpec struct {
 }
 
 // TableSpec is one [[table]] block: rows ε (or datasets), columns methods,
-// cells mean ± CI half-width.
+// cells mean ± CI half-width; or (kind "curves") rows x, columns curve labels,
+// cells the curves' values, one table per panel.
 type TableSpec struct {
 	Name       string    `toml:"name"`
+	Kind       string    `toml:"kind"` // "epsilon" (default) or "curves"
 	Title      string    `toml:"title"`
 	Metric     string    `toml:"metric"`
 	Rows       string    `toml:"rows"`       // "epsilon" (default: one table per dataset) or "dataset"
@@ -175,7 +184,7 @@ func (r *RawTable) UnmarshalTOML(raw any) error {
 // above (UnmarshalTOML), not by the TOML decoder's struct walk; their
 // sub-keys are checked later, against the registries.
 var customDecoded = []string{"epsilon", "delta", "dataset.params", "mechanism.params",
-	"mechanism.tuning.candidates", "quick.epsilon", "quick.params", "quick.dataset_params"}
+	"mechanism.tuning.candidates", "quick.epsilon", "quick.params", "quick.dataset_params", "curve.params"}
 
 // Load reads and strictly decodes a spec file, then validates it. Every
 // error is a *SpecError naming the file, the line when known and the key.

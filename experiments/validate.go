@@ -26,6 +26,56 @@ func (s *Spec) Validate() error {
 	if s.Seed < 0 {
 		return s.errAt("seed", k.line("seed"), "seed must be ≥ 0, got %d", s.Seed)
 	}
+	if s.trialsSpec() {
+		if err := s.validateTrialsHeader(); err != nil {
+			return err
+		}
+	}
+	curveLabels := map[string]bool{}
+	for i := range s.Curves {
+		if err := s.validateCurve(i, curveLabels); err != nil {
+			return err
+		}
+	}
+	labels := map[string]bool{}
+	for i := range s.Datasets {
+		if err := s.validateDataset(i, labels); err != nil {
+			return err
+		}
+	}
+	labels = map[string]bool{}
+	for i := range s.Mechanisms {
+		if err := s.validateMechanism(i, labels); err != nil {
+			return err
+		}
+	}
+	for _, m := range s.Metrics {
+		if _, ok := lookupMetric(m); !ok {
+			return s.errAt("metrics", k.line("metrics"), "unknown metric %q (known: %s)", m, metricNames())
+		}
+	}
+	for i := range s.Figures {
+		if err := s.validateFigure(i); err != nil {
+			return err
+		}
+	}
+	for i := range s.Tables {
+		if err := s.validateTable(i); err != nil {
+			return err
+		}
+	}
+	return s.validateQuick()
+}
+
+// trialsSpec reports whether the spec runs trials (it has datasets or
+// mechanisms, or no curves at all).
+func (s *Spec) trialsSpec() bool {
+	return len(s.Datasets) > 0 || len(s.Mechanisms) > 0 || len(s.Curves) == 0
+}
+
+// validateTrialsHeader checks the top-level keys a spec with trials needs.
+func (s *Spec) validateTrialsHeader() error {
+	k := s.keys
 	if s.Trials < 1 {
 		return s.errAt("trials", k.line("trials"), "trials must be ≥ 1, got %d", s.Trials)
 	}
@@ -55,37 +105,7 @@ func (s *Spec) Validate() error {
 	if len(s.Mechanisms) == 0 {
 		return s.errAt("mechanism", 0, "at least one [[mechanism]] is required")
 	}
-	tasks := map[datasets.Task]bool{}
-	labels := map[string]bool{}
-	for i := range s.Datasets {
-		if err := s.validateDataset(i, labels); err != nil {
-			return err
-		}
-		e, _ := datasets.Lookup(s.Datasets[i].Name)
-		tasks[e.Info.Task] = true
-	}
-	labels = map[string]bool{}
-	for i := range s.Mechanisms {
-		if err := s.validateMechanism(i, labels); err != nil {
-			return err
-		}
-	}
-	for _, m := range s.Metrics {
-		if _, ok := lookupMetric(m); !ok {
-			return s.errAt("metrics", k.line("metrics"), "unknown metric %q (known: %s)", m, metricNames())
-		}
-	}
-	for i := range s.Figures {
-		if err := s.validateFigure(i); err != nil {
-			return err
-		}
-	}
-	for i := range s.Tables {
-		if err := s.validateTable(i); err != nil {
-			return err
-		}
-	}
-	return s.validateQuick()
+	return nil
 }
 
 func metricNames() string {
@@ -230,6 +250,22 @@ func (s *Spec) validateFigure(i int) error {
 	if f.Name == "" {
 		return s.errIn("figure", i, "name", "a figure needs a name (its file stem)")
 	}
+	if len(f.Formats) == 0 {
+		f.Formats = plotting.Formats
+	}
+	for _, fm := range f.Formats {
+		if !slices.Contains(plotting.Formats, fm) {
+			return s.errIn("figure", i, "formats", "figure format %q: want png or svg", fm)
+		}
+	}
+	switch f.Kind {
+	case "curves":
+		return s.checkCurveRefs("figure", i, f.Curves, f.Panels, f.Metric)
+	case "", "epsilon":
+		f.Kind = "epsilon"
+	default:
+		return s.errIn("figure", i, "kind", "figure kind %q: want epsilon or curves", f.Kind)
+	}
 	if err := s.checkMetric("figure", i, f.Metric); err != nil {
 		return err
 	}
@@ -245,16 +281,27 @@ func (s *Spec) validateFigure(i int) error {
 	if f.Center != "mean" && f.Center != "median" {
 		return s.errIn("figure", i, "center", "center %q: want mean or median", f.Center)
 	}
-	if len(f.Formats) == 0 {
-		f.Formats = plotting.Formats
+	return s.checkLabels("figure", i, f.Datasets, f.Mechanisms)
+}
+
+// checkCurveRefs checks that a curves figure or table names existing curve
+// labels and panels, and has no metric.
+func (s *Spec) checkCurveRefs(block string, i int, curves, panels []string, metric string) error {
+	if metric != "" {
+		return s.errIn(block, i, "metric", "a curves %s has no metric (its values are the curves')", block)
 	}
-	for _, fm := range f.Formats {
-		if !slices.Contains(plotting.Formats, fm) {
-			return s.errIn("figure", i, "formats", "figure format %q: want png or svg", fm)
+	if len(s.Curves) == 0 {
+		return s.errIn(block, i, "kind", "kind = \"curves\" needs [[curve]] blocks")
+	}
+	for _, l := range curves {
+		if !slices.ContainsFunc(s.Curves, func(c CurveSpec) bool { return c.Label == l }) {
+			return s.errIn(block, i, "curves", "no curve labelled %q", l)
 		}
 	}
-	if err := s.checkLabels("figure", i, f.Datasets, f.Mechanisms); err != nil {
-		return err
+	for _, p := range panels {
+		if !slices.ContainsFunc(s.Curves, func(c CurveSpec) bool { return c.Panel == p }) {
+			return s.errIn(block, i, "panels", "no curve in panel %q", p)
+		}
 	}
 	return nil
 }
@@ -263,6 +310,22 @@ func (s *Spec) validateTable(i int) error {
 	t := &s.Tables[i]
 	if t.Name == "" {
 		return s.errIn("table", i, "name", "a table needs a name (its file stem)")
+	}
+	if len(t.Formats) == 0 {
+		t.Formats = plotting.TableFormats
+	}
+	for _, fm := range t.Formats {
+		if !slices.Contains(plotting.TableFormats, fm) {
+			return s.errIn("table", i, "formats", "table format %q: want md, tex or csv", fm)
+		}
+	}
+	switch t.Kind {
+	case "curves":
+		return s.checkCurveRefs("table", i, nil, nil, t.Metric)
+	case "", "epsilon":
+		t.Kind = "epsilon"
+	default:
+		return s.errIn("table", i, "kind", "table kind %q: want epsilon or curves", t.Kind)
 	}
 	if err := s.checkMetric("table", i, t.Metric); err != nil {
 		return err
@@ -275,14 +338,6 @@ func (s *Spec) validateTable(i int) error {
 	}
 	if t.Rows == "dataset" && len(t.Epsilon) != 1 {
 		return s.errIn("table", i, "epsilon", "a table with rows = \"dataset\" shows one ε: set epsilon = [value]")
-	}
-	if len(t.Formats) == 0 {
-		t.Formats = plotting.TableFormats
-	}
-	for _, fm := range t.Formats {
-		if !slices.Contains(plotting.TableFormats, fm) {
-			return s.errIn("table", i, "formats", "table format %q: want md, tex or csv", fm)
-		}
 	}
 	return s.checkLabels("table", i, t.Datasets, t.Mechanisms)
 }
