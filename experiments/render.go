@@ -72,9 +72,14 @@ func Render(s *Spec, dir string, log io.Writer) ([]string, error) {
 		}
 	}
 	for i := range s.Tables {
-		tabs := v.tables(&s.Tables[i])
-		if s.Tables[i].Kind == "curves" {
+		var tabs []*plotting.Table
+		switch s.Tables[i].Kind {
+		case "curves":
 			tabs = v.curveTables(&s.Tables[i])
+		case "privacy":
+			tabs = v.privacyTables(&s.Tables[i])
+		default:
+			tabs = v.tables(&s.Tables[i])
 		}
 		for _, tab := range tabs {
 			paths, err := plotting.WriteTable(tab, filepath.Join(dir, "tables"), s.Tables[i].Formats...)
@@ -91,14 +96,16 @@ func Render(s *Spec, dir string, log io.Writer) ([]string, error) {
 type view struct {
 	spec    *Spec
 	cells   []Cell
-	agg     map[string]results.Cell // by cell key
-	skipped map[string]string       // dataset label -> reason
-	over    map[string][]float64    // label -> ε values whose spent ε exceeded the target
-	curves  [][]CurvePoint          // evaluated [[curve]] blocks, in spec order
+	agg     map[string]results.Cell   // by cell key
+	skipped map[string]string         // dataset label -> reason
+	over    map[string][]float64      // label -> ε values whose spent ε exceeded the target
+	curves  [][]CurvePoint            // evaluated [[curve]] blocks, in spec order
+	ledgers map[string]*ledgerSummary // by cell key, for privacy tables
 }
 
 func newView(s *Spec, recs []results.Record) *view {
-	v := &view{spec: s, cells: s.Expand(), agg: map[string]results.Cell{}, skipped: map[string]string{}, over: map[string][]float64{}}
+	v := &view{spec: s, cells: s.Expand(), agg: map[string]results.Cell{}, skipped: map[string]string{}, over: map[string][]float64{},
+		ledgers: map[string]*ledgerSummary{}}
 	keys := cellKeys(v.cells)
 	var current []results.Record
 	for _, r := range recs {
@@ -107,6 +114,9 @@ func newView(s *Spec, recs []results.Record) *view {
 		}
 		if r.Status == results.StatusSkipped {
 			v.skipped[r.Dataset] = r.Error
+		}
+		if r.Status == results.StatusOK {
+			v.addLedger(&r)
 		}
 		current = append(current, r)
 	}

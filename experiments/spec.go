@@ -142,10 +142,12 @@ type FigureSpec struct {
 
 // TableSpec is one [[table]] block: rows ε (or datasets), columns methods,
 // cells mean ± CI half-width; or (kind "curves") rows x, columns curve labels,
-// cells the curves' values, one table per panel.
+// cells the curves' values, one table per panel; or (kind "privacy") the
+// calibration table: per dataset, one row per (mechanism, ε) with ε target,
+// ε spent, δ, α*, the noise parameters and the ε of each ledger component.
 type TableSpec struct {
 	Name       string    `toml:"name"`
-	Kind       string    `toml:"kind"` // "epsilon" (default) or "curves"
+	Kind       string    `toml:"kind"` // "epsilon" (default), "curves" or "privacy" (the calibration table)
 	Title      string    `toml:"title"`
 	Metric     string    `toml:"metric"`
 	Rows       string    `toml:"rows"`       // "epsilon" (default: one table per dataset) or "dataset"

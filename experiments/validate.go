@@ -322,10 +322,15 @@ func (s *Spec) validateTable(i int) error {
 	switch t.Kind {
 	case "curves":
 		return s.checkCurveRefs("table", i, nil, nil, t.Metric)
+	case "privacy":
+		if t.Metric != "" {
+			return s.errIn("table", i, "metric", "a privacy table has no metric")
+		}
+		return s.checkLabels("table", i, t.Datasets, t.Mechanisms)
 	case "", "epsilon":
 		t.Kind = "epsilon"
 	default:
-		return s.errIn("table", i, "kind", "table kind %q: want epsilon or curves", t.Kind)
+		return s.errIn("table", i, "kind", "table kind %q: want epsilon, curves or privacy", t.Kind)
 	}
 	if err := s.checkMetric("table", i, t.Metric); err != nil {
 		return err
