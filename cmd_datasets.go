@@ -92,7 +92,10 @@ func cmdDatasets(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // multiFlag collects a repeatable string flag.
 type multiFlag []string
 
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+// String implements flag.Value.
+func (m *multiFlag) String() string { return strings.Join(*m, ",") }
+
+// Set implements flag.Value: each use appends.
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 // lookup resolves the named datasets, or all of them when names is empty.

@@ -87,6 +87,9 @@ func loadAdult(dir string, p AdultParams) (*Loaded, error) {
 			return nil, err
 		}
 	}
+	if len(a.y) == 0 {
+		return nil, errors.New("dataset adult: no complete row in adult.data and adult.test")
+	}
 	return &Loaded{All: a.dataset()}, nil
 }
 
@@ -118,7 +121,7 @@ func (a *adultRows) read(dir, rel string, dropLast bool) error {
 		if err != nil {
 			return fmt.Errorf("dataset adult: %w", err)
 		}
-		if fields[0][0] == '|' {
+		if len(fields[0]) > 0 && fields[0][0] == '|' {
 			continue
 		}
 		if len(fields) != len(adultColumns) {

@@ -91,7 +91,10 @@ func loadCrime(dir string, _ NoParams) (*Loaded, error) {
 			features = append(features, j)
 		}
 	}
-	all := selectColumns("crime", t, features, col("ViolentCrimesPerPop"), nil)
+	all, err := selectColumns("crime", t, features, col("ViolentCrimesPerPop"), nil)
+	if err != nil {
+		return nil, err
+	}
 	mean, sd := columnMoments(all, 1) // pandas Series.std(): ddof = 1
 	standardize(all, mean, sd)
 	z := col("racepctblack")
@@ -100,6 +103,9 @@ func loadCrime(dir string, _ NoParams) (*Loaded, error) {
 		if t.Data[i*t.Cols+z] >= crimeThreshold {
 			keep = append(keep, i)
 		}
+	}
+	if len(keep) == 0 {
+		return nil, t.errorf("crime", "no row with racepctblack ≥ %v", crimeThreshold)
 	}
 	return &Loaded{All: all.Subset(keep)}, nil
 }
@@ -145,7 +151,7 @@ func readCrimeTable(dir, rel string, names []string) (*Table, error) {
 		return nil, err
 	}
 	defer f.Close()
-	t := &Table{Names: names, Cols: len(names)}
+	t := &Table{Path: f.Path, Names: names, Cols: len(names)}
 	rec := newRecords(f, f.Path, ',')
 	for {
 		fields, err := rec.next()

@@ -25,10 +25,17 @@ type CSVOptions struct {
 
 // Table is a dense numeric table read from delimited text.
 type Table struct {
+	Path  string    // the file read, for errors
 	Names []string  // column names: the header, or nil for a headerless file
 	Rows  int       // data rows
 	Cols  int       // columns
 	Data  []float64 // row-major, Rows × Cols; NaN marks a Missing cell
+}
+
+// errorf returns the *FileError of a problem with the table's content,
+// wrapped with the dataset name.
+func (t *Table) errorf(dataset, format string, args ...any) error {
+	return fmt.Errorf("dataset %s: %w", dataset, &FileError{Path: t.Path, Err: fmt.Errorf(format, args...)})
 }
 
 // Column returns the index of the column called name.
@@ -63,7 +70,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Table, error) {
 			return nil, err
 		}
 	}
-	t := &Table{}
+	t := &Table{Path: name}
 	if opt.Header {
 		fields, err := rec.next()
 		if errors.Is(err, io.EOF) {

@@ -19,6 +19,7 @@ type FileError struct {
 	Err    error
 }
 
+// Error formats "path: line N: column \"name\": reason", omitting unknown parts.
 func (e *FileError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Path)
@@ -39,6 +40,7 @@ func (e *FileError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the underlying error.
 func (e *FileError) Unwrap() error { return e.Err }
 
 // ChecksumError is a file whose SHA-256 is not the registered one. It is
@@ -48,6 +50,7 @@ type ChecksumError struct {
 	Of               string // "content" (decompressed bytes) or "file" (stored bytes)
 }
 
+// Error names both checksums.
 func (e *ChecksumError) Error() string {
 	return fmt.Sprintf("SHA-256 mismatch of the %s: expected %s, actual %s", e.Of, e.Expected, e.Actual)
 }
@@ -60,6 +63,7 @@ type MissingError struct {
 	Files   []string // registered paths relative to Dir (each may also be stored .gz or .bz2)
 }
 
+// Error says which files to place in which directory, or to fetch them.
 func (e *MissingError) Error() string {
 	return fmt.Sprintf("dataset %s: missing %s in data directory %s (each may be stored plain, .gz or .bz2); run 'dplab datasets fetch %s' or place the files there by hand",
 		e.Dataset, strings.Join(e.Files, ", "), e.Dir, e.Dataset)

@@ -43,6 +43,7 @@ type FetchError struct {
 	Attempts []error // one per source tried (network errors, HTTP status, *ChecksumError)
 }
 
+// Error lists the attempts and says where to place the file.
 func (e *FetchError) Error() string {
 	var why string
 	if len(e.Attempts) == 0 {

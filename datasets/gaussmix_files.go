@@ -43,7 +43,8 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &Loaded{All: targetLast("boston", t, []string{"CRIM", "ZN", "INDUS", "CHAS", "NOX", "RM", "AGE", "DIS", "RAD", "TAX", "PTRATIO", "B", "LSTAT"})}, nil
+		d, err := targetLast("boston", t, []string{"CRIM", "ZN", "INDUS", "CHAS", "NOX", "RM", "AGE", "DIS", "RAD", "TAX", "PTRATIO", "B", "LSTAT"})
+		return &Loaded{All: d}, err
 	}, NoParams{})
 
 	Register(Info{
@@ -83,7 +84,8 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &Loaded{All: targetLast("gas", dedupRows(t), nil)}, nil
+		d, err := targetLast("gas", dedupRows(t), nil)
+		return &Loaded{All: d}, err
 	}, PresetParams{})
 
 	Register(Info{
@@ -101,7 +103,10 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		d := targetLast("tamielectric", t, nil)
+		d, err := targetLast("tamielectric", t, nil)
+		if err != nil {
+			return nil, err
+		}
 		mean, sd := columnMoments(d, 0)
 		standardize(d, mean, sd)
 		return &Loaded{All: d}, nil
@@ -121,7 +126,7 @@ func init() {
 }
 
 // targetLast makes a regression dataset whose target is t's last column.
-func targetLast(name string, t *Table, features []string) *Dataset {
+func targetLast(name string, t *Table, features []string) (*Dataset, error) {
 	return selectColumns(name, t, allBut(t.Cols, t.Cols-1), t.Cols-1, features)
 }
 
@@ -138,8 +143,15 @@ func allBut(n int, drop ...int) []int {
 
 // selectColumns makes a regression dataset from columns cols of t (in that
 // order) and target column target.
-func selectColumns(name string, t *Table, cols []int, target int, features []string) *Dataset {
+// An empty cols, or features not matching cols, is an error about the file.
+func selectColumns(name string, t *Table, cols []int, target int, features []string) (*Dataset, error) {
 	d := len(cols)
+	if d == 0 {
+		return nil, t.errorf(name, "%d column(s): no feature column besides the target", t.Cols)
+	}
+	if features != nil && len(features) != d {
+		return nil, t.errorf(name, "%d columns, want %d", t.Cols, len(features)+1)
+	}
 	x := make([]float64, t.Rows*d)
 	y := make([]float64, t.Rows)
 	for i := 0; i < t.Rows; i++ {
@@ -154,7 +166,7 @@ func selectColumns(name string, t *Table, cols []int, target int, features []str
 			features = append(features, t.Names[j])
 		}
 	}
-	return newDataset(name, Regression, t.Rows, d, x, y, features)
+	return newDataset(name, Regression, t.Rows, d, x, y, features), nil
 }
 
 // readHeaderless reads a headerless numeric file; preset "code" drops the
@@ -166,6 +178,9 @@ func readHeaderless(name, dir, rel string, sep byte, preset string) (*Table, err
 		return nil, err
 	}
 	if preset == "code" {
+		if t.Rows < 2 {
+			return nil, t.errorf(name, "preset \"code\" drops the first row, and there is only one")
+		}
 		t.Data = t.Data[t.Cols:]
 		t.Rows--
 	}
@@ -176,7 +191,7 @@ func readHeaderless(name, dir, rel string, sep byte, preset string) (*Table, err
 // first: pandas' drop_duplicates() on numeric columns.
 func dedupRows(t *Table) *Table {
 	seen := make(map[string]bool, t.Rows)
-	out := &Table{Names: t.Names, Cols: t.Cols}
+	out := &Table{Path: t.Path, Names: t.Names, Cols: t.Cols}
 	key := make([]byte, 8*t.Cols)
 	for i := 0; i < t.Rows; i++ {
 		row := t.Data[i*t.Cols : (i+1)*t.Cols]
@@ -206,10 +221,11 @@ func loadWine(dir string, _ NoParams) (*Loaded, error) {
 	}
 	q, ok := t.Column("quality")
 	if !ok {
-		return nil, fmt.Errorf("dataset wine: %w", &FileError{Path: "gaussmix/winequality-red.csv", Line: 1, Err: errors.New("no column \"quality\" in the header")})
+		return nil, t.errorf("wine", "no column \"quality\" in the header")
 	}
 	t = dedupRows(t)
-	return &Loaded{All: selectColumns("wine", t, allBut(t.Cols, q), q, nil)}, nil
+	d, err := selectColumns("wine", t, allBut(t.Cols, q), q, nil)
+	return &Loaded{All: d}, err
 }
 
 func loadBreastCancer(dir string, p PresetParams) (*Loaded, error) {
@@ -218,14 +234,15 @@ func loadBreastCancer(dir string, p PresetParams) (*Loaded, error) {
 		return nil, err
 	}
 	if t.Cols != 35 {
-		return nil, fmt.Errorf("dataset breastcancer: %w", &FileError{Path: "gaussmix/breastcancer.txt", Err: fmt.Errorf("%d columns, want 35", t.Cols)})
+		return nil, t.errorf("breastcancer", "%d columns, want 35", t.Cols)
 	}
 	// GaussMix: X = data[:, [0, 1] + list(range(3, n-1))], y = data[:, 2] (0-based).
 	cols := append([]int{0, 1}, allBut(34, 0, 1, 2)...)
 	if p.Preset != "code" {
 		cols = cols[1:] // the ID column carries no information about the target
 	}
-	return &Loaded{All: selectColumns("breastcancer", t, cols, 2, nil)}, nil
+	d, err := selectColumns("breastcancer", t, cols, 2, nil)
+	return &Loaded{All: d}, err
 }
 
 // bikeColumns is the Kaggle train.csv header.

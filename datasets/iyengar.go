@@ -75,9 +75,11 @@ func loadIyengarSynthetic(name, dir, rel string) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := targetLast(name, t, nil)
-	p, _ := locate(dir, rel)
-	if err := toBinary(d, func(i int, y float64) error { return labelError(name, p, i+2, t.Names[t.Cols-1], y) }); err != nil {
+	d, err := targetLast(name, t, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := toBinary(d, func(i int, y float64) error { return labelError(name, t.Path, i+2, t.Names[t.Cols-1], y) }); err != nil {
 		return nil, err
 	}
 	return &Loaded{All: d}, nil
@@ -96,12 +98,11 @@ func loadGisette(dir string, _ NoParams) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, _ := locate(dir, labelRel)
 	if y.Cols != 1 || y.Rows != x.Rows {
-		return nil, fmt.Errorf("dataset gisette: %w", &FileError{Path: p, Err: fmt.Errorf("%d × %d labels for %d examples", y.Rows, y.Cols, x.Rows)})
+		return nil, y.errorf("gisette", "%d × %d labels for %d examples", y.Rows, y.Cols, x.Rows)
 	}
 	d := newDataset("gisette", Binary, x.Rows, x.Cols, x.Data, y.Data, nil)
-	if err := toBinary(d, func(i int, v float64) error { return labelError("gisette", p, i+1, "", v) }); err != nil {
+	if err := toBinary(d, func(i int, v float64) error { return labelError("gisette", y.Path, i+1, "", v) }); err != nil {
 		return nil, err
 	}
 	return &Loaded{All: d}, nil

@@ -79,7 +79,7 @@ func ReadLibSVM(r io.Reader, name string, d int) (*Table, []float64, error) {
 	if float64(len(labels))*float64(d) > maxCells {
 		return nil, nil, &FileError{Path: name, Err: fmt.Errorf("%d examples × %d features: too large to densify", len(labels), d)}
 	}
-	t := &Table{Rows: len(labels), Cols: d, Data: make([]float64, len(labels)*d)}
+	t := &Table{Path: name, Rows: len(labels), Cols: d, Data: make([]float64, len(labels)*d)}
 	rowStart = append(rowStart, len(idx))
 	for i := range labels {
 		row := t.Data[i*d : (i+1)*d]

@@ -316,3 +316,49 @@ func FuzzReadLibSVM(f *testing.F) {
 		}
 	})
 }
+
+// TestLoadersNeverPanicOnJunk writes the same junk into every file of every
+// file-backed dataset and loads it: each load returns an error or a
+// well-formed dataset, never a panic.
+func TestLoadersNeverPanicOnJunk(t *testing.T) {
+	junk := []string{
+		"", "\n\n", "1\n", "?\n", "x\n", "a,b\nc,d\n", "1,2\n", "1,2\n3,4\n", "1 2\n3 4\n", "-1 1:1\n",
+		",1,2\n", "\"unterminated\n", "1,?\n", strings.Repeat("0,", 34) + "0\n",
+		string(idxBytes([]int{1, 1, 1}, []byte{3})), string(idxBytes([]int{1}, []byte{3})),
+	}
+	for _, in := range List() {
+		if in.Synthetic {
+			continue
+		}
+		for k, content := range junk {
+			for _, gz := range []bool{false, true} {
+				dir := t.TempDir()
+				files := map[string]string{}
+				for _, f := range in.Files {
+					rel := f.Path
+					if gz {
+						rel += ".gz"
+					}
+					files[rel] = content
+				}
+				writeFiles(t, dir, files)
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Errorf("%s on junk %d (%q, gz %v): panic %v", in.Name, k, content, gz, r)
+						}
+					}()
+					for _, kv := range [][]string{nil, {`preset="code"`}, {`part="test"`}} {
+						l, err := loadFrom(dir, in.Name, kv...)
+						if err != nil {
+							continue
+						}
+						for _, d := range parts(l) {
+							checkWellFormed(t, d, in.Task)
+						}
+					}
+				}()
+			}
+		}
+	}
+}

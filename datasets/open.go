@@ -48,6 +48,7 @@ type dataFile struct {
 	f    *os.File
 }
 
+// Close closes the stored file.
 func (d *dataFile) Close() error { return d.f.Close() }
 
 // openStored opens the stored file path, decompressing by its suffix

@@ -67,13 +67,18 @@ func (s Scaling) Validate() error {
 }
 
 // Apply scales train and others in place, with statistics from train only.
-// Callers pass copies (Dataset.Clone) when the originals are shared.
+// Callers pass copies (Dataset.Clone) when the originals are shared; nil
+// others (an absent validation part) are skipped.
 func (s Scaling) Apply(train *Dataset, others ...*Dataset) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	all := append([]*Dataset{train}, others...)
+	all := []*Dataset{train}
 	for _, o := range others {
+		if o == nil {
+			continue
+		}
+		all = append(all, o)
 		if o.Cols() != train.Cols() {
 			return fmt.Errorf("scaling: %s has %d columns, the training part %d", o.Name, o.Cols(), train.Cols())
 		}

@@ -44,7 +44,7 @@ func TestScalingModesAgainstHandValues(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			train := rows([]float64{-4, 2}, []float64{3, 4}, []float64{0, 1})
 			test := rows([]float64{8, 8}, []float64{6, 8}, []float64{0, 0})
-			if err := tc.s.Apply(train, test); err != nil {
+			if err := tc.s.Apply(train, nil, test); err != nil {
 				t.Fatal(err)
 			}
 			for i, want := range tc.wantTrain {

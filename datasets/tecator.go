@@ -1,9 +1,5 @@
 package datasets
 
-import (
-	"fmt"
-)
-
 func init() {
 	Register(Info{
 		Name:  "tecator",
@@ -33,9 +29,8 @@ func loadTecator(dir string, _ NoParams) (*Loaded, error) {
 	}
 	target, ok := t.Column("fat")
 	if !ok || t.Cols != 125 {
-		p, _ := locate(dir, rel)
-		return nil, fmt.Errorf("dataset tecator: %w", &FileError{Path: p, Line: 1,
-			Err: fmt.Errorf("header has %d columns (want 125) and fat present = %v", t.Cols, ok)})
+		return nil, t.errorf("tecator", "header has %d columns (want 125) and the target column fat present = %v", t.Cols, ok)
 	}
-	return &Loaded{All: selectColumns("tecator", t, allBut(t.Cols, target), target, nil)}, nil
+	d, err := selectColumns("tecator", t, allBut(t.Cols, target), target, nil)
+	return &Loaded{All: d}, err
 }

@@ -83,12 +83,14 @@ func loadUCI(s uciSet, dir string, p UCIParams) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	maskPath, _ := locate(dir, maskRel)
+	maskPath := m.Path
 	if m.Rows != t.Rows || m.Cols != 10 {
-		return nil, fmt.Errorf("dataset %s: %w", s.name, &FileError{Path: maskPath,
-			Err: fmt.Errorf("%d × %d mask for %d data rows, want %d × 10", m.Rows, m.Cols, t.Rows, t.Rows)})
+		return nil, m.errorf(s.name, "%d × %d mask for %d data rows, want %d × 10", m.Rows, m.Cols, t.Rows, t.Rows)
 	}
-	all := targetLast(s.name, t, nil)
+	all, err := targetLast(s.name, t, nil)
+	if err != nil {
+		return nil, err
+	}
 	var trainIdx, testIdx []int
 	for i := 0; i < m.Rows; i++ {
 		switch m.Data[i*10+p.Split] {
@@ -102,7 +104,7 @@ func loadUCI(s uciSet, dir string, p UCIParams) (*Loaded, error) {
 		}
 	}
 	if len(trainIdx) == 0 || len(testIdx) == 0 {
-		return nil, fmt.Errorf("dataset %s: %w", s.name, &FileError{Path: maskPath, Err: fmt.Errorf("mask column %d leaves an empty part", p.Split+1)})
+		return nil, m.errorf(s.name, "mask column %d leaves an empty part", p.Split+1)
 	}
 	train, test := all.Subset(trainIdx), all.Subset(testIdx)
 	mean, sd := columnMoments(train, 0)

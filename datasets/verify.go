@@ -66,6 +66,7 @@ type errReader struct {
 	err error
 }
 
+// Read implements io.Reader.
 func (e *errReader) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
 	if err != nil && err != io.EOF && e.err == nil {
