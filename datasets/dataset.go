@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -35,6 +36,56 @@ type Dataset struct {
 	X        *mat.Dense // n × d
 	Y        []float64  // real targets, or labels in {0, 1} for Binary
 	Features []string   // optional column names, len d when set
+
+	memo *memo // derived statistics; see Memo
+}
+
+// memo holds statistics derived from a read-only dataset.
+type memo struct {
+	mu     sync.Mutex
+	values map[string]*memoValue
+}
+
+type memoValue struct {
+	once sync.Once
+	v    any
+	err  error
+}
+
+// Memo returns the statistic called key of d (XᵀX, λ_min, a factorisation,
+// ...), computing it with compute on first use and sharing it afterwards; it
+// is safe for concurrent use. The runner shares one training set between
+// the trials of a fixed split, so a statistic that depends only on the data
+// is computed once rather than per trial. Callers must not modify the
+// returned value, and must not modify d after the first Memo call (the
+// memo would go stale): datasets handed to mechanisms are read-only.
+func (d *Dataset) Memo(key string, compute func() (any, error)) (any, error) {
+	m := d.memoTable()
+	m.mu.Lock()
+	if m.values == nil {
+		m.values = map[string]*memoValue{}
+	}
+	v, ok := m.values[key]
+	if !ok {
+		v = &memoValue{}
+		m.values[key] = v
+	}
+	m.mu.Unlock()
+	v.once.Do(func() { v.v, v.err = compute() })
+	return v.v, v.err
+}
+
+// memoLock guards the lazy creation of Dataset.memo, so datasets built as
+// struct literals need no constructor.
+var memoLock sync.Mutex
+
+func (d *Dataset) memoTable() *memo {
+	memoLock.Lock()
+	defer memoLock.Unlock()
+	if d.memo == nil {
+		d.memo = &memo{}
+	}
+	return d.memo
 }
 
 // Rows returns n, the number of examples.

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -80,6 +81,7 @@ type runner struct {
 
 	mu      sync.Mutex
 	mechs   map[string]mechanisms.Mechanism // by canonical params
+	spent   map[string]accounting.Guarantee // ε of a ledger at a δ, by (event JSON, δ)
 	report  *Report
 	skipped map[string]string
 }
@@ -136,7 +138,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 		cache = defaultCache
 	}
 	r := &runner{spec: s, cells: cells, dataDir: datasets.DataDir(opt.DataDir), cache: cache,
-		acc: s.accountingConfig(), store: store, log: log, mechs: map[string]mechanisms.Mechanism{},
+		acc: s.accountingConfig(), store: store, log: log, mechs: map[string]mechanisms.Mechanism{}, spent: map[string]accounting.Guarantee{},
 		skipped: map[string]string{}}
 	r.cal = accounting.NewCalibrator(r.acc)
 	rep := &Report{Dir: dir, Cells: len(cells), SkipReasons: r.skipped}
@@ -428,7 +430,7 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 	rec.Privacy.Event = ev
 	rec.Privacy.Noise = floatMap(out.release.Noise)
 	rec.Privacy.TuningNote = out.note
-	g, err := r.acc.Epsilon(out.charged, delta)
+	g, err := r.epsilon(ev, out.charged, delta)
 	if err != nil {
 		return fmt.Errorf("account for the ledger: %w", err)
 	}
@@ -438,7 +440,11 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 		rec.Privacy.Accountant = g.Accountant
 	}
 	if out.perRun != nil {
-		pr, err := r.acc.Epsilon(out.perRun, delta)
+		perRun, err := json.Marshal(out.perRun)
+		if err != nil {
+			return err
+		}
+		pr, err := r.epsilon(perRun, out.perRun, delta)
 		if err != nil {
 			return fmt.Errorf("account for one run: %w", err)
 		}
@@ -453,6 +459,26 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 		}
 	}
 	return nil
+}
+
+// epsilon evaluates event (whose JSON is ev) at δ with the spec's accountant,
+// memoised: the trials of a cell usually charge the same ledger.
+func (r *runner) epsilon(ev []byte, event accounting.Event, delta float64) (accounting.Guarantee, error) {
+	key := string(ev) + "|" + strconv.FormatFloat(delta, 'g', -1, 64)
+	r.mu.Lock()
+	g, ok := r.spent[key]
+	r.mu.Unlock()
+	if ok {
+		return g, nil
+	}
+	g, err := r.acc.Epsilon(event, delta)
+	if err != nil {
+		return g, err
+	}
+	r.mu.Lock()
+	r.spent[key] = g
+	r.mu.Unlock()
+	return g, nil
 }
 
 func floatMap(m map[string]float64) map[string]results.Float {

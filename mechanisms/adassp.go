@@ -102,8 +102,7 @@ func (a *AdaSSP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs 
 	shift := m * math.Sqrt(logTerm) // = log(6/δ)/(ε/3) with the box's m
 	noise := rs.Get("noise")
 
-	gram := solvers.Gram(train.X)
-	lamMin, err := solvers.LambdaMin(gram)
+	gram, lamMin, err := gramStats(train)
 	if err != nil {
 		return nil, err
 	}

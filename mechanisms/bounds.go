@@ -5,7 +5,9 @@ import (
 	"math"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/solvers"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 )
 
 // boundSlack absorbs rounding in data scaled to the bound exactly (a row
@@ -57,4 +59,24 @@ func orOne(x float64) float64 {
 		return 1
 	}
 	return x
+}
+
+// gramStats returns XᵀX and λ_min(XᵀX) of d, computed once per dataset (the
+// trials of a fixed split share the training set). The caller must not
+// modify the returned matrix.
+func gramStats(d *datasets.Dataset) (*mat.SymDense, float64, error) {
+	type stats struct {
+		gram   *mat.SymDense
+		lamMin float64
+	}
+	v, err := d.Memo("mechanisms/gram", func() (any, error) {
+		g := solvers.Gram(d.X)
+		l, err := solvers.LambdaMin(g)
+		return stats{g, l}, err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	st := v.(stats)
+	return st.gram, st.lamMin, nil
 }
