@@ -205,6 +205,10 @@ func (l *ledger) prepare(name string, e Event, count int) (string, error) {
 	if err := Validate(e); err != nil {
 		return "", err
 	}
+	if err := approxInSelect(e); err != nil {
+		err.(*UnsupportedError).Accountant = name
+		return "", err
+	}
 	rel, err := l.relationWith(e)
 	if err != nil {
 		if u, ok := err.(*UnsupportedError); ok {

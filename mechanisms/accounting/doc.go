@@ -2,8 +2,9 @@
 //
 // Mechanisms describe their privacy cost as immutable events (Gaussian,
 // Laplace, PoissonSampledGaussian, ObjectivePerturbation, AMP, GaussMix, RGM,
-// RepeatAndSelect, SelfComposed, Composed, NoOp, NonPrivate), in the style of
-// dp_accounting's DpEvent algebra. Accountants evaluate a ledger of events:
+// RepeatAndSelect, SelfComposed, Composed, NoOp, NonPrivate, and ApproxDP for
+// an (ε, δ) guarantee given by a theorem or a failure probability), in the
+// style of dp_accounting's DpEvent algebra. Accountants evaluate a ledger of events:
 //
 //   - "rdp": Rényi DP ([Mir17]) on an order set — dp_accounting's grid,
 //     Opacus' orders, or integers — optionally refined by a continuous 1-D
@@ -67,6 +68,9 @@
 //     Differential Privacy for Discrete-Valued Mechanisms and for the
 //     Subsampled Gaussian Mechanism Using FFT", AISTATS 2021,
 //     arXiv:2006.07134v3.
+//   - [DR14] C. Dwork, A. Roth, "The Algorithmic Foundations of Differential
+//     Privacy", Found. Trends Theor. Comput. Sci. 9(3–4), 2014. Thm 3.16
+//     (basic composition).
 //   - [KST12] D. Kifer, A. Smith, A. Thakurta, "Private Convex Empirical
 //     Risk Minimization and High-dimensional Regression", COLT 2012.
 //   - [She19] O. Sheffet, "Old Techniques in Differentially Private Linear

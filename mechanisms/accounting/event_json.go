@@ -257,6 +257,15 @@ func unmarshalEvent(data []byte, path string) (Event, error) {
 			return fail(err)
 		}
 		return v.GaussMix, nil
+	case "approx_dp":
+		var v struct {
+			kinded
+			ApproxDP
+		}
+		if err := decodeStrict(data, &v); err != nil {
+			return fail(err)
+		}
+		return v.ApproxDP, nil
 	case "rgm":
 		var v struct {
 			kinded

@@ -61,9 +61,11 @@ func ObjPertEpsilon(e ObjectivePerturbation, delta float64) (float64, error) {
 // the inversion of "λ ≥ 2β/ε and σ ≥ L√(8 log(2/δ) + 4ε)/ε" ([RKW23] Thm 2.8;
 // objpert.md §1.3: the second term is the positive root of
 // σ²ε² − 4L²ε − 8L² log(2/δ) = 0). Thm 2.8's Hessian condition "≺ βI" is read
-// as "≼ βI" (objpert.md App. A, item 14).
+// as "≼ βI" (objpert.md App. A, item 14). Unlike the RDP bound (Thm 3.2),
+// the condition does not need λ > β (Algorithm 6 of [LSS+25] has λ = L²/(2ε),
+// below β = L²/4 for ε > 2), so e is checked for σ, λ, L > 0 and β ≥ 0 only.
 func KiferEpsilon(e ObjectivePerturbation, delta float64) (float64, error) {
-	if err := e.Validate(); err != nil {
+	if err := checkKifer(e); err != nil {
 		return 0, err
 	}
 	if !(delta > 0 && delta < 1) {
@@ -76,15 +78,31 @@ func KiferEpsilon(e ObjectivePerturbation, delta float64) (float64, error) {
 
 // KiferDelta returns the δ at which Kifer et al.'s condition certifies ε:
 // 1 if ε < 2β/λ, else min(1, 2 exp(−(σ²ε²/L² − 4ε)/8)) ([RKW23] Thm 2.8,
-// solved for δ; objpert.md §1.3).
+// solved for δ; objpert.md §1.3). e is checked as in KiferEpsilon.
 func KiferDelta(e ObjectivePerturbation, eps float64) (float64, error) {
-	if err := e.Validate(); err != nil {
+	if err := checkKifer(e); err != nil {
 		return 0, err
 	}
 	if eps < 2*e.Beta/e.Lambda {
 		return 1, nil
 	}
 	return math.Min(1, 2*math.Exp(-(e.Sigma*e.Sigma*eps*eps/(e.L*e.L)-4*eps)/8)), nil
+}
+
+// checkKifer checks what Kifer et al.'s condition needs: finite σ, λ, L > 0
+// and β ≥ 0.
+func checkKifer(e ObjectivePerturbation) error {
+	switch {
+	case !finite(e.Sigma) || e.Sigma <= 0:
+		return fieldErr(e, "sigma", e.Sigma, "a finite value > 0")
+	case !finite(e.L) || e.L <= 0:
+		return fieldErr(e, "l", e.L, "a finite Lipschitz bound > 0")
+	case !finite(e.Beta) || e.Beta < 0:
+		return fieldErr(e, "beta", e.Beta, "a finite smoothness ≥ 0")
+	case !finite(e.Lambda) || e.Lambda <= 0:
+		return fieldErr(e, "lambda", e.Lambda, "a finite value > 0")
+	}
+	return nil
 }
 
 // ObjPertLowerBoundDelta returns the Gaussian lower bound on objective

@@ -20,11 +20,12 @@ type curveTerm struct {
 type curve struct {
 	terms    []curveTerm
 	sgmExact bool
-	infinite bool    // a NonPrivate leaf was composed
-	monotone bool    // every leaf's bound is non-decreasing in α (pruning allowed)
-	sup      float64 // supremum of the order domain
-	supLeaf  Event   // the leaf that sets sup
-	costly   bool    // a sampled Gaussian leaf: O(α) work per integer order
+	infinite bool      // a NonPrivate leaf was composed
+	monotone bool      // every leaf's bound is non-decreasing in α (pruning allowed)
+	sup      float64   // supremum of the order domain
+	supLeaf  Event     // the leaf that sets sup
+	costly   bool      // a sampled Gaussian leaf: O(α) work per integer order
+	approx   approxSum // ApproxDP leaves, composed basically with the curve
 	memo     map[float64]float64
 }
 
@@ -65,6 +66,8 @@ func (c *curve) add(e Event, count float64, orders []float64) {
 		c.costly = c.costly || base.costly
 		c.terms = append(c.terms, curveTerm{e: e, count: count, sel: newSelector(e, base, orders)})
 		c.limit(base.sup, base.supLeaf)
+	case ApproxDP:
+		c.approx.add(e, count)
 	case GaussMix:
 		c.terms = append(c.terms, curveTerm{e: e, count: count})
 		c.limit(gaussMixSup(e), e)
@@ -285,53 +288,67 @@ func (a *rdpAccountant) curve() *curve {
 }
 
 // Epsilon returns the smallest ε over the order set (refined over continuous
-// α for Orders "default") and the order α* that attains it.
+// α for Orders "default") and the order α* that attains it. ApproxDP parts
+// are composed basically: the curve is converted at δ − ΣDelta and ΣEpsilon
+// is added.
 func (a *rdpAccountant) Epsilon(delta float64) (Guarantee, error) {
 	if err := checkDelta(delta); err != nil {
 		return Guarantee{}, err
 	}
 	g := Guarantee{Delta: delta, Accountant: a.Name(), Relation: a.led.rel()}
 	c := a.curve()
-	if len(c.terms) == 0 && !c.infinite {
-		return g, nil
-	}
-	if delta == 0 {
-		g.Epsilon = 0
-		for _, o := range a.orders {
-			if c.at(o) != 0 {
-				g.Epsilon = math.Inf(1)
-				break
-			}
+	var rest func(float64) (float64, error)
+	if len(c.terms) > 0 || c.infinite {
+		rest = func(delta float64) (float64, error) {
+			eps, alpha, err := a.curveEpsilon(c, delta)
+			g.Alpha = alpha
+			return eps, err
 		}
-		return g, nil
 	}
-	obj := func(o, r float64) float64 { return epsAt(o, r, delta) }
-	i, v := c.gridMin(a.orders, obj)
-	g.Alpha = a.orders[i]
-	if a.refine {
-		g.Alpha, v = c.refine(a.orders, i, v, obj)
-	}
-	eps, err := checkNumber("ε", math.Max(0, v))
+	eps, err := c.approx.epsilon(delta, rest)
 	g.Epsilon = eps
 	return g, err
 }
 
+// curveEpsilon converts the RDP curve c to ε at δ, with the optimal order.
+func (a *rdpAccountant) curveEpsilon(c *curve, delta float64) (float64, float64, error) {
+	if delta == 0 {
+		for _, o := range a.orders {
+			if c.at(o) != 0 {
+				return math.Inf(1), 0, nil
+			}
+		}
+		return 0, 0, nil
+	}
+	obj := func(o, r float64) float64 { return epsAt(o, r, delta) }
+	i, v := c.gridMin(a.orders, obj)
+	alpha := a.orders[i]
+	if a.refine {
+		alpha, v = c.refine(a.orders, i, v, obj)
+	}
+	eps, err := checkNumber("ε", math.Max(0, v))
+	return eps, alpha, err
+}
+
 // Delta returns the smallest δ over the order set (refined over continuous α
-// for Orders "default").
+// for Orders "default"), plus the ApproxDP parts' ΣDelta at ε − ΣEpsilon.
 func (a *rdpAccountant) Delta(epsilon float64) (float64, error) {
 	if err := checkEpsilon(epsilon); err != nil {
 		return 0, err
 	}
 	c := a.curve()
-	if len(c.terms) == 0 && !c.infinite {
-		return 0, nil
+	var rest func(float64) (float64, error)
+	if len(c.terms) > 0 || c.infinite {
+		rest = func(epsilon float64) (float64, error) {
+			obj := func(o, r float64) float64 { return logDeltaAt(o, r, epsilon) }
+			i, v := c.gridMin(a.orders, obj)
+			if a.refine {
+				_, v = c.refine(a.orders, i, v, obj)
+			}
+			return checkNumber("δ", math.Min(math.Exp(v), 1))
+		}
 	}
-	obj := func(o, r float64) float64 { return logDeltaAt(o, r, epsilon) }
-	i, v := c.gridMin(a.orders, obj)
-	if a.refine {
-		_, v = c.refine(a.orders, i, v, obj)
-	}
-	return checkNumber("δ", math.Min(math.Exp(v), 1))
+	return c.approx.deltaAt(epsilon, rest)
 }
 
 // RDP returns the RDP of e at order alpha > 1, unconverted (the sum over the
@@ -349,7 +366,13 @@ func (c Config) RDP(e Event, alpha float64) (float64, error) {
 	if _, err := LedgerRelation(e); err != nil {
 		return 0, err
 	}
+	if err := approxInSelect(e); err != nil {
+		return 0, err
+	}
 	cur := newCurve(e, c.orderSet(), c.SGM == "exact")
+	if cur.approx.leaf != nil {
+		return 0, cur.approx.errNoRDP()
+	}
 	if !(alpha > 1) || math.IsInf(alpha, 1) {
 		return 0, &DomainError{Sub: e, Alpha: alpha, Lo: 1, Hi: math.Min(cur.sup, math.Inf(1))}
 	}
