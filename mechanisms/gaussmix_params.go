@@ -1,0 +1,154 @@
+package mechanisms
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/dplab/dplab/mechanisms/accounting"
+)
+
+// Presets of the GaussMix family ([LSS+25] code differences, gaussmix.md
+// §4.5).
+const (
+	presetPaper = "paper" // the paper's boxes, with its typos corrected
+	presetCode  = "code"  // the authors' paper-era code (omrilev1/GaussMix 5392907)
+)
+
+// Calibrations of the GaussMix family.
+const (
+	calPaper      = "paper"      // the paper's rule for the preset (Thm 1, the ε/2 split, the box)
+	calAccountant = "accountant" // the smallest γ whose whole ledger meets the target under the spec's accountant
+)
+
+// sketchParams are the params shared by the sketching mechanisms
+// (linear-mixing, sheffet17, sheffet17-renyi).
+type sketchParams struct {
+	boundsParams
+	// K is the sketch size k ≥ 1; 0 means int(k_over_d·d).
+	K int `toml:"k"`
+	// KOverD is k/d when K is 0; 0 means 2.5 (the authors' k = int(2.5d)).
+	KOverD float64 `toml:"k_over_d"`
+	// Preset is "paper" (default) or "code": the authors' code's constants
+	// where they differ from the paper (documented per mechanism).
+	Preset string `toml:"preset"`
+	// Sampler is "exact" (default: G·R + s·Ξ, the same output distribution
+	// in O(k·p²) time) or "explicit" (S·Z + s·Ξ as written).
+	Sampler string `toml:"sampler"`
+}
+
+func (p sketchParams) validate() error {
+	if err := p.boundsParams.validate(); err != nil {
+		return err
+	}
+	if p.K < 0 {
+		return fmt.Errorf("k = %d must be ≥ 1 (0 means int(k_over_d·d))", p.K)
+	}
+	if p.KOverD < 0 || math.IsNaN(p.KOverD) || math.IsInf(p.KOverD, 0) {
+		return fmt.Errorf("k_over_d = %v must be finite and > 0 (0 means 2.5)", p.KOverD)
+	}
+	if p.Preset != "" && p.Preset != presetPaper && p.Preset != presetCode {
+		return fmt.Errorf("preset = %q: want %q or %q", p.Preset, presetPaper, presetCode)
+	}
+	if p.Sampler != "" && p.Sampler != samplerExact && p.Sampler != samplerExplicit {
+		return fmt.Errorf("sampler = %q: want %q or %q", p.Sampler, samplerExact, samplerExplicit)
+	}
+	return nil
+}
+
+func (p sketchParams) preset() string  { return orString(p.Preset, presetPaper) }
+func (p sketchParams) sampler() string { return orString(p.Sampler, samplerExact) }
+func (p sketchParams) k(d int) int     { return sketchSize(p.K, p.KOverD, d) }
+
+func orString(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func validateCalibration(c string) error {
+	if c != "" && c != calPaper && c != calAccountant {
+		return fmt.Errorf("calibration = %q: want %q or %q", c, calPaper, calAccountant)
+	}
+	return nil
+}
+
+// checkSketchSize reports a sketch too small for the least-squares solve.
+func checkSketchSize(name string, k, d int) error {
+	if k < d {
+		return fmt.Errorf("%s: k = %d < d = %d: %w; raise k or k_over_d", name, k, d, errSketchTooSmall)
+	}
+	return nil
+}
+
+// errPaperWrapped: the paper's calibrations split the budget in closed form
+// and cannot absorb Budget.Wrap (private tuning).
+var errPaperWrapped = errors.New(`calibration = "paper" follows the paper's budget split and cannot account for private tuning; set calibration = "accountant"`)
+
+// gammaCache memoises a mechanism's paper calibration per (k, ε, δ): the
+// trials of a cell share it. It lives in the mechanism value (built once per
+// params by the runner), not in package state.
+type gammaCache struct {
+	mu sync.Mutex
+	m  map[[3]float64]float64
+}
+
+func (c *gammaCache) get(k int, eps, delta float64, compute func() (float64, error)) (float64, error) {
+	key := [3]float64{float64(k), eps, delta}
+	c.mu.Lock()
+	g, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return g, nil
+	}
+	g, err := compute()
+	if err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[[3]float64]float64{}
+	}
+	c.m[key] = g
+	c.mu.Unlock()
+	return g, nil
+}
+
+// smallestGamma returns the smallest γ > lo (to relative tolerance
+// accounting.CalibrationTolerance) with f(γ) ≤ target, for f non-increasing
+// in γ; an error of f counts as infeasible (e.g. γ outside Theorem 1's
+// γ > 5/2). The upper end is found by doubling from 2·lo.
+func smallestGamma(f func(gamma float64) (float64, error), target, lo float64) (float64, error) {
+	g := func(x float64) (float64, error) {
+		v, err := f(x)
+		if err != nil {
+			return math.Inf(1), nil
+		}
+		return v, nil
+	}
+	hi := 2 * lo
+	for {
+		v, _ := g(hi)
+		if v <= target {
+			break
+		}
+		if hi > 1e30 {
+			return 0, fmt.Errorf("no γ ≤ %g meets ε = %g", hi, target)
+		}
+		hi *= 2
+	}
+	return accounting.SmallestFeasible(g, target, lo, hi, accounting.CalibrationTolerance)
+}
+
+// gaussMixEpsilon is ε of plain GaussMix by Lemma 1 + Prop. 1 ([LSS+25]
+// §3: the RDP curve converted by [CKS20] Prop. 12 over continuous α, the
+// RDP accountant's default), the bound of Figure 1 and of Algorithm 5.
+func gaussMixEpsilon(k int, gamma, delta float64) (float64, error) {
+	g, err := accounting.Config{}.Epsilon(accounting.GaussMix{K: k, Gamma: gamma}, delta)
+	return g.Epsilon, err
+}
+
+// gaussianTail returns P(z ≥ t) = Φ(−t) for z ~ N(0, 1).
+func gaussianTail(t float64) float64 { return 0.5 * math.Erfc(t/math.Sqrt2) }

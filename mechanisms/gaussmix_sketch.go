@@ -1,0 +1,198 @@
+package mechanisms
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/solvers"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The Gaussian mixing mechanism's sketch of the joint matrix Z = [X, y]
+// ([LSS+25] eq. (6): one secret S for both halves):
+//
+//	M = S Z + s·Ξ,   S ~ N(0, 1)^{k×n} (unscaled, never released),   Ξ ~ N(0, 1)^{k×p},
+//
+// p = d + 1. Its rows are i.i.d. N(0, ZᵀZ + s²I_p) ([LSS+25] App. B,
+// eqs. (16)–(17)): row i is sᵢᵀZ + s·ξᵢ with sᵢ ~ N(0, I_n), and sᵢᵀZ ~
+// N(0, ZᵀZ). Two samplers draw M:
+//
+//   - "explicit" forms S·Z (O(k·n·p) flops and k·n normal draws), as the
+//     paper's algorithms are written;
+//   - "exact" draws G·R + s·Ξ with G ~ N(0, 1)^{k×p} and R the p × p upper
+//     triangular factor of ZᵀZ = RᵀR (QR of Z, once per training set): rows
+//     gᵢᵀR ~ N(0, RᵀR) = N(0, ZᵀZ), independent across rows, plus the same
+//     independent s·ξᵢ. The output has exactly the explicit sampler's
+//     distribution, so the privacy analysis (which depends on the output
+//     distribution only, Lemma 1's proof) applies unchanged; the cost is
+//     O(k·p²/2) flops and 2·k·p draws, and the noise level s may change
+//     per trial without refactoring.
+//
+// S (or G) comes from the trial's "sketch" stream and Ξ from its "noise"
+// stream. R from QR, not a Cholesky factor of ZᵀZ, because ZᵀZ is singular
+// for rank-deficient data (the paper's Gaussian and Uniform sets have rank 4).
+
+// Sampler names.
+const (
+	samplerExact    = "exact"
+	samplerExplicit = "explicit"
+)
+
+// jointStats are the data-only statistics of Z = [X, y] that the GaussMix
+// family uses, computed once per training set.
+type jointStats struct {
+	z      *mat.Dense // n × p: the rows [xᵢ, yᵢ]
+	r      *mat.Dense // p × p upper triangular with RᵀR = ZᵀZ
+	lamMin float64    // λ_min(ZᵀZ)
+}
+
+// joint returns the statistics of [X, y] for train, memoised on it. With pm
+// (binary tasks) the response is tᵢ = 2yᵢ − 1 ∈ {−1, +1} ([LSS+25] §5:
+// labels relabelled to ±1).
+func joint(train *datasets.Dataset, pm bool) (*jointStats, error) {
+	key := "mechanisms/gaussmix/joint"
+	if pm {
+		key += "-pm1"
+	}
+	v, err := train.Memo(key, func() (any, error) {
+		n, d := train.X.Dims()
+		p := d + 1
+		z := mat.NewDense(n, p, nil)
+		for i := 0; i < n; i++ {
+			row := z.RawRowView(i)
+			copy(row, train.X.RawRowView(i))
+			row[d] = train.Y[i]
+			if pm {
+				row[d] = 2*train.Y[i] - 1
+			}
+		}
+		lamMin, err := solvers.LambdaMin(solvers.Gram(z))
+		if err != nil {
+			return nil, err
+		}
+		var qr mat.QR
+		qr.Factorize(z)
+		var r mat.Dense
+		qr.RTo(&r) // n × p; its first p rows hold R
+		return &jointStats{z: z, r: mat.DenseCopyOf(r.Slice(0, p, 0, p)), lamMin: lamMin}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*jointStats), nil
+}
+
+// sketch draws M = S·Z + noiseStd·Ξ (k × p) with the named sampler. A zero
+// noiseStd adds no noise and draws nothing from nz (Sheffet's no-noise
+// branch).
+func (j *jointStats) sketch(sampler string, k int, noiseStd float64, sk, nz *rand.Rand) *mat.Dense {
+	var m *mat.Dense
+	if sampler == samplerExplicit {
+		m = sketchExplicit(j.z, k, sk)
+	} else {
+		m = sketchExact(j.r, k, sk)
+	}
+	if noiseStd > 0 {
+		raw := m.RawMatrix()
+		for i := 0; i < raw.Rows; i++ {
+			row := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
+			for c := range row {
+				row[c] += noiseStd * nz.NormFloat64()
+			}
+		}
+	}
+	return m
+}
+
+// explicitBlock bounds the entries of S held at once by the explicit sampler
+// (32 MiB): S is drawn and multiplied in blocks of rows, in row order, so
+// the draws are those of the whole k × n matrix.
+const explicitBlock = 1 << 22
+
+// sketchExplicit returns S·Z with S ~ N(0, 1)^{k×n} from r.
+func sketchExplicit(z *mat.Dense, k int, r *rand.Rand) *mat.Dense {
+	n, p := z.Dims()
+	m := mat.NewDense(k, p, nil)
+	rows := max(1, min(k, explicitBlock/max(n, 1)))
+	buf := make([]float64, rows*n)
+	for i0 := 0; i0 < k; i0 += rows {
+		i1 := min(i0+rows, k)
+		s := buf[:(i1-i0)*n]
+		for i := range s {
+			s[i] = r.NormFloat64()
+		}
+		blk := m.Slice(i0, i1, 0, p).(*mat.Dense)
+		blk.Mul(mat.NewDense(i1-i0, n, s), z)
+	}
+	return m
+}
+
+// triBlock is the column-block width of the triangular product in
+// sketchExact (a multiple of gonum's 64-wide GEMM blocks).
+const triBlock = 64
+
+// sketchExact returns G·R with G ~ N(0, 1)^{k×p} from r and R upper
+// triangular: column block [j0, j1) of G·R is G[:, :j1]·R[:j1, j0:j1], so
+// the zero lower triangle costs at most one block per column block.
+func sketchExact(rr *mat.Dense, k int, r *rand.Rand) *mat.Dense {
+	p, _ := rr.Dims()
+	g := make([]float64, k*p)
+	for i := range g {
+		g[i] = r.NormFloat64()
+	}
+	m := mat.NewDense(k, p, nil)
+	gm := blas64.General{Rows: k, Cols: p, Stride: p, Data: g}
+	rm, mm := rr.RawMatrix(), m.RawMatrix()
+	for j0 := 0; j0 < p; j0 += triBlock {
+		j1 := min(j0+triBlock, p)
+		a := blas64.General{Rows: k, Cols: j1, Stride: gm.Stride, Data: gm.Data}
+		b := blas64.General{Rows: j1, Cols: j1 - j0, Stride: rm.Stride, Data: rm.Data[j0:]}
+		c := blas64.General{Rows: k, Cols: j1 - j0, Stride: mm.Stride, Data: mm.Data[j0:]}
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, c)
+	}
+	return m
+}
+
+// sketchOLS returns the least-squares solution on the sketch M = [X̃, Ỹ],
+//
+//	θ = (X̃ᵀX̃)⁻¹ X̃ᵀỸ,
+//
+// ([LSS+25] Alg. 2 line 4, Alg. 4 lines 6 and 9) from the Gram matrix MᵀM,
+// by Cholesky with an LU fallback (solvers.SolveRegularized at λ = 0; the
+// authors' code uses an explicit inverse, gaussmix.md §7 item 19).
+func sketchOLS(m *mat.Dense) ([]float64, error) {
+	_, p := m.Dims()
+	d := p - 1
+	gram := solvers.Gram(m)
+	a := mat.NewSymDense(d, nil)
+	b := make([]float64, d)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			a.SetSym(i, j, gram.At(i, j))
+		}
+		b[i] = gram.At(i, d)
+	}
+	theta, err := solvers.SolveRegularized(a, b, 0)
+	if err != nil {
+		return nil, fmt.Errorf("least squares on the sketch: %w", err)
+	}
+	return theta, nil
+}
+
+// sketchSize returns k: k itself when > 0, else int(kOverD·d) (0 means 2.5,
+// the authors' paper-era rule k = int(2.5d), gaussmix.md §6.3).
+func sketchSize(k int, kOverD float64, d int) int {
+	if k > 0 {
+		return k
+	}
+	if kOverD == 0 {
+		kOverD = 2.5
+	}
+	return max(1, int(kOverD*float64(d)))
+}
+
+var errSketchTooSmall = errors.New("the sketch has fewer rows than features (k < d): X̃ᵀX̃ is singular")
