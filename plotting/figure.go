@@ -322,8 +322,10 @@ func bandPolygon(s Series, col color.Color, logY bool) (*plotter.Polygon, error)
 }
 
 // logTicks labels 1, 2 and 5 times powers of ten when the range spans fewer
-// than three decades, and only powers of ten otherwise (gonum's LogTicks can
-// leave a short range without labels).
+// than three decades, only powers of ten otherwise, and only every
+// ⌈decades/7⌉-th power of ten over more than seven decades so that labels do
+// not overlap; powers of ten outside [1e-3, 1e4] are written 1e<exp>
+// (gonum's LogTicks can leave a short range without labels).
 type logTicks struct{}
 
 // Ticks implements plot.Ticker.
@@ -331,9 +333,11 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(lo > 0) || !(hi > lo) {
 		return nil
 	}
-	labelled := func(m float64) bool { return m == 1 || m == 2 || m == 5 }
-	if math.Log10(hi/lo) >= 3 {
-		labelled = func(m float64) bool { return m == 1 }
+	decades := math.Log10(hi / lo)
+	step := math.Max(1, math.Ceil(decades/7))
+	labelled := func(m, e float64) bool { return m == 1 || m == 2 || m == 5 }
+	if decades >= 3 {
+		labelled = func(m, e float64) bool { return m == 1 && math.Mod(e, step) == 0 }
 	}
 	var ticks []plot.Tick
 	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
@@ -343,8 +347,11 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 				continue
 			}
 			t := plot.Tick{Value: v} // a minor tick unless labelled
-			if labelled(m) {
+			if labelled(m, e) {
 				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+				if m == 1 && (e < -3 || e > 4) {
+					t.Label = "1e" + strconv.Itoa(int(e))
+				}
 			}
 			ticks = append(ticks, t)
 		}

@@ -156,3 +156,37 @@ func TestCellFormatAndBest(t *testing.T) {
 		t.Errorf("higher-is-better row 0 best = %v", b)
 	}
 }
+
+// TestLogTicks: labels never crowd: at most 8 labelled ticks on any range,
+// every label is a power of ten over ≥ 3 decades, and 1, 2, 5 multiples
+// are labelled on short ranges.
+func TestLogTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi    float64
+		maxLabels int
+		want      []string
+	}{
+		{1.7, 1e7, 8, []string{"1e5", "1e7"}},
+		{0.1, 10, 8, []string{"0.1", "0.2", "0.5", "1", "2", "5", "10"}},
+		{1e-6, 200, 8, []string{"1e-6", "0.01", "1"}},
+	} {
+		var labels []string
+		for _, tk := range (logTicks{}).Ticks(tc.lo, tc.hi) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if len(labels) > tc.maxLabels {
+			t.Errorf("[%g, %g]: %d labels %v", tc.lo, tc.hi, len(labels), labels)
+		}
+		for _, w := range tc.want {
+			found := false
+			for _, l := range labels {
+				found = found || l == w
+			}
+			if !found {
+				t.Errorf("[%g, %g]: labels %v lack %q", tc.lo, tc.hi, labels, w)
+			}
+		}
+	}
+}
