@@ -63,6 +63,7 @@ func (v *view) curveFigure(f *FigureSpec) *plotting.Figure {
 		LogX: f.LogX != nil && *f.LogX, LogY: f.LogY, Columns: f.Columns}
 	styles := map[string]int{}
 	var undefined int
+	var drawn []string // labels of the curves drawn, for the note
 	for _, panel := range v.panels(f.Panels) {
 		pn := plotting.Panel{Title: panel}
 		for i, c := range v.spec.Curves {
@@ -71,6 +72,7 @@ func (v *view) curveFigure(f *FigureSpec) *plotting.Figure {
 			}
 			if _, ok := styles[c.Label]; !ok {
 				styles[c.Label] = len(styles)
+				drawn = append(drawn, c.Label)
 			}
 			sr := plotting.Series{Label: c.Label, Style: styles[c.Label], Dashed: c.Dashed}
 			for _, p := range v.curves[i] {
@@ -86,7 +88,7 @@ func (v *view) curveFigure(f *FigureSpec) *plotting.Figure {
 		}
 		fig.Panels = append(fig.Panels, pn)
 	}
-	fig.Note = v.curveNote(f.Curves, f.Note, undefined)
+	fig.Note = v.curveNote(drawn, f.Note, undefined)
 	return fig
 }
 
