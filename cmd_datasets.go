@@ -125,6 +125,8 @@ func datasetsList(w io.Writer, dir string) error {
 		switch miss := e.Missing(dir); {
 		case in.Synthetic:
 			status = "built-in"
+		case in.UserFile:
+			status = "user file (params.path)"
 		case len(miss) > 0:
 			status = "missing " + strings.Join(miss, ", ")
 		}

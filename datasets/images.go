@@ -56,16 +56,7 @@ func init() {
 		License: "CC BY-SA 3.0 (LeCun & Cortes)",
 		Source:  "LeCun, Cortes & Burges, MNIST database",
 		Rows:    13966, Cols: 784,
-		Files: []File{
-			{Path: "mnist/train-images-idx3-ubyte", URLs: []string{mnistGoogle + "train-images-idx3-ubyte.gz", mnistPytorch + "train-images-idx3-ubyte.gz"},
-				StoredSHA256: "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609"},
-			{Path: "mnist/train-labels-idx1-ubyte", URLs: []string{mnistGoogle + "train-labels-idx1-ubyte.gz", mnistPytorch + "train-labels-idx1-ubyte.gz"},
-				SHA256: "65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5", StoredSHA256: "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c"},
-			{Path: "mnist/t10k-images-idx3-ubyte", URLs: []string{mnistGoogle + "t10k-images-idx3-ubyte.gz", mnistPytorch + "t10k-images-idx3-ubyte.gz"},
-				SHA256: "0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7", StoredSHA256: "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6"},
-			{Path: "mnist/t10k-labels-idx1-ubyte", URLs: []string{mnistGoogle + "t10k-labels-idx1-ubyte.gz", mnistPytorch + "t10k-labels-idx1-ubyte.gz"},
-				SHA256: "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2", StoredSHA256: "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6"},
-		},
+		Files: mnistFiles(),
 	}, func(dir string, p ImageParams) (*Loaded, error) { return loadImages("mnist", "mnist/", dir, p) }, ImageParams{Part: "test"})
 
 	Register(Info{
@@ -77,19 +68,39 @@ func init() {
 		License:     "MIT (Zalando SE)",
 		Source:      "Xiao, Rasul & Vollgraf 2017, github.com/zalandoresearch/fashion-mnist",
 		Rows:        14000, Cols: 784,
-		Files: []File{
-			{Path: "fashion_mnist/train-images-idx3-ubyte", URLs: []string{fashionS3 + "train-images-idx3-ubyte.gz", fashionGH + "train-images-idx3-ubyte.gz"},
-				SHA256: "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888"},
-			{Path: "fashion_mnist/train-labels-idx1-ubyte", URLs: []string{fashionS3 + "train-labels-idx1-ubyte.gz", fashionGH + "train-labels-idx1-ubyte.gz"},
-				SHA256: "bad3541b69d912435c50bb6ba87bec294ff4f6a2e1246121d8633921760443d9"},
-			{Path: "fashion_mnist/t10k-images-idx3-ubyte", URLs: []string{fashionS3 + "t10k-images-idx3-ubyte.gz", fashionGH + "t10k-images-idx3-ubyte.gz"},
-				SHA256: "5b4141f0afbad91edebe8549f8fcffe087ea10ca49f1dbef5c9a5cd8815ce37b"},
-			{Path: "fashion_mnist/t10k-labels-idx1-ubyte", URLs: []string{fashionS3 + "t10k-labels-idx1-ubyte.gz", fashionGH + "t10k-labels-idx1-ubyte.gz"},
-				SHA256: "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34"},
-		},
+		Files: fashionMNISTFiles(),
 	}, func(dir string, p ImageParams) (*Loaded, error) {
 		return loadImages("fashion-mnist", "fashion_mnist/", dir, p)
 	}, ImageParams{Part: "test", Classes: []int{0, 1}})
+}
+
+// mnistFiles are MNIST's four IDX files (also read by mnist-features).
+func mnistFiles() []File {
+	return []File{
+		{Path: "mnist/train-images-idx3-ubyte", URLs: []string{mnistGoogle + "train-images-idx3-ubyte.gz", mnistPytorch + "train-images-idx3-ubyte.gz"},
+			StoredSHA256: "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609"},
+		{Path: "mnist/train-labels-idx1-ubyte", URLs: []string{mnistGoogle + "train-labels-idx1-ubyte.gz", mnistPytorch + "train-labels-idx1-ubyte.gz"},
+			SHA256: "65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5", StoredSHA256: "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c"},
+		{Path: "mnist/t10k-images-idx3-ubyte", URLs: []string{mnistGoogle + "t10k-images-idx3-ubyte.gz", mnistPytorch + "t10k-images-idx3-ubyte.gz"},
+			SHA256: "0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7", StoredSHA256: "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6"},
+		{Path: "mnist/t10k-labels-idx1-ubyte", URLs: []string{mnistGoogle + "t10k-labels-idx1-ubyte.gz", mnistPytorch + "t10k-labels-idx1-ubyte.gz"},
+			SHA256: "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2", StoredSHA256: "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6"},
+	}
+}
+
+// fashionMNISTFiles are Fashion-MNIST's four IDX files (also read by
+// fashion-mnist-features).
+func fashionMNISTFiles() []File {
+	return []File{
+		{Path: "fashion_mnist/train-images-idx3-ubyte", URLs: []string{fashionS3 + "train-images-idx3-ubyte.gz", fashionGH + "train-images-idx3-ubyte.gz"},
+			SHA256: "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888"},
+		{Path: "fashion_mnist/train-labels-idx1-ubyte", URLs: []string{fashionS3 + "train-labels-idx1-ubyte.gz", fashionGH + "train-labels-idx1-ubyte.gz"},
+			SHA256: "bad3541b69d912435c50bb6ba87bec294ff4f6a2e1246121d8633921760443d9"},
+		{Path: "fashion_mnist/t10k-images-idx3-ubyte", URLs: []string{fashionS3 + "t10k-images-idx3-ubyte.gz", fashionGH + "t10k-images-idx3-ubyte.gz"},
+			SHA256: "5b4141f0afbad91edebe8549f8fcffe087ea10ca49f1dbef5c9a5cd8815ce37b"},
+		{Path: "fashion_mnist/t10k-labels-idx1-ubyte", URLs: []string{fashionS3 + "t10k-labels-idx1-ubyte.gz", fashionGH + "t10k-labels-idx1-ubyte.gz"},
+			SHA256: "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34"},
+	}
 }
 
 func loadImages(name, prefix, dir string, p ImageParams) (*Loaded, error) {

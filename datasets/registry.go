@@ -16,6 +16,7 @@ type Info struct {
 	Papers      []string // the papers and figures that use it ("RKW24 Fig. 2")
 	Files       []File   // raw files in the data directory; none for a generator
 	Synthetic   bool     // generated from a seed, no files
+	UserFile    bool     // reads a file the user names in its params, no registered files
 	License     string   // the data's license as far as known
 	Source      string   // where the data was first published (URL or citation)
 	Rows, Cols  int      // n × d after the loader's preprocessing with default params (all rows); 0 when unknown
@@ -79,8 +80,8 @@ func Register[P Params](info Info, load func(dir string, p P) (*Loaded, error), 
 	if _, dup := registry[info.Name]; dup {
 		panic("datasets: duplicate registry name " + info.Name)
 	}
-	if info.Synthetic != (len(info.Files) == 0) {
-		panic("datasets: " + info.Name + ": Synthetic must be set exactly when there are no files")
+	if (info.Synthetic || info.UserFile) != (len(info.Files) == 0) || info.Synthetic && info.UserFile {
+		panic("datasets: " + info.Name + ": exactly one of Synthetic and UserFile must be set when there are no files")
 	}
 	name := info.Name
 	run := func(dir string, p P) (*Loaded, error) {
