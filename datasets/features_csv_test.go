@@ -1,0 +1,53 @@
+package datasets
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestFeaturesCSV loads the user-CSV loader's cases: label last by default,
+// by name or by 1-based index, ±1 read as 0/1, a fixed split from
+// test_path; and bad input gives errors naming the file and the problem.
+func TestFeaturesCSV(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.csv":      "f1,y,f2\n1,1,2\n3,-1,4\n5,0,6\n",
+		"b.csv":      "f1,y,f2\n7,1,8\n",
+		"bad.csv":    "f1,y,f2\n1,2,3\n",
+		"narrow.csv": "f1,y\n1,1\n",
+	})
+	l, err := loadFrom(dir, "features-csv", `path="a.csv"`, "header=true", `label="y"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.All.Rows() != 3 || l.All.Cols() != 2 || l.All.X.At(1, 1) != 4 || l.All.Y[0] != 1 || l.All.Y[1] != 0 || l.All.Y[2] != 0 {
+		t.Errorf("by name: X %v, y %v", l.All.X, l.All.Y)
+	}
+	if got := strings.Join(l.All.Features, ","); got != "f1,f2" {
+		t.Errorf("features %q", got)
+	}
+	l2, err := loadFrom(dir, "features-csv", `path="a.csv"`, "header=true", `label="2"`)
+	if err != nil || !sameData(parts(l), parts(l2)) {
+		t.Errorf("by index: %v", err)
+	}
+	l3, err := loadFrom(dir, "features-csv", `path="a.csv"`, `test_path="b.csv"`, "header=true", `label="y"`)
+	if err != nil || l3.Train.Rows() != 3 || l3.Test.Rows() != 1 || l3.All != nil {
+		t.Errorf("fixed split: %+v, %v", l3, err)
+	}
+	for name, kv := range map[string][]string{
+		"label 2":     {`path="bad.csv"`, "header=true", `label="y"`},
+		"label \"z\"": {`path="a.csv"`, "header=true", `label="z"`},
+		"columns":     {`path="a.csv"`, `test_path="narrow.csv"`, "header=true", `label="y"`},
+		"path":        {},
+	} {
+		_, err := loadFrom(dir, "features-csv", kv...)
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: error %v", name, err)
+		}
+	}
+	var miss *MissingError
+	if _, err := loadFrom(dir, "features-csv", `path="absent.csv"`); !errors.As(err, &miss) {
+		t.Errorf("absent file: %v, want a MissingError", err)
+	}
+}

@@ -1,0 +1,177 @@
+package datasets
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// A data-independent, privacy-free feature map for the binary image tasks of
+// [LSS25] Figures 3 and 5. The paper trains a small CNN with DP-SGD (at
+// ε/10) and feeds its 128 penultimate features to the private logistic
+// heads; here a fixed random convolution replaces that network. Its weights
+// depend only on a seed, never on the data, so the features cost no privacy
+// and the heads get the whole budget — a documented deviation: the accuracy
+// levels are those of random features, not of the paper's DP CNN.
+//
+//	x̃ = x/255 − 0.5                         the paper's Normalize(mean 0.5, std 1)
+//	h_f = ReLU(W_f ⋆ x̃)                       F filters 5 × 5, valid: 28 × 28 → 24 × 24
+//	φ_f = maxpool_{6×6}(h_f)                  24 × 24 → 4 × 4
+//	features = (φ_1, …, φ_F)                  F·16 values (F = 8: 128, the paper's width)
+//
+// W_f has i.i.d. N(0, 1/25) entries from the ChaCha8 stream of
+// ("random-conv", seed); no bias.
+
+// ImageFeaturesParams are the params of "mnist-features" and
+// "fashion-mnist-features".
+type ImageFeaturesParams struct {
+	// Classes and Part select the images as ImageParams does: classes [3, 8]
+	// by default (the first is label 0); part "test" loads only the test
+	// files into All.
+	Classes []int  `toml:"classes"`
+	Part    string `toml:"part"`
+	// Seed is the seed of the random filters; the map is the same for every
+	// dataset at the same seed.
+	Seed uint64 `toml:"seed"`
+	// Filters is the number F of 5 × 5 filters; 0 means 8 (128 features).
+	Filters int `toml:"filters"`
+}
+
+// Validate implements Params.
+func (p ImageFeaturesParams) Validate() error {
+	if err := p.images().Validate(); err != nil {
+		return err
+	}
+	if p.Filters < 0 || p.Filters > 256 {
+		return fmt.Errorf("filters = %d: want 1..256 (0 means 8)", p.Filters)
+	}
+	return nil
+}
+
+func (p ImageFeaturesParams) images() ImageParams {
+	return ImageParams{Classes: p.Classes, Part: p.Part}
+}
+
+// Geometry of the map on 28 × 28 images.
+const (
+	imgSide    = 28
+	convSide   = 5
+	convOut    = imgSide - convSide + 1 // 24
+	poolSide   = 6
+	poolOut    = convOut / poolSide // 4
+	featsPerFi = poolOut * poolOut  // 16
+)
+
+func init() {
+	desc := " images (classes 3 and 8 by default, the first is label 0) mapped to F·16 = 128 features by a fixed random " +
+		"convolution (F = 8 filters 5 × 5 with i.i.d. N(0, 1/25) weights from the seed, on pixels/255 − 0.5), ReLU and " +
+		"6 × 6 max-pooling. Data-independent and privacy-free: it stands in for [LSS25]'s DP-SGD-trained CNN features " +
+		"(a documented deviation). Rows are not scaled here (the runner's max-row-norm scaling does it)."
+	Register(Info{
+		Name:        "fashion-mnist-features",
+		Title:       "Fashion-MNIST 3 vs 8, random-convolution features",
+		Description: "Fashion-MNIST" + desc + " Official train and test files give Train (12,000) and Test (2,000).",
+		Task:        Binary, Papers: []string{"LSS25 Fig. 3 (stand-in features)"},
+		License: "MIT (Zalando SE)", Source: "Xiao, Rasul & Vollgraf 2017; features: this package",
+		Rows: 14000, Cols: 128,
+		Files: fashionMNISTFiles(),
+	}, func(dir string, p ImageFeaturesParams) (*Loaded, error) {
+		return imageFeatures("fashion-mnist-features", "fashion_mnist/", dir, p)
+	}, ImageFeaturesParams{Part: "test", Classes: []int{0, 1}, Filters: 2})
+	Register(Info{
+		Name:  "mnist-features",
+		Title: "MNIST 3 vs 8, random-convolution features",
+		Description: "MNIST" + desc + " The shared data folder has only MNIST's test split: part = \"test\" loads it " +
+			"into All (1,984 rows) for a random split.",
+		Task: Binary, Papers: []string{"LSS25 Fig. 5 (stand-in features)"},
+		License: "CC BY-SA 3.0 (LeCun & Cortes)", Source: "LeCun, Cortes & Burges, MNIST; features: this package",
+		Rows: 13966, Cols: 128,
+		Files: mnistFiles(),
+	}, func(dir string, p ImageFeaturesParams) (*Loaded, error) {
+		return imageFeatures("mnist-features", "mnist/", dir, p)
+	}, ImageFeaturesParams{Part: "test", Filters: 2})
+}
+
+// imageFeatures loads the image pairs and maps every part.
+func imageFeatures(name, prefix, dir string, p ImageFeaturesParams) (*Loaded, error) {
+	l, err := loadImages(name, prefix, dir, p.images())
+	if err != nil {
+		return nil, err
+	}
+	w := randomFilters(p.Seed, orDefault(p.Filters, 8))
+	for _, d := range []**Dataset{&l.All, &l.Train, &l.Test} {
+		if *d == nil {
+			continue
+		}
+		if (*d).Cols() != imgSide*imgSide {
+			return nil, fmt.Errorf("dataset %s: images have %d pixels, want %d × %d", name, (*d).Cols(), imgSide, imgSide)
+		}
+		*d = &Dataset{Name: name, Task: Binary, X: convFeatures((*d).X, w), Y: (*d).Y}
+	}
+	return l, nil
+}
+
+// randomFilters returns F filters of 5 × 5 i.i.d. N(0, 1/25) weights, row
+// major, from the stream of ("random-conv", seed).
+func randomFilters(seed uint64, filters int) [][]float64 {
+	r := generatorRand("random-conv", seed)
+	w := make([][]float64, filters)
+	for f := range w {
+		w[f] = gaussianMatrix(r, convSide, convSide)
+		for i := range w[f] {
+			w[f][i] /= convSide // std 1/5
+		}
+	}
+	return w
+}
+
+// convFeatures maps each row of x (28 × 28 pixels in [0, 1], row major) to
+// its features. Rows are independent, so they are mapped in parallel; the
+// result does not depend on the scheduling.
+func convFeatures(x *mat.Dense, w [][]float64) *mat.Dense {
+	n, _ := x.Dims()
+	out := mat.NewDense(n, len(w)*featsPerFi, nil)
+	workers := min(runtime.GOMAXPROCS(0), max(n, 1))
+	var wg sync.WaitGroup
+	for g := 0; g < workers; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			img := make([]float64, imgSide*imgSide)
+			for i := g; i < n; i += workers {
+				for j, v := range x.RawRowView(i) {
+					img[j] = v - 0.5
+				}
+				convRow(img, w, out.RawRowView(i))
+			}
+		}(g)
+	}
+	wg.Wait()
+	return out
+}
+
+// convRow writes the features of one centred image into dst.
+func convRow(img []float64, w [][]float64, dst []float64) {
+	for f, wf := range w {
+		for pi := 0; pi < poolOut; pi++ {
+			for pj := 0; pj < poolOut; pj++ {
+				best := 0.0 // ReLU: the max over the pool of max(h, 0)
+				for a := pi * poolSide; a < (pi+1)*poolSide; a++ {
+					for b := pj * poolSide; b < (pj+1)*poolSide; b++ {
+						var h float64
+						for u := 0; u < convSide; u++ {
+							row := img[(a+u)*imgSide+b : (a+u)*imgSide+b+convSide]
+							ws := wf[u*convSide : (u+1)*convSide]
+							h += row[0]*ws[0] + row[1]*ws[1] + row[2]*ws[2] + row[3]*ws[3] + row[4]*ws[4]
+						}
+						best = math.Max(best, h)
+					}
+				}
+				dst[f*featsPerFi+pi*poolOut+pj] = best
+			}
+		}
+	}
+}
