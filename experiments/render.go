@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,11 +102,12 @@ type view struct {
 	over    map[string][]float64      // label -> ε values whose spent ε exceeded the target
 	curves  [][]CurvePoint            // evaluated [[curve]] blocks, in spec order
 	ledgers map[string]*ledgerSummary // by cell key, for privacy tables
+	rels    map[string][]string       // neighbouring relation -> labels of the private mechanisms whose ledgers have it
 }
 
 func newView(s *Spec, recs []results.Record) *view {
 	v := &view{spec: s, cells: s.Expand(), agg: map[string]results.Cell{}, skipped: map[string]string{}, over: map[string][]float64{},
-		ledgers: map[string]*ledgerSummary{}}
+		ledgers: map[string]*ledgerSummary{}, rels: map[string][]string{}}
 	keys := cellKeys(v.cells)
 	var current []results.Record
 	for _, r := range recs {
@@ -117,6 +119,9 @@ func newView(s *Spec, recs []results.Record) *view {
 		}
 		if r.Status == results.StatusOK {
 			v.addLedger(&r)
+			if rel := r.Privacy.Relation; !math.IsInf(float64(r.Epsilon), 1) && !slices.Contains(v.rels[rel], r.Label) {
+				v.rels[rel] = append(v.rels[rel], r.Label)
+			}
 		}
 		current = append(current, r)
 	}
@@ -260,10 +265,45 @@ func (v *view) figure(f *FigureSpec) *plotting.Figure {
 		for _, label := range order {
 			panel.Series = append(panel.Series, *series[label])
 		}
+		if r := v.timeRatio(di, f.TimeRatio); r != "" {
+			panel.Note = strings.TrimPrefix(panel.Note+"; "+r, "; ")
+		}
 		fig.Panels = append(fig.Panels, panel)
 	}
 	fig.Note = v.note(f.Band, f.Center, f.Note)
 	return fig
+}
+
+// timeRatio returns "A/B time at ε = x: r×", the ratio of the mean wall time
+// per fit of the mechanisms labelled labels[0] and labels[1] on dataset di
+// at the largest ε where both have trials ("" when they have none).
+func (v *view) timeRatio(di int, labels []string) string {
+	if len(labels) != 2 {
+		return ""
+	}
+	wall := [2]map[float64]float64{{}, {}}
+	for ci := range v.cells {
+		c := &v.cells[ci]
+		a, ok := v.agg[c.Key]
+		if c.Dataset != di || !ok || a.Trials == 0 {
+			continue
+		}
+		for k, l := range labels {
+			if v.spec.Mechanisms[c.Mechanism].Label == l {
+				wall[k][c.Epsilon] = a.WallMean
+			}
+		}
+	}
+	best := math.Inf(-1)
+	for e := range wall[0] {
+		if _, ok := wall[1][e]; ok && e > best && wall[1][e] > 0 {
+			best = e
+		}
+	}
+	if math.IsInf(best, -1) {
+		return ""
+	}
+	return fmt.Sprintf("%s / %s time at ε = %.4g: %.2f×", labels[0], labels[1], best, wall[0][best]/wall[1][best])
 }
 
 func shortReason(s string) string {
@@ -291,7 +331,7 @@ func (v *view) note(band, center, extra string) string {
 		}
 		parts[0] += fmt.Sprintf(" (orders %s)", orders)
 	}
-	parts = append(parts, "δ = "+v.deltaText(), "neighbouring: add/remove")
+	parts = append(parts, "δ = "+v.deltaText(), "neighbouring: "+v.relationText())
 	var tuning []string
 	for _, m := range s.Mechanisms {
 		switch m.Tuning.Mode {
@@ -330,6 +370,26 @@ func (v *view) note(band, center, extra string) string {
 		parts = append(parts, extra)
 	}
 	return strings.Join(parts, "; ") + "."
+}
+
+// relationText names the neighbouring relation of the private ledgers
+// (add/remove when there are none), per mechanism when they differ.
+func (v *view) relationText() string {
+	switch len(v.rels) {
+	case 0:
+		return "add/remove"
+	case 1:
+		for rel := range v.rels {
+			return rel
+		}
+	}
+	var parts []string
+	for _, rel := range sortedKeys(v.rels) {
+		labels := append([]string(nil), v.rels[rel]...)
+		sort.Strings(labels)
+		parts = append(parts, fmt.Sprintf("%s (%s)", rel, strings.Join(labels, ", ")))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (v *view) deltaText() string {

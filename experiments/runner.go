@@ -436,6 +436,9 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 	}
 	rec.Privacy.EpsSpent = results.Float(g.Epsilon)
 	rec.Privacy.AlphaStar = results.Float(g.Alpha)
+	if g.Relation != "" {
+		rec.Privacy.Relation = relationName(g.Relation)
+	}
 	if g.Accountant != "" {
 		rec.Privacy.Accountant = g.Accountant
 	}
@@ -479,6 +482,20 @@ func (r *runner) epsilon(ev []byte, event accounting.Event, delta float64) (acco
 	r.spent[key] = g
 	r.mu.Unlock()
 	return g, nil
+}
+
+// relationName is how records and notes write an accounting relation:
+// "add/remove", "zero-out" or "replace-one".
+func relationName(rel string) string {
+	switch rel {
+	case accounting.RelationAddRemove:
+		return "add/remove"
+	case accounting.RelationZeroOut:
+		return "zero-out"
+	case accounting.RelationReplaceOne:
+		return "replace-one"
+	}
+	return rel
 }
 
 func floatMap(m map[string]float64) map[string]results.Float {

@@ -138,6 +138,10 @@ type FigureSpec struct {
 	Columns    int      `toml:"columns"`
 	Formats    []string `toml:"formats"` // default ["png", "svg"]
 	Note       string   `toml:"note"`    // added to the footnote (e.g. a documented deviation)
+	// TimeRatio names two mechanism labels [A, B]: each panel's note gives
+	// A's mean wall time per fit over B's at the largest ε (the GaussMix
+	// paper's "Faster by" of Figures 3 and 5).
+	TimeRatio []string `toml:"time_ratio"`
 }
 
 // TableSpec is one [[table]] block: rows ε (or datasets), columns methods,

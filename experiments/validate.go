@@ -281,6 +281,16 @@ func (s *Spec) validateFigure(i int) error {
 	if f.Center != "mean" && f.Center != "median" {
 		return s.errIn("figure", i, "center", "center %q: want mean or median", f.Center)
 	}
+	if len(f.TimeRatio) > 0 {
+		if len(f.TimeRatio) != 2 || f.TimeRatio[0] == f.TimeRatio[1] {
+			return s.errIn("figure", i, "time_ratio", "time_ratio names two different mechanism labels [numerator, denominator]")
+		}
+		for _, l := range f.TimeRatio {
+			if s.mechanismIndex(l) < 0 {
+				return s.errIn("figure", i, "time_ratio", "no mechanism labelled %q", l)
+			}
+		}
+	}
 	return s.checkLabels("figure", i, f.Datasets, f.Mechanisms)
 }
 
@@ -475,6 +485,9 @@ func (s *Spec) ApplyQuick() error {
 	for i := range s.Figures {
 		s.Figures[i].Datasets = keep(s.Figures[i].Datasets, s.datasetIndex)
 		s.Figures[i].Mechanisms = keep(s.Figures[i].Mechanisms, s.mechanismIndex)
+		if len(keep(s.Figures[i].TimeRatio, s.mechanismIndex)) < 2 {
+			s.Figures[i].TimeRatio = nil
+		}
 	}
 	for i := range s.Tables {
 		s.Tables[i].Datasets = keep(s.Tables[i].Datasets, s.datasetIndex)
