@@ -206,7 +206,12 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = pn.Title
 	if pn.Note != "" {
-		p.Title.Text += "\n" + pn.Note
+		// Wrapped to the panel width (about 0.5 em per character).
+		pw := f.PanelWidth
+		if pw == 0 {
+			pw = 4.2 * vg.Inch
+		}
+		p.Title.Text += "\n" + wrap(pn.Note, int(pw/(0.5*p.Title.TextStyle.Font.Size)))
 	}
 	p.X.Label.Text, p.Y.Label.Text = f.XLabel, f.YLabel
 	if f.LogX {
