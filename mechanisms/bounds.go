@@ -19,16 +19,39 @@ const boundSlack = 1e-9
 // rests on these bounds call it before touching the data: a violated bound
 // would silently void the guarantee.
 func checkBounds(name string, d *datasets.Dataset, boundX, boundY float64) error {
-	n := d.Rows()
-	for i := 0; i < n; i++ {
-		if nr := floats.Norm(d.X.RawRowView(i), 2); nr > boundX*(1+boundSlack) {
-			return fmt.Errorf("%s: row %d has norm %.6g > bound_x = %g; scale the rows (scale.x = \"max-row-norm\" or \"clip\") or raise bound_x", name, i, nr, boundX)
-		}
-		if boundY > 0 && math.Abs(d.Y[i]) > boundY*(1+boundSlack) {
-			return fmt.Errorf("%s: target %d is %.6g, |y| > bound_y = %g; scale y (scale.y = \"max-abs\") or raise bound_y", name, i, d.Y[i], boundY)
-		}
+	m, err := d.Memo("mechanisms/bounds", func() (any, error) { return dataBounds(d), nil })
+	if err != nil {
+		return err
+	}
+	b := m.(maxima)
+	if !(b.rowNorm <= boundX*(1+boundSlack)) { // NaN fails too
+		return fmt.Errorf("%s: row %d has norm %.6g > bound_x = %g; scale the rows (scale.x = \"max-row-norm\" or \"clip\") or raise bound_x", name, b.row, b.rowNorm, boundX)
+	}
+	if boundY > 0 && !(b.absY <= boundY*(1+boundSlack)) {
+		return fmt.Errorf("%s: target %d is %.6g, |y| > bound_y = %g; scale y (scale.y = \"max-abs\") or raise bound_y", name, b.target, d.Y[b.target], boundY)
 	}
 	return nil
+}
+
+// maxima are the largest row norm and |y| of a dataset (NaN if any is NaN),
+// with their first indices; checkBounds memoises them on the (read-only) training set, so
+// the trials of a fixed split scan it once.
+type maxima struct {
+	rowNorm, absY float64
+	row, target   int
+}
+
+func dataBounds(d *datasets.Dataset) maxima {
+	var m maxima
+	for i := 0; i < d.Rows(); i++ {
+		if nr := floats.Norm(d.X.RawRowView(i), 2); nr > m.rowNorm || math.IsNaN(nr) && !math.IsNaN(m.rowNorm) {
+			m.rowNorm, m.row = nr, i
+		}
+		if a := math.Abs(d.Y[i]); a > m.absY || math.IsNaN(a) && !math.IsNaN(m.absY) {
+			m.absY, m.target = a, i
+		}
+	}
+	return m
 }
 
 // boundsParams are the data bounds shared by the linear-regression

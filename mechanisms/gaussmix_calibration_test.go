@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/dplab/dplab/datasets"
 
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"gonum.org/v1/gonum/floats/scalar"
@@ -302,5 +305,29 @@ func TestLedgerVsTheorem1(t *testing.T) {
 				t.Errorf("Φ(−τ) = %g > δ/3 = %g", tail, gc.delta/3)
 			}
 		}
+	}
+}
+
+// TestCheckBoundsMemo: the bound check (memoised per training set) names
+// the first row above the bound and the first target above C_Y, and a NaN
+// fails it.
+func TestCheckBoundsMemo(t *testing.T) {
+	d := tinyData(t, datasets.Regression, 50, 3)
+	if err := checkBounds("m", d, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		bx, by float64
+		want   string
+	}{{0.5, 1, "row "}, {1, 0.5, "target "}} {
+		err := checkBounds("m", d, tc.bx, tc.by)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("bounds (%v, %v): %v", tc.bx, tc.by, err)
+		}
+	}
+	nan := d.Clone()
+	nan.X.Set(7, 1, math.NaN())
+	if err := checkBounds("m", nan, 1, 1); err == nil || !strings.Contains(err.Error(), "row 7") {
+		t.Errorf("NaN row: %v", err)
 	}
 }
