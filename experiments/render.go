@@ -30,6 +30,12 @@ func Render(s *Spec, dir string, log io.Writer) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return renderRecords(s, dir, recs, log)
+}
+
+// renderRecords renders from recs, the records of dir's store in file
+// order (Run passes the ones it read and appended, saving a re-read).
+func renderRecords(s *Spec, dir string, recs []results.Record, log io.Writer) ([]string, error) {
 	v := newView(s, recs)
 	if len(s.Curves) > 0 {
 		v.curves = evalCurves(s)

@@ -80,6 +80,7 @@ type runner struct {
 	log     io.Writer
 
 	mu      sync.Mutex
+	recs    []results.Record                // the store's records: read at open, then appended
 	mechs   map[string]mechanisms.Mechanism // by canonical params
 	spent   map[string]accounting.Guarantee // ε of a ledger at a δ, by (event JSON, δ)
 	report  *Report
@@ -119,7 +120,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	store, _, err := results.Open(dir, warn)
+	store, stored, err := results.Open(dir, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +140,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 	}
 	r := &runner{spec: s, cells: cells, dataDir: datasets.DataDir(opt.DataDir), cache: cache,
 		acc: s.accountingConfig(), store: store, log: log, mechs: map[string]mechanisms.Mechanism{}, spent: map[string]accounting.Guarantee{},
-		skipped: map[string]string{}}
+		skipped: map[string]string{}, recs: stored}
 	r.cal = accounting.NewCalibrator(r.acc)
 	rep := &Report{Dir: dir, Cells: len(cells), SkipReasons: r.skipped}
 	r.report = rep
@@ -224,7 +225,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 		rep.Elapsed = time.Since(start)
 		return rep, fmt.Errorf("interrupted: %d of %d pending trials finished and are stored in %s; rerun the same command to resume", rep.Ran+rep.Failed, len(pending), dir)
 	}
-	outs, err := Render(s, dir, log)
+	outs, err := renderRecords(s, dir, r.recs, log)
 	rep.Outputs = outs
 	rep.Elapsed = time.Since(start)
 	if err != nil {
@@ -264,8 +265,11 @@ func cellKeys(cells []Cell) map[string]bool {
 }
 
 func (r *runner) count(rec *results.Record) {
+	kept := *rec // as the store will read it back: params through JSON (omitempty, float64 numbers)
+	kept.MechParams, kept.DataParams = viaJSON(rec.MechParams), viaJSON(rec.DataParams)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.recs = append(r.recs, kept)
 	switch rec.Status {
 	case results.StatusOK:
 		r.report.Ran++
@@ -482,6 +486,20 @@ func (r *runner) epsilon(ev []byte, event accounting.Event, delta float64) (acco
 	r.spent[key] = g
 	r.mu.Unlock()
 	return g, nil
+}
+
+// viaJSON returns m as decoding its JSON gives it back: nil when empty,
+// numbers as float64.
+func viaJSON(m map[string]any) map[string]any {
+	if len(m) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(m)
+	var out map[string]any
+	if err != nil || json.Unmarshal(b, &out) != nil {
+		return m
+	}
+	return out
 }
 
 // relationName is how records and notes write an accounting relation:
