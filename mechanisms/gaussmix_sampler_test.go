@@ -203,3 +203,36 @@ func TestExactFactor(t *testing.T) {
 		t.Errorf("λ_min of a rank-%d Gram = %v, want ≈ 0", rank, js.lamMin)
 	}
 }
+
+// TestSketchOLS: the Cholesky solve of the sketch's normal equations equals
+// gonum's QR least squares on [X̃, Ỹ] (tolerance 1e-10 relative: a
+// well-conditioned 200 × 6 problem), and a rank-deficient X̃ is an error.
+func TestSketchOLS(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	const k, p = 200, 7
+	m := mat.NewDense(k, p, nil)
+	for i := 0; i < k; i++ {
+		for j := 0; j < p; j++ {
+			m.Set(i, j, r.NormFloat64())
+		}
+	}
+	got, err := sketchOLS(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want mat.VecDense
+	if err := want.SolveVec(m.Slice(0, k, 0, p-1), m.ColView(p-1)); err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range got {
+		if math.Abs(g-want.AtVec(i)) > 1e-10*math.Abs(want.AtVec(i))+1e-14 {
+			t.Errorf("θ[%d] = %.15g, QR %.15g", i, g, want.AtVec(i))
+		}
+	}
+	for i := 0; i < k; i++ {
+		m.Set(i, 1, 2*m.At(i, 0)) // column 1 = 2 × column 0
+	}
+	if _, err := sketchOLS(m); err == nil {
+		t.Error("a rank-deficient sketch solved")
+	}
+}
