@@ -236,3 +236,22 @@ func TestSketchOLS(t *testing.T) {
 		t.Error("a rank-deficient sketch solved")
 	}
 }
+
+// TestSketchFewRows: with fewer rows than columns (n < p) the exact sampler
+// falls back to S·Z, which is the same law and cheaper; the draw is then
+// identical to the explicit sampler's from the same stream.
+func TestSketchFewRows(t *testing.T) {
+	d := samplerData().Subset([]int{0, 1, 2})
+	js, err := joint(d, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js.r != nil {
+		t.Fatal("a factor R for n < p")
+	}
+	a := js.sketch(samplerExact, 5, 0.3, rand.New(rand.NewPCG(1, 1)), rand.New(rand.NewPCG(1, 2)))
+	b := js.sketch(samplerExplicit, 5, 0.3, rand.New(rand.NewPCG(1, 1)), rand.New(rand.NewPCG(1, 2)))
+	if !mat.Equal(a, b) {
+		t.Error("n < p: exact and explicit differ on the same streams")
+	}
+}

@@ -46,7 +46,7 @@ const (
 // family uses, computed once per training set.
 type jointStats struct {
 	z      *mat.Dense // n × p: the rows [xᵢ, yᵢ]
-	r      *mat.Dense // p × p upper triangular with RᵀR = ZᵀZ
+	r      *mat.Dense // p × p upper triangular with RᵀR = ZᵀZ; nil when n < p
 	lamMin float64    // λ_min(ZᵀZ)
 }
 
@@ -74,11 +74,15 @@ func joint(train *datasets.Dataset, pm bool) (*jointStats, error) {
 		if err != nil {
 			return nil, err
 		}
-		var qr mat.QR
-		qr.Factorize(z)
-		var r mat.Dense
-		qr.RTo(&r) // n × p; its first p rows hold R
-		return &jointStats{z: z, r: mat.DenseCopyOf(r.Slice(0, p, 0, p)), lamMin: lamMin}, nil
+		js := &jointStats{z: z, lamMin: lamMin}
+		if n >= p {
+			var qr mat.QR
+			qr.Factorize(z)
+			var r mat.Dense
+			qr.RTo(&r) // n × p; its first p rows hold R
+			js.r = mat.DenseCopyOf(r.Slice(0, p, 0, p))
+		}
+		return js, nil
 	})
 	if err != nil {
 		return nil, err
@@ -91,7 +95,9 @@ func joint(train *datasets.Dataset, pm bool) (*jointStats, error) {
 // branch).
 func (j *jointStats) sketch(sampler string, k int, noiseStd float64, sk, nz *rand.Rand) *mat.Dense {
 	var m *mat.Dense
-	if sampler == samplerExplicit {
+	if sampler == samplerExplicit || j.r == nil {
+		// With n < p rows, S·Z (k·n·p flops) is cheaper than any p × p
+		// factor, and it is the same law.
 		m = sketchExplicit(j.z, k, sk)
 	} else {
 		m = sketchExact(j.r, k, sk)
