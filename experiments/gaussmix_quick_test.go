@@ -12,7 +12,8 @@ import (
 // TestGaussMixQuickSpecs runs the --quick variant of every
 // experiments/gaussmix_*.toml (the CI smoke run of issue 5's figures):
 // no trial fails, every private trial's accounted ε is within its target
-// (all these specs use the paper calibrations, which never overshoot), and
+// (the paper and accountant calibrations never overshoot; preset "code"
+// reproduces the authors' constants and is exempt), and
 // each figure is written. The specs read Crime, Tecator, Wine, Boston,
 // Bike, Fashion-MNIST and MNIST from DPLAB_DATA; without it the test skips.
 func TestGaussMixQuickSpecs(t *testing.T) {
@@ -45,6 +46,9 @@ func TestGaussMixQuickSpecs(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, r := range recs {
+				if r.MechParams["preset"] == "code" {
+					continue // the authors' constants are reported as spent, above target
+				}
 				if float64(r.Privacy.EpsSpent) > float64(r.Privacy.EpsTarget)*(1+1e-9) {
 					t.Errorf("%s on %s at ε = %v spent %v", r.Label, r.Dataset, float64(r.Epsilon), float64(r.Privacy.EpsSpent))
 				}
