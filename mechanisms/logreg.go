@@ -3,6 +3,7 @@ package mechanisms
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/dplab/dplab/datasets"
@@ -47,6 +48,9 @@ func init() {
 
 // Fit implements Mechanism.
 func (l *LogReg) Fit(ctx context.Context, train *datasets.Dataset, _ Budget, _ rngs.Streams) (*Release, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	loss, err := solvers.NewLogistic(train.X, train.Y, solvers.LogisticConfig{Bias: !l.p.NoBias})
 	if err != nil {
 		return nil, err
@@ -58,8 +62,24 @@ func (l *LogReg) Fit(ctx context.Context, train *datasets.Dataset, _ Budget, _ r
 	if tol == 0 {
 		tol = 1e-6
 	}
-	obj := solvers.Objective{Loss: loss, L2: lambda}
-	res, err := solvers.MinimizeContext(ctx, obj, make([]float64, obj.Dim()), &solvers.Settings{GradTol: tol})
+	// Deterministic in the data: fitted once per training set and params
+	// (the trials of a fixed split share it). The shared fit ignores
+	// cancellation, so that a cancelled trial never stores a context error
+	// for the others; it stops at its iteration limits.
+	type fit struct {
+		res solvers.Result
+		err error
+	}
+	key := fmt.Sprintf("mechanisms/logreg/lambda=%g,tol=%g,bias=%v", lambda, tol, !l.p.NoBias)
+	v, err := train.Memo(key, func() (any, error) {
+		obj := solvers.Objective{Loss: loss, L2: lambda}
+		res, err := solvers.MinimizeContext(context.WithoutCancel(ctx), obj, make([]float64, obj.Dim()), &solvers.Settings{GradTol: tol})
+		return fit{res, err}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res, err := v.(fit).res, v.(fit).err
 	var nc *solvers.NotConvergedError
 	if err != nil && !errors.As(err, &nc) {
 		return nil, err
