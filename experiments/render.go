@@ -367,7 +367,14 @@ func (v *view) note(band, center, extra string) string {
 		parts = append(parts, fmt.Sprintf("%s over %d trials", center, s.Trials))
 	}
 	for _, label := range sortedKeys(v.over) {
-		parts = append(parts, fmt.Sprintf("WARNING: %s spent more than the target ε at ε = %v", label, v.over[label]))
+		eps := slices.Clone(v.over[label])
+		slices.Sort(eps)
+		eps = slices.Compact(eps)
+		var list []string
+		for _, e := range eps {
+			list = append(list, strconv.FormatFloat(e, 'g', 3, 64))
+		}
+		parts = append(parts, fmt.Sprintf("WARNING: %s spent more than the target ε at ε = %s", label, strings.Join(list, ", ")))
 	}
 	if s.QuickApplied {
 		parts = append(parts, "QUICK RUN (reduced trials/grid)")
