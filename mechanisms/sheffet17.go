@@ -69,14 +69,14 @@ func (p Sheffet17Params) Validate() error {
 
 func init() {
 	tasks := []datasets.Task{datasets.Regression}
-	Register(Info{Name: "sheffet17", Title: "Sheffet '17", Ref: "She17", Tasks: tasks, Private: true, Version: 1},
+	Register(Info{Name: "sheffet17", Title: "Sheffet '17", Ref: "She17", Tasks: tasks, Private: true, Version: 2},
 		func(p Sheffet17Params) (Mechanism, error) {
 			if p.Calibration != "" {
 				return nil, fmt.Errorf("mechanism sheffet17: params: calibration: Algorithm 4 has a closed-form γ; use sheffet17-renyi to calibrate")
 			}
 			return &Sheffet17{p: p}, nil
 		}, Sheffet17Params{sketchParams: sketchParams{K: 12}})
-	Register(Info{Name: "sheffet17-renyi", Title: "Sheffet '17 (ours)", Ref: "LSS+25", Tasks: tasks, Private: true, Version: 1},
+	Register(Info{Name: "sheffet17-renyi", Title: "Sheffet '17 (ours)", Ref: "LSS+25", Tasks: tasks, Private: true, Version: 2},
 		func(p Sheffet17Params) (Mechanism, error) { return &Sheffet17{p: p, renyi: true}, nil },
 		Sheffet17Params{sketchParams: sketchParams{K: 12}})
 }
@@ -198,7 +198,10 @@ func (m *Sheffet17) Fit(ctx context.Context, train *datasets.Dataset, b Budget, 
 	if passed {
 		test = 1
 	}
+	// gamma: the normalised GaussMix γ of the ledger; sigma2: the noise
+	// variance added (the box's γ, raw units), as linear-mixing records it.
 	return &Release{Model: model, Event: s.event(), Noise: map[string]float64{
-		"gamma": s.gamma, "threshold": s.threshold, "laplace_scale": s.scale, "k": float64(k)},
+		"gamma": math.Min(s.gamma, s.threshold) / c2, "sigma2": s.gamma, "threshold": s.threshold,
+		"laplace_scale": s.scale, "k": float64(k)},
 		Stats: map[string]float64{"no_noise_branch": test}}, nil
 }
