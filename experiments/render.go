@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,6 +79,8 @@ func Render(s *Spec, dir string, log io.Writer) ([]string, error) {
 			tabs = v.curveTables(&s.Tables[i])
 		case "privacy":
 			tabs = v.privacyTables(&s.Tables[i])
+		case "runtime":
+			tabs = v.runtimeTables(&s.Tables[i])
 		default:
 			tabs = v.tables(&s.Tables[i])
 		}
@@ -288,6 +291,16 @@ func (v *view) note(band, center, extra string) string {
 		orders := acc.Orders
 		if orders == "" {
 			orders = "default"
+		}
+		if orders == "integer" {
+			hi := acc.MaxOrder
+			if hi == 0 {
+				hi = 256
+			}
+			orders = fmt.Sprintf("integer 2..%d", hi)
+		}
+		if len(acc.ExtraOrders) > 0 {
+			orders += fmt.Sprintf(" + %d extra up to %g", len(acc.ExtraOrders), slices.Max(acc.ExtraOrders))
 		}
 		parts[0] += fmt.Sprintf(" (orders %s)", orders)
 	}

@@ -118,7 +118,7 @@ func (v *view) curveNote(labels []string, extra string, undefined int) string {
 // the curves' labels.
 func (v *view) curveTables(t *TableSpec) []*plotting.Table {
 	var out []*plotting.Table
-	panels := v.panels(nil)
+	panels := v.panels(t.Panels)
 	for _, panel := range panels {
 		tab := &plotting.Table{Name: t.Name, Title: t.Title, Better: plotting.NoBest}
 		if len(panels) > 1 {

@@ -50,6 +50,12 @@ type AccountantSpec struct {
 	Kind     string  `toml:"kind"`     // "rdp" (default), "pld", "exact"
 	Orders   string  `toml:"orders"`   // RDP orders: "default", "grid", "opacus", "integer"
 	Interval float64 `toml:"interval"` // PLD discretisation; 0 means 1e-4
+	// MaxOrder is the largest order of orders = "integer"; 0 means 256.
+	MaxOrder int `toml:"max_order" json:",omitempty"`
+	// ExtraOrders are added to the order set, e.g. the orders beyond 256
+	// that honest DP-SGD needs at ε = 0.025 (objpert.md §2.7). (omitempty
+	// keeps the cell keys of specs without them unchanged.)
+	ExtraOrders []float64 `toml:"extra_orders" json:",omitempty"`
 }
 
 // DatasetSpec is one [[dataset]] block.
@@ -144,10 +150,13 @@ type FigureSpec struct {
 // cells mean ± CI half-width; or (kind "curves") rows x, columns curve labels,
 // cells the curves' values, one table per panel; or (kind "privacy") the
 // calibration table: per dataset, one row per (mechanism, ε) with ε target,
-// ε spent, δ, α*, the noise parameters and the ε of each ledger component.
+// ε spent, δ, α*, the noise parameters and the ε of each ledger component; or
+// (kind "runtime") per dataset, one row per (mechanism, ε) with the mean wall
+// time, runs and per-example gradient evaluations of a trial.
 type TableSpec struct {
 	Name       string    `toml:"name"`
-	Kind       string    `toml:"kind"` // "epsilon" (default), "curves" or "privacy" (the calibration table)
+	Kind       string    `toml:"kind"`   // "epsilon" (default), "curves", "privacy" (the calibration table) or "runtime"
+	Panels     []string  `toml:"panels"` // kind "curves": panels to tabulate; default all
 	Title      string    `toml:"title"`
 	Metric     string    `toml:"metric"`
 	Rows       string    `toml:"rows"`       // "epsilon" (default: one table per dataset) or "dataset"

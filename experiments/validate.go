@@ -142,7 +142,8 @@ func (s *Spec) anyPrivate() bool {
 }
 
 func (s *Spec) accountingConfig() accounting.Config {
-	return accounting.Config{Kind: s.Accountant.Kind, Orders: s.Accountant.Orders, Interval: s.Accountant.Interval}
+	a := s.Accountant
+	return accounting.Config{Kind: a.Kind, Orders: a.Orders, Interval: a.Interval, MaxOrder: a.MaxOrder, ExtraOrders: a.ExtraOrders}
 }
 
 func (s *Spec) validateDataset(i int, labels map[string]bool) error {
@@ -321,16 +322,19 @@ func (s *Spec) validateTable(i int) error {
 	}
 	switch t.Kind {
 	case "curves":
-		return s.checkCurveRefs("table", i, nil, nil, t.Metric)
-	case "privacy":
+		return s.checkCurveRefs("table", i, nil, t.Panels, t.Metric)
+	case "privacy", "runtime":
 		if t.Metric != "" {
-			return s.errIn("table", i, "metric", "a privacy table has no metric")
+			return s.errIn("table", i, "metric", "a %s table has no metric", t.Kind)
 		}
 		return s.checkLabels("table", i, t.Datasets, t.Mechanisms)
 	case "", "epsilon":
 		t.Kind = "epsilon"
 	default:
-		return s.errIn("table", i, "kind", "table kind %q: want epsilon, curves or privacy", t.Kind)
+		return s.errIn("table", i, "kind", "table kind %q: want epsilon, curves, privacy or runtime", t.Kind)
+	}
+	if len(t.Panels) > 0 {
+		return s.errIn("table", i, "panels", "panels are for kind = \"curves\" tables")
 	}
 	if err := s.checkMetric("table", i, t.Metric); err != nil {
 		return err

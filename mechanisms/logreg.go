@@ -73,8 +73,9 @@ func (l *LogReg) Fit(ctx context.Context, train *datasets.Dataset, _ Budget, _ r
 		converged = 1
 	}
 	return &Release{Model: model, Event: accounting.NonPrivate{},
-		Stats: map[string]float64{"iterations": float64(res.Iterations), "grad_evals": float64(res.GradEvals),
-			"grad_norm": res.GradNorm, "converged": converged}}, nil
+		Stats: map[string]float64{"iterations": float64(res.Iterations), "passes": float64(res.GradEvals),
+			"grad_evals": float64(res.GradEvals) * float64(train.Rows()),
+			"grad_norm":  res.GradNorm, "converged": converged}}, nil
 }
 
 // linearFromTheta splits θ = [w; w₀] (bias last, solvers' layout) into a
