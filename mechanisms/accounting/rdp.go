@@ -200,7 +200,7 @@ func (c *curve) gridMin(orders []float64, obj func(a, r float64) float64) (int, 
 // 2^17 for a sampled Gaussian, 1e8 otherwise). It returns the better of the
 // grid point and the continuous minimiser.
 func (c *curve) refine(orders []float64, g int, v float64, obj func(a, r float64) float64) (float64, float64) {
-	if math.IsInf(v, 0) || v <= 0 {
+	if math.IsInf(v, 0) {
 		return orders[g], v
 	}
 	f := func(a float64) float64 { return obj(a, c.at(a)) }
@@ -308,7 +308,7 @@ func (a *rdpAccountant) Epsilon(delta float64) (Guarantee, error) {
 	obj := func(o, r float64) float64 { return epsAt(o, r, delta) }
 	i, v := c.gridMin(a.orders, obj)
 	g.Alpha = a.orders[i]
-	if a.refine {
+	if a.refine && v > 0 { // ε ≤ 0 is clamped to 0 below: nothing to refine
 		g.Alpha, v = c.refine(a.orders, i, v, obj)
 	}
 	eps, err := checkNumber("ε", math.Max(0, v))
