@@ -86,15 +86,16 @@ func (v *view) curveFigure(f *FigureSpec) *plotting.Figure {
 		}
 		fig.Panels = append(fig.Panels, pn)
 	}
-	fig.Note = v.curveNote(f.Curves, f.Note, undefined)
+	fig.Note = v.curveNote(f.Curves, v.panels(f.Panels), f.Note, undefined)
 	return fig
 }
 
-// curveNote lists each curve's function and fixed parameters.
-func (v *view) curveNote(labels []string, extra string, undefined int) string {
+// curveNote lists the function and fixed parameters of each curve drawn in
+// the panels (and among labels, when given).
+func (v *view) curveNote(labels, panels []string, extra string, undefined int) string {
 	var parts []string
 	for _, c := range v.spec.Curves {
-		if len(labels) > 0 && !contains(labels, c.Label) {
+		if len(labels) > 0 && !contains(labels, c.Label) || !contains(panels, c.Panel) {
 			continue
 		}
 		var fixed []string
@@ -153,7 +154,7 @@ func (v *view) curveTables(t *TableSpec) []*plotting.Table {
 			}
 			tab.Cells = append(tab.Cells, row)
 		}
-		tab.Note = v.curveNote(tab.Columns, t.Note, 0)
+		tab.Note = v.curveNote(tab.Columns, []string{panel}, t.Note, 0)
 		out = append(out, tab)
 	}
 	return out

@@ -323,27 +323,39 @@ func bandPolygon(s Series, col color.Color, logY bool) (*plotter.Polygon, error)
 
 // logTicks labels 1, 2 and 5 times powers of ten when the range spans fewer
 // than three decades, and only powers of ten otherwise (gonum's LogTicks can
-// leave a short range without labels).
+// leave a short range without labels). Beyond maxLogLabels decades it marks
+// only powers of ten and labels every k-th, so a privacy profile spanning
+// 1 to 1e-50 keeps legible labels.
 type logTicks struct{}
+
+// maxLogLabels is the most decade labels an axis gets.
+const maxLogLabels = 8
 
 // Ticks implements plot.Ticker.
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(lo > 0) || !(hi > lo) {
 		return nil
 	}
+	decades := math.Log10(hi / lo)
 	labelled := func(m float64) bool { return m == 1 || m == 2 || m == 5 }
-	if math.Log10(hi/lo) >= 3 {
+	if decades >= 3 {
 		labelled = func(m float64) bool { return m == 1 }
+	}
+	last, every := 9.0, 1
+	if decades > maxLogLabels {
+		last, every = 1, int(math.Ceil(decades/maxLogLabels))
 	}
 	var ticks []plot.Tick
 	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
-		for m := 1.0; m < 10; m++ {
-			v := m * math.Pow(10, e)
+		for m := 1.0; m <= last; m++ {
+			// m·10^e correctly rounded (math.Pow(10, e) is not, e.g. at
+			// e = −23, which would print as 1.0000000000000001e-23).
+			v, _ := strconv.ParseFloat(strconv.FormatFloat(m, 'f', 0, 64)+"e"+strconv.FormatFloat(e, 'f', 0, 64), 64)
 			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
 				continue
 			}
 			t := plot.Tick{Value: v} // a minor tick unless labelled
-			if labelled(m) {
+			if labelled(m) && int(e)%every == 0 {
 				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
 			}
 			ticks = append(ticks, t)
