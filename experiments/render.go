@@ -311,7 +311,11 @@ func (v *view) note(band, center, extra string) string {
 		case TuneOracle:
 			tuning = append(tuning, m.Label+": NON-PRIVATE tuning (best on the test set, not charged)")
 		case TunePrivate:
-			tuning = append(tuning, fmt.Sprintf("%s: private tuning, %s K with mean %g, charged", m.Label, m.Tuning.Distribution, m.Tuning.Mean))
+			on := "validation split"
+			if m.Tuning.SelectOn == "test" {
+				on = "TEST set, the published protocol"
+			}
+			tuning = append(tuning, fmt.Sprintf("%s: private tuning, %s K with mean %g, selected on the %s, charged", m.Label, m.Tuning.Distribution, m.Tuning.Mean, on))
 		}
 	}
 	if len(tuning) == 0 {

@@ -221,6 +221,7 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 	p.Legend.Top = true
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(4), -vg.Points(2)
 	p.Legend.TextStyle.Font.Size = 8
+	drawn := 0 // series with at least one finite point
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	for _, s := range pn.Series {
 		for _, x := range s.X {
@@ -264,12 +265,18 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 		points.Radius = vg.Points(2.6)
 		p.Add(line, points)
 		p.Legend.Add(s.Label, line, points)
+		drawn++
 	}
 	if !(xmin < xmax) {
 		xmin, xmax = 1, 10
 		if len(pn.Series) > 0 && len(pn.Series[0].X) > 0 {
 			xmin, xmax = pn.Series[0].X[0]/2, pn.Series[0].X[0]*2
 		}
+	}
+	if drawn == 0 && len(pn.References) == 0 {
+		// Nothing to draw (a skipped dataset): a [1, 10] frame, which
+		// log axes accept, around the panel's note.
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 1, 10, 1, 10
 	}
 	for _, r := range pn.References {
 		line, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: r.Y}, {X: xmax, Y: r.Y}})

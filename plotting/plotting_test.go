@@ -156,3 +156,17 @@ func TestCellFormatAndBest(t *testing.T) {
 		t.Errorf("higher-is-better row 0 best = %v", b)
 	}
 }
+
+// TestEmptyPanelOnLogAxes: a panel with nothing to draw (a skipped dataset)
+// renders on log axes instead of failing gonum's "values must be greater
+// than 0 for a log scale".
+func TestEmptyPanelOnLogAxes(t *testing.T) {
+	f := sampleFigure()
+	f.LogY = true
+	f.Panels = append(f.Panels, Panel{Title: "C", Note: "skipped: files absent"})
+	for _, format := range Formats {
+		if _, err := Render(f, format); err != nil {
+			t.Errorf("%s: %v", format, err)
+		}
+	}
+}
