@@ -140,6 +140,7 @@ func TestCellFormatAndBest(t *testing.T) {
 		{Cell{Mean: 12.3456, Half: 0.5, Present: true}, "12.35 ± 0.50"},
 		{Cell{Mean: 812.3, Half: 40, Present: true}, "812 ± 40"},
 		{Cell{Mean: 0.25, Half: 0, Present: true}, "0.25"},
+		{Cell{Mean: 0.845771144279, Half: 1.1e-16, Present: true}, "0.8458"}, // identical trials, rounding-level SE
 		{Cell{}, "—"},
 	}
 	for _, tc := range tests {
