@@ -33,6 +33,9 @@
 //	[Abadi16] M. Abadi, A. Chu, I. Goodfellow, H. B. McMahan, I. Mironov,
 //	         K. Talwar, L. Zhang. Deep Learning with Differential Privacy.
 //	         CCS 2016, arXiv:1607.00133v2, Algorithm 1 (dpsgd).
+//	[CMS11]  K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially
+//	         Private Empirical Risk Minimization. JMLR 12:1069–1109, 2011.
+//	         Algorithm 1 and Corollary 8 (objpert-output).
 //	[MTZ19]  I. Mironov, K. Talwar, L. Zhang. Rényi Differential Privacy of
 //	         the Sampled Gaussian Mechanism. arXiv:1908.10530v1 (the dpsgd
 //	         ledger's Poisson-subsampled Gaussian, add/remove).
