@@ -98,14 +98,22 @@ func splitAndScale(l *datasets.Loaded, d DatasetSpec, r *rand.Rand) (*split, err
 		if err := datasets.CheckSplit(l.All.Rows(), d.Split.Test, d.Split.Validation); err != nil {
 			return nil, fmt.Errorf("dataset %q: %w", d.Label, err)
 		}
-		sp.train, sp.val, sp.test = datasets.Split(l.All, d.Split.Test, d.Split.Validation, r)
+		if d.Split.Ordered {
+			sp.train, sp.val, sp.test = datasets.SplitOrdered(l.All, d.Split.Test, d.Split.Validation)
+		} else {
+			sp.train, sp.val, sp.test = datasets.Split(l.All, d.Split.Test, d.Split.Validation, r)
+		}
 	case l.Train != nil && l.Test != nil:
 		sp.train, sp.test = l.Train.Clone(), l.Test.Clone()
 		if d.Split.Validation > 0 {
 			if err := datasets.CheckSplit(sp.train.Rows(), d.Split.Validation, 0); err != nil {
 				return nil, fmt.Errorf("dataset %q: validation split of the source's training part: %w", d.Label, err)
 			}
-			sp.train, _, sp.val = datasets.Split(sp.train, d.Split.Validation, 0, r)
+			if d.Split.Ordered {
+				sp.train, _, sp.val = datasets.SplitOrdered(sp.train, d.Split.Validation, 0)
+			} else {
+				sp.train, _, sp.val = datasets.Split(sp.train, d.Split.Validation, 0, r)
+			}
 		}
 	default:
 		return nil, fmt.Errorf("dataset %q: the loader returned no data", d.Label)

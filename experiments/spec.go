@@ -80,6 +80,11 @@ type SplitSpec struct {
 	// stream); by default one split, seeded by the spec seed, serves every
 	// trial.
 	Resample bool `toml:"resample"`
+	// Ordered cuts the rows in the source's stored order (train first, then
+	// validation, then test) instead of a random permutation: the Iyengar et
+	// al. benchmark's split of its synthetic data. (omitempty keeps the cell
+	// keys of specs without it unchanged.)
+	Ordered bool `toml:"ordered" json:",omitempty"`
 }
 
 // ScaleSpec is the per-trial scaling, with statistics from the training part.

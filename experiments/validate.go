@@ -172,6 +172,9 @@ func (s *Spec) validateDataset(i int, labels map[string]bool) error {
 	if !(d.Split.Test > 0 && d.Split.Test < 1) || sp.Validation < 0 || d.Split.Test+sp.Validation >= 1 {
 		return s.errIn("dataset", i, "split", "test = %v and validation = %v must be fractions with test > 0 and test + validation < 1", d.Split.Test, sp.Validation)
 	}
+	if sp.Ordered && sp.Resample {
+		return s.errIn("dataset", i, "split", "ordered and resample exclude each other (an ordered split is the same in every trial)")
+	}
 	if d.Scale.X == "" {
 		d.Scale.X = "max-row-norm"
 	}
