@@ -200,7 +200,8 @@ func centerBand(st results.Stat, center, band string) (y, lo, hi float64) {
 func (v *view) figure(f *FigureSpec) *plotting.Figure {
 	s := v.spec
 	m, _ := lookupMetric(f.Metric)
-	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: f.LogX == nil || *f.LogX, LogY: f.LogY, Columns: f.Columns}
+	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: f.LogX == nil || *f.LogX, LogY: f.LogY, Columns: f.Columns,
+		LegendBottom: strings.HasPrefix(f.Legend, "bottom"), LegendLeft: strings.HasSuffix(f.Legend, "left")}
 	if f.XLabel != "" {
 		fig.XLabel = f.XLabel
 	}

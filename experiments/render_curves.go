@@ -60,7 +60,8 @@ func indexOf(list []string, s string) int {
 
 func (v *view) curveFigure(f *FigureSpec) *plotting.Figure {
 	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel,
-		LogX: f.LogX != nil && *f.LogX, LogY: f.LogY, Columns: f.Columns}
+		LogX: f.LogX != nil && *f.LogX, LogY: f.LogY, Columns: f.Columns,
+		LegendBottom: strings.HasPrefix(f.Legend, "bottom"), LegendLeft: strings.HasSuffix(f.Legend, "left")}
 	styles := map[string]int{}
 	var undefined int
 	for _, panel := range v.panels(f.Panels) {

@@ -149,6 +149,7 @@ type FigureSpec struct {
 	Columns    int      `toml:"columns"`
 	Formats    []string `toml:"formats"` // default ["png", "svg"]
 	Note       string   `toml:"note"`    // added to the footnote (e.g. a documented deviation)
+	Legend     string   `toml:"legend"`  // "top-right" (default), "top-left", "bottom-right", "bottom-left"
 }
 
 // TableSpec is one [[table]] block: rows ε (or datasets), columns methods,

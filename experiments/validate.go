@@ -262,6 +262,12 @@ func (s *Spec) validateFigure(i int) error {
 			return s.errIn("figure", i, "formats", "figure format %q: want png or svg", fm)
 		}
 	}
+	if f.Legend == "" {
+		f.Legend = "top-right"
+	}
+	if !slices.Contains([]string{"top-right", "top-left", "bottom-right", "bottom-left"}, f.Legend) {
+		return s.errIn("figure", i, "legend", "legend %q: want top-right, top-left, bottom-right or bottom-left", f.Legend)
+	}
 	switch f.Kind {
 	case "curves":
 		return s.checkCurveRefs("figure", i, f.Curves, f.Panels, f.Metric)

@@ -32,6 +32,8 @@ type Figure struct {
 	Note           string // footnote: accountant, δ, tuning mode, deviations
 	// PanelWidth and PanelHeight are one panel's size; 0 means 4.2in × 3.2in.
 	PanelWidth, PanelHeight vg.Length
+	// LegendBottom and LegendLeft move the legend from the top right corner.
+	LegendBottom, LegendLeft bool
 }
 
 // Panel is one set of axes.
@@ -218,8 +220,14 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 		p.Y.Tick.Marker = logTicks{}
 	}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
+	p.Legend.Top, p.Legend.Left = !f.LegendBottom, f.LegendLeft
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(4), -vg.Points(2)
+	if f.LegendLeft {
+		p.Legend.XOffs = vg.Points(4)
+	}
+	if f.LegendBottom {
+		p.Legend.YOffs = vg.Points(2)
+	}
 	p.Legend.TextStyle.Font.Size = 8
 	drawn := 0 // series with at least one finite point
 	xmin, xmax := math.Inf(1), math.Inf(-1)
@@ -274,9 +282,10 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 		}
 	}
 	if drawn == 0 && len(pn.References) == 0 {
-		// Nothing to draw (a skipped dataset): a [1, 10] frame, which
-		// log axes accept, around the panel's note.
+		// Nothing to draw (a skipped dataset): hidden axes on a [1, 10]
+		// frame (which log axes accept) under the panel's note.
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 1, 10, 1, 10
+		p.HideAxes()
 	}
 	for _, r := range pn.References {
 		line, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: r.Y}, {X: xmax, Y: r.Y}})
