@@ -286,6 +286,8 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 		// frame (which log axes accept) under the panel's note.
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 1, 10, 1, 10
 		p.HideAxes()
+		p.X.Label.Text, p.Y.Label.Text = "", ""
+		p.Title.Text = wrap(p.Title.Text, 40)
 	}
 	for _, r := range pn.References {
 		line, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: r.Y}, {X: xmax, Y: r.Y}})
