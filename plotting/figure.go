@@ -280,6 +280,9 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 		if len(pn.Series) > 0 && len(pn.Series[0].X) > 0 {
 			xmin, xmax = pn.Series[0].X[0]/2, pn.Series[0].X[0]*2
 		}
+		// One x value (e.g. a single ε): widen the axis around it, which a
+		// log axis needs (gonum would pad [x, x] to an interval reaching 0).
+		p.X.Min, p.X.Max = xmin, xmax
 	}
 	if drawn == 0 && len(pn.References) == 0 {
 		// Nothing to draw (a skipped dataset): hidden axes on a [1, 10]

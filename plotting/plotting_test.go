@@ -171,3 +171,16 @@ func TestEmptyPanelOnLogAxes(t *testing.T) {
 		}
 	}
 }
+
+// TestSingleXOnLogAxis: a figure with one x value (a single ε) renders on a
+// log x axis.
+func TestSingleXOnLogAxis(t *testing.T) {
+	f := &Figure{Name: "one", LogX: true, Panels: []Panel{{Title: "A", Series: []Series{
+		{Label: "m", X: []float64{1}, Y: []float64{0.9}, Lo: []float64{0.85}, Hi: []float64{0.95}},
+	}}}}
+	for _, format := range Formats {
+		if _, err := Render(f, format); err != nil {
+			t.Errorf("%s: %v", format, err)
+		}
+	}
+}
