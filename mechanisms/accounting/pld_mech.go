@@ -24,9 +24,10 @@ type pldPair struct{ remove, add *pmf }
 
 // gaussianPLD returns the PLD of the Gaussian mechanism with noise
 // multiplier σ (sensitivity 1) subsampled at rate q ∈ (0, 1], on grid h.
+// A nil pmf means the grid would exceed maxPLDPoints.
 func gaussianPLD(sigma, q, h float64) pldPair {
 	rem := gaussianPMF(sigma, q, h, false)
-	if q == 1 {
+	if q == 1 || rem == nil {
 		return pldPair{rem, rem}
 	}
 	return pldPair{rem, gaussianPMF(sigma, q, h, true)}
@@ -106,6 +107,9 @@ func gaussianPMF(sigma, q, h float64, add bool) *pmf {
 	}
 	lo := int(math.Floor(loss(upperX) / h))
 	hi := int(math.Ceil(loss(lowerX) / h))
+	if hi-lo+1 > maxPLDPoints {
+		return nil
+	}
 	return connectDots(h, lo, hi, deltaAt)
 }
 
@@ -143,7 +147,11 @@ func laplacePLD(eps0, h float64) pldPair {
 		}
 		return -math.Expm1((eps - eps0) / 2)
 	}
-	p := connectDots(h, int(math.Floor(-eps0/h)), int(math.Ceil(eps0/h)), deltaAt)
+	lo, hi := int(math.Floor(-eps0/h)), int(math.Ceil(eps0/h))
+	if hi-lo+1 > maxPLDPoints {
+		return pldPair{}
+	}
+	p := connectDots(h, lo, hi, deltaAt)
 	return pldPair{p, p}
 }
 
@@ -155,8 +163,10 @@ func objPertPLD(e ObjectivePerturbation, h float64) pldPair {
 	s := e.L / e.Sigma
 	c := objPertC0(e) + s*s/2
 	z := -ndtri(0.5 * math.Exp(logMassTruncation))
-	p := connectDots(h, int(math.Floor(c/h)), int(math.Ceil((c+z*s)/h)), func(eps float64) float64 {
-		return objPertDelta(e, eps)
-	})
+	lo, hi := int(math.Floor(c/h)), int(math.Ceil((c+z*s)/h))
+	if hi-lo+1 > maxPLDPoints {
+		return pldPair{}
+	}
+	p := connectDots(h, lo, hi, func(eps float64) float64 { return objPertDelta(e, eps) })
 	return pldPair{p, p}
 }
