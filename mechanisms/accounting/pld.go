@@ -3,6 +3,7 @@ package accounting
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // pldAccountant implements Accountant with privacy loss distributions
@@ -125,18 +126,25 @@ func (a *pldAccountant) add(e Event, count int, cur *pldPair, nonP *bool) error 
 	default:
 		panic("accounting: pld: unchecked event " + e.Kind())
 	}
-	for _, q := range []*pmf{p.remove, p.add} {
+	var win [2][2]int
+	for i, q := range []*pmf{p.remove, p.add} {
 		if q == nil {
 			return &UnsupportedError{Accountant: "pld", Sub: e, Reason: fmt.Sprintf("its PLD needs more than %d points at interval %g (use a coarser --interval)", maxPLDPoints, a.h)}
 		}
-		if lo, hi := selfConvolveBounds(q.probs, count, tailTruncation); hi-lo+1 > maxPLDPoints {
+		lo, hi := selfConvolveBounds(q.probs, count, tailTruncation)
+		if hi-lo+1 > maxPLDPoints {
 			return &UnsupportedError{Accountant: "pld", Sub: e, Reason: fmt.Sprintf("its %d-fold composition needs %d points at interval %g (limit %d; use a coarser --interval)", count, hi-lo+1, a.h, maxPLDPoints)}
 		}
+		win[i] = [2]int{lo, hi}
 	}
-	rem := p.remove.selfCompose(count)
-	add := rem
-	if p.add != p.remove {
-		add = p.add.selfCompose(count)
+	var rem, add *pmf
+	both(func() { rem = p.remove.selfComposeOn(count, win[0][0], win[0][1]) }, func() {
+		if p.add != p.remove {
+			add = p.add.selfComposeOn(count, win[1][0], win[1][1])
+		}
+	})
+	if p.add == p.remove {
+		add = rem
 	}
 	if len(cur.remove.probs)+len(rem.probs) > maxPLDPoints || len(cur.add.probs)+len(add.probs) > maxPLDPoints {
 		return &UnsupportedError{Accountant: "pld", Sub: e, Reason: fmt.Sprintf("the composed PLD needs more than %d points at interval %g (use a coarser --interval)", maxPLDPoints, a.h)}
@@ -146,8 +154,20 @@ func (a *pldAccountant) add(e Event, count int, cur *pldPair, nonP *bool) error 
 		*cur = pldPair{c, c}
 		return nil
 	}
-	*cur = pldPair{cur.remove.compose(rem), cur.add.compose(add)}
+	var cr, ca *pmf
+	both(func() { cr = cur.remove.compose(rem) }, func() { ca = cur.add.compose(add) })
+	*cur = pldPair{cr, ca}
 	return nil
+}
+
+// both runs f and g concurrently (the remove and add directions are
+// independent; each writes only its own result).
+func both(f, g func()) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); g() }()
+	f()
+	wg.Wait()
 }
 
 func (a *pldAccountant) Ledger() Event { return a.led.event() }

@@ -26,11 +26,13 @@ type pldPair struct{ remove, add *pmf }
 // multiplier σ (sensitivity 1) subsampled at rate q ∈ (0, 1], on grid h.
 // A nil pmf means the grid would exceed maxPLDPoints.
 func gaussianPLD(sigma, q, h float64) pldPair {
-	rem := gaussianPMF(sigma, q, h, false)
-	if q == 1 || rem == nil {
+	if q == 1 {
+		rem := gaussianPMF(sigma, q, h, false)
 		return pldPair{rem, rem}
 	}
-	return pldPair{rem, gaussianPMF(sigma, q, h, true)}
+	var p pldPair
+	both(func() { p.remove = gaussianPMF(sigma, q, h, false) }, func() { p.add = gaussianPMF(sigma, q, h, true) })
+	return p
 }
 
 func gaussianPMF(sigma, q, h float64, add bool) *pmf {

@@ -206,6 +206,14 @@ func (p *pmf) selfCompose(n int) *pmf {
 		return p
 	}
 	lo, hi := selfConvolveBounds(p.probs, n, tailTruncation)
+	return p.selfComposeOn(n, lo, hi)
+}
+
+// selfComposeOn is selfCompose on a given Chernoff window [lo, hi].
+func (p *pmf) selfComposeOn(n, lo, hi int) *pmf {
+	if n == 1 {
+		return p
+	}
 	outLen := hi - lo + 1
 	size := nextFastLen(max(outLen, len(p.probs)))
 	conv := fftPower(p.probs, size, n)
