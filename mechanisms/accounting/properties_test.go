@@ -287,10 +287,11 @@ func TestRGMBoundAgainstExactDivergence(t *testing.T) {
 }
 
 // TestObjPertProfileIntegration: the corrected Thm 3.1 profile equals
-// E[1 − e^{ε̂ − Y}]₊ with Y = |N(0, s²)|, ε̂ = ε − c₀ − s²/2, integrated
-// numerically (composite Simpson on the smooth part [max(ε̂,0), ε̂ + 40s],
-// 2e5 intervals; tolerance 1e-9 relative), and the §2.12 table of
-// objpert.md (7 significant digits: rtol 1e-6).
+// E[1 − e^{ε̂ − Y}]₊ with Y = |N(0, s²)|, ε̂ = ε − c₀ − s²/2, and the
+// hockey-stick divergence of the explicit dominating pair, both integrated
+// numerically (composite Simpson with 2e5 intervals on the smooth part,
+// 40 standard deviations long; tolerance 1e-9 relative), and the §2.12
+// table of objpert.md (7 significant digits: rtol 1e-6).
 func TestObjPertProfileIntegration(t *testing.T) {
 	cases := []struct{ sigma, beta, lambda, l, eps, table float64 }{
 		{5, 1, 20, 1, 0.1, 1.181759e-01},
@@ -324,12 +325,36 @@ func TestObjPertProfileIntegration(t *testing.T) {
 			sum += w * f(a+float64(i)*hh)
 		}
 		integral := sum * hh / 3
+		// Second oracle: the hockey-stick divergence ∫[P − e^ε Q]₊ of the
+		// dominating pair of [RKW23] Lemmas D.4/D.6 — P = |N(0, σ²)| and
+		// Q(x) = e^{−c₀} 2φ_σ(x + L) on x ≥ 0 (its remaining mass sits at −∞
+		// and adds nothing) — on x > x*, where P > e^ε Q.
+		sg := c.sigma
+		pdf := func(x float64) float64 { return 2 * math.Exp(-x*x/(2*sg*sg)-lnSqrt2Pi) / sg }
+		hs := func(x float64) float64 {
+			return pdf(x) - math.Exp(c.eps-objPertC0(e))*pdf(x+c.l)
+		}
+		xs := math.Max(0, eh*sg*sg/c.l)
+		b2 := xs + 40*sg
+		h2 := (b2 - xs) / float64(n)
+		sum2 := hs(xs) + hs(b2)
+		for i := 1; i < n; i++ {
+			w := 2.0
+			if i%2 == 1 {
+				w = 4
+			}
+			sum2 += w * hs(xs+float64(i)*h2)
+		}
+		hockey := sum2 * h2 / 3
 		got, err := ObjPertDelta(e, c.eps)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !closeRel(got, integral, 1e-9) {
 			t.Errorf("%+v: Thm 3.1 δ = %.12g, integral %.12g", c, got, integral)
+		}
+		if !closeRel(got, hockey, 1e-9) {
+			t.Errorf("%+v: Thm 3.1 δ = %.12g, hockey-stick integral %.12g", c, got, hockey)
 		}
 		if c.table != 0 && !closeRel(got, c.table, 1e-6) {
 			t.Errorf("%+v: δ = %.7g, objpert.md table %.7g", c, got, c.table)
