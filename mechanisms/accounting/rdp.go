@@ -336,8 +336,9 @@ func (a *rdpAccountant) Delta(epsilon float64) (float64, error) {
 }
 
 // RDP returns the RDP of e at order alpha > 1, unconverted (the sum over the
-// ledger's leaves of count × the leaf's RDP). RepeatAndSelect uses the
-// configuration's order set; SGM selects the fractional-order evaluator. An
+// ledger's leaves of count × the leaf's RDP), whatever the configured Kind.
+// RepeatAndSelect uses the configuration's order set; SGM selects the
+// fractional-order evaluator. An
 // order outside a curve's domain is a *DomainError naming the leaf; +Inf
 // means no finite bound at this order.
 func (c Config) RDP(e Event, alpha float64) (float64, error) {
