@@ -5,42 +5,22 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"sync"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/oncemap"
 	"github.com/dplab/dplab/internal/rngs"
 )
 
 // DataCache loads each dataset once per process and keeps fixed splits, so
 // every trial shares the same read-only matrices. It is safe for concurrent
-// use.
-type DataCache struct {
-	mu      sync.Mutex
-	entries map[string]*onceValue
-}
-
-type onceValue struct {
-	once sync.Once
-	val  any
-	err  error
-}
+// use; the zero value is ready.
+type DataCache struct{ m oncemap.Map }
 
 // defaultCache is the process's data cache.
 var defaultCache = &DataCache{}
 
-func (c *DataCache) get(key string, make func() (any, error)) (any, error) {
-	c.mu.Lock()
-	if c.entries == nil {
-		c.entries = map[string]*onceValue{}
-	}
-	e, ok := c.entries[key]
-	if !ok {
-		e = &onceValue{}
-		c.entries[key] = e
-	}
-	c.mu.Unlock()
-	e.once.Do(func() { e.val, e.err = make() })
-	return e.val, e.err
+func (c *DataCache) get(key string, compute func() (any, error)) (any, error) {
+	return c.m.Do(key, compute)
 }
 
 // load returns the dataset's loaded (preprocessed, unsplit) data.

@@ -104,11 +104,13 @@ type view struct {
 	over    map[string][]float64      // label -> ε values whose spent ε exceeded the target
 	curves  [][]CurvePoint            // evaluated [[curve]] blocks, in spec order
 	ledgers map[string]*ledgerSummary // by cell key, for privacy tables
+	// relations are the neighbouring relations of the stored ledgers.
+	relations map[string]bool
 }
 
 func newView(s *Spec, recs []results.Record) *view {
 	v := &view{spec: s, cells: s.Expand(), agg: map[string]results.Cell{}, skipped: map[string]string{}, over: map[string][]float64{},
-		ledgers: map[string]*ledgerSummary{}}
+		ledgers: map[string]*ledgerSummary{}, relations: map[string]bool{}}
 	keys := cellKeys(v.cells)
 	var current []results.Record
 	for _, r := range recs {
@@ -120,6 +122,9 @@ func newView(s *Spec, recs []results.Record) *view {
 		}
 		if r.Status == results.StatusOK {
 			v.addLedger(&r)
+			if r.Privacy.Relation != "" {
+				v.relations[r.Privacy.Relation] = true
+			}
 		}
 		current = append(current, r)
 	}
@@ -305,7 +310,10 @@ func (v *view) note(band, center, extra string) string {
 		}
 		parts[0] += fmt.Sprintf(" (orders %s)", orders)
 	}
-	parts = append(parts, "δ = "+v.deltaText(), "neighbouring: add/remove")
+	parts = append(parts, "δ = "+v.deltaText())
+	if len(v.relations) > 0 {
+		parts = append(parts, "neighbouring: "+strings.Join(sortedKeys(v.relations), ", "))
+	}
 	var tuning []string
 	for _, m := range s.Mechanisms {
 		switch m.Tuning.Mode {

@@ -319,7 +319,7 @@ func (r *runner) trial(ctx context.Context, c *Cell, t int) (rec results.Record,
 		Experiment: s.Name, CellKey: c.Key, Dataset: ds.Label, Mechanism: ms.Name, Label: c.Label,
 		Epsilon: results.Float(c.Epsilon), Trial: t, Seed: seed.Hex(), MechParams: c.Params,
 		DataParams: ds.Params, CodeVersion: codeVersion(),
-		Privacy: results.Privacy{EpsTarget: results.Float(c.Epsilon), Accountant: r.acc.Kind, Relation: "add/remove", Tuning: ms.Tuning.Mode},
+		Privacy: results.Privacy{EpsTarget: results.Float(c.Epsilon), Accountant: r.acc.Kind, Tuning: ms.Tuning.Mode},
 	}
 	if rec.Privacy.Accountant == "" {
 		rec.Privacy.Accountant = "rdp"
@@ -435,6 +435,9 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 		return fmt.Errorf("account for the ledger: %w", err)
 	}
 	rec.Privacy.EpsSpent = results.Float(g.Epsilon)
+	if g.Relation != "" {
+		rec.Privacy.Relation = g.Relation
+	}
 	rec.Privacy.AlphaStar = results.Float(g.Alpha)
 	if g.Accountant != "" {
 		rec.Privacy.Accountant = g.Accountant

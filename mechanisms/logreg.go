@@ -3,7 +3,6 @@ package mechanisms
 import (
 	"context"
 	"errors"
-	"math"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
@@ -31,13 +30,10 @@ type LogRegParams struct {
 
 // Validate implements Params.
 func (p LogRegParams) Validate() error {
-	if p.Lambda < 0 || math.IsNaN(p.Lambda) || math.IsInf(p.Lambda, 0) {
-		return errors.New("lambda must be finite and ≥ 0")
+	if err := checkNonNegative("lambda", p.Lambda); err != nil {
+		return err
 	}
-	if p.Tol < 0 || math.IsNaN(p.Tol) || math.IsInf(p.Tol, 0) {
-		return errors.New("tol must be finite and > 0 (0 means 1e-6)")
-	}
-	return nil
+	return checkNonNegative("tol", p.Tol)
 }
 
 func init() {
@@ -51,15 +47,8 @@ func (l *LogReg) Fit(ctx context.Context, train *datasets.Dataset, _ Budget, _ r
 	if err != nil {
 		return nil, err
 	}
-	lambda, tol := l.p.Lambda, l.p.Tol
-	if lambda == 0 {
-		lambda = 1e-6
-	}
-	if tol == 0 {
-		tol = 1e-6
-	}
-	obj := solvers.Objective{Loss: loss, L2: lambda}
-	res, err := solvers.MinimizeContext(ctx, obj, make([]float64, obj.Dim()), &solvers.Settings{GradTol: tol})
+	obj := solvers.Objective{Loss: loss, L2: orDefault(l.p.Lambda, 1e-6)}
+	res, err := solvers.MinimizeContext(ctx, obj, make([]float64, obj.Dim()), &solvers.Settings{GradTol: orDefault(l.p.Tol, 1e-6)})
 	var nc *solvers.NotConvergedError
 	if err != nil && !errors.As(err, &nc) {
 		return nil, err

@@ -2,8 +2,6 @@ package mechanisms
 
 import (
 	"context"
-	"errors"
-	"math"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
@@ -29,17 +27,7 @@ type RidgeParams struct {
 
 // Validate implements Params.
 func (p RidgeParams) Validate() error {
-	if p.Lambda < 0 || math.IsNaN(p.Lambda) || math.IsInf(p.Lambda, 0) {
-		return errors.New("lambda must be finite and ≥ 0")
-	}
-	return nil
-}
-
-func (p RidgeParams) lambda() float64 {
-	if p.Lambda == 0 {
-		return 1e-6
-	}
-	return p.Lambda
+	return checkNonNegative("lambda", p.Lambda)
 }
 
 func init() {
@@ -52,7 +40,7 @@ func (r *Ridge) Fit(ctx context.Context, train *datasets.Dataset, _ Budget, _ rn
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	theta, err := solvers.Ridge(train.X, train.Y, r.p.lambda())
+	theta, err := solvers.Ridge(train.X, train.Y, orDefault(r.p.Lambda, 1e-6))
 	if err != nil {
 		return nil, err
 	}
