@@ -57,17 +57,17 @@ type DPSGDParams struct {
 
 // Validate implements Params.
 func (p DPSGDParams) Validate() error {
-	if p.LearningRate < 0 || math.IsNaN(p.LearningRate) || math.IsInf(p.LearningRate, 0) {
-		return errors.New("learning_rate must be finite and > 0 (0 means 1e-3)")
+	if err := checkNonNegative("learning_rate", p.LearningRate); err != nil {
+		return fmt.Errorf("%w (0 means 1e-3)", err)
+	}
+	if err := checkNonNegative("clip", p.Clip); err != nil {
+		return fmt.Errorf("%w (0 means √2)", err)
 	}
 	if p.Epochs < 0 {
 		return errors.New("epochs must be ≥ 1 (0 means 60)")
 	}
 	if p.Batch < 0 {
 		return errors.New("batch must be ≥ 1 (0 means 256)")
-	}
-	if p.Clip < 0 || math.IsNaN(p.Clip) || math.IsInf(p.Clip, 0) {
-		return errors.New("clip must be finite and > 0 (0 means √2)")
 	}
 	if p.Optimizer != "" && p.Optimizer != solvers.OptimizerAdam && p.Optimizer != solvers.OptimizerSGD {
 		return fmt.Errorf("optimizer %q: want %q or %q", p.Optimizer, solvers.OptimizerAdam, solvers.OptimizerSGD)

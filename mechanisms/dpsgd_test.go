@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
@@ -131,4 +132,16 @@ func BenchmarkDPSGDAdult(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// TestDPSGDParamsErrors: bad params are errors naming the key.
+func TestDPSGDParamsErrors(t *testing.T) {
+	for key, p := range map[string]DPSGDParams{
+		"learning_rate": {LearningRate: -1}, "clip": {Clip: math.Inf(1)}, "epochs": {Epochs: -2},
+		"batch": {Batch: -1}, "optimizer": {Optimizer: "rmsprop"},
+	} {
+		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%+v: %v, want an error naming %s", p, err, key)
+		}
+	}
 }

@@ -74,25 +74,17 @@ type ObjPertAMPParams struct {
 // Validate implements Params.
 func (p ObjPertAMPParams) Validate() error {
 	for _, v := range []struct {
-		key, def string
-		x        float64
-	}{{"tau", "0.01", p.Tau}, {"sigma_out", "0.15", p.SigmaOut}, {"f", "1.3", p.F}, {"clip", "√2", p.Clip}} {
-		if v.x < 0 || math.IsNaN(v.x) || math.IsInf(v.x, 0) {
-			return fmt.Errorf("%s = %v must be finite and > 0 (0 means %s)", v.key, v.x, v.def)
+		key string
+		x   float64
+	}{{"tau", p.Tau}, {"sigma_out", p.SigmaOut}, {"f", p.F}, {"clip", p.Clip}} {
+		if err := checkNonNegative(v.key, v.x); err != nil {
+			return fmt.Errorf("%w (0 means the default)", err)
 		}
 	}
 	if p.Method != "" && p.Method != solvers.MethodLBFGS && p.Method != solvers.MethodNewton {
 		return fmt.Errorf("method %q: want %q or %q", p.Method, solvers.MethodLBFGS, solvers.MethodNewton)
 	}
 	return nil
-}
-
-// zeroMeans returns def when x is 0 (a params field left at its default).
-func zeroMeans(x, def float64) float64 {
-	if x == 0 {
-		return def
-	}
-	return x
 }
 
 func init() {
@@ -111,12 +103,12 @@ func (a *ObjPertAMP) Fit(ctx context.Context, train *datasets.Dataset, b Budget,
 	if err := checkBounds("objpert-amp", train, 1, 0); err != nil {
 		return nil, err
 	}
-	tau, sigmaOut, c := zeroMeans(a.p.Tau, 0.01), zeroMeans(a.p.SigmaOut, 0.15), zeroMeans(a.p.Clip, math.Sqrt2)
+	tau, sigmaOut, c := orDefault(a.p.Tau, 0.01), orDefault(a.p.SigmaOut, 0.15), orDefault(a.p.Clip, math.Sqrt2)
 	cal := b.Calibrator
 	if cal == nil {
 		cal = accounting.NewCalibrator(b.Accounting)
 	}
-	ev, err := accounting.CalibrateAMP(cal, b.Target(), c, ampBeta, tau, sigmaOut, zeroMeans(a.p.F, 1.3))
+	ev, err := accounting.CalibrateAMP(cal, b.Target(), c, ampBeta, tau, sigmaOut, orDefault(a.p.F, 1.3))
 	if err != nil {
 		return nil, fmt.Errorf("objpert-amp: %w", err)
 	}

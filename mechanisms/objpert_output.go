@@ -60,11 +60,11 @@ type ObjPertOutputParams struct {
 // Validate implements Params.
 func (p ObjPertOutputParams) Validate() error {
 	for _, v := range []struct {
-		key, def string
-		x        float64
-	}{{"lambda", "the σ_out rule", p.Lambda}, {"sigma_out", "0.15", p.SigmaOut}, {"tau", "1e-3", p.Tau}, {"clip", "√2", p.Clip}} {
-		if v.x < 0 || math.IsNaN(v.x) || math.IsInf(v.x, 0) {
-			return fmt.Errorf("%s = %v must be finite and > 0 (0 means %s)", v.key, v.x, v.def)
+		key string
+		x   float64
+	}{{"lambda", p.Lambda}, {"sigma_out", p.SigmaOut}, {"tau", p.Tau}, {"clip", p.Clip}} {
+		if err := checkNonNegative(v.key, v.x); err != nil {
+			return fmt.Errorf("%w (0 means the default)", err)
 		}
 	}
 	if p.Lambda > 0 && p.SigmaOut > 0 {
@@ -83,14 +83,14 @@ func (o *ObjPertOutput) Fit(ctx context.Context, train *datasets.Dataset, b Budg
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	tau, c := zeroMeans(o.p.Tau, 1e-3), zeroMeans(o.p.Clip, math.Sqrt2)
+	tau, c := orDefault(o.p.Tau, 1e-3), orDefault(o.p.Clip, math.Sqrt2)
 	m, err := b.Calibrate("objpert-output", outputPertEvent, accounting.Bracket{})
 	if err != nil {
 		return nil, fmt.Errorf("objpert-output: calibrate the noise: %w", err)
 	}
 	lambda := o.p.Lambda
 	if lambda == 0 {
-		lambda = m * (c + 2*tau) / zeroMeans(o.p.SigmaOut, 0.15)
+		lambda = m * (c + 2*tau) / orDefault(o.p.SigmaOut, 0.15)
 	}
 	sens := (c + 2*tau) / lambda
 	loss, err := solvers.NewLogistic(train.X, train.Y, solvers.LogisticConfig{Bias: true, Clip: c})
