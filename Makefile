@@ -38,5 +38,7 @@ bench:
 reproduce:
 	$(GO) run . run experiments/*.toml
 
+## clean: the binary and every run's outputs (results/<name>/), not the results package
 clean:
 	rm -f dplab
+	rm -rf results/*/

@@ -125,6 +125,11 @@ func TestValidateAndPlan(t *testing.T) {
 	if code, _, _ = runMain(t, "run", "--help"); code != 0 {
 		t.Errorf("run --help: exit %d, want 0", code)
 	}
+	for _, c := range commands {
+		if code, _, _ = runMain(t, c.Name, "--help"); code != 0 {
+			t.Errorf("%s --help: exit %d, want 0", c.Name, code)
+		}
+	}
 	if code, _, _ = runMain(t, "frobnicate"); code != 2 {
 		t.Errorf("unknown command: exit %d, want 2", code)
 	}

@@ -11,14 +11,16 @@ import (
 // packages each dplab package may import. Paths are relative to the module.
 var allowedImports = map[string][]string{
 	"internal/rngs":         {},
+	"internal/registry":     {},
+	"internal/oncemap":      {},
 	"mechanisms/accounting": {},
-	"datasets":              {"internal/rngs"},
+	"datasets":              {"internal/rngs", "internal/registry", "internal/oncemap"},
 	"datasets/preprocess":   {"internal/rngs", "mechanisms/accounting", "datasets"},
 	"solvers":               {"internal/rngs"},
-	"mechanisms":            {"mechanisms/accounting", "datasets", "solvers", "internal/rngs"},
+	"mechanisms":            {"mechanisms/accounting", "datasets", "solvers", "internal/rngs", "internal/registry"},
 	"results":               {},
 	"plotting":              {"results"},
-	"experiments":           {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "plotting", "internal/rngs"},
+	"experiments":           {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "plotting", "internal/rngs", "internal/oncemap"},
 	".":                     {"experiments", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs"},
 }
 

@@ -109,7 +109,7 @@ func printUsage(w io.Writer) {
 }
 
 func cmdHelp(_ context.Context, args []string, stdout, _ io.Writer) error {
-	if len(args) == 0 {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
 		printUsage(stdout)
 		return nil
 	}

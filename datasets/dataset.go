@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/dplab/dplab/internal/oncemap"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -37,19 +38,7 @@ type Dataset struct {
 	Y        []float64  // real targets, or labels in {0, 1} for Binary
 	Features []string   // optional column names, len d when set
 
-	memo *memo // derived statistics; see Memo
-}
-
-// memo holds statistics derived from a read-only dataset.
-type memo struct {
-	mu     sync.Mutex
-	values map[string]*memoValue
-}
-
-type memoValue struct {
-	once sync.Once
-	v    any
-	err  error
+	memo *oncemap.Map // derived statistics; see Memo
 }
 
 // Memo returns the statistic called key of d (XᵀX, λ_min, a factorisation,
@@ -60,30 +49,18 @@ type memoValue struct {
 // returned value, and must not modify d after the first Memo call (the
 // memo would go stale): datasets handed to mechanisms are read-only.
 func (d *Dataset) Memo(key string, compute func() (any, error)) (any, error) {
-	m := d.memoTable()
-	m.mu.Lock()
-	if m.values == nil {
-		m.values = map[string]*memoValue{}
-	}
-	v, ok := m.values[key]
-	if !ok {
-		v = &memoValue{}
-		m.values[key] = v
-	}
-	m.mu.Unlock()
-	v.once.Do(func() { v.v, v.err = compute() })
-	return v.v, v.err
+	return d.memoTable().Do(key, compute)
 }
 
 // memoLock guards the lazy creation of Dataset.memo, so datasets built as
 // struct literals need no constructor.
 var memoLock sync.Mutex
 
-func (d *Dataset) memoTable() *memo {
+func (d *Dataset) memoTable() *oncemap.Map {
 	memoLock.Lock()
 	defer memoLock.Unlock()
 	if d.memo == nil {
-		d.memo = &memo{}
+		d.memo = &oncemap.Map{}
 	}
 	return d.memo
 }

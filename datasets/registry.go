@@ -2,9 +2,8 @@ package datasets
 
 import (
 	"fmt"
-	"regexp"
-	"sort"
-	"strings"
+
+	"github.com/dplab/dplab/internal/registry"
 )
 
 // Info describes a registered dataset.
@@ -65,21 +64,13 @@ type Entry struct {
 	check func(decode func(v any) error) error
 }
 
-var registry = map[string]Entry{}
-
-var nameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var entries = registry.New[Entry]("dataset")
 
 // Register adds a dataset. load reads (or generates) it from the data
 // directory dir with validated params; test is a tiny fast parameter set for
 // conformance tests. A duplicate or malformed name panics: registration
 // happens in init and a clash is a programming error.
 func Register[P Params](info Info, load func(dir string, p P) (*Loaded, error), test P) {
-	if !nameRE.MatchString(info.Name) {
-		panic("datasets: malformed registry name " + info.Name)
-	}
-	if _, dup := registry[info.Name]; dup {
-		panic("datasets: duplicate registry name " + info.Name)
-	}
 	if (info.Synthetic || info.UserFile) != (len(info.Files) == 0) || info.Synthetic && info.UserFile {
 		panic("datasets: " + info.Name + ": exactly one of Synthetic and UserFile must be set when there are no files")
 	}
@@ -95,7 +86,7 @@ func Register[P Params](info Info, load func(dir string, p P) (*Loaded, error), 
 		l.setName(name)
 		return l, nil
 	}
-	registry[name] = Entry{
+	entries.Add(name, Entry{
 		Info: info,
 		load: func(dir string, decode func(v any) error) (*Loaded, error) {
 			var p P
@@ -119,7 +110,7 @@ func Register[P Params](info Info, load func(dir string, p P) (*Loaded, error), 
 			}
 			return nil
 		},
-	}
+	})
 }
 
 func (l *Loaded) setName(name string) {
@@ -132,29 +123,14 @@ func (l *Loaded) setName(name string) {
 
 // Lookup returns the dataset called name; an unknown name is an error that
 // lists the known names.
-func Lookup(name string) (Entry, error) {
-	e, ok := registry[name]
-	if !ok {
-		return Entry{}, fmt.Errorf("unknown dataset %q; known datasets: %s", name, strings.Join(names(), ", "))
-	}
-	return e, nil
-}
+func Lookup(name string) (Entry, error) { return entries.Lookup(name) }
 
 // List returns every registered dataset's Info, sorted by name.
 func List() []Info {
-	out := make([]Info, 0, len(registry))
-	for _, n := range names() {
-		out = append(out, registry[n].Info)
+	var out []Info
+	for _, e := range entries.All() {
+		out = append(out, e.Info)
 	}
-	return out
-}
-
-func names() []string {
-	out := make([]string, 0, len(registry))
-	for n := range registry {
-		out = append(out, n)
-	}
-	sort.Strings(out)
 	return out
 }
 

@@ -56,8 +56,28 @@ func Split(d *Dataset, test, validation float64, r *rand.Rand) (train, val, tst 
 	if CheckSplit(n, test, validation) != nil {
 		panic(badSplit)
 	}
-	nTrain, nVal, _ := splitSizes(n, test, validation)
-	perm := r.Perm(n)
+	return cut(d, r.Perm(n), test, validation)
+}
+
+// SplitOrdered is Split without the shuffle: the parts are consecutive rows
+// in d's stored order (train first, then validation, then test), the
+// Iyengar et al. benchmark's `training_size = int(0.8·n)` cut of its
+// synthetic data (dpml-benchmark gridsearch.py; objpert.md §5.1).
+func SplitOrdered(d *Dataset, test, validation float64) (train, val, tst *Dataset) {
+	n := d.Rows()
+	if CheckSplit(n, test, validation) != nil {
+		panic(badSplit)
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return cut(d, idx, test, validation)
+}
+
+// cut splits d into the rows perm[:nTrain], the next nVal and the rest.
+func cut(d *Dataset, perm []int, test, validation float64) (train, val, tst *Dataset) {
+	nTrain, nVal, _ := splitSizes(d.Rows(), test, validation)
 	train = d.Subset(perm[:nTrain])
 	if validation > 0 {
 		val = d.Subset(perm[nTrain : nTrain+nVal])

@@ -79,6 +79,30 @@ func TestSplitIsAPermutationAndDeterministic(t *testing.T) {
 	}
 }
 
+// TestSplitOrdered: the parts are consecutive rows in stored order — rows
+// 0..69 train, 70..79 validation, 80..100 test for n = 101 (the benchmark's
+// int(0.8·n) cut) — and copies.
+func TestSplitOrdered(t *testing.T) {
+	d := indexed(101)
+	train, val, test := SplitOrdered(d, 0.2, 0.1)
+	next := 0
+	for _, p := range []*Dataset{train, val, test} {
+		for i := 0; i < p.Rows(); i++ {
+			if int(p.Y[i]) != next || p.X.At(i, 1) != float64(2*next) {
+				t.Fatalf("row %d of a part is original row %v, want %d", i, p.Y[i], next)
+			}
+			next++
+		}
+	}
+	if train.Rows() != 70 || val.Rows() != 10 || test.Rows() != 21 || next != 101 {
+		t.Fatalf("sizes %d/%d/%d", train.Rows(), val.Rows(), test.Rows())
+	}
+	train.X.Set(0, 0, -1)
+	if d.X.At(0, 0) == -1 {
+		t.Error("SplitOrdered returned a view of the original rows")
+	}
+}
+
 func TestSplitWithoutValidationOrTest(t *testing.T) {
 	d := indexed(10)
 	tr, va, te := Split(d, 0.3, 0, rand.New(rand.NewPCG(1, 1)))

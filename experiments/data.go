@@ -5,42 +5,22 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"sync"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/oncemap"
 	"github.com/dplab/dplab/internal/rngs"
 )
 
 // DataCache loads each dataset once per process and keeps fixed splits, so
 // every trial shares the same read-only matrices. It is safe for concurrent
-// use.
-type DataCache struct {
-	mu      sync.Mutex
-	entries map[string]*onceValue
-}
-
-type onceValue struct {
-	once sync.Once
-	val  any
-	err  error
-}
+// use; the zero value is ready.
+type DataCache struct{ m oncemap.Map }
 
 // defaultCache is the process's data cache.
 var defaultCache = &DataCache{}
 
-func (c *DataCache) get(key string, make func() (any, error)) (any, error) {
-	c.mu.Lock()
-	if c.entries == nil {
-		c.entries = map[string]*onceValue{}
-	}
-	e, ok := c.entries[key]
-	if !ok {
-		e = &onceValue{}
-		c.entries[key] = e
-	}
-	c.mu.Unlock()
-	e.once.Do(func() { e.val, e.err = make() })
-	return e.val, e.err
+func (c *DataCache) get(key string, compute func() (any, error)) (any, error) {
+	return c.m.Do(key, compute)
 }
 
 // load returns the dataset's loaded (preprocessed, unsplit) data.
@@ -98,14 +78,22 @@ func splitAndScale(l *datasets.Loaded, d DatasetSpec, r *rand.Rand) (*split, err
 		if err := datasets.CheckSplit(l.All.Rows(), d.Split.Test, d.Split.Validation); err != nil {
 			return nil, fmt.Errorf("dataset %q: %w", d.Label, err)
 		}
-		sp.train, sp.val, sp.test = datasets.Split(l.All, d.Split.Test, d.Split.Validation, r)
+		if d.Split.Ordered {
+			sp.train, sp.val, sp.test = datasets.SplitOrdered(l.All, d.Split.Test, d.Split.Validation)
+		} else {
+			sp.train, sp.val, sp.test = datasets.Split(l.All, d.Split.Test, d.Split.Validation, r)
+		}
 	case l.Train != nil && l.Test != nil:
 		sp.train, sp.test = l.Train.Clone(), l.Test.Clone()
 		if d.Split.Validation > 0 {
 			if err := datasets.CheckSplit(sp.train.Rows(), d.Split.Validation, 0); err != nil {
 				return nil, fmt.Errorf("dataset %q: validation split of the source's training part: %w", d.Label, err)
 			}
-			sp.train, _, sp.val = datasets.Split(sp.train, d.Split.Validation, 0, r)
+			if d.Split.Ordered {
+				sp.train, _, sp.val = datasets.SplitOrdered(sp.train, d.Split.Validation, 0)
+			} else {
+				sp.train, _, sp.val = datasets.Split(sp.train, d.Split.Validation, 0, r)
+			}
 		}
 	default:
 		return nil, fmt.Errorf("dataset %q: the loader returned no data", d.Label)

@@ -85,6 +85,8 @@ func renderRecords(s *Spec, dir string, recs []results.Record, log io.Writer) ([
 			tabs = v.curveTables(&s.Tables[i])
 		case "privacy":
 			tabs = v.privacyTables(&s.Tables[i])
+		case "runtime":
+			tabs = v.runtimeTables(&s.Tables[i])
 		default:
 			tabs = v.tables(&s.Tables[i])
 		}
@@ -208,7 +210,8 @@ func centerBand(st results.Stat, center, band string) (y, lo, hi float64) {
 func (v *view) figure(f *FigureSpec) *plotting.Figure {
 	s := v.spec
 	m, _ := lookupMetric(f.Metric)
-	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: f.LogX == nil || *f.LogX, LogY: f.LogY, Columns: f.Columns}
+	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: f.LogX == nil || *f.LogX, LogY: f.LogY, Columns: f.Columns,
+		LegendBottom: strings.HasPrefix(f.Legend, "bottom"), LegendLeft: strings.HasSuffix(f.Legend, "left")}
 	if f.XLabel != "" {
 		fig.XLabel = f.XLabel
 	}
@@ -335,6 +338,16 @@ func (v *view) note(band, center, extra string) string {
 		if orders == "" {
 			orders = "default"
 		}
+		if orders == "integer" {
+			hi := acc.MaxOrder
+			if hi == 0 {
+				hi = 256
+			}
+			orders = fmt.Sprintf("integer 2..%d", hi)
+		}
+		if len(acc.ExtraOrders) > 0 {
+			orders += fmt.Sprintf(" + %d extra up to %g", len(acc.ExtraOrders), slices.Max(acc.ExtraOrders))
+		}
 		parts[0] += fmt.Sprintf(" (orders %s)", orders)
 	}
 	parts = append(parts, "δ = "+v.deltaText(), "neighbouring: "+v.relationText())
@@ -344,7 +357,11 @@ func (v *view) note(band, center, extra string) string {
 		case TuneOracle:
 			tuning = append(tuning, m.Label+": NON-PRIVATE tuning (best on the test set, not charged)")
 		case TunePrivate:
-			tuning = append(tuning, fmt.Sprintf("%s: private tuning, %s K with mean %g, charged", m.Label, m.Tuning.Distribution, m.Tuning.Mean))
+			on := "validation split"
+			if m.Tuning.SelectOn == "test" {
+				on = "TEST set, the published protocol"
+			}
+			tuning = append(tuning, fmt.Sprintf("%s: private tuning, %s K with mean %g, selected on the %s, charged", m.Label, m.Tuning.Distribution, m.Tuning.Mean, on))
 		}
 	}
 	if len(tuning) == 0 {
@@ -393,14 +410,14 @@ func (v *view) relationText() string {
 		return "add/remove"
 	case 1:
 		for rel := range v.rels {
-			return rel
+			return relationName(rel)
 		}
 	}
 	var parts []string
 	for _, rel := range sortedKeys(v.rels) {
 		labels := append([]string(nil), v.rels[rel]...)
 		sort.Strings(labels)
-		parts = append(parts, fmt.Sprintf("%s (%s)", rel, strings.Join(labels, ", ")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", relationName(rel), strings.Join(labels, ", ")))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -60,10 +60,10 @@ func indexOf(list []string, s string) int {
 
 func (v *view) curveFigure(f *FigureSpec) *plotting.Figure {
 	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel,
-		LogX: f.LogX != nil && *f.LogX, LogY: f.LogY, Columns: f.Columns}
+		LogX: f.LogX != nil && *f.LogX, LogY: f.LogY, Columns: f.Columns,
+		LegendBottom: strings.HasPrefix(f.Legend, "bottom"), LegendLeft: strings.HasSuffix(f.Legend, "left")}
 	styles := map[string]int{}
 	var undefined int
-	var drawn []string // labels of the curves drawn, for the note
 	for _, panel := range v.panels(f.Panels) {
 		pn := plotting.Panel{Title: panel}
 		for i, c := range v.spec.Curves {
@@ -72,7 +72,6 @@ func (v *view) curveFigure(f *FigureSpec) *plotting.Figure {
 			}
 			if _, ok := styles[c.Label]; !ok {
 				styles[c.Label] = len(styles)
-				drawn = append(drawn, c.Label)
 			}
 			sr := plotting.Series{Label: c.Label, Style: styles[c.Label], Dashed: c.Dashed}
 			for _, p := range v.curves[i] {
@@ -88,15 +87,16 @@ func (v *view) curveFigure(f *FigureSpec) *plotting.Figure {
 		}
 		fig.Panels = append(fig.Panels, pn)
 	}
-	fig.Note = v.curveNote(drawn, f.Note, undefined)
+	fig.Note = v.curveNote(f.Curves, v.panels(f.Panels), f.Note, undefined)
 	return fig
 }
 
-// curveNote lists each curve's function and fixed parameters.
-func (v *view) curveNote(labels []string, extra string, undefined int) string {
+// curveNote lists the function and fixed parameters of each curve drawn in
+// the panels (and among labels, when given).
+func (v *view) curveNote(labels, panels []string, extra string, undefined int) string {
 	var parts []string
 	for _, c := range v.spec.Curves {
-		if len(labels) > 0 && !contains(labels, c.Label) {
+		if len(labels) > 0 && !contains(labels, c.Label) || !contains(panels, c.Panel) {
 			continue
 		}
 		var fixed []string
@@ -120,7 +120,7 @@ func (v *view) curveNote(labels []string, extra string, undefined int) string {
 // the curves' labels.
 func (v *view) curveTables(t *TableSpec) []*plotting.Table {
 	var out []*plotting.Table
-	panels := v.panels(nil)
+	panels := v.panels(t.Panels)
 	for _, panel := range panels {
 		tab := &plotting.Table{Name: t.Name, Title: t.Title, Better: plotting.NoBest}
 		if len(panels) > 1 {
@@ -155,7 +155,7 @@ func (v *view) curveTables(t *TableSpec) []*plotting.Table {
 			}
 			tab.Cells = append(tab.Cells, row)
 		}
-		tab.Note = v.curveNote(tab.Columns, t.Note, 0)
+		tab.Note = v.curveNote(tab.Columns, []string{panel}, t.Note, 0)
 		out = append(out, tab)
 	}
 	return out

@@ -323,7 +323,7 @@ func (r *runner) trial(ctx context.Context, c *Cell, t int) (rec results.Record,
 		Experiment: s.Name, CellKey: c.Key, Dataset: ds.Label, Mechanism: ms.Name, Label: c.Label,
 		Epsilon: results.Float(c.Epsilon), Trial: t, Seed: seed.Hex(), MechParams: c.Params,
 		DataParams: ds.Params, CodeVersion: codeVersion(),
-		Privacy: results.Privacy{EpsTarget: results.Float(c.Epsilon), Accountant: r.acc.Kind, Relation: "add/remove", Tuning: ms.Tuning.Mode},
+		Privacy: results.Privacy{EpsTarget: results.Float(c.Epsilon), Accountant: r.acc.Kind, Tuning: ms.Tuning.Mode},
 	}
 	if rec.Privacy.Accountant == "" {
 		rec.Privacy.Accountant = "rdp"
@@ -439,10 +439,10 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 		return fmt.Errorf("account for the ledger: %w", err)
 	}
 	rec.Privacy.EpsSpent = results.Float(g.Epsilon)
-	rec.Privacy.AlphaStar = results.Float(g.Alpha)
 	if g.Relation != "" {
-		rec.Privacy.Relation = relationName(g.Relation)
+		rec.Privacy.Relation = g.Relation
 	}
+	rec.Privacy.AlphaStar = results.Float(g.Alpha)
 	if g.Accountant != "" {
 		rec.Privacy.Accountant = g.Accountant
 	}
@@ -502,8 +502,8 @@ func viaJSON(m map[string]any) map[string]any {
 	return out
 }
 
-// relationName is how records and notes write an accounting relation:
-// "add/remove", "zero-out" or "replace-one".
+// relationName is how notes write an accounting relation: "add/remove",
+// "zero-out" or "replace-one" (records keep accounting's names).
 func relationName(rel string) string {
 	switch rel {
 	case accounting.RelationAddRemove:

@@ -50,6 +50,12 @@ type AccountantSpec struct {
 	Kind     string  `toml:"kind"`     // "rdp" (default), "pld", "exact"
 	Orders   string  `toml:"orders"`   // RDP orders: "default", "grid", "opacus", "integer"
 	Interval float64 `toml:"interval"` // PLD discretisation; 0 means 1e-4
+	// MaxOrder is the largest order of orders = "integer"; 0 means 256.
+	MaxOrder int `toml:"max_order" json:",omitempty"`
+	// ExtraOrders are added to the order set, e.g. the orders beyond 256
+	// that honest DP-SGD needs at ε = 0.025 (objpert.md §2.7). (omitempty
+	// keeps the cell keys of specs without them unchanged.)
+	ExtraOrders []float64 `toml:"extra_orders" json:",omitempty"`
 }
 
 // DatasetSpec is one [[dataset]] block.
@@ -74,6 +80,11 @@ type SplitSpec struct {
 	// stream); by default one split, seeded by the spec seed, serves every
 	// trial.
 	Resample bool `toml:"resample"`
+	// Ordered cuts the rows in the source's stored order (train first, then
+	// validation, then test) instead of a random permutation: the Iyengar et
+	// al. benchmark's split of its synthetic data. (omitempty keeps the cell
+	// keys of specs without it unchanged.)
+	Ordered bool `toml:"ordered" json:",omitempty"`
 }
 
 // ScaleSpec is the per-trial scaling, with statistics from the training part.
@@ -142,16 +153,20 @@ type FigureSpec struct {
 	// A's mean wall time per fit over B's at the largest ε (the GaussMix
 	// paper's "Faster by" of Figures 3 and 5).
 	TimeRatio []string `toml:"time_ratio"`
+	Legend    string   `toml:"legend"` // "top-right" (default), "top-left", "bottom-right", "bottom-left"
 }
 
 // TableSpec is one [[table]] block: rows ε (or datasets), columns methods,
 // cells mean ± CI half-width; or (kind "curves") rows x, columns curve labels,
 // cells the curves' values, one table per panel; or (kind "privacy") the
 // calibration table: per dataset, one row per (mechanism, ε) with ε target,
-// ε spent, δ, α*, the noise parameters and the ε of each ledger component.
+// ε spent, δ, α*, the noise parameters and the ε of each ledger component; or
+// (kind "runtime") per dataset, one row per (mechanism, ε) with the mean wall
+// time, runs and per-example gradient evaluations of a trial.
 type TableSpec struct {
 	Name       string    `toml:"name"`
-	Kind       string    `toml:"kind"` // "epsilon" (default), "curves" or "privacy" (the calibration table)
+	Kind       string    `toml:"kind"`   // "epsilon" (default), "curves", "privacy" (the calibration table) or "runtime"
+	Panels     []string  `toml:"panels"` // kind "curves": panels to tabulate; default all
 	Title      string    `toml:"title"`
 	Metric     string    `toml:"metric"`
 	Rows       string    `toml:"rows"`       // "epsilon" (default: one table per dataset) or "dataset"

@@ -79,6 +79,15 @@ func TestSpecErrors(t *testing.T) {
 		{"duplicate label", func(s string) string { return strings.Replace(s, `label = "Ridge"`, `label = "AdaSSP"`, 1) }, 19, "mechanism[1].label", "duplicate"},
 		{"task mismatch", func(s string) string { return strings.Replace(s, `name = "ridge"`, `name = "logreg"`, 1) }, 18, "mechanism[1].name", "does not fit"},
 		{"unknown metric", func(s string) string { return strings.Replace(s, `metric = "test_mse"`, `metric = "mse"`, 1) }, 23, "figure[0].metric", "unknown metric"},
+		{"bad legend", func(s string) string {
+			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nlegend = \"middle\"", 1)
+		}, 24, "figure[0].legend", "bottom-right"},
+		{"ordered and resample", func(s string) string {
+			return strings.Replace(s, `label = "Lin"`, `label = "Lin"`+"\nsplit = { ordered = true, resample = true }", 1)
+		}, 10, "dataset[0].split", "exclude"},
+		{"oracle on validation", func(s string) string {
+			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"oracle\"\nselect_on = \"validation\"\ncandidates = { rho = [0.01, 0.1] }", 1)
+		}, 18, "mechanism[0].tuning.select_on", "test set"},
 		{"toml syntax", func(s string) string { return strings.Replace(s, "seed = 1", "seed = = 1", 1) }, 2, "seed", "expected"},
 	}
 	for _, tc := range tests {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/results"
 )
 
@@ -52,7 +53,7 @@ func TestTimeRatioAndRelations(t *testing.T) {
 	wall := map[string]float64{}
 	n := map[string]float64{}
 	for _, r := range recs {
-		if r.Label == "Mixing" && r.Privacy.Relation != "zero-out" || r.Label == "AdaSSP" && r.Privacy.Relation != "add/remove" {
+		if r.Label == "Mixing" && r.Privacy.Relation != accounting.RelationZeroOut || r.Label == "AdaSSP" && r.Privacy.Relation != accounting.RelationAddRemove {
 			t.Errorf("%s: relation %q", r.Label, r.Privacy.Relation)
 		}
 		if float64(r.Epsilon) == 2 {

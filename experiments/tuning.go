@@ -64,6 +64,7 @@ func (r *runner) fitOracle(ctx context.Context, c *Cell, data *split, b mechanis
 	cands, _ := t.Candidates.Points()
 	var best *mechanisms.Release
 	bestScore, bestIdx := math.NaN(), -1
+	stats := map[string]float64{"runs": float64(len(cands))}
 	for i, cand := range cands {
 		m, err := r.mechanism(c.entry, mergeParams(c.Params, cand))
 		if err != nil {
@@ -73,11 +74,11 @@ func (r *runner) fitOracle(ctx context.Context, c *Cell, data *split, b mechanis
 		if err != nil {
 			return nil, fmt.Errorf("candidate %d %v: %w", i, cand, err)
 		}
+		addTotals(stats, rel.Stats)
 		if score := sel.eval(rel.Model, part); best == nil || better(sel, score, bestScore) {
 			best, bestScore, bestIdx = rel, score, i
 		}
 	}
-	stats := map[string]float64{"runs": float64(len(cands))}
 	addSelected(stats, cands[bestIdx])
 	note := fmt.Sprintf("non-private tuning: best of %d candidates by %s on the test set; ε covers one run only", len(cands), sel.Name)
 	return &fitted{release: best, charged: best.Event, note: note, stats: stats}, nil
@@ -101,6 +102,7 @@ func (r *runner) fitPrivate(ctx context.Context, c *Cell, data *split, b mechani
 	cands, _ := t.Candidates.Points()
 
 	var best *mechanisms.Release
+	stats := map[string]float64{"runs": float64(k)}
 	var base []byte
 	var baseEvent accounting.Event
 	bestScore := math.NaN()
@@ -118,6 +120,7 @@ func (r *runner) fitPrivate(ctx context.Context, c *Cell, data *split, b mechani
 		if err != nil {
 			return nil, fmt.Errorf("tuning run %d %v: %w", j, cand, err)
 		}
+		addTotals(stats, rel.Stats)
 		ev, err := json.Marshal(rel.Event)
 		if err != nil {
 			return nil, err
@@ -134,7 +137,6 @@ func (r *runner) fitPrivate(ctx context.Context, c *Cell, data *split, b mechani
 			best, bestScore, bestCand = rel, score, cand
 		}
 	}
-	stats := map[string]float64{"runs": float64(k)}
 	note := fmt.Sprintf("private tuning: K ~ %s(mean %g) runs, best by %s on the %s split", dist, t.Mean, sel.Name, map[bool]string{true: "test", false: "validation"}[t.SelectOn == "test"])
 	if t.SelectOn == "test" {
 		note += " (the published protocol: selection on the test set)"
@@ -164,6 +166,14 @@ func sampleCandidate(t TuningSpec, grid []map[string]any, r *rand.Rand) map[stri
 		out[k] = math.Exp(math.Log(lo) + r.Float64()*(math.Log(hi)-math.Log(lo)))
 	}
 	return out
+}
+
+// addTotals adds a run's work counters to the trial's totals "total_<key>"
+// (every run made counts, including the one a K = 0 trial discards).
+func addTotals(totals, stats map[string]float64) {
+	for k, v := range stats {
+		totals["total_"+k] += v
+	}
 }
 
 // addSelected records the selected candidate's numeric values as sel_<key>.

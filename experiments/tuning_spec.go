@@ -52,6 +52,13 @@ func (s *Spec) validateTuning(i int, e mechanisms.Entry) error {
 			}
 		}
 	}
+	if t.Mode == TuneOracle {
+		// Oracle tuning is by definition the best candidate on the test set.
+		if t.SelectOn != "" && t.SelectOn != "test" {
+			return s.errIn("mechanism", i, "tuning.select_on", "oracle tuning selects on the test set (that is what makes it non-private); use mode = \"private\" to select on a validation split")
+		}
+		t.SelectOn = "test"
+	}
 	if t.SelectOn == "" {
 		t.SelectOn = "validation"
 	}

@@ -142,7 +142,8 @@ func (s *Spec) anyPrivate() bool {
 }
 
 func (s *Spec) accountingConfig() accounting.Config {
-	return accounting.Config{Kind: s.Accountant.Kind, Orders: s.Accountant.Orders, Interval: s.Accountant.Interval}
+	a := s.Accountant
+	return accounting.Config{Kind: a.Kind, Orders: a.Orders, Interval: a.Interval, MaxOrder: a.MaxOrder, ExtraOrders: a.ExtraOrders}
 }
 
 func (s *Spec) validateDataset(i int, labels map[string]bool) error {
@@ -170,6 +171,9 @@ func (s *Spec) validateDataset(i int, labels map[string]bool) error {
 	}
 	if !(d.Split.Test > 0 && d.Split.Test < 1) || sp.Validation < 0 || d.Split.Test+sp.Validation >= 1 {
 		return s.errIn("dataset", i, "split", "test = %v and validation = %v must be fractions with test > 0 and test + validation < 1", d.Split.Test, sp.Validation)
+	}
+	if sp.Ordered && sp.Resample {
+		return s.errIn("dataset", i, "split", "ordered and resample exclude each other (an ordered split is the same in every trial)")
 	}
 	if d.Scale.X == "" {
 		d.Scale.X = "max-row-norm"
@@ -258,6 +262,12 @@ func (s *Spec) validateFigure(i int) error {
 			return s.errIn("figure", i, "formats", "figure format %q: want png or svg", fm)
 		}
 	}
+	if f.Legend == "" {
+		f.Legend = "top-right"
+	}
+	if !slices.Contains([]string{"top-right", "top-left", "bottom-right", "bottom-left"}, f.Legend) {
+		return s.errIn("figure", i, "legend", "legend %q: want top-right, top-left, bottom-right or bottom-left", f.Legend)
+	}
 	switch f.Kind {
 	case "curves":
 		return s.checkCurveRefs("figure", i, f.Curves, f.Panels, f.Metric)
@@ -331,16 +341,19 @@ func (s *Spec) validateTable(i int) error {
 	}
 	switch t.Kind {
 	case "curves":
-		return s.checkCurveRefs("table", i, nil, nil, t.Metric)
-	case "privacy":
+		return s.checkCurveRefs("table", i, nil, t.Panels, t.Metric)
+	case "privacy", "runtime":
 		if t.Metric != "" {
-			return s.errIn("table", i, "metric", "a privacy table has no metric")
+			return s.errIn("table", i, "metric", "a %s table has no metric", t.Kind)
 		}
 		return s.checkLabels("table", i, t.Datasets, t.Mechanisms)
 	case "", "epsilon":
 		t.Kind = "epsilon"
 	default:
-		return s.errIn("table", i, "kind", "table kind %q: want epsilon, curves or privacy", t.Kind)
+		return s.errIn("table", i, "kind", "table kind %q: want epsilon, curves, privacy or runtime", t.Kind)
+	}
+	if len(t.Panels) > 0 {
+		return s.errIn("table", i, "panels", "panels are for kind = \"curves\" tables")
 	}
 	if err := s.checkMetric("table", i, t.Metric); err != nil {
 		return err

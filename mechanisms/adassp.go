@@ -67,13 +67,6 @@ func (p AdaSSPParams) Validate() error {
 	return nil
 }
 
-func (p AdaSSPParams) rho() float64 {
-	if p.Rho == 0 {
-		return 1e-4
-	}
-	return p.Rho
-}
-
 func init() {
 	Register(Info{Name: "adassp", Title: "AdaSSP", Ref: "Wang18", Tasks: []datasets.Task{datasets.Regression}, Private: true, Version: 1},
 		func(p AdaSSPParams) (Mechanism, error) { return &AdaSSP{p: p}, nil }, AdaSSPParams{})
@@ -110,7 +103,7 @@ func (a *AdaSSP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs 
 	lamTilde := math.Max(lamMin+m*cx*cx*noise.NormFloat64()-shift*cx*cx, 0)
 	// Line 4: the ridge penalty.
 	fd := float64(d)
-	lambda := math.Max(0, math.Sqrt(fd*logTerm*math.Log(2*fd*fd/a.p.rho()))*cx*cx/eps3-lamTilde)
+	lambda := math.Max(0, math.Sqrt(fd*logTerm*math.Log(2*fd*fd/orDefault(a.p.Rho, 1e-4)))*cx*cx/eps3-lamTilde)
 	// Line 5: XᵀX + m·C_X²·½(Z + Zᵀ).
 	sx := m * cx * cx
 	noisy := mat.NewSymDense(d, nil)

@@ -63,25 +63,30 @@ type boundsParams struct {
 }
 
 func (p boundsParams) validate() error {
-	for _, b := range []struct {
-		key string
-		v   float64
-	}{{"bound_x", p.BoundX}, {"bound_y", p.BoundY}} {
-		if b.v < 0 || math.IsNaN(b.v) || math.IsInf(b.v, 0) {
-			return fmt.Errorf("%s = %v must be finite and > 0 (0 means 1)", b.key, b.v)
-		}
+	if err := checkNonNegative("bound_x", p.BoundX); err != nil {
+		return err
 	}
-	return nil
+	return checkNonNegative("bound_y", p.BoundY)
 }
 
-func (p boundsParams) cx() float64 { return orOne(p.BoundX) }
-func (p boundsParams) cy() float64 { return orOne(p.BoundY) }
+func (p boundsParams) cx() float64 { return orDefault(p.BoundX, 1) }
+func (p boundsParams) cy() float64 { return orDefault(p.BoundY, 1) }
 
-func orOne(x float64) float64 {
+// orDefault returns x, or def when x is zero (a params struct's zero value
+// means its documented default).
+func orDefault(x, def float64) float64 {
 	if x == 0 {
-		return 1
+		return def
 	}
 	return x
+}
+
+// checkNonNegative returns an error naming key unless x is finite and ≥ 0.
+func checkNonNegative(key string, x float64) error {
+	if x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return fmt.Errorf("%s = %v must be finite and ≥ 0", key, x)
+	}
+	return nil
 }
 
 // gramStats returns XᵀX and λ_min(XᵀX) of d, computed once per dataset (the

@@ -38,4 +38,18 @@
 //	         [LSS+25] Prop. 1).
 //	[Mironov17] I. Mironov. Rényi differential privacy. CSF 2017,
 //	         arXiv:1702.07476v3. Prop. 7 (Gaussian RDP), Prop. 2 (post-processing).
+//	[RKW23]  R. Redberg, A. Koskela, Y.-X. Wang. Improving the Privacy and
+//	         Practicality of Objective Perturbation for Differentially Private
+//	         Linear Learners. NeurIPS 2023, arXiv:2401.00583v1. Algorithm 1,
+//	         Thm 4.1, §5 (objpert-amp, dpsgd, logreg); formulas and errata in
+//	         shared/research/objpert.md.
+//	[Abadi16] M. Abadi, A. Chu, I. Goodfellow, H. B. McMahan, I. Mironov,
+//	         K. Talwar, L. Zhang. Deep Learning with Differential Privacy.
+//	         CCS 2016, arXiv:1607.00133v2, Algorithm 1 (dpsgd).
+//	[CMS11]  K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially
+//	         Private Empirical Risk Minimization. JMLR 12:1069–1109, 2011.
+//	         Algorithm 1 and Corollary 8 (objpert-output).
+//	[MTZ19]  I. Mironov, K. Talwar, L. Zhang. Rényi Differential Privacy of
+//	         the Sampled Gaussian Mechanism. arXiv:1908.10530v1 (the dpsgd
+//	         ledger's Poisson-subsampled Gaussian, add/remove).
 package mechanisms

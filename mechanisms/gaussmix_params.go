@@ -45,8 +45,8 @@ func (p sketchParams) validate() error {
 	if p.K < 0 {
 		return fmt.Errorf("k = %d must be ≥ 1 (0 means int(k_over_d·d))", p.K)
 	}
-	if p.KOverD < 0 || math.IsNaN(p.KOverD) || math.IsInf(p.KOverD, 0) {
-		return fmt.Errorf("k_over_d = %v must be finite and > 0 (0 means 2.5)", p.KOverD)
+	if err := checkNonNegative("k_over_d", p.KOverD); err != nil {
+		return err
 	}
 	if p.Preset != "" && p.Preset != presetPaper && p.Preset != presetCode {
 		return fmt.Errorf("preset = %q: want %q or %q", p.Preset, presetPaper, presetCode)

@@ -80,10 +80,7 @@ func (p LinearMixingParams) Validate() error {
 	if err := validateCalibration(p.Calibration); err != nil {
 		return err
 	}
-	if p.SurrogateQ < 0 || math.IsNaN(p.SurrogateQ) || math.IsInf(p.SurrogateQ, 0) {
-		return fmt.Errorf("surrogate_q = %v must be finite and > 0 (0 means 6)", p.SurrogateQ)
-	}
-	return nil
+	return checkNonNegative("surrogate_q", p.SurrogateQ)
 }
 
 func init() {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
@@ -32,13 +31,10 @@ type LogRegParams struct {
 
 // Validate implements Params.
 func (p LogRegParams) Validate() error {
-	if p.Lambda < 0 || math.IsNaN(p.Lambda) || math.IsInf(p.Lambda, 0) {
-		return errors.New("lambda must be finite and ≥ 0")
+	if err := checkNonNegative("lambda", p.Lambda); err != nil {
+		return err
 	}
-	if p.Tol < 0 || math.IsNaN(p.Tol) || math.IsInf(p.Tol, 0) {
-		return errors.New("tol must be finite and > 0 (0 means 1e-6)")
-	}
-	return nil
+	return checkNonNegative("tol", p.Tol)
 }
 
 func init() {
@@ -55,17 +51,11 @@ func (l *LogReg) Fit(ctx context.Context, train *datasets.Dataset, _ Budget, _ r
 	if err != nil {
 		return nil, err
 	}
-	lambda, tol := l.p.Lambda, l.p.Tol
-	if lambda == 0 {
-		lambda = 1e-6
-	}
-	if tol == 0 {
-		tol = 1e-6
-	}
 	// Deterministic in the data: fitted once per training set and params
 	// (the trials of a fixed split share it). The shared fit ignores
 	// cancellation, so that a cancelled trial never stores a context error
 	// for the others; it stops at its iteration limits.
+	lambda, tol := orDefault(l.p.Lambda, 1e-6), orDefault(l.p.Tol, 1e-6)
 	type fit struct {
 		res solvers.Result
 		err error
@@ -93,8 +83,9 @@ func (l *LogReg) Fit(ctx context.Context, train *datasets.Dataset, _ Budget, _ r
 		converged = 1
 	}
 	return &Release{Model: model, Event: accounting.NonPrivate{},
-		Stats: map[string]float64{"iterations": float64(res.Iterations), "grad_evals": float64(res.GradEvals),
-			"grad_norm": res.GradNorm, "converged": converged}}, nil
+		Stats: map[string]float64{"iterations": float64(res.Iterations), "passes": float64(res.GradEvals),
+			"grad_evals": float64(res.GradEvals) * float64(train.Rows()),
+			"grad_norm":  res.GradNorm, "converged": converged}}, nil
 }
 
 // linearFromTheta splits θ = [w; w₀] (bias last, solvers' layout) into a

@@ -59,8 +59,8 @@ func (p ObjPertKiferParams) Validate() error {
 	if err := (boundsParams{BoundX: p.BoundX}).validate(); err != nil {
 		return err
 	}
-	if p.Tol < 0 || math.IsNaN(p.Tol) || math.IsInf(p.Tol, 0) {
-		return errors.New("tol must be finite and > 0 (0 means 1e-6)")
+	if err := checkNonNegative("tol", p.Tol); err != nil {
+		return err
 	}
 	if p.MaxIter < 0 {
 		return errors.New("max_iter must be ≥ 1 (0 means 500)")
@@ -92,7 +92,7 @@ func (o *ObjPertKifer) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cx := orOne(o.p.BoundX)
+	cx := orDefault(o.p.BoundX, 1)
 	if err := checkBounds("objpert-kifer", train, cx, 0); err != nil {
 		return nil, err
 	}

@@ -2,11 +2,9 @@ package mechanisms
 
 import (
 	"fmt"
-	"regexp"
-	"sort"
-	"strings"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/registry"
 )
 
 // Info describes a registered mechanism.
@@ -46,21 +44,13 @@ type Entry struct {
 	test  func() (Mechanism, error)
 }
 
-var registry = map[string]Entry{}
-
-var nameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var entries = registry.New[Entry]("mechanism")
 
 // Register adds a mechanism: build makes it from validated params P, and test
 // is a tiny fast configuration used by the conformance tests. A duplicate or
 // malformed name panics (registration happens in init; a clash is a
 // programming error).
 func Register[P Params](info Info, build func(P) (Mechanism, error), test P) {
-	if !nameRE.MatchString(info.Name) {
-		panic("mechanisms: malformed registry name " + info.Name)
-	}
-	if _, dup := registry[info.Name]; dup {
-		panic("mechanisms: duplicate registry name " + info.Name)
-	}
 	if len(info.Tasks) == 0 {
 		panic("mechanisms: " + info.Name + " supports no task")
 	}
@@ -71,7 +61,7 @@ func Register[P Params](info Info, build func(P) (Mechanism, error), test P) {
 		}
 		return build(p)
 	}
-	registry[name] = Entry{
+	entries.Add(name, Entry{
 		Info: info,
 		build: func(decode func(v any) error) (Mechanism, Params, error) {
 			var p P
@@ -84,7 +74,7 @@ func Register[P Params](info Info, build func(P) (Mechanism, error), test P) {
 			return m, p, err
 		},
 		test: func() (Mechanism, error) { return construct(test) },
-	}
+	})
 }
 
 // Build makes the mechanism from the spec's params: decode strictly fills a
@@ -100,28 +90,13 @@ func (e Entry) Test() (Mechanism, error) { return e.test() }
 
 // Lookup returns the mechanism called name; an unknown name is an error that
 // lists the known names.
-func Lookup(name string) (Entry, error) {
-	e, ok := registry[name]
-	if !ok {
-		return Entry{}, fmt.Errorf("unknown mechanism %q; known mechanisms: %s", name, strings.Join(names(), ", "))
-	}
-	return e, nil
-}
+func Lookup(name string) (Entry, error) { return entries.Lookup(name) }
 
 // List returns every registered mechanism's Info, sorted by name.
 func List() []Info {
-	out := make([]Info, 0, len(registry))
-	for _, n := range names() {
-		out = append(out, registry[n].Info)
+	var out []Info
+	for _, e := range entries.All() {
+		out = append(out, e.Info)
 	}
-	return out
-}
-
-func names() []string {
-	out := make([]string, 0, len(registry))
-	for n := range registry {
-		out = append(out, n)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -2,9 +2,7 @@ package mechanisms
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
@@ -30,17 +28,7 @@ type RidgeParams struct {
 
 // Validate implements Params.
 func (p RidgeParams) Validate() error {
-	if p.Lambda < 0 || math.IsNaN(p.Lambda) || math.IsInf(p.Lambda, 0) {
-		return errors.New("lambda must be finite and ≥ 0")
-	}
-	return nil
-}
-
-func (p RidgeParams) lambda() float64 {
-	if p.Lambda == 0 {
-		return 1e-6
-	}
-	return p.Lambda
+	return checkNonNegative("lambda", p.Lambda)
 }
 
 func init() {
@@ -56,8 +44,9 @@ func (r *Ridge) Fit(ctx context.Context, train *datasets.Dataset, _ Budget, _ rn
 	// Deterministic in the data: fitted once per training set and λ (the
 	// trials of a fixed split share it; an SVD fallback on a rank-deficient
 	// 8192 × 512 set takes seconds).
-	v, err := train.Memo(fmt.Sprintf("mechanisms/ridge/lambda=%g", r.p.lambda()), func() (any, error) {
-		return solvers.Ridge(train.X, train.Y, r.p.lambda())
+	lambda := orDefault(r.p.Lambda, 1e-6)
+	v, err := train.Memo(fmt.Sprintf("mechanisms/ridge/lambda=%g", lambda), func() (any, error) {
+		return solvers.Ridge(train.X, train.Y, lambda)
 	})
 	if err != nil {
 		return nil, err

@@ -32,6 +32,8 @@ type Figure struct {
 	Note           string // footnote: accountant, δ, tuning mode, deviations
 	// PanelWidth and PanelHeight are one panel's size; 0 means 4.2in × 3.2in.
 	PanelWidth, PanelHeight vg.Length
+	// LegendBottom and LegendLeft move the legend from the top right corner.
+	LegendBottom, LegendLeft bool
 }
 
 // Panel is one set of axes.
@@ -223,9 +225,16 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 		p.Y.Tick.Marker = logTicks{}
 	}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
+	p.Legend.Top, p.Legend.Left = !f.LegendBottom, f.LegendLeft
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(4), -vg.Points(2)
+	if f.LegendLeft {
+		p.Legend.XOffs = vg.Points(4)
+	}
+	if f.LegendBottom {
+		p.Legend.YOffs = vg.Points(2)
+	}
 	p.Legend.TextStyle.Font.Size = 8
+	drawn := 0 // series with at least one finite point
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	for _, s := range pn.Series {
 		for _, x := range s.X {
@@ -269,12 +278,24 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 		points.Radius = vg.Points(2.6)
 		p.Add(line, points)
 		p.Legend.Add(s.Label, line, points)
+		drawn++
 	}
 	if !(xmin < xmax) {
 		xmin, xmax = 1, 10
 		if len(pn.Series) > 0 && len(pn.Series[0].X) > 0 {
 			xmin, xmax = pn.Series[0].X[0]/2, pn.Series[0].X[0]*2
 		}
+		// One x value (e.g. a single ε): widen the axis around it, which a
+		// log axis needs (gonum would pad [x, x] to an interval reaching 0).
+		p.X.Min, p.X.Max = xmin, xmax
+	}
+	if drawn == 0 && len(pn.References) == 0 {
+		// Nothing to draw (a skipped dataset): hidden axes on a [1, 10]
+		// frame (which log axes accept) under the panel's note.
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 1, 10, 1, 10
+		p.HideAxes()
+		p.X.Label.Text, p.Y.Label.Text = "", ""
+		p.Title.Text = wrap(p.Title.Text, 40)
 	}
 	for _, r := range pn.References {
 		line, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: r.Y}, {X: xmax, Y: r.Y}})
@@ -327,11 +348,15 @@ func bandPolygon(s Series, col color.Color, logY bool) (*plotter.Polygon, error)
 }
 
 // logTicks labels 1, 2 and 5 times powers of ten when the range spans fewer
-// than three decades, only powers of ten otherwise, and only every
-// ⌈decades/7⌉-th power of ten over more than seven decades so that labels do
-// not overlap; powers of ten outside [1e-3, 1e4] are written 1e<exp>
-// (gonum's LogTicks can leave a short range without labels).
+// than three decades, and only powers of ten otherwise (gonum's LogTicks can
+// leave a short range without labels). Beyond maxLogLabels decades it marks
+// only powers of ten and labels every k-th, so a privacy profile spanning
+// 1 to 1e-50 keeps legible labels. Powers of ten outside [1e-3, 1e4] are
+// written 1e<exp>, so that seven decades fit under a panel.
 type logTicks struct{}
+
+// maxLogLabels is the most decade labels an axis gets.
+const maxLogLabels = 8
 
 // Ticks implements plot.Ticker.
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -339,23 +364,28 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 		return nil
 	}
 	decades := math.Log10(hi / lo)
-	step := math.Max(1, math.Ceil(decades/7))
-	labelled := func(m, e float64) bool { return m == 1 || m == 2 || m == 5 }
+	labelled := func(m float64) bool { return m == 1 || m == 2 || m == 5 }
 	if decades >= 3 {
-		labelled = func(m, e float64) bool { return m == 1 && math.Mod(e, step) == 0 }
+		labelled = func(m float64) bool { return m == 1 }
+	}
+	last, every := 9.0, 1
+	if decades > maxLogLabels {
+		last, every = 1, int(math.Ceil(decades/maxLogLabels))
 	}
 	var ticks []plot.Tick
 	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
-		for m := 1.0; m < 10; m++ {
-			v := m * math.Pow(10, e)
+		for m := 1.0; m <= last; m++ {
+			// m·10^e correctly rounded (math.Pow(10, e) is not, e.g. at
+			// e = −23, which would print as 1.0000000000000001e-23).
+			v, _ := strconv.ParseFloat(strconv.FormatFloat(m, 'f', 0, 64)+"e"+strconv.FormatFloat(e, 'f', 0, 64), 64)
 			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
 				continue
 			}
 			t := plot.Tick{Value: v} // a minor tick unless labelled
-			if labelled(m, e) {
+			if labelled(m) && int(e)%every == 0 {
 				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
 				if m == 1 && (e < -3 || e > 4) {
-					t.Label = "1e" + strconv.Itoa(int(e))
+					t.Label = "1e" + strconv.FormatFloat(e, 'f', 0, 64) // "1e5", not "100000" or "1e+06"
 				}
 			}
 			ticks = append(ticks, t)

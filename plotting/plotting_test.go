@@ -140,6 +140,7 @@ func TestCellFormatAndBest(t *testing.T) {
 		{Cell{Mean: 12.3456, Half: 0.5, Present: true}, "12.35 ± 0.50"},
 		{Cell{Mean: 812.3, Half: 40, Present: true}, "812 ± 40"},
 		{Cell{Mean: 0.25, Half: 0, Present: true}, "0.25"},
+		{Cell{Mean: 0.845771144279, Half: 1.1e-16, Present: true}, "0.8458"}, // identical trials, rounding-level SE
 		{Cell{}, "—"},
 	}
 	for _, tc := range tests {
@@ -187,6 +188,33 @@ func TestLogTicks(t *testing.T) {
 			if !found {
 				t.Errorf("[%g, %g]: labels %v lack %q", tc.lo, tc.hi, labels, w)
 			}
+		}
+	}
+}
+
+// TestEmptyPanelOnLogAxes: a panel with nothing to draw (a skipped dataset)
+// renders on log axes instead of failing gonum's "values must be greater
+// than 0 for a log scale".
+func TestEmptyPanelOnLogAxes(t *testing.T) {
+	f := sampleFigure()
+	f.LogY = true
+	f.Panels = append(f.Panels, Panel{Title: "C", Note: "skipped: files absent"})
+	for _, format := range Formats {
+		if _, err := Render(f, format); err != nil {
+			t.Errorf("%s: %v", format, err)
+		}
+	}
+}
+
+// TestSingleXOnLogAxis: a figure with one x value (a single ε) renders on a
+// log x axis.
+func TestSingleXOnLogAxis(t *testing.T) {
+	f := &Figure{Name: "one", LogX: true, Panels: []Panel{{Title: "A", Series: []Series{
+		{Label: "m", X: []float64{1}, Y: []float64{0.9}, Lo: []float64{0.85}, Hi: []float64{0.95}},
+	}}}}
+	for _, format := range Formats {
+		if _, err := Render(f, format); err != nil {
+			t.Errorf("%s: %v", format, err)
 		}
 	}
 }

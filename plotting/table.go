@@ -124,7 +124,9 @@ func (c Cell) format(pm string) string {
 	if !c.Present {
 		return "—"
 	}
-	if math.IsNaN(c.Half) || c.Half == 0 || math.IsInf(c.Half, 0) {
+	// A half-width at rounding level (identical trials, e.g. a deterministic
+	// non-private fit) prints as no interval.
+	if math.IsNaN(c.Half) || c.Half <= 1e-12*math.Abs(c.Mean) || math.IsInf(c.Half, 0) {
 		return strconv.FormatFloat(c.Mean, 'g', 4, 64)
 	}
 	dec := 0

@@ -61,14 +61,18 @@ func WriteManifest(dir string, m *Manifest) error {
 	return WriteFileAtomic(filepath.Join(dir, ManifestFile), append(b, '\n'))
 }
 
-// WriteFileAtomic writes data to path through a temporary file and a rename,
-// so readers never see a partial file.
+// WriteFileAtomic writes data to path through a synced temporary file and a
+// rename, so readers never see a partial file and a crash leaves the old or
+// the new content.
 func WriteFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
 	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

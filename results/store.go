@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -157,36 +156,16 @@ func Rewrite(dir string, keep func(*Record) bool, warn func(string)) error {
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dir, TrialsFile)
-	tmp, err := os.CreateTemp(dir, TrialsFile+".tmp*")
-	if err != nil {
-		return fmt.Errorf("results: %w", err)
-	}
-	w := bufio.NewWriter(tmp)
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	for i := range recs {
 		if keep(&recs[i]) {
 			if err := enc.Encode(&recs[i]); err != nil {
-				tmp.Close()
-				os.Remove(tmp.Name())
 				return fmt.Errorf("results: %w", err)
 			}
 		}
 	}
-	if err := w.Flush(); err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("results: rewrite %s: %w", path, err)
-	}
-	return nil
+	return WriteFileAtomic(filepath.Join(dir, TrialsFile), buf.Bytes())
 }
 
 // readRecords reads JSONL records from r. It returns the records and the byte

@@ -353,3 +353,40 @@ func accuracy(x *mat.Dense, y, theta []float64) float64 {
 	}
 	return hit / float64(n)
 }
+
+// TestDPSGDSparseRows: on one-hot-like data (density 0.2, below
+// sparseMaxDensity) the compressed-sparse-row loops give the dense loops'
+// model up to rounding (the sums are reordered; 1e-9 allows for its growth
+// over 40 Adam steps), with the same sampling, clipping and noise.
+func TestDPSGDSparseRows(t *testing.T) {
+	t.Parallel()
+	r := newTestRand()
+	x := mat.NewDense(500, 10, nil)
+	for i := 0; i < 500; i++ {
+		x.Set(i, r.IntN(5), 0.6)               // a one-hot block
+		x.Set(i, 5+r.IntN(5), 0.8*r.Float64()) // one continuous value among five
+	}
+	if newSparseRows(x) == nil {
+		t.Fatal("density 0.2 not read as sparse rows")
+	}
+	y := make([]float64, 500)
+	for i := range y {
+		y[i] = float64(r.IntN(2))
+	}
+	cfg := DPSGDConfig{NoiseMultiplier: 0.7, Clip: 0.5, LearningRate: 0.05, Epochs: 4, ExpectedBatch: 50, Bias: true}
+	seed := rngs.Derive("sparse")
+	sp, err := dpsgd(context.Background(), x, y, cfg, rngs.New(seed), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	de, err := dpsgd(context.Background(), x, y, cfg, rngs.New(seed), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxAbsDiff(sp.Theta, de.Theta); d > 1e-9 || sp.Clipped != de.Clipped || sp.Examples != de.Examples {
+		t.Fatalf("sparse and dense differ by %v (clipped %d vs %d)", d, sp.Clipped, de.Clipped)
+	}
+	if dense := newSparseRows(mat.NewDense(2, 2, []float64{1, 2, 0, 3})); dense != nil {
+		t.Error("density 0.75 read as sparse rows")
+	}
+}

@@ -62,8 +62,11 @@ func (c *Calibrator) Config() Config { return c.cfg }
 // re-checked to meet the target: it never overshoots. b bounds the search;
 // the zero Bracket searches upward from 1 by doubling (lower end 0, never
 // evaluated). An unreachable target returns *InfeasibleError with the
-// smallest ε found. key names the event family for memoisation (the same
-// key must always map to the same function); "" disables memoisation.
+// smallest ε found. An x at which event(x) fails validation (too little
+// noise to be a mechanism, e.g. GaussMix with γ ≤ 1) counts as infeasible.
+// key names the event family for memoisation (the same key must always map
+// to the same function, together with the target and bracket); "" disables
+// memoisation.
 func (c *Calibrator) Calibrate(key string, event func(x float64) Event, t Target, b Bracket) (float64, error) {
 	if err := t.Validate(); err != nil {
 		return 0, err

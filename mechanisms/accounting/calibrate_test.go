@@ -7,9 +7,10 @@ import (
 	"testing"
 )
 
-// TestCalibrateNeverOvershoots: for every family, accountant and target the
-// calibrated x gives ε ≤ target and x·(1 − 1e-3) gives ε > target (the
-// calibration is tight to far better than 1e-3 and never on the wrong side).
+// TestCalibrateNeverOvershoots: for every family, accountant (RDP default
+// and grid, exact, PLD at interval 1e-3) and target the calibrated x gives
+// ε ≤ target and x·(1 − 1e-3) gives ε > target (the calibration is tight to
+// far better than 1e-3 and never on the wrong side).
 func TestCalibrateNeverOvershoots(t *testing.T) {
 	families := []struct {
 		name  string
@@ -26,7 +27,7 @@ func TestCalibrateNeverOvershoots(t *testing.T) {
 		}},
 	}
 	targets := []Target{{0.5, 1e-5}, {2, 1e-6}, {8, 1e-5}}
-	for _, cfg := range []Config{{}, {Orders: "grid"}, {Kind: "exact"}} {
+	for _, cfg := range []Config{{}, {Orders: "grid"}, {Kind: "exact"}, {Kind: "pld", Interval: 1e-3}} {
 		for _, fam := range families {
 			for _, tg := range targets {
 				name := fmt.Sprintf("%s/%s/%s/eps=%g", cfg.kind(), cfg.Orders, fam.name, tg.Epsilon)

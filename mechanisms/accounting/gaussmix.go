@@ -19,6 +19,15 @@ func Sheffet2019Epsilon(k int, gamma, delta float64) float64 {
 	return 2*math.Sqrt(2*float64(k)*l)/gamma + 2*l/gamma
 }
 
+// GaussMixEpsilon returns the (ε, δ) guarantee of plain GaussMix from Lemma 1
+// converted by [CKS20] Prop. 12 and minimised over continuous α ∈ (1, γ)
+// (gaussmix.md §3.6 P1), with the minimising order α*; it is
+// Config{}.Epsilon(GaussMix{K: k, Gamma: gamma}, δ).
+func GaussMixEpsilon(k int, gamma, delta float64) (eps, alpha float64, err error) {
+	g, err := Config{}.Epsilon(GaussMix{K: k, Gamma: gamma}, delta)
+	return g.Epsilon, g.Alpha, err
+}
+
 // GaussMixTheorem1Epsilon returns the ε of Algorithm 1 (ModifiedGaussMix)
 // at δ, with the order α* of its RDP part:
 //
@@ -41,9 +50,9 @@ func GaussMixTheorem1Epsilon(k int, gamma, eta, delta float64) (eps, alpha float
 	if !(delta > 0 && delta < 1) {
 		return 0, 0, fmt.Errorf("accounting: GaussMix Theorem 1: δ = %v, want a value in (0, 1)", delta)
 	}
-	g, err := Config{}.Epsilon(GaussMix{K: k, Gamma: gamma}, delta/3)
+	e, a, err := GaussMixEpsilon(k, gamma, delta/3)
 	if err != nil {
 		return 0, 0, err
 	}
-	return math.Sqrt(2*math.Log(3.75/delta))/eta + g.Epsilon, g.Alpha, nil
+	return math.Sqrt(2*math.Log(3.75/delta))/eta + e, a, nil
 }

@@ -22,20 +22,6 @@ func logAdd(a, b float64) float64 {
 	return a + math.Log1p(math.Exp(b-a))
 }
 
-// logSub returns log(exp(a) - exp(b)) for a ≥ b (−Inf when a == b).
-func logSub(a, b float64) float64 {
-	if b > a {
-		panic("accounting: logSub with b > a")
-	}
-	if math.IsInf(b, -1) {
-		return a
-	}
-	if a == b {
-		return math.Inf(-1)
-	}
-	return a + log1mExp(b-a)
-}
-
 // log1mExp returns log(1 − exp(x)) for x ≤ 0, accurately for x near 0 and
 // for very negative x (Mächler 2012, "Accurately computing log(1 − exp(−|a|))").
 func log1mExp(x float64) float64 {
@@ -83,17 +69,6 @@ func logNdtr(x float64) float64 {
 		sum += term
 	}
 	return -0.5*x2 - lnSqrt2Pi - math.Log(-x) + math.Log(sum)
-}
-
-// ndtr returns Φ(x).
-func ndtr(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
-
-// logComb returns log|C(n, k)| for real n and k via log-gamma (log|Γ|).
-func logComb(n, k float64) float64 {
-	a, _ := math.Lgamma(n + 1)
-	b, _ := math.Lgamma(k + 1)
-	c, _ := math.Lgamma(n - k + 1)
-	return a - b - c
 }
 
 // ndtri returns Φ⁻¹(p) for p ∈ (0, 1): Newton's method on log Φ(z) = log p

@@ -1,6 +1,10 @@
 package accounting
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"sync"
+)
 
 // pldAccountant implements Accountant with privacy loss distributions
 // ([KJPH21] FFT composition; [DGK+22] connect-the-dots discretisation;
@@ -60,36 +64,43 @@ func (a *pldAccountant) Compose(e Event, count int) error {
 		return nil
 	}
 	cur, nonP := a.cur, a.nonP
-	a.add(e, count, &cur, &nonP)
+	if err := a.add(e, count, &cur, &nonP); err != nil {
+		return err
+	}
 	a.cur, a.nonP = cur, nonP
 	a.led.append(e, count, rel)
 	return nil
 }
 
+// maxPLDPoints bounds the length of any discretised PLD (2^23 points, about
+// 64 MiB per array): a finer interval is an error, not an out-of-memory.
+const maxPLDPoints = 1 << 23
+
 // add composes count repetitions of e into cur.
-func (a *pldAccountant) add(e Event, count int, cur *pldPair, nonP *bool) {
+func (a *pldAccountant) add(e Event, count int, cur *pldPair, nonP *bool) error {
 	if count == 0 {
-		return
+		return nil
 	}
 	var p pldPair
 	switch e := e.(type) {
 	case NoOp:
-		return
+		return nil
 	case NonPrivate:
 		*nonP = true
-		return
+		return nil
 	case SelfComposed:
-		a.add(e.Event, count*e.Count, cur, nonP)
-		return
+		return a.add(e.Event, count*e.Count, cur, nonP)
 	case Composed:
 		for _, s := range e.Events {
-			a.add(s, count, cur, nonP)
+			if err := a.add(s, count, cur, nonP); err != nil {
+				return err
+			}
 		}
-		return
+		return nil
 	case Gaussian:
 		if e.Sigma == 0 {
 			*nonP = true
-			return
+			return nil
 		}
 		// count-fold composition of the Gaussian mechanism is the Gaussian
 		// mechanism with σ/√count ([DRS19] Cor. 3.3), discretised once.
@@ -98,16 +109,16 @@ func (a *pldAccountant) add(e Event, count int, cur *pldPair, nonP *bool) {
 	case Laplace:
 		if e.Scale == 0 {
 			*nonP = true
-			return
+			return nil
 		}
 		p = laplacePLD(e.Sensitivity/e.Scale, a.h)
 	case PoissonSampledGaussian:
 		switch {
 		case e.Q == 0:
-			return
+			return nil
 		case e.NoiseMultiplier == 0:
 			*nonP = true
-			return
+			return nil
 		}
 		p = gaussianPLD(e.NoiseMultiplier, e.Q, a.h)
 	case ObjectivePerturbation:
@@ -115,17 +126,48 @@ func (a *pldAccountant) add(e Event, count int, cur *pldPair, nonP *bool) {
 	default:
 		panic("accounting: pld: unchecked event " + e.Kind())
 	}
-	rem := p.remove.selfCompose(count)
-	add := rem
-	if p.add != p.remove {
-		add = p.add.selfCompose(count)
+	var win [2][2]int
+	for i, q := range []*pmf{p.remove, p.add} {
+		if q == nil {
+			return &UnsupportedError{Accountant: "pld", Sub: e, Reason: fmt.Sprintf("its PLD needs more than %d points at interval %g (use a coarser --interval)", maxPLDPoints, a.h)}
+		}
+		lo, hi := selfConvolveBounds(q.probs, count, tailTruncation)
+		if hi-lo+1 > maxPLDPoints {
+			return &UnsupportedError{Accountant: "pld", Sub: e, Reason: fmt.Sprintf("its %d-fold composition needs %d points at interval %g (limit %d; use a coarser --interval)", count, hi-lo+1, a.h, maxPLDPoints)}
+		}
+		win[i] = [2]int{lo, hi}
+	}
+	var rem, add *pmf
+	both(func() { rem = p.remove.selfComposeOn(count, win[0][0], win[0][1]) }, func() {
+		if p.add != p.remove {
+			add = p.add.selfComposeOn(count, win[1][0], win[1][1])
+		}
+	})
+	if p.add == p.remove {
+		add = rem
+	}
+	if len(cur.remove.probs)+len(rem.probs) > maxPLDPoints || len(cur.add.probs)+len(add.probs) > maxPLDPoints {
+		return &UnsupportedError{Accountant: "pld", Sub: e, Reason: fmt.Sprintf("the composed PLD needs more than %d points at interval %g (use a coarser --interval)", maxPLDPoints, a.h)}
 	}
 	if cur.remove == cur.add && rem == add {
 		c := cur.remove.compose(rem)
 		*cur = pldPair{c, c}
-		return
+		return nil
 	}
-	*cur = pldPair{cur.remove.compose(rem), cur.add.compose(add)}
+	var cr, ca *pmf
+	both(func() { cr = cur.remove.compose(rem) }, func() { ca = cur.add.compose(add) })
+	*cur = pldPair{cr, ca}
+	return nil
+}
+
+// both runs f and g concurrently (the remove and add directions are
+// independent; each writes only its own result).
+func both(f, g func()) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); g() }()
+	f()
+	wg.Wait()
 }
 
 func (a *pldAccountant) Ledger() Event { return a.led.event() }

@@ -24,12 +24,15 @@ type pldPair struct{ remove, add *pmf }
 
 // gaussianPLD returns the PLD of the Gaussian mechanism with noise
 // multiplier σ (sensitivity 1) subsampled at rate q ∈ (0, 1], on grid h.
+// A nil pmf means the grid would exceed maxPLDPoints.
 func gaussianPLD(sigma, q, h float64) pldPair {
-	rem := gaussianPMF(sigma, q, h, false)
 	if q == 1 {
+		rem := gaussianPMF(sigma, q, h, false)
 		return pldPair{rem, rem}
 	}
-	return pldPair{rem, gaussianPMF(sigma, q, h, true)}
+	var p pldPair
+	both(func() { p.remove = gaussianPMF(sigma, q, h, false) }, func() { p.add = gaussianPMF(sigma, q, h, true) })
+	return p
 }
 
 func gaussianPMF(sigma, q, h float64, add bool) *pmf {
@@ -104,9 +107,21 @@ func gaussianPMF(sigma, q, h float64, add bool) *pmf {
 			return math.Exp(a) * -math.Expm1(b-a)
 		}
 	}
-	lo := int(math.Floor(loss(upperX) / h))
-	hi := int(math.Ceil(loss(lowerX) / h))
+	lo, hi, ok := gridBounds(loss(upperX), loss(lowerX), h)
+	if !ok {
+		return nil
+	}
 	return connectDots(h, lo, hi, deltaAt)
+}
+
+// gridBounds returns the grid indices ⌊lo/h⌋ and ⌈hi/h⌉, and false when
+// they are not finite or span more than maxPLDPoints.
+func gridBounds(lo, hi, h float64) (int, int, bool) {
+	a, b := math.Floor(lo/h), math.Ceil(hi/h)
+	if !finite(a) || !finite(b) || b-a+1 > maxPLDPoints || b < a {
+		return 0, 0, false
+	}
+	return int(a), int(b), true
 }
 
 // logExpm1Signed returns log|e^x − 1|.
@@ -143,7 +158,11 @@ func laplacePLD(eps0, h float64) pldPair {
 		}
 		return -math.Expm1((eps - eps0) / 2)
 	}
-	p := connectDots(h, int(math.Floor(-eps0/h)), int(math.Ceil(eps0/h)), deltaAt)
+	lo, hi, ok := gridBounds(-eps0, eps0, h)
+	if !ok {
+		return pldPair{}
+	}
+	p := connectDots(h, lo, hi, deltaAt)
 	return pldPair{p, p}
 }
 
@@ -155,8 +174,10 @@ func objPertPLD(e ObjectivePerturbation, h float64) pldPair {
 	s := e.L / e.Sigma
 	c := objPertC0(e) + s*s/2
 	z := -ndtri(0.5 * math.Exp(logMassTruncation))
-	p := connectDots(h, int(math.Floor(c/h)), int(math.Ceil((c+z*s)/h)), func(eps float64) float64 {
-		return objPertDelta(e, eps)
-	})
+	lo, hi, ok := gridBounds(c, c+z*s, h)
+	if !ok {
+		return pldPair{}
+	}
+	p := connectDots(h, lo, hi, func(eps float64) float64 { return objPertDelta(e, eps) })
 	return pldPair{p, p}
 }

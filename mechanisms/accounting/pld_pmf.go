@@ -70,20 +70,22 @@ func (p *pmf) epsilon(delta float64) float64 {
 	return math.Max(0, math.Log((up-delta)/low))
 }
 
-// nextFastLen returns the smallest n ≥ m of the form 2^a 3^b 5^c (the sizes
-// gonum's FFTPACK port transforms fastest).
+// nextFastLen returns the smallest n ≥ m of the form 2^a 3^b 5^c whose
+// factorisation fits gonum's FFTPACK port (factors 4, 2, 3, 5 in a table of
+// 13: ⌊a/2⌋ + (a mod 2) + b + c ≤ 13; larger factor counts panic there).
 func nextFastLen(m int) int {
 	if m <= 1 {
 		return 1
 	}
 	best := math.MaxInt
-	for p5 := 1; p5 < 2*m; p5 *= 5 {
-		for p35 := p5; p35 < 2*m; p35 *= 3 {
-			n := p35
+	for p5, c := 1, 0; p5 < 2*m; p5, c = p5*5, c+1 {
+		for p35, b := p5, c; p35 < 2*m; p35, b = p35*3, b+1 {
+			n, a := p35, 0
 			for n < m {
 				n *= 2
+				a++
 			}
-			if n < best {
+			if a/2+a%2+b <= 13 && n < best {
 				best = n
 			}
 		}
@@ -204,6 +206,14 @@ func (p *pmf) selfCompose(n int) *pmf {
 		return p
 	}
 	lo, hi := selfConvolveBounds(p.probs, n, tailTruncation)
+	return p.selfComposeOn(n, lo, hi)
+}
+
+// selfComposeOn is selfCompose on a given Chernoff window [lo, hi].
+func (p *pmf) selfComposeOn(n, lo, hi int) *pmf {
+	if n == 1 {
+		return p
+	}
 	outLen := hi - lo + 1
 	size := nextFastLen(max(outLen, len(p.probs)))
 	conv := fftPower(p.probs, size, n)

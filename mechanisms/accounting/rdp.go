@@ -201,9 +201,10 @@ func (c *curve) gridMin(orders []float64, obj func(a, r float64) float64) (int, 
 // (from 1.01 below the first order; beyond the last finite order the upper
 // end doubles while the value improves, up to the order domain and at most
 // 2^17 for a sampled Gaussian, 1e8 otherwise). It returns the better of the
-// grid point and the continuous minimiser.
-func (c *curve) refine(orders []float64, g int, v float64, obj func(a, r float64) float64) (float64, float64) {
-	if math.IsInf(v, 0) || v <= 0 {
+// grid point and the continuous minimiser. A value v ≤ floor cannot improve
+// (ε = 0) and is returned as is.
+func (c *curve) refine(orders []float64, g int, v, floor float64, obj func(a, r float64) float64) (float64, float64) {
+	if math.IsInf(v, 0) || v <= floor {
 		return orders[g], v
 	}
 	f := func(a float64) float64 { return obj(a, c.at(a)) }
@@ -324,7 +325,7 @@ func (a *rdpAccountant) curveEpsilon(c *curve, delta float64) (float64, float64,
 	i, v := c.gridMin(a.orders, obj)
 	alpha := a.orders[i]
 	if a.refine {
-		alpha, v = c.refine(a.orders, i, v, obj)
+		alpha, v = c.refine(a.orders, i, v, 0, obj)
 	}
 	eps, err := checkNumber("ε", math.Max(0, v))
 	return eps, alpha, err
@@ -343,7 +344,7 @@ func (a *rdpAccountant) Delta(epsilon float64) (float64, error) {
 			obj := func(o, r float64) float64 { return logDeltaAt(o, r, epsilon) }
 			i, v := c.gridMin(a.orders, obj)
 			if a.refine {
-				_, v = c.refine(a.orders, i, v, obj)
+				_, v = c.refine(a.orders, i, v, math.Inf(-1), obj)
 			}
 			return checkNumber("δ", math.Min(math.Exp(v), 1))
 		}
@@ -352,8 +353,9 @@ func (a *rdpAccountant) Delta(epsilon float64) (float64, error) {
 }
 
 // RDP returns the RDP of e at order alpha > 1, unconverted (the sum over the
-// ledger's leaves of count × the leaf's RDP). RepeatAndSelect uses the
-// configuration's order set; SGM selects the fractional-order evaluator. An
+// ledger's leaves of count × the leaf's RDP), whatever the configured Kind.
+// RepeatAndSelect uses the configuration's order set; SGM selects the
+// fractional-order evaluator. An
 // order outside a curve's domain is a *DomainError naming the leaf; +Inf
 // means no finite bound at this order.
 func (c Config) RDP(e Event, alpha float64) (float64, error) {

@@ -166,6 +166,9 @@ func sgmLogG(q, logq, log1mq, alpha, u float64) float64 {
 	return la + log1mExp(r)
 }
 
+// maxQuadPanels bounds the work of sgmLogAm1Exact ((α + 80σ)/σ panels).
+const maxQuadPanels = 1 << 22
+
 // sgmLogAm1Exact returns log(A_α − 1) for any real α > 1 by numerical
 // integration of the definition. With w(z) = e^{(2z−1)/(2σ²)} − 1 we have
 // E[w] = 0 under z ∼ N(0, σ²), hence
@@ -177,7 +180,8 @@ func sgmLogG(q, logq, log1mq, alpha, u float64) float64 {
 // located in [0, α], so the line is cut into panels of width σ on
 // [−40σ, max(α,1) + 40σ]; panels whose integrand is below e^{−60} of the
 // largest are skipped and the others are integrated by 16-point
-// Gauss–Legendre in log space (relative error ≲ 1e-13).
+// Gauss–Legendre in log space (relative error ≲ 1e-13). Beyond
+// maxQuadPanels panels it returns +Inf, which excludes the order.
 func sgmLogAm1Exact(q, sigma, alpha float64) float64 {
 	logq, log1mq := math.Log(q), math.Log1p(-q)
 	s2 := sigma * sigma
@@ -187,6 +191,9 @@ func sgmLogAm1Exact(q, sigma, alpha float64) float64 {
 	}
 	lo := -40 * sigma
 	hi := math.Max(alpha, 1) + 40*sigma
+	if (hi-lo)/sigma > maxQuadPanels {
+		return math.Inf(1) // too many panels: no finite value (the order is excluded)
+	}
 	n := int(math.Ceil((hi - lo) / sigma))
 	// Scan each panel at its ends and midpoint.
 	peak := make([]float64, n)

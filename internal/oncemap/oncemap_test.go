@@ -1,0 +1,34 @@
+package oncemap
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+func TestDoRunsOncePerKey(t *testing.T) {
+	var m Map
+	var calls atomic.Int32
+	var wg sync.WaitGroup
+	for i := 0; i < 32; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			key := []string{"a", "b"}[i%2]
+			v, err := m.Do(key, func() (any, error) { calls.Add(1); return key + "!", nil })
+			if err != nil || v != key+"!" {
+				t.Errorf("Do(%s) = %v, %v", key, v, err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if calls.Load() != 2 {
+		t.Fatalf("compute ran %d times for 2 keys", calls.Load())
+	}
+	boom := errors.New("boom")
+	m.Do("e", func() (any, error) { return nil, boom })
+	if _, err := m.Do("e", func() (any, error) { return 1, nil }); err != boom {
+		t.Fatalf("the first error is not kept: %v", err)
+	}
+}

@@ -1,0 +1,147 @@
+package mechanisms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/mechanisms/accounting"
+	"github.com/dplab/dplab/solvers"
+)
+
+// ampBeta is the smoothness β of the logistic loss with an intercept on rows
+// with ‖x‖₂ ≤ 1: f″ ≤ 1/4 and ‖[x; 1]‖² ≤ 2, so ∇²ℓ ≼ (1/4)·2·I = I/2
+// (objpert.md §1.6; the authors' code default). Clipping keeps β
+// ([RKW23] Thm F.3).
+const ampBeta = 0.5
+
+// ObjPertAMP is Algorithm 1 of [RKW23], approximate minima perturbation with
+// gradient clipping, for logistic regression with an intercept on rows with
+// ‖x‖₂ ≤ 1:
+//
+//	b      ~ N(0, σ² I_{d+1})
+//	L^P(θ) = Σᵢ ℓ_C(θ; zᵢ) + (λ/2)‖θ‖² + bᵀθ          θ = [w; w₀]
+//	θ̃      : any point with ‖∇L^P(θ̃)‖₂ ≤ τ            (L-BFGS, Newton fallback, same b)
+//	output θ̃ + N(0, σ_out² I_{d+1})
+//
+// ℓ_C is the logistic loss with per-example gradients clipped to norm C
+// (solvers.Logistic with Clip; for unit-norm rows and C = √2 it equals the
+// logistic loss). (σ, λ) follow the paper's data-independent rule
+// (accounting.CalibrateAMP): λ runs over (2β/ε)·1.05^k, skipping λ ≤ β, and
+// the first λ whose smallest σ meeting the target has σ ≤ f·σ_G is used,
+// σ_G being the analytic Gaussian noise for (ε, δ) at sensitivity C. The
+// ledger is
+//
+//	AMP{ObjectivePerturbation{σ, λ, β = 1/2, L = C}, τ, σ_out}
+//
+// whose RDP is [RKW23] Thm 4.1: ObjPert's Thm 3.2 bound plus a Gaussian
+// mechanism of sensitivity 2τ/λ and noise σ_out.
+//
+// Ref: [RKW23] Algorithm 1 (lines 1–4 and output), Thm 4.1, §5 (τ = 0.01,
+// σ_out = 0.15, f = 1.3, C = √2); objpert.md §1.5–1.6, §2.10(c), §5.4.
+// Symbols: τ = tau, σ_out = sigma_out, C = clip, f = f.
+//
+// The optimiser is not part of the guarantee (Thm 4.1 holds for any θ̃ with
+// ‖∇L^P(θ̃)‖ ≤ τ). [RKW23] §5 runs PyTorch L-BFGS with a fixed step at 10
+// learning rates and keeps the best θ̃ on the test set; dplab runs L-BFGS with
+// a line search instead, which needs no learning rate, so no selection (and
+// no look at the test set) happens. Any two admissible θ̃ are within 2τ/λ of
+// each other (λ-strong convexity: ‖θ̃ − θ^P‖ ≤ τ/λ), which is ≤ 0.03 at the
+// paper's τ and λ ≥ 0.69 — against output noise of norm ≈ σ_out·√(d+1).
+// The solver never redraws b: if it cannot reach τ the fit fails (no release
+// with ‖∇L^P‖ > τ).
+type ObjPertAMP struct{ p ObjPertAMPParams }
+
+// ObjPertAMPParams is the params table of "objpert-amp".
+type ObjPertAMPParams struct {
+	// Tau is the gradient-norm tolerance τ > 0; 0 means 0.01 ([RKW23] §5).
+	Tau float64 `toml:"tau"`
+	// SigmaOut is the output noise σ_out > 0; 0 means 0.15 ([RKW23] §5).
+	SigmaOut float64 `toml:"sigma_out"`
+	// F is the factor f of the (σ, λ) rule σ ≤ f·σ_G; 0 means 1.3 ([RKW23] §5).
+	F float64 `toml:"f"`
+	// Clip is the clipping norm C > 0 of the per-example gradients; 0 means
+	// √2 ([RKW23] §5; a no-op for unit-norm rows with an intercept).
+	Clip float64 `toml:"clip"`
+	// Method is the optimiser of line 4: "lbfgs" (default; Newton fallback)
+	// or "newton". Either yields a θ̃ with ‖∇L^P(θ̃)‖ ≤ τ.
+	Method string `toml:"method"`
+}
+
+// Validate implements Params.
+func (p ObjPertAMPParams) Validate() error {
+	for _, v := range []struct {
+		key string
+		x   float64
+	}{{"tau", p.Tau}, {"sigma_out", p.SigmaOut}, {"f", p.F}, {"clip", p.Clip}} {
+		if err := checkNonNegative(v.key, v.x); err != nil {
+			return fmt.Errorf("%w (0 means the default)", err)
+		}
+	}
+	if p.Method != "" && p.Method != solvers.MethodLBFGS && p.Method != solvers.MethodNewton {
+		return fmt.Errorf("method %q: want %q or %q", p.Method, solvers.MethodLBFGS, solvers.MethodNewton)
+	}
+	return nil
+}
+
+func init() {
+	Register(Info{Name: "objpert-amp", Title: "Algorithm 1 (AMP)", Ref: "RKW23", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1},
+		func(p ObjPertAMPParams) (Mechanism, error) { return &ObjPertAMP{p: p}, nil }, ObjPertAMPParams{})
+}
+
+// Fit implements Mechanism.
+func (a *ObjPertAMP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs rngs.Streams) (*Release, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if b.Wrap != nil {
+		return nil, errors.New("objpert-amp: private tuning is not supported: (σ, λ) follow [RKW23]'s data-independent rule, and the optimiser needs no tuning (Thm 4.1); use tuning mode \"none\"")
+	}
+	if err := checkBounds("objpert-amp", train, 1, 0); err != nil {
+		return nil, err
+	}
+	tau, sigmaOut, c := orDefault(a.p.Tau, 0.01), orDefault(a.p.SigmaOut, 0.15), orDefault(a.p.Clip, math.Sqrt2)
+	cal := b.Calibrator
+	if cal == nil {
+		cal = accounting.NewCalibrator(b.Accounting)
+	}
+	ev, err := accounting.CalibrateAMP(cal, b.Target(), c, ampBeta, tau, sigmaOut, orDefault(a.p.F, 1.3))
+	if err != nil {
+		return nil, fmt.Errorf("objpert-amp: %w", err)
+	}
+	loss, err := solvers.NewLogistic(train.X, train.Y, solvers.LogisticConfig{Bias: true, Clip: c})
+	if err != nil {
+		return nil, fmt.Errorf("objpert-amp: %w", err)
+	}
+	dim := loss.Dim()
+	noise := rs.Get("noise")
+	// Line 2: b ~ N(0, σ² I).
+	lin := make([]float64, dim)
+	for i := range lin {
+		lin[i] = ev.ObjPert.Sigma * noise.NormFloat64()
+	}
+	// Lines 3–4: minimise L^P until ‖∇L^P‖ ≤ τ, from PyTorch's random init.
+	obj := solvers.Objective{Loss: loss, L2: ev.ObjPert.Lambda, Linear: lin}
+	x0 := solvers.LinearInit(train.Cols(), true, rs.Get("init"))
+	res, err := solvers.MinimizeContext(ctx, obj, x0, &solvers.Settings{GradTol: tau, Method: a.p.Method})
+	if err != nil {
+		return nil, fmt.Errorf("objpert-amp: line 4 (‖∇L^P‖ ≤ τ = %g) with λ = %g, σ = %g: %w", tau, ev.ObjPert.Lambda, ev.ObjPert.Sigma, err)
+	}
+	// Output: θ̃ + N(0, σ_out² I).
+	theta := res.X
+	for i := range theta {
+		theta[i] += sigmaOut * noise.NormFloat64()
+	}
+	model := linearFromTheta(theta, true)
+	if err := checkLinear("objpert-amp", model); err != nil {
+		return nil, err
+	}
+	n := float64(train.Rows())
+	return &Release{Model: model, Event: ev,
+		Noise: map[string]float64{"sigma": ev.ObjPert.Sigma, "lambda": ev.ObjPert.Lambda, "beta": ampBeta, "clip": c, "tau": tau, "sigma_out": sigmaOut},
+		Stats: map[string]float64{"iterations": float64(res.Iterations), "passes": float64(res.GradEvals),
+			"grad_evals": float64(res.GradEvals) * n, "hess_evals": float64(res.HessEvals), "grad_norm": res.GradNorm}}, nil
+}
