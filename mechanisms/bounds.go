@@ -81,6 +81,23 @@ func orDefault(x, def float64) float64 {
 	return x
 }
 
+// param is a named numeric parameter, for checkDefaults.
+type param struct {
+	key string
+	x   float64
+}
+
+// checkDefaults returns an error naming the first parameter that is negative
+// or not finite; zero is allowed (it means the documented default).
+func checkDefaults(ps ...param) error {
+	for _, p := range ps {
+		if err := checkNonNegative(p.key, p.x); err != nil {
+			return fmt.Errorf("%w (0 means the default)", err)
+		}
+	}
+	return nil
+}
+
 // checkNonNegative returns an error naming key unless x is finite and ≥ 0.
 func checkNonNegative(key string, x float64) error {
 	if x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {

@@ -202,3 +202,35 @@ func sketchSize(k int, kOverD float64, d int) int {
 }
 
 var errSketchTooSmall = errors.New("the sketch has fewer rows than features (k < d): X̃ᵀX̃ is singular")
+
+// sketchInput is what the GaussMix-family mechanisms need before sketching:
+// the sketch size, C² = C_X² + C_Y² and the joint statistics of [X, y].
+type sketchInput struct {
+	k  int
+	c2 float64
+	js *jointStats
+}
+
+// prepareSketch checks the data bounds (|y| is not checked for a binary task,
+// whose ±1 targets are built from the labels) and the sketch size k, and
+// returns the sketch's inputs for train. pm selects the ±1 targets of the
+// binary surrogate.
+func prepareSketch(name string, train *datasets.Dataset, cx, cy float64, kOf func(d int) int, pm bool) (*sketchInput, error) {
+	boundY := cy
+	if pm {
+		boundY = 0
+	}
+	if err := checkBounds(name, train, cx, boundY); err != nil {
+		return nil, err
+	}
+	d := train.Cols()
+	k := kOf(d)
+	if err := checkSketchSize(name, k, d); err != nil {
+		return nil, err
+	}
+	js, err := joint(train, pm)
+	if err != nil {
+		return nil, err
+	}
+	return &sketchInput{k: k, c2: cx*cx + cy*cy, js: js}, nil
+}

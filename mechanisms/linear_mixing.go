@@ -170,20 +170,12 @@ func (l *LinearMixing) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 	if binary {
 		cy = 1 // t = 2y − 1 ∈ {−1, +1}
 	}
-	if err := checkBounds("linear-mixing", train, cx, boundYFor(binary, cy)); err != nil {
-		return nil, err
-	}
-	d := train.Cols()
-	k := l.p.k(d)
-	if err := checkSketchSize("linear-mixing", k, d); err != nil {
-		return nil, err
-	}
-	c2 := cx*cx + cy*cy
-	s, err := l.setup(b, k, c2)
+	in, err := prepareSketch("linear-mixing", train, cx, cy, l.p.k, binary)
 	if err != nil {
 		return nil, err
 	}
-	js, err := joint(train, binary)
+	k, c2, js := in.k, in.c2, in.js
+	s, err := l.setup(b, k, c2)
 	if err != nil {
 		return nil, err
 	}
@@ -218,15 +210,6 @@ func (l *LinearMixing) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 	}
 	return &Release{Model: model, Event: s.event(), Noise: map[string]float64{
 		"gamma": s.gamma, "sigma2": sigma2, "lambda_tilde": lamTilde, "eta_std": s.etaStd, "k": float64(k)}}, nil
-}
-
-// boundYFor is the y bound checkBounds enforces: none for binary labels
-// (they are mapped to ±1 inside the mechanism).
-func boundYFor(binary bool, cy float64) float64 {
-	if binary {
-		return 0
-	}
-	return cy
 }
 
 // surrogateScale returns the factor that turns the least-squares solution on

@@ -73,13 +73,8 @@ type ObjPertAMPParams struct {
 
 // Validate implements Params.
 func (p ObjPertAMPParams) Validate() error {
-	for _, v := range []struct {
-		key string
-		x   float64
-	}{{"tau", p.Tau}, {"sigma_out", p.SigmaOut}, {"f", p.F}, {"clip", p.Clip}} {
-		if err := checkNonNegative(v.key, v.x); err != nil {
-			return fmt.Errorf("%w (0 means the default)", err)
-		}
+	if err := checkDefaults(param{"tau", p.Tau}, param{"sigma_out", p.SigmaOut}, param{"f", p.F}, param{"clip", p.Clip}); err != nil {
+		return err
 	}
 	if p.Method != "" && p.Method != solvers.MethodLBFGS && p.Method != solvers.MethodNewton {
 		return fmt.Errorf("method %q: want %q or %q", p.Method, solvers.MethodLBFGS, solvers.MethodNewton)

@@ -59,13 +59,8 @@ type ObjPertOutputParams struct {
 
 // Validate implements Params.
 func (p ObjPertOutputParams) Validate() error {
-	for _, v := range []struct {
-		key string
-		x   float64
-	}{{"lambda", p.Lambda}, {"sigma_out", p.SigmaOut}, {"tau", p.Tau}, {"clip", p.Clip}} {
-		if err := checkNonNegative(v.key, v.x); err != nil {
-			return fmt.Errorf("%w (0 means the default)", err)
-		}
+	if err := checkDefaults(param{"lambda", p.Lambda}, param{"sigma_out", p.SigmaOut}, param{"tau", p.Tau}, param{"clip", p.Clip}); err != nil {
+		return err
 	}
 	if p.Lambda > 0 && p.SigmaOut > 0 {
 		return fmt.Errorf("set lambda or sigma_out, not both (sigma_out only sets the λ rule)")

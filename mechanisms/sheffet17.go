@@ -157,20 +157,12 @@ func (m *Sheffet17) Fit(ctx context.Context, train *datasets.Dataset, b Budget, 
 	}
 	name := m.name()
 	cx, cy := m.p.cx(), m.p.cy()
-	if err := checkBounds(name, train, cx, cy); err != nil {
-		return nil, err
-	}
-	d := train.Cols()
-	k := m.p.k(d)
-	if err := checkSketchSize(name, k, d); err != nil {
-		return nil, err
-	}
-	c2 := cx*cx + cy*cy
-	s, err := m.setup(b, k, c2)
+	in, err := prepareSketch(name, train, cx, cy, m.p.k, false)
 	if err != nil {
 		return nil, err
 	}
-	js, err := joint(train, false)
+	k, c2, js := in.k, in.c2, in.js
+	s, err := m.setup(b, k, c2)
 	if err != nil {
 		return nil, err
 	}
