@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/mechanisms"
@@ -249,18 +250,27 @@ func buildMechanism(e mechanisms.Entry, point map[string]any) (string, error) {
 	return key, err
 }
 
+// checkOutput checks a figure or table block's name (its file stem) and
+// formats, defaulting the formats to every allowed one.
+func (s *Spec) checkOutput(block string, i int, name string, formats *[]string, allowed []string) error {
+	if name == "" {
+		return s.errIn(block, i, "name", "a %s needs a name (its file stem)", block)
+	}
+	if len(*formats) == 0 {
+		*formats = allowed
+	}
+	for _, fm := range *formats {
+		if !slices.Contains(allowed, fm) {
+			return s.errIn(block, i, "formats", "%s format %q: want one of %s", block, fm, strings.Join(allowed, ", "))
+		}
+	}
+	return nil
+}
+
 func (s *Spec) validateFigure(i int) error {
 	f := &s.Figures[i]
-	if f.Name == "" {
-		return s.errIn("figure", i, "name", "a figure needs a name (its file stem)")
-	}
-	if len(f.Formats) == 0 {
-		f.Formats = plotting.Formats
-	}
-	for _, fm := range f.Formats {
-		if !slices.Contains(plotting.Formats, fm) {
-			return s.errIn("figure", i, "formats", "figure format %q: want png or svg", fm)
-		}
+	if err := s.checkOutput("figure", i, f.Name, &f.Formats, plotting.Formats); err != nil {
+		return err
 	}
 	if f.Legend == "" {
 		f.Legend = "top-right"
@@ -328,16 +338,8 @@ func (s *Spec) checkCurveRefs(block string, i int, curves, panels []string, metr
 
 func (s *Spec) validateTable(i int) error {
 	t := &s.Tables[i]
-	if t.Name == "" {
-		return s.errIn("table", i, "name", "a table needs a name (its file stem)")
-	}
-	if len(t.Formats) == 0 {
-		t.Formats = plotting.TableFormats
-	}
-	for _, fm := range t.Formats {
-		if !slices.Contains(plotting.TableFormats, fm) {
-			return s.errIn("table", i, "formats", "table format %q: want md, tex or csv", fm)
-		}
+	if err := s.checkOutput("table", i, t.Name, &t.Formats, plotting.TableFormats); err != nil {
+		return err
 	}
 	switch t.Kind {
 	case "curves":
