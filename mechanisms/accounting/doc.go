@@ -86,6 +86,9 @@
 //     Mechanism and its Application to Private Gradient Descent", AISTATS
 //     2024, arXiv:2308.15250v2 (v1: the 2023 first version,
 //     shared/papers/002).
+//   - [vEH14] T. van Erven, P. Harremoës, "Rényi Divergence and
+//     Kullback-Leibler Divergence", IEEE Trans. Inf. Theory 60(7), 2014,
+//     arXiv:1206.2459v2. Thm 3: D_α is non-decreasing in α.
 //   - [DPA] google/differential-privacy b5b0286, python/dp_accounting
 //     (dp_accounting 0.6.0): the reference implementation matched by the
 //     golden vectors.

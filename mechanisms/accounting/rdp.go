@@ -135,6 +135,22 @@ func (c *curve) at(a float64) float64 {
 	return sum
 }
 
+// atOrCeil returns the ledger's RDP at order a, or, where that has no finite
+// value at a fractional a, its RDP at the integer order ⌈a⌉: when every
+// leaf's bound is non-decreasing in α (the Rényi divergence is, [vEH14]
+// Thm 3) that is a valid bound at a. The sampled Gaussian's fractional
+// series gives up after maxFracTerms terms (dp_accounting's cap, kept on the
+// grid so grid results match it) at orders of a few thousand; without the
+// bound every fractional order there was +Inf and the continuous search
+// stopped at the last integer order it had doubled to.
+func (c *curve) atOrCeil(a float64) float64 {
+	r := c.at(a)
+	if math.IsInf(r, 1) && c.monotone && !c.infinite && a != math.Trunc(a) && math.Ceil(a) < c.sup {
+		return c.at(math.Ceil(a))
+	}
+	return r
+}
+
 // gridMin returns the first index of the minimum of obj(a, RDP(a)) over the
 // orders and that minimum. obj must be non-decreasing in its second
 // argument. When every leaf bound is non-decreasing in α and the orders are
@@ -207,7 +223,7 @@ func (c *curve) refine(orders []float64, g int, v, floor float64, obj func(a, r 
 	if math.IsInf(v, 0) || v <= floor {
 		return orders[g], v
 	}
-	f := func(a float64) float64 { return obj(a, c.at(a)) }
+	f := func(a float64) float64 { return obj(a, c.atOrCeil(a)) }
 	top := maxRefineOrderClosed
 	if c.costly {
 		top = maxRefineOrderSGM
