@@ -25,7 +25,8 @@ renders the spec's figures and tables. Results land in results/<name>/ (or
 results/<name>-quick/ with --quick): trials.jsonl, summary.csv, manifest.json,
 figures/, tables/. An interrupted run (Ctrl-C, a kill) loses no finished trial:
 rerun the same command to resume. With several specs, --out is the parent of
-their result directories.`,
+their result directories. A result directory must be new, empty or dplab's
+(holding trials.jsonl), and only one run may use it at a time.`,
 	Run: cmdRun,
 }
 
@@ -104,7 +105,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		rep, err := experiments.Run(ctx, s, experiments.Options{Jobs: *jobs, OutDir: dir, DataDir: *dataDir,
 			Force: *force, Trials: *trials, Log: stderr, Args: append([]string{"run"}, args...)})
 		var in *experiments.InputError
-		if errors.As(err, &in) {
+		if errors.As(err, &in) || isStoreInputError(err) {
 			return badInput(err)
 		}
 		if rep != nil {
@@ -156,7 +157,7 @@ func cmdPlan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	recs, err := results.Read(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) })
 	if err != nil {
-		return err
+		return storeError(err)
 	}
 	p := experiments.MakePlan(s, recs)
 	fmt.Fprintf(stdout, "%s — %s\nresult directory: %s\n\n", s.Name, s.Title, dir)
@@ -219,6 +220,9 @@ func cmdRender(_ context.Context, args []string, stdout, stderr io.Writer) error
 	dir := *out
 	if st, err := os.Stat(pos[0]); err == nil && st.IsDir() {
 		dir = pos[0]
+		if err := results.CheckDir(dir); err != nil {
+			return storeError(err)
+		}
 		m, err := results.ReadManifest(dir)
 		if err != nil {
 			return err
@@ -234,11 +238,33 @@ func cmdRender(_ context.Context, args []string, stdout, stderr io.Writer) error
 		if dir == "" {
 			dir = experiments.ResultDir(s, "results")
 		}
+		if err := results.CheckDir(dir); err != nil {
+			return storeError(err)
+		}
 	}
 	paths, err := experiments.Render(s, dir, stderr)
 	sort.Strings(paths)
 	for _, p := range paths {
 		fmt.Fprintf(stdout, "wrote %s\n", p)
+	}
+	return storeError(err)
+}
+
+// isStoreInputError reports whether err is a result directory that cannot be
+// used as given: one holding foreign files, or a store with a corrupt line.
+// Both are bad input (exit 2): the same command fails until the user acts. A
+// directory busy with another run (*results.BusyError) is not: it stays a run
+// failure (exit 1), as the same command succeeds once that run ends.
+func isStoreInputError(err error) bool {
+	var corrupt *results.CorruptError
+	var foreign *results.NotResultDirError
+	return errors.As(err, &corrupt) || errors.As(err, &foreign)
+}
+
+// storeError marks err as bad input when isStoreInputError says so.
+func storeError(err error) error {
+	if isStoreInputError(err) {
+		return badInput(err)
 	}
 	return err
 }

@@ -111,27 +111,21 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 	}
 	warn := func(msg string) { fmt.Fprintln(log, "warning:", msg) }
 	cells := s.Expand()
-	if opt.Force {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		keys := cellKeys(cells)
-		if err := results.Rewrite(dir, func(r *results.Record) bool { return !keys[r.CellKey] }, warn); err != nil {
-			return nil, err
-		}
-	}
+	// Open takes the directory's lock before it reads, repairs or rewrites
+	// anything; the store holds it until the deferred Close, after the
+	// manifest and rendering.
 	store, stored, err := results.Open(dir, warn)
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := lockDir(dir)
-	if err != nil {
-		store.Close()
-		return nil, err
+	defer store.Close()
+	if opt.Force {
+		keys := cellKeys(cells)
+		if stored, err = store.Rewrite(func(r *results.Record) bool { return !keys[r.CellKey] }); err != nil {
+			return nil, err
+		}
 	}
-	defer unlock()
 	if err := results.WriteFileAtomic(filepath.Join(dir, "spec.toml"), s.Source); err != nil {
-		store.Close()
 		return nil, err
 	}
 	cache := opt.Cache
@@ -146,7 +140,6 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 	r.report = rep
 
 	if err := r.preload(); err != nil {
-		store.Close()
 		return rep, err
 	}
 	type job struct {
@@ -198,7 +191,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 	}
 	_ = g.Wait()
 	prog.finish()
-	if err := store.Close(); err != nil && writeErr == nil {
+	if err := store.Sync(); err != nil && writeErr == nil {
 		writeErr = err
 	}
 	rep.Interrupted = ctx.Err() != nil

@@ -7,10 +7,22 @@
 //
 // # Invariants
 //
-//   - A record is written with one write call, and the file only ever grows
-//     between opens. A process killed at any instant leaves whole lines plus at
-//     most one torn last line; Open detects the torn line, warns, and truncates
-//     it away before appending.
+//   - One writer per directory: Open takes the directory's exclusive lock
+//     (flock on .lock, released by the kernel even on SIGKILL) before it
+//     reads, repairs or rewrites anything, and the Store holds it until Close.
+//     A second Open fails with a *BusyError and changes nothing. Rewriting
+//     (--force) is a method of the open Store, so it happens under the lock.
+//   - A record and its newline are written with one write call, and the file
+//     only ever grows between opens. A process killed at any instant leaves
+//     whole lines plus at most one torn last line: bytes without a final
+//     newline (a partial record, or NULs a crash left). Open warns and
+//     truncates it away before appending; Read skips it.
+//   - A complete line (ending in a newline) that is not a record, wherever it
+//     is, is a *CorruptError naming file and line, and nothing is changed: it
+//     may hold a finished trial, so it is never dropped silently.
+//   - A result directory is new, empty, or holds trials.jsonl or .lock;
+//     CheckDir refuses anything else, so outputs never overwrite foreign files.
+//     Files are written with mode 0666 less the umask.
 //   - Only records with Status "ok" count as done; a failed trial reruns.
 //   - Non-finite numbers are stored as the strings "inf", "-inf" and "nan"
 //     (encoding/json cannot encode them), never dropped.

@@ -82,31 +82,6 @@ func TestStoreResumesAndDropsTornLine(t *testing.T) {
 	}
 }
 
-func TestReadRejectsCorruptMiddleLine(t *testing.T) {
-	dir := t.TempDir()
-	a, _ := json.Marshal(rec("c", 0, 1))
-	b, _ := json.Marshal(rec("c", 1, 1))
-	os.WriteFile(filepath.Join(dir, TrialsFile), []byte(string(a)+"\n{oops\n"+string(b)+"\n"), 0o644)
-	if _, err := Read(dir, nil); err == nil || !strings.Contains(err.Error(), ":2:") {
-		t.Fatalf("corrupt middle line: err = %v, want one naming line 2", err)
-	}
-}
-
-func TestRewriteKeepsSelected(t *testing.T) {
-	dir := t.TempDir()
-	s, _, _ := Open(dir, nil)
-	s.Append(rec("keep", 0, 1))
-	s.Append(rec("drop", 0, 1))
-	s.Close()
-	if err := Rewrite(dir, func(r *Record) bool { return r.CellKey == "keep" }, nil); err != nil {
-		t.Fatal(err)
-	}
-	all, _ := Read(dir, nil)
-	if len(all) != 1 || all[0].CellKey != "keep" {
-		t.Fatalf("after Rewrite: %+v", all)
-	}
-}
-
 // TestSummarize checks against values computed by hand (and with numpy 1.24:
 // np.mean, np.std(ddof=1), np.percentile with the default linear method;
 // scipy.stats.t.ppf(0.975, 4) = 2.7764451051977987).

@@ -21,10 +21,16 @@ const TrialsFile = "trials.jsonl"
 // loss loses at most this much work.
 const syncEvery = 2 * time.Second
 
+// LockFile is the name of a result directory's lock file. It only carries the
+// lock (and the holder's pid), so replacing trials.jsonl never drops the lock.
+const LockFile = ".lock"
+
 // Store is an append-only JSONL file of trial records, safe for concurrent
-// Append calls.
+// Append calls. An open Store holds its directory's exclusive lock until
+// Close.
 type Store struct {
 	path string
+	lock *os.File // the held lock of the directory; nil where locking is unavailable
 
 	mu       sync.Mutex
 	f        *os.File
@@ -33,15 +39,32 @@ type Store struct {
 	dirty    bool
 }
 
-// Open opens (creating if needed) the store in dir. It reads the records
-// already there, drops a torn last line (a warning goes to warn), and returns
-// the store positioned for appending together with the records read.
-func Open(dir string, warn func(string)) (*Store, []Record, error) {
+// Open opens (creating if needed) the store in dir for appending. It first
+// checks that dir is a result directory (CheckDir) and takes the directory's
+// exclusive lock; if another process holds it, Open returns a *BusyError
+// having changed nothing. Only then does it read the records already there:
+// a torn last line (bytes without a final newline, left by a killed run) is
+// dropped with a warning to warn and truncated away; a complete line that is
+// not a record is a *CorruptError and nothing is changed. It returns the
+// store positioned for appending together with the records read.
+func Open(dir string, warn func(string)) (_ *Store, _ []Record, err error) {
+	if err := CheckDir(dir); err != nil {
+		return nil, nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("results: %w", err)
 	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			unlockDir(lock)
+		}
+	}()
 	path := filepath.Join(dir, TrialsFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, nil, fmt.Errorf("results: %w", err)
 	}
@@ -50,7 +73,8 @@ func Open(dir string, warn func(string)) (*Store, []Record, error) {
 		f.Close()
 		return nil, nil, err
 	}
-	// Truncate a torn tail so the next append starts on a fresh line.
+	// Truncate a torn tail so the next append starts on a fresh line. The
+	// lock guarantees no live writer is behind it.
 	if st, err := f.Stat(); err == nil && st.Size() != good {
 		if err := f.Truncate(good); err != nil {
 			f.Close()
@@ -61,13 +85,19 @@ func Open(dir string, warn func(string)) (*Store, []Record, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("results: %w", err)
 	}
-	s := &Store{path: path, f: f, done: make(map[Key]bool), lastSync: time.Now()}
+	s := &Store{path: path, lock: lock, f: f, lastSync: time.Now()}
+	s.setDone(recs)
+	return s, recs, nil
+}
+
+// setDone rebuilds the set of trials stored with status ok from recs.
+func (s *Store) setDone(recs []Record) {
+	s.done = make(map[Key]bool, len(recs))
 	for i := range recs {
 		if recs[i].Status == StatusOK {
 			s.done[recs[i].Key()] = true
 		}
 	}
-	return s, recs, nil
 }
 
 // Path returns the store's file path.
@@ -118,18 +148,30 @@ func (s *Store) syncLocked() error {
 	return nil
 }
 
-// Close syncs and closes the store.
-func (s *Store) Close() error {
+// Sync writes the records appended so far to stable storage.
+func (s *Store) Sync() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f == nil {
-		return nil
+		return errors.New("results: sync a closed store")
 	}
-	err := s.syncLocked()
-	if cerr := s.f.Close(); err == nil {
-		err = cerr
+	return s.syncLocked()
+}
+
+// Close syncs and closes the store and releases the directory's lock.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var err error
+	if s.f != nil {
+		err = s.syncLocked()
+		if cerr := s.f.Close(); err == nil {
+			err = cerr
+		}
+		s.f = nil
 	}
-	s.f = nil
+	unlockDir(s.lock)
+	s.lock = nil
 	return err
 }
 
@@ -149,29 +191,72 @@ func Read(dir string, warn func(string)) ([]Record, error) {
 	return recs, err
 }
 
-// Rewrite atomically replaces the store in dir with the records for which keep
-// returns true (used by --force to drop the cells about to rerun).
-func Rewrite(dir string, keep func(*Record) bool, warn func(string)) error {
-	recs, err := Read(dir, warn)
+// Rewrite atomically replaces the store's file with its records for which
+// keep returns true, and returns them (--force drops the cells about to
+// rerun). It runs under the lock the open store holds, so no other run is
+// writing; the file is replaced by a rename (a crash leaves the old or the
+// new content) and the store appends to the new file afterwards.
+func (s *Store) Rewrite(keep func(*Record) bool) ([]Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return nil, errors.New("results: rewrite a closed store")
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	recs, _, err := readRecords(s.f, s.path, nil)
+	if _, serr := s.f.Seek(0, io.SeekEnd); err == nil && serr != nil {
+		err = fmt.Errorf("results: %w", serr)
+	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
+	var kept []Record
 	for i := range recs {
 		if keep(&recs[i]) {
 			if err := enc.Encode(&recs[i]); err != nil {
-				return fmt.Errorf("results: %w", err)
+				return nil, fmt.Errorf("results: %w", err)
 			}
+			kept = append(kept, recs[i])
 		}
 	}
-	return WriteFileAtomic(filepath.Join(dir, TrialsFile), buf.Bytes())
+	if err := WriteFileAtomic(s.path, buf.Bytes()); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(s.path, os.O_RDWR, 0)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekEnd)
+		if err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		// The old descriptor points at the replaced file: appending to it
+		// would lose records, so the store closes (the lock stays held until
+		// Close).
+		s.f.Close()
+		s.f = nil
+		return nil, fmt.Errorf("results: reopen %s after rewriting it: %w", s.path, err)
+	}
+	s.f.Close()
+	s.f = f
+	s.dirty = false
+	s.setDone(kept)
+	return kept, nil
 }
 
 // readRecords reads JSONL records from r. It returns the records and the byte
-// length of the well-formed prefix (every complete, parsable line). A last
-// line without its newline, or that does not parse, is torn: it is dropped
-// with a warning. A bad line in the middle is an error naming the line.
+// length of the well-formed prefix (every complete line).
+//
+// The appender writes a record and its newline in one write call, so only the
+// last line can be unfinished: a last line without its newline is torn (a
+// partial record, or the NUL bytes some filesystems leave after a crash) and
+// is dropped with a warning. Every complete line must be a record (or blank):
+// one that does not parse, wherever it is, is a *CorruptError naming it, since
+// dropping it could silently lose a finished trial.
 func readRecords(r io.Reader, path string, warn func(string)) ([]Record, int64, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -179,45 +264,27 @@ func readRecords(r io.Reader, path string, warn func(string)) ([]Record, int64, 
 	}
 	var recs []Record
 	var good int64
-	line := 0
-	for len(data) > 0 {
-		line++
+	for line := 1; len(data) > 0; line++ {
 		nl := bytes.IndexByte(data, '\n')
-		last := nl < 0
-		var text []byte
-		if last {
-			text = data
-		} else {
-			text = data[:nl]
-			// A complete line followed only by nothing is still the last line.
-			last = nl == len(data)-1
-		}
-		if len(bytes.TrimSpace(text)) == 0 {
-			if nl < 0 {
-				break
-			}
-			good += int64(nl + 1)
-			data = data[nl+1:]
-			continue
-		}
-		var rec Record
-		perr := json.Unmarshal(text, &rec)
-		if perr == nil && rec.Schema > SchemaVersion {
-			return nil, 0, fmt.Errorf("results: %s:%d: record schema %d is newer than this dplab's (%d)", path, line, rec.Schema, SchemaVersion)
-		}
-		torn := nl < 0 || perr != nil
-		if torn {
-			if !last {
-				return nil, 0, fmt.Errorf("results: %s:%d: corrupt record: %v", path, line, perr)
-			}
-			if warn != nil {
-				warn(fmt.Sprintf("%s:%d: dropping a torn last line (%d bytes) left by an interrupted run", path, line, len(text)))
+		if nl < 0 {
+			if warn != nil && len(bytes.TrimSpace(data)) > 0 {
+				warn(fmt.Sprintf("%s:%d: dropping a torn last line (%d bytes without a final newline) left by an interrupted run", path, line, len(data)))
 			}
 			break
 		}
-		recs = append(recs, rec)
-		good += int64(nl + 1)
+		text := data[:nl]
 		data = data[nl+1:]
+		if len(bytes.TrimSpace(text)) > 0 {
+			var rec Record
+			if err := json.Unmarshal(text, &rec); err != nil {
+				return nil, 0, &CorruptError{Path: path, Line: line, Err: err}
+			}
+			if rec.Schema > SchemaVersion {
+				return nil, 0, &CorruptError{Path: path, Line: line, Err: fmt.Errorf("record schema %d is newer than this dplab's (%d)", rec.Schema, SchemaVersion)}
+			}
+			recs = append(recs, rec)
+		}
+		good += int64(nl + 1)
 	}
 	return recs, good, nil
 }

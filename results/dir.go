@@ -1,0 +1,94 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// BusyError reports that another process holds a result directory's lock:
+// a second run on the directory stops before changing anything.
+type BusyError struct {
+	Dir string
+	PID int // the holder's process id as it recorded it; 0 when unknown
+}
+
+func (e *BusyError) Error() string {
+	holder := "another dplab run"
+	if e.PID > 0 {
+		holder = fmt.Sprintf("another dplab run (pid %d)", e.PID)
+	}
+	return fmt.Sprintf("%s is in use by %s; nothing was changed: wait for it to finish or use another directory", e.Dir, holder)
+}
+
+// CorruptError is a complete line of a store (one ending in a newline) that
+// is not a trial record this dplab can read. dplab only ever drops an
+// unfinished last line (a torn write); a complete line may hold a finished
+// trial, so it is reported, not dropped.
+type CorruptError struct {
+	Path string
+	Line int // 1-based
+	Err  error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("results: %s:%d: corrupt trial record (%v); dplab drops only an unfinished last line, so repair or delete this line", e.Path, e.Line, e.Err)
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// NotResultDirError reports a directory dplab refuses to write results into,
+// because it holds files that are not dplab's.
+type NotResultDirError struct {
+	Dir    string
+	Reason string
+}
+
+func (e *NotResultDirError) Error() string {
+	return fmt.Sprintf("%s is not a dplab result directory: %s; choose a new or empty directory", e.Dir, e.Reason)
+}
+
+// CheckDir returns nil if dir may hold a result directory: it does not exist,
+// is an empty directory, or holds TrialsFile or LockFile (every directory a
+// run has opened holds both). Anything else, a file or a directory of other
+// files, is a *NotResultDirError, so that the store, the spec copy and
+// rendered outputs never overwrite foreign files.
+func CheckDir(dir string) error {
+	st, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	if !st.IsDir() {
+		return &NotResultDirError{Dir: dir, Reason: "it is a file, not a directory"}
+	}
+	for _, marker := range []string{TrialsFile, LockFile} {
+		if _, err := os.Lstat(filepath.Join(dir, marker)); err == nil {
+			return nil
+		}
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(4)
+	if errors.Is(err, io.EOF) || err == nil && len(names) == 0 {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	sort.Strings(names)
+	list := strings.Join(names, ", ")
+	if len(names) == 4 {
+		list = strings.Join(names[:3], ", ") + ", ..."
+	}
+	return &NotResultDirError{Dir: dir, Reason: fmt.Sprintf("it holds other files (%s) and no %s", list, TrialsFile)}
+}

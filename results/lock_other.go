@@ -1,0 +1,27 @@
+//go:build !unix
+
+package results
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// lockDir creates the lock file (it marks a result directory) but cannot lock
+// it where flock is unavailable: do not run two dplab runs on the same result
+// directory at once there.
+func lockDir(dir string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("results: lock %s: %w", dir, err)
+	}
+	return f, nil
+}
+
+// unlockDir closes a lock file opened by lockDir; nil is a no-op.
+func unlockDir(f *os.File) {
+	if f != nil {
+		f.Close()
+	}
+}

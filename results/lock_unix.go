@@ -1,0 +1,61 @@
+//go:build unix
+
+package results
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// lockDir takes the exclusive advisory lock (flock) of the result directory
+// dir without waiting, and records the holder's pid in the lock file. If
+// another process holds the lock it returns a *BusyError and changes nothing.
+// The kernel releases the lock when the holder dies, even by SIGKILL, so a
+// killed run never blocks its rerun.
+func lockDir(dir string) (*os.File, error) {
+	path := filepath.Join(dir, LockFile)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("results: lock %s: %w", dir, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, &BusyError{Dir: dir, PID: readPID(path)}
+		}
+		return nil, fmt.Errorf("results: lock %s: %w", path, err)
+	}
+	// The pid is only for the message a second run prints: failing to
+	// record it is not an error.
+	if f.Truncate(0) == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return f, nil
+}
+
+// unlockDir releases a lock taken by lockDir; nil is a no-op.
+func unlockDir(f *os.File) {
+	if f == nil {
+		return
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	f.Close()
+}
+
+// readPID returns the pid recorded in the lock file at path, 0 if none.
+func readPID(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
+}

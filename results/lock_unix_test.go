@@ -1,0 +1,112 @@
+//go:build unix
+
+package results
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestOpenBusyDirChangesNothing opens a store while another open store (as
+// another run would) holds the directory, in the middle of writing a record:
+// the second Open must fail with a *BusyError naming the directory and the
+// holder's pid, and leave every byte as it was (issue 9, item 1: the second
+// run used to truncate the first run's unfinished line, so the first went on
+// writing past the end and left NULs and lost records). The same holds after
+// the holder rewrites the store (--force), which replaces trials.jsonl but
+// must keep the lock.
+func TestOpenBusyDirChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	first, _, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	for i := 0; i < 3; i++ {
+		if err := first.Append(rec("c", i, float64(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Half of a fourth record: what a reader sees while the first run writes.
+	path := filepath.Join(dir, TrialsFile)
+	half := line(t, rec("c", 3, 3))
+	half = half[:len(half)/2]
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(half)
+	f.Close()
+
+	busy := func(when string) {
+		t.Helper()
+		before := listDir(t, dir)
+		var warnings []string
+		s, _, err := Open(dir, func(w string) { warnings = append(warnings, w) })
+		if s != nil {
+			s.Close()
+		}
+		var be *BusyError
+		if !errors.As(err, &be) || !strings.Contains(err.Error(), dir+" is in use") || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
+			t.Fatalf("%s: second Open: err = %v, want a *BusyError naming %s and pid %d", when, err, dir, os.Getpid())
+		}
+		if len(warnings) > 0 {
+			t.Errorf("%s: second Open read the store: %q", when, warnings)
+		}
+		if after := listDir(t, dir); after != before {
+			t.Errorf("%s: second Open changed the directory:\n%q\nwant\n%q", when, after, before)
+		}
+	}
+	busy("while the first store appends")
+
+	kept, err := first.Rewrite(func(r *Record) bool { return r.Trial != 1 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept) != 2 {
+		t.Fatalf("Rewrite kept %d records, want 2", len(kept))
+	}
+	busy("after the first store rewrote trials.jsonl")
+	if err := first.Append(rec("c", 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, recs, err := Open(dir, nil)
+	if err != nil {
+		t.Fatalf("Open after the holder closed: %v", err)
+	}
+	s.Close()
+	if len(recs) != 3 {
+		t.Fatalf("store has %d records, want 3", len(recs))
+	}
+}
+
+// TestWriteFileAtomicMode checks that files written atomically (rendered
+// figures and tables, summary.csv, manifest.json, spec.toml) get mode 0666
+// less the umask, not os.CreateTemp's 0600 (issue 9, item 9).
+func TestWriteFileAtomicMode(t *testing.T) {
+	dir := t.TempDir()
+	for _, umask := range []int{0o022, 0o077, 0o002} {
+		old := syscall.Umask(umask)
+		path := filepath.Join(dir, fmt.Sprintf("out-%o.csv", umask))
+		err := WriteFileAtomic(path, []byte("a,b\n"))
+		syscall.Umask(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := os.FileMode(0o666 &^ umask); st.Mode().Perm() != want {
+			t.Errorf("umask %03o: mode %v, want %v", umask, st.Mode().Perm(), want)
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// line returns r as the appender writes it, with its newline.
+func line(t *testing.T, r Record) string {
+	t.Helper()
+	r.Schema = SchemaVersion
+	b, err := json.Marshal(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
+
+// TestTornVersusCorrupt checks the store's one repair rule: only a last line
+// without its newline is torn (dropped with a warning, and truncated by
+// Open); a complete line that is not a record, wherever it is, is a
+// *CorruptError naming the line, and Open then changes nothing (issue 9,
+// item 1).
+func TestTornVersusCorrupt(t *testing.T) {
+	a, b := line(t, rec("c", 0, 1)), line(t, rec("c", 1, 2))
+	newer := strings.Replace(b, `"schema":1`, `"schema":99`, 1)
+	tests := []struct {
+		name      string
+		content   string
+		records   int // records read when the store is readable
+		torn      bool
+		wantLine  int    // the CorruptError's line; 0: readable
+		truncated string // the file after Open (readable stores only)
+	}{
+		{"clean", a + b, 2, false, 0, a + b},
+		{"blank lines", a + "\n  \n" + b, 2, false, 0, a + "\n  \n" + b},
+		{"torn partial record", a + b[:len(b)/2], 1, true, 0, a},
+		{"torn complete JSON without its newline", a + strings.TrimSuffix(b, "\n"), 1, true, 0, a},
+		{"torn NULs", a + "\x00\x00\x00\x00", 1, true, 0, a},
+		{"unparsable complete last line", a + b + "{oops\n", 0, false, 3, ""},
+		{"NULs then a newline", a + "\x00\x00\x00\x00\n", 0, false, 2, ""},
+		{"NULs before a record", a + "\x00\x00" + b, 0, false, 2, ""},
+		{"corrupt middle line", a + "{oops\n" + b, 0, false, 2, ""},
+		{"newer schema", a + newer, 0, false, 2, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, TrialsFile)
+			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var warnings []string
+			warn := func(w string) { warnings = append(warnings, w) }
+			recs, rerr := Read(dir, warn)
+			s, orecs, oerr := Open(dir, warn)
+			if s != nil {
+				s.Close()
+			}
+			after, _ := os.ReadFile(path)
+			if tc.wantLine > 0 {
+				for which, err := range map[string]error{"Read": rerr, "Open": oerr} {
+					var ce *CorruptError
+					if !errors.As(err, &ce) || ce.Line != tc.wantLine || ce.Path != path {
+						t.Errorf("%s: err = %v, want a *CorruptError at %s:%d", which, err, path, tc.wantLine)
+					}
+				}
+				if string(after) != tc.content {
+					t.Errorf("Open changed a corrupt store:\n%q\nwant\n%q", after, tc.content)
+				}
+				return
+			}
+			if rerr != nil || oerr != nil {
+				t.Fatalf("Read: %v; Open: %v", rerr, oerr)
+			}
+			if len(recs) != tc.records || len(orecs) != tc.records {
+				t.Errorf("Read %d records, Open %d, want %d", len(recs), len(orecs), tc.records)
+			}
+			if wantWarn := map[bool]int{true: 2, false: 0}[tc.torn]; len(warnings) != wantWarn {
+				t.Errorf("warnings %q, want %d (one each from Read and Open)", warnings, wantWarn)
+			}
+			for _, w := range warnings {
+				if !strings.Contains(w, "torn") || !strings.Contains(w, TrialsFile+":") {
+					t.Errorf("warning %q does not name the torn line", w)
+				}
+			}
+			if string(after) != tc.truncated {
+				t.Errorf("after Open the file is\n%q\nwant\n%q", after, tc.truncated)
+			}
+		})
+	}
+}
+
+func TestRewriteKeepsSelected(t *testing.T) {
+	dir := t.TempDir()
+	s, _, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, r := range []Record{rec("keep", 0, 1), rec("drop", 0, 1), rec("keep", 1, 2)} {
+		if err := s.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept, err := s.Rewrite(func(r *Record) bool { return r.CellKey == "keep" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept) != 2 || kept[0].CellKey != "keep" || kept[1].Trial != 1 {
+		t.Fatalf("Rewrite returned %+v", kept)
+	}
+	if s.Done(Key{"drop", 0}) || !s.Done(Key{"keep", 1}) {
+		t.Error("Done does not reflect the rewritten store")
+	}
+	// The store appends to the new file, not the replaced one.
+	if err := s.Append(rec("drop", 0, 3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	all, err := Read(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 3 || all[0].CellKey != "keep" || all[1].CellKey != "keep" || all[2].CellKey != "drop" || float64(all[2].Metrics["test_mse"]) != 3 {
+		t.Fatalf("after Rewrite and Append: %+v", all)
+	}
+	s.Close()
+	if _, err := s.Rewrite(func(*Record) bool { return true }); err == nil {
+		t.Error("Rewrite of a closed store succeeded")
+	}
+}
+
+// TestCheckDir checks which directories may hold results: new, empty, or
+// already dplab's; never a file or a directory of foreign files, and Open
+// creates nothing in one it refuses (issue 9, item 9).
+func TestCheckDir(t *testing.T) {
+	root := t.TempDir()
+	mk := func(name string, files ...string) string {
+		d := filepath.Join(root, name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(d, f), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	file := filepath.Join(root, "file")
+	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		dir     string
+		foreign string // "" when the directory is usable; else a word of the reason
+	}{
+		{filepath.Join(root, "new"), ""},
+		{mk("empty"), ""},
+		{mk("store", TrialsFile, "summary.csv"), ""},
+		{mk("locked", LockFile), ""},
+		{mk("foreign", "notes.txt", "main.go"), "notes.txt"},
+		{mk("specdir", "spec.toml", "manifest.json"), "spec.toml"},
+		{file, "file"},
+	}
+	for _, tc := range tests {
+		err := CheckDir(tc.dir)
+		var nr *NotResultDirError
+		switch {
+		case tc.foreign == "" && err != nil:
+			t.Errorf("CheckDir(%s) = %v, want nil", tc.dir, err)
+		case tc.foreign != "" && (!errors.As(err, &nr) || !strings.Contains(err.Error(), tc.dir) || !strings.Contains(err.Error(), tc.foreign)):
+			t.Errorf("CheckDir(%s) = %v, want a *NotResultDirError naming it and %q", tc.dir, err, tc.foreign)
+		}
+		if tc.foreign == "" {
+			continue
+		}
+		before := listDir(t, tc.dir)
+		if s, _, err := Open(tc.dir, nil); !errors.As(err, &nr) {
+			if s != nil {
+				s.Close()
+			}
+			t.Errorf("Open(%s) = %v, want a *NotResultDirError", tc.dir, err)
+		}
+		if after := listDir(t, tc.dir); after != before {
+			t.Errorf("Open changed %s:\n%s\nwant\n%s", tc.dir, after, before)
+		}
+	}
+}
+
+// listDir describes dir (or a file): names, sizes and contents.
+func listDir(t *testing.T, dir string) string {
+	t.Helper()
+	st, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.IsDir() {
+		b, _ := os.ReadFile(dir)
+		return string(b)
+	}
+	var sb strings.Builder
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		sb.WriteString(e.Name() + "=" + string(b) + "\n")
+	}
+	return sb.String()
+}

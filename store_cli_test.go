@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dplab/dplab/results"
+)
+
+// buildDplab builds the dplab binary into a temporary directory.
+func buildDplab(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "dplab")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// busySpec is 6000 cheap trials (a few seconds with -j 2): a store that grows
+// by hundreds of records a second, so a second run that opened it without the
+// lock would cut records the first is writing.
+const busySpec = `name = "busy"
+seed = 3
+trials = 1000
+epsilon = [0.1, 0.3, 1, 3, 10]
+delta = 1e-6
+[[dataset]]
+name = "synthetic-linear"
+params = { n = 3000, d = 20, seed = 1 }
+split = { resample = true }
+[[mechanism]]
+name = "adassp"
+[[mechanism]]
+name = "ridge"
+`
+
+// TestSecondRunOnBusyDirRefused starts a real dplab run and, while it runs,
+// a second one on the same --out (plain, then with --force). The second must
+// exit 1 with the in-use message and change nothing; the first must store
+// every trial exactly once, as an uninterrupted run does (issue 9, item 1:
+// the second run used to truncate the store under the first, leaving NULs
+// and ~20 lost records, and --force left the first writing to an unlinked
+// file, with 0 records stored).
+func TestSecondRunOnBusyDirRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs dplab five times as real processes")
+	}
+	bin := buildDplab(t)
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), busySpec)
+	clean := filepath.Join(t.TempDir(), "clean")
+	if out, err := exec.Command(bin, "run", spec, "-j", "2", "--out", clean).CombinedOutput(); err != nil {
+		t.Fatalf("uninterrupted run: %v\n%s", err, out)
+	}
+	want := recordSet(t, clean)
+	if len(want) != 6000 {
+		t.Fatalf("uninterrupted run stored %d records, want 6000", len(want))
+	}
+	for _, extra := range [][]string{nil, {"--force"}} {
+		t.Run("second run"+strings.Join(append([]string{""}, extra...), " "), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			var firstOut bytes.Buffer
+			first := exec.Command(bin, "run", spec, "-j", "2", "--out", dir)
+			first.Stdout, first.Stderr = &firstOut, &firstOut
+			if err := first.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- first.Wait() }()
+			defer func() {
+				first.Process.Kill()
+				<-done
+			}()
+			// Start the second run once the store is large and growing.
+			deadline := time.Now().Add(60 * time.Second)
+			for {
+				b, _ := os.ReadFile(filepath.Join(dir, results.TrialsFile))
+				if bytes.Count(b, []byte("\n")) >= 1500 {
+					break
+				}
+				select {
+				case err := <-done:
+					done <- err
+					t.Fatalf("the first run ended (%v) before storing 1500 trials:\n%s", err, firstOut.String())
+				default:
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the first run stored fewer than 1500 trials in 60 s")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			specBefore, err := os.Stat(filepath.Join(dir, "spec.toml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(bin, append([]string{"run", spec, "-j", "1", "--out", dir}, extra...)...).CombinedOutput()
+			select {
+			case err := <-done:
+				done <- err
+				t.Fatal("the first run ended before the second did: make busySpec heavier")
+			default:
+			}
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+				t.Errorf("second run: %v, want exit status 1\n%s", err, out)
+			}
+			msg := fmt.Sprintf("%s is in use by another dplab run (pid %d)", dir, first.Process.Pid)
+			if !strings.Contains(string(out), msg) {
+				t.Errorf("second run's output lacks %q:\n%s", msg, out)
+			}
+			// Nothing changed: spec.toml is not rewritten (a rewrite is a new
+			// file), and no manifest exists until the first run ends.
+			if specAfter, err := os.Stat(filepath.Join(dir, "spec.toml")); err != nil || !os.SameFile(specBefore, specAfter) {
+				t.Errorf("the second run replaced spec.toml (%v)", err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, results.ManifestFile)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the second run wrote %s (%v)", results.ManifestFile, err)
+			}
+			if err := <-done; err != nil {
+				t.Fatalf("first run: %v\n%s", err, firstOut.String())
+			}
+			done <- nil
+			got := recordSet(t, dir)
+			if len(got) != len(want) {
+				t.Fatalf("the store has %d records, want %d", len(got), len(want))
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("records differ from the uninterrupted run's:\n%s\n%s", got[i], want[i])
+				}
+			}
+			m, err := results.ReadManifest(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Runs) != 1 || m.Runs[0].Status != "complete" || m.Runs[0].TrialsRun != 6000 {
+				t.Errorf("manifest runs: %+v, want the first run alone, complete with 6000 trials", m.Runs)
+			}
+		})
+	}
+}
+
+// TestCorruptStoreExit2 checks that a store with a complete line that is not
+// a record is bad input (exit 2) naming file and line for run, plan and
+// render, and is left untouched; only an unfinished last line is repaired
+// (issue 9, item 1: a corrupt last line used to be dropped as torn, and a
+// corrupt middle line exited 1).
+func TestCorruptStoreExit2(t *testing.T) {
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), cliSpec)
+	tests := []struct {
+		name    string
+		corrupt func(lines []string) string // the store's new content from its two lines
+		line    int                         // the corrupt line; 0: a torn line, repaired
+	}{
+		{"unparsable last line", func(l []string) string { return l[0] + l[1] + `{"schema":1,"cell_key":` + "\n" }, 3},
+		{"corrupt middle line", func(l []string) string { return l[0] + "{oops\n" + l[1] }, 2},
+		{"NUL line", func(l []string) string { return l[0] + l[1] + "\x00\x00\x00\x00\n" }, 3},
+		{"torn last line", func(l []string) string { return l[0] + l[1] + `{"schema":1,"cell_key":` }, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			if code, _, errs := runMain(t, "run", spec, "--out", dir); code != 0 {
+				t.Fatalf("run: %d\n%s", code, errs)
+			}
+			path := filepath.Join(dir, results.TrialsFile)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.SplitAfter(string(b), "\n")
+			if len(lines) != 3 || lines[2] != "" {
+				t.Fatalf("store has %d lines, want 2", len(lines)-1)
+			}
+			content := tc.corrupt(lines[:2])
+			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tc.line == 0 {
+				code, _, errs := runMain(t, "run", spec, "--out", dir)
+				after, _ := os.ReadFile(path)
+				if code != 0 || !strings.Contains(errs, "torn last line") || string(after) != lines[0]+lines[1] {
+					t.Fatalf("torn line: exit %d, store %q\n%s", code, after, errs)
+				}
+				return
+			}
+			where := fmt.Sprintf("%s:%d:", path, tc.line)
+			for _, args := range [][]string{{"run", spec, "--out", dir}, {"plan", spec, "--out", dir}, {"render", dir}} {
+				code, _, errs := runMain(t, args...)
+				if code != 2 || !strings.Contains(errs, where) || !strings.Contains(errs, "corrupt trial record") {
+					t.Errorf("dplab %s: exit %d, want 2 with an error naming %s\n%s", args[0], code, where, errs)
+				}
+				if strings.Contains(errs, "panic") {
+					t.Errorf("dplab %s panicked:\n%s", args[0], errs)
+				}
+			}
+			if after, _ := os.ReadFile(path); string(after) != content {
+				t.Errorf("the corrupt store was changed:\n%q\nwant\n%q", after, content)
+			}
+		})
+	}
+}
+
+// TestOutForeignDirRefused checks that run and render refuse, with exit 2
+// naming the directory, an --out that is a file or a directory of files that
+// are not dplab's, and write nothing there (issue 9, item 9: rendering
+// overwrote foreign files such as a summary.csv of one's own).
+func TestOutForeignDirRefused(t *testing.T) {
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), cliSpec)
+	foreign := t.TempDir()
+	writeFile(t, filepath.Join(foreign, "summary.csv"), "my,own\n1,2\n")
+	writeFile(t, filepath.Join(foreign, "spec.toml"), cliSpec)
+	writeFile(t, filepath.Join(foreign, "notes", "todo.txt"), "keep me\n")
+	file := writeFile(t, filepath.Join(t.TempDir(), "file"), "not a directory\n")
+	for _, target := range []string{foreign, file} {
+		before := snapshot(t, target)
+		for _, args := range [][]string{{"run", spec, "--out", target}, {"render", spec, "--out", target}, {"render", target}} {
+			if args[1] == file && args[0] == "render" {
+				continue
+			}
+			code, _, errs := runMain(t, args...)
+			if code != 2 || !strings.Contains(errs, target+" is not a dplab result directory") {
+				t.Errorf("dplab %s: exit %d, want 2 naming %s as not a result directory\n%s", strings.Join(args, " "), code, target, errs)
+			}
+		}
+		if after := snapshot(t, target); after != before {
+			t.Errorf("%s changed:\n%s\nwant\n%s", target, after, before)
+		}
+	}
+	// An empty directory, and one dplab made, are fine.
+	empty := t.TempDir()
+	if code, _, errs := runMain(t, "run", spec, "--out", empty); code != 0 {
+		t.Fatalf("run into an empty directory: exit %d\n%s", code, errs)
+	}
+	if code, _, errs := runMain(t, "run", spec, "--out", empty); code != 0 {
+		t.Fatalf("rerun into a result directory: exit %d\n%s", code, errs)
+	}
+}
+
+// snapshot lists every file under root with its mode and content.
+func snapshot(t *testing.T, root string) string {
+	t.Helper()
+	var sb strings.Builder
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		b := []byte{}
+		if !d.IsDir() {
+			if b, err = os.ReadFile(path); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(&sb, "%s %v %q\n", path, info.Mode(), b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb.String()
+}
