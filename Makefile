@@ -3,7 +3,7 @@ GO ?= go
 BENCH ?= .
 BENCHCOUNT ?= 6
 
-.PHONY: all build quickstart test test-long lint bench reproduce clean
+.PHONY: all build quickstart test test-process test-long lint bench reproduce clean
 
 all: lint test
 
@@ -17,6 +17,10 @@ quickstart:
 ## test: the test suite CI runs (long checks skip under -short)
 test:
 	$(GO) test -short -count=1 ./...
+
+## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory)
+test-process:
+	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused' .
 
 ## test-long: every test, including the long experiment checks
 test-long:

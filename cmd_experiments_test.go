@@ -162,6 +162,9 @@ func recordSet(t *testing.T, dir string) []string {
 // reruns it, and finds every trial stored exactly once with aggregates
 // identical to an uninterrupted run (issue 2, Done when 3).
 func TestKillAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds dplab and kills a real run (~20 s): not under -short; CI runs it after make test (make test-process)")
+	}
 	bin := filepath.Join(t.TempDir(), "dplab")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
