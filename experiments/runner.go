@@ -268,6 +268,7 @@ func cellKeys(cells []Cell) map[string]bool {
 func (r *runner) count(rec *results.Record) {
 	kept := *rec // as the store will read it back: params through JSON (omitempty, float64 numbers)
 	kept.MechParams, kept.DataParams = viaJSON(rec.MechParams), viaJSON(rec.DataParams)
+	kept.Schema = results.SchemaVersion
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.recs = append(r.recs, kept)
