@@ -51,6 +51,10 @@ func init() {
 		License: "CC BY 4.0 (UCI)",
 		Source:  "Kohavi & Becker 1996, UCI Machine Learning Repository",
 		Rows:    45222, Cols: 104,
+		DataDependent: []string{
+			"the 6 continuous columns divided by their maxima over all rows, test rows included",
+			"one-hot columns for the categories present in the data",
+		},
 		Files: []File{
 			{Path: "adult/adult.data", URLs: []string{uciAdult + "adult.data",
 				"https://raw.githubusercontent.com/j2kun/boosting/0cc64246127fbdd26f79dce5db8f4786c536dc91/data/adult.data"},

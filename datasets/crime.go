@@ -26,6 +26,11 @@ func init() {
 		License: "CC BY 4.0 (UCI)",
 		Source:  "Redmond & Baveja 2002, UCI Communities and Crime",
 		Rows:    822, Cols: 99,
+		DataDependent: []string{
+			"features z-scored with their mean and sd over all 1,994 rows, test rows included",
+			"OtherPerCap's missing value filled with its mean over all rows",
+			"columns dropped for having a missing value in some row",
+		},
 		Files: []File{
 			{Path: "communities_crime/communities.data", URLs: []string{uciCrime + "communities.data", crimeMirror + "communities.data"},
 				SHA256: "09e0b5c07eae24c1efab19b2edee05e160e7f5743b6f31e31eec3d73624da2ea"},

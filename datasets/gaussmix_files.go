@@ -54,6 +54,8 @@ func init() {
 		Task:        Regression, Papers: []string{"LSS25 Fig. 4(a)"},
 		License: "CC BY 4.0 (UCI)", Source: "Cortez et al. 2009, UCI Wine Quality (id 186)",
 		Rows: 1359, Cols: 11,
+		DataDependent: []string{
+			"duplicate rows dropped (each row compared with the others)"},
 		Files: []File{gaussMixFile("winequality-red.csv", "d6a0d9bd24806944818795f22500c46cb6424cbff517aacda36595d3ed9b2daa")},
 	}, loadWine, NoParams{})
 
@@ -67,6 +69,8 @@ func init() {
 		Task: Regression, Papers: []string{"LSS25 Fig. 4(d)"},
 		License: "CC BY 4.0 (UCI Bike Sharing; Kaggle competition file)", Source: "Fanaee-T & Gama 2013; Kaggle bike-sharing-demand",
 		Rows: 10886, Cols: 18,
+		DataDependent: []string{
+			"one-hot columns for the season and weather values present in the data"},
 		Files: []File{gaussMixFile("bike_train.csv", "0cf70c35eeb6405a40cc9e124854e2da901fa88fe7374a75d141e7401bf4c857")},
 	}, loadBike, NoParams{})
 
@@ -78,6 +82,8 @@ func init() {
 		Task: Regression, Papers: []string{"LSS25 code only (no paper figure)"},
 		License: "UCI data (CC BY 4.0); the GaussMix repository has no license", Source: "GaussMix repository datasets/GasDataset.csv",
 		Rows: 2565, Cols: 128,
+		DataDependent: []string{
+			"duplicate rows dropped (each row compared with the others)"},
 		Files: []File{gaussMixFile("GasDataset.csv", "4efddd8d2fa99e826a032c696894c9d50a38e60836d32434b66d1386de73873e")},
 	}, func(dir string, p PresetParams) (*Loaded, error) {
 		t, err := readHeaderless("gas", dir, "gaussmix/GasDataset.csv", ',', p.Preset)
@@ -97,6 +103,8 @@ func init() {
 		Task: Regression, Papers: []string{"LSS25 code only (no paper figure)"},
 		License: "UCI data (CC BY 4.0); the GaussMix repository has no license", Source: "GaussMix repository datasets/tamielectric.csv",
 		Rows: 45781, Cols: 3,
+		DataDependent: []string{
+			"features standardised with the mean and sd over all rows, test rows included"},
 		Files: []File{gaussMixFile("tamielectric.csv", "0681055d07b7e56e6d5876e589e8772fc1e20492a7c2c880add7dcd5cc9c27d7")},
 	}, func(dir string, p PresetParams) (*Loaded, error) {
 		t, err := readHeaderless("tamielectric", dir, "gaussmix/tamielectric.csv", ',', p.Preset)

@@ -19,6 +19,13 @@ type Info struct {
 	License     string   // the data's license as far as known
 	Source      string   // where the data was first published (URL or citation)
 	Rows, Cols  int      // n × d after the loader's preprocessing with default params (all rows); 0 when unknown
+	// DataDependent lists the loader's preprocessing that reads the data
+	// itself (statistics over all rows or over the training rows, the
+	// categories present, rows dropped by comparing rows), one phrase each.
+	// Like the papers, dplab does not account for it: the runner copies each
+	// phrase into every trial's privacy assumptions, and figures and tables
+	// repeat them in their footnotes. Empty for data-independent loading.
+	DataDependent []string
 }
 
 // File is one raw file of a dataset.

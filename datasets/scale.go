@@ -66,6 +66,25 @@ func (s Scaling) Validate() error {
 	return nil
 }
 
+// DataDependent lists, one phrase each, the statistics s reads from the
+// training rows (the private data): the maximum row norm, the column means
+// and deviations, max |y|. Per-row maps with a fixed bound (unit-rows, clip)
+// read nothing. Like Info.DataDependent, the phrases go into every trial's
+// privacy assumptions: dplab does not account for these statistics.
+func (s Scaling) DataDependent() []string {
+	var out []string
+	switch s.X {
+	case ScaleMaxRowNorm:
+		out = append(out, "x divided by the maximum row norm of the training rows")
+	case ScaleStandardize:
+		out = append(out, "x standardised with the mean and sd of the training rows")
+	}
+	if s.Y == ScaleMaxAbs {
+		out = append(out, "y divided by max |y| of the training rows")
+	}
+	return out
+}
+
 // Apply scales train and others in place, with statistics from train only.
 // Callers pass copies (Dataset.Clone) when the originals are shared; nil
 // others (an absent validation part) are skipped.

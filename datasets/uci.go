@@ -62,6 +62,8 @@ func init() {
 			License: "per source (UCI data CC BY 4.0; Delve/Torgo sets free for research); GaussMix repository has no license",
 			Source:  "treforevans/uci_datasets (Wilson et al.), via the GaussMix repository",
 			Rows:    s.n, Cols: s.d,
+			DataDependent: []string{
+				"X standardised with the mean and sd of the training rows"},
 			Files: []File{
 				gaussMixFile(s.name+"_train.txt", s.trainSHA),
 				gaussMixFile(s.name+"_mask.txt", s.mSHA),

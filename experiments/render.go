@@ -116,11 +116,20 @@ type view struct {
 func newView(s *Spec, recs []results.Record) *view {
 	v := &view{spec: s, cells: s.Expand(), agg: map[string]results.Cell{}, skipped: map[string]string{}, over: map[string][]float64{},
 		ledgers: map[string]*ledgerSummary{}, rels: map[string][]string{}}
-	keys := cellKeys(v.cells)
+	byKey := make(map[string]*Cell, len(v.cells))
+	for i := range v.cells {
+		byKey[v.cells[i].Key] = &v.cells[i]
+	}
 	var current []results.Record
 	for _, r := range recs {
-		if !keys[r.CellKey] {
+		c, ok := byKey[r.CellKey]
+		if !ok {
 			continue
+		}
+		if r.Schema < 2 && r.Status == results.StatusOK && r.Privacy.Assumptions == nil {
+			// Schema-1 records predate Privacy.Assumptions: state them from
+			// the spec, as a new run would have recorded them.
+			r.Privacy.Assumptions = s.assumptions(c, &r)
 		}
 		if r.Status == results.StatusSkipped {
 			v.skipped[r.Dataset] = r.Error
@@ -162,15 +171,32 @@ func (v *view) ordered() []results.Cell {
 	return out
 }
 
-// legend returns a cell's legend entry: non-private tuning is always marked.
+// legend returns a cell's legend entry: non-private tuning, and the
+// non-private selection of accounted tuning, are always marked.
 func (v *view) legend(c *Cell) string {
 	switch v.spec.Mechanisms[c.Mechanism].Tuning.Mode {
 	case TuneOracle:
 		return c.Label + " (non-private tuning)"
 	case TunePrivate:
-		return c.Label + " (tuning accounted)"
+		return c.Label + " (tuning accounted, selection not private)"
 	}
 	return c.Label
+}
+
+// keep returns the filter of the cells a figure or table shows: datasets
+// and mechanisms by label (empty: all), and when task is not nil only the
+// datasets of that task.
+func (v *view) keep(dsLabels, mechLabels []string, task *datasets.Task) func(*Cell) bool {
+	return func(c *Cell) bool {
+		if !v.wantDataset(dsLabels, c.Dataset) || !v.wantMechanism(mechLabels, c.Mechanism) {
+			return false
+		}
+		if task != nil {
+			de, _ := datasets.Lookup(v.spec.Datasets[c.Dataset].Name)
+			return de.Info.Task == *task
+		}
+		return true
+	}
 }
 
 func contains(list []string, s string) bool {
@@ -279,7 +305,7 @@ func (v *view) figure(f *FigureSpec) *plotting.Figure {
 		}
 		fig.Panels = append(fig.Panels, panel)
 	}
-	fig.Note = v.note(f.Band, f.Center, f.Note)
+	fig.Note = v.note(f.Band, f.Center, f.Note, v.keep(f.Datasets, f.Mechanisms, &m.Task))
 	return fig
 }
 
@@ -323,9 +349,12 @@ func shortReason(s string) string {
 	return s
 }
 
-// note is the provenance footnote of a figure or table: accountant, δ,
-// tuning, band and trial count, and warnings.
-func (v *view) note(band, center, extra string) string {
+// note is the provenance footnote of a figure or table showing the cells
+// keep accepts: accountant, δ, neighbouring relation, tuning (and whether the
+// selection is private), band and the number of trials actually aggregated,
+// warnings, and then what ε does not account for (the assumptions recorded
+// with the trials).
+func (v *view) note(band, center, extra string, keep func(*Cell) bool) string {
 	s := v.spec
 	acc := s.accountingConfig()
 	kind := acc.Kind
@@ -351,17 +380,26 @@ func (v *view) note(band, center, extra string) string {
 		parts[0] += fmt.Sprintf(" (orders %s)", orders)
 	}
 	parts = append(parts, "δ = "+v.deltaText(), "neighbouring: "+v.relationText())
+	shown := map[int]bool{} // mechanisms with a cell shown
+	for i := range v.cells {
+		if keep(&v.cells[i]) {
+			shown[v.cells[i].Mechanism] = true
+		}
+	}
 	var tuning []string
-	for _, m := range s.Mechanisms {
+	for i, m := range s.Mechanisms {
+		if !shown[i] {
+			continue
+		}
 		switch m.Tuning.Mode {
 		case TuneOracle:
-			tuning = append(tuning, m.Label+": NON-PRIVATE tuning (best on the test set, not charged)")
+			tuning = append(tuning, m.Label+": NON-PRIVATE tuning (best on the test set, not charged: ε spent = ∞; the records keep the released run's ε as eps_per_run)")
 		case TunePrivate:
-			on := "validation split"
+			on := "validation rows scored without noise"
 			if m.Tuning.SelectOn == "test" {
-				on = "TEST set, the published protocol"
+				on = "TEST rows scored without noise, the published protocol"
 			}
-			tuning = append(tuning, fmt.Sprintf("%s: private tuning, %s K with mean %g, selected on the %s, charged", m.Label, m.Tuning.Distribution, m.Tuning.Mean, on))
+			tuning = append(tuning, fmt.Sprintf("%s: private tuning, %s K with mean %g, runs charged, SELECTION NOT PRIVATE (%s)", m.Label, m.Tuning.Distribution, m.Tuning.Mean, on))
 		}
 	}
 	if len(tuning) == 0 {
@@ -369,19 +407,20 @@ func (v *view) note(band, center, extra string) string {
 	} else {
 		parts = append(parts, "tuning: "+strings.Join(tuning, "; "))
 	}
+	trials := v.trialsText(keep)
 	switch band {
 	case "ci":
 		ci := "1.96·SE"
 		if s.CI == string(results.CIStudentT) {
 			ci = "Student-t"
 		}
-		parts = append(parts, fmt.Sprintf("%s with 95%% CI (%s) over %d trials", center, ci, s.Trials))
+		parts = append(parts, fmt.Sprintf("%s with 95%% CI (%s) over %s", center, ci, trials))
 	case "iqr":
-		parts = append(parts, fmt.Sprintf("%s with interquartile band over %d trials", center, s.Trials))
+		parts = append(parts, fmt.Sprintf("%s with interquartile band over %s", center, trials))
 	case "minmax":
-		parts = append(parts, fmt.Sprintf("%s with min–max band over %d trials", center, s.Trials))
+		parts = append(parts, fmt.Sprintf("%s with min–max band over %s", center, trials))
 	default:
-		parts = append(parts, fmt.Sprintf("%s over %d trials", center, s.Trials))
+		parts = append(parts, fmt.Sprintf("%s over %s", center, trials))
 	}
 	for _, label := range sortedKeys(v.over) {
 		eps := slices.Clone(v.over[label])
@@ -399,7 +438,72 @@ func (v *view) note(band, center, extra string) string {
 	if extra != "" {
 		parts = append(parts, extra)
 	}
-	return strings.Join(parts, "; ") + "."
+	note := strings.Join(parts, "; ") + "."
+	if a := v.assumptionsText(keep); a != "" {
+		note += " ε does not account for: " + a + "."
+	}
+	return note
+}
+
+// trialsText is the number of trials aggregated in the shown cells, from
+// the stored records (not the spec: a run with --trials, or an earlier
+// larger run, changes it): "20 trials", or "20–40 trials per cell" when the
+// cells differ.
+func (v *view) trialsText(keep func(*Cell) bool) string {
+	lo, hi := -1, -1
+	for i := range v.cells {
+		a, ok := v.agg[v.cells[i].Key]
+		if !ok || !keep(&v.cells[i]) {
+			continue
+		}
+		if lo < 0 || a.Trials < lo {
+			lo = a.Trials
+		}
+		hi = max(hi, a.Trials)
+	}
+	switch {
+	case lo < 0:
+		return "0 trials (none stored)"
+	case lo == hi && lo == 1:
+		return "1 trial"
+	case lo == hi:
+		return fmt.Sprintf("%d trials", lo)
+	}
+	return fmt.Sprintf("%d–%d trials per cell", lo, hi)
+}
+
+// assumptionsText lists, deduplicated in the spec's cell order, the
+// assumptions recorded with the shown cells' trials; a phrase that holds for
+// some of the shown datasets only names them.
+func (v *view) assumptionsText(keep func(*Cell) bool) string {
+	var order []string
+	where := map[string][]string{} // phrase -> dataset labels
+	all := map[string]bool{}       // dataset labels with a private cell shown
+	for i := range v.cells {
+		c := &v.cells[i]
+		a, ok := v.agg[c.Key]
+		if !ok || !c.Private || !keep(c) {
+			continue
+		}
+		label := v.spec.Datasets[c.Dataset].Label
+		all[label] = true
+		for _, p := range a.Assumptions {
+			if _, seen := where[p]; !seen {
+				order = append(order, p)
+			}
+			if !slices.Contains(where[p], label) {
+				where[p] = append(where[p], label)
+			}
+		}
+	}
+	var out []string
+	for _, p := range order {
+		if len(where[p]) < len(all) {
+			p += " (" + strings.Join(where[p], ", ") + ")"
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, "; ")
 }
 
 // relationText names the neighbouring relation of the private ledgers
@@ -505,7 +609,7 @@ func (v *view) tables(t *TableSpec) []*plotting.Table {
 	}
 	eps, _ := s.Epsilon.Floats()
 	sort.Float64s(eps)
-	note := v.note("ci", "mean", t.Note)
+	keep := v.keep(t.Datasets, t.Mechanisms, &m.Task)
 	base := &plotting.Table{Title: t.Title, Columns: cols, Better: m.Better}
 	if base.Title == "" {
 		base.Title = m.Title
@@ -526,7 +630,7 @@ func (v *view) tables(t *TableSpec) []*plotting.Table {
 				refNotes = append(refNotes, s.Datasets[di].Label+" "+r)
 			}
 		}
-		tab.Note = joinNotes(refNotes, note)
+		tab.Note = joinNotes(refNotes, v.note("ci", "mean", t.Note, keep))
 		return []*plotting.Table{&tab}
 	}
 	var out []*plotting.Table
@@ -548,7 +652,8 @@ func (v *view) tables(t *TableSpec) []*plotting.Table {
 			}
 			tab.Cells = append(tab.Cells, row)
 		}
-		tab.Note = joinNotes(refs(di), note)
+		// One table per dataset: its footnote is about that dataset's cells.
+		tab.Note = joinNotes(refs(di), v.note("ci", "mean", t.Note, func(c *Cell) bool { return c.Dataset == di && keep(c) }))
 		out = append(out, &tab)
 	}
 	return out

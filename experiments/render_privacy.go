@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/dplab/dplab/mechanisms/accounting"
@@ -53,6 +54,9 @@ func (v *view) components(l *ledgerSummary) []float64 {
 	return out
 }
 
+// colPerRun is the privacy tables' column of a tuned cell's one-run ε.
+const colPerRun = "ε per run (max)"
+
 // privacyTables makes the calibration table of each dataset.
 func (v *view) privacyTables(t *TableSpec) []*plotting.Table {
 	s := v.spec
@@ -85,7 +89,18 @@ func (v *view) privacyTables(t *TableSpec) []*plotting.Table {
 			if !ok || l == nil {
 				continue
 			}
-			vals := map[string]float64{"ε target": c.Epsilon, "ε spent (max)": a.EpsSpentMax, "δ": a.Delta, "α* (mean)": a.AlphaMean}
+			vals := map[string]float64{"ε target": c.Epsilon, "ε spent (max)": a.EpsSpentMax, "δ": a.Delta}
+			if !math.IsInf(a.EpsSpentMax, 1) {
+				vals["α* (mean)"] = a.AlphaMean // no optimal order without a guarantee
+			}
+			if !math.IsNaN(a.EpsPerRunMax) {
+				// Tuned cells: one run's ε beside the whole procedure's (+Inf
+				// for oracle tuning).
+				if !contains(cols, colPerRun) {
+					cols = slices.Insert(cols, 2, colPerRun)
+				}
+				vals[colPerRun] = a.EpsPerRunMax
+			}
 			for _, k := range sortedKeys(l.noiseSum) {
 				if !contains(cols, k) {
 					cols = append(cols, k)
@@ -115,7 +130,9 @@ func (v *view) privacyTables(t *TableSpec) []*plotting.Table {
 		if t.Note != "" {
 			extra += "; " + t.Note
 		}
-		tab.Note = v.note("none", "mean", extra)
+		tab.Note = v.note("none", "mean", extra, func(c *Cell) bool {
+			return c.Dataset == di && c.Private && v.wantMechanism(t.Mechanisms, c.Mechanism)
+		})
 		out = append(out, tab)
 	}
 	return out

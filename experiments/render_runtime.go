@@ -7,8 +7,9 @@ import (
 )
 
 // Runtime-table columns. Mechanisms report the per-example gradient
-// evaluations of a fit as Stats["grad_evals"]; tuned trials sum every run's
-// into Stats["total_grad_evals"] and count the runs in Stats["runs"].
+// evaluations of a fit as Release.Stats["grad_evals"], which records keep as
+// non-private diagnostics; tuned trials sum every run's into
+// Diagnostics["total_grad_evals"] and count the runs in Diagnostics["runs"].
 const (
 	colWall  = "wall s/trial"
 	colRuns  = "runs/trial"
@@ -49,12 +50,12 @@ func (v *view) runtimeTables(t *TableSpec) []*plotting.Table {
 				label += ", ε = " + strconv.FormatFloat(c.Epsilon, 'g', 4, 64)
 			}
 			runs := plotting.Cell{Mean: 1, Present: true}
-			if st, ok := a.Stats["runs"]; ok {
+			if st, ok := a.Diagnostics["runs"]; ok {
 				runs = plotting.Cell{Mean: st.Mean, Half: st.CIHalf, Present: true}
 			}
 			var grads plotting.Cell
 			for _, k := range []string{"total_grad_evals", "grad_evals"} {
-				if st, ok := a.Stats[k]; ok {
+				if st, ok := a.Diagnostics[k]; ok {
 					grads = plotting.Cell{Mean: st.Mean, Half: st.CIHalf, Present: true}
 					break
 				}
@@ -66,7 +67,9 @@ func (v *view) runtimeTables(t *TableSpec) []*plotting.Table {
 		if t.Note != "" {
 			extra += "; " + t.Note
 		}
-		tab.Note = v.note("none", "mean", extra)
+		tab.Note = v.note("none", "mean", extra, func(c *Cell) bool {
+			return c.Dataset == di && v.wantMechanism(t.Mechanisms, c.Mechanism)
+		})
 		out = append(out, tab)
 	}
 	return out

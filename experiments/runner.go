@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -260,6 +261,7 @@ func cellKeys(cells []Cell) map[string]bool {
 func (r *runner) count(rec *results.Record) {
 	kept := *rec // as the store will read it back: params through JSON (omitempty, float64 numbers)
 	kept.MechParams, kept.DataParams = viaJSON(rec.MechParams), viaJSON(rec.DataParams)
+	kept.Schema = results.SchemaVersion
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.recs = append(r.recs, kept)
@@ -316,7 +318,8 @@ func (r *runner) trial(ctx context.Context, c *Cell, t int) (rec results.Record,
 		Experiment: s.Name, CellKey: c.Key, Dataset: ds.Label, Mechanism: ms.Name, Label: c.Label,
 		Epsilon: results.Float(c.Epsilon), Trial: t, Seed: seed.Hex(), MechParams: c.Params,
 		DataParams: ds.Params, CodeVersion: codeVersion(),
-		Privacy: results.Privacy{EpsTarget: results.Float(c.Epsilon), Accountant: r.acc.Kind, Tuning: ms.Tuning.Mode},
+		Privacy: results.Privacy{EpsTarget: results.Float(c.Epsilon), Accountant: r.acc.Kind, Tuning: ms.Tuning.Mode,
+			Selection: selectionLabel(ms.Tuning)},
 	}
 	if rec.Privacy.Accountant == "" {
 		rec.Privacy.Accountant = "rdp"
@@ -362,6 +365,7 @@ func (r *runner) trial(ctx context.Context, c *Cell, t int) (rec results.Record,
 		rec.Status, rec.Error = results.StatusFailed, err.Error()
 		return rec, true
 	}
+	rec.Privacy.Assumptions = s.assumptions(c, &rec)
 	task := data.train.Task
 	rec.Metrics = map[string]results.Float{}
 	for _, m := range s.metricsFor(task) {
@@ -374,12 +378,14 @@ func (r *runner) trial(ctx context.Context, c *Cell, t int) (rec results.Record,
 		}
 		rec.Metrics[m.Name] = results.Float(m.eval(out.release.Model, part))
 	}
-	rec.Stats = floatMap(out.release.Stats)
+	// The fit's counters were read from the private data without noise: the
+	// record keeps them as non-private diagnostics.
+	rec.Diagnostics = floatMap(out.release.Stats)
 	for k, v := range out.stats {
-		if rec.Stats == nil {
-			rec.Stats = map[string]results.Float{}
+		if rec.Diagnostics == nil {
+			rec.Diagnostics = map[string]results.Float{}
 		}
-		rec.Stats[k] = results.Float(v)
+		rec.Diagnostics[k] = results.Float(v)
 	}
 	rec.Status = results.StatusOK
 	return rec, true
@@ -435,7 +441,9 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 	if g.Relation != "" {
 		rec.Privacy.Relation = g.Relation
 	}
-	rec.Privacy.AlphaStar = results.Float(g.Alpha)
+	if !math.IsInf(g.Epsilon, 1) {
+		rec.Privacy.AlphaStar = results.Float(g.Alpha) // no optimal order without a guarantee
+	}
 	if g.Accountant != "" {
 		rec.Privacy.Accountant = g.Accountant
 	}

@@ -115,7 +115,9 @@ type TuningSpec struct {
 	Mean         float64 `toml:"mean"`
 	Shape        float64 `toml:"shape"`
 	// SelectOn is "validation" (default; a split carved from the training
-	// data) or "test" (the published protocol; labelled as such).
+	// data) or "test" (the published protocol; labelled as such). Neither
+	// selection is private: the runs are scored without noise and the
+	// scored rows are treated as public (results.Privacy.Selection).
 	SelectOn string `toml:"select_on"`
 	// Metric scores candidates; default the task's first metric.
 	Metric string `toml:"metric"`

@@ -55,9 +55,10 @@ func mergeParams(base, over map[string]any) map[string]any {
 }
 
 // fitOracle is the papers' "dishonest" tuning: it fits every candidate of the
-// grid and keeps the best on the test set. Only the selected run's event is
-// charged: the tuning itself is not private, and every figure and table says
-// so ("non-private tuning").
+// grid and keeps the best on the test set. The selection is not private, so
+// the ledger is the selected run's event composed with accounting.NonPrivate:
+// the recorded ε spent is +Inf and the selected run's own ε is recorded as
+// the per-run ε. Every figure and table says so ("non-private tuning").
 func (r *runner) fitOracle(ctx context.Context, c *Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
 	t := r.spec.Mechanisms[c.Mechanism].Tuning
 	sel, part := r.selection(t, data)
@@ -80,14 +81,17 @@ func (r *runner) fitOracle(ctx context.Context, c *Cell, data *split, b mechanis
 		}
 	}
 	addSelected(stats, cands[bestIdx])
-	note := fmt.Sprintf("non-private tuning: best of %d candidates by %s on the test set; ε covers one run only", len(cands), sel.Name)
-	return &fitted{release: best, charged: best.Event, note: note, stats: stats}, nil
+	note := fmt.Sprintf("non-private tuning: best of %d candidates by %s on the test set, not charged: ε spent is +Inf; eps_per_run is the released run's ε alone", len(cands), sel.Name)
+	return &fitted{release: best, charged: accounting.NewComposed(best.Event, accounting.NonPrivate{}), perRun: best.Event, note: note, stats: stats}, nil
 }
 
-// fitPrivate is Papernot–Steinke private selection: K runs with K drawn from
+// fitPrivate is Papernot–Steinke repeat-and-select: K runs with K drawn from
 // the tuning distribution, each with a candidate drawn at random and noise
 // calibrated so that RepeatAndSelect(one run) meets the target, and the best
-// run on the selection split released. The ledger is the whole procedure's.
+// run on the selection split released. The ledger is the whole procedure's
+// with respect to the training rows; the selection scores the runs without
+// noise on validation or test rows, which the guarantee therefore treats as
+// public (the record's Privacy.Selection and Assumptions say so).
 func (r *runner) fitPrivate(ctx context.Context, c *Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
 	t := r.spec.Mechanisms[c.Mechanism].Tuning
 	dist, _ := accounting.ParseDistribution(t.Distribution)
@@ -141,6 +145,7 @@ func (r *runner) fitPrivate(ctx context.Context, c *Cell, data *split, b mechani
 	if t.SelectOn == "test" {
 		note += " (the published protocol: selection on the test set)"
 	}
+	note += "; selection not private: runs scored without noise, the scored rows treated as public"
 	if best == nil {
 		best = &mechanisms.Release{Model: &mechanisms.Linear{Theta: make([]float64, data.train.Cols())}, Event: baseEvent}
 		note += "; K = 0: released the zero model"

@@ -104,14 +104,22 @@ type Cell struct {
 	Trials     int
 	Metrics    map[string]Stat
 	// Privacy over trials: the largest ε spent (the guarantee that holds for
-	// every trial), δ, accountant, tuning mode, and the mean optimal order.
-	EpsSpentMax float64
-	Delta       float64
-	Accountant  string
-	Tuning      string
-	AlphaMean   float64
-	WallMean    float64
-	Stats       map[string]Stat
+	// every trial; +Inf for oracle tuning and non-private mechanisms), the
+	// largest one-run ε of a tuned cell (NaN otherwise), δ, accountant,
+	// tuning mode, selection, the mean optimal order, and the union of the
+	// trials' assumptions in first-seen order.
+	EpsSpentMax  float64
+	EpsPerRunMax float64
+	Delta        float64
+	Accountant   string
+	Tuning       string
+	Selection    string
+	Assumptions  []string
+	AlphaMean    float64
+	WallMean     float64
+	// Diagnostics summarises the records' non-private diagnostics (work
+	// counters read from the data without noise; see Record.Diagnostics).
+	Diagnostics map[string]Stat
 }
 
 // Aggregate summarises records by cell. Only ok records count (see Latest).
@@ -136,28 +144,38 @@ func summarizeCell(recs []Record, ci CIMethod) Cell {
 		Key: first.CellKey, Dataset: first.Dataset, Mechanism: first.Mechanism, Label: first.Label,
 		Epsilon: float64(first.Epsilon), MechParams: first.MechParams, Trials: len(recs),
 		Delta: float64(first.Privacy.Delta), Accountant: first.Privacy.Accountant, Tuning: first.Privacy.Tuning,
-		Metrics: map[string]Stat{}, Stats: map[string]Stat{},
+		Selection: first.Privacy.Selection, Metrics: map[string]Stat{}, Diagnostics: map[string]Stat{},
 	}
 	metrics := map[string][]float64{}
-	stats := map[string][]float64{}
+	diag := map[string][]float64{}
 	var alphaSum, wallSum float64
-	c.EpsSpentMax = math.Inf(-1)
+	c.EpsSpentMax, c.EpsPerRunMax = math.Inf(-1), math.NaN()
+	seen := map[string]bool{}
 	for _, r := range recs {
 		for k, v := range r.Metrics {
 			metrics[k] = append(metrics[k], float64(v))
 		}
-		for k, v := range r.Stats {
-			stats[k] = append(stats[k], float64(v))
+		for k, v := range r.Diagnostics {
+			diag[k] = append(diag[k], float64(v))
 		}
 		c.EpsSpentMax = math.Max(c.EpsSpentMax, float64(r.Privacy.EpsSpent))
+		if pr := float64(r.Privacy.EpsPerRun); pr != 0 && !(pr <= c.EpsPerRunMax) {
+			c.EpsPerRunMax = pr // NaN until the first tuned trial
+		}
+		for _, a := range r.Privacy.Assumptions {
+			if !seen[a] {
+				seen[a] = true
+				c.Assumptions = append(c.Assumptions, a)
+			}
+		}
 		alphaSum += float64(r.Privacy.AlphaStar)
 		wallSum += r.WallSeconds
 	}
 	for k, xs := range metrics {
 		c.Metrics[k] = Summarize(xs, ci)
 	}
-	for k, xs := range stats {
-		c.Stats[k] = Summarize(xs, ci)
+	for k, xs := range diag {
+		c.Diagnostics[k] = Summarize(xs, ci)
 	}
 	c.AlphaMean = alphaSum / float64(len(recs))
 	c.WallMean = wallSum / float64(len(recs))

@@ -1,16 +1,48 @@
 package results
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"math"
+	"strings"
+)
 
 // SchemaVersion is the version of the Record layout. Readers reject records
-// with a newer schema.
-const SchemaVersion = 1
+// with a newer schema and upgrade older ones as they decode them (see
+// Record.UnmarshalJSON).
+//
+// Version 2: the fit's work counters moved from "stats" to
+// "diagnostics_nonprivate"; an oracle-tuned trial records eps_spent = +Inf
+// and its selected run's ε as eps_per_run; privacy gained "selection" and
+// "assumptions".
+const SchemaVersion = 2
 
 // Trial statuses.
 const (
 	StatusOK      = "ok"      // the trial ran; metrics and privacy are set
 	StatusFailed  = "failed"  // the fit returned an error; Error says which
 	StatusSkipped = "skipped" // the cell cannot run here (e.g. its data is absent); Error says why
+)
+
+// Tuning modes, as Privacy.Tuning records them.
+const (
+	TuningNone    = "none"
+	TuningOracle  = "oracle"
+	TuningPrivate = "private"
+)
+
+// Selections: how a tuned trial chose the run it released (Privacy.Selection).
+// None of them is private: the candidates are scored without noise on rows
+// that the guarantee then treats as public, or (oracle) not charged at all.
+const (
+	// SelectionValidation: repeat-and-select scored the runs without noise
+	// on the validation rows; EpsSpent covers the training rows only.
+	SelectionValidation = "not private: validation rows scored without noise"
+	// SelectionTest: repeat-and-select scored the runs without noise on the
+	// test rows (the published protocol); EpsSpent covers the training rows only.
+	SelectionTest = "not private: test rows scored without noise"
+	// SelectionOracle: every candidate was fitted and the best on the test
+	// set released, uncharged; EpsSpent is +Inf.
+	SelectionOracle = "not private: oracle, best candidate on the test set, not charged"
 )
 
 // Record is one trial: which cell it belongs to, what it measured, and the
@@ -38,11 +70,17 @@ type Record struct {
 	// Metrics measured on held-out data (test_mse, test_accuracy, ...).
 	Metrics map[string]Float `json:"metrics,omitempty"`
 
-	// Privacy actually spent, tuning included.
+	// Privacy actually spent, tuning included, and what it rests on.
 	Privacy Privacy `json:"privacy"`
 
-	// Work counters of the fit (iterations, gradient evaluations, runs, ...).
-	Stats map[string]Float `json:"stats,omitempty"`
+	// Diagnostics are the fit's work counters and solver state (iterations,
+	// gradient evaluations, clip counts, gradient norms, tuning runs, the
+	// selected candidate sel_<key>, ...). They are read from the private
+	// training data WITHOUT noise: they are not covered by Privacy.EpsSpent,
+	// are not differentially private, and are for diagnosing runs only,
+	// never for release. JSON key "diagnostics_nonprivate" (schema 1:
+	// "stats").
+	Diagnostics map[string]Float `json:"diagnostics_nonprivate,omitempty"`
 
 	// Provenance.
 	WallSeconds float64 `json:"wall_s"` // wall time of the fit (timing field)
@@ -51,8 +89,12 @@ type Record struct {
 
 // Privacy is a trial's privacy ledger summary.
 type Privacy struct {
-	EpsTarget  Float            `json:"eps_target"`
-	EpsSpent   Float            `json:"eps_spent"` // evaluated from Event by Accountant
+	EpsTarget Float `json:"eps_target"`
+	// EpsSpent is the ε of the whole procedure at Delta, evaluated from Event
+	// by Accountant: +Inf when no guarantee holds (a non-private mechanism,
+	// oracle tuning). It holds under Assumptions, and for a tuned trial only
+	// as far as Selection says.
+	EpsSpent   Float            `json:"eps_spent"`
 	Delta      Float            `json:"delta"`
 	Accountant string           `json:"accountant"`           // "rdp", "pld", "exact", "none"
 	Relation   string           `json:"relation"`             // neighbouring relation
@@ -60,11 +102,77 @@ type Privacy struct {
 	Noise      map[string]Float `json:"noise,omitempty"`      // noise parameters
 	Tuning     string           `json:"tuning"`               // "none", "oracle", "private"
 	TuningNote string           `json:"tuning_note,omitempty"`
+	// Selection is how a tuned trial chose its released run (one of the
+	// Selection constants); "" for an untuned trial.
+	Selection string `json:"selection,omitempty"`
 	// EpsPerRun is the ε of one run of a tuned mechanism (its base event
-	// alone); EpsSpent is the whole procedure's.
+	// alone, or the released run of an oracle trial); EpsSpent is the whole
+	// procedure's.
 	EpsPerRun Float `json:"eps_per_run,omitempty"`
+	// Assumptions are what EpsSpent rests on but does not account for, one
+	// phrase each: statistics the preprocessing read from the data without
+	// noise (the dataset's loader and the spec's scaling), the training
+	// size n treated as public under add/remove neighbours, rows that a
+	// non-private selection treats as public. Empty for a non-private trial.
+	Assumptions []string `json:"assumptions,omitempty"`
 	// Event is the charged ledger event as JSON (accounting's encoding).
 	Event json.RawMessage `json:"event,omitempty"`
+}
+
+// recordJSON has Record's layout without its methods, plus the fields of
+// older schemas.
+type recordJSON Record
+
+// UnmarshalJSON implements json.Unmarshaler. It reads every schema up to
+// SchemaVersion and upgrades schema-1 records, so older stores still load,
+// resume and render, and no reader can mistake an old oracle record's one-run
+// ε for a total:
+//
+//   - "stats" becomes Diagnostics;
+//   - an oracle record's finite EpsSpent moves to EpsPerRun and EpsSpent
+//     becomes +Inf;
+//   - a tuned record's Selection is set from its tuning mode and note.
+//
+// The upgrade is idempotent. Assumptions are not guessed here: a renderer
+// that knows the spec fills them in.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	var aux struct {
+		*recordJSON
+		Stats map[string]Float `json:"stats,omitempty"` // schema 1
+	}
+	aux.recordJSON = (*recordJSON)(r)
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if r.Diagnostics == nil && aux.Stats != nil {
+		r.Diagnostics = aux.Stats
+	}
+	if r.Schema < 2 {
+		r.upgradeV1()
+	}
+	return nil
+}
+
+// upgradeV1 applies the schema-2 privacy conventions to a schema-1 record.
+func (r *Record) upgradeV1() {
+	p := &r.Privacy
+	switch p.Tuning {
+	case TuningOracle:
+		if !math.IsInf(float64(p.EpsSpent), 1) && r.Status == StatusOK {
+			p.EpsPerRun, p.EpsSpent = p.EpsSpent, Float(math.Inf(1))
+		}
+		if p.Selection == "" {
+			p.Selection = SelectionOracle
+		}
+	case TuningPrivate:
+		if p.Selection == "" {
+			// Schema-1 notes read "... best by <metric> on the <part> split".
+			p.Selection = SelectionValidation
+			if strings.Contains(p.TuningNote, "on the test split") {
+				p.Selection = SelectionTest
+			}
+		}
+	}
 }
 
 // Key identifies a trial in a store.
