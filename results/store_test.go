@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,10 @@ func line(t *testing.T, r Record) string {
 // item 1).
 func TestTornVersusCorrupt(t *testing.T) {
 	a, b := line(t, rec("c", 0, 1)), line(t, rec("c", 1, 2))
-	newer := strings.Replace(b, `"schema":1`, `"schema":99`, 1)
+	newer := strings.Replace(b, fmt.Sprintf(`"schema":%d`, SchemaVersion), `"schema":99`, 1)
+	if newer == b {
+		t.Fatal("the record line has no schema field to raise")
+	}
 	tests := []struct {
 		name      string
 		content   string

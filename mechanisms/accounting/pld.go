@@ -8,26 +8,55 @@ import (
 
 // pldAccountant implements Accountant with privacy loss distributions
 // ([KJPH21] FFT composition; [DGK+22] connect-the-dots discretisation;
-// dp_accounting's PLDAccountant, b5b0286). It keeps the PLD of the remove
-// and add directions of the add/remove relation and reports the worse of
-// the two. Every PLD is pessimistic: its δ(ε) is an upper bound.
+// dp_accounting's PLDAccountant, b5b0286, is the reference it is checked
+// against). It keeps the ledger's parts with their multiplicities and
+// composes them when asked, at the exponential tilt that suits the
+// question (pld_compose.go), for both directions of the add/remove
+// relation; it reports the worse direction. Every answer is an upper
+// bound: the discretisation is pessimistic, and the composition's rounding
+// error is bounded and added to δ.
 type pldAccountant struct {
-	h    float64
-	led  ledger
-	cur  pldPair
-	nonP bool // a NonPrivate event was composed
+	h     float64
+	led   ledger
+	nonP  bool
+	mu2   float64   // Σ count·(Δ/σ)² of the Gaussian parts: one Gaussian ([DRS19] Cor. 3.3)
+	parts []pldPart // the other parts, merged by parameters
+
+	mu     sync.Mutex
+	leaves map[leafKey]*pldLeaf
 }
 
+// pldPart is a part of the ledger other than a Gaussian: a sampled
+// Gaussian, a Laplace mechanism (Eps0 = Δ₁/b) or objective perturbation.
+type pldPart struct {
+	kind   string // "sgm", "laplace", "objpert"
+	q, s   float64
+	eps0   float64
+	objp   ObjectivePerturbation
+	count  int
+	source Event
+}
+
+type leafKey struct {
+	part    int // index in parts; −1 for the merged Gaussian
+	add     bool
+	logMass float64
+}
+
+// logMassTruncation is the log of the noise mass beyond the truncation
+// points of a continuous noise (dp_accounting's log_mass_truncation_bound,
+// −50); it moves to +∞ or to the end of the loss range (pessimistically).
+// A query at δ small enough for it to matter truncates further.
+const logMassTruncation = -50
+
 func newPLDAccountant(h float64) *pldAccountant {
-	id := identityPMF(h)
-	return &pldAccountant{h: h, cur: pldPair{id, id}}
+	return &pldAccountant{h: h, leaves: map[leafKey]*pldLeaf{}}
 }
 
 func (a *pldAccountant) Name() string { return "pld" }
 
-// pldWalk calls leaf for each leaf of e with its multiplicity, after
-// checking support; Gaussians are merged per SelfComposed (count-fold
-// composition of N(0, σ²) is N(0, σ²/count)).
+// pldCheck returns an *UnsupportedError for an event the PLD accountant
+// does not evaluate.
 func pldCheck(e Event) error {
 	switch e := e.(type) {
 	case NoOp, NonPrivate, Gaussian, Laplace, PoissonSampledGaussian, ObjectivePerturbation:
@@ -49,7 +78,13 @@ func (a *pldAccountant) Check(e Event) error {
 	if _, err := a.led.prepare(a.Name(), e, 1); err != nil {
 		return err
 	}
-	return pldCheck(e)
+	if err := pldCheck(e); err != nil {
+		return err
+	}
+	// A dry run of the sizes: a part whose discretisation cannot fit is
+	// rejected now, not at the first query.
+	b := a.clone()
+	return b.add(e, 1)
 }
 
 func (a *pldAccountant) Compose(e Event, count int) error {
@@ -63,111 +98,201 @@ func (a *pldAccountant) Compose(e Event, count int) error {
 	if count == 0 {
 		return nil
 	}
-	cur, nonP := a.cur, a.nonP
-	if err := a.add(e, count, &cur, &nonP); err != nil {
+	b := a.clone()
+	if err := b.add(e, count); err != nil {
 		return err
 	}
-	a.cur, a.nonP = cur, nonP
+	a.mu.Lock()
+	if b.mu2 != a.mu2 {
+		// The merged Gaussian changed; the other parts keep their indices.
+		for k := range a.leaves {
+			if k.part < 0 {
+				delete(a.leaves, k)
+			}
+		}
+	}
+	a.mu.Unlock()
+	a.nonP, a.mu2, a.parts = b.nonP, b.mu2, b.parts
 	a.led.append(e, count, rel)
 	return nil
 }
 
-// maxPLDPoints bounds the length of any discretised PLD (2^23 points, about
-// 64 MiB per array): a finer interval is an error, not an out-of-memory.
-const maxPLDPoints = 1 << 23
+// clone copies the composable state (not the ledger or the cache).
+func (a *pldAccountant) clone() *pldAccountant {
+	return &pldAccountant{h: a.h, nonP: a.nonP, mu2: a.mu2, parts: append([]pldPart(nil), a.parts...), leaves: map[leafKey]*pldLeaf{}}
+}
 
-// add composes count repetitions of e into cur.
-func (a *pldAccountant) add(e Event, count int, cur *pldPair, nonP *bool) error {
+// add merges count repetitions of e into the parts.
+func (a *pldAccountant) add(e Event, count int) error {
 	if count == 0 {
 		return nil
 	}
-	var p pldPair
+	var part pldPart
 	switch e := e.(type) {
 	case NoOp:
 		return nil
 	case NonPrivate:
-		*nonP = true
+		a.nonP = true
 		return nil
 	case SelfComposed:
-		return a.add(e.Event, count*e.Count, cur, nonP)
+		return a.add(e.Event, count*e.Count)
 	case Composed:
 		for _, s := range e.Events {
-			if err := a.add(s, count, cur, nonP); err != nil {
+			if err := a.add(s, count); err != nil {
 				return err
 			}
 		}
 		return nil
 	case Gaussian:
 		if e.Sigma == 0 {
-			*nonP = true
+			a.nonP = true
 			return nil
 		}
-		// count-fold composition of the Gaussian mechanism is the Gaussian
-		// mechanism with σ/√count ([DRS19] Cor. 3.3), discretised once.
-		p = gaussianPLD(e.Sigma/e.Sensitivity/math.Sqrt(float64(count)), 1, a.h)
-		count = 1
+		r := e.Sensitivity / e.Sigma
+		a.mu2 += float64(count) * r * r
+		return a.sizeCheck(-1, Gaussian{Sigma: 1 / math.Sqrt(a.mu2), Sensitivity: 1})
 	case Laplace:
 		if e.Scale == 0 {
-			*nonP = true
+			a.nonP = true
 			return nil
 		}
-		p = laplacePLD(e.Sensitivity/e.Scale, a.h)
+		part = pldPart{kind: "laplace", eps0: e.Sensitivity / e.Scale, source: e}
 	case PoissonSampledGaussian:
 		switch {
 		case e.Q == 0:
 			return nil
 		case e.NoiseMultiplier == 0:
-			*nonP = true
+			a.nonP = true
 			return nil
 		}
-		p = gaussianPLD(e.NoiseMultiplier, e.Q, a.h)
+		part = pldPart{kind: "sgm", q: e.Q, s: e.NoiseMultiplier, source: e}
 	case ObjectivePerturbation:
-		p = objPertPLD(e, a.h)
+		part = pldPart{kind: "objpert", objp: e, source: e}
 	default:
 		panic("accounting: pld: unchecked event " + e.Kind())
 	}
-	var win [2][2]int
-	for i, q := range []*pmf{p.remove, p.add} {
-		if q == nil {
-			return &UnsupportedError{Accountant: "pld", Sub: e, Reason: fmt.Sprintf("its PLD needs more than %d points at interval %g (use a coarser --interval)", maxPLDPoints, a.h)}
+	for i := range a.parts {
+		p := &a.parts[i]
+		if p.kind == part.kind && p.q == part.q && p.s == part.s && p.eps0 == part.eps0 && p.objp == part.objp {
+			p.count += count
+			return nil
 		}
-		lo, hi := selfConvolveBounds(q.probs, count, tailTruncation)
-		if hi-lo+1 > maxPLDPoints {
-			return &UnsupportedError{Accountant: "pld", Sub: e, Reason: fmt.Sprintf("its %d-fold composition needs %d points at interval %g (limit %d; use a coarser --interval)", count, hi-lo+1, a.h, maxPLDPoints)}
+	}
+	part.count = count
+	a.parts = append(a.parts, part)
+	return a.sizeCheck(len(a.parts)-1, part.source)
+}
+
+// sizeCheck checks that the part's discretisation (both directions, at the
+// default truncation) fits the grid limit, without building it.
+func (a *pldAccountant) sizeCheck(part int, sub Event) error {
+	for _, add := range []bool{false, true} {
+		if _, _, err := a.lossDistOf(part, add, logMassTruncation).grid(a.h, sub); err != nil {
+			return err
 		}
-		win[i] = [2]int{lo, hi}
 	}
-	var rem, add *pmf
-	both(func() { rem = p.remove.selfComposeOn(count, win[0][0], win[0][1]) }, func() {
-		if p.add != p.remove {
-			add = p.add.selfComposeOn(count, win[1][0], win[1][1])
-		}
-	})
-	if p.add == p.remove {
-		add = rem
-	}
-	if len(cur.remove.probs)+len(rem.probs) > maxPLDPoints || len(cur.add.probs)+len(add.probs) > maxPLDPoints {
-		return &UnsupportedError{Accountant: "pld", Sub: e, Reason: fmt.Sprintf("the composed PLD needs more than %d points at interval %g (use a coarser --interval)", maxPLDPoints, a.h)}
-	}
-	if cur.remove == cur.add && rem == add {
-		c := cur.remove.compose(rem)
-		*cur = pldPair{c, c}
-		return nil
-	}
-	var cr, ca *pmf
-	both(func() { cr = cur.remove.compose(rem) }, func() { ca = cur.add.compose(add) })
-	*cur = pldPair{cr, ca}
 	return nil
 }
 
-// both runs f and g concurrently (the remove and add directions are
-// independent; each writes only its own result).
-func both(f, g func()) {
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); g() }()
-	f()
-	wg.Wait()
+// symmetric reports whether the part's PLD is the same in both directions.
+func (a *pldAccountant) symmetric(part int) bool {
+	return part < 0 || a.parts[part].kind != "sgm" || a.parts[part].q == 1
+}
+
+// lossDistOf returns the privacy loss distribution of a part in one
+// direction.
+func (a *pldAccountant) lossDistOf(part int, add bool, logMass float64) *lossDist {
+	if part < 0 {
+		return sgmLoss(1/math.Sqrt(a.mu2), 1, false, logMass)
+	}
+	p := a.parts[part]
+	switch p.kind {
+	case "sgm":
+		return sgmLoss(p.s, p.q, add && p.q < 1, logMass)
+	case "laplace":
+		return laplaceLoss(p.eps0)
+	}
+	return objPertLoss(p.objp, logMass)
+}
+
+// leaf returns the discretised PLD of a part in one direction (cached).
+func (a *pldAccountant) leaf(part int, add bool, logMass float64, sub Event) (*pldLeaf, error) {
+	if a.symmetric(part) {
+		add = false
+	}
+	k := leafKey{part, add, logMass}
+	a.mu.Lock()
+	l, ok := a.leaves[k]
+	a.mu.Unlock()
+	if ok {
+		return l, nil
+	}
+	l, err := a.lossDistOf(part, add, logMass).discretise(a.h, sub)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.leaves[k] = l
+	a.mu.Unlock()
+	return l, nil
+}
+
+// terms returns the ledger's discretised parts in one direction.
+func (a *pldAccountant) terms(add bool, logMass float64) ([]leafTerm, error) {
+	var out []leafTerm
+	if a.mu2 > 0 {
+		l, err := a.leaf(-1, add, logMass, Gaussian{Sigma: 1 / math.Sqrt(a.mu2), Sensitivity: 1})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, leafTerm{l, 1})
+	}
+	for i, p := range a.parts {
+		l, err := a.leaf(i, add, logMass, p.source)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, leafTerm{l, p.count})
+	}
+	return out, nil
+}
+
+// directions returns the directions to evaluate: remove, and add when some
+// part is asymmetric.
+func (a *pldAccountant) directions() []bool {
+	for i := range a.parts {
+		if !a.symmetric(i) {
+			return []bool{false, true}
+		}
+	}
+	return []bool{false}
+}
+
+// partCount returns the number of composed parts (for the truncation).
+func (a *pldAccountant) partCount() int {
+	n := 0
+	if a.mu2 > 0 {
+		n++
+	}
+	for _, p := range a.parts {
+		n += p.count
+	}
+	return n
+}
+
+// truncationFor returns the log noise-tail mass to truncate at for a query
+// at δ: dp_accounting's e^{−50}, or less so that the truncated mass of all
+// parts stays below 1e-4·δ.
+func (a *pldAccountant) truncationFor(delta float64) float64 {
+	lm := math.Log(1e-4 * delta / float64(max(1, a.partCount())))
+	if !(lm < logMassTruncation) {
+		return logMassTruncation
+	}
+	if lm < minLogMass {
+		return minLogMass
+	}
+	// Round down to an integer so that nearby queries share leaves.
+	return math.Floor(lm)
 }
 
 func (a *pldAccountant) Ledger() Event { return a.led.event() }
@@ -182,13 +307,46 @@ func (a *pldAccountant) Epsilon(delta float64) (Guarantee, error) {
 		g.Epsilon = math.Inf(1)
 		return g, nil
 	}
-	eps := a.cur.remove.epsilon(delta)
-	if a.cur.add != a.cur.remove {
-		eps = math.Max(eps, a.cur.add.epsilon(delta))
+	if a.mu2 == 0 && len(a.parts) == 0 {
+		return g, nil
 	}
-	var err error
+	lm := a.truncationFor(delta)
+	eps, err := a.eachDirection(func(add bool) (float64, error) {
+		terms, err := a.terms(add, lm)
+		if err != nil {
+			return 0, err
+		}
+		return epsilonOfTerms(terms, delta, a.h, a.Ledger())
+	})
+	if err != nil {
+		return g, err
+	}
 	g.Epsilon, err = checkNumber("ε", eps)
 	return g, err
+}
+
+// eachDirection evaluates f for the directions of the ledger, concurrently
+// (they are independent), and returns the larger value or the first error.
+func (a *pldAccountant) eachDirection(f func(add bool) (float64, error)) (float64, error) {
+	dirs := a.directions()
+	vals, errs := make([]float64, len(dirs)), make([]error, len(dirs))
+	var wg sync.WaitGroup
+	for i, add := range dirs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			vals[i], errs[i] = f(add)
+		}()
+	}
+	wg.Wait()
+	out := 0.0
+	for i := range dirs {
+		if errs[i] != nil {
+			return 0, errs[i]
+		}
+		out = math.Max(out, vals[i])
+	}
+	return out, nil
 }
 
 // Delta returns the larger of the two directions' δ at ε.
@@ -199,5 +357,279 @@ func (a *pldAccountant) Delta(epsilon float64) (float64, error) {
 	if a.nonP {
 		return 1, nil
 	}
-	return checkNumber("δ", math.Max(a.cur.remove.delta(epsilon), a.cur.add.delta(epsilon)))
+	if a.mu2 == 0 && len(a.parts) == 0 {
+		return 0, nil
+	}
+	// The truncated tails put about partCount·e^{lm} at +∞: while that is
+	// not negligible against the answer, truncate further (each answer is
+	// a valid bound; keep the smallest).
+	lm := float64(logMassTruncation)
+	best := 1.0
+	for it := 0; it < 6; it++ {
+		d, err := a.eachDirection(func(add bool) (float64, error) {
+			terms, err := a.terms(add, lm)
+			if err != nil {
+				return 0, err
+			}
+			return deltaOfTerms(terms, epsilon, a.h, a.Ledger())
+		})
+		if err != nil {
+			if it > 0 {
+				break
+			}
+			return 0, err
+		}
+		best = math.Min(best, d)
+		next := a.truncationFor(d)
+		if float64(a.partCount())*math.Exp(lm) <= 1e-4*d || next >= lm || next < minLogMass {
+			break
+		}
+		lm = next
+	}
+	return checkNumber("δ", best)
+}
+
+// minLogMass is the smallest noise-tail truncation: e^{−400} ≈ 1e-174,
+// far below any δ a user asks for.
+const minLogMass = -400
+
+// maxTilt bounds the tilt θ (the order minus one): beyond it the tilted
+// composition is concentrated on its top loss and nothing changes.
+const maxTilt = 1e7
+
+// errorShare is the largest share of δ that a composition's error bounds
+// may take before epsilonOfTerms and deltaOfTerms recompose with a better
+// tilt or a longer window (the answer is a valid bound either way).
+const errorShare = 1e-6
+
+// epsilonOfTerms returns an upper bound on the smallest ε with δ(ε) ≤ delta
+// for the composition of terms. It composes at the Chernoff-optimal tilt
+// for delta; while an error bound takes more than errorShare of δ it
+// recomposes with a longer window (wrapped tails) or at the saddle point of
+// the ε found (rounding; damped to a factor 1.5 per step). A window too long
+// for maxPLDPoints lowers the tilt instead: a smaller tilt shortens the
+// tilted composition's tail (for a rarely sampled mechanism it is a
+// compound-Poisson pile of bumps) at the price of a larger rounding share.
+// Every composition gives a valid bound; it returns the smallest.
+func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, error) {
+	if delta == 0 {
+		// δ(ε) = 0 exactly from the largest composed loss on, if nothing is
+		// at +∞.
+		top := 0.0
+		for _, t := range terms {
+			if t.leaf.inf > 0 {
+				return math.Inf(1), nil
+			}
+			top += float64(t.count) * t.leaf.loss(len(t.leaf.probs)-1)
+		}
+		return math.Max(0, top), nil
+	}
+	cm := compress(terms)
+	theta := cm.chernoffTilt(delta)
+	tau := initialTail(terms, theta, h)
+	best, thetaCap := math.Inf(1), math.Inf(1)
+	var sizeErr error
+	for it := 0; it < 8; it++ {
+		c, err := composeTilted(terms, theta, tau, h, sub)
+		if _, big := err.(*SizeError); big && theta > 1e-3 {
+			sizeErr, thetaCap = err, theta
+			theta /= 1.3
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		eps, inside := c.epsilonUpper(delta)
+		if math.IsInf(eps, 1) {
+			return eps, nil
+		}
+		best = math.Min(best, eps)
+		_, eR, eA := c.deltaParts(eps)
+		done := true
+		if eA > errorShare*delta && tau > minTail {
+			tau = math.Max(minTail, tau*errorShare*delta/eA/10)
+			done = false
+		}
+		if !inside || eR > errorShare*delta {
+			next := math.Min(1.5*theta+1, math.Max(theta/1.5, cm.saddleTilt(eps)))
+			next = math.Min(next, thetaCap/1.1)
+			if math.Abs(next-theta) > 0.02*theta {
+				theta, done = next, false
+			}
+		}
+		if done {
+			break
+		}
+	}
+	if math.IsInf(best, 1) && sizeErr != nil {
+		return 0, sizeErr
+	}
+	return best, nil
+}
+
+// deltaOfTerms returns an upper bound on δ(ε) of the composition of terms,
+// composed at the saddle-point tilt for ε (lowered while the window does
+// not fit), with a longer window while the wrapped tails' charge exceeds
+// errorShare of the answer.
+func deltaOfTerms(terms []leafTerm, eps, h float64, sub Event) (float64, error) {
+	cm := compress(terms)
+	if eps >= cm.top {
+		// Nothing finite lies above ε: δ(ε) is the mass at +∞.
+		logFinite := 0.0
+		for _, t := range terms {
+			logFinite += float64(t.count) * math.Log1p(-t.leaf.inf)
+		}
+		return -math.Expm1(logFinite), nil
+	}
+	theta := cm.saddleTilt(eps)
+	tau := initialTail(terms, theta, h)
+	best := math.Inf(1)
+	var sizeErr error
+	for it := 0; it < 8; it++ {
+		c, err := composeTilted(terms, theta, tau, h, sub)
+		if _, big := err.(*SizeError); big && theta > 1e-3 {
+			sizeErr = err
+			theta /= 1.3
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		d := c.deltaUpper(eps)
+		best = math.Min(best, d)
+		_, _, eA := c.deltaParts(eps)
+		if eA <= errorShare*d || tau <= minTail {
+			break
+		}
+		tau = math.Max(minTail, tau*errorShare*d/eA/10)
+	}
+	if math.IsInf(best, 1) {
+		return 0, sizeErr
+	}
+	return best, nil
+}
+
+// compressed is the ledger's parts reduced to at most 4096 blocks each
+// (mass, mass-weighted mean loss), to choose tilts: K(θ) = Σ n_i log M_i(θ),
+// the cumulant generating function of the composed loss, and its
+// derivative K'(θ), the tilted mean.
+type compressed struct {
+	parts []compressedPart
+	top   float64 // Σ n_i (largest loss of part i)
+}
+
+type compressedPart struct {
+	logMass, loss []float64
+	count         float64
+}
+
+func compress(terms []leafTerm) *compressed {
+	cm := &compressed{}
+	for _, t := range terms {
+		p := t.leaf
+		// Blocks of bs bins, but the 64 bins at each end one by one: a
+		// steep tilt sees only the ends, and K'(∞) is then the exact
+		// largest loss.
+		n := len(p.probs)
+		bs := max(1, (n+4095)/4096)
+		var cp compressedPart
+		cp.count = float64(t.count)
+		for s := 0; s < n; {
+			e := min(s+bs, n)
+			if s < 64 || s >= n-64 {
+				e = s + 1
+			} else if e > n-64 {
+				e = n - 64
+			}
+			var m, ml float64
+			for i := s; i < e; i++ {
+				m += p.probs[i]
+				ml += p.probs[i] * p.loss(i)
+			}
+			if m > 0 {
+				cp.logMass = append(cp.logMass, math.Log(m))
+				cp.loss = append(cp.loss, ml/m)
+			}
+			s = e
+		}
+		if len(cp.loss) > 0 {
+			cm.top += cp.count * cp.loss[len(cp.loss)-1]
+		}
+		cm.parts = append(cm.parts, cp)
+	}
+	return cm
+}
+
+// cgf returns K(θ) and K'(θ).
+func (cm *compressed) cgf(theta float64) (k, dk float64) {
+	for _, p := range cm.parts {
+		top := math.Inf(-1)
+		for i, lm := range p.logMass {
+			top = math.Max(top, lm+theta*p.loss[i])
+		}
+		var s, sl float64
+		for i, lm := range p.logMass {
+			w := math.Exp(lm + theta*p.loss[i] - top)
+			s += w
+			sl += w * p.loss[i]
+		}
+		k += p.count * (top + math.Log(s))
+		dk += p.count * sl / s
+	}
+	return k, dk
+}
+
+// saddleTilt returns θ ≥ 0 with K'(θ) = ε (0 when the untilted mean is
+// already above ε; maxTilt when ε is beyond the largest loss).
+func (cm *compressed) saddleTilt(eps float64) float64 {
+	f := func(t float64) float64 { _, d := cm.cgf(t); return d - eps }
+	return cm.solveIncreasing(f)
+}
+
+// chernoffTilt returns the θ minimising the Chernoff bound's ε,
+// (K(θ) + log(1/δ))/θ: the root of θK'(θ) − K(θ) = log(1/δ) (the left side
+// is non-decreasing, its derivative is θK”(θ) ≥ 0).
+func (cm *compressed) chernoffTilt(delta float64) float64 {
+	target := -math.Log(delta)
+	f := func(t float64) float64 { k, d := cm.cgf(t); return t*d - k - target }
+	return cm.solveIncreasing(f)
+}
+
+// solveIncreasing returns the root in [0, maxTilt] of a non-decreasing f
+// (0 if f(0) ≥ 0, maxTilt if f(maxTilt) < 0), by bracketing and bisection
+// on log θ to a relative 1e-3 (a tilt need not be exact).
+func (cm *compressed) solveIncreasing(f func(float64) float64) float64 {
+	if f(0) >= 0 {
+		return 0
+	}
+	lo, hi := 0.0, 1.0
+	for !(f(hi) >= 0) {
+		if hi >= maxTilt {
+			return maxTilt
+		}
+		lo, hi = hi, math.Min(2*hi, maxTilt)
+	}
+	for hi-lo > 1e-3*hi {
+		mid := 0.5 * (lo + hi)
+		if lo > 0 {
+			mid = math.Sqrt(lo * hi)
+		}
+		if f(mid) >= 0 {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// String describes a part (for errors and debugging).
+func (p pldPart) String() string {
+	switch p.kind {
+	case "sgm":
+		return fmt.Sprintf("sgm(q=%g, σ=%g)×%d", p.q, p.s, p.count)
+	case "laplace":
+		return fmt.Sprintf("laplace(ε₀=%g)×%d", p.eps0, p.count)
+	}
+	return fmt.Sprintf("objpert(%+v)×%d", p.objp, p.count)
 }

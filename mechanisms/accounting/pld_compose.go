@@ -1,0 +1,492 @@
+package accounting
+
+import (
+	"math"
+)
+
+// Composition of discretised PLDs with a rounding error that is bounded and
+// charged to δ.
+//
+// The PLD of an adaptive composition is the convolution of its parts'
+// PLDs ([KJPH21]; [DGK+22]), computed here as one product of FFTs. In plain
+// floating point this has a noise floor: each output mass carries an
+// absolute error of about n·u (u = 2^−53, n the number of composed parts),
+// which swamps the masses that δ ≤ 1e-10 is made of at the top of the loss
+// range. dplab composes *exponentially tilted* PLDs instead: with θ ≥ 0,
+//
+//	w_i = p_i e^{θ L_i} / Z(θ),    Z(θ) = Σ_i p_i e^{θ L_i},
+//
+// the tilt of a convolution is the convolution of the tilts, so the
+// composition's masses are p_j = w_j Z_tot e^{−θ L_j} with Z_tot the product
+// of the parts' Z(θ)^count. Choosing θ where the tilted composition is
+// centred at the ε being asked for (the saddle point of the Chernoff bound,
+// the PLD twin of the optimal RDP order α* = θ + 1) puts the masses that
+// make up δ(ε) where the FFT is accurate, and the factor e^{−θ L_j} shrinks
+// the FFT's error above ε exponentially. The error of the tilted vector is
+// bounded in 2-norm (fftErrorBound, error propagation below) and its effect
+// on δ(ε) by Cauchy–Schwarz:
+//
+//	|δ̂(ε) − δ(ε)| ≤ E₂ · √(Σ_{L_j>ε} (1 − e^{ε−L_j}) Z_tot² e^{−2θ L_j}),
+//
+// which δUpper adds. The masses themselves are never clamped.
+
+// The tilted mass allowed outside the composition's window on each side
+// wraps around in the cyclic convolution; it is charged as an error (in
+// 1-norm, weighted by the largest untilting factor above ε) and, above the
+// window, as mass at +∞. It is chosen per composition as a millionth of
+// the tilted weight that makes up δ near the saddle point,
+// ρ ≈ f_θ(ε)/(θ(θ+1)) with f_θ(ε) ≈ 1/(√(2π) sd) the tilted density there,
+// within [minTail, maxTail]: the charge then moves δ by about 1e-6 of
+// itself, while the window stays as short as the tilted tails allow (the
+// tilted composition of a rarely sampled mechanism is a Poisson-like pile of
+// bumps whose tail at 1e-20 is twice as long as at 1e-9).
+const (
+	minTail = 1e-20
+	maxTail = 1e-8
+)
+
+// leafTerm is a discretised leaf with its multiplicity in the ledger.
+type leafTerm struct {
+	leaf  *pldLeaf
+	count int
+}
+
+// tiltedTerm is a leaf tilted by θ: w sums to 1.
+type tiltedTerm struct {
+	lower int
+	w     []float64
+	logZ  float64 // log Σ_i p_i e^{θ L_i} over the finite losses
+	norm2 float64 // ‖w‖₂
+	count int
+	mean  float64 // tilted mean of the grid index
+	sd    float64 // tilted standard deviation of the grid index
+}
+
+// tilt returns the leaf tilted by θ.
+func tilt(t leafTerm, theta float64) tiltedTerm {
+	p := t.leaf
+	w := make([]float64, len(p.probs))
+	top := math.Inf(-1)
+	for i, v := range p.probs {
+		if v > 0 {
+			w[i] = math.Log(v) + theta*p.loss(i)
+			top = math.Max(top, w[i])
+		} else {
+			w[i] = math.Inf(-1)
+		}
+	}
+	sum := 0.0
+	for i := range w {
+		w[i] = math.Exp(w[i] - top)
+		sum += w[i]
+	}
+	var mean, sq float64
+	for i := range w {
+		w[i] /= sum
+		mean += w[i] * float64(i)
+		sq += w[i] * w[i]
+	}
+	var v float64
+	for i, x := range w {
+		d := float64(i) - mean
+		v += x * d * d
+	}
+	return tiltedTerm{lower: p.lower, w: w, logZ: top + math.Log(sum), norm2: math.Sqrt(sq), count: t.count,
+		mean: float64(p.lower) + mean, sd: math.Sqrt(v)}
+}
+
+// composedPLD is a composition at tilt θ: masses p_j = y_j e^{logZ − θ L_j}
+// at the losses L_j = (lower + j)·h of its window, plus mass at +∞.
+type composedPLD struct {
+	h      float64
+	theta  float64
+	lower  int
+	y      []float64 // tilted masses (rounding may leave them slightly negative)
+	logZ   float64
+	err2   float64 // bound on the 2-norm error of y from FFT rounding
+	err1   float64 // bound on the 1-norm error of y from the tails wrapped into the window
+	inf    float64 // mass at +∞ of the parts (exact)
+	tailHi float64 // bound on the mass above the window, charged at +∞
+	relErr float64 // relative error of the parts' masses, compounded
+}
+
+func (c *composedPLD) loss(j int) float64 { return float64(c.lower+j) * c.h }
+
+// initialTail returns the tail mass for the window of a composition at
+// tilt θ: a millionth of ρ ≈ 1/(√(2π) sd θ(θ+1)), the tilted weight of the
+// masses above ε near the saddle point (sd the tilted composition's
+// standard deviation in loss units), within [minTail, maxTail]. Where the
+// tilted composition is lumpy (a rarely sampled mechanism) ρ is smaller;
+// the callers check the charge and tighten it.
+func initialTail(terms []leafTerm, theta, h float64) float64 {
+	if theta == 0 {
+		return maxTail
+	}
+	var v float64
+	for _, t := range terms {
+		if t.count > 0 {
+			sd := tilt(t, theta).sd * h
+			v += float64(t.count) * sd * sd
+		}
+	}
+	rho := 1 / (math.Sqrt(2*math.Pi) * math.Sqrt(v) * theta * (theta + 1))
+	return math.Min(maxTail, math.Max(minTail, 1e-6*rho))
+}
+
+// composeTilted composes the terms at tilt θ ≥ 0, on a window that leaves
+// tilted mass at most tau outside on each side. It returns a *SizeError
+// when the window needs more than maxPLDPoints points.
+func composeTilted(terms []leafTerm, theta, tau, h float64, sub Event) (*composedPLD, error) {
+	out := &composedPLD{h: h, theta: theta}
+	tt := make([]tiltedTerm, 0, len(terms))
+	logFinite := 0.0 // log Π (1 − inf_i)^count
+	nTot := 0
+	for _, t := range terms {
+		if t.count == 0 {
+			continue
+		}
+		tt = append(tt, tilt(t, theta))
+		logFinite += float64(t.count) * math.Log1p(-t.leaf.inf)
+		nTot += t.count
+	}
+	out.inf = -math.Expm1(logFinite)
+	// Each mass of each part is exact to a relative leafRelError; tilting
+	// and folding add a few ulps. Compounded over nTot parts.
+	out.relErr = float64(nTot)*(leafRelError+8*unitRoundoff) + 1e-12
+	if len(tt) == 0 {
+		out.y = []float64{1}
+		out.logZ = 0
+		return out, nil
+	}
+	for _, t := range tt {
+		out.logZ += float64(t.count) * t.logZ
+	}
+	if len(tt) == 1 && tt[0].count == 1 {
+		out.lower, out.y = tt[0].lower, tt[0].w
+		return out, nil
+	}
+	lo, hi, tauLo, tauHi := chernoffWindow(tt, tau)
+	n := 4
+	for n < hi-lo+1 {
+		n *= 2
+	}
+	if n > maxPLDPoints {
+		return nil, &SizeError{Sub: sub, Points: hi - lo + 1, Limit: maxPLDPoints, Interval: h,
+			Coarsest: h * float64(hi-lo+1) / maxPLDPoints * 1.05}
+	}
+	plan := planFFT(n)
+	// Fold each tilted part into length n (position = index − lower mod n),
+	// transform, raise to its count and multiply.
+	var acc []complex128
+	off := 0
+	s1, minNorm := 0.0, math.Inf(1)
+	for _, t := range tt {
+		buf := t.w
+		if len(buf) > n {
+			buf = make([]float64, n)
+			for i, v := range t.w {
+				buf[i%n] += v
+			}
+		}
+		c := plan.forward(buf)
+		if t.count > 1 {
+			powSpectrum(c, t.count)
+		}
+		if acc == nil {
+			acc = c
+		} else {
+			for k := range acc {
+				acc[k] *= c[k]
+			}
+		}
+		off += t.count * t.lower
+		s1 += float64(t.count) * t.norm2
+		minNorm = math.Min(minNorm, t.norm2)
+	}
+	cyc := plan.inverse(acc)
+	out.lower = lo
+	out.y = make([]float64, n)
+	for j := range out.y {
+		out.y[j] = cyc[(((lo+j-off)%n)+n)%n]
+	}
+	// Error of the product of spectra (see the file comment of fft.go for
+	// ε_F): with ĉ_i = c_i + e_i, ‖e_i‖₂ ≤ ε_F √n ‖w_i‖₂ and |c_i| ≤ 1,
+	// |Π ĉ_i^{n_i} − Π c_i^{n_i}| ≤ G Σ n_i |e_i|, G = Π (1 + max|e_i|)^{n_i};
+	// the polar powers and products add a relative (π+1)u per unit of count
+	// plus 3u per product, and u absolutely; the inverse transform maps
+	// 2-norms with a factor 1/√n and adds ε_F of its output (Parseval:
+	// ‖y‖₂ ≤ min_i ‖w_i‖₂).
+	ef := fftErrorBound(n)
+	g := math.Exp(ef * math.Sqrt(float64(n)) * s1)
+	out.err2 = g*ef*s1*(1+ef) +
+		((math.Pi+1)*unitRoundoff*float64(nTot)+3*unitRoundoff*float64(len(tt))+ef+unitRoundoff)*minNorm +
+		unitRoundoff
+	out.err1 = tauLo + tauHi
+	// The tilted mass above the window is ≤ tauHi; its untilted mass is at
+	// most tauHi·Z e^{−θ L} at the window's top loss.
+	out.tailHi = tauHi * math.Exp(out.logZ-theta*out.loss(len(out.y)-1))
+	return out, nil
+}
+
+// powSpectrum raises each coefficient to the power k in polar form,
+// |c|^k e^{i k arg c} (relative error ≤ (π+1)·k·u, plus u absolutely).
+func powSpectrum(c []complex128, k int) {
+	fk := float64(k)
+	for i, v := range c {
+		r := math.Hypot(real(v), imag(v))
+		if r == 0 {
+			continue
+		}
+		m := math.Exp(fk * math.Log(r))
+		if m == 0 {
+			c[i] = 0
+			continue
+		}
+		th := math.Mod(fk*math.Atan2(imag(v), real(v)), 2*math.Pi)
+		s, co := math.Sincos(th)
+		c[i] = complex(m*co, m*s)
+	}
+}
+
+// chernoffWindow returns the grid window [lo, hi] of the composition of the
+// tilted terms outside which each side holds tilted mass at most tauLo,
+// tauHi ≤ tau, by the Chernoff bound
+//
+//	P[S ≥ s] ≤ exp(Σ_i n_i log M_i(t) − t s),  t > 0  (and t < 0 below),
+//
+// with M_i(t) = E[e^{t X_i}] bounded above over blocks of each part (every
+// mass of a block moved to the block's end that makes e^{tX} largest), on a
+// geometric grid of t around 1/sd(S). The window is clipped to the support.
+func chernoffWindow(tt []tiltedTerm, tau float64) (lo, hi int, tauLo, tauHi float64) {
+	type block struct{ logMass, kLo, kHi float64 } // indices relative to the term's mean
+	blocks := make([][]block, len(tt))
+	var meanS, varS float64
+	supLo, supHi := 0, 0
+	for i, t := range tt {
+		nc := float64(t.count)
+		meanS += nc * t.mean
+		varS += nc * t.sd * t.sd
+		supLo += t.count * t.lower
+		supHi += t.count * (t.lower + len(t.w) - 1)
+		bs := max(1, int(t.sd/32))
+		for s := 0; s < len(t.w); s += bs {
+			e := min(s+bs, len(t.w))
+			m := 0.0
+			for _, v := range t.w[s:e] {
+				m += v
+			}
+			if m > 0 {
+				base := float64(t.lower) - t.mean
+				blocks[i] = append(blocks[i], block{math.Log(m), base + float64(s), base + float64(e-1)})
+			}
+		}
+	}
+	sdS := math.Sqrt(varS)
+	lo, hi = supLo, supHi
+	if sdS == 0 {
+		// Every part is one point mass (tilted masses elsewhere underflowed
+		// to exactly 0): so is the composition.
+		m := int(math.Round(meanS))
+		return m, m, 0, 0
+	}
+	if supHi-supLo < 4 {
+		return lo, hi, 0, 0
+	}
+	logTau := math.Log(tau)
+	// K(t) − t·meanS, in log space.
+	cgf := func(t float64) float64 {
+		k := 0.0
+		for i, bs := range blocks {
+			top := math.Inf(-1)
+			for _, b := range bs {
+				x := b.kHi
+				if t < 0 {
+					x = b.kLo
+				}
+				top = math.Max(top, b.logMass+t*x)
+			}
+			s := 0.0
+			for _, b := range bs {
+				x := b.kHi
+				if t < 0 {
+					x = b.kLo
+				}
+				s += math.Exp(b.logMass + t*x - top)
+			}
+			k += float64(tt[i].count) * (top + math.Log(s))
+		}
+		return k
+	}
+	bestHi, bestLo := math.Inf(1), math.Inf(-1)
+	for j := -16; j <= 24; j++ {
+		t := math.Pow(2, float64(j)/2) / sdS
+		if b := (cgf(t) - logTau) / t; b < bestHi {
+			bestHi = b
+		}
+		if b := (cgf(-t) - logTau) / -t; b > bestLo {
+			bestLo = b
+		}
+	}
+	if h := meanS + bestHi; h < float64(hi) {
+		hi = int(math.Ceil(h))
+		tauHi = tau
+	}
+	if l := meanS + bestLo; l > float64(lo) {
+		lo = int(math.Floor(l))
+		tauLo = tau
+	}
+	return lo, hi, tauLo, tauHi
+}
+
+// untilt returns the untilted mass factor Z e^{−θ L_j} of window index j.
+func (c *composedPLD) untilt(j int) float64 {
+	return math.Exp(c.logZ - c.theta*c.loss(j))
+}
+
+// downward walks the window's masses from the top loss down while visit
+// returns true, passing each index j with its untilting factor
+// s_j = Z e^{−θ L_j} and e^{−L_j}. Both follow a geometric recurrence,
+// recomputed exactly every 256 steps (relative error ≤ 512u, part of
+// relErr).
+func (c *composedPLD) downward(visit func(j int, s, emL float64) bool) {
+	r, eh := math.Exp(c.theta*c.h), math.Exp(c.h)
+	exact := c.theta*c.h > 1 // a steep tilt: no recurrence (0·∞ below the top)
+	var s, emL float64
+	for j := len(c.y) - 1; j >= 0; j-- {
+		if exact || (len(c.y)-1-j)%256 == 0 {
+			s, emL = c.untilt(j), math.Exp(-c.loss(j))
+		} else {
+			s *= r
+			emL *= eh
+		}
+		if !visit(j, s, emL) {
+			return
+		}
+	}
+}
+
+// deltaParts returns, at ε, the discretised δ̂(ε) of the window's masses
+// (the mass at +∞ excluded) and the bounds on its errors: from the FFT's
+// rounding (2-norm bound through Cauchy–Schwarz, plus the rounding of the
+// sum itself) and from the wrapped tails (1-norm bound times the largest
+// untilting factor above ε, that of the lowest loss above it as θ ≥ 0).
+// Below the window the mass not represented there (1 minus everything
+// above) is put at the window's lowest loss, pessimistically.
+func (c *composedPLD) deltaParts(eps float64) (dhat, eRound, eAlias float64) {
+	var e2, rnd, sTop, in, sq float64
+	all := true
+	ee := math.Exp(eps)
+	c.downward(func(j int, s, emL float64) bool {
+		if c.loss(j) <= eps {
+			all = false
+			return false
+		}
+		f := 1 - ee*emL
+		if f < 0.5 {
+			f = -math.Expm1(eps - c.loss(j))
+		}
+		p := c.y[j] * s
+		dhat += p * f
+		e2 += s * s * f
+		rnd += math.Abs(p)
+		sTop = s
+		in += p
+		sq += s * s
+		return true
+	})
+	eRound = c.err2*math.Sqrt(e2) + 4*unitRoundoff*rnd
+	eAlias = c.err1 * sTop
+	if all && len(c.y) > 0 {
+		// ε is below the window: the mass not in it sits at loss(0) or below.
+		below := math.Max(0, 1-c.inf-in) + c.err2*math.Sqrt(sq) + c.err1*sTop
+		dhat += below * -math.Expm1(eps-c.loss(0))
+	}
+	return dhat, eRound, eAlias
+}
+
+// deltaUpper returns an upper bound on δ(ε) of the composition: the
+// discretised δ̂(ε) plus the bounds on its errors, inflated by the parts'
+// relative error, plus the mass at +∞ and above the window.
+func (c *composedPLD) deltaUpper(eps float64) float64 {
+	d, eR, eA := c.deltaParts(eps)
+	v := c.inf + c.tailHi + math.Max(0, d+eR+eA)*(1+c.relErr)
+	if math.IsNaN(v) {
+		return 1
+	}
+	return math.Min(1, v)
+}
+
+// epsilonUpper returns the smallest ε ≥ 0 with deltaUpper(ε) ≤ δ (+Inf when
+// the mass at +∞ exceeds δ), and whether it lies inside the window (when it
+// does not, it is the window's lowest loss: still a valid bound). On the
+// interval [L_{k−1}, L_k) between two grid losses the sums over the masses
+// above ε are fixed and deltaUpper is continuous and decreasing in ε:
+//
+//	δ_U(ε) = base + (A − e^ε B + E₂ √(C − e^ε D) + E₁ s_k)(1 + rel)
+//
+// with the suffix sums A = Σ p_j, B = Σ p_j e^{−L_j}, C = Σ s_j²,
+// D = Σ s_j² e^{−L_j} over j ≥ k (s_j the untilting factors, p_j = y_j s_j),
+// plus the rounding allowance. The scan walks down from the top loss to the
+// first interval whose lower end is not certified, and bisects there.
+func (c *composedPLD) epsilonUpper(delta float64) (float64, bool) {
+	base := c.inf + c.tailHi
+	if base > delta {
+		return math.Inf(1), true
+	}
+	var A, B, C, D, R, sTop float64
+	du := func(eps float64) float64 {
+		ee := math.Exp(eps)
+		v := A - ee*B + c.err2*math.Sqrt(math.Max(0, C-ee*D)+4*unitRoundoff*C) + c.err1*sTop + 4*unitRoundoff*(R+ee*math.Abs(B))
+		return base + math.Max(0, v)*(1+c.relErr)
+	}
+	eps, inside := 0.0, true
+	eh := math.Exp(c.h)
+	c.downward(func(k int, s, emL float64) bool {
+		L := c.loss(k)
+		if L <= 0 {
+			// δ_U(L_k) ≤ δ was certified by the previous step (or base).
+			return false
+		}
+		p := c.y[k] * s
+		A += p
+		B += p * emL
+		C += s * s
+		D += s * s * emL
+		R += math.Abs(p)
+		sTop = s
+		if k == 0 {
+			// Not crossed inside the window: its lowest loss is certified;
+			// lower ε would need the mass below it.
+			eps, inside = L, false
+			return false
+		}
+		left := math.Max(0, c.loss(k-1))
+		// Cheap test first: at the interval's lower end, e^ε = 1/(e^{−L} e^h).
+		ee := 1 / (emL * eh)
+		if left == 0 {
+			ee = 1
+		}
+		v := A - ee*B + c.err2*math.Sqrt(math.Max(0, C-ee*D)+4*unitRoundoff*C) + c.err1*sTop + 4*unitRoundoff*(R+ee*math.Abs(B))
+		if base+math.Max(0, v)*(1+c.relErr) <= delta && !math.IsNaN(v) {
+			return true
+		}
+		// The crossing is in [left, L]: bisect (NaN, from an overflowed
+		// factor, counts as not certified).
+		lo, hi := left, L
+		if du(lo) <= delta {
+			eps = lo
+			return false
+		}
+		for it := 0; it < 200 && hi-lo > 1e-13*math.Max(1, math.Abs(hi)); it++ {
+			mid := 0.5 * (lo + hi)
+			if du(mid) <= delta {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		eps = hi
+		return false
+	})
+	return eps, inside
+}
