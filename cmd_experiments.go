@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +18,7 @@ import (
 
 var runCommand = &command{
 	Name:      "run",
-	UsageLine: "run SPEC.toml... [-j N] [--out DIR] [--trials N] [--quick] [--force] [--data-dir DIR]",
+	UsageLine: "run SPEC.toml... [-j N] [--out DIR] [--trials N] [--quick] [--force] [--data-dir DIR] [--max-cells N] [--max-trials N]",
 	Short:     "run every trial not yet stored, then render figures and tables",
 	Long: `Run expands each spec into cells (datasets × mechanisms × ε × parameter sweeps),
 runs every trial not already stored in the result directory on N goroutines, and
@@ -32,21 +33,26 @@ their result directories. A result directory must be new, empty or dplab's
 
 var planCommand = &command{
 	Name:      "plan",
-	UsageLine: "plan SPEC.toml [--out DIR] [--trials N] [--quick]",
+	UsageLine: "plan SPEC.toml [--out DIR] [--trials N] [--quick] [--max-cells N] [--max-trials N]",
 	Short:     "show the expanded grid, what is stored and what would run",
 	Run:       cmdPlan,
 }
 
 var validateCommand = &command{
 	Name:      "validate",
-	UsageLine: "validate SPEC.toml...",
+	UsageLine: "validate SPEC.toml... [--max-cells N] [--max-trials N]",
 	Short:     "check specs strictly without running anything",
-	Run:       cmdValidate,
+	Long: `Validate loads each spec strictly and checks it without running or expanding
+anything: keys and types, value ranges (δ over training sets of 2 to 10⁹ rows),
+names, repeated sweep values, that the accountant can evaluate every
+mechanism's ledger, and the grid's size (counted before it is built; a spec
+above --max-cells cells or --max-trials trials is refused).`,
+	Run: cmdValidate,
 }
 
 var renderCommand = &command{
 	Name:      "render",
-	UsageLine: "render RESULTDIR|SPEC.toml [--out DIR] [--quick]",
+	UsageLine: "render RESULTDIR|SPEC.toml [--out DIR] [--quick] [--max-cells N] [--max-trials N]",
 	Short:     "re-render figures and tables from stored results",
 	Long: `Render writes summary.csv, figures and tables from the trials already stored,
 running nothing. Given a result directory it uses the spec copy saved there by
@@ -55,18 +61,47 @@ result directory (--out to choose another).`,
 	Run: cmdRender,
 }
 
-// loadSpec loads a spec, mapping its errors to bad input (exit 2).
-func loadSpec(path string, quick bool) (*experiments.Spec, error) {
-	s, err := experiments.Load(path)
+// loadSpec loads a spec with grid limits lim, mapping its errors to bad
+// input (exit 2); a validation stopped by ctx (a signal) is not bad input.
+func loadSpec(ctx context.Context, path string, quick bool, lim experiments.Limits) (*experiments.Spec, error) {
+	s, err := experiments.LoadWith(path, experiments.LoadOptions{Limits: lim, Context: ctx})
+	if err == nil && quick {
+		err = s.ApplyQuick()
+	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
 		return nil, badInput(err)
 	}
-	if quick {
-		if err := s.ApplyQuick(); err != nil {
-			return nil, badInput(err)
-		}
-	}
 	return s, nil
+}
+
+// limitFlags adds --max-cells and --max-trials to fs.
+func limitFlags(fs *flag.FlagSet) *experiments.Limits {
+	l := &experiments.Limits{}
+	fs.Int64Var(&l.MaxCells, "max-cells", experiments.DefaultMaxCells,
+		"refuse a spec that expands to more cells (or a mechanism with more sweep points × tuning candidates)")
+	fs.Int64Var(&l.MaxTrials, "max-trials", experiments.DefaultMaxTrials, "refuse a spec with more trials (cells × trials per cell)")
+	return l
+}
+
+// checkLimitFlags reports limit flags below 1 (a usage error).
+func checkLimitFlags(l *experiments.Limits) error {
+	if l.MaxCells < 1 || l.MaxTrials < 1 {
+		return usagef("--max-cells and --max-trials must be ≥ 1")
+	}
+	return nil
+}
+
+// overrideTrials applies a --trials override (n > 0) and checks the grid
+// again: the override may take it over the limits.
+func overrideTrials(s *experiments.Spec, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	s.Trials = n
+	return badInput(s.CheckSize())
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -77,6 +112,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	quick := fs.Bool("quick", false, "apply the spec's [quick] overrides (a smoke run)")
 	force := fs.Bool("force", false, "rerun every trial of the spec's cells")
 	dataDir := fs.String("data-dir", "", "datasets directory (default $DPLAB_DATA, else the user cache)")
+	lim := limitFlags(fs)
 	specs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -87,9 +123,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *jobs < 0 || *trials < 0 {
 		return usagef("-j and --trials must be ≥ 0")
 	}
+	if err := checkLimitFlags(lim); err != nil {
+		return err
+	}
 	loaded := make([]*experiments.Spec, len(specs))
 	for i, p := range specs {
-		if loaded[i], err = loadSpec(p, *quick); err != nil {
+		if loaded[i], err = loadSpec(ctx, p, *quick, *lim); err != nil {
+			return err
+		}
+		if err := overrideTrials(loaded[i], *trials); err != nil {
 			return err
 		}
 	}
@@ -132,11 +174,12 @@ func printReport(w io.Writer, s *experiments.Spec, rep *experiments.Report) {
 	}
 }
 
-func cmdPlan(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("plan", stderr)
 	out := fs.String("out", "", "result directory (default results/<name>)")
 	trials := fs.Int("trials", 0, "override the spec's trial count")
 	quick := fs.Bool("quick", false, "apply the spec's [quick] overrides")
+	lim := limitFlags(fs)
 	specs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -144,12 +187,18 @@ func cmdPlan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(specs) != 1 {
 		return usagef("plan takes one SPEC.toml")
 	}
-	s, err := loadSpec(specs[0], *quick)
+	if *trials < 0 {
+		return usagef("--trials must be ≥ 0")
+	}
+	if err := checkLimitFlags(lim); err != nil {
+		return err
+	}
+	s, err := loadSpec(ctx, specs[0], *quick, *lim)
 	if err != nil {
 		return err
 	}
-	if *trials > 0 {
-		s.Trials = *trials
+	if err := overrideTrials(s, *trials); err != nil {
+		return err
 	}
 	dir := *out
 	if dir == "" {
@@ -159,7 +208,10 @@ func cmdPlan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return storeError(err)
 	}
-	p := experiments.MakePlan(s, recs)
+	p, err := experiments.MakePlan(ctx, s, recs)
+	if err != nil {
+		return fmt.Errorf("interrupted: %w", err)
+	}
 	fmt.Fprintf(stdout, "%s — %s\nresult directory: %s\n\n", s.Name, s.Title, dir)
 	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "dataset\tmechanism\tε values\ttrials/cell\tstored\tto run")
@@ -175,8 +227,9 @@ func cmdPlan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func cmdValidate(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("validate", stderr)
+	lim := limitFlags(fs)
 	specs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -184,20 +237,30 @@ func cmdValidate(_ context.Context, args []string, stdout, stderr io.Writer) err
 	if len(specs) == 0 {
 		return usagef("validate needs at least one SPEC.toml")
 	}
+	if err := checkLimitFlags(lim); err != nil {
+		return err
+	}
+	opts := experiments.LoadOptions{Limits: *lim, Context: ctx}
 	var bad []string
 	for _, p := range specs {
-		s, err := experiments.Load(p)
+		s, err := experiments.LoadWith(p, opts)
 		if err == nil && s.Quick != nil {
 			// The quick variant must be valid too.
-			q, _ := experiments.Load(p)
-			err = q.ApplyQuick()
+			var q *experiments.Spec
+			if q, err = experiments.LoadWith(p, opts); err == nil {
+				err = q.ApplyQuick()
+			}
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted: %w", ctx.Err())
 		}
 		if err != nil {
 			bad = append(bad, err.Error())
 			continue
 		}
-		cells := s.Expand()
-		fmt.Fprintf(stdout, "ok  %s: %s (%d cells × %d trials)\n", p, s.Name, len(cells), s.Trials)
+		// Counted, not expanded: validation never builds the grid.
+		cells, _ := s.Size()
+		fmt.Fprintf(stdout, "ok  %s: %s (%d cells × %d trials)\n", p, s.Name, cells, s.Trials)
 	}
 	if len(bad) > 0 {
 		return badInput(errors.New(strings.Join(bad, "\n")))
@@ -205,16 +268,20 @@ func cmdValidate(_ context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-func cmdRender(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("render", stderr)
 	out := fs.String("out", "", "result directory when rendering from a spec")
 	quick := fs.Bool("quick", false, "render the --quick result directory of a spec")
+	lim := limitFlags(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return usagef("render takes one RESULTDIR or SPEC.toml")
+	}
+	if err := checkLimitFlags(lim); err != nil {
+		return err
 	}
 	var s *experiments.Spec
 	dir := *out
@@ -228,11 +295,11 @@ func cmdRender(_ context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		q := len(m.Runs) > 0 && m.Runs[len(m.Runs)-1].Quick
-		if s, err = loadSpec(filepath.Join(dir, "spec.toml"), q); err != nil {
+		if s, err = loadSpec(ctx, filepath.Join(dir, "spec.toml"), q, *lim); err != nil {
 			return err
 		}
 	} else {
-		if s, err = loadSpec(pos[0], *quick); err != nil {
+		if s, err = loadSpec(ctx, pos[0], *quick, *lim); err != nil {
 			return err
 		}
 		if dir == "" {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"syscall"
@@ -241,5 +242,224 @@ name = "ridge"
 	}
 	if strip(killed) != strip(clean) {
 		t.Fatal("summary.csv of the resumed run differs from the uninterrupted run's")
+	}
+}
+
+// binarySpec is a small binary-task spec for the accountant checks.
+const binarySpec = `name = "bin"
+seed = 1
+trials = 2
+epsilon = [1]
+delta = 1e-6
+
+[[dataset]]
+name = "synthetic-logistic"
+params = { n = 300, d = 3 }
+
+[[mechanism]]
+name = "dpsgd"
+params = { epochs = 1 }
+`
+
+// TestValidateRefuses checks that validate refuses, with exit code 2 and
+// one message naming the file, line and key, the specs of issue 9 that it
+// used to accept and that then failed at run time (items 5, 6, 9).
+func TestValidateRefuses(t *testing.T) {
+	tuned := strings.Replace(cliSpec, `name = "adassp"`, `name = "adassp"
+[mechanism.tuning]
+mode = "private"
+select_on = "test"
+mean = 10
+candidates = { rho = [0.01, 0.1] }`, 1)
+	withAccountant := func(spec, kind string) string {
+		return strings.Replace(spec, "delta = 1e-6", "delta = 1e-6\naccountant = { kind = \""+kind+"\" }", 1)
+	}
+	tests := []struct {
+		name string
+		spec string
+		want []string
+	}{
+		// Item 5: accountant/mechanism mismatches.
+		{"exact with DP-SGD", withAccountant(binarySpec, "exact"),
+			[]string{"spec.toml:12", "mechanism[0]", `"dpsgd": accountant "exact" cannot account its ledger`, "poisson_sampled_gaussian", `use accountant = { kind = "rdp" } or { kind = "pld" }`}},
+		{"pld with private tuning", withAccountant(tuned, "pld"),
+			[]string{"spec.toml:12", "mechanism[0]", `"adassp" with private tuning: accountant "pld" cannot account its ledger`, "repeat_and_select", `kind = "rdp"`}},
+		{"pld with linear mixing", withAccountant(strings.Replace(cliSpec, `name = "adassp"`, `name = "linear-mixing"`, 1), "pld"),
+			[]string{"spec.toml:12", "mechanism[0]", `"linear-mixing": accountant "pld" cannot account its ledger`, "gaussmix"}},
+		// Item 6: output names are identifiers.
+		{"figure name outside the results", cliSpec + "[[figure]]\nname = \"../../../x\"\nmetric = \"test_mse\"\n",
+			[]string{"spec.toml:14", "figure[0].name", "must be an identifier"}},
+		// Item 9.
+		{"delta NaN", strings.Replace(cliSpec, "delta = 1e-6", "delta = nan", 1), []string{"spec.toml:5", "key delta", "δ = NaN"}},
+		{"delta rule negative", strings.Replace(cliSpec, "delta = 1e-6", `delta = "1/n - 1"`, 1), []string{"spec.toml:5", "key delta", "for n = 2"}},
+		{"delta rule NaN", strings.Replace(cliSpec, "delta = 1e-6", `delta = "sqrt(-n)"`, 1), []string{"spec.toml:5", "key delta", "gives NaN"}},
+		{"delta subnormal", strings.Replace(cliSpec, "delta = 1e-6", "delta = 1e-320", 1), []string{"spec.toml:5", "key delta", "≥ 1e-300"}},
+		{"tuning mean huge", strings.Replace(tuned, "mean = 10", "mean = 1e9", 1), []string{"spec.toml:16", "mechanism[0].tuning.mean", "[1, 1000]"}},
+		{"range error names its key", strings.Replace(cliSpec, `name = "adassp"`, "name = \"adassp\"\nparams = { rho = 2 }", 1),
+			[]string{"spec.toml:13", "key mechanism[0].params.rho:", "rho must be in"}},
+		{"epsilon repeated", strings.Replace(cliSpec, "epsilon = [1]", "epsilon = [1, 1]", 1), []string{"spec.toml:4", "key epsilon", "ε = 1 appears twice"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), tc.spec)
+			code, _, stderr := runMain(t, "validate", spec)
+			if code != 2 {
+				t.Fatalf("exit code %d, want 2; stderr:\n%s", code, stderr)
+			}
+			if strings.Contains(stderr, "panic") || strings.Contains(stderr, "goroutine ") || strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("want one error line and no panic; stderr:\n%s", stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr does not mention %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+	// The matching accountants still pass.
+	for _, ok := range []string{withAccountant(binarySpec, "pld"), withAccountant(cliSpec, "exact"), tuned} {
+		spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), ok)
+		if code, out, errs := runMain(t, "validate", spec); code != 0 {
+			t.Errorf("validate of a valid spec: exit %d\n%s%s", code, out, errs)
+		}
+	}
+}
+
+// TestHugeGrids checks that a spec whose grid is too large is refused
+// before anything is expanded, quickly and in little memory, by validate,
+// plan and run, and that --max-cells / --max-trials raise the limits (issue
+// 9, item 7). Before, a 10⁸-cell spec drove validate and plan to 18 GB and
+// trials = 10⁹ made run die out of memory.
+func TestHugeGrids(t *testing.T) {
+	huge := strings.Replace(strings.Replace(cliSpec, "epsilon = [1]", "epsilon = { logspace = [-2, 1, 10000] }", 1),
+		`name = "adassp"`, "name = \"adassp\"\nparams = { rho = { linspace = [1e-5, 0.5, 10000] } }", 1)
+	manyTrials := strings.Replace(cliSpec, "trials = 2", "trials = 1000000000", 1)
+	tests := []struct {
+		name string
+		spec string
+		args []string
+		want []string
+	}{
+		{"validate 1e8 cells", huge, []string{"validate"}, []string{"spec.toml:13", "mechanism[0].params", "100000000 cells", "limit of 1000000 cells", "--max-cells"}},
+		{"plan 1e8 cells", huge, []string{"plan"}, []string{"spec.toml:13", "100000000 cells", "--max-cells"}},
+		{"run 1e8 cells", huge, []string{"run"}, []string{"spec.toml:13", "100000000 cells", "--max-cells"}},
+		{"run 1e9 trials", manyTrials, []string{"run"}, []string{"spec.toml:3", "key trials", "1000000000 trials, above the limit of 100000000", "--max-trials"}},
+		{"plan 1e9 trials", manyTrials, []string{"plan"}, []string{"spec.toml:3", "--max-trials"}},
+		{"plan --trials 1e9", cliSpec, []string{"plan", "--trials", "1000000000"}, []string{"spec.toml:3", "--max-trials"}},
+		{"run --trials 1e9", cliSpec, []string{"run", "--trials", "1000000000"}, []string{"spec.toml:3", "--max-trials"}},
+		{"lower limit", cliSpec, []string{"validate", "--max-trials", "1"}, []string{"2 trials, above the limit of 1 trials"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), tc.spec)
+			args := append(append([]string{}, tc.args...), spec, "--out", filepath.Join(t.TempDir(), "out"))
+			if tc.args[0] == "validate" {
+				args = append(append([]string{}, tc.args...), spec)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			code, _, stderr := runMain(t, args...)
+			elapsed := time.Since(start)
+			runtime.ReadMemStats(&after)
+			if code != 2 {
+				t.Fatalf("exit code %d, want 2; stderr:\n%s", code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr does not mention %q:\n%s", w, stderr)
+				}
+			}
+			// Refused from the counts: well under a second and 100 MB
+			// allocated (expanding 10⁸ cells allocates about 18 GB). The
+			// bounds are loose for a shared, loaded machine.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 100<<20 {
+				t.Errorf("allocated %d MB to refuse the spec", alloc>>20)
+			}
+			if elapsed > 5*time.Second {
+				t.Errorf("took %v to refuse the spec", elapsed)
+			}
+		})
+	}
+	// The flags raise the limits: counted, still not expanded.
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), manyTrials)
+	code, out, errs := runMain(t, "validate", spec, "--max-trials", "2000000000")
+	if code != 0 || !strings.Contains(out, "1 cells × 1000000000 trials") {
+		t.Errorf("validate --max-trials 2e9: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = runMain(t, "plan", spec, "--max-trials", "2000000000", "--out", filepath.Join(t.TempDir(), "out"))
+	if code != 0 || !strings.Contains(out, "1 cells, 1000000000 trials: 0 stored, 1000000000 to run") {
+		t.Errorf("plan --max-trials 2e9: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs = runMain(t, "validate", spec, "--max-cells", "0"); code != 2 || !strings.Contains(errs, "must be ≥ 1") {
+		t.Errorf("--max-cells 0: exit %d\n%s", code, errs)
+	}
+}
+
+// TestSignalStopsValidate sends SIGTERM to a dplab validate busy with a
+// large (but allowed) sweep and expects it to stop within seconds, not to
+// run to completion: the process-wide signal handler swallowed SIGTERM and
+// SIGINT while validate and plan never looked at their context (issue 9,
+// item 7).
+func TestSignalStopsValidate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; validates for seconds")
+	}
+	bin := filepath.Join(t.TempDir(), "dplab")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// 600 × 1000 = 6·10⁵ params points, each decoded and validated: tens of
+	// seconds of work.
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), strings.Replace(cliSpec, `name = "adassp"`,
+		"name = \"adassp\"\nparams = { rho = { linspace = [1e-5, 0.5, 600] }, bound_x = { linspace = [1, 2, 1000] } }", 1))
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd := exec.Command(bin, "validate", spec)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			time.Sleep(500 * time.Millisecond)
+			cmd.Process.Signal(sig)
+			sent := time.Now()
+			select {
+			case err := <-exited:
+				t.Logf("exited %v after the signal: %v; stderr: %s", time.Since(sent), err, strings.TrimSpace(stderr.String()))
+				if err == nil {
+					t.Errorf("validate exited 0 after %v: it finished instead of stopping", sig)
+				}
+				if !strings.Contains(stderr.String(), "interrupted") {
+					t.Errorf("stderr does not say interrupted:\n%s", stderr.String())
+				}
+			case <-time.After(3 * time.Second):
+				cmd.Process.Kill()
+				<-exited
+				t.Fatalf("validate still running 3 s after %v", sig)
+			}
+		})
+	}
+}
+
+// TestWaitMain checks main's signal handling: after the first signal the
+// command gets a grace period to stop, then the process gives up on it.
+func TestWaitMain(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the signal
+	var stderr bytes.Buffer
+	start := time.Now()
+	if code := waitMain(ctx, func() {}, make(chan int), &stderr, 50*time.Millisecond); code != 1 || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("a command that ignores the signal: exit %d, stderr %q", code, stderr.String())
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Errorf("waited %v past a 50 ms grace", time.Since(start))
+	}
+	done := make(chan int, 1)
+	done <- 2
+	if code := waitMain(context.Background(), func() {}, done, &stderr, time.Hour); code != 2 {
+		t.Errorf("a command that returns: exit %d, want its code 2", code)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // command is one entry of the CLI table. The table's order is the help order.
@@ -53,11 +54,40 @@ func init() {
 	}
 }
 
+// signalGrace is how long a command may take to stop after SIGINT or
+// SIGTERM before the process exits anyway. Commands watch their context
+// (run stops scheduling, abandons running fits and records the
+// interruption; plan and validate stop their loops), so they normally
+// return well within it.
+const signalGrace = 10 * time.Second
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	done := make(chan int, 1)
+	go func() { done <- Main(ctx, os.Args[1:], os.Stdout, os.Stderr) }()
+	os.Exit(waitMain(ctx, stop, done, os.Stderr, signalGrace))
+}
+
+// waitMain returns Main's exit code from done. SIGINT and SIGTERM are
+// handled alike: the first cancels ctx and restores the default handling
+// (stop), so that a second signal terminates at once; if the command has
+// not returned within grace after the first, waitMain gives up on it and
+// returns 1.
+func waitMain(ctx context.Context, stop context.CancelFunc, done <-chan int, stderr io.Writer, grace time.Duration) int {
+	defer stop()
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+	}
 	stop()
-	os.Exit(code)
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(grace):
+		fmt.Fprintf(stderr, "dplab: interrupted; the command did not stop within %v\n", grace)
+		return 1
+	}
 }
 
 // Main runs the CLI with args (without the program name) and returns the exit code.

@@ -35,22 +35,93 @@ func (r *DeltaRule) UnmarshalTOML(raw any) error {
 	return nil
 }
 
+// MinDelta is the smallest δ a spec may give. Mechanisms' noise formulas
+// take log(c/δ) (AdaSSP's log(6/δ), Kifer et al.'s log(2/δ), linear
+// mixing's log(3/δ)): below about 1e-308 c/δ overflows to +Inf and the noise
+// becomes NaN, and a subnormal δ has lost its precision. 1e-300 keeps every
+// such term finite with room to spare (log(1/δ) ≤ 691).
+const MinDelta = 1e-300
+
 // Eval returns δ for a training set of n rows and d features; it must lie in
-// (0, 1).
+// [MinDelta, 1).
 func (r DeltaRule) Eval(n, d int) (float64, error) {
 	if r.expr == nil {
 		return 0, fmt.Errorf("δ is not set")
 	}
 	v := r.expr.eval(float64(n), float64(d))
-	if !(v > 0 && v < 1) {
-		return v, fmt.Errorf("δ = %s gives %g for n = %d, d = %d; δ must be in (0, 1)", r.Text, v, n, d)
+	if err := checkDeltaValue(v); err != nil {
+		if r.Constant() {
+			return v, fmt.Errorf("δ = %s: %w", r.Text, err)
+		}
+		return v, fmt.Errorf("δ = %s gives %g for n = %d, d = %d: %w", r.Text, v, n, d, err)
 	}
 	return v, nil
 }
 
+// checkDeltaValue checks one value of δ.
+func checkDeltaValue(v float64) error {
+	switch {
+	case math.IsNaN(v):
+		return fmt.Errorf("δ must be a number in (0, 1)")
+	case !(v > 0 && v < 1):
+		return fmt.Errorf("δ must be in (0, 1)")
+	case v < MinDelta:
+		return fmt.Errorf("δ must be ≥ %g, the smallest supported δ (1/δ overflows in the mechanisms' noise formulas)", MinDelta)
+	}
+	return nil
+}
+
+// deltaGridN and deltaGridD are the training-set sizes at which Check
+// evaluates a δ rule: any n ≥ 2 rows up to a billion, any d up to 10⁵
+// features. (n = 1 is left out: a one-row training set is no experiment, and
+// the textbook δ = 1/n² is 1 there.)
+var (
+	deltaGridN = []int{2, 3, 5, 10, 30, 100, 300, 1000, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
+	deltaGridD = []int{1, 2, 3, 10, 100, 1000, 1e4, 1e5}
+)
+
+// Check evaluates the rule over a grid of training-set sizes (n from 2 to
+// 10⁹ rows, d from 1 to 10⁵ features) and returns the first value outside
+// [MinDelta, 1), NaN included, as an error naming n and d. A constant is
+// checked once.
+func (r DeltaRule) Check() error {
+	if r.expr == nil {
+		return fmt.Errorf("δ is not set")
+	}
+	if r.Constant() {
+		_, err := r.Eval(1, 1)
+		return err
+	}
+	for _, n := range deltaGridN {
+		for _, d := range deltaGridD {
+			if _, err := r.Eval(n, d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Constant reports whether the rule does not depend on n or d.
 func (r DeltaRule) Constant() bool {
-	return r.expr != nil && r.expr.eval(1, 1) == r.expr.eval(2, 3)
+	return r.expr != nil && !usesVars(r.expr)
+}
+
+// usesVars reports whether the expression mentions n or d.
+func usesVars(e node) bool {
+	switch x := e.(type) {
+	case varNode:
+		return true
+	case binNode:
+		return usesVars(x.l) || usesVars(x.r)
+	case callNode:
+		for _, a := range x.args {
+			if usesVars(a) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 type node interface{ eval(n, d float64) float64 }

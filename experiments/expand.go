@@ -1,10 +1,12 @@
 package experiments
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/dplab/dplab/datasets"
@@ -33,6 +35,12 @@ type Cell struct {
 // Expand returns the spec's cells in a deterministic order: datasets, then
 // mechanisms, then sweep points, then ε, each in spec order.
 func (s *Spec) Expand() []Cell {
+	cells, _ := s.expand(context.Background())
+	return cells
+}
+
+// expand is Expand stopping with ctx's error when ctx is done.
+func (s *Spec) expand(ctx context.Context) ([]Cell, error) {
 	eps, _ := s.Epsilon.Floats()
 	var cells []Cell
 	for di, d := range s.Datasets {
@@ -45,6 +53,9 @@ func (s *Spec) Expand() []Cell {
 				grid = []float64{math.Inf(1)}
 			}
 			for _, p := range points {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
 				label := m.Label
 				if len(swept) > 0 {
 					var parts []string
@@ -62,7 +73,7 @@ func (s *Spec) Expand() []Cell {
 			}
 		}
 	}
-	return cells
+	return cells, nil
 }
 
 // datasetKey is the canonical JSON of everything that defines a dataset's
@@ -130,4 +141,133 @@ func (s *Spec) metricsFor(t datasets.Task) []metric {
 		}
 	}
 	return out
+}
+
+// Default grid limits. A spec above them is refused before anything is
+// expanded: a million cells already take about a gigabyte to expand and
+// minutes to validate, and a hundred million trials are about 150 GB of
+// records. Both are raised with --max-cells and --max-trials.
+const (
+	DefaultMaxCells  = 1_000_000
+	DefaultMaxTrials = 100_000_000
+)
+
+// Limits bounds a spec's grid. Zero fields mean the defaults.
+type Limits struct {
+	// MaxCells bounds the cells (datasets × sweep points × ε), and, per
+	// mechanism, its sweep points × tuning candidates (the grid validate
+	// checks and oracle tuning fits in every trial). 0 means
+	// DefaultMaxCells.
+	MaxCells int64
+	// MaxTrials bounds cells × trials. 0 means DefaultMaxTrials.
+	MaxTrials int64
+}
+
+func (l Limits) cells() int64 {
+	if l.MaxCells > 0 {
+		return l.MaxCells
+	}
+	return DefaultMaxCells
+}
+
+func (l Limits) trials() int64 {
+	if l.MaxTrials > 0 {
+		return l.MaxTrials
+	}
+	return DefaultMaxTrials
+}
+
+// mulSat returns a·b for a, b ≥ 0, saturating at math.MaxInt64.
+func mulSat(a, b int64) int64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// addSat returns a+b for a, b ≥ 0, saturating at math.MaxInt64.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// count returns the number of points of the table's sweep (the product of
+// its lists' lengths), saturating, without building them.
+func (p ParamTable) count() int64 {
+	n := int64(1)
+	for _, k := range p.Keys {
+		n = mulSat(n, int64(len(p.Values[k].List)))
+	}
+	return n
+}
+
+// mechanismCells returns the number of cells of mechanism block i on one
+// dataset. An unknown mechanism counts as private (its name is an error
+// reported separately).
+func (s *Spec) mechanismCells(i int) int64 {
+	m := s.Mechanisms[i]
+	eps := int64(len(s.Epsilon.List))
+	if e, err := mechanisms.Lookup(m.Name); err == nil && !e.Info.Private {
+		eps = 1
+	}
+	return mulSat(m.Params.count(), eps)
+}
+
+// Size returns the number of cells and trials the spec expands to,
+// computed from the sweep sizes without expanding anything (saturating at
+// math.MaxInt64).
+func (s *Spec) Size() (cells, trials int64) {
+	for i := range s.Mechanisms {
+		cells = addSat(cells, mulSat(int64(len(s.Datasets)), s.mechanismCells(i)))
+	}
+	return cells, mulSat(cells, int64(max(s.Trials, 0)))
+}
+
+// CheckSize checks the grid against the limits the spec was loaded with
+// (LoadOptions.Limits): the cells, the trials (after any --trials
+// override) and each mechanism's tuning grid. Its error is a *SpecError.
+func (s *Spec) CheckSize() error {
+	lim := s.opts.Limits
+	cells, trials := s.Size()
+	if cells > lim.cells() {
+		// Name the block that contributes most.
+		big, most := 0, int64(-1)
+		for i := range s.Mechanisms {
+			if c := s.mechanismCells(i); c > most {
+				big, most = i, c
+			}
+		}
+		return s.errIn("mechanism", big, "params",
+			"the spec expands to %s cells (%d dataset(s) × each mechanism's sweep points × ε; mechanism[%d] %q alone has %s per dataset), above the limit of %d cells: narrow the sweeps, or raise the limit with --max-cells",
+			countText(cells), len(s.Datasets), big, s.Mechanisms[big].Name, countText(most), lim.cells())
+	}
+	if trials > lim.trials() {
+		return s.errAt("trials", s.keys.line("trials"),
+			"the spec has %s cells × %d trials = %s trials, above the limit of %d trials: lower trials, or raise the limit with --max-trials",
+			countText(cells), s.Trials, countText(trials), lim.trials())
+	}
+	for i, m := range s.Mechanisms {
+		if m.Tuning.Mode == "" || m.Tuning.Mode == TuneNone {
+			continue
+		}
+		if g := mulSat(m.Params.count(), m.Tuning.Candidates.count()); g > lim.cells() {
+			return s.errIn("mechanism", i, "tuning.candidates",
+				"%s sweep points × %s candidates = %s tuning configurations, above the limit of %d: narrow the candidates, or raise the limit with --max-cells",
+				countText(m.Params.count()), countText(m.Tuning.Candidates.count()), countText(g), lim.cells())
+		}
+	}
+	return nil
+}
+
+// countText prints a saturated count as "more than 9223372036854775806".
+func countText(n int64) string {
+	if n == math.MaxInt64 {
+		return "more than 9.2e18"
+	}
+	return strconv.FormatInt(n, 10)
 }

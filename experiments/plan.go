@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -22,48 +23,60 @@ type PlanRow struct {
 	Stored, ToRun  int
 }
 
-// MakePlan joins the spec's cells with stored records.
-func MakePlan(s *Spec, recs []results.Record) *Plan {
-	cells := s.Expand()
-	done := map[results.Key]bool{}
+// MakePlan joins the spec's cells with stored records. It counts each
+// cell's stored trials from the records instead of visiting every trial
+// index, so its work is linear in cells + records, not in trials (a spec
+// may have 10⁸ trials). It stops with ctx's error when ctx is done.
+func MakePlan(ctx context.Context, s *Spec, recs []results.Record) (*Plan, error) {
+	cells, err := s.expand(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// stored trial indexes per cell (Latest: one per key)
+	stored := map[string][]int{}
 	for _, r := range results.Latest(recs) {
-		done[r.Key()] = true
+		stored[r.CellKey] = append(stored[r.CellKey], r.Trial)
 	}
 	keys := cellKeys(cells)
 	p := &Plan{Cells: len(cells)}
-	for k := range done {
-		if !keys[k.Cell] {
-			p.Stale++
+	for k, trials := range stored {
+		if !keys[k] {
+			p.Stale += len(trials)
 		}
 	}
 	index := map[string]int{}
-	for _, c := range cells {
+	var eps [][]string // per row, joined at the end (not quadratically)
+	for ci, c := range cells {
+		if ci%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		id := s.Datasets[c.Dataset].Label + "\x00" + c.Label
 		i, ok := index[id]
 		if !ok {
 			i = len(p.Rows)
 			index[id] = i
 			p.Rows = append(p.Rows, PlanRow{Dataset: s.Datasets[c.Dataset].Label, Label: c.Label, Trials: c.Trials})
+			eps = append(eps, nil)
 		}
 		row := &p.Rows[i]
 		e := "non-private"
 		if c.Private {
 			e = strconv.FormatFloat(c.Epsilon, 'g', 4, 64)
 		}
-		if row.Epsilons == "" {
-			row.Epsilons = e
-		} else {
-			row.Epsilons = strings.Join([]string{row.Epsilons, e}, " ")
-		}
-		for t := 0; t < c.Trials; t++ {
-			p.Total++
-			if done[results.Key{Cell: c.Key, Trial: t}] {
-				p.Stored++
-				row.Stored++
-			} else {
-				row.ToRun++
+		eps[i] = append(eps[i], e)
+		done := 0
+		for _, t := range stored[c.Key] {
+			if t >= 0 && t < c.Trials {
+				done++
 			}
 		}
+		p.Total += c.Trials
+		p.Stored += done
+		row.Stored += done
+		row.ToRun += c.Trials - done
 	}
-	return p
+	for i := range p.Rows {
+		p.Rows[i].Epsilons = strings.Join(eps[i], " ")
+	}
+	return p, nil
 }

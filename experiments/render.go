@@ -78,6 +78,7 @@ func renderRecords(s *Spec, dir string, recs []results.Record, log io.Writer) ([
 			return out, err
 		}
 	}
+	written := map[string]int{} // table file stem -> [[table]] index
 	for i := range s.Tables {
 		var tabs []*plotting.Table
 		switch s.Tables[i].Kind {
@@ -91,6 +92,12 @@ func renderRecords(s *Spec, dir string, recs []results.Record, log io.Writer) ([
 			tabs = v.tables(&s.Tables[i])
 		}
 		for _, tab := range tabs {
+			if j, ok := written[tab.Name]; ok {
+				// A table split per dataset ("mse" → "mse-lin") can meet
+				// another table's name ("mse-lin"): never overwrite.
+				return out, fmt.Errorf("%s: table[%d] %q and table[%d] %q both write tables/%s.*; rename one", s.File, j, s.Tables[j].Name, i, s.Tables[i].Name, tab.Name)
+			}
+			written[tab.Name] = i
 			paths, err := plotting.WriteTable(tab, filepath.Join(dir, "tables"), s.Tables[i].Formats...)
 			out = append(out, paths...)
 			if err != nil {
@@ -111,6 +118,9 @@ type view struct {
 	curves  [][]CurvePoint            // evaluated [[curve]] blocks, in spec order
 	ledgers map[string]*ledgerSummary // by cell key, for privacy tables
 	rels    map[string][]string       // neighbouring relation -> labels of the private mechanisms whose ledgers have it
+	// dataStems and panelStems are the file-name parts of dataset labels
+	// and curve panels (render_names.go), made on first use.
+	dataStems, panelStems map[string]string
 }
 
 func newView(s *Spec, recs []results.Record) *view {
@@ -638,7 +648,7 @@ func (v *view) tables(t *TableSpec) []*plotting.Table {
 		tab := *base
 		tab.Name, tab.RowHeader = t.Name, "ε"
 		if len(dsIdx) > 1 {
-			tab.Name = t.Name + "-" + slug(s.Datasets[di].Label)
+			tab.Name = t.Name + "-" + v.datasetStem(s.Datasets[di].Label)
 		}
 		tab.Title += " — " + s.Datasets[di].Label
 		for _, e := range eps {

@@ -124,7 +124,7 @@ func (v *view) curveTables(t *TableSpec) []*plotting.Table {
 	for _, panel := range panels {
 		tab := &plotting.Table{Name: t.Name, Title: t.Title, Better: plotting.NoBest}
 		if len(panels) > 1 {
-			tab.Name = t.Name + "-" + slug(panel)
+			tab.Name = t.Name + "-" + v.panelStem(panel)
 			tab.Title = strings.TrimSpace(tab.Title + " — " + panel)
 		}
 		var xs []float64

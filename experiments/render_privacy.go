@@ -71,7 +71,7 @@ func (v *view) privacyTables(t *TableSpec) []*plotting.Table {
 		}
 		tab.Title += " — " + d.Label
 		if len(s.Datasets) > 1 {
-			tab.Name = t.Name + "-" + slug(d.Label)
+			tab.Name = t.Name + "-" + v.datasetStem(d.Label)
 		}
 		cols := []string{"ε target", "ε spent (max)", "δ", "α* (mean)"}
 		type row struct {

@@ -34,7 +34,7 @@ func (v *view) runtimeTables(t *TableSpec) []*plotting.Table {
 		}
 		tab.Title += " — " + d.Label
 		if len(s.Datasets) > 1 {
-			tab.Name = t.Name + "-" + slug(d.Label)
+			tab.Name = t.Name + "-" + v.datasetStem(d.Label)
 		}
 		for ci := range v.cells {
 			c := &v.cells[ci]

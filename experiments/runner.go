@@ -97,6 +97,9 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 	start := time.Now()
 	if opt.Trials > 0 {
 		s.Trials = opt.Trials
+		if err := s.CheckSize(); err != nil {
+			return nil, err
+		}
 	}
 	jobs := opt.Jobs
 	if jobs <= 0 {
@@ -143,41 +146,52 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 	if err := r.preload(); err != nil {
 		return rep, err
 	}
-	type job struct {
-		cell  *Cell
-		trial int
+	// The pending trials are visited twice (counted, then scheduled) rather
+	// than listed: a spec may have 10⁸ of them. Datasets skipped before the
+	// run started are skipped in both passes alike.
+	skippedAtStart := make(map[string]bool, len(r.skipped))
+	for label := range r.skipped {
+		skippedAtStart[label] = true
 	}
-	var pending []job
+	pending := func(visit func(c *Cell, t int) bool) {
+		for i := range cells {
+			c := &cells[i]
+			for t := 0; t < c.Trials; t++ {
+				if store.Done(results.Key{Cell: c.Key, Trial: t}) || skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0 {
+					continue
+				}
+				if !visit(c, t) {
+					return
+				}
+			}
+		}
+	}
 	for i := range cells {
 		c := &cells[i]
 		for t := 0; t < c.Trials; t++ {
 			rep.Total++
 			if store.Done(results.Key{Cell: c.Key, Trial: t}) {
 				rep.Stored++
-				continue
-			}
-			if _, skip := r.skipped[s.Datasets[c.Dataset].Label]; skip && t > 0 {
+			} else if skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0 {
 				rep.Skipped++ // trial 0 records the reason; the rest are counted
-				continue
+			} else {
+				rep.PendingBefore++
 			}
-			pending = append(pending, job{c, t})
 		}
 	}
-	rep.PendingBefore = len(pending)
 	manifestRun := results.Run{Build: results.CurrentBuild(), Args: opt.Args, Jobs: jobs, Quick: s.QuickApplied, Start: start}
 
-	prog := newProgress(log, len(pending), opt.Progress)
+	prog := newProgress(log, rep.PendingBefore, opt.Progress)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(jobs)
 	var writeErr error
 	var werrOnce sync.Once
-	for _, jb := range pending {
+	pending(func(c *Cell, t int) bool {
 		if gctx.Err() != nil {
-			break
+			return false
 		}
-		jb := jb
 		g.Go(func() error {
-			rec, ok := r.trial(gctx, jb.cell, jb.trial)
+			rec, ok := r.trial(gctx, c, t)
 			if !ok {
 				return nil // cancelled: nothing stored
 			}
@@ -189,7 +203,8 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 			prog.step()
 			return nil
 		})
-	}
+		return true
+	})
 	_ = g.Wait()
 	prog.finish()
 	if err := store.Sync(); err != nil && writeErr == nil {
@@ -217,7 +232,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 	}
 	if rep.Interrupted {
 		rep.Elapsed = time.Since(start)
-		return rep, fmt.Errorf("interrupted: %d of %d pending trials finished and are stored in %s; rerun the same command to resume", rep.Ran+rep.Failed, len(pending), dir)
+		return rep, fmt.Errorf("interrupted: %d of %d pending trials finished and are stored in %s; rerun the same command to resume", rep.Ran+rep.Failed, rep.PendingBefore, dir)
 	}
 	outs, err := renderRecords(s, dir, r.recs, log)
 	rep.Outputs = outs

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -41,6 +42,7 @@ type Spec struct {
 	Source []byte `toml:"-"`
 	SHA256 string `toml:"-"`
 	keys   keyIndex
+	opts   LoadOptions
 	// QuickApplied records that the [quick] overrides were applied.
 	QuickApplied bool `toml:"-"`
 }
@@ -209,21 +211,39 @@ func (r *RawTable) UnmarshalTOML(raw any) error {
 var customDecoded = []string{"epsilon", "delta", "dataset.params", "mechanism.params",
 	"mechanism.tuning.candidates", "quick.epsilon", "quick.params", "quick.dataset_params", "curve.params"}
 
-// Load reads and strictly decodes a spec file, then validates it. Every
-// error is a *SpecError naming the file, the line when known and the key.
-func Load(path string) (*Spec, error) {
+// LoadOptions configures LoadWith and ParseWith. The zero value is the
+// default limits and no cancellation.
+type LoadOptions struct {
+	// Limits bound the grid; they are checked before anything is expanded.
+	Limits Limits
+	// Context, when done, stops a long validation (a large sweep) with its
+	// error; nil never does.
+	Context context.Context
+}
+
+// Load reads and strictly decodes a spec file, then validates it with the
+// default limits. Every error is a *SpecError naming the file, the line
+// when known and the key.
+func Load(path string) (*Spec, error) { return LoadWith(path, LoadOptions{}) }
+
+// LoadWith is Load with options (grid limits, cancellation).
+func LoadWith(path string, o LoadOptions) (*Spec, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &SpecError{File: path, Err: err}
 	}
-	return Parse(path, src)
+	return ParseWith(path, src, o)
 }
 
 var tomlLineRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
 
-// Parse decodes spec source src (from file name path) strictly and validates it.
-func Parse(path string, src []byte) (*Spec, error) {
-	s := &Spec{}
+// Parse decodes spec source src (from file name path) strictly and validates
+// it with the default limits.
+func Parse(path string, src []byte) (*Spec, error) { return ParseWith(path, src, LoadOptions{}) }
+
+// ParseWith is Parse with options (grid limits, cancellation).
+func ParseWith(path string, src []byte, o LoadOptions) (*Spec, error) {
+	s := &Spec{opts: o}
 	md, err := toml.Decode(string(src), s)
 	if err != nil {
 		var pe toml.ParseError

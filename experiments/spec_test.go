@@ -89,6 +89,55 @@ func TestSpecErrors(t *testing.T) {
 			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"oracle\"\nselect_on = \"validation\"\ncandidates = { rho = [0.01, 0.1] }", 1)
 		}, 18, "mechanism[0].tuning.select_on", "test set"},
 		{"toml syntax", func(s string) string { return strings.Replace(s, "seed = 1", "seed = = 1", 1) }, 2, "seed", "expected"},
+
+		// Issue 9, item 9: δ rules are checked over training-set sizes, not
+		// only at n = d = 1; a subnormal δ is refused.
+		{"delta nan", func(s string) string { return strings.Replace(s, `"min(1e-6, 0.01/n)"`, "nan", 1) }, 5, "delta", "δ = NaN"},
+		{"delta rule negative", func(s string) string { return strings.Replace(s, `"min(1e-6, 0.01/n)"`, `"1/n - 1"`, 1) }, 5, "delta", "gives -0.5 for n = 2"},
+		{"delta rule NaN", func(s string) string { return strings.Replace(s, `"min(1e-6, 0.01/n)"`, `"sqrt(-n)"`, 1) }, 5, "delta", "gives NaN"},
+		{"delta rule underflows", func(s string) string { return strings.Replace(s, `"min(1e-6, 0.01/n)"`, `"exp(-n)"`, 1) }, 5, "delta", "gives 0 for n = 1000"},
+		{"delta subnormal", func(s string) string { return strings.Replace(s, `"min(1e-6, 0.01/n)"`, "1e-320", 1) }, 5, "delta", "≥ 1e-300"},
+		// Item 9: private tuning's mean number of runs is bounded.
+		{"tuning mean huge", func(s string) string {
+			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\nmean = 1e9\ncandidates = { rho = [0.01, 0.1] }", 1)
+		}, 19, "mechanism[0].tuning.mean", "[1, 1000]"},
+		{"tuning mean below one", func(s string) string {
+			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\nmean = 0.5\ncandidates = { rho = [0.01, 0.1] }", 1)
+		}, 19, "mechanism[0].tuning.mean", "[1, 1000]"},
+		// Item 9: a range error names its key, not "params.".
+		{"param out of range", func(s string) string { return strings.Replace(s, "rho = 1e-4", "rho = 2", 1) }, 15, "mechanism[0].params.rho", "rho must be in"},
+		{"dataset param out of range", func(s string) string { return strings.Replace(s, "seed = 3 }", "seed = 3, noise = -1 }", 1) }, 10, "dataset[0].params.noise", "noise"},
+		// Item 9: a repeated value would store every trial twice.
+		{"epsilon repeated", func(s string) string { return strings.Replace(s, "[0.5, 2]", "[1, 1]", 1) }, 4, "epsilon", "ε = 1 appears twice"},
+		{"epsilon repeated int and float", func(s string) string { return strings.Replace(s, "[0.5, 2]", "[2, 0.5, 2.0]", 1) }, 4, "epsilon", "ε = 2 appears twice"},
+		{"param value repeated", func(s string) string { return strings.Replace(s, "rho = 1e-4", "rho = [1e-4, 0.01, 1e-4]", 1) }, 15, "mechanism[0].params.rho", "rho = 0.0001 appears twice"},
+		{"dataset repeated", func(s string) string {
+			return strings.Replace(s, "seed = 3 }", "seed = 3 }\n[[dataset]]\nname = \"synthetic-linear\"\nlabel = \"Lin again\"\nparams = { seed = 3, d = 4, n = 400 }", 1)
+		}, 11, "dataset[1]", "same name, params, split and scale as dataset[0]"},
+		{"mechanism cells repeated", func(s string) string {
+			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[[mechanism]]\nname = \"adassp\"\nlabel = \"Ada2\"\nparams = { rho = [1e-3, 1e-4] }", 1)
+		}, 16, "mechanism[1]", "repeats mechanism[0]"},
+		// Item 6: figure and table names are identifiers, unique per kind.
+		{"figure name escapes", func(s string) string { return strings.Replace(s, `name = "mse"`, `name = "../../../x"`, 1) }, 22, "figure[0].name", "must be an identifier"},
+		{"table name with a separator", func(s string) string {
+			return strings.Replace(s, "[[table]]\nname = \"mse\"", "[[table]]\nname = \"sub/mse\"", 1)
+		}, 26, "table[0].name", "must be an identifier"},
+		{"figure name repeated", func(s string) string { return s + "[[figure]]\nname = \"mse\"\nmetric = \"train_mse\"\n" }, 29, "figure[1].name", "already figure[0]'s"},
+		// Item 5: an accountant that cannot evaluate a mechanism's ledger.
+		{"pld with private tuning", func(s string) string {
+			s = strings.Replace(s, `delta = "min(1e-6, 0.01/n)"`, `delta = "min(1e-6, 0.01/n)"`+"\naccountant = { kind = \"pld\" }", 1)
+			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\nmean = 10\ncandidates = { rho = [0.01, 0.1] }", 1)
+		}, 13, "mechanism[0]", `"adassp" with private tuning: accountant "pld" cannot account its ledger (event repeat_and_select`},
+		{"pld with linear mixing", func(s string) string {
+			s = strings.Replace(s, `delta = "min(1e-6, 0.01/n)"`, `delta = "min(1e-6, 0.01/n)"`+"\naccountant = { kind = \"pld\" }", 1)
+			return strings.Replace(s, "name = \"adassp\"\nlabel = \"AdaSSP\"\nparams = { rho = 1e-4 }", "name = \"linear-mixing\"\nlabel = \"LM\"", 1)
+		}, 13, "mechanism[0]", `"linear-mixing": accountant "pld" cannot account its ledger (event gaussmix`},
+		// Item 7: the grid is counted before it is expanded.
+		{"too many cells", func(s string) string {
+			s = strings.Replace(s, "[0.5, 2]", "{ logspace = [-2, 1, 10000] }", 1)
+			return strings.Replace(s, "rho = 1e-4", "rho = { linspace = [1e-5, 0.5, 10000] }", 1)
+		}, 15, "mechanism[0].params", "100000001 cells"},
+		{"too many trials", func(s string) string { return strings.Replace(s, "trials = 3", "trials = 1000000000", 1) }, 3, "trials", "3000000000 trials, above the limit of 100000000 trials"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -95,11 +95,8 @@ func (r *runner) fitOracle(ctx context.Context, c *Cell, data *split, b mechanis
 func (r *runner) fitPrivate(ctx context.Context, c *Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
 	t := r.spec.Mechanisms[c.Mechanism].Tuning
 	dist, _ := accounting.ParseDistribution(t.Distribution)
-	wrap := func(e accounting.Event) accounting.Event {
-		return accounting.RepeatAndSelect{Event: e, Distribution: dist, Mean: t.Mean, Shape: t.Shape}
-	}
-	b.Wrap = wrap
-	b.WrapKey = fmt.Sprintf("repeat-and-select:%s:%g:%g", dist, t.Mean, t.Shape)
+	wrap, key := privateWrap(t)
+	b.Wrap, b.WrapKey = wrap, key
 	tr := rs.Get("tuning")
 	k := wrap(accounting.NoOp{}).(accounting.RepeatAndSelect).SampleRuns(tr)
 	sel, part := r.selection(t, data)

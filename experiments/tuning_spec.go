@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/dplab/dplab/datasets"
@@ -36,20 +37,9 @@ func (s *Spec) validateTuning(i int, e mechanisms.Entry) error {
 	if len(t.Candidates.Keys) == 0 {
 		return s.errIn("mechanism", i, "tuning.candidates", "tuning needs candidates, e.g. candidates = { learning_rate = { logspace = [-8, -1, 10] } }")
 	}
-	base, _ := s.Mechanisms[i].Params.Points()
-	cands, _ := t.Candidates.Points()
-	for _, b := range base {
-		for _, c := range cands {
-			point := map[string]any{}
-			for k, v := range b {
-				point[k] = v
-			}
-			for k, v := range c {
-				point[k] = v
-			}
-			if key, err := buildMechanism(e, point); err != nil {
-				return s.errIn("mechanism", i, "tuning.candidates."+key, "%v", err)
-			}
+	for _, k := range t.Candidates.Keys {
+		if dup, ok := duplicateValue(t.Candidates.Values[k].List); ok {
+			return s.errIn("mechanism", i, "tuning.candidates."+k, "%s = %s appears twice among the candidates", k, formatValue(dup))
 		}
 	}
 	if t.Mode == TuneOracle {
@@ -105,7 +95,7 @@ func (s *Spec) validateTuning(i int, e mechanisms.Entry) error {
 		}
 	}
 	if t.Mode == TuneOracle {
-		return nil
+		return s.checkTuningGrid(i, e)
 	}
 	if t.Distribution == "" {
 		t.Distribution = "poisson"
@@ -113,11 +103,65 @@ func (s *Spec) validateTuning(i int, e mechanisms.Entry) error {
 	if _, err := accounting.ParseDistribution(t.Distribution); err != nil {
 		return s.errIn("mechanism", i, "tuning.distribution", "%v", err)
 	}
-	if !(t.Mean > 0) || math.IsInf(t.Mean, 0) {
-		return s.errIn("mechanism", i, "tuning.mean", "private tuning needs the mean number of runs, mean > 0 (the paper uses 15.4066 for Poisson)")
+	if !(t.Mean >= 1 && t.Mean <= MaxTuningMean) {
+		return s.errIn("mechanism", i, "tuning.mean", "mean = %v: private tuning needs the mean number of runs E[K] in [1, %d] (every trial fits about mean candidates; the paper uses 15.4066 for Poisson)", t.Mean, MaxTuningMean)
 	}
-	if t.Shape < 0 || math.IsNaN(t.Shape) {
-		return s.errIn("mechanism", i, "tuning.shape", "shape must be ≥ 0")
+	dist, _ := accounting.ParseDistribution(t.Distribution)
+	if dist == accounting.TruncatedNegativeBinomial && !(t.Shape > 0 && !math.IsInf(t.Shape, 0)) {
+		return s.errIn("mechanism", i, "tuning.shape", "shape = %v: the truncated negative binomial needs a finite shape η > 0", t.Shape)
 	}
-	return nil
+	if t.Shape < 0 || math.IsNaN(t.Shape) || math.IsInf(t.Shape, 0) {
+		return s.errIn("mechanism", i, "tuning.shape", "shape = %v must be finite and ≥ 0", t.Shape)
+	}
+	return s.checkTuningGrid(i, e)
+}
+
+// checkTuningGrid builds the mechanism at every (sweep point, candidate)
+// pair the tuning may fit and checks each one's ledger against the spec's
+// accountant (with the private-tuning wrap). An error names the candidate
+// key at fault when the message names one.
+func (s *Spec) checkTuningGrid(i int, e mechanisms.Entry) error {
+	t := s.Mechanisms[i].Tuning
+	var err2 error
+	s.Mechanisms[i].Params.eachPoint(func(b map[string]any) bool {
+		t.Candidates.eachPoint(func(c map[string]any) bool {
+			if err2 = s.canceled(); err2 != nil {
+				return false
+			}
+			mech, key, err := buildMechanism(e, mergeParams(b, c))
+			if err != nil {
+				path := "tuning.candidates"
+				if hasKey(b, key) && !hasKey(c, key) {
+					path = "params"
+				}
+				err2 = s.errIn("mechanism", i, paramPath(path, key), "%v", err)
+				return false
+			}
+			err2 = s.checkLedger(i, mech)
+			return err2 == nil
+		})
+		return err2 == nil
+	})
+	return err2
+}
+
+func hasKey(m map[string]any, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// MaxTuningMean bounds private tuning's mean number of runs E[K]: each trial
+// makes K fits, and the distributions' tails go well beyond the mean
+// (Papernot–Steinke's experiments use means up to about 100).
+const MaxTuningMean = 1000
+
+// privateWrap returns the Budget.Wrap of private tuning t (the
+// Papernot–Steinke repeat-and-select event around one run's event) and its
+// memoisation key. t must be valid.
+func privateWrap(t TuningSpec) (func(accounting.Event) accounting.Event, string) {
+	dist, _ := accounting.ParseDistribution(t.Distribution)
+	wrap := func(e accounting.Event) accounting.Event {
+		return accounting.RepeatAndSelect{Event: e, Distribution: dist, Mean: t.Mean, Shape: t.Shape}
+	}
+	return wrap, fmt.Sprintf("repeat-and-select:%s:%g:%g", dist, t.Mean, t.Shape)
 }

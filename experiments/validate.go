@@ -44,24 +44,34 @@ func (s *Spec) Validate() error {
 			return err
 		}
 	}
+	// Count the grid before anything builds it (a sweep's points are
+	// checked one by one below).
+	if err := s.CheckSize(); err != nil {
+		return err
+	}
 	labels = map[string]bool{}
 	for i := range s.Mechanisms {
 		if err := s.validateMechanism(i, labels); err != nil {
 			return err
 		}
 	}
+	if err := s.checkDuplicateCells(); err != nil {
+		return err
+	}
 	for _, m := range s.Metrics {
 		if _, ok := lookupMetric(m); !ok {
 			return s.errAt("metrics", k.line("metrics"), "unknown metric %q (known: %s)", m, metricNames())
 		}
 	}
+	names := map[string]int{}
 	for i := range s.Figures {
-		if err := s.validateFigure(i); err != nil {
+		if err := s.validateFigure(i, names); err != nil {
 			return err
 		}
 	}
+	names = map[string]int{}
 	for i := range s.Tables {
-		if err := s.validateTable(i); err != nil {
+		if err := s.validateTable(i, names); err != nil {
 			return err
 		}
 	}
@@ -86,10 +96,8 @@ func (s *Spec) validateTrialsHeader() error {
 	if s.Delta.expr == nil {
 		return s.errAt("delta", 0, "δ is required (a number in (0, 1) or a rule such as \"1/n^2\")")
 	}
-	if s.Delta.Constant() {
-		if _, err := s.Delta.Eval(1, 1); err != nil {
-			return s.errAt("delta", k.line("delta"), "%v", err)
-		}
+	if err := s.Delta.Check(); err != nil {
+		return s.errAt("delta", k.line("delta"), "%v", err)
 	}
 	if s.CI == "" {
 		s.CI = string(results.CINormal)
@@ -130,6 +138,9 @@ func (s *Spec) checkEpsilons(key string, v Values) error {
 			return s.errAt(key, s.keys.line(key), "ε = %v: every ε must be finite and > 0", e)
 		}
 	}
+	if dup, ok := duplicateValue(v.List); ok {
+		return s.errAt(key, s.keys.line(key), "ε = %v appears twice: each ε is a cell, and a repeated one would run and store its trials twice", formatValue(dup))
+	}
 	return nil
 }
 
@@ -164,7 +175,7 @@ func (s *Spec) validateDataset(i int, labels map[string]bool) error {
 	}
 	labels[d.Label] = true
 	if key, err := checkDatasetParams(e, d.Params); err != nil {
-		return s.errIn("dataset", i, "params."+key, "%v", err)
+		return s.errIn("dataset", i, paramPath("params", blameKey(key, err, sortedKeys(d.Params))), "%v", err)
 	}
 	sp := d.Split
 	if sp.Test == 0 {
@@ -229,33 +240,68 @@ func (s *Spec) validateMechanism(i int, labels map[string]bool) error {
 			return s.errIn("mechanism", i, "name", "mechanism %q does not fit %s data, but dataset[%d] %q is %s", m.Name, de.Info.Task, j, ds.Label, de.Info.Task)
 		}
 	}
-	points, _ := m.Params.Points()
-	for _, p := range points {
-		if key, err := buildMechanism(e, p); err != nil {
-			return s.errIn("mechanism", i, "params."+key, "%v", err)
+	for _, k := range m.Params.Keys {
+		if dup, ok := duplicateValue(m.Params.Values[k].List); ok {
+			return s.errIn("mechanism", i, "params."+k, "%s = %s appears twice in the sweep: each value is a cell, and a repeated one would run and store its trials twice", k, formatValue(dup))
 		}
+	}
+	untuned := m.Tuning.Mode == "" || m.Tuning.Mode == TuneNone
+	var err2 error
+	m.Params.eachPoint(func(p map[string]any) bool {
+		if err2 = s.canceled(); err2 != nil {
+			return false
+		}
+		mech, key, err := buildMechanism(e, p)
+		if err != nil {
+			err2 = s.errIn("mechanism", i, paramPath("params", key), "%v", err)
+			return false
+		}
+		if untuned {
+			err2 = s.checkLedger(i, mech)
+		}
+		return err2 == nil
+	})
+	if err2 != nil {
+		return err2
 	}
 	return s.validateTuning(i, e)
 }
 
-// buildMechanism builds the mechanism from one sweep point; on a decoding
-// problem it returns the offending key.
-func buildMechanism(e mechanisms.Entry, point map[string]any) (string, error) {
+// buildMechanism builds the mechanism from one sweep point. On an error it
+// returns the params key at fault: the one the decoder names, or else the
+// one the validation message names (see blameKey), or "".
+func buildMechanism(e mechanisms.Entry, point map[string]any) (mechanisms.Mechanism, string, error) {
 	var key string
-	_, _, err := e.Build(func(v any) error {
+	m, _, err := e.Build(func(v any) error {
 		var derr error
 		key, derr = decodeStrict(point, v)
 		return derr
 	})
-	return key, err
+	if err != nil {
+		return nil, blameKey(key, err, sortedKeys(point)), err
+	}
+	return m, "", nil
 }
 
-// checkOutput checks a figure or table block's name (its file stem) and
-// formats, defaulting the formats to every allowed one.
-func (s *Spec) checkOutput(block string, i int, name string, formats *[]string, allowed []string) error {
+// outputNameRE is what a figure or table name (a file stem under figures/
+// or tables/) must match: an identifier that cannot leave the directory.
+var outputNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// checkOutput checks a figure or table block's name (its file stem: an
+// identifier, unique among the blocks of its kind) and formats, defaulting
+// the formats to every allowed one. names maps the names seen so far to
+// their block index.
+func (s *Spec) checkOutput(block string, i int, name string, names map[string]int, formats *[]string, allowed []string) error {
 	if name == "" {
 		return s.errIn(block, i, "name", "a %s needs a name (its file stem)", block)
 	}
+	if !outputNameRE.MatchString(name) || strings.Contains(name, "..") {
+		return s.errIn(block, i, "name", "%s name %q must be an identifier: letters, digits, '_', '-' and '.', starting with a letter or digit, without \"..\" (it is the file stem under %ss/)", block, name, block)
+	}
+	if j, ok := names[name]; ok {
+		return s.errIn(block, i, "name", "%s name %q is already %s[%d]'s: each %s needs its own file name", block, name, block, j, block)
+	}
+	names[name] = i
 	if len(*formats) == 0 {
 		*formats = allowed
 	}
@@ -267,9 +313,9 @@ func (s *Spec) checkOutput(block string, i int, name string, formats *[]string, 
 	return nil
 }
 
-func (s *Spec) validateFigure(i int) error {
+func (s *Spec) validateFigure(i int, names map[string]int) error {
 	f := &s.Figures[i]
-	if err := s.checkOutput("figure", i, f.Name, &f.Formats, plotting.Formats); err != nil {
+	if err := s.checkOutput("figure", i, f.Name, names, &f.Formats, plotting.Formats); err != nil {
 		return err
 	}
 	if f.Legend == "" {
@@ -336,9 +382,9 @@ func (s *Spec) checkCurveRefs(block string, i int, curves, panels []string, metr
 	return nil
 }
 
-func (s *Spec) validateTable(i int) error {
+func (s *Spec) validateTable(i int, names map[string]int) error {
 	t := &s.Tables[i]
-	if err := s.checkOutput("table", i, t.Name, &t.Formats, plotting.TableFormats); err != nil {
+	if err := s.checkOutput("table", i, t.Name, names, &t.Formats, plotting.TableFormats); err != nil {
 		return err
 	}
 	switch t.Kind {

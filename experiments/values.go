@@ -175,6 +175,34 @@ func (p ParamTable) Points() (points []map[string]any, swept []string) {
 	return points, swept
 }
 
+// eachPoint calls f with each point of the sweep, in Points' order, building
+// one point at a time (validation visits up to a million points); f returns
+// false to stop. f may keep the map it is given.
+func (p ParamTable) eachPoint(f func(point map[string]any) bool) {
+	idx := make([]int, len(p.Keys))
+	for {
+		pt := make(map[string]any, len(p.Keys))
+		for i, k := range p.Keys {
+			pt[k] = p.Values[k].List[idx[i]]
+		}
+		if !f(pt) {
+			return
+		}
+		// Advance the odometer, last key fastest.
+		i := len(idx) - 1
+		for ; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < len(p.Values[p.Keys[i]].List) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			return
+		}
+	}
+}
+
 // merged returns p with the keys of over replacing p's.
 func (p ParamTable) merged(over ParamTable) ParamTable {
 	out := ParamTable{Values: map[string]Values{}}

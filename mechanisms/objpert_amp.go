@@ -18,6 +18,9 @@ import (
 // ([RKW23] Thm F.3).
 const ampBeta = 0.5
 
+// errAMPWrapped is objpert-amp's refusal of private tuning (Budget.Wrap).
+var errAMPWrapped = errors.New("objpert-amp: private tuning is not supported: (σ, λ) follow [RKW23]'s data-independent rule, and the optimiser needs no tuning (Thm 4.1); use tuning mode \"none\"")
+
 // ObjPertAMP is Algorithm 1 of [RKW23], approximate minima perturbation with
 // gradient clipping, for logistic regression with an intercept on rows with
 // ‖x‖₂ ≤ 1:
@@ -93,7 +96,7 @@ func (a *ObjPertAMP) Fit(ctx context.Context, train *datasets.Dataset, b Budget,
 		return nil, err
 	}
 	if b.Wrap != nil {
-		return nil, errors.New("objpert-amp: private tuning is not supported: (σ, λ) follow [RKW23]'s data-independent rule, and the optimiser needs no tuning (Thm 4.1); use tuning mode \"none\"")
+		return nil, errAMPWrapped
 	}
 	if err := checkBounds("objpert-amp", train, 1, 0); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/dplab/dplab/results"
 	"gonum.org/v1/plot"
@@ -68,6 +69,9 @@ var Formats = []string{"png", "svg"}
 func (f *Figure) Validate() error {
 	if f.Name == "" {
 		return errors.New("plotting: figure without a name")
+	}
+	if err := checkStem(f.Name); err != nil {
+		return fmt.Errorf("plotting: figure %q: %w", f.Name, err)
 	}
 	if len(f.Panels) == 0 {
 		return fmt.Errorf("plotting: figure %q has no panels", f.Name)
@@ -432,3 +436,13 @@ func wrap(s string, width int) string {
 }
 
 func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// checkStem reports a name that is not a plain file stem: Write and
+// WriteTable join names under their directory, so a separator or ".."
+// would write elsewhere.
+func checkStem(name string) error {
+	if strings.ContainsAny(name, `/\`) || strings.Contains(name, "..") || strings.HasPrefix(name, ".") || strings.ContainsRune(name, 0) {
+		return errors.New("the name must be a plain file stem (no path separator, no \"..\", no leading \".\")")
+	}
+	return nil
+}

@@ -83,6 +83,9 @@ func (t *Table) validate() error {
 	if t.Name == "" {
 		return fmt.Errorf("plotting: table without a name")
 	}
+	if err := checkStem(t.Name); err != nil {
+		return fmt.Errorf("plotting: table %q: %w", t.Name, err)
+	}
 	if len(t.Cells) != len(t.Rows) {
 		return fmt.Errorf("plotting: table %q: %d rows of cells for %d row labels", t.Name, len(t.Cells), len(t.Rows))
 	}
