@@ -243,7 +243,7 @@ func TestLedgerWithinTarget(t *testing.T) {
 			}
 			s4, _ := (&Sheffet17{}).setup(b, gc.k, 2)
 			ledgers["sheffet17"] = s4.event()
-			ks, err := (&ObjPertKifer{}).setup(b, 10000, 1)
+			ks, err := (&ObjPertKifer{}).setup(b, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

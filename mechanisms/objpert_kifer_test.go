@@ -16,7 +16,7 @@ import (
 // TestObjPertKifer: the noise and ridge of Algorithm 6 line 2 at
 // (ε₁, δ₁) = (0.99ε, 0.99δ) (closed forms, 1e-15); the release is θ̃ +
 // σ_out·z, where θ̃ is the minimiser the solver reaches from the trial's b
-// (‖∇(nJ)(θ̃)‖ ≤ τ = n·1e-10, recomputed) and z the next normals of the
+// (‖∇(nJ)(θ̃)‖ ≤ τ = 1e-6, recomputed) and z the next normals of the
 // noise stream (exact); the ledger is Kifer's condition at (ε₁, δ₁) composed
 // with the Gaussian of sensitivity 2τ/λ and σ_out; its ε is the target
 // (paper: within 1e-12 relative, Kifer's condition holds with equality) or
@@ -48,7 +48,7 @@ func TestObjPertKifer(t *testing.T) {
 		if math.Abs(rel.Noise["sigma"]-sigma) > 1e-15*sigma || math.Abs(rel.Noise["lambda"]-lambda) > 1e-15*lambda {
 			t.Errorf("%s ε=%v: σ = %v, λ = %v; want %v, %v", tc.preset, tc.eps, rel.Noise["sigma"], rel.Noise["lambda"], sigma, lambda)
 		}
-		tau := 1e-10 * float64(data.Rows())
+		const tau = 1e-6
 		sigmaOut := rel.Noise["sigma_out"]
 		ledger, ok := rel.Event.(accounting.Composed)
 		if !ok || len(ledger.Events) != 2 {
@@ -98,12 +98,12 @@ func TestObjPertKifer(t *testing.T) {
 }
 
 // TestObjPertKiferNeverReleasesUnconverged: a tolerance the solver cannot
-// reach (τ = n·1e-300, below float64 resolution of the gradient) makes Fit
+// reach (τ = 1e-300, below float64 resolution of the gradient) makes Fit
 // fail with the solver's *NotConvergedError; no model is released. Before
 // the fix the error was swallowed and the unconverged point released.
 func TestObjPertKiferNeverReleasesUnconverged(t *testing.T) {
 	data := tinyData(t, datasets.Binary, 300, 4)
-	m := &ObjPertKifer{p: ObjPertKiferParams{Tol: 1e-300, MaxIter: 5}}
+	m := &ObjPertKifer{p: ObjPertKiferParams{Tau: 1e-300, MaxIter: 5}}
 	rel, err := m.Fit(context.Background(), data, Budget{Epsilon: 1, Delta: 1e-6}, rngs.New(rngs.Derive("kifer-nc")))
 	var nc *solvers.NotConvergedError
 	if rel != nil || !errors.As(err, &nc) {
@@ -111,14 +111,14 @@ func TestObjPertKiferNeverReleasesUnconverged(t *testing.T) {
 	}
 }
 
-// TestObjPertKiferParams: output_share must be in [0, 1) and tol ≥ 0.
+// TestObjPertKiferParams: output_share must be in [0, 1) and tau ≥ 0.
 func TestObjPertKiferParams(t *testing.T) {
-	for _, p := range []ObjPertKiferParams{{OutputShare: 1}, {OutputShare: -0.1}, {OutputShare: math.NaN()}, {Tol: -1}} {
+	for _, p := range []ObjPertKiferParams{{OutputShare: 1}, {OutputShare: -0.1}, {OutputShare: math.NaN()}, {Tau: -1}} {
 		if p.Validate() == nil {
 			t.Errorf("%+v: no error", p)
 		}
 	}
-	if err := (ObjPertKiferParams{OutputShare: 0.5, Tol: 1e-8}).Validate(); err != nil {
+	if err := (ObjPertKiferParams{OutputShare: 0.5, Tau: 1e-8}).Validate(); err != nil {
 		t.Error(err)
 	}
 }
