@@ -57,13 +57,20 @@ func TestRunBadInput(t *testing.T) {
 	dir := t.TempDir()
 	wineSpec := strings.Replace(cliSpec, `name = "synthetic-linear"
 params = { n = 300, d = 3 }`, `name = "wine"`, 1)
-	// A wine file whose line 3 has a non-numeric cell in column "pH".
+	// A wine file whose line 3 has a non-numeric cell in column "pH": not
+	// the registered file, so its checksum stops the run before parsing.
 	badData := filepath.Join(dir, "baddata")
 	writeFile(t, filepath.Join(badData, "gaussmix", "winequality-red.csv"),
 		`"fixed acidity","volatile acidity","citric acid","residual sugar","chlorides","free sulfur dioxide","total sulfur dioxide","density","pH","sulphates","alcohol","quality"
 7.4,0.7,0,1.9,0.076,11,34,0.9978,3.51,0.56,9.4,5
 7.8,0.88,0,2.6,0.098,25,67,0.9968,abc,0.68,9.8,5
 `)
+	// The same cell in a user file (features-csv, not checksummed) is
+	// reported by line and column.
+	badCSV := writeFile(t, filepath.Join(dir, "user", "features.csv"), "f1,pH,label\n0.1,0.2,1\n0.3,abc,0\n")
+	csvSpec := strings.Replace(strings.Replace(cliSpec, `name = "synthetic-linear"
+params = { n = 300, d = 3 }`, `name = "features-csv"
+params = { path = "`+filepath.ToSlash(badCSV)+`", header = true }`, 1), `name = "adassp"`, `name = "logreg"`, 1)
 	tests := []struct {
 		name  string
 		spec  string
@@ -76,7 +83,8 @@ params = { n = 300, d = 3 }`, `name = "wine"`, 1)
 		{"delta too large", strings.Replace(cliSpec, "delta = 1e-6", "delta = 1.5", 1), nil, []string{"spec.toml:5", "delta", "(0, 1)"}},
 		{"unknown mechanism", strings.Replace(cliSpec, `name = "adassp"`, `name = "adasp"`, 1), nil, []string{"spec.toml:12", "mechanism[0].name", `unknown mechanism "adasp"`}},
 		{"missing data file", wineSpec, []string{"--data-dir", filepath.Join(dir, "empty")}, []string{"wine", "gaussmix/winequality-red.csv", "dplab datasets fetch wine"}},
-		{"non-numeric CSV cell", wineSpec, []string{"--data-dir", badData}, []string{"gaussmix/winequality-red.csv", "line 3", `"pH"`, `"abc"`}},
+		{"damaged data file", wineSpec, []string{"--data-dir", badData}, []string{"gaussmix/winequality-red.csv", "SHA-256 mismatch", "dplab datasets fetch wine"}},
+		{"non-numeric CSV cell", csvSpec, nil, []string{"features.csv", "line 3", `"pH"`, `"abc"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

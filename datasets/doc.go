@@ -10,7 +10,9 @@
 // $DPLAB_DATA, else the user cache directory) under the relative paths the
 // registry gives (File.Path); each may be stored plain, .gz or .bz2. The
 // project never commits data files; `dplab datasets fetch` downloads them
-// from the canonical sources and verifies their SHA-256.
+// from the canonical sources and verifies their SHA-256, and
+// Entry.VerifyFiles checks the present copies before a run loads them,
+// remembering matches in a VerifyCache so unchanged files are hashed once.
 //
 // # Invariants
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/oncemap"
@@ -12,9 +13,17 @@ import (
 )
 
 // DataCache loads each dataset once per process and keeps fixed splits, so
-// every trial shares the same read-only matrices. It is safe for concurrent
-// use; the zero value is ready.
-type DataCache struct{ m oncemap.Map }
+// every trial shares the same read-only matrices. Before loading a dataset it
+// verifies the registered files present in the data directory against their
+// SHA-256s (datasets.Entry.VerifyFiles), through a datasets.VerifyCache kept
+// in datasets.DefaultVerifyCachePath(), so an unchanged file is hashed once,
+// not at every run. It is safe for concurrent use; the zero value is ready.
+type DataCache struct {
+	m oncemap.Map
+
+	verifyOnce sync.Once
+	verifier   *datasets.VerifyCache
+}
 
 // defaultCache is the process's data cache.
 var defaultCache = &DataCache{}
@@ -23,12 +32,39 @@ func (c *DataCache) get(key string, compute func() (any, error)) (any, error) {
 	return c.m.Do(key, compute)
 }
 
-// load returns the dataset's loaded (preprocessed, unsplit) data.
+// verifyCache returns the cache of verified files, created on first use.
+func (c *DataCache) verifyCache() *datasets.VerifyCache {
+	c.verifyOnce.Do(func() { c.verifier = datasets.NewVerifyCache(datasets.DefaultVerifyCachePath()) })
+	return c.verifier
+}
+
+// verified verifies the registered files of the dataset called name present
+// in dir, once per process, and returns them. A user file (features-csv) has
+// no registered files and nothing to verify.
+func (c *DataCache) verified(dir, name string) ([]datasets.VerifiedFile, error) {
+	v, err := c.get("verify|"+dir+"|"+name, func() (any, error) {
+		e, err := datasets.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		return e.VerifyFiles(dir, c.verifyCache())
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]datasets.VerifiedFile), nil
+}
+
+// load returns the dataset's loaded (preprocessed, unsplit) data, after
+// verifying its files: a file whose checksum does not match is an error.
 func (c *DataCache) load(dir string, d DatasetSpec) (*datasets.Loaded, error) {
 	b, _ := json.Marshal(d.Params) // map keys sorted
 	v, err := c.get("load|"+dir+"|"+d.Name+"|"+string(b), func() (any, error) {
 		e, err := datasets.Lookup(d.Name)
 		if err != nil {
+			return nil, err
+		}
+		if _, err := c.verified(dir, d.Name); err != nil {
 			return nil, err
 		}
 		return e.Load(dir, func(v any) error {

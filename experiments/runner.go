@@ -2,8 +2,6 @@ package experiments
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -563,37 +561,18 @@ func (r *runner) writeManifest(dir string, run results.Run) error {
 		m.Datasets = map[string]string{}
 	}
 	for _, d := range r.spec.Datasets {
-		e, err := datasets.Lookup(d.Name)
+		// The files verified before loading (none for a generator or a user
+		// file): the SHA-256 of the stored bytes that matched the registry.
+		files, err := r.cache.verified(r.dataDir, d.Name)
 		if err != nil {
 			continue
 		}
-		for _, f := range e.Info.Files {
-			if path, sum, ok := fileChecksum(r.dataDir, f.Path); ok {
-				m.Datasets[path] = sum
-			}
+		for _, f := range files {
+			m.Datasets[f.Rel] = f.SHA256
 		}
 	}
 	m.Runs = append(m.Runs, run)
 	return results.WriteManifest(dir, m)
-}
-
-// fileChecksum returns the SHA-256 of the stored bytes of a data file (plain,
-// .gz or .bz2), keyed by its stored relative path.
-func fileChecksum(dir, rel string) (string, string, bool) {
-	for _, suffix := range []string{"", ".gz", ".bz2"} {
-		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(rel+suffix)))
-		if err != nil {
-			continue
-		}
-		h := sha256.New()
-		_, err = io.Copy(h, f)
-		f.Close()
-		if err != nil {
-			return "", "", false
-		}
-		return rel + suffix, hex.EncodeToString(h.Sum(nil)), true
-	}
-	return "", "", false
 }
 
 // sortedKeys returns m's keys sorted.

@@ -243,13 +243,11 @@ func TestLedgerWithinTarget(t *testing.T) {
 			}
 			s4, _ := (&Sheffet17{}).setup(b, gc.k, 2)
 			ledgers["sheffet17"] = s4.event()
-			o := &ObjPertKifer{}
-			sigma, lambda := o.kiferNoise(eps, gc.delta, 1)
-			ke, err := accounting.KiferEpsilon(accounting.ObjectivePerturbation{Sigma: sigma, Lambda: lambda, Beta: 0.25, L: 1}, gc.delta)
+			ks, err := (&ObjPertKifer{}).setup(b, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ledgers["objpert-kifer"] = accounting.ApproxDP{Epsilon: ke, Delta: gc.delta}
+			ledgers["objpert-kifer"] = ks.event
 			for name, e := range ledgers {
 				g, err := accounting.Config{}.Epsilon(e, gc.delta)
 				if err != nil {

@@ -32,7 +32,20 @@ type evaluator struct {
 	bestNorm     float64
 
 	evals, hessEvals int
+	// repeats counts the consecutive requests for the cached point: a line
+	// search whose steps no longer change x in float64 asks for it forever
+	// (gonum's More–Thuente near the optimum of a function flat to
+	// rounding), so the stage is stopped after maxRepeats.
+	repeats int
 }
+
+// maxRepeats is the number of consecutive evaluations of the same point
+// after which a stage is stopped as making no progress (gonum asks for f and
+// ∇f separately, so a normal step repeats a point once or twice).
+const maxRepeats = 50
+
+// errNoProgress stops a stage whose evaluations no longer move.
+var errNoProgress = fmt.Errorf("optimize: no progress: the same point was evaluated %d times in a row (steps below float64 resolution)", maxRepeats)
 
 func newEvaluator(ctx context.Context, f Function, tol float64) *evaluator {
 	d := f.Dim()
@@ -47,8 +60,10 @@ func newEvaluator(ctx context.Context, f Function, tol float64) *evaluator {
 // eval evaluates f and ∇f at x unless x is the cached point.
 func (e *evaluator) eval(x []float64) {
 	if e.valid && slices.Equal(x, e.x) {
+		e.repeats++
 		return
 	}
+	e.repeats = 0
 	copy(e.x, x)
 	e.fx = e.f.ValueGrad(e.g, e.x)
 	e.valid = true
@@ -84,6 +99,9 @@ func (e *evaluator) problem() optimize.Problem {
 			if e.converged() {
 				return optimize.GradientThreshold, nil
 			}
+			if e.repeats > maxRepeats {
+				return optimize.Failure, errNoProgress
+			}
 			return optimize.NotTerminated, nil
 		},
 	}
@@ -92,6 +110,7 @@ func (e *evaluator) problem() optimize.Problem {
 // run runs one stage (method) from the best point so far and returns its
 // major iterations and its error (nil when it ended without one).
 func (e *evaluator) run(method string, s Settings) (int, error) {
+	e.repeats = 0
 	init := &optimize.Location{F: e.bestF, Gradient: slices.Clone(e.bestG)}
 	settings := &optimize.Settings{InitValues: init}
 	var m optimize.Method

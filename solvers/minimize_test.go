@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -236,5 +238,37 @@ func TestMinimizeSettingsErrors(t *testing.T) {
 	}
 	if _, err := Minimize(q, []float64{math.Inf(1)}, nil); err == nil {
 		t.Error("infinite x0: no error")
+	}
+}
+
+// TestMinimizeStopsALineSearchStuckOnOnePoint: on this objective-perturbation
+// problem (n = 1587 unit rows, d = 128, b ~ N(0, 109² I), λ = 5.05: the
+// shape of an objpert-kifer fit at ε = 0.1; the seed was found by a search
+// over 3000) f is flat to rounding near the optimum, and gonum's
+// More–Thuente line search then asks for the same point forever. The stage
+// is stopped after maxRepeats repeats and Newton's fallback reaches
+// τ = 1.587e-7. Before the fix Minimize never returned (here: the 20 s
+// deadline expires).
+func TestMinimizeStopsALineSearchStuckOnOnePoint(t *testing.T) {
+	r := rand.New(rand.NewPCG(527, 1))
+	x, y := logisticData(r, 1587, 128, 3)
+	l, err := NewLogistic(x, y, LogisticConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]float64, 128)
+	for i := range b {
+		b[i] = 109 * r.NormFloat64()
+	}
+	obj := Objective{Loss: l, L2: 5.05, Linear: b}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := MinimizeContext(ctx, obj, make([]float64, obj.Dim()), &Settings{GradTol: 1.587e-7, LBFGSIterations: 500})
+	if err != nil {
+		t.Fatalf("%v (method %s, ‖∇f‖ = %g after %d evaluations)", err, res.Method, res.GradNorm, res.GradEvals)
+	}
+	checkResult(t, obj, res, 1.587e-7)
+	if res.Method != "lbfgs+newton" {
+		t.Errorf("method %q: the L-BFGS stage was expected to stall on this seed", res.Method)
 	}
 }
