@@ -465,7 +465,7 @@ func TestDeltaReadsN(t *testing.T) {
 		rule string
 		want bool
 	}{
-		{`1e-5`, false}, {`"1/n^2"`, true}, {`"min(1e-6, 0.01/n)"`, true}, {`"1/d^2"`, false}, {`"min(1e-5, 1/(n*d))"`, true},
+		{`1e-5`, false}, {`"1/n^2"`, true}, {`"min(1e-6, 0.01/n)"`, true}, {`"1/(d+1)^2"`, false}, {`"min(1e-5, 1/(n*d))"`, true},
 	} {
 		s := mustParse(t, strings.Replace(validSpec, `delta = "min(1e-6, 0.01/n)"`, "delta = "+c.rule, 1))
 		if got := deltaReadsN(s.Delta); got != c.want {

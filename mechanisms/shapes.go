@@ -68,7 +68,8 @@ func (*ObjPertAMP) EventShapes(b Budget) ([]accounting.Event, error) {
 
 // EventShapes implements EventShaper.
 func (*ObjPertKifer) EventShapes(Budget) ([]accounting.Event, error) {
-	return []accounting.Event{accounting.ApproxDP{Epsilon: 1, Delta: 1e-6}}, nil
+	return []accounting.Event{accounting.Composed{Events: []accounting.Event{
+		accounting.ApproxDP{Epsilon: 1, Delta: 1e-6}, accounting.Gaussian{Sigma: shapeNoise, Sensitivity: 1}}}}, nil
 }
 
 // EventShapes implements EventShaper.
