@@ -106,8 +106,11 @@ func (c *Calibrator) EpsilonAt(e Event, delta float64) (float64, error) {
 
 func (c *Calibrator) calibrate(event func(float64) Event, t Target, b Bracket) (float64, error) {
 	// An event that fails validation at x (e.g. GaussMix with γ ≤ 1) has too
-	// little noise to be a mechanism: it counts as infeasible, +Inf.
-	var invalid error
+	// little noise to be a mechanism: it counts as infeasible, +Inf. So does
+	// one whose PLD needs a larger grid than the accountant allows (the grid
+	// shrinks as the noise grows: a 10^5-fold Gaussian at σ = 1 needs 10^9
+	// points, at σ = 100 a few thousand); it is the error only if no x fits.
+	var invalid, tooBig error
 	f := func(x float64) (float64, error) {
 		e := event(x)
 		if e == nil {
@@ -117,7 +120,13 @@ func (c *Calibrator) calibrate(event func(float64) Event, t Target, b Bracket) (
 			invalid = err
 			return math.Inf(1), nil
 		}
-		return c.EpsilonAt(e, t.Delta)
+		eps, err := c.EpsilonAt(e, t.Delta)
+		var se *SizeError
+		if errors.As(err, &se) {
+			tooBig = err
+			return math.Inf(1), nil
+		}
+		return eps, err
 	}
 	lo, hi := b.Lo, b.Hi
 	if b == (Bracket{}) {
@@ -135,6 +144,9 @@ func (c *Calibrator) calibrate(event func(float64) Event, t Target, b Bracket) (
 				if invalid != nil {
 					return 0, invalid
 				}
+				if tooBig != nil && math.IsInf(eps, 1) {
+					return 0, tooBig
+				}
 				return 0, &InfeasibleError{Target: t, Floor: eps, X: hi}
 			}
 			lo, hi = hi, 2*hi
@@ -147,6 +159,9 @@ func (c *Calibrator) calibrate(event func(float64) Event, t Target, b Bracket) (
 		}
 		if invalid != nil {
 			return 0, invalid
+		}
+		if tooBig != nil && math.IsInf(eps, 1) {
+			return 0, tooBig
 		}
 		if !(eps <= t.Epsilon) {
 			return 0, &InfeasibleError{Target: t, Floor: eps, X: hi}

@@ -441,7 +441,16 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 		}
 		eps, inside := c.epsilonUpper(delta)
 		if math.IsInf(eps, 1) {
-			return eps, nil
+			if c.inf > delta {
+				return eps, nil // the mass at +∞ alone exceeds δ
+			}
+			// The window's top cut off more than δ (charged at +∞): a
+			// longer window, or, if it cannot be longer, no certificate.
+			if tau <= minTail {
+				break
+			}
+			tau = math.Max(minTail, tau*errorShare*delta/c.tailHi)
+			continue
 		}
 		best = math.Min(best, eps)
 		_, eR, eA := c.deltaParts(eps)
@@ -461,7 +470,10 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 			break
 		}
 	}
-	if math.IsInf(best, 1) && sizeErr != nil {
+	if math.IsInf(best, 1) {
+		if sizeErr == nil {
+			sizeErr = &SizeError{Sub: sub, Interval: h, Limit: maxPLDPoints, Coarsest: 2 * h}
+		}
 		return 0, sizeErr
 	}
 	return best, nil
