@@ -86,6 +86,8 @@
 //     Mechanism and its Application to Private Gradient Descent", AISTATS
 //     2024, arXiv:2308.15250v2 (v1: the 2023 first version,
 //     shared/papers/002).
+//   - [Hig02] N. J. Higham, "Accuracy and Stability of Numerical
+//     Algorithms", 2nd ed., SIAM 2002. Thm 24.2: the FFT's error bound.
 //   - [vEH14] T. van Erven, P. Harremoës, "Rényi Divergence and
 //     Kullback-Leibler Divergence", IEEE Trans. Inf. Theory 60(7), 2014,
 //     arXiv:1206.2459v2. Thm 3: D_α is non-decreasing in α.

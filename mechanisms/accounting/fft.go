@@ -3,7 +3,6 @@ package accounting
 import (
 	"math"
 	"math/bits"
-	"sync"
 )
 
 // A radix-2 FFT of real sequences, written for the PLD accountant: its
@@ -30,33 +29,41 @@ type fftPlan struct {
 	rev []int32 // bit reversal of 0..m−1
 }
 
-var fftPlans sync.Map // n → *fftPlan
-
-// planFFT returns the (shared, read-only) plan for length n.
+// planFFT returns the plan for length n (a power of two ≥ 4). The m = n/2
+// twiddles of the last stage, exp(−πik/m), are computed by math.Sincos on
+// the first octant and filled in by symmetry (exact); every other stage's
+// are a stride through them.
 func planFFT(n int) *fftPlan {
-	if p, ok := fftPlans.Load(n); ok {
-		return p.(*fftPlan)
-	}
 	if n < 4 || n&(n-1) != 0 {
 		panic("accounting: fft length is not a power of two ≥ 4")
 	}
 	m := n / 2
 	p := &fftPlan{n: n, m: m, tw: make([]complex128, 2*m), rev: make([]int32, m)}
-	for half := 1; half <= m; half *= 2 {
+	top := p.tw[m:]
+	for k := 0; k <= m/4; k++ {
+		s, c := math.Sincos(math.Pi * float64(k) / float64(m))
+		top[k] = complex(c, -s) // angle φ
+		if k > 0 {
+			top[m-k] = complex(-c, -s) // π − φ
+		}
+		if m/2-k >= 0 && m/2-k < m {
+			top[m/2-k] = complex(s, -c) // π/2 − φ
+		}
+		if m/2+k < m {
+			top[m/2+k] = complex(-s, -c) // π/2 + φ
+		}
+	}
+	for half := 1; half < m; half *= 2 {
+		stride := m / half
 		for j := 0; j < half; j++ {
-			s, c := math.Sincos(math.Pi * float64(j) / float64(half))
-			p.tw[half+j] = complex(c, -s)
+			p.tw[half+j] = top[j*stride]
 		}
 	}
 	shift := 64 - uint(bits.Len(uint(m))-1)
 	for i := range p.rev {
 		p.rev[i] = int32(bits.Reverse64(uint64(i)) >> shift)
 	}
-	if m == 1 {
-		p.rev[0] = 0
-	}
-	actual, _ := fftPlans.LoadOrStore(n, p)
-	return actual.(*fftPlan)
+	return p
 }
 
 // complexFFT transforms z (length m) in place: Z_k = Σ_j z_j e^{−2πijk/m}.

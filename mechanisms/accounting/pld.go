@@ -428,9 +428,13 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 	theta := cm.chernoffTilt(delta)
 	tau := initialTail(terms, theta, h)
 	best, thetaCap := math.Inf(1), math.Inf(1)
+	budget := pldWorkBudget
 	var sizeErr error
 	for it := 0; it < 8; it++ {
-		c, err := composeTilted(terms, theta, tau, h, sub)
+		c, err := composeTilted(terms, theta, tau, h, budget, sub)
+		if se, big := err.(*SizeError); big && se.Limit < maxPLDPoints {
+			break // the work budget is spent: keep the bounds found
+		}
 		if _, big := err.(*SizeError); big && theta > 1e-3 {
 			sizeErr, thetaCap = err, theta
 			theta /= 1.3
@@ -439,6 +443,7 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 		if err != nil {
 			return 0, err
 		}
+		budget -= len(c.y)
 		eps, inside := c.epsilonUpper(delta)
 		if math.IsInf(eps, 1) {
 			if c.inf > delta {
@@ -496,9 +501,13 @@ func deltaOfTerms(terms []leafTerm, eps, h float64, sub Event) (float64, error) 
 	theta := cm.saddleTilt(eps)
 	tau := initialTail(terms, theta, h)
 	best := math.Inf(1)
+	budget := pldWorkBudget
 	var sizeErr error
 	for it := 0; it < 8; it++ {
-		c, err := composeTilted(terms, theta, tau, h, sub)
+		c, err := composeTilted(terms, theta, tau, h, budget, sub)
+		if se, big := err.(*SizeError); big && se.Limit < maxPLDPoints {
+			break // the work budget is spent: keep the bounds found
+		}
 		if _, big := err.(*SizeError); big && theta > 1e-3 {
 			sizeErr = err
 			theta /= 1.3
@@ -507,6 +516,7 @@ func deltaOfTerms(terms []leafTerm, eps, h float64, sub Event) (float64, error) 
 		if err != nil {
 			return 0, err
 		}
+		budget -= len(c.y)
 		d := c.deltaUpper(eps)
 		best = math.Min(best, d)
 		_, _, eA := c.deltaParts(eps)
@@ -516,6 +526,9 @@ func deltaOfTerms(terms []leafTerm, eps, h float64, sub Event) (float64, error) 
 		tau = math.Max(minTail, tau*errorShare*d/eA/10)
 	}
 	if math.IsInf(best, 1) {
+		if sizeErr == nil {
+			sizeErr = &SizeError{Sub: sub, Interval: h, Limit: maxPLDPoints, Coarsest: 2 * h}
+		}
 		return 0, sizeErr
 	}
 	return best, nil

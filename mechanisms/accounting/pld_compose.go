@@ -113,7 +113,7 @@ type composedPLD struct {
 func (c *composedPLD) loss(j int) float64 { return float64(c.lower+j) * c.h }
 
 // initialTail returns the tail mass for the window of a composition at
-// tilt θ: a millionth of ρ ≈ 1/(√(2π) sd θ(θ+1)), the tilted weight of the
+// tilt θ: errorShare/10 of ρ ≈ 1/(√(2π) sd θ(θ+1)), the tilted weight of the
 // masses above ε near the saddle point (sd the tilted composition's
 // standard deviation in loss units), within [minTail, maxTail]. Where the
 // tilted composition is lumpy (a rarely sampled mechanism) ρ is smaller;
@@ -130,13 +130,13 @@ func initialTail(terms []leafTerm, theta, h float64) float64 {
 		}
 	}
 	rho := 1 / (math.Sqrt(2*math.Pi) * math.Sqrt(v) * theta * (theta + 1))
-	return math.Min(maxTail, math.Max(minTail, 1e-6*rho))
+	return math.Min(maxTail, math.Max(minTail, 0.1*errorShare*rho))
 }
 
 // composeTilted composes the terms at tilt θ ≥ 0, on a window that leaves
 // tilted mass at most tau outside on each side. It returns a *SizeError
-// when the window needs more than maxPLDPoints points.
-func composeTilted(terms []leafTerm, theta, tau, h float64, sub Event) (*composedPLD, error) {
+// when the window needs more than limit (≤ maxPLDPoints) points.
+func composeTilted(terms []leafTerm, theta, tau, h float64, limit int, sub Event) (*composedPLD, error) {
 	out := &composedPLD{h: h, theta: theta}
 	tt := make([]tiltedTerm, 0, len(terms))
 	logFinite := 0.0 // log Π (1 − inf_i)^count
@@ -170,9 +170,9 @@ func composeTilted(terms []leafTerm, theta, tau, h float64, sub Event) (*compose
 	for n < hi-lo+1 {
 		n *= 2
 	}
-	if n > maxPLDPoints {
-		return nil, &SizeError{Sub: sub, Points: hi - lo + 1, Limit: maxPLDPoints, Interval: h,
-			Coarsest: h * float64(hi-lo+1) / maxPLDPoints * 1.05}
+	if n > min(limit, maxPLDPoints) {
+		return nil, &SizeError{Sub: sub, Points: hi - lo + 1, Limit: min(limit, maxPLDPoints), Interval: h,
+			Coarsest: h * float64(hi-lo+1) / float64(min(limit, maxPLDPoints)) * 1.05}
 	}
 	plan := planFFT(n)
 	// Fold each tilted part into length n (position = index − lower mod n),
@@ -260,8 +260,16 @@ func powSpectrum(c []complex128, k int) {
 // mass of a block moved to the block's end that makes e^{tX} largest), on a
 // geometric grid of t around 1/sd(S). The window is clipped to the support.
 func chernoffWindow(tt []tiltedTerm, tau float64) (lo, hi int, tauLo, tauHi float64) {
-	type block struct{ logMass, kLo, kHi float64 } // indices relative to the term's mean
-	blocks := make([][]block, len(tt))
+	// The masses of each part as fine blocks of sd/32 bins (each mass moved
+	// to the block's end that makes e^{tX} largest; at most 2^16 blocks),
+	// grouped in coarse groups of 256 fine blocks that carry their largest
+	// log mass and their end indices, relative to the part's mean.
+	type fine struct{ logMass, kLo, kHi float64 }
+	type coarse struct {
+		maxLogMass, kLo, kHi float64
+		fine                 []fine
+	}
+	parts := make([][]coarse, len(tt))
 	var meanS, varS float64
 	supLo, supHi := 0, 0
 	for i, t := range tt {
@@ -270,18 +278,26 @@ func chernoffWindow(tt []tiltedTerm, tau float64) (lo, hi int, tauLo, tauHi floa
 		varS += nc * t.sd * t.sd
 		supLo += t.count * t.lower
 		supHi += t.count * (t.lower + len(t.w) - 1)
-		// Blocks of sd/32 bins, at most 2^16 per part.
 		bs := max(1, int(t.sd/32), len(t.w)>>16)
+		base := float64(t.lower) - t.mean
+		var cur *coarse
 		for s := 0; s < len(t.w); s += bs {
 			e := min(s+bs, len(t.w))
 			m := 0.0
 			for _, v := range t.w[s:e] {
 				m += v
 			}
-			if m > 0 {
-				base := float64(t.lower) - t.mean
-				blocks[i] = append(blocks[i], block{math.Log(m), base + float64(s), base + float64(e-1)})
+			if !(m > 0) {
+				continue
 			}
+			f := fine{math.Log(m), base + float64(s), base + float64(e-1)}
+			if cur == nil || len(cur.fine) == 256 {
+				parts[i] = append(parts[i], coarse{maxLogMass: f.logMass, kLo: f.kLo})
+				cur = &parts[i][len(parts[i])-1]
+			}
+			cur.fine = append(cur.fine, f)
+			cur.maxLogMass = math.Max(cur.maxLogMass, f.logMass)
+			cur.kHi = f.kHi
 		}
 	}
 	sdS := math.Sqrt(varS)
@@ -296,25 +312,37 @@ func chernoffWindow(tt []tiltedTerm, tau float64) (lo, hi int, tauLo, tauHi floa
 		return lo, hi, 0, 0
 	}
 	logTau := math.Log(tau)
-	// K(t) − t·meanS, in log space.
+	// An upper bound on K(t) − t·meanS: per part, a coarse group whose
+	// bound 256·e^{maxLogMass + t·end} is below e^{−50} of the largest
+	// group bound is counted by that bound; the others block by block.
 	cgf := func(t float64) float64 {
 		k := 0.0
-		for i, bs := range blocks {
+		for i, cs := range parts {
 			top := math.Inf(-1)
-			for _, b := range bs {
-				x := b.kHi
+			for _, c := range cs {
+				x := c.kHi
 				if t < 0 {
-					x = b.kLo
+					x = c.kLo
 				}
-				top = math.Max(top, b.logMass+t*x)
+				top = math.Max(top, c.maxLogMass+t*x)
 			}
 			s := 0.0
-			for _, b := range bs {
-				x := b.kHi
+			for _, c := range cs {
+				x := c.kHi
 				if t < 0 {
-					x = b.kLo
+					x = c.kLo
 				}
-				s += math.Exp(b.logMass + t*x - top)
+				if ub := c.maxLogMass + t*x; ub < top-50 {
+					s += float64(len(c.fine)) * math.Exp(ub-top)
+					continue
+				}
+				for _, f := range c.fine {
+					x := f.kHi
+					if t < 0 {
+						x = f.kLo
+					}
+					s += math.Exp(f.logMass + t*x - top)
+				}
 			}
 			k += float64(tt[i].count) * (top + math.Log(s))
 		}

@@ -100,7 +100,7 @@ func (p *pldLeaf) mass() float64 {
 type SizeError struct {
 	Sub      Event   // the event whose PLD is too large
 	Points   int     // points needed (0: not known, the composition's tail did not fit)
-	Limit    int     // maxPLDPoints
+	Limit    int     // the limit it exceeds
 	Interval float64 // the requested interval h
 	Coarsest float64 // an interval at which it would fit
 }
@@ -120,11 +120,19 @@ func (e *SizeError) Error() string {
 		kind, e.Interval, e.Points, e.Limit, math.Ceil(e.Coarsest/p)*p)
 }
 
-// maxPLDPoints bounds the grid of any discretised or composed PLD (2^22
-// points: a transform pair of that length takes about 0.2 s, and one
-// evaluation stays under 2 s). A finer grid is a *SizeError, not minutes
-// of work or an out-of-memory.
-const maxPLDPoints = 1 << 22
+// Work limits, so that one evaluation stays under 2 s on a laptop core
+// whatever the parameters (`dplab account`'s flag ranges): a composition's
+// FFT window holds at most maxPLDPoints points (a transform pair of that
+// length takes about 0.2 s), one mechanism's discretisation at most
+// maxLeafPoints (its quadrature costs about 0.25 µs a point), and one
+// query composes at most pldWorkBudget points in all. A finer grid is a
+// *SizeError naming an interval that fits, not minutes of work or an
+// out-of-memory.
+const (
+	maxPLDPoints  = 1 << 22
+	maxLeafPoints = 1 << 21
+	pldWorkBudget = 3 << 22
+)
 
 // Gauss–Legendre 2-point rule on [−1, 1].
 var gl2Nodes = [2]float64{-0.5773502691896257645091488, 0.5773502691896257645091488}
@@ -136,7 +144,7 @@ var gl3Weights = [3]float64{0.5555555555555555555555556, 0.888888888888888888888
 
 // grid returns the grid indices [lo, hi] that hold d's finite losses on the
 // grid of step h, or a *SizeError (naming sub) when they are more than
-// maxPLDPoints.
+// maxLeafPoints.
 func (d *lossDist) grid(h float64, sub Event) (lo, hi int, err error) {
 	l1, l2 := d.loss(d.xLo), d.loss(d.xHi)
 	lossMin, lossMax := math.Min(l1, l2), math.Max(l1, l2)
@@ -144,18 +152,18 @@ func (d *lossDist) grid(h float64, sub Event) (lo, hi int, err error) {
 		lossMin, lossMax = math.Min(lossMin, a.loss), math.Max(lossMax, a.loss)
 	}
 	loF, hiF := math.Floor(lossMin/h), math.Ceil(lossUp(lossMax)/h)
-	if !finite(loF) || !finite(hiF) || hiF-loF+1 > maxPLDPoints {
+	if !finite(loF) || !finite(hiF) || hiF-loF+1 > maxLeafPoints {
 		pts := 0
 		if finite(hiF - loF) {
 			pts = int(math.Min(hiF-loF+1, math.MaxInt32))
 		}
-		return 0, 0, &SizeError{Sub: sub, Points: pts, Limit: maxPLDPoints, Interval: h, Coarsest: (lossMax - lossMin) / (maxPLDPoints - 2)}
+		return 0, 0, &SizeError{Sub: sub, Points: max(pts, 1), Limit: maxLeafPoints, Interval: h, Coarsest: (lossMax - lossMin) / (maxLeafPoints - 2)}
 	}
 	return int(loF), int(hiF), nil
 }
 
 // discretise returns the pessimistic connect-the-dots PLD of d on the grid
-// of step h, or a *SizeError when it needs more than maxPLDPoints points.
+// of step h, or a *SizeError when it needs more than maxLeafPoints points.
 func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 	lo, hi, err := d.grid(h, sub)
 	if err != nil {

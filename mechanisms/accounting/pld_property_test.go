@@ -102,7 +102,7 @@ func TestPLDProperties(t *testing.T) {
 				if m := terms[0].leaf.mass(); math.Abs(m-1) > 1e-12 {
 					t.Errorf("%v add=%v: step mass %.15g", c, add, m)
 				}
-				comp, err := composeTilted(terms, 0, maxTail, h, nil)
+				comp, err := composeTilted(terms, 0, maxTail, h, maxPLDPoints, nil)
 				if err != nil {
 					continue // the untilted window can be longer than the tilted ones
 				}
@@ -185,7 +185,7 @@ func optimisticEpsilon(t *testing.T, c pldCase, h, eps, slack float64) float64 {
 		tau := initialTail(terms, theta, h)
 		var comp *composedPLD
 		for it := 0; it < 12; it++ {
-			next, err := composeTilted(terms, theta, tau, h, nil)
+			next, err := composeTilted(terms, theta, tau, h, maxPLDPoints, nil)
 			if _, big := err.(*SizeError); big && theta > 1e-3 {
 				theta /= 1.3
 				continue
