@@ -311,11 +311,7 @@ func (a *pldAccountant) Epsilon(delta float64) (Guarantee, error) {
 		return g, nil
 	}
 	lm := a.truncationFor(delta)
-	eps, err := a.eachDirection(func(add bool) (float64, error) {
-		terms, err := a.terms(add, lm)
-		if err != nil {
-			return 0, err
-		}
+	eps, err := a.eachDirection(lm, func(terms []leafTerm) (float64, error) {
 		return epsilonOfTerms(terms, delta, a.h, a.Ledger())
 	})
 	if err != nil {
@@ -325,9 +321,10 @@ func (a *pldAccountant) Epsilon(delta float64) (Guarantee, error) {
 	return g, err
 }
 
-// eachDirection evaluates f for the directions of the ledger, concurrently
-// (they are independent), and returns the larger value or the first error.
-func (a *pldAccountant) eachDirection(f func(add bool) (float64, error)) (float64, error) {
+// eachDirection evaluates f on the ledger's discretised parts (truncated
+// at log mass lm) in each direction, concurrently (they are independent),
+// and returns the larger value or the first error.
+func (a *pldAccountant) eachDirection(lm float64, f func([]leafTerm) (float64, error)) (float64, error) {
 	dirs := a.directions()
 	vals, errs := make([]float64, len(dirs)), make([]error, len(dirs))
 	var wg sync.WaitGroup
@@ -335,7 +332,12 @@ func (a *pldAccountant) eachDirection(f func(add bool) (float64, error)) (float6
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			vals[i], errs[i] = f(add)
+			terms, err := a.terms(add, lm)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			vals[i], errs[i] = f(terms)
 		}()
 	}
 	wg.Wait()
@@ -366,11 +368,7 @@ func (a *pldAccountant) Delta(epsilon float64) (float64, error) {
 	lm := float64(logMassTruncation)
 	best := 1.0
 	for it := 0; it < 6; it++ {
-		d, err := a.eachDirection(func(add bool) (float64, error) {
-			terms, err := a.terms(add, lm)
-			if err != nil {
-				return 0, err
-			}
+		d, err := a.eachDirection(lm, func(terms []leafTerm) (float64, error) {
 			return deltaOfTerms(terms, epsilon, a.h, a.Ledger())
 		})
 		if err != nil {

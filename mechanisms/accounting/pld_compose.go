@@ -376,21 +376,20 @@ func (c *composedPLD) untilt(j int) float64 {
 
 // downward walks the window's masses from the top loss down while visit
 // returns true, passing each index j with its untilting factor
-// s_j = Z e^{−θ L_j} and e^{−L_j}. Both follow a geometric recurrence,
-// recomputed exactly every 256 steps (relative error ≤ 512u, part of
-// relErr).
-func (c *composedPLD) downward(visit func(j int, s, emL float64) bool) {
-	r, eh := math.Exp(c.theta*c.h), math.Exp(c.h)
-	exact := c.theta*c.h > 1 // a steep tilt: no recurrence (0·∞ below the top)
-	var s, emL float64
+// s_j = Z e^{−θ L_j}, which follows a geometric recurrence recomputed
+// exactly every 256 steps (relative error ≤ 512u, part of relErr; a steep
+// tilt, θh > 1, recomputes every step).
+func (c *composedPLD) downward(visit func(j int, s float64) bool) {
+	r := math.Exp(c.theta * c.h)
+	exact := c.theta*c.h > 1
+	var s float64
 	for j := len(c.y) - 1; j >= 0; j-- {
 		if exact || (len(c.y)-1-j)%256 == 0 {
-			s, emL = c.untilt(j), math.Exp(-c.loss(j))
+			s = c.untilt(j)
 		} else {
 			s *= r
-			emL *= eh
 		}
-		if !visit(j, s, emL) {
+		if !visit(j, s) {
 			return
 		}
 	}
@@ -406,16 +405,13 @@ func (c *composedPLD) downward(visit func(j int, s, emL float64) bool) {
 func (c *composedPLD) deltaParts(eps float64) (dhat, eRound, eAlias float64) {
 	var e2, rnd, sTop, in, sq float64
 	all := true
-	ee := math.Exp(eps)
-	c.downward(func(j int, s, emL float64) bool {
-		if c.loss(j) <= eps {
+	c.downward(func(j int, s float64) bool {
+		L := c.loss(j)
+		if L <= eps {
 			all = false
 			return false
 		}
-		f := 1 - ee*emL
-		if f < 0.5 {
-			f = -math.Expm1(eps - c.loss(j))
-		}
+		f := -math.Expm1(eps - L)
 		p := c.y[j] * s
 		dhat += p * f
 		e2 += s * s * f
@@ -450,64 +446,63 @@ func (c *composedPLD) deltaUpper(eps float64) float64 {
 // epsilonUpper returns the smallest ε ≥ 0 with deltaUpper(ε) ≤ δ (+Inf when
 // the mass at +∞ exceeds δ), and whether it lies inside the window (when it
 // does not, it is the window's lowest loss: still a valid bound). On the
-// interval [L_{k−1}, L_k) between two grid losses the sums over the masses
+// interval [L_{k−1}, L_k] between two grid losses the sums over the masses
 // above ε are fixed and deltaUpper is continuous and decreasing in ε:
 //
-//	δ_U(ε) = base + (A − e^ε B + E₂ √(C − e^ε D) + E₁ s_k)(1 + rel)
+//	δ_U(ε) = base + (A − e^{ε−L_k} B + E₂ √(C − e^{ε−L_k} D) + E₁ s_k)(1 + rel)
 //
-// with the suffix sums A = Σ p_j, B = Σ p_j e^{−L_j}, C = Σ s_j²,
-// D = Σ s_j² e^{−L_j} over j ≥ k (s_j the untilting factors, p_j = y_j s_j),
-// plus the rounding allowance. The scan walks down from the top loss to the
-// first interval whose lower end is not certified, and bisects there.
+// with the suffix sums A = Σ p_j, B = Σ p_j e^{L_k−L_j}, C = Σ s_j²,
+// D = Σ s_j² e^{L_k−L_j} over j ≥ k (s_j the untilting factors,
+// p_j = y_j s_j), B and D kept relative to L_k so that nothing overflows
+// at large ε (B_k = B_{k+1} e^{−h} + p_k: a relative drift of 2u a step,
+// allowed for with the rounding). The scan walks down from the top loss to
+// the first interval whose lower end is not certified, and bisects there.
 func (c *composedPLD) epsilonUpper(delta float64) (float64, bool) {
 	base := c.inf + c.tailHi
 	if base > delta {
 		return math.Inf(1), true
 	}
-	var A, B, C, D, R, sTop float64
+	var A, B, C, D, R, sTop, Lk float64
+	steps := 0.0
+	emh := math.Exp(-c.h)
 	du := func(eps float64) float64 {
-		ee := math.Exp(eps)
-		v := A - ee*B + c.err2*math.Sqrt(math.Max(0, C-ee*D)+4*unitRoundoff*C) + c.err1*sTop + 4*unitRoundoff*(R+ee*math.Abs(B))
+		g := math.Exp(eps - Lk)
+		drift := 2 * unitRoundoff * (steps + 2)
+		v := A - g*B + c.err2*math.Sqrt(math.Max(0, C-g*D)+drift*g*D+4*unitRoundoff*C) +
+			c.err1*sTop + 4*unitRoundoff*R + drift*g*math.Abs(B)
 		return base + math.Max(0, v)*(1+c.relErr)
 	}
 	eps, inside := 0.0, true
-	eh := math.Exp(c.h)
-	c.downward(func(k int, s, emL float64) bool {
+	c.downward(func(k int, s float64) bool {
 		L := c.loss(k)
 		if L <= 0 {
 			// δ_U(L_k) ≤ δ was certified by the previous step (or base).
 			return false
 		}
+		if steps > 0 {
+			B *= emh
+			D *= emh
+		}
 		p := c.y[k] * s
 		A += p
-		B += p * emL
+		B += p
 		C += s * s
-		D += s * s * emL
+		D += s * s
 		R += math.Abs(p)
-		sTop = s
+		sTop, Lk = s, L
+		steps++
 		if k == 0 {
 			// Not crossed inside the window: its lowest loss is certified;
 			// lower ε would need the mass below it.
 			eps, inside = L, false
 			return false
 		}
-		left := math.Max(0, c.loss(k-1))
-		// Cheap test first: at the interval's lower end, e^ε = 1/(e^{−L} e^h).
-		ee := 1 / (emL * eh)
-		if left == 0 {
-			ee = 1
-		}
-		v := A - ee*B + c.err2*math.Sqrt(math.Max(0, C-ee*D)+4*unitRoundoff*C) + c.err1*sTop + 4*unitRoundoff*(R+ee*math.Abs(B))
-		if base+math.Max(0, v)*(1+c.relErr) <= delta && !math.IsNaN(v) {
+		lo, hi := math.Max(0, c.loss(k-1)), L
+		if d := du(lo); d <= delta && !math.IsNaN(d) {
 			return true
 		}
-		// The crossing is in [left, L]: bisect (NaN, from an overflowed
+		// The crossing is in [lo, L]: bisect (NaN, from an overflowed
 		// factor, counts as not certified).
-		lo, hi := left, L
-		if du(lo) <= delta {
-			eps = lo
-			return false
-		}
 		for it := 0; it < 200 && hi-lo > 1e-13*math.Max(1, math.Abs(hi)); it++ {
 			mid := 0.5 * (lo + hi)
 			if du(mid) <= delta {

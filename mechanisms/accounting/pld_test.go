@@ -240,3 +240,33 @@ func TestComposedQueries(t *testing.T) {
 		}
 	}
 }
+
+// TestPLDLargeEpsilon: at ε above 709 e^ε overflows float64; the PLD keeps
+// its sums relative to the loss being scanned. A single Gaussian is exact at
+// the grid losses, so the PLD ε is within one interval above the exact ε
+// ([BW18]) — before the fix, σ = 0.03 gave 880.4 (the top of the grid) for
+// the exact 696.78, and δ(800) = 1.
+func TestPLDLargeEpsilon(t *testing.T) {
+	for _, tc := range []struct{ sigma, h float64 }{{0.03, 1e-3}, {0.01, 0.006}} {
+		e := Gaussian{Sigma: tc.sigma, Sensitivity: 1}
+		cfg := Config{Kind: "pld", Interval: tc.h}
+		g, err := cfg.Epsilon(e, 1e-5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact, err := GaussianEpsilon(1/tc.sigma, 1e-5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Epsilon < exact || g.Epsilon > exact+tc.h {
+			t.Errorf("σ=%g h=%g: PLD ε = %.10g, exact %.10g", tc.sigma, tc.h, g.Epsilon, exact)
+		}
+		d, err := cfg.Delta(e, exact+50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := GaussianDelta(1/tc.sigma, exact+50); d < want || d > want*(1+1e-6)+1e-300 {
+			t.Errorf("σ=%g h=%g: PLD δ(%g) = %.10g, exact %.10g", tc.sigma, tc.h, exact+50, d, want)
+		}
+	}
+}
