@@ -86,6 +86,7 @@ func BenchmarkPLDWorstCase(b *testing.B) {
 		{"q=0.00103,σ=0.98,T=281,δ=2.6e-14,h=1e-5", 0.00103, 0.98, 281, 2.6e-14, 1e-5},
 		{"q=1e-6,σ=0.6,T=3000,δ=1e-15,h=1e-5", 1e-6, 0.6, 3000, 1e-15, 1e-5},
 		{"q=0.5,σ=0.5,T=100,δ=1e-15,h=1e-4", 0.5, 0.5, 100, 1e-15, 1e-4},
+		{"q=1e-4,σ=0.6,T=100000,δ=1e-15,h=1e-5", 1e-4, 0.6, 100000, 1e-15, 1e-5},
 	} {
 		e := SelfComposed{Event: PoissonSampledGaussian{Q: c.q, NoiseMultiplier: c.sigma}, Count: c.T}
 		b.Run(c.name, func(b *testing.B) {

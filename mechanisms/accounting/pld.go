@@ -397,8 +397,9 @@ const maxTilt = 1e7
 
 // errorShare is the largest share of δ that a composition's error bounds
 // may take before epsilonOfTerms and deltaOfTerms recompose with a better
-// tilt or a longer window (the answer is a valid bound either way).
-const errorShare = 1e-6
+// tilt or a longer window (the answer is a valid bound either way; a share
+// s moves ε by about s/θ).
+const errorShare = 1e-5
 
 // epsilonOfTerms returns an upper bound on the smallest ε with δ(ε) ≤ delta
 // for the composition of terms. It composes at the Chernoff-optimal tilt

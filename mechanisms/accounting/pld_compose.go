@@ -465,18 +465,30 @@ func (c *composedPLD) epsilonUpper(delta float64) (float64, bool) {
 	var A, B, C, D, R, sTop, Lk float64
 	steps := 0.0
 	emh := math.Exp(-c.h)
-	du := func(eps float64) float64 {
-		g := math.Exp(eps - Lk)
+	// du bounds δ_U from above over every ε whose e^{ε−L_k} lies in
+	// [gLo, gHi] (each term taken at the end of the range that makes it
+	// largest), so that the rounding of g itself can never certify too
+	// small an ε.
+	du := func(gLo, gHi float64) float64 {
 		drift := 2 * unitRoundoff * (steps + 2)
-		v := A - g*B + c.err2*math.Sqrt(math.Max(0, C-g*D)+drift*g*D+4*unitRoundoff*C) +
-			c.err1*sTop + 4*unitRoundoff*R + drift*g*math.Abs(B)
+		gB := gLo * B
+		if B < 0 {
+			gB = gHi * B
+		}
+		v := A - gB + c.err2*math.Sqrt(math.Max(0, C-gLo*D)+drift*gHi*D+4*unitRoundoff*C) +
+			c.err1*sTop + 4*unitRoundoff*R + drift*gHi*math.Abs(B)
 		return base + math.Max(0, v)*(1+c.relErr)
+	}
+	// at returns du at ε (e^{ε−L_k} to within 2u).
+	at := func(eps float64) float64 {
+		g := math.Exp(eps - Lk)
+		return du(g*(1-2*unitRoundoff), g*(1+2*unitRoundoff))
 	}
 	eps, inside := 0.0, true
 	c.downward(func(k int, s float64) bool {
 		L := c.loss(k)
 		if L <= 0 {
-			// δ_U(L_k) ≤ δ was certified by the previous step (or base).
+			// The previous step certified its lower end, max(0, L_k) = 0.
 			return false
 		}
 		if steps > 0 {
@@ -492,20 +504,31 @@ func (c *composedPLD) epsilonUpper(delta float64) (float64, bool) {
 		sTop, Lk = s, L
 		steps++
 		if k == 0 {
-			// Not crossed inside the window: its lowest loss is certified;
-			// lower ε would need the mass below it.
+			// Not crossed inside the window: its lowest loss is certified
+			// (by the previous step); lower ε would need the mass below it.
 			eps, inside = L, false
 			return false
 		}
-		lo, hi := math.Max(0, c.loss(k-1)), L
-		if d := du(lo); d <= delta && !math.IsNaN(d) {
+		// Test the interval's lower end, max(0, L_{k−1}): with
+		// e^{L_{k−1} − L_k} = e^{−h(1+η)}, |η| ≤ 4u·max(1, |L|)/h from the
+		// rounding of the two losses.
+		lo := math.Max(0, c.loss(k-1))
+		var d float64
+		if lo == 0 {
+			d = at(0)
+		} else {
+			w := 8 * unitRoundoff * math.Max(1, math.Abs(L))
+			d = du(emh*(1-w), emh*(1+w))
+		}
+		if d <= delta && !math.IsNaN(d) {
 			return true
 		}
 		// The crossing is in [lo, L]: bisect (NaN, from an overflowed
 		// factor, counts as not certified).
+		hi := L
 		for it := 0; it < 200 && hi-lo > 1e-13*math.Max(1, math.Abs(hi)); it++ {
 			mid := 0.5 * (lo + hi)
-			if du(mid) <= delta {
+			if at(mid) <= delta {
 				hi = mid
 			} else {
 				lo = mid

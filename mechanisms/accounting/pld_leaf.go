@@ -131,7 +131,7 @@ func (e *SizeError) Error() string {
 const (
 	maxPLDPoints  = 1 << 22
 	maxLeafPoints = 1 << 21
-	pldWorkBudget = 3 << 22
+	pldWorkBudget = 2 << 22
 )
 
 // Gauss–Legendre 2-point rule on [−1, 1].
