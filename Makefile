@@ -3,7 +3,7 @@ GO ?= go
 BENCH ?= .
 BENCHCOUNT ?= 6
 
-.PHONY: all build quickstart test test-process test-long lint bench reproduce clean
+.PHONY: all build quickstart test test-process test-properties test-long lint bench reproduce clean
 
 all: lint test
 
@@ -18,9 +18,13 @@ quickstart:
 test:
 	$(GO) test -short -count=1 ./...
 
-## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory)
+## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, signals)
 test-process:
-	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused' .
+	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSignalStopsValidate' .
+
+## test-properties: the full randomized property tests (200 PLD ledgers; make test runs 40)
+test-properties:
+	$(GO) test -count=1 -run 'TestPLDProperties' ./mechanisms/accounting
 
 ## test-long: every test, including the long experiment checks
 test-long:

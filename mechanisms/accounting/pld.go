@@ -443,7 +443,7 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 			return 0, err
 		}
 		budget -= len(c.y)
-		eps, inside := c.epsilonUpper(delta)
+		eps, inside, eR, eA := c.epsilonUpper(delta)
 		if math.IsInf(eps, 1) {
 			if c.inf > delta {
 				return eps, nil // the mass at +∞ alone exceeds δ
@@ -457,7 +457,6 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 			continue
 		}
 		best = math.Min(best, eps)
-		_, eR, eA := c.deltaParts(eps)
 		done := true
 		if eA > errorShare*delta && tau > minTail {
 			tau = math.Max(minTail, tau*errorShare*delta/eA/10)

@@ -444,8 +444,9 @@ func (c *composedPLD) deltaUpper(eps float64) float64 {
 }
 
 // epsilonUpper returns the smallest ε ≥ 0 with deltaUpper(ε) ≤ δ (+Inf when
-// the mass at +∞ exceeds δ), and whether it lies inside the window (when it
-// does not, it is the window's lowest loss: still a valid bound). On the
+// the mass at +∞ exceeds δ), whether it lies inside the window (when it
+// does not, it is the window's lowest loss: still a valid bound), and the
+// two error bounds there, as deltaParts would (rounding, wrapped tails). On the
 // interval [L_{k−1}, L_k] between two grid losses the sums over the masses
 // above ε are fixed and deltaUpper is continuous and decreasing in ε:
 //
@@ -457,10 +458,10 @@ func (c *composedPLD) deltaUpper(eps float64) float64 {
 // at large ε (B_k = B_{k+1} e^{−h} + p_k: a relative drift of 2u a step,
 // allowed for with the rounding). The scan walks down from the top loss to
 // the first interval whose lower end is not certified, and bisects there.
-func (c *composedPLD) epsilonUpper(delta float64) (float64, bool) {
+func (c *composedPLD) epsilonUpper(delta float64) (eps float64, inside bool, eRound, eAlias float64) {
 	base := c.inf + c.tailHi
 	if base > delta {
-		return math.Inf(1), true
+		return math.Inf(1), true, 0, 0
 	}
 	var A, B, C, D, R, sTop, Lk float64
 	steps := 0.0
@@ -484,11 +485,18 @@ func (c *composedPLD) epsilonUpper(delta float64) (float64, bool) {
 		g := math.Exp(eps - Lk)
 		return du(g*(1-2*unitRoundoff), g*(1+2*unitRoundoff))
 	}
-	eps, inside := 0.0, true
+	// parts sets the error bounds at ε (sums over the masses above it).
+	parts := func(eps float64) {
+		g := math.Exp(eps - Lk)
+		eRound = c.err2*math.Sqrt(math.Max(0, C-g*D)) + 4*unitRoundoff*R
+		eAlias = c.err1 * sTop
+	}
+	inside = true
 	c.downward(func(k int, s float64) bool {
 		L := c.loss(k)
 		if L <= 0 {
 			// The previous step certified its lower end, max(0, L_k) = 0.
+			parts(0)
 			return false
 		}
 		if steps > 0 {
@@ -507,6 +515,7 @@ func (c *composedPLD) epsilonUpper(delta float64) (float64, bool) {
 			// Not crossed inside the window: its lowest loss is certified
 			// (by the previous step); lower ε would need the mass below it.
 			eps, inside = L, false
+			parts(L)
 			return false
 		}
 		// Test the interval's lower end, max(0, L_{k−1}): with
@@ -535,7 +544,8 @@ func (c *composedPLD) epsilonUpper(delta float64) (float64, bool) {
 			}
 		}
 		eps = hi
+		parts(hi)
 		return false
 	})
-	return eps, inside
+	return eps, inside, eRound, eAlias
 }

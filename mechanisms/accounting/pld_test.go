@@ -231,7 +231,7 @@ func TestComposedQueries(t *testing.T) {
 		if d < direct || d > direct*(1+1e-4)+1e-300 {
 			t.Errorf("ε=%g: δ_U = %.12g, direct sum %.12g", eps, d, direct)
 		}
-		e, inside := c.epsilonUpper(d)
+		e, inside, _, _ := c.epsilonUpper(d)
 		if !inside || e > eps+1e-9 {
 			t.Errorf("ε=%g: ε(δ(ε)) = %.12g (inside the window: %v)", eps, e, inside)
 		}
