@@ -8,7 +8,7 @@ import (
 // A radix-2 FFT of real sequences, written for the PLD accountant: its
 // rounding error has a proven bound (fftErrorBound), which the accountant
 // adds to δ, and it is several times faster than gonum's FFTPACK port at the
-// lengths the PLD needs (2^16 to 2^21).
+// lengths the PLD needs (2^16 to 2^22).
 //
 // A real sequence x of even length n is packed as z_j = x_{2j} + i x_{2j+1}
 // and transformed by an iterative decimation-in-time complex FFT of length

@@ -28,18 +28,19 @@ import (
 //
 //	|δ̂(ε) − δ(ε)| ≤ E₂ · √(Σ_{L_j>ε} (1 − e^{ε−L_j}) Z_tot² e^{−2θ L_j}),
 //
-// which δUpper adds. The masses themselves are never clamped.
+// which deltaUpper adds. The masses themselves are never clamped.
 
 // The tilted mass allowed outside the composition's window on each side
 // wraps around in the cyclic convolution; it is charged as an error (in
 // 1-norm, weighted by the largest untilting factor above ε) and, above the
-// window, as mass at +∞. It is chosen per composition as a millionth of
-// the tilted weight that makes up δ near the saddle point,
+// window, as mass at +∞. It is chosen per composition (initialTail) as
+// errorShare/10 of the tilted weight that makes up δ near the saddle point,
 // ρ ≈ f_θ(ε)/(θ(θ+1)) with f_θ(ε) ≈ 1/(√(2π) sd) the tilted density there,
-// within [minTail, maxTail]: the charge then moves δ by about 1e-6 of
-// itself, while the window stays as short as the tilted tails allow (the
-// tilted composition of a rarely sampled mechanism is a Poisson-like pile of
-// bumps whose tail at 1e-20 is twice as long as at 1e-9).
+// within [minTail, maxTail], and tightened by the callers when the charge
+// still exceeds errorShare of δ; the window stays as short as the tilted
+// tails allow (the tilted composition of a rarely sampled mechanism is a
+// Poisson-like pile of bumps whose tail at 1e-20 is twice as long as at
+// 1e-9).
 const (
 	minTail = 1e-20
 	maxTail = 1e-8
