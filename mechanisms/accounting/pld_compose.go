@@ -34,7 +34,7 @@ import (
 // wraps around in the cyclic convolution; it is charged as an error (in
 // 1-norm, weighted by the largest untilting factor above ε) and, above the
 // window, as mass at +∞. It is chosen per composition (initialTail) as
-// errorShare/10 of the tilted weight that makes up δ near the saddle point,
+// errorShare·1e-4 of the tilted weight that makes up δ near the saddle point,
 // ρ ≈ f_θ(ε)/(θ(θ+1)) with f_θ(ε) ≈ 1/(√(2π) sd) the tilted density there,
 // within [minTail, maxTail], and tightened by the callers when the charge
 // still exceeds errorShare of δ; the window stays as short as the tilted
@@ -114,11 +114,14 @@ type composedPLD struct {
 func (c *composedPLD) loss(j int) float64 { return float64(c.lower+j) * c.h }
 
 // initialTail returns the tail mass for the window of a composition at
-// tilt θ: errorShare/10 of ρ ≈ 1/(√(2π) sd θ(θ+1)), the tilted weight of the
+// tilt θ: errorShare·1e-4 of ρ ≈ 1/(√(2π) sd θ(θ+1)), the tilted weight of the
 // masses above ε near the saddle point (sd the tilted composition's
 // standard deviation in loss units), within [minTail, maxTail]. Where the
 // tilted composition is lumpy (a rarely sampled mechanism) ρ is smaller;
-// the callers check the charge and tighten it.
+// the callers check the charge and tighten it. It starts 1e-4 below the
+// share it needs: a smaller tail lengthens the window only logarithmically
+// (or finds at once, cheaply, that it does not fit), while a composition
+// that must be redone costs a whole window of the query's work budget.
 func initialTail(terms []leafTerm, theta, h float64) float64 {
 	if theta == 0 {
 		return maxTail
@@ -131,7 +134,7 @@ func initialTail(terms []leafTerm, theta, h float64) float64 {
 		}
 	}
 	rho := 1 / (math.Sqrt(2*math.Pi) * math.Sqrt(v) * theta * (theta + 1))
-	return math.Min(maxTail, math.Max(minTail, 0.1*errorShare*rho))
+	return math.Min(maxTail, math.Max(minTail, 1e-4*errorShare*rho))
 }
 
 // composeTilted composes the terms at tilt θ ≥ 0, on a window that leaves
