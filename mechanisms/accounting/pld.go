@@ -434,6 +434,17 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 		if se, big := err.(*SizeError); big && se.Limit < maxPLDPoints {
 			break // the work budget is spent: keep the bounds found
 		}
+		if _, big := err.(*SizeError); big && math.IsInf(best, 1) {
+			// No bound yet: a smaller tilt shortens a lumpy composition's
+			// window, a longer wrapped tail (charged) a Gaussian-like one.
+			// Trying either costs no transform when it does not fit.
+			sizeErr = err
+			if c2, err2 := composeTilted(terms, theta/1.3, tau, h, budget, sub); err2 == nil {
+				c, err, theta, thetaCap = c2, nil, theta/1.3, theta
+			} else if c2, err2 := composeTilted(terms, theta, math.Min(maxTail, tau*1e3), h, budget, sub); err2 == nil {
+				c, err, tau = c2, nil, math.Min(maxTail, tau*1e3)
+			}
+		}
 		if _, big := err.(*SizeError); big && theta > 1e-3 {
 			sizeErr, thetaCap = err, theta
 			theta /= 1.3
@@ -505,6 +516,14 @@ func deltaOfTerms(terms []leafTerm, eps, h float64, sub Event) (float64, error) 
 		c, err := composeTilted(terms, theta, tau, h, budget, sub)
 		if se, big := err.(*SizeError); big && se.Limit < maxPLDPoints {
 			break // the work budget is spent: keep the bounds found
+		}
+		if _, big := err.(*SizeError); big && math.IsInf(best, 1) {
+			sizeErr = err
+			if c2, err2 := composeTilted(terms, theta/1.3, tau, h, budget, sub); err2 == nil {
+				c, err, theta = c2, nil, theta/1.3
+			} else if c2, err2 := composeTilted(terms, theta, math.Min(maxTail, tau*1e3), h, budget, sub); err2 == nil {
+				c, err, tau = c2, nil, math.Min(maxTail, tau*1e3)
+			}
 		}
 		if _, big := err.(*SizeError); big && theta > 1e-3 {
 			sizeErr = err

@@ -306,8 +306,12 @@ func sgmLoss(sigma, q float64, add bool, logMass float64) *lossDist {
 	// the loss's exponential term on the scale σ².
 	d := &lossDist{panel: math.Min(sigma/math.Max(1, z), s2) / 16}
 	if !add {
-		// P = (1−q)N(0,σ²) + qN(−1,σ²): each component's tails at ±zσ.
+		// P = (1−q)N(0,σ²) + qN(−1,σ²): each component's tails at ±zσ
+		// (only N(−1,σ²)'s when q = 1).
 		d.xLo, d.xHi = -z*sigma-1, z*sigma
+		if q == 1 {
+			d.xHi = z*sigma - 1
+		}
 		d.dens = func(x float64) float64 {
 			if q == 1 {
 				return gaussianDensity(x, -1, sigma)
@@ -326,10 +330,15 @@ func sgmLoss(sigma, q float64, add bool, logMass float64) *lossDist {
 			return -0.5 - s2*l0
 		}
 		d.inf = (1-q)*normTail(-z-1/sigma) + q*normTail(-z)
-		d.atoms = []lossAtom{{d.loss(d.xHi), (1-q)*normTail(-z) + q*normTail(-z-1/sigma), false}}
+		below := (1-q)*normTail(-z) + q*normTail(-z-1/sigma) // P-mass of x > xHi
+		if q == 1 {
+			below = normTail(-z)
+		}
+		d.atoms = []lossAtom{{d.loss(d.xHi), below, false}}
 		return d
 	}
-	d.xLo, d.xHi = -z*sigma, z*sigma+1
+	// P = N(0, σ²): its tails at ±zσ.
+	d.xLo, d.xHi = -z*sigma, z*sigma
 	d.dens = dens0
 	d.loss = func(x float64) float64 { return -logAdd(log1mq, logq-(0.5-x)/s2) }
 	d.xAt = func(eps float64) float64 {
@@ -348,7 +357,7 @@ func sgmLoss(sigma, q float64, add bool, logMass float64) *lossDist {
 	} else {
 		d.inf = top
 	}
-	d.atoms = append(d.atoms, lossAtom{d.loss(d.xHi), normTail(-z - 1/sigma), false})
+	d.atoms = append(d.atoms, lossAtom{d.loss(d.xHi), normTail(-z), false})
 	return d
 }
 
