@@ -424,13 +424,14 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 		return math.Max(0, top), nil
 	}
 	cm := compress(terms)
+	cache := tilts{}
 	theta := cm.chernoffTilt(delta)
-	tau := initialTail(terms, theta, h)
+	tau := initialTail(cache.of(terms, theta), theta, h)
 	best, thetaCap := math.Inf(1), math.Inf(1)
 	budget := pldWorkBudget
 	var sizeErr error
 	for it := 0; it < 8; it++ {
-		c, err := composeTilted(terms, theta, tau, h, budget, sub)
+		c, err := composeTilted(terms, cache, theta, tau, h, budget, sub)
 		if se, big := err.(*SizeError); big && se.Limit < maxPLDPoints {
 			break // the work budget is spent: keep the bounds found
 		}
@@ -439,11 +440,14 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 			// window, a longer wrapped tail (charged) a Gaussian-like one.
 			// Trying either costs no transform when it does not fit.
 			sizeErr = err
-			if c2, err2 := composeTilted(terms, theta/1.3, tau, h, budget, sub); err2 == nil {
+			if c2, err2 := composeTilted(terms, cache, theta/1.3, tau, h, budget, sub); err2 == nil {
 				c, err, theta, thetaCap = c2, nil, theta/1.3, theta
-			} else if c2, err2 := composeTilted(terms, theta, math.Min(maxTail, tau*1e3), h, budget, sub); err2 == nil {
+			} else if c2, err2 := composeTilted(terms, cache, theta, math.Min(maxTail, tau*1e3), h, budget, sub); err2 == nil {
 				c, err, tau = c2, nil, math.Min(maxTail, tau*1e3)
 			}
+		}
+		if _, big := err.(*SizeError); big && math.IsInf(best, 1) && it >= 4 {
+			break // five rounds of smaller tilts and longer tails did not fit
 		}
 		if _, big := err.(*SizeError); big && theta > 1e-3 {
 			sizeErr, thetaCap = err, theta
@@ -507,23 +511,27 @@ func deltaOfTerms(terms []leafTerm, eps, h float64, sub Event) (float64, error) 
 		}
 		return -math.Expm1(logFinite), nil
 	}
+	cache := tilts{}
 	theta := cm.saddleTilt(eps)
-	tau := initialTail(terms, theta, h)
+	tau := initialTail(cache.of(terms, theta), theta, h)
 	best := math.Inf(1)
 	budget := pldWorkBudget
 	var sizeErr error
 	for it := 0; it < 8; it++ {
-		c, err := composeTilted(terms, theta, tau, h, budget, sub)
+		c, err := composeTilted(terms, cache, theta, tau, h, budget, sub)
 		if se, big := err.(*SizeError); big && se.Limit < maxPLDPoints {
 			break // the work budget is spent: keep the bounds found
 		}
 		if _, big := err.(*SizeError); big && math.IsInf(best, 1) {
 			sizeErr = err
-			if c2, err2 := composeTilted(terms, theta/1.3, tau, h, budget, sub); err2 == nil {
+			if c2, err2 := composeTilted(terms, cache, theta/1.3, tau, h, budget, sub); err2 == nil {
 				c, err, theta = c2, nil, theta/1.3
-			} else if c2, err2 := composeTilted(terms, theta, math.Min(maxTail, tau*1e3), h, budget, sub); err2 == nil {
+			} else if c2, err2 := composeTilted(terms, cache, theta, math.Min(maxTail, tau*1e3), h, budget, sub); err2 == nil {
 				c, err, tau = c2, nil, math.Min(maxTail, tau*1e3)
 			}
+		}
+		if _, big := err.(*SizeError); big && math.IsInf(best, 1) && it >= 4 {
+			break
 		}
 		if _, big := err.(*SizeError); big && theta > 1e-3 {
 			sizeErr = err

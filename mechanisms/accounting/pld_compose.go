@@ -66,34 +66,53 @@ type tiltedTerm struct {
 // tilt returns the leaf tilted by θ.
 func tilt(t leafTerm, theta float64) tiltedTerm {
 	p := t.leaf
-	w := make([]float64, len(p.probs))
+	lp := p.logProbs()
+	w := make([]float64, len(lp))
 	top := math.Inf(-1)
-	for i, v := range p.probs {
-		if v > 0 {
-			w[i] = math.Log(v) + theta*p.loss(i)
-			top = math.Max(top, w[i])
-		} else {
-			w[i] = math.Inf(-1)
-		}
+	th := theta * p.h
+	base := theta * p.loss(0)
+	for i, v := range lp {
+		top = math.Max(top, v+base+th*float64(i))
 	}
-	sum := 0.0
-	for i := range w {
-		w[i] = math.Exp(w[i] - top)
-		sum += w[i]
+	var sum, m1 float64
+	for i, v := range lp {
+		x := math.Exp(v + base + th*float64(i) - top)
+		w[i] = x
+		sum += x
+		m1 += x * float64(i)
 	}
-	var mean, sq float64
+	mean := m1 / sum
+	var sq, v float64
+	inv := 1 / sum
 	for i := range w {
-		w[i] /= sum
-		mean += w[i] * float64(i)
+		w[i] *= inv
 		sq += w[i] * w[i]
-	}
-	var v float64
-	for i, x := range w {
 		d := float64(i) - mean
-		v += x * d * d
+		v += w[i] * d * d
 	}
 	return tiltedTerm{lower: p.lower, w: w, logZ: top + math.Log(sum), norm2: math.Sqrt(sq), count: t.count,
 		mean: float64(p.lower) + mean, sd: math.Sqrt(v)}
+}
+
+// tilts memoises the tilted parts of one query by θ (a query composes at a
+// few tilts, and probes a window at each before composing).
+type tilts map[float64][]tiltedTerm
+
+// of returns the terms tilted by θ (zero counts dropped).
+func (c tilts) of(terms []leafTerm, theta float64) []tiltedTerm {
+	if tt, ok := c[theta]; ok {
+		return tt
+	}
+	tt := make([]tiltedTerm, 0, len(terms))
+	for _, t := range terms {
+		if t.count > 0 {
+			tt = append(tt, tilt(t, theta))
+		}
+	}
+	if c != nil {
+		c[theta] = tt
+	}
+	return tt
 }
 
 // composedPLD is a composition at tilt θ: masses p_j = y_j e^{logZ − θ L_j}
@@ -122,34 +141,32 @@ func (c *composedPLD) loss(j int) float64 { return float64(c.lower+j) * c.h }
 // share it needs: a smaller tail lengthens the window only logarithmically
 // (or finds at once, cheaply, that it does not fit), while a composition
 // that must be redone costs a whole window of the query's work budget.
-func initialTail(terms []leafTerm, theta, h float64) float64 {
+func initialTail(tt []tiltedTerm, theta, h float64) float64 {
 	if theta == 0 {
 		return maxTail
 	}
 	var v float64
-	for _, t := range terms {
-		if t.count > 0 {
-			sd := tilt(t, theta).sd * h
-			v += float64(t.count) * sd * sd
-		}
+	for _, t := range tt {
+		sd := t.sd * h
+		v += float64(t.count) * sd * sd
 	}
 	rho := 1 / (math.Sqrt(2*math.Pi) * math.Sqrt(v) * theta * (theta + 1))
 	return math.Min(maxTail, math.Max(minTail, 1e-4*errorShare*rho))
 }
 
-// composeTilted composes the terms at tilt θ ≥ 0, on a window that leaves
+// composeTilted composes the terms at tilt θ ≥ 0 (tilted through cache,
+// which may be nil), on a window that leaves
 // tilted mass at most tau outside on each side. It returns a *SizeError
 // when the window needs more than limit (≤ maxPLDPoints) points.
-func composeTilted(terms []leafTerm, theta, tau, h float64, limit int, sub Event) (*composedPLD, error) {
+func composeTilted(terms []leafTerm, cache tilts, theta, tau, h float64, limit int, sub Event) (*composedPLD, error) {
 	out := &composedPLD{h: h, theta: theta}
-	tt := make([]tiltedTerm, 0, len(terms))
+	tt := cache.of(terms, theta)
 	logFinite := 0.0 // log Π (1 − inf_i)^count
 	nTot := 0
 	for _, t := range terms {
 		if t.count == 0 {
 			continue
 		}
-		tt = append(tt, tilt(t, theta))
 		logFinite += float64(t.count) * math.Log1p(-t.leaf.inf)
 		nTot += t.count
 	}

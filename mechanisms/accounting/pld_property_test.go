@@ -102,7 +102,7 @@ func TestPLDProperties(t *testing.T) {
 				if m := terms[0].leaf.mass(); math.Abs(m-1) > 1e-12 {
 					t.Errorf("%v add=%v: step mass %.15g", c, add, m)
 				}
-				comp, err := composeTilted(terms, 0, maxTail, h, maxPLDPoints, nil)
+				comp, err := composeTilted(terms, nil, 0, maxTail, h, maxPLDPoints, nil)
 				if err != nil {
 					continue // the untilted window can be longer than the tilted ones
 				}
@@ -182,10 +182,10 @@ func optimisticEpsilon(t *testing.T, c pldCase, h, eps, slack float64) float64 {
 		terms := []leafTerm{{l, c.T}}
 		cm := compress(terms)
 		theta := cm.saddleTilt(eps)
-		tau := initialTail(terms, theta, h)
+		tau := initialTail(tilts{}.of(terms, theta), theta, h)
 		var comp *composedPLD
 		for it := 0; it < 12; it++ {
-			next, err := composeTilted(terms, theta, tau, h, maxPLDPoints, nil)
+			next, err := composeTilted(terms, nil, theta, tau, h, maxPLDPoints, nil)
 			if _, big := err.(*SizeError); big && theta > 1e-3 {
 				theta /= 1.3
 				continue

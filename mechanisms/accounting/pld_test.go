@@ -217,7 +217,7 @@ func TestComposedQueries(t *testing.T) {
 	cm := compress(terms)
 	for _, eps := range []float64{0.5, 1, 2, 4} {
 		th := cm.saddleTilt(eps)
-		c, err := composeTilted(terms, th, initialTail(terms, th, h), h, maxPLDPoints, nil)
+		c, err := composeTilted(terms, nil, th, initialTail(tilts{}.of(terms, th), th, h), h, maxPLDPoints, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
