@@ -3,7 +3,7 @@ GO ?= go
 BENCH ?= .
 BENCHCOUNT ?= 6
 
-.PHONY: all build quickstart test test-process test-properties test-long lint bench reproduce clean
+.PHONY: all build quickstart test test-process test-properties test-golden test-long lint bench reproduce clean
 
 all: lint test
 
@@ -25,6 +25,10 @@ test-process:
 ## test-properties: the full randomized property tests (200 PLD ledgers; make test runs 40)
 test-properties:
 	$(GO) test -count=1 -run 'TestPLDProperties' ./mechanisms/accounting
+
+## test-golden: every spec's --quick outputs against testdata/golden/quick (needs DPLAB_DATA)
+test-golden:
+	$(GO) test -count=1 -run 'TestQuickSpecOutputsGolden' .
 
 ## test-long: every test, including the long experiment checks
 test-long:
