@@ -13,14 +13,15 @@ var allowedImports = map[string][]string{
 	"internal/rngs":         {},
 	"internal/registry":     {},
 	"internal/oncemap":      {},
+	"internal/fileutil":     {},
 	"mechanisms/accounting": {},
 	"datasets":              {"internal/rngs", "internal/registry", "internal/oncemap"},
 	"datasets/preprocess":   {"internal/rngs", "mechanisms/accounting", "datasets"},
 	"solvers":               {"internal/rngs"},
 	"mechanisms":            {"mechanisms/accounting", "datasets", "solvers", "internal/rngs", "internal/registry"},
-	"results":               {},
-	"plotting":              {"results"},
-	"experiments":           {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "plotting", "internal/rngs", "internal/oncemap"},
+	"results":               {"internal/fileutil"},
+	"plotting":              {"internal/fileutil"},
+	"experiments":           {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "plotting", "internal/rngs", "internal/oncemap", "internal/fileutil"},
 	".":                     {"experiments", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs"},
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
 )
@@ -46,13 +47,13 @@ func renderRecords(s *Spec, dir string, recs []results.Record, log io.Writer) ([
 		return nil, err
 	}
 	path := filepath.Join(dir, results.SummaryFile)
-	if err := results.WriteFileAtomic(path, buf.Bytes()); err != nil {
+	if err := fileutil.WriteFileAtomic(path, buf.Bytes()); err != nil {
 		return nil, err
 	}
 	out = append(out, path)
 	if len(s.Curves) > 0 {
 		path := filepath.Join(dir, CurvesFile)
-		if err := results.WriteFileAtomic(path, v.curvesCSV()); err != nil {
+		if err := fileutil.WriteFileAtomic(path, v.curvesCSV()); err != nil {
 			return out, err
 		}
 		out = append(out, path)

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
@@ -126,7 +127,7 @@ func Run(ctx context.Context, s *Spec, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	if err := results.WriteFileAtomic(filepath.Join(dir, "spec.toml"), s.Source); err != nil {
+	if err := fileutil.WriteFileAtomic(filepath.Join(dir, "spec.toml"), s.Source); err != nil {
 		return nil, err
 	}
 	cache := opt.Cache

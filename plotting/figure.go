@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dplab/dplab/results"
+	"github.com/dplab/dplab/internal/fileutil"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -112,7 +112,7 @@ func Write(f *Figure, dir string, formats ...string) ([]string, error) {
 			return paths, err
 		}
 		path := filepath.Join(dir, f.Name+"."+format)
-		if err := results.WriteFileAtomic(path, b); err != nil {
+		if err := fileutil.WriteFileAtomic(path, b); err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dplab/dplab/results"
+	"github.com/dplab/dplab/internal/fileutil"
 )
 
 // Better says which direction of a metric is better, for bolding.
@@ -71,7 +71,7 @@ func WriteTable(t *Table, dir string, formats ...string) ([]string, error) {
 			return paths, err
 		}
 		path := filepath.Join(dir, t.Name+"."+format)
-		if err := results.WriteFileAtomic(path, buf.Bytes()); err != nil {
+		if err := fileutil.WriteFileAtomic(path, buf.Bytes()); err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)

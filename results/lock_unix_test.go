@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/dplab/dplab/internal/fileutil"
 )
 
 // TestOpenBusyDirChangesNothing opens a store while another open store (as
@@ -96,7 +98,7 @@ func TestWriteFileAtomicMode(t *testing.T) {
 	for _, umask := range []int{0o022, 0o077, 0o002} {
 		old := syscall.Umask(umask)
 		path := filepath.Join(dir, fmt.Sprintf("out-%o.csv", umask))
-		err := WriteFileAtomic(path, []byte("a,b\n"))
+		err := fileutil.WriteFileAtomic(path, []byte("a,b\n"))
 		syscall.Umask(old)
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/dplab/dplab/internal/fileutil"
 )
 
 // TrialsFile is the name of the JSONL file of a result directory.
@@ -223,7 +225,7 @@ func (s *Store) Rewrite(keep func(*Record) bool) ([]Record, error) {
 			kept = append(kept, recs[i])
 		}
 	}
-	if err := WriteFileAtomic(s.path, buf.Bytes()); err != nil {
+	if err := fileutil.WriteFileAtomic(s.path, buf.Bytes()); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(s.path, os.O_RDWR, 0)

@@ -1,0 +1,53 @@
+// Package fileutil holds the file helpers shared by the packages that write
+// results: an atomic write that never leaves a partial file.
+package fileutil
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+)
+
+// WriteFileAtomic writes data to path through a synced temporary file and a
+// rename, so readers never see a partial file and a crash leaves the old or
+// the new content. The file gets mode 0666 less the umask (0644 under the
+// usual umask 022), as os.WriteFile would give it.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := createTemp(path)
+	if err != nil {
+		return fmt.Errorf("fileutil: %w", err)
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// tempSeq numbers the temporary files of this process.
+var tempSeq atomic.Uint64
+
+// createTemp creates a new file beside path, named after it, with mode 0666
+// less the umask. (os.CreateTemp would give 0600, which the rename would
+// carry over to the rendered file.)
+func createTemp(path string) (*os.File, error) {
+	for try := 0; ; try++ {
+		name := fmt.Sprintf("%s.tmp%d-%d", path, os.Getpid(), tempSeq.Add(1))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, os.ErrExist) && try < 10000 {
+			continue // left by a killed process with the same pid
+		}
+		return f, err
+	}
+}
