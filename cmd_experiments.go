@@ -12,7 +12,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/dplab/dplab/experiments"
+	"github.com/dplab/dplab/experiments/report"
+	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/results"
 )
 
@@ -63,8 +65,8 @@ result directory (--out to choose another).`,
 
 // loadSpec loads a spec with grid limits lim, mapping its errors to bad
 // input (exit 2); a validation stopped by ctx (a signal) is not bad input.
-func loadSpec(ctx context.Context, path string, quick bool, lim experiments.Limits) (*experiments.Spec, error) {
-	s, err := experiments.LoadWith(path, experiments.LoadOptions{Limits: lim, Context: ctx})
+func loadSpec(ctx context.Context, path string, quick bool, lim spec.Limits) (*spec.Spec, error) {
+	s, err := spec.LoadWith(path, spec.LoadOptions{Limits: lim, Context: ctx})
 	if err == nil && quick {
 		err = s.ApplyQuick()
 	}
@@ -78,16 +80,16 @@ func loadSpec(ctx context.Context, path string, quick bool, lim experiments.Limi
 }
 
 // limitFlags adds --max-cells and --max-trials to fs.
-func limitFlags(fs *flag.FlagSet) *experiments.Limits {
-	l := &experiments.Limits{}
-	fs.Int64Var(&l.MaxCells, "max-cells", experiments.DefaultMaxCells,
+func limitFlags(fs *flag.FlagSet) *spec.Limits {
+	l := &spec.Limits{}
+	fs.Int64Var(&l.MaxCells, "max-cells", spec.DefaultMaxCells,
 		"refuse a spec that expands to more cells (or a mechanism with more sweep points × tuning candidates)")
-	fs.Int64Var(&l.MaxTrials, "max-trials", experiments.DefaultMaxTrials, "refuse a spec with more trials (cells × trials per cell)")
+	fs.Int64Var(&l.MaxTrials, "max-trials", spec.DefaultMaxTrials, "refuse a spec with more trials (cells × trials per cell)")
 	return l
 }
 
 // checkLimitFlags reports limit flags below 1 (a usage error).
-func checkLimitFlags(l *experiments.Limits) error {
+func checkLimitFlags(l *spec.Limits) error {
 	if l.MaxCells < 1 || l.MaxTrials < 1 {
 		return usagef("--max-cells and --max-trials must be ≥ 1")
 	}
@@ -96,7 +98,7 @@ func checkLimitFlags(l *experiments.Limits) error {
 
 // overrideTrials applies a --trials override (n > 0) and checks the grid
 // again: the override may take it over the limits.
-func overrideTrials(s *experiments.Spec, n int) error {
+func overrideTrials(s *spec.Spec, n int) error {
 	if n <= 0 {
 		return nil
 	}
@@ -126,7 +128,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := checkLimitFlags(lim); err != nil {
 		return err
 	}
-	loaded := make([]*experiments.Spec, len(specs))
+	loaded := make([]*spec.Spec, len(specs))
 	for i, p := range specs {
 		if loaded[i], err = loadSpec(ctx, p, *quick, *lim); err != nil {
 			return err
@@ -139,19 +141,28 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, s := range loaded {
 		dir := *out
 		if dir == "" {
-			dir = experiments.ResultDir(s, "results")
+			dir = run.ResultDir(s, "results")
 		} else if len(loaded) > 1 {
-			dir = experiments.ResultDir(s, dir)
+			dir = run.ResultDir(s, dir)
 		}
 		fmt.Fprintf(stderr, "dplab run %s -> %s\n", s.File, dir)
-		rep, err := experiments.Run(ctx, s, experiments.Options{Jobs: *jobs, OutDir: dir, DataDir: *dataDir,
+		rep, err := run.Run(ctx, s, run.Options{Jobs: *jobs, OutDir: dir, DataDir: *dataDir,
 			Force: *force, Trials: *trials, Log: stderr, Args: append([]string{"run"}, args...)})
-		var in *experiments.InputError
+		var in *spec.InputError
 		if errors.As(err, &in) || isStoreInputError(err) {
 			return badInput(err)
 		}
+		var outs []string
+		if rep != nil && rep.Records != nil {
+			// Render even when trials failed: the figures show what ran.
+			var rerr error
+			outs, rerr = report.RenderRecords(s, rep.Dir, rep.Records, stderr)
+			if err == nil {
+				err = rerr
+			}
+		}
 		if rep != nil {
-			printReport(stdout, s, rep)
+			printReport(stdout, s, rep, outs)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -166,10 +177,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-func printReport(w io.Writer, s *experiments.Spec, rep *experiments.Report) {
+func printReport(w io.Writer, s *spec.Spec, rep *run.Report, outs []string) {
 	fmt.Fprintf(w, "%s: %d cells, %d trials: %d stored before, %d run, %d failed, %d skipped (%.1fs)\n",
 		s.Name, rep.Cells, rep.Total, rep.Stored, rep.Ran, rep.Failed, rep.Skipped, rep.Elapsed.Seconds())
-	for _, p := range rep.Outputs {
+	for _, p := range outs {
 		fmt.Fprintf(w, "  wrote %s\n", p)
 	}
 }
@@ -202,13 +213,13 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	dir := *out
 	if dir == "" {
-		dir = experiments.ResultDir(s, "results")
+		dir = run.ResultDir(s, "results")
 	}
 	recs, err := results.Read(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) })
 	if err != nil {
 		return storeError(err)
 	}
-	p, err := experiments.MakePlan(ctx, s, recs)
+	p, err := run.MakePlan(ctx, s, recs)
 	if err != nil {
 		return fmt.Errorf("interrupted: %w", err)
 	}
@@ -240,14 +251,14 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := checkLimitFlags(lim); err != nil {
 		return err
 	}
-	opts := experiments.LoadOptions{Limits: *lim, Context: ctx}
+	opts := spec.LoadOptions{Limits: *lim, Context: ctx}
 	var bad []string
 	for _, p := range specs {
-		s, err := experiments.LoadWith(p, opts)
+		s, err := spec.LoadWith(p, opts)
 		if err == nil && s.Quick != nil {
 			// The quick variant must be valid too.
-			var q *experiments.Spec
-			if q, err = experiments.LoadWith(p, opts); err == nil {
+			var q *spec.Spec
+			if q, err = spec.LoadWith(p, opts); err == nil {
 				err = q.ApplyQuick()
 			}
 		}
@@ -283,7 +294,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := checkLimitFlags(lim); err != nil {
 		return err
 	}
-	var s *experiments.Spec
+	var s *spec.Spec
 	dir := *out
 	if st, err := os.Stat(pos[0]); err == nil && st.IsDir() {
 		dir = pos[0]
@@ -303,13 +314,13 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		if dir == "" {
-			dir = experiments.ResultDir(s, "results")
+			dir = run.ResultDir(s, "results")
 		}
 		if err := results.CheckDir(dir); err != nil {
 			return storeError(err)
 		}
 	}
-	paths, err := experiments.Render(s, dir, stderr)
+	paths, err := report.Render(s, dir, stderr)
 	sort.Strings(paths)
 	for _, p := range paths {
 		fmt.Fprintf(stdout, "wrote %s\n", p)

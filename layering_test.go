@@ -21,8 +21,13 @@ var allowedImports = map[string][]string{
 	"mechanisms":            {"mechanisms/accounting", "datasets", "solvers", "internal/rngs", "internal/registry"},
 	"results":               {"internal/fileutil"},
 	"plotting":              {"internal/fileutil"},
-	"experiments":           {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "plotting", "internal/rngs", "internal/oncemap", "internal/fileutil"},
-	".":                     {"experiments", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs"},
+	// experiments/spec ← experiments/run ← experiments/report: one way.
+	"experiments/curves":            {"mechanisms/accounting"},
+	"experiments/spec":              {"experiments/curves", "mechanisms/accounting", "datasets", "mechanisms", "results", "plotting"},
+	"experiments/run":               {"experiments/spec", "mechanisms/accounting", "datasets", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
+	"experiments/report":            {"experiments/spec", "experiments/run", "experiments/curves", "mechanisms/accounting", "datasets", "results", "plotting", "internal/fileutil"},
+	"experiments/internal/spectest": {"experiments/spec"},
+	".":                             {"experiments/spec", "experiments/run", "experiments/report", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs"},
 }
 
 // TestLayering fails when a package imports a dplab package that the

@@ -1,0 +1,6 @@
+// Package curves is the registry of analytic curves that a spec's [[curve]]
+// blocks draw: privacy bounds and noise levels as functions of one
+// parameter. Each paper's curves live in curves_<paper>.go and register
+// themselves in init; experiments/spec validates [[curve]] blocks against
+// the registry and experiments/report evaluates them (Eval) and draws them.
+package curves

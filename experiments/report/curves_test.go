@@ -1,0 +1,111 @@
+package report
+
+import (
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/dplab/dplab/experiments/internal/spectest"
+	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/experiments/spec"
+)
+
+const curvesSpec = `name = "curves"
+title = "Gaussian RDP"
+[[curve]]
+name = "gaussian-rdp"
+label = "σ = 1"
+panel = "RDP"
+x = "alpha"
+params = { sigma = 1, alpha = { linspace = [1.5, 10, 5] } }
+[[curve]]
+name = "gaussian-rdp"
+label = "σ = 2"
+panel = "RDP"
+x = "alpha"
+params = { sigma = 2, alpha = [2, 4] }
+[[curve]]
+name = "gaussian-epsilon"
+label = "ε(δ)"
+panel = "conversion"
+x = "delta"
+params = { sigma = 5, delta = [1e-5, 1e-3] }
+[[figure]]
+name = "rdp"
+kind = "curves"
+x_label = "α"
+y_label = "RDP ε(α)"
+log_y = true
+[[table]]
+name = "rdp"
+kind = "curves"
+`
+
+// TestCurvesSpec runs an analytic-curves spec (no trials) and checks the
+// values against the closed form α/(2σ²) and a monotonicity property.
+func TestCurvesSpec(t *testing.T) {
+	s := spectest.MustParse(t, curvesSpec)
+	if len(spectest.Cells(t, s)) != 0 {
+		t.Fatal("a curves-only spec has cells")
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	_, outs, err := runAndRender(s, run.Options{OutDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) < 6 {
+		t.Errorf("outputs: %v", outs)
+	}
+	f, err := os.Open(filepath.Join(dir, CurvesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := csv.NewReader(f).ReadAll()
+	f.Close()
+	if len(rows) != 1+5+2+2 {
+		t.Fatalf("%d rows in curves.csv", len(rows))
+	}
+	var eps []float64
+	for _, r := range rows[1:] {
+		x, _ := strconv.ParseFloat(r[4], 64)
+		y, _ := strconv.ParseFloat(r[5], 64)
+		switch r[1] {
+		case "σ = 1":
+			if math.Abs(y-x/2) > 1e-15 {
+				t.Errorf("σ=1, α=%v: %v, want %v", x, y, x/2)
+			}
+		case "σ = 2":
+			if math.Abs(y-x/8) > 1e-15 {
+				t.Errorf("σ=2, α=%v: %v, want %v", x, y, x/8)
+			}
+		default:
+			eps = append(eps, y)
+		}
+	}
+	if !(eps[0] > eps[1]) {
+		t.Errorf("ε(δ) does not fall with δ: %v", eps)
+	}
+	for _, p := range []string{"figures/rdp.png", "figures/rdp.svg", "tables/rdp-rdp.md", "tables/rdp-conversion.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+			t.Errorf("missing output %s", p)
+		}
+	}
+}
+
+func TestCurveSpecErrors(t *testing.T) {
+	for name, src := range map[string]string{
+		"unknown curve":  "name = \"c\"\n[[curve]]\nname = \"nope\"\nx = \"a\"\nparams = { a = [1, 2] }\n",
+		"x not swept":    "name = \"c\"\n[[curve]]\nname = \"gaussian-rdp\"\nx = \"alpha\"\nparams = { alpha = 2, sigma = 1 }\n",
+		"unknown param":  "name = \"c\"\n[[curve]]\nname = \"gaussian-rdp\"\nx = \"alpha\"\nparams = { alpha = [2], sigma = 1, rho = 3 }\n",
+		"missing param":  "name = \"c\"\n[[curve]]\nname = \"gaussian-rdp\"\nx = \"alpha\"\nparams = { alpha = [2] }\n",
+		"two sweeps":     "name = \"c\"\n[[curve]]\nname = \"gaussian-rdp\"\nx = \"alpha\"\nparams = { alpha = [2], sigma = [1, 2] }\n",
+		"metric on kind": curvesSpec + "[[figure]]\nname = \"x\"\nkind = \"curves\"\nmetric = \"test_mse\"\n",
+	} {
+		if _, err := spec.Parse("c.toml", []byte(src)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

@@ -1,0 +1,705 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/experiments/curves"
+	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/internal/fileutil"
+	"github.com/dplab/dplab/mechanisms/accounting"
+	"github.com/dplab/dplab/plotting"
+	"github.com/dplab/dplab/results"
+)
+
+// Render writes summary.csv, the spec's figures (figures/) and tables
+// (tables/) in dir from the trials stored there, without running anything.
+// Only trials of the spec's current cells count. It returns the paths
+// written.
+func Render(s *spec.Spec, dir string, log io.Writer) ([]string, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	recs, err := results.Read(dir, func(w string) { fmt.Fprintln(log, "warning:", w) })
+	if err != nil {
+		return nil, err
+	}
+	return RenderRecords(s, dir, recs, log)
+}
+
+// RenderRecords renders from recs, the records of dir's store in file
+// order (run.Report.Records: those the run read and appended, saving a
+// re-read).
+func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Writer) ([]string, error) {
+	v, err := newView(s, recs)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Curves) > 0 {
+		v.curves = evalCurves(s)
+	}
+	var out []string
+	var buf bytes.Buffer
+	if err := results.WriteSummaryCSV(&buf, v.ordered()); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, results.SummaryFile)
+	if err := fileutil.WriteFileAtomic(path, buf.Bytes()); err != nil {
+		return nil, err
+	}
+	out = append(out, path)
+	if len(s.Curves) > 0 {
+		path := filepath.Join(dir, CurvesFile)
+		if err := fileutil.WriteFileAtomic(path, v.curvesCSV()); err != nil {
+			return out, err
+		}
+		out = append(out, path)
+	}
+	if len(s.Figures) > 0 {
+		if err := os.MkdirAll(filepath.Join(dir, "figures"), 0o755); err != nil {
+			return out, err
+		}
+	}
+	for i := range s.Figures {
+		fig := v.figure(&s.Figures[i])
+		if s.Figures[i].Kind == "curves" {
+			fig = v.curveFigure(&s.Figures[i])
+		}
+		paths, err := plotting.Write(fig, filepath.Join(dir, "figures"), s.Figures[i].Formats...)
+		out = append(out, paths...)
+		if err != nil {
+			return out, err
+		}
+	}
+	if len(s.Tables) > 0 {
+		if err := os.MkdirAll(filepath.Join(dir, "tables"), 0o755); err != nil {
+			return out, err
+		}
+	}
+	written := map[string]int{} // table file stem -> [[table]] index
+	for i := range s.Tables {
+		var tabs []*plotting.Table
+		switch s.Tables[i].Kind {
+		case "curves":
+			tabs = v.curveTables(&s.Tables[i])
+		case "privacy":
+			tabs = v.privacyTables(&s.Tables[i])
+		case "runtime":
+			tabs = v.runtimeTables(&s.Tables[i])
+		default:
+			tabs = v.tables(&s.Tables[i])
+		}
+		for _, tab := range tabs {
+			if j, ok := written[tab.Name]; ok {
+				// A table split per dataset ("mse" → "mse-lin") can meet
+				// another table's name ("mse-lin"): never overwrite.
+				return out, fmt.Errorf("%s: table[%d] %q and table[%d] %q both write tables/%s.*; rename one", s.File, j, s.Tables[j].Name, i, s.Tables[i].Name, tab.Name)
+			}
+			written[tab.Name] = i
+			paths, err := plotting.WriteTable(tab, filepath.Join(dir, "tables"), s.Tables[i].Formats...)
+			out = append(out, paths...)
+			if err != nil {
+				return out, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// view joins the spec's cells with the aggregates of their stored trials.
+type view struct {
+	spec    *spec.Spec
+	cells   []spec.Cell
+	agg     map[string]results.Cell   // by cell key
+	skipped map[string]string         // dataset label -> reason
+	over    map[string][]float64      // label -> ε values whose spent ε exceeded the target
+	curves  [][]curves.Point          // evaluated [[curve]] blocks, in spec order
+	ledgers map[string]*ledgerSummary // by cell key, for privacy tables
+	rels    map[string][]string       // neighbouring relation -> labels of the private mechanisms whose ledgers have it
+	// dataStems and panelStems are the file-name parts of dataset labels
+	// and curve panels (render_names.go), made on first use.
+	dataStems, panelStems map[string]string
+}
+
+func newView(s *spec.Spec, recs []results.Record) (*view, error) {
+	cells, err := s.Expand(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	v := &view{spec: s, cells: cells, agg: map[string]results.Cell{}, skipped: map[string]string{}, over: map[string][]float64{},
+		ledgers: map[string]*ledgerSummary{}, rels: map[string][]string{}}
+	byKey := make(map[string]*spec.Cell, len(v.cells))
+	for i := range v.cells {
+		byKey[v.cells[i].Key] = &v.cells[i]
+	}
+	var current []results.Record
+	for _, r := range recs {
+		c, ok := byKey[r.CellKey]
+		if !ok {
+			continue
+		}
+		if r.Schema < 2 && r.Status == results.StatusOK && r.Privacy.Assumptions == nil {
+			// Schema-1 records predate Privacy.Assumptions: state them from
+			// the spec, as a new run would have recorded them.
+			r.Privacy.Assumptions = run.Assumptions(s, c, &r)
+		}
+		if r.Status == results.StatusSkipped {
+			v.skipped[r.Dataset] = r.Error
+		}
+		if r.Status == results.StatusOK {
+			v.addLedger(&r)
+			if rel := r.Privacy.Relation; !math.IsInf(float64(r.Epsilon), 1) && !slices.Contains(v.rels[rel], r.Label) {
+				v.rels[rel] = append(v.rels[rel], r.Label)
+			}
+		}
+		current = append(current, r)
+	}
+	for _, c := range results.Aggregate(current, results.CIMethod(s.CI)) {
+		v.agg[c.Key] = c
+		if c.Tuning != spec.TuneOracle && c.EpsSpentMax > c.Epsilon*(1+1e-9) {
+			v.over[c.Label] = append(v.over[c.Label], c.Epsilon)
+		}
+	}
+	for label := range v.skipped {
+		// A dataset skipped in an earlier run but present now has ok trials.
+		for _, c := range v.cells {
+			if s.Datasets[c.Dataset].Label == label && v.agg[c.Key].Trials > 0 {
+				delete(v.skipped, label)
+				break
+			}
+		}
+	}
+	return v, nil
+}
+
+// ordered returns the aggregated cells in the spec's expansion order.
+func (v *view) ordered() []results.Cell {
+	var out []results.Cell
+	for _, c := range v.cells {
+		if a, ok := v.agg[c.Key]; ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// legend returns a cell's legend entry: non-private tuning, and the
+// non-private selection of accounted tuning, are always marked.
+func (v *view) legend(c *spec.Cell) string {
+	switch v.spec.Mechanisms[c.Mechanism].Tuning.Mode {
+	case spec.TuneOracle:
+		return c.Label + " (non-private tuning)"
+	case spec.TunePrivate:
+		return c.Label + " (tuning accounted, selection not private)"
+	}
+	return c.Label
+}
+
+// keep returns the filter of the cells a figure or table shows: datasets
+// and mechanisms by label (empty: all), and when task is not nil only the
+// datasets of that task.
+func (v *view) keep(dsLabels, mechLabels []string, task *datasets.Task) func(*spec.Cell) bool {
+	return func(c *spec.Cell) bool {
+		if !v.wantDataset(dsLabels, c.Dataset) || !v.wantMechanism(mechLabels, c.Mechanism) {
+			return false
+		}
+		if task != nil {
+			de, _ := datasets.Lookup(v.spec.Datasets[c.Dataset].Name)
+			return de.Info.Task == *task
+		}
+		return true
+	}
+}
+
+func (v *view) wantDataset(labels []string, i int) bool {
+	return len(labels) == 0 || slices.Contains(labels, v.spec.Datasets[i].Label)
+}
+
+func (v *view) wantMechanism(labels []string, i int) bool {
+	return len(labels) == 0 || slices.Contains(labels, v.spec.Mechanisms[i].Label)
+}
+
+// center and band of a stat, per the figure's choices.
+func centerBand(st results.Stat, center, band string) (y, lo, hi float64) {
+	y = st.Mean
+	if center == "median" {
+		y = st.Median
+	}
+	switch band {
+	case "ci":
+		return y, st.CILow, st.CIHigh
+	case "iqr":
+		return y, st.Q1, st.Q3
+	case "minmax":
+		return y, st.Min, st.Max
+	}
+	return y, math.NaN(), math.NaN()
+}
+
+func (v *view) figure(f *spec.FigureSpec) *plotting.Figure {
+	s := v.spec
+	m, _ := spec.LookupMetric(f.Metric)
+	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: f.LogX == nil || *f.LogX, LogY: f.LogY, Columns: f.Columns,
+		LegendBottom: strings.HasPrefix(f.Legend, "bottom"), LegendLeft: strings.HasSuffix(f.Legend, "left")}
+	if f.XLabel != "" {
+		fig.XLabel = f.XLabel
+	}
+	if f.YLabel != "" {
+		fig.YLabel = f.YLabel
+	}
+	styles := map[string]int{}
+	style := func(label string) int {
+		if i, ok := styles[label]; ok {
+			return i
+		}
+		styles[label] = len(styles)
+		return styles[label]
+	}
+	for di, d := range s.Datasets {
+		if !v.wantDataset(f.Datasets, di) {
+			continue
+		}
+		de, _ := datasets.Lookup(d.Name)
+		if de.Info.Task != m.Task {
+			continue
+		}
+		panel := plotting.Panel{Title: d.Label}
+		if why, ok := v.skipped[d.Label]; ok {
+			panel.Note = "skipped: " + shortReason(why)
+		}
+		series := map[string]*plotting.Series{}
+		var order []string
+		for ci := range v.cells {
+			c := &v.cells[ci]
+			if c.Dataset != di || !v.wantMechanism(f.Mechanisms, c.Mechanism) {
+				continue
+			}
+			a, ok := v.agg[c.Key]
+			if !ok {
+				continue
+			}
+			st, ok := a.Metrics[f.Metric]
+			if !ok {
+				continue
+			}
+			y, lo, hi := centerBand(st, f.Center, f.Band)
+			label := v.legend(c)
+			if !c.Private {
+				panel.References = append(panel.References, plotting.Reference{Label: label, Y: y})
+				continue
+			}
+			sr, ok := series[label]
+			if !ok {
+				sr = &plotting.Series{Label: label, Style: style(label)}
+				series[label] = sr
+				order = append(order, label)
+			}
+			sr.X = append(sr.X, c.Epsilon)
+			sr.Y = append(sr.Y, y)
+			if f.Band != "none" {
+				sr.Lo, sr.Hi = append(sr.Lo, lo), append(sr.Hi, hi)
+			}
+		}
+		for _, label := range order {
+			panel.Series = append(panel.Series, *series[label])
+		}
+		if r := v.timeRatio(di, f.TimeRatio); r != "" {
+			panel.Note = strings.TrimPrefix(panel.Note+"; "+r, "; ")
+		}
+		fig.Panels = append(fig.Panels, panel)
+	}
+	fig.Note = v.note(f.Band, f.Center, f.Note, v.keep(f.Datasets, f.Mechanisms, &m.Task))
+	return fig
+}
+
+// timeRatio returns "A/B time at ε = x: r×", the ratio of the mean wall time
+// per fit of the mechanisms labelled labels[0] and labels[1] on dataset di
+// at the largest ε where both have trials ("" when they have none).
+func (v *view) timeRatio(di int, labels []string) string {
+	if len(labels) != 2 {
+		return ""
+	}
+	wall := [2]map[float64]float64{{}, {}}
+	for ci := range v.cells {
+		c := &v.cells[ci]
+		a, ok := v.agg[c.Key]
+		if c.Dataset != di || !ok || a.Trials == 0 {
+			continue
+		}
+		for k, l := range labels {
+			if v.spec.Mechanisms[c.Mechanism].Label == l {
+				wall[k][c.Epsilon] = a.WallMean
+			}
+		}
+	}
+	best := math.Inf(-1)
+	for e := range wall[0] {
+		if _, ok := wall[1][e]; ok && e > best && wall[1][e] > 0 {
+			best = e
+		}
+	}
+	if math.IsInf(best, -1) {
+		return ""
+	}
+	return fmt.Sprintf("%s / %s time at ε = %.4g: %.2f×", labels[0], labels[1], best, wall[0][best]/wall[1][best])
+}
+
+func shortReason(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+// note is the provenance footnote of a figure or table showing the cells
+// keep accepts: accountant, δ, neighbouring relation, tuning (and whether the
+// selection is private), band and the number of trials actually aggregated,
+// warnings, and then what ε does not account for (the assumptions recorded
+// with the trials).
+func (v *view) note(band, center, extra string, keep func(*spec.Cell) bool) string {
+	s := v.spec
+	acc := s.AccountingConfig()
+	kind := acc.Kind
+	if kind == "" {
+		kind = "rdp"
+	}
+	parts := []string{fmt.Sprintf("Accountant: %s", kind)}
+	if kind == "rdp" {
+		orders := acc.Orders
+		if orders == "" {
+			orders = "default"
+		}
+		if orders == "integer" {
+			hi := acc.MaxOrder
+			if hi == 0 {
+				hi = 256
+			}
+			orders = fmt.Sprintf("integer 2..%d", hi)
+		}
+		if len(acc.ExtraOrders) > 0 {
+			orders += fmt.Sprintf(" + %d extra up to %g", len(acc.ExtraOrders), slices.Max(acc.ExtraOrders))
+		}
+		parts[0] += fmt.Sprintf(" (orders %s)", orders)
+	}
+	parts = append(parts, "δ = "+v.deltaText(), "neighbouring: "+v.relationText())
+	shown := map[int]bool{} // mechanisms with a cell shown
+	for i := range v.cells {
+		if keep(&v.cells[i]) {
+			shown[v.cells[i].Mechanism] = true
+		}
+	}
+	var tuning []string
+	for i, m := range s.Mechanisms {
+		if !shown[i] {
+			continue
+		}
+		switch m.Tuning.Mode {
+		case spec.TuneOracle:
+			tuning = append(tuning, m.Label+": NON-PRIVATE tuning (best on the test set, not charged: ε spent = ∞; the records keep the released run's ε as eps_per_run)")
+		case spec.TunePrivate:
+			on := "validation rows scored without noise"
+			if m.Tuning.SelectOn == "test" {
+				on = "TEST rows scored without noise, the published protocol"
+			}
+			tuning = append(tuning, fmt.Sprintf("%s: private tuning, %s K with mean %g, runs charged, SELECTION NOT PRIVATE (%s)", m.Label, m.Tuning.Distribution, m.Tuning.Mean, on))
+		}
+	}
+	if len(tuning) == 0 {
+		parts = append(parts, "tuning: none")
+	} else {
+		parts = append(parts, "tuning: "+strings.Join(tuning, "; "))
+	}
+	trials := v.trialsText(keep)
+	switch band {
+	case "ci":
+		ci := "1.96·SE"
+		if s.CI == string(results.CIStudentT) {
+			ci = "Student-t"
+		}
+		parts = append(parts, fmt.Sprintf("%s with 95%% CI (%s) over %s", center, ci, trials))
+	case "iqr":
+		parts = append(parts, fmt.Sprintf("%s with interquartile band over %s", center, trials))
+	case "minmax":
+		parts = append(parts, fmt.Sprintf("%s with min–max band over %s", center, trials))
+	default:
+		parts = append(parts, fmt.Sprintf("%s over %s", center, trials))
+	}
+	for _, label := range slices.Sorted(maps.Keys(v.over)) {
+		eps := slices.Clone(v.over[label])
+		slices.Sort(eps)
+		eps = slices.Compact(eps)
+		var list []string
+		for _, e := range eps {
+			list = append(list, strconv.FormatFloat(e, 'g', 3, 64))
+		}
+		parts = append(parts, fmt.Sprintf("WARNING: %s spent more than the target ε at ε = %s", label, strings.Join(list, ", ")))
+	}
+	if s.QuickApplied {
+		parts = append(parts, "QUICK RUN (reduced trials/grid)")
+	}
+	if extra != "" {
+		parts = append(parts, extra)
+	}
+	note := strings.Join(parts, "; ") + "."
+	if a := v.assumptionsText(keep); a != "" {
+		note += " ε does not account for: " + a + "."
+	}
+	return note
+}
+
+// trialsText is the number of trials aggregated in the shown cells, from
+// the stored records (not the spec: a run with --trials, or an earlier
+// larger run, changes it): "20 trials", or "20–40 trials per cell" when the
+// cells differ.
+func (v *view) trialsText(keep func(*spec.Cell) bool) string {
+	lo, hi := -1, -1
+	for i := range v.cells {
+		a, ok := v.agg[v.cells[i].Key]
+		if !ok || !keep(&v.cells[i]) {
+			continue
+		}
+		if lo < 0 || a.Trials < lo {
+			lo = a.Trials
+		}
+		hi = max(hi, a.Trials)
+	}
+	switch {
+	case lo < 0:
+		return "0 trials (none stored)"
+	case lo == hi && lo == 1:
+		return "1 trial"
+	case lo == hi:
+		return fmt.Sprintf("%d trials", lo)
+	}
+	return fmt.Sprintf("%d–%d trials per cell", lo, hi)
+}
+
+// assumptionsText lists, deduplicated in the spec's cell order, the
+// assumptions recorded with the shown cells' trials; a phrase that holds for
+// some of the shown datasets only names them.
+func (v *view) assumptionsText(keep func(*spec.Cell) bool) string {
+	var order []string
+	where := map[string][]string{} // phrase -> dataset labels
+	all := map[string]bool{}       // dataset labels with a private cell shown
+	for i := range v.cells {
+		c := &v.cells[i]
+		a, ok := v.agg[c.Key]
+		if !ok || !c.Private || !keep(c) {
+			continue
+		}
+		label := v.spec.Datasets[c.Dataset].Label
+		all[label] = true
+		for _, p := range a.Assumptions {
+			if _, seen := where[p]; !seen {
+				order = append(order, p)
+			}
+			if !slices.Contains(where[p], label) {
+				where[p] = append(where[p], label)
+			}
+		}
+	}
+	var out []string
+	for _, p := range order {
+		if len(where[p]) < len(all) {
+			p += " (" + strings.Join(where[p], ", ") + ")"
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, "; ")
+}
+
+// relationText names the neighbouring relation of the private ledgers
+// (add/remove when there are none), per mechanism when they differ.
+func (v *view) relationText() string {
+	switch len(v.rels) {
+	case 0:
+		return "add/remove"
+	case 1:
+		for rel := range v.rels {
+			return relationName(rel)
+		}
+	}
+	var parts []string
+	for _, rel := range slices.Sorted(maps.Keys(v.rels)) {
+		labels := append([]string(nil), v.rels[rel]...)
+		sort.Strings(labels)
+		parts = append(parts, fmt.Sprintf("%s (%s)", relationName(rel), strings.Join(labels, ", ")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (v *view) deltaText() string {
+	s := v.spec
+	if s.Delta.Constant() {
+		return s.Delta.Text
+	}
+	var vals []string
+	seen := map[string]bool{}
+	for _, c := range v.ordered() {
+		if !seen[c.Dataset] && c.Delta > 0 {
+			seen[c.Dataset] = true
+			vals = append(vals, fmt.Sprintf("%s: %.3g", c.Dataset, c.Delta))
+		}
+	}
+	if len(vals) == 0 {
+		return s.Delta.Text
+	}
+	return s.Delta.Text + " (" + strings.Join(vals, ", ") + ")"
+}
+
+var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
+
+func slug(s string) string {
+	return strings.Trim(slugRE.ReplaceAllString(strings.ToLower(s), "-"), "-")
+}
+
+func (v *view) tables(t *spec.TableSpec) []*plotting.Table {
+	s := v.spec
+	m, _ := spec.LookupMetric(t.Metric)
+	var dsIdx []int
+	for di, d := range s.Datasets {
+		de, _ := datasets.Lookup(d.Name)
+		if v.wantDataset(t.Datasets, di) && de.Info.Task == m.Task {
+			dsIdx = append(dsIdx, di)
+		}
+	}
+	// Columns: private cells' legends in spec order.
+	var cols []string
+	for ci := range v.cells {
+		c := &v.cells[ci]
+		if c.Private && v.wantMechanism(t.Mechanisms, c.Mechanism) && !slices.Contains(cols, v.legend(c)) {
+			cols = append(cols, v.legend(c))
+		}
+	}
+	wantEps := func(e float64) bool {
+		if len(t.Epsilon) == 0 {
+			return true
+		}
+		for _, x := range t.Epsilon {
+			if math.Abs(x-e) <= 1e-9*e {
+				return true
+			}
+		}
+		return false
+	}
+	cell := func(di int, label string, eps float64) plotting.Cell {
+		for ci := range v.cells {
+			c := &v.cells[ci]
+			if c.Dataset == di && v.legend(c) == label && c.Epsilon == eps {
+				if a, ok := v.agg[c.Key]; ok {
+					if st, ok := a.Metrics[t.Metric]; ok {
+						return plotting.Cell{Mean: st.Mean, Half: st.CIHalf, Present: true}
+					}
+				}
+			}
+		}
+		return plotting.Cell{}
+	}
+	refs := func(di int) []string {
+		var out []string
+		for ci := range v.cells {
+			c := &v.cells[ci]
+			if c.Dataset == di && !c.Private && v.wantMechanism(t.Mechanisms, c.Mechanism) {
+				if a, ok := v.agg[c.Key]; ok {
+					if st, ok := a.Metrics[t.Metric]; ok {
+						out = append(out, fmt.Sprintf("%s: %s", v.legend(c), plotting.Cell{Mean: st.Mean, Half: st.CIHalf, Present: true}.String()))
+					}
+				}
+			}
+		}
+		return out
+	}
+	eps, _ := s.Epsilon.Floats()
+	sort.Float64s(eps)
+	keep := v.keep(t.Datasets, t.Mechanisms, &m.Task)
+	base := &plotting.Table{Title: t.Title, Columns: cols, Better: betterOf(m)}
+	if base.Title == "" {
+		base.Title = m.Title
+	}
+	if t.Rows == "dataset" {
+		tab := *base
+		tab.Name, tab.RowHeader = t.Name, "dataset"
+		tab.Title += fmt.Sprintf(" at ε = %g", t.Epsilon[0])
+		var refNotes []string
+		for _, di := range dsIdx {
+			tab.Rows = append(tab.Rows, s.Datasets[di].Label)
+			var row []plotting.Cell
+			for _, col := range cols {
+				row = append(row, cell(di, col, t.Epsilon[0]))
+			}
+			tab.Cells = append(tab.Cells, row)
+			for _, r := range refs(di) {
+				refNotes = append(refNotes, s.Datasets[di].Label+" "+r)
+			}
+		}
+		tab.Note = joinNotes(refNotes, v.note("ci", "mean", t.Note, keep))
+		return []*plotting.Table{&tab}
+	}
+	var out []*plotting.Table
+	for _, di := range dsIdx {
+		tab := *base
+		tab.Name, tab.RowHeader = t.Name, "ε"
+		if len(dsIdx) > 1 {
+			tab.Name = t.Name + "-" + v.datasetStem(s.Datasets[di].Label)
+		}
+		tab.Title += " — " + s.Datasets[di].Label
+		for _, e := range eps {
+			if !wantEps(e) {
+				continue
+			}
+			tab.Rows = append(tab.Rows, strconv.FormatFloat(e, 'g', 4, 64))
+			var row []plotting.Cell
+			for _, col := range cols {
+				row = append(row, cell(di, col, e))
+			}
+			tab.Cells = append(tab.Cells, row)
+		}
+		// One table per dataset: its footnote is about that dataset's cells.
+		tab.Note = joinNotes(refs(di), v.note("ci", "mean", t.Note, func(c *spec.Cell) bool { return c.Dataset == di && keep(c) }))
+		out = append(out, &tab)
+	}
+	return out
+}
+
+func joinNotes(refs []string, note string) string {
+	if len(refs) == 0 {
+		return note
+	}
+	return "Reference (non-private): " + strings.Join(refs, "; ") + ". " + note
+}
+
+// relationName is how notes write an accounting relation: "add/remove",
+// "zero-out" or "replace-one" (records keep accounting's names).
+func relationName(rel string) string {
+	switch rel {
+	case accounting.RelationAddRemove:
+		return "add/remove"
+	case accounting.RelationZeroOut:
+		return "zero-out"
+	case accounting.RelationReplaceOne:
+		return "replace-one"
+	}
+	return rel
+}
+
+// betterOf is the metric's direction as the table renderer's bolding rule.
+func betterOf(m spec.Metric) plotting.Better {
+	if m.Higher {
+		return plotting.Higher
+	}
+	return plotting.Lower
+}

@@ -1,0 +1,195 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dplab/dplab/experiments/curves"
+	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/plotting"
+)
+
+// CurvesFile is the table of evaluated analytic curves in a result directory.
+const CurvesFile = "curves.csv"
+
+// curvesCSV lists every evaluated point: curve, panel, x name, x, y and the
+// error of undefined points.
+func (v *view) curvesCSV() []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write([]string{"panel", "curve", "function", "x_name", "x", "y", "error"})
+	for i, c := range v.spec.Curves {
+		for _, p := range v.curves[i] {
+			errText, y := "", strconv.FormatFloat(p.Y, 'g', -1, 64)
+			if p.Err != nil {
+				errText, y = p.Err.Error(), ""
+			}
+			w.Write([]string{c.Panel, c.Label, c.Name, c.X, strconv.FormatFloat(p.X, 'g', -1, 64), y, errText})
+		}
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+// panels returns the curve panels in first-appearance order, filtered.
+func (v *view) panels(want []string) []string {
+	var out []string
+	for _, c := range v.spec.Curves {
+		if !slices.Contains(out, c.Panel) && (len(want) == 0 || slices.Contains(want, c.Panel)) {
+			out = append(out, c.Panel)
+		}
+	}
+	if len(want) > 0 {
+		// The figure's own order.
+		sort.SliceStable(out, func(i, j int) bool { return indexOf(want, out[i]) < indexOf(want, out[j]) })
+	}
+	return out
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func (v *view) curveFigure(f *spec.FigureSpec) *plotting.Figure {
+	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel,
+		LogX: f.LogX != nil && *f.LogX, LogY: f.LogY, Columns: f.Columns,
+		LegendBottom: strings.HasPrefix(f.Legend, "bottom"), LegendLeft: strings.HasSuffix(f.Legend, "left")}
+	styles := map[string]int{}
+	var undefined int
+	for _, panel := range v.panels(f.Panels) {
+		pn := plotting.Panel{Title: panel}
+		for i, c := range v.spec.Curves {
+			if c.Panel != panel || len(f.Curves) > 0 && !slices.Contains(f.Curves, c.Label) {
+				continue
+			}
+			if _, ok := styles[c.Label]; !ok {
+				styles[c.Label] = len(styles)
+			}
+			sr := plotting.Series{Label: c.Label, Style: styles[c.Label], Dashed: c.Dashed}
+			for _, p := range v.curves[i] {
+				// Undefined points, and non-positive values on a log axis,
+				// are gaps.
+				if p.Err != nil || math.IsInf(p.Y, 0) || fig.LogY && p.Y <= 0 {
+					undefined++
+					continue
+				}
+				sr.X, sr.Y = append(sr.X, p.X), append(sr.Y, p.Y)
+			}
+			pn.Series = append(pn.Series, sr)
+		}
+		fig.Panels = append(fig.Panels, pn)
+	}
+	fig.Note = v.curveNote(f.Curves, v.panels(f.Panels), f.Note, undefined)
+	return fig
+}
+
+// curveNote lists the function and fixed parameters of each curve drawn in
+// the panels (and among labels, when given).
+func (v *view) curveNote(labels, panels []string, extra string, undefined int) string {
+	var parts []string
+	for _, c := range v.spec.Curves {
+		if len(labels) > 0 && !slices.Contains(labels, c.Label) || !slices.Contains(panels, c.Panel) {
+			continue
+		}
+		var fixed []string
+		for _, k := range c.Params.Keys {
+			if k != c.X {
+				fixed = append(fixed, k+" = "+spec.FormatValue(c.Params.Values[k].List[0]))
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s (%s)", c.Label, curveRef(c.Name), strings.Join(fixed, ", ")))
+	}
+	if undefined > 0 {
+		parts = append(parts, fmt.Sprintf("%d points outside a curve's domain are not drawn (see curves.csv)", undefined))
+	}
+	if extra != "" {
+		parts = append(parts, extra)
+	}
+	return strings.Join(parts, "; ") + "."
+}
+
+// curveTables makes one table per curve panel: rows the x values, columns
+// the curves' labels.
+func (v *view) curveTables(t *spec.TableSpec) []*plotting.Table {
+	var out []*plotting.Table
+	panels := v.panels(t.Panels)
+	for _, panel := range panels {
+		tab := &plotting.Table{Name: t.Name, Title: t.Title, Better: plotting.NoBest}
+		if len(panels) > 1 {
+			tab.Name = t.Name + "-" + v.panelStem(panel)
+			tab.Title = strings.TrimSpace(tab.Title + " — " + panel)
+		}
+		var xs []float64
+		byCurve := map[string]map[float64]curves.Point{}
+		for i, c := range v.spec.Curves {
+			if c.Panel != panel {
+				continue
+			}
+			tab.Columns = append(tab.Columns, c.Label)
+			if tab.RowHeader == "" {
+				tab.RowHeader = c.X
+			}
+			byCurve[c.Label] = map[float64]curves.Point{}
+			for _, p := range v.curves[i] {
+				byCurve[c.Label][p.X] = p
+				if !containsFloat(xs, p.X) {
+					xs = append(xs, p.X)
+				}
+			}
+		}
+		sort.Float64s(xs)
+		for _, x := range xs {
+			tab.Rows = append(tab.Rows, strconv.FormatFloat(x, 'g', 6, 64))
+			var row []plotting.Cell
+			for _, label := range tab.Columns {
+				p, ok := byCurve[label][x]
+				row = append(row, plotting.Cell{Mean: p.Y, Present: ok && p.Err == nil})
+			}
+			tab.Cells = append(tab.Cells, row)
+		}
+		tab.Note = v.curveNote(tab.Columns, []string{panel}, t.Note, 0)
+		out = append(out, tab)
+	}
+	return out
+}
+
+func containsFloat(xs []float64, x float64) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// evalCurves evaluates every [[curve]] block of the spec.
+func evalCurves(s *spec.Spec) [][]curves.Point {
+	sweeps := make([]curves.Sweep, len(s.Curves))
+	for i, c := range s.Curves {
+		fixed := curves.CurveParams{}
+		for _, k := range c.Params.Keys {
+			v, _ := c.Params.Values[k].Floats()
+			fixed[k] = v[0]
+		}
+		xs, _ := c.Params.Values[c.X].Floats()
+		sweeps[i] = curves.Sweep{Name: c.Name, Fixed: fixed, X: c.X, Xs: xs}
+	}
+	return curves.Eval(sweeps)
+}
+
+// curveRef is the paper and theorem of a registered curve.
+func curveRef(name string) string {
+	info, _ := curves.Lookup(name)
+	return info.Ref
+}

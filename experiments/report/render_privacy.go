@@ -1,0 +1,141 @@
+package report
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/mechanisms/accounting"
+	"github.com/dplab/dplab/plotting"
+	"github.com/dplab/dplab/results"
+)
+
+// ledgerSummary is what a privacy table shows of a cell: the first trial's
+// ledger and the mean of each noise parameter over trials.
+type ledgerSummary struct {
+	event    []byte
+	delta    float64
+	noiseSum map[string]float64
+	count    int
+}
+
+func (v *view) addLedger(r *results.Record) {
+	l, ok := v.ledgers[r.CellKey]
+	if !ok {
+		l = &ledgerSummary{event: r.Privacy.Event, delta: float64(r.Privacy.Delta), noiseSum: map[string]float64{}}
+		v.ledgers[r.CellKey] = l
+	}
+	for k, x := range r.Privacy.Noise {
+		l.noiseSum[k] += float64(x)
+	}
+	l.count++
+}
+
+// components returns the ε at the cell's δ of each component of a composed
+// ledger (one entry for any other event), by the spec's accountant.
+func (v *view) components(l *ledgerSummary) []float64 {
+	e, err := accounting.UnmarshalEvent(l.event)
+	if err != nil {
+		return nil
+	}
+	parts := []accounting.Event{e}
+	if c, ok := e.(accounting.Composed); ok {
+		parts = c.Events
+	}
+	out := make([]float64, len(parts))
+	for i, p := range parts {
+		g, err := v.spec.AccountingConfig().Epsilon(p, l.delta)
+		out[i] = g.Epsilon
+		if err != nil {
+			out[i] = math.NaN()
+		}
+	}
+	return out
+}
+
+// colPerRun is the privacy tables' column of a tuned cell's one-run ε.
+const colPerRun = "ε per run (max)"
+
+// privacyTables makes the calibration table of each dataset.
+func (v *view) privacyTables(t *spec.TableSpec) []*plotting.Table {
+	s := v.spec
+	var out []*plotting.Table
+	for di, d := range s.Datasets {
+		if !v.wantDataset(t.Datasets, di) {
+			continue
+		}
+		tab := &plotting.Table{Name: t.Name, Title: t.Title, RowHeader: "mechanism, ε", Better: plotting.NoBest}
+		if tab.Title == "" {
+			tab.Title = "Calibration and privacy spent"
+		}
+		tab.Title += " — " + d.Label
+		if len(s.Datasets) > 1 {
+			tab.Name = t.Name + "-" + v.datasetStem(d.Label)
+		}
+		cols := []string{"ε target", "ε spent (max)", "δ", "α* (mean)"}
+		type row struct {
+			label string
+			vals  map[string]float64
+		}
+		var rows []row
+		for ci := range v.cells {
+			c := &v.cells[ci]
+			if c.Dataset != di || !c.Private || !v.wantMechanism(t.Mechanisms, c.Mechanism) {
+				continue
+			}
+			a, ok := v.agg[c.Key]
+			l := v.ledgers[c.Key]
+			if !ok || l == nil {
+				continue
+			}
+			vals := map[string]float64{"ε target": c.Epsilon, "ε spent (max)": a.EpsSpentMax, "δ": a.Delta}
+			if !math.IsInf(a.EpsSpentMax, 1) {
+				vals["α* (mean)"] = a.AlphaMean // no optimal order without a guarantee
+			}
+			if !math.IsNaN(a.EpsPerRunMax) {
+				// Tuned cells: one run's ε beside the whole procedure's (+Inf
+				// for oracle tuning).
+				if !slices.Contains(cols, colPerRun) {
+					cols = slices.Insert(cols, 2, colPerRun)
+				}
+				vals[colPerRun] = a.EpsPerRunMax
+			}
+			for _, k := range slices.Sorted(maps.Keys(l.noiseSum)) {
+				if !slices.Contains(cols, k) {
+					cols = append(cols, k)
+				}
+				vals[k] = l.noiseSum[k] / float64(l.count)
+			}
+			for i, e := range v.components(l) {
+				name := fmt.Sprintf("ε component %d", i+1)
+				if !slices.Contains(cols, name) {
+					cols = append(cols, name)
+				}
+				vals[name] = e
+			}
+			rows = append(rows, row{v.legend(c) + ", ε = " + strconv.FormatFloat(c.Epsilon, 'g', 4, 64), vals})
+		}
+		tab.Columns = cols
+		for _, r := range rows {
+			tab.Rows = append(tab.Rows, r.label)
+			var cells []plotting.Cell
+			for _, col := range cols {
+				x, ok := r.vals[col]
+				cells = append(cells, plotting.Cell{Mean: x, Present: ok})
+			}
+			tab.Cells = append(tab.Cells, cells)
+		}
+		extra := "ε components: each part of the composed ledger, by the same accountant at the same δ (the total is not their sum under RDP); noise parameters are means over trials"
+		if t.Note != "" {
+			extra += "; " + t.Note
+		}
+		tab.Note = v.note("none", "mean", extra, func(c *spec.Cell) bool {
+			return c.Dataset == di && c.Private && v.wantMechanism(t.Mechanisms, c.Mechanism)
+		})
+		out = append(out, tab)
+	}
+	return out
+}

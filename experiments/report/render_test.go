@@ -1,0 +1,52 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/dplab/dplab/experiments/internal/spectest"
+	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/experiments/spec"
+)
+
+// runAndRender runs s and renders its figures and tables from the run's
+// records, as the CLI's run command does.
+func runAndRender(s *spec.Spec, opt run.Options) (*run.Report, []string, error) {
+	rep, err := run.Run(context.Background(), s, opt)
+	if rep == nil || rep.Records == nil {
+		return rep, nil, err
+	}
+	outs, rerr := RenderRecords(s, rep.Dir, rep.Records, opt.Log)
+	if err == nil {
+		err = rerr
+	}
+	return rep, outs, err
+}
+
+// TestRenderIsByteIdentical re-renders stored results and compares every
+// output file byte for byte (figures, tables, summary).
+func TestRenderIsByteIdentical(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	s := spectest.MustParse(t, spectest.Valid)
+	_, outs, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := map[string][]byte{}
+	for _, p := range outs {
+		first[p], _ = os.ReadFile(p)
+	}
+	again, err := Render(spectest.MustParse(t, spectest.Valid), dir, nil)
+	if err != nil || len(again) != len(outs) || len(again) < 6 {
+		t.Fatalf("re-render wrote %v (%v); first %v", again, err, outs)
+	}
+	for _, p := range again {
+		b, _ := os.ReadFile(p)
+		if !bytes.Equal(b, first[p]) {
+			t.Errorf("%s differs between renders of the same results", p)
+		}
+	}
+}

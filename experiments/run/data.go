@@ -1,0 +1,146 @@
+package run
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/internal/oncemap"
+	"github.com/dplab/dplab/internal/rngs"
+)
+
+// DataCache loads each dataset once per process and keeps fixed splits, so
+// every trial shares the same read-only matrices. Before loading a dataset it
+// verifies the registered files present in the data directory against their
+// SHA-256s (datasets.Entry.VerifyFiles), through a datasets.VerifyCache kept
+// in datasets.DefaultVerifyCachePath(), so an unchanged file is hashed once,
+// not at every run. It is safe for concurrent use; the zero value is ready.
+type DataCache struct {
+	m oncemap.Map
+
+	verifyOnce sync.Once
+	verifier   *datasets.VerifyCache
+}
+
+// defaultCache is the process's data cache.
+var defaultCache = &DataCache{}
+
+func (c *DataCache) get(key string, compute func() (any, error)) (any, error) {
+	return c.m.Do(key, compute)
+}
+
+// verifyCache returns the cache of verified files, created on first use.
+func (c *DataCache) verifyCache() *datasets.VerifyCache {
+	c.verifyOnce.Do(func() { c.verifier = datasets.NewVerifyCache(datasets.DefaultVerifyCachePath()) })
+	return c.verifier
+}
+
+// verified verifies the registered files of the dataset called name present
+// in dir, once per process, and returns them. A user file (features-csv) has
+// no registered files and nothing to verify.
+func (c *DataCache) verified(dir, name string) ([]datasets.VerifiedFile, error) {
+	v, err := c.get("verify|"+dir+"|"+name, func() (any, error) {
+		e, err := datasets.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		return e.VerifyFiles(dir, c.verifyCache())
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]datasets.VerifiedFile), nil
+}
+
+// load returns the dataset's loaded (preprocessed, unsplit) data, after
+// verifying its files: a file whose checksum does not match is an error.
+func (c *DataCache) load(dir string, d spec.DatasetSpec) (*datasets.Loaded, error) {
+	b, _ := json.Marshal(d.Params) // map keys sorted
+	v, err := c.get("load|"+dir+"|"+d.Name+"|"+string(b), func() (any, error) {
+		e, err := datasets.Lookup(d.Name)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := c.verified(dir, d.Name); err != nil {
+			return nil, err
+		}
+		return e.Load(dir, func(v any) error {
+			_, err := spec.DecodeStrict(d.Params, v)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*datasets.Loaded), nil
+}
+
+// split is a trial's data: scaled train, optional validation, and test parts.
+type split struct {
+	train, val, test *datasets.Dataset
+}
+
+// prepare returns the split of dataset d for a trial. A fixed split (the
+// default) is made once, from a seed derived from the spec seed and the
+// dataset, and shared; a resampled split uses the trial's "split" stream.
+func (r *runner) prepare(d spec.DatasetSpec, rs rngs.Streams) (*split, error) {
+	loaded, err := r.cache.load(r.dataDir, d)
+	if err != nil {
+		return nil, err
+	}
+	if d.Split.Resample {
+		return splitAndScale(loaded, d, rs.Get("split"))
+	}
+	key := spec.DatasetKey(d)
+	v, err := r.cache.get("split|"+r.dataDir+"|"+strconv.FormatInt(r.spec.Seed, 10)+"|"+key, func() (any, error) {
+		return splitAndScale(loaded, d, rngs.Derive("dplab/fixed-split", strconv.FormatInt(r.spec.Seed, 10), key).Rand())
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*split), nil
+}
+
+// splitAndScale splits loaded per d.Split (random fractions of All, or the
+// source's fixed split with a validation fraction carved from its training
+// part) and applies d.Scale with training statistics. It returns copies.
+func splitAndScale(l *datasets.Loaded, d spec.DatasetSpec, r *rand.Rand) (*split, error) {
+	var sp split
+	switch {
+	case l.All != nil:
+		if err := datasets.CheckSplit(l.All.Rows(), d.Split.Test, d.Split.Validation); err != nil {
+			return nil, fmt.Errorf("dataset %q: %w", d.Label, err)
+		}
+		if d.Split.Ordered {
+			sp.train, sp.val, sp.test = datasets.SplitOrdered(l.All, d.Split.Test, d.Split.Validation)
+		} else {
+			sp.train, sp.val, sp.test = datasets.Split(l.All, d.Split.Test, d.Split.Validation, r)
+		}
+	case l.Train != nil && l.Test != nil:
+		sp.train, sp.test = l.Train.Clone(), l.Test.Clone()
+		if d.Split.Validation > 0 {
+			if err := datasets.CheckSplit(sp.train.Rows(), d.Split.Validation, 0); err != nil {
+				return nil, fmt.Errorf("dataset %q: validation split of the source's training part: %w", d.Label, err)
+			}
+			if d.Split.Ordered {
+				sp.train, _, sp.val = datasets.SplitOrdered(sp.train, d.Split.Validation, 0)
+			} else {
+				sp.train, _, sp.val = datasets.Split(sp.train, d.Split.Validation, 0, r)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("dataset %q: the loader returned no data", d.Label)
+	}
+	others := []*datasets.Dataset{sp.test}
+	if sp.val != nil {
+		others = append(others, sp.val)
+	}
+	if err := d.Scaling().Apply(sp.train, others...); err != nil {
+		return nil, fmt.Errorf("dataset %q: %w", d.Label, err)
+	}
+	return &sp, nil
+}

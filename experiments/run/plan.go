@@ -1,0 +1,83 @@
+package run
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/results"
+)
+
+// Plan is the expanded grid of a spec with its storage status.
+type Plan struct {
+	Rows                 []PlanRow
+	Cells, Total, Stored int
+	Stale                int // stored ok trials of cells no longer in the spec
+}
+
+// PlanRow is one (dataset, mechanism label) line of a plan.
+type PlanRow struct {
+	Dataset, Label string
+	Epsilons       string
+	Trials         int // per cell
+	Stored, ToRun  int
+}
+
+// MakePlan joins the spec's cells with stored records. It counts each
+// cell's stored trials from the records instead of visiting every trial
+// index, so its work is linear in cells + records, not in trials (a spec
+// may have 10⁸ trials). It stops with ctx's error when ctx is done.
+func MakePlan(ctx context.Context, s *spec.Spec, recs []results.Record) (*Plan, error) {
+	cells, err := s.Expand(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// stored trial indexes per cell (Latest: one per key)
+	stored := map[string][]int{}
+	for _, r := range results.Latest(recs) {
+		stored[r.CellKey] = append(stored[r.CellKey], r.Trial)
+	}
+	keys := cellKeys(cells)
+	p := &Plan{Cells: len(cells)}
+	for k, trials := range stored {
+		if !keys[k] {
+			p.Stale += len(trials)
+		}
+	}
+	index := map[string]int{}
+	var eps [][]string // per row, joined at the end (not quadratically)
+	for ci, c := range cells {
+		if ci%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		id := s.Datasets[c.Dataset].Label + "\x00" + c.Label
+		i, ok := index[id]
+		if !ok {
+			i = len(p.Rows)
+			index[id] = i
+			p.Rows = append(p.Rows, PlanRow{Dataset: s.Datasets[c.Dataset].Label, Label: c.Label, Trials: c.Trials})
+			eps = append(eps, nil)
+		}
+		row := &p.Rows[i]
+		e := "non-private"
+		if c.Private {
+			e = strconv.FormatFloat(c.Epsilon, 'g', 4, 64)
+		}
+		eps[i] = append(eps[i], e)
+		done := 0
+		for _, t := range stored[c.Key] {
+			if t >= 0 && t < c.Trials {
+				done++
+			}
+		}
+		p.Total += c.Trials
+		p.Stored += done
+		row.Stored += done
+		row.ToRun += c.Trials - done
+	}
+	for i := range p.Rows {
+		p.Rows[i].Epsilons = strings.Join(eps[i], " ")
+	}
+	return p, nil
+}

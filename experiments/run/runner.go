@@ -1,0 +1,571 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/internal/fileutil"
+	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/mechanisms"
+	"github.com/dplab/dplab/mechanisms/accounting"
+	"github.com/dplab/dplab/results"
+)
+
+// Options configures Run.
+type Options struct {
+	Jobs    int    // concurrent trials; 0 means runtime.NumCPU()
+	OutDir  string // result directory; "" means ResultDir(spec, "results")
+	DataDir string // datasets directory (datasets.DataDir resolves the default)
+	Force   bool   // rerun every trial of the spec's cells
+	Trials  int    // overrides the spec's trial count when > 0
+	// Log receives progress and warnings (stderr); nil discards them.
+	Log io.Writer
+	// Progress forces the terminal progress bar on or off; nil detects a
+	// terminal on Log.
+	Progress *bool
+	// Args is the command line, for the manifest.
+	Args []string
+	// Cache shares loaded data between runs in one process; nil means the
+	// process-wide cache.
+	Cache *DataCache
+}
+
+// Report summarises a run.
+type Report struct {
+	Dir                       string
+	Cells, Total, Stored, Ran int
+	Failed, Skipped           int
+	SkipReasons               map[string]string // dataset label -> reason
+	// Records are the store's records after the run (those read at open
+	// and those appended), for rendering without a re-read; nil (and only
+	// then) when the run was interrupted or could not write.
+	Records       []results.Record
+	Interrupted   bool
+	FailedErrors  []string // first few failure messages
+	Elapsed       time.Duration
+	PendingBefore int // trials to run when the run started
+}
+
+// ResultDir is the default result directory of a spec under root:
+// root/<name>, or root/<name>-quick for a --quick run.
+func ResultDir(s *spec.Spec, root string) string {
+	name := s.Name
+	if s.QuickApplied {
+		name += "-quick"
+	}
+	return filepath.Join(root, name)
+}
+
+type runner struct {
+	spec    *spec.Spec
+	cells   []spec.Cell
+	dataDir string
+	cache   *DataCache
+	cal     *accounting.Calibrator
+	acc     accounting.Config
+	store   *results.Store
+	log     io.Writer
+
+	mu      sync.Mutex
+	recs    []results.Record                // the store's records: read at open, then appended
+	mechs   map[string]mechanisms.Mechanism // by canonical params
+	spent   map[string]accounting.Guarantee // ε of a ledger at a δ, by (event JSON, δ)
+	report  *Report
+	skipped map[string]string
+}
+
+// Run runs every trial of s not yet stored in the result directory
+// (experiments/report renders the figures and tables from Report.Records
+// afterwards). Cancelling
+// ctx stops scheduling and abandons running fits; finished trials stay
+// stored. It returns an error if a trial failed (the run continues past
+// failures) or the run was interrupted.
+func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
+	start := time.Now()
+	if opt.Trials > 0 {
+		s.Trials = opt.Trials
+		if err := s.CheckSize(); err != nil {
+			return nil, err
+		}
+	}
+	jobs := opt.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	dir := opt.OutDir
+	if dir == "" {
+		dir = ResultDir(s, "results")
+	}
+	log := opt.Log
+	if log == nil {
+		log = io.Discard
+	}
+	warn := func(msg string) { fmt.Fprintln(log, "warning:", msg) }
+	// The grid is bounded by the spec's limits (checked at load); its
+	// expansion is not interrupted, so that a cancelled run still reports
+	// what was pending.
+	cells, err := s.Expand(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	// Open takes the directory's lock before it reads, repairs or rewrites
+	// anything; the store holds it until the deferred Close, after the
+	// manifest and rendering.
+	store, stored, err := results.Open(dir, warn)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	if opt.Force {
+		keys := cellKeys(cells)
+		if stored, err = store.Rewrite(func(r *results.Record) bool { return !keys[r.CellKey] }); err != nil {
+			return nil, err
+		}
+	}
+	if err := fileutil.WriteFileAtomic(filepath.Join(dir, "spec.toml"), s.Source); err != nil {
+		return nil, err
+	}
+	cache := opt.Cache
+	if cache == nil {
+		cache = defaultCache
+	}
+	r := &runner{spec: s, cells: cells, dataDir: datasets.DataDir(opt.DataDir), cache: cache,
+		acc: s.AccountingConfig(), store: store, log: log, mechs: map[string]mechanisms.Mechanism{}, spent: map[string]accounting.Guarantee{},
+		skipped: map[string]string{}, recs: stored}
+	r.cal = accounting.NewCalibrator(r.acc)
+	rep := &Report{Dir: dir, Cells: len(cells), SkipReasons: r.skipped}
+	r.report = rep
+
+	if err := r.preload(); err != nil {
+		return rep, err
+	}
+	// The pending trials are visited twice (counted, then scheduled) rather
+	// than listed: a spec may have 10⁸ of them. Datasets skipped before the
+	// run started are skipped in both passes alike.
+	skippedAtStart := make(map[string]bool, len(r.skipped))
+	for label := range r.skipped {
+		skippedAtStart[label] = true
+	}
+	pending := func(visit func(c *spec.Cell, t int) bool) {
+		for i := range cells {
+			c := &cells[i]
+			for t := 0; t < c.Trials; t++ {
+				if store.Done(results.Key{Cell: c.Key, Trial: t}) || skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0 {
+					continue
+				}
+				if !visit(c, t) {
+					return
+				}
+			}
+		}
+	}
+	for i := range cells {
+		c := &cells[i]
+		for t := 0; t < c.Trials; t++ {
+			rep.Total++
+			if store.Done(results.Key{Cell: c.Key, Trial: t}) {
+				rep.Stored++
+			} else if skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0 {
+				rep.Skipped++ // trial 0 records the reason; the rest are counted
+			} else {
+				rep.PendingBefore++
+			}
+		}
+	}
+	manifestRun := results.Run{Build: results.CurrentBuild(), Args: opt.Args, Jobs: jobs, Quick: s.QuickApplied, Start: start}
+
+	prog := newProgress(log, rep.PendingBefore, opt.Progress)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(jobs)
+	var writeErr error
+	var werrOnce sync.Once
+	pending(func(c *spec.Cell, t int) bool {
+		if gctx.Err() != nil {
+			return false
+		}
+		g.Go(func() error {
+			rec, ok := r.trial(gctx, c, t)
+			if !ok {
+				return nil // cancelled: nothing stored
+			}
+			if err := store.Append(rec); err != nil {
+				werrOnce.Do(func() { writeErr = err })
+				return err
+			}
+			r.count(&rec)
+			prog.step()
+			return nil
+		})
+		return true
+	})
+	_ = g.Wait()
+	prog.finish()
+	if err := store.Sync(); err != nil && writeErr == nil {
+		writeErr = err
+	}
+	rep.Interrupted = ctx.Err() != nil
+	manifestRun.End = time.Now()
+	manifestRun.TrialsRun, manifestRun.Failed, manifestRun.Skipped = rep.Ran, rep.Failed, rep.Skipped
+	switch {
+	case rep.Interrupted:
+		manifestRun.Status = "interrupted"
+	case rep.Failed > 0 || writeErr != nil:
+		manifestRun.Status = "failed"
+	default:
+		manifestRun.Status = "complete"
+	}
+	if err := r.writeManifest(dir, manifestRun); err != nil {
+		warn(err.Error())
+	}
+	for label, why := range r.skipped {
+		fmt.Fprintf(log, "skipped dataset %q: %s\n", label, why)
+	}
+	if writeErr != nil {
+		return rep, writeErr
+	}
+	if rep.Interrupted {
+		rep.Elapsed = time.Since(start)
+		return rep, fmt.Errorf("interrupted: %d of %d pending trials finished and are stored in %s; rerun the same command to resume", rep.Ran+rep.Failed, rep.PendingBefore, dir)
+	}
+	rep.Records = r.recs
+	if rep.Records == nil {
+		rep.Records = []results.Record{} // nothing stored (a spec of curves only): still render
+	}
+	rep.Elapsed = time.Since(start)
+	if rep.Failed > 0 {
+		return rep, fmt.Errorf("%d trial(s) failed (records in %s); first: %s", rep.Failed, store.Path(), strings.Join(rep.FailedErrors, "; "))
+	}
+	return rep, nil
+}
+
+// preload loads every dataset before any trial runs, so a missing or
+// malformed data file stops the run at once with an error naming the file
+// (an *InputError), rather than failing every trial. Absent files of an
+// optional dataset mark it skipped instead.
+func (r *runner) preload() error {
+	for _, d := range r.spec.Datasets {
+		_, err := r.cache.load(r.dataDir, d)
+		var missing *datasets.MissingError
+		switch {
+		case err == nil:
+		case errors.As(err, &missing) && d.Optional:
+			r.skipped[d.Label] = err.Error()
+		default:
+			return &spec.InputError{Err: fmt.Errorf("dataset %q: %w", d.Label, err)}
+		}
+	}
+	return nil
+}
+
+func cellKeys(cells []spec.Cell) map[string]bool {
+	keys := make(map[string]bool, len(cells))
+	for _, c := range cells {
+		keys[c.Key] = true
+	}
+	return keys
+}
+
+func (r *runner) count(rec *results.Record) {
+	kept := *rec // as the store will read it back: params through JSON (omitempty, float64 numbers)
+	kept.MechParams, kept.DataParams = viaJSON(rec.MechParams), viaJSON(rec.DataParams)
+	kept.Schema = results.SchemaVersion
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.recs = append(r.recs, kept)
+	switch rec.Status {
+	case results.StatusOK:
+		r.report.Ran++
+	case results.StatusFailed:
+		r.report.Failed++
+		if len(r.report.FailedErrors) < 3 {
+			r.report.FailedErrors = append(r.report.FailedErrors, fmt.Sprintf("%s on %s at ε=%g, trial %d: %s", rec.Label, rec.Dataset, float64(rec.Epsilon), rec.Trial, firstLine(rec.Error)))
+		}
+	case results.StatusSkipped:
+		r.report.Skipped++
+		r.skipped[rec.Dataset] = rec.Error
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// mechanism returns the (stateless, concurrency-safe) mechanism for params,
+// building it once.
+func (r *runner) mechanism(e mechanisms.Entry, params map[string]any) (mechanisms.Mechanism, error) {
+	b, _ := json.Marshal(params)
+	key := e.Info.Name + string(b)
+	r.mu.Lock()
+	m, ok := r.mechs[key]
+	r.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	m, _, err := e.Build(func(v any) error { _, err := spec.DecodeStrict(params, v); return err })
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.mechs[key] = m
+	r.mu.Unlock()
+	return m, nil
+}
+
+// trial runs one trial and returns its record; ok is false when ctx was
+// cancelled before the trial finished (nothing is stored then).
+func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Record, ok bool) {
+	s := r.spec
+	ds := s.Datasets[c.Dataset]
+	ms := s.Mechanisms[c.Mechanism]
+	seed := rngs.TrialSeed(uint64(s.Seed), c.Key, t)
+	rec = results.Record{
+		Experiment: s.Name, CellKey: c.Key, Dataset: ds.Label, Mechanism: ms.Name, Label: c.Label,
+		Epsilon: results.Float(c.Epsilon), Trial: t, Seed: seed.Hex(), MechParams: c.Params,
+		DataParams: ds.Params, CodeVersion: codeVersion(),
+		Privacy: results.Privacy{EpsTarget: results.Float(c.Epsilon), Accountant: r.acc.Kind, Tuning: ms.Tuning.Mode,
+			Selection: selectionLabel(ms.Tuning)},
+	}
+	if rec.Privacy.Accountant == "" {
+		rec.Privacy.Accountant = "rdp"
+	}
+	defer func() {
+		// The trial boundary is the only place that recovers panics (STYLE
+		// §2.4): the trial becomes a failed record with its stack.
+		if p := recover(); p != nil {
+			rec.Status = results.StatusFailed
+			rec.Error = fmt.Sprintf("panic: %v\n%s", p, debug.Stack())
+			ok = true
+		}
+	}()
+	rs := rngs.New(seed)
+	data, err := r.prepare(ds, rs)
+	if err != nil {
+		var missing *datasets.MissingError
+		if errors.As(err, &missing) {
+			rec.Status, rec.Error = results.StatusSkipped, err.Error()
+			return rec, true
+		}
+		rec.Status, rec.Error = results.StatusFailed, err.Error()
+		return rec, true
+	}
+	delta, err := s.Delta.Eval(data.train.Rows(), data.train.Cols())
+	if err != nil {
+		rec.Status, rec.Error = results.StatusFailed, err.Error()
+		return rec, true
+	}
+	rec.Privacy.Delta = results.Float(delta)
+	budget := mechanisms.Budget{Epsilon: c.Epsilon, Delta: delta, Accounting: r.acc, Calibrator: r.cal}
+	start := time.Now()
+	out, err := r.fit(ctx, c, data, budget, rs)
+	rec.WallSeconds = time.Since(start).Seconds()
+	if ctx.Err() != nil {
+		return rec, false
+	}
+	if err != nil {
+		rec.Status, rec.Error = results.StatusFailed, err.Error()
+		return rec, true
+	}
+	if err := r.account(&rec, out, delta); err != nil {
+		rec.Status, rec.Error = results.StatusFailed, err.Error()
+		return rec, true
+	}
+	rec.Privacy.Assumptions = Assumptions(s, c, &rec)
+	task := data.train.Task
+	rec.Metrics = map[string]results.Float{}
+	for _, m := range s.MetricsFor(task) {
+		part := data.test
+		switch m.On {
+		case "train":
+			part = data.train
+		case "validation":
+			part = data.val
+		}
+		rec.Metrics[m.Name] = results.Float(metricEval[m.Name](out.release.Model, part))
+	}
+	// The fit's counters were read from the private data without noise: the
+	// record keeps them as non-private diagnostics.
+	rec.Diagnostics = floatMap(out.release.Stats)
+	for k, v := range out.stats {
+		if rec.Diagnostics == nil {
+			rec.Diagnostics = map[string]results.Float{}
+		}
+		rec.Diagnostics[k] = results.Float(v)
+	}
+	rec.Status = results.StatusOK
+	return rec, true
+}
+
+// fitted is the outcome of a (possibly tuned) fit.
+type fitted struct {
+	release *mechanisms.Release
+	charged accounting.Event // the ledger: Wrap(release.Event)
+	perRun  accounting.Event // the base event of one run, for tuned fits
+	note    string
+	stats   map[string]float64
+}
+
+func (r *runner) fit(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
+	ms := r.spec.Mechanisms[c.Mechanism]
+	switch ms.Tuning.Mode {
+	case spec.TuneOracle:
+		return r.fitOracle(ctx, c, data, b, rs)
+	case spec.TunePrivate:
+		return r.fitPrivate(ctx, c, data, b, rs)
+	}
+	m, err := r.mechanism(c.Entry, c.Params)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := m.Fit(ctx, data.train, b, rs)
+	if err != nil {
+		return nil, err
+	}
+	return &fitted{release: rel, charged: rel.Event}, nil
+}
+
+// account evaluates the ledger with the spec's accountant and fills the
+// record's privacy fields. The ε recorded is computed from the event, never
+// copied from the budget.
+func (r *runner) account(rec *results.Record, out *fitted, delta float64) error {
+	if out.release == nil || out.release.Event == nil || out.charged == nil {
+		return errors.New("the mechanism returned no privacy event")
+	}
+	ev, err := json.Marshal(out.charged)
+	if err != nil {
+		return fmt.Errorf("encode ledger: %w", err)
+	}
+	rec.Privacy.Event = ev
+	rec.Privacy.Noise = floatMap(out.release.Noise)
+	rec.Privacy.TuningNote = out.note
+	g, err := r.epsilon(ev, out.charged, delta)
+	if err != nil {
+		return fmt.Errorf("account for the ledger: %w", err)
+	}
+	rec.Privacy.EpsSpent = results.Float(g.Epsilon)
+	if g.Relation != "" {
+		rec.Privacy.Relation = g.Relation
+	}
+	if !math.IsInf(g.Epsilon, 1) {
+		rec.Privacy.AlphaStar = results.Float(g.Alpha) // no optimal order without a guarantee
+	}
+	if g.Accountant != "" {
+		rec.Privacy.Accountant = g.Accountant
+	}
+	if out.perRun != nil {
+		perRun, err := json.Marshal(out.perRun)
+		if err != nil {
+			return err
+		}
+		pr, err := r.epsilon(perRun, out.perRun, delta)
+		if err != nil {
+			return fmt.Errorf("account for one run: %w", err)
+		}
+		rec.Privacy.EpsPerRun = results.Float(pr.Epsilon)
+	}
+	if _, isNP := out.charged.(accounting.NonPrivate); !isNP && rec.Privacy.Tuning != spec.TuneOracle {
+		// Calibrated mechanisms must meet their target; a mechanism with
+		// fixed constants (e.g. a paper's box) may not, and is reported as
+		// spent. Either way the record holds the accounted value.
+		if float64(rec.Privacy.EpsSpent) > float64(rec.Privacy.EpsTarget)*(1+1e-9) {
+			rec.Privacy.TuningNote = strings.TrimSpace(rec.Privacy.TuningNote + " ε spent exceeds the target")
+		}
+	}
+	return nil
+}
+
+// epsilon evaluates event (whose JSON is ev) at δ with the spec's accountant,
+// memoised: the trials of a cell usually charge the same ledger.
+func (r *runner) epsilon(ev []byte, event accounting.Event, delta float64) (accounting.Guarantee, error) {
+	key := string(ev) + "|" + strconv.FormatFloat(delta, 'g', -1, 64)
+	r.mu.Lock()
+	g, ok := r.spent[key]
+	r.mu.Unlock()
+	if ok {
+		return g, nil
+	}
+	g, err := r.acc.Epsilon(event, delta)
+	if err != nil {
+		return g, err
+	}
+	r.mu.Lock()
+	r.spent[key] = g
+	r.mu.Unlock()
+	return g, nil
+}
+
+// viaJSON returns m as decoding its JSON gives it back: nil when empty,
+// numbers as float64.
+func viaJSON(m map[string]any) map[string]any {
+	if len(m) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(m)
+	var out map[string]any
+	if err != nil || json.Unmarshal(b, &out) != nil {
+		return m
+	}
+	return out
+}
+
+func floatMap(m map[string]float64) map[string]results.Float {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]results.Float, len(m))
+	for k, v := range m {
+		out[k] = results.Float(v)
+	}
+	return out
+}
+
+// codeVersion is the build's version and revision, recorded with each trial.
+func codeVersion() string {
+	b := results.CurrentBuild()
+	v := b.Version + "+" + b.Revision
+	if b.Modified {
+		v += "-dirty"
+	}
+	return v
+}
+
+func (r *runner) writeManifest(dir string, run results.Run) error {
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		return err
+	}
+	m.Experiment, m.SpecPath, m.SpecSHA256 = r.spec.Name, r.spec.File, r.spec.SHA256
+	if m.Datasets == nil {
+		m.Datasets = map[string]string{}
+	}
+	for _, d := range r.spec.Datasets {
+		// The files verified before loading (none for a generator or a user
+		// file): the SHA-256 of the stored bytes that matched the registry.
+		files, err := r.cache.verified(r.dataDir, d.Name)
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			m.Datasets[f.Rel] = f.SHA256
+		}
+	}
+	m.Runs = append(m.Runs, run)
+	return results.WriteManifest(dir, m)
+}

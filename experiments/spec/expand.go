@@ -1,0 +1,276 @@
+package spec
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/mechanisms"
+	"github.com/dplab/dplab/results"
+)
+
+// cellKeyVersion is bumped when the meaning of a cell key's content changes;
+// it invalidates every stored trial.
+const cellKeyVersion = 1
+
+// Cell is one point of the grid: a dataset, a mechanism with one point of its
+// parameter sweep, and one ε (+Inf for a non-private reference).
+type Cell struct {
+	Key       string
+	Dataset   int // index into Spec.Datasets
+	Mechanism int // index into Spec.Mechanisms
+	Params    map[string]any
+	Label     string // legend label: the mechanism's label plus swept values
+	Epsilon   float64
+	Private   bool
+	Trials    int
+	Entry     mechanisms.Entry // the mechanism's registry entry
+}
+
+// Expand returns the spec's cells in a deterministic order: datasets, then
+// mechanisms, then sweep points, then ε, each in spec order. It stops with
+// ctx's error when ctx is done, and returns the first error of a value that
+// does not expand (validation reports those first, with their positions).
+func (s *Spec) Expand(ctx context.Context) ([]Cell, error) {
+	eps, err := s.Epsilon.Floats()
+	if err != nil {
+		return nil, fmt.Errorf("epsilon: %w", err)
+	}
+	var cells []Cell
+	for di, d := range s.Datasets {
+		dsKey := DatasetKey(d)
+		for mi, m := range s.Mechanisms {
+			e, err := mechanisms.Lookup(m.Name)
+			if err != nil {
+				return nil, fmt.Errorf("mechanism %q: %w", m.Label, err)
+			}
+			points, swept := m.Params.Points()
+			grid := eps
+			if !e.Info.Private {
+				grid = []float64{math.Inf(1)}
+			}
+			for _, p := range points {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				label := m.Label
+				if len(swept) > 0 {
+					var parts []string
+					for _, k := range swept {
+						parts = append(parts, k+"="+FormatValue(p[k]))
+					}
+					label += "[" + strings.Join(parts, ",") + "]"
+				}
+				for _, epsilon := range grid {
+					c := Cell{Dataset: di, Mechanism: mi, Params: p, Label: label, Epsilon: epsilon,
+						Private: e.Info.Private, Trials: s.Trials, Entry: e}
+					c.Key = s.cellKey(dsKey, m, e.Info, p, epsilon)
+					cells = append(cells, c)
+				}
+			}
+		}
+	}
+	return cells, nil
+}
+
+// DatasetKey is the canonical JSON of everything that defines a dataset's
+// train/test data.
+func DatasetKey(d DatasetSpec) string {
+	b, _ := json.Marshal(struct {
+		Name   string    `json:"name"`
+		Params RawTable  `json:"params"`
+		Split  SplitSpec `json:"split"`
+		Scale  ScaleSpec `json:"scale"`
+	}{d.Name, d.Params, d.Split, d.Scale})
+	return string(b)
+}
+
+// cellKey hashes everything that determines a cell's trials: the base seed,
+// the dataset, the mechanism (name, version, params, tuning), ε, the δ rule
+// and the accountant. Labels, titles, figures and tables are not part of it,
+// so editing them reuses stored trials.
+func (s *Spec) cellKey(dsKey string, m MechanismSpec, info mechanisms.Info, params map[string]any, epsilon float64) string {
+	tuning, _ := json.Marshal(tuningKey(m.Tuning))
+	b, _ := json.Marshal(struct {
+		V          int             `json:"v"`
+		Seed       int64           `json:"seed"`
+		Dataset    json.RawMessage `json:"dataset"`
+		Mechanism  string          `json:"mechanism"`
+		Version    int             `json:"version"`
+		Params     map[string]any  `json:"params"`
+		Tuning     json.RawMessage `json:"tuning"`
+		Epsilon    results.Float   `json:"epsilon"`
+		Delta      string          `json:"delta"`
+		Accountant AccountantSpec  `json:"accountant"`
+	}{cellKeyVersion, s.Seed, json.RawMessage(dsKey), info.Name, info.Version, params, tuning,
+		results.Float(epsilon), s.Delta.Text, s.Accountant})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}
+
+// tuningKey is the part of a tuning spec that changes results.
+func tuningKey(t TuningSpec) any {
+	if t.Mode == TuneNone || t.Mode == "" {
+		return nil
+	}
+	cands := map[string][]any{}
+	for _, k := range t.Candidates.Keys {
+		cands[k] = t.Candidates.Values[k].List
+	}
+	return struct {
+		Mode, Distribution, SelectOn, Metric, Sample string
+		Mean, Shape                                  float64
+		Candidates                                   map[string][]any
+	}{t.Mode, t.Distribution, t.SelectOn, t.Metric, t.Sample, t.Mean, t.Shape, cands}
+}
+
+// MetricsFor returns the metrics recorded for a dataset of task t: the
+// spec's list restricted to the task, or all of the task's metrics.
+func (s *Spec) MetricsFor(t datasets.Task) []Metric {
+	names := s.Metrics
+	if len(names) == 0 {
+		names = DefaultMetrics(t)
+	}
+	var out []Metric
+	for _, n := range names {
+		if m, ok := LookupMetric(n); ok && m.Task == t {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Default grid limits. A spec above them is refused before anything is
+// expanded: a million cells already take about a gigabyte to expand and
+// minutes to validate, and a hundred million trials are about 150 GB of
+// records. Both are raised with --max-cells and --max-trials.
+const (
+	DefaultMaxCells  = 1_000_000
+	DefaultMaxTrials = 100_000_000
+)
+
+// Limits bounds a spec's grid. Zero fields mean the defaults.
+type Limits struct {
+	// MaxCells bounds the cells (datasets × sweep points × ε), and, per
+	// mechanism, its sweep points × tuning candidates (the grid validate
+	// checks and oracle tuning fits in every trial). 0 means
+	// DefaultMaxCells.
+	MaxCells int64
+	// MaxTrials bounds cells × trials. 0 means DefaultMaxTrials.
+	MaxTrials int64
+}
+
+func (l Limits) cells() int64 {
+	if l.MaxCells > 0 {
+		return l.MaxCells
+	}
+	return DefaultMaxCells
+}
+
+func (l Limits) trials() int64 {
+	if l.MaxTrials > 0 {
+		return l.MaxTrials
+	}
+	return DefaultMaxTrials
+}
+
+// mulSat returns a·b for a, b ≥ 0, saturating at math.MaxInt64.
+func mulSat(a, b int64) int64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// addSat returns a+b for a, b ≥ 0, saturating at math.MaxInt64.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// count returns the number of points of the table's sweep (the product of
+// its lists' lengths), saturating, without building them.
+func (p ParamTable) count() int64 {
+	n := int64(1)
+	for _, k := range p.Keys {
+		n = mulSat(n, int64(len(p.Values[k].List)))
+	}
+	return n
+}
+
+// mechanismCells returns the number of cells of mechanism block i on one
+// dataset. An unknown mechanism counts as private (its name is an error
+// reported separately).
+func (s *Spec) mechanismCells(i int) int64 {
+	m := s.Mechanisms[i]
+	eps := int64(len(s.Epsilon.List))
+	if e, err := mechanisms.Lookup(m.Name); err == nil && !e.Info.Private {
+		eps = 1
+	}
+	return mulSat(m.Params.count(), eps)
+}
+
+// Size returns the number of cells and trials the spec expands to,
+// computed from the sweep sizes without expanding anything (saturating at
+// math.MaxInt64).
+func (s *Spec) Size() (cells, trials int64) {
+	for i := range s.Mechanisms {
+		cells = addSat(cells, mulSat(int64(len(s.Datasets)), s.mechanismCells(i)))
+	}
+	return cells, mulSat(cells, int64(max(s.Trials, 0)))
+}
+
+// CheckSize checks the grid against the limits the spec was loaded with
+// (LoadOptions.Limits): the cells, the trials (after any --trials
+// override) and each mechanism's tuning grid. Its error is a *SpecError.
+func (s *Spec) CheckSize() error {
+	lim := s.opts.Limits
+	cells, trials := s.Size()
+	if cells > lim.cells() {
+		// Name the block that contributes most.
+		big, most := 0, int64(-1)
+		for i := range s.Mechanisms {
+			if c := s.mechanismCells(i); c > most {
+				big, most = i, c
+			}
+		}
+		return s.errIn("mechanism", big, "params",
+			"the spec expands to %s cells (%d dataset(s) × each mechanism's sweep points × ε; mechanism[%d] %q alone has %s per dataset), above the limit of %d cells: narrow the sweeps, or raise the limit with --max-cells",
+			countText(cells), len(s.Datasets), big, s.Mechanisms[big].Name, countText(most), lim.cells())
+	}
+	if trials > lim.trials() {
+		return s.errAt("trials", s.keys.line("trials"),
+			"the spec has %s cells × %d trials = %s trials, above the limit of %d trials: lower trials, or raise the limit with --max-trials",
+			countText(cells), s.Trials, countText(trials), lim.trials())
+	}
+	for i, m := range s.Mechanisms {
+		if m.Tuning.Mode == "" || m.Tuning.Mode == TuneNone {
+			continue
+		}
+		if g := mulSat(m.Params.count(), m.Tuning.Candidates.count()); g > lim.cells() {
+			return s.errIn("mechanism", i, "tuning.candidates",
+				"%s sweep points × %s candidates = %s tuning configurations, above the limit of %d: narrow the candidates, or raise the limit with --max-cells",
+				countText(m.Params.count()), countText(m.Tuning.Candidates.count()), countText(g), lim.cells())
+		}
+	}
+	return nil
+}
+
+// countText prints a saturated count as "more than 9223372036854775806".
+func countText(n int64) string {
+	if n == math.MaxInt64 {
+		return "more than 9.2e18"
+	}
+	return strconv.FormatInt(n, 10)
+}

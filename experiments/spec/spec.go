@@ -1,0 +1,318 @@
+package spec
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Spec is an experiment: datasets × mechanisms × ε grid × parameter sweeps ×
+// trials, and the figures and tables rendered from the results. The spec
+// reference with an annotated example is experiments/README.md.
+type Spec struct {
+	Name        string          `toml:"name"` // results/<name>/; [a-z0-9_-]+
+	Title       string          `toml:"title"`
+	Description string          `toml:"description"`
+	Seed        int64           `toml:"seed"`   // base seed of every trial's streams, ≥ 0
+	Trials      int             `toml:"trials"` // trials per cell, ≥ 1
+	Epsilon     Values          `toml:"epsilon"`
+	Delta       DeltaRule       `toml:"delta"`
+	CI          string          `toml:"ci"` // "normal" (1.96·SE, default) or "t"
+	Accountant  AccountantSpec  `toml:"accountant"`
+	Metrics     []string        `toml:"metrics"` // default: every metric of the datasets' tasks
+	Datasets    []DatasetSpec   `toml:"dataset"`
+	Mechanisms  []MechanismSpec `toml:"mechanism"`
+	Figures     []FigureSpec    `toml:"figure"`
+	Tables      []TableSpec     `toml:"table"`
+	Curves      []CurveSpec     `toml:"curve"` // analytic curves (no trials)
+	Quick       *QuickSpec      `toml:"quick"`
+
+	// File is the path the spec was read from; Source its bytes and SHA256
+	// their hash.
+	File   string `toml:"-"`
+	Source []byte `toml:"-"`
+	SHA256 string `toml:"-"`
+	keys   keyIndex
+	opts   LoadOptions
+	// QuickApplied records that the [quick] overrides were applied.
+	QuickApplied bool `toml:"-"`
+}
+
+// AccountantSpec selects the accountant that evaluates every ledger.
+type AccountantSpec struct {
+	Kind     string  `toml:"kind"`     // "rdp" (default), "pld", "exact"
+	Orders   string  `toml:"orders"`   // RDP orders: "default", "grid", "opacus", "integer"
+	Interval float64 `toml:"interval"` // PLD discretisation; 0 means 1e-4
+	// MaxOrder is the largest order of orders = "integer"; 0 means 256.
+	MaxOrder int `toml:"max_order" json:",omitempty"`
+	// ExtraOrders are added to the order set, e.g. the orders beyond 256
+	// that honest DP-SGD needs at ε = 0.025 (objpert.md §2.7). (omitempty
+	// keeps the cell keys of specs without them unchanged.)
+	ExtraOrders []float64 `toml:"extra_orders" json:",omitempty"`
+}
+
+// DatasetSpec is one [[dataset]] block.
+type DatasetSpec struct {
+	Name   string    `toml:"name"`  // registry name
+	Label  string    `toml:"label"` // panel title; default the registry title
+	Params RawTable  `toml:"params"`
+	Split  SplitSpec `toml:"split"`
+	Scale  ScaleSpec `toml:"scale"`
+	// Optional datasets whose files are absent are reported as skipped
+	// (in the log, the figures and the tables) instead of failing the run.
+	Optional bool `toml:"optional"`
+}
+
+// SplitSpec says how a dataset is split into train, validation and test.
+// Datasets whose source fixes a split (official files, masks) use it, and a
+// validation part is carved from its training part.
+type SplitSpec struct {
+	Test       float64 `toml:"test"`       // test fraction; 0 means 0.2
+	Validation float64 `toml:"validation"` // validation fraction (for tuning); default 0
+	// Resample draws a new split in every trial (from the trial's "split"
+	// stream); by default one split, seeded by the spec seed, serves every
+	// trial.
+	Resample bool `toml:"resample"`
+	// Ordered cuts the rows in the source's stored order (train first, then
+	// validation, then test) instead of a random permutation: the Iyengar et
+	// al. benchmark's split of its synthetic data. (omitempty keeps the cell
+	// keys of specs without it unchanged.)
+	Ordered bool `toml:"ordered" json:",omitempty"`
+}
+
+// ScaleSpec is the per-trial scaling, with statistics from the training part.
+type ScaleSpec struct {
+	X     string  `toml:"x"`     // "max-row-norm" (default), "unit-rows", "clip", "standardize", "none"
+	Y     string  `toml:"y"`     // "max-abs" (default for regression), "none"
+	Bound float64 `toml:"bound"` // row-norm bound of "clip"
+}
+
+// MechanismSpec is one [[mechanism]] block.
+type MechanismSpec struct {
+	Name   string     `toml:"name"`  // registry name
+	Label  string     `toml:"label"` // legend entry; default the registry title
+	Params ParamTable `toml:"params"`
+	Tuning TuningSpec `toml:"tuning"`
+}
+
+// TuningSpec is a mechanism's hyperparameter tuning.
+type TuningSpec struct {
+	// Mode is "none" (default: fixed params), "oracle" (best candidate on the
+	// test set, no privacy charged: non-private tuning) or "private"
+	// (Papernot–Steinke repeat-and-select, accounted).
+	Mode string `toml:"mode"`
+	// Distribution of the number of runs K for private tuning: "poisson"
+	// (default), "tnb", "geometric", "logarithmic"; Mean is E[K], Shape the
+	// truncated negative binomial's η.
+	Distribution string  `toml:"distribution"`
+	Mean         float64 `toml:"mean"`
+	Shape        float64 `toml:"shape"`
+	// SelectOn is "validation" (default; a split carved from the training
+	// data) or "test" (the published protocol; labelled as such). Neither
+	// selection is private: the runs are scored without noise and the
+	// scored rows are treated as public (results.Privacy.Selection).
+	SelectOn string `toml:"select_on"`
+	// Metric scores candidates; default the task's first metric.
+	Metric string `toml:"metric"`
+	// Candidates: oracle tuning runs the grid of these sweeps; private
+	// tuning draws each run's values (see Sample).
+	Candidates ParamTable `toml:"candidates"`
+	// Sample is how private tuning draws a candidate: "grid" (uniformly from
+	// the candidates' grid, default) or "loguniform" (each swept key
+	// log-uniformly between its smallest and largest candidate).
+	Sample string `toml:"sample"`
+}
+
+// FigureSpec is one [[figure]] block: a metric versus ε with one panel per
+// dataset (kind "epsilon", the default), or analytic curves with one panel per
+// curve panel (kind "curves").
+type FigureSpec struct {
+	Name       string   `toml:"name"`
+	Kind       string   `toml:"kind"`   // "epsilon" (default) or "curves"
+	Curves     []string `toml:"curves"` // kind "curves": curve labels; default all
+	Panels     []string `toml:"panels"` // kind "curves": panels to draw, in order; default all
+	LogX       *bool    `toml:"log_x"`  // default true for "epsilon", false for "curves"
+	Title      string   `toml:"title"`
+	Metric     string   `toml:"metric"`
+	Datasets   []string `toml:"datasets"`   // labels; default all
+	Mechanisms []string `toml:"mechanisms"` // labels; default all
+	Band       string   `toml:"band"`       // "ci" (default), "iqr", "minmax", "none"
+	Center     string   `toml:"center"`     // "mean" (default) or "median"
+	LogY       bool     `toml:"log_y"`
+	XLabel     string   `toml:"x_label"`
+	YLabel     string   `toml:"y_label"`
+	Columns    int      `toml:"columns"`
+	Formats    []string `toml:"formats"` // default ["png", "svg"]
+	Note       string   `toml:"note"`    // added to the footnote (e.g. a documented deviation)
+	// TimeRatio names two mechanism labels [A, B]: each panel's note gives
+	// A's mean wall time per fit over B's at the largest ε (the GaussMix
+	// paper's "Faster by" of Figures 3 and 5).
+	TimeRatio []string `toml:"time_ratio"`
+	Legend    string   `toml:"legend"` // "top-right" (default), "top-left", "bottom-right", "bottom-left"
+}
+
+// TableSpec is one [[table]] block: rows ε (or datasets), columns methods,
+// cells mean ± CI half-width; or (kind "curves") rows x, columns curve labels,
+// cells the curves' values, one table per panel; or (kind "privacy") the
+// calibration table: per dataset, one row per (mechanism, ε) with ε target,
+// ε spent, δ, α*, the noise parameters and the ε of each ledger component; or
+// (kind "runtime") per dataset, one row per (mechanism, ε) with the mean wall
+// time, runs and per-example gradient evaluations of a trial.
+type TableSpec struct {
+	Name       string    `toml:"name"`
+	Kind       string    `toml:"kind"`   // "epsilon" (default), "curves", "privacy" (the calibration table) or "runtime"
+	Panels     []string  `toml:"panels"` // kind "curves": panels to tabulate; default all
+	Title      string    `toml:"title"`
+	Metric     string    `toml:"metric"`
+	Rows       string    `toml:"rows"`       // "epsilon" (default: one table per dataset) or "dataset"
+	Datasets   []string  `toml:"datasets"`   // labels; default all
+	Mechanisms []string  `toml:"mechanisms"` // labels; default all
+	Epsilon    []float64 `toml:"epsilon"`    // ε values to show; default all
+	Formats    []string  `toml:"formats"`    // default ["md", "tex", "csv"]
+	Note       string    `toml:"note"`
+}
+
+// QuickSpec is the [quick] block: overrides for a smoke run (--quick).
+type QuickSpec struct {
+	Trials        int                   `toml:"trials"`
+	Epsilon       Values                `toml:"epsilon"`
+	Datasets      []string              `toml:"datasets"`   // labels kept; default all
+	Mechanisms    []string              `toml:"mechanisms"` // labels kept; default all
+	Params        map[string]ParamTable `toml:"params"`     // by mechanism label: keys replaced
+	DatasetParams map[string]RawTable   `toml:"dataset_params"`
+}
+
+// RawTable is a table of raw TOML values, decoded later into a registry's
+// typed params struct (lists stay lists: dataset params are not swept).
+type RawTable map[string]any
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (r *RawTable) UnmarshalTOML(raw any) error {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return fmt.Errorf("params must be a table, got %v", raw)
+	}
+	*r = m
+	return nil
+}
+
+// customDecoded are the key paths whose sub-keys are decoded by the types
+// above (UnmarshalTOML), not by the TOML decoder's struct walk; their
+// sub-keys are checked later, against the registries.
+var customDecoded = []string{"epsilon", "delta", "dataset.params", "mechanism.params",
+	"mechanism.tuning.candidates", "quick.epsilon", "quick.params", "quick.dataset_params", "curve.params"}
+
+// LoadOptions configures LoadWith and ParseWith. The zero value is the
+// default limits and no cancellation.
+type LoadOptions struct {
+	// Limits bound the grid; they are checked before anything is expanded.
+	Limits Limits
+	// Context, when done, stops a long validation (a large sweep) with its
+	// error; nil never does.
+	Context context.Context
+}
+
+// Load reads and strictly decodes a spec file, then validates it with the
+// default limits. Every error is a *SpecError naming the file, the line
+// when known and the key.
+func Load(path string) (*Spec, error) { return LoadWith(path, LoadOptions{}) }
+
+// LoadWith is Load with options (grid limits, cancellation).
+func LoadWith(path string, o LoadOptions) (*Spec, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &SpecError{File: path, Err: err}
+	}
+	return ParseWith(path, src, o)
+}
+
+var tomlLineRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+
+// Parse decodes spec source src (from file name path) strictly and validates
+// it with the default limits.
+func Parse(path string, src []byte) (*Spec, error) { return ParseWith(path, src, LoadOptions{}) }
+
+// ParseWith is Parse with options (grid limits, cancellation).
+func ParseWith(path string, src []byte, o LoadOptions) (*Spec, error) {
+	s := &Spec{opts: o}
+	md, err := toml.Decode(string(src), s)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &SpecError{File: path, Line: pe.Position.Line, Key: pe.LastKey, Err: errors.New(pe.Message)}
+		}
+		if m := tomlLineRE.FindStringSubmatch(err.Error()); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return nil, &SpecError{File: path, Line: line, Key: m[2], Err: errors.New(m[3])}
+		}
+		return nil, &SpecError{File: path, Err: err}
+	}
+	s.File, s.Source = path, src
+	sum := sha256.Sum256(src)
+	s.SHA256 = hex.EncodeToString(sum[:])
+	s.keys = indexKeys(src)
+	for _, k := range md.Undecoded() {
+		key := k.String()
+		if hasPrefixPath(key, customDecoded) {
+			continue
+		}
+		return nil, s.errAt(key, s.keys.line(key), "unknown key")
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func hasPrefixPath(key string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if key == p || strings.HasPrefix(key, p+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// errAt returns a SpecError at key on line.
+func (s *Spec) errAt(key string, line int, format string, args ...any) *SpecError {
+	return &SpecError{File: s.File, Line: line, Key: key, Err: fmt.Errorf(format, args...)}
+}
+
+// errIn returns a SpecError for key (a path inside the i-th [[table]]).
+func (s *Spec) errIn(table string, i int, key string, format string, args ...any) *SpecError {
+	path := fmt.Sprintf("%s[%d]", table, i)
+	if key != "" {
+		path += "." + key
+	}
+	return &SpecError{File: s.File, Line: s.keys.lineIn(s.Source, table, i, key), Key: path, Err: fmt.Errorf(format, args...)}
+}
+
+// DecodeStrict decodes values into the struct pointed to by v through TOML,
+// so the registry's toml tags and types apply. It returns the key of the
+// first problem (unknown key or wrong type) with the error.
+func DecodeStrict(values map[string]any, v any) (string, error) {
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(values); err != nil {
+		return "", err
+	}
+	md, err := toml.Decode(buf.String(), v)
+	if err != nil {
+		if m := tomlLineRE.FindStringSubmatch(err.Error()); m != nil {
+			return m[2], errors.New(m[3])
+		}
+		return "", err
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return und[0].String(), errors.New("unknown key")
+	}
+	return "", nil
+}

@@ -1,0 +1,563 @@
+package spec
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/mechanisms"
+	"github.com/dplab/dplab/mechanisms/accounting"
+	"github.com/dplab/dplab/plotting"
+	"github.com/dplab/dplab/results"
+)
+
+var specNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// Validate checks the spec's semantics: values in range, names known to the
+// registries, params decodable for every sweep point, labels unique and
+// references between blocks resolved. It fills documented defaults.
+func (s *Spec) Validate() error {
+	k := s.keys
+	if !specNameRE.MatchString(s.Name) {
+		return s.errAt("name", k.line("name"), "name %q must match [a-z0-9][a-z0-9_-]* (it names the result directory)", s.Name)
+	}
+	if s.Seed < 0 {
+		return s.errAt("seed", k.line("seed"), "seed must be ≥ 0, got %d", s.Seed)
+	}
+	if s.trialsSpec() {
+		if err := s.validateTrialsHeader(); err != nil {
+			return err
+		}
+	}
+	curveLabels := map[string]bool{}
+	for i := range s.Curves {
+		if err := s.validateCurve(i, curveLabels); err != nil {
+			return err
+		}
+	}
+	labels := map[string]bool{}
+	for i := range s.Datasets {
+		if err := s.validateDataset(i, labels); err != nil {
+			return err
+		}
+	}
+	// Count the grid before anything builds it (a sweep's points are
+	// checked one by one below).
+	if err := s.CheckSize(); err != nil {
+		return err
+	}
+	labels = map[string]bool{}
+	for i := range s.Mechanisms {
+		if err := s.validateMechanism(i, labels); err != nil {
+			return err
+		}
+	}
+	if err := s.checkDuplicateCells(); err != nil {
+		return err
+	}
+	for _, m := range s.Metrics {
+		if _, ok := LookupMetric(m); !ok {
+			return s.errAt("metrics", k.line("metrics"), "unknown metric %q (known: %s)", m, metricNames())
+		}
+	}
+	names := map[string]int{}
+	for i := range s.Figures {
+		if err := s.validateFigure(i, names); err != nil {
+			return err
+		}
+	}
+	names = map[string]int{}
+	for i := range s.Tables {
+		if err := s.validateTable(i, names); err != nil {
+			return err
+		}
+	}
+	return s.validateQuick()
+}
+
+// trialsSpec reports whether the spec runs trials (it has datasets or
+// mechanisms, or no curves at all).
+func (s *Spec) trialsSpec() bool {
+	return len(s.Datasets) > 0 || len(s.Mechanisms) > 0 || len(s.Curves) == 0
+}
+
+// validateTrialsHeader checks the top-level keys a spec with trials needs.
+func (s *Spec) validateTrialsHeader() error {
+	k := s.keys
+	if s.Trials < 1 {
+		return s.errAt("trials", k.line("trials"), "trials must be ≥ 1, got %d", s.Trials)
+	}
+	if err := s.checkEpsilons("epsilon", s.Epsilon); err != nil {
+		return err
+	}
+	if s.Delta.expr == nil {
+		return s.errAt("delta", 0, "δ is required (a number in (0, 1) or a rule such as \"1/n^2\")")
+	}
+	if err := s.Delta.Check(); err != nil {
+		return s.errAt("delta", k.line("delta"), "%v", err)
+	}
+	if s.CI == "" {
+		s.CI = string(results.CINormal)
+	}
+	if err := results.CIMethod(s.CI).Validate(); err != nil {
+		return s.errAt("ci", k.line("ci"), "%v", err)
+	}
+	if err := s.AccountingConfig().Validate(); err != nil {
+		return s.errAt("accountant", k.line("accountant"), "%v", err)
+	}
+	if len(s.Datasets) == 0 {
+		return s.errAt("dataset", 0, "at least one [[dataset]] is required")
+	}
+	if len(s.Mechanisms) == 0 {
+		return s.errAt("mechanism", 0, "at least one [[mechanism]] is required")
+	}
+	return nil
+}
+
+func metricNames() string {
+	var names []string
+	for _, m := range Metrics {
+		names = append(names, m.Name)
+	}
+	return fmt.Sprint(names)
+}
+
+func (s *Spec) checkEpsilons(key string, v Values) error {
+	eps, err := v.Floats()
+	if err != nil {
+		return s.errAt(key, s.keys.line(key), "ε values must be numbers: %v", err)
+	}
+	if len(eps) == 0 && s.anyPrivate() {
+		return s.errAt(key, s.keys.line(key), "an ε grid is required for private mechanisms")
+	}
+	for _, e := range eps {
+		if !(e > 0) || math.IsInf(e, 0) {
+			return s.errAt(key, s.keys.line(key), "ε = %v: every ε must be finite and > 0", e)
+		}
+	}
+	if dup, ok := duplicateValue(v.List); ok {
+		return s.errAt(key, s.keys.line(key), "ε = %v appears twice: each ε is a cell, and a repeated one would run and store its trials twice", FormatValue(dup))
+	}
+	return nil
+}
+
+func (s *Spec) anyPrivate() bool {
+	for _, m := range s.Mechanisms {
+		if e, err := mechanisms.Lookup(m.Name); err == nil && e.Info.Private {
+			return true
+		}
+	}
+	return len(s.Mechanisms) == 0
+}
+
+// AccountingConfig returns the accountant configuration the spec declares.
+func (s *Spec) AccountingConfig() accounting.Config {
+	a := s.Accountant
+	return accounting.Config{Kind: a.Kind, Orders: a.Orders, Interval: a.Interval, MaxOrder: a.MaxOrder, ExtraOrders: a.ExtraOrders}
+}
+
+func (s *Spec) validateDataset(i int, labels map[string]bool) error {
+	d := &s.Datasets[i]
+	e, err := datasets.Lookup(d.Name)
+	if err != nil {
+		return s.errIn("dataset", i, "name", "%v", err)
+	}
+	if d.Label == "" {
+		d.Label = e.Info.Title
+		if d.Label == "" {
+			d.Label = d.Name
+		}
+	}
+	if labels[d.Label] {
+		return s.errIn("dataset", i, "label", "duplicate dataset label %q; give each [[dataset]] its own label", d.Label)
+	}
+	labels[d.Label] = true
+	if key, err := checkDatasetParams(e, d.Params); err != nil {
+		return s.errIn("dataset", i, paramPath("params", blameKey(key, err, slices.Sorted(maps.Keys(d.Params)))), "%v", err)
+	}
+	sp := d.Split
+	if sp.Test == 0 {
+		d.Split.Test = 0.2
+	}
+	if !(d.Split.Test > 0 && d.Split.Test < 1) || sp.Validation < 0 || d.Split.Test+sp.Validation >= 1 {
+		return s.errIn("dataset", i, "split", "test = %v and validation = %v must be fractions with test > 0 and test + validation < 1", d.Split.Test, sp.Validation)
+	}
+	if sp.Ordered && sp.Resample {
+		return s.errIn("dataset", i, "split", "ordered and resample exclude each other (an ordered split is the same in every trial)")
+	}
+	if d.Scale.X == "" {
+		d.Scale.X = "max-row-norm"
+	}
+	if d.Scale.Y == "" {
+		d.Scale.Y = "none"
+		if e.Info.Task == datasets.Regression {
+			d.Scale.Y = "max-abs"
+		}
+	}
+	if e.Info.Task == datasets.Binary && d.Scale.Y != "none" {
+		return s.errIn("dataset", i, "scale.y", "a binary dataset's labels cannot be scaled (y = %q)", d.Scale.Y)
+	}
+	if err := d.Scaling().Validate(); err != nil {
+		return s.errIn("dataset", i, "scale", "%v", err)
+	}
+	return nil
+}
+
+// checkDatasetParams decodes params into the dataset's params struct to
+// check keys and types (without loading anything).
+func checkDatasetParams(e datasets.Entry, params RawTable) (string, error) {
+	var key string
+	err := e.CheckParams(func(v any) error {
+		var derr error
+		key, derr = DecodeStrict(params, v)
+		return derr
+	})
+	return key, err
+}
+
+// Scaling returns the dataset's scaling (x and y modes, bound).
+func (d *DatasetSpec) Scaling() datasets.Scaling {
+	return datasets.Scaling{X: datasets.ScaleMode(d.Scale.X), Y: datasets.ScaleMode(d.Scale.Y), Bound: d.Scale.Bound}
+}
+
+func (s *Spec) validateMechanism(i int, labels map[string]bool) error {
+	m := &s.Mechanisms[i]
+	e, err := mechanisms.Lookup(m.Name)
+	if err != nil {
+		return s.errIn("mechanism", i, "name", "%v", err)
+	}
+	if m.Label == "" {
+		m.Label = e.Info.Title
+	}
+	if labels[m.Label] {
+		return s.errIn("mechanism", i, "label", "duplicate mechanism label %q; give each [[mechanism]] its own label", m.Label)
+	}
+	labels[m.Label] = true
+	for j, ds := range s.Datasets {
+		de, _ := datasets.Lookup(ds.Name)
+		if !e.Info.Supports(de.Info.Task) {
+			return s.errIn("mechanism", i, "name", "mechanism %q does not fit %s data, but dataset[%d] %q is %s", m.Name, de.Info.Task, j, ds.Label, de.Info.Task)
+		}
+	}
+	for _, k := range m.Params.Keys {
+		if dup, ok := duplicateValue(m.Params.Values[k].List); ok {
+			return s.errIn("mechanism", i, "params."+k, "%s = %s appears twice in the sweep: each value is a cell, and a repeated one would run and store its trials twice", k, FormatValue(dup))
+		}
+	}
+	untuned := m.Tuning.Mode == "" || m.Tuning.Mode == TuneNone
+	var err2 error
+	m.Params.eachPoint(func(p map[string]any) bool {
+		if err2 = s.canceled(); err2 != nil {
+			return false
+		}
+		mech, key, err := buildMechanism(e, p)
+		if err != nil {
+			err2 = s.errIn("mechanism", i, paramPath("params", key), "%v", err)
+			return false
+		}
+		if untuned {
+			err2 = s.checkLedger(i, mech)
+		}
+		return err2 == nil
+	})
+	if err2 != nil {
+		return err2
+	}
+	return s.validateTuning(i, e)
+}
+
+// buildMechanism builds the mechanism from one sweep point. On an error it
+// returns the params key at fault: the one the decoder names, or else the
+// one the validation message names (see blameKey), or "".
+func buildMechanism(e mechanisms.Entry, point map[string]any) (mechanisms.Mechanism, string, error) {
+	var key string
+	m, _, err := e.Build(func(v any) error {
+		var derr error
+		key, derr = DecodeStrict(point, v)
+		return derr
+	})
+	if err != nil {
+		return nil, blameKey(key, err, slices.Sorted(maps.Keys(point))), err
+	}
+	return m, "", nil
+}
+
+// outputNameRE is what a figure or table name (a file stem under figures/
+// or tables/) must match: an identifier that cannot leave the directory.
+var outputNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// checkOutput checks a figure or table block's name (its file stem: an
+// identifier, unique among the blocks of its kind) and formats, defaulting
+// the formats to every allowed one. names maps the names seen so far to
+// their block index.
+func (s *Spec) checkOutput(block string, i int, name string, names map[string]int, formats *[]string, allowed []string) error {
+	if name == "" {
+		return s.errIn(block, i, "name", "a %s needs a name (its file stem)", block)
+	}
+	if !outputNameRE.MatchString(name) || strings.Contains(name, "..") {
+		return s.errIn(block, i, "name", "%s name %q must be an identifier: letters, digits, '_', '-' and '.', starting with a letter or digit, without \"..\" (it is the file stem under %ss/)", block, name, block)
+	}
+	if j, ok := names[name]; ok {
+		return s.errIn(block, i, "name", "%s name %q is already %s[%d]'s: each %s needs its own file name", block, name, block, j, block)
+	}
+	names[name] = i
+	if len(*formats) == 0 {
+		*formats = allowed
+	}
+	for _, fm := range *formats {
+		if !slices.Contains(allowed, fm) {
+			return s.errIn(block, i, "formats", "%s format %q: want one of %s", block, fm, strings.Join(allowed, ", "))
+		}
+	}
+	return nil
+}
+
+func (s *Spec) validateFigure(i int, names map[string]int) error {
+	f := &s.Figures[i]
+	if err := s.checkOutput("figure", i, f.Name, names, &f.Formats, plotting.Formats); err != nil {
+		return err
+	}
+	if f.Legend == "" {
+		f.Legend = "top-right"
+	}
+	if !slices.Contains([]string{"top-right", "top-left", "bottom-right", "bottom-left"}, f.Legend) {
+		return s.errIn("figure", i, "legend", "legend %q: want top-right, top-left, bottom-right or bottom-left", f.Legend)
+	}
+	switch f.Kind {
+	case "curves":
+		return s.checkCurveRefs("figure", i, f.Curves, f.Panels, f.Metric)
+	case "", "epsilon":
+		f.Kind = "epsilon"
+	default:
+		return s.errIn("figure", i, "kind", "figure kind %q: want epsilon or curves", f.Kind)
+	}
+	if err := s.checkMetric("figure", i, f.Metric); err != nil {
+		return err
+	}
+	if f.Band == "" {
+		f.Band = "ci"
+	}
+	if !slices.Contains([]string{"ci", "iqr", "minmax", "none"}, f.Band) {
+		return s.errIn("figure", i, "band", "band %q: want ci, iqr, minmax or none", f.Band)
+	}
+	if f.Center == "" {
+		f.Center = "mean"
+	}
+	if f.Center != "mean" && f.Center != "median" {
+		return s.errIn("figure", i, "center", "center %q: want mean or median", f.Center)
+	}
+	if len(f.TimeRatio) > 0 {
+		if len(f.TimeRatio) != 2 || f.TimeRatio[0] == f.TimeRatio[1] {
+			return s.errIn("figure", i, "time_ratio", "time_ratio names two different mechanism labels [numerator, denominator]")
+		}
+		for _, l := range f.TimeRatio {
+			if s.MechanismIndex(l) < 0 {
+				return s.errIn("figure", i, "time_ratio", "no mechanism labelled %q", l)
+			}
+		}
+	}
+	return s.checkLabels("figure", i, f.Datasets, f.Mechanisms)
+}
+
+// checkCurveRefs checks that a curves figure or table names existing curve
+// labels and panels, and has no metric.
+func (s *Spec) checkCurveRefs(block string, i int, curves, panels []string, metric string) error {
+	if metric != "" {
+		return s.errIn(block, i, "metric", "a curves %s has no metric (its values are the curves')", block)
+	}
+	if len(s.Curves) == 0 {
+		return s.errIn(block, i, "kind", "kind = \"curves\" needs [[curve]] blocks")
+	}
+	for _, l := range curves {
+		if !slices.ContainsFunc(s.Curves, func(c CurveSpec) bool { return c.Label == l }) {
+			return s.errIn(block, i, "curves", "no curve labelled %q", l)
+		}
+	}
+	for _, p := range panels {
+		if !slices.ContainsFunc(s.Curves, func(c CurveSpec) bool { return c.Panel == p }) {
+			return s.errIn(block, i, "panels", "no curve in panel %q", p)
+		}
+	}
+	return nil
+}
+
+func (s *Spec) validateTable(i int, names map[string]int) error {
+	t := &s.Tables[i]
+	if err := s.checkOutput("table", i, t.Name, names, &t.Formats, plotting.TableFormats); err != nil {
+		return err
+	}
+	switch t.Kind {
+	case "curves":
+		return s.checkCurveRefs("table", i, nil, t.Panels, t.Metric)
+	case "privacy", "runtime":
+		if t.Metric != "" {
+			return s.errIn("table", i, "metric", "a %s table has no metric", t.Kind)
+		}
+		return s.checkLabels("table", i, t.Datasets, t.Mechanisms)
+	case "", "epsilon":
+		t.Kind = "epsilon"
+	default:
+		return s.errIn("table", i, "kind", "table kind %q: want epsilon, curves, privacy or runtime", t.Kind)
+	}
+	if len(t.Panels) > 0 {
+		return s.errIn("table", i, "panels", "panels are for kind = \"curves\" tables")
+	}
+	if err := s.checkMetric("table", i, t.Metric); err != nil {
+		return err
+	}
+	if t.Rows == "" {
+		t.Rows = "epsilon"
+	}
+	if t.Rows != "epsilon" && t.Rows != "dataset" {
+		return s.errIn("table", i, "rows", "rows %q: want epsilon or dataset", t.Rows)
+	}
+	if t.Rows == "dataset" && len(t.Epsilon) != 1 {
+		return s.errIn("table", i, "epsilon", "a table with rows = \"dataset\" shows one ε: set epsilon = [value]")
+	}
+	return s.checkLabels("table", i, t.Datasets, t.Mechanisms)
+}
+
+func (s *Spec) checkMetric(block string, i int, name string) error {
+	m, ok := LookupMetric(name)
+	if !ok {
+		return s.errIn(block, i, "metric", "unknown metric %q (known: %s)", name, metricNames())
+	}
+	for _, d := range s.Datasets {
+		e, _ := datasets.Lookup(d.Name)
+		if e.Info.Task == m.Task {
+			return nil
+		}
+	}
+	return s.errIn(block, i, "metric", "metric %q is for %s data, and no dataset of the spec is", name, m.Task)
+}
+
+func (s *Spec) checkLabels(block string, i int, ds, ms []string) error {
+	for _, l := range ds {
+		if s.DatasetIndex(l) < 0 {
+			return s.errIn(block, i, "datasets", "no dataset labelled %q", l)
+		}
+	}
+	for _, l := range ms {
+		if s.MechanismIndex(l) < 0 {
+			return s.errIn(block, i, "mechanisms", "no mechanism labelled %q", l)
+		}
+	}
+	return nil
+}
+
+// DatasetIndex returns the index of the dataset labelled label, or −1.
+func (s *Spec) DatasetIndex(label string) int {
+	for i, d := range s.Datasets {
+		if d.Label == label {
+			return i
+		}
+	}
+	return -1
+}
+
+// MechanismIndex returns the index of the mechanism labelled label, or −1.
+func (s *Spec) MechanismIndex(label string) int {
+	for i, m := range s.Mechanisms {
+		if m.Label == label {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Spec) validateQuick() error {
+	q := s.Quick
+	if q == nil {
+		return nil
+	}
+	k := s.keys
+	if q.Trials < 0 {
+		return s.errAt("quick.trials", k.line("quick.trials"), "trials must be ≥ 1")
+	}
+	if len(q.Epsilon.List) > 0 {
+		if err := s.checkEpsilons("quick.epsilon", q.Epsilon); err != nil {
+			return err
+		}
+	}
+	for _, l := range q.Datasets {
+		if s.DatasetIndex(l) < 0 {
+			return s.errAt("quick.datasets", k.line("quick.datasets"), "no dataset labelled %q", l)
+		}
+	}
+	for _, l := range q.Mechanisms {
+		if s.MechanismIndex(l) < 0 {
+			return s.errAt("quick.mechanisms", k.line("quick.mechanisms"), "no mechanism labelled %q", l)
+		}
+	}
+	for l := range q.Params {
+		if s.MechanismIndex(l) < 0 {
+			return s.errAt("quick.params."+l, k.line("quick.params."+l), "no mechanism labelled %q", l)
+		}
+	}
+	for l := range q.DatasetParams {
+		if s.DatasetIndex(l) < 0 {
+			return s.errAt("quick.dataset_params."+l, k.line("quick.dataset_params."+l), "no dataset labelled %q", l)
+		}
+	}
+	return nil
+}
+
+// ApplyQuick applies the [quick] overrides in place and revalidates. A spec
+// without [quick] runs as is (with its full trial count).
+func (s *Spec) ApplyQuick() error {
+	q := s.Quick
+	s.QuickApplied = true
+	if q == nil {
+		return nil
+	}
+	if q.Trials > 0 {
+		s.Trials = q.Trials
+	}
+	if len(q.Epsilon.List) > 0 {
+		s.Epsilon = q.Epsilon
+	}
+	if len(q.Datasets) > 0 {
+		s.Datasets = slices.DeleteFunc(s.Datasets, func(d DatasetSpec) bool { return !slices.Contains(q.Datasets, d.Label) })
+	}
+	if len(q.Mechanisms) > 0 {
+		s.Mechanisms = slices.DeleteFunc(s.Mechanisms, func(m MechanismSpec) bool { return !slices.Contains(q.Mechanisms, m.Label) })
+	}
+	for i := range s.Mechanisms {
+		if over, ok := q.Params[s.Mechanisms[i].Label]; ok {
+			s.Mechanisms[i].Params = s.Mechanisms[i].Params.merged(over)
+		}
+	}
+	for i := range s.Datasets {
+		if over, ok := q.DatasetParams[s.Datasets[i].Label]; ok {
+			merged := RawTable{}
+			for k, v := range s.Datasets[i].Params {
+				merged[k] = v
+			}
+			for k, v := range over {
+				merged[k] = v
+			}
+			s.Datasets[i].Params = merged
+		}
+	}
+	// Figures and tables may name labels the quick run dropped; keep the
+	// names that remain.
+	keep := func(labels []string, index func(string) int) []string {
+		return slices.DeleteFunc(labels, func(l string) bool { return index(l) < 0 })
+	}
+	for i := range s.Figures {
+		s.Figures[i].Datasets = keep(s.Figures[i].Datasets, s.DatasetIndex)
+		s.Figures[i].Mechanisms = keep(s.Figures[i].Mechanisms, s.MechanismIndex)
+		if len(keep(s.Figures[i].TimeRatio, s.MechanismIndex)) < 2 {
+			s.Figures[i].TimeRatio = nil
+		}
+	}
+	for i := range s.Tables {
+		s.Tables[i].Datasets = keep(s.Tables[i].Datasets, s.DatasetIndex)
+		s.Tables[i].Mechanisms = keep(s.Tables[i].Mechanisms, s.MechanismIndex)
+	}
+	return s.Validate()
+}
