@@ -70,6 +70,9 @@ func loadSpec(ctx context.Context, path string, quick bool, lim spec.Limits) (*s
 	if err == nil && quick {
 		err = s.ApplyQuick()
 	}
+	if err == nil {
+		err = report.Check(s) // the figure and table kinds decode their blocks
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
@@ -254,12 +257,15 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	opts := spec.LoadOptions{Limits: *lim, Context: ctx}
 	var bad []string
 	for _, p := range specs {
-		s, err := spec.LoadWith(p, opts)
+		s, err := report.Load(p, opts)
 		if err == nil && s.Quick != nil {
 			// The quick variant must be valid too.
 			var q *spec.Spec
 			if q, err = spec.LoadWith(p, opts); err == nil {
 				err = q.ApplyQuick()
+			}
+			if err == nil {
+				err = report.Check(q)
 			}
 		}
 		if ctx.Err() != nil {

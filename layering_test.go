@@ -23,7 +23,7 @@ var allowedImports = map[string][]string{
 	"plotting":              {"internal/fileutil"},
 	// experiments/spec ← experiments/run ← experiments/report: one way.
 	"experiments/curves":            {"mechanisms/accounting"},
-	"experiments/spec":              {"experiments/curves", "mechanisms/accounting", "datasets", "mechanisms", "results", "plotting"},
+	"experiments/spec":              {"experiments/curves", "mechanisms/accounting", "datasets", "mechanisms", "results"},
 	"experiments/run":               {"experiments/spec", "mechanisms/accounting", "datasets", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
 	"experiments/report":            {"experiments/spec", "experiments/run", "experiments/curves", "mechanisms/accounting", "datasets", "results", "plotting", "internal/fileutil"},
 	"experiments/internal/spectest": {"experiments/spec"},

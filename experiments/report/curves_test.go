@@ -10,7 +10,6 @@ import (
 
 	"github.com/dplab/dplab/experiments/internal/spectest"
 	"github.com/dplab/dplab/experiments/run"
-	"github.com/dplab/dplab/experiments/spec"
 )
 
 const curvesSpec = `name = "curves"
@@ -104,7 +103,7 @@ func TestCurveSpecErrors(t *testing.T) {
 		"two sweeps":     "name = \"c\"\n[[curve]]\nname = \"gaussian-rdp\"\nx = \"alpha\"\nparams = { alpha = [2], sigma = [1, 2] }\n",
 		"metric on kind": curvesSpec + "[[figure]]\nname = \"x\"\nkind = \"curves\"\nmetric = \"test_mse\"\n",
 	} {
-		if _, err := spec.Parse("c.toml", []byte(src)); err == nil {
+		if _, err := parseChecked("c.toml", src); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}

@@ -74,9 +74,13 @@ func footnotes(t *testing.T, s *spec.Spec, dir string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	outs, err := decodeOutputs(s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := map[string]string{}
-	for i := range s.Figures {
-		out["figure "+s.Figures[i].Name] = v.figure(&s.Figures[i]).Note
+	for i, f := range outs.figures {
+		out["figure "+s.Figures[i].Name] = f.draw(v).Note
 	}
 	mds, _ := filepath.Glob(filepath.Join(dir, "tables", "*.md"))
 	for _, p := range mds {

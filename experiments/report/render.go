@@ -44,6 +44,10 @@ func Render(s *spec.Spec, dir string, log io.Writer) ([]string, error) {
 // order (run.Report.Records: those the run read and appended, saving a
 // re-read).
 func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Writer) ([]string, error) {
+	outs, err := decodeOutputs(s)
+	if err != nil {
+		return nil, err
+	}
 	v, err := newView(s, recs)
 	if err != nil {
 		return nil, err
@@ -68,48 +72,33 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 		}
 		out = append(out, path)
 	}
-	if len(s.Figures) > 0 {
+	if len(outs.figures) > 0 {
 		if err := os.MkdirAll(filepath.Join(dir, "figures"), 0o755); err != nil {
 			return out, err
 		}
 	}
-	for i := range s.Figures {
-		fig := v.figure(&s.Figures[i])
-		if s.Figures[i].Kind == "curves" {
-			fig = v.curveFigure(&s.Figures[i])
-		}
-		paths, err := plotting.Write(fig, filepath.Join(dir, "figures"), s.Figures[i].Formats...)
+	for _, f := range outs.figures {
+		paths, err := plotting.Write(f.draw(v), filepath.Join(dir, "figures"), f.formats()...)
 		out = append(out, paths...)
 		if err != nil {
 			return out, err
 		}
 	}
-	if len(s.Tables) > 0 {
+	if len(outs.tables) > 0 {
 		if err := os.MkdirAll(filepath.Join(dir, "tables"), 0o755); err != nil {
 			return out, err
 		}
 	}
 	written := map[string]int{} // table file stem -> [[table]] index
-	for i := range s.Tables {
-		var tabs []*plotting.Table
-		switch s.Tables[i].Kind {
-		case "curves":
-			tabs = v.curveTables(&s.Tables[i])
-		case "privacy":
-			tabs = v.privacyTables(&s.Tables[i])
-		case "runtime":
-			tabs = v.runtimeTables(&s.Tables[i])
-		default:
-			tabs = v.tables(&s.Tables[i])
-		}
-		for _, tab := range tabs {
+	for i, t := range outs.tables {
+		for _, tab := range t.build(v) {
 			if j, ok := written[tab.Name]; ok {
 				// A table split per dataset ("mse" → "mse-lin") can meet
 				// another table's name ("mse-lin"): never overwrite.
 				return out, fmt.Errorf("%s: table[%d] %q and table[%d] %q both write tables/%s.*; rename one", s.File, j, s.Tables[j].Name, i, s.Tables[i].Name, tab.Name)
 			}
 			written[tab.Name] = i
-			paths, err := plotting.WriteTable(tab, filepath.Join(dir, "tables"), s.Tables[i].Formats...)
+			paths, err := plotting.WriteTable(tab, filepath.Join(dir, "tables"), t.formats()...)
 			out = append(out, paths...)
 			if err != nil {
 				return out, err
@@ -249,7 +238,7 @@ func centerBand(st results.Stat, center, band string) (y, lo, hi float64) {
 	return y, math.NaN(), math.NaN()
 }
 
-func (v *view) figure(f *spec.FigureSpec) *plotting.Figure {
+func (v *view) figure(f *figureSpec) *plotting.Figure {
 	s := v.spec
 	m, _ := spec.LookupMetric(f.Metric)
 	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: f.LogX == nil || *f.LogX, LogY: f.LogY, Columns: f.Columns,
@@ -567,7 +556,7 @@ func slug(s string) string {
 	return strings.Trim(slugRE.ReplaceAllString(strings.ToLower(s), "-"), "-")
 }
 
-func (v *view) tables(t *spec.TableSpec) []*plotting.Table {
+func (v *view) tables(t *tableSpec) []*plotting.Table {
 	s := v.spec
 	m, _ := spec.LookupMetric(t.Metric)
 	var dsIdx []int

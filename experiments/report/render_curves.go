@@ -61,7 +61,7 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-func (v *view) curveFigure(f *spec.FigureSpec) *plotting.Figure {
+func (v *view) curveFigure(f *figureSpec) *plotting.Figure {
 	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel,
 		LogX: f.LogX != nil && *f.LogX, LogY: f.LogY, Columns: f.Columns,
 		LegendBottom: strings.HasPrefix(f.Legend, "bottom"), LegendLeft: strings.HasSuffix(f.Legend, "left")}
@@ -121,7 +121,7 @@ func (v *view) curveNote(labels, panels []string, extra string, undefined int) s
 
 // curveTables makes one table per curve panel: rows the x values, columns
 // the curves' labels.
-func (v *view) curveTables(t *spec.TableSpec) []*plotting.Table {
+func (v *view) curveTables(t *tableSpec) []*plotting.Table {
 	var out []*plotting.Table
 	panels := v.panels(t.Panels)
 	for _, panel := range panels {

@@ -60,7 +60,7 @@ func (v *view) components(l *ledgerSummary) []float64 {
 const colPerRun = "ε per run (max)"
 
 // privacyTables makes the calibration table of each dataset.
-func (v *view) privacyTables(t *spec.TableSpec) []*plotting.Table {
+func (v *view) privacyTables(t *tableSpec) []*plotting.Table {
 	s := v.spec
 	var out []*plotting.Table
 	for di, d := range s.Datasets {

@@ -21,7 +21,7 @@ const (
 // (mechanism, ε) with the mean over trials of the wall time of a trial's fit
 // (all tuning runs included), the number of runs and the per-example
 // gradient evaluations summed over the runs.
-func (v *view) runtimeTables(t *spec.TableSpec) []*plotting.Table {
+func (v *view) runtimeTables(t *tableSpec) []*plotting.Table {
 	s := v.spec
 	var out []*plotting.Table
 	for di, d := range s.Datasets {

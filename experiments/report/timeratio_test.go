@@ -8,7 +8,6 @@ import (
 
 	"github.com/dplab/dplab/experiments/internal/spectest"
 	"github.com/dplab/dplab/experiments/run"
-	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/results"
 )
@@ -67,7 +66,11 @@ func TestTimeRatioAndRelations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fig := v.figure(&s.Figures[0])
+	outs, err := decodeOutputs(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig := outs.figures[0].draw(v)
 	note := fig.Panels[0].Note
 	if !strings.HasPrefix(note, "AdaSSP / Mixing time at ε = 2: ") {
 		t.Errorf("panel note %q", note)
@@ -81,7 +84,7 @@ func TestTimeRatioAndRelations(t *testing.T) {
 	}
 	for _, bad := range []string{`["AdaSSP"]`, `["AdaSSP", "AdaSSP"]`, `["AdaSSP", "Nope"]`} {
 		src := strings.Replace(timeRatioSpec, `["AdaSSP", "Mixing"]`, bad, 1)
-		if _, err := spec.Parse("t.toml", []byte(src)); err == nil || !strings.Contains(err.Error(), "time_ratio") {
+		if _, err := parseChecked("t.toml", src); err == nil || !strings.Contains(err.Error(), "time_ratio") {
 			t.Errorf("time_ratio = %s: %v", bad, err)
 		}
 	}

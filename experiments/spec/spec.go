@@ -31,8 +31,8 @@ type Spec struct {
 	Metrics     []string        `toml:"metrics"` // default: every metric of the datasets' tasks
 	Datasets    []DatasetSpec   `toml:"dataset"`
 	Mechanisms  []MechanismSpec `toml:"mechanism"`
-	Figures     []FigureSpec    `toml:"figure"`
-	Tables      []TableSpec     `toml:"table"`
+	Figures     []OutputSpec    `toml:"figure"` // decoded by their kind (experiments/report)
+	Tables      []OutputSpec    `toml:"table"`
 	Curves      []CurveSpec     `toml:"curve"` // analytic curves (no trials)
 	Quick       *QuickSpec      `toml:"quick"`
 
@@ -45,6 +45,9 @@ type Spec struct {
 	opts   LoadOptions
 	// QuickApplied records that the [quick] overrides were applied.
 	QuickApplied bool `toml:"-"`
+	// QuickDropped holds the dataset and mechanism labels the [quick]
+	// overrides dropped: figures and tables may still name them.
+	QuickDropped map[string]bool `toml:"-"`
 }
 
 // AccountantSpec selects the accountant that evaluates every ledger.
@@ -132,53 +135,42 @@ type TuningSpec struct {
 	Sample string `toml:"sample"`
 }
 
-// FigureSpec is one [[figure]] block: a metric versus ε with one panel per
-// dataset (kind "epsilon", the default), or analytic curves with one panel per
-// curve panel (kind "curves").
-type FigureSpec struct {
-	Name       string   `toml:"name"`
-	Kind       string   `toml:"kind"`   // "epsilon" (default) or "curves"
-	Curves     []string `toml:"curves"` // kind "curves": curve labels; default all
-	Panels     []string `toml:"panels"` // kind "curves": panels to draw, in order; default all
-	LogX       *bool    `toml:"log_x"`  // default true for "epsilon", false for "curves"
-	Title      string   `toml:"title"`
-	Metric     string   `toml:"metric"`
-	Datasets   []string `toml:"datasets"`   // labels; default all
-	Mechanisms []string `toml:"mechanisms"` // labels; default all
-	Band       string   `toml:"band"`       // "ci" (default), "iqr", "minmax", "none"
-	Center     string   `toml:"center"`     // "mean" (default) or "median"
-	LogY       bool     `toml:"log_y"`
-	XLabel     string   `toml:"x_label"`
-	YLabel     string   `toml:"y_label"`
-	Columns    int      `toml:"columns"`
-	Formats    []string `toml:"formats"` // default ["png", "svg"]
-	Note       string   `toml:"note"`    // added to the footnote (e.g. a documented deviation)
-	// TimeRatio names two mechanism labels [A, B]: each panel's note gives
-	// A's mean wall time per fit over B's at the largest ε (the GaussMix
-	// paper's "Faster by" of Figures 3 and 5).
-	TimeRatio []string `toml:"time_ratio"`
-	Legend    string   `toml:"legend"` // "top-right" (default), "top-left", "bottom-right", "bottom-left"
+// OutputSpec is one [[figure]] or [[table]] block: its name (the file stem
+// under figures/ or tables/), its kind, and its other keys, kept raw for the
+// kind's plug-in in experiments/report to decode strictly.
+type OutputSpec struct {
+	Name   string
+	Kind   string   // the plug-in; "epsilon" when absent
+	Params RawTable // every key but name and kind
 }
 
-// TableSpec is one [[table]] block: rows ε (or datasets), columns methods,
-// cells mean ± CI half-width; or (kind "curves") rows x, columns curve labels,
-// cells the curves' values, one table per panel; or (kind "privacy") the
-// calibration table: per dataset, one row per (mechanism, ε) with ε target,
-// ε spent, δ, α*, the noise parameters and the ε of each ledger component; or
-// (kind "runtime") per dataset, one row per (mechanism, ε) with the mean wall
-// time, runs and per-example gradient evaluations of a trial.
-type TableSpec struct {
-	Name       string    `toml:"name"`
-	Kind       string    `toml:"kind"`   // "epsilon" (default), "curves", "privacy" (the calibration table) or "runtime"
-	Panels     []string  `toml:"panels"` // kind "curves": panels to tabulate; default all
-	Title      string    `toml:"title"`
-	Metric     string    `toml:"metric"`
-	Rows       string    `toml:"rows"`       // "epsilon" (default: one table per dataset) or "dataset"
-	Datasets   []string  `toml:"datasets"`   // labels; default all
-	Mechanisms []string  `toml:"mechanisms"` // labels; default all
-	Epsilon    []float64 `toml:"epsilon"`    // ε values to show; default all
-	Formats    []string  `toml:"formats"`    // default ["md", "tex", "csv"]
-	Note       string    `toml:"note"`
+// UnmarshalTOML implements toml.Unmarshaler.
+func (o *OutputSpec) UnmarshalTOML(raw any) error {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return fmt.Errorf("a figure or table must be a table, got %v", raw)
+	}
+	o.Params = RawTable{}
+	for k, v := range m {
+		switch k {
+		case "name", "kind":
+			str, ok := v.(string)
+			if !ok {
+				return fmt.Errorf("%s must be a string, got %v", k, v)
+			}
+			if k == "name" {
+				o.Name = str
+			} else {
+				o.Kind = str
+			}
+		default:
+			o.Params[k] = v
+		}
+	}
+	if o.Kind == "" {
+		o.Kind = "epsilon"
+	}
+	return nil
 }
 
 // QuickSpec is the [quick] block: overrides for a smoke run (--quick).
@@ -208,7 +200,7 @@ func (r *RawTable) UnmarshalTOML(raw any) error {
 // customDecoded are the key paths whose sub-keys are decoded by the types
 // above (UnmarshalTOML), not by the TOML decoder's struct walk; their
 // sub-keys are checked later, against the registries.
-var customDecoded = []string{"epsilon", "delta", "dataset.params", "mechanism.params",
+var customDecoded = []string{"epsilon", "delta", "dataset.params", "mechanism.params", "figure", "table",
 	"mechanism.tuning.candidates", "quick.epsilon", "quick.params", "quick.dataset_params", "curve.params"}
 
 // LoadOptions configures LoadWith and ParseWith. The zero value is the

@@ -79,10 +79,6 @@ func TestSpecErrors(t *testing.T) {
 		{"bad dataset param", func(s string) string { return strings.Replace(s, "n = 400", "n = 400.5", 1) }, 10, "dataset[0].params.n", "incompatible types"},
 		{"duplicate label", func(s string) string { return strings.Replace(s, `label = "Ridge"`, `label = "AdaSSP"`, 1) }, 19, "mechanism[1].label", "duplicate"},
 		{"task mismatch", func(s string) string { return strings.Replace(s, `name = "ridge"`, `name = "logreg"`, 1) }, 18, "mechanism[1].name", "does not fit"},
-		{"unknown metric", func(s string) string { return strings.Replace(s, `metric = "test_mse"`, `metric = "mse"`, 1) }, 23, "figure[0].metric", "unknown metric"},
-		{"bad legend", func(s string) string {
-			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nlegend = \"middle\"", 1)
-		}, 24, "figure[0].legend", "bottom-right"},
 		{"ordered and resample", func(s string) string {
 			return strings.Replace(s, `label = "Lin"`, `label = "Lin"`+"\nsplit = { ordered = true, resample = true }", 1)
 		}, 10, "dataset[0].split", "exclude"},

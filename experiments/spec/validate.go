@@ -11,7 +11,6 @@ import (
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
-	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
 )
 
@@ -66,13 +65,13 @@ func (s *Spec) Validate() error {
 	}
 	names := map[string]int{}
 	for i := range s.Figures {
-		if err := s.validateFigure(i, names); err != nil {
+		if err := s.checkOutput("figure", i, s.Figures[i].Name, names); err != nil {
 			return err
 		}
 	}
 	names = map[string]int{}
 	for i := range s.Tables {
-		if err := s.validateTable(i, names); err != nil {
+		if err := s.checkOutput("table", i, s.Tables[i].Name, names); err != nil {
 			return err
 		}
 	}
@@ -294,7 +293,7 @@ var outputNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 // identifier, unique among the blocks of its kind) and formats, defaulting
 // the formats to every allowed one. names maps the names seen so far to
 // their block index.
-func (s *Spec) checkOutput(block string, i int, name string, names map[string]int, formats *[]string, allowed []string) error {
+func (s *Spec) checkOutput(block string, i int, name string, names map[string]int) error {
 	if name == "" {
 		return s.errIn(block, i, "name", "a %s needs a name (its file stem)", block)
 	}
@@ -305,120 +304,26 @@ func (s *Spec) checkOutput(block string, i int, name string, names map[string]in
 		return s.errIn(block, i, "name", "%s name %q is already %s[%d]'s: each %s needs its own file name", block, name, block, j, block)
 	}
 	names[name] = i
-	if len(*formats) == 0 {
-		*formats = allowed
-	}
-	for _, fm := range *formats {
-		if !slices.Contains(allowed, fm) {
-			return s.errIn(block, i, "formats", "%s format %q: want one of %s", block, fm, strings.Join(allowed, ", "))
-		}
-	}
 	return nil
 }
 
-func (s *Spec) validateFigure(i int, names map[string]int) error {
-	f := &s.Figures[i]
-	if err := s.checkOutput("figure", i, f.Name, names, &f.Formats, plotting.Formats); err != nil {
-		return err
-	}
-	if f.Legend == "" {
-		f.Legend = "top-right"
-	}
-	if !slices.Contains([]string{"top-right", "top-left", "bottom-right", "bottom-left"}, f.Legend) {
-		return s.errIn("figure", i, "legend", "legend %q: want top-right, top-left, bottom-right or bottom-left", f.Legend)
-	}
-	switch f.Kind {
-	case "curves":
-		return s.checkCurveRefs("figure", i, f.Curves, f.Panels, f.Metric)
-	case "", "epsilon":
-		f.Kind = "epsilon"
-	default:
-		return s.errIn("figure", i, "kind", "figure kind %q: want epsilon or curves", f.Kind)
-	}
-	if err := s.checkMetric("figure", i, f.Metric); err != nil {
-		return err
-	}
-	if f.Band == "" {
-		f.Band = "ci"
-	}
-	if !slices.Contains([]string{"ci", "iqr", "minmax", "none"}, f.Band) {
-		return s.errIn("figure", i, "band", "band %q: want ci, iqr, minmax or none", f.Band)
-	}
-	if f.Center == "" {
-		f.Center = "mean"
-	}
-	if f.Center != "mean" && f.Center != "median" {
-		return s.errIn("figure", i, "center", "center %q: want mean or median", f.Center)
-	}
-	if len(f.TimeRatio) > 0 {
-		if len(f.TimeRatio) != 2 || f.TimeRatio[0] == f.TimeRatio[1] {
-			return s.errIn("figure", i, "time_ratio", "time_ratio names two different mechanism labels [numerator, denominator]")
-		}
-		for _, l := range f.TimeRatio {
-			if s.MechanismIndex(l) < 0 {
-				return s.errIn("figure", i, "time_ratio", "no mechanism labelled %q", l)
-			}
-		}
-	}
-	return s.checkLabels("figure", i, f.Datasets, f.Mechanisms)
+// OutputError is a spec error at key of the i-th block ("figure" or
+// "table"), naming the file, line and key, for the output kinds of
+// experiments/report.
+func (s *Spec) OutputError(block string, i int, key, format string, args ...any) error {
+	return s.errIn(block, i, key, format, args...)
 }
 
-// checkCurveRefs checks that a curves figure or table names existing curve
-// labels and panels, and has no metric.
-func (s *Spec) checkCurveRefs(block string, i int, curves, panels []string, metric string) error {
-	if metric != "" {
-		return s.errIn(block, i, "metric", "a curves %s has no metric (its values are the curves')", block)
-	}
-	if len(s.Curves) == 0 {
-		return s.errIn(block, i, "kind", "kind = \"curves\" needs [[curve]] blocks")
-	}
-	for _, l := range curves {
-		if !slices.ContainsFunc(s.Curves, func(c CurveSpec) bool { return c.Label == l }) {
-			return s.errIn(block, i, "curves", "no curve labelled %q", l)
-		}
-	}
-	for _, p := range panels {
-		if !slices.ContainsFunc(s.Curves, func(c CurveSpec) bool { return c.Panel == p }) {
-			return s.errIn(block, i, "panels", "no curve in panel %q", p)
-		}
-	}
-	return nil
+// CheckMetric checks that the metric exists and that some dataset of the
+// spec has its task (an error at key "metric" of the block).
+func (s *Spec) CheckMetric(block string, i int, name string) error {
+	return s.checkMetric(block, i, name)
 }
 
-func (s *Spec) validateTable(i int, names map[string]int) error {
-	t := &s.Tables[i]
-	if err := s.checkOutput("table", i, t.Name, names, &t.Formats, plotting.TableFormats); err != nil {
-		return err
-	}
-	switch t.Kind {
-	case "curves":
-		return s.checkCurveRefs("table", i, nil, t.Panels, t.Metric)
-	case "privacy", "runtime":
-		if t.Metric != "" {
-			return s.errIn("table", i, "metric", "a %s table has no metric", t.Kind)
-		}
-		return s.checkLabels("table", i, t.Datasets, t.Mechanisms)
-	case "", "epsilon":
-		t.Kind = "epsilon"
-	default:
-		return s.errIn("table", i, "kind", "table kind %q: want epsilon, curves, privacy or runtime", t.Kind)
-	}
-	if len(t.Panels) > 0 {
-		return s.errIn("table", i, "panels", "panels are for kind = \"curves\" tables")
-	}
-	if err := s.checkMetric("table", i, t.Metric); err != nil {
-		return err
-	}
-	if t.Rows == "" {
-		t.Rows = "epsilon"
-	}
-	if t.Rows != "epsilon" && t.Rows != "dataset" {
-		return s.errIn("table", i, "rows", "rows %q: want epsilon or dataset", t.Rows)
-	}
-	if t.Rows == "dataset" && len(t.Epsilon) != 1 {
-		return s.errIn("table", i, "epsilon", "a table with rows = \"dataset\" shows one ε: set epsilon = [value]")
-	}
-	return s.checkLabels("table", i, t.Datasets, t.Mechanisms)
+// CheckLabels checks the dataset and mechanism labels a block names. Labels
+// a --quick run dropped are accepted; Kept filters them out.
+func (s *Spec) CheckLabels(block string, i int, ds, ms []string) error {
+	return s.checkLabels(block, i, ds, ms)
 }
 
 func (s *Spec) checkMetric(block string, i int, name string) error {
@@ -437,16 +342,28 @@ func (s *Spec) checkMetric(block string, i int, name string) error {
 
 func (s *Spec) checkLabels(block string, i int, ds, ms []string) error {
 	for _, l := range ds {
-		if s.DatasetIndex(l) < 0 {
+		if s.DatasetIndex(l) < 0 && !s.QuickDropped[l] {
 			return s.errIn(block, i, "datasets", "no dataset labelled %q", l)
 		}
 	}
 	for _, l := range ms {
-		if s.MechanismIndex(l) < 0 {
+		if s.MechanismIndex(l) < 0 && !s.QuickDropped[l] {
 			return s.errIn(block, i, "mechanisms", "no mechanism labelled %q", l)
 		}
 	}
 	return nil
+}
+
+// Kept returns the labels that name a dataset or a mechanism of the spec
+// (a --quick run drops some).
+func (s *Spec) Kept(labels []string) []string {
+	var out []string
+	for _, l := range labels {
+		if s.DatasetIndex(l) >= 0 || s.MechanismIndex(l) >= 0 {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // DatasetIndex returns the index of the dataset labelled label, or −1.
@@ -520,6 +437,17 @@ func (s *Spec) ApplyQuick() error {
 	if len(q.Epsilon.List) > 0 {
 		s.Epsilon = q.Epsilon
 	}
+	s.QuickDropped = map[string]bool{}
+	for _, d := range s.Datasets {
+		if len(q.Datasets) > 0 && !slices.Contains(q.Datasets, d.Label) {
+			s.QuickDropped[d.Label] = true
+		}
+	}
+	for _, m := range s.Mechanisms {
+		if len(q.Mechanisms) > 0 && !slices.Contains(q.Mechanisms, m.Label) {
+			s.QuickDropped[m.Label] = true
+		}
+	}
 	if len(q.Datasets) > 0 {
 		s.Datasets = slices.DeleteFunc(s.Datasets, func(d DatasetSpec) bool { return !slices.Contains(q.Datasets, d.Label) })
 	}
@@ -542,22 +470,6 @@ func (s *Spec) ApplyQuick() error {
 			}
 			s.Datasets[i].Params = merged
 		}
-	}
-	// Figures and tables may name labels the quick run dropped; keep the
-	// names that remain.
-	keep := func(labels []string, index func(string) int) []string {
-		return slices.DeleteFunc(labels, func(l string) bool { return index(l) < 0 })
-	}
-	for i := range s.Figures {
-		s.Figures[i].Datasets = keep(s.Figures[i].Datasets, s.DatasetIndex)
-		s.Figures[i].Mechanisms = keep(s.Figures[i].Mechanisms, s.MechanismIndex)
-		if len(keep(s.Figures[i].TimeRatio, s.MechanismIndex)) < 2 {
-			s.Figures[i].TimeRatio = nil
-		}
-	}
-	for i := range s.Tables {
-		s.Tables[i].Datasets = keep(s.Tables[i].Datasets, s.DatasetIndex)
-		s.Tables[i].Mechanisms = keep(s.Tables[i].Mechanisms, s.MechanismIndex)
 	}
 	return s.Validate()
 }

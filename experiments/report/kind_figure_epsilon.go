@@ -1,0 +1,76 @@
+package report
+
+import "github.com/dplab/dplab/plotting"
+
+// epsilonFigure is the default figure kind: a metric versus ε, one panel
+// per dataset, one line per mechanism, with a band (CI, IQR or min–max).
+type epsilonFigure struct {
+	Title      string   `toml:"title"`
+	Metric     string   `toml:"metric"`
+	Datasets   []string `toml:"datasets"`   // labels; default all
+	Mechanisms []string `toml:"mechanisms"` // labels; default all
+	Band       string   `toml:"band"`       // "ci" (default), "iqr", "minmax", "none"
+	Center     string   `toml:"center"`     // "mean" (default) or "median"
+	LogX       *bool    `toml:"log_x"`      // default true
+	LogY       bool     `toml:"log_y"`
+	XLabel     string   `toml:"x_label"`
+	YLabel     string   `toml:"y_label"`
+	Columns    int      `toml:"columns"`
+	Formats    []string `toml:"formats"` // default ["png", "svg"]
+	Note       string   `toml:"note"`    // added to the footnote
+	// TimeRatio names two mechanism labels [A, B]: each panel's note gives
+	// A's mean wall time per fit over B's at the largest ε (the GaussMix
+	// paper's "Faster by" of Figures 3 and 5).
+	TimeRatio []string `toml:"time_ratio"`
+	Legend    string   `toml:"legend"` // "top-right" (default), "top-left", "bottom-right", "bottom-left"
+
+	spec figureSpec
+}
+
+func init() {
+	RegisterFigure("epsilon", func(b *Block) (Figure, error) {
+		var f epsilonFigure
+		if err := b.Decode(&f); err != nil {
+			return nil, err
+		}
+		if err := b.Spec.CheckMetric(b.Kind, b.Index, f.Metric); err != nil {
+			return nil, err
+		}
+		var err error
+		if f.Band, err = b.OneOf("band", f.Band, "ci", "ci", "iqr", "minmax", "none"); err != nil {
+			return nil, err
+		}
+		if f.Center, err = b.OneOf("center", f.Center, "mean", "mean", "median"); err != nil {
+			return nil, err
+		}
+		if f.Legend, err = b.OneOf("legend", f.Legend, "top-right", "top-right", "top-left", "bottom-right", "bottom-left"); err != nil {
+			return nil, err
+		}
+		if f.Formats, err = b.Formats(f.Formats, plotting.Formats); err != nil {
+			return nil, err
+		}
+		if len(f.TimeRatio) > 0 {
+			if len(f.TimeRatio) != 2 || f.TimeRatio[0] == f.TimeRatio[1] {
+				return nil, b.Errorf("time_ratio", "time_ratio names two different mechanism labels [numerator, denominator]")
+			}
+			if _, _, err := b.Labels(nil, f.TimeRatio); err != nil {
+				return nil, b.Errorf("time_ratio", "%v", err)
+			}
+		}
+		ds, ms, err := b.Labels(f.Datasets, f.Mechanisms)
+		if err != nil {
+			return nil, err
+		}
+		ratio := b.Spec.Kept(f.TimeRatio)
+		if len(ratio) < 2 {
+			ratio = nil // a --quick run dropped one of the two
+		}
+		f.spec = figureSpec{Name: b.Out.Name, Kind: "epsilon", LogX: f.LogX, Title: f.Title, Metric: f.Metric,
+			Datasets: ds, Mechanisms: ms, Band: f.Band, Center: f.Center, LogY: f.LogY, XLabel: f.XLabel,
+			YLabel: f.YLabel, Columns: f.Columns, Formats: f.Formats, Note: f.Note, TimeRatio: ratio, Legend: f.Legend}
+		return &f, nil
+	})
+}
+
+func (f *epsilonFigure) draw(v *view) *plotting.Figure { return v.figure(&f.spec) }
+func (f *epsilonFigure) formats() []string             { return f.Formats }

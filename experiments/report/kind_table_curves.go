@@ -1,0 +1,35 @@
+package report
+
+import "github.com/dplab/dplab/plotting"
+
+// curvesTable tabulates the analytic curves: rows x, columns curve labels,
+// one table per panel.
+type curvesTable struct {
+	Panels  []string `toml:"panels"` // panels to tabulate; default all
+	Title   string   `toml:"title"`
+	Formats []string `toml:"formats"` // default ["md", "tex", "csv"]
+	Note    string   `toml:"note"`
+
+	spec tableSpec
+}
+
+func init() {
+	RegisterTable("curves", func(b *Block) (Table, error) {
+		var t curvesTable
+		if err := b.Decode(&t); err != nil {
+			return nil, err
+		}
+		if err := checkCurveRefs(b, nil, t.Panels); err != nil {
+			return nil, err
+		}
+		var err error
+		if t.Formats, err = b.Formats(t.Formats, plotting.TableFormats); err != nil {
+			return nil, err
+		}
+		t.spec = tableSpec{Name: b.Out.Name, Kind: "curves", Panels: t.Panels, Title: t.Title, Formats: t.Formats, Note: t.Note}
+		return &t, nil
+	})
+}
+
+func (t *curvesTable) build(v *view) []*plotting.Table { return v.curveTables(&t.spec) }
+func (t *curvesTable) formats() []string               { return t.Formats }

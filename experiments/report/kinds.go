@@ -1,0 +1,250 @@
+package report
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/plotting"
+)
+
+// Figure and table kinds are plug-ins: each kind_<block>_<kind>.go file
+// registers, in its init, how a [[figure]] or [[table]] block of its kind
+// decodes its keys (strictly: an unknown key is an error naming it) and
+// what it draws. experiments/spec keeps the blocks' keys raw; Check decodes
+// every block before a run, Render before drawing.
+
+// Figure is a decoded [[figure]] block.
+type Figure interface {
+	// draw returns the figure from the view of the stored trials.
+	draw(v *view) *plotting.Figure
+	formats() []string
+}
+
+// Table is a decoded [[table]] block; it may write several tables (one
+// per dataset, say).
+type Table interface {
+	build(v *view) []*plotting.Table
+	formats() []string
+}
+
+// Block is one [[figure]] or [[table]] block being decoded by its kind.
+type Block struct {
+	Spec  *spec.Spec
+	Kind  string // "figure" or "table"
+	Index int
+	Out   *spec.OutputSpec
+}
+
+// Decode decodes the block's keys (all but name and kind) into the struct v
+// strictly, through its toml tags; an unknown key or a wrong type is an
+// error naming the key and its line.
+func (b *Block) Decode(v any) error {
+	key, err := spec.DecodeStrict(b.Out.Params, v)
+	if err != nil {
+		return b.Errorf(key, "%v", err)
+	}
+	return nil
+}
+
+// Errorf is an error at key of the block, naming the file and line.
+func (b *Block) Errorf(key, format string, args ...any) error {
+	return b.Spec.OutputError(b.Kind, b.Index, key, format, args...)
+}
+
+// Labels checks the dataset and mechanism labels the block names and
+// returns those a --quick run kept.
+func (b *Block) Labels(ds, ms []string) ([]string, []string, error) {
+	if err := b.Spec.CheckLabels(b.Kind, b.Index, ds, ms); err != nil {
+		return nil, nil, err
+	}
+	return b.Spec.Kept(ds), b.Spec.Kept(ms), nil
+}
+
+// Formats checks the block's file formats against allowed (all of them
+// when none are given).
+func (b *Block) Formats(formats, allowed []string) ([]string, error) {
+	if len(formats) == 0 {
+		return allowed, nil
+	}
+	for _, f := range formats {
+		if !slices.Contains(allowed, f) {
+			return nil, b.Errorf("formats", "%s format %q: want one of %s", b.Kind, f, strings.Join(allowed, ", "))
+		}
+	}
+	return formats, nil
+}
+
+// OneOf checks that value (def when empty) is one of allowed, at key.
+func (b *Block) OneOf(key, value, def string, allowed ...string) (string, error) {
+	if value == "" {
+		value = def
+	}
+	if !slices.Contains(allowed, value) {
+		return "", b.Errorf(key, "%s %q: want %s", key, value, strings.Join(allowed, ", "))
+	}
+	return value, nil
+}
+
+var (
+	figureKinds = map[string]func(*Block) (Figure, error){}
+	tableKinds  = map[string]func(*Block) (Table, error){}
+)
+
+// RegisterFigure adds a figure kind; call it from init. A duplicate panics.
+func RegisterFigure(kind string, decode func(*Block) (Figure, error)) {
+	if _, dup := figureKinds[kind]; dup {
+		panic("report: duplicate figure kind " + kind)
+	}
+	figureKinds[kind] = decode
+}
+
+// RegisterTable adds a table kind; call it from init. A duplicate panics.
+func RegisterTable(kind string, decode func(*Block) (Table, error)) {
+	if _, dup := tableKinds[kind]; dup {
+		panic("report: duplicate table kind " + kind)
+	}
+	tableKinds[kind] = decode
+}
+
+// FigureKinds and TableKinds list the registered kinds, sorted.
+func FigureKinds() []string { return sortedNames(figureKinds) }
+
+// TableKinds lists the registered table kinds, sorted.
+func TableKinds() []string { return sortedNames(tableKinds) }
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// outputs are a spec's decoded figures and tables.
+type outputs struct {
+	figures []Figure
+	tables  []Table
+}
+
+// decodeOutputs decodes every [[figure]] and [[table]] block of s by its
+// kind.
+func decodeOutputs(s *spec.Spec) (*outputs, error) {
+	out := &outputs{}
+	for i := range s.Figures {
+		o := &s.Figures[i]
+		dec, ok := figureKinds[o.Kind]
+		if !ok {
+			return nil, s.OutputError("figure", i, "kind", "figure kind %q: want %s", o.Kind, strings.Join(FigureKinds(), ", "))
+		}
+		f, err := dec(&Block{Spec: s, Kind: "figure", Index: i, Out: o})
+		if err != nil {
+			return nil, err
+		}
+		out.figures = append(out.figures, f)
+	}
+	for i := range s.Tables {
+		o := &s.Tables[i]
+		dec, ok := tableKinds[o.Kind]
+		if !ok {
+			return nil, s.OutputError("table", i, "kind", "table kind %q: want %s", o.Kind, strings.Join(TableKinds(), ", "))
+		}
+		t, err := dec(&Block{Spec: s, Kind: "table", Index: i, Out: o})
+		if err != nil {
+			return nil, err
+		}
+		out.tables = append(out.tables, t)
+	}
+	return out, nil
+}
+
+// Check decodes and checks every figure and table block of s, so that a
+// spec whose outputs cannot be drawn is refused before anything runs.
+func Check(s *spec.Spec) error {
+	_, err := decodeOutputs(s)
+	return err
+}
+
+// Load loads the spec at path (spec.LoadWith) and checks its figures and
+// tables: what the CLI runs.
+func Load(path string, opt spec.LoadOptions) (*spec.Spec, error) {
+	s, err := spec.LoadWith(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := Check(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkCurveRefs checks that a curves figure or table names existing curve
+// labels and panels.
+func checkCurveRefs(b *Block, curves, panels []string) error {
+	s := b.Spec
+	if len(s.Curves) == 0 {
+		return b.Errorf("kind", "kind = \"curves\" needs [[curve]] blocks")
+	}
+	for _, l := range curves {
+		if !slices.ContainsFunc(s.Curves, func(c spec.CurveSpec) bool { return c.Label == l }) {
+			return b.Errorf("curves", "no curve labelled %q", l)
+		}
+	}
+	for _, p := range panels {
+		if !slices.ContainsFunc(s.Curves, func(c spec.CurveSpec) bool { return c.Panel == p }) {
+			return b.Errorf("panels", "no curve in panel %q", p)
+		}
+	}
+	return nil
+}
+
+// figureSpec is a decoded [[figure]] block, as the drawing code reads it: a metric versus ε with one panel per
+// dataset (kind "epsilon", the default), or analytic curves with one panel per
+// curve panel (kind "curves").
+type figureSpec struct {
+	Name       string
+	Kind       string   // "epsilon" (default) or "curves"
+	Curves     []string // kind "curves": curve labels; default all
+	Panels     []string // kind "curves": panels to draw, in order; default all
+	LogX       *bool    // default true for "epsilon", false for "curves"
+	Title      string
+	Metric     string
+	Datasets   []string // labels; default all
+	Mechanisms []string // labels; default all
+	Band       string   // "ci" (default), "iqr", "minmax", "none"
+	Center     string   // "mean" (default) or "median"
+	LogY       bool
+	XLabel     string
+	YLabel     string
+	Columns    int
+	Formats    []string // default ["png", "svg"]
+	Note       string   // added to the footnote (e.g. a documented deviation)
+	// TimeRatio names two mechanism labels [A, B]: each panel's note gives
+	// A's mean wall time per fit over B's at the largest ε (the GaussMix
+	// paper's "Faster by" of Figures 3 and 5).
+	TimeRatio []string
+	Legend    string // "top-right" (default), "top-left", "bottom-right", "bottom-left"
+}
+
+// tableSpec is a decoded [[table]] block, as the table builders read it: rows ε (or datasets), columns methods,
+// cells mean ± CI half-width; or (kind "curves") rows x, columns curve labels,
+// cells the curves' values, one table per panel; or (kind "privacy") the
+// calibration table: per dataset, one row per (mechanism, ε) with ε target,
+// ε spent, δ, α*, the noise parameters and the ε of each ledger component; or
+// (kind "runtime") per dataset, one row per (mechanism, ε) with the mean wall
+// time, runs and per-example gradient evaluations of a trial.
+type tableSpec struct {
+	Name       string
+	Kind       string   // "epsilon" (default), "curves", "privacy" (the calibration table) or "runtime"
+	Panels     []string // kind "curves": panels to tabulate; default all
+	Title      string
+	Metric     string
+	Rows       string    // "epsilon" (default: one table per dataset) or "dataset"
+	Datasets   []string  // labels; default all
+	Mechanisms []string  // labels; default all
+	Epsilon    []float64 // ε values to show; default all
+	Formats    []string  // default ["md", "tex", "csv"]
+	Note       string
+}
