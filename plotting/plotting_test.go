@@ -91,7 +91,7 @@ func sampleTable() *Table {
 		Name: "mse", Title: "Test MSE on Boston", RowHeader: "ε", Better: Lower,
 		Columns: []string{"AdaSSP", "Linear mixing", "Sheffet_17"},
 		Rows:    []string{"0.1", "1"},
-		Cells: [][]Cell{
+		Cells: [][]Entry{
 			{{Mean: 0.51234, Half: 0.0213, Present: true}, {Mean: 0.31, Half: 0.012, Present: true}, {}},
 			{{Mean: 0.1, Half: 0.004, Present: true}, {Mean: 0.1, Half: 0.005, Present: true}, {Mean: 0.2, Half: 0, Present: true}},
 		},
@@ -133,15 +133,15 @@ func TestTableGolden(t *testing.T) {
 
 func TestCellFormatAndBest(t *testing.T) {
 	tests := []struct {
-		c    Cell
+		c    Entry
 		want string
 	}{
-		{Cell{Mean: 0.51234, Half: 0.0213, Present: true}, "0.512 ± 0.021"},
-		{Cell{Mean: 12.3456, Half: 0.5, Present: true}, "12.35 ± 0.50"},
-		{Cell{Mean: 812.3, Half: 40, Present: true}, "812 ± 40"},
-		{Cell{Mean: 0.25, Half: 0, Present: true}, "0.25"},
-		{Cell{Mean: 0.845771144279, Half: 1.1e-16, Present: true}, "0.8458"}, // identical trials, rounding-level SE
-		{Cell{}, "—"},
+		{Entry{Mean: 0.51234, Half: 0.0213, Present: true}, "0.512 ± 0.021"},
+		{Entry{Mean: 12.3456, Half: 0.5, Present: true}, "12.35 ± 0.50"},
+		{Entry{Mean: 812.3, Half: 40, Present: true}, "812 ± 40"},
+		{Entry{Mean: 0.25, Half: 0, Present: true}, "0.25"},
+		{Entry{Mean: 0.845771144279, Half: 1.1e-16, Present: true}, "0.8458"}, // identical trials, rounding-level SE
+		{Entry{}, "—"},
 	}
 	for _, tc := range tests {
 		if got := tc.c.format(" ± "); got != tc.want {

@@ -32,14 +32,14 @@ type Table struct {
 	RowHeader string // header of the first column, e.g. "ε"
 	Rows      []string
 	Columns   []string
-	Cells     [][]Cell // Cells[row][column]
+	Cells     [][]Entry // Cells[row][column]
 	Better    Better
 	Note      string // accountant, δ, tuning mode
 }
 
-// Cell is one entry: a mean and the half-width of its interval. Absent cells
+// Entry is one entry: a mean and the half-width of its interval. Absent cells
 // print as "—".
-type Cell struct {
+type Entry struct {
 	Mean, Half float64
 	Present    bool
 }
@@ -119,11 +119,11 @@ func (t *Table) best(i int) []bool {
 }
 
 // String prints the cell as "mean ± half".
-func (c Cell) String() string { return c.format(" ± ") }
+func (c Entry) String() string { return c.format(" ± ") }
 
 // format prints mean ± half with the decimals set by two significant digits of
 // the half-width (so the mean is not printed more precisely than it is known).
-func (c Cell) format(pm string) string {
+func (c Entry) format(pm string) string {
 	if !c.Present {
 		return "—"
 	}

@@ -93,8 +93,8 @@ func quantile7(sorted []float64, p float64) float64 {
 	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }
 
-// Cell is the summary of one cell's trials.
-type Cell struct {
+// CellSummary is the summary of one cell's trials.
+type CellSummary struct {
 	Key        string
 	Dataset    string
 	Mechanism  string
@@ -124,9 +124,9 @@ type Cell struct {
 
 // Aggregate summarises records by cell. Only ok records count (see Latest).
 // Cells are returned sorted by key.
-func Aggregate(recs []Record, ci CIMethod) []Cell {
+func Aggregate(recs []Record, ci CIMethod) []CellSummary {
 	latest := Latest(recs)
-	var cells []Cell
+	var cells []CellSummary
 	for i := 0; i < len(latest); {
 		j := i
 		for j < len(latest) && latest[j].CellKey == latest[i].CellKey {
@@ -138,9 +138,9 @@ func Aggregate(recs []Record, ci CIMethod) []Cell {
 	return cells
 }
 
-func summarizeCell(recs []Record, ci CIMethod) Cell {
+func summarizeCell(recs []Record, ci CIMethod) CellSummary {
 	first := recs[0]
-	c := Cell{
+	c := CellSummary{
 		Key: first.CellKey, Dataset: first.Dataset, Mechanism: first.Mechanism, Label: first.Label,
 		Epsilon: float64(first.Epsilon), MechParams: first.MechParams, Trials: len(recs),
 		Delta: float64(first.Privacy.Delta), Accountant: first.Privacy.Accountant, Tuning: first.Privacy.Tuning,

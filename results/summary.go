@@ -16,7 +16,7 @@ const SummaryFile = "summary.csv"
 // summaryHeader is the column order of summary.csv: one row per (cell, metric).
 // The privacy columns say what eps_spent_max covers: eps_per_run_max is a
 // tuned cell's one-run ε (empty when untuned), selection how a tuned cell
-// chose its run, privacy_note the guarantee in words (see Cell.PrivacyNote),
+// chose its run, privacy_note the guarantee in words (see CellSummary.PrivacyNote),
 // and assumptions what the guarantee rests on but does not account for,
 // separated by " | ".
 var summaryHeader = []string{
@@ -27,7 +27,7 @@ var summaryHeader = []string{
 
 // WriteSummaryCSV writes one row per (cell, metric), cells in the given order
 // and metrics sorted by name.
-func WriteSummaryCSV(w io.Writer, cells []Cell) error {
+func WriteSummaryCSV(w io.Writer, cells []CellSummary) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(summaryHeader); err != nil {
 		return err
@@ -70,7 +70,7 @@ func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 // tuned cell, the training rows only (its selection scores other rows without
 // noise, treating them as public); otherwise the whole procedure. A guarantee is qualified by the cell's assumptions when it has
 // any.
-func (c *Cell) PrivacyNote() string {
+func (c *CellSummary) PrivacyNote() string {
 	switch {
 	case c.Tuning == TuningOracle:
 		return "NOT PRIVATE: oracle tuning (best candidate on the test set, not charged); eps_spent_max is inf, eps_per_run_max is the released run's ε alone"

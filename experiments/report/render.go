@@ -112,12 +112,12 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 type view struct {
 	spec    *spec.Spec
 	cells   []spec.Cell
-	agg     map[string]results.Cell   // by cell key
-	skipped map[string]string         // dataset label -> reason
-	over    map[string][]float64      // label -> ε values whose spent ε exceeded the target
-	curves  [][]curves.Point          // evaluated [[curve]] blocks, in spec order
-	ledgers map[string]*ledgerSummary // by cell key, for privacy tables
-	rels    map[string][]string       // neighbouring relation -> labels of the private mechanisms whose ledgers have it
+	agg     map[string]results.CellSummary // by cell key
+	skipped map[string]string              // dataset label -> reason
+	over    map[string][]float64           // label -> ε values whose spent ε exceeded the target
+	curves  [][]curves.Point               // evaluated [[curve]] blocks, in spec order
+	ledgers map[string]*ledgerSummary      // by cell key, for privacy tables
+	rels    map[string][]string            // neighbouring relation -> labels of the private mechanisms whose ledgers have it
 	// dataStems and panelStems are the file-name parts of dataset labels
 	// and curve panels (render_names.go), made on first use.
 	dataStems, panelStems map[string]string
@@ -128,7 +128,7 @@ func newView(s *spec.Spec, recs []results.Record) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &view{spec: s, cells: cells, agg: map[string]results.Cell{}, skipped: map[string]string{}, over: map[string][]float64{},
+	v := &view{spec: s, cells: cells, agg: map[string]results.CellSummary{}, skipped: map[string]string{}, over: map[string][]float64{},
 		ledgers: map[string]*ledgerSummary{}, rels: map[string][]string{}}
 	byKey := make(map[string]*spec.Cell, len(v.cells))
 	for i := range v.cells {
@@ -175,8 +175,8 @@ func newView(s *spec.Spec, recs []results.Record) (*view, error) {
 }
 
 // ordered returns the aggregated cells in the spec's expansion order.
-func (v *view) ordered() []results.Cell {
-	var out []results.Cell
+func (v *view) ordered() []results.CellSummary {
+	var out []results.CellSummary
 	for _, c := range v.cells {
 		if a, ok := v.agg[c.Key]; ok {
 			out = append(out, a)
@@ -585,18 +585,18 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 		}
 		return false
 	}
-	cell := func(di int, label string, eps float64) plotting.Cell {
+	cell := func(di int, label string, eps float64) plotting.Entry {
 		for ci := range v.cells {
 			c := &v.cells[ci]
 			if c.Dataset == di && v.legend(c) == label && c.Epsilon == eps {
 				if a, ok := v.agg[c.Key]; ok {
 					if st, ok := a.Metrics[t.Metric]; ok {
-						return plotting.Cell{Mean: st.Mean, Half: st.CIHalf, Present: true}
+						return plotting.Entry{Mean: st.Mean, Half: st.CIHalf, Present: true}
 					}
 				}
 			}
 		}
-		return plotting.Cell{}
+		return plotting.Entry{}
 	}
 	refs := func(di int) []string {
 		var out []string
@@ -605,7 +605,7 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 			if c.Dataset == di && !c.Private && v.wantMechanism(t.Mechanisms, c.Mechanism) {
 				if a, ok := v.agg[c.Key]; ok {
 					if st, ok := a.Metrics[t.Metric]; ok {
-						out = append(out, fmt.Sprintf("%s: %s", v.legend(c), plotting.Cell{Mean: st.Mean, Half: st.CIHalf, Present: true}.String()))
+						out = append(out, fmt.Sprintf("%s: %s", v.legend(c), plotting.Entry{Mean: st.Mean, Half: st.CIHalf, Present: true}.String()))
 					}
 				}
 			}
@@ -626,7 +626,7 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 		var refNotes []string
 		for _, di := range dsIdx {
 			tab.Rows = append(tab.Rows, s.Datasets[di].Label)
-			var row []plotting.Cell
+			var row []plotting.Entry
 			for _, col := range cols {
 				row = append(row, cell(di, col, t.Epsilon[0]))
 			}
@@ -651,7 +651,7 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 				continue
 			}
 			tab.Rows = append(tab.Rows, strconv.FormatFloat(e, 'g', 4, 64))
-			var row []plotting.Cell
+			var row []plotting.Entry
 			for _, col := range cols {
 				row = append(row, cell(di, col, e))
 			}

@@ -151,10 +151,10 @@ func (v *view) curveTables(t *tableSpec) []*plotting.Table {
 		sort.Float64s(xs)
 		for _, x := range xs {
 			tab.Rows = append(tab.Rows, strconv.FormatFloat(x, 'g', 6, 64))
-			var row []plotting.Cell
+			var row []plotting.Entry
 			for _, label := range tab.Columns {
 				p, ok := byCurve[label][x]
-				row = append(row, plotting.Cell{Mean: p.Y, Present: ok && p.Err == nil})
+				row = append(row, plotting.Entry{Mean: p.Y, Present: ok && p.Err == nil})
 			}
 			tab.Cells = append(tab.Cells, row)
 		}

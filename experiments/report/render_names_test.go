@@ -158,7 +158,7 @@ func TestOutputNamesStayInDir(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tab := &plotting.Table{Name: "../escaped", Columns: []string{"c"}, Rows: []string{"r"}, Cells: [][]plotting.Cell{{{}}}}
+	tab := &plotting.Table{Name: "../escaped", Columns: []string{"c"}, Rows: []string{"r"}, Cells: [][]plotting.Entry{{{}}}}
 	if _, err := plotting.WriteTable(tab, dir, "md"); err == nil {
 		t.Error("WriteTable accepted ../escaped")
 	}

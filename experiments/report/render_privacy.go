@@ -121,10 +121,10 @@ func (v *view) privacyTables(t *tableSpec) []*plotting.Table {
 		tab.Columns = cols
 		for _, r := range rows {
 			tab.Rows = append(tab.Rows, r.label)
-			var cells []plotting.Cell
+			var cells []plotting.Entry
 			for _, col := range cols {
 				x, ok := r.vals[col]
-				cells = append(cells, plotting.Cell{Mean: x, Present: ok})
+				cells = append(cells, plotting.Entry{Mean: x, Present: ok})
 			}
 			tab.Cells = append(tab.Cells, cells)
 		}

@@ -50,19 +50,19 @@ func (v *view) runtimeTables(t *tableSpec) []*plotting.Table {
 			if c.Private {
 				label += ", ε = " + strconv.FormatFloat(c.Epsilon, 'g', 4, 64)
 			}
-			runs := plotting.Cell{Mean: 1, Present: true}
+			runs := plotting.Entry{Mean: 1, Present: true}
 			if st, ok := a.Diagnostics["runs"]; ok {
-				runs = plotting.Cell{Mean: st.Mean, Half: st.CIHalf, Present: true}
+				runs = plotting.Entry{Mean: st.Mean, Half: st.CIHalf, Present: true}
 			}
-			var grads plotting.Cell
+			var grads plotting.Entry
 			for _, k := range []string{"total_grad_evals", "grad_evals"} {
 				if st, ok := a.Diagnostics[k]; ok {
-					grads = plotting.Cell{Mean: st.Mean, Half: st.CIHalf, Present: true}
+					grads = plotting.Entry{Mean: st.Mean, Half: st.CIHalf, Present: true}
 					break
 				}
 			}
 			tab.Rows = append(tab.Rows, label)
-			tab.Cells = append(tab.Cells, []plotting.Cell{{Mean: a.WallMean, Present: true}, runs, grads})
+			tab.Cells = append(tab.Cells, []plotting.Entry{{Mean: a.WallMean, Present: true}, runs, grads})
 		}
 		extra := "wall time of the whole trial's fit on this machine (-j trials in parallel); per-example gradients summed over every tuning run; mean ± 95% CI over trials"
 		if t.Note != "" {

@@ -111,7 +111,7 @@ name = "ridge"
 		t.Fatal(err)
 	}
 	recs, _ := results.Read(dir, nil)
-	byLabel := map[string][]results.Cell{}
+	byLabel := map[string][]results.CellSummary{}
 	var ridge float64
 	for _, c := range results.Aggregate(recs, results.CINormal) {
 		if c.Mechanism == "ridge" {
