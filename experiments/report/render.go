@@ -134,6 +134,16 @@ func newView(s *spec.Spec, recs []results.Record) (*view, error) {
 	for i := range v.cells {
 		byKey[v.cells[i].Key] = &v.cells[i]
 	}
+	// Records in (cell, trial) order, the store's file order kept among
+	// reruns of one trial: sums over trials (the privacy table's mean noise)
+	// then do not depend on the order -j finished them in.
+	recs = slices.Clone(recs)
+	slices.SortStableFunc(recs, func(a, b results.Record) int {
+		if c := strings.Compare(a.CellKey, b.CellKey); c != 0 {
+			return c
+		}
+		return a.Trial - b.Trial
+	})
 	var current []results.Record
 	for _, r := range recs {
 		c, ok := byKey[r.CellKey]
@@ -361,29 +371,7 @@ func shortReason(s string) string {
 // with the trials).
 func (v *view) note(band, center, extra string, keep func(*spec.Cell) bool) string {
 	s := v.spec
-	acc := s.AccountingConfig()
-	kind := acc.Kind
-	if kind == "" {
-		kind = "rdp"
-	}
-	parts := []string{fmt.Sprintf("Accountant: %s", kind)}
-	if kind == "rdp" {
-		orders := acc.Orders
-		if orders == "" {
-			orders = "default"
-		}
-		if orders == "integer" {
-			hi := acc.MaxOrder
-			if hi == 0 {
-				hi = 256
-			}
-			orders = fmt.Sprintf("integer 2..%d", hi)
-		}
-		if len(acc.ExtraOrders) > 0 {
-			orders += fmt.Sprintf(" + %d extra up to %g", len(acc.ExtraOrders), slices.Max(acc.ExtraOrders))
-		}
-		parts[0] += fmt.Sprintf(" (orders %s)", orders)
-	}
+	parts := []string{"Accountant: " + s.AccountingConfig().Describe()}
 	parts = append(parts, "δ = "+v.deltaText(), "neighbouring: "+v.relationText())
 	shown := map[int]bool{} // mechanisms with a cell shown
 	for i := range v.cells {

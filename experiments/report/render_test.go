@@ -3,8 +3,10 @@ package report
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/dplab/dplab/experiments/internal/spectest"
@@ -47,6 +49,42 @@ func TestRenderIsByteIdentical(t *testing.T) {
 		b, _ := os.ReadFile(p)
 		if !bytes.Equal(b, first[p]) {
 			t.Errorf("%s differs between renders of the same results", p)
+		}
+	}
+}
+
+// TestRenderIndependentOfRecordOrder: the store's records come in the order
+// trials finished, which depends on -j; every output must not (the privacy
+// table's mean noise was a float sum in file order, and differed in its
+// last digit between runs).
+func TestRenderIndependentOfRecordOrder(t *testing.T) {
+	src := spectest.Valid + "\n[[table]]\nname = \"cal\"\nkind = \"privacy\"\n"
+	s := spectest.MustParse(t, src)
+	s.Trials = 40
+	dir := filepath.Join(t.TempDir(), "a")
+	rep, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	for perm := 0; perm < 5; perm++ {
+		recs := slices.Clone(rep.Records)
+		r.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+		other := filepath.Join(t.TempDir(), "b")
+		if err := os.MkdirAll(other, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		outs, err := RenderRecords(s, other, recs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range outs {
+			rel, _ := filepath.Rel(other, p)
+			a, _ := os.ReadFile(filepath.Join(dir, rel))
+			b, _ := os.ReadFile(p)
+			if !bytes.Equal(a, b) {
+				t.Errorf("permutation %d: %s differs when the records come in another order", perm, rel)
+			}
 		}
 	}
 }

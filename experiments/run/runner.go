@@ -340,11 +340,8 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 		Experiment: s.Name, CellKey: c.Key, Dataset: ds.Label, Mechanism: ms.Name, Label: c.Label,
 		Epsilon: results.Float(c.Epsilon), Trial: t, Seed: seed.Hex(), MechParams: c.Params,
 		DataParams: ds.Params, CodeVersion: codeVersion(),
-		Privacy: results.Privacy{EpsTarget: results.Float(c.Epsilon), Accountant: r.acc.Kind, Tuning: ms.Tuning.Mode,
+		Privacy: results.Privacy{EpsTarget: results.Float(c.Epsilon), Accountant: r.acc.KindName(), Tuning: ms.Tuning.Mode,
 			Selection: selectionLabel(ms.Tuning)},
-	}
-	if rec.Privacy.Accountant == "" {
-		rec.Privacy.Accountant = "rdp"
 	}
 	defer func() {
 		// The trial boundary is the only place that recovers panics (STYLE

@@ -133,7 +133,7 @@ func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b me
 	}
 	note += "; selection not private: runs scored without noise, the scored rows treated as public"
 	if best == nil {
-		best = &mechanisms.Release{Model: &mechanisms.Linear{Theta: make([]float64, data.train.Cols())}, Event: baseEvent}
+		best = &mechanisms.Release{Model: mechanisms.DataIndependentModel(data.train.Cols()), Event: baseEvent}
 		note += "; K = 0: released the zero model"
 	} else {
 		addSelected(stats, bestCand)
