@@ -130,7 +130,7 @@ func newView(s *Spec, recs []results.Record) *view {
 	for i := range v.cells {
 		byKey[v.cells[i].Key] = &v.cells[i]
 	}
-	var current []results.Record
+	current := make([]results.Record, 0, len(recs))
 	for _, r := range recs {
 		c, ok := byKey[r.CellKey]
 		if !ok {
