@@ -312,8 +312,12 @@ type rawSet struct {
 	m  map[string]struct{}
 }
 
-// rawSetMax bounds a rawSet: a full set is emptied before it grows.
-const rawSetMax = 4096
+// A rawSet keeps messages of at most rawSetLen bytes, and is emptied when
+// it holds rawSetMax of them (at most 1 MiB in all).
+const (
+	rawSetLen = 2048
+	rawSetMax = 512
+)
 
 func (s *rawSet) has(b []byte) bool {
 	s.mu.RLock()
@@ -323,8 +327,8 @@ func (s *rawSet) has(b []byte) bool {
 }
 
 func (s *rawSet) add(b []byte) {
-	if len(b) > 4096 {
-		return // not worth keeping
+	if len(b) > rawSetLen {
+		return
 	}
 	s.mu.Lock()
 	if len(s.m) >= rawSetMax {
