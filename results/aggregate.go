@@ -125,24 +125,25 @@ type CellSummary struct {
 // Aggregate summarises records by cell. Only ok records count (see Latest).
 // Cells are returned sorted by key.
 func Aggregate(recs []Record, ci CIMethod) []CellSummary {
-	latest := Latest(recs)
+	order := latestOrder(recs)
 	var cells []CellSummary
-	for i := 0; i < len(latest); {
+	for i := 0; i < len(order); {
 		j := i
-		for j < len(latest) && latest[j].CellKey == latest[i].CellKey {
+		for j < len(order) && recs[order[j]].CellKey == recs[order[i]].CellKey {
 			j++
 		}
-		cells = append(cells, summarizeCell(latest[i:j], ci))
+		cells = append(cells, summarizeCell(recs, order[i:j], ci))
 		i = j
 	}
 	return cells
 }
 
-func summarizeCell(recs []Record, ci CIMethod) CellSummary {
-	first := recs[0]
+// summarizeCell summarises the records recs[i], i in which, of one cell.
+func summarizeCell(recs []Record, which []int, ci CIMethod) CellSummary {
+	first := &recs[which[0]]
 	c := CellSummary{
 		Key: first.CellKey, Dataset: first.Dataset, Mechanism: first.Mechanism, Label: first.Label,
-		Epsilon: float64(first.Epsilon), MechParams: first.MechParams, Trials: len(recs),
+		Epsilon: float64(first.Epsilon), MechParams: first.MechParams, Trials: len(which),
 		Delta: float64(first.Privacy.Delta), Accountant: first.Privacy.Accountant, Tuning: first.Privacy.Tuning,
 		Selection: first.Privacy.Selection, Metrics: map[string]Stat{}, Diagnostics: map[string]Stat{},
 	}
@@ -151,7 +152,8 @@ func summarizeCell(recs []Record, ci CIMethod) CellSummary {
 	var alphaSum, wallSum float64
 	c.EpsSpentMax, c.EpsPerRunMax = math.Inf(-1), math.NaN()
 	seen := map[string]bool{}
-	for _, r := range recs {
+	for _, i := range which {
+		r := &recs[i]
 		for k, v := range r.Metrics {
 			metrics[k] = append(metrics[k], float64(v))
 		}
@@ -177,7 +179,7 @@ func summarizeCell(recs []Record, ci CIMethod) CellSummary {
 	for k, xs := range diag {
 		c.Diagnostics[k] = Summarize(xs, ci)
 	}
-	c.AlphaMean = alphaSum / float64(len(recs))
-	c.WallMean = wallSum / float64(len(recs))
+	c.AlphaMean = alphaSum / float64(len(which))
+	c.WallMean = wallSum / float64(len(which))
 	return c
 }

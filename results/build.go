@@ -3,6 +3,7 @@ package results
 import (
 	"runtime"
 	"runtime/debug"
+	"sync"
 )
 
 // Version is dplab's release version. Release builds may set it with
@@ -22,17 +23,30 @@ type Build struct {
 
 // CurrentBuild describes the running binary.
 func CurrentBuild() Build {
-	b := Build{Version: Version, Revision: "unknown", GoVersion: runtime.Version(),
+	vcs := buildVCS()
+	return Build{Version: Version, Revision: vcs.revision, Modified: vcs.modified, GoVersion: runtime.Version(),
 		OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}
+}
+
+// vcsInfo is the version control state the binary was built from.
+type vcsInfo struct {
+	revision string
+	modified bool
+}
+
+// buildVCS reads the binary's build information once: it cannot change
+// while the process runs, and every trial record states it.
+var buildVCS = sync.OnceValue(func() vcsInfo {
+	v := vcsInfo{revision: "unknown"}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range info.Settings {
 			switch s.Key {
 			case "vcs.revision":
-				b.Revision = s.Value
+				v.revision = s.Value
 			case "vcs.modified":
-				b.Modified = s.Value == "true"
+				v.modified = s.Value == "true"
 			}
 		}
 	}
-	return b
-}
+	return v
+})

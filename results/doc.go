@@ -12,11 +12,17 @@
 //     reads, repairs or rewrites anything, and the Store holds it until Close.
 //     A second Open fails with a *BusyError and changes nothing. Rewriting
 //     (--force) is a method of the open Store, so it happens under the lock.
-//   - A record and its newline are written with one write call, and the file
-//     only ever grows between opens. A process killed at any instant leaves
-//     whole lines plus at most one torn last line: bytes without a final
-//     newline (a partial record, or NULs a crash left). Open warns and
-//     truncates it away before appending; Read skips it.
+//   - Records are encoded by AppendRecord (the bytes json.Marshal gives,
+//     without its reflection) and written in batches of whole lines, one
+//     write call per batch, at most flushDelay (100 ms) after they were
+//     appended, at once when a batch reaches flushBytes (64 KiB), and on
+//     Sync and Close. The file only ever grows between opens. A process
+//     killed at any instant leaves whole lines plus at most one torn last
+//     line: bytes without a final newline (a partial record, or NULs a crash
+//     left). Open warns and truncates it away before appending; Read skips
+//     it. A kill loses at most the records of the last 100 ms not yet
+//     written; their trials are not stored, so a resumed run reruns them.
+//     After a failed write the store takes no more records.
 //   - A complete line (ending in a newline) that is not a record, wherever it
 //     is, is a *CorruptError naming file and line, and nothing is changed: it
 //     may hold a finished trial, so it is never dropped silently.

@@ -2,13 +2,15 @@ package results
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,9 +21,20 @@ import (
 const TrialsFile = "trials.jsonl"
 
 // syncEvery bounds how long appended records may sit in the page cache before
-// an fsync: a killed process loses nothing (the kernel has the bytes); a power
-// loss loses at most this much work.
+// an fsync: a killed process loses nothing the kernel has; a power loss loses
+// at most this much work.
 const syncEvery = 2 * time.Second
+
+// Appended records are batched: encoded lines wait in memory and are written
+// together, with one write call, when flushBytes of them have gathered or
+// flushDelay after the first of them arrived, whichever comes first (and on
+// Sync, Rewrite and Close). A process killed without its deferred Close
+// loses at most the last flushDelay of finished trials, which rerun on
+// resume; it never leaves more than one torn last line.
+const (
+	flushBytes = 64 << 10
+	flushDelay = 100 * time.Millisecond
+)
 
 // LockFile is the name of a result directory's lock file. It only carries the
 // lock (and the holder's pid), so replacing trials.jsonl never drops the lock.
@@ -37,9 +50,16 @@ type Store struct {
 	mu       sync.Mutex
 	f        *os.File
 	done     map[Key]bool
+	pending  []byte      // encoded lines not yet written
+	timer    *time.Timer // writes pending at most flushDelay after it started; nil when idle
+	err      error       // the first failed write: the store takes no more records
 	lastSync time.Time
 	dirty    bool
 }
+
+// linePool recycles the buffers records are encoded into before they join
+// the pending batch.
+var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
 // Open opens (creating if needed) the store in dir for appending. It first
 // checks that dir is a result directory (CheckDir) and takes the directory's
@@ -112,25 +132,68 @@ func (s *Store) Done(k Key) bool {
 	return s.done[k]
 }
 
-// Append writes r as one line with a single write call.
+// Append adds r to the store as one line (AppendRecord's encoding, the
+// bytes of json.Marshal). The line is written with others in one write call
+// within flushDelay (see flushBytes); Sync and Close write at once. A failed
+// write is returned by this or a later call, and the store then takes no
+// more records.
 func (s *Store) Append(r Record) error {
 	r.Schema = SchemaVersion
-	line, err := json.Marshal(&r)
+	bp := linePool.Get().(*[]byte)
+	defer linePool.Put(bp)
+	line, err := AppendRecord((*bp)[:0], &r)
 	if err != nil {
 		return fmt.Errorf("results: encode trial %d of cell %s: %w", r.Trial, r.CellKey, err)
 	}
 	line = append(line, '\n')
+	*bp = line
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f == nil {
 		return errors.New("results: append to a closed store")
 	}
-	if _, err := s.f.Write(line); err != nil {
-		return fmt.Errorf("results: write %s: %w", s.path, err)
+	if s.err != nil {
+		return s.err
 	}
+	s.pending = append(s.pending, line...)
 	if r.Status == StatusOK {
 		s.done[r.Key()] = true
 	}
+	if len(s.pending) >= flushBytes {
+		return s.flushLocked()
+	}
+	if s.timer == nil {
+		s.timer = time.AfterFunc(flushDelay, s.timedFlush)
+	}
+	return nil
+}
+
+// timedFlush writes the pending lines flushDelay after the first of them; a
+// failure is kept for the next Append, Sync or Close to return.
+func (s *Store) timedFlush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.timer = nil
+	if s.f != nil {
+		_ = s.flushLocked()
+	}
+}
+
+// flushLocked writes the pending lines with one write call, and syncs if
+// the last sync is syncEvery old.
+func (s *Store) flushLocked() error {
+	if s.err != nil {
+		return s.err
+	}
+	if len(s.pending) == 0 {
+		return nil
+	}
+	if _, err := s.f.Write(s.pending); err != nil {
+		// A short write may leave a torn line: nothing may follow it.
+		s.err = fmt.Errorf("results: write %s: %w", s.path, err)
+		return s.err
+	}
+	s.pending = s.pending[:0]
 	s.dirty = true
 	if time.Since(s.lastSync) >= syncEvery {
 		return s.syncLocked()
@@ -150,27 +213,39 @@ func (s *Store) syncLocked() error {
 	return nil
 }
 
-// Sync writes the records appended so far to stable storage.
+// Sync writes the records appended so far and then flushes them to stable
+// storage.
 func (s *Store) Sync() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f == nil {
 		return errors.New("results: sync a closed store")
 	}
+	if err := s.flushLocked(); err != nil {
+		return err
+	}
 	return s.syncLocked()
 }
 
-// Close syncs and closes the store and releases the directory's lock.
+// Close writes the pending records, syncs and closes the store, and releases
+// the directory's lock.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var err error
 	if s.f != nil {
-		err = s.syncLocked()
+		err = s.flushLocked()
+		if serr := s.syncLocked(); err == nil {
+			err = serr
+		}
 		if cerr := s.f.Close(); err == nil {
 			err = cerr
 		}
 		s.f = nil
+	}
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
 	}
 	unlockDir(s.lock)
 	s.lock = nil
@@ -204,6 +279,9 @@ func (s *Store) Rewrite(keep func(*Record) bool) ([]Record, error) {
 	if s.f == nil {
 		return nil, errors.New("results: rewrite a closed store")
 	}
+	if err := s.flushLocked(); err != nil {
+		return nil, err
+	}
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
@@ -214,18 +292,18 @@ func (s *Store) Rewrite(keep func(*Record) bool) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	var buf []byte
 	var kept []Record
 	for i := range recs {
 		if keep(&recs[i]) {
-			if err := enc.Encode(&recs[i]); err != nil {
+			if buf, err = AppendRecord(buf, &recs[i]); err != nil {
 				return nil, fmt.Errorf("results: %w", err)
 			}
+			buf = append(buf, '\n')
 			kept = append(kept, recs[i])
 		}
 	}
-	if err := fileutil.WriteFileAtomic(s.path, buf.Bytes()); err != nil {
+	if err := fileutil.WriteFileAtomic(s.path, buf); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(s.path, os.O_RDWR, 0)
@@ -294,24 +372,40 @@ func readRecords(r io.Reader, path string, warn func(string)) ([]Record, int64, 
 // Latest returns, for each key, the last ok record, sorted by (cell, trial).
 // Failed and skipped records are ignored.
 func Latest(recs []Record) []Record {
-	idx := make(map[Key]int)
-	var out []Record
-	for _, r := range recs {
+	order := latestOrder(recs)
+	if len(order) == 0 {
+		return nil
+	}
+	out := make([]Record, len(order))
+	for n, i := range order {
+		out[n] = recs[i]
+	}
+	return out
+}
+
+// latestOrder returns the indices in recs of Latest's records, in its
+// order. Records are large: sorting indices moves none of them.
+func latestOrder(recs []Record) []int {
+	idx := make(map[Key]int, len(recs))
+	var order []int
+	for i := range recs {
+		r := &recs[i]
 		if r.Status != StatusOK {
 			continue
 		}
-		if i, ok := idx[r.Key()]; ok {
-			out[i] = r
+		k := r.Key()
+		if j, ok := idx[k]; ok {
+			order[j] = i
 			continue
 		}
-		idx[r.Key()] = len(out)
-		out = append(out, r)
+		idx[k] = len(order)
+		order = append(order, i)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].CellKey != out[j].CellKey {
-			return out[i].CellKey < out[j].CellKey
+	slices.SortFunc(order, func(i, j int) int {
+		if c := strings.Compare(recs[i].CellKey, recs[j].CellKey); c != 0 {
+			return c
 		}
-		return out[i].Trial < out[j].Trial
+		return cmp.Compare(recs[i].Trial, recs[j].Trial)
 	})
-	return out
+	return order
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // line returns r as the appender writes it, with its newline.
@@ -220,4 +221,102 @@ func listDir(t *testing.T, dir string) string {
 		sb.WriteString(e.Name() + "=" + string(b) + "\n")
 	}
 	return sb.String()
+}
+
+// TestAppendBatchesWholeLines: appended records reach the file in batches
+// of whole lines — after flushDelay without any Sync, at once when
+// flushBytes have gathered, and on Close — each line the bytes of
+// json.Marshal, in append order.
+func TestAppendBatchesWholeLines(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, TrialsFile)
+	s, _, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var want strings.Builder
+	appendRec := func(r Record) {
+		t.Helper()
+		if err := s.Append(r); err != nil {
+			t.Fatal(err)
+		}
+		want.WriteString(line(t, r))
+	}
+	wholePrefix := func() string {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(want.String(), string(b)) || (len(b) > 0 && b[len(b)-1] != '\n') {
+			t.Fatalf("the file is not whole lines of what was appended:\n%q", b)
+		}
+		return string(b)
+	}
+	for i := 0; i < 3; i++ {
+		appendRec(rec("timer", i, float64(i)))
+	}
+	wholePrefix()
+	deadline := time.Now().Add(10 * time.Second)
+	for wholePrefix() != want.String() {
+		if time.Now().After(deadline) {
+			t.Fatalf("3 records appended were not written %v later without a Sync", 10*time.Second)
+		}
+		time.Sleep(flushDelay / 4)
+	}
+	before := want.Len()
+	for i := 0; want.Len()-before < flushBytes; i++ {
+		appendRec(realisticRecord(i))
+	}
+	if got := wholePrefix(); len(got)-before < flushBytes {
+		t.Errorf("%d bytes appended, %d written: a full batch (%d bytes) must be written at once", want.Len()-before, len(got)-before, flushBytes)
+	}
+	appendRec(rec("close", 0, 1))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := wholePrefix(); got != want.String() {
+		t.Errorf("after Close the file holds %d of the %d bytes appended", len(got), want.Len())
+	}
+}
+
+// TestFailedWriteSticks: once a batch cannot be written, Sync, every later
+// Append and Close report it (nothing more is written after a possibly
+// torn line), and Close still releases the directory.
+func TestFailedWriteSticks(t *testing.T) {
+	dir := t.TempDir()
+	s, _, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := os.Open(filepath.Join(dir, TrialsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	good := s.f
+	s.f = ro // writes now fail
+	s.mu.Unlock()
+	defer good.Close()
+	if err := s.Append(rec("c", 0, 1)); err != nil {
+		t.Fatalf("Append before any write: %v", err)
+	}
+	if err := s.Sync(); err == nil || !strings.Contains(err.Error(), TrialsFile) {
+		t.Fatalf("Sync = %v, want the write error naming %s", err, TrialsFile)
+	}
+	if err := s.Append(rec("c", 1, 1)); err == nil {
+		t.Error("Append after a failed write succeeded")
+	}
+	if err := s.Close(); err == nil {
+		t.Error("Close after a failed write succeeded")
+	}
+	s2, recs, err := Open(dir, nil)
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	defer s2.Close()
+	if len(recs) != 0 {
+		t.Errorf("%d records stored, want none", len(recs))
+	}
 }

@@ -144,7 +144,7 @@ func newView(s *spec.Spec, recs []results.Record) (*view, error) {
 		}
 		return a.Trial - b.Trial
 	})
-	var current []results.Record
+	current := make([]results.Record, 0, len(recs))
 	for _, r := range recs {
 		c, ok := byKey[r.CellKey]
 		if !ok {

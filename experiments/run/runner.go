@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,6 +88,7 @@ type runner struct {
 	spent   map[string]accounting.Guarantee // ε of a ledger at a δ, by (event JSON, δ)
 	report  *Report
 	skipped map[string]string
+	memo    map[string]*cellMemo // by cell key (trialmemo.go)
 }
 
 // Run runs every trial of s not yet stored in the result directory
@@ -187,6 +189,8 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 			}
 		}
 	}
+	// count appends a record per trial (capped: a spec may have 10⁸ pending).
+	r.recs = slices.Grow(r.recs, min(rep.PendingBefore, 1<<16))
 	manifestRun := results.Run{Build: results.CurrentBuild(), Args: opt.Args, Jobs: jobs, Quick: s.QuickApplied, Start: start}
 
 	prog := newProgress(log, rep.PendingBefore, opt.Progress)
@@ -282,7 +286,7 @@ func cellKeys(cells []spec.Cell) map[string]bool {
 
 func (r *runner) count(rec *results.Record) {
 	kept := *rec // as the store will read it back: params through JSON (omitempty, float64 numbers)
-	kept.MechParams, kept.DataParams = viaJSON(rec.MechParams), viaJSON(rec.DataParams)
+	kept.MechParams, kept.DataParams = r.storedParams(rec)
 	kept.Schema = results.SchemaVersion
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -384,7 +388,7 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 		rec.Status, rec.Error = results.StatusFailed, err.Error()
 		return rec, true
 	}
-	rec.Privacy.Assumptions = Assumptions(s, c, &rec)
+	rec.Privacy.Assumptions = r.assumptions(c, &rec)
 	task := data.train.Task
 	rec.Metrics = map[string]results.Float{}
 	for _, m := range s.MetricsFor(task) {
@@ -445,7 +449,7 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 	if out.release == nil || out.release.Event == nil || out.charged == nil {
 		return errors.New("the mechanism returned no privacy event")
 	}
-	ev, err := json.Marshal(out.charged)
+	ev, err := r.encodeEvent(rec.CellKey, false, out.charged)
 	if err != nil {
 		return fmt.Errorf("encode ledger: %w", err)
 	}
@@ -467,7 +471,7 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 		rec.Privacy.Accountant = g.Accountant
 	}
 	if out.perRun != nil {
-		perRun, err := json.Marshal(out.perRun)
+		perRun, err := r.encodeEvent(rec.CellKey, true, out.perRun)
 		if err != nil {
 			return err
 		}
