@@ -95,8 +95,8 @@ func (r *runner) fitOracle(ctx context.Context, c *Cell, data *split, b mechanis
 func (r *runner) fitPrivate(ctx context.Context, c *Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
 	t := r.spec.Mechanisms[c.Mechanism].Tuning
 	dist, _ := accounting.ParseDistribution(t.Distribution)
-	wrap, key := privateWrap(t)
-	b.Wrap, b.WrapKey = wrap, key
+	wrap := privateWrap(t)
+	b.Wrap = wrap
 	tr := rs.Get("tuning")
 	k := wrap(accounting.NoOp{}).(accounting.RepeatAndSelect).SampleRuns(tr)
 	sel, part := r.selection(t, data)

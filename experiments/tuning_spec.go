@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/dplab/dplab/datasets"
@@ -156,12 +155,11 @@ func hasKey(m map[string]any, k string) bool {
 const MaxTuningMean = 1000
 
 // privateWrap returns the Budget.Wrap of private tuning t (the
-// Papernot–Steinke repeat-and-select event around one run's event) and its
-// memoisation key. t must be valid.
-func privateWrap(t TuningSpec) (func(accounting.Event) accounting.Event, string) {
+// Papernot–Steinke repeat-and-select event around one run's event). t must
+// be valid.
+func privateWrap(t TuningSpec) func(accounting.Event) accounting.Event {
 	dist, _ := accounting.ParseDistribution(t.Distribution)
-	wrap := func(e accounting.Event) accounting.Event {
+	return func(e accounting.Event) accounting.Event {
 		return accounting.RepeatAndSelect{Event: e, Distribution: dist, Mean: t.Mean, Shape: t.Shape}
 	}
-	return wrap, fmt.Sprintf("repeat-and-select:%s:%g:%g", dist, t.Mean, t.Shape)
 }

@@ -120,7 +120,7 @@ func (s *DPSGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs r
 		return nil, fmt.Errorf("dpsgd: %w", err)
 	}
 	event := dpsgdEvent(q, steps)
-	m, err := b.Calibrate(fmt.Sprintf("dpsgd:q=%v,steps=%d", q, steps), event, accounting.Bracket{})
+	m, err := b.Calibrate(event, accounting.Bracket{})
 	if err != nil {
 		return nil, fmt.Errorf("dpsgd: calibrate the noise multiplier: %w", err)
 	}

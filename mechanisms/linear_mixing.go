@@ -131,8 +131,7 @@ func (l *LinearMixing) setup(b Budget, k int, c2 float64) (lmSetup, error) {
 	if l.p.Calibration == calAccountant {
 		// The full ledger (eigenvalue release included) is calibrated; if γ
 		// lands in the γ ≤ τ branch, that branch spends less.
-		key := fmt.Sprintf("linear-mixing:k=%d,c2=%g,preset=%s", k, c2, l.p.preset())
-		gamma, err = b.Calibrate(key, func(g float64) accounting.Event {
+		gamma, err = b.Calibrate(func(g float64) accounting.Event {
 			s := mk(g)
 			s.branch1 = false
 			return s.event()

@@ -102,11 +102,7 @@ func (a *ObjPertAMP) Fit(ctx context.Context, train *datasets.Dataset, b Budget,
 		return nil, err
 	}
 	tau, sigmaOut, c := orDefault(a.p.Tau, 0.01), orDefault(a.p.SigmaOut, 0.15), orDefault(a.p.Clip, math.Sqrt2)
-	cal := b.Calibrator
-	if cal == nil {
-		cal = accounting.NewCalibrator(b.Accounting)
-	}
-	ev, err := accounting.CalibrateAMP(cal, b.Target(), c, ampBeta, tau, sigmaOut, orDefault(a.p.F, 1.3))
+	ev, err := accounting.CalibrateAMP(b.calibrator(), b.Target(), c, ampBeta, tau, sigmaOut, orDefault(a.p.F, 1.3))
 	if err != nil {
 		return nil, fmt.Errorf("objpert-amp: %w", err)
 	}

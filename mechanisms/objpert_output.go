@@ -79,7 +79,7 @@ func (o *ObjPertOutput) Fit(ctx context.Context, train *datasets.Dataset, b Budg
 		return nil, err
 	}
 	tau, c := orDefault(o.p.Tau, 1e-3), orDefault(o.p.Clip, math.Sqrt2)
-	m, err := b.Calibrate("objpert-output", outputPertEvent, accounting.Bracket{})
+	m, err := b.Calibrate(outputPertEvent, accounting.Bracket{})
 	if err != nil {
 		return nil, fmt.Errorf("objpert-output: calibrate the noise: %w", err)
 	}

@@ -123,8 +123,7 @@ func (m *Sheffet17) setup(b Budget, k int, c2 float64) (sheffetSetup, error) {
 	var g float64
 	var err error
 	if m.p.Calibration == calAccountant {
-		key := fmt.Sprintf("sheffet17-renyi:k=%d,c2=%g,preset=%s,b=%g,shift=%g", k, c2, m.p.preset(), s.scale, s.shift)
-		g, err = b.Calibrate(key, func(g float64) accounting.Event {
+		g, err = b.Calibrate(func(g float64) accounting.Event {
 			t := s
 			t.gamma, t.threshold = g*c2, g*c2
 			if code {
