@@ -132,7 +132,7 @@ func (a *AdaSSP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs 
 	if err := checkLinear("adassp", model); err != nil {
 		return nil, err
 	}
-	return &Release{Model: model, Event: adasspEvent(m),
+	return &Release{Model: model, Event: adasspEvent(m), Calibrated: a.p.Calibration == "accountant",
 		Noise: map[string]float64{"noise_multiplier": m, "lambda": lambda, "lambda_min_tilde": lamTilde}}, nil
 }
 

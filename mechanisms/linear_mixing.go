@@ -207,7 +207,7 @@ func (l *LinearMixing) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 	if err := checkLinear("linear-mixing", model); err != nil {
 		return nil, err
 	}
-	return &Release{Model: model, Event: s.event(), Noise: map[string]float64{
+	return &Release{Model: model, Event: s.event(), Calibrated: l.p.Calibration == calAccountant, Noise: map[string]float64{
 		"gamma": s.gamma, "sigma2": sigma2, "lambda_tilde": lamTilde, "eta_std": s.etaStd, "k": float64(k)}}, nil
 }
 

@@ -43,7 +43,8 @@ func (b Budget) Charged(e accounting.Event) accounting.Event {
 // Calibrate returns the smallest noise parameter x in the bracket (zero:
 // found by doubling) such that the charged event Wrap(event(x)) meets the
 // budget. The calibrator memoises it under the charged family itself (see
-// accounting.Calibrator.Calibrate): event must be a pure function of x.
+// accounting.Calibrator.Calibrate): event must be a pure function of x. A
+// mechanism that calibrates its release this way sets Release.Calibrated.
 func (b Budget) Calibrate(event func(x float64) accounting.Event, br accounting.Bracket) (float64, error) {
 	return b.calibrator().Calibrate(func(x float64) accounting.Event { return b.Charged(event(x)) }, b.Target(), br)
 }
@@ -84,6 +85,25 @@ type Release struct {
 	Noise map[string]float64
 	// Stats holds work counters (iterations, grad_evals, ...).
 	Stats map[string]float64
+	// Calibrated is set by a fit that calibrated its noise to the budget
+	// with the Calibrator (Budget.Calibrate, accounting.CalibrateAMP): its
+	// charged event meets the target, and a record whose accounted ε
+	// exceeds the target is a failure (CheckSpent), not a note. Fits that
+	// reproduce a paper's constants (preset "code", calibration "paper",
+	// AdaSSP's box) leave it false: they may overspend, and the record
+	// says so.
+	Calibrated bool
+}
+
+// CheckSpent returns an error when a calibrated release's ledger, accounted
+// by the runner, spends more than the target: ε spent > ε target·(1 + 1e-9)
+// (the relative slack of calibration, accounting.CalibrationTolerance).
+// It returns nil for releases that are not Calibrated.
+func (r *Release) CheckSpent(spent, target float64) error {
+	if r == nil || !r.Calibrated || !(spent > target*(1+accounting.CalibrationTolerance)) {
+		return nil
+	}
+	return fmt.Errorf("the noise was calibrated to ε = %g, but the ledger spends ε = %g", target, spent)
 }
 
 // Mechanism is a (private or reference) learner.

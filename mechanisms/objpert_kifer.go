@@ -216,7 +216,9 @@ func (o *ObjPertKifer) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 	if err := checkLinear("objpert-kifer", model); err != nil {
 		return nil, err
 	}
-	return &Release{Model: model, Event: s.event,
+	// Preset "code" gives the Gaussian ρε while Kifer's part exceeds
+	// (1 − ρ)ε: it overspends, as the authors' code does.
+	return &Release{Model: model, Event: s.event, Calibrated: o.p.Preset != presetCode,
 		Noise: map[string]float64{"sigma": s.sigma, "lambda": s.lambda, "tau": s.tau, "sigma_out": s.sigmaOut},
 		Stats: map[string]float64{"iterations": float64(res.Iterations), "passes": float64(res.GradEvals),
 			"grad_evals": float64(res.GradEvals) * float64(train.Rows()), "hess_evals": float64(res.HessEvals),

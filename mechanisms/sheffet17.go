@@ -191,7 +191,7 @@ func (m *Sheffet17) Fit(ctx context.Context, train *datasets.Dataset, b Budget, 
 	}
 	// gamma: the normalised GaussMix γ of the ledger; sigma2: the noise
 	// variance added (the box's γ, raw units), as linear-mixing records it.
-	return &Release{Model: model, Event: s.event(), Noise: map[string]float64{
+	return &Release{Model: model, Event: s.event(), Calibrated: m.renyi && m.p.Calibration == calAccountant, Noise: map[string]float64{
 		"gamma": math.Min(s.gamma, s.threshold) / c2, "sigma2": s.gamma, "threshold": s.threshold,
 		"laplace_scale": s.scale, "k": float64(k)},
 		Stats: map[string]float64{"no_noise_branch": test}}, nil
