@@ -331,7 +331,7 @@ func (f *accountFlags) run(name string, cfg accounting.Config) (*accountResult, 
 			e, _ := f.event(name, x, true)
 			return e
 		}
-		x, err := cal.Calibrate("", mk, accounting.Target{Epsilon: f.epsilon, Delta: f.delta}, accounting.Bracket{})
+		x, err := cal.Calibrate(mk, accounting.Target{Epsilon: f.epsilon, Delta: f.delta}, accounting.Bracket{})
 		if err != nil {
 			return nil, fmt.Errorf("calibrate --%s: %w", param, err)
 		}

@@ -87,7 +87,7 @@ func (a *AdaSSP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs 
 	m := math.Sqrt(logTerm) / eps3 // [Wang18] Alg. 2: noise multiplier of each release
 	if a.p.Calibration == "accountant" {
 		var err error
-		m, err = b.Calibrate("adassp", adasspEvent, accounting.Bracket{})
+		m, err = b.Calibrate(adasspEvent, accounting.Bracket{})
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +132,7 @@ func (a *AdaSSP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs 
 	if err := checkLinear("adassp", model); err != nil {
 		return nil, err
 	}
-	return &Release{Model: model, Event: adasspEvent(m),
+	return &Release{Model: model, Event: adasspEvent(m), Calibrated: a.p.Calibration == "accountant",
 		Noise: map[string]float64{"noise_multiplier": m, "lambda": lambda, "lambda_min_tilde": lamTilde}}, nil
 }
 

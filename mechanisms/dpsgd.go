@@ -120,7 +120,7 @@ func (s *DPSGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs r
 		return nil, fmt.Errorf("dpsgd: %w", err)
 	}
 	event := dpsgdEvent(q, steps)
-	m, err := b.Calibrate(fmt.Sprintf("dpsgd:q=%v,steps=%d", q, steps), event, accounting.Bracket{})
+	m, err := b.Calibrate(event, accounting.Bracket{})
 	if err != nil {
 		return nil, fmt.Errorf("dpsgd: calibrate the noise multiplier: %w", err)
 	}
@@ -133,7 +133,7 @@ func (s *DPSGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs r
 	if err := checkLinear("dpsgd", model); err != nil {
 		return nil, err
 	}
-	return &Release{Model: model, Event: event(m),
+	return &Release{Model: model, Event: event(m), Calibrated: true,
 		Noise: map[string]float64{"noise_multiplier": m, "q": q, "steps": float64(steps), "clip": cfg.Clip},
 		Stats: map[string]float64{"steps": float64(steps), "grad_evals": float64(res.Examples), "clipped": float64(res.Clipped)}}, nil
 }

@@ -95,7 +95,7 @@ func TestDPSGDNoiseMultipliers(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/eps=%g", tc.name, tc.eps), func(t *testing.T) {
 			t.Parallel()
 			b := Budget{Epsilon: tc.eps, Delta: 1e-5, Accounting: tc.cfg, Wrap: tc.wrap}
-			m, err := b.Calibrate("", dpsgdEvent(q, tc.steps), accounting.Bracket{})
+			m, err := b.Calibrate(dpsgdEvent(q, tc.steps), accounting.Bracket{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +105,7 @@ func TestDPSGDNoiseMultipliers(t *testing.T) {
 		})
 	}
 	b := Budget{Epsilon: 0.025, Delta: 1e-5, Accounting: capped, Wrap: sel}
-	_, err := b.Calibrate("", dpsgdEvent(q, 8460), accounting.Bracket{})
+	_, err := b.Calibrate(dpsgdEvent(q, 8460), accounting.Bracket{})
 	if ie, ok := accounting.IsInfeasible(err); !ok || !(ie.Floor > 0.025 && ie.Floor <= 0.03839) {
 		t.Errorf("honest ε = 0.025 with orders ≤ 256: %v, want infeasible with a floor in (0.025, 0.0384]", err)
 	}

@@ -131,8 +131,7 @@ func (l *LinearMixing) setup(b Budget, k int, c2 float64) (lmSetup, error) {
 	if l.p.Calibration == calAccountant {
 		// The full ledger (eigenvalue release included) is calibrated; if γ
 		// lands in the γ ≤ τ branch, that branch spends less.
-		key := fmt.Sprintf("linear-mixing:k=%d,c2=%g,preset=%s", k, c2, l.p.preset())
-		gamma, err = b.Calibrate(key, func(g float64) accounting.Event {
+		gamma, err = b.Calibrate(func(g float64) accounting.Event {
 			s := mk(g)
 			s.branch1 = false
 			return s.event()
@@ -208,7 +207,7 @@ func (l *LinearMixing) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 	if err := checkLinear("linear-mixing", model); err != nil {
 		return nil, err
 	}
-	return &Release{Model: model, Event: s.event(), Noise: map[string]float64{
+	return &Release{Model: model, Event: s.event(), Calibrated: l.p.Calibration == calAccountant, Noise: map[string]float64{
 		"gamma": s.gamma, "sigma2": sigma2, "lambda_tilde": lamTilde, "eta_std": s.etaStd, "k": float64(k)}}, nil
 }
 

@@ -17,14 +17,14 @@ type Budget struct {
 	Epsilon, Delta float64
 	// Accounting evaluates events (the spec's accountant).
 	Accounting accounting.Config
-	// Calibrator memoises calibrations across the trials of a run; nil means
-	// a fresh one per call.
+	// Calibrator memoises calibrations across the trials of a run (keyed
+	// by the charged event family, so one Calibrator serves every dataset
+	// and cell); nil means a fresh one per call. It must account with
+	// Accounting.
 	Calibrator *accounting.Calibrator
 	// Wrap maps the mechanism's own event to the event actually charged, e.g.
 	// RepeatAndSelect for private hyperparameter tuning. Nil is the identity.
 	Wrap func(accounting.Event) accounting.Event
-	// WrapKey describes Wrap for memoisation ("" when Wrap is nil).
-	WrapKey string
 }
 
 // Target returns the (ε, δ) target.
@@ -42,17 +42,20 @@ func (b Budget) Charged(e accounting.Event) accounting.Event {
 
 // Calibrate returns the smallest noise parameter x in the bracket (zero:
 // found by doubling) such that the charged event Wrap(event(x)) meets the
-// budget. key names the event family for memoisation ("" disables it); the
-// budget's accountant and WrapKey are added to it.
-func (b Budget) Calibrate(key string, event func(x float64) accounting.Event, br accounting.Bracket) (float64, error) {
-	c := b.Calibrator
-	if c == nil {
-		c = accounting.NewCalibrator(b.Accounting)
+// budget. The calibrator memoises it under the charged family itself (see
+// accounting.Calibrator.Calibrate): event must be a pure function of x. A
+// mechanism that calibrates its release this way sets Release.Calibrated.
+func (b Budget) Calibrate(event func(x float64) accounting.Event, br accounting.Bracket) (float64, error) {
+	return b.calibrator().Calibrate(func(x float64) accounting.Event { return b.Charged(event(x)) }, b.Target(), br)
+}
+
+// calibrator returns the budget's Calibrator, or a fresh one for its
+// accountant.
+func (b Budget) calibrator() *accounting.Calibrator {
+	if b.Calibrator != nil {
+		return b.Calibrator
 	}
-	if key != "" && b.WrapKey != "" {
-		key += "|" + b.WrapKey
-	}
-	return c.Calibrate(key, func(x float64) accounting.Event { return b.Charged(event(x)) }, b.Target(), br)
+	return accounting.NewCalibrator(b.Accounting)
 }
 
 // Model is a fitted predictor.
@@ -82,6 +85,25 @@ type Release struct {
 	Noise map[string]float64
 	// Stats holds work counters (iterations, grad_evals, ...).
 	Stats map[string]float64
+	// Calibrated is set by a fit that calibrated its noise to the budget
+	// with the Calibrator (Budget.Calibrate, accounting.CalibrateAMP): its
+	// charged event meets the target, and a record whose accounted ε
+	// exceeds the target is a failure (CheckSpent), not a note. Fits that
+	// reproduce a paper's constants (preset "code", calibration "paper",
+	// AdaSSP's box) leave it false: they may overspend, and the record
+	// says so.
+	Calibrated bool
+}
+
+// CheckSpent returns an error when a calibrated release's ledger, accounted
+// by the runner, spends more than the target: ε spent > ε target·(1 + 1e-9)
+// (the relative slack of calibration, accounting.CalibrationTolerance).
+// It returns nil for releases that are not Calibrated.
+func (r *Release) CheckSpent(spent, target float64) error {
+	if r == nil || !r.Calibrated || !(spent > target*(1+accounting.CalibrationTolerance)) {
+		return nil
+	}
+	return fmt.Errorf("the noise was calibrated to ε = %g, but the ledger spends ε = %g", target, spent)
 }
 
 // Mechanism is a (private or reference) learner.

@@ -102,11 +102,7 @@ func (a *ObjPertAMP) Fit(ctx context.Context, train *datasets.Dataset, b Budget,
 		return nil, err
 	}
 	tau, sigmaOut, c := orDefault(a.p.Tau, 0.01), orDefault(a.p.SigmaOut, 0.15), orDefault(a.p.Clip, math.Sqrt2)
-	cal := b.Calibrator
-	if cal == nil {
-		cal = accounting.NewCalibrator(b.Accounting)
-	}
-	ev, err := accounting.CalibrateAMP(cal, b.Target(), c, ampBeta, tau, sigmaOut, orDefault(a.p.F, 1.3))
+	ev, err := accounting.CalibrateAMP(b.calibrator(), b.Target(), c, ampBeta, tau, sigmaOut, orDefault(a.p.F, 1.3))
 	if err != nil {
 		return nil, fmt.Errorf("objpert-amp: %w", err)
 	}
@@ -138,7 +134,7 @@ func (a *ObjPertAMP) Fit(ctx context.Context, train *datasets.Dataset, b Budget,
 		return nil, err
 	}
 	n := float64(train.Rows())
-	return &Release{Model: model, Event: ev,
+	return &Release{Model: model, Event: ev, Calibrated: true,
 		Noise: map[string]float64{"sigma": ev.ObjPert.Sigma, "lambda": ev.ObjPert.Lambda, "beta": ampBeta, "clip": c, "tau": tau, "sigma_out": sigmaOut},
 		Stats: map[string]float64{"iterations": float64(res.Iterations), "passes": float64(res.GradEvals),
 			"grad_evals": float64(res.GradEvals) * n, "hess_evals": float64(res.HessEvals), "grad_norm": res.GradNorm}}, nil

@@ -95,7 +95,7 @@ func TestCalibrateAMPTable(t *testing.T) {
 			// exceeds f·σ_G.
 			prev := ev.ObjPert.Lambda / 1.05
 			if prev > ampBeta {
-				s, err := cal.Calibrate("", func(s float64) accounting.Event {
+				s, err := cal.Calibrate(func(s float64) accounting.Event {
 					return accounting.AMP{ObjPert: accounting.ObjectivePerturbation{Sigma: s, Lambda: prev, Beta: ampBeta, L: math.Sqrt2}, Tau: 0.01, SigmaOut: 0.15}
 				}, target, accounting.Bracket{})
 				if _, inf := accounting.IsInfeasible(err); err == nil && s <= 1.3*sg*math.Sqrt2 || err != nil && !inf {

@@ -150,10 +150,6 @@ func (o *ObjPertKifer) setup(b Budget, cx float64) (kiferSetup, error) {
 	}
 	s.tau = orDefault(o.p.Tau, 1e-6)
 	sens := 2 * s.tau / s.lambda
-	cal := b.Calibrator
-	if cal == nil {
-		cal = accounting.NewCalibrator(b.Accounting)
-	}
 	// The Gaussian's share: what Kifer's part leaves of ε (ε − ε₁ up to
 	// rounding; ρε for preset "code", whose part exceeds ε) at δ − δ₁.
 	eps2 := b.Epsilon - kifer
@@ -165,7 +161,7 @@ func (o *ObjPertKifer) setup(b Budget, cx float64) (kiferSetup, error) {
 	}
 	// Noise multiplier z for sensitivity 1, scaled: Gaussian RDP depends on
 	// σ_out/sensitivity only.
-	z, err := cal.Calibrate("objpert-kifer/output", func(x float64) accounting.Event {
+	z, err := b.calibrator().Calibrate(func(x float64) accounting.Event {
 		return accounting.Gaussian{Sigma: x, Sensitivity: 1}
 	}, accounting.Target{Epsilon: eps2, Delta: b.Delta - delta1}, accounting.Bracket{})
 	if err != nil {
@@ -220,7 +216,9 @@ func (o *ObjPertKifer) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 	if err := checkLinear("objpert-kifer", model); err != nil {
 		return nil, err
 	}
-	return &Release{Model: model, Event: s.event,
+	// Preset "code" gives the Gaussian ρε while Kifer's part exceeds
+	// (1 − ρ)ε: it overspends, as the authors' code does.
+	return &Release{Model: model, Event: s.event, Calibrated: o.p.Preset != presetCode,
 		Noise: map[string]float64{"sigma": s.sigma, "lambda": s.lambda, "tau": s.tau, "sigma_out": s.sigmaOut},
 		Stats: map[string]float64{"iterations": float64(res.Iterations), "passes": float64(res.GradEvals),
 			"grad_evals": float64(res.GradEvals) * float64(train.Rows()), "hess_evals": float64(res.HessEvals),

@@ -79,7 +79,7 @@ func (o *ObjPertOutput) Fit(ctx context.Context, train *datasets.Dataset, b Budg
 		return nil, err
 	}
 	tau, c := orDefault(o.p.Tau, 1e-3), orDefault(o.p.Clip, math.Sqrt2)
-	m, err := b.Calibrate("objpert-output", outputPertEvent, accounting.Bracket{})
+	m, err := b.Calibrate(outputPertEvent, accounting.Bracket{})
 	if err != nil {
 		return nil, fmt.Errorf("objpert-output: calibrate the noise: %w", err)
 	}
@@ -107,7 +107,7 @@ func (o *ObjPertOutput) Fit(ctx context.Context, train *datasets.Dataset, b Budg
 	if err := checkLinear("objpert-output", model); err != nil {
 		return nil, err
 	}
-	return &Release{Model: model, Event: outputPertEvent(m),
+	return &Release{Model: model, Event: outputPertEvent(m), Calibrated: true,
 		Noise: map[string]float64{"sigma": sigma, "lambda": lambda, "noise_multiplier": m, "tau": tau, "clip": c},
 		Stats: map[string]float64{"iterations": float64(res.Iterations), "passes": float64(res.GradEvals),
 			"grad_evals": float64(res.GradEvals) * float64(train.Rows()), "hess_evals": float64(res.HessEvals)}}, nil

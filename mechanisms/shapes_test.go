@@ -72,7 +72,7 @@ func TestEventShapes(t *testing.T) {
 					t.Errorf("%s: Fit returned a %s ledger; EventShapes declares %v", task, got, declared)
 				}
 
-				b.Wrap, b.WrapKey = wrap, "test-wrap"
+				b.Wrap = wrap
 				_, shapeErr := sh.EventShapes(b)
 				_, fitErr := m.Fit(context.Background(), data, b, rngs.New(seed))
 				if (shapeErr != nil) != (fitErr != nil) {

@@ -123,8 +123,7 @@ func (m *Sheffet17) setup(b Budget, k int, c2 float64) (sheffetSetup, error) {
 	var g float64
 	var err error
 	if m.p.Calibration == calAccountant {
-		key := fmt.Sprintf("sheffet17-renyi:k=%d,c2=%g,preset=%s,b=%g,shift=%g", k, c2, m.p.preset(), s.scale, s.shift)
-		g, err = b.Calibrate(key, func(g float64) accounting.Event {
+		g, err = b.Calibrate(func(g float64) accounting.Event {
 			t := s
 			t.gamma, t.threshold = g*c2, g*c2
 			if code {
@@ -192,7 +191,7 @@ func (m *Sheffet17) Fit(ctx context.Context, train *datasets.Dataset, b Budget, 
 	}
 	// gamma: the normalised GaussMix γ of the ledger; sigma2: the noise
 	// variance added (the box's γ, raw units), as linear-mixing records it.
-	return &Release{Model: model, Event: s.event(), Noise: map[string]float64{
+	return &Release{Model: model, Event: s.event(), Calibrated: m.renyi && m.p.Calibration == calAccountant, Noise: map[string]float64{
 		"gamma": math.Min(s.gamma, s.threshold) / c2, "sigma2": s.gamma, "threshold": s.threshold,
 		"laplace_scale": s.scale, "k": float64(k)},
 		Stats: map[string]float64{"no_noise_branch": test}}, nil

@@ -482,9 +482,13 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 		rec.Privacy.EpsPerRun = results.Float(pr.Epsilon)
 	}
 	if _, isNP := out.charged.(accounting.NonPrivate); !isNP && rec.Privacy.Tuning != spec.TuneOracle {
-		// Calibrated mechanisms must meet their target; a mechanism with
-		// fixed constants (e.g. a paper's box) may not, and is reported as
-		// spent. Either way the record holds the accounted value.
+		// Calibrated mechanisms must meet their target: overspending fails
+		// the trial. A mechanism with fixed constants (e.g. a paper's box)
+		// may not, and is reported as spent. Either way the record holds
+		// the accounted value.
+		if err := out.release.CheckSpent(float64(rec.Privacy.EpsSpent), float64(rec.Privacy.EpsTarget)); err != nil {
+			return err
+		}
 		if float64(rec.Privacy.EpsSpent) > float64(rec.Privacy.EpsTarget)*(1+1e-9) {
 			rec.Privacy.TuningNote = strings.TrimSpace(rec.Privacy.TuningNote + " ε spent exceeds the target")
 		}

@@ -84,8 +84,8 @@ func (r *runner) fitOracle(ctx context.Context, c *spec.Cell, data *split, b mec
 func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
 	t := r.spec.Mechanisms[c.Mechanism].Tuning
 	dist, _ := accounting.ParseDistribution(t.Distribution)
-	wrap, key := spec.PrivateWrap(t)
-	b.Wrap, b.WrapKey = wrap, key
+	wrap := spec.PrivateWrap(t)
+	b.Wrap = wrap
 	tr := rs.Get("tuning")
 	k := wrap(accounting.NoOp{}).(accounting.RepeatAndSelect).SampleRuns(tr)
 	sel, part := r.selection(t, data)

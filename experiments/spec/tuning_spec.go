@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/dplab/dplab/datasets"
@@ -156,14 +155,13 @@ func hasKey(m map[string]any, k string) bool {
 const MaxTuningMean = 1000
 
 // PrivateWrap returns the Budget.Wrap of private tuning t (the
-// Papernot–Steinke repeat-and-select event around one run's event) and its
-// memoisation key. t must be valid.
-func PrivateWrap(t TuningSpec) (func(accounting.Event) accounting.Event, string) {
+// Papernot–Steinke repeat-and-select event around one run's event). t must
+// be valid.
+func PrivateWrap(t TuningSpec) func(accounting.Event) accounting.Event {
 	dist, _ := accounting.ParseDistribution(t.Distribution)
-	wrap := func(e accounting.Event) accounting.Event {
+	return func(e accounting.Event) accounting.Event {
 		return accounting.RepeatAndSelect{Event: e, Distribution: dist, Mean: t.Mean, Shape: t.Shape}
 	}
-	return wrap, fmt.Sprintf("repeat-and-select:%s:%g:%g", dist, t.Mean, t.Shape)
 }
 
 // MergeParams returns base with the keys of over replaced (a tuning

@@ -111,7 +111,7 @@ func (s *Spec) checkLedger(i int, m mechanisms.Mechanism) error {
 	b := mechanisms.Budget{Epsilon: 1, Delta: 1e-6, Accounting: cfg}
 	how := ""
 	if ms.Tuning.Mode == TunePrivate {
-		b.Wrap, b.WrapKey = PrivateWrap(ms.Tuning)
+		b.Wrap = PrivateWrap(ms.Tuning)
 		how = " with private tuning"
 	}
 	shapes, err := shaper.EventShapes(b)

@@ -3,6 +3,7 @@ package accounting
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Accountant evaluates a ledger of composed events. Implementations: the RDP
@@ -65,11 +66,12 @@ type Config struct {
 // Config.Interval is 0 (dp_accounting's default).
 const DefaultInterval = 1e-4
 
+// accountantKinds are the accountants Config.New builds.
+var accountantKinds = []string{"rdp", "pld", "exact"}
+
 // Validate checks the configuration.
 func (c Config) Validate() error {
-	switch c.Kind {
-	case "", "rdp", "pld", "exact":
-	default:
+	if c.Kind != "" && !slices.Contains(accountantKinds, c.Kind) {
 		return fmt.Errorf("accounting: unknown accountant %q (want rdp, pld or exact)", c.Kind)
 	}
 	switch c.Orders {

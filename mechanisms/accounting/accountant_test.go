@@ -6,12 +6,35 @@ import (
 	"testing"
 )
 
-// accountantConfigs are the accountants the conformance suite runs on.
+// accountantConfigs are the accountants the conformance suite runs on:
+// every Kind Config.Validate accepts (TestAccountantConfigsCoverKinds).
 var accountantConfigs = []Config{
 	{Kind: "rdp"},
 	{Kind: "rdp", Orders: "grid"},
 	{Kind: "rdp", Orders: "integer", MaxOrder: 64},
+	{Kind: "pld"},
 	{Kind: "exact"},
+}
+
+// TestAccountantConfigsCoverKinds: the conformance list has every
+// accountant Config.New builds.
+func TestAccountantConfigsCoverKinds(t *testing.T) {
+	have := map[string]bool{}
+	for _, c := range accountantConfigs {
+		have[c.kind()] = true
+	}
+	for _, k := range accountantKinds {
+		if !have[k] {
+			t.Errorf("accountant %q is not in accountantConfigs", k)
+		}
+		a, err := Config{Kind: k}.New()
+		if err != nil || a.Name() != k {
+			t.Errorf("Config{Kind: %q}.New() = %v, %v", k, a, err)
+		}
+	}
+	if err := (Config{Kind: "nope"}).Validate(); err == nil {
+		t.Error("an unknown accountant kind validated")
+	}
 }
 
 func newAcc(t *testing.T, c Config) Accountant {
@@ -26,7 +49,7 @@ func newAcc(t *testing.T, c Config) Accountant {
 // TestConformance is the accountant conformance suite (STYLE §1.2.5): no
 // events → ε = 0; NoOp → 0; NonPrivate → +Inf; an unsupported or invalid
 // event nested in Composed/SelfComposed is rejected by name without
-// changing the ledger.
+// changing the ledger; events with different relations do not compose.
 func TestConformance(t *testing.T) {
 	for _, cfg := range accountantConfigs {
 		t.Run(cfg.kind()+"/"+cfg.Orders, func(t *testing.T) {
@@ -61,6 +84,18 @@ func TestConformance(t *testing.T) {
 			}
 			if err := c.Compose(bad, 1); err == nil {
 				t.Error("Compose accepted an invalid nested event")
+			}
+			if g, _ := c.Epsilon(1e-5); g.Epsilon != 0 {
+				t.Errorf("failed Compose changed the ledger: ε = %v", g.Epsilon)
+			}
+			// A leaf no accountant evaluates (kinds_test.go), nested two
+			// levels deep: rejected by name, the ledger unchanged.
+			un := Composed{Events: []Event{Gaussian{Sigma: 1, Sensitivity: 1}, SelfComposed{Event: scratchNoRDP{}, Count: 2}}}
+			for name, err := range map[string]error{"Check": c.Check(un), "Compose": c.Compose(un, 1)} {
+				var u *UnsupportedError
+				if !errors.As(err, &u) || u.Sub.Kind() != "scratch_no_rdp" || u.Accountant != a.Name() {
+					t.Errorf("%s of an unsupported nested leaf: err = %v, want *UnsupportedError of %s naming scratch_no_rdp", name, err, a.Name())
+				}
 			}
 			if g, _ := c.Epsilon(1e-5); g.Epsilon != 0 {
 				t.Errorf("failed Compose changed the ledger: ε = %v", g.Epsilon)

@@ -44,7 +44,7 @@ func BenchmarkCalibrateSigma(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := NewCalibrator(cfg).Calibrate("", mk, Target{1, 1e-5}, Bracket{}); err != nil {
+				if _, err := NewCalibrator(cfg).Calibrate(mk, Target{1, 1e-5}, Bracket{}); err != nil {
 					b.Fatal(err)
 				}
 			}

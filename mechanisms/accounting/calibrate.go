@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -34,18 +35,47 @@ const CalibrationTolerance = 1e-9
 const maxDoubling = 1 << 30
 
 // Calibrator finds the smallest noise parameter whose accounted ε meets a
-// target, with an accountant built from its Config, and memoises results.
-// It is safe for concurrent use.
+// target, with an accountant built from its Config, and memoises results
+// by the event family itself (see Calibrate). It is safe for concurrent
+// use; one Calibrator may serve a whole run (every dataset and cell).
 type Calibrator struct {
 	cfg  Config
 	mu   sync.Mutex
 	memo map[calKey]float64
 }
 
+// calKey identifies a calibration: the family's canonical encoding, the
+// target and the bracket (the accountant is the Calibrator's).
 type calKey struct {
-	key string
-	t   Target
-	b   Bracket
+	family string
+	t      Target
+	b      Bracket
+}
+
+// calReference are the noise values at which a family's events are encoded
+// to identify it (familyKey).
+var calReference = [2]float64{1, 2}
+
+// familyKey returns the canonical encoding of an event family: the JSON of
+// its events at the reference noise values 1 and 2, which holds every
+// parameter the family fixes (sensitivities, counts, rates, a tuning
+// wrapper, …) and how the noise enters. ok is false when an event there is
+// nil or does not encode (a non-finite field): the calibration is then not
+// memoised.
+func familyKey(event func(x float64) Event) (key string, ok bool) {
+	var b []byte
+	for _, x := range calReference {
+		e := event(x)
+		if e == nil {
+			return "", false
+		}
+		j, err := json.Marshal(e)
+		if err != nil {
+			return "", false
+		}
+		b = append(append(b, j...), '\n')
+	}
+	return string(b), true
 }
 
 // NewCalibrator returns a Calibrator that accounts with cfg.
@@ -64,10 +94,12 @@ func (c *Calibrator) Config() Config { return c.cfg }
 // evaluated). An unreachable target returns *InfeasibleError with the
 // smallest ε found. An x at which event(x) fails validation (too little
 // noise to be a mechanism, e.g. GaussMix with γ ≤ 1) counts as infeasible.
-// key names the event family for memoisation (the same key must always map
-// to the same function, together with the target and bracket); "" disables
-// memoisation.
-func (c *Calibrator) Calibrate(key string, event func(x float64) Event, t Target, b Bracket) (float64, error) {
+//
+// Results are memoised under the family's canonical encoding (its events'
+// JSON at x = 1 and x = 2), the target and the bracket: two calls whose
+// families agree there share the answer, and families that differ in any
+// parameter never do. event must be a pure function of x.
+func (c *Calibrator) Calibrate(event func(x float64) Event, t Target, b Bracket) (float64, error) {
 	if err := t.Validate(); err != nil {
 		return 0, err
 	}
@@ -77,8 +109,9 @@ func (c *Calibrator) Calibrate(key string, event func(x float64) Event, t Target
 	if b != (Bracket{}) && !(b.Lo >= 0 && b.Hi > b.Lo && finite(b.Hi)) {
 		return 0, fmt.Errorf("accounting: bracket [%v, %v], want 0 ≤ lo < hi < ∞", b.Lo, b.Hi)
 	}
-	k := calKey{key, t, b}
-	if key != "" {
+	family, memo := familyKey(event)
+	k := calKey{family, t, b}
+	if memo {
 		c.mu.Lock()
 		x, ok := c.memo[k]
 		c.mu.Unlock()
@@ -90,7 +123,7 @@ func (c *Calibrator) Calibrate(key string, event func(x float64) Event, t Target
 	if err != nil {
 		return 0, err
 	}
-	if key != "" {
+	if memo {
 		c.mu.Lock()
 		c.memo[k] = x
 		c.mu.Unlock()

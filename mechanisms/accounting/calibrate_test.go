@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -37,7 +38,7 @@ func TestCalibrateNeverOvershoots(t *testing.T) {
 					if _, err := cfg.Epsilon(fam.event(1), tg.Delta); err != nil {
 						t.Skip("unsupported by this accountant")
 					}
-					x, err := cal.Calibrate("", fam.event, tg, Bracket{})
+					x, err := cal.Calibrate(fam.event, tg, Bracket{})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -60,7 +61,7 @@ func TestCalibrateNeverOvershoots(t *testing.T) {
 // bound's noise-independent term αdη²(2+η)²(1+η)²/(2K) at its best order).
 func TestCalibrateInfeasible(t *testing.T) {
 	cal := NewCalibrator(Config{})
-	_, err := cal.Calibrate("", func(x float64) Event { return RGM{Eta: 0.05, Gamma: x, D: 50} }, Target{0.01, 1e-5}, Bracket{})
+	_, err := cal.Calibrate(func(x float64) Event { return RGM{Eta: 0.05, Gamma: x, D: 50} }, Target{0.01, 1e-5}, Bracket{})
 	ie, ok := IsInfeasible(err)
 	if !ok {
 		t.Fatalf("err = %v, want *InfeasibleError", err)
@@ -85,12 +86,16 @@ func TestCalibrateInfeasible(t *testing.T) {
 	}
 }
 
-// TestCalibratorConcurrentMemo: concurrent calibrations with one key agree
-// and are memoised (the memo is consulted: a second call with a different
-// function under the same key returns the first answer).
+// TestCalibratorConcurrentMemo: concurrent calibrations of one family
+// agree, and a later call is answered from the memo: it evaluates the
+// family only at the two reference values that identify it.
 func TestCalibratorConcurrentMemo(t *testing.T) {
 	cal := NewCalibrator(Config{Orders: "grid"})
-	mk := func(x float64) Event { return SelfComposed{Event: Gaussian{Sigma: x, Sensitivity: 1}, Count: 10} }
+	var calls atomic.Int64
+	mk := func(x float64) Event {
+		calls.Add(1)
+		return SelfComposed{Event: Gaussian{Sigma: x, Sensitivity: 1}, Count: 10}
+	}
 	tg := Target{1, 1e-5}
 	var wg sync.WaitGroup
 	res := make([]float64, 8)
@@ -98,7 +103,7 @@ func TestCalibratorConcurrentMemo(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			x, err := cal.Calibrate("g10", mk, tg, Bracket{})
+			x, err := cal.Calibrate(mk, tg, Bracket{})
 			if err != nil {
 				t.Error(err)
 			}
@@ -111,8 +116,108 @@ func TestCalibratorConcurrentMemo(t *testing.T) {
 			t.Fatalf("concurrent results differ: %v", res)
 		}
 	}
-	other := func(x float64) Event { return Gaussian{Sigma: x, Sensitivity: 1} }
-	if x, _ := cal.Calibrate("g10", other, tg, Bracket{}); x != res[0] {
-		t.Errorf("memo not used: %v vs %v", x, res[0])
+	calls.Store(0)
+	if x, err := cal.Calibrate(mk, tg, Bracket{}); err != nil || x != res[0] {
+		t.Errorf("second call: %v, %v; want %v", x, err, res[0])
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("second call evaluated the family %d times, want 2 (the reference values only: a memo hit)", n)
+	}
+}
+
+// TestCalibratorKeyedByFamily: one Calibrator (as a run shares across
+// datasets) never reuses noise between families that a hand-built key such
+// as "dpsgd" or "gaussian:T=10" would have confused — same target, another
+// sensitivity, step count, sampling rate or tuning wrapper — and reuses it
+// for the same family written as another closure. Each family's answer
+// equals a fresh Calibrator's and meets the target.
+func TestCalibratorKeyedByFamily(t *testing.T) {
+	tg := Target{1, 1e-5}
+	gauss := func(sens float64, count int) func(float64) Event {
+		return func(x float64) Event {
+			return SelfComposed{Event: Gaussian{Sigma: x, Sensitivity: sens}, Count: count}
+		}
+	}
+	sgm := func(q float64, steps int) func(float64) Event {
+		return func(x float64) Event {
+			return SelfComposed{Event: PoissonSampledGaussian{Q: q, NoiseMultiplier: x}, Count: steps}
+		}
+	}
+	tuned := func(x float64) Event {
+		return RepeatAndSelect{Event: gauss(1, 10)(x), Distribution: Poisson, Mean: 5}
+	}
+	families := []struct {
+		name  string
+		event func(float64) Event
+	}{
+		{"gaussian sens=1 T=10", gauss(1, 10)},
+		{"gaussian sens=2 T=10", gauss(2, 10)},
+		{"gaussian sens=1 T=20", gauss(1, 20)}, // (sens=1, T=40 has the curve of sens=2, T=10)
+		{"sgm q=0.01 T=100", sgm(0.01, 100)},
+		{"sgm q=0.01 T=400", sgm(0.01, 400)},
+		{"sgm q=0.02 T=100", sgm(0.02, 100)},
+		{"tuned gaussian sens=1 T=10", tuned},
+	}
+	shared := NewCalibrator(Config{})
+	seen := map[float64]string{}
+	for _, f := range families {
+		x, err := shared.Calibrate(f.event, tg, Bracket{})
+		if err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+		fresh, err := NewCalibrator(Config{}).Calibrate(f.event, tg, Bracket{})
+		if err != nil || x != fresh {
+			t.Errorf("%s: shared calibrator %v, fresh one %v (%v)", f.name, x, fresh, err)
+		}
+		if other, dup := seen[x]; dup {
+			t.Errorf("%s got the noise of %s: %v", f.name, other, x)
+		}
+		seen[x] = f.name
+		if eps, err := shared.EpsilonAt(f.event(x), tg.Delta); err != nil || eps > tg.Epsilon {
+			t.Errorf("%s: ε(%v) = %v, %v; want ≤ %v", f.name, x, eps, err, tg.Epsilon)
+		}
+	}
+	// The same family as another closure: a memo hit (2 evaluations).
+	calls := 0
+	same := func(x float64) Event {
+		calls++
+		return SelfComposed{Event: Gaussian{Sigma: x, Sensitivity: 2}, Count: 10}
+	}
+	x, err := shared.Calibrate(same, tg, Bracket{})
+	if err != nil || calls != 2 {
+		t.Errorf("same family: %v, %v after %d evaluations; want a memo hit (2)", x, err, calls)
+	}
+	if want, _ := shared.Calibrate(gauss(2, 10), tg, Bracket{}); x != want {
+		t.Errorf("same family: %v, want %v", x, want)
+	}
+	// Another target or bracket is another calibration.
+	calls = 0
+	if _, err := shared.Calibrate(same, Target{2, 1e-5}, Bracket{}); err != nil || calls <= 2 {
+		t.Errorf("another target: %v after %d evaluations; want a new calibration", err, calls)
+	}
+}
+
+// TestFamilyKey: a family whose events do not encode at a reference value
+// (NaN) or are nil there is calibrated without memoisation, not refused.
+func TestFamilyKey(t *testing.T) {
+	if _, ok := familyKey(func(x float64) Event { return Gaussian{Sigma: x, Sensitivity: 1} }); !ok {
+		t.Error("a plain family has no key")
+	}
+	nan := func(x float64) Event {
+		if x == 1 {
+			return Gaussian{Sigma: math.NaN(), Sensitivity: 1}
+		}
+		return Gaussian{Sigma: x, Sensitivity: 1}
+	}
+	if _, ok := familyKey(nan); ok {
+		t.Error("a family with a NaN at x = 1 has a key")
+	}
+	cal := NewCalibrator(Config{})
+	x, err := cal.Calibrate(nan, Target{1, 1e-5}, Bracket{Lo: 2, Hi: 100})
+	if err != nil || !(x > 2) {
+		t.Errorf("unkeyed family: %v, %v", x, err)
+	}
+	if len(cal.memo) != 0 {
+		t.Errorf("unkeyed family memoised: %v", cal.memo)
 	}
 }

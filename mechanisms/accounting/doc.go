@@ -18,10 +18,26 @@
 //     [BW18]/[DRS19], objective perturbation via [RKW23] Thm 3.1).
 //
 // Calibrator inverts an accountant: the smallest noise whose accounted ε
-// meets a target, memoised. Closed forms of the four papers dplab reproduces
+// meets a target, memoised by the event family itself (its events' JSON at
+// two reference noise values), never by a hand-built key. Closed forms of the four papers dplab reproduces
 // (ObjPertRDP, ObjPertDelta, KiferEpsilon, GaussMixRDP, Sheffet2019Epsilon,
 // GaussMixTheorem1Epsilon, RGMEpsilon, CalibrateAMP, …) are exported for the
 // mechanisms and figures that need them.
+//
+// # Events: one file per kind
+//
+// Each kind lives in its own event_<kind>.go: the type, Kind, Validate,
+// MarshalJSON (the "kind" tag first, withKind), its neighbouring relation
+// and its RDP curve (leafEvent, which registerLeaf requires: a leaf without
+// them does not compile), the PLD and exact accountants' methods (pld,
+// exact) when they evaluate it, and an init that registers it with a valid
+// example in the kind table (event_kinds.go). The table drives JSON decoding
+// and the conformance tests (kinds_test.go: JSON round trip, validation,
+// every accountant) enumerate it. Composed and SelfComposed are the
+// composition algebra: walk (event.go) is the one traversal, visiting the
+// leaves with their multiplicities; an accountant evaluates a leaf iff the
+// leaf implements its interface (rdpEvent, pldEvent, exactEvent), and
+// reports any other by name (*UnsupportedError).
 //
 // # Invariants
 //
@@ -36,8 +52,9 @@
 //     reported by name (*UnsupportedError) before anything changes.
 //   - Every ledger has one neighbouring relation (add/remove unless an event
 //     fixes another); events with different fixed relations do not compose.
-//   - The package keeps no global mutable state; memoisation lives in
-//     accountants and Calibrators.
+//   - The package keeps no global mutable state but the event kind table,
+//     filled by init functions; memoisation lives in accountants and
+//     Calibrators.
 //
 // # References
 //

@@ -3,7 +3,6 @@ package accounting
 import (
 	"fmt"
 	"math"
-	"strings"
 )
 
 // Event describes what a mechanism did, in the form an accountant evaluates.
@@ -11,9 +10,18 @@ import (
 // sealed). Every event states its mechanism completely and the neighbouring
 // relation its guarantee refers to. Meanings never change: new behaviour gets
 // a new event.
+//
+// Each kind lives in one file (event_<kind>.go) that declares the type, its
+// methods and its entry in the kind table (event_kinds.go): a leaf kind
+// implements leafEvent (its relation and its RDP curve, plus the PLD and
+// exact accountants' methods when they evaluate it), and Composed and
+// SelfComposed, the composition algebra, are walked by walk.
 type Event interface {
 	// Kind is the event's JSON "kind" tag, e.g. "gaussian".
 	Kind() string
+	// Validate reports whether the event (and every sub-event) is well
+	// formed; accountants and UnmarshalEvent validate before anything else.
+	Validate() error
 	isEvent()
 }
 
@@ -30,182 +38,72 @@ const (
 	RelationReplaceOne = "replace_one"
 )
 
-// NoOp releases nothing that depends on the data: ε = 0 under every relation.
-type NoOp struct{}
-
-// NonPrivate releases something with no privacy guarantee: ε = +Inf.
-type NonPrivate struct{}
-
-// Gaussian is the Gaussian mechanism M(D) = f(D) + N(0, Sigma² I) where the L2
-// sensitivity ‖f(D) − f(D')‖₂ ≤ Sensitivity for neighbours D, D' under the
-// relation of the ledger it is composed into (add/remove by default). Its
-// noise multiplier is Sigma/Sensitivity. Sigma = 0 means no noise (ε = +Inf).
-type Gaussian struct {
-	Sigma       float64 `json:"sigma"`       // noise standard deviation, ≥ 0
-	Sensitivity float64 `json:"sensitivity"` // L2 sensitivity, > 0
+// leafEvent is what every leaf event kind implements; registerLeaf requires
+// it, so a leaf kind without one of these methods does not compile.
+type leafEvent interface {
+	Event
+	// MarshalJSON writes the event with its "kind" tag first (withKind).
+	MarshalJSON() ([]byte, error)
+	// relation returns the neighbouring relation the leaf's guarantee is
+	// for, or "" when its sensitivity is an input and it adopts the
+	// ledger's relation.
+	relation() string
+	// The RDP accountant evaluates every leaf.
+	rdpEvent
 }
 
-// Laplace is the Laplace mechanism M(D) = f(D) + Lap(Scale)^d (i.i.d. per
-// coordinate, density exp(−|x|/Scale)/(2·Scale)) where the L1 sensitivity
-// ‖f(D) − f(D')‖₁ ≤ Sensitivity under the ledger's relation. It is
-// (Sensitivity/Scale)-DP. Scale = 0 means no noise (ε = +Inf).
-type Laplace struct {
-	Scale       float64 `json:"scale"`       // Laplace scale b, ≥ 0
-	Sensitivity float64 `json:"sensitivity"` // L1 sensitivity, > 0
+// wrapper is a leaf event built on another event (RepeatAndSelect): the
+// accountants evaluate it as one leaf; deep walks (relations, placement
+// rules) also visit the leaves of the event it wraps.
+type wrapper interface {
+	leafEvent
+	wrapped() Event
 }
 
-// PoissonSampledGaussian is one DP-SGD step: every record is included
-// independently with probability Q, the per-record contributions (clipped to
-// L2 norm C) are summed and N(0, (NoiseMultiplier·C)² I) is added. Relation:
-// add/remove (the Poisson-subsampling analysis of Mironov, Talwar & Zhang
-// 2019 is for add/remove neighbours).
-type PoissonSampledGaussian struct {
-	Q               float64 `json:"q"`                // sampling rate, in [0, 1]
-	NoiseMultiplier float64 `json:"noise_multiplier"` // σ/C, ≥ 0
+// walk calls visit on every leaf of e, in order, with its multiplicity:
+// count times the product of the counts of the SelfComposed events above it
+// (a leaf under a zero count is visited with count 0; accountants skip it).
+// It descends into Composed and SelfComposed; any other event is a leaf. With
+// deep, it then also descends into the event a wrapper wraps, visiting those
+// leaves with wrapped = true. It stops at the first error.
+//
+// It is the one traversal of the composition algebra (dp_accounting's
+// _maybe_compose): accountants see leaves only.
+func walk(e Event, count float64, deep bool, visit func(leaf Event, count float64, wrapped bool) error) error {
+	return walkIn(e, count, deep, false, visit)
 }
 
-// SelfComposed is Count adaptive repetitions of Event (each repetition may
-// depend on the outputs of the previous ones). Count = 0 is a NoOp.
-type SelfComposed struct {
-	Event Event `json:"event"`
-	Count int   `json:"count"`
-}
-
-// Composed is the adaptive composition of Events, in order.
-type Composed struct {
-	Events []Event `json:"events"`
-}
-
-// NewComposed returns a Composed event holding a copy of events.
-func NewComposed(events ...Event) Composed {
-	return Composed{Events: append([]Event(nil), events...)}
-}
-
-// Distribution is the law of the number of runs K in RepeatAndSelect.
-type Distribution int
-
-// The distributions of Papernot & Steinke (ICLR 2022, arXiv:2110.03620v2).
-const (
-	// Poisson: K ~ Poisson(Mean) (Thm 6). The zero value.
-	Poisson Distribution = iota
-	// TruncatedNegativeBinomial: K ~ TNB(η = Shape, γ) on {1, 2, …} with
-	// E[K] = Mean (Definition 1, Thm 2); Shape ∈ (0, ∞).
-	TruncatedNegativeBinomial
-	// Geometric: the TNB with η = 1.
-	Geometric
-	// Logarithmic: the TNB limit η → 0.
-	Logarithmic
-)
-
-var distributionNames = [...]string{"poisson", "truncated_negative_binomial", "geometric", "logarithmic"}
-
-// String returns the distribution's name ("poisson", "truncated_negative_binomial",
-// "geometric", "logarithmic").
-func (d Distribution) String() string {
-	if d < 0 || int(d) >= len(distributionNames) {
-		return fmt.Sprintf("Distribution(%d)", int(d))
-	}
-	return distributionNames[d]
-}
-
-// ParseDistribution parses a distribution name (case-insensitive; "tnb" is
-// accepted for the truncated negative binomial).
-func ParseDistribution(s string) (Distribution, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if s == "tnb" || s == "truncated-negative-binomial" {
-		return TruncatedNegativeBinomial, nil
-	}
-	for i, n := range distributionNames {
-		if s == n {
-			return Distribution(i), nil
+func walkIn(e Event, count float64, deep, wrapped bool, visit func(Event, float64, bool) error) error {
+	switch e := e.(type) {
+	case Composed:
+		for _, s := range e.Events {
+			if err := walkIn(s, count, deep, wrapped, visit); err != nil {
+				return err
+			}
 		}
+		return nil
+	case SelfComposed:
+		return walkIn(e.Event, count*float64(e.Count), deep, wrapped, visit)
 	}
-	return 0, fmt.Errorf("accounting: unknown distribution %q (want poisson, tnb, geometric or logarithmic)", s)
+	if err := visit(e, count, wrapped); err != nil {
+		return err
+	}
+	if w, ok := e.(wrapper); ok && deep {
+		return walkIn(w.wrapped(), count, deep, true, visit)
+	}
+	return nil
 }
 
-// RepeatAndSelect is private hyperparameter selection (Papernot & Steinke,
-// ICLR 2022): draw K from Distribution with E[K] = Mean, run Event K times
-// independently (each run may use its own hyperparameters) and release only
-// the best run by a score (K = 0 releases a data-independent default). Shape
-// is the TNB shape η (used only by TruncatedNegativeBinomial). The relation is
-// the one of Event.
-type RepeatAndSelect struct {
-	Event        Event        `json:"event"`
-	Distribution Distribution `json:"distribution"`
-	Mean         float64      `json:"mean"`  // E[K] ≥ 1
-	Shape        float64      `json:"shape"` // TNB η > 0
+// unsupportedLeaf returns an *UnsupportedError for the first leaf of e
+// (with deep, inside wrappers too) that supports rejects.
+func unsupportedLeaf(accountant string, e Event, deep bool, supports func(Event) bool, reason string) error {
+	return walk(e, 1, deep, func(l Event, _ float64, _ bool) error {
+		if !supports(l) {
+			return &UnsupportedError{Accountant: accountant, Sub: l, Reason: reason}
+		}
+		return nil
+	})
 }
-
-// ObjectivePerturbation is objective perturbation for a convex generalised
-// linear model: θ^P = argmin Σ ℓ(θ; z) + (Lambda/2)‖θ‖² + bᵀθ with
-// b ~ N(0, Sigma² I), solved exactly, where ℓ(θ; z) = f(xᵀθ; y) with
-// f” ≤ Beta, ‖∇ℓ‖₂ ≤ L and ‖x‖ ≤ 1, and Lambda > Beta. Relation: add/remove.
-// RDP: Redberg, Koskela & Wang, arXiv:2401.00583v1, Thm 3.2; tight privacy
-// profile: Thm 3.1 (corrected form, see ObjPertDelta).
-type ObjectivePerturbation struct {
-	Sigma  float64 `json:"sigma"`  // objective noise σ > 0
-	Lambda float64 `json:"lambda"` // ridge λ > Beta
-	Beta   float64 `json:"beta"`   // smoothness β ≥ 0
-	L      float64 `json:"l"`      // Lipschitz bound (or clip norm) L > 0
-}
-
-// AMP is approximate minima perturbation with gradient clipping (Redberg et
-// al., arXiv:2401.00583v1, Algorithm 1): objective perturbation with
-// ObjPert (whose L is the clip norm C) solved until ‖∇‖ ≤ Tau, then
-// N(0, SigmaOut² I) added to the output. Relation: add/remove. RDP: Thm 4.1.
-type AMP struct {
-	ObjPert  ObjectivePerturbation `json:"objpert"`
-	Tau      float64               `json:"tau"`       // gradient-norm tolerance τ ≥ 0
-	SigmaOut float64               `json:"sigma_out"` // output noise σ_out > 0
-}
-
-// GaussMix is the Gaussian mixing mechanism (Lev et al., arXiv:2505.24603):
-// M(X) = S X + σ ξ with S ~ N(0, I_{k×n}) secret and ξ ~ N(0, I_{k×d}), for K
-// sketch rows and Gamma = (σ² + λ̄_min)/C_X² > 1 (row bound C_X, λ̄_min a lower
-// bound on λ_min(XᵀX)). Relation: zero-out (one row replaced by 0).
-// RDP: Lemma 1, for α ∈ (1, Gamma).
-type GaussMix struct {
-	K     int     `json:"k"`     // sketch size k ≥ 1
-	Gamma float64 `json:"gamma"` // γ > 1
-}
-
-// RGM is the relative Gaussian mechanism (Hendrikx, Mangold & Bellet,
-// arXiv:2308.15250v2): R(x) + N(0, (Gamma·‖R(x)‖² + σ²) I_D) for a query with
-// (Eta, R_rel)-relative L2 sensitivity and σ² ≥ Gamma·Eta⁻²·(1 − Eta(α−1))·R_rel².
-// Relation: replace-one. RDP: Theorem 1 of v2 (V1 selects the v1 formula,
-// which is not a valid bound near its order limit; labelled variant only).
-type RGM struct {
-	Eta   float64 `json:"eta"`   // relative sensitivity η > 0 (≤ 1 for V1)
-	Gamma float64 `json:"gamma"` // γ > 0
-	D     int     `json:"d"`     // output dimension ≥ 1
-	V1    bool    `json:"v1"`    // use the (invalid near its limit) v1 bound
-}
-
-func (NoOp) Kind() string                   { return "noop" }
-func (NonPrivate) Kind() string             { return "non_private" }
-func (Gaussian) Kind() string               { return "gaussian" }
-func (Laplace) Kind() string                { return "laplace" }
-func (PoissonSampledGaussian) Kind() string { return "poisson_sampled_gaussian" }
-func (SelfComposed) Kind() string           { return "self_composed" }
-func (Composed) Kind() string               { return "composed" }
-func (RepeatAndSelect) Kind() string        { return "repeat_and_select" }
-func (ObjectivePerturbation) Kind() string  { return "objective_perturbation" }
-func (AMP) Kind() string                    { return "amp" }
-func (GaussMix) Kind() string               { return "gaussmix" }
-func (RGM) Kind() string                    { return "rgm" }
-
-func (NoOp) isEvent()                   {}
-func (NonPrivate) isEvent()             {}
-func (Gaussian) isEvent()               {}
-func (Laplace) isEvent()                {}
-func (PoissonSampledGaussian) isEvent() {}
-func (SelfComposed) isEvent()           {}
-func (Composed) isEvent()               {}
-func (RepeatAndSelect) isEvent()        {}
-func (ObjectivePerturbation) isEvent()  {}
-func (AMP) isEvent()                    {}
-func (GaussMix) isEvent()               {}
-func (RGM) isEvent()                    {}
 
 // finite reports whether x is a finite float.
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
@@ -214,169 +112,19 @@ func fieldErr(e Event, field string, v any, want string) error {
 	return fmt.Errorf("accounting: %s: %s = %v, want %s", e.Kind(), field, v, want)
 }
 
-// Validate reports whether the event is well formed (always nil).
-func (NoOp) Validate() error { return nil }
-
-// Validate reports whether the event is well formed (always nil).
-func (NonPrivate) Validate() error { return nil }
-
-// Validate checks Sigma ≥ 0 and Sensitivity > 0, both finite.
-func (e Gaussian) Validate() error {
-	if !finite(e.Sigma) || e.Sigma < 0 {
-		return fieldErr(e, "sigma", e.Sigma, "a finite value ≥ 0")
-	}
-	if !finite(e.Sensitivity) || e.Sensitivity <= 0 {
-		return fieldErr(e, "sensitivity", e.Sensitivity, "a finite value > 0 (use NoOp for a release that does not depend on the data)")
-	}
-	return nil
-}
-
-// Validate checks Scale ≥ 0 and Sensitivity > 0, both finite.
-func (e Laplace) Validate() error {
-	if !finite(e.Scale) || e.Scale < 0 {
-		return fieldErr(e, "scale", e.Scale, "a finite value ≥ 0")
-	}
-	if !finite(e.Sensitivity) || e.Sensitivity <= 0 {
-		return fieldErr(e, "sensitivity", e.Sensitivity, "a finite value > 0 (use NoOp for a release that does not depend on the data)")
-	}
-	return nil
-}
-
-// Validate checks Q ∈ [0, 1] and a finite NoiseMultiplier ≥ 0.
-func (e PoissonSampledGaussian) Validate() error {
-	if !(e.Q >= 0 && e.Q <= 1) {
-		return fieldErr(e, "q", e.Q, "a sampling rate in [0, 1]")
-	}
-	if !finite(e.NoiseMultiplier) || e.NoiseMultiplier < 0 {
-		return fieldErr(e, "noise_multiplier", e.NoiseMultiplier, "a finite value ≥ 0")
-	}
-	return nil
-}
-
-// Validate checks Count ≥ 0 and validates the sub-event.
-func (e SelfComposed) Validate() error {
-	if e.Count < 0 {
-		return fieldErr(e, "count", e.Count, "≥ 0")
-	}
-	if e.Event == nil {
-		return fmt.Errorf("accounting: self_composed: event is missing")
-	}
-	return Validate(e.Event)
-}
-
-// Validate validates every sub-event.
-func (e Composed) Validate() error {
-	for i, s := range e.Events {
-		if s == nil {
-			return fmt.Errorf("accounting: composed: events[%d] is missing", i)
-		}
-		if err := Validate(s); err != nil {
-			return fmt.Errorf("composed: events[%d]: %w", i, err)
-		}
-	}
-	return nil
-}
-
-// Validate checks the distribution parameters and the sub-event.
-func (e RepeatAndSelect) Validate() error {
-	if e.Distribution < Poisson || e.Distribution > Logarithmic {
-		return fieldErr(e, "distribution", int(e.Distribution), "poisson, truncated_negative_binomial, geometric or logarithmic")
-	}
-	if !finite(e.Mean) || e.Mean < 1 {
-		return fieldErr(e, "mean", e.Mean, "a finite expected number of runs ≥ 1")
-	}
-	if e.Distribution == TruncatedNegativeBinomial && (!finite(e.Shape) || e.Shape <= 0) {
-		return fieldErr(e, "shape", e.Shape, "a finite TNB shape η > 0")
-	}
-	if e.Event == nil {
-		return fmt.Errorf("accounting: repeat_and_select: event is missing")
-	}
-	return Validate(e.Event)
-}
-
-// Validate checks Sigma > 0, L > 0, Beta ≥ 0 and Lambda > Beta, all finite.
-func (e ObjectivePerturbation) Validate() error {
-	switch {
-	case !finite(e.Sigma) || e.Sigma <= 0:
-		return fieldErr(e, "sigma", e.Sigma, "a finite value > 0")
-	case !finite(e.L) || e.L <= 0:
-		return fieldErr(e, "l", e.L, "a finite Lipschitz bound > 0")
-	case !finite(e.Beta) || e.Beta < 0:
-		return fieldErr(e, "beta", e.Beta, "a finite smoothness ≥ 0")
-	case !finite(e.Lambda) || e.Lambda <= e.Beta:
-		return fieldErr(e, "lambda", e.Lambda, fmt.Sprintf("a finite value > beta = %v (Thm 3.2 needs λ > β)", e.Beta))
-	}
-	return nil
-}
-
-// Validate checks the objective-perturbation part, Tau ≥ 0 and SigmaOut > 0.
-func (e AMP) Validate() error {
-	if err := e.ObjPert.Validate(); err != nil {
-		return fmt.Errorf("amp: %w", err)
-	}
-	if !finite(e.Tau) || e.Tau < 0 {
-		return fieldErr(e, "tau", e.Tau, "a finite value ≥ 0")
-	}
-	if !finite(e.SigmaOut) || e.SigmaOut <= 0 {
-		return fieldErr(e, "sigma_out", e.SigmaOut, "a finite value > 0")
-	}
-	return nil
-}
-
-// Validate checks K ≥ 1 and a finite Gamma > 1.
-func (e GaussMix) Validate() error {
-	if e.K < 1 {
-		return fieldErr(e, "k", e.K, "≥ 1")
-	}
-	if !finite(e.Gamma) || e.Gamma <= 1 {
-		return fieldErr(e, "gamma", e.Gamma, "a finite value > 1 (Lemma 1 needs γ > 1)")
-	}
-	return nil
-}
-
-// Validate checks Eta > 0 (≤ 1 for V1), Gamma > 0 and D ≥ 1.
-func (e RGM) Validate() error {
-	if !finite(e.Eta) || e.Eta <= 0 || (e.V1 && e.Eta > 1) {
-		want := "a finite value > 0"
-		if e.V1 {
-			want = "in (0, 1] (the v1 theorem needs η ≤ 1)"
-		}
-		return fieldErr(e, "eta", e.Eta, want)
-	}
-	if !finite(e.Gamma) || e.Gamma <= 0 {
-		return fieldErr(e, "gamma", e.Gamma, "a finite value > 0")
-	}
-	if e.D < 1 {
-		return fieldErr(e, "d", e.D, "≥ 1")
-	}
-	return nil
-}
-
-// validator is implemented by every event.
-type validator interface{ Validate() error }
-
 // Validate validates any event (nil is an error).
 func Validate(e Event) error {
 	if e == nil {
 		return fmt.Errorf("accounting: event is missing")
 	}
-	v, ok := e.(validator)
-	if !ok {
-		panic("accounting: event without Validate: " + e.Kind())
-	}
-	return v.Validate()
+	return e.Validate()
 }
 
-// relationOf returns the neighbouring relation an event fixes ("" for events
-// whose sensitivity is an input and which adopt the ledger's relation).
+// relationOf returns the neighbouring relation a leaf fixes ("" for leaves
+// that adopt the ledger's relation).
 func relationOf(e Event) string {
-	switch e.(type) {
-	case PoissonSampledGaussian, ObjectivePerturbation, AMP:
-		return RelationAddRemove
-	case GaussMix:
-		return RelationZeroOut
-	case RGM:
-		return RelationReplaceOne
+	if l, ok := e.(leafEvent); ok {
+		return l.relation()
 	}
 	return ""
 }
@@ -387,32 +135,18 @@ func relationOf(e Event) string {
 // disagrees with the earlier ones.
 func LedgerRelation(e Event) (string, error) {
 	rel := ""
-	var walk func(Event) error
-	walk = func(e Event) error {
-		switch e := e.(type) {
-		case SelfComposed:
-			return walk(e.Event)
-		case Composed:
-			for _, s := range e.Events {
-				if err := walk(s); err != nil {
-					return err
-				}
-			}
-			return nil
-		case RepeatAndSelect:
-			return walk(e.Event)
-		}
-		r := relationOf(e)
+	err := walk(e, 1, true, func(l Event, _ float64, _ bool) error {
+		r := relationOf(l)
 		if r == "" {
 			return nil
 		}
 		if rel != "" && r != rel {
-			return &UnsupportedError{Sub: e, Reason: fmt.Sprintf("its neighbouring relation %s differs from %s of the rest of the ledger", r, rel)}
+			return &UnsupportedError{Sub: l, Reason: fmt.Sprintf("its neighbouring relation %s differs from %s of the rest of the ledger", r, rel)}
 		}
 		rel = r
 		return nil
-	}
-	if err := walk(e); err != nil {
+	})
+	if err != nil {
 		return "", err
 	}
 	if rel == "" {

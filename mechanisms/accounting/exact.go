@@ -12,43 +12,47 @@ type exactAccountant struct {
 
 func (a *exactAccountant) Name() string { return "exact" }
 
-// profile classifies a ledger: kind "" (empty), "gaussian" with μ², "objpert"
-// with the event, or "inf" (NonPrivate); or an *UnsupportedError.
+// exactEvent is a leaf the exact accountant evaluates.
+type exactEvent interface {
+	Event
+	// exact returns the leaf's part of a closed-form privacy profile.
+	exact() exactTerm
+}
+
+// exactTerm is one leaf's part of a closed-form privacy profile. The zero
+// value adds nothing.
+type exactTerm struct {
+	nonPrivate bool                   // no guarantee
+	gaussian   float64                // > 0: Δ/σ of a Gaussian mechanism (μ-GDP with μ = Δ/σ)
+	objPert    *ObjectivePerturbation // one objective perturbation ([RKW23] Thm 3.1)
+}
+
+// exactProfile classifies a ledger: kind "" (empty), "gaussian" with μ²,
+// "objpert" with the event, or "inf" (NonPrivate); or an *UnsupportedError.
 func exactProfile(e Event) (kind string, mu2 float64, op ObjectivePerturbation, err error) {
-	var walk func(e Event, count float64) error
 	nObj := 0.0
-	walk = func(e Event, count float64) error {
+	walkErr := walk(e, 1, false, func(l Event, count float64, _ bool) error {
 		if count == 0 {
 			return nil
 		}
-		switch e := e.(type) {
-		case NoOp:
-		case NonPrivate:
+		x, ok := l.(exactEvent)
+		if !ok {
+			return &UnsupportedError{Accountant: "exact", Sub: l, Reason: "no closed-form privacy profile (use the rdp or pld accountant)"}
+		}
+		t := x.exact()
+		switch {
+		case t.nonPrivate:
 			kind = "inf"
-		case SelfComposed:
-			return walk(e.Event, count*float64(e.Count))
-		case Composed:
-			for _, s := range e.Events {
-				if err := walk(s, count); err != nil {
-					return err
-				}
-			}
-		case Gaussian:
-			if e.Sigma == 0 {
-				kind = "inf"
-				return nil
-			}
-			m := e.Sensitivity / e.Sigma
+		case t.gaussian > 0:
+			m := t.gaussian
 			mu2 += count * m * m
-		case ObjectivePerturbation:
+		case t.objPert != nil:
 			nObj += count
-			op = e
-		default:
-			return &UnsupportedError{Accountant: "exact", Sub: e, Reason: "no closed-form privacy profile (use the rdp or pld accountant)"}
+			op = *t.objPert
 		}
 		return nil
-	}
-	if err = walk(e, 1); err != nil {
+	})
+	if err = walkErr; err != nil {
 		return "", 0, op, err
 	}
 	switch {

@@ -28,7 +28,7 @@ func Example() {
 // Calibrate the noise multiplier of the same run to ε = 1 at δ = 1e-5.
 func ExampleCalibrator_Calibrate() {
 	cal := accounting.NewCalibrator(accounting.Config{})
-	sigma, err := cal.Calibrate("dpsgd-q0.01-T1000", func(s float64) accounting.Event {
+	sigma, err := cal.Calibrate(func(s float64) accounting.Event {
 		return accounting.SelfComposed{Event: accounting.PoissonSampledGaussian{Q: 0.01, NoiseMultiplier: s}, Count: 1000}
 	}, accounting.Target{Epsilon: 1, Delta: 1e-5}, accounting.Bracket{})
 	if err != nil {

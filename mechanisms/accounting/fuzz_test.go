@@ -43,7 +43,7 @@ func FuzzCalibrate(f *testing.F) {
 			return SelfComposed{Event: Gaussian{Sigma: x, Sensitivity: 1}, Count: int(steps)}
 		}
 		cal := NewCalibrator(Config{Orders: "grid"})
-		x, err := cal.Calibrate("", mk, tg, Bracket{})
+		x, err := cal.Calibrate(mk, tg, Bracket{})
 		if err != nil {
 			if _, ok := IsInfeasible(err); ok {
 				t.Skip()

@@ -13,7 +13,7 @@ import (
 //
 //	ε = 2√(2k log(4/δ))/γ + 2 log(4/δ)/γ
 //
-// Ref: Sheffet (2019) Thm 2, as restated in [LSS+25] §3 (gaussmix.md §3.4).
+// Ref: [She19] Thm 2, as restated in [LSS+25] §3 (gaussmix.md §3.4).
 func Sheffet2019Epsilon(k int, gamma, delta float64) float64 {
 	l := math.Log(4 / delta)
 	return 2*math.Sqrt(2*float64(k)*l)/gamma + 2*l/gamma

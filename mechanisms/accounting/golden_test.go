@@ -255,7 +255,7 @@ func goldenRDPSGMSigma(t *testing.T, c goldenCase) map[string]any {
 	q, steps := c.in(t, "q"), int(c.in(t, "T"))
 	cal := NewCalibrator(cfgGrid)
 	target := Target{c.in(t, "epsilon"), c.in(t, "delta")}
-	s, err := cal.Calibrate("", func(x float64) Event {
+	s, err := cal.Calibrate(func(x float64) Event {
 		return SelfComposed{Event: PoissonSampledGaussian{Q: q, NoiseMultiplier: x}, Count: steps}
 	}, target, Bracket{})
 	if err != nil {

@@ -148,8 +148,7 @@ func CalibrateAMP(cal *Calibrator, t Target, c, beta, tau, sigmaOut, f float64) 
 		mk := func(s float64) Event {
 			return AMP{ObjPert: ObjectivePerturbation{Sigma: s, Lambda: lambda, Beta: beta, L: c}, Tau: tau, SigmaOut: sigmaOut}
 		}
-		key := fmt.Sprintf("amp:c=%v,beta=%v,tau=%v,so=%v,lambda=%v", c, beta, tau, sigmaOut, lambda)
-		s, err := cal.Calibrate(key, mk, t, Bracket{})
+		s, err := cal.Calibrate(mk, t, Bracket{})
 		if _, bad := IsInfeasible(err); bad {
 			continue
 		}

@@ -198,7 +198,7 @@ func TestDPSGDNoiseTable(t *testing.T) {
 		{ext, hon, 0.05, 129.30, false}, {Config{Orders: "integer"}, hon, 0.05, 137.80, false},
 		{ext, hon, 1, 7.4522, false}, {ext, hon, 8, 1.2655, false},
 	} {
-		s, err := NewCalibrator(c.cfg).Calibrate("", c.event, Target{c.eps, 1e-5}, Bracket{})
+		s, err := NewCalibrator(c.cfg).Calibrate(c.event, Target{c.eps, 1e-5}, Bracket{})
 		if c.infeas {
 			if _, ok := IsInfeasible(err); !ok {
 				t.Errorf("ε=%g: want infeasible, got σ = %v, %v", c.eps, s, err)

@@ -26,13 +26,40 @@ type pldAccountant struct {
 	leaves map[leafKey]*pldLeaf
 }
 
-// pldPart is a part of the ledger other than a Gaussian: a sampled
-// Gaussian, a Laplace mechanism (Eps0 = Δ₁/b) or objective perturbation.
+// pldEvent is a leaf the PLD accountant evaluates.
+type pldEvent interface {
+	Event
+	// pld returns what the leaf adds to a PLD ledger.
+	pld() pldTerm
+}
+
+// pldTerm is what one leaf adds to a PLD ledger. The zero value adds
+// nothing.
+type pldTerm struct {
+	// nonPrivate: no guarantee (δ = 1 at every ε).
+	nonPrivate bool
+	// gaussian > 0 is Δ/σ of a Gaussian mechanism; the ledger's Gaussians
+	// merge into one, μ² = Σ count·(Δ/σ)² ([DRS19] Cor. 3.3).
+	gaussian float64
+	// part is any other mechanism's privacy loss distribution.
+	part *pldPart
+}
+
+// pldPart is a part of the ledger other than a Gaussian (a sampled
+// Gaussian, a Laplace mechanism, objective perturbation), with its
+// multiplicity.
 type pldPart struct {
-	kind   string // "sgm", "laplace", "objpert"
-	q, s   float64
-	eps0   float64
-	objp   ObjectivePerturbation
+	// key identifies the PLD: parts with equal keys (a comparable value)
+	// have equal PLDs and merge.
+	key any
+	// loss returns the privacy loss distribution in one direction (add:
+	// the add direction of add/remove neighbours), its continuous noise
+	// truncated at log tail mass logMass.
+	loss func(add bool, logMass float64) *lossDist
+	// symmetric: the same PLD in both directions.
+	symmetric bool
+	// name describes the part (for messages).
+	name   string
 	count  int
 	source Event
 }
@@ -55,23 +82,13 @@ func newPLDAccountant(h float64) *pldAccountant {
 
 func (a *pldAccountant) Name() string { return "pld" }
 
-// pldCheck returns an *UnsupportedError for an event the PLD accountant
-// does not evaluate.
+// noPLD is the reason of the PLD accountant's *UnsupportedError.
+const noPLD = "no privacy loss distribution is implemented for it (use the rdp accountant)"
+
+// pldCheck returns an *UnsupportedError naming a leaf of e that the PLD
+// accountant does not evaluate.
 func pldCheck(e Event) error {
-	switch e := e.(type) {
-	case NoOp, NonPrivate, Gaussian, Laplace, PoissonSampledGaussian, ObjectivePerturbation:
-		return nil
-	case SelfComposed:
-		return pldCheck(e.Event)
-	case Composed:
-		for _, s := range e.Events {
-			if err := pldCheck(s); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return &UnsupportedError{Accountant: "pld", Sub: e, Reason: "no privacy loss distribution is implemented for it (use the rdp accountant)"}
+	return unsupportedLeaf("pld", e, false, func(l Event) bool { _, ok := l.(pldEvent); return ok }, noPLD)
 }
 
 func (a *pldAccountant) Check(e Event) error {
@@ -124,61 +141,40 @@ func (a *pldAccountant) clone() *pldAccountant {
 
 // add merges count repetitions of e into the parts.
 func (a *pldAccountant) add(e Event, count int) error {
-	if count == 0 {
-		return nil
-	}
-	var part pldPart
-	switch e := e.(type) {
-	case NoOp:
-		return nil
-	case NonPrivate:
+	return walk(e, float64(count), false, func(l Event, n float64, _ bool) error {
+		if n == 0 {
+			return nil
+		}
+		p, ok := l.(pldEvent)
+		if !ok {
+			return &UnsupportedError{Accountant: "pld", Sub: l, Reason: noPLD}
+		}
+		return a.addTerm(l, p.pld(), int(n))
+	})
+}
+
+// addTerm merges count repetitions of leaf l, whose term is t.
+func (a *pldAccountant) addTerm(l Event, t pldTerm, count int) error {
+	switch {
+	case t.nonPrivate:
 		a.nonP = true
 		return nil
-	case SelfComposed:
-		return a.add(e.Event, count*e.Count)
-	case Composed:
-		for _, s := range e.Events {
-			if err := a.add(s, count); err != nil {
-				return err
-			}
-		}
-		return nil
-	case Gaussian:
-		if e.Sigma == 0 {
-			a.nonP = true
-			return nil
-		}
-		r := e.Sensitivity / e.Sigma
+	case t.gaussian > 0:
+		r := t.gaussian
 		a.mu2 += float64(count) * r * r
 		return a.sizeCheck(-1, Gaussian{Sigma: 1 / math.Sqrt(a.mu2), Sensitivity: 1})
-	case Laplace:
-		if e.Scale == 0 {
-			a.nonP = true
-			return nil
-		}
-		part = pldPart{kind: "laplace", eps0: e.Sensitivity / e.Scale, source: e}
-	case PoissonSampledGaussian:
-		switch {
-		case e.Q == 0:
-			return nil
-		case e.NoiseMultiplier == 0:
-			a.nonP = true
-			return nil
-		}
-		part = pldPart{kind: "sgm", q: e.Q, s: e.NoiseMultiplier, source: e}
-	case ObjectivePerturbation:
-		part = pldPart{kind: "objpert", objp: e, source: e}
-	default:
-		panic("accounting: pld: unchecked event " + e.Kind())
+	case t.part == nil:
+		return nil
 	}
+	part := *t.part
 	for i := range a.parts {
 		p := &a.parts[i]
-		if p.kind == part.kind && p.q == part.q && p.s == part.s && p.eps0 == part.eps0 && p.objp == part.objp {
+		if p.key == part.key {
 			p.count += count
 			return nil
 		}
 	}
-	part.count = count
+	part.count, part.source = count, l
 	a.parts = append(a.parts, part)
 	return a.sizeCheck(len(a.parts)-1, part.source)
 }
@@ -196,7 +192,7 @@ func (a *pldAccountant) sizeCheck(part int, sub Event) error {
 
 // symmetric reports whether the part's PLD is the same in both directions.
 func (a *pldAccountant) symmetric(part int) bool {
-	return part < 0 || a.parts[part].kind != "sgm" || a.parts[part].q == 1
+	return part < 0 || a.parts[part].symmetric
 }
 
 // lossDistOf returns the privacy loss distribution of a part in one
@@ -205,14 +201,7 @@ func (a *pldAccountant) lossDistOf(part int, add bool, logMass float64) *lossDis
 	if part < 0 {
 		return sgmLoss(1/math.Sqrt(a.mu2), 1, false, logMass)
 	}
-	p := a.parts[part]
-	switch p.kind {
-	case "sgm":
-		return sgmLoss(p.s, p.q, add && p.q < 1, logMass)
-	case "laplace":
-		return laplaceLoss(p.eps0)
-	}
-	return objPertLoss(p.objp, logMass)
+	return a.parts[part].loss(add, logMass)
 }
 
 // leaf returns the discretised PLD of a part in one direction (cached).
@@ -674,12 +663,4 @@ func (cm *compressed) solveIncreasing(f func(float64) float64) float64 {
 }
 
 // String describes a part (for errors and debugging).
-func (p pldPart) String() string {
-	switch p.kind {
-	case "sgm":
-		return fmt.Sprintf("sgm(q=%g, σ=%g)×%d", p.q, p.s, p.count)
-	case "laplace":
-		return fmt.Sprintf("laplace(ε₀=%g)×%d", p.eps0, p.count)
-	}
-	return fmt.Sprintf("objpert(%+v)×%d", p.objp, p.count)
-}
+func (p pldPart) String() string { return fmt.Sprintf("%s×%d", p.name, p.count) }

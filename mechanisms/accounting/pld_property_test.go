@@ -264,11 +264,11 @@ func TestPLDIssueExamples(t *testing.T) {
 func TestPLDCalibrationFindsFittingGrid(t *testing.T) {
 	ev := func(x float64) Event { return SelfComposed{Event: Gaussian{Sigma: x, Sensitivity: 1}, Count: 100000} }
 	target := Target{Epsilon: 0.1, Delta: 1e-5}
-	pld, err := NewCalibrator(Config{Kind: "pld"}).Calibrate("", ev, target, Bracket{})
+	pld, err := NewCalibrator(Config{Kind: "pld"}).Calibrate(ev, target, Bracket{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact, err := NewCalibrator(Config{Kind: "exact"}).Calibrate("", ev, target, Bracket{})
+	exact, err := NewCalibrator(Config{Kind: "exact"}).Calibrate(ev, target, Bracket{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestPLDCalibrationFindsFittingGrid(t *testing.T) {
 		t.Errorf("PLD σ = %.10g, exact σ = %.10g", pld, exact)
 	}
 	// A target no grid can certify reports the size error.
-	if _, err := NewCalibrator(Config{Kind: "pld", Interval: 1e-9}).Calibrate("", ev, target, Bracket{Lo: 0, Hi: 2}); err == nil {
+	if _, err := NewCalibrator(Config{Kind: "pld", Interval: 1e-9}).Calibrate(ev, target, Bracket{Lo: 0, Hi: 2}); err == nil {
 		t.Error("an unfittable grid calibrated without error")
 	}
 }

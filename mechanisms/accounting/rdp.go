@@ -9,17 +9,52 @@ import (
 // (adaptive composition, [Mir17] Prop. 1), converted to (ε, δ) by convert.go
 // over an order set, optionally refined by a continuous search over α.
 
-// curveTerm is one leaf of a ledger with its total multiplicity.
+// rdpOptions are the RDP accountant's settings a leaf's curve may depend on.
+type rdpOptions struct {
+	orders   []float64 // the order set (RepeatAndSelect evaluates its base on it)
+	sgmExact bool      // the sampled Gaussian's fractional orders by numerical integration
+}
+
+// rdpEvent is a leaf the RDP accountant evaluates (every leaf kind: see
+// leafEvent).
+type rdpEvent interface {
+	Event
+	// rdp returns the leaf's RDP curve under o.
+	rdp(o rdpOptions) (rdpTerm, error)
+}
+
+// rdpTerm is one leaf's part of a ledger's RDP curve. The zero value adds
+// nothing (NoOp).
+type rdpTerm struct {
+	// at returns the RDP at an order α ∈ (1, sup); +Inf means no finite
+	// bound there. nil: no curve (see infinite and basic).
+	at func(alpha float64) float64
+	// sup is the supremum of the order domain; 0 means +Inf.
+	sup float64
+	// supLeaf is the leaf whose domain sets sup; nil means this leaf.
+	supLeaf Event
+	// costly: O(α) work per integer order (the sampled Gaussian), which
+	// caps the continuous search at maxRefineOrderSGM.
+	costly bool
+	// nonMonotone: the bound may decrease in α (no pruning of the order
+	// grid, no ⌈α⌉ fallback).
+	nonMonotone bool
+	// infinite: no guarantee at any order (NonPrivate).
+	infinite bool
+	// basic is an (ε, δ) guarantee composed basically with the curve
+	// instead of a curve (ApproxDP).
+	basic *ApproxDP
+}
+
+// curveTerm is one leaf's curve with its total multiplicity.
 type curveTerm struct {
-	e     Event
+	at    func(alpha float64) float64
 	count float64
-	sel   *selector // RepeatAndSelect only
 }
 
 // curve is the composed RDP curve of a ledger.
 type curve struct {
 	terms    []curveTerm
-	sgmExact bool
 	infinite bool      // a NonPrivate leaf was composed
 	monotone bool      // every leaf's bound is non-decreasing in α (pruning allowed)
 	sup      float64   // supremum of the order domain
@@ -36,49 +71,57 @@ const (
 	maxRefineOrderClosed = 1e8
 )
 
-func newCurve(e Event, orders []float64, sgmExact bool) *curve {
-	c := &curve{sgmExact: sgmExact, monotone: true, sup: math.Inf(1), memo: map[float64]float64{}}
-	c.add(e, 1, orders)
-	return c
+// newCurve returns the RDP curve of e: the sum over its leaves of count ×
+// the leaf's RDP. A leaf without an RDP curve is an *UnsupportedError.
+func newCurve(e Event, o rdpOptions) (*curve, error) {
+	c := &curve{monotone: true, sup: math.Inf(1), memo: map[float64]float64{}}
+	err := walk(e, 1, false, func(l Event, count float64, _ bool) error {
+		if count == 0 {
+			return nil
+		}
+		r, ok := l.(rdpEvent)
+		if !ok {
+			return &UnsupportedError{Accountant: "rdp", Sub: l, Reason: noRDP}
+		}
+		t, err := r.rdp(o)
+		if err != nil {
+			return err
+		}
+		c.add(l, t, count)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
-func (c *curve) add(e Event, count float64, orders []float64) {
-	if count == 0 {
+// noRDP is the reason of the RDP accountant's *UnsupportedError.
+const noRDP = "no RDP curve is implemented for it"
+
+// add composes count repetitions of leaf l, whose term is t.
+func (c *curve) add(l Event, t rdpTerm, count float64) {
+	switch {
+	case t.infinite:
+		c.infinite = true
+		return
+	case t.basic != nil:
+		c.approx.add(*t.basic, count)
+		return
+	case t.at == nil:
 		return
 	}
-	switch e := e.(type) {
-	case NoOp:
-	case NonPrivate:
-		c.infinite = true
-	case SelfComposed:
-		c.add(e.Event, count*float64(e.Count), orders)
-	case Composed:
-		for _, s := range e.Events {
-			c.add(s, count, orders)
-		}
-	case RepeatAndSelect:
-		base := newCurve(e.Event, orders, c.sgmExact)
-		if base.infinite {
-			c.infinite = true
-			return
-		}
+	if t.nonMonotone {
 		c.monotone = false
-		c.costly = c.costly || base.costly
-		c.terms = append(c.terms, curveTerm{e: e, count: count, sel: newSelector(e, base, orders)})
-		c.limit(base.sup, base.supLeaf)
-	case ApproxDP:
-		c.approx.add(e, count)
-	case GaussMix:
-		c.terms = append(c.terms, curveTerm{e: e, count: count})
-		c.limit(gaussMixSup(e), e)
-	case RGM:
-		c.terms = append(c.terms, curveTerm{e: e, count: count})
-		c.limit(rgmSup(e), e)
-	case PoissonSampledGaussian:
-		c.costly = true
-		c.terms = append(c.terms, curveTerm{e: e, count: count})
-	default:
-		c.terms = append(c.terms, curveTerm{e: e, count: count})
+	}
+	c.costly = c.costly || t.costly
+	c.terms = append(c.terms, curveTerm{at: t.at, count: count})
+	if t.sup != 0 {
+		leaf := t.supLeaf
+		if leaf == nil {
+			leaf = l
+		}
+		c.limit(t.sup, leaf)
 	}
 }
 
@@ -86,32 +129,6 @@ func (c *curve) limit(sup float64, leaf Event) {
 	if sup < c.sup {
 		c.sup, c.supLeaf = sup, leaf
 	}
-}
-
-// leafAt returns one leaf's RDP at order a > 1.
-func (c *curve) leafAt(t curveTerm, a float64) float64 {
-	switch e := t.e.(type) {
-	case Gaussian:
-		return gaussianRDP(e.Sigma/e.Sensitivity, a)
-	case Laplace:
-		if e.Scale == 0 {
-			return math.Inf(1)
-		}
-		return laplaceRDP(e.Sensitivity/e.Scale, a)
-	case PoissonSampledGaussian:
-		return sgmRDP(e.Q, e.NoiseMultiplier, a, c.sgmExact)
-	case ObjectivePerturbation:
-		return objPertRDP(e, a)
-	case AMP:
-		return ampRDP(e, a)
-	case GaussMix:
-		return gaussMixRDP(e.K, e.Gamma, a)
-	case RGM:
-		return rgmRDP(e, a)
-	case RepeatAndSelect:
-		return t.sel.at(a)
-	}
-	panic("accounting: RDP of unknown leaf " + t.e.Kind())
 }
 
 // at returns the ledger's RDP at order a > 1 (memoised).
@@ -124,7 +141,7 @@ func (c *curve) at(a float64) float64 {
 	}
 	sum := 0.0
 	for _, t := range c.terms {
-		v := c.leafAt(t, a)
+		v := t.at(a)
 		if math.IsInf(v, 1) {
 			sum = v
 			break
@@ -275,15 +292,30 @@ func newRDPAccountant(c Config) *rdpAccountant {
 
 func (a *rdpAccountant) Name() string { return "rdp" }
 
-// Check validates e and its neighbouring relation; the RDP accountant
-// evaluates every event type.
+// Check validates e and its neighbouring relation, and checks that every
+// leaf (inside RepeatAndSelect too) has an RDP curve (every registered leaf
+// kind does).
 func (a *rdpAccountant) Check(e Event) error {
-	_, err := a.led.prepare(a.Name(), e, 1)
+	_, err := a.prepare(e, 1)
 	return err
 }
 
-func (a *rdpAccountant) Compose(e Event, count int) error {
+func (a *rdpAccountant) prepare(e Event, count int) (string, error) {
 	rel, err := a.led.prepare(a.Name(), e, count)
+	if err != nil {
+		return "", err
+	}
+	return rel, rdpCheck(e)
+}
+
+// rdpCheck returns an *UnsupportedError naming a leaf of e (wrapped ones
+// included) that has no RDP curve.
+func rdpCheck(e Event) error {
+	return unsupportedLeaf("rdp", e, true, func(l Event) bool { _, ok := l.(rdpEvent); return ok }, noRDP)
+}
+
+func (a *rdpAccountant) Compose(e Event, count int) error {
+	rel, err := a.prepare(e, count)
 	if err != nil {
 		return err
 	}
@@ -297,11 +329,19 @@ func (a *rdpAccountant) Compose(e Event, count int) error {
 
 func (a *rdpAccountant) Ledger() Event { return a.led.event() }
 
-func (a *rdpAccountant) curve() *curve {
+func (a *rdpAccountant) options() rdpOptions {
+	return rdpOptions{orders: a.orders, sgmExact: a.cfg.SGM == "exact"}
+}
+
+func (a *rdpAccountant) curve() (*curve, error) {
 	if a.cur == nil {
-		a.cur = newCurve(a.led.event(), a.orders, a.cfg.SGM == "exact")
+		c, err := newCurve(a.led.event(), a.options())
+		if err != nil {
+			return nil, err
+		}
+		a.cur = c
 	}
-	return a.cur
+	return a.cur, nil
 }
 
 // Epsilon returns the smallest ε over the order set (refined over continuous
@@ -313,7 +353,10 @@ func (a *rdpAccountant) Epsilon(delta float64) (Guarantee, error) {
 		return Guarantee{}, err
 	}
 	g := Guarantee{Delta: delta, Accountant: a.Name(), Relation: a.led.rel()}
-	c := a.curve()
+	c, err := a.curve()
+	if err != nil {
+		return g, err
+	}
 	var rest func(float64) (float64, error)
 	if len(c.terms) > 0 || c.infinite {
 		rest = func(delta float64) (float64, error) {
@@ -353,7 +396,10 @@ func (a *rdpAccountant) Delta(epsilon float64) (float64, error) {
 	if err := checkEpsilon(epsilon); err != nil {
 		return 0, err
 	}
-	c := a.curve()
+	c, err := a.curve()
+	if err != nil {
+		return 0, err
+	}
 	var rest func(float64) (float64, error)
 	if len(c.terms) > 0 || c.infinite {
 		rest = func(epsilon float64) (float64, error) {
@@ -387,7 +433,13 @@ func (c Config) RDP(e Event, alpha float64) (float64, error) {
 	if err := approxInSelect(e); err != nil {
 		return 0, err
 	}
-	cur := newCurve(e, c.orderSet(), c.SGM == "exact")
+	if err := rdpCheck(e); err != nil {
+		return 0, err
+	}
+	cur, err := newCurve(e, rdpOptions{orders: c.orderSet(), sgmExact: c.SGM == "exact"})
+	if err != nil {
+		return 0, err
+	}
 	if cur.approx.leaf != nil {
 		return 0, cur.approx.errNoRDP()
 	}

@@ -105,7 +105,7 @@ func rgmSup(e RGM) float64 { return 1 + 1/(e.Eta*(2+e.Eta)) }
 //	v2: ε = (αη²/(2γ)) · (1 + γ d (2+η)² (1+η)²) / (1 − η(α−1)(2+η))
 //	v1: ε = (αη²/(2γ)) · [1/(1 − η(α−1)(2+η)) + γ d (2+η)²]
 //
-// Ref: [HMB23v2] Thm 1, Eq. (5) (arXiv:2308.15250v2); the v1 form is Thm 1 of
+// Ref: [HMB23] Thm 1, Eq. (5) (v2); the v1 form is Thm 1 of
 // the first version, whose log-term simplification drops the factor
 // 1/(1 + α(r−1)) and is violated near the order limit (rgm.md §2.3), so it
 // is only a labelled variant. Symbols: η relative sensitivity, γ noise scale,

@@ -89,7 +89,10 @@ func TestRefinePastGrid(t *testing.T) {
 // the two neighbouring integer orders.
 func TestSGMFractionalFallback(t *testing.T) {
 	for _, exact := range []bool{false, true} {
-		c := newCurve(SelfComposed{Event: PoissonSampledGaussian{Q: 6.87e-4, NoiseMultiplier: 33.1432}, Count: 79}, GridOrders(), exact)
+		c, err := newCurve(SelfComposed{Event: PoissonSampledGaussian{Q: 6.87e-4, NoiseMultiplier: 33.1432}, Count: 79}, rdpOptions{orders: GridOrders(), sgmExact: exact})
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, a := range []float64{9000.5, 12345.25, 15000.75} {
 			lo, got, hi := c.at(math.Floor(a)), c.atOrCeil(a), c.at(math.Ceil(a))
 			if !(lo <= got && got <= hi) {

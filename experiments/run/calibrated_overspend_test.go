@@ -1,0 +1,120 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/experiments/internal/spectest"
+	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/mechanisms"
+	"github.com/dplab/dplab/mechanisms/accounting"
+	"github.com/dplab/dplab/results"
+)
+
+// overspendParams configures "test-overspend", a mechanism registered for
+// the runner's tests: one Gaussian release calibrated to the budget, whose
+// noise is then divided by Overspend (0 or 1: honest). NoClaim makes it
+// leave Release.Calibrated false, as a paper's fixed constants do.
+type overspendParams struct {
+	BoundX    float64 `toml:"bound_x"` // unused (a key TestLedgerCheckMatchesRuns tunes over)
+	Overspend float64 `toml:"overspend"`
+	NoClaim   bool    `toml:"no_claim"`
+}
+
+func (p overspendParams) Validate() error {
+	if p.Overspend < 0 {
+		return fmt.Errorf("overspend = %v, want ≥ 0", p.Overspend)
+	}
+	return nil
+}
+
+type overspendMech struct{ p overspendParams }
+
+func init() {
+	mechanisms.Register(mechanisms.Info{Name: "test-overspend", Title: "test: calibrated, then overspends", Ref: "none",
+		Tasks: []datasets.Task{datasets.Regression}, Private: true, Version: 1},
+		func(p overspendParams) (mechanisms.Mechanism, error) { return &overspendMech{p}, nil }, overspendParams{})
+}
+
+func overspendEvent(sigma float64) accounting.Event {
+	return accounting.Gaussian{Sigma: sigma, Sensitivity: 1}
+}
+
+// EventShapes implements mechanisms.EventShaper.
+func (*overspendMech) EventShapes(mechanisms.Budget) ([]accounting.Event, error) {
+	return []accounting.Event{overspendEvent(2)}, nil
+}
+
+// Fit implements mechanisms.Mechanism.
+func (m *overspendMech) Fit(ctx context.Context, train *datasets.Dataset, b mechanisms.Budget, _ rngs.Streams) (*mechanisms.Release, error) {
+	sigma, err := b.Calibrate(overspendEvent, accounting.Bracket{})
+	if err != nil {
+		return nil, err
+	}
+	if m.p.Overspend > 1 {
+		sigma /= m.p.Overspend
+	}
+	return &mechanisms.Release{Model: &mechanisms.Linear{Theta: make([]float64, train.Cols())},
+		Event: overspendEvent(sigma), Calibrated: !m.p.NoClaim}, nil
+}
+
+// TestCalibratedOverspendFailsTrial: a release that claims calibration
+// (Release.Calibrated) but whose ledger spends more than the target is a
+// failed trial whose error names spent and target; the same overspend
+// without the claim (a paper's constants) is recorded with the note; the
+// honest calibrated release is recorded as is.
+func TestCalibratedOverspendFailsTrial(t *testing.T) {
+	src := `name = "overspend"
+seed = 1
+trials = 2
+epsilon = [1]
+delta = 1e-5
+[[dataset]]
+name = "synthetic-linear"
+params = { n = 100, d = 3 }
+[[mechanism]]
+name = "test-overspend"
+label = "honest"
+[[mechanism]]
+name = "test-overspend"
+label = "claims"
+params = { overspend = 2 }
+[[mechanism]]
+name = "test-overspend"
+label = "paper"
+params = { overspend = 2, no_claim = true }
+`
+	dir := filepath.Join(t.TempDir(), "out")
+	rep, err := Run(context.Background(), spectest.MustParse(t, src), Options{OutDir: dir, Cache: &DataCache{}})
+	if rep == nil || rep.Failed != 2 || err == nil {
+		t.Fatalf("run: %+v, %v; want the 2 trials of \"claims\" failed", rep, err)
+	}
+	recs, err := results.Read(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		spent, target := float64(r.Privacy.EpsSpent), float64(r.Privacy.EpsTarget)
+		switch r.Label {
+		case "honest":
+			if r.Status != results.StatusOK || spent > target || r.Privacy.TuningNote != "" {
+				t.Errorf("honest: %s, ε %v of %v, note %q, %s", r.Status, spent, target, r.Privacy.TuningNote, r.Error)
+			}
+		case "claims":
+			want := fmt.Sprintf("calibrated to ε = 1, but the ledger spends ε = %g", spent)
+			if r.Status != results.StatusFailed || !(spent > target) || !strings.Contains(r.Error, want) {
+				t.Errorf("claims: %s, ε %v of %v, error %q; want failed with %q", r.Status, spent, target, r.Error, want)
+			}
+		case "paper":
+			if r.Status != results.StatusOK || !(spent > target) || r.Privacy.TuningNote != "ε spent exceeds the target" {
+				t.Errorf("paper: %s, ε %v of %v, note %q; want ok with the note", r.Status, spent, target, r.Privacy.TuningNote)
+			}
+		default:
+			t.Errorf("unexpected record %q", r.Label)
+		}
+	}
+}
