@@ -90,19 +90,11 @@ func publicN(s *spec.Spec, rec *results.Record) string {
 // hasSampledGaussian reports whether the ledger contains a Poisson-sampled
 // Gaussian step, whose rate q = batch/n reads n.
 func hasSampledGaussian(e accounting.Event) bool {
-	switch e := e.(type) {
-	case accounting.PoissonSampledGaussian:
-		return true
-	case accounting.SelfComposed:
-		return hasSampledGaussian(e.Event)
-	case accounting.RepeatAndSelect:
-		return hasSampledGaussian(e.Event)
-	case accounting.Composed:
-		for _, x := range e.Events {
-			if hasSampledGaussian(x) {
-				return true
-			}
+	found := false
+	accounting.Leaves(e, func(leaf accounting.Event, _ float64) {
+		if _, ok := leaf.(accounting.PoissonSampledGaussian); ok {
+			found = true
 		}
-	}
-	return false
+	})
+	return found
 }

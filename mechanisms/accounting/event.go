@@ -154,3 +154,13 @@ func LedgerRelation(e Event) (string, error) {
 	}
 	return rel, nil
 }
+
+// Leaves calls visit for each leaf of e with its multiplicity, descending
+// into Composed, SelfComposed and the event a wrapper (RepeatAndSelect)
+// wraps: the composition walker, for callers outside the accountants.
+func Leaves(e Event, visit func(leaf Event, count float64)) {
+	_ = walk(e, 1, true, func(leaf Event, count float64, _ bool) error {
+		visit(leaf, count)
+		return nil
+	})
+}
