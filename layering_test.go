@@ -14,11 +14,11 @@ var allowedImports = map[string][]string{
 	"internal/registry":     {},
 	"internal/oncemap":      {},
 	"internal/fileutil":     {},
-	"mechanisms/accounting": {},
+	"mechanisms/accounting": {"internal/oncemap"},
 	"datasets":              {"internal/rngs", "internal/registry", "internal/oncemap"},
 	"datasets/preprocess":   {"internal/rngs", "mechanisms/accounting", "datasets"},
 	"solvers":               {"internal/rngs"},
-	"mechanisms":            {"mechanisms/accounting", "datasets", "solvers", "internal/rngs", "internal/registry"},
+	"mechanisms":            {"mechanisms/accounting", "datasets", "solvers", "internal/rngs", "internal/registry", "internal/oncemap"},
 	"results":               {"internal/fileutil"},
 	"plotting":              {"internal/fileutil"},
 	// experiments/spec ← experiments/run ← experiments/report: one way.

@@ -38,7 +38,7 @@ type Dataset struct {
 	Y        []float64  // real targets, or labels in {0, 1} for Binary
 	Features []string   // optional column names, len d when set
 
-	memo *oncemap.Map // derived statistics; see Memo
+	memo *oncemap.Map[string, any] // derived statistics; see Memo
 }
 
 // Memo returns the statistic called key of d (XᵀX, λ_min, a factorisation,
@@ -56,11 +56,11 @@ func (d *Dataset) Memo(key string, compute func() (any, error)) (any, error) {
 // struct literals need no constructor.
 var memoLock sync.Mutex
 
-func (d *Dataset) memoTable() *oncemap.Map {
+func (d *Dataset) memoTable() *oncemap.Map[string, any] {
 	memoLock.Lock()
 	defer memoLock.Unlock()
 	if d.memo == nil {
-		d.memo = &oncemap.Map{}
+		d.memo = &oncemap.Map[string, any]{}
 	}
 	return d.memo
 }

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
+	"github.com/dplab/dplab/internal/oncemap"
 	"github.com/dplab/dplab/mechanisms/accounting"
 )
 
@@ -88,32 +88,15 @@ func checkSketchSize(name string, k, d int) error {
 var errPaperWrapped = errors.New(`calibration = "paper" follows the paper's budget split and cannot account for private tuning; set calibration = "accountant"`)
 
 // gammaCache memoises a mechanism's paper calibration per (k, ε, δ): the
-// trials of a cell share it. It lives in the mechanism value (built once per
-// params by the runner), not in package state.
+// trials of a cell share it, and trials that ask while it is computed wait
+// for it. It lives in the mechanism value (built once per params by the
+// runner), not in package state.
 type gammaCache struct {
-	mu sync.Mutex
-	m  map[[3]float64]float64
+	m oncemap.Map[[3]float64, float64]
 }
 
 func (c *gammaCache) get(k int, eps, delta float64, compute func() (float64, error)) (float64, error) {
-	key := [3]float64{float64(k), eps, delta}
-	c.mu.Lock()
-	g, ok := c.m[key]
-	c.mu.Unlock()
-	if ok {
-		return g, nil
-	}
-	g, err := compute()
-	if err != nil {
-		return 0, err
-	}
-	c.mu.Lock()
-	if c.m == nil {
-		c.m = map[[3]float64]float64{}
-	}
-	c.m[key] = g
-	c.mu.Unlock()
-	return g, nil
+	return c.m.Do([3]float64{float64(k), eps, delta}, compute)
 }
 
 // smallestGamma returns the smallest γ > lo (to relative tolerance

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dplab/dplab/internal/fileutil"
 	"gonum.org/v1/plot"
@@ -100,14 +101,26 @@ func (f *Figure) Validate() error {
 }
 
 // Write renders f into dir as <Name>.<format> for each format and returns the
-// paths written. Files are written atomically.
+// paths written. Files are written atomically, in the order of formats; the
+// formats are rendered concurrently.
 func Write(f *Figure, dir string, formats ...string) ([]string, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
+	out := make([][]byte, len(formats))
+	errs := make([]error, len(formats))
+	var wg sync.WaitGroup
+	for i, format := range formats {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = Render(f, format)
+		}()
+	}
+	wg.Wait()
 	var paths []string
-	for _, format := range formats {
-		b, err := Render(f, format)
+	for i, format := range formats {
+		b, err := out[i], errs[i]
 		if err != nil {
 			return paths, err
 		}

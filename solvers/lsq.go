@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -77,17 +79,85 @@ func mulTransVec(X *mat.Dense, v []float64) []float64 {
 
 // solveCholesky solves (A + λI)θ = b by Cholesky. ok is false when A + λI is
 // not positive definite or its condition number exceeds condMax.
+//
+// The condition number is the one gonum's mat.Cholesky reports (LAPACK
+// dpocon's estimate of κ₁ = ‖A‖₁‖A⁻¹‖₁), and θ is computed by the same LAPACK
+// calls (dpotrf, dpotrs), so the result is bit for bit that of
+// mat.Cholesky.Factorize + SolveVecTo. The estimate is only computed when a
+// cheap upper bound on κ₁ does not already certify κ₁ ≤ condMax/2
+// (choleskyCondBound): for the small systems of the sketching mechanisms the
+// estimator cost more than the factorization and the solve together.
 func solveCholesky(a *mat.SymDense, b []float64, lambda, condMax float64) (theta []float64, ok bool) {
 	m := shifted(a, lambda)
-	var chol mat.Cholesky
-	if !chol.Factorize(m) || !(chol.Cond() <= condMax) {
+	sym := m.RawSymmetric() // upper triangle, as mat.Cholesky factorizes it
+	n := sym.N
+	work := make([]float64, 3*n)
+	anorm := lapack64.Lansy(mat.CondNorm, sym, work)
+	if _, ok := lapack64.Potrf(sym); !ok {
 		return nil, false
 	}
-	theta = make([]float64, len(b))
-	if err := chol.SolveVecTo(mat.NewVecDense(len(theta), theta), mat.NewVecDense(len(b), b)); err != nil {
-		return nil, false
+	u := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Stride: sym.Stride, Data: sym.Data}
+	if !(anorm > 0 && choleskyCondBound(u, anorm, work) <= condMax/2) {
+		// mat.Cholesky's cond: 1/rcond with rcond from dpocon.
+		if cond := 1 / lapack64.Pocon(sym, anorm, work, make([]int, n)); !(cond <= condMax) {
+			return nil, false
+		}
 	}
+	theta = slices.Clone(b)
+	lapack64.Potrs(u, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: theta})
 	return theta, true
+}
+
+// choleskyCondBound returns an upper bound on κ₁(A) = ‖A‖₁‖A⁻¹‖₁ from the
+// Cholesky factor A = UᵀU and anorm = ‖A‖₁, or +Inf. With M(U) the
+// comparison matrix of U (|uᵢᵢ| on the diagonal, −|uᵢⱼ| off it),
+// |U⁻¹| ≤ M(U)⁻¹ entrywise and M(U)⁻¹ ≥ 0, so ‖U⁻¹‖∞ ≤ ‖M(U)⁻¹e‖∞ and
+// ‖U⁻¹‖₁ ≤ ‖M(U)⁻ᵀe‖∞ with e the vector of ones ([Hig02] §8.3, bounds through the
+// comparison matrix): two triangular solves with no cancellation. Then
+//
+//	‖A⁻¹‖₁ = ‖U⁻¹U⁻ᵀ‖₁ ≤ ‖U⁻¹‖₁‖U⁻ᵀ‖₁ = ‖U⁻¹‖₁‖U⁻¹‖∞.
+//
+// dpocon's estimate is ‖A⁻¹x‖₁ for some ‖x‖₁ = 1, at most ‖A⁻¹‖₁ up to
+// rounding of relative size O(n²ε) (its solves are backward stable, and the
+// comparison-matrix bound holds for the perturbed factor too), so a bound
+// ≤ condMax/2 means the estimate is ≤ condMax. work needs 2n elements.
+func choleskyCondBound(u blas64.Triangular, anorm float64, work []float64) float64 {
+	n := u.N
+	row, col := work[:n], work[n:2*n]
+	// M(U)x = e, backwards: xᵢ = (1 + Σⱼ>ᵢ |uᵢⱼ| xⱼ) / |uᵢᵢ|.
+	for i := n - 1; i >= 0; i-- {
+		s := 1.0
+		r := u.Data[i*u.Stride:]
+		for j := i + 1; j < n; j++ {
+			s += math.Abs(r[j]) * row[j]
+		}
+		row[i] = s / math.Abs(r[i])
+	}
+	// M(U)ᵀx = e, forwards: xⱼ = (1 + Σᵢ<ⱼ |uᵢⱼ| xᵢ) / |uⱼⱼ|.
+	for j := range col {
+		col[j] = 1
+	}
+	for i := 0; i < n; i++ {
+		r := u.Data[i*u.Stride:]
+		col[i] /= math.Abs(r[i])
+		for j := i + 1; j < n; j++ {
+			col[j] += math.Abs(r[j]) * col[i]
+		}
+	}
+	bound := anorm * maxOf(row) * maxOf(col)
+	if math.IsNaN(bound) {
+		return math.Inf(1)
+	}
+	return bound
+}
+
+// maxOf returns the largest element of the non-empty v.
+func maxOf(v []float64) float64 {
+	m := v[0]
+	for _, x := range v[1:] {
+		m = math.Max(m, x)
+	}
+	return m
 }
 
 // shifted returns a copy of A + λI.

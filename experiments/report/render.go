@@ -10,10 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/experiments/curves"
@@ -72,17 +74,21 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 		}
 		out = append(out, path)
 	}
+	// Figures are drawn and tables built one after the other (the view is
+	// not safe for concurrent use); their files are then rendered and
+	// written concurrently — a figure's PNG encoding is most of a small
+	// panel's rendering time.
+	var jobs []func() ([]string, error)
 	if len(outs.figures) > 0 {
 		if err := os.MkdirAll(filepath.Join(dir, "figures"), 0o755); err != nil {
 			return out, err
 		}
 	}
 	for _, f := range outs.figures {
-		paths, err := plotting.Write(f.draw(v), filepath.Join(dir, "figures"), f.formats()...)
-		out = append(out, paths...)
-		if err != nil {
-			return out, err
-		}
+		fig, formats := f.draw(v), f.formats()
+		jobs = append(jobs, func() ([]string, error) {
+			return plotting.Write(fig, filepath.Join(dir, "figures"), formats...)
+		})
 	}
 	if len(outs.tables) > 0 {
 		if err := os.MkdirAll(filepath.Join(dir, "tables"), 0o755); err != nil {
@@ -98,14 +104,47 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 				return out, fmt.Errorf("%s: table[%d] %q and table[%d] %q both write tables/%s.*; rename one", s.File, j, s.Tables[j].Name, i, s.Tables[i].Name, tab.Name)
 			}
 			written[tab.Name] = i
-			paths, err := plotting.WriteTable(tab, filepath.Join(dir, "tables"), t.formats()...)
-			out = append(out, paths...)
-			if err != nil {
-				return out, err
-			}
+			formats := t.formats()
+			jobs = append(jobs, func() ([]string, error) {
+				return plotting.WriteTable(tab, filepath.Join(dir, "tables"), formats...)
+			})
 		}
 	}
-	return out, nil
+	paths, err := runJobs(jobs)
+	return append(out, paths...), err
+}
+
+// runJobs runs the jobs, at most GOMAXPROCS at a time, and returns the paths
+// they wrote in job order and the first error in job order.
+func runJobs(jobs []func() ([]string, error)) ([]string, error) {
+	paths := make([][]string, len(jobs))
+	errs := make([]error, len(jobs))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, job := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			paths[i], errs[i] = job()
+		}()
+	}
+	wg.Wait()
+	var out []string
+	for i := range jobs {
+		out = append(out, paths[i]...)
+	}
+	return out, firstError(errs)
+}
+
+// firstError returns the first non-nil error of errs, or nil.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // view joins the spec's cells with the aggregates of their stored trials.

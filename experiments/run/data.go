@@ -20,7 +20,7 @@ import (
 // in datasets.DefaultVerifyCachePath(), so an unchanged file is hashed once,
 // not at every run. It is safe for concurrent use; the zero value is ready.
 type DataCache struct {
-	m oncemap.Map
+	m oncemap.Map[string, any]
 
 	verifyOnce sync.Once
 	verifier   *datasets.VerifyCache
@@ -84,25 +84,47 @@ type split struct {
 	train, val, test *datasets.Dataset
 }
 
-// prepare returns the split of dataset d for a trial. A fixed split (the
-// default) is made once, from a seed derived from the spec seed and the
-// dataset, and shared; a resampled split uses the trial's "split" stream.
-func (r *runner) prepare(d spec.DatasetSpec, rs rngs.Streams) (*split, error) {
-	loaded, err := r.cache.load(r.dataDir, d)
-	if err != nil {
-		return nil, err
+// prepare returns the split of dataset i of the spec for a trial. A fixed
+// split (the default) is made once, from a seed derived from the spec seed
+// and the dataset, and shared; a resampled split uses the trial's "split"
+// stream. What does not depend on the trial is looked up once per run
+// (datasetMemo), not once per trial.
+func (r *runner) prepare(i int, rs rngs.Streams) (*split, error) {
+	d := r.spec.Datasets[i]
+	m := &r.datasets[i]
+	m.once.Do(func() { m.loaded, m.fixed, m.err = r.prepareOnce(d) })
+	if m.err != nil {
+		return nil, m.err
 	}
 	if d.Split.Resample {
-		return splitAndScale(loaded, d, rs.Get("split"))
+		return splitAndScale(m.loaded, d, rs.Get("split"))
+	}
+	return m.fixed, nil
+}
+
+// datasetMemo is one dataset's loaded data and, for a fixed split, its split.
+type datasetMemo struct {
+	once   sync.Once
+	loaded *datasets.Loaded
+	fixed  *split
+	err    error
+}
+
+// prepareOnce loads dataset d through the cache and, for a fixed split, makes
+// (or finds in the cache) its split.
+func (r *runner) prepareOnce(d spec.DatasetSpec) (*datasets.Loaded, *split, error) {
+	loaded, err := r.cache.load(r.dataDir, d)
+	if err != nil || d.Split.Resample {
+		return loaded, nil, err
 	}
 	key := spec.DatasetKey(d)
 	v, err := r.cache.get("split|"+r.dataDir+"|"+strconv.FormatInt(r.spec.Seed, 10)+"|"+key, func() (any, error) {
 		return splitAndScale(loaded, d, rngs.Derive("dplab/fixed-split", strconv.FormatInt(r.spec.Seed, 10), key).Rand())
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return v.(*split), nil
+	return loaded, v.(*split), nil
 }
 
 // splitAndScale splits loaded per d.Split (random fractions of All, or the

@@ -89,6 +89,8 @@ type runner struct {
 	report  *Report
 	skipped map[string]string
 	memo    map[string]*cellMemo // by cell key (trialmemo.go)
+	// datasets memoises each spec dataset's data for the run (data.go).
+	datasets []datasetMemo
 }
 
 // Run runs every trial of s not yet stored in the result directory
@@ -148,7 +150,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	}
 	r := &runner{spec: s, cells: cells, dataDir: datasets.DataDir(opt.DataDir), cache: cache,
 		acc: s.AccountingConfig(), store: store, log: log, mechs: map[string]mechanisms.Mechanism{}, spent: map[string]accounting.Guarantee{},
-		skipped: map[string]string{}, recs: stored}
+		skipped: map[string]string{}, recs: stored, datasets: make([]datasetMemo, len(s.Datasets))}
 	r.cal = accounting.NewCalibrator(r.acc)
 	rep := &Report{Dir: dir, Cells: len(cells), SkipReasons: r.skipped}
 	r.report = rep
@@ -357,7 +359,7 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 		}
 	}()
 	rs := rngs.New(seed)
-	data, err := r.prepare(ds, rs)
+	data, err := r.prepare(c.Dataset, rs)
 	if err != nil {
 		var missing *datasets.MissingError
 		if errors.As(err, &missing) {

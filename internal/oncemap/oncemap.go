@@ -1,5 +1,7 @@
 // Package oncemap computes a value once per key and shares it: the loaded
-// datasets of a process, the derived statistics of a dataset.
+// datasets of a process, the derived statistics of a dataset, a mechanism's
+// calibrated noise. Concurrent callers of a key still being computed wait
+// for it rather than compute it again.
 //
 // # Invariants
 //
@@ -11,29 +13,36 @@ package oncemap
 import "sync"
 
 // Map holds one lazily computed value per key. It is safe for concurrent use.
-type Map struct {
+type Map[K comparable, V any] struct {
 	mu      sync.Mutex
-	entries map[string]*entry
+	entries map[K]*entry[V]
 }
 
-type entry struct {
+type entry[V any] struct {
 	once sync.Once
-	v    any
+	v    V
 	err  error
 }
 
 // Do returns the value of key, running compute the first time.
-func (m *Map) Do(key string, compute func() (any, error)) (any, error) {
+func (m *Map[K, V]) Do(key K, compute func() (V, error)) (V, error) {
 	m.mu.Lock()
 	if m.entries == nil {
-		m.entries = map[string]*entry{}
+		m.entries = map[K]*entry[V]{}
 	}
 	e, ok := m.entries[key]
 	if !ok {
-		e = &entry{}
+		e = &entry[V]{}
 		m.entries[key] = e
 	}
 	m.mu.Unlock()
 	e.once.Do(func() { e.v, e.err = compute() })
 	return e.v, e.err
+}
+
+// Len returns the number of keys asked for so far.
+func (m *Map[K, V]) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.entries)
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func TestDoRunsOncePerKey(t *testing.T) {
-	var m Map
+	var m Map[string, any]
 	var calls atomic.Int32
 	var wg sync.WaitGroup
 	for i := 0; i < 32; i++ {
@@ -23,7 +23,7 @@ func TestDoRunsOncePerKey(t *testing.T) {
 		}(i)
 	}
 	wg.Wait()
-	if calls.Load() != 2 {
+	if calls.Load() != 2 || m.Len() != 2 {
 		t.Fatalf("compute ran %d times for 2 keys", calls.Load())
 	}
 	boom := errors.New("boom")

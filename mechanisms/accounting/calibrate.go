@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
+
+	"github.com/dplab/dplab/internal/oncemap"
 )
 
 // Target is an (ε, δ) privacy target.
@@ -40,8 +41,7 @@ const maxDoubling = 1 << 30
 // use; one Calibrator may serve a whole run (every dataset and cell).
 type Calibrator struct {
 	cfg  Config
-	mu   sync.Mutex
-	memo map[calKey]float64
+	memo oncemap.Map[calKey, float64]
 }
 
 // calKey identifies a calibration: the family's canonical encoding, the
@@ -80,7 +80,7 @@ func familyKey(event func(x float64) Event) (key string, ok bool) {
 
 // NewCalibrator returns a Calibrator that accounts with cfg.
 func NewCalibrator(cfg Config) *Calibrator {
-	return &Calibrator{cfg: cfg, memo: map[calKey]float64{}}
+	return &Calibrator{cfg: cfg}
 }
 
 // Config returns the accountant configuration of the calibrator.
@@ -110,25 +110,11 @@ func (c *Calibrator) Calibrate(event func(x float64) Event, t Target, b Bracket)
 		return 0, fmt.Errorf("accounting: bracket [%v, %v], want 0 ≤ lo < hi < ∞", b.Lo, b.Hi)
 	}
 	family, memo := familyKey(event)
-	k := calKey{family, t, b}
-	if memo {
-		c.mu.Lock()
-		x, ok := c.memo[k]
-		c.mu.Unlock()
-		if ok {
-			return x, nil
-		}
+	if !memo {
+		return c.calibrate(event, t, b)
 	}
-	x, err := c.calibrate(event, t, b)
-	if err != nil {
-		return 0, err
-	}
-	if memo {
-		c.mu.Lock()
-		c.memo[k] = x
-		c.mu.Unlock()
-	}
-	return x, nil
+	// Concurrent trials of a cell wait for the first one's search.
+	return c.memo.Do(calKey{family, t, b}, func() (float64, error) { return c.calibrate(event, t, b) })
 }
 
 // EpsilonAt returns the ε the calibrator's accountant certifies for e at δ.

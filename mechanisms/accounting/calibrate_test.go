@@ -217,7 +217,51 @@ func TestFamilyKey(t *testing.T) {
 	if err != nil || !(x > 2) {
 		t.Errorf("unkeyed family: %v, %v", x, err)
 	}
-	if len(cal.memo) != 0 {
-		t.Errorf("unkeyed family memoised: %v", cal.memo)
+	if n := cal.memo.Len(); n != 0 {
+		t.Errorf("unkeyed family memoised: %d entries", n)
+	}
+}
+
+// TestCalibrateConcurrentOnce: trials of one cell that ask for the same
+// calibration at once share one search (they used to each run it while
+// none was memoised): eight concurrent calls evaluate the family as often as
+// one call does.
+func TestCalibrateConcurrentOnce(t *testing.T) {
+	var calls atomic.Int64
+	family := func(x float64) Event {
+		calls.Add(1)
+		return Gaussian{Sigma: x, Sensitivity: 1}
+	}
+	target, bracket := Target{1, 1e-5}, Bracket{}
+	if _, err := NewCalibrator(Config{}).Calibrate(family, target, bracket); err != nil {
+		t.Fatal(err)
+	}
+	one := calls.Swap(0)
+	cal := NewCalibrator(Config{})
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	xs := make([]float64, 8)
+	for i := range xs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			x, err := cal.Calibrate(family, target, bracket)
+			if err != nil {
+				t.Error(err)
+			}
+			xs[i] = x
+		}()
+	}
+	close(start)
+	wg.Wait()
+	// familyKey evaluates the family at its two reference points per call.
+	if got := calls.Load(); got > one+2*int64(len(xs)-1) {
+		t.Errorf("8 concurrent calls evaluated the family %d times, one call %d", got, one)
+	}
+	for _, x := range xs[1:] {
+		if x != xs[0] {
+			t.Errorf("concurrent calls disagree: %v", xs)
+		}
 	}
 }
