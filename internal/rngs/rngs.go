@@ -31,22 +31,30 @@ type Seed [32]byte
 // Derive hashes its parts into a seed. Each part is length-prefixed, so
 // ("ab", "c") and ("a", "bc") give different seeds.
 func Derive(parts ...string) Seed {
-	h := sha256.New()
-	var n [8]byte
+	// SHA-256 of len(p₁) p₁ len(p₂) p₂ …, lengths as 8 little-endian bytes,
+	// hashed in one call from a buffer that is on the stack for the usual
+	// short parts (a trial seed is derived once per trial).
+	size := 0
 	for _, p := range parts {
-		binary.LittleEndian.PutUint64(n[:], uint64(len(p)))
-		h.Write(n[:])
-		h.Write([]byte(p))
+		size += 8 + len(p)
 	}
-	var s Seed
-	copy(s[:], h.Sum(nil))
-	return s
+	var stack [256]byte
+	buf := stack[:0]
+	if size > len(stack) {
+		buf = make([]byte, 0, size)
+	}
+	for _, p := range parts {
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(len(p)))
+		buf = append(buf, p...)
+	}
+	return sha256.Sum256(buf)
 }
 
 // TrialSeed is the seed of trial index trial of the cell with key cellKey in an
 // experiment whose base seed is base.
 func TrialSeed(base uint64, cellKey string, trial int) Seed {
-	return Derive("dplab/trial", strconv.FormatUint(base, 10), cellKey, strconv.Itoa(trial))
+	var b, t [20]byte
+	return Derive("dplab/trial", string(strconv.AppendUint(b[:0], base, 10)), cellKey, string(strconv.AppendInt(t[:0], int64(trial), 10)))
 }
 
 // Hex returns the seed as 64 hexadecimal digits.

@@ -1,7 +1,10 @@
 package rngs
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +70,34 @@ func TestStreamUniformity(t *testing.T) {
 	variance := s2/n - mean*mean
 	if math.Abs(mean) > 0.016 || math.Abs(variance-1) > 0.025 {
 		t.Fatalf("normal draws: mean %.4f, variance %.4f", mean, variance)
+	}
+}
+
+// TestDeriveVectors pins Derive's bits: SHA-256 over each part's length (8
+// bytes, little-endian) and bytes, computed here by hand, for short parts,
+// an empty part and parts longer than Derive's stack buffer; and one
+// TrialSeed against its definition.
+func TestDeriveVectors(t *testing.T) {
+	oracle := func(parts ...string) Seed {
+		var msg []byte
+		for _, p := range parts {
+			var n [8]byte
+			binary.LittleEndian.PutUint64(n[:], uint64(len(p)))
+			msg = append(append(msg, n[:]...), p...)
+		}
+		return sha256.Sum256(msg)
+	}
+	long := strings.Repeat("x", 300)
+	for _, parts := range [][]string{{}, {""}, {"dplab/trial", "50", "cell|key", "7"}, {long}, {"a", long, "b"}} {
+		if got, want := Derive(parts...), oracle(parts...); got != want {
+			t.Errorf("Derive(%.20q…) = %x, want %x", parts, got, want)
+		}
+	}
+	if got, want := TrialSeed(18446744073709551615, "k", 123456), oracle("dplab/trial", "18446744073709551615", "k", "123456"); got != want {
+		t.Errorf("TrialSeed = %x, want %x", got, want)
+	}
+	// A fixed value (SHA-256 of the empty message: Derive of no parts).
+	if got := Derive().Hex(); got != "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" {
+		t.Errorf("Derive() = %s", got)
 	}
 }
