@@ -27,8 +27,9 @@ var runCommand = &command{
 runs every trial not already stored in the result directory on N goroutines, and
 renders the spec's figures and tables. Results land in results/<name>/ (or
 results/<name>-quick/ with --quick): trials.jsonl, summary.csv, manifest.json,
-figures/, tables/. An interrupted run (Ctrl-C, a kill) loses no finished trial:
-rerun the same command to resume. With several specs, --out is the parent of
+figures/, tables/. An interrupted run (Ctrl-C, SIGTERM) loses no finished trial;
+a SIGKILL loses at most the last 0.1 s of them (they run again): rerun the same
+command to resume. With several specs, --out is the parent of
 their result directories. A result directory must be new, empty or dplab's
 (holding trials.jsonl), and only one run may use it at a time.`,
 	Run: cmdRun,
