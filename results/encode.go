@@ -151,17 +151,22 @@ func appendFloat(b []byte, f Float) []byte {
 	return strconv.AppendFloat(b, x, 'g', -1, 64)
 }
 
-// appendFloatMap appends m with its keys sorted, as encoding/json writes a
-// map[string]Float.
-func appendFloatMap(b []byte, m map[string]Float) []byte {
-	var buf [16]string
-	keys := buf[:0]
+// sortedKeys appends the keys of m to keys (a buffer the caller may keep on
+// its stack) and sorts them.
+func sortedKeys[V any](m map[string]V, keys []string) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	return keys
+}
+
+// appendFloatMap appends m with its keys sorted, as encoding/json writes a
+// map[string]Float.
+func appendFloatMap(b []byte, m map[string]Float) []byte {
+	var buf [16]string
 	b = append(b, '{')
-	for i, k := range keys {
+	for i, k := range sortedKeys(m, buf[:0]) {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -200,14 +205,9 @@ func appendAnyMap(b []byte, m map[string]any) ([]byte, error) {
 		return append(b, "null"...), nil
 	}
 	var buf [16]string
-	keys := buf[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	b = append(b, '{')
 	var err error
-	for i, k := range keys {
+	for i, k := range sortedKeys(m, buf[:0]) {
 		if i > 0 {
 			b = append(b, ',')
 		}

@@ -123,6 +123,43 @@ func sortedNames[V any](m map[string]V) []string {
 	return out
 }
 
+// selectionTable is a table kind whose block only selects datasets and
+// mechanisms and sets a title, formats and a note (the privacy and runtime
+// tables); tablesOf makes its tables from the view.
+type selectionTable struct {
+	Title      string   `toml:"title"`
+	Datasets   []string `toml:"datasets"`   // labels; default all
+	Mechanisms []string `toml:"mechanisms"` // labels; default all
+	Formats    []string `toml:"formats"`    // default ["md", "tex", "csv"]
+	Note       string   `toml:"note"`
+
+	spec     tableSpec
+	tablesOf func(v *view, s *tableSpec) []*plotting.Table
+}
+
+// registerSelectionTable registers a selectionTable kind.
+func registerSelectionTable(kind string, tablesOf func(v *view, s *tableSpec) []*plotting.Table) {
+	RegisterTable(kind, func(b *Block) (Table, error) {
+		t := selectionTable{tablesOf: tablesOf}
+		if err := b.Decode(&t); err != nil {
+			return nil, err
+		}
+		var err error
+		if t.Formats, err = b.Formats(t.Formats, plotting.TableFormats); err != nil {
+			return nil, err
+		}
+		ds, ms, err := b.Labels(t.Datasets, t.Mechanisms)
+		if err != nil {
+			return nil, err
+		}
+		t.spec = tableSpec{Name: b.Out.Name, Kind: kind, Title: t.Title, Datasets: ds, Mechanisms: ms, Formats: t.Formats, Note: t.Note}
+		return &t, nil
+	})
+}
+
+func (t *selectionTable) build(v *view) []*plotting.Table { return t.tablesOf(v, &t.spec) }
+func (t *selectionTable) formats() []string               { return t.Formats }
+
 // outputs are a spec's decoded figures and tables.
 type outputs struct {
 	figures []Figure

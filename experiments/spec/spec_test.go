@@ -3,38 +3,21 @@ package spec
 import (
 	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-const validSpec = `name = "t"
-seed = 1
-trials = 3
-epsilon = [0.5, 2]
-delta = "min(1e-6, 0.01/n)"
-
-[[dataset]]
-name = "synthetic-linear"
-label = "Lin"
-params = { n = 400, d = 4, seed = 3 }
-
-[[mechanism]]
-name = "adassp"
-label = "AdaSSP"
-params = { rho = 1e-4 }
-
-[[mechanism]]
-name = "ridge"
-label = "Ridge"
-
-[[figure]]
-name = "mse"
-metric = "test_mse"
-
-[[table]]
-name = "mse"
-metric = "test_mse"
-`
+// validSpec is experiments/internal/spectest's Valid spec (this package's
+// tests cannot import spectest, which imports spec).
+var validSpec = func() string {
+	b, err := os.ReadFile(filepath.Join("..", "internal", "spectest", "valid.toml"))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 func TestParseValidSpec(t *testing.T) {
 	s, err := Parse("t.toml", []byte(validSpec))

@@ -25,6 +25,18 @@ func (ObjectivePerturbation) isEvent() {}
 
 // Validate checks Sigma > 0, L > 0, Beta ≥ 0 and Lambda > Beta, all finite.
 func (e ObjectivePerturbation) Validate() error {
+	if err := e.checkNoise(); err != nil {
+		return err
+	}
+	if !finite(e.Lambda) || e.Lambda <= e.Beta {
+		return fieldErr(e, "lambda", e.Lambda, fmt.Sprintf("a finite value > beta = %v (Thm 3.2 needs λ > β)", e.Beta))
+	}
+	return nil
+}
+
+// checkNoise checks what every analysis of the event needs: finite σ > 0,
+// L > 0 and β ≥ 0 (λ's condition differs between them).
+func (e ObjectivePerturbation) checkNoise() error {
 	switch {
 	case !finite(e.Sigma) || e.Sigma <= 0:
 		return fieldErr(e, "sigma", e.Sigma, "a finite value > 0")
@@ -32,8 +44,6 @@ func (e ObjectivePerturbation) Validate() error {
 		return fieldErr(e, "l", e.L, "a finite Lipschitz bound > 0")
 	case !finite(e.Beta) || e.Beta < 0:
 		return fieldErr(e, "beta", e.Beta, "a finite smoothness ≥ 0")
-	case !finite(e.Lambda) || e.Lambda <= e.Beta:
-		return fieldErr(e, "lambda", e.Lambda, fmt.Sprintf("a finite value > beta = %v (Thm 3.2 needs λ > β)", e.Beta))
 	}
 	return nil
 }

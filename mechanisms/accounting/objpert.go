@@ -92,14 +92,10 @@ func KiferDelta(e ObjectivePerturbation, eps float64) (float64, error) {
 // checkKifer checks what Kifer et al.'s condition needs: finite σ, λ, L > 0
 // and β ≥ 0.
 func checkKifer(e ObjectivePerturbation) error {
-	switch {
-	case !finite(e.Sigma) || e.Sigma <= 0:
-		return fieldErr(e, "sigma", e.Sigma, "a finite value > 0")
-	case !finite(e.L) || e.L <= 0:
-		return fieldErr(e, "l", e.L, "a finite Lipschitz bound > 0")
-	case !finite(e.Beta) || e.Beta < 0:
-		return fieldErr(e, "beta", e.Beta, "a finite smoothness ≥ 0")
-	case !finite(e.Lambda) || e.Lambda <= 0:
+	if err := e.checkNoise(); err != nil {
+		return err
+	}
+	if !finite(e.Lambda) || e.Lambda <= 0 {
 		return fieldErr(e, "lambda", e.Lambda, "a finite value > 0")
 	}
 	return nil

@@ -4,6 +4,7 @@ package spectest
 
 import (
 	"context"
+	_ "embed"
 	"testing"
 
 	"github.com/dplab/dplab/experiments/spec"
@@ -11,34 +12,12 @@ import (
 
 // Valid is a small valid spec: AdaSSP and ridge on synthetic data, 2 ε,
 // 3 trials, one figure and one table.
-const Valid = `name = "t"
-seed = 1
-trials = 3
-epsilon = [0.5, 2]
-delta = "min(1e-6, 0.01/n)"
-
-[[dataset]]
-name = "synthetic-linear"
-label = "Lin"
-params = { n = 400, d = 4, seed = 3 }
-
-[[mechanism]]
-name = "adassp"
-label = "AdaSSP"
-params = { rho = 1e-4 }
-
-[[mechanism]]
-name = "ridge"
-label = "Ridge"
-
-[[figure]]
-name = "mse"
-metric = "test_mse"
-
-[[table]]
-name = "mse"
-metric = "test_mse"
-`
+//
+// It lives in valid.toml so that experiments/spec's own tests, which cannot
+// import this package (it imports spec), read the same file.
+//
+//go:embed valid.toml
+var Valid string
 
 // MustParse parses src as the spec "t.toml" or fails t.
 func MustParse(t testing.TB, src string) *spec.Spec {
