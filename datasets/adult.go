@@ -47,7 +47,7 @@ func init() {
 			"(98 indicators first, then the 6 continuous columns), label 1 for >50K and 0 for <=50K. Rows in file order; " +
 			"the benchmark's shuffle + first-80% split is the runner's split (test = 0.2). preset = \"code\" drops the last row of each file as the benchmark's slicing does.",
 		Task:    Binary,
-		Papers:  []string{"RKW24 Fig. 2 (Adult panel), Tab. 2", "IYE19"},
+		Papers:  []string{"RKW23 Fig. 2 (Adult panel), Tab. 2", "IYE19"},
 		License: "CC BY 4.0 (UCI)",
 		Source:  "Kohavi & Becker 1996, UCI Machine Learning Repository",
 		Rows:    45222, Cols: 104,

@@ -57,7 +57,7 @@ func benchmarkLoad(b *testing.B, name string, scaling Scaling) {
 	})
 }
 
-// BenchmarkLoadIJCNN1: 141,691 rows from two gzip LibSVM files; [HMB24] uses
+// BenchmarkLoadIJCNN1: 141,691 rows from two gzip LibSVM files; [HMB23] uses
 // the data unscaled, so load+scale applies the max-row-norm bound a
 // mechanism needs. Target (issue 4): < 1 s.
 func BenchmarkLoadIJCNN1(b *testing.B) {
@@ -65,7 +65,7 @@ func BenchmarkLoadIJCNN1(b *testing.B) {
 }
 
 // BenchmarkLoadAdult: the Iyengar et al. preprocessing of 48,842 lines, then
-// [RKW24]'s unit-norm rows. Target (issue 4): < 0.3 s.
+// [RKW23]'s unit-norm rows. Target (issue 4): < 0.3 s.
 func BenchmarkLoadAdult(b *testing.B) {
 	benchmarkLoad(b, "adult", Scaling{X: ScaleUnitRows})
 }

@@ -22,7 +22,7 @@ func init() {
 			"attribute racepctblack from the features; z-score every feature with its mean and sample sd (ddof = 1) over all " +
 			"1,994 rows; then keep the rows with racepctblack ≥ 0.1 (822 × 99), in file order." + lss25Split,
 		Task:    Regression,
-		Papers:  []string{"LSS25 Fig. 2 (Communities & Crime panel)"},
+		Papers:  []string{"LSS+25 Fig. 2 (Communities & Crime panel)"},
 		License: "CC BY 4.0 (UCI)",
 		Source:  "Redmond & Baveja 2002, UCI Communities and Crime",
 		Rows:    822, Cols: 99,

@@ -29,28 +29,9 @@
 //
 // # References
 //
-//   - [IYE19] R. Iyengar, J. P. Near, D. Song, O. Thakkar, A. Thakurta, L. Wang,
-//     "Towards Practical Differentially Private Convex Optimization", IEEE S&P 2019;
-//     benchmark code sunblaze-ucb/dpml-benchmark (datasets/preprocess/adult.py,
-//     gisette.py; common/datasets.py) — Adult, Gisette, Synthetic-L/H recipes.
-//   - [RKW24] R. Redberg, A. Koskela, Y.-X. Wang, "Improving the Privacy and
-//     Practicality of Objective Perturbation for Differentially Private Linear
-//     Learners", arXiv:2401.00583v1 — uses Adult, Synthetic-L/H, Gisette (Fig. 2,
-//     Tables 1–2).
-//   - [LSS25] O. Lev, V. Srinivasan, M. Shenfeld, K. Ligett, A. Sekhari,
-//     A. C. Wilson, "The Gaussian Mixing Mechanism: Rényi Differential Privacy via
-//     Gaussian Sketches", arXiv:2505.24603 (NeurIPS 2025); code omrilev1/GaussMix
-//     (utils_linear_mixing.py GetDataset/read_crimes) — regression sets and
-//     generators (Figs. 2, 4), image tasks (Figs. 3, 5).
-//   - [HMB24] H. Hendrikx, P. Mangold, A. Bellet, "The Relative Gaussian
-//     Mechanism and its Application to Private Gradient Descent",
-//     arXiv:2308.15250v2 — ijcnn1 (Figs. 1, 2).
-//   - [HSS24] Y. Hu, A. Sanyal, B. Schölkopf, "Provable Privacy with Non-Private
-//     Pre-Processing", arXiv:2403.13041v1 — approximately low-rank logistic data
-//     (Fig. 3).
-//   - [SKL] scikit-learn sklearn.datasets.make_classification (the algorithm
-//     behind Synthetic-L/H), read for its steps, not copied.
-//   - [UCIDS] treforevans/uci_datasets — the uci_datasets family and its test masks.
-//   - The data files, their sources and checksums: ../shared/datasets/MANIFEST.md
-//     and docs/datasets.md.
+// Cited in this package: [HMB23], [HSS24], [IYE19], [LSS+25], [RKW23]. Full
+// entries: docs/references.md. Software read for its algorithm: scikit-learn's
+// make_classification (Synthetic-L/H) and treforevans/uci_datasets (the
+// uci_datasets family and its test masks). The data files, their sources and
+// checksums: ../shared/datasets/MANIFEST.md and docs/datasets.md.
 package datasets

@@ -11,7 +11,7 @@ import (
 
 // FeaturesCSVParams are the params of "features-csv": a feature matrix the
 // user supplies, e.g. the 128 penultimate features of a DP-SGD-trained CNN
-// exported from PyTorch ([LSS25] §5.3), for the private logistic heads.
+// exported from PyTorch ([LSS+25] §5.3), for the private logistic heads.
 type FeaturesCSVParams struct {
 	// Path is the CSV file (comma-separated; .gz and .bz2 are decompressed):
 	// absolute, or relative to the data directory. Required.
@@ -40,9 +40,9 @@ func init() {
 		Name:  "features-csv",
 		Title: "User-supplied feature matrix (CSV)",
 		Description: "A binary task from a CSV file of features and a label column (0/1 or −1/+1) that the user names in " +
-			"params (path, optional test_path for a fixed split, header, label). For [LSS25] Figures 3 and 5 with the " +
+			"params (path, optional test_path for a fixed split, header, label). For [LSS+25] Figures 3 and 5 with the " +
 			"paper's own DP-CNN features: export them (and charge the feature extractor's privacy separately).",
-		Task: Binary, UserFile: true, Papers: []string{"LSS25 Figs. 3, 5 (user features)"},
+		Task: Binary, UserFile: true, Papers: []string{"LSS+25 Figs. 3, 5 (user features)"},
 		License: "the user's", Source: "the user's file",
 	}, loadFeaturesCSV, FeaturesCSVParams{Path: "testdata/features.csv", Header: true})
 }

@@ -33,8 +33,8 @@ func init() {
 	Register(Info{
 		Name:        "boston",
 		Title:       "Boston housing",
-		Description: "housing.txt (whitespace-separated, 506 × 14); target MEDV (last column), the 13 other columns as features, no standardisation ([LSS25] GetDataset 'housing')." + lss25Split,
-		Task:        Regression, Papers: []string{"LSS25 Fig. 4(c)"},
+		Description: "housing.txt (whitespace-separated, 506 × 14); target MEDV (last column), the 13 other columns as features, no standardisation ([LSS+25] GetDataset 'housing')." + lss25Split,
+		Task:        Regression, Papers: []string{"LSS+25 Fig. 4(c)"},
 		License: "StatLib / UCI; no explicit license", Source: "Harrison & Rubinfeld 1978 (StatLib boston)",
 		Rows: 506, Cols: 13,
 		Files: []File{gaussMixFile("housing.txt", "baadf72995725d76efe787b664e1f083388c79ba21ef9a7990d87f774184735a")},
@@ -50,8 +50,8 @@ func init() {
 	Register(Info{
 		Name:        "wine",
 		Title:       "Wine Quality (red)",
-		Description: "winequality-red.csv (comma-separated copy with a header); exact duplicate rows dropped, keeping the first (1,599 → 1,359 rows, \"1359 measurements of 11-dimensional features\" [LSS25]); target quality (3..8)." + lss25Split,
-		Task:        Regression, Papers: []string{"LSS25 Fig. 4(a)"},
+		Description: "winequality-red.csv (comma-separated copy with a header); exact duplicate rows dropped, keeping the first (1,599 → 1,359 rows, \"1359 measurements of 11-dimensional features\" [LSS+25]); target quality (3..8)." + lss25Split,
+		Task:        Regression, Papers: []string{"LSS+25 Fig. 4(a)"},
 		License: "CC BY 4.0 (UCI)", Source: "Cortez et al. 2009, UCI Wine Quality (id 186)",
 		Rows: 1359, Cols: 11,
 		DataDependent: []string{
@@ -62,11 +62,11 @@ func init() {
 	Register(Info{
 		Name:  "bike",
 		Title: "Bike Sharing (Kaggle bike-sharing-demand train.csv)",
-		Description: "bike_train.csv with the Kaggle feature engineering of [LSS25] GetDataset 'bike': season and weather one-hot " +
+		Description: "bike_train.csv with the Kaggle feature engineering of [LSS+25] GetDataset 'bike': season and weather one-hot " +
 			"(season_1..4, weather_1..4), hour, day of week (Monday = 0), month and year (2011 → 0, 2012 → 1) from datetime; " +
 			"datetime, casual and registered dropped; target count. Features: holiday, workingday, temp, atemp, humidity, " +
 			"windspeed, season_1..4, weather_1..4, hour, day, month, year." + lss25Split,
-		Task: Regression, Papers: []string{"LSS25 Fig. 4(d)"},
+		Task: Regression, Papers: []string{"LSS+25 Fig. 4(d)"},
 		License: "CC BY 4.0 (UCI Bike Sharing; Kaggle competition file)", Source: "Fanaee-T & Gama 2013; Kaggle bike-sharing-demand",
 		Rows: 10886, Cols: 18,
 		DataDependent: []string{
@@ -79,7 +79,7 @@ func init() {
 		Title: "Gas sensor data (GaussMix GasDataset.csv)",
 		Description: "GasDataset.csv (no header, 2,565 × 129); duplicate rows dropped; target last column, the 128 others features, no standardisation. " +
 			"preset = \"code\" reproduces the authors' pandas read_csv header bug, which loses the first data row (2,564 rows)." + lss25Split,
-		Task: Regression, Papers: []string{"LSS25 code only (no paper figure)"},
+		Task: Regression, Papers: []string{"LSS+25 code only (no paper figure)"},
 		License: "UCI data (CC BY 4.0); the GaussMix repository has no license", Source: "GaussMix repository datasets/GasDataset.csv",
 		Rows: 2565, Cols: 128,
 		DataDependent: []string{
@@ -100,7 +100,7 @@ func init() {
 		Description: "tamielectric.csv (no header, 45,781 × 4); target last column; the 3 features standardised (mean, population sd). " +
 			"Deviation: GaussMix standardises with training-split statistics; this loader uses all rows, a O(1/√n) difference. " +
 			"preset = \"code\" loses the first data row as the authors' pandas header bug does (45,780 rows)." + lss25Split,
-		Task: Regression, Papers: []string{"LSS25 code only (no paper figure)"},
+		Task: Regression, Papers: []string{"LSS+25 code only (no paper figure)"},
 		License: "UCI data (CC BY 4.0); the GaussMix repository has no license", Source: "GaussMix repository datasets/tamielectric.csv",
 		Rows: 45781, Cols: 3,
 		DataDependent: []string{
@@ -126,7 +126,7 @@ func init() {
 		Description: "breastcancer.txt (194 × 35); target column 3 (time); features columns 2 and 4..34 (outcome, 30 cell features, tumour size), " +
 			"column 35 (lymph-node status) dropped as GaussMix does. preset = \"code\" also keeps the ID column 1 as a feature, as the authors' code does " +
 			"(reference-code.md §8 item 4)." + lss25Split,
-		Task: Regression, Papers: []string{"LSS25 code only (no paper figure)"},
+		Task: Regression, Papers: []string{"LSS+25 code only (no paper figure)"},
 		License: "CC BY 4.0 (UCI)", Source: "Street, Wolberg & Mangasarian, UCI Breast Cancer Wisconsin (Prognostic)",
 		Rows: 194, Cols: 32,
 		Files: []File{gaussMixFile("breastcancer.txt", "24d81bacfba23bdde583458e3eace7c79409ca1f89b56db0279c7fa92ee29ecd")},

@@ -71,8 +71,8 @@ func init() {
 		Title: "GaussMix \"Gaussian dataset\" (rank-q Gaussian rows)",
 		Description: "x_i ~ N(0, QQᵀ) with Q ∈ R^{d×q} the Q factor of an i.i.d. N(0, 1) d × q matrix (rows on a q = 4 " +
 			"dimensional subspace, so λ_min(XᵀX) = 0); n = 10240, d = 512 by default." + gaussMixGenDesc,
-		Task: Regression, Synthetic: true, Papers: []string{"LSS25 Fig. 2 (Gaussian panel)"},
-		License: "generated; no restriction", Source: "[LSS25] §6 / GaussMix GetDataset('synthetic_Gaussian')",
+		Task: Regression, Synthetic: true, Papers: []string{"LSS+25 Fig. 2 (Gaussian panel)"},
+		License: "generated; no restriction", Source: "[LSS+25] §6 / GaussMix GetDataset('synthetic_Gaussian')",
 		Rows: 10240, Cols: 512,
 	}, func(_ string, p LowRankParams) (*Loaded, error) {
 		return &Loaded{All: generateLowRank("gaussmix-gaussian", p.withDefaults(), func(r *rand.Rand) float64 { return r.NormFloat64() })}, nil
@@ -83,8 +83,8 @@ func init() {
 		Title: "GaussMix \"Uniform dataset\" (rank-q uniform latent)",
 		Description: "x_i = Q z_i with z_i ∈ R^q i.i.d. U(−1, 1)·√12 entries and Q as for gaussmix-gaussian (q = 4), following " +
 			"the authors' code rather than the text's \"i.i.d. Unif([−1,1]) features\" (gaussmix.md §7 item 14)." + gaussMixGenDesc,
-		Task: Regression, Synthetic: true, Papers: []string{"LSS25 Fig. 4(b)"},
-		License: "generated; no restriction", Source: "[LSS25] §6 / GaussMix GetDataset('synthetic_Uniform')",
+		Task: Regression, Synthetic: true, Papers: []string{"LSS+25 Fig. 4(b)"},
+		License: "generated; no restriction", Source: "[LSS+25] §6 / GaussMix GetDataset('synthetic_Uniform')",
 		Rows: 10240, Cols: 512,
 	}, func(_ string, p LowRankParams) (*Loaded, error) {
 		return &Loaded{All: generateLowRank("gaussmix-uniform", p.withDefaults(), func(r *rand.Rand) float64 { return (2*r.Float64() - 1) * math.Sqrt(12) })}, nil
@@ -95,8 +95,8 @@ func init() {
 		Title: "GaussMix \"Synthetic dataset\" (MLP features)",
 		Description: "The paper's text version (gaussmix.md §6.2): latent x̃ ~ N(0, I₂), x = φ(W₂ φ(W₁x̃ + b₁) + b₂) with φ the " +
 			"sigmoid, W₁ ∈ R^{100×2}, W₂ ∈ R^{d×100} i.i.d. N(0, 1), b₁, b₂ ~ N(0, 10⁻⁶ I); d = 512." + gaussMixGenDesc,
-		Task: Regression, Synthetic: true, Papers: []string{"LSS25 Fig. 2 (Synthetic panel)"},
-		License: "generated; no restriction", Source: "[LSS25] §6",
+		Task: Regression, Synthetic: true, Papers: []string{"LSS+25 Fig. 2 (Synthetic panel)"},
+		License: "generated; no restriction", Source: "[LSS+25] §6",
 		Rows: 10240, Cols: 512,
 	}, func(_ string, p MLPParams) (*Loaded, error) {
 		return &Loaded{All: generateMLP(p.withDefaults())}, nil
@@ -105,7 +105,7 @@ func init() {
 
 // randomOrthonormal returns the d × q Q factor of the QR decomposition of an
 // i.i.d. N(0, 1) d × q matrix: q orthonormal columns spanning a uniformly
-// random subspace ([LSS25] §6: "Q from the QR decomposition of an i.i.d.
+// random subspace ([LSS+25] §6: "Q from the QR decomposition of an i.i.d.
 // N(0,1) matrix").
 func randomOrthonormal(r *rand.Rand, d, q int) *mat.Dense {
 	g := mat.NewDense(d, q, gaussianMatrix(r, d, q))

@@ -7,11 +7,11 @@ func init() {
 	Register(Info{
 		Name:  "ijcnn1",
 		Title: "LibSVM ijcnn1 (IJCNN 2001 challenge)",
-		Description: "LibSVM files ijcnn1 (tr + val, 49,990 rows) ++ ijcnn1.t (91,701 rows) = 141,691 × 22, as [HMB24] " +
+		Description: "LibSVM files ijcnn1 (tr + val, 49,990 rows) ++ ijcnn1.t (91,701 rows) = 141,691 × 22, as [HMB23] " +
 			"(rgm.md §5.2: \"concatenation of train and test\"). Labels ±1 kept as real regression targets; no scaling " +
 			"(LibSVM already scaled the features). Not ijcnn1.tr/.val separately.",
 		Task:    Regression,
-		Papers:  []string{"HMB24 Fig. 1 (v1, v2), Fig. 2 right (v2)"},
+		Papers:  []string{"HMB23 Fig. 1 (v1, v2), Fig. 2 right (v2)"},
 		License: "no explicit license (LibSVM data page); mirror tick-datasets is BSD-3-Clause",
 		Source:  "Prokhorov, IJCNN 2001 neural network competition; Chang & Lin, LibSVM binary data sets",
 		Rows:    141691, Cols: 22,

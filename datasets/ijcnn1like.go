@@ -41,7 +41,7 @@ func init() {
 			"covariance AAᵀ/d), d = 22; label sign(wᵀx + b₀) with w uniform on the unit sphere and b₀ = −Φ⁻¹(1 − p)·√(wᵀAAᵀw/d), " +
 			"so that a fraction p = 0.096 of the population is positive (ijcnn1's rate). Labels ±1 as real targets, like ijcnn1. " +
 			"Deterministic from seed.",
-		Task: Regression, Synthetic: true, Papers: []string{"HMB24 (CI stand-in for ijcnn1)"},
+		Task: Regression, Synthetic: true, Papers: []string{"HMB23 (CI stand-in for ijcnn1)"},
 		License: "generated; no restriction", Source: "dplab, following rgm.md §6 item 22",
 		Rows: 5000, Cols: 22,
 	}, func(_ string, p IJCNN1LikeParams) (*Loaded, error) {

@@ -10,7 +10,7 @@ import (
 )
 
 // A data-independent, privacy-free feature map for the binary image tasks of
-// [LSS25] Figures 3 and 5. The paper trains a small CNN with DP-SGD (at
+// [LSS+25] Figures 3 and 5. The paper trains a small CNN with DP-SGD (at
 // ε/10) and feeds its 128 penultimate features to the private logistic
 // heads; here a fixed random convolution replaces that network. Its weights
 // depend only on a seed, never on the data, so the features cost no privacy
@@ -68,13 +68,13 @@ const (
 func init() {
 	desc := " images (classes 3 and 8 by default, the first is label 0) mapped to F·16 = 128 features by a fixed random " +
 		"convolution (F = 8 filters 5 × 5 with i.i.d. N(0, 1/25) weights from the seed, on pixels/255 − 0.5), ReLU and " +
-		"6 × 6 max-pooling. Data-independent and privacy-free: it stands in for [LSS25]'s DP-SGD-trained CNN features " +
+		"6 × 6 max-pooling. Data-independent and privacy-free: it stands in for [LSS+25]'s DP-SGD-trained CNN features " +
 		"(a documented deviation). Rows are not scaled here (the runner's max-row-norm scaling does it)."
 	Register(Info{
 		Name:        "fashion-mnist-features",
 		Title:       "Fashion-MNIST 3 vs 8, random-convolution features",
 		Description: "Fashion-MNIST" + desc + " Official train and test files give Train (12,000) and Test (2,000).",
-		Task:        Binary, Papers: []string{"LSS25 Fig. 3 (stand-in features)"},
+		Task:        Binary, Papers: []string{"LSS+25 Fig. 3 (stand-in features)"},
 		License: "MIT (Zalando SE)", Source: "Xiao, Rasul & Vollgraf 2017; features: this package",
 		Rows: 14000, Cols: 128,
 		Files: fashionMNISTFiles(),
@@ -86,7 +86,7 @@ func init() {
 		Title: "MNIST 3 vs 8, random-convolution features",
 		Description: "MNIST" + desc + " The shared data folder has only MNIST's test split: part = \"test\" loads it " +
 			"into All (1,984 rows) for a random split.",
-		Task: Binary, Papers: []string{"LSS25 Fig. 5 (stand-in features)"},
+		Task: Binary, Papers: []string{"LSS+25 Fig. 5 (stand-in features)"},
 		License: "CC BY-SA 3.0 (LeCun & Cortes)", Source: "LeCun, Cortes & Burges, MNIST; features: this package",
 		Rows: 13966, Cols: 128,
 		Files: mnistFiles(),

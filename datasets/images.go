@@ -8,7 +8,7 @@ import (
 // ImageParams are the params of "mnist" and "fashion-mnist".
 type ImageParams struct {
 	// Classes are the two classes kept: label 0 for the first, 1 for the
-	// second; nil means [3, 8] ([LSS25] §6.5: "only classes 3 and 8").
+	// second; nil means [3, 8] ([LSS+25] §6.5: "only classes 3 and 8").
 	Classes []int `toml:"classes"`
 	// Part "" (default) loads the official train and test files into
 	// Train and Test; "test" loads only the test files into All (the shared
@@ -44,7 +44,7 @@ const (
 
 func init() {
 	imageDesc := " IDX files; a binary task over two classes (classes = [3, 8] by default, the first is label 0). " +
-		"Features: the 784 pixels divided by 255, in [0, 1] (raw pixels; [LSS25] feeds them through a DP CNN " +
+		"Features: the 784 pixels divided by 255, in [0, 1] (raw pixels; [LSS+25] feeds them through a DP CNN " +
 		"whose 128 features are not reproduced here). Official train/test files give Train and Test."
 	Register(Info{
 		Name:  "mnist",
@@ -52,7 +52,7 @@ func init() {
 		Description: "MNIST" + imageDesc + " The shared data folder has only the test split (training images " +
 			"missing): load it with part = \"test\" (1,984 rows for 3 vs 8), or fetch the training images.",
 		Task:    Binary,
-		Papers:  []string{"LSS25 Fig. 5"},
+		Papers:  []string{"LSS+25 Fig. 5"},
 		License: "CC BY-SA 3.0 (LeCun & Cortes)",
 		Source:  "LeCun, Cortes & Burges, MNIST database",
 		Rows:    13966, Cols: 784,
@@ -64,7 +64,7 @@ func init() {
 		Title:       "Fashion-MNIST, two classes (3 = Dress vs 8 = Bag by default)",
 		Description: "Fashion-MNIST" + imageDesc,
 		Task:        Binary,
-		Papers:      []string{"LSS25 Fig. 3"},
+		Papers:      []string{"LSS+25 Fig. 3"},
 		License:     "MIT (Zalando SE)",
 		Source:      "Xiao, Rasul & Vollgraf 2017, github.com/zalandoresearch/fashion-mnist",
 		Rows:        14000, Cols: 784,

@@ -6,7 +6,7 @@ import (
 
 const uciGisette = "https://archive.ics.uci.edu/ml/machine-learning-databases/gisette/GISETTE/"
 
-const iyengarDesc = " Labels ±1 mapped to {0, 1}. No scaling: [RKW24] normalise rows to unit norm (the runner's " +
+const iyengarDesc = " Labels ±1 mapped to {0, 1}. No scaling: [RKW23] normalise rows to unit norm (the runner's " +
 	"x = \"unit-rows\"), and the benchmark's shuffle + first-80% split is the runner's split (test = 0.2)."
 
 func init() {
@@ -27,17 +27,17 @@ func init() {
 	}
 	synth("synthetic-l", "synthetic_l.csv", "Synthetic-L (Iyengar et al.; make_classification, 10,000 × 40)",
 		"make_classification(n_samples=10000, n_features=40, n_informative=30, n_classes=2, class_sep=2.0, random_state=1000)",
-		"7a877c787f4d1da0ea1d1fc3672252417574e628d552a4f6149245e0043da24a", 10000, 40, []string{"RKW24 Fig. 2 (Synthetic-L panel), Tab. 1"})
+		"7a877c787f4d1da0ea1d1fc3672252417574e628d552a4f6149245e0043da24a", 10000, 40, []string{"RKW23 Fig. 2 (Synthetic-L panel), Tab. 1"})
 	synth("synthetic-h", "synthetic_h.csv", "Synthetic-H (Iyengar et al.; make_classification, 2,000 × 2,000)",
 		"make_classification(n_samples=2000, n_features=2000, n_informative=10, n_redundant=0, n_classes=2, class_sep=2.0, random_state=1)",
-		"2831b001ecdf22c9b718037953d07be6b256bc708a8c24b43aa6cf17a3b5a60c", 2000, 2000, []string{"RKW24 Fig. 2 (Synthetic-H panel)"})
+		"2831b001ecdf22c9b718037953d07be6b256bc708a8c24b43aa6cf17a3b5a60c", 2000, 2000, []string{"RKW23 Fig. 2 (Synthetic-H panel)"})
 
 	Register(Info{
 		Name:  "gisette",
 		Title: "UCI GISETTE (NIPS 2003 feature selection challenge), training part",
 		Description: "gisette_train.data (6,000 lines of 5,000 space-separated integers) and gisette_train.labels (±1), " +
 			"the training part only, as the Iyengar et al. benchmark uses (gisette.py)." + iyengarDesc,
-		Task: Binary, Papers: []string{"RKW24 Fig. 2 (Gisette panel)"},
+		Task: Binary, Papers: []string{"RKW23 Fig. 2 (Gisette panel)"},
 		License: "CC BY 4.0 (UCI)", Source: "Guyon et al. 2004, UCI GISETTE",
 		Rows: 6000, Cols: 5000,
 		Files: []File{

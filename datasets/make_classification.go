@@ -45,10 +45,10 @@ func init() {
 	}
 	gen("synthetic-l-gen", "Synthetic-L regenerated in Go (make_classification port, 10,000 × 40)",
 		"n_samples=10000, n_features=40, n_informative=30, n_redundant=2, class_sep=2.0",
-		classification{samples: 10000, features: 40, informative: 30, redundant: 2, classSep: 2}, []string{"RKW24 Fig. 2 (stand-in for Synthetic-L)"})
+		classification{samples: 10000, features: 40, informative: 30, redundant: 2, classSep: 2}, []string{"RKW23 Fig. 2 (stand-in for Synthetic-L)"})
 	gen("synthetic-h-gen", "Synthetic-H regenerated in Go (make_classification port, 2,000 × 2,000)",
 		"n_samples=2000, n_features=2000, n_informative=10, n_redundant=0, class_sep=2.0",
-		classification{samples: 2000, features: 2000, informative: 10, redundant: 0, classSep: 2}, []string{"RKW24 Fig. 2 (stand-in for Synthetic-H)"})
+		classification{samples: 2000, features: 2000, informative: 10, redundant: 0, classSep: 2}, []string{"RKW23 Fig. 2 (stand-in for Synthetic-H)"})
 }
 
 // makeClassification follows sklearn.datasets.make_classification (read in

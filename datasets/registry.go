@@ -12,7 +12,7 @@ type Info struct {
 	Title       string   // human title ("UCI Adult (Census Income)")
 	Description string   // what the loader does: source files, preprocessing, quirks
 	Task        Task     // Regression or Binary
-	Papers      []string // the papers and figures that use it ("RKW24 Fig. 2")
+	Papers      []string // the papers and figures that use it ("RKW23 Fig. 2")
 	Files       []File   // raw files in the data directory; none for a generator
 	Synthetic   bool     // generated from a seed, no files
 	UserFile    bool     // reads a file the user names in its params, no registered files

@@ -8,7 +8,7 @@ func init() {
 			"OpenML's export); features the other 124 columns in file order (100 absorbances, 22 principal components, " +
 			"moisture, protein), as OpenML's fetch_openml(\"Tecator\") gives GaussMix." + lss25Split,
 		Task:    Regression,
-		Papers:  []string{"LSS25 Fig. 2 (Tecator panel)"},
+		Papers:  []string{"LSS+25 Fig. 2 (Tecator panel)"},
 		License: "Tecator permission note: free use and redistribution with the note attached (tecator/PERMISSION.txt)",
 		Source:  "Borggaard & Thodberg 1992, StatLib tecator / OpenML 505",
 		Rows:    240, Cols: 124,

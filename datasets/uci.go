@@ -6,8 +6,9 @@ import (
 
 // UCIParams are the params of the uci_datasets family.
 type UCIParams struct {
-	// Split selects the test mask column 0..9 ([UCIDS] test_mask[:, split]);
-	// GaussMix draws it at random per run, dplab makes it a parameter.
+	// Split selects the test mask column 0..9 (treforevans/uci_datasets'
+	// test_mask[:, split]); GaussMix draws it at random per run, dplab makes
+	// it a parameter.
 	Split int `toml:"split"`
 }
 
@@ -58,7 +59,7 @@ func init() {
 				"population sd (zero sd → 1), as GaussMix does (reference-code.md §7.1 family A); y / max|y_train| and "+
 				"X / max train row norm are the runner's scaling (y = \"max-abs\", x = \"max-row-norm\").", s.name, s.n, s.d, s.name),
 			Task:    Regression,
-			Papers:  []string{"LSS25 code only (no paper figure)"},
+			Papers:  []string{"LSS+25 code only (no paper figure)"},
 			License: "per source (UCI data CC BY 4.0; Delve/Torgo sets free for research); GaussMix repository has no license",
 			Source:  "treforevans/uci_datasets (Wilson et al.), via the GaussMix repository",
 			Rows:    s.n, Cols: s.d,

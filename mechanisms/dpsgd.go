@@ -27,7 +27,7 @@ import (
 // ("dishonest" tuning charges only this), and under private tuning the whole
 // Papernot–Steinke selection is ([RKW23] §5 "honest" DP-SGD).
 //
-// Ref: [Abadi16] Alg. 1; [MTZ19] (sampled Gaussian RDP, add/remove);
+// Ref: [ACG+16] Alg. 1; [MTZ19] (sampled Gaussian RDP, add/remove);
 // [RKW23] §5 and its optimisation-parameter table (expected batch 256,
 // 60 epochs, C = √2, Adam), objpert.md §4. Symbols: η = learning_rate,
 // B = batch, C = clip, σ_mult = noise_multiplier.
@@ -96,7 +96,7 @@ func (p DPSGDParams) config() solvers.DPSGDConfig {
 }
 
 func init() {
-	Register(Info{Name: "dpsgd", Title: "DP-SGD", Ref: "Abadi16", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1},
+	Register(Info{Name: "dpsgd", Title: "DP-SGD", Ref: "ACG+16", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1},
 		func(p DPSGDParams) (Mechanism, error) { return &DPSGD{p: p}, nil },
 		DPSGDParams{Epochs: 5, LearningRate: 0.05})
 }

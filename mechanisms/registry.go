@@ -11,7 +11,7 @@ import (
 type Info struct {
 	Name  string // registry name, lowercase-hyphen ("adassp", "objpert-amp")
 	Title string // legend-ready name ("AdaSSP")
-	Ref   string // citation key of doc.go's references ("Wang18")
+	Ref   string // citation key listed in docs/references.md ("Wang18")
 	// Tasks the mechanism fits.
 	Tasks []datasets.Task
 	// Private is false for non-private reference learners: they run once per

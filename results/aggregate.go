@@ -33,7 +33,7 @@ type Stat struct {
 	Mean, SD, SE   float64 // SD is the sample standard deviation (n−1)
 	CIHalf         float64 // half-width of the 95% CI of the mean
 	CILow, CIHigh  float64
-	Median, Q1, Q3 float64 // type-7 quantiles [Hyndman96]
+	Median, Q1, Q3 float64 // type-7 quantiles [HF96]
 	Min, Max       float64
 }
 
@@ -78,7 +78,7 @@ func Summarize(xs []float64, ci CIMethod) Stat {
 	return s
 }
 
-// quantile7 is the type-7 sample quantile of sorted data [Hyndman96]:
+// quantile7 is the type-7 sample quantile of sorted data [HF96]:
 // h = (n−1)p, Q = x[⌊h⌋] + (h−⌊h⌋)(x[⌊h⌋+1] − x[⌊h⌋]).
 func quantile7(sorted []float64, p float64) float64 {
 	n := len(sorted)

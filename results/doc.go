@@ -38,7 +38,6 @@
 //
 // # References
 //
-//	[Hyndman96] R. J. Hyndman, Y. Fan. Sample quantiles in statistical
-//	            packages. The American Statistician 50(4), 1996. (Type 7, used
-//	            for the median and quartiles, as numpy's default.)
+// Cited in this package: [HF96] (type-7 quantiles, numpy's default, for the
+// median and quartiles). Full entries: docs/references.md.
 package results

@@ -14,8 +14,8 @@ import (
 //
 // The polynomial has degree n − 1 and equals f at the n nodes.
 //
-// Ref: [NR] §5.8, routine chebft. GaussMix's code calls the same construction
-// Chebyshev(a, b, n, f) ([LSS25] code, shared/research/reference-code.md §6
+// Ref: [PTVF92] §5.8, routine chebft. GaussMix's code calls the same construction
+// Chebyshev(a, b, n, f) ([LSS+25] code, shared/research/reference-code.md §6
 // G4). It returns an error unless n ≥ 1 and a < b are finite.
 func Chebyshev(f func(float64) float64, a, b float64, n int) ([]float64, error) {
 	if n < 1 {
@@ -46,7 +46,7 @@ func Chebyshev(f func(float64) float64, a, b float64, n int) ([]float64, error) 
 // T_{j+1}(y) = 2y·Tⱼ(y) − T_{j−1}(y), then substitutes
 // y = (2x − a − b)/(b − a) by Horner's rule.
 //
-// Ref: [NR] §5.10 (chebpc, pcshft).
+// Ref: [PTVF92] §5.10 (chebpc, pcshft).
 func ChebyshevMonomial(c []float64, a, b float64) []float64 {
 	n := len(c)
 	if n == 0 {
@@ -94,12 +94,12 @@ func (q Quadratic) Eval(s float64) float64 { return q.B0 + s*(q.B1+s*q.B2) }
 
 // LogisticSurrogate returns, in the monomial basis, the degree-2 Chebyshev
 // interpolant of the logistic log-likelihood log sigmoid(s) = −log(1 + e^−s)
-// on [−Q, Q] ([LSS25] §5.2 uses Q = 6). For Q = 6: B0 = −log 2 (to 1e-15),
+// on [−Q, Q] ([LSS+25] §5.2 uses Q = 6). For Q = 6: B0 = −log 2 (to 1e-15),
 // B1 = 1/2, B2 = −0.0707575 (max error 0.2379 on [−6, 6]); the Chebyshev-basis
 // coefficients are c = (−3.93356, 3, −1.27363) (shared/research/
 // reference-code.md §6 G4) and B = (c₀/2 − c₂, c₁/Q, 2c₂/Q²).
 //
-// Ref: [LSS25] §5.2 and App. G, following [HAB17]. Symbols: (b₀, b₁, b₂) =
+// Ref: [LSS+25] §5.2 and App. G, following [HAB17]. Symbols: (b₀, b₁, b₂) =
 // (B0, B1, B2).
 // preset "code": the authors' notebook uses the Chebyshev-basis c as if it
 // were (b₀, b₁, b₂) (reference-code.md §8 item 7), so its response scale is
@@ -133,7 +133,7 @@ func (q Quadratic) ResponseScale() float64 { return -q.B1 / (2 * q.B2) }
 //
 //	Ỹᵢ = −(B1/(2B2))·tᵢ.
 //
-// Algebra ([LSS25] §5.2, eq. (10); App. G, eqs. (65)–(67)): with sᵢ = tᵢθᵀxᵢ
+// Algebra ([LSS+25] §5.2, eq. (10); App. G, eqs. (65)–(67)): with sᵢ = tᵢθᵀxᵢ
 // and tᵢ² = 1,
 //
 //	Σᵢ q(sᵢ) = n·B0 + B1·θᵀXᵀt + B2·‖Xθ‖²
@@ -141,7 +141,7 @@ func (q Quadratic) ResponseScale() float64 { return -q.B1 / (2 * q.B2) }
 //
 // so for B2 < 0 maximising the surrogate is minimising ‖Ỹ − Xθ‖²:
 // θ̃* = (XᵀX)⁻¹XᵀỸ = ResponseScale()·(XᵀX)⁻¹Xᵀt. A private least-squares
-// solver (LinearMixing, [LSS25] Alg. 2) can therefore run on (X, t), whose
+// solver (LinearMixing, [LSS+25] Alg. 2) can therefore run on (X, t), whose
 // response bound is C_Y = 1, and scale its output by ResponseScale() (App. G),
 // or run on (X, Ỹ) with C_Y = |ResponseScale()|.
 //

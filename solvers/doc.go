@@ -82,38 +82,7 @@
 //
 // # References
 //
-//	[Abadi16] M. Abadi, A. Chu, I. Goodfellow, H. B. McMahan, I. Mironov,
-//	         K. Talwar, L. Zhang. Deep Learning with Differential Privacy.
-//	         arXiv:1607.00133v2 (CCS 2016), Algorithm 1.
-//	[HAB17]  J. H. Huggins, R. P. Adams, T. Broderick. PASS-GLM: Polynomial
-//	         Approximate Sufficient Statistics for Scalable Bayesian GLM
-//	         Inference. NeurIPS 2017 (arXiv:1709.09216); read through [LSS25].
-//	[KB15]   D. P. Kingma, J. Ba. Adam: A Method for Stochastic Optimization.
-//	         arXiv:1412.6980v9 (ICLR 2015), Algorithm 1.
-//	[Knuth2] D. E. Knuth. The Art of Computer Programming, Vol. 2, 3rd ed.,
-//	         1997, §3.4.2 (random sampling and shuffling).
-//	[LSS25]  O. Lev, V. Srinivasan, M. Shenfeld, K. Ligett, A. Sekhari, A. C.
-//	         Wilson. The Gaussian Mixing Mechanism: Rényi Differential Privacy
-//	         via Gaussian Sketches. arXiv:2505.24603 (shared/papers/003_*.txt,
-//	         whose arXiv version is not recorded; shared/research/gaussmix.md).
-//	[MTZ19]  I. Mironov, K. Talwar, L. Zhang. Rényi Differential Privacy of
-//	         the Sampled Gaussian Mechanism. arXiv:1908.10530 (Poisson
-//	         sampling as the accountant assumes it); version not pinned.
-//	[NR]     W. H. Press, S. A. Teukolsky, W. T. Vetterling, B. P. Flannery.
-//	         Numerical Recipes in C, 2nd ed., 1992: §5.8 (chebft), §5.10
-//	         (chebpc, pcshft).
-//	[NW06]   J. Nocedal, S. J. Wright. Numerical Optimization, 2nd ed.,
-//	         Springer 2006: L-BFGS §7.2, line-search Newton §3.3–3.4.
-//	[RKW23]  R. Redberg, A. Koskela, Y.-X. Wang. Improving the Privacy and
-//	         Practicality of Objective Perturbation for Differentially Private
-//	         Linear Learners. arXiv:2401.00583v1 (shared/papers/001_*.txt;
-//	         formulas and errata in shared/research/objpert.md).
-//	[SCS20]  S. Song, T. Steinke, O. Thakkar, A. Thakurta. Evading the Curse of
-//	         Dimensionality in Unconstrained Private GLMs. arXiv:2006.06783
-//	         (AISTATS 2021), Lemma 5.1 — read through [RKW23] App. F.2, Thm F.2;
-//	         version not pinned.
-//	[Wang18] Y.-X. Wang. Revisiting Differentially Private Linear Regression:
-//	         Optimal and Adaptive Prediction & Estimation in Unbounded Domain.
-//	         arXiv:1803.02596 (UAI 2018), Alg. 2 — read through [LSS25] App. H.1
-//	         and shared/research/gaussmix.md §4.4; version not pinned.
+// Cited in this package: [ACG+16], [HAB17], [Hig02], [KB15], [Knu97],
+// [LSS+25], [MTZ19], [NW06], [PTVF92], [RKW23], [SCS20], [Wang18]. Full
+// entries: docs/references.md.
 package solvers

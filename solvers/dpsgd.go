@@ -126,7 +126,7 @@ const clipSlack = 1e-6
 // with ‖gᵢ‖₂ = |sigmoid(x̃ᵢᵀθ) − yᵢ|·‖x̃ᵢ‖₂. An empty batch gives a step on
 // pure noise. The initial θ is LinearInit(d, Bias, ·).
 //
-// Ref: [Abadi16] Alg. 1 (per-example clipping, noise on the sum); [RKW23]
+// Ref: [ACG+16] Alg. 1 (per-example clipping, noise on the sum); [RKW23]
 // §2.2 and §5, shared/research/objpert.md §4 (Poisson sampling, expected
 // batch 256, Adam, division by the expected batch size as Opacus'
 // DPOptimizer does with loss_reduction = "mean"). Symbols: σ_mult =

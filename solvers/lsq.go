@@ -31,7 +31,7 @@ func Gram(X *mat.Dense) *mat.SymDense {
 //
 //	θ = argmin ‖y − Xθ‖² + λ‖θ‖² = (XᵀX + λI)⁻¹ Xᵀy.
 //
-// Ref: [LSS25] eq. (8), θ*(ν) with ν = λ (the non-private reference line).
+// Ref: [LSS+25] eq. (8), θ*(ν) with ν = λ (the non-private reference line).
 //
 // It solves the normal equations by Cholesky. When XᵀX + λI is not positive
 // definite to working precision, or is so ill-conditioned that the normal

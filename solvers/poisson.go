@@ -9,14 +9,14 @@ import (
 
 // PoissonSampler draws Poisson-subsampled batches of the indices 0, …, n−1:
 // each index joins a batch independently with probability q, the sampling
-// that the subsampled-Gaussian accountant assumes ([Abadi16] §3.1 "lots",
+// that the subsampled-Gaussian accountant assumes ([ACG+16] §3.1 "lots",
 // [MTZ19]; Opacus' DPDataLoader).
 //
 // A batch is drawn in two steps with the same distribution: its size
 // B ~ Binomial(n, q) (the number of successes of n independent Bernoulli(q)
 // trials), then B distinct indices uniformly at random — given its size, a
 // Poisson sample is a uniform subset. The indices come from a partial
-// Fisher–Yates shuffle of a persistent permutation ([Knuth2] §3.4.2,
+// Fisher–Yates shuffle of a persistent permutation ([Knu97] §3.4.2,
 // Algorithm P stopped after B swaps), which yields a uniform random B-subset
 // whatever the permutation's current order. Cost O(B) per batch, not n
 // uniforms.

@@ -58,57 +58,9 @@
 //
 // # References
 //
-//   - [Mir17] I. Mironov, "Rényi Differential Privacy", CSF 2017, arXiv:1702.07476v3.
-//   - [MTZ19] I. Mironov, K. Talwar, L. Zhang, "Rényi Differential Privacy of
-//     the Sampled Gaussian Mechanism", arXiv:1908.10530v1.
-//   - [ACG+16] M. Abadi et al., "Deep Learning with Differential Privacy",
-//     CCS 2016, arXiv:1607.00133v2.
-//   - [BBG+20] B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis
-//     Testing Interpretations and Rényi Differential Privacy", AISTATS 2020,
-//     arXiv:1905.09982v2.
-//   - [CKS20] C. Canonne, G. Kamath, T. Steinke, "The Discrete Gaussian for
-//     Differential Privacy", arXiv:2004.00010v4.
-//   - [ALC+21] S. Asoodeh, J. Liao, F. Calmon, O. Kosut, L. Sankar, "Three
-//     Variants of Differential Privacy: Lossless Conversion and
-//     Applications", arXiv:2001.05990v1.
-//   - [BW18] B. Balle, Y.-X. Wang, "Improving the Gaussian Mechanism for
-//     Differential Privacy: Analytical Calibration and Optimal Denoising",
-//     ICML 2018, arXiv:1805.06530v2.
-//   - [DRS19] J. Dong, A. Roth, W. Su, "Gaussian Differential Privacy",
-//     arXiv:1905.02383v3.
-//   - [PS22] N. Papernot, T. Steinke, "Hyperparameter Tuning with Rényi
-//     Differential Privacy", ICLR 2022, arXiv:2110.03620v2.
-//   - [DGK+22] V. Doroshenko, B. Ghazi, P. Kamath, R. Kumar, P. Manurangsi,
-//     "Connect the Dots: Tighter Discrete Approximations of Privacy Loss
-//     Distributions", PETS 2022, arXiv:2207.04380v1.
-//   - [KJPH21] A. Koskela, J. Jälkö, L. Prediger, A. Honkela, "Tight
-//     Differential Privacy for Discrete-Valued Mechanisms and for the
-//     Subsampled Gaussian Mechanism Using FFT", AISTATS 2021,
-//     arXiv:2006.07134v3.
-//   - [DR14] C. Dwork, A. Roth, "The Algorithmic Foundations of Differential
-//     Privacy", Found. Trends Theor. Comput. Sci. 9(3–4), 2014. Thm 3.16
-//     (basic composition).
-//   - [KST12] D. Kifer, A. Smith, A. Thakurta, "Private Convex Empirical
-//     Risk Minimization and High-dimensional Regression", COLT 2012.
-//   - [She19] O. Sheffet, "Old Techniques in Differentially Private Linear
-//     Regression", ALT 2019.
-//   - [RKW23] R. Redberg, A. Koskela, Y.-X. Wang, "Improving the Privacy and
-//     Practicality of Objective Perturbation for Differentially Private
-//     Linear Learners", NeurIPS 2023, arXiv:2401.00583v1.
-//   - [LSS+25] O. Lev, V. Srinivasan, M. Shenfeld, K. Ligett, A. Sekhari,
-//     A. C. Wilson, "The Gaussian Mixing Mechanism: Rényi Differential
-//     Privacy via Gaussian Sketches", arXiv:2505.24603 (the stored text
-//     prints no version; numbering as in shared/papers/003).
-//   - [HMB23] H. Hendrikx, P. Mangold, A. Bellet, "The Relative Gaussian
-//     Mechanism and its Application to Private Gradient Descent", AISTATS
-//     2024, arXiv:2308.15250v2 (v1: the 2023 first version,
-//     shared/papers/002).
-//   - [Hig02] N. J. Higham, "Accuracy and Stability of Numerical
-//     Algorithms", 2nd ed., SIAM 2002. Thm 24.2: the FFT's error bound.
-//   - [vEH14] T. van Erven, P. Harremoës, "Rényi Divergence and
-//     Kullback-Leibler Divergence", IEEE Trans. Inf. Theory 60(7), 2014,
-//     arXiv:1206.2459v2. Thm 3: D_α is non-decreasing in α.
-//   - [DPA] google/differential-privacy b5b0286, python/dp_accounting
-//     (dp_accounting 0.6.0): the reference implementation matched by the
-//     golden vectors.
+// Cited in this package: [ACG+16], [ALC+21], [BBG+20], [BW18], [CKS20],
+// [DGK+22], [DR14], [DRS19], [Hig02], [HMB23], [KJPH21], [KST12], [LSS+25],
+// [Mir17], [MTZ19], [PS22], [RKW23], [She19], [vEH14]. Full entries:
+// docs/references.md. The golden vectors come from dp_accounting 0.6.0
+// (google/differential-privacy b5b0286, python/dp_accounting).
 package accounting
