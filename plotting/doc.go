@@ -1,8 +1,9 @@
 // Package plotting renders an experiment's figures (PNG and SVG, with
 // gonum/plot) and tables (Markdown, LaTeX booktabs, CSV).
 //
-// It knows nothing about mechanisms or specs: callers hand it Figures made of
-// Panels made of Series (x, y and an optional band), and Tables of Cells.
+// It knows nothing about mechanisms, specs or records: callers hand it Figures
+// made of Panels made of Series (x, y and an optional band), and Tables whose
+// cells are Entries (a mean and an interval half-width).
 //
 // # Invariants
 //
