@@ -125,6 +125,19 @@ func (k keyIndex) lineIn(src []byte, table string, i int, key string) int {
 	}
 }
 
+// linePath returns the line of a decoder key path, whose first element may
+// carry an [[array]] index ("dataset[1].split.test"); 0 when unknown.
+func (k keyIndex) linePath(src []byte, path string) int {
+	head, rest, _ := strings.Cut(path, ".")
+	if table, idx, ok := strings.Cut(head, "["); ok {
+		var i int
+		if _, err := fmt.Sscanf(idx, "%d]", &i); err == nil {
+			return k.lineIn(src, table, i, rest)
+		}
+	}
+	return k.line(path)
+}
+
 // indexKeysFrom indexes lines [start, end) as if the file started there in
 // table.
 func indexKeysFrom(src []byte, start, end int, table string) map[string]int {

@@ -1,16 +1,12 @@
 package spec
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
-	"strconv"
-	"strings"
 
 	"github.com/BurntSushi/toml"
 )
@@ -197,12 +193,6 @@ func (r *RawTable) UnmarshalTOML(raw any) error {
 	return nil
 }
 
-// customDecoded are the key paths whose sub-keys are decoded by the types
-// above (UnmarshalTOML), not by the TOML decoder's struct walk; their
-// sub-keys are checked later, against the registries.
-var customDecoded = []string{"epsilon", "delta", "dataset.params", "mechanism.params", "figure", "table",
-	"mechanism.tuning.candidates", "quick.epsilon", "quick.params", "quick.dataset_params", "curve.params"}
-
 // LoadOptions configures LoadWith and ParseWith. The zero value is the
 // default limits and no cancellation.
 type LoadOptions struct {
@@ -227,51 +217,41 @@ func LoadWith(path string, o LoadOptions) (*Spec, error) {
 	return ParseWith(path, src, o)
 }
 
-var tomlLineRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
-
 // Parse decodes spec source src (from file name path) strictly and validates
 // it with the default limits.
 func Parse(path string, src []byte) (*Spec, error) { return ParseWith(path, src, LoadOptions{}) }
 
 // ParseWith is Parse with options (grid limits, cancellation).
 func ParseWith(path string, src []byte, o LoadOptions) (*Spec, error) {
-	s := &Spec{opts: o}
-	md, err := toml.Decode(string(src), s)
-	if err != nil {
+	// The TOML library parses (a syntax error carries its position); the
+	// spec's own decoder fills the structs with per-element key paths
+	// (decode.go), placed on their lines by the key index.
+	var raw map[string]any
+	if _, err := toml.Decode(string(src), &raw); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			return nil, &SpecError{File: path, Line: pe.Position.Line, Key: pe.LastKey, Err: errors.New(pe.Message)}
 		}
-		if m := tomlLineRE.FindStringSubmatch(err.Error()); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			return nil, &SpecError{File: path, Line: line, Key: m[2], Err: errors.New(m[3])}
-		}
 		return nil, &SpecError{File: path, Err: err}
+	}
+	s := &Spec{opts: o, File: path, Source: src, keys: indexKeys(src)}
+	if errs := decodeRaw(raw, s); len(errs) > 0 {
+		// Report the problem that comes first in the file.
+		first, line := errs[0], s.keys.linePath(src, errs[0].Key)
+		for _, e := range errs[1:] {
+			if l := s.keys.linePath(src, e.Key); l < line {
+				first, line = e, l
+			}
+		}
+		return nil, &SpecError{File: path, Line: line, Key: first.Key, Err: first.Err}
 	}
 	s.File, s.Source = path, src
 	sum := sha256.Sum256(src)
 	s.SHA256 = hex.EncodeToString(sum[:])
-	s.keys = indexKeys(src)
-	for _, k := range md.Undecoded() {
-		key := k.String()
-		if hasPrefixPath(key, customDecoded) {
-			continue
-		}
-		return nil, s.errAt(key, s.keys.line(key), "unknown key")
-	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	return s, nil
-}
-
-func hasPrefixPath(key string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if key == p || strings.HasPrefix(key, p+".") {
-			return true
-		}
-	}
-	return false
 }
 
 // errAt returns a SpecError at key on line.
@@ -288,23 +268,13 @@ func (s *Spec) errIn(table string, i int, key string, format string, args ...any
 	return &SpecError{File: s.File, Line: s.keys.lineIn(s.Source, table, i, key), Key: path, Err: fmt.Errorf(format, args...)}
 }
 
-// DecodeStrict decodes values into the struct pointed to by v through TOML,
-// so the registry's toml tags and types apply. It returns the key of the
-// first problem (unknown key or wrong type) with the error.
+// DecodeStrict decodes a raw params table (as the spec keeps it) into the
+// struct v points to, through its toml tags, with the spec decoder's rules
+// (decode.go). It returns the key of the first problem (an unknown key, a
+// wrong type, a value out of range, in sorted key order) with the error.
 func DecodeStrict(values map[string]any, v any) (string, error) {
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(values); err != nil {
-		return "", err
-	}
-	md, err := toml.Decode(buf.String(), v)
-	if err != nil {
-		if m := tomlLineRE.FindStringSubmatch(err.Error()); m != nil {
-			return m[2], errors.New(m[3])
-		}
-		return "", err
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		return und[0].String(), errors.New("unknown key")
+	if errs := decodeRaw(values, v); len(errs) > 0 {
+		return errs[0].Key, errs[0].Err
 	}
 	return "", nil
 }

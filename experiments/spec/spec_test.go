@@ -49,7 +49,7 @@ func TestSpecErrors(t *testing.T) {
 		{"unknown top-level key", func(s string) string { return strings.Replace(s, "trials = 3", "trials = 3\ntrails = 4", 1) }, 4, "trails", "unknown key"},
 		{"unknown key in a block", func(s string) string {
 			return strings.Replace(s, `label = "AdaSSP"`, `label = "AdaSSP"`+"\nlable = \"x\"", 1)
-		}, 15, "mechanism.lable", "unknown key"},
+		}, 15, "mechanism[0].lable", "unknown key"},
 		{"unknown param", func(s string) string { return strings.Replace(s, "rho = 1e-4", "rho = 1e-4, rhoo = 2", 1) }, 15, "mechanism[0].params.rhoo", "unknown key"},
 		{"wrong type", func(s string) string { return strings.Replace(s, "trials = 3", `trials = "three"`, 1) }, 3, "trials", "incompatible types"},
 		{"wrong param type", func(s string) string { return strings.Replace(s, "rho = 1e-4", `rho = "small"`, 1) }, 15, "mechanism[0].params.rho", "incompatible types"},
@@ -117,6 +117,28 @@ func TestSpecErrors(t *testing.T) {
 			s = strings.Replace(s, "[0.5, 2]", "{ logspace = [-2, 1, 10000] }", 1)
 			return strings.Replace(s, "rho = 1e-4", "rho = { linspace = [1e-5, 0.5, 10000] }", 1)
 		}, 15, "mechanism[0].params", "100000001 cells"},
+		// Issue 10: the decoder names the [[array]] element of every
+		// problem and its own line. The TOML library keeps one position per
+		// key path: a type error in the first of two [[dataset]] blocks was
+		// reported at the second block's line, under "dataset.optional".
+		{"wrong type in the first of two blocks", func(s string) string {
+			s = strings.Replace(s, `label = "Lin"`, `label = "Lin"`+"\noptional = \"yes\"", 1)
+			return strings.Replace(s, "seed = 3 }", "seed = 3 }\n[[dataset]]\nname = \"synthetic-linear\"\nlabel = \"Lin2\"\noptional = true\nparams = { n = 300, d = 4, seed = 3 }", 1)
+		}, 10, "dataset[0].optional", "incompatible types: TOML value has type string; destination has type boolean"},
+		{"unknown key in the second of two blocks", func(s string) string {
+			return strings.Replace(s, "seed = 3 }", "seed = 3 }\n[[dataset]]\nname = \"synthetic-linear\"\nlabel = \"Lin2\"\nsplit = { test = 0.3, tset = 0.1 }\nparams = { n = 300, d = 4, seed = 3 }", 1)
+		}, 14, "dataset[1].split.tset", "unknown key"},
+		{"first problem in the file wins", func(s string) string {
+			s = strings.Replace(s, "trials = 3", "trials = 3\ntrails = 4", 1)
+			return strings.Replace(s, `label = "Ridge"`, `label = "Ridge"`+"\nlable = \"x\"", 1)
+		}, 4, "trails", "unknown key"},
+		// The library wrapped a negative integer into an unsigned field
+		// (seed = -3 became 18446744073709551613) and rounded integers a
+		// float cannot hold; both are errors now.
+		{"negative unsigned param", func(s string) string { return strings.Replace(s, "seed = 3 }", "seed = -3 }", 1) }, 10, "dataset[0].params.seed", "-3 is out of the range of uint64"},
+		{"integer too large for a float", func(s string) string { return strings.Replace(s, "rho = 1e-4", "rho = 9007199254740993", 1) }, 15, "mechanism[0].params.rho", "not exactly a float64"},
+		{"float for an integer", func(s string) string { return strings.Replace(s, "trials = 3", "trials = 3.0", 1) }, 3, "trials", "TOML value has type float; destination has type integer"},
+		{"table for a string", func(s string) string { return strings.Replace(s, `label = "Lin"`, `label = { x = 1 }`, 1) }, 9, "dataset[0].label", "TOML value has type table; destination has type string"},
 		{"too many trials", func(s string) string { return strings.Replace(s, "trials = 3", "trials = 1000000000", 1) }, 3, "trials", "3000000000 trials, above the limit of 100000000 trials"},
 	}
 	for _, tc := range tests {

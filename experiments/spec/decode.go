@@ -1,0 +1,388 @@
+package spec
+
+import (
+	"encoding"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// The spec decoder. The TOML library parses the source into raw values
+// (tables as map[string]any, arrays as []any, string, int64, float64, bool,
+// datetimes); decode then fills the typed structs itself, strictly, so that
+// every problem carries its full key path with the index of each [[array]]
+// element — "dataset[1].split.test" — which the library's metadata cannot
+// give (it keeps one position per key path, and reports a type mismatch only
+// in its message text: docs/ARCHITECTURE.md §3.2). Plug-ins decode their raw
+// params tables the same way (DecodeStrict), with no re-encoding.
+//
+// The rules are the library's, made strict: a key needs a field whose toml
+// tag (or, for an untagged field, name) is exactly the key; an integer fits
+// an integer field only within its range (a negative one never fits an
+// unsigned field) and a float field only when exactly representable (|n| ≤
+// 2⁵³); a float never fits an integer field; a type implementing
+// toml.Unmarshaler receives the raw value, encoding.TextUnmarshaler a string.
+
+// decodeError is a problem at one key path of a decoded value.
+type decodeError struct {
+	Key string // "mechanism[0].params.rho"; "" for the value itself
+	Err error
+}
+
+func (e *decodeError) Error() string {
+	if e.Key == "" {
+		return e.Err.Error()
+	}
+	return e.Key + ": " + e.Err.Error()
+}
+
+func (e *decodeError) Unwrap() error { return e.Err }
+
+// decoder collects the problems of one decode, in the order met (table keys
+// are visited sorted).
+type decoder struct {
+	errs []*decodeError
+}
+
+func (d *decoder) fail(key string, format string, args ...any) {
+	d.errs = append(d.errs, &decodeError{Key: key, Err: fmt.Errorf(format, args...)})
+}
+
+// decodeRaw decodes the raw value raw into the value v points to and returns
+// every problem found.
+func decodeRaw(raw any, v any) []*decodeError {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return []*decodeError{{Err: fmt.Errorf("decode into %T: want a non-nil pointer", v)}}
+	}
+	var d decoder
+	d.value(raw, rv.Elem(), "")
+	return d.errs
+}
+
+var (
+	unmarshalerType     = reflect.TypeFor[toml.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// value decodes raw into rv (settable) at key path path.
+func (d *decoder) value(raw any, rv reflect.Value, path string) {
+	if reflect.PointerTo(rv.Type()).Implements(unmarshalerType) {
+		if err := rv.Addr().Interface().(toml.Unmarshaler).UnmarshalTOML(raw); err != nil {
+			d.errs = append(d.errs, &decodeError{Key: path, Err: err})
+		}
+		return
+	}
+	if s, ok := raw.(string); ok && reflect.PointerTo(rv.Type()).Implements(textUnmarshalerType) {
+		if err := rv.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
+			d.errs = append(d.errs, &decodeError{Key: path, Err: err})
+		}
+		return
+	}
+	src := reflect.ValueOf(raw)
+	switch rv.Kind() {
+	case reflect.Pointer:
+		elem := reflect.New(rv.Type().Elem())
+		d.value(raw, elem.Elem(), path)
+		rv.Set(elem)
+	case reflect.Interface:
+		if raw == nil || !src.Type().AssignableTo(rv.Type()) {
+			d.mismatch(raw, rv, path)
+			return
+		}
+		rv.Set(src)
+	case reflect.String:
+		s, ok := raw.(string)
+		if !ok {
+			d.mismatch(raw, rv, path)
+			return
+		}
+		rv.SetString(s)
+	case reflect.Bool:
+		b, ok := raw.(bool)
+		if !ok {
+			d.mismatch(raw, rv, path)
+			return
+		}
+		rv.SetBool(b)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, ok := integer(src)
+		switch {
+		case !ok:
+			d.mismatch(raw, rv, path)
+		case rv.OverflowInt(n):
+			d.fail(path, "%d is out of the range of %s", n, rv.Type())
+		default:
+			rv.SetInt(n)
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, ok := integer(src)
+		switch {
+		case !ok:
+			d.mismatch(raw, rv, path)
+		case n < 0 || rv.OverflowUint(uint64(n)):
+			d.fail(path, "%d is out of the range of %s", n, rv.Type())
+		default:
+			rv.SetUint(uint64(n))
+		}
+	case reflect.Float32, reflect.Float64:
+		switch {
+		case src.IsValid() && (src.Kind() == reflect.Float64 || src.Kind() == reflect.Float32):
+			x := src.Float()
+			if rv.OverflowFloat(x) && !math.IsInf(x, 0) {
+				d.fail(path, "%g is out of the range of %s", x, rv.Type())
+				return
+			}
+			rv.SetFloat(x)
+		default:
+			n, ok := integer(src)
+			if !ok {
+				d.mismatch(raw, rv, path)
+				return
+			}
+			// An integer stands for a float only where the float holds it
+			// exactly (the TOML library's rule too: decode.go,
+			// maxSafeFloat64Int).
+			if n < -1<<53 || n > 1<<53 {
+				d.fail(path, "integer %d is not exactly a %s; write it as a float", n, rv.Type())
+				return
+			}
+			rv.SetFloat(float64(n))
+		}
+	case reflect.Slice:
+		if !src.IsValid() || src.Kind() != reflect.Slice && src.Kind() != reflect.Array {
+			d.mismatch(raw, rv, path)
+			return
+		}
+		out := reflect.MakeSlice(rv.Type(), src.Len(), src.Len())
+		tables := isTable(rv.Type().Elem())
+		for i := 0; i < src.Len(); i++ {
+			elemPath := path
+			if tables {
+				elemPath = fmt.Sprintf("%s[%d]", path, i)
+			}
+			d.value(src.Index(i).Interface(), out.Index(i), elemPath)
+		}
+		rv.Set(out)
+	case reflect.Map:
+		if rv.Type().Key().Kind() != reflect.String {
+			d.fail(path, "cannot decode into %s (keys must be strings)", rv.Type())
+			return
+		}
+		keys, ok := tableKeys(src)
+		if !ok {
+			d.mismatch(raw, rv, path)
+			return
+		}
+		out := reflect.MakeMapWithSize(rv.Type(), len(keys))
+		for _, k := range keys {
+			elem := reflect.New(rv.Type().Elem()).Elem()
+			d.value(src.MapIndex(reflect.ValueOf(k)).Interface(), elem, joinPath(path, k))
+			out.SetMapIndex(reflect.ValueOf(k).Convert(rv.Type().Key()), elem)
+		}
+		rv.Set(out)
+	case reflect.Struct:
+		if _, isTime := rv.Interface().(time.Time); isTime {
+			t, ok := raw.(time.Time)
+			if !ok {
+				d.mismatch(raw, rv, path)
+				return
+			}
+			rv.Set(reflect.ValueOf(t))
+			return
+		}
+		keys, ok := tableKeys(src)
+		if !ok {
+			d.mismatch(raw, rv, path)
+			return
+		}
+		fields := structFields(rv.Type())
+		for _, k := range keys {
+			index, ok := fields.lookup(k)
+			key := joinPath(path, k)
+			if !ok {
+				d.fail(key, "unknown key")
+				continue
+			}
+			d.value(src.MapIndex(reflect.ValueOf(k)).Interface(), fieldByIndex(rv, index), key)
+		}
+	default:
+		d.fail(path, "cannot decode into %s", rv.Type())
+	}
+}
+
+// mismatch records a value whose TOML type does not fit rv.
+func (d *decoder) mismatch(raw any, rv reflect.Value, path string) {
+	d.fail(path, "incompatible types: TOML value has type %s; destination has type %s", tomlType(raw), destType(rv.Type()))
+}
+
+// integer returns src as an int64 when it is a Go integer that fits one.
+func integer(src reflect.Value) (int64, bool) {
+	if !src.IsValid() {
+		return 0, false
+	}
+	switch src.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return src.Int(), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if u := src.Uint(); u <= math.MaxInt64 {
+			return int64(u), true
+		}
+	}
+	return 0, false
+}
+
+// tableKeys returns the sorted keys of a table value (a map with string
+// keys).
+func tableKeys(src reflect.Value) ([]string, bool) {
+	if !src.IsValid() || src.Kind() != reflect.Map || src.Type().Key().Kind() != reflect.String {
+		return nil, false
+	}
+	keys := make([]string, 0, src.Len())
+	for _, k := range src.MapKeys() {
+		keys = append(keys, k.String())
+	}
+	slices.Sort(keys)
+	return keys, true
+}
+
+// isTable reports whether values of type t are decoded from TOML tables:
+// array elements of such a type are [[array]] elements, named with their
+// index in key paths.
+func isTable(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct || t.Kind() == reflect.Map
+}
+
+// tomlType names the TOML type of a raw value, as error messages say it.
+func tomlType(raw any) string {
+	src := reflect.ValueOf(raw)
+	if !src.IsValid() {
+		return "nothing"
+	}
+	if _, ok := integer(src); ok {
+		return "integer"
+	}
+	switch src.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Float32, reflect.Float64:
+		return "float"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map:
+		return "table"
+	}
+	if _, ok := raw.(time.Time); ok { // local dates and times too (toml.LocalDate…)
+		return "datetime"
+	}
+	return fmt.Sprintf("%T", raw)
+}
+
+// destType names the TOML type a Go type takes.
+func destType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "float"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map, reflect.Struct:
+		return "table"
+	case reflect.Pointer:
+		return destType(t.Elem())
+	}
+	return t.String()
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// fieldSet maps a struct type's TOML keys to field index paths (through
+// embedded structs).
+type fieldSet struct {
+	tagged   map[string][]int // by toml tag: matched exactly
+	untagged map[string][]int // by lower-cased field name (the library's rule)
+}
+
+func (f fieldSet) lookup(key string) ([]int, bool) {
+	if i, ok := f.tagged[key]; ok {
+		return i, true
+	}
+	i, ok := f.untagged[strings.ToLower(key)]
+	return i, ok
+}
+
+var fieldCache sync.Map // reflect.Type -> fieldSet
+
+// structFields returns the decodable fields of struct type t: exported,
+// not tagged "-"; an untagged embedded struct contributes its own fields.
+func structFields(t reflect.Type) fieldSet {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.(fieldSet)
+	}
+	fs := fieldSet{tagged: map[string][]int{}, untagged: map[string][]int{}}
+	// set keeps the shallowest field for a key: an outer field hides an
+	// embedded struct's field of the same name, as in Go.
+	set := func(m map[string][]int, key string, index []int) {
+		if old, ok := m[key]; !ok || len(index) < len(old) {
+			m[key] = index
+		}
+	}
+	var walk func(t reflect.Type, prefix []int)
+	walk = func(t reflect.Type, prefix []int) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			index := append(slices.Clone(prefix), i)
+			tag, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+			switch {
+			case tag == "-":
+			case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
+				walk(f.Type, index)
+			case !f.IsExported():
+			case tag != "":
+				set(fs.tagged, tag, index)
+			default:
+				set(fs.untagged, strings.ToLower(f.Name), index)
+			}
+		}
+	}
+	walk(t, nil)
+	fieldCache.Store(t, fs)
+	return fs
+}
+
+// fieldByIndex returns the field of v at index, allocating nil embedded
+// pointers on the way.
+func fieldByIndex(v reflect.Value, index []int) reflect.Value {
+	for _, i := range index {
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(i)
+	}
+	return v
+}
