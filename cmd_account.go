@@ -34,6 +34,9 @@ EVENT and its flags:
                                               Algorithm 1 of Redberg et al. (Thm 4.1)
   gaussmix --k K --gamma G                    Gaussian mixing (Lev et al. Lemma 1)
   rgm      --eta E --gamma G --d D [--v1]     relative Gaussian mechanism (Hendrikx et al. Thm 1, v2)
+  json     --event JSON                       any event of the kind table as dplab writes it, e.g. a
+                                              record's ledger from trials.jsonl ("privacy.event"), or
+                                              '{"kind":"gaussian","sigma":2,"sensitivity":1}'
 
 --steps T composes the event T times; --select runs it a random number of times
 (Papernot & Steinke) and releases the best run.
@@ -64,6 +67,7 @@ type accountFlags struct {
 	gamma, eta                           float64
 	v1, asJSON                           bool
 	sel, accountant, orders, sgm, calib  string
+	eventJSON                            string
 	delta, epsilon, order, interval      float64
 	set                                  map[string]bool
 }
@@ -78,6 +82,7 @@ var eventFlags = map[string]struct{ required, optional []string }{
 	"amp":      {[]string{"sigma", "lambda", "beta", "lipschitz", "tau", "sigma-out"}, nil},
 	"gaussmix": {[]string{"k", "gamma"}, nil},
 	"rgm":      {[]string{"eta", "gamma", "d"}, []string{"v1"}},
+	"json":     {[]string{"event"}, nil},
 }
 
 // calibratedFlag is the flag whose value --calibrate finds, per event.
@@ -128,6 +133,7 @@ func cmdAccount(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&f.interval, "interval", accounting.DefaultInterval, "PLD discretisation interval")
 	fs.StringVar(&f.calib, "calibrate", "", "calibrate the noise parameter: sigma")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	fs.StringVar(&f.eventJSON, "event", "", "the event as JSON (event json)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -180,6 +186,9 @@ func (f *accountFlags) checkFlags(event string, required, optional []string) err
 	switch f.calib {
 	case "":
 	case "sigma", "scale", "gamma":
+		if calibratedFlag[event] == "" {
+			return fmt.Errorf("--calibrate does not apply to event %s (it has no noise flag)", event)
+		}
 		if !f.set["epsilon"] || !f.set["delta"] {
 			return errors.New("--calibrate needs both --epsilon (the target) and --delta")
 		}
@@ -243,6 +252,11 @@ func (f *accountFlags) event(name string, x float64, calibrating bool) (accounti
 		e = accounting.GaussMix{K: f.k, Gamma: pick(f.gamma)}
 	case "rgm":
 		e = accounting.RGM{Eta: f.eta, Gamma: pick(f.gamma), D: f.d, V1: f.v1}
+	case "json":
+		var err error
+		if e, err = accounting.UnmarshalEvent([]byte(f.eventJSON)); err != nil {
+			return nil, fmt.Errorf("--event: %w", err)
+		}
 	}
 	if f.steps != 1 {
 		e = accounting.SelfComposed{Event: e, Count: f.steps}

@@ -161,3 +161,61 @@ func TestAccountText(t *testing.T) {
 		})
 	}
 }
+
+// TestAccountEventJSON: "account json --event JSON" accounts any event of
+// the kind table. For each non-calibrating case of TestAccountJSON, the
+// event the flags built (as --json prints it) is given back as JSON with the
+// same query, and the answer must be the same, digit for digit.
+func TestAccountEventJSON(t *testing.T) {
+	queryFlags := map[string]bool{"--delta": true, "--epsilon": true, "--order": true, "--accountant": true,
+		"--orders": true, "--interval": true, "--sgm": true, "--max-order": true}
+	cases := []string{
+		"sgm --q 0.01 --sigma 1 --steps 1000 --delta 1e-5 --orders grid",
+		"sgm --q 0.01 --sigma 1 --steps 1000 --delta 1e-5 --accountant pld --interval 1e-4",
+		"sgm --q 0.01 --sigma 1 --steps 1000 --order 8",
+		"gaussian --sigma 1 --delta 1e-5 --accountant exact",
+		"gaussian --sigma 4 --sensitivity 2 --steps 10 --delta 1e-5 --orders grid",
+		"sgm --q 0.01 --sigma 1 --steps 1000 --select tnb:10:0.5 --delta 1e-5 --orders grid",
+		"objpert --sigma 3 --lambda 1 --beta 0.25 --lipschitz 2 --epsilon 1 --accountant exact",
+		"amp --sigma 10 --sigma-out 5 --lambda 1 --beta 0.25 --lipschitz 1 --tau 0.01 --delta 1e-5",
+		"gaussmix --k 57 --gamma 1000 --delta 1e-5",
+		"rgm --eta 0.01 --gamma 1 --d 10 --order 2",
+		"laplace --scale 2 --epsilon 0.5 --accountant pld",
+	}
+	for _, args := range cases {
+		t.Run(args, func(t *testing.T) {
+			fields := strings.Fields(args)
+			code, out, errs := runAccount(t, append(fields, "--json")...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(out), &m); err != nil {
+				t.Fatal(err)
+			}
+			again := []string{"json", "--event", string(m["event"]), "--json"}
+			for i := 1; i+1 < len(fields); i++ {
+				if queryFlags[fields[i]] {
+					again = append(again, fields[i], fields[i+1])
+				}
+			}
+			code, out2, errs := runAccount(t, again...)
+			if code != 0 {
+				t.Fatalf("json event: exit %d: %s", code, errs)
+			}
+			if out2 != out {
+				t.Errorf("flags: %s\njson:  %s", out, out2)
+			}
+		})
+	}
+	for _, bad := range [][]string{
+		{"json", "--event", `{"kind":"gausian","sigma":2}`, "--delta", "1e-5"},
+		{"json", "--event", `{"kind":"gaussian","sigma":-2,"sensitivity":1}`, "--delta", "1e-5"},
+		{"json", "--event", `{"kind":"gaussian","sigma":2,"sensitivity":1}`, "--calibrate", "sigma", "--epsilon", "1", "--delta", "1e-5"},
+		{"json", "--delta", "1e-5"},
+	} {
+		if code, _, errs := runAccount(t, bad...); code != 2 || !strings.Contains(errs, "event") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 naming the event", bad, code, errs)
+		}
+	}
+}

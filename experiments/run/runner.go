@@ -129,7 +129,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	}
 	// Open takes the directory's lock before it reads, repairs or rewrites
 	// anything; the store holds it until the deferred Close, after the
-	// manifest and rendering.
+	// manifest (the caller renders from Report.Records afterwards).
 	store, stored, err := results.Open(dir, warn)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,20 @@
+// Package report turns stored records into what a reader sees: it decodes
+// each [[figure]] and [[table]] block with its registered kind (kinds.go;
+// one kind_<figure|table>_<kind>.go file per kind), joins the spec's cells
+// with the aggregates of their stored trials (the view), and renders the
+// figures (PNG, SVG), tables (Markdown, LaTeX, CSV) and summary.csv.
+//
+// Check decodes every block before a run; RenderRecords renders a run's
+// records, Render those read back from a result directory (dplab render).
+// docs/ARCHITECTURE.md §3.6 and §5.3 describe the contracts and how to add
+// a kind.
+//
+// # Invariants
+//
+//   - Outputs are a function of the spec and the set of stored records:
+//     byte-identical whatever the order trials finished in.
+//   - Every figure and table states the accountant, δ and tuning mode its
+//     numbers rest on, labels non-private tuning and selection, and states
+//     the assumptions (public n, data-dependent scaling) recorded with the
+//     trials.
+package report

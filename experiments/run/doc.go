@@ -1,0 +1,23 @@
+// Package run runs an expanded spec: every trial of every cell not yet in
+// the result directory's store, on a bounded number of goroutines; data
+// loaded and split once per run; the mechanism's fit, with hyperparameter
+// tuning (non-private oracle or Papernot–Steinke private selection); the
+// accounting of what each trial spent, tuning included; its metrics and the
+// assumptions its guarantee rests on; and one record per trial, appended to
+// the store (results.Store) as it finishes. Run returns the records
+// (Report.Records); experiments/report renders them.
+//
+// docs/ARCHITECTURE.md §3.5 describes the contracts.
+//
+// # Invariants
+//
+//   - A trial's output depends only on its cell, its index and the spec
+//     seed (internal/rngs), never on -j or on the order trials finish in.
+//   - A record's spent ε is the accountant's, over the whole ledger (tuning
+//     included), never smaller than what the trial spent; a calibrated
+//     trial whose spent ε exceeds its target fails instead of being stored
+//     as a success.
+//   - Cancelling the context stops scheduling; finished trials stay stored
+//     and a rerun resumes. A panicking fit becomes a failed record with its
+//     stack; it never stops the run.
+package run
