@@ -136,6 +136,11 @@ func (a *AdaSSP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs 
 		Noise: map[string]float64{"noise_multiplier": m, "lambda": lambda, "lambda_min_tilde": lamTilde}}, nil
 }
 
+// EventShapes implements Mechanism.
+func (*AdaSSP) EventShapes(Budget) ([]accounting.Event, error) {
+	return []accounting.Event{adasspEvent(shapeNoise)}, nil
+}
+
 // adasspEvent is AdaSSP's ledger for noise multiplier m: three Gaussian
 // releases (λ_min, XᵀX, Xᵀy), each with noise std m times its sensitivity.
 func adasspEvent(m float64) accounting.Event {

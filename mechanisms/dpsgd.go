@@ -137,3 +137,8 @@ func (s *DPSGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs r
 		Noise: map[string]float64{"noise_multiplier": m, "q": q, "steps": float64(steps), "clip": cfg.Clip},
 		Stats: map[string]float64{"steps": float64(steps), "grad_evals": float64(res.Examples), "clipped": float64(res.Clipped)}}, nil
 }
+
+// EventShapes implements Mechanism.
+func (*DPSGD) EventShapes(Budget) ([]accounting.Event, error) {
+	return []accounting.Event{dpsgdEvent(shapeQ, shapeSteps)(shapeNoise)}, nil
+}

@@ -211,6 +211,17 @@ func (l *LinearMixing) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 		"gamma": s.gamma, "sigma2": sigma2, "lambda_tilde": lamTilde, "eta_std": s.etaStd, "k": float64(k)}}, nil
 }
 
+// EventShapes implements Mechanism.
+func (l *LinearMixing) EventShapes(b Budget) ([]accounting.Event, error) {
+	if l.p.Calibration != calAccountant && b.Wrap != nil {
+		return nil, errPaperWrapped
+	}
+	s := lmSetup{k: shapeK, gamma: shapeNoise, tau: 1, etaStd: 1, c2: 1}
+	s1 := s
+	s1.branch1 = true
+	return []accounting.Event{s.event(), s1.event()}, nil
+}
+
 // surrogateScale returns the factor that turns the least-squares solution on
 // ±1 labels into the surrogate maximiser ([LSS+25] App. G): −b₁/(2b₂) of the
 // monomial Chebyshev surrogate on [−Q, Q] (Q = 0 means 6), or for preset

@@ -88,6 +88,11 @@ func (l *LogReg) Fit(ctx context.Context, train *datasets.Dataset, _ Budget, _ r
 			"grad_norm":  res.GradNorm, "converged": converged}}, nil
 }
 
+// EventShapes implements Mechanism.
+func (*LogReg) EventShapes(Budget) ([]accounting.Event, error) {
+	return []accounting.Event{accounting.NonPrivate{}}, nil
+}
+
 // linearFromTheta splits θ = [w; w₀] (bias last, solvers' layout) into a
 // Linear model.
 func linearFromTheta(theta []float64, bias bool) *Linear {

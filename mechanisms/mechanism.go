@@ -112,6 +112,10 @@ type Mechanism interface {
 	// rs. It must not modify train. It returns ctx.Err() promptly when ctx
 	// is cancelled.
 	Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs rngs.Streams) (*Release, error)
+	// Every mechanism declares its ledgers' shapes before any data
+	// (shapes.go): a mechanism without them does not compile at its
+	// registration.
+	EventShaper
 }
 
 // checkModel reports a model that produced a non-finite parameter, which is

@@ -139,3 +139,12 @@ func (a *ObjPertAMP) Fit(ctx context.Context, train *datasets.Dataset, b Budget,
 		Stats: map[string]float64{"iterations": float64(res.Iterations), "passes": float64(res.GradEvals),
 			"grad_evals": float64(res.GradEvals) * n, "hess_evals": float64(res.HessEvals), "grad_norm": res.GradNorm}}, nil
 }
+
+// EventShapes implements Mechanism.
+func (*ObjPertAMP) EventShapes(b Budget) ([]accounting.Event, error) {
+	if b.Wrap != nil {
+		return nil, errAMPWrapped
+	}
+	op := accounting.ObjectivePerturbation{Sigma: shapeNoise, Lambda: 2 * ampBeta, Beta: ampBeta, L: 1}
+	return []accounting.Event{accounting.AMP{ObjPert: op, Tau: 0.01, SigmaOut: 0.15}}, nil
+}

@@ -224,3 +224,9 @@ func (o *ObjPertKifer) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 			"grad_evals": float64(res.GradEvals) * float64(train.Rows()), "hess_evals": float64(res.HessEvals),
 			"grad_norm": res.GradNorm}}, nil
 }
+
+// EventShapes implements Mechanism.
+func (*ObjPertKifer) EventShapes(Budget) ([]accounting.Event, error) {
+	return []accounting.Event{accounting.Composed{Events: []accounting.Event{
+		accounting.ApproxDP{Epsilon: 1, Delta: 1e-6}, accounting.Gaussian{Sigma: shapeNoise, Sensitivity: 1}}}}, nil
+}

@@ -113,6 +113,11 @@ func (o *ObjPertOutput) Fit(ctx context.Context, train *datasets.Dataset, b Budg
 			"grad_evals": float64(res.GradEvals) * float64(train.Rows()), "hess_evals": float64(res.HessEvals)}}, nil
 }
 
+// EventShapes implements Mechanism.
+func (*ObjPertOutput) EventShapes(Budget) ([]accounting.Event, error) {
+	return []accounting.Event{outputPertEvent(shapeNoise)}, nil
+}
+
 // outputPertEvent is the ledger of output perturbation with noise multiplier
 // m: the Gaussian mechanism on the sensitivity-1 query θ̃/Δ.
 func outputPertEvent(m float64) accounting.Event {

@@ -57,3 +57,8 @@ func (r *Ridge) Fit(ctx context.Context, train *datasets.Dataset, _ Budget, _ rn
 	}
 	return &Release{Model: m, Event: accounting.NonPrivate{}}, nil
 }
+
+// EventShapes implements Mechanism.
+func (*Ridge) EventShapes(Budget) ([]accounting.Event, error) {
+	return []accounting.Event{accounting.NonPrivate{}}, nil
+}

@@ -2,6 +2,10 @@ package mechanisms
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,14 +49,10 @@ func TestEventShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sh, ok := m.(EventShaper)
-			if !ok {
-				t.Fatalf("%T does not implement EventShaper", m)
-			}
 			for _, task := range info.Tasks {
 				data := tinyData(t, task, 400, 5)
 				b := Budget{Epsilon: 2, Delta: 1e-5, Calibrator: accounting.NewCalibrator(accounting.Config{})}
-				shapes, err := sh.EventShapes(b)
+				shapes, err := m.EventShapes(b)
 				if err != nil || len(shapes) == 0 {
 					t.Fatalf("EventShapes without tuning: %v, %v", shapes, err)
 				}
@@ -73,7 +73,7 @@ func TestEventShapes(t *testing.T) {
 				}
 
 				b.Wrap = wrap
-				_, shapeErr := sh.EventShapes(b)
+				_, shapeErr := m.EventShapes(b)
 				_, fitErr := m.Fit(context.Background(), data, b, rngs.New(seed))
 				if (shapeErr != nil) != (fitErr != nil) {
 					t.Errorf("%s with private tuning: EventShapes error %v, Fit error %v; want both or neither", task, shapeErr, fitErr)
@@ -90,4 +90,64 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestMechanismWithoutShapesDoesNotCompile: EventShapes is part of the
+// Mechanism interface, so a mechanism that leaves it out fails to compile at
+// its registration (go build with an overlay adding such a file), instead of
+// running without the accountant check of its ledgers.
+func TestMechanismWithoutShapesDoesNotCompile(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command:", err)
+	}
+	pkg, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "scratch.go")
+	code := `package mechanisms
+
+import (
+	"context"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/rngs"
+)
+
+type scratchParams struct{}
+
+func (scratchParams) Validate() error { return nil }
+
+type scratchMech struct{}
+
+func (*scratchMech) Fit(context.Context, *datasets.Dataset, Budget, rngs.Streams) (*Release, error) {
+	return nil, nil
+}
+
+// no EventShapes method
+
+func init() {
+	Register(Info{Name: "scratch-overlay", Tasks: []datasets.Task{datasets.Regression}},
+		func(scratchParams) (Mechanism, error) { return &scratchMech{}, nil }, scratchParams{})
+}
+`
+	if err := os.WriteFile(src, []byte(code), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	ov, _ := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(pkg, "zz_scratch_mechanism.go"): src}})
+	ovPath := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(ovPath, ov, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(goBin, "build", "-overlay", ovPath, ".")
+	cmd.Dir = pkg
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatal("a mechanism without EventShapes compiled")
+	}
+	if want := "*scratchMech does not implement Mechanism (missing method EventShapes)"; !strings.Contains(string(out), want) {
+		t.Errorf("compiler output:\n%s\nwant it to contain %q", out, want)
+	}
 }

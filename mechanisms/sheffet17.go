@@ -196,3 +196,12 @@ func (m *Sheffet17) Fit(ctx context.Context, train *datasets.Dataset, b Budget, 
 		"laplace_scale": s.scale, "k": float64(k)},
 		Stats: map[string]float64{"no_noise_branch": test}}, nil
 }
+
+// EventShapes implements Mechanism.
+func (m *Sheffet17) EventShapes(b Budget) ([]accounting.Event, error) {
+	if m.renyi && m.p.Calibration != calAccountant && b.Wrap != nil {
+		return nil, errPaperWrapped
+	}
+	s := sheffetSetup{k: shapeK, gamma: shapeNoise, threshold: shapeNoise, scale: 1, shift: 1, c2: 1}
+	return []accounting.Event{s.event()}, nil
+}

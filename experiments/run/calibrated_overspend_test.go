@@ -44,7 +44,7 @@ func overspendEvent(sigma float64) accounting.Event {
 	return accounting.Gaussian{Sigma: sigma, Sensitivity: 1}
 }
 
-// EventShapes implements mechanisms.EventShaper.
+// EventShapes implements mechanisms.Mechanism.
 func (*overspendMech) EventShapes(mechanisms.Budget) ([]accounting.Event, error) {
 	return []accounting.Event{overspendEvent(2)}, nil
 }

@@ -96,16 +96,12 @@ func wordIndex(s, w string) int {
 
 // checkLedger checks that the spec's accountant can evaluate every ledger
 // mechanism block i's mechanism m may charge: the shapes m declares
-// (mechanisms.EventShaper), wrapped as private tuning wraps them. A
+// (Mechanism.EventShapes), wrapped as private tuning wraps them. A
 // mismatch (e.g. the exact accountant and DP-SGD, the PLD accountant and
 // private tuning or linear mixing) would fail every trial of the run; it is
 // refused here, naming the block, the accountant and the accountants that
 // would do.
 func (s *Spec) checkLedger(i int, m mechanisms.Mechanism) error {
-	shaper, ok := m.(mechanisms.EventShaper)
-	if !ok {
-		return nil
-	}
 	ms := s.Mechanisms[i]
 	cfg := s.AccountingConfig()
 	b := mechanisms.Budget{Epsilon: 1, Delta: 1e-6, Accounting: cfg}
@@ -114,7 +110,7 @@ func (s *Spec) checkLedger(i int, m mechanisms.Mechanism) error {
 		b.Wrap = PrivateWrap(ms.Tuning)
 		how = " with private tuning"
 	}
-	shapes, err := shaper.EventShapes(b)
+	shapes, err := m.EventShapes(b)
 	if err != nil {
 		key := ""
 		if b.Wrap != nil {
