@@ -31,4 +31,3 @@ const (
 	shapeSteps = 100 // DP-SGD steps
 	shapeQ     = 0.01
 )
-
