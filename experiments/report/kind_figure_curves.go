@@ -21,7 +21,7 @@ type curvesFigure struct {
 }
 
 func init() {
-	RegisterFigure("curves", func(b *Block) (Figure, error) {
+	RegisterFigure("curves", Kind[Figure]{Example: `panels = ["p"]`, Decode: func(b *Block) (Figure, error) {
 		var f curvesFigure
 		if err := b.Decode(&f); err != nil {
 			return nil, err
@@ -40,7 +40,7 @@ func init() {
 			Title: f.Title, LogY: f.LogY, XLabel: f.XLabel, YLabel: f.YLabel, Columns: f.Columns,
 			Formats: f.Formats, Note: f.Note, Legend: f.Legend}
 		return &f, nil
-	})
+	}})
 }
 
 func (f *curvesFigure) draw(v *view) *plotting.Figure { return v.curveFigure(&f.spec) }

@@ -28,7 +28,7 @@ type epsilonFigure struct {
 }
 
 func init() {
-	RegisterFigure("epsilon", func(b *Block) (Figure, error) {
+	RegisterFigure("epsilon", Kind[Figure]{Example: `metric = "test_mse"`, Decode: func(b *Block) (Figure, error) {
 		var f epsilonFigure
 		if err := b.Decode(&f); err != nil {
 			return nil, err
@@ -69,7 +69,7 @@ func init() {
 			Datasets: ds, Mechanisms: ms, Band: f.Band, Center: f.Center, LogY: f.LogY, XLabel: f.XLabel,
 			YLabel: f.YLabel, Columns: f.Columns, Formats: f.Formats, Note: f.Note, TimeRatio: ratio, Legend: f.Legend}
 		return &f, nil
-	})
+	}})
 }
 
 func (f *epsilonFigure) draw(v *view) *plotting.Figure { return v.figure(&f.spec) }

@@ -14,7 +14,7 @@ type curvesTable struct {
 }
 
 func init() {
-	RegisterTable("curves", func(b *Block) (Table, error) {
+	RegisterTable("curves", Kind[Table]{Example: `panels = ["p"]`, Decode: func(b *Block) (Table, error) {
 		var t curvesTable
 		if err := b.Decode(&t); err != nil {
 			return nil, err
@@ -28,7 +28,7 @@ func init() {
 		}
 		t.spec = tableSpec{Name: b.Out.Name, Kind: "curves", Panels: t.Panels, Title: t.Title, Formats: t.Formats, Note: t.Note}
 		return &t, nil
-	})
+	}})
 }
 
 func (t *curvesTable) build(v *view) []*plotting.Table { return v.curveTables(&t.spec) }

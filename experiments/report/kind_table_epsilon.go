@@ -19,7 +19,7 @@ type epsilonTable struct {
 }
 
 func init() {
-	RegisterTable("epsilon", func(b *Block) (Table, error) {
+	RegisterTable("epsilon", Kind[Table]{Example: `metric = "test_mse"`, Decode: func(b *Block) (Table, error) {
 		var t epsilonTable
 		if err := b.Decode(&t); err != nil {
 			return nil, err
@@ -44,7 +44,7 @@ func init() {
 		t.spec = tableSpec{Name: b.Out.Name, Kind: "epsilon", Title: t.Title, Metric: t.Metric, Rows: t.Rows,
 			Datasets: ds, Mechanisms: ms, Epsilon: t.Epsilon, Formats: t.Formats, Note: t.Note}
 		return &t, nil
-	})
+	}})
 }
 
 func (t *epsilonTable) build(v *view) []*plotting.Table { return v.tables(&t.spec) }

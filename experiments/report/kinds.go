@@ -11,8 +11,8 @@ import (
 
 // Figure and table kinds are plug-ins: each kind_<block>_<kind>.go file
 // registers, in its init, how a [[figure]] or [[table]] block of its kind
-// decodes its keys (strictly: an unknown key is an error naming it) and
-// what it draws. experiments/spec keeps the blocks' keys raw; Check decodes
+// decodes its keys (strictly: an unknown key is an error naming it), what it
+// draws, and an example block of the kind, which TestEveryKindRenders runs. experiments/spec keeps the blocks' keys raw; Check decodes
 // every block before a run, Render before drawing.
 
 // Figure is a decoded [[figure]] block.
@@ -87,25 +87,44 @@ func (b *Block) OneOf(key, value, def string, allowed ...string) (string, error)
 	return value, nil
 }
 
-var (
-	figureKinds = map[string]func(*Block) (Figure, error){}
-	tableKinds  = map[string]func(*Block) (Table, error){}
-)
-
-// RegisterFigure adds a figure kind; call it from init. A duplicate panics.
-func RegisterFigure(kind string, decode func(*Block) (Figure, error)) {
-	if _, dup := figureKinds[kind]; dup {
-		panic("report: duplicate figure kind " + kind)
-	}
-	figureKinds[kind] = decode
+// Kind is a figure kind (T = Figure) or a table kind (T = Table), as its
+// kind_<block>_<kind>.go file registers it.
+type Kind[T any] struct {
+	// Decode decodes the block's keys (strictly: b.Decode) and checks them.
+	Decode func(b *Block) (T, error)
+	// Example is a small valid block of the kind in TOML: the kind's own
+	// keys, without name and kind, at least one of them. It is the kind's
+	// test input: TestEveryKindRenders decodes it (strictly), runs it and
+	// renders it in every format, twice, in the test spec of kinds_test.go
+	// (dataset label "Lin", mechanism labels "AdaSSP" and "Ridge", metric
+	// "test_mse", one [[curve]] labelled "RDP" in panel "p").
+	Example string
 }
 
-// RegisterTable adds a table kind; call it from init. A duplicate panics.
-func RegisterTable(kind string, decode func(*Block) (Table, error)) {
-	if _, dup := tableKinds[kind]; dup {
-		panic("report: duplicate table kind " + kind)
+var (
+	figureKinds = map[string]Kind[Figure]{}
+	tableKinds  = map[string]Kind[Table]{}
+)
+
+// RegisterFigure adds a figure kind; call it from init. A duplicate kind, a
+// nil Decode or an empty Example panics.
+func RegisterFigure(kind string, k Kind[Figure]) { register(figureKinds, "figure", kind, k) }
+
+// RegisterTable adds a table kind; call it from init. A duplicate kind, a
+// nil Decode or an empty Example panics.
+func RegisterTable(kind string, k Kind[Table]) { register(tableKinds, "table", kind, k) }
+
+func register[T any](kinds map[string]Kind[T], block, kind string, k Kind[T]) {
+	_, dup := kinds[kind]
+	switch {
+	case dup:
+		panic("report: duplicate " + block + " kind " + kind)
+	case k.Decode == nil:
+		panic("report: " + block + " kind " + kind + " registered without Decode")
+	case strings.TrimSpace(k.Example) == "":
+		panic("report: " + block + " kind " + kind + " registered without an Example")
 	}
-	tableKinds[kind] = decode
+	kinds[kind] = k
 }
 
 // FigureKinds and TableKinds list the registered kinds, sorted.
@@ -137,9 +156,9 @@ type selectionTable struct {
 	tablesOf func(v *view, s *tableSpec) []*plotting.Table
 }
 
-// registerSelectionTable registers a selectionTable kind.
-func registerSelectionTable(kind string, tablesOf func(v *view, s *tableSpec) []*plotting.Table) {
-	RegisterTable(kind, func(b *Block) (Table, error) {
+// registerSelectionTable registers a selectionTable kind with its Example.
+func registerSelectionTable(kind, example string, tablesOf func(v *view, s *tableSpec) []*plotting.Table) {
+	RegisterTable(kind, Kind[Table]{Example: example, Decode: func(b *Block) (Table, error) {
 		t := selectionTable{tablesOf: tablesOf}
 		if err := b.Decode(&t); err != nil {
 			return nil, err
@@ -154,7 +173,7 @@ func registerSelectionTable(kind string, tablesOf func(v *view, s *tableSpec) []
 		}
 		t.spec = tableSpec{Name: b.Out.Name, Kind: kind, Title: t.Title, Datasets: ds, Mechanisms: ms, Formats: t.Formats, Note: t.Note}
 		return &t, nil
-	})
+	}})
 }
 
 func (t *selectionTable) build(v *view) []*plotting.Table { return t.tablesOf(v, &t.spec) }
@@ -172,11 +191,11 @@ func decodeOutputs(s *spec.Spec) (*outputs, error) {
 	out := &outputs{}
 	for i := range s.Figures {
 		o := &s.Figures[i]
-		dec, ok := figureKinds[o.Kind]
+		k, ok := figureKinds[o.Kind]
 		if !ok {
 			return nil, s.OutputError("figure", i, "kind", "figure kind %q: want %s", o.Kind, strings.Join(FigureKinds(), ", "))
 		}
-		f, err := dec(&Block{Spec: s, Kind: "figure", Index: i, Out: o})
+		f, err := k.Decode(&Block{Spec: s, Kind: "figure", Index: i, Out: o})
 		if err != nil {
 			return nil, err
 		}
@@ -184,11 +203,11 @@ func decodeOutputs(s *spec.Spec) (*outputs, error) {
 	}
 	for i := range s.Tables {
 		o := &s.Tables[i]
-		dec, ok := tableKinds[o.Kind]
+		k, ok := tableKinds[o.Kind]
 		if !ok {
 			return nil, s.OutputError("table", i, "kind", "table kind %q: want %s", o.Kind, strings.Join(TableKinds(), ", "))
 		}
-		t, err := dec(&Block{Spec: s, Kind: "table", Index: i, Out: o})
+		t, err := k.Decode(&Block{Spec: s, Kind: "table", Index: i, Out: o})
 		if err != nil {
 			return nil, err
 		}

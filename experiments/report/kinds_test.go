@@ -1,11 +1,18 @@
 package report
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/dplab/dplab/experiments/internal/spectest"
+	"github.com/dplab/dplab/experiments/run"
 	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/plotting"
 )
@@ -13,7 +20,6 @@ import (
 // TestOutputErrors: each figure and table kind decodes its block strictly;
 // an error names the file, line and key, as the spec's own errors do.
 func TestOutputErrors(t *testing.T) {
-	curves := "\n[[curve]]\nname = \"gaussian-rdp\"\npanel = \"p\"\nx = \"alpha\"\nparams = { alpha = [2, 4], sigma = 1 }\n"
 	tests := []struct {
 		name string
 		edit func(string) string
@@ -26,15 +32,15 @@ func TestOutputErrors(t *testing.T) {
 			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nlegend = \"middle\"", 1)
 		}, 24, "figure[0].legend", "bottom-right"},
 		{"unknown figure kind", func(s string) string {
-			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nkind = \"bars\"", 1)
-		}, 24, "figure[0].kind", "want curves, epsilon"},
+			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nkind = \"no-such-kind\"", 1)
+		}, 24, "figure[0].kind", "want " + strings.Join(FigureKinds(), ", ")},
 		{"unknown figure key", func(s string) string {
 			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nbnad = \"ci\"", 1)
 		}, 24, "figure[0].bnad", "unknown key"},
 		// issue 10: a curves figure used to accept (and ignore) the epsilon
 		// kind's keys, and validation returned early for it.
 		{"curves figure with time_ratio", func(s string) string {
-			return strings.Replace(s+curves, "name = \"mse\"\nmetric = \"test_mse\"\n\n[[table]]", "name = \"mse\"\nkind = \"curves\"\ntime_ratio = [\"a\", \"a\"]\ncenter = \"median\"\n\n[[table]]", 1)
+			return strings.Replace(s+testCurve, "name = \"mse\"\nmetric = \"test_mse\"\n\n[[table]]", "name = \"mse\"\nkind = \"curves\"\ntime_ratio = [\"a\", \"a\"]\ncenter = \"median\"\n\n[[table]]", 1)
 		}, 25, "figure[0].center", "unknown key"},
 		{"privacy table with metric", func(s string) string {
 			return strings.Replace(s, "[[table]]\nname = \"mse\"\nmetric = \"test_mse\"", "[[table]]\nname = \"mse\"\nkind = \"privacy\"\nmetric = \"test_mse\"", 1)
@@ -62,22 +68,32 @@ func TestOutputErrors(t *testing.T) {
 // only (issue 10, Done when 2): a kind is one type with a strict params
 // struct and the two methods of Figure. Leaving out draw is a compile error
 // at the registration (`*scratchFigure does not implement Figure (missing
-// method draw)`), never a runtime panic; an unknown key is a named error.
+// method draw)`), never a runtime panic; leaving out the example is a panic
+// at registration; an unknown key is a named error.
 type scratchFigure struct {
 	Metric string `toml:"metric"`
+
+	name string
 }
 
-func (f *scratchFigure) draw(*view) *plotting.Figure { return &plotting.Figure{Name: "scratch"} }
-func (f *scratchFigure) formats() []string           { return []string{"svg"} }
+func (f *scratchFigure) draw(v *view) *plotting.Figure {
+	var eps []float64
+	for _, c := range v.cells {
+		eps = append(eps, c.Epsilon)
+	}
+	return &plotting.Figure{Name: f.name, Panels: []plotting.Panel{{Title: f.Metric,
+		Series: []plotting.Series{{Label: "cells", X: eps, Y: eps}}}}}
+}
+func (f *scratchFigure) formats() []string { return []string{"svg"} }
 
 func TestScratchFigureKind(t *testing.T) {
-	RegisterFigure("scratch", func(b *Block) (Figure, error) {
-		var f scratchFigure
+	RegisterFigure("scratch", Kind[Figure]{Example: `metric = "test_mse"`, Decode: func(b *Block) (Figure, error) {
+		f := scratchFigure{name: b.Out.Name}
 		if err := b.Decode(&f); err != nil {
 			return nil, err
 		}
 		return &f, b.Spec.CheckMetric(b.Kind, b.Index, f.Metric)
-	})
+	}})
 	defer delete(figureKinds, "scratch")
 	src := strings.Replace(spectest.Valid, `metric = "test_mse"`, `metric = "test_mse"`+"\nkind = \"scratch\"", 1)
 	if err := Check(spectest.MustParse(t, src)); err != nil {
@@ -87,6 +103,13 @@ func TestScratchFigureKind(t *testing.T) {
 	err := Check(spectest.MustParse(t, bad))
 	if se, ok := err.(*spec.SpecError); !ok || se.Key != "figure[0].band" || !strings.Contains(se.Error(), "unknown key") {
 		t.Errorf("a key the scratch kind does not declare: %v", err)
+	}
+	// Registered, the kind is one of those TestEveryKindRenders exercises.
+	if !slices.Contains(FigureKinds(), "scratch") {
+		t.Fatalf("FigureKinds() = %v, without scratch", FigureKinds())
+	}
+	if err := exerciseKind("figure", "scratch", t.TempDir(), &run.DataCache{}); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -123,5 +146,305 @@ func TestShippedSpecsOutputs(t *testing.T) {
 		if err := Check(s); err != nil {
 			t.Errorf("%s quick: %v", p, err)
 		}
+	}
+}
+
+// testCurve is the [[curve]] block of the kinds' test spec (a kind =
+// "curves" block needs one).
+const testCurve = "\n[[curve]]\nname = \"gaussian-rdp\"\nlabel = \"RDP\"\npanel = \"p\"\nx = \"alpha\"\nparams = { alpha = [2, 4], sigma = 1 }\n"
+
+// exampleName is the name of the block kindSpec adds.
+const exampleName = "example"
+
+// kindSpec is the test spec of a figure or table kind: spectest.Valid's
+// datasets, mechanisms, ε and trials without its figure and table,
+// testCurve, and one [[block]] of the kind, named exampleName, with keys.
+func kindSpec(block, kind, keys string) string {
+	base := spectest.Valid
+	if i := strings.Index(base, "\n[[figure]]"); i >= 0 {
+		base = base[:i]
+	}
+	if i := strings.Index(base, "\n[[table]]"); i >= 0 {
+		base = base[:i]
+	}
+	return fmt.Sprintf("%s%s\n[[%s]]\nname = %q\nkind = %q\n%s\n", base, testCurve, block, exampleName, kind, keys)
+}
+
+// exerciseKind checks a registered figure or table kind on its Example:
+// the example decodes, and with an unknown key added does not (a
+// *spec.SpecError at that key); the spec runs (experiments/run) and renders
+// without error; the block writes figures/<name>.<format> (a table:
+// tables/<name>[-<part>].<format>, at least one) in each of its formats,
+// none empty; and a second render from the store writes the same files,
+// byte for byte. The error names the kind.
+func exerciseKind(block, kind, dir string, cache *run.DataCache) (err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("%s kind %q: %w", block, kind, err)
+		}
+	}()
+	var example, sub string
+	switch block {
+	case "figure":
+		example, sub = figureKinds[kind].Example, "figures"
+	case "table":
+		example, sub = tableKinds[kind].Example, "tables"
+	default:
+		return fmt.Errorf("block %q: want figure or table", block)
+	}
+	if strings.TrimSpace(example) == "" {
+		return errors.New("not registered, or without an example")
+	}
+	s, err := spec.Parse("kind.toml", []byte(kindSpec(block, kind, example)))
+	if err != nil {
+		return fmt.Errorf("the example does not parse: %w", err)
+	}
+	if len(s.Figures)+len(s.Tables) != 1 {
+		return fmt.Errorf("the test spec has %d figures and %d tables, want the example's block only", len(s.Figures), len(s.Tables))
+	}
+	outs, err := decodeOutputs(s)
+	if err != nil {
+		return fmt.Errorf("the example does not decode: %w", err)
+	}
+	var formats []string
+	if block == "figure" {
+		formats = outs.figures[0].formats()
+	} else {
+		formats = outs.tables[0].formats()
+	}
+	if len(formats) == 0 {
+		return errors.New("the example's block writes no formats")
+	}
+
+	// Strict decoding: a key the kind does not declare is an error at it.
+	bad, err := spec.Parse("kind.toml", []byte(kindSpec(block, kind, example+"\nnot_a_key = 1")))
+	if err != nil {
+		return fmt.Errorf("the example with not_a_key does not parse: %w", err)
+	}
+	wantKey := block + "[0].not_a_key"
+	var se *spec.SpecError
+	if err := Check(bad); !errors.As(err, &se) || se.Key != wantKey {
+		return fmt.Errorf("the example with an unknown key not_a_key: Check = %v, want a *spec.SpecError at %s (decode the block with b.Decode)", err, wantKey)
+	}
+
+	rep, err := run.Run(context.Background(), s, run.Options{Jobs: 2, OutDir: dir, Cache: cache})
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	paths, err := RenderRecords(s, dir, rep.Records, nil)
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	first := map[string][]byte{}
+	written := map[string][]string{} // file stem under sub -> formats
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if len(b) == 0 {
+			return fmt.Errorf("render wrote %s empty", rel)
+		}
+		first[p] = b
+		if filepath.Dir(rel) == sub {
+			name := filepath.Base(rel)
+			ext := filepath.Ext(name)
+			stem := strings.TrimSuffix(name, ext)
+			written[stem] = append(written[stem], strings.TrimPrefix(ext, "."))
+		}
+	}
+	stems := sortedNames(written)
+	if len(stems) == 0 {
+		return fmt.Errorf("render wrote nothing in %s/", sub)
+	}
+	for _, stem := range stems {
+		if block == "figure" && stem != exampleName ||
+			block == "table" && stem != exampleName && !strings.HasPrefix(stem, exampleName+"-") {
+			return fmt.Errorf("render wrote %s/%s.*, not named after the block %q", sub, stem, exampleName)
+		}
+		if got := written[stem]; !slices.Equal(got, formats) {
+			return fmt.Errorf("render wrote %s/%s in formats %v, want %v", sub, stem, got, formats)
+		}
+	}
+
+	again, err := Render(s, dir, nil)
+	if err != nil {
+		return fmt.Errorf("second render: %w", err)
+	}
+	if !slices.Equal(again, paths) {
+		return fmt.Errorf("second render wrote %v, the first %v", again, paths)
+	}
+	for _, p := range again {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(b, first[p]) {
+			rel, _ := filepath.Rel(dir, p)
+			return fmt.Errorf("%s differs between two renders of the same records", rel)
+		}
+	}
+	return nil
+}
+
+// TestEveryKindRenders exercises every registered figure and table kind on
+// its own Example (exerciseKind): a new kind is tested by registering it.
+func TestEveryKindRenders(t *testing.T) {
+	cache := &run.DataCache{}
+	for _, block := range []string{"figure", "table"} {
+		kinds := FigureKinds()
+		if block == "table" {
+			kinds = TableKinds()
+		}
+		if len(kinds) == 0 {
+			t.Fatalf("no %s kinds registered", block)
+		}
+		for _, kind := range kinds {
+			t.Run(block+"/"+kind, func(t *testing.T) {
+				if err := exerciseKind(block, kind, t.TempDir(), cache); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+}
+
+// brokenFigure is a figure kind whose figure and formats the test chooses.
+type brokenFigure struct {
+	Metric string `toml:"metric"`
+
+	name string
+	fig  func(name string) *plotting.Figure
+	fmts []string
+}
+
+func (f *brokenFigure) draw(*view) *plotting.Figure { return f.fig(f.name) }
+func (f *brokenFigure) formats() []string           { return f.fmts }
+
+// brokenTable is a table kind whose tables the test chooses.
+type brokenTable struct {
+	Title string `toml:"title"`
+
+	name string
+	tabs func(name string) []*plotting.Table
+}
+
+func (t *brokenTable) build(*view) []*plotting.Table { return t.tabs(t.name) }
+func (t *brokenTable) formats() []string             { return plotting.TableFormats }
+
+// TestExerciseKindCatchesBrokenKinds: a kind with one fault fails
+// exerciseKind with an error naming the kind and the fault; the same kind
+// without the fault passes.
+func TestExerciseKindCatchesBrokenKinds(t *testing.T) {
+	panel := func(x, y []float64) []plotting.Panel {
+		return []plotting.Panel{{Title: "p", Series: []plotting.Series{{Label: "s", X: x, Y: y}}}}
+	}
+	goodFig := func(name string) *plotting.Figure {
+		return &plotting.Figure{Name: name, Panels: panel([]float64{1, 2}, []float64{1, 2})}
+	}
+	goodTab := func(name string) []*plotting.Table {
+		return []*plotting.Table{{Name: name, Columns: []string{"c"}, Rows: []string{"r"}, Cells: [][]plotting.Entry{{{Mean: 1, Present: true}}}}}
+	}
+	renders := 0
+	tests := []struct {
+		name    string
+		block   string
+		example string
+		strict  bool // decode with b.Decode
+		fig     func(name string) *plotting.Figure
+		fmts    []string
+		tabs    func(name string) []*plotting.Table
+		want    string // "" for the kind without a fault
+	}{
+		{"valid figure", "figure", `metric = "test_mse"`, true, goodFig, plotting.Formats, nil, ""},
+		{"valid table", "table", `title = "t"`, true, nil, nil, goodTab, ""},
+		{"invalid panel", "figure", `metric = "test_mse"`, true, func(name string) *plotting.Figure {
+			return &plotting.Figure{Name: name, Panels: panel([]float64{1, 2}, []float64{1})}
+		}, plotting.Formats, nil, "lengths differ"},
+		{"figure without panels", "figure", `metric = "test_mse"`, true, func(name string) *plotting.Figure {
+			return &plotting.Figure{Name: name}
+		}, plotting.Formats, nil, "no panels"},
+		{"example with an unknown key", "figure", "metric = \"test_mse\"\nbnad = \"ci\"", true, goodFig, plotting.Formats, nil, "figure[0].bnad"},
+		{"example that is not TOML", "figure", `metric = `, true, goodFig, plotting.Formats, nil, "does not parse"},
+		{"decode not strict", "figure", `metric = "test_mse"`, false, goodFig, plotting.Formats, nil, "not_a_key"},
+		{"figure not named after its block", "figure", `metric = "test_mse"`, true, func(string) *plotting.Figure {
+			return goodFig("scratch")
+		}, plotting.Formats, nil, "figures/scratch.*, not named after the block"},
+		{"no formats", "figure", `metric = "test_mse"`, true, goodFig, nil, nil, "no formats"},
+		{"a different figure each render", "figure", `metric = "test_mse"`, true, func(name string) *plotting.Figure {
+			renders++
+			f := goodFig(name)
+			f.Title = fmt.Sprint("render ", renders)
+			return f
+		}, []string{"svg"}, nil, "figures/example.svg differs between two renders"},
+		{"no tables", "table", `title = "t"`, true, nil, nil, func(string) []*plotting.Table { return nil }, "wrote nothing in tables/"},
+		{"table with a short row", "table", `title = "t"`, true, nil, nil, func(name string) []*plotting.Table {
+			tabs := goodTab(name)
+			tabs[0].Columns = append(tabs[0].Columns, "d")
+			return tabs
+		}, "1 cells for 2 columns"},
+	}
+	cache := &run.DataCache{}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			decode := func(b *Block, v any) error {
+				if tc.strict {
+					return b.Decode(v)
+				}
+				return nil
+			}
+			if tc.block == "figure" {
+				RegisterFigure("broken", Kind[Figure]{Example: tc.example, Decode: func(b *Block) (Figure, error) {
+					f := &brokenFigure{name: b.Out.Name, fig: tc.fig, fmts: tc.fmts}
+					return f, decode(b, f)
+				}})
+				defer delete(figureKinds, "broken")
+			} else {
+				RegisterTable("broken", Kind[Table]{Example: tc.example, Decode: func(b *Block) (Table, error) {
+					t := &brokenTable{name: b.Out.Name, tabs: tc.tabs}
+					return t, decode(b, t)
+				}})
+				defer delete(tableKinds, "broken")
+			}
+			err := exerciseKind(tc.block, "broken", t.TempDir(), cache)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("a kind without a fault: %v", err)
+			case tc.want == "":
+			case err == nil:
+				t.Errorf("passed; want an error mentioning %q", tc.want)
+			case !strings.Contains(err.Error(), tc.block+` kind "broken": `) || !strings.Contains(err.Error(), tc.want):
+				t.Errorf("got %v; want an error naming %s kind \"broken\" and mentioning %q", err, tc.block, tc.want)
+			}
+		})
+	}
+}
+
+// TestRegisterRefusesIncompleteKinds: a kind without an example or a
+// decode function cannot be registered.
+func TestRegisterRefusesIncompleteKinds(t *testing.T) {
+	decode := func(b *Block) (Figure, error) { return nil, nil }
+	for name, k := range map[string]Kind[Figure]{
+		"no example":       {Decode: decode},
+		"a blank example":  {Decode: decode, Example: " \n"},
+		"no decode":        {Example: `metric = "test_mse"`},
+		"a duplicate kind": {Decode: decode, Example: `metric = "test_mse"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			kind := "incomplete"
+			if name == "a duplicate kind" {
+				kind = "epsilon"
+			}
+			defer func() {
+				if recover() == nil {
+					t.Errorf("RegisterFigure(%q) with %s did not panic", kind, name)
+				}
+				if kind != "epsilon" {
+					delete(figureKinds, kind)
+				}
+			}()
+			RegisterFigure(kind, k)
+		})
 	}
 }
