@@ -29,8 +29,8 @@
 //
 // # References
 //
-// Cited in this package: [HMB23], [HSS24], [IYE19], [LSS+25], [RKW23]. Full
-// entries: docs/references.md. Software read for its algorithm: scikit-learn's
+// Citation keys are listed once, with their full entries, in
+// docs/references.md. Software read for its algorithm: scikit-learn's
 // make_classification (Synthetic-L/H) and treforevans/uci_datasets (the
 // uci_datasets family and its test masks). The data files, their sources and
 // checksums: ../shared/datasets/MANIFEST.md and docs/datasets.md.

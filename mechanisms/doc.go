@@ -17,7 +17,6 @@
 //
 // # References
 //
-// Cited in this package: [ACG+16], [CKS20], [CMS11], [IYE19], [KST12],
-// [LSS+25], [MTZ19], [PS22], [RKW23], [She17], [Wang18]. Full entries:
+// Citation keys are listed once, with their full entries, in
 // docs/references.md.
 package mechanisms

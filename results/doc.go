@@ -38,6 +38,6 @@
 //
 // # References
 //
-// Cited in this package: [HF96] (type-7 quantiles, numpy's default, for the
-// median and quartiles). Full entries: docs/references.md.
+// Citation keys are listed once, with their full entries, in
+// docs/references.md.
 package results

@@ -82,7 +82,6 @@
 //
 // # References
 //
-// Cited in this package: [ACG+16], [HAB17], [Hig02], [KB15], [Knu97],
-// [LSS+25], [MTZ19], [NW06], [PTVF92], [RKW23], [SCS20], [Wang18]. Full
-// entries: docs/references.md.
+// Citation keys are listed once, with their full entries, in
+// docs/references.md.
 package solvers

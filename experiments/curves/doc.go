@@ -6,6 +6,6 @@
 //
 // # References
 //
-// Cited in this package: [CKS20], [LSS+25], [RKW23]. Full entries:
+// Citation keys are listed once, with their full entries, in
 // docs/references.md.
 package curves

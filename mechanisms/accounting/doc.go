@@ -58,9 +58,7 @@
 //
 // # References
 //
-// Cited in this package: [ACG+16], [ALC+21], [BBG+20], [BW18], [CKS20],
-// [DGK+22], [DR14], [DRS19], [Hig02], [HMB23], [KJPH21], [KST12], [LSS+25],
-// [Mir17], [MTZ19], [PS22], [RKW23], [She19], [vEH14]. Full entries:
+// Citation keys are listed once, with their full entries, in
 // docs/references.md. The golden vectors come from dp_accounting 0.6.0
 // (google/differential-privacy b5b0286, python/dp_accounting).
 package accounting
