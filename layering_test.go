@@ -14,6 +14,7 @@ var allowedImports = map[string][]string{
 	"internal/registry":     {},
 	"internal/oncemap":      {},
 	"internal/fileutil":     {},
+	"internal/buildtest":    {},
 	"mechanisms/accounting": {"internal/oncemap"},
 	"datasets":              {"internal/rngs", "internal/registry", "internal/oncemap"},
 	"datasets/preprocess":   {"internal/rngs", "mechanisms/accounting", "datasets"},

@@ -2,13 +2,10 @@ package mechanisms
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dplab/dplab/internal/buildtest"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms/accounting"
 )
@@ -97,16 +94,6 @@ func contains(list []string, s string) bool {
 // its registration (go build with an overlay adding such a file), instead of
 // running without the accountant check of its ledgers.
 func TestMechanismWithoutShapesDoesNotCompile(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command:", err)
-	}
-	pkg, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "scratch.go")
 	code := `package mechanisms
 
 import (
@@ -133,21 +120,5 @@ func init() {
 		func(scratchParams) (Mechanism, error) { return &scratchMech{}, nil }, scratchParams{})
 }
 `
-	if err := os.WriteFile(src, []byte(code), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	ov, _ := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(pkg, "zz_scratch_mechanism.go"): src}})
-	ovPath := filepath.Join(dir, "overlay.json")
-	if err := os.WriteFile(ovPath, ov, 0o666); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(goBin, "build", "-overlay", ovPath, ".")
-	cmd.Dir = pkg
-	out, err := cmd.CombinedOutput()
-	if err == nil {
-		t.Fatal("a mechanism without EventShapes compiled")
-	}
-	if want := "*scratchMech does not implement Mechanism (missing method EventShapes)"; !strings.Contains(string(out), want) {
-		t.Errorf("compiler output:\n%s\nwant it to contain %q", out, want)
-	}
+	buildtest.FailsWith(t, "zz_scratch_mechanism.go", code, "*scratchMech does not implement Mechanism (missing method EventShapes)")
 }

@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dplab/dplab/internal/buildtest"
 )
 
 // kindAccountants are the accountants checkKind runs every kind through.
@@ -198,16 +197,6 @@ func TestThrowawayEventKind(t *testing.T) {
 //
 // (The build stops at type checking: 0.2 s.)
 func TestLeafWithoutRDPDoesNotCompile(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command:", err)
-	}
-	pkg, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "scratch.go")
 	code := "package accounting\n\n" +
 		"type scratchOverlay struct{ Rho float64 `json:\"rho\"` }\n\n" +
 		"func (scratchOverlay) Kind() string    { return \"scratch_overlay\" }\n" +
@@ -217,21 +206,5 @@ func TestLeafWithoutRDPDoesNotCompile(t *testing.T) {
 		"func (e scratchOverlay) MarshalJSON() ([]byte, error) { return withKind(e.Kind(), struct{}{}) }\n\n" +
 		"// no rdp method\n\n" +
 		"func init() {\n\tregisterLeaf(scratchOverlay{})\n}\n"
-	if err := os.WriteFile(src, []byte(code), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	ov, _ := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(pkg, "zz_scratch_kind.go"): src}})
-	ovPath := filepath.Join(dir, "overlay.json")
-	if err := os.WriteFile(ovPath, ov, 0o666); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(goBin, "build", "-overlay", ovPath, ".")
-	cmd.Dir = pkg
-	out, err := cmd.CombinedOutput()
-	if err == nil {
-		t.Fatal("a leaf kind without rdp compiled")
-	}
-	if want := "E (type scratchOverlay) does not satisfy leafEvent (missing method rdp)"; !strings.Contains(string(out), want) {
-		t.Errorf("compiler output:\n%s\nwant it to contain %q", out, want)
-	}
+	buildtest.FailsWith(t, "zz_scratch_kind.go", code, "E (type scratchOverlay) does not satisfy leafEvent (missing method rdp)")
 }
