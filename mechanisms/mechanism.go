@@ -93,6 +93,20 @@ type Release struct {
 	// AdaSSP's box) leave it false: they may overspend, and the record
 	// says so.
 	Calibrated bool
+	// Trace holds per-iteration values of an iterative fit, by name (e.g.
+	// "excess_objective"): index t is the value after t steps, t = 0 the
+	// starting point. They are evaluation quantities computed from the
+	// training data without noise, as a train-split metric is, and are
+	// never released; the runner copies them into the record's traces.
+	// Nil for fits that are not iterative.
+	Trace map[string][]float64
+	// TargetScope says what the budget's ε meant to this fit when it is not
+	// a target for the (ε, δ) the whole fit spends, e.g. "per-step RDP ε at
+	// α = 2" for a paper that calibrates each step to an RDP budget. The
+	// record states it, figures and tables footnote it, and the ε recorded
+	// as spent remains the accountant's (ε, δ) of the whole ledger. Empty:
+	// the budget is the (ε, δ) target of the whole fit.
+	TargetScope string
 }
 
 // CheckSpent returns an error when a calibrated release's ledger, accounted
