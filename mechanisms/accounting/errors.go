@@ -31,14 +31,20 @@ func (e *UnsupportedError) Error() string {
 
 // InfeasibleError is returned by calibration when no noise level reaches the
 // target: Floor is the smallest ε found (ε decreases with the noise towards
-// this floor) and X the parameter value at which it was reached.
+// this floor) and X the parameter value at which it was reached. Order > 0
+// marks an RDP target (ε at that order, no δ), as RGMCalibrate's.
 type InfeasibleError struct {
 	Target Target
 	Floor  float64
 	X      float64
+	Order  float64
 }
 
 func (e *InfeasibleError) Error() string {
+	if e.Order > 0 {
+		return fmt.Sprintf("accounting: target RDP ε = %g at order α = %g is unreachable: the smallest achievable RDP ε at that order is %.6g",
+			e.Target.Epsilon, e.Order, e.Floor)
+	}
 	return fmt.Sprintf("accounting: target ε = %g at δ = %g is unreachable: the smallest achievable ε is %.6g (reached at %.6g)",
 		e.Target.Epsilon, e.Target.Delta, e.Floor, e.X)
 }

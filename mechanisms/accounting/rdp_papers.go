@@ -122,8 +122,50 @@ func rgmRDP(e RGM, alpha float64) float64 {
 	return (alpha * eta * eta / (2 * g)) * (1 + g*d*(2+eta)*(2+eta)*(1+eta)*(1+eta)) / k
 }
 
+// rgmMinOrder returns the smallest order from which Theorem 1 applies to e
+// ([HMB23] Thm 1 needs σ² ≥ γη⁻²(1 − η(α−1))R_rel², which holds for
+// α ≥ α₀ = 1 + (1 − σ²η²/(γR_rel²))/η), 1 when it holds at every order
+// (R_rel = 0, or σ²η² ≥ γR_rel²), and +Inf when no order of the domain
+// qualifies.
+//
+// The std_linear form v = (a‖R(x)‖ + b)², a = √γ, gets the same bound at
+// every order when b ≥ aR_rel/η (derived for dplab; the property test
+// TestRGMStdLinearAgainstExactDivergence checks it against Lemma 2): with
+// s = a‖R‖ + b and ‖R(x) − R(y)‖ ≤ η‖R(y)‖ + R_rel,
+//
+//	s(x) ≤ a‖R(y)‖ + a(η‖R(y)‖ + R_rel) + b ≤ (1+η)s(y),
+//
+// so the variance ratio r lies in [(1+η)⁻², (1+η)²] as in Lemma 1 and the
+// log term of the proof is bounded as in Theorem 1; and (a/η)‖R(x) − R(y)‖ ≤
+// s(y), so αs(y)² + (1−α)s(x)² ≥ (1 − (α−1)η(2+η))s(y)² ≥ K(a/η)²‖R(x) −
+// R(y)‖² with K = 1 − η(α−1)(2+η), which bounds the mean term by
+// αη²/(2γK), Theorem 1's. With b < aR_rel/η it returns +Inf (no guarantee).
+func rgmMinOrder(e RGM) float64 {
+	if e.RRel == 0 {
+		return 1
+	}
+	if e.Form == RGMStdLinear {
+		if e.Sigma >= math.Sqrt(e.Gamma)*e.RRel/e.Eta {
+			return 1
+		}
+		return math.Inf(1)
+	}
+	ratio := e.Sigma * e.Sigma * e.Eta * e.Eta / (e.Gamma * e.RRel * e.RRel)
+	if ratio >= 1 {
+		return 1
+	}
+	a0 := 1 + (1-ratio)/e.Eta
+	if a0 >= rgmSup(e) {
+		return math.Inf(1)
+	}
+	return a0
+}
+
 // RGMEpsilon returns the RGM RDP bound at order α (Theorem 1 of v2, or v1
-// when e.V1), with a *DomainError outside 1 < α < 1 + 1/(η(2+η)).
+// when e.V1), with a *DomainError outside 1 < α < 1 + 1/(η(2+η)). Below the
+// order from which Theorem 1's baseline-noise condition holds it returns the
+// bound at that order (RDP is non-decreasing in α); +Inf when the condition
+// holds at no order.
 func RGMEpsilon(e RGM, alpha float64) (float64, error) {
 	if err := e.Validate(); err != nil {
 		return 0, err
@@ -131,7 +173,11 @@ func RGMEpsilon(e RGM, alpha float64) (float64, error) {
 	if !(alpha > 1 && alpha < rgmSup(e)) {
 		return 0, &DomainError{Sub: e, Alpha: alpha, Lo: 1, Hi: rgmSup(e)}
 	}
-	return rgmRDP(e, alpha), nil
+	lo := rgmMinOrder(e)
+	if math.IsInf(lo, 1) {
+		return math.Inf(1), nil
+	}
+	return rgmRDP(e, math.Max(alpha, lo)), nil
 }
 
 // GaussMixRDP returns φ(α; k, γ) of Lemma 1 with a *DomainError outside
