@@ -18,11 +18,15 @@ import (
 //
 // It assumes the partition is fixed and public, a record's part does not
 // depend on the other records (each node protects its own data set, as in
-// [HMB23] §6), and the parts' events share one neighbouring relation.
+// [HMB23] §6), and the parts' events share one neighbouring relation:
+// Relation, when set, fixes it (for parts whose events adopt the ledger's,
+// such as Gaussian releases whose sensitivity was computed for replace-one
+// neighbours); "" adopts the parts'.
 // The RDP accountant evaluates it (the pointwise maximum of the parts'
 // curves); parts holding (ε, δ) guarantees (ApproxDP) are not supported.
 type Parallel struct {
-	Parts []Event `json:"parts"`
+	Parts    []Event `json:"parts"`
+	Relation string  `json:"relation,omitempty"` // "", or a Relation* constant
 }
 
 // NewParallel returns a Parallel event holding a copy of parts.
@@ -34,7 +38,7 @@ func init() {
 	registerLeaf(Parallel{Parts: []Event{
 		SelfComposed{Event: Gaussian{Sigma: 2, Sensitivity: 1}, Count: 3},
 		Gaussian{Sigma: 1, Sensitivity: 1},
-	}})
+	}, Relation: RelationReplaceOne})
 }
 
 // Kind implements Event.
@@ -42,8 +46,14 @@ func (Parallel) Kind() string { return "parallel" }
 
 func (Parallel) isEvent() {}
 
-// Validate checks that there is at least one part and validates each.
+// Validate checks that there is at least one part, validates each, and
+// checks Relation.
 func (e Parallel) Validate() error {
+	switch e.Relation {
+	case "", RelationAddRemove, RelationZeroOut, RelationReplaceOne:
+	default:
+		return fieldErr(e, "relation", e.Relation, "empty, add_remove, zero_out or replace_one")
+	}
 	if len(e.Parts) == 0 {
 		return fmt.Errorf("accounting: parallel: parts is empty")
 	}
@@ -67,7 +77,8 @@ func (e Parallel) MarshalJSON() ([]byte, error) {
 func (Parallel) decodeJSON(data []byte, path string) (Event, error) {
 	var v struct {
 		kindTag
-		Parts []json.RawMessage `json:"parts"`
+		Parts    []json.RawMessage `json:"parts"`
+		Relation string            `json:"relation"`
 	}
 	if err := decodeStrict(data, &v); err != nil {
 		return nil, decodeErr(path, "parallel", err)
@@ -80,11 +91,12 @@ func (Parallel) decodeJSON(data []byte, path string) (Event, error) {
 		}
 		parts[i] = p
 	}
-	return Parallel{Parts: parts}, nil
+	return Parallel{Parts: parts, Relation: v.Relation}, nil
 }
 
-// relation implements leafEvent: the parts' leaves fix it.
-func (Parallel) relation() string { return "" }
+// relation implements leafEvent: Relation, or "" to let the parts' leaves
+// fix it.
+func (e Parallel) relation() string { return e.Relation }
 
 // wrapped exposes the parts to deep walks (relations, assumptions).
 func (e Parallel) wrapped() Event { return Composed{Events: e.Parts} }

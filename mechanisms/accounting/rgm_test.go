@@ -360,7 +360,14 @@ func TestParallel(t *testing.T) {
 	if rel, err := LedgerRelation(NewParallel(rgm, Gaussian{Sigma: 1, Sensitivity: 1})); err != nil || rel != RelationReplaceOne {
 		t.Errorf("relation %q, %v; want replace_one", rel, err)
 	}
+	g := Parallel{Parts: []Event{Gaussian{Sigma: 1, Sensitivity: 1}}, Relation: RelationReplaceOne}
+	if rel, err := LedgerRelation(g); err != nil || rel != RelationReplaceOne {
+		t.Errorf("Gaussian parts with Relation replace_one: %q, %v", rel, err)
+	}
 	var u *UnsupportedError
+	if _, err := LedgerRelation(Parallel{Parts: []Event{rgm}, Relation: RelationZeroOut}); !errors.As(err, &u) {
+		t.Errorf("Relation zero_out over an RGM part: %v, want an *UnsupportedError", err)
+	}
 	if _, err := LedgerRelation(NewParallel(rgm, GaussMix{K: 10, Gamma: 5})); !errors.As(err, &u) {
 		t.Errorf("mixed relations: %v, want an *UnsupportedError", err)
 	}
