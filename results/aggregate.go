@@ -120,6 +120,25 @@ type CellSummary struct {
 	// Diagnostics summarises the records' non-private diagnostics (work
 	// counters read from the data without noise; see Record.Diagnostics).
 	Diagnostics map[string]Stat
+	// TargetScope is what the cell's ε target meant to its fits when it is
+	// not the whole procedure's (ε, δ) target (Privacy.TargetScope of its
+	// first trial that states one); "" otherwise.
+	TargetScope string
+	// Traces summarises each trace per iteration: Traces[name][t] is the
+	// Stat (mean, CI of the mean, min, max, ...) of the values at index t
+	// over the cell's ok trials whose trace reaches t, so Stat.Count is the
+	// number of trials at t (fewer at the end when trials ran different
+	// numbers of steps). Nil when no trial has a trace. Computed from the
+	// training data without noise (see Record.Traces).
+	Traces map[string][]Stat
+}
+
+// OverspendsTarget reports whether the cell spent more than its target ε
+// (beyond the calibration tolerance 1e-9) in a way that is a warning: not
+// for oracle tuning (ε spent = +Inf by definition), and not for a cell with
+// a TargetScope, whose target was not a target for the ε recorded as spent.
+func (c *CellSummary) OverspendsTarget() bool {
+	return c.Tuning != TuningOracle && c.TargetScope == "" && c.EpsSpentMax > c.Epsilon*(1+1e-9)
 }
 
 // Aggregate summarises records by cell. Only ok records count (see Latest).
@@ -149,6 +168,7 @@ func summarizeCell(recs []Record, which []int, ci CIMethod) CellSummary {
 	}
 	metrics := map[string][]float64{}
 	diag := map[string][]float64{}
+	var traces map[string][][]float64 // name -> t -> values over trials
 	var alphaSum, wallSum float64
 	c.EpsSpentMax, c.EpsPerRunMax = math.Inf(-1), math.NaN()
 	seen := map[string]bool{}
@@ -159,6 +179,22 @@ func summarizeCell(recs []Record, which []int, ci CIMethod) CellSummary {
 		}
 		for k, v := range r.Diagnostics {
 			diag[k] = append(diag[k], float64(v))
+		}
+		for k, xs := range r.Traces {
+			if traces == nil {
+				traces = map[string][][]float64{}
+			}
+			at := traces[k]
+			for len(at) < len(xs) {
+				at = append(at, nil)
+			}
+			for t, x := range xs {
+				at[t] = append(at[t], float64(x))
+			}
+			traces[k] = at
+		}
+		if c.TargetScope == "" {
+			c.TargetScope = r.Privacy.TargetScope
 		}
 		c.EpsSpentMax = math.Max(c.EpsSpentMax, float64(r.Privacy.EpsSpent))
 		if pr := float64(r.Privacy.EpsPerRun); pr != 0 && !(pr <= c.EpsPerRunMax) {
@@ -178,6 +214,16 @@ func summarizeCell(recs []Record, which []int, ci CIMethod) CellSummary {
 	}
 	for k, xs := range diag {
 		c.Diagnostics[k] = Summarize(xs, ci)
+	}
+	if traces != nil {
+		c.Traces = make(map[string][]Stat, len(traces))
+		for k, at := range traces {
+			st := make([]Stat, len(at))
+			for t, xs := range at {
+				st[t] = Summarize(xs, ci)
+			}
+			c.Traces[k] = st
+		}
 	}
 	c.AlphaMean = alphaSum / float64(len(which))
 	c.WallMean = wallSum / float64(len(which))

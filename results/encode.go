@@ -67,6 +67,10 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 		b = append(b, `,"metrics":`...)
 		b = appendFloatMap(b, r.Metrics)
 	}
+	if len(r.Traces) > 0 {
+		b = append(b, `,"traces":`...)
+		b = appendTraces(b, r.Traces)
+	}
 	b = append(b, `,"privacy":`...)
 	if b, err = appendPrivacy(b, &r.Privacy); err != nil {
 		return b, err
@@ -86,6 +90,9 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 func appendPrivacy(b []byte, p *Privacy) ([]byte, error) {
 	b = append(b, `{"eps_target":`...)
 	b = appendFloat(b, p.EpsTarget)
+	if p.TargetScope != "" {
+		b = appendKeyString(b, `,"target_scope":`, p.TargetScope)
+	}
 	b = append(b, `,"eps_spent":`...)
 	b = appendFloat(b, p.EpsSpent)
 	b = append(b, `,"delta":`...)
@@ -173,6 +180,34 @@ func appendFloatMap(b []byte, m map[string]Float) []byte {
 		b = appendString(b, k)
 		b = append(b, ':')
 		b = appendFloat(b, m[k])
+	}
+	return append(b, '}')
+}
+
+// appendTraces appends m with its keys sorted, as encoding/json writes a
+// map[string][]Float: a nil series is null, an empty one [].
+func appendTraces(b []byte, m map[string][]Float) []byte {
+	var buf [16]string
+	b = append(b, '{')
+	for i, k := range sortedKeys(m, buf[:0]) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		xs := m[k]
+		if xs == nil {
+			b = append(b, "null"...)
+			continue
+		}
+		b = append(b, '[')
+		for j, x := range xs {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = appendFloat(b, x)
+		}
+		b = append(b, ']')
 	}
 	return append(b, '}')
 }

@@ -123,6 +123,26 @@ func randomRecord(rng *rand.Rand) Record {
 			assumptions = append(assumptions, str())
 		}
 	}
+	traces := func() map[string][]Float {
+		switch rng.IntN(4) {
+		case 0:
+			return nil
+		case 1:
+			return map[string][]Float{}
+		}
+		m := map[string][]Float{}
+		for i := rng.IntN(4); i >= 0; i-- {
+			var xs []Float // nil, empty or filled
+			if rng.IntN(4) > 0 {
+				xs = []Float{}
+				for j := rng.IntN(8); j > 0; j-- {
+					xs = append(xs, Float(flt()))
+				}
+			}
+			m[str()] = xs
+		}
+		return m
+	}
 	var event json.RawMessage
 	if e := trickyEvents[rng.IntN(len(trickyEvents))]; e != "" || rng.IntN(2) == 0 {
 		event = json.RawMessage(e)
@@ -130,9 +150,9 @@ func randomRecord(rng *rand.Rand) Record {
 	return Record{
 		Schema: rng.IntN(3), Experiment: str(), CellKey: str(), Dataset: str(), Mechanism: str(), Label: str(),
 		Epsilon: Float(flt()), Trial: rng.IntN(1000) - 10, Seed: str(), Status: str(), Error: str(),
-		MechParams: anyMap(0), DataParams: anyMap(0), Metrics: floatMap(),
+		MechParams: anyMap(0), DataParams: anyMap(0), Metrics: floatMap(), Traces: traces(),
 		Privacy: Privacy{
-			EpsTarget: Float(flt()), EpsSpent: Float(flt()), Delta: Float(flt()), Accountant: str(), Relation: str(),
+			EpsTarget: Float(flt()), TargetScope: str(), EpsSpent: Float(flt()), Delta: Float(flt()), Accountant: str(), Relation: str(),
 			AlphaStar: Float(flt()), Noise: floatMap(), Tuning: str(), TuningNote: str(), Selection: str(),
 			EpsPerRun: Float(flt()), Assumptions: assumptions, Event: event,
 		},
@@ -144,7 +164,8 @@ func randomRecord(rng *rand.Rand) Record {
 // json.Marshal, byte for byte, over 20 000 random records built from tricky
 // values (NaN and ±Inf Floats, −0, exponent cut-offs, HTML characters,
 // control bytes, invalid UTF-8, U+2028, nil and empty maps and slices,
-// nested params of JSON's and other types, events to compact), and fails
+// nested params of JSON's and other types, events to compact, traces with
+// nil, empty and filled series), and fails
 // where json.Marshal fails (a NaN or infinite wall time, an invalid event).
 // Tolerance: none, the bytes must be equal.
 func TestAppendRecordMatchesMarshal(t *testing.T) {

@@ -14,6 +14,15 @@ import (
 // "diagnostics_nonprivate"; an oracle-tuned trial records eps_spent = +Inf
 // and its selected run's ε as eps_per_run; privacy gained "selection" and
 // "assumptions".
+//
+// Still version 2 (issue 11): "traces" and privacy's "target_scope" were
+// added as omitempty fields. A record without them encodes byte for byte as
+// before, a schema-2 reader that predates them ignores them (encoding/json
+// drops unknown keys), and a new reader reads an older record as one without
+// traces and with the normal target: nothing an older reader could misread,
+// so no reader needs a new version. (A record with a target scope read by an
+// older dplab would be flagged as overspending where the new one states the
+// scope; it is never mistaken for a smaller ε, which stays eps_spent.)
 const SchemaVersion = 2
 
 // Trial statuses.
@@ -70,6 +79,14 @@ type Record struct {
 	// Metrics measured on held-out data (test_mse, test_accuracy, ...).
 	Metrics map[string]Float `json:"metrics,omitempty"`
 
+	// Traces are an iterative fit's per-iteration evaluation values, by name
+	// (e.g. "excess_objective"): index t is the value after t steps, t = 0
+	// the starting point (mechanisms.Release.Trace). Like a train metric they
+	// are computed from the training data WITHOUT noise: not covered by
+	// Privacy.EpsSpent, for evaluation only, never released. Nil for fits
+	// that are not iterative.
+	Traces map[string][]Float `json:"traces,omitempty"`
+
 	// Privacy actually spent, tuning included, and what it rests on.
 	Privacy Privacy `json:"privacy"`
 
@@ -90,6 +107,13 @@ type Record struct {
 // Privacy is a trial's privacy ledger summary.
 type Privacy struct {
 	EpsTarget Float `json:"eps_target"`
+	// TargetScope says what EpsTarget meant to the fit when it is not the
+	// (ε, δ) target of the whole procedure, e.g. "per-step RDP ε at α = 2"
+	// (mechanisms.Release.TargetScope); "" when it is. EpsSpent is the whole
+	// ledger's (ε, δ) either way, so a scoped record whose EpsSpent exceeds
+	// EpsTarget is not an overspend: figures and tables state the scope
+	// instead of warning.
+	TargetScope string `json:"target_scope,omitempty"`
 	// EpsSpent is the ε of the whole procedure at Delta, evaluated from Event
 	// by Accountant: +Inf when no guarantee holds (a non-private mechanism,
 	// oracle tuning). It holds under Assumptions, and for a tuned trial only

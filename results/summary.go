@@ -81,6 +81,9 @@ func (c *CellSummary) PrivacyNote() string {
 	if c.Selection != "" {
 		note = "eps_spent_max protects the training rows only: selection " + c.Selection + ", so those rows are treated as public"
 	}
+	if c.TargetScope != "" {
+		note += "; epsilon is the fit's " + c.TargetScope + ", not a target for eps_spent_max (the whole ledger's (ε, δ))"
+	}
 	if len(c.Assumptions) > 0 {
 		note += "; assumes the assumptions column"
 	}

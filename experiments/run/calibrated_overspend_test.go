@@ -23,6 +23,11 @@ type overspendParams struct {
 	BoundX    float64 `toml:"bound_x"` // unused (a key TestLedgerCheckMatchesRuns tunes over)
 	Overspend float64 `toml:"overspend"`
 	NoClaim   bool    `toml:"no_claim"`
+	// Scope is the release's TargetScope ("" for none).
+	Scope string `toml:"scope"`
+	// Steps > 0 makes the release carry a trace "excess_objective" of
+	// Steps + 1 values 1/(t + 1), t = 0 … Steps.
+	Steps int `toml:"steps"`
 }
 
 func (p overspendParams) Validate() error {
@@ -58,8 +63,74 @@ func (m *overspendMech) Fit(ctx context.Context, train *datasets.Dataset, b mech
 	if m.p.Overspend > 1 {
 		sigma /= m.p.Overspend
 	}
-	return &mechanisms.Release{Model: &mechanisms.Linear{Theta: make([]float64, train.Cols())},
-		Event: overspendEvent(sigma), Calibrated: !m.p.NoClaim}, nil
+	rel := &mechanisms.Release{Model: &mechanisms.Linear{Theta: make([]float64, train.Cols())},
+		Event: overspendEvent(sigma), Calibrated: !m.p.NoClaim, TargetScope: m.p.Scope}
+	if m.p.Steps > 0 {
+		tr := make([]float64, m.p.Steps+1)
+		for t := range tr {
+			tr[t] = 1 / float64(t+1)
+		}
+		rel.Trace = map[string][]float64{"excess_objective": tr}
+	}
+	return rel, nil
+}
+
+// TestTargetScopeAndTraces: the runner copies Release.TargetScope into
+// privacy.target_scope and Release.Trace into traces. A release with a
+// target scope that spends more than ε target is recorded ok, without the
+// overspend note, even when it claims Calibrated (its ε was a target for
+// something else than the ledger's (ε, δ)); ε spent is still the
+// accountant's. Trace values by hand: 1/(t + 1).
+func TestTargetScopeAndTraces(t *testing.T) {
+	src := `name = "scoped"
+seed = 1
+trials = 2
+epsilon = [1]
+delta = 1e-5
+[[dataset]]
+name = "synthetic-linear"
+params = { n = 100, d = 3 }
+[[mechanism]]
+name = "test-overspend"
+label = "scoped, claims"
+params = { overspend = 2, scope = "per-step RDP ε at α = 2", steps = 3 }
+[[mechanism]]
+name = "test-overspend"
+label = "scoped"
+params = { overspend = 2, no_claim = true, scope = "per-step RDP ε at α = 2" }
+`
+	dir := filepath.Join(t.TempDir(), "out")
+	rep, err := Run(context.Background(), spectest.MustParse(t, src), Options{OutDir: dir, Cache: &DataCache{}})
+	if err != nil || rep.Failed != 0 || rep.Ran != 4 {
+		t.Fatalf("run: %+v, %v; want 4 ok trials", rep, err)
+	}
+	recs, err := results.Read(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		spent, target := float64(r.Privacy.EpsSpent), float64(r.Privacy.EpsTarget)
+		if r.Status != results.StatusOK || !(spent > target) || r.Privacy.TuningNote != "" || r.Privacy.TargetScope != "per-step RDP ε at α = 2" {
+			t.Errorf("%s: %s, ε %v of %v, note %q, scope %q; want ok, overspent, no note, the scope", r.Label, r.Status, spent, target, r.Privacy.TuningNote, r.Privacy.TargetScope)
+		}
+		tr := r.Traces["excess_objective"]
+		switch r.Label {
+		case "scoped, claims":
+			want := []results.Float{1, 0.5, 1.0 / 3, 0.25}
+			if len(tr) != len(want) {
+				t.Fatalf("%s: trace %v, want %v", r.Label, tr, want)
+			}
+			for i := range want {
+				if tr[i] != want[i] {
+					t.Errorf("%s: trace[%d] = %v, want %v", r.Label, i, tr[i], want[i])
+				}
+			}
+		case "scoped":
+			if r.Traces != nil {
+				t.Errorf("%s: traces %v, want none", r.Label, r.Traces)
+			}
+		}
+	}
 }
 
 // TestCalibratedOverspendFailsTrial: a release that claims calibration

@@ -11,6 +11,7 @@ import (
 	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/internal/oncemap"
 	"github.com/dplab/dplab/internal/rngs"
+	"gonum.org/v1/gonum/mat"
 )
 
 // DataCache loads each dataset once per process and keeps fixed splits, so
@@ -133,6 +134,12 @@ func (r *runner) prepareOnce(d spec.DatasetSpec) (*datasets.Loaded, *split, erro
 func splitAndScale(l *datasets.Loaded, d spec.DatasetSpec, r *rand.Rand) (*split, error) {
 	var sp split
 	switch {
+	case d.Split.All:
+		// Every row trains, in stored order; no test or validation part.
+		var err error
+		if sp.train, err = allRows(l); err != nil {
+			return nil, fmt.Errorf("dataset %q: %w", d.Label, err)
+		}
 	case l.All != nil:
 		if err := datasets.CheckSplit(l.All.Rows(), d.Split.Test, d.Split.Validation); err != nil {
 			return nil, fmt.Errorf("dataset %q: %w", d.Label, err)
@@ -157,7 +164,10 @@ func splitAndScale(l *datasets.Loaded, d spec.DatasetSpec, r *rand.Rand) (*split
 	default:
 		return nil, fmt.Errorf("dataset %q: the loader returned no data", d.Label)
 	}
-	others := []*datasets.Dataset{sp.test}
+	var others []*datasets.Dataset
+	if sp.test != nil {
+		others = append(others, sp.test)
+	}
 	if sp.val != nil {
 		others = append(others, sp.val)
 	}
@@ -165,4 +175,24 @@ func splitAndScale(l *datasets.Loaded, d spec.DatasetSpec, r *rand.Rand) (*split
 		return nil, fmt.Errorf("dataset %q: %w", d.Label, err)
 	}
 	return &sp, nil
+}
+
+// allRows returns a copy of every row of l in stored order: All, or a fixed
+// split's training rows followed by its test rows.
+func allRows(l *datasets.Loaded) (*datasets.Dataset, error) {
+	switch {
+	case l.All != nil:
+		return l.All.Clone(), nil
+	case l.Train != nil && l.Test != nil:
+		if l.Train.Cols() != l.Test.Cols() {
+			return nil, fmt.Errorf("the source's training part has %d columns, its test part %d", l.Train.Cols(), l.Test.Cols())
+		}
+		all := l.Train.Clone()
+		var x mat.Dense
+		x.Stack(l.Train.X, l.Test.X)
+		all.X = &x
+		all.Y = append(all.Y, l.Test.Y...)
+		return all, nil
+	}
+	return nil, fmt.Errorf("the loader returned no data")
 }

@@ -401,8 +401,14 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 		case "validation":
 			part = data.val
 		}
+		if part == nil {
+			continue // no such part (split.all); validation refuses such metrics
+		}
 		rec.Metrics[m.Name] = results.Float(metricEval[m.Name](out.release.Model, part))
 	}
+	// An iterative fit's per-iteration values were computed from the
+	// training data without noise, like a train metric: evaluation only.
+	rec.Traces = traces(out.release.Trace)
 	// The fit's counters were read from the private data without noise: the
 	// record keeps them as non-private diagnostics.
 	rec.Diagnostics = floatMap(out.release.Stats)
@@ -458,6 +464,7 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 	rec.Privacy.Event = ev
 	rec.Privacy.Noise = floatMap(out.release.Noise)
 	rec.Privacy.TuningNote = out.note
+	rec.Privacy.TargetScope = out.release.TargetScope
 	g, err := r.epsilon(ev, out.charged, delta)
 	if err != nil {
 		return fmt.Errorf("account for the ledger: %w", err)
@@ -483,11 +490,15 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 		}
 		rec.Privacy.EpsPerRun = results.Float(pr.Epsilon)
 	}
-	if _, isNP := out.charged.(accounting.NonPrivate); !isNP && rec.Privacy.Tuning != spec.TuneOracle {
+	if _, isNP := out.charged.(accounting.NonPrivate); !isNP && rec.Privacy.Tuning != spec.TuneOracle && rec.Privacy.TargetScope == "" {
 		// Calibrated mechanisms must meet their target: overspending fails
 		// the trial. A mechanism with fixed constants (e.g. a paper's box)
 		// may not, and is reported as spent. Either way the record holds
-		// the accounted value.
+		// the accounted value. A release with a target scope met a target
+		// that is not the whole ledger's (ε, δ) (say a per-step RDP ε):
+		// its ε spent is not compared with ε target at all, neither to
+		// fail the trial (even if it claims Calibrated) nor to note an
+		// overspend; the record states the scope instead.
 		if err := out.release.CheckSpent(float64(rec.Privacy.EpsSpent), float64(rec.Privacy.EpsTarget)); err != nil {
 			return err
 		}
@@ -528,6 +539,22 @@ func viaJSON(m map[string]any) map[string]any {
 	var out map[string]any
 	if err != nil || json.Unmarshal(b, &out) != nil {
 		return m
+	}
+	return out
+}
+
+// traces converts a release's traces for the record; nil when there are none.
+func traces(m map[string][]float64) map[string][]results.Float {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string][]results.Float, len(m))
+	for k, xs := range m {
+		ys := make([]results.Float, len(xs))
+		for i, x := range xs {
+			ys[i] = results.Float(x)
+		}
+		out[k] = ys
 	}
 	return out
 }

@@ -24,7 +24,7 @@ type Spec struct {
 	Delta       DeltaRule       `toml:"delta"`
 	CI          string          `toml:"ci"` // "normal" (1.96·SE, default) or "t"
 	Accountant  AccountantSpec  `toml:"accountant"`
-	Metrics     []string        `toml:"metrics"` // default: every metric of the datasets' tasks
+	Metrics     []string        `toml:"metrics"` // default: every metric of the datasets' tasks (their train metrics when a dataset has split.all)
 	Datasets    []DatasetSpec   `toml:"dataset"`
 	Mechanisms  []MechanismSpec `toml:"mechanism"`
 	Figures     []OutputSpec    `toml:"figure"` // decoded by their kind (experiments/report)
@@ -86,6 +86,13 @@ type SplitSpec struct {
 	// al. benchmark's split of its synthetic data. (omitempty keeps the cell
 	// keys of specs without it unchanged.)
 	Ordered bool `toml:"ordered" json:",omitempty"`
+	// All trains on every row: no test and no validation part, the
+	// training part is all rows in the source's stored order (no shuffle;
+	// a source with its own train/test files gives its training rows, then
+	// its test rows). It excludes the other keys, and metrics or tuning
+	// that need a test or validation part (validation refuses them).
+	// (omitempty keeps the cell keys of specs without it unchanged.)
+	All bool `toml:"all" json:",omitempty"`
 }
 
 // ScaleSpec is the per-trial scaling, with statistics from the training part.

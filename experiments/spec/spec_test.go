@@ -37,6 +37,36 @@ func TestParseValidSpec(t *testing.T) {
 	}
 }
 
+// TestSplitAll: split = { all = true } keeps no test fraction, changes
+// the dataset's key (so its cells), and makes the default metrics the train
+// metrics of the datasets' tasks; a spec without it keeps its key.
+func TestSplitAll(t *testing.T) {
+	plain, err := Parse("t.toml", []byte(validSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(validSpec, `label = "Lin"`, `label = "Lin"`+"\nsplit = { all = true }", 1)
+	s, err := Parse("t.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp := s.Datasets[0].Split; !sp.All || sp.Test != 0 || sp.Validation != 0 {
+		t.Errorf("split %+v, want all without test or validation fractions", sp)
+	}
+	if got := strings.Join(s.Metrics, ","); got != "train_mse" {
+		t.Errorf("default metrics %q, want train_mse (the regression task's train metric)", got)
+	}
+	if plain.Metrics != nil {
+		t.Errorf("a spec without split.all got metrics %v filled", plain.Metrics)
+	}
+	if k := DatasetKey(plain.Datasets[0]); strings.Contains(k, "All") {
+		t.Errorf("the key of a dataset without split.all mentions it: %s", k)
+	}
+	if DatasetKey(plain.Datasets[0]) == DatasetKey(s.Datasets[0]) {
+		t.Error("split.all does not change the dataset's key")
+	}
+}
+
 // TestSpecErrors checks that every kind of bad spec gives a *SpecError
 // naming the file, the line and the key (issue 2, Done when 4).
 func TestSpecErrors(t *testing.T) {
@@ -65,6 +95,22 @@ func TestSpecErrors(t *testing.T) {
 		{"ordered and resample", func(s string) string {
 			return strings.Replace(s, `label = "Lin"`, `label = "Lin"`+"\nsplit = { ordered = true, resample = true }", 1)
 		}, 10, "dataset[0].split", "exclude"},
+		// Issue 11: split.all trains on every row; nothing may need a test
+		// or validation part.
+		{"split all with a test fraction", func(s string) string {
+			return strings.Replace(s, `label = "Lin"`, `label = "Lin"`+"\nsplit = { all = true, test = 0.1 }", 1)
+		}, 10, "dataset[0].split.all", "excludes test, validation, resample and ordered"},
+		{"split all with ordered", func(s string) string {
+			return strings.Replace(s, `label = "Lin"`, `label = "Lin"`+"\nsplit = { all = true, ordered = true }", 1)
+		}, 10, "dataset[0].split.all", "excludes"},
+		{"split all with a test metric", func(s string) string {
+			s = strings.Replace(s, "trials = 3", "trials = 3\nmetrics = [\"train_mse\", \"test_mse\"]", 1)
+			return strings.Replace(s, `label = "Lin"`, `label = "Lin"`+"\nsplit = { all = true }", 1)
+		}, 4, "metrics", `metric "test_mse" is computed on the test part, but dataset "Lin" has split.all = true`},
+		{"split all with tuning", func(s string) string {
+			s = strings.Replace(s, `label = "Lin"`, `label = "Lin"`+"\nsplit = { all = true }", 1)
+			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"oracle\"\ncandidates = { rho = [0.01, 0.1] }", 1)
+		}, 10, "dataset[0].split.all", `mechanism "AdaSSP" is tuned (mode "oracle")`},
 		{"oracle on validation", func(s string) string {
 			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"oracle\"\nselect_on = \"validation\"\ncandidates = { rho = [0.01, 0.1] }", 1)
 		}, 18, "mechanism[0].tuning.select_on", "test set"},

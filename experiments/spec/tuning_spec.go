@@ -41,6 +41,9 @@ func (s *Spec) validateTuning(i int, e mechanisms.Entry) error {
 			return s.errIn("mechanism", i, "tuning.candidates."+k, "%s = %s appears twice among the candidates", k, FormatValue(dup))
 		}
 	}
+	if j := s.allRows(); j >= 0 {
+		return s.errIn("dataset", j, "split.all", "mechanism %q is tuned (mode %q), which scores candidates on a validation or test part, but dataset %q has split.all = true (every row trains): tune in a spec with a split", s.Mechanisms[i].Label, t.Mode, s.Datasets[j].Label)
+	}
 	if t.Mode == TuneOracle {
 		// Oracle tuning is by definition the best candidate on the test set.
 		if t.SelectOn != "" && t.SelectOn != "test" {

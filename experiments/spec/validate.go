@@ -63,6 +63,9 @@ func (s *Spec) Validate() error {
 			return s.errAt("metrics", k.line("metrics"), "unknown metric %q (known: %s)", m, metricNames())
 		}
 	}
+	if err := s.checkTrainOnly(); err != nil {
+		return err
+	}
 	names := map[string]int{}
 	for i := range s.Figures {
 		if err := s.checkOutput("figure", i, s.Figures[i].Name, names); err != nil {
@@ -179,6 +182,12 @@ func (s *Spec) validateDataset(i int, labels map[string]bool) error {
 		return s.errIn("dataset", i, paramPath("params", blameKey(key, err, slices.Sorted(maps.Keys(d.Params)))), "%v", err)
 	}
 	sp := d.Split
+	if sp.All {
+		if sp.Test != 0 || sp.Validation != 0 || sp.Resample || sp.Ordered {
+			return s.errIn("dataset", i, "split.all", "all = true trains on every row in stored order: it excludes test, validation, resample and ordered")
+		}
+		return s.validateScale(i, e)
+	}
 	if sp.Test == 0 {
 		d.Split.Test = 0.2
 	}
@@ -188,6 +197,12 @@ func (s *Spec) validateDataset(i int, labels map[string]bool) error {
 	if sp.Ordered && sp.Resample {
 		return s.errIn("dataset", i, "split", "ordered and resample exclude each other (an ordered split is the same in every trial)")
 	}
+	return s.validateScale(i, e)
+}
+
+// validateScale fills dataset i's scaling defaults and checks them.
+func (s *Spec) validateScale(i int, e datasets.Entry) error {
+	d := &s.Datasets[i]
 	if d.Scale.X == "" {
 		d.Scale.X = "max-row-norm"
 	}
@@ -326,10 +341,47 @@ func (s *Spec) CheckLabels(block string, i int, ds, ms []string) error {
 	return s.checkLabels(block, i, ds, ms)
 }
 
+// allRows returns the index of the first dataset with split.all, or -1.
+func (s *Spec) allRows() int {
+	return slices.IndexFunc(s.Datasets, func(d DatasetSpec) bool { return d.Split.All })
+}
+
+// checkTrainOnly checks, when a dataset trains on every row (split.all),
+// that the listed metrics are all computed on the training part, and fills
+// the default metrics with the train metrics of the datasets' tasks: such a
+// dataset has no test or validation part to score.
+func (s *Spec) checkTrainOnly() error {
+	j := s.allRows()
+	if j < 0 {
+		return nil
+	}
+	if s.Metrics == nil {
+		s.Metrics = []string{}
+		for _, d := range s.Datasets {
+			e, _ := datasets.Lookup(d.Name)
+			for _, name := range DefaultMetrics(e.Info.Task) {
+				if m, _ := LookupMetric(name); m.On == "train" && !slices.Contains(s.Metrics, name) {
+					s.Metrics = append(s.Metrics, name)
+				}
+			}
+		}
+		return nil
+	}
+	for _, name := range s.Metrics {
+		if m, _ := LookupMetric(name); m.On != "train" {
+			return s.errAt("metrics", s.keys.line("metrics"), "metric %q is computed on the %s part, but dataset %q has split.all = true (every row trains; no %s part): list only train metrics (e.g. train_mse, train_accuracy)", name, m.On, s.Datasets[j].Label, m.On)
+		}
+	}
+	return nil
+}
+
 func (s *Spec) checkMetric(block string, i int, name string) error {
 	m, ok := LookupMetric(name)
 	if !ok {
 		return s.errIn(block, i, "metric", "unknown metric %q (known: %s)", name, metricNames())
+	}
+	if j := s.allRows(); j >= 0 && m.On != "train" {
+		return s.errIn(block, i, "metric", "metric %q is computed on the %s part, but dataset %q has split.all = true (no %s part): use a train metric", name, m.On, s.Datasets[j].Label, m.On)
 	}
 	for _, d := range s.Datasets {
 		e, _ := datasets.Lookup(d.Name)
