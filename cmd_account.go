@@ -33,7 +33,11 @@ EVENT and its flags:
   amp      (objpert flags) --tau T --sigma-out S
                                               Algorithm 1 of Redberg et al. (Thm 4.1)
   gaussmix --k K --gamma G                    Gaussian mixing (Lev et al. Lemma 1)
-  rgm      --eta E --gamma G --d D [--v1]     relative Gaussian mechanism (Hendrikx et al. Thm 1, v2)
+  rgm      --eta E --gamma G --d D [--sigma S --r-rel R] [--form std_linear] [--v1]
+                                              relative Gaussian mechanism (Hendrikx et al. Thm 1, v2):
+                                              noise N(0, (γ‖R(x)‖² + σ²)I) for a query with
+                                              (η, R_rel)-relative sensitivity in dimension d; the
+                                              std_linear form is the authors' code (std √γ‖R(x)‖ + σ)
   json     --event JSON                       any event of the kind table as dplab writes it, e.g. a
                                               record's ledger from trials.jsonl ("privacy.event"), or
                                               '{"kind":"gaussian","sigma":2,"sensitivity":1}'
@@ -49,6 +53,16 @@ Queries (one of):
                        print the smallest noise parameter with ε ≤ E at δ = D (σ for
                        gaussian, sgm, objpert and amp, the scale b for laplace, γ for
                        gaussmix and rgm); its own flag is then not needed
+  --calibrate gamma --epsilon E --order A [--rule R]   (rgm only)
+                       solve γ and σ of one RGM release for the RDP target ε at order A
+                       by rule R: theorem_v2 (default; exact, d term included),
+                       neglect_d (the paper's experiments), local (§4.2), std_linear
+                       (the authors' code) or theorem_v1 (the invalid v1 bound);
+                       with --steps T, for T releases (ε/T each)
+
+For rgm, --delta also prints Corollary 1's closed form and the numeric optimum
+of ε_RDP(α) + log(1/δ)/(α − 1) over α (the paper's conversion), next to the
+accountant's (tighter) conversion.
 
 Accountants: rdp (default; orders "default" = dp_accounting's grid refined by a
 continuous search over α, "grid" = dp_accounting's grid exactly, "opacus",
@@ -64,9 +78,10 @@ type accountFlags struct {
 	sigma, sensitivity, scale, q         float64
 	lambda, beta, lipschitz, tau, sigOut float64
 	k, d, steps, maxOrder                int
-	gamma, eta                           float64
+	gamma, eta, rrel                     float64
 	v1, asJSON                           bool
 	sel, accountant, orders, sgm, calib  string
+	form, rule                           string
 	eventJSON                            string
 	delta, epsilon, order, interval      float64
 	set                                  map[string]bool
@@ -81,7 +96,7 @@ var eventFlags = map[string]struct{ required, optional []string }{
 	"objpert":  {[]string{"sigma", "lambda", "beta", "lipschitz"}, nil},
 	"amp":      {[]string{"sigma", "lambda", "beta", "lipschitz", "tau", "sigma-out"}, nil},
 	"gaussmix": {[]string{"k", "gamma"}, nil},
-	"rgm":      {[]string{"eta", "gamma", "d"}, []string{"v1"}},
+	"rgm":      {[]string{"eta", "gamma", "d"}, []string{"v1", "sigma", "r-rel", "form", "rule"}},
 	"json":     {[]string{"event"}, nil},
 }
 
@@ -121,6 +136,9 @@ func cmdAccount(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&f.eta, "eta", 0, "relative sensitivity η (rgm)")
 	fs.IntVar(&f.d, "d", 0, "output dimension (rgm)")
 	fs.BoolVar(&f.v1, "v1", false, "use the (invalid near its order limit) v1 bound of RGM Theorem 1")
+	fs.Float64Var(&f.rrel, "r-rel", 0, "absolute part R_rel of the relative sensitivity (rgm)")
+	fs.StringVar(&f.form, "form", "", "noise form (rgm): empty (variance γ‖R‖² + σ²) or std_linear (the authors' code)")
+	fs.StringVar(&f.rule, "rule", "theorem_v2", "RDP-target calibration rule (rgm): theorem_v2, neglect_d, local, std_linear or theorem_v1")
 	fs.IntVar(&f.steps, "steps", 1, "number of adaptive repetitions T")
 	fs.StringVar(&f.sel, "select", "", "private selection: poisson:MEAN, tnb:MEAN:ETA, geometric:MEAN or logarithmic:MEAN")
 	fs.Float64Var(&f.delta, "delta", 0, "δ at which to report ε")
@@ -189,11 +207,16 @@ func (f *accountFlags) checkFlags(event string, required, optional []string) err
 		if calibratedFlag[event] == "" {
 			return fmt.Errorf("--calibrate does not apply to event %s (it has no noise flag)", event)
 		}
-		if !f.set["epsilon"] || !f.set["delta"] {
-			return errors.New("--calibrate needs both --epsilon (the target) and --delta")
+		switch {
+		case event == "rgm" && f.set["order"] && f.set["epsilon"] && !f.set["delta"]:
+			// RGM's RDP-target solve (rgm.md §2.4).
+		case !f.set["epsilon"] || !f.set["delta"]:
+			return errors.New("--calibrate needs both --epsilon (the target) and --delta (rgm: or --order for an RDP target)")
+		case f.set["order"]:
+			return errors.New("--calibrate takes --delta or (rgm) --order, not both")
 		}
-		if f.set["order"] {
-			return errors.New("--calibrate and --order exclude each other")
+		if event == "rgm" && f.set["sigma"] {
+			return errors.New("--sigma is set by --calibrate for rgm; drop it")
 		}
 	default:
 		return fmt.Errorf("--calibrate %q: want sigma (the event's noise parameter)", f.calib)
@@ -216,6 +239,9 @@ func (f *accountFlags) checkFlags(event string, required, optional []string) err
 		if n != 1 {
 			return errors.New("give exactly one of --delta, --epsilon or --order (--epsilon with --delta only with --calibrate)")
 		}
+	}
+	if f.set["rule"] && !(event == "rgm" && f.calib != "" && f.set["order"]) {
+		return errors.New("--rule applies to rgm's RDP-target calibration (--calibrate gamma --epsilon E --order A)")
 	}
 	if f.set["order"] && f.accountant != "rdp" {
 		return fmt.Errorf("--order is an RDP query; the %s accountant has no RDP curve", f.accountant)
@@ -251,7 +277,13 @@ func (f *accountFlags) event(name string, x float64, calibrating bool) (accounti
 	case "gaussmix":
 		e = accounting.GaussMix{K: f.k, Gamma: pick(f.gamma)}
 	case "rgm":
-		e = accounting.RGM{Eta: f.eta, Gamma: pick(f.gamma), D: f.d, V1: f.v1}
+		r := accounting.RGM{Eta: f.eta, Gamma: pick(f.gamma), D: f.d, V1: f.v1, Sigma: f.sigma, RRel: f.rrel, Form: f.form}
+		if calibrating {
+			// Scaling γ: the baseline noise that makes Theorem 1 hold at
+			// every order, σ = √γ·R_rel/η (§4.2's choice; both forms).
+			r.Sigma = math.Sqrt(x) * f.rrel / f.eta * (1 + 1e-12)
+		}
+		e = r
 	case "json":
 		var err error
 		if e, err = accounting.UnmarshalEvent([]byte(f.eventJSON)); err != nil {
@@ -311,7 +343,70 @@ type accountResult struct {
 	Sigma      *jsonFloat       `json:"sigma,omitempty"`
 	Parameter  string           `json:"parameter,omitempty"`
 	Interval   float64          `json:"interval,omitempty"`
-	query      string           // "epsilon" (ε at δ), "delta" (δ at ε) or "order"
+	// RGM only: the RDP-target solve's rule and baseline noise, and with
+	// --delta Corollary 1's closed form (valid: its condition holds) and
+	// the numeric optimum of the paper's conversion.
+	Rule            string     `json:"rule,omitempty"`
+	Gamma           *jsonFloat `json:"gamma,omitempty"`
+	BaselineSigma   *jsonFloat `json:"baseline_sigma,omitempty"`
+	Corollary1      *jsonFloat `json:"corollary1,omitempty"`
+	Corollary1Valid *bool      `json:"corollary1_valid,omitempty"`
+	Mironov         *jsonFloat `json:"mironov,omitempty"`
+	MironovOrder    *jsonFloat `json:"mironov_order,omitempty"`
+	query           string     // "epsilon" (ε at δ), "delta" (δ at ε), "order" or "rdp-target"
+}
+
+// rgmOf returns the RGM leaf of an event built by "dplab account rgm".
+func rgmOf(e accounting.Event) accounting.RGM {
+	if c, ok := e.(accounting.SelfComposed); ok {
+		e = c.Event
+	}
+	return e.(accounting.RGM)
+}
+
+// runRGMTarget solves γ and σ of --steps RGM releases for the RDP target
+// --epsilon at --order by --rule (accounting.RGMCalibrate; ε/T per release).
+func (f *accountFlags) runRGMTarget(cfg accounting.Config, res *accountResult) (*accountResult, error) {
+	rule, err := accounting.ParseRGMRule(f.rule)
+	if err != nil {
+		return nil, fmt.Errorf("--rule: %w", err)
+	}
+	if f.set["form"] || f.set["v1"] {
+		return nil, errors.New("--form and --v1 follow from --rule in an RDP-target calibration; drop them")
+	}
+	one, err := accounting.RGMCalibrate(accounting.RGMTarget{Eta: f.eta, RRel: f.rrel, D: f.d,
+		Alpha: f.order, Epsilon: f.epsilon / float64(f.steps), Rule: rule})
+	if err != nil {
+		return nil, fmt.Errorf("calibrate --gamma: %w", err)
+	}
+	var e accounting.Event = one
+	if f.steps != 1 {
+		e = accounting.SelfComposed{Event: one, Count: f.steps}
+	}
+	r, err := cfg.RDP(e, f.order)
+	if err != nil {
+		return nil, err
+	}
+	res.query, res.Event, res.Relation, res.Rule = "rdp-target", e, accounting.RelationReplaceOne, string(rule)
+	res.Gamma, res.BaselineSigma = jf(one.Gamma), jf(one.Sigma)
+	res.Order, res.RDP, res.Epsilon = jf(f.order), jf(r), jf(f.epsilon)
+	return res, nil
+}
+
+// addRGMConversions adds Corollary 1 and the numeric optimum of the paper's
+// conversion for --steps releases of the RGM event.
+func (r *accountResult) addRGMConversions(steps int, delta float64) error {
+	e := rgmOf(r.Event)
+	cf, ok, err := accounting.RGMCorollary1(e, steps, delta)
+	if err != nil {
+		return err
+	}
+	m, a, err := accounting.RGMEpsilonMironov(e, steps, delta)
+	if err != nil {
+		return err
+	}
+	r.Corollary1, r.Corollary1Valid, r.Mironov, r.MironovOrder = jf(cf), &ok, jf(m), jf(a)
+	return nil
 }
 
 // jsonFloat encodes ±Inf as the strings "inf"/"-inf" (as the golden
@@ -337,6 +432,9 @@ func (f *accountFlags) run(name string, cfg accounting.Config) (*accountResult, 
 	}
 	if f.accountant == "pld" {
 		res.Interval = f.interval
+	}
+	if f.calib != "" && name == "rgm" && f.set["order"] {
+		return f.runRGMTarget(cfg, res)
 	}
 	if f.calib != "" {
 		param := calibratedFlag[name]
@@ -381,6 +479,11 @@ func (f *accountFlags) run(name string, cfg accounting.Config) (*accountResult, 
 		if f.accountant == "rdp" {
 			res.Order = jf(g.Alpha)
 		}
+		if name == "rgm" && f.sel == "" {
+			if err := res.addRGMConversions(f.steps, f.delta); err != nil {
+				return nil, err
+			}
+		}
 	default:
 		res.query = "delta"
 		d, err := cfg.Delta(res.Event, f.epsilon)
@@ -417,10 +520,21 @@ func (r *accountResult) writeText(w io.Writer) {
 	switch {
 	case r.Sigma != nil:
 		fmt.Fprintf(w, "%s = %s gives ε = %s at δ = %s (%s%s)\n", r.Parameter, fmtNum(r.Sigma), fmtNum(r.Epsilon), fmtNum(r.Delta), r.how(), alpha)
+	case r.query == "rdp-target":
+		fmt.Fprintf(w, "γ = %s, σ = %s (rule %s) give RDP ε(α = %g) = %s for target %s (theorem 1 v2, %s)\n",
+			fmtNum(r.Gamma), fmtNum(r.BaselineSigma), r.Rule, float64(*r.Order), fmtNum(r.RDP), fmtNum(r.Epsilon), r.how())
 	case r.query == "order":
 		fmt.Fprintf(w, "RDP ε(α = %g) = %s (%s)\n", float64(*r.Order), fmtNum(r.RDP), r.how())
 	case r.query == "epsilon":
 		fmt.Fprintf(w, "ε = %s at δ = %s (%s%s)\n", fmtNum(r.Epsilon), fmtNum(r.Delta), r.how(), alpha)
+		if r.Corollary1 != nil {
+			valid := ""
+			if !*r.Corollary1Valid {
+				valid = "; its condition does not hold here, so it is not a guarantee"
+			}
+			fmt.Fprintf(w, "  Corollary 1 closed form: ε = %s%s\n", fmtNum(r.Corollary1), valid)
+			fmt.Fprintf(w, "  numeric optimum of ε_RDP(α) + log(1/δ)/(α−1): ε = %s at α = %.6g\n", fmtNum(r.Mironov), float64(*r.MironovOrder))
+		}
 	default:
 		fmt.Fprintf(w, "δ = %s at ε = %s (%s)\n", fmtNum(r.Delta), fmtNum(r.Epsilon), r.how())
 	}

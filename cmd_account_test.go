@@ -53,6 +53,13 @@ func TestAccountJSON(t *testing.T) {
 		{"amp", "amp --sigma 10 --sigma-out 5 --lambda 1 --beta 0.25 --lipschitz 1 --tau 0.01 --delta 1e-5", "epsilon", 0.6804647541334715, 1e-6, "golden pub-objpert_rdp-008"},
 		{"gaussmix", "gaussmix --k 57 --gamma 1000 --delta 1e-5", "epsilon", 0.019136501566996037, 1e-8, "golden pub-gaussmix_eps-001"},
 		{"rgm order", "rgm --eta 0.01 --gamma 1 --d 10 --order 2", "rdp", 0.004307894693336053, 1e-12, "golden pub-rgm_calibration-005"},
+		{"rgm corollary 1", "rgm --eta 1e-3 --gamma 1e-4 --d 10 --delta 1e-8", "corollary1", 0.87015, 1e-5, "rgm.md §2.6 worked example (v2 closed form)"},
+		{"rgm corollary 1 v1", "rgm --eta 1e-3 --gamma 1e-4 --d 10 --delta 1e-8 --v1", "corollary1", 0.86927, 1e-5, "rgm.md §2.6 worked example (v1 closed form)"},
+		{"rgm numeric optimum", "rgm --eta 1e-3 --gamma 1e-4 --d 10 --delta 1e-8", "mironov", 0.6507, 1e-4, "rgm.md §2.6 (v2, ≈ 0.6507 at α ≈ 55)"},
+		{"rgm RDP-target γ", "rgm --eta 5e-3 --d 22 --calibrate gamma --epsilon 0.1 --order 2", "gamma", 2.58360e-04, 5e-6, "rgm.md §2.4 table (γ v2)"},
+		{"rgm RDP-target ε", "rgm --eta 5e-3 --d 22 --r-rel 0.01 --calibrate gamma --epsilon 0.1 --order 2", "rdp", 0.1, 1e-12, "theorem_v2 meets its target exactly"},
+		{"rgm neglect-d γ", "rgm --eta 1e-3 --d 22 --calibrate gamma --epsilon 0.1 --order 2 --rule neglect_d", "gamma", 1.002005e-05, 5e-6, "rgm.md §2.4 table (neglect d)"},
+		{"rgm composed target", "rgm --eta 5e-3 --d 22 --calibrate gamma --epsilon 4 --order 2 --steps 40", "rdp", 4, 1e-12, "40 releases at ε/40 each"},
 		{"laplace pld pure", "laplace --scale 2 --epsilon 0.5 --accountant pld", "delta", 0, 0, "Laplace with b = 2 is 0.5-DP: δ(0.5) = 0"},
 	}
 	for _, tc := range cases {
@@ -107,6 +114,13 @@ func TestAccountErrors(t *testing.T) {
 		{"gaussian rgm --sigma 1 --delta 1e-5", "exactly one EVENT"},
 		{"gaussian --sigma 0.01 --delta 1e-5 --accountant pld --interval 1e-9", "use a coarser interval ("},
 		{"gaussian --sigma 1 --delta 1e-5 --accountant pld --interval -1", "PLD interval -1"},
+		{"rgm --eta 0.05 --d 50 --calibrate gamma --epsilon 0.01 --order 2", "target RDP ε = 0.01 at order α = 2 is unreachable"},
+		{"rgm --eta 0.01 --gamma 1 --d 10 --delta 1e-5 --rule local", "--rule applies to rgm's RDP-target calibration"},
+		{"rgm --eta 0.01 --d 10 --sigma 1 --calibrate gamma --epsilon 1 --order 2", "--sigma is set by --calibrate"},
+		{"rgm --eta 0.01 --d 10 --calibrate gamma --epsilon 1 --order 2 --rule bogus", `unknown RGM rule "bogus"`},
+		{"rgm --eta 0.01 --d 10 --calibrate gamma --epsilon 1 --order 2 --form std_linear", "follow from --rule"},
+		{"rgm --eta 0.01 --gamma 1 --d 10 --form other --delta 1e-5", `form = other`},
+		{"rgm --eta 0.01 --d 10 --calibrate gamma --epsilon 1 --order 2 --delta 1e-5", "--calibrate takes --delta or (rgm) --order, not both"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.args, func(t *testing.T) {

@@ -175,36 +175,43 @@ func rgmCalibratedRDP(e RGM, alpha float64) float64 {
 	return rgmRDP(e, math.Max(alpha, lo))
 }
 
-// RGMCorollary1 returns the closed-form (ε, δ) guarantee of one RGM release
-// ([HMB23] Corollary 1, App. A.5; v1 when e.V1):
+// RGMCorollary1 returns the closed-form (ε, δ) guarantee of count adaptive
+// RGM releases ([HMB23] Corollary 1, App. A.5; v1 when e.V1):
 //
 //	ε = χ + 2√(χ log(1/δ)),
-//	χ = η²/γ + η²(2+η)²(1+η)²d        (v2)
-//	χ = η²/γ + η²(2+η)²d/2            (v1)
+//	χ = count·(η²/γ + η²(2+η)²(1+η)²d)        (v2)
+//	χ = count·(η²/γ + η²(2+η)²d/2)            (v1)
 //
-// It also reports whether the corollary's condition holds (v2:
-// 1/(4γ(2+η)²) + (1+η)²d/4 ≥ log(1/δ); v1: 1/(4γ(2+η)²) + d/8 ≥ log(1/δ)),
-// which makes its order α = 1 + √(log(1/δ)/χ) admissible; when it does not,
-// the value is not a guarantee. v2's last display has a typo
-// (χ + 2√χ log(1/δ)); the statement's form is used (rgm.md §2.6).
-func RGMCorollary1(e RGM, delta float64) (eps float64, ok bool, err error) {
+// (count = 1 is the corollary; composition multiplies the RDP bound
+// αχ/count used by its proof, [Mir17] Prop. 1). It also reports whether the
+// corollary's condition holds: its order α = 1 + √(log(1/δ)/χ) must satisfy
+// α ≤ 1 + 1/(2η(2+η)), i.e. log(1/δ) ≤ χ/(4η²(2+η)²) (for count = 1, v2:
+// 1/(4γ(2+η)²) + (1+η)²d/4 ≥ log(1/δ); v1: 1/(4γ(2+η)²) + d/8 ≥ log(1/δ)).
+// When it does not hold the value is not a guarantee. v2's last display has
+// a typo (χ + 2√χ log(1/δ)); the statement's form is used (rgm.md §2.6).
+// The corollary assumes Theorem 1 holds at that order (Sigma, RRel: see RGM).
+func RGMCorollary1(e RGM, count int, delta float64) (eps float64, ok bool, err error) {
 	if err := e.Validate(); err != nil {
 		return 0, false, err
+	}
+	if count < 1 {
+		return 0, false, fmt.Errorf("accounting: rgm corollary 1: count = %d, want ≥ 1", count)
 	}
 	if !(delta > 0 && delta < 1) {
 		return 0, false, fmt.Errorf("accounting: rgm corollary 1: δ = %v, want a value in (0, 1)", delta)
 	}
 	eta, g, d := e.Eta, e.Gamma, float64(e.D)
 	l := math.Log(1 / delta)
-	var chi, cond float64
+	var chi float64
 	if e.V1 {
 		chi = eta*eta/g + eta*eta*(2+eta)*(2+eta)*d/2
-		cond = 1/(4*g*(2+eta)*(2+eta)) + d/8
 	} else {
 		chi = eta*eta/g + eta*eta*(2+eta)*(2+eta)*(1+eta)*(1+eta)*d
-		cond = 1/(4*g*(2+eta)*(2+eta)) + (1+eta)*(1+eta)*d/4
 	}
-	return chi + 2*math.Sqrt(chi*l), cond >= l, nil
+	chi *= float64(count)
+	a := 1 + math.Sqrt(l/chi)
+	ok = a <= 1+1/(2*eta*(2+eta)) && a >= rgmMinOrder(e)
+	return chi + 2*math.Sqrt(chi*l), ok, nil
 }
 
 // RGMEpsilonMironov returns min over α of ε_RDP(α) + log(1/δ)/(α − 1), the

@@ -180,7 +180,7 @@ func TestRGMCorollary1Example(t *testing.T) {
 		closed, numeric float64
 	}{{true, 0.86927, 0.6505}, {false, 0.87015, 0.6507}} {
 		e := RGM{Eta: 1e-3, Gamma: 100e-6, D: 10, V1: c.v1}
-		got, ok, err := RGMCorollary1(e, 1e-8)
+		got, ok, err := RGMCorollary1(e, 1, 1e-8)
 		if err != nil || !ok {
 			t.Fatalf("v1=%v: %v, condition holds = %v", c.v1, err, ok)
 		}
@@ -202,10 +202,21 @@ func TestRGMCorollary1Example(t *testing.T) {
 	}
 	// Closed form ≥ the optimum of the conversion it bounds.
 	e := RGM{Eta: 0.01, Gamma: 0.02, D: 30}
-	cf, _, _ := RGMCorollary1(e, 1e-5)
+	cf, _, _ := RGMCorollary1(e, 1, 1e-5)
 	num, _, _ := RGMEpsilonMironov(e, 1, 1e-5)
 	if cf < num {
 		t.Errorf("closed form %g below the numeric optimum %g", cf, num)
+	}
+	// Composition: T releases equal one release with T·χ, and the numeric
+	// optimum of T releases is never above the closed form.
+	cf40, ok40, _ := RGMCorollary1(e, 40, 1e-5)
+	num40, _, _ := RGMEpsilonMironov(e, 40, 1e-5)
+	if !ok40 || cf40 < num40 || cf40 <= cf {
+		t.Errorf("40 releases: closed form %g (valid %v), numeric %g, one release %g", cf40, ok40, num40, cf)
+	}
+	// The condition fails when α* leaves the domain: large χ·... small δ.
+	if _, ok, _ := RGMCorollary1(RGM{Eta: 0.3, Gamma: 10, D: 1}, 1, 1e-12); ok {
+		t.Error("η = 0.3, γ = 10, d = 1, δ = 1e-12: the corollary's condition should fail")
 	}
 }
 
