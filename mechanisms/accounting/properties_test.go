@@ -200,20 +200,6 @@ func TestRefinementNeverWorse(t *testing.T) {
 	}
 }
 
-// renyiIsoGaussians returns D_α(N(μ₁, s₁² I_d) ‖ N(μ₂, s₂² I_d)) for
-// ‖μ₁ − μ₂‖² = m2 (Gil, Alajaji & Linder 2013; [HMB23] Lemma 2):
-//
-//	α m2/(2 s_α²) + d [log(s₂/s₁) + log(s₂²/s_α²)/(2(α − 1))],  s_α² = α s₂² + (1−α) s₁²
-//
-// (+Inf when s_α² ≤ 0).
-func renyiIsoGaussians(alpha, m2, s1sq, s2sq float64, d int) float64 {
-	sa := alpha*s2sq + (1-alpha)*s1sq
-	if sa <= 0 {
-		return math.Inf(1)
-	}
-	return alpha*m2/(2*sa) + float64(d)*(0.5*math.Log(s2sq/s1sq)+math.Log(s2sq/sa)/(2*(alpha-1)))
-}
-
 // TestRGMBoundAgainstExactDivergence: the Theorem 1 v2 bound is at least the
 // exact Rényi divergence between RGM's outputs on random admissible pairs
 // (rgm.md §2.3): ‖R(x) − R(y)‖² ≤ η² min(‖R(x)‖², ‖R(y)‖²) + R_rel² and
@@ -267,7 +253,7 @@ func TestRGMBoundAgainstExactDivergence(t *testing.T) {
 		}
 		s1, s2 := e.Gamma*nx+sigma2, e.Gamma*ny+sigma2
 		bound := rgmRDP(e, alpha)
-		for _, dv := range []float64{renyiIsoGaussians(alpha, m2, s1, s2, d), renyiIsoGaussians(alpha, m2, s2, s1, d)} {
+		for _, dv := range []float64{RenyiIsotropicGaussians(alpha, m2, s1, s2, d), RenyiIsotropicGaussians(alpha, m2, s2, s1, d)} {
 			if dv > bound*(1+1e-12) {
 				t.Fatalf("%+v α=%g: exact D = %.12g exceeds the v2 bound %.12g", e, alpha, dv, bound)
 			}
@@ -286,7 +272,7 @@ func TestRGMBoundAgainstExactDivergence(t *testing.T) {
 		{0.1, 2, 0.01, 22, 1.762, 2.236, 2.752, false},
 	} {
 		nx, ny := (1+row.eta)*(1+row.eta), 1.0
-		ex := renyiIsoGaussians(row.alpha, row.eta*row.eta, row.gamma*nx+1e-12, row.gamma*ny+1e-12, row.d)
+		ex := RenyiIsotropicGaussians(row.alpha, row.eta*row.eta, row.gamma*nx+1e-12, row.gamma*ny+1e-12, row.d)
 		v1 := rgmRDP(RGM{Eta: row.eta, Gamma: row.gamma, D: row.d, V1: true}, row.alpha)
 		v2 := rgmRDP(RGM{Eta: row.eta, Gamma: row.gamma, D: row.d}, row.alpha)
 		// the table prints 3 decimals: absolute tolerance 6e-4

@@ -261,3 +261,24 @@ func RGMEpsilonMironov(e RGM, count int, delta float64) (eps, alpha float64, err
 	}
 	return best, bestA, nil
 }
+
+// RenyiIsotropicGaussians returns the exact Rényi divergence of order α > 1
+// between two isotropic Gaussians in dimension d whose means are at squared
+// distance m2 and whose per-coordinate variances are s1sq and s2sq:
+//
+//	D_α(N(μ₁, s₁²I_d) ‖ N(μ₂, s₂²I_d))
+//	  = α m2/(2 s_α²) + d [log(s₂/s₁) + log(s₂²/s_α²)/(2(α − 1))],
+//	s_α² = α s₂² + (1 − α) s₁²
+//
+// and +Inf when s_α² ≤ 0 (the integral diverges). It is the oracle against
+// which the RGM bounds are tested and the "exact" column of the v1-vs-v2
+// counterexample table.
+//
+// Ref: [HMB23] Lemma 2 (v1 Eq. (11), v2 Eq. (13)).
+func RenyiIsotropicGaussians(alpha, m2, s1sq, s2sq float64, d int) float64 {
+	sa := alpha*s2sq + (1-alpha)*s1sq
+	if sa <= 0 {
+		return math.Inf(1)
+	}
+	return alpha*m2/(2*sa) + float64(d)*(0.5*math.Log(s2sq/s1sq)+math.Log(s2sq/sa)/(2*(alpha-1)))
+}

@@ -250,7 +250,7 @@ func TestRGMStdLinearAgainstExactDivergence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, dv := range []float64{renyiIsoGaussians(alpha, m2, sx*sx, sy*sy, e.D), renyiIsoGaussians(alpha, m2, sy*sy, sx*sx, e.D)} {
+		for _, dv := range []float64{RenyiIsotropicGaussians(alpha, m2, sx*sx, sy*sy, e.D), RenyiIsotropicGaussians(alpha, m2, sy*sy, sx*sx, e.D)} {
 			if dv > bound*(1+1e-12)+1e-300 {
 				t.Fatalf("%+v α=%g: exact D = %.12g exceeds the bound %.12g", e, alpha, dv, bound)
 			}
@@ -291,7 +291,7 @@ func TestRGMBaselineOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, dv := range []float64{renyiIsoGaussians(alpha, m2, e.Gamma*nx+s2, e.Gamma*ny+s2, e.D), renyiIsoGaussians(alpha, m2, e.Gamma*ny+s2, e.Gamma*nx+s2, e.D)} {
+		for _, dv := range []float64{RenyiIsotropicGaussians(alpha, m2, e.Gamma*nx+s2, e.Gamma*ny+s2, e.D), RenyiIsotropicGaussians(alpha, m2, e.Gamma*ny+s2, e.Gamma*nx+s2, e.D)} {
 			if dv > bound*(1+1e-12) {
 				t.Fatalf("%+v α=%g (α₀=%g): exact D = %.12g exceeds the bound %.12g", e, alpha, a0, dv, bound)
 			}

@@ -1,0 +1,60 @@
+package curves
+
+import (
+	"math"
+	"testing"
+)
+
+// TestRGMCounterexampleCurves: the curves behind the v1-vs-v2 table give
+// rgm.md §2.3's rows (exact D_α by Lemma 2, the v1 and v2 bounds; the table
+// prints 3 decimals, so absolute tolerance 6e-4), and v1 is below the exact
+// divergence exactly in the three rows the report marks as violated.
+func TestRGMCounterexampleCurves(t *testing.T) {
+	for _, row := range []struct {
+		eta, alpha, gamma, d float64
+		exact, v1, v2        float64
+		violated             bool
+	}{
+		{0.1, 5.2, 0.01, 5, 22.829, 22.607, 27.913, true},
+		{0.01, 40, 1e-3, 22, 9.468, 9.433, 10.094, true},
+		{0.3, 2.3, 0.05, 3, 21.933, 21.740, 47.048, true},
+		{0.1, 2, 0.01, 22, 1.762, 2.236, 2.752, false},
+	} {
+		p := func() CurveParams {
+			return CurveParams{"eta": row.eta, "alpha": row.alpha, "gamma": row.gamma, "d": row.d}
+		}
+		ex, v1, v2 := curve(t, "rgm-exact-divergence", p()), curve(t, "rgm-rdp-v1", p()), curve(t, "rgm-rdp", p())
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{{"exact", ex, row.exact}, {"v1", v1, row.v1}, {"v2", v2, row.v2}} {
+			if math.Abs(c.got-c.want) > 6e-4 {
+				t.Errorf("%+v: %s = %.5f, table %.3f", row, c.name, c.got, c.want)
+			}
+		}
+		if (v1 < ex) != row.violated || v2 < ex {
+			t.Errorf("%+v: v1 %.4f, v2 %.4f, exact %.4f", row, v1, v2, ex)
+		}
+	}
+}
+
+// TestRGMCorollaryCurves: the worked example of Corollary 1 (η = 1e-3,
+// d = 10, δ = 1e-8, γ = 100η²): closed form 0.87015 (v2) / 0.86927 (v1),
+// numeric optimum 0.6507 / 0.6505 (rgm.md §2.6), and the accountant's
+// conversion is below both.
+func TestRGMCorollaryCurves(t *testing.T) {
+	for _, c := range []struct {
+		v1              float64
+		closed, numeric float64
+	}{{0, 0.87015, 0.6507}, {1, 0.86927, 0.6505}} {
+		p := func() CurveParams { return CurveParams{"eta": 1e-3, "gamma": 1e-4, "d": 10, "delta": 1e-8, "v1": c.v1} }
+		cf, num, acc := curve(t, "rgm-corollary1", p()), curve(t, "rgm-epsilon-numeric", p()), curve(t, "rgm-epsilon", p())
+		if math.Abs(cf-c.closed) > 5e-6 || math.Abs(num-c.numeric) > 5e-5 || !(acc < num) {
+			t.Errorf("v1 = %g: closed %.6f (want %.5f), numeric %.5f (want %.4f), accountant %.5f", c.v1, cf, c.closed, num, c.numeric, acc)
+		}
+	}
+	// A point whose condition fails is undefined, not a number.
+	if _, err := curveRegistry["rgm-corollary1"].fn(CurveParams{"eta": 0.3, "gamma": 10, "d": 1, "delta": 1e-12}); err == nil {
+		t.Error("Corollary 1 outside its condition returned a value")
+	}
+}
