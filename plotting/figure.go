@@ -53,6 +53,10 @@ type Series struct {
 	Lo, Hi []float64 // band bounds; both nil for no band
 	Style  int       // colour/marker index; keep it fixed per method across panels
 	Dashed bool
+	// MarkEvery > 1 draws a marker at every MarkEvery-th point only (the
+	// first included), for dense series such as per-iteration curves; 0 or
+	// 1 marks every point.
+	MarkEvery int
 }
 
 // Reference is a horizontal dashed line, e.g. a non-private baseline.
@@ -284,6 +288,15 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
 			return nil, fmt.Errorf("plotting: series %q: %w", s.Label, err)
+		}
+		if s.MarkEvery > 1 {
+			var marked plotter.XYs
+			for i := 0; i < len(pts); i += s.MarkEvery {
+				marked = append(marked, pts[i])
+			}
+			if points, err = plotter.NewScatter(marked); err != nil {
+				return nil, fmt.Errorf("plotting: series %q: %w", s.Label, err)
+			}
 		}
 		line.Color = col
 		line.Width = vg.Points(1.4)

@@ -133,19 +133,25 @@ func TestTableGolden(t *testing.T) {
 
 func TestCellFormatAndBest(t *testing.T) {
 	tests := []struct {
-		c    Entry
-		want string
+		c      Entry
+		digits int // Table.Digits (0: the default 4)
+		want   string
 	}{
-		{Entry{Mean: 0.51234, Half: 0.0213, Present: true}, "0.512 ± 0.021"},
-		{Entry{Mean: 12.3456, Half: 0.5, Present: true}, "12.35 ± 0.50"},
-		{Entry{Mean: 812.3, Half: 40, Present: true}, "812 ± 40"},
-		{Entry{Mean: 0.25, Half: 0, Present: true}, "0.25"},
-		{Entry{Mean: 0.845771144279, Half: 1.1e-16, Present: true}, "0.8458"}, // identical trials, rounding-level SE
-		{Entry{}, "—"},
+		{Entry{Mean: 0.51234, Half: 0.0213, Present: true}, 0, "0.512 ± 0.021"},
+		{Entry{Mean: 12.3456, Half: 0.5, Present: true}, 0, "12.35 ± 0.50"},
+		{Entry{Mean: 812.3, Half: 40, Present: true}, 0, "812 ± 40"},
+		{Entry{Mean: 0.25, Half: 0, Present: true}, 0, "0.25"},
+		{Entry{Mean: 0.845771144279, Half: 1.1e-16, Present: true}, 0, "0.8458"}, // identical trials, rounding-level SE
+		{Entry{}, 0, "—"},
+		{Entry{Mean: 141691, Present: true}, 0, "1.417e+05"},
+		{Entry{Mean: 141691, Present: true}, 6, "141691"}, // a row count, exactly
+		{Entry{Mean: 0.845771144279, Present: true}, 6, "0.845771"},
+		{Entry{Mean: 12.3456, Half: 0.5, Present: true}, 6, "12.35 ± 0.50"}, // an interval sets the decimals
 	}
 	for _, tc := range tests {
-		if got := tc.c.format(" ± "); got != tc.want {
-			t.Errorf("format(%+v) = %q, want %q", tc.c, got, tc.want)
+		tab := Table{Digits: tc.digits}
+		if got := tc.c.format(" ± ", tab.digits()); got != tc.want {
+			t.Errorf("format(%+v) with %d digits = %q, want %q", tc.c, tc.digits, got, tc.want)
 		}
 	}
 	tab := sampleTable()

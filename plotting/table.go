@@ -35,6 +35,10 @@ type Table struct {
 	Cells     [][]Entry // Cells[row][column]
 	Better    Better
 	Note      string // accountant, δ, tuning mode
+	// Digits is the number of significant digits of an entry printed
+	// without an interval (a value identical over trials, such as a row
+	// count); 0 means 4.
+	Digits int
 }
 
 // Entry is one entry: a mean and the half-width of its interval. Absent cells
@@ -119,18 +123,19 @@ func (t *Table) best(i int) []bool {
 }
 
 // String prints the cell as "mean ± half".
-func (c Entry) String() string { return c.format(" ± ") }
+func (c Entry) String() string { return c.format(" ± ", 4) }
 
 // format prints mean ± half with the decimals set by two significant digits of
-// the half-width (so the mean is not printed more precisely than it is known).
-func (c Entry) format(pm string) string {
+// the half-width (so the mean is not printed more precisely than it is
+// known), or the mean alone with digits significant digits.
+func (c Entry) format(pm string, digits int) string {
 	if !c.Present {
 		return "—"
 	}
 	// A half-width at rounding level (identical trials, e.g. a deterministic
 	// non-private fit) prints as no interval.
 	if math.IsNaN(c.Half) || c.Half <= 1e-12*math.Abs(c.Mean) || math.IsInf(c.Half, 0) {
-		return strconv.FormatFloat(c.Mean, 'g', 4, 64)
+		return strconv.FormatFloat(c.Mean, 'g', digits, 64)
 	}
 	dec := 0
 	if c.Half < 10 {
@@ -138,6 +143,14 @@ func (c Entry) format(pm string) string {
 	}
 	dec = min(max(dec, 0), 12)
 	return strconv.FormatFloat(c.Mean, 'f', dec, 64) + pm + strconv.FormatFloat(c.Half, 'f', dec, 64)
+}
+
+// digits is the table's significant digits of entries without an interval.
+func (t *Table) digits() int {
+	if t.Digits > 0 {
+		return t.Digits
+	}
+	return 4
 }
 
 // WriteMarkdown writes t as a GitHub Markdown table; best entries are bold.
@@ -159,7 +172,7 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 		best := t.best(i)
 		b.WriteString("| " + mdEscape(row))
 		for j, c := range t.Cells[i] {
-			s := c.format(" ± ")
+			s := c.format(" ± ", t.digits())
 			if best[j] {
 				s = "**" + s + "**"
 			}
@@ -200,7 +213,7 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 		best := t.best(i)
 		b.WriteString(texEscape(row))
 		for j, c := range t.Cells[i] {
-			s := c.format(" $\\pm$ ")
+			s := c.format(" $\\pm$ ", t.digits())
 			if !c.Present {
 				s = "---"
 			}

@@ -120,6 +120,8 @@ type CellSummary struct {
 	// Diagnostics summarises the records' non-private diagnostics (work
 	// counters read from the data without noise; see Record.Diagnostics).
 	Diagnostics map[string]Stat
+	// Noise summarises the records' noise parameters (Privacy.Noise) by key.
+	Noise map[string]Stat
 	// TargetScope is what the cell's ε target meant to its fits when it is
 	// not the whole procedure's (ε, δ) target (Privacy.TargetScope of its
 	// first trial that states one); "" otherwise.
@@ -168,6 +170,7 @@ func summarizeCell(recs []Record, which []int, ci CIMethod) CellSummary {
 	}
 	metrics := map[string][]float64{}
 	diag := map[string][]float64{}
+	noise := map[string][]float64{}
 	var traces map[string][][]float64 // name -> t -> values over trials
 	var alphaSum, wallSum float64
 	c.EpsSpentMax, c.EpsPerRunMax = math.Inf(-1), math.NaN()
@@ -179,6 +182,9 @@ func summarizeCell(recs []Record, which []int, ci CIMethod) CellSummary {
 		}
 		for k, v := range r.Diagnostics {
 			diag[k] = append(diag[k], float64(v))
+		}
+		for k, v := range r.Privacy.Noise {
+			noise[k] = append(noise[k], float64(v))
 		}
 		for k, xs := range r.Traces {
 			if traces == nil {
@@ -214,6 +220,12 @@ func summarizeCell(recs []Record, which []int, ci CIMethod) CellSummary {
 	}
 	for k, xs := range diag {
 		c.Diagnostics[k] = Summarize(xs, ci)
+	}
+	if len(noise) > 0 {
+		c.Noise = make(map[string]Stat, len(noise))
+		for k, xs := range noise {
+			c.Noise[k] = Summarize(xs, ci)
+		}
 	}
 	if traces != nil {
 		c.Traces = make(map[string][]Stat, len(traces))

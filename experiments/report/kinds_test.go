@@ -153,12 +153,22 @@ func TestShippedSpecsOutputs(t *testing.T) {
 // "curves" block needs one).
 const testCurve = "\n[[curve]]\nname = \"gaussian-rdp\"\nlabel = \"RDP\"\npanel = \"p\"\nx = \"alpha\"\nparams = { alpha = [2, 4], sigma = 1 }\n"
 
+// testIterative are the mechanism blocks the kinds' test spec adds to
+// spectest.Valid's: the test-only iterative mechanisms of
+// iterative_mech_test.go (a trace, grouped diagnostics and noise, a target
+// scope, a param "split" to panel by), so that the iterations and
+// diagnostics kinds have something to show.
+const testIterative = "\n[[mechanism]]\nname = \"test-iterative\"\nlabel = \"Iter\"\n" +
+	"params = { split = [\"random\", \"label\"], jitter = 0.5, steps = 6, scope = \"per-step test ε\" }\n" +
+	"\n[[mechanism]]\nname = \"test-iterative-ref\"\nlabel = \"Iter ref\"\nparams = { scale = 0.5, steps = 6 }\n"
+
 // exampleName is the name of the block kindSpec adds.
 const exampleName = "example"
 
 // kindSpec is the test spec of a figure or table kind: spectest.Valid's
 // datasets, mechanisms, ε and trials without its figure and table,
-// testCurve, and one [[block]] of the kind, named exampleName, with keys.
+// testIterative's mechanisms, testCurve, and one [[block]] of the kind,
+// named exampleName, with keys.
 func kindSpec(block, kind, keys string) string {
 	base := spectest.Valid
 	if i := strings.Index(base, "\n[[figure]]"); i >= 0 {
@@ -167,7 +177,7 @@ func kindSpec(block, kind, keys string) string {
 	if i := strings.Index(base, "\n[[table]]"); i >= 0 {
 		base = base[:i]
 	}
-	return fmt.Sprintf("%s%s\n[[%s]]\nname = %q\nkind = %q\n%s\n", base, testCurve, block, exampleName, kind, keys)
+	return fmt.Sprintf("%s%s%s\n[[%s]]\nname = %q\nkind = %q\n%s\n", base, testIterative, testCurve, block, exampleName, kind, keys)
 }
 
 // exerciseKind checks a registered figure or table kind on its Example:

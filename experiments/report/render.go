@@ -207,7 +207,7 @@ func newView(s *spec.Spec, recs []results.Record) (*view, error) {
 	}
 	for _, c := range results.Aggregate(current, results.CIMethod(s.CI)) {
 		v.agg[c.Key] = c
-		if c.Tuning != spec.TuneOracle && c.EpsSpentMax > c.Epsilon*(1+1e-9) {
+		if c.OverspendsTarget() {
 			v.over[c.Label] = append(v.over[c.Label], c.Epsilon)
 		}
 	}
@@ -464,6 +464,7 @@ func (v *view) note(band, center, extra string, keep func(*spec.Cell) bool) stri
 		}
 		parts = append(parts, fmt.Sprintf("WARNING: %s spent more than the target ε at ε = %s", label, strings.Join(list, ", ")))
 	}
+	parts = append(parts, v.scopeText(keep)...)
 	if s.QuickApplied {
 		parts = append(parts, "QUICK RUN (reduced trials/grid)")
 	}
@@ -475,6 +476,50 @@ func (v *view) note(band, center, extra string, keep func(*spec.Cell) bool) stri
 		note += " ε does not account for: " + a + "."
 	}
 	return note
+}
+
+// scopeText states, once per distinct target scope among the shown cells,
+// what their ε meant (Privacy.TargetScope) and what their ε spent is
+// instead: "ε = 0.1 is the per-step RDP ε at α = 2 (target scope of RGM);
+// ε spent is the (ε, δ) of the whole run under rdp (orders default) at
+// δ = 1e-05". Such cells are not warned about as overspending
+// (results.CellSummary.OverspendsTarget).
+func (v *view) scopeText(keep func(*spec.Cell) bool) []string {
+	var scopes []string
+	labels := map[string][]string{}
+	eps := map[string][]float64{}
+	for i := range v.cells {
+		c := &v.cells[i]
+		a, ok := v.agg[c.Key]
+		if !ok || a.TargetScope == "" || !keep(c) {
+			continue
+		}
+		sc := a.TargetScope
+		if _, seen := labels[sc]; !seen {
+			scopes = append(scopes, sc)
+		}
+		if l := v.spec.Mechanisms[c.Mechanism].Label; !slices.Contains(labels[sc], l) {
+			labels[sc] = append(labels[sc], l)
+		}
+		eps[sc] = append(eps[sc], c.Epsilon)
+	}
+	var out []string
+	for _, sc := range scopes {
+		e := slices.Clone(eps[sc])
+		slices.Sort(e)
+		e = slices.Compact(e)
+		var list []string
+		for _, x := range e {
+			list = append(list, strconv.FormatFloat(x, 'g', 3, 64))
+		}
+		head := "ε = " + list[0] + " is the"
+		if len(list) > 1 {
+			head = "each ε (" + strings.Join(list, ", ") + ") is the"
+		}
+		out = append(out, fmt.Sprintf("%s %s (target scope of %s); ε spent is the (ε, δ) of the whole run under %s at δ = %s",
+			head, sc, strings.Join(labels[sc], ", "), v.spec.AccountingConfig().Describe(), v.deltaText()))
+	}
+	return out
 }
 
 // trialsText is the number of trials aggregated in the shown cells, from

@@ -1,0 +1,164 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/dplab/dplab/plotting"
+)
+
+// iterationsFigure is a per-iteration figure: x = iteration t (0 … T), y =
+// a trace the mechanisms record (results.Record.Traces, e.g.
+// "excess_objective"), one line per mechanism label (the mean over trials at
+// each t) with a band, one panel per dataset or, with panel_by, per value
+// of a mechanism param. Non-private mechanisms are dashed lines.
+type iterationsFigure struct {
+	Trace      string    `toml:"trace"`      // required: the trace's name
+	PanelBy    string    `toml:"panel_by"`   // a mechanism param key: one panel per value; default one panel per dataset
+	Datasets   []string  `toml:"datasets"`   // labels; default all
+	Mechanisms []string  `toml:"mechanisms"` // labels; default all
+	Epsilon    []float64 `toml:"epsilon"`    // ε of the private cells to draw; default all (the legend then names ε when several)
+	Band       string    `toml:"band"`       // "minmax" (default), "ci", "none"
+	LogY       *bool     `toml:"log_y"`      // default true
+	Floor      float64   `toml:"floor"`      // log y: values ≤ 0 are drawn at this floor; 0 means a tenth of the decade of the smallest positive value drawn
+	Title      string    `toml:"title"`
+	XLabel     string    `toml:"x_label"` // default "iteration t"
+	YLabel     string    `toml:"y_label"` // default the trace's name
+	Columns    int       `toml:"columns"`
+	Formats    []string  `toml:"formats"` // default ["png", "svg"]
+	Note       string    `toml:"note"`    // added to the footnote
+	Legend     string    `toml:"legend"`  // "top-right" (default), "top-left", "bottom-right", "bottom-left"
+
+	name string
+	sel  iterSpec
+}
+
+func init() {
+	RegisterFigure("iterations", Kind[Figure]{
+		Example: "trace = \"excess_objective\"\npanel_by = \"split\"\ntitle = \"Excess objective per iteration\"",
+		Decode: func(b *Block) (Figure, error) {
+			f := iterationsFigure{name: b.Out.Name}
+			if err := b.Decode(&f); err != nil {
+				return nil, err
+			}
+			f.sel = iterSpec{Trace: f.Trace, PanelBy: f.PanelBy, Datasets: f.Datasets, Mechanisms: f.Mechanisms, Epsilon: f.Epsilon}
+			if err := checkIterSpec(b, &f.sel); err != nil {
+				return nil, err
+			}
+			var err error
+			if f.Band, err = b.OneOf("band", f.Band, "minmax", "minmax", "ci", "none"); err != nil {
+				return nil, err
+			}
+			if f.Legend, err = b.OneOf("legend", f.Legend, "top-right", "top-right", "top-left", "bottom-right", "bottom-left"); err != nil {
+				return nil, err
+			}
+			if f.Formats, err = b.Formats(f.Formats, plotting.Formats); err != nil {
+				return nil, err
+			}
+			if f.Floor < 0 || math.IsInf(f.Floor, 0) || math.IsNaN(f.Floor) {
+				return nil, b.Errorf("floor", "floor = %v: want a finite value > 0 (or 0 for the default)", f.Floor)
+			}
+			if f.Columns < 0 {
+				return nil, b.Errorf("columns", "columns = %d: want ≥ 1 (or 0 for the default)", f.Columns)
+			}
+			return &f, nil
+		}})
+}
+
+func (f *iterationsFigure) formats() []string { return f.Formats }
+
+// draw implements Figure.
+func (f *iterationsFigure) draw(v *view) *plotting.Figure {
+	logY := f.LogY == nil || *f.LogY
+	fig := &plotting.Figure{Name: f.name, Title: f.Title, XLabel: "iteration t", YLabel: f.Trace, LogY: logY,
+		Columns: f.Columns, LegendBottom: strings.HasPrefix(f.Legend, "bottom"), LegendLeft: strings.HasSuffix(f.Legend, "left")}
+	if f.XLabel != "" {
+		fig.XLabel = f.XLabel
+	}
+	if f.YLabel != "" {
+		fig.YLabel = f.YLabel
+	}
+	panels := v.iterPanels(&f.sel)
+	styles := map[string]int{}
+	style := func(label string) int {
+		if i, ok := styles[label]; ok {
+			return i
+		}
+		styles[label] = len(styles)
+		return styles[label]
+	}
+	for _, p := range panels {
+		panel := plotting.Panel{Title: p.title, Note: p.note}
+		for _, l := range p.lines {
+			s := plotting.Series{Label: l.label, Style: style(l.label), Dashed: !l.private}
+			for t, st := range l.stats {
+				y, lo, hi := centerBand(st, "mean", f.Band)
+				s.X, s.Y = append(s.X, float64(t)), append(s.Y, y)
+				if f.Band != "none" {
+					s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
+				}
+			}
+			s.MarkEvery = (len(s.X) + 9) / 10 // about ten markers per line
+			panel.Series = append(panel.Series, s)
+		}
+		fig.Panels = append(fig.Panels, panel)
+	}
+	var extra []string
+	if logY {
+		if floor, used := clampLogY(fig, f.Floor); used {
+			extra = append(extra, "log y: values ≤ 0 (mean or band) drawn at the floor "+strconv.FormatFloat(floor, 'g', 3, 64))
+		}
+	}
+	if t := trialsPerLine(panels); t != "" {
+		extra = append(extra, t)
+	}
+	extra = append(extra, fmt.Sprintf("x: iteration t (t = 0 is the starting point); y: the trace %q, computed from the training data without noise (evaluation only, not released); dashed: non-private", f.Trace))
+	if f.Note != "" {
+		extra = append(extra, f.Note)
+	}
+	fig.Note = v.note(f.Band, "mean", strings.Join(extra, "; "), v.iterKeep(&f.sel))
+	return fig
+}
+
+// clampLogY replaces every value ≤ 0 of the figure's lines and bands by a
+// floor, so that a log y axis can draw them, and reports the floor and
+// whether it was used. The floor is the given one, or else a tenth of the
+// power of ten at or below the smallest positive value drawn (1e-12 when
+// there is none). Non-finite values are left for the plotting package to
+// skip.
+func clampLogY(fig *plotting.Figure, floor float64) (float64, bool) {
+	if floor <= 0 {
+		smallest := math.Inf(1)
+		for _, p := range fig.Panels {
+			for _, s := range p.Series {
+				for _, xs := range [][]float64{s.Y, s.Lo, s.Hi} {
+					for _, x := range xs {
+						if x > 0 && !math.IsInf(x, 0) {
+							smallest = math.Min(smallest, x)
+						}
+					}
+				}
+			}
+		}
+		floor = 1e-12
+		if !math.IsInf(smallest, 1) {
+			floor, _ = strconv.ParseFloat("1e"+strconv.Itoa(int(math.Floor(math.Log10(smallest)))-1), 64)
+		}
+	}
+	used := false
+	for i := range fig.Panels {
+		for j := range fig.Panels[i].Series {
+			s := &fig.Panels[i].Series[j]
+			for _, xs := range [][]float64{s.Y, s.Lo, s.Hi} {
+				for k, x := range xs {
+					if x <= 0 {
+						xs[k], used = floor, true
+					}
+				}
+			}
+		}
+	}
+	return floor, used
+}

@@ -1,0 +1,160 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/plotting"
+)
+
+// iterationsTable tabulates a trace per iteration: one table per panel of
+// the iterations figure with the same keys (per dataset, or per value of
+// panel_by), rows iterations t, columns the lines' labels, entries the mean
+// ± 95% CI half-width over trials.
+type iterationsTable struct {
+	Trace      string    `toml:"trace"`    // required
+	At         iterAt    `toml:"at"`       // iterations to show: [0, 10, 20, 40], "last", or both ([0, 20, "last"]); default every iteration
+	PanelBy    string    `toml:"panel_by"` // as the figure's
+	Datasets   []string  `toml:"datasets"`
+	Mechanisms []string  `toml:"mechanisms"`
+	Epsilon    []float64 `toml:"epsilon"`
+	Title      string    `toml:"title"`
+	Formats    []string  `toml:"formats"` // default ["md", "tex", "csv"]
+	Note       string    `toml:"note"`
+
+	name string
+	sel  iterSpec
+}
+
+// iterAt is the at key of an iterations table: iterations t ≥ 0 and "last"
+// (the last iteration of the longest line of the table).
+type iterAt struct {
+	ts   []int
+	last bool
+	set  bool
+}
+
+// UnmarshalTOML implements toml.Unmarshaler: an integer, "last", or a list
+// of them.
+func (a *iterAt) UnmarshalTOML(raw any) error {
+	list, ok := raw.([]any)
+	if !ok {
+		list = []any{raw}
+	}
+	if len(list) == 0 {
+		return errors.New("empty list: want iterations, e.g. [0, 10, 20, \"last\"]")
+	}
+	*a = iterAt{set: true}
+	for _, x := range list {
+		switch x := x.(type) {
+		case int64:
+			if x < 0 || x > 1<<30 {
+				return fmt.Errorf("iteration %d: want t ≥ 0", x)
+			}
+			if slices.Contains(a.ts, int(x)) {
+				return fmt.Errorf("iteration %d appears twice", x)
+			}
+			a.ts = append(a.ts, int(x))
+		case string:
+			if x != "last" || a.last {
+				return fmt.Errorf("%q: want integers t ≥ 0 and \"last\" once", x)
+			}
+			a.last = true
+		default:
+			return fmt.Errorf("%v (%T): want integers t ≥ 0 and \"last\"", x, x)
+		}
+	}
+	return nil
+}
+
+func init() {
+	RegisterTable("iterations", Kind[Table]{
+		Example: "trace = \"excess_objective\"\nat = [0, 2, \"last\"]\npanel_by = \"split\"",
+		Decode: func(b *Block) (Table, error) {
+			t := iterationsTable{name: b.Out.Name}
+			if err := b.Decode(&t); err != nil {
+				return nil, err
+			}
+			t.sel = iterSpec{Trace: t.Trace, PanelBy: t.PanelBy, Datasets: t.Datasets, Mechanisms: t.Mechanisms, Epsilon: t.Epsilon}
+			if err := checkIterSpec(b, &t.sel); err != nil {
+				return nil, err
+			}
+			var err error
+			if t.Formats, err = b.Formats(t.Formats, plotting.TableFormats); err != nil {
+				return nil, err
+			}
+			return &t, nil
+		}})
+}
+
+func (t *iterationsTable) formats() []string { return t.Formats }
+
+// build implements Table.
+func (t *iterationsTable) build(v *view) []*plotting.Table {
+	panels := v.iterPanels(&t.sel)
+	var titles []string
+	for _, p := range panels {
+		titles = append(titles, p.title)
+	}
+	stems := labelStems(titles)
+	var out []*plotting.Table
+	for _, p := range panels {
+		tab := &plotting.Table{Name: t.name, Title: t.Title, RowHeader: "t", Better: plotting.NoBest}
+		if tab.Title == "" {
+			tab.Title = t.Trace + " per iteration"
+		}
+		tab.Title += " — " + p.title
+		if len(panels) > 1 {
+			tab.Name = t.name + "-" + stems[p.title]
+		}
+		steps := 0
+		for _, l := range p.lines {
+			tab.Columns = append(tab.Columns, l.label)
+			steps = max(steps, len(l.stats))
+		}
+		rows := t.At.ts
+		if !t.At.set {
+			for i := 0; i < steps; i++ {
+				rows = append(rows, i)
+			}
+		}
+		if t.At.last && steps > 0 && !slices.Contains(rows, steps-1) {
+			rows = append(slices.Clone(rows), steps-1)
+		}
+		for _, i := range rows {
+			tab.Rows = append(tab.Rows, strconv.Itoa(i))
+			var row []plotting.Entry
+			for _, l := range p.lines {
+				var e plotting.Entry
+				if i < len(l.stats) {
+					st := l.stats[i]
+					e = plotting.Entry{Mean: st.Mean, Half: st.CIHalf, Present: st.Count > 0}
+				}
+				row = append(row, e)
+			}
+			tab.Cells = append(tab.Cells, row)
+		}
+		if len(tab.Columns) == 0 {
+			// Nothing stored for this panel: one column saying so.
+			tab.Columns = []string{p.note}
+			for i := range tab.Cells {
+				tab.Cells[i] = []plotting.Entry{{}}
+			}
+		}
+		extra := fmt.Sprintf("rows: iteration t (t = 0 is the starting point); entries: the trace %q, computed from the training data without noise (evaluation only, not released)", t.Trace)
+		if tp := trialsPerLine([]iterPanel{p}); tp != "" {
+			extra += "; " + tp
+		}
+		if t.Note != "" {
+			extra += "; " + t.Note
+		}
+		tab.Note = v.note("ci", "mean", extra, func(c *spec.Cell) bool {
+			return slices.ContainsFunc(p.lines, func(l iterLine) bool { return l.cell == c })
+		})
+		out = append(out, tab)
+	}
+	return out
+}
