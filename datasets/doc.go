@@ -12,7 +12,10 @@
 // project never commits data files; `dplab datasets fetch` downloads them
 // from the canonical sources and verifies their SHA-256, and
 // Entry.VerifyFiles checks the present copies before a run loads them,
-// remembering matches in a VerifyCache so unchanged files are hashed once.
+// remembering matches in a VerifyCache so unchanged files are hashed once. A
+// file registered without a known checksum (File.Unverified: higgs) is hashed
+// but reported as not checksum-verified (*UnverifiedError,
+// VerifiedFile.Unverified), never as a match.
 //
 // # Invariants
 //

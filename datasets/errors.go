@@ -55,6 +55,27 @@ func (e *ChecksumError) Error() string {
 	return fmt.Sprintf("SHA-256 mismatch of the %s: expected %s, actual %s", e.Of, e.Expected, e.Actual)
 }
 
+// UnverifiedError is a present registered file without a known checksum
+// (File.Unverified): it was read and hashed, but there was nothing to compare
+// the hashes with, so it is not known to be the published file. It is
+// neither a failure (the file decompresses and may be used) nor a match.
+type UnverifiedError struct {
+	Path                  string // the stored file ("" for a download)
+	SHA256, ContentSHA256 string // of the stored bytes and of the decompressed content
+}
+
+// Error says that the file was not checksum-verified and gives its hashes.
+func (e *UnverifiedError) Error() string {
+	var b strings.Builder
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	fmt.Fprintf(&b, "not checksum-verified: no SHA-256 of this file is registered, so it could not be compared with the published file (SHA-256 of the stored bytes %s, of the content %s)",
+		e.SHA256, e.ContentSHA256)
+	return b.String()
+}
+
 // MissingError reports the files a dataset needs that are absent from the
 // data directory.
 type MissingError struct {

@@ -32,6 +32,10 @@ type FetchResult struct {
 	Action string // "present" (already there, checksum OK), "downloaded", or "skipped" (optional, no source)
 	URL    string // the source used when downloaded
 	Err    error  // nil, or a *FetchError
+	// Unverified: the file has no registered checksum (File.Unverified); the
+	// present or downloaded copy decompresses but was not compared with
+	// anything.
+	Unverified bool
 }
 
 // FetchError is a file that could not be fetched from any source. Its
@@ -84,8 +88,9 @@ func (f *Fetcher) Fetch(ctx context.Context, dir, name string) ([]FetchResult, e
 func (f *Fetcher) fetchFile(ctx context.Context, dir, dataset string, file File) FetchResult {
 	res := FetchResult{File: file}
 	stale := present(dir, file.Path)
-	if p, err := Verify(dir, dataset, file); err == nil {
-		res.Stored, res.Action = p, "present"
+	p, err := Verify(dir, dataset, file)
+	if unverified, err := accepted(err); err == nil {
+		res.Stored, res.Action, res.Unverified = p, "present", unverified
 		return res
 	}
 	dest := filepath.Join(dir, filepath.FromSlash(file.Path))
@@ -99,8 +104,9 @@ func (f *Fetcher) fetchFile(ctx context.Context, dir, dataset string, file File)
 	}
 	fe := &FetchError{Dataset: dataset, Path: file.Path, Dest: dest}
 	for _, src := range sources {
-		stored, err := f.download(ctx, src, dest, file)
+		stored, unverified, err := f.download(ctx, src, dest, file)
 		if err == nil {
+			res.Unverified = unverified
 			for _, s := range stale {
 				if s != stored {
 					os.Remove(s) // a copy of this file that failed verification
@@ -145,33 +151,34 @@ var errNotFound = errors.New("HTTP 404 Not Found")
 
 // download fetches src into a temporary file next to dest, verifies it and
 // renames it to dest plus the suffix of its compression. It returns the
-// stored path.
-func (f *Fetcher) download(ctx context.Context, src source, dest string, file File) (string, error) {
+// stored path, and whether the file was kept unverified (File.Unverified: it
+// decompresses, and there is nothing to compare it with).
+func (f *Fetcher) download(ctx context.Context, src source, dest string, file File) (stored string, unverified bool, err error) {
 	client := f.Client
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Minute}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.url, nil)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
-		return "", errNotFound
+		return "", false, errNotFound
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("HTTP %s", resp.Status)
+		return "", false, fmt.Errorf("HTTP %s", resp.Status)
 	}
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return "", err
+		return "", false, err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(dest), ".dplab-fetch-*")
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	defer os.Remove(tmp.Name()) // no-op after the rename
 	body := bufio.NewReaderSize(resp.Body, 1<<16)
@@ -185,14 +192,14 @@ func (f *Fetcher) download(ctx context.Context, src source, dest string, file Fi
 		err = cerr
 	}
 	if err != nil {
-		return "", fmt.Errorf("download: %w", err)
+		return "", false, fmt.Errorf("download: %w", err)
 	}
-	if err := dg.check(file); err != nil {
-		return "", err
+	if unverified, err = accepted(dg.check(file)); err != nil {
+		return "", false, err
 	}
-	stored := dest + suffix
+	stored = dest + suffix
 	if err := os.Rename(tmp.Name(), stored); err != nil {
-		return "", err
+		return "", false, err
 	}
-	return stored, nil
+	return stored, unverified, nil
 }

@@ -12,7 +12,8 @@ import (
 // line's counterpart of a spec's params table. Decoding is strict: an unknown
 // key, a repeated key or a value of the wrong type is an error naming the key.
 // Supported field kinds: int, uint64, float64, string, bool and []int
-// (written "3,8" or "[3, 8]").
+// (written "3,8" or "[3, 8]"), and pointers to them (nil when the key is not
+// given: a param whose zero value is meaningful, e.g. higgs's max_rows = 0).
 func DecodeKV(pairs []string) func(v any) error {
 	return func(v any) error {
 		rv := reflect.ValueOf(v)
@@ -86,6 +87,12 @@ func setField(f reflect.Value, val string) error {
 			return fmt.Errorf("%q is not true or false", val)
 		}
 		f.SetBool(b)
+	case reflect.Pointer:
+		v := reflect.New(f.Type().Elem())
+		if err := setField(v.Elem(), val); err != nil {
+			return err
+		}
+		f.Set(v)
 	case reflect.Slice:
 		if f.Type().Elem().Kind() != reflect.Int {
 			panic("datasets: DecodeKV: unsupported slice field")

@@ -44,22 +44,9 @@ func ReadLibSVM(r io.Reader, name string, d int) (*Table, []float64, error) {
 			if tok[0] == '#' {
 				break
 			}
-			colon := bytes.IndexByte(tok, ':')
-			if colon < 0 {
-				return nil, nil, rec.errorf("", "token %d %q: want index:value", k+2, tok)
-			}
-			j, ok := parseIndex(tok[:colon])
-			switch {
-			case !ok:
-				return nil, nil, rec.errorf("", "token %d %q: bad feature index %q (want a positive integer)", k+2, tok, tok[:colon])
-			case j <= prev:
-				return nil, nil, rec.errorf("", "token %d %q: feature index %d after %d (indices must increase)", k+2, tok, j, prev)
-			case d > 0 && j > d:
-				return nil, nil, rec.errorf("", "token %d %q: feature index %d above the %d features", k+2, tok, j, d)
-			}
-			v, err := parseNumber(tok[colon+1:])
+			j, v, err := libsvmFeature(rec, k+2, tok, prev, d)
 			if err != nil {
-				return nil, nil, rec.errorf("", "token %d: feature %d: %v", k+2, j, err)
+				return nil, nil, err
 			}
 			prev = j
 			idx = append(idx, j)
@@ -88,6 +75,31 @@ func ReadLibSVM(r io.Reader, name string, d int) (*Table, []float64, error) {
 		}
 	}
 	return t, labels, nil
+}
+
+// libsvmFeature parses tok, the pos-th (1-based) token of the current LibSVM
+// line of rec, as "index:value"; the index must exceed prev, the line's
+// previous index, and, when d > 0, be at most d. Errors are *FileErrors at
+// the line.
+func libsvmFeature(rec *records, pos int, tok []byte, prev, d int) (int, float64, error) {
+	colon := bytes.IndexByte(tok, ':')
+	if colon < 0 {
+		return 0, 0, rec.errorf("", "token %d %q: want index:value", pos, tok)
+	}
+	j, ok := parseIndex(tok[:colon])
+	switch {
+	case !ok:
+		return 0, 0, rec.errorf("", "token %d %q: bad feature index %q (want a positive integer)", pos, tok, tok[:colon])
+	case j <= prev:
+		return 0, 0, rec.errorf("", "token %d %q: feature index %d after %d (indices must increase)", pos, tok, j, prev)
+	case d > 0 && j > d:
+		return 0, 0, rec.errorf("", "token %d %q: feature index %d above the %d features", pos, tok, j, d)
+	}
+	v, err := parseNumber(tok[colon+1:])
+	if err != nil {
+		return 0, 0, rec.errorf("", "token %d: feature %d: %v", pos, j, err)
+	}
+	return j, v, nil
 }
 
 // parseIndex parses a positive decimal integer below 2^31.

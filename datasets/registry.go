@@ -42,6 +42,14 @@ type File struct {
 	// StoredSHA256 is the hex SHA-256 of the file as published compressed at
 	// the URLs (""), for files whose decompressed hash is not known.
 	StoredSHA256 string
+	// Unverified marks a file whose checksum is not known to the project
+	// (never available to it, so nothing could be hashed): SHA256 and
+	// StoredSHA256 are both "". A present copy is read and hashed but cannot
+	// be compared with the published file: Verify returns an
+	// *UnverifiedError, VerifyFiles returns it with VerifiedFile.Unverified
+	// set, and Fetch keeps any download that decompresses. Every other file
+	// must have a checksum (TestListIsSortedAndWellFormed).
+	Unverified bool
 	// Optional files (documentation, licence notes) are fetched and verified
 	// but not needed to load.
 	Optional bool

@@ -28,8 +28,11 @@ func TestListIsSortedAndWellFormed(t *testing.T) {
 			if strings.HasSuffix(f.Path, ".gz") || strings.HasSuffix(f.Path, ".bz2") || strings.HasPrefix(f.Path, "/") {
 				t.Errorf("%s: file path %q must be relative and without a compression suffix", in.Name, f.Path)
 			}
-			if f.SHA256 == "" && f.StoredSHA256 == "" {
-				t.Errorf("%s: %s has no checksum", in.Name, f.Path)
+			switch hasSum := f.SHA256 != "" || f.StoredSHA256 != ""; {
+			case !hasSum && !f.Unverified:
+				t.Errorf("%s: %s has no checksum (a file whose checksum is not known must say so: Unverified)", in.Name, f.Path)
+			case hasSum && f.Unverified:
+				t.Errorf("%s: %s is marked Unverified but has a checksum", in.Name, f.Path)
 			}
 			for _, h := range []string{f.SHA256, f.StoredSHA256} {
 				if h != "" && !hexRE.MatchString(h) {

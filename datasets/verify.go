@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -77,7 +78,15 @@ func (e *errReader) Read(p []byte) (int, error) {
 
 // check compares digests with the registered checksums: nil when the
 // decompressed content matches SHA256 or the stored bytes match StoredSHA256.
+// An Unverified file has nothing to match: check returns an *UnverifiedError
+// with its hashes when it decompresses, and the decompression error when not.
 func (dg digests) check(f File) error {
+	if f.Unverified {
+		if dg.ContentErr != nil {
+			return dg.ContentErr
+		}
+		return &UnverifiedError{SHA256: dg.Raw, ContentSHA256: dg.Content}
+	}
 	if f.StoredSHA256 != "" && dg.Raw == f.StoredSHA256 {
 		return nil
 	}
@@ -97,8 +106,10 @@ func (dg digests) check(f File) error {
 // f.Path.gz or f.Path.bz2, whichever the loaders would read). It returns the
 // stored path and nil when the checksum matches; a *FileError wrapping a
 // *ChecksumError (expected and actual SHA-256) on a mismatch; a *FileError on
-// a file that cannot be read or decompressed; and a *MissingError when no
-// copy is present.
+// a file that cannot be read or decompressed; a *MissingError when no copy is
+// present; and, for a file registered without a checksum (File.Unverified)
+// that decompresses, an *UnverifiedError with its hashes: not a failure, but
+// not a match either.
 func Verify(dir, dataset string, f File) (string, error) {
 	p, ok := locate(dir, f.Path)
 	if !ok {
@@ -109,6 +120,11 @@ func Verify(dir, dataset string, f File) (string, error) {
 		return p, &FileError{Path: p, Err: err}
 	}
 	if err := dg.check(f); err != nil {
+		var ue *UnverifiedError
+		if errors.As(err, &ue) {
+			ue.Path = p
+			return p, ue
+		}
 		return p, &FileError{Path: p, Err: err}
 	}
 	return p, nil

@@ -12,7 +12,9 @@ import (
 	"time"
 )
 
-// VerifiedFile is a registered file whose stored copy matched its checksum.
+// VerifiedFile is a registered file whose stored copy matched its checksum,
+// or, when Unverified, a file registered without a checksum whose stored copy
+// was read and hashed but not compared with anything.
 type VerifiedFile struct {
 	File   File
 	Stored string // the stored path: the data directory joined with File.Path and its compression suffix
@@ -21,6 +23,11 @@ type VerifiedFile struct {
 	// the decompressed content ("" for a file matched by StoredSHA256 that
 	// does not decompress).
 	SHA256, ContentSHA256 string
+	// Unverified: the registry has no checksum for this file (File.Unverified),
+	// so SHA256 and ContentSHA256 are what was read, not a match. Whoever
+	// records the file (the run's manifest, its records) must say that it
+	// was not checksum-verified.
+	Unverified bool
 }
 
 // VerifyCache verifies the registered files a run reads, hashing each stored
@@ -94,12 +101,19 @@ func (c *VerifyCache) Hashed() int64 { return c.hashed.Load() }
 
 // expectedKey identifies the registered checksums an entry was verified
 // against, so a registry update invalidates it.
-func expectedKey(f File) string { return f.SHA256 + "/" + f.StoredSHA256 }
+func expectedKey(f File) string {
+	if f.Unverified {
+		return "unverified"
+	}
+	return f.SHA256 + "/" + f.StoredSHA256
+}
 
 // VerifyFiles verifies every non-optional registered file of the dataset that
 // is present in the data directory dir (plain, .gz or .bz2; absent files are
 // left to the loader, which reports them as a *MissingError) and returns the
-// verified files. Optional files (documentation) are not read by the loaders
+// verified files. A file registered without a checksum (File.Unverified) is
+// hashed (once, as a match would be) and returned with Unverified set: it
+// does not stop the run, and the caller must report it as not verified. Optional files (documentation) are not read by the loaders
 // and are skipped; a dataset without files (a generator, a user file) has
 // nothing to verify. A present file whose checksum does not match is an error
 // naming the dataset, the file, both SHA-256s and the fix ('dplab datasets
@@ -149,8 +163,8 @@ func (c *VerifyCache) verify(dir, dataset string, f File) (VerifiedFile, error) 
 		if ent.Content == "" {
 			dg.ContentErr = errors.New("not decompressed")
 		}
-		if dg.check(f) == nil {
-			v.SHA256, v.ContentSHA256 = ent.SHA256, ent.Content
+		if unverified, err := accepted(dg.check(f)); err == nil {
+			v.SHA256, v.ContentSHA256, v.Unverified = ent.SHA256, ent.Content, unverified
 			return v, nil
 		}
 	}
@@ -160,10 +174,11 @@ func (c *VerifyCache) verify(dir, dataset string, f File) (VerifiedFile, error) 
 	if err != nil {
 		return v, &FileError{Path: p, Err: err}
 	}
-	if err := dg.check(f); err != nil {
+	unverified, err := accepted(dg.check(f))
+	if err != nil {
 		return v, &FileError{Path: p, Err: err}
 	}
-	v.SHA256, v.ContentSHA256 = dg.Raw, dg.Content
+	v.SHA256, v.ContentSHA256, v.Unverified = dg.Raw, dg.Content, unverified
 	after, err := os.Stat(p)
 	if err == nil && after.Size() == before.Size() && after.ModTime().Equal(before.ModTime()) &&
 		before.ModTime().Before(start.Add(-racyWindow)) {
@@ -171,6 +186,17 @@ func (c *VerifyCache) verify(dir, dataset string, f File) (VerifiedFile, error) 
 			SHA256: dg.Raw, Content: dg.Content})
 	}
 	return v, nil
+}
+
+// accepted reads the result of digests.check for a file that may be used: a
+// match (nil), or an *UnverifiedError, i.e. a file registered without a
+// checksum that decompresses. Any other error is returned.
+func accepted(err error) (unverified bool, _ error) {
+	var ue *UnverifiedError
+	if errors.As(err, &ue) {
+		return true, nil
+	}
+	return false, err
 }
 
 // lookup returns the remembered entry of abs, reading the cache file the
