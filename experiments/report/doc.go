@@ -16,5 +16,9 @@
 //   - Every figure and table states the accountant, δ and tuning mode its
 //     numbers rest on, labels non-private tuning and selection, and states
 //     the assumptions (public n, data-dependent scaling) recorded with the
-//     trials.
+//     trials, and what ε meant to cells with a target scope (never warned
+//     about as overspending).
+//   - Values read from the data without noise (traces, diagnostics) are
+//     labelled so where they are shown (iterations footnotes; the
+//     diagnostics table's title and footnote).
 package report

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -323,5 +324,35 @@ func TestNaturalCompare(t *testing.T) {
 	slices.SortFunc(got, naturalCompare)
 	if want := []string{"", "a9", "a10", "b", "node01", "node1", "node2", "node10"}; !slices.Equal(got, want) {
 		t.Errorf("sorted %q, want %q", got, want)
+	}
+}
+
+// TestReadmeIterationsExample: the "Per-iteration runs" example of
+// experiments/README.md (its second toml block: a dataset with split.all,
+// an iterations figure and table, a diagnostics table) decodes with the
+// kinds' strict decoders, with the test-only iterative mechanisms in place
+// of the real ones.
+func TestReadmeIterationsExample(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(b), "```toml\n")
+	if len(blocks) < 3 {
+		t.Fatal("experiments/README.md has no second toml block")
+	}
+	example, _, ok := strings.Cut(blocks[2], "```")
+	if !ok || !strings.Contains(example, `kind     = "iterations"`) {
+		t.Fatal("the second toml block of experiments/README.md is not the per-iteration example")
+	}
+	src := "name = \"readme\"\nseed = 1\ntrials = 3\nepsilon = [0.1]\ndelta = 1e-5\n" + example +
+		"\n[[mechanism]]\nname = \"test-iterative\"\nlabel = \"RGM\"\nparams = { split = [\"random\", \"label\", \"bias\"] }\n" +
+		"\n[[mechanism]]\nname = \"test-iterative-ref\"\nlabel = \"GD\"\nparams = { split = [\"random\", \"label\", \"bias\"] }\n"
+	s := spectest.MustParse(t, src)
+	if err := Check(s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Datasets[0].Split.All || len(s.Figures) != 1 || len(s.Tables) != 2 {
+		t.Errorf("split %+v, %d figures, %d tables: want split.all, 1 and 2", s.Datasets[0].Split, len(s.Figures), len(s.Tables))
 	}
 }

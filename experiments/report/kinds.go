@@ -97,7 +97,11 @@ type Kind[T any] struct {
 	// test input: TestEveryKindRenders decodes it (strictly), runs it and
 	// renders it in every format, twice, in the test spec of kinds_test.go
 	// (dataset label "Lin", mechanism labels "AdaSSP" and "Ridge", metric
-	// "test_mse", one [[curve]] labelled "RDP" in panel "p").
+	// "test_mse", one [[curve]] labelled "RDP" in panel "p"; the test-only
+	// iterative mechanisms "Iter", with param split = "random" | "label",
+	// and "Iter ref", non-private, whose records carry the trace
+	// "excess_objective", diagnostics n, node1/n, node1/eta, node2/… and
+	// noise node1/gamma, node2/gamma).
 	Example string
 }
 

@@ -16,7 +16,12 @@
 //   - A record's spent ε is the accountant's, over the whole ledger (tuning
 //     included), never smaller than what the trial spent; a calibrated
 //     trial whose spent ε exceeds its target fails instead of being stored
-//     as a success.
+//     as a success — unless the release states a target scope (its ε was a
+//     target for something else, e.g. a per-step RDP ε), which the record
+//     keeps as privacy.target_scope.
+//   - Traces (per-iteration values) and diagnostics are copied from the
+//     release as computed from the training data without noise; they are
+//     never part of what ε covers.
 //   - Cancelling the context stops scheduling; finished trials stay stored
 //     and a rerun resumes. A panicking fit becomes a failed record with its
 //     stack; it never stops the run.
