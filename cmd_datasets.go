@@ -183,15 +183,19 @@ func datasetsVerify(w io.Writer, dir string, names []string) error {
 	if err != nil {
 		return err
 	}
-	var ok, bad, absent int
+	var ok, unverified, bad, absent int
 	for _, e := range entries {
 		for _, f := range e.Info.Files {
 			p, err := datasets.Verify(dir, e.Info.Name, f)
 			var miss *datasets.MissingError
+			var unv *datasets.UnverifiedError
 			switch {
 			case err == nil:
 				ok++
 				fmt.Fprintf(w, "OK      %s\n", p)
+			case errors.As(err, &unv):
+				unverified++
+				fmt.Fprintf(w, "UNVERIFIED %s (no registered SHA-256; stored bytes %s, content %s)\n", p, unv.SHA256, unv.ContentSHA256)
 			case errors.As(err, &miss):
 				absent++
 				fmt.Fprintf(w, "absent  %s (%s)\n", f.Path, e.Info.Name)
@@ -202,6 +206,9 @@ func datasetsVerify(w io.Writer, dir string, names []string) error {
 		}
 	}
 	fmt.Fprintf(w, "%d OK, %d failed, %d absent in %s\n", ok, bad, absent, dir)
+	if unverified > 0 {
+		fmt.Fprintf(w, "%d file(s) not checksum-verified: no SHA-256 is registered for them (see above)\n", unverified)
+	}
 	if bad > 0 {
 		return badInput(fmt.Errorf("%d file(s) failed verification (see above); delete them and run 'dplab datasets fetch'", bad))
 	}
@@ -222,8 +229,11 @@ func datasetsInfo(w io.Writer, dir, name string, sets []string, maxEig int) erro
 	fmt.Fprintf(w, "about:       %s\n", in.Description)
 	for _, f := range in.Files {
 		state := "absent"
+		var unv *datasets.UnverifiedError
 		if p, err := datasets.Verify(dir, in.Name, f); err == nil {
 			state = "present, checksum OK: " + p
+		} else if errors.As(err, &unv) {
+			state = "present, NOT checksum-verified (no registered SHA-256): " + p
 		} else if p != "" {
 			state = "present, BAD: " + err.Error()
 		}

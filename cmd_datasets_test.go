@@ -163,6 +163,29 @@ func TestDatasetsVerifyCorruptedCopy(t *testing.T) {
 	}
 }
 
+// TestDatasetsVerifyUnverifiedFile: a present file without a registered
+// checksum (HIGGS) is hashed and reported as not checksum-verified, with
+// exit 0, by verify and info.
+func TestDatasetsVerifyUnverifiedFile(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "higgs"), 0o755)
+	row := "1.0" + strings.Repeat(",0.5", 28) + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "higgs", "HIGGS.csv"), []byte(row+row), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "datasets", "verify", "higgs", "--data-dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0: %s", code, stderr)
+	}
+	if !strings.Contains(out, "UNVERIFIED "+filepath.Join(dir, "higgs", "HIGGS.csv")) || !strings.Contains(out, "1 file(s) not checksum-verified") {
+		t.Errorf("verify output:\n%s", out)
+	}
+	code, out, _ = runCLI(t, "datasets", "info", "higgs", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "present, NOT checksum-verified") {
+		t.Errorf("info (exit %d):\n%s", code, out)
+	}
+}
+
 // TestDatasetsFetchFromAMirror serves the shared folder over HTTP (a mirror
 // laid out like a data directory) and fetches two datasets into an empty
 // directory: every file is downloaded, verified and then reported present.

@@ -597,6 +597,10 @@ func (r *runner) writeManifest(dir string, run results.Run) error {
 			continue
 		}
 		for _, f := range files {
+			if f.Unverified { // no registered checksum: say so, with what was read
+				m.Datasets[f.Rel] = "unverified (no registered checksum); sha256 " + f.SHA256
+				continue
+			}
 			m.Datasets[f.Rel] = f.SHA256
 		}
 	}
