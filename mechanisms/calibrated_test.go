@@ -32,6 +32,12 @@ func TestCalibratedClaims(t *testing.T) {
 		{"sheffet17-renyi", nil, false},
 		{"sheffet17-renyi", func(v any) { v.(*Sheffet17Params).Calibration = calAccountant }, true},
 		{"ridge", nil, false},
+		{"dgd", nil, false},
+		{"dgd-rgm", nil, false}, // per-step RDP target ([HMB23] §6)
+		{"dgd-rgm", func(v any) { p := v.(*DGDParams); p.EpsilonScope, p.Mu = scopeTotal, 1 }, true},
+		{"dgd-rgm", func(v any) { v.(*DGDParams).Preset = presetCode }, false},
+		{"dgd-clip", nil, false},
+		{"dgd-clip", func(v any) { p := v.(*DGDParams); p.EpsilonScope, p.Mu = scopeTotal, 1 }, true},
 	} {
 		e, err := Lookup(tc.name)
 		if err != nil {

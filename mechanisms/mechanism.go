@@ -107,6 +107,13 @@ type Release struct {
 	// as spent remains the accountant's (ε, δ) of the whole ledger. Empty:
 	// the budget is the (ε, δ) target of the whole fit.
 	TargetScope string
+	// Assumptions lists what this fit's guarantee rests on but its ledger
+	// does not account for, in words for the record: statistics the fit
+	// read from the private data without noise (e.g. [HMB23]'s η, R_rel
+	// and clipping thresholds), or a data-dependent partition treated as
+	// fixed. The runner appends them to the record's privacy.assumptions.
+	// Nil: nothing beyond what the runner states itself.
+	Assumptions []string
 }
 
 // CheckSpent returns an error when a calibrated release's ledger, accounted

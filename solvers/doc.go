@@ -51,6 +51,23 @@
 //	q, steps, err := cfg.Schedule(n) // event: SelfComposed(PoissonSampledGaussian{q, s}, steps)
 //	res, err := solvers.DPSGD(ctx, X, y, cfg, streams)
 //
+// # Ridge nodes (distributed gradient descent)
+//
+// NewRidgeNode builds one node's ridge objective of [HMB23]'s distributed
+// experiment, on the mean scale of its Eq. (9): f(θ) = (1/(2n))‖Xθ − y‖² +
+// (μ/2)‖θ‖² = ½θᵀAθ − bᵀθ + c with A = XᵀX/n + μI and b = Xᵀy/n computed
+// once, with A⁻¹ and the extreme eigenvalues. Grad and Value then cost
+// O(d²); ClippedGrad is the mean of the per-sample gradients x_j r_j + μθ
+// clipped to norm c, in one pass over the rows (BLAS dgemv for the
+// residuals, the per-sample norms in closed form, ∇f plus a correction over
+// the clipped rows only); SampleGradNorms gives their max and sum of squares
+// (the clipping thresholds); MulRows applies a d × d matrix to every row in
+// blocks (the sensitivity estimates).
+//
+//	node, err := solvers.NewRidgeNode(X, y, 0.03)
+//	node.Grad(g, theta)                         // Aθ − b
+//	clipped := node.ClippedGrad(g, theta, c, work)
+//
 // # Chebyshev surrogate of the logistic loss
 //
 // LogisticSurrogate(Q) returns the degree-2 Chebyshev interpolant
@@ -65,7 +82,8 @@
 // # Invariants
 //
 //   - Sums, not means: every loss is summed over examples, so λ, b and τ are
-//     on [RKW23]'s sum scale.
+//     on [RKW23]'s sum scale. The exception is RidgeNode, a mean over the
+//     node's rows as in [HMB23] Eq. (9).
 //   - Minimize never changes the function it minimises (a caller's noise draw
 //     is never redrawn), and Result.X with Converged has a full-gradient
 //     Euclidean norm ≤ Settings.GradTol, recomputed at X.

@@ -3,10 +3,12 @@ package run
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/results"
 )
@@ -62,6 +64,25 @@ func Assumptions(s *spec.Spec, c *spec.Cell, rec *results.Record) []string {
 		out = append(out, AssumeValidationPublic)
 	case results.SelectionTest:
 		out = append(out, AssumeTestPublic)
+	}
+	return out
+}
+
+// withRelease returns a followed by the assumptions the fit itself stated
+// (mechanisms.Release.Assumptions: statistics it read from the data without
+// noise, such as the relative sensitivities and clipping thresholds of
+// dgd-rgm and dgd-clip), each once and in order. Like Assumptions it adds
+// nothing to a record that claims no guarantee (ε spent +Inf). a is not
+// modified (the runner memoises it per cell).
+func withRelease(a []string, rel *mechanisms.Release, rec *results.Record) []string {
+	if rel == nil || len(rel.Assumptions) == 0 || math.IsInf(float64(rec.Privacy.EpsSpent), 1) {
+		return a
+	}
+	out := slices.Clip(a)
+	for _, s := range rel.Assumptions {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
 	}
 	return out
 }
