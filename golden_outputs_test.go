@@ -131,7 +131,8 @@ func outputDigests(t *testing.T, spec, dir string) map[string]string {
 	return out
 }
 
-// canonicalRecords returns the records without their timing fields, one
+// canonicalRecords returns the records without their timing fields (and
+// the wall-clock diagnostics, keys "wall_…"), one
 // canonical JSON line each, sorted (the order of appends depends on -j), with
 // the data directory (which a skipped dataset's record names) written as
 // $DPLAB_DATA: CI clones the repository wherever it likes.
@@ -151,6 +152,13 @@ func canonicalRecords(t *testing.T, b []byte) []byte {
 		}
 		delete(m, "wall_s")
 		delete(m, "code_version")
+		if diag, ok := m["diagnostics_nonprivate"].(map[string]any); ok {
+			for k := range diag {
+				if strings.HasPrefix(k, "wall_") { // a wall-clock measurement (results.Record.Diagnostics)
+					delete(diag, k)
+				}
+			}
+		}
 		c, _ := json.Marshal(m) // map keys sorted: canonical
 		lines = append(lines, string(c))
 	}

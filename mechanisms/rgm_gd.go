@@ -1067,7 +1067,7 @@ func (m *DGD) fitPlain(ctx context.Context, data *dgdData, c dgdConfig) (*Releas
 		return nil, err
 	}
 	st := data.stats(c, tau)
-	st["ns_per_iter"] = ns
+	st["wall_ns_per_iter"] = ns
 	return &Release{Model: &Linear{Theta: theta}, Event: accounting.NonPrivate{}, Stats: st, Trace: trace}, nil
 }
 
@@ -1219,7 +1219,7 @@ func (m *DGD) fitRGM(ctx context.Context, train *datasets.Dataset, data *dgdData
 		return nil, err
 	}
 	st := data.stats(c, tau)
-	st["ns_per_iter"] = ns
+	st["wall_ns_per_iter"] = ns
 	nz := map[string]float64{}
 	for i, s := range sens {
 		k := nodeKey(i)
@@ -1349,7 +1349,7 @@ func (m *DGD) fitClip(ctx context.Context, data *dgdData, c dgdConfig, b Budget,
 		return nil, err
 	}
 	st := data.stats(c, tau)
-	st["ns_per_iter"] = ns
+	st["wall_ns_per_iter"] = ns
 	nz := map[string]float64{}
 	for i, nd := range data.nodes {
 		k := nodeKey(i)

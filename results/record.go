@@ -95,7 +95,9 @@ type Record struct {
 	// selected candidate sel_<key>, ...). They are read from the private
 	// training data WITHOUT noise: they are not covered by Privacy.EpsSpent,
 	// are not differentially private, and are for diagnosing runs only,
-	// never for release. JSON key "diagnostics_nonprivate" (schema 1:
+	// never for release. Keys starting with "wall_" (e.g.
+	// "wall_ns_per_iter") are wall-clock measurements, like WallSeconds:
+	// they vary from run to run. JSON key "diagnostics_nonprivate" (schema 1:
 	// "stats").
 	Diagnostics map[string]Float `json:"diagnostics_nonprivate,omitempty"`
 

@@ -189,3 +189,42 @@ params = { overspend = 2, no_claim = true }
 		}
 	}
 }
+
+// TestReleaseAssumptionsRecorded: what a fit states it read from the data
+// without noise (Release.Assumptions: dgd-rgm's relative sensitivities, the
+// node split) reaches the record's privacy.assumptions, after the spec's
+// own (the dataset's), each once.
+func TestReleaseAssumptionsRecorded(t *testing.T) {
+	src := `name = "assume"
+seed = 1
+trials = 2
+epsilon = [0.5]
+delta = 1e-5
+[[dataset]]
+name = "synthetic-linear"
+params = { n = 200, d = 3 }
+split = { all = true }
+scale = { x = "none", y = "none" }
+[[mechanism]]
+name = "dgd-rgm"
+params = { iterations = 3, mu = 1 }
+`
+	dir := filepath.Join(t.TempDir(), "out")
+	rep, err := Run(context.Background(), spectest.MustParse(t, src), Options{OutDir: dir, Cache: &DataCache{}})
+	if err != nil || rep.Ran != 2 {
+		t.Fatalf("run: %+v, %v", rep, err)
+	}
+	for _, r := range rep.Records {
+		joined := strings.Join(r.Privacy.Assumptions, " | ")
+		if !strings.Contains(joined, "η") || !strings.Contains(joined, "node") {
+			t.Errorf("trial %d: assumptions %q lack the release's (η, the node split)", r.Trial, r.Privacy.Assumptions)
+		}
+		seen := map[string]bool{}
+		for _, a := range r.Privacy.Assumptions {
+			if seen[a] {
+				t.Errorf("trial %d: assumption %q twice", r.Trial, a)
+			}
+			seen[a] = true
+		}
+	}
+}

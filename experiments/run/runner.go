@@ -390,7 +390,7 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 		rec.Status, rec.Error = results.StatusFailed, err.Error()
 		return rec, true
 	}
-	rec.Privacy.Assumptions = r.assumptions(c, &rec)
+	rec.Privacy.Assumptions = withRelease(r.assumptions(c, &rec), out.release, &rec)
 	task := data.train.Task
 	rec.Metrics = map[string]results.Float{}
 	for _, m := range s.MetricsFor(task) {
