@@ -108,3 +108,73 @@ func TestCurveSpecErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCurvesTableRowsPanels: rows = "panels" gives one table whose rows are
+// the (panel, x) pairs in panel order and whose columns are the curve labels
+// of every panel; values are the closed form α/(2σ²), and a curve absent
+// from a panel leaves its cell empty.
+func TestCurvesTableRowsPanels(t *testing.T) {
+	src := `name = "cases"
+[[curve]]
+name = "gaussian-rdp"
+label = "σ = 1"
+panel = "case A"
+x = "alpha"
+params = { sigma = 1, alpha = [2, 4] }
+[[curve]]
+name = "gaussian-rdp"
+label = "σ = 1"
+panel = "case B"
+x = "alpha"
+params = { sigma = 1, alpha = [3] }
+[[curve]]
+name = "gaussian-rdp"
+label = "σ = 2"
+panel = "case B"
+x = "alpha"
+params = { sigma = 2, alpha = [3] }
+[[table]]
+name = "cases"
+kind = "curves"
+rows = "panels"
+formats = ["csv"]
+`
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, _, err := runAndRender(spectest.MustParse(t, src), run.Options{OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "tables", "cases.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"case A; alpha = 2", "1", ""}, {"case A; alpha = 4", "2", ""}, {"case B; alpha = 3", "1.5", "0.375"}}
+	// CSV columns: the row label, then mean and CI per curve label.
+	if len(rows) != 1+len(want) || len(rows[0]) != 5 || rows[0][1] != "σ = 1 mean" || rows[0][3] != "σ = 2 mean" {
+		t.Fatalf("table:\n%v", rows)
+	}
+	for i, w := range want {
+		r := rows[1+i]
+		if r[0] != w[0] {
+			t.Errorf("row %d: %q, want %q", i, r[0], w[0])
+		}
+		for j := 1; j < 3; j++ {
+			cell := r[2*j-1]
+			if w[j] == "" {
+				if cell != "" {
+					t.Errorf("row %d col %d: %q, want empty", i, j, cell)
+				}
+				continue
+			}
+			got, err := strconv.ParseFloat(cell, 64)
+			want, _ := strconv.ParseFloat(w[j], 64)
+			if err != nil || math.Abs(got-want) > 1e-9 {
+				t.Errorf("row %d col %d: %v, want %s", i, j, got, w[j])
+			}
+		}
+	}
+}

@@ -3,9 +3,12 @@ package report
 import "github.com/dplab/dplab/plotting"
 
 // curvesTable tabulates the analytic curves: rows x, columns curve labels,
-// one table per panel.
+// one table per panel; with rows = "panels", one table whose rows are the
+// (panel, x) pairs (a panel per case of a comparison, e.g. the RGM v1-vs-v2
+// counterexamples).
 type curvesTable struct {
 	Panels  []string `toml:"panels"` // panels to tabulate; default all
+	Rows    string   `toml:"rows"`   // "x" (default: a table per panel) or "panels" (one table)
 	Title   string   `toml:"title"`
 	Formats []string `toml:"formats"` // default ["md", "tex", "csv"]
 	Note    string   `toml:"note"`
@@ -26,7 +29,10 @@ func init() {
 		if t.Formats, err = b.Formats(t.Formats, plotting.TableFormats); err != nil {
 			return nil, err
 		}
-		t.spec = tableSpec{Name: b.Out.Name, Kind: "curves", Panels: t.Panels, Title: t.Title, Formats: t.Formats, Note: t.Note}
+		if t.Rows, err = b.OneOf("rows", t.Rows, "x", "x", "panels"); err != nil {
+			return nil, err
+		}
+		t.spec = tableSpec{Name: b.Out.Name, Kind: "curves", Panels: t.Panels, Rows: t.Rows, Title: t.Title, Formats: t.Formats, Note: t.Note}
 		return &t, nil
 	}})
 }

@@ -122,6 +122,9 @@ func (v *view) curveNote(labels, panels []string, extra string, undefined int) s
 // curveTables makes one table per curve panel: rows the x values, columns
 // the curves' labels.
 func (v *view) curveTables(t *tableSpec) []*plotting.Table {
+	if t.Rows == "panels" {
+		return []*plotting.Table{v.curvePanelsTable(t)}
+	}
 	var out []*plotting.Table
 	panels := v.panels(t.Panels)
 	for _, panel := range panels {
@@ -162,6 +165,57 @@ func (v *view) curveTables(t *tableSpec) []*plotting.Table {
 		out = append(out, tab)
 	}
 	return out
+}
+
+// curvePanelsTable is the rows = "panels" layout: one table, a row per
+// (panel, x) in panel order then x order, a column per curve label (in
+// order of first appearance); a curve absent from a panel leaves its cells
+// empty.
+func (v *view) curvePanelsTable(t *tableSpec) *plotting.Table {
+	panels := v.panels(t.Panels)
+	tab := &plotting.Table{Name: t.Name, Title: t.Title, Better: plotting.NoBest, RowHeader: "panel"}
+	type key struct {
+		panel, label string
+		x            float64
+	}
+	points := map[key]curves.Point{}
+	for _, panel := range panels {
+		var xs []float64
+		xName := ""
+		for i, c := range v.spec.Curves {
+			if c.Panel != panel {
+				continue
+			}
+			if !slices.Contains(tab.Columns, c.Label) {
+				tab.Columns = append(tab.Columns, c.Label)
+			}
+			xName = c.X
+			for _, p := range v.curves[i] {
+				points[key{panel, c.Label, p.X}] = p
+				if !containsFloat(xs, p.X) {
+					xs = append(xs, p.X)
+				}
+			}
+		}
+		sort.Float64s(xs)
+		for _, x := range xs {
+			tab.Rows = append(tab.Rows, fmt.Sprintf("%s; %s = %s", panel, xName, strconv.FormatFloat(x, 'g', 6, 64)))
+			var row []plotting.Entry
+			for _, label := range tab.Columns {
+				p, ok := points[key{panel, label, x}]
+				row = append(row, plotting.Entry{Mean: p.Y, Present: ok && p.Err == nil})
+			}
+			tab.Cells = append(tab.Cells, row)
+		}
+	}
+	// Rows built before a later panel added a column are padded.
+	for i := range tab.Cells {
+		for len(tab.Cells[i]) < len(tab.Columns) {
+			tab.Cells[i] = append(tab.Cells[i], plotting.Entry{})
+		}
+	}
+	tab.Note = v.curveNote(tab.Columns, panels, t.Note, 0)
+	return tab
 }
 
 func containsFloat(xs []float64, x float64) bool {
