@@ -29,22 +29,43 @@ func rgmEvent(p CurveParams) (accounting.Event, accounting.RGM, error) {
 	return ev, e, nil
 }
 
+// rgmExactPair is Lemma 2's exact D_α(RGM(x) ‖ RGM(y)) on the admissible
+// pair R(x) = (1+η)e₁, R(y) = e₁ with R_rel = 0 and σ² = sigma2 (default
+// 1e-12), rgm.md §2.3.
+func rgmExactPair(p CurveParams) float64 {
+	eta, g, s2 := p.Get("eta"), p.Get("gamma"), p.Get("sigma2")
+	if s2 == 0 {
+		s2 = 1e-12
+	}
+	nx := (1 + eta) * (1 + eta)
+	return accounting.RenyiIsotropicGaussians(p.Get("alpha"), eta*eta, g*nx+s2, g+s2, int(p.Get("d")))
+}
+
 func init() {
 	thm := []string{"eta", "alpha", "gamma", "d"}
 	conv := []string{"eta", "gamma", "d", "delta"}
+	RegisterCurve(CurveInfo{
+		Name: "rgm-bound-over-exact", Title: "Theorem 1 bound / exact D_α",
+		Ref: "Hendrikx et al. Thm 1 (v2; v1 = 1 for v1) over Lemma 2's exact divergence on the pair of " +
+			"rgm-exact-divergence: below 1 the bound is violated",
+		Params: thm, Optional: []string{"v1", "sigma2"},
+	}, func(p CurveParams) (float64, error) {
+		_, e, err := rgmEvent(p)
+		if err != nil {
+			return 0, err
+		}
+		b, err := accounting.RGMEpsilon(e, p.Get("alpha"))
+		if err != nil {
+			return 0, err
+		}
+		return b / rgmExactPair(p), nil
+	})
 	RegisterCurve(CurveInfo{
 		Name: "rgm-exact-divergence", Title: "exact D_α (Lemma 2)",
 		Ref: "Hendrikx et al. Lemma 2 on the pair R(x) = (1+η)e₁, R(y) = e₁, R_rel = 0, σ² = sigma2 (default 1e-12): " +
 			"admissible since ‖R(x) − R(y)‖ = η ≤ η·min‖R‖ (rgm.md §2.3)",
 		Params: thm, Optional: []string{"sigma2"},
-	}, func(p CurveParams) (float64, error) {
-		eta, g, s2 := p.Get("eta"), p.Get("gamma"), p.Get("sigma2")
-		if s2 == 0 {
-			s2 = 1e-12
-		}
-		nx := (1 + eta) * (1 + eta)
-		return accounting.RenyiIsotropicGaussians(p.Get("alpha"), eta*eta, g*nx+s2, g+s2, int(p.Get("d"))), nil
-	})
+	}, func(p CurveParams) (float64, error) { return rgmExactPair(p), nil })
 	for _, v := range []struct {
 		name, title, ref string
 		v1               float64

@@ -58,3 +58,21 @@ func TestRGMCorollaryCurves(t *testing.T) {
 		t.Error("Corollary 1 outside its condition returned a value")
 	}
 }
+
+// TestRGMBoundOverExact: on the first counterexample case the v2 bound
+// stays above the exact divergence over the whole order domain while the v1
+// bound falls below it near the limit (ratio < 1 at α = 5.2, as the table).
+func TestRGMBoundOverExact(t *testing.T) {
+	minV1, minV2 := math.Inf(1), math.Inf(1)
+	for a := 1.05; a < 5.76; a += 0.01 {
+		p := func(v1 float64) CurveParams {
+			return CurveParams{"eta": 0.1, "gamma": 0.01, "d": 5, "alpha": a, "v1": v1}
+		}
+		minV1 = math.Min(minV1, curve(t, "rgm-bound-over-exact", p(1)))
+		minV2 = math.Min(minV2, curve(t, "rgm-bound-over-exact", p(0)))
+	}
+	at52 := curve(t, "rgm-bound-over-exact", CurveParams{"eta": 0.1, "gamma": 0.01, "d": 5, "alpha": 5.2, "v1": 1})
+	if !(minV2 >= 1) || !(minV1 < 1) || math.Abs(at52-22.607/22.829) > 1e-4 {
+		t.Errorf("min ratio v1 %.5f (want < 1), v2 %.5f (want ≥ 1); v1 at α = 5.2: %.5f", minV1, minV2, at52)
+	}
+}
