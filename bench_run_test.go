@@ -64,6 +64,13 @@ func BenchmarkRunBostonPanel(b *testing.B) {
 	if err := os.WriteFile(spec, []byte(bostonPanelSpec(b)), 0o644); err != nil {
 		b.Fatal(err)
 	}
+	benchRun(b, spec)
+}
+
+// benchRun times "dplab run SPEC --out DIR -j 2" into a fresh result
+// directory per iteration and reports the process's CPU time per run (user
+// + system, all threads) where available.
+func benchRun(b *testing.B, spec string) {
 	i := 0
 	cpu0 := processCPU()
 	for b.Loop() {
@@ -88,18 +95,5 @@ func BenchmarkRGMFigure1(b *testing.B) {
 	if os.Getenv("DPLAB_DATA") == "" {
 		b.Skip("DPLAB_DATA is not set")
 	}
-	spec := filepath.Join("experiments", "rgm_fig1.toml")
-	i := 0
-	cpu0 := processCPU()
-	for b.Loop() {
-		dir := filepath.Join(b.TempDir(), fmt.Sprint(i))
-		var errb strings.Builder
-		if code := Main(context.Background(), []string{"run", spec, "--out", dir, "-j", "2"}, io.Discard, &errb); code != 0 {
-			b.Fatalf("exit %d: %s", code, errb.String())
-		}
-		i++
-	}
-	if cpu := processCPU() - cpu0; cpu > 0 {
-		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
-	}
+	benchRun(b, filepath.Join("experiments", "rgm_fig1.toml"))
 }

@@ -1061,13 +1061,10 @@ func (m *DGD) fitPlain(ctx context.Context, data *dgdData, c dgdConfig) (*Releas
 	for i, nd := range data.nodes {
 		grads[i] = func(dst, theta []float64) { nd.obj.Grad(dst, theta) }
 	}
-	tau := c.stepFactor / data.lmax
-	theta, trace, ns, err := data.descend(ctx, tau, c.iterations, grads)
+	theta, trace, st, err := data.run(ctx, c, grads)
 	if err != nil {
 		return nil, err
 	}
-	st := data.stats(c, tau)
-	st["wall_ns_per_iter"] = ns
 	return &Release{Model: &Linear{Theta: theta}, Event: accounting.NonPrivate{}, Stats: st, Trace: trace}, nil
 }
 
@@ -1213,13 +1210,10 @@ func (m *DGD) fitRGM(ctx context.Context, train *datasets.Dataset, data *dgdData
 		}
 		grads[i] = rgmNoiser(s.obj, rgms[i], nodeStreams(rs, i).Get("noise"))
 	}
-	tau := c.stepFactor / data.lmax
-	theta, trace, ns, err := data.descend(ctx, tau, c.iterations, grads)
+	theta, trace, st, err := data.run(ctx, c, grads)
 	if err != nil {
 		return nil, err
 	}
-	st := data.stats(c, tau)
-	st["wall_ns_per_iter"] = ns
 	nz := map[string]float64{}
 	for i, s := range sens {
 		k := nodeKey(i)
@@ -1343,13 +1337,10 @@ func (m *DGD) fitClip(ctx context.Context, data *dgdData, c dgdConfig, b Budget,
 	for i, nd := range data.nodes {
 		grads[i] = clipNoiser(nd.obj, cs[i], sigmas[i], nodeStreams(rs, i).Get("noise"), &clipped[i])
 	}
-	tau := c.stepFactor / data.lmax
-	theta, trace, ns, err := data.descend(ctx, tau, c.iterations, grads)
+	theta, trace, st, err := data.run(ctx, c, grads)
 	if err != nil {
 		return nil, err
 	}
-	st := data.stats(c, tau)
-	st["wall_ns_per_iter"] = ns
 	nz := map[string]float64{}
 	for i, nd := range data.nodes {
 		k := nodeKey(i)
@@ -1368,6 +1359,20 @@ func (m *DGD) fitClip(ctx context.Context, data *dgdData, c dgdConfig, b Budget,
 // nodeGrad stores node i's released gradient at θ' (the node's own
 // argument: θ − B_i) in dst.
 type nodeGrad func(dst, theta []float64)
+
+// run descends with the step τ = step_factor/max_i λ_max(A_i) ([HMB23] v2
+// App. C: the same for every method) and returns θ_T, the traces and the
+// diagnostics (data.stats, plus the measured wall time per step).
+func (data *dgdData) run(ctx context.Context, c dgdConfig, grads []nodeGrad) ([]float64, map[string][]float64, map[string]float64, error) {
+	tau := c.stepFactor / data.lmax
+	theta, trace, ns, err := data.descend(ctx, tau, c.iterations, grads)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st := data.stats(c, tau)
+	st["wall_ns_per_iter"] = ns
+	return theta, trace, st, nil
+}
 
 // descend runs T steps of θ ← θ − τ·(1/N)Σ_i g^(i)(θ − B_i) from θ_0 = 0
 // ([HMB23] v2 Eq. (79)), checking ctx every step. It returns θ_T, the
