@@ -27,7 +27,7 @@ func TestLedgerCheckMatchesRuns(t *testing.T) {
 		t.Skip("runs one trial of each mechanism × accountant × tuning")
 	}
 	// A numeric param each private mechanism can tune over.
-	tuneKey := map[string]string{"dpsgd": "clip", "objpert-output": "clip", "objpert-amp": "clip", "dgd-rgm": "step_factor", "dgd-clip": "clip_factor"}
+	tuneKey := map[string]string{"dpsgd": "clip", "objpert-output": "clip", "objpert-amp": "clip", "dgd-rgm": "step_factor", "dgd-clip": "clip_factor", "dpgd": "step"}
 	cache := &DataCache{}
 	for _, info := range mechanisms.List() {
 		for _, kind := range []string{"rdp", "pld", "exact"} {

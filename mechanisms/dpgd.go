@@ -1,0 +1,162 @@
+package mechanisms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/mechanisms/accounting"
+	"github.com/dplab/dplab/solvers"
+)
+
+// DPGD is full-batch differentially private gradient descent for logistic
+// regression without intercept, projected onto the ball of radius R and
+// returning the average of its iterates: the algorithm A_GD of [HSS24]
+// Thm 12 (and the learner of its Algorithm 1 and Proposition 8):
+//
+//	θ_0 = 0,  g̃_t = (1/n) Σᵢ clip_C(∇ℓ(θ_{t−1}; xᵢ, yᵢ)) + N(0, σ² I_d),
+//	θ_t = Π_R(θ_{t−1} − η g̃_t),   output (1/T) Σ_{t=1}^T θ_t
+//
+// Ref: [HSS24] Thm 12 and App. D (A_GD: projected, averaged iterates,
+// σ on the averaged gradient); preprocessing.md §5 D24 (θ_0 = 0, R = 1, the
+// average as output). Symbols: T = iterations, η = step, R = radius,
+// C = clip (the Lipschitz constant L of the clipped loss).
+//
+// The averaged clipped gradient moves by at most 2C/n when one record is
+// replaced, so the ledger is T Gaussian releases of sensitivity 2C/n under
+// replace-one neighbours, [HSS24]'s relation:
+//
+//	ledger = WithRelation{SelfComposed{Gaussian{σ, 2C/n}, T}, replace-one}
+//
+// σ is the smallest noise whose charged ledger meets the (ε, δ) target
+// under the spec's accountant (Budget.Calibrate; a pre-processing wrapper
+// or private tuning included). For the logistic loss on rows with
+// ‖x‖ ≤ C the clipping never acts (|ℓ'| < 1); on other data it bounds the
+// sensitivity regardless.
+type DPGD struct{ p DPGDParams }
+
+// DPGDParams is the params table of "dpgd".
+type DPGDParams struct {
+	// Iterations T ≥ 1; 0 means 500 (preprocessing.md §6 F3).
+	Iterations int `toml:"iterations"`
+	// Step η > 0; 0 means 0.5 (F3).
+	Step float64 `toml:"step"`
+	// Radius R of the projection ball; 0 means 1 ([HSS24] Prop. 8's proof).
+	Radius float64 `toml:"radius"`
+	// Clip C, the per-example gradient norm bound (and Lipschitz constant
+	// L); 0 means 1 (the logistic loss on the unit ball).
+	Clip float64 `toml:"clip"`
+	// Output is "average" (default, A_GD) or "last" (the last iterate).
+	Output string `toml:"output"`
+}
+
+// Validate implements Params.
+func (p DPGDParams) Validate() error {
+	if p.Iterations < 0 {
+		return errors.New("iterations must be ≥ 1 (0 means 500)")
+	}
+	for _, c := range []struct {
+		key string
+		v   float64
+		def string
+	}{{"step", p.Step, "0.5"}, {"radius", p.Radius, "1"}, {"clip", p.Clip, "1"}} {
+		if err := checkNonNegative(c.key, c.v); err != nil {
+			return fmt.Errorf("%w (0 means %s)", err, c.def)
+		}
+	}
+	if p.Output != "" && p.Output != "average" && p.Output != "last" {
+		return fmt.Errorf(`output %q: want "average" or "last"`, p.Output)
+	}
+	return nil
+}
+
+func (p DPGDParams) iterations() int {
+	if p.Iterations == 0 {
+		return 500
+	}
+	return p.Iterations
+}
+func (p DPGDParams) step() float64   { return orDefault(p.Step, 0.5) }
+func (p DPGDParams) radius() float64 { return orDefault(p.Radius, 1) }
+func (p DPGDParams) clip() float64   { return orDefault(p.Clip, 1) }
+
+func init() {
+	Register(Info{Name: "dpgd", Title: "DP-GD (projected, averaged)", Ref: "HSS24", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1},
+		func(p DPGDParams) (Mechanism, error) { return &DPGD{p: p}, nil }, DPGDParams{Iterations: 5})
+}
+
+// dpgdLedger is the ledger of T releases with noise σ on an averaged
+// gradient of replace-one sensitivity 2C/n.
+func dpgdLedger(sigma, clip float64, n, steps int) accounting.Event {
+	return accounting.WithRelation{
+		Event:    accounting.SelfComposed{Event: accounting.Gaussian{Sigma: sigma, Sensitivity: 2 * clip / float64(n)}, Count: steps},
+		Relation: accounting.RelationReplaceOne,
+	}
+}
+
+// EventShapes implements EventShaper.
+func (m *DPGD) EventShapes(Budget) ([]accounting.Event, error) {
+	return []accounting.Event{dpgdLedger(shapeNoise, 1, 100, shapeSteps)}, nil
+}
+
+// Fit implements Mechanism.
+func (m *DPGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs rngs.Streams) (*Release, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	n, d := train.X.Dims()
+	if n < 1 {
+		return nil, errors.New("dpgd: no training rows")
+	}
+	T, eta, R, C := m.p.iterations(), m.p.step(), m.p.radius(), m.p.clip()
+	loss, err := solvers.NewLogistic(train.X, train.Y, solvers.LogisticConfig{Clip: C})
+	if err != nil {
+		return nil, fmt.Errorf("dpgd: %w", err)
+	}
+	sigma, err := b.Calibrate(func(x float64) accounting.Event { return dpgdLedger(x, C, n, T) }, accounting.Bracket{})
+	if err != nil {
+		return nil, fmt.Errorf("dpgd: calibrate σ: %w", err)
+	}
+	noise := rs.Get("noise")
+	theta, avg, grad := make([]float64, d), make([]float64, d), make([]float64, d)
+	for t := 1; t <= T; t++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		loss.ValueGrad(grad, theta)
+		for j := range theta {
+			// g̃ = (1/n)Σ clipped gradients + N(0, σ²)   ([HSS24] Thm 12)
+			theta[j] -= eta * (grad[j]/float64(n) + sigma*noise.NormFloat64())
+		}
+		projectBall(theta, R)
+		for j := range avg {
+			avg[j] += (theta[j] - avg[j]) / float64(t)
+		}
+	}
+	out := avg
+	if m.p.Output == "last" {
+		out = theta
+	}
+	model := &Linear{Theta: out}
+	if err := checkLinear("dpgd", model); err != nil {
+		return nil, err
+	}
+	return &Release{Model: model, Event: dpgdLedger(sigma, C, n, T), Calibrated: true,
+		Noise: map[string]float64{"sigma": sigma}, Stats: map[string]float64{"iterations": float64(T)}}, nil
+}
+
+// projectBall projects v onto the ball {‖v‖₂ ≤ r}.
+func projectBall(v []float64, r float64) {
+	var s float64
+	for _, x := range v {
+		s += x * x
+	}
+	if nrm := math.Sqrt(s); nrm > r {
+		for i := range v {
+			v[i] *= r / nrm
+		}
+	}
+}
