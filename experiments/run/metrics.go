@@ -1,19 +1,22 @@
 package run
 
 import (
+	"context"
 	"math"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/mechanisms"
+	"github.com/dplab/dplab/solvers"
 )
 
 // metricEval computes each metric of spec.Metrics on a fitted model.
 var metricEval = map[string]func(m mechanisms.Model, d *datasets.Dataset) float64{
-	"test_mse":       mse,
-	"train_mse":      mse,
-	"test_accuracy":  accuracy,
-	"test_error":     func(m mechanisms.Model, d *datasets.Dataset) float64 { return 1 - accuracy(m, d) },
-	"train_accuracy": accuracy,
+	"test_mse":              mse,
+	"train_mse":             mse,
+	"test_accuracy":         accuracy,
+	"test_error":            func(m mechanisms.Model, d *datasets.Dataset) float64 { return 1 - accuracy(m, d) },
+	"train_accuracy":        accuracy,
+	"excess_empirical_risk": excessEmpiricalRisk,
 }
 
 // mse is the mean squared error (1/n)Σ(yᵢ − f(xᵢ))².
@@ -48,4 +51,34 @@ func accuracy(m mechanisms.Model, d *datasets.Dataset) float64 {
 		}
 	}
 	return float64(correct) / float64(n)
+}
+
+// excessRiskRadius is the radius of the ball the excess empirical risk's
+// reference minimises over ([HSS24] Prop. 8's proof projects onto the unit
+// ball).
+const excessRiskRadius = 1.0
+
+// excessEmpiricalRisk is the mean logistic loss (1/n)Σ log(1 + e^{uᵢ}) − yᵢuᵢ
+// of the model's scores uᵢ on d, minus min over ‖θ‖ ≤ 1 of the same loss of
+// x ↦ θᵀx (solvers.LogisticInBall, computed once per dataset). NaN when the
+// reference cannot be computed.
+func excessEmpiricalRisk(m mechanisms.Model, d *datasets.Dataset) float64 {
+	n := d.Rows()
+	if n == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for i := 0; i < n; i++ {
+		u := m.Predict(d.X.RawRowView(i))
+		// log(1 + eᵘ) = max(u, 0) + log1p(e^−|u|): no overflow
+		s += math.Max(u, 0) + math.Log1p(math.Exp(-math.Abs(u))) - d.Y[i]*u
+	}
+	opt, err := d.Memo("excess-risk-reference", func() (any, error) {
+		_, v, err := solvers.LogisticInBall(context.Background(), d.X, d.Y, excessRiskRadius)
+		return v, err
+	})
+	if err != nil {
+		return math.NaN()
+	}
+	return s/float64(n) - opt.(float64)
 }

@@ -44,6 +44,9 @@ func TestMetricValues(t *testing.T) {
 		"test_accuracy": {0.75, 0.25}, "train_accuracy": {0.75, 0.25}, "test_error": {0.25, 0.75},
 	}
 	for _, m := range spec.Metrics {
+		if m.Name == "excess_empirical_risk" {
+			continue // TestExcessEmpiricalRisk: the better model there is x ↦ 0
+		}
 		d := reg
 		if m.Task == datasets.Binary {
 			d = bin
@@ -60,5 +63,41 @@ func TestMetricValues(t *testing.T) {
 		if better := good > bad; better != m.Higher {
 			t.Errorf("%s: Higher = %v, but the better model scores %v vs %v", m.Name, m.Higher, good, bad)
 		}
+	}
+}
+
+// TestExcessEmpiricalRisk: on the 4-row binary example, the metric is the
+// mean logistic loss minus its minimum over |θ| ≤ 1, the minimum found here
+// independently by a ternary search on the convex 1-D loss; x ↦ 0 (loss
+// log 2) is better than x ↦ x (0.7201) on these labels, and the metric says
+// so (lower is better, spec.Metrics' direction).
+func TestExcessEmpiricalRisk(t *testing.T) {
+	x := mat.NewDense(4, 1, []float64{1, 2, -1, -2})
+	bin := &datasets.Dataset{X: x, Y: []float64{1, 1, 0, 1}, Task: datasets.Binary}
+	loss := func(th float64) float64 {
+		s := 0.0
+		for i, xi := range []float64{1, 2, -1, -2} {
+			u := th * xi
+			s += math.Log1p(math.Exp(u)) - bin.Y[i]*u
+		}
+		return s / 4
+	}
+	lo, hi := -1.0, 1.0
+	for i := 0; i < 200; i++ {
+		a, b := lo+(hi-lo)/3, hi-(hi-lo)/3
+		if loss(a) < loss(b) {
+			hi = b
+		} else {
+			lo = a
+		}
+	}
+	opt := loss((lo + hi) / 2)
+	good := metricEval["excess_empirical_risk"](&mechanisms.Linear{Theta: []float64{0}}, bin)
+	bad := metricEval["excess_empirical_risk"](&mechanisms.Linear{Theta: []float64{1}}, bin)
+	if math.Abs(good-(math.Ln2-opt)) > 1e-9 || math.Abs(bad-(loss(1)-opt)) > 1e-9 {
+		t.Errorf("excess risk %v (x ↦ 0), %v (x ↦ x); want %v, %v", good, bad, math.Ln2-opt, loss(1)-opt)
+	}
+	if m, _ := spec.LookupMetric("excess_empirical_risk"); m.Higher || !(good < bad) || !(good > 0) {
+		t.Errorf("direction: Higher = %v, values %v < %v expected, both > 0", m.Higher, good, bad)
 	}
 }
