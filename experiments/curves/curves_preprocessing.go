@@ -421,7 +421,7 @@ func init() {
 			return tot, err
 		})
 	RegisterCurve(CurveInfo{Name: "hss24-ptr-ledger-epsilon", Title: "Algorithm 1's ledger (Laplace test, pass bound, PCA + DP-GD), RDP accountant",
-		Ref: "[HSS24] Algorithm 1 accounted by accounting.PTREvent: DP-GD with σ = 2L√T/(εn) (T = 1, L = μ = 1), PCA with Prop. 5's exact Δ₂ at δ_min = β; default n = 1000",
+		Ref:    "[HSS24] Algorithm 1 accounted by accounting.PTREvent: DP-GD with σ = 2L√T/(εn) (T = 1, L = μ = 1), PCA with Prop. 5's exact Δ₂ at δ_min = β; default n = 1000",
 		Params: thm, Optional: []string{"n"}}, func(p CurveParams) (float64, error) {
 		n := nGD
 		if _, ok := p["n"]; ok {
@@ -467,8 +467,8 @@ func init() {
 		{"tight-pq", accounting.AnalysisTightPQ}, {"tight-pq-min", accounting.AnalysisTightPQMin}, {"best", ""},
 	} {
 		RegisterCurve(CurveInfo{Name: "hss24-inversion-pca-dpgd-" + an.suffix,
-			Title: "base ε of DP-GD behind PCA rank reduction for a target (ε_total, δ), analysis " + an.suffix,
-			Ref:   "[HSS24] Table 2 row A_GD (PCA, constant 12.2, L = μ = 1), inverted (preprocessing.md §2.6 step 5, §2.8); default n = 1000; conversion = 1: dplab's Calibrator",
+			Title:  "base ε of DP-GD behind PCA rank reduction for a target (ε_total, δ), analysis " + an.suffix,
+			Ref:    "[HSS24] Table 2 row A_GD (PCA, constant 12.2, L = μ = 1), inverted (preprocessing.md §2.6 step 5, §2.8); default n = 1000; conversion = 1: dplab's Calibrator",
 			Params: []string{"eps_total", "delta", "delta_min"}, Optional: []string{"n", "conversion"}}, func(p CurveParams) (float64, error) {
 			dm := p.Get("delta_min")
 			if !(dm > 0) || math.IsInf(dm, 0) {

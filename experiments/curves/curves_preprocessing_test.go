@@ -88,7 +88,7 @@ func TestHSS24Table2Curves(t *testing.T) {
 		"laplace-dedup": 11, "laplace-quantization": 2, "laplace-mean-imputation": 1.020202, "laplace-pca-rank": 25.4,
 		"exponential-dedup": 11, "exponential-quantization": 2, "exponential-mean-imputation": 1.020202, "exponential-pca-rank": 25.4,
 		"sgd-samp-pca-rank": 7130.508,
-		"sgd-iter-dedup": 1232.543968, "sgd-iter-quantization": 24.304440, "sgd-iter-mean-imputation": 12.104981,
+		"sgd-iter-dedup":    1232.543968, "sgd-iter-quantization": 24.304440, "sgd-iter-mean-imputation": 12.104981,
 	}
 	for cell, w := range want {
 		q := CurveParams{}

@@ -13,7 +13,9 @@ import (
 // neighbour (J = 1).
 func TestPTRProbabilities(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 11))
-	lap := func(b float64) float64 { return -b * math.Copysign(1, rng.Float64()-0.5) * math.Log(1-2*math.Abs(rng.Float64()-0.5)) }
+	lap := func(b float64) float64 {
+		return -b * math.Copysign(1, rng.Float64()-0.5) * math.Log(1-2*math.Abs(rng.Float64()-0.5))
+	}
 	for _, c := range []struct {
 		deltaK, beta, eps, delta float64
 		n                        int
