@@ -41,6 +41,20 @@ EVENT and its flags:
   json     --event JSON                       any event of the kind table as dplab writes it, e.g. a
                                               record's ledger from trials.jsonl ("privacy.event"), or
                                               '{"kind":"gaussian","sigma":2,"sensitivity":1}'
+  pipeline --mech M (M's flags) --delta-inf P --delta-2 D [--n N] [--analysis A,B,...]
+           [--relation replace_one|add_remove] [--group-size-offset K]
+                                              mechanism M run on data pre-processed by a non-private,
+                                              data-dependent step with sensitivities Δ∞ = P rows moved by
+                                              at most Δ₂ = D each (Hu et al., Theorem 2); prints every
+                                              analysis (paper, exact_factor, tight_pq, tight_pq_min,
+                                              frobenius, group) and the one that wins. M and its flags:
+             gaussian --sigma S --l12 L [--lf L] [--sensitivity C]   release f + N(0, S²), f L-Lipschitz
+                                              in the L12 (and Frobenius) distance; --steps releases
+             laplace  --scale B --l12 L [--lf L] [--sensitivity C]   f + Lap(B) (pure DP)
+             dp-gd    --sigma S --n N --lipschitz L --mu-x M        full-batch DP-GD, noise S on the
+                                              averaged gradient, loss L-Lipschitz, gradient M-smooth in x
+             dp-sgd   --q Q --sigma Z --clip C --mu-x M             DP-SGD (Poisson rate Q, noise
+                                              multiplier Z, clip C; add/remove: --relation add_remove)
 
 --steps T composes the event T times; --select runs it a random number of times
 (Papernot & Steinke) and releases the best run.
@@ -60,6 +74,12 @@ Queries (one of):
                        (the authors' code) or theorem_v1 (the invalid v1 bound);
                        with --steps T, for T releases (ε/T each)
 
+For pipeline, --delta prints each analysis' ε (by the accountant and by the paper's
+conversion, Lemma M: min over α of ε(α) + log(1/δ)/(α − 1)) and the pipeline's ε (the
+pointwise minimum of the analyses' RDP curves) with the analysis that produced it;
+--order prints each analysis' RDP ε(α); for laplace the pure ε (δ = 0) is printed
+too. The guarantee is conditional on the declared sensitivities.
+
 For rgm, --delta also prints Corollary 1's closed form and the numeric optimum
 of ε_RDP(α) + log(1/δ)/(α − 1) over α (the paper's conversion), next to the
 accountant's (tighter) conversion.
@@ -69,7 +89,8 @@ continuous search over α, "grid" = dp_accounting's grid exactly, "opacus",
 "integer" = 2..--max-order), pld (pessimistic connect-the-dots PLD, --interval),
 exact (the tight closed form of a composed Gaussian or one objective
 perturbation). Neighbouring relation: add/remove (gaussmix: zero-out;
-rgm: replace-one).`,
+rgm: replace-one; pipeline: replace-one unless --relation add_remove). The
+pld and exact accountants do not evaluate pipelines.`,
 	Run: cmdAccount,
 }
 
@@ -85,6 +106,10 @@ type accountFlags struct {
 	eventJSON                            string
 	delta, epsilon, order, interval      float64
 	set                                  map[string]bool
+	// pipeline
+	mech, analysis, relation   string
+	deltaInf, n, groupOffset   int
+	delta2, l12, lf, clip, muX float64
 }
 
 // eventFlags lists the flags each event takes; required ones first (the
@@ -98,12 +123,40 @@ var eventFlags = map[string]struct{ required, optional []string }{
 	"gaussmix": {[]string{"k", "gamma"}, nil},
 	"rgm":      {[]string{"eta", "gamma", "d"}, []string{"v1", "sigma", "r-rel", "form", "rule"}},
 	"json":     {[]string{"event"}, nil},
+	"pipeline": {[]string{"mech", "delta-inf", "delta-2"}, []string{"sigma", "scale", "sensitivity", "l12", "lf", "q", "clip",
+		"mu-x", "lipschitz", "n", "analysis", "relation", "group-size-offset"}},
 }
 
-// calibratedFlag is the flag whose value --calibrate finds, per event.
+// pipelineMechs lists, per --mech of "account pipeline", its required and
+// optional flags (the calibrated one first).
+var pipelineMechs = map[string]struct{ required, optional []string }{
+	"gaussian": {[]string{"sigma", "l12"}, []string{"lf", "sensitivity", "n"}},
+	"laplace":  {[]string{"scale", "l12"}, []string{"lf", "sensitivity", "n"}},
+	"dp-gd":    {[]string{"sigma", "n", "lipschitz", "mu-x"}, nil},
+	"dp-sgd":   {[]string{"sigma", "q", "clip", "mu-x"}, []string{"n"}},
+}
+
+// pipelineFlags are the flags of "account pipeline" that belong to the
+// mechanism (checked against pipelineMechs).
+var pipelineFlags = []string{"sigma", "scale", "sensitivity", "l12", "lf", "q", "clip", "mu-x", "lipschitz", "n"}
+
+// calibratedFlag is the flag whose value --calibrate finds, per event
+// (pipeline: per --mech, calibratedOf).
 var calibratedFlag = map[string]string{
 	"gaussian": "sigma", "laplace": "scale", "sgm": "sigma", "objpert": "sigma",
 	"amp": "sigma", "gaussmix": "gamma", "rgm": "gamma",
+}
+
+// calibratedOf returns the flag --calibrate finds for the event ("" when
+// none): calibratedFlag, or for pipeline the --mech's noise flag.
+func (f *accountFlags) calibratedOf(event string) string {
+	if event == "pipeline" {
+		if m, ok := pipelineMechs[f.mech]; ok {
+			return m.required[0]
+		}
+		return ""
+	}
+	return calibratedFlag[event]
 }
 
 // generalFlags apply to every event.
@@ -152,6 +205,17 @@ func cmdAccount(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.calib, "calibrate", "", "calibrate the noise parameter: sigma")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	fs.StringVar(&f.eventJSON, "event", "", "the event as JSON (event json)")
+	fs.StringVar(&f.mech, "mech", "", "pipeline: the mechanism (gaussian, laplace, dp-gd or dp-sgd)")
+	fs.IntVar(&f.deltaInf, "delta-inf", 0, "pipeline: Δ∞, the rows of the common part the pre-processing maps differently")
+	fs.Float64Var(&f.delta2, "delta-2", 0, "pipeline: Δ₂, the largest L2 move of such a row")
+	fs.IntVar(&f.n, "n", 0, "pipeline: dataset size n (caps the group size; dp-gd: its n)")
+	fs.StringVar(&f.analysis, "analysis", "", "pipeline: comma-separated analyses (default exact_factor,tight_pq,tight_pq_min,frobenius,group)")
+	fs.StringVar(&f.relation, "relation", "", "pipeline: neighbouring relation of the sensitivities, replace_one (default) or add_remove")
+	fs.IntVar(&f.groupOffset, "group-size-offset", 0, "pipeline: g = min(Δ∞ + K, n) (0 means 1)")
+	fs.Float64Var(&f.l12, "l12", 0, "pipeline: Lipschitz constant of the query in the L12 distance (gaussian, laplace)")
+	fs.Float64Var(&f.lf, "lf", 0, "pipeline: Lipschitz constant of the query in the Frobenius distance (gaussian, laplace)")
+	fs.Float64Var(&f.clip, "clip", 0, "pipeline: per-example clipping norm C (dp-sgd)")
+	fs.Float64Var(&f.muX, "mu-x", 0, "pipeline: smoothness of the per-example gradient in the data (dp-gd, dp-sgd)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -204,7 +268,7 @@ func (f *accountFlags) checkFlags(event string, required, optional []string) err
 	switch f.calib {
 	case "":
 	case "sigma", "scale", "gamma":
-		if calibratedFlag[event] == "" {
+		if f.calibratedOf(event) == "" {
 			return fmt.Errorf("--calibrate does not apply to event %s (it has no noise flag)", event)
 		}
 		switch {
@@ -222,12 +286,17 @@ func (f *accountFlags) checkFlags(event string, required, optional []string) err
 		return fmt.Errorf("--calibrate %q: want sigma (the event's noise parameter)", f.calib)
 	}
 	for _, n := range required {
-		if !f.set[n] && !(f.calib != "" && n == calibratedFlag[event]) {
+		if !f.set[n] && !(f.calib != "" && n == f.calibratedOf(event)) {
 			return fmt.Errorf("event %s needs --%s", event, n)
 		}
 	}
-	if f.calib != "" && f.set[calibratedFlag[event]] {
-		return fmt.Errorf("--%s is what --calibrate finds; drop it", calibratedFlag[event])
+	if event == "pipeline" {
+		if err := f.checkPipelineFlags(); err != nil {
+			return err
+		}
+	}
+	if f.calib != "" && f.set[f.calibratedOf(event)] {
+		return fmt.Errorf("--%s is what --calibrate finds; drop it", f.calibratedOf(event))
 	}
 	if f.calib == "" {
 		n := 0
@@ -289,8 +358,13 @@ func (f *accountFlags) event(name string, x float64, calibrating bool) (accounti
 		if e, err = accounting.UnmarshalEvent([]byte(f.eventJSON)); err != nil {
 			return nil, fmt.Errorf("--event: %w", err)
 		}
+	case "pipeline":
+		var err error
+		if e, err = f.pipelineEvent(pick); err != nil {
+			return nil, err
+		}
 	}
-	if f.steps != 1 {
+	if f.steps != 1 && name != "pipeline" { // pipeline: --steps is the mechanism's
 		e = accounting.SelfComposed{Event: e, Count: f.steps}
 	}
 	if f.sel != "" {
@@ -353,7 +427,9 @@ type accountResult struct {
 	Corollary1Valid *bool      `json:"corollary1_valid,omitempty"`
 	Mironov         *jsonFloat `json:"mironov,omitempty"`
 	MironovOrder    *jsonFloat `json:"mironov_order,omitempty"`
-	query           string     // "epsilon" (ε at δ), "delta" (δ at ε), "order" or "rdp-target"
+	// A preprocessed event (pipeline, or json of one): every analysis.
+	Pipeline *pipelineResult `json:"pipeline,omitempty"`
+	query    string          // "epsilon" (ε at δ), "delta" (δ at ε), "order" or "rdp-target"
 }
 
 // rgmOf returns the RGM leaf of an event built by "dplab account rgm".
@@ -437,7 +513,7 @@ func (f *accountFlags) run(name string, cfg accounting.Config) (*accountResult, 
 		return f.runRGMTarget(cfg, res)
 	}
 	if f.calib != "" {
-		param := calibratedFlag[name]
+		param := f.calibratedOf(name)
 		cal := accounting.NewCalibrator(cfg)
 		mk := func(x float64) accounting.Event {
 			e, _ := f.event(name, x, true)
@@ -492,6 +568,13 @@ func (f *accountFlags) run(name string, cfg accounting.Config) (*accountResult, 
 		}
 		res.Epsilon, res.Delta = jf(f.epsilon), jf(d)
 	}
+	if p, ok := res.Event.(accounting.Preprocessed); ok {
+		pr, err := explainPipeline(cfg, p, res)
+		if err != nil {
+			return nil, err
+		}
+		res.Pipeline = pr
+	}
 	return res, nil
 }
 
@@ -513,6 +596,13 @@ func (r *accountResult) how() string {
 func fmtNum(x *jsonFloat) string { return strconv.FormatFloat(float64(*x), 'g', 10, 64) }
 
 func (r *accountResult) writeText(w io.Writer) {
+	if r.Pipeline != nil {
+		at := 0.0
+		if r.Order != nil {
+			at = float64(*r.Order)
+		}
+		r.Pipeline.writeText(w, r.query, at)
+	}
 	alpha := ""
 	if r.Order != nil && r.query != "order" {
 		alpha = fmt.Sprintf(", α* = %.6g", float64(*r.Order))
@@ -537,5 +627,221 @@ func (r *accountResult) writeText(w io.Writer) {
 		}
 	default:
 		fmt.Fprintf(w, "δ = %s at ε = %s (%s)\n", fmtNum(r.Delta), fmtNum(r.Epsilon), r.how())
+	}
+}
+
+// checkPipelineFlags checks the mechanism flags of "account pipeline"
+// against --mech (pipelineMechs); each error names the flag.
+func (f *accountFlags) checkPipelineFlags() error {
+	m, ok := pipelineMechs[f.mech]
+	if !ok {
+		return fmt.Errorf("--mech %q: want gaussian, laplace, dp-gd or dp-sgd", f.mech)
+	}
+	allowed := map[string]bool{}
+	for _, n := range append(append([]string(nil), m.required...), m.optional...) {
+		allowed[n] = true
+	}
+	for _, n := range pipelineFlags {
+		if f.set[n] && !allowed[n] {
+			return fmt.Errorf("flag --%s does not apply to --mech %s", n, f.mech)
+		}
+	}
+	for _, n := range m.required {
+		if !f.set[n] && !(f.calib != "" && n == m.required[0]) {
+			return fmt.Errorf("--mech %s needs --%s", f.mech, n)
+		}
+	}
+	switch {
+	case f.deltaInf < 0:
+		return fmt.Errorf("--delta-inf %d: want ≥ 0 (a number of rows)", f.deltaInf)
+	case !(f.delta2 >= 0) || math.IsInf(f.delta2, 0):
+		return fmt.Errorf("--delta-2 %v: want a finite distance ≥ 0", f.delta2)
+	case f.n < 0:
+		return fmt.Errorf("--n %d: want ≥ 0", f.n)
+	case f.groupOffset < 0:
+		return fmt.Errorf("--group-size-offset %d: want ≥ 0 (0 means 1)", f.groupOffset)
+	}
+	return nil
+}
+
+// pipelineEvent builds the Preprocessed event of "account pipeline": the
+// mechanism's SRDP description from the flags and its ledger event from it
+// (SRDP.Event, so the two agree), with the noise flag through pick.
+func (f *accountFlags) pipelineEvent(pick func(float64) float64) (accounting.Event, error) {
+	var s accounting.SRDP
+	switch f.mech {
+	case "gaussian":
+		s = accounting.SRDP{Mechanism: accounting.SRDPGaussian, Sigma: pick(f.sigma), Sensitivity: f.sensitivity, L12: f.l12, LF: f.lf, Count: f.steps}
+	case "laplace":
+		s = accounting.SRDP{Mechanism: accounting.SRDPLaplace, Scale: pick(f.scale), Sensitivity: f.sensitivity, L12: f.l12, LF: f.lf, Count: f.steps}
+	case "dp-gd":
+		s = accounting.SRDP{Mechanism: accounting.SRDPDPGD, Sigma: pick(f.sigma), N: f.n, Lipschitz: f.lipschitz, MuX: f.muX, Steps: f.steps}
+	case "dp-sgd":
+		s = accounting.SRDP{Mechanism: accounting.SRDPDPSGD, NoiseMultiplier: pick(f.sigma), Clip: f.clip, MuX: f.muX, Steps: f.steps, Q: f.q}
+	}
+	if s.Count == 1 {
+		s.Count = 0
+	}
+	ev, err := s.Event()
+	if err != nil {
+		return nil, fmt.Errorf("--mech %s: %w", f.mech, err)
+	}
+	var analyses []string
+	for _, a := range strings.Split(f.analysis, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			analyses = append(analyses, a)
+		}
+	}
+	e := accounting.Preprocessed{Event: ev, SRDP: &s, DeltaInf: f.deltaInf, Delta2: f.delta2, N: f.n,
+		Analyses: analyses, GroupSizeOffset: f.groupOffset, Relation: f.relation}
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// pipelineResult is what "account pipeline" (or "account json" of a
+// preprocessed event) adds: every analysis and the winner.
+type pipelineResult struct {
+	SRDP         *accounting.SRDP `json:"srdp,omitempty"`
+	DeltaInf     int              `json:"delta_inf"`
+	Delta2       float64          `json:"delta_2"`
+	Relation     string           `json:"relation"`
+	Tau          float64          `json:"tau"`
+	TauF         *jsonFloat       `json:"tau_frobenius,omitempty"`
+	GroupSize    int              `json:"group_size"`
+	Analyses     []analysisResult `json:"analyses"`
+	Winner       string           `json:"winner,omitempty"`        // the analysis that wins at the order of the answer
+	LemmaM       *jsonFloat       `json:"lemma_m,omitempty"`       // the pipeline's ε by Lemma M (--delta)
+	LemmaMAlpha  *jsonFloat       `json:"lemma_m_alpha,omitempty"` // its order
+	PureEpsilon  *jsonFloat       `json:"pure_epsilon,omitempty"`  // pure-DP mechanisms: ε at δ = 0
+	PureAnalysis string           `json:"pure_analysis,omitempty"`
+}
+
+// analysisResult is one analysis alone.
+type analysisResult struct {
+	Analysis    string     `json:"analysis"`
+	Epsilon     *jsonFloat `json:"epsilon,omitempty"` // --delta: by the accountant
+	Alpha       *jsonFloat `json:"alpha,omitempty"`
+	LemmaM      *jsonFloat `json:"lemma_m,omitempty"` // --delta: by Lemma M, the paper's conversion
+	LemmaMAlpha *jsonFloat `json:"lemma_m_alpha,omitempty"`
+	Delta       *jsonFloat `json:"delta,omitempty"` // --epsilon
+	RDP         *jsonFloat `json:"rdp,omitempty"`   // --order
+	Note        string     `json:"note,omitempty"`
+}
+
+// explainPipeline evaluates every applicable analysis of p alone for the
+// query of res, and the winner (at the answer's α* for --delta, at the
+// order for --order; none for --epsilon).
+func explainPipeline(cfg accounting.Config, p accounting.Preprocessed, res *accountResult) (*pipelineResult, error) {
+	tau, tauF := p.Tau()
+	rel, err := accounting.LedgerRelation(p)
+	if err != nil {
+		return nil, err
+	}
+	pr := &pipelineResult{SRDP: p.SRDP, DeltaInf: p.DeltaInf, Delta2: p.Delta2, Relation: rel, Tau: tau, GroupSize: p.GroupSize()}
+	if p.SRDP != nil && p.SRDP.SupportsFrobenius() {
+		pr.TauF = jf(tauF)
+	}
+	switch res.query {
+	case "epsilon":
+		delta := float64(*res.Delta)
+		pg, err := accounting.PreprocessedEpsilon(cfg, p, delta)
+		if err != nil {
+			return nil, err
+		}
+		pr.Winner = pg.Analysis
+		for _, a := range pg.PerAnalysis {
+			ar := analysisResult{Analysis: a.Analysis, Epsilon: jf(a.Epsilon), Alpha: jf(a.Alpha), Note: a.Err}
+			if delta > 0 && delta < 1 {
+				lm, la, err := accounting.LemmaMEpsilon(cfg, p.Only(a.Analysis), delta)
+				if err != nil {
+					return nil, err
+				}
+				ar.LemmaM, ar.LemmaMAlpha = jf(lm), jf(la)
+			}
+			pr.Analyses = append(pr.Analyses, ar)
+		}
+		if delta > 0 && delta < 1 {
+			lm, la, err := accounting.LemmaMEpsilon(cfg, p, delta)
+			if err != nil {
+				return nil, err
+			}
+			pr.LemmaM, pr.LemmaMAlpha = jf(lm), jf(la)
+		}
+	case "order":
+		at, err := accounting.PreprocessedAnalyses(cfg, p, float64(*res.Order))
+		if err != nil {
+			return nil, err
+		}
+		pr.Winner = at.Analysis
+		app := map[string]bool{}
+		for _, a := range p.Applicable() {
+			app[a] = true
+		}
+		for _, v := range at.Values {
+			if app[v.Analysis] {
+				pr.Analyses = append(pr.Analyses, analysisResult{Analysis: v.Analysis, RDP: jf(v.RDP), Note: v.Note})
+			}
+		}
+	default:
+		for _, a := range p.Applicable() {
+			d, err := cfg.Delta(p.Only(a), float64(*res.Epsilon))
+			if err != nil {
+				return nil, err
+			}
+			pr.Analyses = append(pr.Analyses, analysisResult{Analysis: a, Delta: jf(d)})
+		}
+	}
+	if eps, a, ok := p.PureEpsilon(); ok {
+		pr.PureEpsilon, pr.PureAnalysis = jf(eps), a
+	}
+	return pr, nil
+}
+
+// writeText prints the pipeline's analyses as a table (before the answer).
+func (p *pipelineResult) writeText(w io.Writer, query string, alpha float64) {
+	mech := "no SRDP result: group privacy only"
+	if p.SRDP != nil {
+		b, _ := json.Marshal(p.SRDP)
+		mech = string(b)
+	}
+	fro := ""
+	if p.TauF != nil {
+		fro = ", τ_F = " + fmtNum(p.TauF)
+	}
+	fmt.Fprintf(w, "pipeline: mechanism %s\n", mech)
+	fmt.Fprintf(w, "  after a pre-processing with Δ∞ = %d, Δ₂ = %.10g (τ = %.10g%s), %s neighbours, group size g = %d;\n",
+		p.DeltaInf, p.Delta2, p.Tau, fro, p.Relation, p.GroupSize)
+	fmt.Fprintln(w, "  conditional on the declared sensitivities (Hu et al., Theorem 2)")
+	switch query {
+	case "order":
+		fmt.Fprintf(w, "  %-13s %14s  %s\n", "analysis", "RDP ε(α)", "note")
+		for _, a := range p.Analyses {
+			fmt.Fprintf(w, "  %-13s %14s  %s\n", a.Analysis, fmtNum(a.RDP), a.Note)
+		}
+	case "epsilon":
+		fmt.Fprintf(w, "  %-13s %14s %10s %14s %10s\n", "analysis", "ε (accountant)", "α*", "ε (Lemma M)", "α*")
+		for _, a := range p.Analyses {
+			lm, la := "", ""
+			if a.LemmaM != nil {
+				lm, la = fmtNum(a.LemmaM), fmt.Sprintf("%.6g", float64(*a.LemmaMAlpha))
+			}
+			fmt.Fprintf(w, "  %-13s %14s %10.6g %14s %10s\n", a.Analysis, fmtNum(a.Epsilon), float64(*a.Alpha), lm, la)
+		}
+		if p.LemmaM != nil {
+			fmt.Fprintf(w, "  %-13s %14s %10s %14s %10.6g\n", "minimum", "(below)", "", fmtNum(p.LemmaM), float64(*p.LemmaMAlpha))
+		}
+	default:
+		fmt.Fprintf(w, "  %-13s %14s\n", "analysis", "δ")
+		for _, a := range p.Analyses {
+			fmt.Fprintf(w, "  %-13s %14s\n", a.Analysis, fmtNum(a.Delta))
+		}
+	}
+	if p.PureEpsilon != nil {
+		fmt.Fprintf(w, "  pure DP (δ = 0): ε = %s by %s\n", fmtNum(p.PureEpsilon), p.PureAnalysis)
+	}
+	if p.Winner != "" {
+		fmt.Fprintf(w, "  the pipeline's RDP is the minimum of the analyses' curves; at α = %.6g it is %s's\n", alpha, p.Winner)
 	}
 }

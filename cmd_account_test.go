@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -121,6 +122,20 @@ func TestAccountErrors(t *testing.T) {
 		{"rgm --eta 0.01 --d 10 --calibrate gamma --epsilon 1 --order 2 --form std_linear", "follow from --rule"},
 		{"rgm --eta 0.01 --gamma 1 --d 10 --form other --delta 1e-5", `form = other`},
 		{"rgm --eta 0.01 --d 10 --calibrate gamma --epsilon 1 --order 2 --delta 1e-5", "--calibrate takes --delta or (rgm) --order, not both"},
+		{"pipeline --sigma 1 --delta-inf 1 --delta-2 1 --delta 1e-5", "event pipeline needs --mech"},
+		{"pipeline --mech gauss --delta-inf 1 --delta-2 1 --delta 1e-5", `--mech "gauss"`},
+		{"pipeline --mech gaussian --sigma 1 --delta-inf 1 --delta-2 1 --delta 1e-5", "--mech gaussian needs --l12"},
+		{"pipeline --mech gaussian --sigma 1 --l12 1 --delta-2 1 --delta 1e-5", "event pipeline needs --delta-inf"},
+		{"pipeline --mech dp-gd --sigma 1 --n 100 --lipschitz 1 --mu-x 1 --lf 1 --delta-inf 1 --delta-2 1 --delta 1e-5", "flag --lf does not apply to --mech dp-gd"},
+		{"pipeline --mech dp-gd --sigma 1 --n 100 --lipschitz 1 --mu-x 1 --delta-inf 1 --delta-2 1 --analysis frobenius --delta 1e-5", "frobenius needs"},
+		{"pipeline --mech gaussian --sigma 1 --l12 1 --delta-inf -1 --delta-2 1 --delta 1e-5", "--delta-inf -1"},
+		{"pipeline --mech gaussian --sigma 1 --l12 1 --delta-inf 10 --delta-2 1 --n 5 --delta 1e-5", "delta_inf = 10, want ≤ n = 5"},
+		{"pipeline --mech gaussian --sigma 1 --l12 1 --delta-inf 1 --delta-2 1 --relation zero_out --delta 1e-5", "relation = zero_out"},
+		{"pipeline --mech gaussian --sigma 1 --l12 1 --delta-inf 1 --delta-2 1 --analysis best --delta 1e-5", `analyses[0] = "best"`},
+		{"pipeline --mech dp-sgd --q 0.01 --sigma 1 --clip 1 --mu-x 1 --delta-inf 5 --delta-2 0.01 --delta 1e-5", "add_remove differs from replace_one"},
+		{"pipeline --mech gaussian --sigma 1 --l12 1 --delta-inf 1 --delta-2 1 --delta 1e-5 --accountant pld", "cannot evaluate event preprocessed"},
+		{"pipeline --mech laplace --l12 1 --delta-inf 1 --delta-2 1 --delta 1e-5", "--mech laplace needs --scale"},
+		{"gaussian --sigma 1 --mech gaussian --delta 1e-5", "flag --mech does not apply to event gaussian"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.args, func(t *testing.T) {
@@ -195,6 +210,8 @@ func TestAccountEventJSON(t *testing.T) {
 		"gaussmix --k 57 --gamma 1000 --delta 1e-5",
 		"rgm --eta 0.01 --gamma 1 --d 10 --order 2",
 		"laplace --scale 2 --epsilon 0.5 --accountant pld",
+		"pipeline --mech gaussian --sigma 1 --l12 1 --lf 1 --delta-inf 10 --delta-2 0.1 --delta 1e-3",
+		"pipeline --mech dp-gd --sigma 0.001 --n 1000 --lipschitz 1 --mu-x 1 --delta-inf 1000 --delta-2 0.0244 --order 11 --analysis paper",
 	}
 	for _, args := range cases {
 		t.Run(args, func(t *testing.T) {
@@ -230,6 +247,100 @@ func TestAccountEventJSON(t *testing.T) {
 	} {
 		if code, _, errs := runAccount(t, bad...); code != 2 || !strings.Contains(errs, "event") {
 			t.Errorf("%q: exit %d, stderr %q; want 2 naming the event", bad, code, errs)
+		}
+	}
+}
+
+// balleLinear is the RDP accountant's conversion ([BBG+20] Thm 21) of the
+// linear curve ρα, minimised by brute force over α ∈ (1.01, 10⁴] (10⁶ log-
+// spaced orders): an oracle independent of the accountant's order search.
+func balleLinear(rho, delta float64) float64 {
+	best := math.Inf(1)
+	for i := 0; i <= 1000000; i++ {
+		a := 1 + 0.01*math.Pow(1e6, float64(i)/1e6)
+		best = math.Min(best, rho*a+math.Log1p(-1/a)-math.Log(delta*a)/(a-1))
+	}
+	return best
+}
+
+// TestAccountPipeline: "account pipeline" against oracles.
+//   - The quantization example of preprocessing.md §2.8 (Gaussian, σ = 1,
+//     L = L_F = 1, Δ∞ = 10, Δ₂ = 0.1, δ = 1e-3): the pipeline's ε is the
+//     Frobenius analysis' (it wins), whose curve is linear, ρ = (1 + τ_F)²/2
+//     (closed form §2.8(b)): balleLinear to 1e-6; each analysis' Lemma-M ε is
+//     the report's table (4 decimals).
+//   - At α = 2 every analysis by hand: paper 1.05·(11 + 11) (evaluated at
+//     α' = 11), exact factor (3/2)·(2 + 2), tight α(√a + √b)² = 4, Frobenius
+//     2(1 + √0.1)²/2, group 2·11²/2.
+//   - Laplace (b = 1, τ = 1): pure ε = 1 + τ = 2 (Table 2 row M_L).
+//   - DP-GD behind PCA at α = 11, paper analysis: Table 2's 6922.608.
+//   - DP-SGD behind a small step (add/remove): at least DP-SGD alone, and
+//     tight_pq_min ≤ tight_pq.
+//   - Calibrating σ: the answer meets the target and 0.1 % less noise does not.
+func TestAccountPipeline(t *testing.T) {
+	get := func(args string) map[string]any {
+		t.Helper()
+		code, out, errs := runAccount(t, append(strings.Fields(args), "--json")...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", args, code, errs)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	analyses := func(m map[string]any) map[string]map[string]any {
+		out := map[string]map[string]any{}
+		for _, a := range m["pipeline"].(map[string]any)["analyses"].([]any) {
+			x := a.(map[string]any)
+			out[x["analysis"].(string)] = x
+		}
+		return out
+	}
+	quant := "pipeline --mech gaussian --sigma 1 --l12 1 --lf 1 --delta-inf 10 --delta-2 0.1 --analysis paper,exact_factor,tight_pq,tight_pq_min,frobenius,group"
+	m := get(quant + " --delta 1e-3")
+	tf := 0.1 * math.Sqrt(10)
+	if got, want := m["epsilon"].(float64), balleLinear((1+tf)*(1+tf)/2, 1e-3); math.Abs(got-want) > 1e-6*want {
+		t.Errorf("ε = %.9g, oracle %.9g", got, want)
+	}
+	if w := m["pipeline"].(map[string]any)["winner"]; w != "frobenius" {
+		t.Errorf("winner %v, want frobenius", w)
+	}
+	for name, want := range map[string]float64{"paper": 23.7908, "exact_factor": 10.9537, "tight_pq": 9.4338, "tight_pq_min": 9.4338, "frobenius": 5.7585, "group": 101.3861} {
+		if got := analyses(m)[name]["lemma_m"].(float64); math.Abs(got-want) > 5e-5 {
+			t.Errorf("%s: Lemma M %.5f, report %.4f", name, got, want)
+		}
+	}
+	m = get(quant + " --order 2")
+	for name, want := range map[string]float64{"paper": 23.1, "exact_factor": 6, "tight_pq": 4, "tight_pq_min": 4, "frobenius": (1 + tf) * (1 + tf), "group": 121} {
+		if got := analyses(m)[name]["rdp"].(float64); math.Abs(got-want) > 1e-12*want {
+			t.Errorf("α = 2, %s: %.15g, want %.15g", name, got, want)
+		}
+	}
+	m = get("pipeline --mech laplace --scale 1 --l12 1 --delta-inf 10 --delta-2 0.1 --delta 1e-5")
+	if got := m["pipeline"].(map[string]any)["pure_epsilon"].(float64); got != 2 {
+		t.Errorf("Laplace pure ε = %v, want 2", got)
+	}
+	m = get("pipeline --mech dp-gd --sigma 0.001 --n 1000 --lipschitz 1 --mu-x 1 --delta-inf 1000 --delta-2 0.0244 --order 11 --analysis paper")
+	if got := m["rdp"].(float64); math.Abs(got-6922.608) > 1e-9*6922.608 {
+		t.Errorf("DP-GD + PCA at α = 11: %.9g, want 6922.608", got)
+	}
+	alone := get("sgm --q 0.01 --sigma 1 --steps 100 --delta 1e-5")["epsilon"].(float64)
+	m = get("pipeline --mech dp-sgd --q 0.01 --sigma 1 --clip 1 --mu-x 1 --steps 100 --delta-inf 5 --delta-2 0.01 --relation add_remove --delta 1e-5")
+	a := analyses(m)
+	if got := m["epsilon"].(float64); !(got >= alone) || a["tight_pq_min"]["epsilon"].(float64) > a["tight_pq"]["epsilon"].(float64) {
+		t.Errorf("DP-SGD pipeline ε = %g (alone %g), tight_pq_min %v, tight_pq %v", got, alone, a["tight_pq_min"]["epsilon"], a["tight_pq"]["epsilon"])
+	}
+	m = get("pipeline --mech gaussian --l12 1 --delta-inf 10 --delta-2 0.1 --calibrate sigma --epsilon 3 --delta 1e-5")
+	sigma := m["sigma"].(float64)
+	for _, c := range []struct {
+		s  float64
+		ok bool
+	}{{sigma, true}, {sigma * 0.999, false}} {
+		e := get(fmt.Sprintf("pipeline --mech gaussian --sigma %.17g --l12 1 --delta-inf 10 --delta-2 0.1 --delta 1e-5", c.s))["epsilon"].(float64)
+		if (e <= 3) != c.ok {
+			t.Errorf("σ = %.9g: ε = %.9g, want ≤ 3: %v", c.s, e, c.ok)
 		}
 	}
 }

@@ -70,7 +70,7 @@ func newPipeline(e Preprocessed, o rdpOptions) (*pipeline, error) {
 		// ([vEH14] Thm 3), so a bound at a larger order bounds D_α.
 		p.rdp = func(a float64) float64 { return base.atOrCeil(roundOrderUp(a, base.sup)) }
 	}
-	p.g = e.groupSize()
+	p.g = e.GroupSize()
 	if p.group, err = newGroupTerm(e.Event, p.g, o); err != nil {
 		return nil, err
 	}
@@ -160,9 +160,10 @@ func roundOrderUp(a, sup float64) float64 {
 	return r
 }
 
-// groupSize returns g: replace-one min(Δ∞ + offset, n), add/remove
-// min(2Δ∞ + offset, 2n − 1), offset 0 meaning 1 (see GroupSizeOffset).
-func (e Preprocessed) groupSize() int {
+// GroupSize returns the group size g of the group analysis: replace-one
+// min(Δ∞ + offset, n), add/remove min(2Δ∞ + offset, 2n − 1), offset 0
+// meaning 1 (see GroupSizeOffset; n = 0: no cap).
+func (e Preprocessed) GroupSize() int {
 	off := e.GroupSizeOffset
 	if off == 0 {
 		off = 1
@@ -277,6 +278,55 @@ func mironovGroup(c *curve, g int) (func(float64) float64, float64) {
 		}
 		return pow3 * at(a)
 	}, top / pow2
+}
+
+// Tau returns the distances Theorem 2 is applied at: τ = Δ₂·Δ∞ (L12,
+// [HSS24] §3) and τ_F = Δ₂·√Δ∞ (Frobenius, footnote 3: Δ∞ rows move by at
+// most Δ₂ each).
+func (e Preprocessed) Tau() (l12, frobenius float64) {
+	return e.Delta2 * float64(e.DeltaInf), e.Delta2 * math.Sqrt(float64(e.DeltaInf))
+}
+
+// PureEpsilon returns the pure ε (δ = 0) of a pipeline whose mechanism is
+// pure DP (SRDP kind laplace or exponential; its event then has the same
+// ε(∞), srdpMatchesEvent): the minimum over the requested analyses of the
+// p = q = 1 form ε(∞) + ε~(∞, τ) ([HSS24] Eqs. 44–45: paper, tight_pq,
+// tight_pq_min), its Frobenius twin (frobenius) and g·ε(∞) (group), with
+// the analysis that attains it (ties: AllAnalyses order). ok is false for
+// other mechanisms and for an invalid event.
+func (e Preprocessed) PureEpsilon() (eps float64, analysis string, ok bool) {
+	if e.Validate() != nil || e.SRDP == nil || !e.SRDP.Pure() {
+		return 0, "", false
+	}
+	inf, _ := e.SRDP.PureRDP()
+	tau, tauF := e.Tau()
+	app := map[string]bool{}
+	for _, a := range e.Applicable() {
+		app[a] = true
+	}
+	eps = math.Inf(1)
+	for _, a := range analysisOrder {
+		if !app[a] {
+			continue
+		}
+		var v float64
+		switch a {
+		case AnalysisPaper, AnalysisTightPQ, AnalysisTightPQMin:
+			sr, _ := e.SRDP.PureSRDP(tau, MetricL12)
+			v = inf + sr
+		case AnalysisFrobenius:
+			sr, _ := e.SRDP.PureSRDP(tauF, MetricFrobenius)
+			v = inf + sr
+		case AnalysisGroup:
+			v = float64(e.GroupSize()) * inf
+		default:
+			continue // exact_factor has no α → ∞ form
+		}
+		if v < eps {
+			eps, analysis = v, a
+		}
+	}
+	return eps, analysis, analysis != ""
 }
 
 // analysisValues holds every analysis' RDP at one order (+Inf: not valid or

@@ -513,7 +513,7 @@ func TestPropertiesOfAnalyses(t *testing.T) {
 				t.Errorf("trial %d (%s) α = %g: tight %g, exact factor %g, paper %g: not ordered", trial, e.SRDP.Mechanism, a, v[AnalysisTightPQ], v[AnalysisExactFactor], v[AnalysisPaper])
 			}
 			if g, ok := e.Event.(Gaussian); ok {
-				gs := float64(e.groupSize())
+				gs := float64(e.GroupSize())
 				if want := a * gs * gs * g.Sensitivity * g.Sensitivity / (2 * g.Sigma * g.Sigma); !relClose(v[AnalysisGroup], want, 1e-12) {
 					t.Errorf("trial %d: Gaussian group %g, closed form %g", trial, v[AnalysisGroup], want)
 				}
@@ -680,8 +680,8 @@ func TestGroupMironov(t *testing.T) {
 	}
 	// Add/remove: a changed row is a removal and an addition, g = 2Δ∞ + 1.
 	ar := Preprocessed{Event: Gaussian{Sigma: 1, Sensitivity: 1}, DeltaInf: 3, Delta2: 1, Relation: RelationAddRemove}
-	if ar.groupSize() != 7 {
-		t.Errorf("add/remove group size %d, want 7", ar.groupSize())
+	if ar.GroupSize() != 7 {
+		t.Errorf("add/remove group size %d, want 7", ar.GroupSize())
 	}
 }
 
@@ -771,5 +771,40 @@ func TestPreprocessedJSON(t *testing.T) {
 	bad := strings.Replace(string(data), `"clip":2`, `"clip":2,"clop":1`, 1)
 	if _, err := UnmarshalEvent([]byte(bad)); err == nil || !strings.Contains(err.Error(), "clop") {
 		t.Errorf("unknown srdp key: %v", err)
+	}
+}
+
+// TestPureEpsilon: a Laplace or exponential pipeline's pure ε (δ = 0) is
+// Table 2's row M_L/M_E, ε(1 + τ) (ε = 1: 11, 2, 1.020202, 25.4 for the
+// §2.8 parameters), its Frobenius twin ε(1 + τ_F) when lf is set, or g·ε
+// when group privacy is smaller; not defined for a Gaussian.
+func TestPureEpsilon(t *testing.T) {
+	lap := func(dInf int, d2 float64, lf float64) Preprocessed {
+		return Preprocessed{Event: Laplace{Scale: 1, Sensitivity: 1}, SRDP: &SRDP{Mechanism: SRDPLaplace, Scale: 1, Sensitivity: 1, L12: 1, LF: lf},
+			DeltaInf: dInf, Delta2: d2, N: 1000}
+	}
+	for _, c := range []struct {
+		e        Preprocessed
+		want     float64
+		analysis string
+	}{
+		{lap(10, 1, 0), 11, AnalysisTightPQ}, // dedup: 1 + 10 = group's 11, tie → tight_pq
+		{lap(10, 0.1, 0), 2, AnalysisTightPQ},
+		{lap(10, 2.0/990, 0), 1 + 20.0/990, AnalysisTightPQ},
+		{lap(1000, 12.2/500, 0), 25.4, AnalysisTightPQ},
+		{lap(10, 0.1, 1), 1 + 0.1*math.Sqrt(10), AnalysisFrobenius},
+		{lap(2, 5, 0), 3, AnalysisGroup},
+	} {
+		got, a, ok := c.e.PureEpsilon()
+		if !ok || !relClose(got, c.want, 1e-12) || a != c.analysis {
+			t.Errorf("Δ∞ = %d, Δ₂ = %g: %g by %s (%v), want %g by %s", c.e.DeltaInf, c.e.Delta2, got, a, ok, c.want, c.analysis)
+		}
+	}
+	ex := Preprocessed{Event: PureDP{Epsilon: 0.5}, SRDP: &SRDP{Mechanism: SRDPExponential, Epsilon: 0.5, Sensitivity: 2, L12: 1}, DeltaInf: 4, Delta2: 1}
+	if got, _, ok := ex.PureEpsilon(); !ok || !relClose(got, 0.5+4*0.5/2, 1e-12) {
+		t.Errorf("exponential: %g, want ε + Lτε/Δ_Q = 1.5", got)
+	}
+	if _, _, ok := gaussPipe(10, 0.1, 0).PureEpsilon(); ok {
+		t.Error("Gaussian pipeline has a pure ε")
 	}
 }
