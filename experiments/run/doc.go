@@ -25,4 +25,9 @@
 //   - Cancelling the context stops scheduling; finished trials stay stored
 //     and a rerun resumes. A panicking fit becomes a failed record with its
 //     stack; it never stops the run.
+//
+// # References
+//
+// Citation keys are listed once, with their full entries, in
+// docs/references.md.
 package run

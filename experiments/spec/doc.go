@@ -20,4 +20,9 @@
 //   - A cell's key depends only on what changes its trials' outputs (seed,
 //     dataset, mechanism name, version, params and tuning, ε, δ rule,
 //     accountant): labels, titles, figures and tables are not in it.
+//
+// # References
+//
+// Citation keys are listed once, with their full entries, in
+// docs/references.md.
 package spec
