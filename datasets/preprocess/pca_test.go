@@ -116,7 +116,7 @@ func TestPCASensitivityFormulas(t *testing.T) {
 	small := Collection{N: 50, GapK: 0.5, Gap1: 0.1}
 	check(rank, small, Paper, 4*152/(49*0.5))
 	check(rank, small, Safe, 50*math.Min(1, 4*152/(50*49*0.5))) // δ^k = 0.5 (δ¹ is not needed for the subspace)
-	check(rank, Collection{N: 50, GapK: 0.05}, Safe, 50)          // capped at 1: ‖P − P̃‖_op ≤ 1
+	check(rank, Collection{N: 50, GapK: 0.05}, Safe, 50)        // capped at 1: ‖P − P̃‖_op ≤ 1
 	// Safe dimension reduction: certified basis, else the trivial 2.
 	e := CovariancePerturbation(1000)
 	check(dim, c, Safe, 1000*2*math.Sqrt(4)*e/0.5)
