@@ -129,7 +129,7 @@ func TestAccountErrors(t *testing.T) {
 		{"pipeline --mech dp-gd --sigma 1 --n 100 --lipschitz 1 --mu-x 1 --lf 1 --delta-inf 1 --delta-2 1 --delta 1e-5", "flag --lf does not apply to --mech dp-gd"},
 		{"pipeline --mech dp-gd --sigma 1 --n 100 --lipschitz 1 --mu-x 1 --delta-inf 1 --delta-2 1 --analysis frobenius --delta 1e-5", "frobenius needs"},
 		{"pipeline --mech gaussian --sigma 1 --l12 1 --delta-inf -1 --delta-2 1 --delta 1e-5", "--delta-inf -1"},
-		{"pipeline --mech gaussian --sigma 1 --l12 1 --delta-inf 10 --delta-2 1 --n 5 --delta 1e-5", "delta_inf = 10, want ≤ n = 5"},
+		{"pipeline --mech gaussian --sigma 1 --l12 1 --delta-inf 1 --delta-2 1 --n -5 --delta 1e-5", "--n -5"},
 		{"pipeline --mech gaussian --sigma 1 --l12 1 --delta-inf 1 --delta-2 1 --relation zero_out --delta 1e-5", "relation = zero_out"},
 		{"pipeline --mech gaussian --sigma 1 --l12 1 --delta-inf 1 --delta-2 1 --analysis best --delta 1e-5", `analyses[0] = "best"`},
 		{"pipeline --mech dp-sgd --q 0.01 --sigma 1 --clip 1 --mu-x 1 --delta-inf 5 --delta-2 0.01 --delta 1e-5", "add_remove differs from replace_one"},

@@ -2,9 +2,12 @@
 //
 // Mechanisms describe their privacy cost as immutable events (Gaussian,
 // Laplace, PoissonSampledGaussian, ObjectivePerturbation, AMP, GaussMix, RGM,
-// RepeatAndSelect, SelfComposed, Composed, NoOp, NonPrivate, and ApproxDP for
-// an (ε, δ) guarantee given by a theorem or a failure probability), in the
-// style of dp_accounting's DpEvent algebra. Accountants evaluate a ledger of events:
+// RepeatAndSelect, SelfComposed, Composed, NoOp, NonPrivate, PureDP, and
+// ApproxDP for an (ε, δ) guarantee given by a theorem or a failure
+// probability), in the style of dp_accounting's DpEvent algebra.
+// Preprocessed is a mechanism run on data pre-processed by a non-private,
+// data-dependent step ([HSS24]): its RDP is the best of Theorem 2's forms
+// (with the mechanism's smooth-RDP curve, SRDP) and group privacy. Accountants evaluate a ledger of events:
 //
 //   - "rdp": Rényi DP ([Mir17]) on an order set — dp_accounting's grid,
 //     Opacus' orders, or integers — optionally refined by a continuous 1-D

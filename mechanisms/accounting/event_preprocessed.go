@@ -47,9 +47,9 @@ import (
 type Preprocessed struct {
 	Event    Event   `json:"event"`          // the mechanism's ledger on the pre-processed data
 	SRDP     *SRDP   `json:"srdp,omitempty"` // nil: no SRDP result (group privacy only)
-	DeltaInf int     `json:"delta_inf"`      // Δ∞ ≥ 0: common rows π maps differently
+	DeltaInf int     `json:"delta_inf"`      // Δ∞ ≥ 0: common rows π maps differently (capped at N)
 	Delta2   float64 `json:"delta_2"`        // Δ₂ ≥ 0: the largest L2 move of such a row
-	// N is the dataset size n; it caps the group size. 0: no cap.
+	// N is the dataset size n; it caps Δ∞ and the group size. 0: no cap.
 	N int `json:"n,omitempty"`
 	// Analyses are the analyses to consider (Analysis* names); empty means
 	// DefaultAnalyses.
@@ -134,9 +134,6 @@ func (e Preprocessed) Validate() error {
 	}
 	if e.N < 0 {
 		return fieldErr(e, "n", e.N, "≥ 0 (0: no cap on the group size)")
-	}
-	if e.N > 0 && e.DeltaInf > e.N {
-		return fieldErr(e, "delta_inf", e.DeltaInf, fmt.Sprintf("≤ n = %d", e.N))
 	}
 	if e.GroupSizeOffset < 0 {
 		return fieldErr(e, "group_size_offset", e.GroupSizeOffset, "≥ 0 (0 means 1)")

@@ -97,7 +97,7 @@ func checkKind(k eventKind) (err error) {
 // TestEventKinds runs the conformance check on every kind of the table, and
 // checks that the table has (at least) the kinds the package documents.
 func TestEventKinds(t *testing.T) {
-	for _, k := range strings.Fields("amp approx_dp composed gaussian gaussmix laplace non_private noop objective_perturbation poisson_sampled_gaussian repeat_and_select rgm self_composed") {
+	for _, k := range strings.Fields("amp approx_dp composed gaussian gaussmix laplace non_private noop objective_perturbation poisson_sampled_gaussian preprocessed pure_dp repeat_and_select rgm self_composed") {
 		if _, ok := eventKinds[k]; !ok {
 			t.Errorf("kind %q is not in the table", k)
 		}

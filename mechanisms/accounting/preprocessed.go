@@ -75,10 +75,10 @@ func newPipeline(e Preprocessed, o rdpOptions) (*pipeline, error) {
 		return nil, err
 	}
 	if s := e.SRDP; s != nil {
-		tau := e.Delta2 * float64(e.DeltaInf)
+		tau, tauF := e.Tau()
 		p.l12 = newThm2(p, *s, tau, MetricL12)
 		if s.SupportsFrobenius() {
-			p.fro = newThm2(p, *s, e.Delta2*math.Sqrt(float64(e.DeltaInf)), MetricFrobenius)
+			p.fro = newThm2(p, *s, tauF, MetricFrobenius)
 		}
 	}
 	return p, nil
@@ -169,13 +169,13 @@ func (e Preprocessed) GroupSize() int {
 		off = 1
 	}
 	if e.relation() == RelationAddRemove {
-		g := 2*e.DeltaInf + off
+		g := 2*e.rows() + off
 		if e.N > 0 && g > 2*e.N-1 {
 			g = 2*e.N - 1
 		}
 		return g
 	}
-	g := e.DeltaInf + off
+	g := e.rows() + off
 	if e.N > 0 && g > e.N {
 		g = e.N
 	}
@@ -280,11 +280,22 @@ func mironovGroup(c *curve, g int) (func(float64) float64, float64) {
 	}, top / pow2
 }
 
+// rows returns Δ∞, or n when the declared Δ∞ exceeds it: Δ∞ counts rows of
+// the common part, of which there are fewer than n (a bound such as
+// dedup's 2·max|B| can exceed n).
+func (e Preprocessed) rows() int {
+	if e.N > 0 && e.DeltaInf > e.N {
+		return e.N
+	}
+	return e.DeltaInf
+}
+
 // Tau returns the distances Theorem 2 is applied at: τ = Δ₂·Δ∞ (L12,
 // [HSS24] §3) and τ_F = Δ₂·√Δ∞ (Frobenius, footnote 3: Δ∞ rows move by at
-// most Δ₂ each).
+// most Δ₂ each), with Δ∞ capped at n.
 func (e Preprocessed) Tau() (l12, frobenius float64) {
-	return e.Delta2 * float64(e.DeltaInf), e.Delta2 * math.Sqrt(float64(e.DeltaInf))
+	r := float64(e.rows())
+	return e.Delta2 * r, e.Delta2 * math.Sqrt(r)
 }
 
 // PureEpsilon returns the pure ε (δ = 0) of a pipeline whose mechanism is

@@ -697,7 +697,6 @@ func TestPreprocessedErrors(t *testing.T) {
 	}{
 		{mod(func(e *Preprocessed) { e.Event = nil }), "event is missing"},
 		{mod(func(e *Preprocessed) { e.DeltaInf = -1 }), "delta_inf = -1"},
-		{mod(func(e *Preprocessed) { e.DeltaInf = 2000 }), "delta_inf = 2000, want ≤ n = 1000"},
 		{mod(func(e *Preprocessed) { e.Delta2 = math.NaN() }), "delta_2 = NaN"},
 		{mod(func(e *Preprocessed) { e.N = -3 }), "n = -3"},
 		{mod(func(e *Preprocessed) { e.GroupSizeOffset = -1 }), "group_size_offset = -1"},
@@ -806,5 +805,21 @@ func TestPureEpsilon(t *testing.T) {
 	}
 	if _, _, ok := gaussPipe(10, 0.1, 0).PureEpsilon(); ok {
 		t.Error("Gaussian pipeline has a pure ε")
+	}
+}
+
+// TestDeltaInfCappedAtN: a declared Δ∞ above n (dedup's 2·max|B| can exceed
+// n) counts as n rows, for τ and the group size alike.
+func TestDeltaInfCappedAtN(t *testing.T) {
+	a, b := gaussPipe(150, 0.1, 100), gaussPipe(100, 0.1, 100)
+	ta, _ := a.Tau()
+	tb, _ := b.Tau()
+	if ta != tb || a.GroupSize() != 100 || b.GroupSize() != 100 {
+		t.Errorf("τ %g vs %g, g %d vs %d", ta, tb, a.GroupSize(), b.GroupSize())
+	}
+	ea, err1 := (Config{}).Epsilon(a, 1e-5)
+	eb, err2 := (Config{}).Epsilon(b, 1e-5)
+	if err1 != nil || err2 != nil || ea.Epsilon != eb.Epsilon {
+		t.Errorf("%v (%v) vs %v (%v)", ea, err1, eb, err2)
 	}
 }
