@@ -293,9 +293,8 @@ func dpgdPCA(sigma float64, n int, deltaMin float64, a string) accounting.Event 
 
 // invertPCADPGD returns the base ε = 1/(σn) that PCA + DP-GD (or DP-GD alone,
 // deltaMin = 0) needs for overall (epsTotal, δ): the smallest σ meeting the
-// target, by Lemma M (conversion = 0, preprocessing.md §2.6 step 5; log-scale
-// bracketing search, accounting.SmallestFeasible) or by dplab's Calibrator
-// (conversion = 1).
+// target, by Lemma M (conversion = 0, preprocessing.md §2.6 step 5;
+// accounting.LemmaMCalibrate) or by dplab's Calibrator (conversion = 1).
 func invertPCADPGD(p CurveParams, a string, deltaMin float64) (float64, error) {
 	n := nGD
 	if _, ok := p["n"]; ok {
@@ -311,14 +310,7 @@ func invertPCADPGD(p CurveParams, a string, deltaMin float64) (float64, error) {
 	var err error
 	switch p.Get("conversion") {
 	case 0:
-		if !(target > 0) || !(delta > 0 && delta < 1) {
-			return 0, fmt.Errorf("eps_total = %g, delta = %g: want ε > 0 and δ ∈ (0, 1)", target, delta)
-		}
-		f := func(s float64) (float64, error) {
-			v, _, err := accounting.LemmaMEpsilon(accounting.Config{}, event(s), delta)
-			return v, err
-		}
-		sigma, err = accounting.SmallestFeasible(f, target, 1e-12, 1e6, 1e-12)
+		sigma, err = accounting.LemmaMCalibrate(accounting.Config{}, event, accounting.Target{Epsilon: target, Delta: delta})
 	case 1:
 		sigma, err = accounting.NewCalibrator(accounting.Config{}).Calibrate(event, accounting.Target{Epsilon: target, Delta: delta}, accounting.Bracket{})
 	default:

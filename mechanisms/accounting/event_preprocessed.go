@@ -66,6 +66,10 @@ type Preprocessed struct {
 	Relation string `json:"relation,omitempty"`
 }
 
+// maxRows bounds the row counts of Preprocessed (so that 2Δ∞ + offset
+// cannot overflow).
+const maxRows = 1_000_000_000_000
+
 // The analyses of Preprocessed (preprocessing.md §4.4).
 const (
 	AnalysisPaper       = "paper"
@@ -126,17 +130,17 @@ func (e Preprocessed) Validate() error {
 	if err := Validate(e.Event); err != nil {
 		return fmt.Errorf("preprocessed: event: %w", err)
 	}
-	if e.DeltaInf < 0 {
-		return fieldErr(e, "delta_inf", e.DeltaInf, "≥ 0 (a number of rows)")
+	if e.DeltaInf < 0 || e.DeltaInf > maxRows {
+		return fieldErr(e, "delta_inf", e.DeltaInf, "in [0, 10¹²] (a number of rows)")
 	}
 	if !finite(e.Delta2) || e.Delta2 < 0 {
 		return fieldErr(e, "delta_2", e.Delta2, "a finite distance ≥ 0")
 	}
-	if e.N < 0 {
-		return fieldErr(e, "n", e.N, "≥ 0 (0: no cap on the group size)")
+	if e.N < 0 || e.N > maxRows {
+		return fieldErr(e, "n", e.N, "in [0, 10¹²] (0: no cap)")
 	}
-	if e.GroupSizeOffset < 0 {
-		return fieldErr(e, "group_size_offset", e.GroupSizeOffset, "≥ 0 (0 means 1)")
+	if e.GroupSizeOffset < 0 || e.GroupSizeOffset > maxRows {
+		return fieldErr(e, "group_size_offset", e.GroupSizeOffset, "in [0, 10¹²] (0 means 1)")
 	}
 	switch e.Relation {
 	case "", RelationReplaceOne, RelationAddRemove:

@@ -81,3 +81,64 @@ func lemmaM(r func(float64) float64, sup, l float64) (float64, float64, error) {
 	eps, err := checkNumber("ε", best)
 	return eps, 1 + math.Pow(10, bestU), err
 }
+
+// LemmaMCalibrate returns the smallest noise x (to relative tolerance
+// 1e-12) with LemmaMEpsilon(cfg, event(x), t.Delta) ≤ t.Epsilon, where ε
+// must not increase with x: the inversion "target (ε_total, δ) → σ" of
+// preprocessing.md §2.6 step 5 under the paper's conversion, to reproduce
+// the paper's "adjusted privacy parameter". dplab's own calibrations use
+// Calibrator (the accountant's conversion, which needs less noise). The
+// bracket is found by doubling (or halving) from x = 1 within [2^-60, 2^30],
+// then SmallestFeasible searches it on a log scale; the returned x is an
+// evaluated point that meets the target. An unreachable target is an
+// *InfeasibleError.
+func LemmaMCalibrate(cfg Config, event func(x float64) Event, t Target) (float64, error) {
+	if err := t.Validate(); err != nil {
+		return 0, err
+	}
+	if t.Delta == 0 {
+		return 0, fmt.Errorf("accounting: Lemma M: δ = 0, want a value in (0, 1)")
+	}
+	f := func(x float64) (float64, error) {
+		e := event(x)
+		if e == nil {
+			return 0, fmt.Errorf("accounting: Lemma M calibration: event(%g) is nil", x)
+		}
+		if Validate(e) != nil {
+			return math.Inf(1), nil // too little noise to be a mechanism
+		}
+		v, _, err := LemmaMEpsilon(cfg, e, t.Delta)
+		return v, err
+	}
+	lo, hi := 0.5, 1.0
+	v, err := f(hi)
+	if err != nil {
+		return 0, err
+	}
+	if v <= t.Epsilon {
+		for {
+			if lo < 0x1p-60 {
+				return lo * 2, nil // feasible at every noise level tried
+			}
+			w, err := f(lo)
+			if err != nil {
+				return 0, err
+			}
+			if !(w <= t.Epsilon) {
+				break
+			}
+			lo, hi = lo/2, lo
+		}
+	} else {
+		for !(v <= t.Epsilon) {
+			if hi >= maxDoubling {
+				return 0, &InfeasibleError{Target: t, Floor: v, X: hi}
+			}
+			lo, hi = hi, 2*hi
+			if v, err = f(hi); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return SmallestFeasible(f, t.Epsilon, lo, hi, 1e-12)
+}

@@ -339,7 +339,7 @@ func ftoa(x float64) string { return fmt.Sprint(x) }
 // needs for a target overall (ε_total, δ = 1e-5) in paper mode (RDP
 // 1.05αε²(4 + 12.2²/δ_min²) for α ≥ 11, Lemma M; preprocessing.md §2.8), and
 // DP-GD alone (RDP 2αε², every α): the event's curve converted by
-// LemmaMEpsilon and inverted over σ (SmallestFeasible: the smallest σ that
+// LemmaMEpsilon and inverted over σ (LemmaMCalibrate: the smallest σ that
 // meets the target; base ε = L√T/(σn)). Oracles: the closed form of
 // linearEpsilon solved for ρ, to 1e-6 relative, and the table, which prints
 // 5 decimals (half a unit: 5e-6 absolute).
@@ -364,11 +364,7 @@ func TestInversionTable(t *testing.T) {
 				return Preprocessed{Event: ev, SRDP: &SRDP{Mechanism: SRDPDPGD, Sigma: sigma, N: n, Lipschitz: 1, MuX: 1, Steps: 1},
 					DeltaInf: n, Delta2: 12.2 / (n * dmin), N: n, Analyses: []string{AnalysisPaper}}
 			}
-			f := func(sigma float64) (float64, error) {
-				v, _, err := LemmaMEpsilon(Config{}, mk(sigma), delta)
-				return v, err
-			}
-			sigma, err := SmallestFeasible(f, target, 1e-9, 1e3, 1e-12)
+			sigma, err := LemmaMCalibrate(Config{}, mk, Target{Epsilon: target, Delta: delta})
 			if err != nil {
 				t.Fatal(err)
 			}

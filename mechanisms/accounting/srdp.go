@@ -375,49 +375,52 @@ func (s SRDP) At(alpha, tau float64, m Metric) (float64, error) {
 }
 
 // at is At without the checks (s valid, m supported, α in the domain).
+// Nothing that moves gives 0 even without noise; no NaN comes out (a
+// distance of +Inf gives +Inf).
 func (s SRDP) at(alpha, tau float64, m Metric) float64 {
 	c := s.count()
-	noise := func(sigma float64) float64 { // 1/σ², +Inf for σ = 0
-		if sigma == 0 {
+	// gauss returns α·shift²/(2σ²): the Rényi divergence of two Gaussians
+	// with means shift apart ([Mir17] Prop. 7).
+	gauss := func(shift, sigma float64) float64 {
+		switch {
+		case shift == 0:
+			return 0
+		case sigma == 0:
 			return math.Inf(1)
 		}
-		return 1 / (sigma * sigma)
-	}
-	zeroTimesInf := func(x, inv float64) float64 { // x·inv with 0·∞ = 0 (nothing moves)
-		if x == 0 {
-			return 0
-		}
-		return x * inv
+		return alpha * shift * shift / (2 * sigma * sigma)
 	}
 	switch s.Mechanism {
 	case SRDPGaussian:
-		l := s.lipschitz(m)
-		return c * zeroTimesInf(alpha*l*l*tau*tau/2, noise(s.Sigma))
+		return c * gauss(s.lipschitz(m)*tau, s.Sigma)
 	case SRDPLaplace:
 		shift := s.lipschitz(m) * tau
-		if shift == 0 {
+		switch {
+		case shift == 0:
 			return 0
-		}
-		if s.Scale == 0 {
+		case s.Scale == 0:
 			return math.Inf(1)
 		}
 		return c * laplaceRDP(shift/s.Scale, alpha)
 	case SRDPExponential:
+		if tau == 0 {
+			return 0
+		}
 		return c * s.lipschitz(m) * tau * s.Epsilon / s.Sensitivity
 	case SRDPDPGD:
-		n := float64(s.N)
-		return c * zeroTimesInf(alpha*s.MuX*s.MuX*tau*tau/(2*n*n), noise(s.Sigma))
+		return c * gauss(s.MuX*tau/float64(s.N), s.Sigma)
 	case SRDPDPSGDSamp:
-		move := s.Gamma * tau / float64(s.N)
-		return c * zeroTimesInf(alpha*s.MuX*s.MuX*move*move/2, noise(s.Sigma))
+		return c * gauss(s.MuX*s.Gamma*tau/float64(s.N), s.Sigma)
 	case SRDPDPSGD:
 		return dpSGDSRDP(alpha, tau, s.MuX, s.NoiseMultiplier, s.Clip, c)
 	case SRDPDPSGDIter:
 		mm := float64(s.N - s.KappaTau + 1)
+		k := 4 * harmonic(s.N-s.KappaTau+1) / mm
 		if s.Form == "paper" {
-			return zeroTimesInf(64*alpha*tau*tau*s.MuX*s.MuX*math.Log(mm+1)/mm, noise(s.Sigma))
+			k = 64 * math.Log(mm+1) / mm
 		}
-		return zeroTimesInf(4*alpha*tau*tau*s.MuX*s.MuX*harmonic(s.N-s.KappaTau+1)/mm, noise(s.Sigma))
+		// 4ατ²μ²H_m/(mσ²) = k·α(μτ)²/σ² = 2k·gauss(μτ, σ).
+		return 2 * k * gauss(s.MuX*tau, s.Sigma)
 	}
 	panic("accounting: srdp: unknown mechanism " + s.Mechanism) // Validate rejects it
 }
