@@ -343,7 +343,8 @@ func sgdIterSup(sigma, c float64) float64 {
 //	                                                      the exact Laplace divergence [Mir17] Prop. 6
 //	exponential   C·L_m τ ε/Δ_Q                           [HSS24] Thm 11 (pure: every order)
 //	dp_gd         T·α μ_x² τ² / (2n²σ²)                   [HSS24] Thm 12 proof (averaged gradients
-//	                                                      move by ≤ μ_x Σᵢdᵢ/n ≤ μ_x τ/n per step)
+//	                                                      move by ≤ μ_x Σᵢdᵢ/n ≤ μ_x τ/n per step;
+//	                                                      per-example clipping, a projection, keeps μ_x)
 //	dp_sgd_samp   T·α μ_x² (γτ/n)² / (2σ²)                [HSS24] Thm 13 proof (the one sampled row
 //	                                                      moves by ≤ γτ/n; erratum 12: τ-relative γ)
 //	dp_sgd        T·α μ_x² τ² / (2z²C²)                   derived, dpSGDSRDP
