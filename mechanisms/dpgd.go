@@ -160,3 +160,29 @@ func projectBall(v []float64, r float64) {
 		}
 	}
 }
+
+// SmoothRDP implements SmoothRDPer: [HSS24] Thm 12's SRDP of A_GD,
+// T·α μ_x² τ²/(2n²σ²) in the L12 metric, with the data smoothness of the
+// clipped logistic gradient on the unit ball for ‖θ‖ ≤ R: the gradient
+// ℓ'(θᵀx)x has ∂/∂x = ℓ''(θᵀx)θxᵀ + ℓ'(θᵀx)I, of norm ≤ ‖θ‖/4 + 1, and
+// clipping is 1-Lipschitz, so μ_x = 1 + R/4 (preprocessing.md §4.5 rule 4,
+// D23). It reads σ, the sensitivity 2C/n and T from the ledger dpgdLedger
+// builds.
+func (m *DPGD) SmoothRDP(e accounting.Event) (*accounting.SRDP, error) {
+	w, ok := e.(accounting.WithRelation)
+	if !ok {
+		return nil, fmt.Errorf("dpgd: SRDP of a %s event: want dpgd's ledger", e.Kind())
+	}
+	sc, ok := w.Event.(accounting.SelfComposed)
+	if !ok {
+		return nil, fmt.Errorf("dpgd: SRDP: unexpected ledger %s", w.Event.Kind())
+	}
+	g, ok := sc.Event.(accounting.Gaussian)
+	if !ok || g.Sensitivity <= 0 {
+		return nil, fmt.Errorf("dpgd: SRDP: unexpected release %s", sc.Event.Kind())
+	}
+	C := m.p.clip()
+	n := int(math.Round(2 * C / g.Sensitivity))
+	return &accounting.SRDP{Mechanism: accounting.SRDPDPGD, Sigma: g.Sigma, N: n, Steps: sc.Count,
+		Lipschitz: C, MuX: 1 + m.p.radius()/4}, nil
+}

@@ -94,3 +94,31 @@ func TestDPGD(t *testing.T) {
 		t.Error(`output = "median" validated`)
 	}
 }
+
+// TestDPGDSmoothRDP: the SRDP dpgd declares for its ledger describes the same
+// release (accounting.Preprocessed.Validate compares their RDP curves), and
+// its L12 curve is [HSS24] Thm 12's T·αμ_x²τ²/(2n²σ²) with μ_x = 1 + R/4.
+func TestDPGDSmoothRDP(t *testing.T) {
+	m := &DPGD{p: DPGDParams{Iterations: 40, Radius: 2}}
+	const sigma, n = 0.01, 500
+	ledger := dpgdLedger(sigma, 1, n, 40)
+	s, err := m.SmoothRDP(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := accounting.Preprocessed{Event: ledger, SRDP: s, DeltaInf: n, Delta2: 0.01, N: n}
+	if err := p.Validate(); err != nil {
+		t.Fatalf("preprocessed dpgd: %v", err)
+	}
+	for _, c := range []struct{ a, tau float64 }{{2, 1}, {8, 24}} {
+		got, err := s.At(c.a, c.tau, accounting.MetricL12)
+		mu := 1 + 2.0/4
+		want := 40 * c.a * mu * mu * c.tau * c.tau / (2 * n * n * sigma * sigma)
+		if err != nil || math.Abs(got-want) > 1e-9*want {
+			t.Errorf("α = %g, τ = %g: SRDP %v (%v), want %v", c.a, c.tau, got, err, want)
+		}
+	}
+	if _, err := m.SmoothRDP(accounting.Gaussian{Sigma: 1, Sensitivity: 1}); err == nil {
+		t.Error("SRDP of a foreign event")
+	}
+}

@@ -116,6 +116,18 @@ type Release struct {
 	Assumptions []string
 }
 
+// SmoothRDPer is implemented by mechanisms with a smooth-RDP result
+// ([HSS24] Def. 3, Table 1): given an event one of their fits returned
+// (before Budget.Wrap), SmoothRDP returns the SRDP curve of that release —
+// the same noise, compared on datasets at distance τ that may differ in
+// every row. Behind a non-private, data-dependent pre-processor, Theorem 2
+// combines it with the event's RDP (accounting.Preprocessed); a mechanism
+// without it gets group privacy (or a private pre-processor), never
+// Theorem 2. It must be a pure function of the event.
+type SmoothRDPer interface {
+	SmoothRDP(e accounting.Event) (*accounting.SRDP, error)
+}
+
 // CheckSpent returns an error when a calibrated release's ledger, accounted
 // by the runner, spends more than the target: ε spent > ε target·(1 + 1e-9)
 // (the relative slack of calibration, accounting.CalibrationTolerance).
