@@ -164,7 +164,7 @@ func projectBall(v []float64, r float64) {
 // SmoothRDP implements SmoothRDPer: [HSS24] Thm 12's SRDP of A_GD,
 // T·α μ_x² τ²/(2n²σ²) in the L12 metric, with the data smoothness of the
 // clipped logistic gradient on the unit ball for ‖θ‖ ≤ R: the gradient
-// ℓ'(θᵀx)x has ∂/∂x = ℓ''(θᵀx)θxᵀ + ℓ'(θᵀx)I, of norm ≤ ‖θ‖/4 + 1, and
+// ℓ'(θᵀx)x has ∂/∂x = ℓ”(θᵀx)θxᵀ + ℓ'(θᵀx)I, of norm ≤ ‖θ‖/4 + 1, and
 // clipping is 1-Lipschitz, so μ_x = 1 + R/4 (preprocessing.md §4.5 rule 4,
 // D23). It reads σ, the sensitivity 2C/n and T from the ledger dpgdLedger
 // builds.
