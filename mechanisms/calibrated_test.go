@@ -39,6 +39,7 @@ func TestCalibratedClaims(t *testing.T) {
 		{"dgd-clip", nil, false},
 		{"dgd-clip", func(v any) { p := v.(*DGDParams); p.EpsilonScope, p.Mu = scopeTotal, 1 }, true},
 		{"dpgd", func(v any) { v.(*DPGDParams).Iterations = 20 }, true},
+		{"ssp", nil, true},
 	} {
 		e, err := Lookup(tc.name)
 		if err != nil {
