@@ -53,6 +53,12 @@ type DPSGDParams struct {
 	Optimizer string `toml:"optimizer"`
 	// NoBias drops the intercept (default: fit one, as [RKW23] does).
 	NoBias bool `toml:"no_bias"`
+	// Radius R > 0 projects θ onto the ball ‖θ‖ ≤ R after every step; 0
+	// (default) means no projection. With a radius the mechanism has a
+	// smooth-RDP result (SmoothRDP) and a non-private pre-processor in front
+	// of it is accounted by [HSS24] Theorem 2; without one, by group
+	// privacy only.
+	Radius float64 `toml:"radius"`
 }
 
 // Validate implements Params.
@@ -62,6 +68,9 @@ func (p DPSGDParams) Validate() error {
 	}
 	if err := checkNonNegative("clip", p.Clip); err != nil {
 		return fmt.Errorf("%w (0 means √2)", err)
+	}
+	if err := checkNonNegative("radius", p.Radius); err != nil {
+		return fmt.Errorf("%w (0 means no projection)", err)
 	}
 	if p.Epochs < 0 {
 		return errors.New("epochs must be ≥ 1 (0 means 60)")
@@ -79,7 +88,7 @@ func (p DPSGDParams) Validate() error {
 // noise yet.
 func (p DPSGDParams) config() solvers.DPSGDConfig {
 	c := solvers.DPSGDConfig{LearningRate: p.LearningRate, Epochs: p.Epochs, ExpectedBatch: p.Batch,
-		Clip: p.Clip, Optimizer: p.Optimizer, Bias: !p.NoBias}
+		Clip: p.Clip, Optimizer: p.Optimizer, Bias: !p.NoBias, Radius: p.Radius}
 	if c.LearningRate == 0 {
 		c.LearningRate = 1e-3
 	}
@@ -141,4 +150,34 @@ func (s *DPSGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs r
 // EventShapes implements Mechanism.
 func (*DPSGD) EventShapes(Budget) ([]accounting.Event, error) {
 	return []accounting.Event{dpsgdEvent(shapeQ, shapeSteps)(shapeNoise)}, nil
+}
+
+// SmoothRDP implements SmoothRDPer when a radius bounds θ: the smooth-RDP of
+// Poisson-sampled, clipped DP-SGD derived in preprocessing.md §4.3 (each
+// batch uses the same rows for both datasets, clipping is 1-Lipschitz, a
+// Poisson batch may hold every row, so no amplification: per step
+// αμ_x²τ²/(2z²C²) in L12, accounting.SRDPDPSGD). The data smoothness of the
+// logistic gradient ℓ'(θᵀx̃)x̃ with x̃ = [x; 1] on the unit ball for
+// ‖θ‖ ≤ R: ∂/∂x = ℓ''(u)x̃wᵀ + ℓ'(u)[I; 0] has norm ≤ ‖x̃‖‖w‖/4 + 1, so
+// μ_x = 1 + √2·R/4 with an intercept, 1 + R/4 without. Without a radius
+// the gradient is not smooth in the data uniformly in θ: no SRDP.
+func (s *DPSGD) SmoothRDP(e accounting.Event) (*accounting.SRDP, error) {
+	if s.p.Radius == 0 {
+		return nil, errors.New("dpsgd: no smooth-RDP result without a projection radius (set radius > 0)")
+	}
+	sc, ok := e.(accounting.SelfComposed)
+	if !ok {
+		return nil, fmt.Errorf("dpsgd: SRDP of a %s event: want dpsgd's ledger", e.Kind())
+	}
+	psg, ok := sc.Event.(accounting.PoissonSampledGaussian)
+	if !ok {
+		return nil, fmt.Errorf("dpsgd: SRDP: unexpected step %s", sc.Event.Kind())
+	}
+	cfg := s.p.config()
+	mu := 1 + s.p.Radius/4
+	if cfg.Bias {
+		mu = 1 + math.Sqrt2*s.p.Radius/4
+	}
+	return &accounting.SRDP{Mechanism: accounting.SRDPDPSGD, NoiseMultiplier: psg.NoiseMultiplier, Clip: cfg.Clip,
+		MuX: mu, Steps: sc.Count, Q: psg.Q}, nil
 }

@@ -145,3 +145,39 @@ func TestDPSGDParamsErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDPSGDSmoothRDP: with a radius, dpsgd's SRDP describes its ledger
+// (accounting.Preprocessed.Validate compares the RDP curves) with
+// μ_x = 1 + √2R/4 (intercept); without one it has no SRDP; the iterates
+// stay in the ball.
+func TestDPSGDSmoothRDP(t *testing.T) {
+	m := &DPSGD{p: DPSGDParams{Epochs: 2, LearningRate: 0.5, Radius: 0.2}}
+	d := tinyData(t, datasets.Binary, 300, 4)
+	b := Budget{Epsilon: 2, Delta: 1e-5, Calibrator: accounting.NewCalibrator(accounting.Config{})}
+	rel, err := m.Fit(context.Background(), d, b, rngs.New(rngs.Derive("dpsgd-srdp")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lin := rel.Model.(*Linear)
+	norm := lin.Intercept * lin.Intercept
+	for _, v := range lin.Theta {
+		norm += v * v
+	}
+	if math.Sqrt(norm) > 0.2+1e-12 {
+		t.Errorf("‖θ‖ = %g > R = 0.2", math.Sqrt(norm))
+	}
+	s, err := m.SmoothRDP(rel.Event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 1 + math.Sqrt2*0.2/4; math.Abs(s.MuX-want) > 1e-15 {
+		t.Errorf("μ_x = %v, want %v", s.MuX, want)
+	}
+	p := accounting.Preprocessed{Event: rel.Event, SRDP: s, DeltaInf: 3, Delta2: 0.05, N: 300, Relation: accounting.RelationAddRemove}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&DPSGD{}).SmoothRDP(rel.Event); err == nil {
+		t.Error("SRDP without a radius")
+	}
+}

@@ -42,6 +42,11 @@ type DPSGDConfig struct {
 	Optimizer string
 	// Bias fits an intercept: features x̃ = [x; 1], intercept last in θ.
 	Bias bool
+	// Radius R > 0 projects θ (intercept included) onto the ball ‖θ‖₂ ≤ R
+	// after every step; 0 means no projection. A bounded θ bounds the
+	// gradient's smoothness in the data (what a smooth-RDP analysis needs,
+	// [HSS24] Def. 6).
+	Radius float64
 }
 
 // Validate returns an error naming the first invalid field.
@@ -60,6 +65,8 @@ func (c DPSGDConfig) Validate() error {
 		return fmt.Errorf("solvers: DP-SGD needs Epochs > 0 or Steps > 0 (got %d, %d)", c.Epochs, c.Steps)
 	case c.ExpectedBatch < 1:
 		return fmt.Errorf("solvers: DP-SGD ExpectedBatch = %d must be ≥ 1", c.ExpectedBatch)
+	case !finite(c.Radius) || c.Radius < 0:
+		return fmt.Errorf("solvers: DP-SGD Radius = %v must be finite and ≥ 0", c.Radius)
 	case c.Optimizer != "" && c.Optimizer != OptimizerAdam && c.Optimizer != OptimizerSGD:
 		return fmt.Errorf("solvers: DP-SGD Optimizer = %q, want %q or %q", c.Optimizer, OptimizerAdam, OptimizerSGD)
 	}
@@ -237,6 +244,11 @@ func dpsgd(ctx context.Context, X *mat.Dense, y []float64, cfg DPSGDConfig, rs r
 		}
 		floats.Scale(1/res.Divisor, grad)
 		opt.Step(theta, grad)
+		if cfg.Radius > 0 {
+			if nrm := floats.Norm(theta, 2); nrm > cfg.Radius {
+				floats.Scale(cfg.Radius/nrm, theta)
+			}
+		}
 	}
 	return res, nil
 }
