@@ -158,7 +158,7 @@ func (*DPSGD) EventShapes(Budget) ([]accounting.Event, error) {
 // Poisson batch may hold every row, so no amplification: per step
 // αμ_x²τ²/(2z²C²) in L12, accounting.SRDPDPSGD). The data smoothness of the
 // logistic gradient ℓ'(θᵀx̃)x̃ with x̃ = [x; 1] on the unit ball for
-// ‖θ‖ ≤ R: ∂/∂x = ℓ''(u)x̃wᵀ + ℓ'(u)[I; 0] has norm ≤ ‖x̃‖‖w‖/4 + 1, so
+// ‖θ‖ ≤ R: ∂/∂x = ℓ”(u)x̃wᵀ + ℓ'(u)[I; 0] has norm ≤ ‖x̃‖‖w‖/4 + 1, so
 // μ_x = 1 + √2·R/4 with an intercept, 1 + R/4 without. Without a radius
 // the gradient is not smooth in the data uniformly in θ: no SRDP.
 func (s *DPSGD) SmoothRDP(e accounting.Event) (*accounting.SRDP, error) {
