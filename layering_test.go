@@ -19,7 +19,7 @@ var allowedImports = map[string][]string{
 	"datasets":              {"internal/rngs", "internal/registry", "internal/oncemap"},
 	"datasets/preprocess":   {"internal/rngs", "mechanisms/accounting", "datasets"},
 	"solvers":               {"internal/rngs"},
-	"mechanisms":            {"mechanisms/accounting", "datasets", "solvers", "internal/rngs", "internal/registry", "internal/oncemap"},
+	"mechanisms":            {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "internal/rngs", "internal/registry", "internal/oncemap"},
 	"results":               {"internal/fileutil"},
 	"plotting":              {"internal/fileutil"},
 	// experiments/spec ← experiments/run ← experiments/report: one way.

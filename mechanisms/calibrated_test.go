@@ -40,6 +40,8 @@ func TestCalibratedClaims(t *testing.T) {
 		{"dgd-clip", func(v any) { p := v.(*DGDParams); p.EpsilonScope, p.Mu = scopeTotal, 1 }, true},
 		{"dpgd", func(v any) { v.(*DPGDParams).Iterations = 20 }, true},
 		{"ssp", nil, true},
+		{"dppca-dpgd", func(v any) { v.(*PCADPGDParams).K = 2 }, true},
+		{"ptr-pca-dpgd", func(v any) { p := v.(*PCADPGDParams); p.K, p.Beta = 2, 0.01 }, true},
 	} {
 		e, err := Lookup(tc.name)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
@@ -111,7 +112,7 @@ func (m *DPGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs rn
 	if n < 1 {
 		return nil, errors.New("dpgd: no training rows")
 	}
-	T, eta, R, C := m.p.iterations(), m.p.step(), m.p.radius(), m.p.clip()
+	T, C := m.p.iterations(), m.p.clip()
 	loss, err := solvers.NewLogistic(train.X, train.Y, solvers.LogisticConfig{Clip: C})
 	if err != nil {
 		return nil, fmt.Errorf("dpgd: %w", err)
@@ -120,7 +121,23 @@ func (m *DPGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs rn
 	if err != nil {
 		return nil, fmt.Errorf("dpgd: calibrate σ: %w", err)
 	}
-	noise := rs.Get("noise")
+	out, err := dpgdDescend(ctx, loss, n, d, sigma, m.p, rs.Get("noise"))
+	if err != nil {
+		return nil, err
+	}
+	model := &Linear{Theta: out}
+	if err := checkLinear("dpgd", model); err != nil {
+		return nil, err
+	}
+	return &Release{Model: model, Event: dpgdLedger(sigma, C, n, T), Calibrated: true,
+		Noise: map[string]float64{"sigma": sigma}, Stats: map[string]float64{"iterations": float64(T)}}, nil
+}
+
+// dpgdDescend runs A_GD's T projected steps from θ_0 = 0 on the summed
+// (clipped) logistic loss of n rows with noise σ on the averaged gradient,
+// and returns the average of the iterates (or the last, per p.Output).
+func dpgdDescend(ctx context.Context, loss *solvers.Logistic, n, d int, sigma float64, p DPGDParams, noise *rand.Rand) ([]float64, error) {
+	T, eta, R := p.iterations(), p.step(), p.radius()
 	theta, avg, grad := make([]float64, d), make([]float64, d), make([]float64, d)
 	for t := 1; t <= T; t++ {
 		if err := ctx.Err(); err != nil {
@@ -136,16 +153,10 @@ func (m *DPGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs rn
 			avg[j] += (theta[j] - avg[j]) / float64(t)
 		}
 	}
-	out := avg
-	if m.p.Output == "last" {
-		out = theta
+	if p.Output == "last" {
+		return theta, nil
 	}
-	model := &Linear{Theta: out}
-	if err := checkLinear("dpgd", model); err != nil {
-		return nil, err
-	}
-	return &Release{Model: model, Event: dpgdLedger(sigma, C, n, T), Calibrated: true,
-		Noise: map[string]float64{"sigma": sigma}, Stats: map[string]float64{"iterations": float64(T)}}, nil
+	return avg, nil
 }
 
 // projectBall projects v onto the ball {‖v‖₂ ≤ r}.

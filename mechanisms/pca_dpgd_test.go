@@ -1,0 +1,73 @@
+package mechanisms
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/mechanisms/accounting"
+)
+
+// lowRank loads a small lowrank-logistic set (approximately rank-k rows in
+// the unit ball, the [HSS24] Figure 3 generator).
+func lowRank(t *testing.T, n, d, k int) *datasets.Dataset {
+	t.Helper()
+	e, err := datasets.Lookup("lowrank-logistic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := e.Load("", func(v any) error {
+		return datasets.DecodeKV([]string{fmt.Sprintf("n=%d", n), fmt.Sprintf("d=%d", d), fmt.Sprintf("k=%d", k), "seed=3"})(v)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l.All
+}
+
+// TestPCADPGD: both learners meet the (ε, δ) target with the ledger they
+// record (the private PCA composed with DP-GD; the PTR ledger around the
+// conditional pipeline), return a model in the span of the k-dimensional
+// projection (Pθ: projecting it again changes nothing for ptr), and PTR
+// outputs ⊥ (θ = 0) when the proposed β exceeds the data's eigengap by far,
+// and releases when the gap clears β with a large n·ε_T.
+func TestPCADPGD(t *testing.T) {
+	d := lowRank(t, 2000, 20, 3)
+	b := Budget{Epsilon: 4, Delta: 1e-5, Calibrator: accounting.NewCalibrator(accounting.Config{})}
+	for _, m := range []*PCADPGD{
+		{p: PCADPGDParams{DPGDParams: DPGDParams{Iterations: 50}, K: 3}},
+		{ptr: true, p: PCADPGDParams{DPGDParams: DPGDParams{Iterations: 50}, K: 3, Beta: 0.01, TestFraction: 0.5}},
+		{ptr: true, p: PCADPGDParams{DPGDParams: DPGDParams{Iterations: 50}, K: 3, Beta: 0.9}},
+	} {
+		rel, err := m.Fit(context.Background(), d, b, rngs.New(rngs.Derive("pca-dpgd")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := accounting.Config{}.Epsilon(rel.Event, b.Delta)
+		if err != nil || g.Epsilon > b.Epsilon*(1+1e-9) || g.Relation != accounting.RelationReplaceOne {
+			t.Errorf("ptr=%v β=%g: ε %v (%v), relation %q; want ≤ 4, replace_one", m.ptr, m.p.Beta, g.Epsilon, err, g.Relation)
+		}
+		theta := rel.Model.(*Linear).Theta
+		norm := 0.0
+		for _, v := range theta {
+			norm += v * v
+		}
+		switch {
+		case m.ptr && m.p.Beta == 0.9:
+			if rel.Stats["ptr_bot"] != 1 || norm != 0 {
+				t.Errorf("β = 0.9 above any eigengap of unit-ball data: ⊥ expected, got ptr_bot %v, ‖θ‖² %v", rel.Stats["ptr_bot"], norm)
+			}
+		case m.ptr:
+			if rel.Stats["ptr_bot"] != 0 || norm == 0 {
+				t.Errorf("β = 0.01: release expected, got ptr_bot %v (J = %v)", rel.Stats["ptr_bot"], rel.Stats["ptr_distance"])
+			}
+		default:
+			if norm == 0 || math.IsNaN(norm) {
+				t.Errorf("dppca-dpgd: θ = %v", theta)
+			}
+		}
+	}
+}
