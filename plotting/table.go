@@ -41,11 +41,14 @@ type Table struct {
 	Digits int
 }
 
-// Entry is one entry: a mean and the half-width of its interval. Absent cells
-// print as "—".
+// Entry is one entry: a mean and the half-width of its interval, or a text
+// (a formula, a reference) printed as it is. Absent cells print as "—".
 type Entry struct {
 	Mean, Half float64
 	Present    bool
+	// Text, when not empty, is the cell's content instead of the number
+	// (Present must be set); it never counts as a best entry.
+	Text string
 }
 
 // TableFormats are the table formats WriteTable accepts.
@@ -109,7 +112,7 @@ func (t *Table) best(i int) []bool {
 	}
 	bestVal := math.NaN()
 	for _, c := range t.Cells[i] {
-		if !c.Present || math.IsNaN(c.Mean) {
+		if !c.Present || c.Text != "" || math.IsNaN(c.Mean) {
 			continue
 		}
 		if math.IsNaN(bestVal) || t.Better == Lower && c.Mean < bestVal || t.Better == Higher && c.Mean > bestVal {
@@ -117,7 +120,7 @@ func (t *Table) best(i int) []bool {
 		}
 	}
 	for j, c := range t.Cells[i] {
-		out[j] = c.Present && c.Mean == bestVal
+		out[j] = c.Present && c.Text == "" && c.Mean == bestVal
 	}
 	return out
 }
@@ -131,6 +134,9 @@ func (c Entry) String() string { return c.format(" ± ", 4) }
 func (c Entry) format(pm string, digits int) string {
 	if !c.Present {
 		return "—"
+	}
+	if c.Text != "" {
+		return c.Text
 	}
 	// A half-width at rounding level (identical trials, e.g. a deterministic
 	// non-private fit) prints as no interval.
@@ -173,6 +179,9 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 		b.WriteString("| " + mdEscape(row))
 		for j, c := range t.Cells[i] {
 			s := c.format(" ± ", t.digits())
+			if c.Text != "" {
+				s = mdEscape(s)
+			}
 			if best[j] {
 				s = "**" + s + "**"
 			}
@@ -214,8 +223,11 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 		b.WriteString(texEscape(row))
 		for j, c := range t.Cells[i] {
 			s := c.format(" $\\pm$ ", t.digits())
-			if !c.Present {
+			switch {
+			case !c.Present:
 				s = "---"
+			case c.Text != "":
+				s = texEscape(c.Text)
 			}
 			if best[j] {
 				s = "\\textbf{" + s + "}"
@@ -243,9 +255,12 @@ func (t *Table) WriteCSV(w io.Writer) error {
 	for i, row := range t.Rows {
 		rec := []string{row}
 		for _, c := range t.Cells[i] {
-			if c.Present {
+			switch {
+			case c.Present && c.Text != "":
+				rec = append(rec, c.Text, "")
+			case c.Present:
 				rec = append(rec, strconv.FormatFloat(c.Mean, 'g', -1, 64), strconv.FormatFloat(c.Half, 'g', -1, 64))
-			} else {
+			default:
 				rec = append(rec, "", "")
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dplab/dplab/experiments/internal/spectest"
@@ -176,5 +177,35 @@ formats = ["csv"]
 				t.Errorf("row %d col %d: %v, want %s", i, j, got, w[j])
 			}
 		}
+	}
+}
+
+// TestCurvesTableFormulas: formulas = true adds <name>-formulas with each
+// curve's function, its registry title (the formula) and its source.
+func TestCurvesTableFormulas(t *testing.T) {
+	src := `name = "f"
+[[curve]]
+name = "gaussian-rdp"
+label = "σ = 2"
+panel = "p"
+x = "alpha"
+params = { sigma = 2, alpha = [2] }
+[[table]]
+name = "t"
+kind = "curves"
+formulas = true
+formats = ["csv"]
+`
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, _, err := runAndRender(spectest.MustParse(t, src), run.Options{OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "tables", "t-formulas.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "σ = 2,gaussian-rdp,,Gaussian RDP α·Δ²/(2σ²),,\"Mironov 2017, Prop. 7\","
+	if !strings.Contains(string(b), want) {
+		t.Errorf("formulas table:\n%s\nwant a row %q", b, want)
 	}
 }

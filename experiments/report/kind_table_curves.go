@@ -9,6 +9,10 @@ import "github.com/dplab/dplab/plotting"
 type curvesTable struct {
 	Panels  []string `toml:"panels"` // panels to tabulate; default all
 	Rows    string   `toml:"rows"`   // "x" (default: a table per panel) or "panels" (one table)
+	// Formulas adds a table <name>-formulas: per curve, its function, the
+	// formula it evaluates and the reference (the curve registry's title
+	// and source): the symbolic form of the numbers.
+	Formulas bool `toml:"formulas"`
 	Title   string   `toml:"title"`
 	Formats []string `toml:"formats"` // default ["md", "tex", "csv"]
 	Note    string   `toml:"note"`
@@ -37,5 +41,11 @@ func init() {
 	}})
 }
 
-func (t *curvesTable) build(v *view) []*plotting.Table { return v.curveTables(&t.spec) }
+func (t *curvesTable) build(v *view) []*plotting.Table {
+	out := v.curveTables(&t.spec)
+	if t.Formulas {
+		out = append(out, v.curveFormulas(&t.spec))
+	}
+	return out
+}
 func (t *curvesTable) formats() []string               { return t.Formats }

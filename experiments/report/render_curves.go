@@ -218,6 +218,30 @@ func (v *view) curvePanelsTable(t *tableSpec) *plotting.Table {
 	return tab
 }
 
+// curveFormulas is the symbolic companion of a curves table: a row per curve
+// of the panels ("panel; label"), with its registry function, the formula
+// it evaluates (the registry's title) and its source.
+func (v *view) curveFormulas(t *tableSpec) *plotting.Table {
+	tab := &plotting.Table{Name: t.Name + "-formulas", Title: strings.TrimSpace(t.Title + " (formulas)"), Better: plotting.NoBest,
+		RowHeader: "curve", Columns: []string{"function", "formula", "reference"}}
+	panels := v.panels(t.Panels)
+	for _, panel := range panels {
+		for _, c := range v.spec.Curves {
+			if c.Panel != panel {
+				continue
+			}
+			info, _ := curves.Lookup(c.Name)
+			row := c.Label
+			if len(panels) > 1 {
+				row = panel + "; " + c.Label
+			}
+			tab.Rows = append(tab.Rows, row)
+			tab.Cells = append(tab.Cells, []plotting.Entry{{Present: true, Text: c.Name}, {Present: true, Text: info.Title}, {Present: true, Text: info.Ref}})
+		}
+	}
+	return tab
+}
+
 func containsFloat(xs []float64, x float64) bool {
 	for _, y := range xs {
 		if y == x {
