@@ -7,15 +7,15 @@ import "github.com/dplab/dplab/plotting"
 // (panel, x) pairs (a panel per case of a comparison, e.g. the RGM v1-vs-v2
 // counterexamples).
 type curvesTable struct {
-	Panels  []string `toml:"panels"` // panels to tabulate; default all
-	Rows    string   `toml:"rows"`   // "x" (default: a table per panel) or "panels" (one table)
+	Panels []string `toml:"panels"` // panels to tabulate; default all
+	Rows   string   `toml:"rows"`   // "x" (default: a table per panel) or "panels" (one table)
 	// Formulas adds a table <name>-formulas: per curve, its function, the
 	// formula it evaluates and the reference (the curve registry's title
 	// and source): the symbolic form of the numbers.
-	Formulas bool `toml:"formulas"`
-	Title   string   `toml:"title"`
-	Formats []string `toml:"formats"` // default ["md", "tex", "csv"]
-	Note    string   `toml:"note"`
+	Formulas bool     `toml:"formulas"`
+	Title    string   `toml:"title"`
+	Formats  []string `toml:"formats"` // default ["md", "tex", "csv"]
+	Note     string   `toml:"note"`
 
 	spec tableSpec
 }
@@ -48,4 +48,4 @@ func (t *curvesTable) build(v *view) []*plotting.Table {
 	}
 	return out
 }
-func (t *curvesTable) formats() []string               { return t.Formats }
+func (t *curvesTable) formats() []string { return t.Formats }
