@@ -26,7 +26,7 @@ var allowedImports = map[string][]string{
 	"experiments/curves":            {"mechanisms/accounting"},
 	"experiments/spec":              {"experiments/curves", "mechanisms/accounting", "datasets", "mechanisms", "results"},
 	"experiments/run":               {"experiments/spec", "mechanisms/accounting", "datasets", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
-	"experiments/report":            {"experiments/spec", "experiments/run", "experiments/curves", "mechanisms/accounting", "datasets", "results", "plotting", "internal/fileutil"},
+	"experiments/report":            {"experiments/spec", "experiments/run", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
 	"experiments/internal/spectest": {"experiments/spec"},
 	".":                             {"experiments/spec", "experiments/run", "experiments/report", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs"},
 }

@@ -81,10 +81,11 @@ func (s *Spec) Validate() error {
 	return s.validateQuick()
 }
 
-// trialsSpec reports whether the spec runs trials (it has datasets or
-// mechanisms, or no curves at all).
+// trialsSpec reports whether the spec runs trials: it has datasets or
+// mechanisms, or nothing computed without trials (curves, or figures and
+// tables of kinds that compute their own values, such as "probes").
 func (s *Spec) trialsSpec() bool {
-	return len(s.Datasets) > 0 || len(s.Mechanisms) > 0 || len(s.Curves) == 0
+	return len(s.Datasets) > 0 || len(s.Mechanisms) > 0 || len(s.Curves) == 0 && len(s.Tables) == 0 && len(s.Figures) == 0
 }
 
 // validateTrialsHeader checks the top-level keys a spec with trials needs.
