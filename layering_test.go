@@ -24,8 +24,8 @@ var allowedImports = map[string][]string{
 	"plotting":              {"internal/fileutil"},
 	// experiments/spec ← experiments/run ← experiments/report: one way.
 	"experiments/curves":            {"mechanisms/accounting"},
-	"experiments/spec":              {"experiments/curves", "mechanisms/accounting", "datasets", "mechanisms", "results"},
-	"experiments/run":               {"experiments/spec", "mechanisms/accounting", "datasets", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
+	"experiments/spec":              {"experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
+	"experiments/run":               {"experiments/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
 	"experiments/report":            {"experiments/spec", "experiments/run", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
 	"experiments/internal/spectest": {"experiments/spec"},
 	".":                             {"experiments/spec", "experiments/run", "experiments/report", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs"},

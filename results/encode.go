@@ -128,6 +128,14 @@ func appendPrivacy(b []byte, p *Privacy) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
+	if p.Pipeline != nil {
+		// Rare (pre-processed trials only) and small: encoding/json itself.
+		raw, err := json.Marshal(p.Pipeline)
+		if err != nil {
+			return b, err
+		}
+		b = append(append(b, `,"pipeline":`...), raw...)
+	}
 	if len(p.Event) > 0 {
 		b = append(b, `,"event":`...)
 		var err error

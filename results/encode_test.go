@@ -143,6 +143,10 @@ func randomRecord(rng *rand.Rand) Record {
 		}
 		return m
 	}
+	var pipeline *Pipeline
+	if rng.IntN(3) == 0 {
+		pipeline = &Pipeline{Steps: str(), Mode: str(), Analysis: str(), DeltaInf: rng.IntN(1000), Delta2: Float(flt()), Group: str(), PerAnalysis: floatMap()}
+	}
 	var event json.RawMessage
 	if e := trickyEvents[rng.IntN(len(trickyEvents))]; e != "" || rng.IntN(2) == 0 {
 		event = json.RawMessage(e)
@@ -154,7 +158,7 @@ func randomRecord(rng *rand.Rand) Record {
 		Privacy: Privacy{
 			EpsTarget: Float(flt()), TargetScope: str(), EpsSpent: Float(flt()), Delta: Float(flt()), Accountant: str(), Relation: str(),
 			AlphaStar: Float(flt()), Noise: floatMap(), Tuning: str(), TuningNote: str(), Selection: str(),
-			EpsPerRun: Float(flt()), Assumptions: assumptions, Event: event,
+			EpsPerRun: Float(flt()), Assumptions: assumptions, Pipeline: pipeline, Event: event,
 		},
 		Diagnostics: floatMap(), WallSeconds: finite(), CodeVersion: str(),
 	}

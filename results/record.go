@@ -141,8 +141,35 @@ type Privacy struct {
 	// size n treated as public under add/remove neighbours, rows that a
 	// non-private selection treats as public. Empty for a non-private trial.
 	Assumptions []string `json:"assumptions,omitempty"`
+	// Pipeline says how EpsSpent covers the non-private, data-dependent
+	// pre-processing the mechanism ran behind ([HSS24]; a spec's
+	// preprocess key); nil when there was none. (omitempty: records without
+	// it encode as before.)
+	Pipeline *Pipeline `json:"pipeline,omitempty"`
 	// Event is the charged ledger event as JSON (accounting's encoding).
 	Event json.RawMessage `json:"event,omitempty"`
+}
+
+// Pipeline is how a trial's ε covers a non-private, data-dependent
+// pre-processing of its training rows ([HSS24] Theorem 2 or group privacy,
+// accounting.Preprocessed). Its values describe one run of the mechanism
+// (a tuned trial's EpsSpent is the repeat-and-select of such runs).
+type Pipeline struct {
+	Steps string `json:"steps"` // the fitted steps in order, "quantize[eta=0.1]", "impute-mean→pca-rank[k=5]"
+	Mode  string `json:"mode"`  // the sensitivities: "safe" or "paper" (as [HSS24] prints them)
+	// Analysis is the analysis that gives the run's ε at its optimal order
+	// (accounting.Analysis*: "tight_pq", "group", …); "" for a
+	// non-private mechanism.
+	Analysis string `json:"analysis,omitempty"`
+	DeltaInf int    `json:"delta_inf"` // Δ∞ charged (n when the collection was violated)
+	Delta2   Float  `json:"delta_2"`   // Δ₂ charged
+	// Group says why only group privacy was considered: no smooth-RDP
+	// result for the mechanism, or data violating the declared collection
+	// (then over all n rows, unconditionally); "" when Theorem 2 was.
+	Group string `json:"group,omitempty"`
+	// PerAnalysis is each applicable analysis' ε alone for one run, at
+	// Delta (the record's ε uses their pointwise minimum in RDP).
+	PerAnalysis map[string]Float `json:"per_analysis,omitempty"`
 }
 
 // recordJSON has Record's layout without its methods, plus the fields of

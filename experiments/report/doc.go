@@ -21,4 +21,13 @@
 //   - Values read from the data without noise (traces, diagnostics) are
 //     labelled so where they are shown (iterations footnotes; the
 //     diagnostics table's title and footnote).
+//   - A mechanism run behind non-private pre-processing ([HSS24]) is
+//     labelled in legends unless its label names the steps, and footnotes
+//     state the steps, sensitivities and analyses its ε rests on
+//     (render_pipeline.go).
+//
+// # References
+//
+// Citation keys are listed once, with their full entries, in
+// docs/references.md.
 package report

@@ -160,6 +160,9 @@ type view struct {
 	// dataStems and panelStems are the file-name parts of dataset labels
 	// and curve panels (render_names.go), made on first use.
 	dataStems, panelStems map[string]string
+	// pipes holds what the records say about each mechanism block's
+	// pre-processing (render_pipeline.go); nil when none has any.
+	pipes map[int]*pipeNote
 }
 
 func newView(s *spec.Spec, recs []results.Record) (*view, error) {
@@ -199,6 +202,7 @@ func newView(s *spec.Spec, recs []results.Record) (*view, error) {
 		}
 		if r.Status == results.StatusOK {
 			v.addLedger(&r)
+			v.addPipeline(c, r.Privacy.Pipeline)
 			if rel := r.Privacy.Relation; !math.IsInf(float64(r.Epsilon), 1) && !slices.Contains(v.rels[rel], r.Label) {
 				v.rels[rel] = append(v.rels[rel], r.Label)
 			}
@@ -235,15 +239,17 @@ func (v *view) ordered() []results.CellSummary {
 }
 
 // legend returns a cell's legend entry: non-private tuning, and the
-// non-private selection of accounted tuning, are always marked.
+// non-private selection of accounted tuning, are always marked, and so is
+// non-private pre-processing unless the label names it (pipelineLegend).
 func (v *view) legend(c *spec.Cell) string {
+	label := c.Label + v.pipelineLegend(c)
 	switch v.spec.Mechanisms[c.Mechanism].Tuning.Mode {
 	case spec.TuneOracle:
-		return c.Label + " (non-private tuning)"
+		return label + " (non-private tuning)"
 	case spec.TunePrivate:
-		return c.Label + " (tuning accounted, selection not private)"
+		return label + " (tuning accounted, selection not private)"
 	}
-	return c.Label
+	return label
 }
 
 // keep returns the filter of the cells a figure or table shows: datasets
@@ -465,6 +471,7 @@ func (v *view) note(band, center, extra string, keep func(*spec.Cell) bool) stri
 		parts = append(parts, fmt.Sprintf("WARNING: %s spent more than the target ε at ε = %s", label, strings.Join(list, ", ")))
 	}
 	parts = append(parts, v.scopeText(keep)...)
+	parts = append(parts, v.pipelineText(keep)...)
 	if s.QuickApplied {
 		parts = append(parts, "QUICK RUN (reduced trials/grid)")
 	}

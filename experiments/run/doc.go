@@ -19,6 +19,12 @@
 //     as a success — unless the release states a target scope (its ε was a
 //     target for something else, e.g. a per-step RDP ε), which the record
 //     keeps as privacy.target_scope.
+//   - A mechanism behind non-private pre-processing (a spec's preprocess,
+//     pipeline.go) is charged accounting.Preprocessed around its event,
+//     inside any tuning wrap, with sensitivities over the declared
+//     collection at the training size; data that violate the collection
+//     fail the trial or fall back to group privacy over all n rows. The
+//     record states which (privacy.pipeline, privacy.assumptions).
 //   - Traces (per-iteration values) and diagnostics are copied from the
 //     release as computed from the training data without noise; they are
 //     never part of what ε covers.

@@ -63,8 +63,18 @@ const excessRiskRadius = 1.0
 // x ↦ θᵀx (solvers.LogisticInBall, computed once per dataset). NaN when the
 // reference cannot be computed.
 func excessEmpiricalRisk(m mechanisms.Model, d *datasets.Dataset) float64 {
+	return excessRisk(m, d, d)
+}
+
+// excessRisk is excessEmpiricalRisk with the model's scores on the rows of
+// d and the reference minimum over the rows of ref, which hold the same
+// examples (labels) in the same order: a pre-processed trial scores its
+// predictor x ↦ model(π_S(clip(x))) through d = π_S(clip(ref)) against the
+// original training rows ref (preprocessing.md D22). NaN when they differ
+// in length or the reference cannot be computed.
+func excessRisk(m mechanisms.Model, d, ref *datasets.Dataset) float64 {
 	n := d.Rows()
-	if n == 0 {
+	if n == 0 || ref.Rows() != n {
 		return math.NaN()
 	}
 	var s float64
@@ -73,8 +83,8 @@ func excessEmpiricalRisk(m mechanisms.Model, d *datasets.Dataset) float64 {
 		// log(1 + eᵘ) = max(u, 0) + log1p(e^−|u|): no overflow
 		s += math.Max(u, 0) + math.Log1p(math.Exp(-math.Abs(u))) - d.Y[i]*u
 	}
-	opt, err := d.Memo("excess-risk-reference", func() (any, error) {
-		_, v, err := solvers.LogisticInBall(context.Background(), d.X, d.Y, excessRiskRadius)
+	opt, err := ref.Memo("excess-risk-reference", func() (any, error) {
+		_, v, err := solvers.LogisticInBall(context.Background(), ref.X, ref.Y, excessRiskRadius)
 		return v, err
 	})
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/internal/fileutil"
+	"github.com/dplab/dplab/internal/oncemap"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
@@ -91,6 +92,10 @@ type runner struct {
 	memo    map[string]*cellMemo // by cell key (trialmemo.go)
 	// datasets memoises each spec dataset's data for the run (data.go).
 	datasets []datasetMemo
+	// prepMemo holds each fixed split's pre-processed data by (dataset,
+	// steps); pipeSpent each pipeline event's analyses by (event, δ)
+	// (pipeline.go).
+	prepMemo, pipeSpent oncemap.Map[string, any]
 }
 
 // Run runs every trial of s not yet stored in the result directory
@@ -375,9 +380,20 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 		return rec, true
 	}
 	rec.Privacy.Delta = results.Float(delta)
+	// Pre-processing (pipeline.go): the mechanism fits, and is scored on,
+	// the pre-processed parts; δ above is the raw training set's.
+	var pr *pipelineRun
+	score, orig := data.train, data.train
+	if ms.Preprocessing() != nil {
+		if pr, err = r.pipeline(c, data); err != nil {
+			rec.Status, rec.Error = results.StatusFailed, err.Error()
+			return rec, true
+		}
+		data, score, orig = &pr.prep.split, pr.prep.score, pr.prep.orig
+	}
 	budget := mechanisms.Budget{Epsilon: c.Epsilon, Delta: delta, Accounting: r.acc, Calibrator: r.cal}
 	start := time.Now()
-	out, err := r.fit(ctx, c, data, budget, rs)
+	out, err := r.fit(ctx, c, data, budget, rs, pr)
 	rec.WallSeconds = time.Since(start).Seconds()
 	if ctx.Err() != nil {
 		return rec, false
@@ -391,18 +407,30 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 		return rec, true
 	}
 	rec.Privacy.Assumptions = withRelease(r.assumptions(c, &rec), out.release, &rec)
+	if pr != nil {
+		if err := r.recordPipeline(&rec, c, pr, out, delta); err != nil {
+			rec.Status, rec.Error = results.StatusFailed, err.Error()
+			return rec, true
+		}
+	}
 	task := data.train.Task
 	rec.Metrics = map[string]results.Float{}
 	for _, m := range s.MetricsFor(task) {
 		part := data.test
 		switch m.On {
 		case "train":
-			part = data.train
+			part = score
 		case "validation":
 			part = data.val
 		}
 		if part == nil {
 			continue // no such part (split.all); validation refuses such metrics
+		}
+		if m.Name == "excess_empirical_risk" {
+			// Against the best linear model of the original training rows
+			// (preprocessing.md D22), whatever the mechanism saw.
+			rec.Metrics[m.Name] = results.Float(excessRisk(out.release.Model, part, orig))
+			continue
 		}
 		rec.Metrics[m.Name] = results.Float(metricEval[m.Name](out.release.Model, part))
 	}
@@ -418,6 +446,9 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 		}
 		rec.Diagnostics[k] = results.Float(v)
 	}
+	if pr != nil {
+		rec.Diagnostics = pr.diagnostics(rec.Diagnostics)
+	}
 	rec.Status = results.StatusOK
 	return rec, true
 }
@@ -429,25 +460,37 @@ type fitted struct {
 	perRun  accounting.Event // the base event of one run, for tuned fits
 	note    string
 	stats   map[string]float64
+	// pipe is one run's event behind the pre-processing (the per-run event
+	// of a tuned fit; the charged one otherwise), and group why only group
+	// privacy applies to it; nil without a pipeline (or for a non-private
+	// mechanism).
+	pipe  *accounting.Preprocessed
+	group string
 }
 
-func (r *runner) fit(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
+// fit fits the cell's mechanism on data, behind the pipeline pr when it is
+// not nil: each run's budget wraps its event as pr charges it (inside
+// private tuning's wrap).
+func (r *runner) fit(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams, pr *pipelineRun) (*fitted, error) {
 	ms := r.spec.Mechanisms[c.Mechanism]
 	switch ms.Tuning.Mode {
 	case spec.TuneOracle:
-		return r.fitOracle(ctx, c, data, b, rs)
+		return r.fitOracle(ctx, c, data, b, rs, pr)
 	case spec.TunePrivate:
-		return r.fitPrivate(ctx, c, data, b, rs)
+		return r.fitPrivate(ctx, c, data, b, rs, pr)
 	}
 	m, err := r.mechanism(c.Entry, c.Params)
 	if err != nil {
 		return nil, err
 	}
+	b.Wrap = pr.wrap(c, m)
 	rel, err := m.Fit(ctx, data.train, b, rs)
 	if err != nil {
 		return nil, err
 	}
-	return &fitted{release: rel, charged: rel.Event}, nil
+	out := &fitted{release: rel, charged: b.Charged(rel.Event)}
+	pr.note(out, c, m, rel.Event)
+	return out, nil
 }
 
 // account evaluates the ledger with the spec's accountant and fills the

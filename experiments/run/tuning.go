@@ -48,11 +48,16 @@ func better(m spec.Metric, a, b float64) bool {
 // the ledger is the selected run's event composed with accounting.NonPrivate:
 // the recorded ε spent is +Inf and the selected run's own ε is recorded as
 // the per-run ε. Every figure and table says so ("non-private tuning").
-func (r *runner) fitOracle(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
+//
+// Behind a pipeline pr each candidate's budget wraps its event as pr
+// charges it; the per-run ε is the released run's pipeline ε.
+func (r *runner) fitOracle(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams, pr *pipelineRun) (*fitted, error) {
 	t := r.spec.Mechanisms[c.Mechanism].Tuning
 	sel, part := r.selection(t, data)
 	cands, _ := t.Candidates.Points()
 	var best *mechanisms.Release
+	var bestWrap func(accounting.Event) accounting.Event
+	var bestM mechanisms.Mechanism
 	bestScore, bestIdx := math.NaN(), -1
 	stats := map[string]float64{"runs": float64(len(cands))}
 	for i, cand := range cands {
@@ -60,18 +65,23 @@ func (r *runner) fitOracle(ctx context.Context, c *spec.Cell, data *split, b mec
 		if err != nil {
 			return nil, err
 		}
-		rel, err := m.Fit(ctx, data.train, b, rs.Sub(fmt.Sprintf("candidate/%d", i)))
+		bm := b
+		bm.Wrap = pr.wrap(c, m)
+		rel, err := m.Fit(ctx, data.train, bm, rs.Sub(fmt.Sprintf("candidate/%d", i)))
 		if err != nil {
 			return nil, fmt.Errorf("candidate %d %v: %w", i, cand, err)
 		}
 		addTotals(stats, rel.Stats)
 		if score := metricEval[sel.Name](rel.Model, part); best == nil || better(sel, score, bestScore) {
-			best, bestScore, bestIdx = rel, score, i
+			best, bestScore, bestIdx, bestWrap, bestM = rel, score, i, bm.Wrap, m
 		}
 	}
 	addSelected(stats, cands[bestIdx])
 	note := fmt.Sprintf("non-private tuning: best of %d candidates by %s on the test set, not charged: ε spent is +Inf; eps_per_run is the released run's ε alone", len(cands), sel.Name)
-	return &fitted{release: best, charged: accounting.NewComposed(best.Event, accounting.NonPrivate{}), perRun: best.Event, note: note, stats: stats}, nil
+	perRun := mechanisms.Budget{Wrap: bestWrap}.Charged(best.Event)
+	out := &fitted{release: best, charged: accounting.NewComposed(perRun, accounting.NonPrivate{}), perRun: perRun, note: note, stats: stats}
+	pr.note(out, c, bestM, best.Event)
+	return out, nil
 }
 
 // fitPrivate is Papernot–Steinke repeat-and-select: K runs with K drawn from
@@ -81,11 +91,18 @@ func (r *runner) fitOracle(ctx context.Context, c *spec.Cell, data *split, b mec
 // with respect to the training rows; the selection scores the runs without
 // noise on validation or test rows, which the guarantee therefore treats as
 // public (the record's Privacy.Selection and Assumptions say so).
-func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
+//
+// Behind a pipeline pr the charged event is repeat-and-select around one
+// pre-processed run: Budget.Wrap = tuning ∘ pipeline. The steps are fitted
+// once (they are deterministic: K fits of π_S would give one map), so the K
+// runs are K runs of the mechanism on π_S(S), i.e. K runs of the
+// pre-processed mechanism, whose RDP curve (accounting.Preprocessed) is what
+// repeat-and-select needs. (Validation allows it only for steps that leave
+// held-out rows as they are, so the selection's scores do not read π_S.)
+func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams, pr *pipelineRun) (*fitted, error) {
 	t := r.spec.Mechanisms[c.Mechanism].Tuning
 	dist, _ := accounting.ParseDistribution(t.Distribution)
 	wrap := spec.PrivateWrap(t)
-	b.Wrap = wrap
 	tr := rs.Get("tuning")
 	k := wrap(accounting.NoOp{}).(accounting.RepeatAndSelect).SampleRuns(tr)
 	sel, part := r.selection(t, data)
@@ -94,7 +111,8 @@ func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b me
 	var best *mechanisms.Release
 	stats := map[string]float64{"runs": float64(k)}
 	var base []byte
-	var baseEvent accounting.Event
+	var baseEvent, baseRun accounting.Event // one run's own event, and as charged behind the pipeline
+	var baseM mechanisms.Mechanism
 	bestScore := math.NaN()
 	var bestCand map[string]any
 	// K = 0 releases a data-independent default; one run is still made (and
@@ -106,17 +124,21 @@ func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b me
 		if err != nil {
 			return nil, err
 		}
-		rel, err := m.Fit(ctx, data.train, b, rs.Sub(fmt.Sprintf("run/%d", j)))
+		pre := pr.wrap(c, m)
+		bm := b
+		bm.Wrap = spec.ComposeWraps(wrap, pre)
+		rel, err := m.Fit(ctx, data.train, bm, rs.Sub(fmt.Sprintf("run/%d", j)))
 		if err != nil {
 			return nil, fmt.Errorf("tuning run %d %v: %w", j, cand, err)
 		}
 		addTotals(stats, rel.Stats)
-		ev, err := json.Marshal(rel.Event)
+		run := mechanisms.Budget{Wrap: pre}.Charged(rel.Event)
+		ev, err := json.Marshal(run)
 		if err != nil {
 			return nil, err
 		}
 		if base == nil {
-			base, baseEvent = ev, rel.Event
+			base, baseEvent, baseRun, baseM = ev, rel.Event, run, m
 		} else if !bytes.Equal(base, ev) {
 			return nil, fmt.Errorf("private tuning needs every run to spend the same event; run 0 spent %s, run %d spent %s", base, j, ev)
 		}
@@ -138,7 +160,9 @@ func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b me
 	} else {
 		addSelected(stats, bestCand)
 	}
-	return &fitted{release: best, charged: wrap(baseEvent), perRun: baseEvent, note: note, stats: stats}, nil
+	out := &fitted{release: best, charged: wrap(baseRun), perRun: baseRun, note: note, stats: stats}
+	pr.note(out, c, baseM, baseEvent)
+	return out, nil
 }
 
 // sampleCandidate draws one candidate: uniformly from the grid, or with each

@@ -28,6 +28,9 @@ func TestLedgerCheckMatchesRuns(t *testing.T) {
 	}
 	// A numeric param each private mechanism can tune over.
 	tuneKey := map[string]string{"dpsgd": "clip", "objpert-output": "clip", "objpert-amp": "clip", "dgd-rgm": "step_factor", "dgd-clip": "clip_factor", "dpgd": "step"}
+	// Params a mechanism needs on the 3-feature data (PCA to k < d, PTR's
+	// public β) or to run fast.
+	baseParams := map[string]string{"dpsgd": "{ epochs = 1 }", "dppca-dpgd": "{ k = 2 }", "ptr-pca-dpgd": "{ k = 2, beta = 0.01 }"}
 	cache := &DataCache{}
 	for _, info := range mechanisms.List() {
 		for _, kind := range []string{"rdp", "pld", "exact"} {
@@ -58,8 +61,8 @@ params = { n = 300, d = 3 }
 [[mechanism]]
 name = %q
 `, data, info.Name)
-					if info.Name == "dpsgd" {
-						base += "params = { epochs = 1 }\n"
+					if p, ok := baseParams[info.Name]; ok {
+						base += "params = " + p + "\n"
 					}
 					full := strings.Replace(base, "delta = 1e-5", fmt.Sprintf("delta = 1e-5\naccountant = { kind = %q }", kind), 1)
 					if mode == spec.TunePrivate {

@@ -44,6 +44,13 @@ func (e *decodeError) Error() string {
 
 func (e *decodeError) Unwrap() error { return e.Err }
 
+// keyedErrors lets a toml.Unmarshaler report problems at key paths inside
+// the value it decodes (PreprocessStep decodes its table strictly); the
+// decoder prefixes them with the value's own path.
+type keyedErrors []*decodeError
+
+func (k keyedErrors) Error() string { return k[0].Error() }
+
 // decoder collects the problems of one decode, in the order met (table keys
 // are visited sorted).
 type decoder struct {
@@ -75,6 +82,12 @@ var (
 func (d *decoder) value(raw any, rv reflect.Value, path string) {
 	if reflect.PointerTo(rv.Type()).Implements(unmarshalerType) {
 		if err := rv.Addr().Interface().(toml.Unmarshaler).UnmarshalTOML(raw); err != nil {
+			if ke, ok := err.(keyedErrors); ok {
+				for _, e := range ke {
+					d.errs = append(d.errs, &decodeError{Key: joinPath(path, e.Key), Err: e.Err})
+				}
+				return
+			}
 			d.errs = append(d.errs, &decodeError{Key: path, Err: err})
 		}
 		return

@@ -18,8 +18,14 @@
 //     and agrees with Validate, which reports the same problems first, with
 //     positions.
 //   - A cell's key depends only on what changes its trials' outputs (seed,
-//     dataset, mechanism name, version, params and tuning, ε, δ rule,
-//     accountant): labels, titles, figures and tables are not in it.
+//     dataset, mechanism name, version, params and tuning, its pre-processing
+//     when it has any, ε, δ rule, accountant): labels, titles, figures and
+//     tables are not in it.
+//   - A mechanism block's pre-processing (pipeline.go) is accepted only
+//     when it can be accounted: known steps and keys, a declared collection
+//     holding what the bounds need (never read from the data), the
+//     mechanism's ledger for the steps' neighbouring relation and without
+//     an (ε, δ) part, the RDP accountant.
 //
 // # References
 //

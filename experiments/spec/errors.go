@@ -110,6 +110,9 @@ func (k keyIndex) lineIn(src []byte, table string, i int, key string) int {
 		end = headers[i+1]
 	}
 	sub := indexKeysFrom(src, start, end, table)
+	// The index knows no array elements inside a block ("preprocess[1].k"
+	// is looked up as preprocess.k, then preprocess).
+	key = stripIndices(key)
 	if n, ok := sub[join(table, key)]; ok {
 		return n
 	}
@@ -153,6 +156,26 @@ func indexKeysFrom(src []byte, start, end int, table string) map[string]int {
 		out[p] = n + start - 1
 	}
 	return out
+}
+
+// stripIndices drops the [i] array indices from a key path.
+func stripIndices(key string) string {
+	if !strings.Contains(key, "[") {
+		return key
+	}
+	var b strings.Builder
+	depth := 0
+	for _, c := range key {
+		switch {
+		case c == '[':
+			depth++
+		case c == ']' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
 }
 
 func join(a, b string) string {

@@ -92,8 +92,8 @@ func DatasetKey(d DatasetSpec) string {
 }
 
 // cellKey hashes everything that determines a cell's trials: the base seed,
-// the dataset, the mechanism (name, version, params, tuning), ε, the δ rule
-// and the accountant. Labels, titles, figures and tables are not part of it,
+// the dataset, the mechanism (name, version, params, tuning, pre-processing
+// when it has any), ε, the δ rule and the accountant. Labels, titles, figures and tables are not part of it,
 // so editing them reuses stored trials.
 func (s *Spec) cellKey(dsKey string, m MechanismSpec, info mechanisms.Info, params map[string]any, epsilon float64) string {
 	tuning, _ := json.Marshal(tuningKey(m.Tuning))
@@ -108,8 +108,11 @@ func (s *Spec) cellKey(dsKey string, m MechanismSpec, info mechanisms.Info, para
 		Epsilon    results.Float   `json:"epsilon"`
 		Delta      string          `json:"delta"`
 		Accountant AccountantSpec  `json:"accountant"`
+		// Pre-processing (pipeline.go): omitted when the block has none,
+		// so the keys of such cells are unchanged.
+		Preprocess json.RawMessage `json:"preprocess,omitempty"`
 	}{cellKeyVersion, s.Seed, json.RawMessage(dsKey), info.Name, info.Version, params, tuning,
-		results.Float(epsilon), s.Delta.Text, s.Accountant})
+		results.Float(epsilon), s.Delta.Text, s.Accountant, pipelineKey(m)})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
 }

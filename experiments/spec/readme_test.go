@@ -115,3 +115,45 @@ func TestValidationSpecWording(t *testing.T) {
 		t.Error("objpert_validation.toml presents validation selection as an honest (private) protocol")
 	}
 }
+
+// TestReadmePreprocessExample parses the pre-processing example of
+// experiments/README.md, as written and with its commented pipeline keys
+// set, and checks what it builds: PCA rank reduction in front of DP-GD
+// with a declared eigengap.
+func TestReadmePreprocessExample(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	sec := strings.Index(text, "## Pre-processing in front of a mechanism")
+	if sec < 0 {
+		t.Fatal("README.md has no pre-processing section")
+	}
+	start := strings.Index(text[sec:], "```toml\n")
+	end := strings.Index(text[sec+start+8:], "```")
+	if start < 0 || end < 0 {
+		t.Fatal("the pre-processing section has no toml example")
+	}
+	src := text[sec+start+8 : sec+start+8+end]
+	uncommented := src
+	for _, k := range []string{"analyses", "group_size_offset", "on_violation"} {
+		uncommented = strings.Replace(uncommented, "# "+k+" =", k+" =", 1)
+	}
+	if uncommented == src {
+		t.Fatal("no commented pipeline keys found")
+	}
+	for _, in := range []string{src, uncommented} {
+		s, err := Parse("README.md pre-processing example", []byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(cellsOf(t, s)); n != 6 {
+			t.Errorf("the example expands to %d cells, want 6", n)
+		}
+		p := s.Mechanisms[0].Preprocessing()
+		if p == nil || p.StepsText() != "pca-rank[k=5]" || p.Collection.GapK != 0.05 || s.Mechanisms[1].Preprocessing() != nil {
+			t.Errorf("pipeline %+v", p)
+		}
+	}
+}

@@ -108,6 +108,13 @@ type MechanismSpec struct {
 	Label  string     `toml:"label"` // legend entry; default the registry title
 	Params ParamTable `toml:"params"`
 	Tuning TuningSpec `toml:"tuning"`
+	// Preprocess lists non-private, data-dependent pre-processing steps run
+	// on the training rows before the mechanism ([HSS24]; pipeline.go), and
+	// Pipeline how they are accounted. Both enter the cell key only when
+	// present.
+	Preprocess []PreprocessStep `toml:"preprocess"`
+	Pipeline   *PipelineSpec    `toml:"pipeline"`
+	pipeline   *Pipeline        // built by validation (Preprocessing)
 }
 
 // TuningSpec is a mechanism's hyperparameter tuning.

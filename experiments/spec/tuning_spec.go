@@ -167,6 +167,19 @@ func PrivateWrap(t TuningSpec) func(accounting.Event) accounting.Event {
 	}
 }
 
+// ComposeWraps returns the Budget.Wrap outer ∘ inner (nil is the identity):
+// private tuning's repeat-and-select (outer) around one pre-processed run
+// (inner).
+func ComposeWraps(outer, inner func(accounting.Event) accounting.Event) func(accounting.Event) accounting.Event {
+	switch {
+	case outer == nil:
+		return inner
+	case inner == nil:
+		return outer
+	}
+	return func(e accounting.Event) accounting.Event { return outer(inner(e)) }
+}
+
 // MergeParams returns base with the keys of over replaced (a tuning
 // candidate over a mechanism's params).
 func MergeParams(base, over map[string]any) map[string]any {

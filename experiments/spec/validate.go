@@ -252,6 +252,9 @@ func (s *Spec) validateMechanism(i int, labels map[string]bool) error {
 		return s.errIn("mechanism", i, "label", "duplicate mechanism label %q; give each [[mechanism]] its own label", m.Label)
 	}
 	labels[m.Label] = true
+	if err := s.validatePipeline(i); err != nil {
+		return err
+	}
 	for j, ds := range s.Datasets {
 		de, _ := datasets.Lookup(ds.Name)
 		if !e.Info.Supports(de.Info.Task) {

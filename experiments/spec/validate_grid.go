@@ -110,13 +110,31 @@ func (s *Spec) checkLedger(i int, m mechanisms.Mechanism) error {
 		b.Wrap = PrivateWrap(ms.Tuning)
 		how = " with private tuning"
 	}
+	pipe := ms.pipeline
+	if e, err := mechanisms.Lookup(ms.Name); err != nil || !e.Info.Private {
+		pipe = nil // a non-private fit's ledger is not wrapped (ε = +Inf)
+	}
+	if pipe != nil {
+		sens, _ := pipe.Sensitivity(representativeN)
+		b.Wrap = ComposeWraps(b.Wrap, pipe.Wrap(ms.Name, m, Charge{Sens: sens, N: representativeN}))
+		how += " behind the pre-processing " + pipe.StepsText()
+	}
 	shapes, err := m.EventShapes(b)
 	if err != nil {
 		key := ""
-		if b.Wrap != nil {
+		switch {
+		case ms.Tuning.Mode == TunePrivate:
 			key = "tuning.mode"
+		case pipe != nil:
+			key = "preprocess"
+			err = fmt.Errorf("the mechanism refuses a wrapped ledger (its noise is not calibrated through Budget.Wrap, so no pre-processing cost can be charged): %w", err)
 		}
 		return s.errIn("mechanism", i, key, "%q%s: %v", ms.Name, how, err)
+	}
+	if pipe != nil {
+		if err := s.checkPipelineShapes(i, m, shapes); err != nil {
+			return err
+		}
 	}
 	err = checkShapes(cfg, b, shapes)
 	if err == nil {
@@ -193,6 +211,7 @@ func (s *Spec) checkDuplicateCells() error {
 		for _, i := range blocks {
 			m := s.Mechanisms[i]
 			tuning, _ := json.Marshal(tuningKey(m.Tuning))
+			tuning = append(tuning, pipelineKey(m)...)
 			var err error
 			m.Params.eachPoint(func(p map[string]any) bool {
 				if err = s.canceled(); err != nil {
