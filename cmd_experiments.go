@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/dplab/dplab/experiments/report"
@@ -155,20 +156,26 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			dir = run.ResultDir(s, dir)
 		}
 		fmt.Fprintf(stderr, "dplab run %s -> %s\n", s.File, dir)
+		// The figures and tables are rendered as soon as the trials are
+		// done, while the run syncs its store and writes the manifest
+		// (run.Options.Render), even when trials failed: the figures show
+		// what ran. Both may log, hence the locked writer.
+		log := &lockedWriter{w: stderr}
+		var outs []string
+		var rerr error
+		rendered := false
 		rep, err := run.Run(ctx, s, run.Options{Jobs: *jobs, OutDir: dir, DataDir: *dataDir,
-			Force: *force, Trials: *trials, Log: stderr, Args: append([]string{"run"}, args...)})
+			Force: *force, Trials: *trials, Log: log, Args: append([]string{"run"}, args...),
+			Render: func(recs []results.Record) {
+				outs, rerr = report.RenderRecords(s, dir, recs, log)
+				rendered = true
+			}})
 		var in *spec.InputError
 		if errors.As(err, &in) || isStoreInputError(err) {
 			return badInput(err)
 		}
-		var outs []string
-		if rep != nil && rep.Records != nil {
-			// Render even when trials failed: the figures show what ran.
-			var rerr error
-			outs, rerr = report.RenderRecords(s, rep.Dir, rep.Records, stderr)
-			if err == nil {
-				err = rerr
-			}
+		if rendered && err == nil {
+			err = rerr
 		}
 		if rep != nil {
 			printReport(stdout, s, rep, outs)
@@ -357,4 +364,16 @@ func storeError(err error) error {
 		return badInput(err)
 	}
 	return err
+}
+
+// lockedWriter serialises writes to w from concurrent goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -105,34 +105,33 @@ func (f *Figure) Validate() error {
 }
 
 // Write renders f into dir as <Name>.<format> for each format and returns the
-// paths written. Files are written atomically, in the order of formats; the
-// formats are rendered concurrently.
+// paths written, in the order of formats, up to the first format that
+// failed, and that failure. The formats are rendered and their files
+// written (atomically) concurrently.
 func Write(f *Figure, dir string, formats ...string) ([]string, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	out := make([][]byte, len(formats))
 	errs := make([]error, len(formats))
 	var wg sync.WaitGroup
 	for i, format := range formats {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i], errs[i] = Render(f, format)
+			b, err := Render(f, format)
+			if err == nil {
+				err = fileutil.WriteFileAtomic(filepath.Join(dir, f.Name+"."+format), b)
+			}
+			errs[i] = err
 		}()
 	}
 	wg.Wait()
 	var paths []string
 	for i, format := range formats {
-		b, err := out[i], errs[i]
-		if err != nil {
-			return paths, err
+		if errs[i] != nil {
+			return paths, errs[i]
 		}
-		path := filepath.Join(dir, f.Name+"."+format)
-		if err := fileutil.WriteFileAtomic(path, b); err != nil {
-			return paths, err
-		}
-		paths = append(paths, path)
+		paths = append(paths, filepath.Join(dir, f.Name+"."+format))
 	}
 	return paths, nil
 }

@@ -62,23 +62,31 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 	if err := results.WriteSummaryCSV(&buf, v.ordered()); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, results.SummaryFile)
-	if err := fileutil.WriteFileAtomic(path, buf.Bytes()); err != nil {
-		return nil, err
-	}
-	out = append(out, path)
-	if len(s.Curves) > 0 {
-		path := filepath.Join(dir, CurvesFile)
-		if err := fileutil.WriteFileAtomic(path, v.curvesCSV()); err != nil {
-			return out, err
+	// summary.csv, curves.csv, the figures and the tables are written by
+	// concurrent jobs (each file's fsync waits on the disk, a figure's PNG
+	// encoding is most of a small panel's rendering time); the paths and
+	// the first error are reported in this order.
+	var jobs []func() ([]string, error)
+	jobs = append(jobs, func() ([]string, error) {
+		path := filepath.Join(dir, results.SummaryFile)
+		if err := fileutil.WriteFileAtomic(path, buf.Bytes()); err != nil {
+			return nil, err
 		}
-		out = append(out, path)
+		return []string{path}, nil
+	})
+	if len(s.Curves) > 0 {
+		csv := v.curvesCSV()
+		jobs = append(jobs, func() ([]string, error) {
+			path := filepath.Join(dir, CurvesFile)
+			if err := fileutil.WriteFileAtomic(path, csv); err != nil {
+				return nil, err
+			}
+			return []string{path}, nil
+		})
 	}
 	// Figures are drawn and tables built one after the other (the view is
 	// not safe for concurrent use); their files are then rendered and
-	// written concurrently — a figure's PNG encoding is most of a small
-	// panel's rendering time.
-	var jobs []func() ([]string, error)
+	// written concurrently.
 	if len(outs.figures) > 0 {
 		if err := os.MkdirAll(filepath.Join(dir, "figures"), 0o755); err != nil {
 			return out, err

@@ -45,6 +45,13 @@ type Options struct {
 	// Cache shares loaded data between runs in one process; nil means the
 	// process-wide cache.
 	Cache *DataCache
+	// Render, when set, is called with the store's records (Report.Records)
+	// as soon as every trial has finished and been handed to the store —
+	// not when the run was interrupted or a write failed. It runs
+	// concurrently with the store's final fsync and the manifest, under the
+	// directory's lock; Run returns after it has returned. The CLI renders
+	// the figures and tables here.
+	Render func(recs []results.Record)
 }
 
 // Report summarises a run.
@@ -99,8 +106,8 @@ type runner struct {
 }
 
 // Run runs every trial of s not yet stored in the result directory
-// (experiments/report renders the figures and tables from Report.Records
-// afterwards). Cancelling
+// (experiments/report renders the figures and tables from Report.Records,
+// afterwards or from Options.Render). Cancelling
 // ctx stops scheduling and abandons running fits; finished trials stay
 // stored. It returns an error if a trial failed (the run continues past
 // failures) or the run was interrupted.
@@ -134,12 +141,20 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	}
 	// Open takes the directory's lock before it reads, repairs or rewrites
 	// anything; the store holds it until the deferred Close, after the
-	// manifest (the caller renders from Report.Records afterwards).
+	// manifest and Options.Render.
 	store, stored, err := results.Open(dir, warn)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
+	// rendered is closed when Options.Render has returned; the deferred
+	// wait runs before the deferred Close, so rendering ends under the lock.
+	var rendered chan struct{}
+	defer func() {
+		if rendered != nil {
+			<-rendered
+		}
+	}()
 	if opt.Force {
 		keys := cellKeys(cells)
 		if stored, err = store.Rewrite(func(r *results.Record) bool { return !keys[r.CellKey] }); err != nil {
@@ -226,10 +241,21 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	})
 	_ = g.Wait()
 	prog.finish()
+	rep.Interrupted = ctx.Err() != nil
+	if opt.Render != nil && !rep.Interrupted && writeErr == nil {
+		// Every record is appended (r.recs is complete and no longer
+		// changes): render while the store syncs and the manifest is
+		// written.
+		recs := r.records()
+		rendered = make(chan struct{})
+		go func() {
+			defer close(rendered)
+			opt.Render(recs)
+		}()
+	}
 	if err := store.Sync(); err != nil && writeErr == nil {
 		writeErr = err
 	}
-	rep.Interrupted = ctx.Err() != nil
 	manifestRun.End = time.Now()
 	manifestRun.TrialsRun, manifestRun.Failed, manifestRun.Skipped = rep.Ran, rep.Failed, rep.Skipped
 	switch {
@@ -253,10 +279,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		rep.Elapsed = time.Since(start)
 		return rep, fmt.Errorf("interrupted: %d of %d pending trials finished and are stored in %s; rerun the same command to resume", rep.Ran+rep.Failed, rep.PendingBefore, dir)
 	}
-	rep.Records = r.recs
-	if rep.Records == nil {
-		rep.Records = []results.Record{} // nothing stored (a spec of curves only): still render
-	}
+	rep.Records = r.records()
 	rep.Elapsed = time.Since(start)
 	if rep.Failed > 0 {
 		return rep, fmt.Errorf("%d trial(s) failed (records in %s); first: %s", rep.Failed, store.Path(), strings.Join(rep.FailedErrors, "; "))
@@ -281,6 +304,15 @@ func (r *runner) preload() error {
 		}
 	}
 	return nil
+}
+
+// records returns the store's records after the trials (read at open, then
+// appended): never nil, so that a spec of curves only still renders.
+func (r *runner) records() []results.Record {
+	if r.recs == nil {
+		return []results.Record{}
+	}
+	return r.recs
 }
 
 func cellKeys(cells []spec.Cell) map[string]bool {
