@@ -185,15 +185,28 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	for label := range r.skipped {
 		skippedAtStart[label] = true
 	}
+	//
+	// They are scheduled in two sweeps over the cells: the first trial of
+	// every cell, then the others in (cell, trial) order. A cell's first
+	// trial does its per-cell work (a calibration, a tuning grid's setup)
+	// that the cell's other trials wait for; done first, it overlaps with
+	// the other cells' instead of stalling the other workers. A trial's
+	// output does not depend on the order (internal/rngs).
 	pending := func(visit func(c *spec.Cell, t int) bool) {
-		for i := range cells {
-			c := &cells[i]
-			for t := 0; t < c.Trials; t++ {
-				if store.Done(results.Key{Cell: c.Key, Trial: t}) || skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0 {
-					continue
+		for sweep := range 2 {
+			for i := range cells {
+				c := &cells[i]
+				from, to := 0, min(1, c.Trials)
+				if sweep == 1 {
+					from, to = 1, c.Trials
 				}
-				if !visit(c, t) {
-					return
+				for t := from; t < to; t++ {
+					if store.Done(results.Key{Cell: c.Key, Trial: t}) || skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0 {
+						continue
+					}
+					if !visit(c, t) {
+						return
+					}
 				}
 			}
 		}
