@@ -3,7 +3,10 @@ package results
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -145,17 +148,40 @@ func (c *CellSummary) OverspendsTarget() bool {
 
 // Aggregate summarises records by cell. Only ok records count (see Latest).
 // Cells are returned sorted by key.
+//
+// The cells are summarised concurrently (up to GOMAXPROCS at a time); each
+// cell's summary is computed exactly as it would be alone.
 func Aggregate(recs []Record, ci CIMethod) []CellSummary {
 	order := latestOrder(recs)
-	var cells []CellSummary
+	var spans [][]int // the indices in recs of each cell's records
 	for i := 0; i < len(order); {
 		j := i
 		for j < len(order) && recs[order[j]].CellKey == recs[order[i]].CellKey {
 			j++
 		}
-		cells = append(cells, summarizeCell(recs, order[i:j], ci))
+		spans = append(spans, order[i:j])
 		i = j
 	}
+	if len(spans) == 0 {
+		return nil
+	}
+	cells := make([]CellSummary, len(spans))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(spans)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(spans) {
+					return
+				}
+				cells[i] = summarizeCell(recs, spans[i], ci)
+			}
+		}()
+	}
+	wg.Wait()
 	return cells
 }
 

@@ -187,15 +187,21 @@ func newView(s *spec.Spec, recs []results.Record) (*view, error) {
 	// Records in (cell, trial) order, the store's file order kept among
 	// reruns of one trial: sums over trials (the privacy table's mean noise)
 	// then do not depend on the order -j finished them in.
-	recs = slices.Clone(recs)
-	slices.SortStableFunc(recs, func(a, b results.Record) int {
+	// (An index is sorted: records are large.)
+	idx := make([]int32, len(recs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(i, j int32) int {
+		a, b := &recs[i], &recs[j]
 		if c := strings.Compare(a.CellKey, b.CellKey); c != 0 {
 			return c
 		}
 		return a.Trial - b.Trial
 	})
 	current := make([]results.Record, 0, len(recs))
-	for _, r := range recs {
+	for _, i := range idx {
+		r := recs[i]
 		c, ok := byKey[r.CellKey]
 		if !ok {
 			continue
