@@ -204,10 +204,24 @@ func (m *PCADPGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs
 		Noise: map[string]float64{"sigma": sigma, "sigma_pca": sigmaP}}, nil
 }
 
+// ptrThresholdDelta returns the δ_A of Algorithm 1's threshold
+// log(2/δ_A)/ε_T for a total δ: δ/2 (the paper's split) while the test's
+// pass bound e^{ε_T}·δ_A/4 (accounting.PTRPassBound: a neighbour of an
+// unsafe dataset has J ≤ 1) stays ≤ δ/2, i.e. ε_T ≤ log 4, else 2δ·e^{−ε_T},
+// which holds the pass bound at δ/2 for any ε_T (the threshold stays ≥ 1).
+// Without the second branch a large ε_T would spend more than δ on the
+// test alone and no σ could meet the target.
+func ptrThresholdDelta(epsT, delta float64) float64 {
+	return math.Min(delta/2, 2*delta*math.Exp(-epsT))
+}
+
 // fitPTR is Algorithm 1.
 func (m *PCADPGD) fitPTR(ctx context.Context, train *datasets.Dataset, x *mat.Dense, b Budget, rs rngs.Streams, n, d, k, T int, C float64) (*Release, error) {
 	epsT := orDefault(m.p.TestFraction, 0.1) * b.Epsilon
-	deltaA := b.Delta / 2
+	deltaA := ptrThresholdDelta(epsT, b.Delta)
+	if deltaA == 0 {
+		return nil, fmt.Errorf("ptr-pca-dpgd: the test's ε_T = %g underflows its threshold parameter 2δ·e^{−ε_T}; lower test_fraction or ε", epsT)
+	}
 	var calErr error
 	sigma, err := b.Calibrate(func(s float64) accounting.Event {
 		e, err := m.ptrEvent(s, epsT, deltaA, n, T)

@@ -71,3 +71,28 @@ func TestPCADPGD(t *testing.T) {
 		}
 	}
 }
+
+// TestPTRLargeEpsilon: at a large ε the test's ε_T = 0.1·ε makes the pass
+// bound e^{ε_T}·δ_A/4 exceed δ when δ_A = δ/2 (ε = 64: 7.5e-4 ≫ 1e-5, so no
+// σ met the target before ptrThresholdDelta); the threshold's δ_A now
+// shrinks with e^{−ε_T} and the ledger meets every target.
+func TestPTRLargeEpsilon(t *testing.T) {
+	d := lowRank(t, 500, 10, 3)
+	for _, eps := range []float64{8, 64, 1024} {
+		b := Budget{Epsilon: eps, Delta: 1e-5, Calibrator: accounting.NewCalibrator(accounting.Config{})}
+		m := &PCADPGD{ptr: true, p: PCADPGDParams{DPGDParams: DPGDParams{Iterations: 20}, K: 3, Beta: 0.05}}
+		rel, err := m.Fit(context.Background(), d, b, rngs.New(rngs.Derive("ptr-large")))
+		if err != nil {
+			t.Fatalf("ε = %g: %v", eps, err)
+		}
+		g, err := accounting.Config{}.Epsilon(rel.Event, b.Delta)
+		if err != nil || g.Epsilon > eps*(1+1e-9) {
+			t.Errorf("ε = %g: spent %v (%v)", eps, g.Epsilon, err)
+		}
+		epsT := 0.1 * eps
+		bound, err := accounting.PTRPassBound(epsT, ptrThresholdDelta(epsT, b.Delta))
+		if err != nil || bound > b.Delta/2*(1+1e-12) {
+			t.Errorf("ε = %g: pass bound %v (%v), want ≤ δ/2", eps, bound, err)
+		}
+	}
+}
