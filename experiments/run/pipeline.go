@@ -220,6 +220,9 @@ func pipelineAssumptions(p *spec.Pipeline, ch spec.Charge, out *fitted, pg accou
 		mode = "PAPER sensitivities ([HSS24] as printed, several refuted: preprocessing.md Appendix A; reproduction only)"
 	}
 	sens := fmt.Sprintf("%s Δ∞ = %d, Δ₂ = %.4g", mode, ev.DeltaInf, ev.Delta2)
+	if _, ok := ev.Event.(accounting.ReplaceByRemoveAdd); ok {
+		sens += ", the mechanism's add/remove ledger read for replace-one neighbours by [Mir17] Prop. 11"
+	}
 	if ch.Void != nil {
 		return []string{AssumeUnitBall, fmt.Sprintf("the declared collection %s, which the data violate (%s): ε covers the non-private pre-processing %s by group privacy over all g = %d rows instead, which needs no collection (on_violation = \"group\")",
 			p.CollectionText(ch.N), spec.ViolationText(ch.Void), p.StepsText(), ev.GroupSize())}

@@ -389,6 +389,104 @@ func TestPCADPGDPipelineEpsilon(t *testing.T) {
 	}
 }
 
+// pcaDPSGD puts safe PCA rank reduction (replace-one sensitivities) in
+// front of DP-SGD (Poisson sampling: an add/remove ledger, read for
+// replace-one neighbours by accounting.ReplaceByRemoveAdd), with the
+// exact_factor analysis on integer orders so that the test can recompute
+// every term at integer orders of the sampled Gaussian.
+const pcaDPSGD = `name = "pca-sgd"
+seed = 4
+trials = 2
+epsilon = [1, 8]
+delta = 1e-5
+accountant = { kind = "rdp", orders = "integer" }
+[[dataset]]
+name = "lowrank-logistic"
+label = "F3"
+params = { n = 1000, d = 20, k = 5, seed = 1 }
+split = { all = true }
+scale = { x = "none" }
+[[mechanism]]
+name = "dpsgd"
+label = "DP-SGD"
+params = { epochs = 2, batch = 100, radius = 1, learning_rate = 0.1 }
+preprocess = [{ name = "pca-rank", k = 5 }]
+[mechanism.pipeline]
+analyses = ["exact_factor"]
+collection = { gap_k = 0.05 }
+`
+
+// sgmRDPInt is the add/remove RDP of the Poisson-sampled Gaussian at an
+// integer order α ≥ 2 by the binomial expansion of [MTZ19] §3.2,
+// log Σ_{i=0}^{α} C(α,i)(1−q)^{α−i} q^i e^{(i²−i)/(2z²)} / (α − 1),
+// summed in log space (written here independently of the accountant).
+func sgmRDPInt(q, z float64, alpha int) float64 {
+	a := float64(alpha)
+	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+	terms := make([]float64, alpha+1)
+	top := math.Inf(-1)
+	for i := 0; i <= alpha; i++ {
+		f := float64(i)
+		terms[i] = lg(a+1) - lg(f+1) - lg(a-f+1) + (a-f)*math.Log1p(-q) + f*math.Log(q) + (f*f-f)/(2*z*z)
+		top = math.Max(top, terms[i])
+	}
+	sum := 0.0
+	for _, v := range terms {
+		sum += math.Exp(v - top)
+	}
+	return (top + math.Log(sum)) / (a - 1)
+}
+
+// TestPCADPSGDPipelineEpsilon (Done when 4, PCA in front of DP-SGD): the
+// recorded ε is recomputed to 1e-9 from [HSS24] Eq. 43 before rounding,
+// (2α−1)/(2(α−1))·(ε~(2α, τ) + ε_rep(2α)), with τ = nΔ₂ (safe Δ₂ =
+// 4(3n+2)/(n(n−1)δ^k)), DP-SGD's SRDP ε~(α, τ) = Tα(μτ)²/(2z²C²)
+// (preprocessing.md §4.3, μ = 1 + √2R/4, C = √2), and the replace-one
+// curve ε_rep(α) = (α−½)/(α−1)·ε(2α) + ε(2α−1) of the T-fold sampled
+// Gaussian ([Mir17] Prop. 11), converted at the best integer order 2..256
+// by the accountant's formula; the records name the conversion.
+func TestPCADPSGDPipelineEpsilon(t *testing.T) {
+	t.Parallel()
+	recs := runPipeline(t, pcaDPSGD)
+	const n, gap, T, q = 1000, 0.05, 20, 0.1
+	mu, clip := 1+math.Sqrt2/4, math.Sqrt2
+	tau := n * 4 * (3*n + 2) / (n * (n - 1) * gap)
+	if len(recs["DP-SGD"]) != 4 {
+		t.Fatalf("%d records", len(recs["DP-SGD"]))
+	}
+	for _, r := range recs["DP-SGD"] {
+		if r.Status != results.StatusOK {
+			t.Fatalf("trial failed: %s", r.Error)
+		}
+		z := float64(r.Privacy.Noise["noise_multiplier"])
+		sgm := func(a int) float64 { return T * sgmRDPInt(q, z, a) }
+		rep := func(a int) float64 { return (float64(a)-0.5)/float64(a-1)*sgm(2*a) + sgm(2*a-1) }
+		delta := float64(r.Privacy.Delta)
+		want := math.Inf(1)
+		for a := 2; a <= 256; a++ {
+			af := float64(a)
+			srdp := T * 2 * af * mu * mu * tau * tau / (2 * z * z * clip * clip)
+			rdp := (2*af - 1) / (2 * (af - 1)) * (srdp + rep(2*a))
+			want = math.Min(want, rdp+math.Log1p(-1/af)-(math.Log(delta)+math.Log(af))/(af-1))
+		}
+		got := float64(r.Privacy.EpsSpent)
+		t.Logf("ε = %g: z = %.6g, recorded %.12g, recomputed %.12g", float64(r.Epsilon), z, got, want)
+		if !relClose(got, want, 1e-9) {
+			t.Errorf("ε = %g: recorded ε spent %.12g, independent %.12g", float64(r.Epsilon), got, want)
+		}
+		if got > float64(r.Epsilon)*(1+accounting.CalibrationTolerance) {
+			t.Errorf("ε spent %g above the target %g", got, float64(r.Epsilon))
+		}
+		p := r.Privacy.Pipeline
+		if p == nil || p.Analysis != "exact_factor" || p.DeltaInf != n || r.Privacy.Relation != accounting.RelationReplaceOne {
+			t.Errorf("privacy.pipeline %+v, relation %q", p, r.Privacy.Relation)
+		}
+		if text := strings.Join(r.Privacy.Assumptions, " "); !strings.Contains(text, "add/remove ledger read for replace-one neighbours") {
+			t.Errorf("the conversion is not stated: %q", text)
+		}
+	}
+}
+
 // groupSpec: mechanisms without a smooth-RDP result behind quantization
 // (add/remove sensitivities, the relation their ledgers are accounted
 // for): AdaSSP calibrated by the accountant, and DP-SGD without a

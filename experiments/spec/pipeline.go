@@ -203,7 +203,7 @@ func (p *Pipeline) Event(name string, m mechanisms.Mechanism, e accounting.Event
 	if rel == accounting.RelationReplaceOne {
 		rel = ""
 	}
-	ev = accounting.Preprocessed{Event: e, DeltaInf: c.Sens.DeltaInf, Delta2: c.Sens.Delta2, N: c.N,
+	ev = accounting.Preprocessed{Event: p.relate(e), DeltaInf: c.Sens.DeltaInf, Delta2: c.Sens.Delta2, N: c.N,
 		Analyses: slices.Clone(p.Analyses), GroupSizeOffset: p.GroupSizeOffset, Relation: rel}
 	if ev.GroupSizeOffset == 1 {
 		ev.GroupSizeOffset = 0 // the event's default
@@ -231,6 +231,21 @@ func (p *Pipeline) Event(name string, m mechanisms.Mechanism, e accounting.Event
 	}
 	ev.Analyses = []string{accounting.AnalysisGroup}
 	return ev, group
+}
+
+// relate returns a mechanism's ledger e for the pipeline's neighbouring
+// relation: an add/remove ledger behind replace-one steps is read for
+// replace-one neighbours (accounting.ReplaceByRemoveAdd, [Mir17] Prop. 11:
+// a replacement is a removal and an addition); any other ledger as it is
+// (CheckRelation refuses the mismatches no conversion covers).
+func (p *Pipeline) relate(e accounting.Event) accounting.Event {
+	if p.Relation() != accounting.RelationReplaceOne {
+		return e
+	}
+	if rel, err := accounting.LedgerRelation(e); err == nil && rel == accounting.RelationAddRemove {
+		return accounting.ReplaceByRemoveAdd{Event: e}
+	}
+	return e
 }
 
 // ViolationText lists the violated parameters of a collection violation
@@ -411,21 +426,22 @@ func (s *Spec) checkPipelineShapes(i int, m mechanisms.Mechanism, shapes []accou
 	return nil
 }
 
-// CheckRelation checks that mechanism name's ledger e is accounted for the
-// pipeline's neighbouring relation. A ledger whose leaves fix no relation
-// counts as add/remove (accounting.LedgerRelation), as it does when it is
-// accounted alone: wrapping it for replace-one neighbours would change what
-// its sensitivities mean.
+// CheckRelation checks that mechanism name's ledger e can be charged for
+// the pipeline's neighbouring relation: the same relation, or an add/remove
+// ledger behind replace-one steps (relate converts it). A ledger whose
+// leaves fix no relation counts as add/remove (accounting.LedgerRelation),
+// as it does when it is accounted alone: its sensitivities are add/remove
+// ones, so it is converted, never relabelled.
 func (p *Pipeline) CheckRelation(name string, e accounting.Event) error {
 	rel, err := accounting.LedgerRelation(e)
 	if err != nil {
 		return err
 	}
-	if rel == p.Relation() {
-		return nil
+	if rel == p.Relation() || (rel == accounting.RelationAddRemove && p.Relation() == accounting.RelationReplaceOne) {
+		return nil // equal, or converted by relate
 	}
-	return fmt.Errorf("%q charges a ledger for %s neighbours, but the pre-processing %s is analysed for %s neighbours (pipeline.collection.relation): [HSS24] Theorem 2 and group privacy compare neighbours of one kind, so no pipeline bound applies; use a mechanism accounted for %s neighbours, or steps whose sensitivities are stated for %s neighbours (dedup and quantize have both: collection.relation = %q)",
-		name, relationWords(rel), p.StepsText(), relationWords(p.Relation()), relationWords(p.Relation()), relationWords(rel), rel)
+	return fmt.Errorf("%q charges a ledger for %s neighbours, but the pre-processing %s is analysed for %s neighbours (pipeline.collection.relation): [HSS24] Theorem 2 and group privacy compare neighbours of one kind, and no conversion from %s to %s guarantees is implemented; use a mechanism accounted for %s neighbours, or steps whose sensitivities are stated for %s neighbours",
+		name, relationWords(rel), p.StepsText(), relationWords(p.Relation()), relationWords(rel), relationWords(p.Relation()), relationWords(p.Relation()), relationWords(rel))
 }
 
 // relationWords names a neighbouring relation in prose.

@@ -81,10 +81,8 @@ func TestPipelineErrors(t *testing.T) {
 		{"unknown pipeline key", coll("collection = { max_local = 30 }\nmodes = 1"), 21, "mechanism[1].pipeline.modes", "unknown key"},
 		{"pipeline without preprocess", step("[]\n"), 20, "mechanism[1].pipeline", "needs preprocess"},
 		// The mechanism's ledger and the pipeline.
-		{"relation mismatch (DP-SGD, replace-one quantization)", mech("dpsgd"), 18, "mechanism[1].preprocess",
-			`"dpsgd" charges a ledger for add/remove neighbours, but the pre-processing quantize[eta=0.1] is analysed for replace-one neighbours`},
-		{"PCA in front of DP-SGD", both(mech("dpsgd"), both(step(`[{ name = "pca-rank", k = 2 }]`), coll("collection = { gap_k = 0.01 }"))), 18, "mechanism[1].preprocess",
-			"is analysed for replace-one neighbours"},
+		{"relation mismatch (DP-GD, add/remove quantization)", coll(`collection = { max_local = 30, relation = "add_remove" }`), 18, "mechanism[1].preprocess",
+			`"dpgd" charges a ledger for replace-one neighbours, but the pre-processing quantize[eta=0.1] is analysed for add/remove neighbours`},
 		{"PCA for add/remove", both(mech("dpsgd"), both(step(`[{ name = "pca-rank", k = 2 }]`), coll(`collection = { gap_k = 0.01, relation = "add_remove" }`))), 20, "mechanism[1].pipeline.collection.relation",
 			"no sensitivity is derived for add/remove neighbours"},
 		{"no smooth-RDP result, group left out", both(mech("dpsgd"), coll("analyses = [\"tight_pq\"]\ncollection = { max_local = 30, relation = \"add_remove\" }")), 20, "mechanism[1].pipeline.analyses",

@@ -186,6 +186,9 @@ func srdpMatchesEvent(s SRDP, e Event) error {
 	if err != nil {
 		return nil // dp_sgd_samp, dp_sgd_iter: no event to compare with
 	}
+	if r, ok := e.(ReplaceByRemoveAdd); ok {
+		e = r.Event // the same release, read for replace-one neighbours
+	}
 	o := rdpOptions{orders: GridOrders()}
 	got, err := newCurve(e, o)
 	if err != nil || got.approx.leaf != nil || got.infinite {
