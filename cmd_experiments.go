@@ -8,11 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"time"
 
 	"github.com/dplab/dplab/experiments/report"
 	"github.com/dplab/dplab/experiments/run"
@@ -38,9 +40,21 @@ their result directories. A result directory must be new, empty or dplab's
 
 var planCommand = &command{
 	Name:      "plan",
-	UsageLine: "plan SPEC.toml [--out DIR] [--trials N] [--quick] [--max-cells N] [--max-trials N]",
+	UsageLine: "plan SPEC.toml [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR]] [--max-cells N] [--max-trials N]",
 	Short:     "show the expanded grid, what is stored and what would run",
-	Run:       cmdPlan,
+	Long: `Plan expands the spec into cells and lists, per dataset and mechanism, the ε
+values, the trials per cell, how many are stored in the result directory and
+how many a run would add.
+
+With --estimate it also measures what the run would cost: it loads the
+datasets, times trials 0 and 1 of the first and last cell of every row with
+trials to run (one at a time, storing nothing), and prints each row's mean
+seconds per trial and the estimated wall time on -j concurrent trials
+(capped at the CPUs): dataset loading + Σ trials to run × seconds per trial
+/ jobs. It assumes the trials parallelise perfectly and leaves out
+rendering; a cell's first trial also does its one-off work, so the
+estimate leans high.`,
+	Run: cmdPlan,
 }
 
 var validateCommand = &command{
@@ -206,6 +220,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("out", "", "result directory (default results/<name>)")
 	trials := fs.Int("trials", 0, "override the spec's trial count")
 	quick := fs.Bool("quick", false, "apply the spec's [quick] overrides")
+	estimate := fs.Bool("estimate", false, "time a few trials per row and estimate the run's wall time")
+	jobs := fs.Int("j", 0, "concurrent trials the estimate assumes (default: number of CPUs)")
+	dataDir := fs.String("data-dir", "", "datasets directory for --estimate (default $DPLAB_DATA, else the user cache)")
 	lim := limitFlags(fs)
 	specs, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -216,6 +233,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *trials < 0 {
 		return usagef("--trials must be ≥ 0")
+	}
+	if *jobs < 0 {
+		return usagef("-j must be ≥ 1 (0: the number of CPUs)")
 	}
 	if err := checkLimitFlags(lim); err != nil {
 		return err
@@ -239,11 +259,34 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("interrupted: %w", err)
 	}
+	if *estimate {
+		if err := p.Estimate(ctx, s, run.Options{DataDir: *dataDir}); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("interrupted: %w", err)
+			}
+			return err
+		}
+	}
 	fmt.Fprintf(stdout, "%s — %s\nresult directory: %s\n\n", s.Name, s.Title, dir)
 	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "dataset\tmechanism\tε values\ttrials/cell\tstored\tto run")
+	head := "dataset\tmechanism\tε values\ttrials/cell\tstored\tto run"
+	if *estimate {
+		head += "\ts/trial"
+	}
+	fmt.Fprintln(tw, head)
 	for _, row := range p.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\n", row.Dataset, row.Label, row.Epsilons, row.Trials, row.Stored, row.ToRun)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d", row.Dataset, row.Label, row.Epsilons, row.Trials, row.Stored, row.ToRun)
+		switch {
+		case !*estimate:
+		case row.Cost == nil:
+			fmt.Fprint(tw, "\t—")
+		default:
+			fmt.Fprintf(tw, "\t%.3g", row.Cost.PerTrial.Seconds())
+			if row.Cost.Failed > 0 {
+				fmt.Fprintf(tw, " (%d of %d timed trials failed)", row.Cost.Failed, row.Cost.Timed)
+			}
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	fmt.Fprintf(stdout, "\n%d cells, %d trials: %d stored, %d to run", p.Cells, p.Total, p.Stored, p.Total-p.Stored)
@@ -251,6 +294,16 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stdout, "; %d stored trials belong to cells no longer in the spec", p.Stale)
 	}
 	fmt.Fprintln(stdout)
+	if *estimate {
+		j := *jobs
+		if j == 0 || j > runtime.NumCPU() {
+			j = runtime.NumCPU()
+		}
+		if wall, ok := p.EstimatedWall(j); ok {
+			fmt.Fprintf(stdout, "estimated wall time on %d concurrent trial(s): %s (datasets %s; trials timed one at a time, perfect parallelism assumed, rendering not included)\n",
+				j, wall.Round(100*time.Millisecond), p.Setup.Round(10*time.Millisecond))
+		}
+	}
 	return nil
 }
 

@@ -117,6 +117,16 @@ func TestValidateAndPlan(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "1 cells, 2 trials: 0 stored, 2 to run") {
 		t.Fatalf("plan before running: %d\n%s", code, out)
 	}
+	code, out, errs = runMain(t, "plan", spec, "--out", outDir, "--estimate", "-j", "1")
+	if code != 0 || !strings.Contains(out, "s/trial") || !strings.Contains(out, "estimated wall time on 1 concurrent trial(s)") {
+		t.Fatalf("plan --estimate: %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(outDir); !os.IsNotExist(err) {
+		t.Errorf("plan --estimate touched the result directory: %v", err)
+	}
+	if code, _, _ = runMain(t, "plan", spec, "--estimate", "-j", "-1"); code != 2 {
+		t.Errorf("plan -j -1: exit %d, want 2", code)
+	}
 	if code, _, errs = runMain(t, "run", spec, "--out", outDir); code != 0 {
 		t.Fatalf("run: %d\n%s", code, errs)
 	}

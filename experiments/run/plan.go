@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/results"
@@ -13,7 +14,8 @@ import (
 type Plan struct {
 	Rows                 []PlanRow
 	Cells, Total, Stored int
-	Stale                int // stored ok trials of cells no longer in the spec
+	Stale                int           // stored ok trials of cells no longer in the spec
+	Setup                time.Duration // loading the datasets (measured by Estimate)
 }
 
 // PlanRow is one (dataset, mechanism label) line of a plan.
@@ -22,6 +24,7 @@ type PlanRow struct {
 	Epsilons       string
 	Trials         int // per cell
 	Stored, ToRun  int
+	Cost           *RowCost // measured by Estimate; nil when not timed
 }
 
 // MakePlan joins the spec's cells with stored records. It counts each

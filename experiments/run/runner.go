@@ -105,6 +105,20 @@ type runner struct {
 	prepMemo, pipeSpent oncemap.Map[string, any]
 }
 
+// newRunner returns a runner of s's cells without a store (Run adds it;
+// Estimate runs trials without storing them).
+func newRunner(s *spec.Spec, cells []spec.Cell, opt Options, log io.Writer) *runner {
+	cache := opt.Cache
+	if cache == nil {
+		cache = defaultCache
+	}
+	r := &runner{spec: s, cells: cells, dataDir: datasets.DataDir(opt.DataDir), cache: cache,
+		acc: s.AccountingConfig(), log: log, mechs: map[string]mechanisms.Mechanism{}, spent: map[string]accounting.Guarantee{},
+		skipped: map[string]string{}, datasets: make([]datasetMemo, len(s.Datasets))}
+	r.cal = accounting.NewCalibrator(r.acc)
+	return r
+}
+
 // Run runs every trial of s not yet stored in the result directory
 // (experiments/report renders the figures and tables from Report.Records,
 // afterwards or from Options.Render). Cancelling
@@ -164,14 +178,8 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	if err := fileutil.WriteFileAtomic(filepath.Join(dir, "spec.toml"), s.Source); err != nil {
 		return nil, err
 	}
-	cache := opt.Cache
-	if cache == nil {
-		cache = defaultCache
-	}
-	r := &runner{spec: s, cells: cells, dataDir: datasets.DataDir(opt.DataDir), cache: cache,
-		acc: s.AccountingConfig(), store: store, log: log, mechs: map[string]mechanisms.Mechanism{}, spent: map[string]accounting.Guarantee{},
-		skipped: map[string]string{}, recs: stored, datasets: make([]datasetMemo, len(s.Datasets))}
-	r.cal = accounting.NewCalibrator(r.acc)
+	r := newRunner(s, cells, opt, log)
+	r.store, r.recs = store, stored
 	rep := &Report{Dir: dir, Cells: len(cells), SkipReasons: r.skipped}
 	r.report = rep
 
