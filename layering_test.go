@@ -23,7 +23,7 @@ var allowedImports = map[string][]string{
 	"results":               {"internal/fileutil"},
 	"plotting":              {"internal/fileutil"},
 	// experiments/spec ← experiments/run ← experiments/report: one way.
-	"experiments/curves":            {"mechanisms/accounting"},
+	"experiments/curves":            {"mechanisms/accounting", "datasets/preprocess"},
 	"experiments/spec":              {"experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
 	"experiments/run":               {"experiments/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
 	"experiments/report":            {"experiments/spec", "experiments/run", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/dplab/dplab/datasets/preprocess"
 	"github.com/dplab/dplab/mechanisms/accounting"
 )
 
@@ -80,7 +81,7 @@ var hssPres = []hssPre{
 			}
 			return k, eta, 0, err
 		}},
-	{"mean-imputation", "[HSS24] Cor. 4: Δ∞ = p missing rows, Δ₂ = 2/(n − p)", []string{"p", "n"}, nil,
+	{"mean-imputation", "[HSS24] Cor. 4: Δ∞ = p missing rows, Δ₂ = 2/(n − p) (safe = 1: (2 + √((n−1)/(n−p−1)))/(n−p−1), erratum 18)", []string{"p", "n"}, []string{"safe"},
 		func(p CurveParams) (int, float64, int, error) {
 			k, err := intParam(p, "p", 0)
 			if err != nil {
@@ -89,6 +90,12 @@ var hssPres = []hssPre{
 			n, err := intParam(p, "n", k+1)
 			if err != nil {
 				return 0, 0, 0, fmt.Errorf("%v (n > p)", err)
+			}
+			if p.Get("safe") != 0 {
+				// The safe bound when the neighbour's missingness differs
+				// (the probes refute 2/(n − p)): datasets/preprocess's.
+				s, err := preprocess.MeanImputer{}.Sensitivity(preprocess.Collection{N: n, MaxMissingRows: k}, preprocess.Safe)
+				return k, s.Delta2, n, err
 			}
 			return k, 2 / float64(n-k), n, nil
 		}},

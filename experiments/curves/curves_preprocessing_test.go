@@ -47,6 +47,17 @@ func TestHSS24GaussianCurves(t *testing.T) {
 			t.Errorf("best %.6f > %s %.6f", best, a, v)
 		}
 	}
+	// Safe mean imputation (erratum 18): Δ₂ = (2 + √((n−1)/(n−p−1)))/(n−p−1),
+	// written out here; Theorem 2 sees only τ = pΔ₂, so the curve equals the
+	// quantization curve with η = that Δ₂ at the same p.
+	d2 := (2 + math.Sqrt(99.0/49)) / 49
+	for _, a := range []string{"tight-pq", "exact-factor"} {
+		got := curve(t, "hss24-gaussian-mean-imputation-"+a, CurveParams{"p": 50, "n": 100, "safe": 1, "delta": 1e-3})
+		want := curve(t, "hss24-gaussian-quantization-"+a, CurveParams{"p": 50, "eta": d2, "delta": 1e-3})
+		if math.Abs(got-want) > 1e-9*want {
+			t.Errorf("safe mean imputation %s: %.9g, want %.9g", a, got, want)
+		}
+	}
 	// The panel (b) crossover through the curves: group beats the paper's
 	// SRDP analysis first at p = 91 (n = 100), for g = p and g = p + 1.
 	for _, off := range []float64{0, 1} {
