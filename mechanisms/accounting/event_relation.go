@@ -68,15 +68,12 @@ func (e WithRelation) wrapped() Event { return e.Event }
 
 // rdp implements rdpEvent: Event's RDP curve.
 func (e WithRelation) rdp(o rdpOptions) (rdpTerm, error) {
-	c, err := newCurve(e.Event, o)
+	c, err := wrappedCurve(e.Event, o, "an (ε, δ) guarantee inside with_relation is not supported")
 	if err != nil {
 		return rdpTerm{}, err
 	}
 	if c.infinite {
 		return rdpTerm{infinite: true}, nil
-	}
-	if c.approx.leaf != nil {
-		return rdpTerm{}, &UnsupportedError{Accountant: "rdp", Sub: c.approx.leaf, Reason: "an (ε, δ) guarantee inside with_relation is not supported"}
 	}
 	t := rdpTerm{at: c.at, costly: c.costly, nonMonotone: !c.monotone, supLeaf: c.supLeaf}
 	if !math.IsInf(c.sup, 1) {

@@ -86,15 +86,12 @@ func (ReplaceByRemoveAdd) relation() string { return RelationReplaceOne }
 // rdp implements rdpEvent: ε_rep above, on the orders where the inner
 // curve is defined at 2α.
 func (e ReplaceByRemoveAdd) rdp(o rdpOptions) (rdpTerm, error) {
-	c, err := newCurve(e.Event, o)
+	c, err := wrappedCurve(e.Event, o, "an (ε, δ) guarantee inside replace_by_remove_add is not supported")
 	if err != nil {
 		return rdpTerm{}, err
 	}
 	if c.infinite {
 		return rdpTerm{infinite: true}, nil
-	}
-	if c.approx.leaf != nil {
-		return rdpTerm{}, &UnsupportedError{Accountant: "rdp", Sub: c.approx.leaf, Reason: "an (ε, δ) guarantee inside replace_by_remove_add is not supported"}
 	}
 	at := func(a float64) float64 {
 		if !(a > 1) || 2*a >= c.sup {

@@ -129,15 +129,12 @@ func (e RepeatAndSelect) wrapped() Event { return e.Event }
 // rdp implements rdpEvent: the selection bound ([PS22] Thms 2 and 6) over
 // the RDP curve of the wrapped event on the accountant's order set.
 func (e RepeatAndSelect) rdp(o rdpOptions) (rdpTerm, error) {
-	base, err := newCurve(e.Event, o)
+	base, err := wrappedCurve(e.Event, o, "an (ε, δ) guarantee cannot be repeated a random number of times (RepeatAndSelect)")
 	if err != nil {
 		return rdpTerm{}, err
 	}
 	if base.infinite {
 		return rdpTerm{infinite: true}, nil
-	}
-	if base.approx.leaf != nil {
-		return rdpTerm{}, &UnsupportedError{Accountant: "rdp", Sub: base.approx.leaf, Reason: "an (ε, δ) guarantee cannot be repeated a random number of times (RepeatAndSelect)"}
 	}
 	sel := newSelector(e, base, o.orders)
 	return rdpTerm{at: sel.at, sup: base.sup, supLeaf: base.supLeaf, costly: base.costly, nonMonotone: true}, nil

@@ -96,6 +96,21 @@ func newCurve(e Event, o rdpOptions) (*curve, error) {
 	return c, nil
 }
 
+// wrappedCurve returns the RDP curve of the event a wrapper wraps (check
+// its infinite flag: a NonPrivate leaf inside), or an *UnsupportedError
+// naming its first (ε, δ) leaf, which has no curve: reason says why the
+// wrapper cannot compose it basically.
+func wrappedCurve(e Event, o rdpOptions, reason string) (*curve, error) {
+	c, err := newCurve(e, o)
+	if err != nil {
+		return nil, err
+	}
+	if !c.infinite && c.approx.leaf != nil {
+		return nil, &UnsupportedError{Accountant: "rdp", Sub: c.approx.leaf, Reason: reason}
+	}
+	return c, nil
+}
+
 // noRDP is the reason of the RDP accountant's *UnsupportedError.
 const noRDP = "no RDP curve is implemented for it"
 
