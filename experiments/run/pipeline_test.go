@@ -40,37 +40,10 @@ func runPipeline(t *testing.T, src string) map[string][]results.Record {
 	return out
 }
 
-// convertLinear is the RDP → (ε, δ) conversion the RDP accountant uses
-// ([BBG+20] Thm 21, docs/accounting.md) of the curve r(α) = c·α, minimised
-// here by golden-section search over log(α − 1) on α ≥ 1.01: an
-// independent evaluation of the linear curves Theorem 2 gives Gaussian
-// mechanisms.
-func convertLinear(c, delta float64) (eps, alpha float64) {
-	f := func(u float64) float64 {
-		a := 1 + math.Exp(u)
-		return c*a + math.Log1p(-1/a) - (math.Log(delta)+math.Log(a))/(a-1)
-	}
-	lo, hi := math.Log(0.01), math.Log(1e6)
-	// Scan, then refine around the best grid point (f is unimodal in u).
-	best, bu := math.Inf(1), lo
-	for i := 0; i <= 4000; i++ {
-		u := lo + (hi-lo)*float64(i)/4000
-		if v := f(u); v < best {
-			best, bu = v, u
-		}
-	}
-	a, b := bu-(hi-lo)/4000, bu+(hi-lo)/4000
-	g := (math.Sqrt(5) - 1) / 2
-	for i := 0; i < 200; i++ {
-		x1, x2 := b-g*(b-a), a+g*(b-a)
-		if f(x1) < f(x2) {
-			b = x2
-		} else {
-			a = x1
-		}
-	}
-	u := (a + b) / 2
-	return f(u), 1 + math.Exp(u)
+// convertLinear is convert of the linear curve r(α) = c·α: the curves
+// Theorem 2 gives Gaussian mechanisms.
+func convertLinear(c, delta float64) float64 {
+	return convert(func(a float64) float64 { return c * a }, delta)
 }
 
 // tightPQ is Theorem 2 minimised over p and q for linear curves
@@ -88,7 +61,7 @@ func relClose(a, b, tol float64) bool {
 // the slope c, to 1e-9, and that a calibrated release met its target.
 func checkRecordedEpsilon(t *testing.T, r results.Record, c float64) {
 	t.Helper()
-	want, _ := convertLinear(c, float64(r.Privacy.Delta))
+	want := convertLinear(c, float64(r.Privacy.Delta))
 	got := float64(r.Privacy.EpsSpent)
 	t.Logf("%s at ε = %g: σ-slope c = %.6g, recorded %.12g, recomputed %.12g", r.Label, float64(r.Epsilon), c, got, want)
 	if !relClose(got, want, 1e-9) {
@@ -210,9 +183,10 @@ func TestQuantizeGaussianPipelineEpsilon(t *testing.T) {
 	}
 }
 
-// convert is the accountant's RDP → (ε, δ) conversion of a curve r,
-// minimised here over α ≥ 1.01 by a scan of log(α − 1) refined by golden
-// section (r must make the objective unimodal, as the curves below do).
+// convert is the RDP → (ε, δ) conversion the RDP accountant uses ([BBG+20]
+// Thm 21, docs/accounting.md) of a curve r, minimised here over α ≥ 1.01 by
+// a scan of log(α − 1) refined by golden section (r must make the
+// objective unimodal, as the curves here do): an independent evaluation.
 func convert(r func(alpha float64) float64, delta float64) float64 {
 	f := func(u float64) float64 {
 		a := 1 + math.Exp(u)
@@ -325,7 +299,7 @@ func TestPCADPGDPipelineEpsilon(t *testing.T) {
 			}
 			var want float64
 			if label == "DP-GD" {
-				want, _ = convertLinear(tightPQ(a, b), float64(r.Privacy.Delta))
+				want = convertLinear(tightPQ(a, b), float64(r.Privacy.Delta))
 				if p.Analysis != "tight_pq" || p.Mode != "safe" {
 					t.Errorf("%s: %+v", label, p)
 				}
