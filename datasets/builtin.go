@@ -75,7 +75,7 @@ func init() {
 // generateLinear draws θ, then the rows of X row by row, then the noise.
 func generateLinear(p LinearParams) *Dataset {
 	r := generatorRand("synthetic-linear", p.Seed)
-	theta := unitVector(r, p.D)
+	theta := UnitVector(r, p.D)
 	x := gaussianMatrix(r, p.N, p.D)
 	y := make([]float64, p.N)
 	for i := range y {
@@ -87,7 +87,7 @@ func generateLinear(p LinearParams) *Dataset {
 // generateLogistic draws θ, then X, then one uniform per label.
 func generateLogistic(p LogisticParams) *Dataset {
 	r := generatorRand("synthetic-logistic", p.Seed)
-	theta := unitVector(r, p.D)
+	theta := UnitVector(r, p.D)
 	x := gaussianMatrix(r, p.N, p.D)
 	y := make([]float64, p.N)
 	for i := range y {

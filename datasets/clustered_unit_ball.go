@@ -112,7 +112,7 @@ func GenerateClusteredUnitBall(p ClusteredUnitBallParams) (*Dataset, []int, erro
 				len(sizes), minDist, p.D, len(centres), maxTries)
 		}
 	}
-	w := unitVector(r, p.D)
+	w := UnitVector(r, p.D)
 	data := make([]float64, 0, p.N*p.D)
 	cluster := make([]int, 0, p.N)
 	labels := make([]float64, 0, p.N)
@@ -146,7 +146,7 @@ func GenerateClusteredUnitBall(p ClusteredUnitBallParams) (*Dataset, []int, erro
 
 // uniformInBall returns a point uniform in the ball of radius rad of R^d.
 func uniformInBall(r *rand.Rand, d int, rad float64) []float64 {
-	u := unitVector(r, d)
+	u := UnitVector(r, d)
 	floats.Scale(rad*math.Pow(r.Float64(), 1/float64(d)), u)
 	return u
 }

@@ -120,7 +120,7 @@ func randomOrthonormal(r *rand.Rand, d, q int) *mat.Dense {
 // latent, then the noise ξ.
 func generateLowRank(name string, p LowRankParams, latent func(*rand.Rand) float64) *Dataset {
 	r := generatorRand(name, p.Seed)
-	theta := unitVector(r, p.D)
+	theta := UnitVector(r, p.D)
 	q := randomOrthonormal(r, p.D, p.Rank)
 	z := make([]float64, p.N*p.Rank)
 	for i := range z {
@@ -145,7 +145,7 @@ func withUniformNoise(name string, x *mat.Dense, theta []float64, sigma float64,
 // noise.
 func generateMLP(p MLPParams) *Dataset {
 	r := generatorRand("gaussmix-mlp", p.Seed)
-	theta := unitVector(r, p.D)
+	theta := UnitVector(r, p.D)
 	w1 := gaussianMatrix(r, p.Hidden, 2)
 	b1 := gaussianMatrix(r, p.Hidden, 1)
 	w2 := gaussianMatrix(r, p.D, p.Hidden)

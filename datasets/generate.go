@@ -49,9 +49,9 @@ func checkPositive(key string, v float64) error {
 	return nil
 }
 
-// unitVector returns a vector uniform on the unit sphere S^{d-1}
+// UnitVector returns a vector uniform on the unit sphere S^{d-1}
 // (a normalised standard Gaussian vector).
-func unitVector(r *rand.Rand, d int) []float64 {
+func UnitVector(r *rand.Rand, d int) []float64 {
 	v := make([]float64, d)
 	for {
 		for i := range v {

@@ -57,7 +57,7 @@ func generateIJCNN1Like(p IJCNN1LikeParams) *Dataset {
 	r := generatorRand("ijcnn1-like", p.Seed)
 	a := mat.NewDense(p.D, p.D, gaussianMatrix(r, p.D, p.D))
 	a.Scale(1/math.Sqrt(float64(p.D)), a)
-	w := unitVector(r, p.D)
+	w := UnitVector(r, p.D)
 	// wᵀx = (Aᵀw)ᵀz ~ N(0, ‖Aᵀw‖²): the threshold puts mass p above it.
 	var atw mat.VecDense
 	atw.MulVec(a.T(), mat.NewVecDense(p.D, w))

@@ -80,7 +80,7 @@ func generateLowRankLogistic(p LowRankLogisticParams) *Dataset {
 			u.Set(i, j, u.At(i, j)*s)
 		}
 	}
-	v := unitVector(r, p.K)
+	v := UnitVector(r, p.K)
 	theta := make([]float64, p.D)
 	for j := 0; j < p.K; j++ {
 		for i := 0; i < p.D; i++ {

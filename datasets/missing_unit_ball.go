@@ -90,7 +90,7 @@ func GenerateMissingUnitBall(p MissingUnitBallParams) (*Dataset, [][]int, error)
 	x.Scale(1/math.Sqrt(float64(p.D)), x)
 	d := &Dataset{Name: "missing-unit-ball", Task: Regression, X: x, Y: make([]float64, p.N)}
 	scaleRows(d, func(norm float64) float64 { return math.Min(1, 1/norm) })
-	theta := unitVector(r, p.D)
+	theta := UnitVector(r, p.D)
 	for i := range d.Y {
 		d.Y[i] = floats.Dot(x.RawRowView(i), theta) + p.Noise*r.NormFloat64()
 	}

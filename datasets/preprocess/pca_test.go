@@ -138,12 +138,12 @@ func TestCovariancePerturbationHolds(t *testing.T) {
 		n := 5 + r.IntN(200)
 		s := spectrumRows(r, n-1, 3, []float64{1, 0.5, 0.1})
 		if trial%2 == 0 { // all rows at one point: the mean at the boundary
-			u := unitVec(r, 3)
+			u := datasets.UnitVector(r, 3)
 			for i := 0; i < n-1; i++ {
 				s.SetRow(i, u)
 			}
 		}
-		z1, z2 := unitVec(r, 3), unitVec(r, 3)
+		z1, z2 := datasets.UnitVector(r, 3), datasets.UnitVector(r, 3)
 		if trial%2 == 0 {
 			z1 = scaled(s.RawRowView(0), -1)
 		}

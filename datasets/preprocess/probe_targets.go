@@ -67,21 +67,8 @@ func probeRand(family string, seed uint64) *rand.Rand {
 // reuse is how many swaps share one base dataset.
 const reuse = 10
 
-func unitVec(r *rand.Rand, d int) []float64 {
-	v := make([]float64, d)
-	for {
-		for i := range v {
-			v[i] = r.NormFloat64()
-		}
-		if n := floats.Norm(v, 2); n > 0 {
-			floats.Scale(1/n, v)
-			return v
-		}
-	}
-}
-
 func inBall(r *rand.Rand, d int, rad float64) []float64 {
-	v := unitVec(r, d)
+	v := datasets.UnitVector(r, d)
 	floats.Scale(rad*math.Pow(r.Float64(), 1/float64(d)), v)
 	return v
 }
@@ -178,7 +165,7 @@ func ClusterSwaps(cfg ProbeConfig, addRemove bool) ([]Swap, error) {
 			}
 		}
 		t := 0.999 * (eta - rho)
-		u := unitVec(r, d)
+		u := datasets.UnitVector(r, d)
 		if nx := floats.Norm(x, 2); nx > 0 { // u ⊥ x keeps x ± tu as close to the ball as x
 			floats.AddScaled(u, -floats.Dot(u, x)/(nx*nx), x)
 			floats.Scale(1/floats.Norm(u, 2), u)
@@ -222,7 +209,7 @@ func randomNear(r *rand.Rand, s *mat.Dense, eta float64) []float64 {
 		return inBall(r, d, 1)
 	case 1:
 		z := slicesClone(s.RawRowView(r.IntN(m)))
-		floats.AddScaled(z, 2*eta*r.Float64(), unitVec(r, d))
+		floats.AddScaled(z, 2*eta*r.Float64(), datasets.UnitVector(r, d))
 		return clipVec(z)
 	}
 	return slicesClone(s.RawRowView(r.IntN(m)))
