@@ -298,23 +298,27 @@ func dpgdPCA(sigma float64, n int, deltaMin float64, a string) accounting.Event 
 	return e
 }
 
+// gdRows returns the optional parameter n (≥ 101, Prop. 5's range), nGD
+// when it is absent.
+func gdRows(p CurveParams) (int, error) {
+	if _, ok := p["n"]; !ok {
+		return nGD, nil
+	}
+	return intParam(p, "n", 101)
+}
+
 // invertPCADPGD returns the base ε = 1/(σn) that PCA + DP-GD (or DP-GD alone,
 // deltaMin = 0) needs for overall (epsTotal, δ): the smallest σ meeting the
 // target, by Lemma M (conversion = 0, preprocessing.md §2.6 step 5;
 // accounting.LemmaMCalibrate) or by dplab's Calibrator (conversion = 1).
 func invertPCADPGD(p CurveParams, a string, deltaMin float64) (float64, error) {
-	n := nGD
-	if _, ok := p["n"]; ok {
-		k, err := intParam(p, "n", 101)
-		if err != nil {
-			return 0, err
-		}
-		n = k
+	n, err := gdRows(p)
+	if err != nil {
+		return 0, err
 	}
 	target, delta := p.Get("eps_total"), p.Get("delta")
 	event := func(sigma float64) accounting.Event { return dpgdPCA(sigma, n, deltaMin, a) }
 	var sigma float64
-	var err error
 	switch p.Get("conversion") {
 	case 0:
 		sigma, err = accounting.LemmaMCalibrate(accounting.Config{}, event, accounting.Target{Epsilon: target, Delta: delta})
@@ -436,13 +440,9 @@ func init() {
 	RegisterCurve(CurveInfo{Name: "hss24-ptr-ledger-epsilon", Title: "Algorithm 1's ledger (Laplace test, pass bound, PCA + DP-GD), RDP accountant",
 		Ref:    "[HSS24] Algorithm 1 accounted by accounting.PTREvent: DP-GD with σ = 2L√T/(εn) (T = 1, L = μ = 1), PCA with Prop. 5's exact Δ₂ at δ_min = β; default n = 1000",
 		Params: thm, Optional: []string{"n"}}, func(p CurveParams) (float64, error) {
-		n := nGD
-		if _, ok := p["n"]; ok {
-			k, err := intParam(p, "n", 101)
-			if err != nil {
-				return 0, err
-			}
-			n = k
+		n, err := gdRows(p)
+		if err != nil {
+			return 0, err
 		}
 		eps, beta, delta := p.Get("eps"), p.Get("beta"), p.Get("delta")
 		if !(eps > 0) || !(beta > 0) {
