@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/datasets/preprocess"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/solvers"
@@ -78,26 +79,15 @@ func (m *SSP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs rng
 		return nil, fmt.Errorf("ssp: calibrate σ: %w", err)
 	}
 	// Clip rows and targets (data-independent), then XᵀX and Xᵀy.
-	a := mat.NewSymDense(d, nil)
-	rhs := make([]float64, d)
-	row := make([]float64, d)
-	for i := 0; i < n; i++ {
-		copy(row, train.X.RawRowView(i))
-		var s float64
-		for _, v := range row {
-			s += v * v
-		}
-		if nrm := math.Sqrt(s); nrm > 1 {
-			for j := range row {
-				row[j] /= nrm
-			}
-		}
-		y := math.Max(-1, math.Min(1, train.Y[i]))
-		a.SymRankOne(a, 1, mat.NewVecDense(d, row))
-		for j, v := range row {
-			rhs[j] += v * y
-		}
+	x := preprocess.ClipRows(train.X)
+	y := make([]float64, n)
+	for i, v := range train.Y {
+		y[i] = math.Max(-1, math.Min(1, v))
 	}
+	a := mat.NewSymDense(d, nil)
+	a.SymOuterK(1, x.T())
+	rhs := make([]float64, d)
+	mat.NewVecDense(d, rhs).MulVec(x.T(), mat.NewVecDense(n, y))
 	noise := rs.Get("noise")
 	for i := 0; i < d; i++ {
 		for j := i; j < d; j++ {
