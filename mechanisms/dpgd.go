@@ -148,7 +148,7 @@ func dpgdDescend(ctx context.Context, loss *solvers.Logistic, n, d int, sigma fl
 			// g̃ = (1/n)Σ clipped gradients + N(0, σ²)   ([HSS24] Thm 12)
 			theta[j] -= eta * (grad[j]/float64(n) + sigma*noise.NormFloat64())
 		}
-		projectBall(theta, R)
+		solvers.ProjectBall(theta, R)
 		for j := range avg {
 			avg[j] += (theta[j] - avg[j]) / float64(t)
 		}
@@ -157,19 +157,6 @@ func dpgdDescend(ctx context.Context, loss *solvers.Logistic, n, d int, sigma fl
 		return theta, nil
 	}
 	return avg, nil
-}
-
-// projectBall projects v onto the ball {‖v‖₂ ≤ r}.
-func projectBall(v []float64, r float64) {
-	var s float64
-	for _, x := range v {
-		s += x * x
-	}
-	if nrm := math.Sqrt(s); nrm > r {
-		for i := range v {
-			v[i] *= r / nrm
-		}
-	}
 }
 
 // SmoothRDP implements SmoothRDPer: [HSS24] Thm 12's SRDP of A_GD,

@@ -102,8 +102,13 @@ func LogisticInBall(ctx context.Context, X *mat.Dense, y []float64, R float64) (
 	// best is inside the ball (or on it to 1e-9): feasible, so its value
 	// bounds the optimum from above; the excess risk it references is
 	// therefore never overstated by an infeasible reference.
-	if nrm := floats.Norm(best, 2); nrm > R {
-		floats.Scale(R/nrm, best)
-	}
+	ProjectBall(best, R)
 	return best, value(best), nil
+}
+
+// ProjectBall projects v in place onto the ball {‖v‖₂ ≤ r}.
+func ProjectBall(v []float64, r float64) {
+	if nrm := floats.Norm(v, 2); nrm > r {
+		floats.Scale(r/nrm, v)
+	}
 }

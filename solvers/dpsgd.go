@@ -245,9 +245,7 @@ func dpsgd(ctx context.Context, X *mat.Dense, y []float64, cfg DPSGDConfig, rs r
 		floats.Scale(1/res.Divisor, grad)
 		opt.Step(theta, grad)
 		if cfg.Radius > 0 {
-			if nrm := floats.Norm(theta, 2); nrm > cfg.Radius {
-				floats.Scale(cfg.Radius/nrm, theta)
-			}
+			ProjectBall(theta, cfg.Radius)
 		}
 	}
 	return res, nil
