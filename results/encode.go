@@ -65,11 +65,11 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 	}
 	if len(r.Metrics) > 0 {
 		b = append(b, `,"metrics":`...)
-		b = appendFloatMap(b, r.Metrics)
+		b = appendMap(b, r.Metrics, appendFloat)
 	}
 	if len(r.Traces) > 0 {
 		b = append(b, `,"traces":`...)
-		b = appendTraces(b, r.Traces)
+		b = appendMap(b, r.Traces, appendSeries)
 	}
 	b = append(b, `,"privacy":`...)
 	if b, err = appendPrivacy(b, &r.Privacy); err != nil {
@@ -77,7 +77,7 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 	}
 	if len(r.Diagnostics) > 0 {
 		b = append(b, `,"diagnostics_nonprivate":`...)
-		b = appendFloatMap(b, r.Diagnostics)
+		b = appendMap(b, r.Diagnostics, appendFloat)
 	}
 	b = append(b, `,"wall_s":`...)
 	if b, err = appendFloat64(b, r.WallSeconds); err != nil {
@@ -105,7 +105,7 @@ func appendPrivacy(b []byte, p *Privacy) ([]byte, error) {
 	}
 	if len(p.Noise) > 0 {
 		b = append(b, `,"noise":`...)
-		b = appendFloatMap(b, p.Noise)
+		b = appendMap(b, p.Noise, appendFloat)
 	}
 	b = appendKeyString(b, `,"tuning":`, p.Tuning)
 	if p.TuningNote != "" {
@@ -176,9 +176,9 @@ func sortedKeys[V any](m map[string]V, keys []string) []string {
 	return keys
 }
 
-// appendFloatMap appends m with its keys sorted, as encoding/json writes a
-// map[string]Float.
-func appendFloatMap(b []byte, m map[string]Float) []byte {
+// appendMap appends m with its keys sorted, as encoding/json writes a
+// map[string]V, each value by appendValue.
+func appendMap[V any](b []byte, m map[string]V, appendValue func([]byte, V) []byte) []byte {
 	var buf [16]string
 	b = append(b, '{')
 	for i, k := range sortedKeys(m, buf[:0]) {
@@ -187,37 +187,25 @@ func appendFloatMap(b []byte, m map[string]Float) []byte {
 		}
 		b = appendString(b, k)
 		b = append(b, ':')
-		b = appendFloat(b, m[k])
+		b = appendValue(b, m[k])
 	}
 	return append(b, '}')
 }
 
-// appendTraces appends m with its keys sorted, as encoding/json writes a
-// map[string][]Float: a nil series is null, an empty one [].
-func appendTraces(b []byte, m map[string][]Float) []byte {
-	var buf [16]string
-	b = append(b, '{')
-	for i, k := range sortedKeys(m, buf[:0]) {
-		if i > 0 {
+// appendSeries appends xs as encoding/json writes a []Float: nil is null,
+// an empty series [].
+func appendSeries(b []byte, xs []Float) []byte {
+	if xs == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for j, x := range xs {
+		if j > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
-		b = append(b, ':')
-		xs := m[k]
-		if xs == nil {
-			b = append(b, "null"...)
-			continue
-		}
-		b = append(b, '[')
-		for j, x := range xs {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = appendFloat(b, x)
-		}
-		b = append(b, ']')
+		b = appendFloat(b, x)
 	}
-	return append(b, '}')
+	return append(b, ']')
 }
 
 // appendFloat64 appends x as encoding/json writes a float64 (as ECMAScript
