@@ -81,14 +81,7 @@ func (f *iterationsFigure) draw(v *view) *plotting.Figure {
 		fig.YLabel = f.YLabel
 	}
 	panels := v.iterPanels(&f.sel)
-	styles := map[string]int{}
-	style := func(label string) int {
-		if i, ok := styles[label]; ok {
-			return i
-		}
-		styles[label] = len(styles)
-		return styles[label]
-	}
+	style := newStyler()
 	for _, p := range panels {
 		panel := plotting.Panel{Title: p.title, Note: p.note}
 		for _, l := range p.lines {

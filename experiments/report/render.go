@@ -242,6 +242,19 @@ func newView(s *spec.Spec, recs []results.Record) (*view, error) {
 }
 
 // ordered returns the aggregated cells in the spec's expansion order.
+// newStyler returns a function giving each series label a style index,
+// in order of first appearance, so a label keeps its colour across panels.
+func newStyler() func(label string) int {
+	styles := map[string]int{}
+	return func(label string) int {
+		if i, ok := styles[label]; ok {
+			return i
+		}
+		styles[label] = len(styles)
+		return styles[label]
+	}
+}
+
 func (v *view) ordered() []results.CellSummary {
 	var out []results.CellSummary
 	for _, c := range v.cells {
@@ -318,14 +331,7 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 	if f.YLabel != "" {
 		fig.YLabel = f.YLabel
 	}
-	styles := map[string]int{}
-	style := func(label string) int {
-		if i, ok := styles[label]; ok {
-			return i
-		}
-		styles[label] = len(styles)
-		return styles[label]
-	}
+	style := newStyler()
 	for di, d := range s.Datasets {
 		if !v.wantDataset(f.Datasets, di) {
 			continue

@@ -65,7 +65,7 @@ func (v *view) curveFigure(f *figureSpec) *plotting.Figure {
 	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel,
 		LogX: f.LogX != nil && *f.LogX, LogY: f.LogY, Columns: f.Columns,
 		LegendBottom: strings.HasPrefix(f.Legend, "bottom"), LegendLeft: strings.HasSuffix(f.Legend, "left")}
-	styles := map[string]int{}
+	style := newStyler()
 	var undefined int
 	for _, panel := range v.panels(f.Panels) {
 		pn := plotting.Panel{Title: panel}
@@ -73,10 +73,7 @@ func (v *view) curveFigure(f *figureSpec) *plotting.Figure {
 			if c.Panel != panel || len(f.Curves) > 0 && !slices.Contains(f.Curves, c.Label) {
 				continue
 			}
-			if _, ok := styles[c.Label]; !ok {
-				styles[c.Label] = len(styles)
-			}
-			sr := plotting.Series{Label: c.Label, Style: styles[c.Label], Dashed: c.Dashed}
+			sr := plotting.Series{Label: c.Label, Style: style(c.Label), Dashed: c.Dashed}
 			for _, p := range v.curves[i] {
 				// Undefined points, and non-positive values on a log axis,
 				// are gaps.
