@@ -174,7 +174,7 @@ func eventNames() string {
 
 func cmdAccount(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	var f accountFlags
-	fs := newFlagSet("account", stderr)
+	fs := newFlagSet("account", stdout)
 	fs.Float64Var(&f.sigma, "sigma", 0, "noise standard deviation σ (gaussian, objpert, amp) or noise multiplier (sgm)")
 	fs.Float64Var(&f.sensitivity, "sensitivity", 1, "L2 (gaussian) or L1 (laplace) sensitivity")
 	fs.Float64Var(&f.scale, "scale", 0, "Laplace scale b")

@@ -131,7 +131,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// collect less often (the heap may grow to 5× the live data, a few tens
 	// of MB for the papers' specs) — 8–10% of a small panel's CPU was GC.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	fs := newFlagSet("run", stderr)
+	fs := newFlagSet("run", stdout)
 	jobs := fs.Int("j", 0, "concurrent trials (default: number of CPUs)")
 	out := fs.String("out", "", "result directory (default results/<name>)")
 	trials := fs.Int("trials", 0, "override the spec's trial count")
@@ -216,7 +216,7 @@ func printReport(w io.Writer, s *spec.Spec, rep *run.Report, outs []string) {
 }
 
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("plan", stderr)
+	fs := newFlagSet("plan", stdout)
 	out := fs.String("out", "", "result directory (default results/<name>)")
 	trials := fs.Int("trials", 0, "override the spec's trial count")
 	quick := fs.Bool("quick", false, "apply the spec's [quick] overrides")
@@ -308,7 +308,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("validate", stderr)
+	fs := newFlagSet("validate", stdout)
 	lim := limitFlags(fs)
 	specs, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -352,7 +352,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("render", stderr)
+	fs := newFlagSet("render", stdout)
 	out := fs.String("out", "", "result directory when rendering from a spec")
 	quick := fs.Bool("quick", false, "render the --quick result directory of a spec")
 	lim := limitFlags(fs)

@@ -138,7 +138,7 @@ func printUsage(w io.Writer) {
 	fmt.Fprint(w, "\nRun 'dplab <command> --help' for a command's flags.\n")
 }
 
-func cmdHelp(_ context.Context, args []string, stdout, _ io.Writer) error {
+func cmdHelp(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
 		printUsage(stdout)
 		return nil
@@ -147,10 +147,8 @@ func cmdHelp(_ context.Context, args []string, stdout, _ io.Writer) error {
 	if c == nil {
 		return usagef("unknown command %q", args[0])
 	}
-	fs := newFlagSet(c.Name, stdout)
-	fs.SetOutput(stdout)
-	fs.Usage()
-	return nil
+	// The command prints its own help, flags included, on --help.
+	return c.Run(ctx, []string{"--help"}, stdout, io.Discard)
 }
 
 // usageError is bad usage of the CLI: exit code 2.
@@ -193,24 +191,29 @@ func exitCode(err error) int {
 	return 1
 }
 
-// newFlagSet returns a flag set for the command called name whose usage prints
-// the command's usage line, long description and flags to w.
-func newFlagSet(name string, w io.Writer) *flag.FlagSet {
+// newFlagSet returns a flag set for the command called name. Its Usage
+// prints the command's usage line, long description and flags to help
+// (stdout: "dplab run --help" is asked for, so it is output, not an error).
+// Parsing itself prints nothing: a bad flag becomes one usage error naming
+// it (see parseInterleaved), not the whole help text.
+func newFlagSet(name string, help io.Writer) *flag.FlagSet {
 	c := lookupCommand(name)
 	if c == nil {
 		panic("dplab: newFlagSet for unknown command " + name)
 	}
 	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
-	fs.SetOutput(w)
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: dplab %s\n\n", c.UsageLine)
+		fs.SetOutput(help)
+		defer fs.SetOutput(io.Discard)
+		fmt.Fprintf(help, "Usage: dplab %s\n\n", c.UsageLine)
 		if c.Long != "" {
-			fmt.Fprintf(fs.Output(), "%s\n\n", strings.TrimSpace(c.Long))
+			fmt.Fprintf(help, "%s\n\n", strings.TrimSpace(c.Long))
 		}
 		hasFlags := false
 		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
 		if hasFlags {
-			fmt.Fprintln(fs.Output(), "Flags:")
+			fmt.Fprintln(help, "Flags:")
 			fs.PrintDefaults()
 		}
 	}
@@ -223,8 +226,9 @@ func newFlagSet(name string, w io.Writer) *flag.FlagSet {
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseQuiet(fs, args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.Usage()
 				return nil, err
 			}
 			return nil, usagef("%v", err)
@@ -240,4 +244,13 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// parseQuiet parses args with fs's Usage silenced: the flag package calls
+// Usage on every parse error, and the caller decides what to print.
+func parseQuiet(fs *flag.FlagSet, args []string) error {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = usage }()
+	return fs.Parse(args)
 }
