@@ -15,11 +15,12 @@ var allowedImports = map[string][]string{
 	"internal/oncemap":      {},
 	"internal/fileutil":     {},
 	"internal/buildtest":    {},
+	"internal/fielddoc":     {},
 	"mechanisms/accounting": {"internal/oncemap"},
 	"datasets":              {"internal/rngs", "internal/registry", "internal/oncemap"},
 	"datasets/preprocess":   {"internal/rngs", "mechanisms/accounting", "datasets"},
 	"solvers":               {"internal/rngs"},
-	"mechanisms":            {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "internal/rngs", "internal/registry", "internal/oncemap"},
+	"mechanisms":            {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "internal/rngs", "internal/registry", "internal/oncemap", "internal/fielddoc"},
 	"results":               {"internal/fileutil"},
 	"plotting":              {"internal/fileutil"},
 	// experiments/spec ← experiments/run ← experiments/report: one way.

@@ -46,11 +46,11 @@ type AdaSSPParams struct {
 	boundsParams
 	// Rho is the failure probability ρ of the λ_min bound in line 4; 0 means
 	// 1e-4 (the paper-era GaussMix code; [Wang18]'s own default is 0.05).
-	Rho float64 `toml:"rho"`
+	Rho float64 `toml:"rho" default:"1e-4" range:"(0, 1)"`
 	// Calibration is "box" (default: the paper's m = √log(6/δ)/(ε/3)) or
 	// "accountant" (the smallest m that meets the target under the spec's
 	// accountant, tuning included).
-	Calibration string `toml:"calibration"`
+	Calibration string `toml:"calibration" default:"box" range:"box | accountant"`
 }
 
 // Validate implements Params.

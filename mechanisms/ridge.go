@@ -23,7 +23,7 @@ type RidgeParams struct {
 	// Lambda is the ridge penalty λ ≥ 0; 0 means 1e-6 ([LSS+25] code's
 	// Ridge(alpha=1e-6, fit_intercept=False)). Use a tiny positive value for
 	// (almost) ordinary least squares.
-	Lambda float64 `toml:"lambda"`
+	Lambda float64 `toml:"lambda" default:"1e-6" range:"> 0"`
 }
 
 // Validate implements Params.

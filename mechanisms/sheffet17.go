@@ -56,7 +56,7 @@ type Sheffet17Params struct {
 	// Prop. 1 at ε/2, Alg. 5 line 3) or "accountant" (the smallest γ whose
 	// whole ledger, Laplace test and failure probability included, meets the
 	// target under the spec's accountant). sheffet17 uses its box.
-	Calibration string `toml:"calibration"`
+	Calibration string `toml:"calibration" default:"paper" range:"paper | accountant" only:"sheffet17-renyi"`
 }
 
 // Validate implements Params.

@@ -39,7 +39,7 @@ type SSP struct{ p SSPParams }
 type SSPParams struct {
 	// Lambda is the ridge penalty λ ≥ 0 on the noisy normal equations;
 	// 0 means 1 (public, fixed a priori: it must not depend on the data).
-	Lambda float64 `toml:"lambda"`
+	Lambda float64 `toml:"lambda" default:"1" range:"> 0"`
 }
 
 // Validate implements Params.
