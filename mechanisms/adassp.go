@@ -68,7 +68,7 @@ func (p AdaSSPParams) Validate() error {
 }
 
 func init() {
-	Register(Info{Name: "adassp", Title: "AdaSSP", Ref: "Wang18", Tasks: []datasets.Task{datasets.Regression}, Private: true, Version: 1},
+	Register(Info{Name: "adassp", Title: "AdaSSP", Ref: "Wang18", Tasks: []datasets.Task{datasets.Regression}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"gaussian"}},
 		func(p AdaSSPParams) (Mechanism, error) { return &AdaSSP{p: p}, nil }, AdaSSPParams{})
 }
 

@@ -85,7 +85,7 @@ func (p DPGDParams) radius() float64 { return orDefault(p.Radius, 1) }
 func (p DPGDParams) clip() float64   { return orDefault(p.Clip, 1) }
 
 func init() {
-	Register(Info{Name: "dpgd", Title: "DP-GD (projected, averaged)", Ref: "HSS24", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1},
+	Register(Info{Name: "dpgd", Title: "DP-GD (projected, averaged)", Ref: "HSS24", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"}},
 		func(p DPGDParams) (Mechanism, error) { return &DPGD{p: p}, nil }, DPGDParams{Iterations: 5})
 }
 

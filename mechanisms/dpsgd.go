@@ -105,7 +105,7 @@ func (p DPSGDParams) config() solvers.DPSGDConfig {
 }
 
 func init() {
-	Register(Info{Name: "dpsgd", Title: "DP-SGD", Ref: "ACG+16", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1},
+	Register(Info{Name: "dpsgd", Title: "DP-SGD", Ref: "ACG+16", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"poisson_sampled_gaussian"}},
 		func(p DPSGDParams) (Mechanism, error) { return &DPSGD{p: p}, nil },
 		DPSGDParams{Epochs: 5, LearningRate: 0.05})
 }

@@ -85,7 +85,7 @@ func (p LinearMixingParams) Validate() error {
 
 func init() {
 	Register(Info{Name: "linear-mixing", Title: "Linear mixing", Ref: "LSS+25",
-		Tasks: []datasets.Task{datasets.Regression, datasets.Binary}, Private: true, Version: 1},
+		Tasks: []datasets.Task{datasets.Regression, datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationZeroOut, Events: []string{"gaussmix", "gaussian", "approx_dp"}},
 		func(p LinearMixingParams) (Mechanism, error) { return &LinearMixing{p: p}, nil },
 		LinearMixingParams{sketchParams: sketchParams{K: 12}})
 }

@@ -38,7 +38,7 @@ func (p LogRegParams) Validate() error {
 }
 
 func init() {
-	Register(Info{Name: "logreg", Title: "Non-private logistic regression", Ref: "RKW23", Tasks: []datasets.Task{datasets.Binary}, Private: false, Version: 1},
+	Register(Info{Name: "logreg", Title: "Non-private logistic regression", Ref: "RKW23", Tasks: []datasets.Task{datasets.Binary}, Private: false, Version: 1, Events: []string{"non_private"}},
 		func(p LogRegParams) (Mechanism, error) { return &LogReg{p: p}, nil }, LogRegParams{})
 }
 

@@ -86,7 +86,7 @@ func (p ObjPertAMPParams) Validate() error {
 }
 
 func init() {
-	Register(Info{Name: "objpert-amp", Title: "Algorithm 1 (AMP)", Ref: "RKW23", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1},
+	Register(Info{Name: "objpert-amp", Title: "Algorithm 1 (AMP)", Ref: "RKW23", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"amp"}},
 		func(p ObjPertAMPParams) (Mechanism, error) { return &ObjPertAMP{p: p}, nil }, ObjPertAMPParams{})
 }
 

@@ -115,7 +115,7 @@ func (p ObjPertKiferParams) Validate() error {
 
 func init() {
 	Register(Info{Name: "objpert-kifer", Title: "Objective perturbation (Kifer et al.)", Ref: "KST12",
-		Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 2},
+		Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 2, Relation: accounting.RelationAddRemove, Events: []string{"gaussian", "approx_dp"}},
 		func(p ObjPertKiferParams) (Mechanism, error) { return &ObjPertKifer{p: p}, nil }, ObjPertKiferParams{})
 }
 

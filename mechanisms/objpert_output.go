@@ -69,7 +69,7 @@ func (p ObjPertOutputParams) Validate() error {
 }
 
 func init() {
-	Register(Info{Name: "objpert-output", Title: "Output perturbation", Ref: "CMS11", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1},
+	Register(Info{Name: "objpert-output", Title: "Output perturbation", Ref: "CMS11", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"gaussian"}},
 		func(p ObjPertOutputParams) (Mechanism, error) { return &ObjPertOutput{p: p}, nil }, ObjPertOutputParams{})
 }
 

@@ -90,10 +90,10 @@ func (p PCADPGDParams) k() int {
 
 func init() {
 	bin := []datasets.Task{datasets.Binary}
-	Register(Info{Name: "dppca-dpgd", Title: "DP-PCA + DP-GD", Ref: "HSS24", Tasks: bin, Private: true, Version: 1},
+	Register(Info{Name: "dppca-dpgd", Title: "DP-PCA + DP-GD", Ref: "HSS24", Tasks: bin, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"}},
 		func(p PCADPGDParams) (Mechanism, error) { return &PCADPGD{p: p}, nil },
 		PCADPGDParams{DPGDParams: DPGDParams{Iterations: 5}, K: 2})
-	Register(Info{Name: "ptr-pca-dpgd", Title: "PCA + DP-GD with PTR (Algorithm 1)", Ref: "HSS24", Tasks: bin, Private: true, Version: 1},
+	Register(Info{Name: "ptr-pca-dpgd", Title: "PCA + DP-GD with PTR (Algorithm 1)", Ref: "HSS24", Tasks: bin, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"laplace", "approx_dp", "preprocessed", "gaussian"}},
 		func(p PCADPGDParams) (Mechanism, error) {
 			if p.Beta == 0 {
 				return nil, errors.New("beta: PTR needs a proposed eigengap bound β > 0 (public, never read from the data)")

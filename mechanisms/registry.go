@@ -27,9 +27,10 @@ type Info struct {
 	// "" for a non-private learner). TestConformance checks it against
 	// accounting.LedgerRelation of what Fit returns.
 	Relation string
-	// Events are the leaf event kinds ("gaussian", "laplace", …) the ledger
-	// may hold, whatever the params; TestConformance checks that Fit's
-	// ledger and EventShapes use no other.
+	// Events are the event kinds ("gaussian", "laplace", …) the ledger may
+	// release, whatever the params; the structural kinds with_relation,
+	// parallel and noop aside. TestConformance checks that the leaves of
+	// Fit's ledger and of EventShapes are among them.
 	Events []string
 	// Version is bumped whenever the mechanism's output for the same inputs
 	// and seed changes; it is part of every cell key, so stored trials of an

@@ -413,11 +413,11 @@ func init() {
 	// Test configurations: tiny and fast, and (total scope) calibrated, so
 	// that the conformance tests' loose (ε, δ) target is met; μ = 1 keeps η
 	// small on the 200-row nodes of the test data.
-	Register(Info{Name: dgdPlainName, Title: "No noise", Ref: "HMB23", Tasks: reg, Private: false, Version: 1},
+	Register(Info{Name: dgdPlainName, Title: "No noise", Ref: "HMB23", Tasks: reg, Private: false, Version: 1, Events: []string{"non_private"}},
 		build(dgdPlain), DGDParams{Iterations: 3})
-	Register(Info{Name: dgdRGMName, Title: "Relative (RGM)", Ref: "HMB23", Tasks: reg, Private: true, Version: 1},
+	Register(Info{Name: dgdRGMName, Title: "Relative (RGM)", Ref: "HMB23", Tasks: reg, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"rgm", "laplace", "approx_dp"}},
 		build(dgdRGM), DGDParams{Iterations: 3, Mu: 1, EpsilonScope: scopeTotal})
-	Register(Info{Name: dgdClipName, Title: "Clipped", Ref: "HMB23", Tasks: reg, Private: true, Version: 1},
+	Register(Info{Name: dgdClipName, Title: "Clipped", Ref: "HMB23", Tasks: reg, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"}},
 		build(dgdClip), DGDParams{Iterations: 3, Mu: 1, EpsilonScope: scopeTotal})
 }
 

@@ -32,7 +32,7 @@ func (p RidgeParams) Validate() error {
 }
 
 func init() {
-	Register(Info{Name: "ridge", Title: "Non-private ridge", Ref: "LSS+25", Tasks: []datasets.Task{datasets.Regression}, Private: false, Version: 1},
+	Register(Info{Name: "ridge", Title: "Non-private ridge", Ref: "LSS+25", Tasks: []datasets.Task{datasets.Regression}, Private: false, Version: 1, Events: []string{"non_private"}},
 		func(p RidgeParams) (Mechanism, error) { return &Ridge{p: p}, nil }, RidgeParams{})
 }
 

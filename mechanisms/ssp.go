@@ -48,7 +48,7 @@ func (p SSPParams) Validate() error {
 }
 
 func init() {
-	Register(Info{Name: "ssp", Title: "SSP (Gaussian mechanism)", Ref: "HSS24", Tasks: []datasets.Task{datasets.Regression}, Private: true, Version: 1},
+	Register(Info{Name: "ssp", Title: "SSP (Gaussian mechanism)", Ref: "HSS24", Tasks: []datasets.Task{datasets.Regression}, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"}},
 		func(p SSPParams) (Mechanism, error) { return &SSP{p: p}, nil }, SSPParams{})
 }
 
