@@ -44,6 +44,7 @@ func init() {
 		renderCommand,
 		accountCommand,
 		datasetsCommand,
+		mechanismsCommand,
 		versionCommand,
 		{
 			Name:      "help",
