@@ -11,13 +11,14 @@ import (
 // packages each dplab package may import. Paths are relative to the module.
 var allowedImports = map[string][]string{
 	"internal/rngs":         {},
-	"internal/registry":     {},
+	"internal/registry":     {"internal/suggest"},
+	"internal/suggest":      {},
 	"internal/oncemap":      {},
 	"internal/fileutil":     {},
 	"internal/buildtest":    {},
 	"internal/fielddoc":     {},
 	"mechanisms/accounting": {"internal/oncemap"},
-	"datasets":              {"internal/rngs", "internal/registry", "internal/oncemap"},
+	"datasets":              {"internal/suggest", "internal/rngs", "internal/registry", "internal/oncemap"},
 	"datasets/preprocess":   {"internal/rngs", "mechanisms/accounting", "datasets"},
 	"solvers":               {"internal/rngs"},
 	"mechanisms":            {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "internal/rngs", "internal/registry", "internal/oncemap", "internal/fielddoc"},
@@ -25,9 +26,9 @@ var allowedImports = map[string][]string{
 	"plotting":              {"internal/fileutil"},
 	// experiments/spec ← experiments/run ← experiments/report: one way.
 	"experiments/curves":            {"mechanisms/accounting", "datasets/preprocess"},
-	"experiments/spec":              {"experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
+	"experiments/spec":              {"internal/suggest", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
 	"experiments/run":               {"experiments/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
-	"experiments/report":            {"experiments/spec", "experiments/run", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
+	"experiments/report":            {"internal/suggest", "experiments/spec", "experiments/run", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
 	"experiments/internal/spectest": {"experiments/spec"},
 	".":                             {"experiments/spec", "experiments/run", "experiments/report", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs"},
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/internal/suggest"
 	"github.com/dplab/dplab/plotting"
 )
 
@@ -197,7 +198,7 @@ func decodeOutputs(s *spec.Spec) (*outputs, error) {
 		o := &s.Figures[i]
 		k, ok := figureKinds[o.Kind]
 		if !ok {
-			return nil, s.OutputError("figure", i, "kind", "figure kind %q: want %s", o.Kind, strings.Join(FigureKinds(), ", "))
+			return nil, s.OutputError("figure", i, "kind", "figure kind %q%s: want %s", o.Kind, suggest.DidYouMean(o.Kind, FigureKinds()), strings.Join(FigureKinds(), ", "))
 		}
 		f, err := k.Decode(&Block{Spec: s, Kind: "figure", Index: i, Out: o})
 		if err != nil {
@@ -209,7 +210,7 @@ func decodeOutputs(s *spec.Spec) (*outputs, error) {
 		o := &s.Tables[i]
 		k, ok := tableKinds[o.Kind]
 		if !ok {
-			return nil, s.OutputError("table", i, "kind", "table kind %q: want %s", o.Kind, strings.Join(TableKinds(), ", "))
+			return nil, s.OutputError("table", i, "kind", "table kind %q%s: want %s", o.Kind, suggest.DidYouMean(o.Kind, TableKinds()), strings.Join(TableKinds(), ", "))
 		}
 		t, err := k.Decode(&Block{Spec: s, Kind: "table", Index: i, Out: o})
 		if err != nil {

@@ -36,7 +36,10 @@ func TestOutputErrors(t *testing.T) {
 		}, 24, "figure[0].kind", "want " + strings.Join(FigureKinds(), ", ")},
 		{"unknown figure key", func(s string) string {
 			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nbnad = \"ci\"", 1)
-		}, 24, "figure[0].bnad", "unknown key"},
+		}, 24, "figure[0].bnad", `unknown key (did you mean "band"?); valid keys: band, center, columns,`},
+		{"misspelt figure kind", func(s string) string {
+			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nkind = \"epsillon\"", 1)
+		}, 24, "figure[0].kind", `figure kind "epsillon" (did you mean "epsilon"?): want`},
 		// issue 10: a curves figure used to accept (and ignore) the epsilon
 		// kind's keys, and validation returned early for it.
 		{"curves figure with time_ratio", func(s string) string {
