@@ -45,6 +45,7 @@ func init() {
 		accountCommand,
 		datasetsCommand,
 		mechanismsCommand,
+		kindsCommand,
 		versionCommand,
 		{
 			Name:      "help",

@@ -5,23 +5,23 @@ import "github.com/dplab/dplab/plotting"
 // curvesFigure draws the spec's analytic [[curve]] blocks, one panel per
 // curve panel.
 type curvesFigure struct {
-	Curves  []string `toml:"curves"` // curve labels; default all
-	Panels  []string `toml:"panels"` // panels to draw, in order; default all
-	LogX    *bool    `toml:"log_x"`  // default false
-	LogY    bool     `toml:"log_y"`
-	Title   string   `toml:"title"`
-	XLabel  string   `toml:"x_label"`
-	YLabel  string   `toml:"y_label"`
-	Columns int      `toml:"columns"`
+	Curves  []string `toml:"curves"`  // curve labels; default all
+	Panels  []string `toml:"panels"`  // panels to draw, in order; default all
+	LogX    *bool    `toml:"log_x"`   // default false
+	LogY    bool     `toml:"log_y"`   // log-scale y axis; default false
+	Title   string   `toml:"title"`   // figure title; default none
+	XLabel  string   `toml:"x_label"` // x axis label; default none
+	YLabel  string   `toml:"y_label"` // y axis label; default none
+	Columns int      `toml:"columns"` // panels per row; 0 means up to 2
 	Formats []string `toml:"formats"` // default ["png", "svg"]
-	Note    string   `toml:"note"`
-	Legend  string   `toml:"legend"` // "top-right" (default), "top-left", "bottom-right", "bottom-left"
+	Note    string   `toml:"note"`    // added to the footnote
+	Legend  string   `toml:"legend"`  // "top-right" (default), "top-left", "bottom-right", "bottom-left"
 
 	spec figureSpec
 }
 
 func init() {
-	RegisterFigure("curves", Kind[Figure]{Example: `panels = ["p"]`, Decode: func(b *Block) (Figure, error) {
+	RegisterFigure("curves", Kind[Figure]{Params: curvesFigure{}, Example: `panels = ["p"]`, Decode: func(b *Block) (Figure, error) {
 		var f curvesFigure
 		if err := b.Decode(&f); err != nil {
 			return nil, err

@@ -5,19 +5,19 @@ import "github.com/dplab/dplab/plotting"
 // epsilonFigure is the default figure kind: a metric versus ε, one panel
 // per dataset, one line per mechanism, with a band (CI, IQR or min–max).
 type epsilonFigure struct {
-	Title      string   `toml:"title"`
-	Metric     string   `toml:"metric"`
+	Title      string   `toml:"title"`      // figure title; default none
+	Metric     string   `toml:"metric"`     // required: the metric on the y axis (test_mse, test_accuracy, …)
 	Datasets   []string `toml:"datasets"`   // labels; default all
 	Mechanisms []string `toml:"mechanisms"` // labels; default all
 	Band       string   `toml:"band"`       // "ci" (default), "iqr", "minmax", "none"
 	Center     string   `toml:"center"`     // "mean" (default) or "median"
 	LogX       *bool    `toml:"log_x"`      // default true
-	LogY       bool     `toml:"log_y"`
-	XLabel     string   `toml:"x_label"`
-	YLabel     string   `toml:"y_label"`
-	Columns    int      `toml:"columns"`
-	Formats    []string `toml:"formats"` // default ["png", "svg"]
-	Note       string   `toml:"note"`    // added to the footnote
+	LogY       bool     `toml:"log_y"`      // log-scale y axis; default false
+	XLabel     string   `toml:"x_label"`    // x axis label; default "ε"
+	YLabel     string   `toml:"y_label"`    // y axis label; default the metric's title
+	Columns    int      `toml:"columns"`    // panels per row; 0 means up to 2
+	Formats    []string `toml:"formats"`    // default ["png", "svg"]
+	Note       string   `toml:"note"`       // added to the footnote
 	// TimeRatio names two mechanism labels [A, B]: each panel's note gives
 	// A's mean wall time per fit over B's at the largest ε (the GaussMix
 	// paper's "Faster by" of Figures 3 and 5).
@@ -28,7 +28,7 @@ type epsilonFigure struct {
 }
 
 func init() {
-	RegisterFigure("epsilon", Kind[Figure]{Example: `metric = "test_mse"`, Decode: func(b *Block) (Figure, error) {
+	RegisterFigure("epsilon", Kind[Figure]{Params: epsilonFigure{}, Example: `metric = "test_mse"`, Decode: func(b *Block) (Figure, error) {
 		var f epsilonFigure
 		if err := b.Decode(&f); err != nil {
 			return nil, err

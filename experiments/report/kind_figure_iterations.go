@@ -23,13 +23,13 @@ type iterationsFigure struct {
 	Band       string    `toml:"band"`       // "minmax" (default), "ci", "none"
 	LogY       *bool     `toml:"log_y"`      // default true
 	Floor      float64   `toml:"floor"`      // log y: values ≤ 0 are drawn at this floor; 0 means a tenth of the decade of the smallest positive value drawn
-	Title      string    `toml:"title"`
-	XLabel     string    `toml:"x_label"` // default "iteration t"
-	YLabel     string    `toml:"y_label"` // default the trace's name
-	Columns    int       `toml:"columns"`
-	Formats    []string  `toml:"formats"` // default ["png", "svg"]
-	Note       string    `toml:"note"`    // added to the footnote
-	Legend     string    `toml:"legend"`  // "top-right" (default), "top-left", "bottom-right", "bottom-left"
+	Title      string    `toml:"title"`      // figure title; default none
+	XLabel     string    `toml:"x_label"`    // default "iteration t"
+	YLabel     string    `toml:"y_label"`    // default the trace's name
+	Columns    int       `toml:"columns"`    // panels per row; 0 means up to 2
+	Formats    []string  `toml:"formats"`    // default ["png", "svg"]
+	Note       string    `toml:"note"`       // added to the footnote
+	Legend     string    `toml:"legend"`     // "top-right" (default), "top-left", "bottom-right", "bottom-left"
 
 	name string
 	sel  iterSpec
@@ -37,6 +37,7 @@ type iterationsFigure struct {
 
 func init() {
 	RegisterFigure("iterations", Kind[Figure]{
+		Params:  iterationsFigure{},
 		Example: "trace = \"excess_objective\"\npanel_by = \"split\"\ntitle = \"Excess objective per iteration\"",
 		Decode: func(b *Block) (Figure, error) {
 			f := iterationsFigure{name: b.Out.Name}

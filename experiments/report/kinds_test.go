@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -27,7 +28,8 @@ func TestOutputErrors(t *testing.T) {
 		key  string
 		want string
 	}{
-		{"unknown metric", func(s string) string { return strings.Replace(s, `metric = "test_mse"`, `metric = "mse"`, 1) }, 23, "figure[0].metric", "unknown metric"},
+		{"unknown metric", func(s string) string { return strings.Replace(s, `metric = "test_mse"`, `metric = "mse"`, 1) }, 23, "figure[0].metric", `unknown metric "mse"`},
+		{"misspelt metric", func(s string) string { return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mes"`, 1) }, 23, "figure[0].metric", `unknown metric "test_mes" (did you mean "test_mse"?)`},
 		{"bad legend", func(s string) string {
 			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nlegend = \"middle\"", 1)
 		}, 24, "figure[0].legend", "bottom-right"},
@@ -90,7 +92,7 @@ func (f *scratchFigure) draw(v *view) *plotting.Figure {
 func (f *scratchFigure) formats() []string { return []string{"svg"} }
 
 func TestScratchFigureKind(t *testing.T) {
-	RegisterFigure("scratch", Kind[Figure]{Example: `metric = "test_mse"`, Decode: func(b *Block) (Figure, error) {
+	RegisterFigure("scratch", Kind[Figure]{Params: scratchFigure{}, Example: `metric = "test_mse"`, Decode: func(b *Block) (Figure, error) {
 		f := scratchFigure{name: b.Out.Name}
 		if err := b.Decode(&f); err != nil {
 			return nil, err
@@ -220,10 +222,16 @@ func exerciseKind(block, kind, dir string, cache *run.DataCache) (err error) {
 		return fmt.Errorf("the example does not decode: %w", err)
 	}
 	var formats []string
+	var decoded, params reflect.Type
 	if block == "figure" {
 		formats = outs.figures[0].formats()
+		decoded, params = reflect.TypeOf(outs.figures[0]), reflect.TypeOf(figureKinds[kind].Params)
 	} else {
 		formats = outs.tables[0].formats()
+		decoded, params = reflect.TypeOf(outs.tables[0]), reflect.TypeOf(tableKinds[kind].Params)
+	}
+	if decoded != reflect.PointerTo(params) {
+		return fmt.Errorf("Decode returned a %v, but the kind's Params is a %v: dplab kinds would list the wrong keys", decoded, params)
 	}
 	if len(formats) == 0 {
 		return errors.New("the example's block writes no formats")
@@ -408,13 +416,13 @@ func TestExerciseKindCatchesBrokenKinds(t *testing.T) {
 				return nil
 			}
 			if tc.block == "figure" {
-				RegisterFigure("broken", Kind[Figure]{Example: tc.example, Decode: func(b *Block) (Figure, error) {
+				RegisterFigure("broken", Kind[Figure]{Params: brokenFigure{}, Example: tc.example, Decode: func(b *Block) (Figure, error) {
 					f := &brokenFigure{name: b.Out.Name, fig: tc.fig, fmts: tc.fmts}
 					return f, decode(b, f)
 				}})
 				defer delete(figureKinds, "broken")
 			} else {
-				RegisterTable("broken", Kind[Table]{Example: tc.example, Decode: func(b *Block) (Table, error) {
+				RegisterTable("broken", Kind[Table]{Params: brokenTable{}, Example: tc.example, Decode: func(b *Block) (Table, error) {
 					t := &brokenTable{name: b.Out.Name, tabs: tc.tabs}
 					return t, decode(b, t)
 				}})
@@ -434,15 +442,17 @@ func TestExerciseKindCatchesBrokenKinds(t *testing.T) {
 	}
 }
 
-// TestRegisterRefusesIncompleteKinds: a kind without an example or a
-// decode function cannot be registered.
+// TestRegisterRefusesIncompleteKinds: a kind without an example, a decode
+// function or its params struct cannot be registered.
 func TestRegisterRefusesIncompleteKinds(t *testing.T) {
 	decode := func(b *Block) (Figure, error) { return nil, nil }
 	for name, k := range map[string]Kind[Figure]{
-		"no example":       {Decode: decode},
-		"a blank example":  {Decode: decode, Example: " \n"},
-		"no decode":        {Example: `metric = "test_mse"`},
-		"a duplicate kind": {Decode: decode, Example: `metric = "test_mse"`},
+		"no example":       {Decode: decode, Params: epsilonFigure{}},
+		"a blank example":  {Decode: decode, Example: " \n", Params: epsilonFigure{}},
+		"no decode":        {Example: `metric = "test_mse"`, Params: epsilonFigure{}},
+		"no params":        {Decode: decode, Example: `metric = "test_mse"`},
+		"a pointer params": {Decode: decode, Example: `metric = "test_mse"`, Params: &epsilonFigure{}},
+		"a duplicate kind": {Decode: decode, Example: `metric = "test_mse"`, Params: epsilonFigure{}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			kind := "incomplete"

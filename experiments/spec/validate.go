@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/suggest"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/results"
@@ -60,7 +61,7 @@ func (s *Spec) Validate() error {
 	}
 	for _, m := range s.Metrics {
 		if _, ok := LookupMetric(m); !ok {
-			return s.errAt("metrics", k.line("metrics"), "unknown metric %q (known: %s)", m, metricNames())
+			return s.errAt("metrics", k.line("metrics"), "%s", unknownMetric(m))
 		}
 	}
 	if err := s.checkTrainOnly(); err != nil {
@@ -127,6 +128,16 @@ func metricNames() string {
 		names = append(names, m.Name)
 	}
 	return fmt.Sprint(names)
+}
+
+// unknownMetric is the error text for an unknown metric name: the closest
+// known name, and all of them.
+func unknownMetric(name string) string {
+	var names []string
+	for _, m := range Metrics {
+		names = append(names, m.Name)
+	}
+	return fmt.Sprintf("unknown metric %q%s (known: %s)", name, suggest.DidYouMean(name, names), metricNames())
 }
 
 func (s *Spec) checkEpsilons(key string, v Values) error {
@@ -382,7 +393,7 @@ func (s *Spec) checkTrainOnly() error {
 func (s *Spec) checkMetric(block string, i int, name string) error {
 	m, ok := LookupMetric(name)
 	if !ok {
-		return s.errIn(block, i, "metric", "unknown metric %q (known: %s)", name, metricNames())
+		return s.errIn(block, i, "metric", "%s", unknownMetric(name))
 	}
 	if j := s.allRows(); j >= 0 && m.On != "train" {
 		return s.errIn(block, i, "metric", "metric %q is computed on the %s part, but dataset %q has split.all = true (no %s part): use a train metric", name, m.On, s.Datasets[j].Label, m.On)

@@ -107,12 +107,13 @@ func plural(s string) string {
 
 // Generate returns the Go source of a file of package pkg that declares
 //
-//	var <varName> = map[string]string{"Type.Field": "doc comment", …}
+//	var <varName> = map[string]string{"Type": "type doc", "Type.Field": "field doc", …}
 //
-// for every toml-tagged field of every struct type declared in the non-test
-// Go files of dir (the file named out, the generated file itself, is
-// skipped). A field's doc is its doc comment, else its line comment, joined
-// into one paragraph. by names the command that regenerates the file, for
+// for every toml-tagged field of every top-level struct type declared in the
+// non-test Go files of dir, and for the doc of each such type (the file
+// named out, the generated file itself, is skipped). A field's doc is its
+// doc comment, else its line comment; each doc is joined into one
+// paragraph. by names the command that regenerates the file, for
 // its header.
 func Generate(dir, pkg, varName, out, by string) ([]byte, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -137,36 +138,26 @@ func Generate(dir, pkg, varName, out, by string) ([]byte, error) {
 		if f.Name.Name != pkg {
 			continue
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			ts, ok := n.(*ast.TypeSpec)
-			if !ok {
-				return true
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
 			}
-			st, ok := ts.Type.(*ast.StructType)
-			if !ok {
-				return true
-			}
-			for _, fl := range st.Fields.List {
-				if fl.Tag == nil || len(fl.Names) == 0 {
+			for _, sp := range gd.Specs {
+				ts := sp.(*ast.TypeSpec)
+				st, ok := ts.Type.(*ast.StructType)
+				if !ok {
 					continue
 				}
-				tag, err := strconv.Unquote(fl.Tag.Value)
-				if err != nil {
-					continue
+				doc := ts.Doc
+				if doc == nil && len(gd.Specs) == 1 {
+					doc = gd.Doc
 				}
-				if _, ok := reflect.StructTag(tag).Lookup("toml"); !ok {
-					continue
-				}
-				text := fl.Doc.Text()
-				if text == "" {
-					text = fl.Comment.Text()
-				}
-				for _, name := range fl.Names {
-					docs[ts.Name.Name+"."+name.Name] = paragraph(text)
+				if structDocs(docs, ts.Name.Name, st) && doc != nil {
+					docs[ts.Name.Name] = paragraph(doc.Text())
 				}
 			}
-			return true
-		})
+		}
 	}
 	keys := make([]string, 0, len(docs))
 	for k := range docs {
@@ -183,6 +174,33 @@ func Generate(dir, pkg, varName, out, by string) ([]byte, error) {
 	}
 	b.WriteString("}\n")
 	return format.Source(b.Bytes())
+}
+
+// structDocs adds the doc of every toml-tagged field of struct type name
+// to docs and reports whether there was one.
+func structDocs(docs map[string]string, name string, st *ast.StructType) bool {
+	tagged := false
+	for _, fl := range st.Fields.List {
+		if fl.Tag == nil || len(fl.Names) == 0 {
+			continue
+		}
+		tag, err := strconv.Unquote(fl.Tag.Value)
+		if err != nil {
+			continue
+		}
+		if _, ok := reflect.StructTag(tag).Lookup("toml"); !ok {
+			continue
+		}
+		tagged = true
+		text := fl.Doc.Text()
+		if text == "" {
+			text = fl.Comment.Text()
+		}
+		for _, n := range fl.Names {
+			docs[name+"."+n.Name] = paragraph(text)
+		}
+	}
+	return tagged
 }
 
 // paragraph joins the lines of a comment into one line.
