@@ -1,11 +1,9 @@
 package mechanisms
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"math"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -17,29 +15,11 @@ import (
 	"github.com/dplab/dplab/mechanisms/accounting"
 )
 
-// paramDocsFile is the generated file of params doc comments.
-const paramDocsFile = "params_doc.go"
-
-// TestParamDocsGenerated fails when params_doc.go is not what the params
-// structs' doc comments give; DPLAB_UPDATE_PARAMDOCS=1 (go generate)
-// rewrites it.
+// TestParamDocsGenerated fails when params_doc.go is not what the params structs' doc comments
+// give; go generate (DPLAB_UPDATE_PARAMDOCS=1) rewrites it.
 func TestParamDocsGenerated(t *testing.T) {
-	want, err := fielddoc.Generate(".", "mechanisms", "paramDocs", paramDocsFile, "go generate ./mechanisms (TestParamDocsGenerated)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if os.Getenv("DPLAB_UPDATE_PARAMDOCS") != "" {
-		if err := os.WriteFile(paramDocsFile, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile(paramDocsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale: a params field's doc comment changed; run go generate ./mechanisms", paramDocsFile)
+	if err := fielddoc.CheckGenerated(".", "mechanisms", "paramDocs", "params_doc.go", "go generate ./mechanisms"); err != nil {
+		t.Error(err)
 	}
 }
 

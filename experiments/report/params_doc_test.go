@@ -1,36 +1,16 @@
 package report
 
 import (
-	"bytes"
-	"os"
 	"testing"
 
 	"github.com/dplab/dplab/internal/fielddoc"
 )
 
-// kindDocsFile is the generated file of the kinds' doc comments.
-const kindDocsFile = "params_doc.go"
-
-// TestKindDocsGenerated fails when params_doc.go is not what the kinds'
-// structs' doc comments give; DPLAB_UPDATE_PARAMDOCS=1 (go generate)
-// rewrites it.
+// TestKindDocsGenerated fails when params_doc.go is not what the kinds' structs' doc comments
+// give; go generate (DPLAB_UPDATE_PARAMDOCS=1) rewrites it.
 func TestKindDocsGenerated(t *testing.T) {
-	want, err := fielddoc.Generate(".", "report", "kindDocs", kindDocsFile, "go generate ./experiments/report (TestKindDocsGenerated)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if os.Getenv("DPLAB_UPDATE_PARAMDOCS") != "" {
-		if err := os.WriteFile(kindDocsFile, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile(kindDocsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale: a figure or table kind's doc comment changed; run go generate ./experiments/report", kindDocsFile)
+	if err := fielddoc.CheckGenerated(".", "report", "kindDocs", "params_doc.go", "go generate ./experiments/report"); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -207,3 +207,30 @@ func structDocs(docs map[string]string, name string, st *ast.StructType) bool {
 func paragraph(text string) string {
 	return strings.Join(strings.Fields(text), " ")
 }
+
+// UpdateEnv is the environment variable that makes CheckGenerated rewrite
+// the generated file instead of comparing it (go generate sets it).
+const UpdateEnv = "DPLAB_UPDATE_PARAMDOCS"
+
+// CheckGenerated compares the generated file out in dir with what Generate
+// gives now and returns an error naming the file when it is stale; with
+// $DPLAB_UPDATE_PARAMDOCS set it rewrites the file instead. A package's test
+// calls it, and its go:generate line runs that test with the variable set.
+func CheckGenerated(dir, pkg, varName, out, by string) error {
+	want, err := Generate(dir, pkg, varName, out, by)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, out)
+	if os.Getenv(UpdateEnv) != "" {
+		return os.WriteFile(path, want, 0o644)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, want) {
+		return fmt.Errorf("%s is stale: a field's doc comment changed; run %s", path, by)
+	}
+	return nil
+}

@@ -63,3 +63,30 @@ func TestGenerate(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckGenerated(t *testing.T) {
+	dir := t.TempDir()
+	src := "package p\n\ntype P struct {\n\tRho float64 `toml:\"rho\"` // the rho\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check := func() error { return CheckGenerated(dir, "p", "docs", "gen.go", "test") }
+	if err := check(); err == nil {
+		t.Error("no generated file: want an error")
+	}
+	t.Setenv(UpdateEnv, "1")
+	if err := check(); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(UpdateEnv, "")
+	if err := check(); err != nil {
+		t.Errorf("just generated: %v", err)
+	}
+	src = strings.Replace(src, "the rho", "the new rho", 1)
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := check(); err == nil || !strings.Contains(err.Error(), "gen.go is stale") {
+		t.Errorf("after a doc comment changed: err = %v, want stale", err)
+	}
+}
