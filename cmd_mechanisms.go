@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 
@@ -35,15 +36,39 @@ comments and tags, so it is what "dplab run" accepts.`,
 var referencesMD string
 
 // paperCitation returns the entry of key in docs/references.md ("Y.-X. Wang.
-// Revisiting … arXiv:1803.02596v2. …"), or "" if there is none.
+// Revisiting … arXiv:1803.02596v2. …") without its pointers into the
+// repository's shared folder (see withoutSharedPaths), or "" if there is
+// none.
 func paperCitation(key string) string {
 	prefix := "- [" + key + "] "
 	for _, line := range strings.Split(referencesMD, "\n") {
 		if rest, ok := strings.CutPrefix(line, prefix); ok {
-			return strings.TrimSpace(rest)
+			return withoutSharedPaths(strings.TrimSpace(rest))
 		}
 	}
 	return ""
+}
+
+// sharedPathRes match a pointer of docs/references.md into ../shared (the stored
+// paper text, research notes), which a reader of dplab's output does not
+// have, with the words that introduce it.
+var sharedPathRes = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(" \\(`\\.\\./shared/[^`]*`\\)"), ""},            // " (`path`)"
+	{regexp.MustCompile("\\(`\\.\\./shared/[^`]*`; "), "("},             // "(`path`; note)"
+	{regexp.MustCompile("; `\\.\\./shared/[^`]*`\\)"), ")"},             // "(note; `path`)"
+	{regexp.MustCompile(", `\\.\\./shared/[^`]*`,"), ""},                // "the text, `path`, prints"
+	{regexp.MustCompile("[.;] [^.;()`]*`\\.\\./shared/[^`]*`\\."), "."}, // "; formulas in `path`."
+}
+
+// withoutSharedPaths removes the ../shared pointers of a references entry.
+func withoutSharedPaths(entry string) string {
+	for _, r := range sharedPathRes {
+		entry = r.re.ReplaceAllString(entry, r.with)
+	}
+	return entry
 }
 
 func cmdMechanisms(_ context.Context, args []string, stdout, _ io.Writer) error {

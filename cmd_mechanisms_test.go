@@ -74,3 +74,32 @@ func TestMechanismsUnknownName(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want 2 and the known names", code, errOut)
 	}
 }
+
+// TestPaperCitationsForOutsideReaders: the citations dplab mechanisms
+// prints keep authors, title and arXiv id but no pointer into ../shared,
+// which a reader of the output does not have, and no punctuation left
+// dangling by its removal.
+func TestPaperCitationsForOutsideReaders(t *testing.T) {
+	keys := regexp.MustCompile(`(?m)^- \[([^\]]+)\] `).FindAllStringSubmatch(referencesMD, -1)
+	if len(keys) < 30 {
+		t.Fatalf("%d entries parsed from docs/references.md", len(keys))
+	}
+	for _, k := range keys {
+		c := paperCitation(k[1])
+		for _, bad := range []string{"../shared", "()", " .", " ,", "(;", ";)", "in ."} {
+			if strings.Contains(c, bad) {
+				t.Errorf("[%s] %q contains %q", k[1], c, bad)
+			}
+		}
+	}
+	for key, want := range map[string]string{
+		"HMB23":  `H. Hendrikx, P. Mangold, A. Bellet. The Relative Gaussian Mechanism and its Application to Private Gradient Descent. AISTATS 2024, arXiv:2308.15250v2 (v2 corrects Theorem 1). v1: the 2023 first version, cited as "v1".`,
+		"HSS24":  `Y. Hu, A. Sanyal, B. Schölkopf. Provable Privacy with Non-Private Pre-Processing. ICML 2024 (PMLR 235), arXiv:2403.13041v1.`,
+		"LSS+25": `O. Lev, V. Srinivasan, M. Shenfeld, K. Ligett, A. Sekhari, A. C. Wilson. The Gaussian Mixing Mechanism: Rényi Differential Privacy via Gaussian Sketches. NeurIPS 2025, arXiv:2505.24603 (the stored text prints no version; numbering as there). Code omrilev1/GaussMix.`,
+		"RKW23":  `R. Redberg, A. Koskela, Y.-X. Wang. Improving the Privacy and Practicality of Objective Perturbation for Differentially Private Linear Learners. NeurIPS 2023, arXiv:2401.00583v1 (dated 31 Dec 2023).`,
+	} {
+		if got := paperCitation(key); got != want {
+			t.Errorf("[%s]\n got %s\nwant %s", key, got, want)
+		}
+	}
+}
