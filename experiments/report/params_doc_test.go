@@ -6,8 +6,9 @@ import (
 	"github.com/dplab/dplab/internal/fielddoc"
 )
 
-// TestKindDocsGenerated fails when params_doc.go is not what the kinds' structs' doc comments
-// give; go generate (DPLAB_UPDATE_PARAMDOCS=1) rewrites it.
+// TestKindDocsGenerated fails when params_doc.go is not what the doc
+// comments of the kinds' structs give; go generate
+// (DPLAB_UPDATE_PARAMDOCS=1) rewrites it.
 func TestKindDocsGenerated(t *testing.T) {
 	if err := fielddoc.CheckGenerated(".", "report", "kindDocs", "params_doc.go", "go generate ./experiments/report"); err != nil {
 		t.Error(err)
