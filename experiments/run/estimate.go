@@ -44,12 +44,12 @@ func (p *Plan) Estimate(ctx context.Context, s *spec.Spec, opt Options) error {
 	type ends struct{ first, last int }
 	rowOf := map[string]int{}
 	for i, row := range p.Rows {
-		rowOf[row.Dataset+"\x00"+row.Label] = i
+		rowOf[row.Dataset+"\x00"+row.Label] = i // planRow
 	}
 	picked := make([]*ends, len(p.Rows))
 	for i := range cells {
 		c := &cells[i]
-		j, ok := rowOf[s.Datasets[c.Dataset].Label+"\x00"+c.Label]
+		j, ok := rowOf[planRow(s, c)]
 		if !ok {
 			return fmt.Errorf("run: estimate: cell %q is in no plan row (the plan is of another spec)", c.Label)
 		}
