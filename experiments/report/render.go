@@ -259,10 +259,13 @@ func newStyler() func(label string) int {
 	}
 }
 
+// ordered returns the summaries of the current cells in the spec's cell
+// order, each with its dataset's registry name.
 func (v *view) ordered() []results.CellSummary {
 	var out []results.CellSummary
 	for _, c := range v.cells {
 		if a, ok := v.agg[c.Key]; ok {
+			a.DatasetName = v.spec.Datasets[c.Dataset].Name
 			out = append(out, a)
 		}
 	}
@@ -585,11 +588,13 @@ func (v *view) trialsText(keep func(*spec.Cell) bool) string {
 
 // completeness counts the trials the spec asks for in the cells keep
 // accepts and those stored (each cell's up to its own count), and the
-// cells with fewer stored than asked (short) or none (empty).
+// cells with fewer stored than asked (short) or none (empty). Cells of a
+// skipped dataset (optional data absent: its panel says "skipped: …") do
+// not count: rerunning would not fill them.
 func (v *view) completeness(keep func(*spec.Cell) bool) (stored, want, short, empty int) {
 	for i := range v.cells {
 		c := &v.cells[i]
-		if !keep(c) {
+		if _, skipped := v.skipped[v.spec.Datasets[c.Dataset].Label]; skipped || !keep(c) {
 			continue
 		}
 		want += c.Trials

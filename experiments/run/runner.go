@@ -445,6 +445,9 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 		return rec, true
 	}
 	rec.Privacy.Delta = results.Float(delta)
+	if !c.Private {
+		rec.Privacy.Delta = results.Float(math.NaN()) // no δ applies: stored as null
+	}
 	// Pre-processing (pipeline.go): the mechanism fits, and is scored on,
 	// the pre-processed parts; δ above is the raw training set's.
 	var pr *pipelineRun
