@@ -50,9 +50,11 @@ bench:
 	@mkdir -p bench
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) ./... | tee bench/latest.txt
 
-## reproduce: every paper spec at full size (hours; needs DPLAB_DATA)
+## reproduce: every paper spec at full size, one after another, with each
+## spec's plan estimate beside its measured wall time and the total (hours;
+## needs DPLAB_DATA; resumes where it stopped)
 reproduce:
-	$(GO) run . run experiments/*.toml
+	scripts/reproduce.sh -j $(or $(J),2)
 
 ## clean: the binary and every run's outputs (results/<name>/), not the results package
 clean:
