@@ -2,7 +2,6 @@ package solvers
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/diff/fd"
@@ -257,105 +256,6 @@ func TestObjectiveValidate(t *testing.T) {
 		if err := tc.o.Validate(); (err == nil) != tc.ok {
 			t.Errorf("%s: Validate() = %v", tc.name, err)
 		}
-	}
-}
-
-// rowByRowValueGrad is ValueGrad as it was before the blocked
-// matrix–vector form: one dot product and one scaled add per row. It is the
-// oracle of TestLogisticBlockedMatchesRowByRow.
-func rowByRowValueGrad(l *Logistic, grad, theta []float64) float64 {
-	raw := l.x.RawMatrix()
-	w := theta[:l.d]
-	var b float64
-	if l.bias {
-		b = theta[l.d]
-	}
-	clear(grad)
-	var f, gb float64
-	for i := 0; i < raw.Rows; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+l.d]
-		u := floats.Dot(row, w) + b
-		var v, g float64
-		if l.slope == nil {
-			v, g = logisticValueDeriv(u, l.y[i])
-		} else {
-			v, g = l.clippedValueDeriv(i, u)
-		}
-		f += v
-		floats.AddScaled(grad[:l.d], g, row)
-		gb += g
-	}
-	if l.bias {
-		grad[l.d] = gb
-	}
-	return f
-}
-
-// TestLogisticBlockedMatchesRowByRow: the blocked ValueGrad (two
-// matrix–vector products per 256 rows) equals the row-by-row pass to
-// rounding: the value within 1e-12 relative, and each gradient coordinate
-// within 1e-12 of Σᵢ |rᵢ x̃ᵢⱼ| (the sum's own scale, so that a coordinate
-// that cancels to near 0 is not held to an impossible relative bound). The
-// sizes cover a partial last block, a sub-block n, a view with a stride
-// larger than its columns, and clipping.
-func TestLogisticBlockedMatchesRowByRow(t *testing.T) {
-	t.Parallel()
-	big, ybig := logisticData(newTestRand(), 1000, 40, 4)
-	view := big.Slice(0, 1000, 3, 29).(*mat.Dense) // stride 40, 26 columns
-	for _, tc := range []struct {
-		name string
-		x    *mat.Dense
-		y    []float64
-		cfg  LogisticConfig
-	}{
-		{"n=1000,d=40,bias", big, ybig, LogisticConfig{Bias: true}},
-		{"n=1000,d=40", big, ybig, LogisticConfig{}},
-		{"view n=1000,d=26,bias", view, ybig, LogisticConfig{Bias: true}},
-		{"n=100,d=40,bias,clip", mat.DenseCopyOf(big.Slice(0, 100, 0, 40)), ybig[:100], LogisticConfig{Bias: true, Clip: 0.3}},
-		{"n=513,d=1", mat.DenseCopyOf(big.Slice(0, 513, 0, 1)), ybig[:513], LogisticConfig{Bias: true}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			l, err := NewLogistic(tc.x, tc.y, tc.cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for trial, scale := range []float64{0.1, 3, 30} {
-				theta := randomVec(rand.New(rand.NewPCG(7, uint64(trial))), l.Dim(), scale)
-				got, want := make([]float64, l.Dim()), make([]float64, l.Dim())
-				fGot := l.ValueGrad(got, theta)
-				fWant := rowByRowValueGrad(l, want, theta)
-				if math.Abs(fGot-fWant) > 1e-12*math.Abs(fWant) {
-					t.Errorf("scale %v: value %v, row by row %v", scale, fGot, fWant)
-				}
-				if v := l.ValueGrad(nil, theta); v != fGot {
-					t.Errorf("scale %v: value without gradient %v, with %v", scale, v, fGot)
-				}
-				absSum := make([]float64, l.Dim()) // Σᵢ |rᵢ x̃ᵢⱼ|
-				raw := tc.x.RawMatrix()
-				for i := 0; i < raw.Rows; i++ {
-					row := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
-					u := floats.Dot(row, theta[:raw.Cols])
-					if tc.cfg.Bias {
-						u += theta[raw.Cols]
-					}
-					_, r := logisticValueDeriv(u, tc.y[i])
-					if l.slope != nil {
-						_, r = l.clippedValueDeriv(i, u)
-					}
-					for j, v := range row {
-						absSum[j] += math.Abs(r * v)
-					}
-					if tc.cfg.Bias {
-						absSum[raw.Cols] += math.Abs(r)
-					}
-				}
-				for j := range got {
-					if math.Abs(got[j]-want[j]) > 1e-12*absSum[j] {
-						t.Errorf("scale %v: ∂_%d = %v, row by row %v", scale, j, got[j], want[j])
-					}
-				}
-			}
-		})
 	}
 }
 
