@@ -59,7 +59,8 @@ import (
 // randomness every trial of a cell shares. Each trial is still the whole
 // mechanism (the same three releases, the same ledger); only the trials of
 // a cell are no longer independent, so the cell's confidence interval
-// describes the spread given that one draw. The code's operator bug in
+// describes the spread given that one draw. Private tuning, whose analysis
+// assumes independent runs, is refused under it. The code's operator bug in
 // λ̃_min (a division where the box subtracts the shift, reference-code.md
 // §8 item 1) is not reproduced: the box's shift is kept.
 type AdaSSP struct{ p AdaSSPParams }
@@ -135,6 +136,9 @@ func (a *AdaSSP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs 
 	if err := checkBounds("adassp", train, cx, cy); err != nil {
 		return nil, err
 	}
+	if a.p.Preset == presetCode && b.Wrap != nil {
+		return nil, errCodeWrapped
+	}
 	d := train.Cols()
 	eps3 := b.Epsilon / 3
 	logTerm := math.Log(6 / b.Delta)
@@ -186,9 +190,17 @@ func (a *AdaSSP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs 
 }
 
 // EventShapes implements Mechanism.
-func (*AdaSSP) EventShapes(Budget) ([]accounting.Event, error) {
+func (a *AdaSSP) EventShapes(b Budget) ([]accounting.Event, error) {
+	if a.p.Preset == presetCode && b.Wrap != nil {
+		return nil, errCodeWrapped
+	}
 	return []accounting.Event{adasspEvent(shapeNoise)}, nil
 }
+
+// errCodeWrapped: under preset "code" the runs of a tuned trial would share
+// one λ̃_min release, while private tuning's analysis (RepeatAndSelect)
+// assumes independent runs.
+var errCodeWrapped = errors.New(`preset = "code" draws λ̃_min once per cell, so the runs of private tuning would not be independent, as its analysis assumes; use the default preset`)
 
 // adasspEvent is AdaSSP's ledger for noise multiplier m: three Gaussian
 // releases (λ_min, XᵀX, Xᵀy), each with noise std m times its sensitivity.

@@ -2,6 +2,7 @@ package mechanisms
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/mechanisms/accounting"
 )
 
 // TestAdaSSPGramNoise: the two XᵀX noise forms have the variances their
@@ -117,5 +119,24 @@ func TestAdaSSPParamsErrors(t *testing.T) {
 		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%+v: %v, want an error naming %s", p, err, key)
 		}
+	}
+}
+
+// TestAdaSSPPresetCodeRefusesTuning: under preset "code" the runs of a
+// privately tuned trial would share λ̃_min; Fit and EventShapes refuse a
+// wrapped budget (and the default preset accepts it).
+func TestAdaSSPPresetCodeRefusesTuning(t *testing.T) {
+	d := tinyData(t, datasets.Regression, 200, 3)
+	wrap := func(e accounting.Event) accounting.Event { return e }
+	b := Budget{Epsilon: 1, Delta: 1e-5, Wrap: wrap}
+	code := &AdaSSP{p: AdaSSPParams{Preset: presetCode}}
+	if _, err := code.EventShapes(b); !errors.Is(err, errCodeWrapped) {
+		t.Errorf("EventShapes: %v, want errCodeWrapped", err)
+	}
+	if _, err := code.Fit(context.Background(), d, b, rngs.New(rngs.Derive("t"))); !errors.Is(err, errCodeWrapped) {
+		t.Errorf("Fit: %v, want errCodeWrapped", err)
+	}
+	if _, err := (&AdaSSP{}).EventShapes(b); err != nil {
+		t.Errorf("default preset, EventShapes: %v", err)
 	}
 }
