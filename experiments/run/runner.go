@@ -459,7 +459,8 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 		}
 		data, score, orig = &pr.prep.split, pr.prep.score, pr.prep.orig
 	}
-	budget := mechanisms.Budget{Epsilon: c.Epsilon, Delta: delta, Accounting: r.acc, Calibrator: r.cal}
+	budget := mechanisms.Budget{Epsilon: c.Epsilon, Delta: delta, Accounting: r.acc, Calibrator: r.cal,
+		CellSeed: rngs.Derive("cell", strconv.FormatUint(uint64(s.Seed), 10), c.Key)}
 	start := time.Now()
 	out, err := r.fit(ctx, c, data, budget, rs, pr)
 	rec.WallSeconds = time.Since(start).Seconds()
