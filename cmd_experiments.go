@@ -47,13 +47,13 @@ values, the trials per cell, how many are stored in the result directory and
 how many a run would add.
 
 With --estimate it also measures what the run would cost: it loads the
-datasets, times trials 0 and 1 of the first and last cell of every row with
-trials to run (one at a time, storing nothing), and prints each row's mean
-seconds per trial and the estimated wall time on -j concurrent trials
-(capped at the CPUs): dataset loading + Σ trials to run × seconds per trial
-/ jobs. It assumes the trials parallelise perfectly and leaves out
-rendering; a cell's first trial also does its one-off work, so the
-estimate leans high.`,
+datasets, times trials 0, 1 and 2 of the first and last cell of every row
+with trials to run (one at a time, storing nothing), and prints each row's
+mean seconds per trial (trials 1 and 2) and the one-off seconds a cell's
+first trial adds (a calibration, a split's statistics), and the estimated
+wall time on -j concurrent trials (capped at the CPUs): dataset loading +
+Σ (trials to run × s/trial + cells to run × one-off s/cell) / jobs. It
+assumes the trials parallelise perfectly and leaves out rendering.`,
 	Run: cmdPlan,
 }
 
@@ -271,7 +271,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
 	head := "dataset\tmechanism\tε values\ttrials/cell\tstored\tto run"
 	if *estimate {
-		head += "\ts/trial"
+		head += "\ts/trial\tone-off s/cell"
 	}
 	fmt.Fprintln(tw, head)
 	for _, row := range p.Rows {
@@ -279,9 +279,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		switch {
 		case !*estimate:
 		case row.Cost == nil:
-			fmt.Fprint(tw, "\t—")
+			fmt.Fprint(tw, "\t—\t—")
 		default:
-			fmt.Fprintf(tw, "\t%.3g", row.Cost.PerTrial.Seconds())
+			fmt.Fprintf(tw, "\t%.3g\t%.3g", row.Cost.PerTrial.Seconds(), row.Cost.PerCell.Seconds())
 			if row.Cost.Failed > 0 {
 				fmt.Fprintf(tw, " (%d of %d timed trials failed)", row.Cost.Failed, row.Cost.Timed)
 			}

@@ -49,17 +49,14 @@ func paperCitation(key string) string {
 	return ""
 }
 
-// sharedPathRes match a pointer of docs/references.md into ../shared (the stored
-// paper text, research notes), which a reader of dplab's output does not
-// have, with the words that introduce it.
+// sharedPathRes match a pointer of docs/references.md into ../shared (the
+// research notes), which a reader of dplab's output does not have, with the
+// words that introduce it.
 var sharedPathRes = []struct {
 	re   *regexp.Regexp
 	with string
 }{
-	{regexp.MustCompile(" \\(`\\.\\./shared/[^`]*`\\)"), ""},            // " (`path`)"
-	{regexp.MustCompile("\\(`\\.\\./shared/[^`]*`; "), "("},             // "(`path`; note)"
-	{regexp.MustCompile("; `\\.\\./shared/[^`]*`\\)"), ")"},             // "(note; `path`)"
-	{regexp.MustCompile(", `\\.\\./shared/[^`]*`,"), ""},                // "the text, `path`, prints"
+	{regexp.MustCompile(" \\(`\\.\\./shared/[^`]*`\\)"), ""},            // "version (`path`),"
 	{regexp.MustCompile("[.;] [^.;()`]*`\\.\\./shared/[^`]*`\\."), "."}, // "; formulas in `path`."
 }
 

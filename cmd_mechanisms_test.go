@@ -92,14 +92,14 @@ func TestPaperCitationsForOutsideReaders(t *testing.T) {
 			}
 		}
 	}
-	for key, want := range map[string]string{
-		"HMB23":  `H. Hendrikx, P. Mangold, A. Bellet. The Relative Gaussian Mechanism and its Application to Private Gradient Descent. AISTATS 2024, arXiv:2308.15250v2 (v2 corrects Theorem 1). v1: the 2023 first version, cited as "v1".`,
-		"HSS24":  `Y. Hu, A. Sanyal, B. Schölkopf. Provable Privacy with Non-Private Pre-Processing. ICML 2024 (PMLR 235), arXiv:2403.13041v1.`,
-		"LSS+25": `O. Lev, V. Srinivasan, M. Shenfeld, K. Ligett, A. Sekhari, A. C. Wilson. The Gaussian Mixing Mechanism: Rényi Differential Privacy via Gaussian Sketches. NeurIPS 2025, arXiv:2505.24603 (the stored text prints no version; numbering as there). Code omrilev1/GaussMix.`,
-		"RKW23":  `R. Redberg, A. Koskela, Y.-X. Wang. Improving the Privacy and Practicality of Objective Perturbation for Differentially Private Linear Learners. NeurIPS 2023, arXiv:2401.00583v1 (dated 31 Dec 2023).`,
+	for in, want := range map[string]string{
+		"A. B. Title. 2024, arXiv:1 (v2). Code o/r; formulas in `../shared/research/x.md`.":   "A. B. Title. 2024, arXiv:1 (v2). Code o/r.",
+		"A. B. Title. 2023 (dated 31 Dec). Formulas and errata in `../shared/research/y.md`.": "A. B. Title. 2023 (dated 31 Dec).",
+		"A. B. Title. 2023, the first version (`../shared/papers/002_*.txt`), cited as v1.":   "A. B. Title. 2023, the first version, cited as v1.",
+		"A. B. Title. Code `common/datasets.py`: recipes.":                                    "A. B. Title. Code `common/datasets.py`: recipes.",
 	} {
-		if got := paperCitation(key); got != want {
-			t.Errorf("[%s]\n got %s\nwant %s", key, got, want)
+		if got := withoutSharedPaths(in); got != want {
+			t.Errorf("withoutSharedPaths(%q)\n got %q\nwant %q", in, got, want)
 		}
 	}
 }

@@ -7,7 +7,8 @@
 //	dplab <command> [arguments]
 //
 // Run "dplab help" for the list of commands and "dplab <command> --help" for
-// one command's flags. Exit codes: 0 ok, 1 run failure, 2 bad usage or bad input.
+// one command's flags. Exit codes: 0 ok, 1 run failure, 2 bad usage or bad input,
+// 128 + the signal's number when stopped by SIGINT (130) or SIGTERM (143).
 package main
 
 import (
@@ -19,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -64,18 +66,41 @@ func init() {
 const signalGrace = 10 * time.Second
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Value // the first signal received
+	go func() {
+		got.Store(<-sigs)
+		cancel()
+	}()
+	stop := func() { signal.Stop(sigs) } // a second signal terminates at once
 	done := make(chan int, 1)
 	go func() { done <- Main(ctx, os.Args[1:], os.Stdout, os.Stderr) }()
-	os.Exit(waitMain(ctx, stop, done, os.Stderr, signalGrace))
+	code := waitMain(ctx, stop, done, os.Stderr, signalGrace)
+	if sig, ok := got.Load().(os.Signal); ok {
+		code = signalExitCode(sig)
+	}
+	os.Exit(code)
+}
+
+// signalExitCode is the shell's convention for a process stopped by a
+// signal: 128 + its number (130 for SIGINT, Ctrl-C; 143 for SIGTERM), so
+// scripts and schedulers can tell an interrupted run from a failed one.
+func signalExitCode(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
 }
 
 // waitMain returns Main's exit code from done. SIGINT and SIGTERM are
 // handled alike: the first cancels ctx and restores the default handling
 // (stop), so that a second signal terminates at once; if the command has
 // not returned within grace after the first, waitMain gives up on it and
-// returns 1.
-func waitMain(ctx context.Context, stop context.CancelFunc, done <-chan int, stderr io.Writer, grace time.Duration) int {
+// returns 1. (main replaces the code by 128 + the signal's number when a
+// signal stopped the command.)
+func waitMain(ctx context.Context, stop func(), done <-chan int, stderr io.Writer, grace time.Duration) int {
 	defer stop()
 	select {
 	case code := <-done:

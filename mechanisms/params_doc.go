@@ -7,6 +7,8 @@ package mechanisms
 var paramDocs = map[string]string{
 	"AdaSSPParams":                   "AdaSSPParams is the params table of \"adassp\".",
 	"AdaSSPParams.Calibration":       "Calibration is \"box\" (default: the paper's m = √log(6/δ)/(ε/3)) or \"accountant\" (the smallest m that meets the target under the spec's accountant, tuning included).",
+	"AdaSSPParams.Noise":             "Noise is the form of the XᵀX noise: \"symmetrised\" (m·C_X²·½(Z + Zᵀ)) or \"paper\" (m·C_X²·N_sym, Alg. 3). \"\" means \"paper\" under preset \"code\" and \"symmetrised\" otherwise.",
+	"AdaSSPParams.Preset":            "Preset is \"paper\" (default: the box, λ̃_min drawn every trial) or \"code\" (the GaussMix authors' code: λ̃_min drawn once per ε, noise \"paper\" unless set).",
 	"AdaSSPParams.Rho":               "Rho is the failure probability ρ of the λ_min bound in line 4; 0 means 1e-4 (the paper-era GaussMix code; [Wang18]'s own default is 0.05).",
 	"DGDParams":                      "DGDParams is the params table of \"dgd\", \"dgd-rgm\" and \"dgd-clip\". Zero values mean the documented defaults. Keys marked \"dgd-rgm only\" or \"dgd-clip only\" are refused by the other mechanisms, and alpha and epsilon_scope by the non-private \"dgd\".",
 	"DGDParams.Alpha":                "Alpha is the Rényi order of the per-step target (private mechanisms); 0 means 2 ([HMB23] §6).",

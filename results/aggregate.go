@@ -136,6 +136,10 @@ type CellSummary struct {
 	// numbers of steps). Nil when no trial has a trace. Computed from the
 	// training data without noise (see Record.Traces).
 	Traces map[string][]Stat
+	// DatasetName is the dataset's registry name ("boston"); the records
+	// carry only its label (Dataset), so the renderer, which knows the
+	// spec, fills it in. "" when unknown.
+	DatasetName string
 }
 
 // OverspendsTarget reports whether the cell spent more than its target ε

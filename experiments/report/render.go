@@ -54,6 +54,10 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 	if err != nil {
 		return nil, err
 	}
+	if stored, want, short, empty := v.completeness(func(*spec.Cell) bool { return true }); stored < want {
+		fmt.Fprintf(log, "warning: rendering incomplete results: %d of %d trials stored (%d cells short, %d with none); the figures and tables say so in their footnotes — rerun dplab run to complete them\n",
+			stored, want, short, empty)
+	}
 	if len(s.Curves) > 0 {
 		v.curves = evalCurves(s)
 	}
@@ -255,10 +259,13 @@ func newStyler() func(label string) int {
 	}
 }
 
+// ordered returns the summaries of the current cells in the spec's cell
+// order, each with its dataset's registry name.
 func (v *view) ordered() []results.CellSummary {
 	var out []results.CellSummary
 	for _, c := range v.cells {
 		if a, ok := v.agg[c.Key]; ok {
+			a.DatasetName = v.spec.Datasets[c.Dataset].Name
 			out = append(out, a)
 		}
 	}
@@ -492,6 +499,9 @@ func (v *view) note(band, center, extra string, keep func(*spec.Cell) bool) stri
 	}
 	parts = append(parts, v.scopeText(keep)...)
 	parts = append(parts, v.pipelineText(keep)...)
+	if inc := v.incompleteText(keep); inc != "" {
+		parts = append(parts, inc)
+	}
 	if s.QuickApplied {
 		parts = append(parts, "QUICK RUN (reduced trials/grid)")
 	}
@@ -574,6 +584,91 @@ func (v *view) trialsText(keep func(*spec.Cell) bool) string {
 		return fmt.Sprintf("%d trials", lo)
 	}
 	return fmt.Sprintf("%d–%d trials per cell", lo, hi)
+}
+
+// completeness counts the trials the spec asks for in the cells keep
+// accepts and those stored (each cell's up to its own count), and the
+// cells with fewer stored than asked (short) or none (empty). Cells of a
+// skipped dataset (optional data absent: its panel says "skipped: …") do
+// not count: rerunning would not fill them.
+func (v *view) completeness(keep func(*spec.Cell) bool) (stored, want, short, empty int) {
+	for i := range v.cells {
+		c := &v.cells[i]
+		if _, skipped := v.skipped[v.spec.Datasets[c.Dataset].Label]; skipped || !keep(c) {
+			continue
+		}
+		want += c.Trials
+		a, ok := v.agg[c.Key]
+		have := 0
+		if ok {
+			have = min(a.Trials, c.Trials)
+		}
+		stored += have
+		switch {
+		case have == 0:
+			empty++
+		case have < c.Trials:
+			short++
+		}
+	}
+	return stored, want, short, empty
+}
+
+// incompleteText says, when the shown cells hold fewer trials than the
+// spec asks for (an interrupted run, failed trials), how many, and each
+// short cell's count: "INCOMPLETE: 150 of 220 trials stored; short of the
+// spec's trials: AdaSSP at ε = 1 (10 of 20), …; 2 cells with none, not
+// drawn" (at most maxShortListed cells named). "" when every cell is
+// complete.
+func (v *view) incompleteText(keep func(*spec.Cell) bool) string {
+	stored, want, short, empty := v.completeness(keep)
+	if stored >= want {
+		return ""
+	}
+	datasets := map[int]bool{}
+	for i := range v.cells {
+		if keep(&v.cells[i]) {
+			datasets[v.cells[i].Dataset] = true
+		}
+	}
+	var listed []string
+	for i := range v.cells {
+		c := &v.cells[i]
+		a, ok := v.agg[c.Key]
+		if !keep(c) || !ok || a.Trials >= c.Trials {
+			continue
+		}
+		if len(listed) == maxShortListed {
+			listed = append(listed, fmt.Sprintf("%d more", short-maxShortListed))
+			break
+		}
+		where := v.legend(c)
+		if len(datasets) > 1 {
+			where = v.spec.Datasets[c.Dataset].Label + " " + where
+		}
+		if c.Private {
+			where += " at ε = " + strconv.FormatFloat(c.Epsilon, 'g', 3, 64)
+		}
+		listed = append(listed, fmt.Sprintf("%s (%d of %d)", where, a.Trials, c.Trials))
+	}
+	out := fmt.Sprintf("INCOMPLETE: %d of %d trials stored", stored, want)
+	if len(listed) > 0 {
+		out += "; short of the spec's trials: " + strings.Join(listed, ", ")
+	}
+	if empty > 0 {
+		out += fmt.Sprintf("; %d %s with none, not drawn", empty, plural(empty, "cell", "cells"))
+	}
+	return out
+}
+
+// maxShortListed is how many short cells a footnote names.
+const maxShortListed = 6
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // assumptionsText lists, deduplicated in the spec's cell order, the

@@ -93,6 +93,18 @@ type SplitSpec struct {
 	// that need a test or validation part (validation refuses them).
 	// (omitempty keeps the cell keys of specs without it unchanged.)
 	All bool `toml:"all" json:",omitempty"`
+	// Indices names a file assigning every row to train or test
+	// (datasets.SplitIndices: lines "train 17", "test 0"; 0-based indices
+	// into the rows in stored order, parts kept in file order), to run on
+	// external code's exact split. A relative path is relative to the spec
+	// file's directory; Validate resolves it. It excludes the other keys.
+	// The cell key holds the file's content hash (IndicesSHA256), not its
+	// path.
+	Indices string `toml:"indices" json:"-"`
+	// IndicesSHA256 is the hex SHA-256 of the Indices file, set by
+	// Validate. (omitempty keeps the cell keys of specs without it
+	// unchanged.)
+	IndicesSHA256 string `toml:"-" json:"indices_sha256,omitempty"`
 }
 
 // ScaleSpec is the per-trial scaling, with statistics from the training part.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -194,6 +195,21 @@ func (s *Spec) validateDataset(i int, labels map[string]bool) error {
 		return s.errIn("dataset", i, paramPath("params", blameKey(key, err, slices.Sorted(maps.Keys(d.Params)))), "%v", err)
 	}
 	sp := d.Split
+	if sp.Indices != "" {
+		if sp.Test != 0 || sp.Validation != 0 || sp.Resample || sp.Ordered || sp.All {
+			return s.errIn("dataset", i, "split.indices", "indices assigns every row from a file: it excludes test, validation, resample, ordered and all")
+		}
+		path := filepath.FromSlash(sp.Indices)
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(filepath.Dir(s.File), path)
+		}
+		si, err := datasets.ReadSplitIndices(path)
+		if err != nil {
+			return s.errIn("dataset", i, "split.indices", "%v", err)
+		}
+		d.Split.Indices, d.Split.IndicesSHA256 = path, si.SHA256
+		return s.validateScale(i, e)
+	}
 	if sp.All {
 		if sp.Test != 0 || sp.Validation != 0 || sp.Resample || sp.Ordered {
 			return s.errIn("dataset", i, "split.all", "all = true trains on every row in stored order: it excludes test, validation, resample and ordered")
