@@ -43,6 +43,7 @@ func init() {
 		validateCommand,
 		renderCommand,
 		accountCommand,
+		auditCommand,
 		datasetsCommand,
 		versionCommand,
 		{
