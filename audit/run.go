@@ -181,10 +181,20 @@ func chooseTest(s0, s1 []float64, delta, level float64) (float64, int, float64, 
 	level /= float64(2 * ((len(pooled) + step - 1) / step))
 	for sign := 1; sign >= -1; sign -= 2 {
 		a0, a1 := signedSorted(s0, sign), signedSorted(s1, sign)
+		prev := math.NaN()
 		for i := 0; i < len(pooled); i += step {
+			if pooled[i] == prev {
+				continue // same test as the previous candidate
+			}
+			prev = pooled[i]
 			t := float64(sign) * pooled[i]
 			fp := len(a0) - sort.SearchFloat64s(a0, t)
 			fn := sort.SearchFloat64s(a1, t)
+			// The plug-in bound is an upper bound on the Clopper–Pearson one
+			// (the bound falls as the rates grow): skip candidates it rules out.
+			if EpsilonLowerBound(float64(fp)/float64(len(a0)), float64(fn)/float64(len(a1)), delta) <= best {
+				continue
+			}
 			a, err := ClopperPearsonUpper(fp, len(a0), level)
 			if err != nil {
 				return 0, 0, 0, err
