@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"github.com/dplab/dplab/audit"
@@ -13,7 +14,7 @@ import (
 
 var auditCommand = &command{
 	Name:      "audit",
-	UsageLine: "audit MECHANISM [--params k=v,...] --epsilon E --delta D [--trials N] [--confidence 0.95] [--json]",
+	UsageLine: "audit MECHANISM [--params k=v,...] --epsilon E --delta D [--trials N] [--confidence 0.95] [--json] | audit SPEC.toml [--out DIR] [--quick] [-j N]",
 	Short:     "measure a lower bound on a mechanism's ε empirically (privacy audit)",
 	Long: `Audit runs MECHANISM (a registered private mechanism, or "gaussian", the
 reference Gaussian mechanism) TRIALS times on each of two neighbouring datasets
@@ -23,7 +24,13 @@ and bounds ε from below with the other half (Clopper–Pearson on the test's
 false-positive and false-negative rates, at the given confidence). A lower
 bound above the claimed ε refutes the claim (exit code 1); one below it
 certifies nothing. docs/trust.md describes the pairs and what an audit shows.
-Progress goes to stderr; all cores are used.`,
+Progress goes to stderr; all cores are used.
+
+With an audit spec (a .toml file: mechanisms × an ε grid, see
+experiments/audits/audit_grid.toml), every (mechanism, ε) cell not yet stored
+in DIR/audits.jsonl is audited and stored, then DIR/figures/audit.png|svg
+(claimed against audited ε) and DIR/tables/audit.md|csv are written; DIR is
+results/<name> unless --out is given.`,
 	Run: cmdAudit,
 }
 
@@ -56,12 +63,17 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	jobs := fs.Int("j", 0, "concurrent runs (default: all cores)")
 	seed := fs.String("seed", "1", "seed root of the runs' randomness")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	out := fs.String("out", "", "result directory of an audit spec (default results/<name>)")
+	quick := fs.Bool("quick", false, "use the audit spec's [quick] runs")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("audit needs exactly one MECHANISM (got %d arguments)", len(pos))
+		return usagef("audit needs exactly one MECHANISM or SPEC.toml (got %d arguments)", len(pos))
+	}
+	if strings.HasSuffix(pos[0], ".toml") {
+		return auditSpec(ctx, pos[0], *out, *quick, *jobs, stdout, stderr)
 	}
 	if math.IsNaN(*epsilon) || math.IsNaN(*delta) {
 		return usagef("audit needs --epsilon and --delta")
@@ -109,6 +121,42 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if rep.Verdict == "VIOLATION" {
 		return fmt.Errorf("%s: audited lower bound ε ≥ %.4g exceeds the claimed ε = %.4g", t.Mechanism, o.LowerBound, t.Claimed)
+	}
+	return nil
+}
+
+// auditSpec runs an audit spec and renders its figure and table.
+func auditSpec(ctx context.Context, path, out string, quick bool, jobs int, stdout, stderr io.Writer) error {
+	s, err := audit.LoadSpec(path)
+	if err != nil {
+		return badInput(err)
+	}
+	if out == "" {
+		name := s.Name
+		if quick {
+			name += "-quick"
+		}
+		out = filepath.Join("results", name)
+	}
+	res, err := audit.RunSpec(ctx, s, audit.RunOptions{Dir: out, Quick: quick, Jobs: jobs, Progress: stderr})
+	if err != nil {
+		return err
+	}
+	paths, err := audit.Render(s, res, out)
+	for _, p := range paths {
+		fmt.Fprintln(stdout, p)
+	}
+	if err != nil {
+		return err
+	}
+	var refuted []string
+	for _, r := range res {
+		if r.LowerBound > r.ClaimedEpsilon {
+			refuted = append(refuted, fmt.Sprintf("%s at ε = %g (lower bound %.4g > claimed %.4g)", r.Label, r.TargetEpsilon, r.LowerBound, r.ClaimedEpsilon))
+		}
+	}
+	if len(refuted) > 0 {
+		return fmt.Errorf("VIOLATION: %s", strings.Join(refuted, "; "))
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -62,5 +64,22 @@ func TestAuditCommand(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, c.msg) {
 			t.Errorf("%v: exit %d, stderr %q (stdout %q), want 2 and %q", c.args, code, errs, out, c.msg)
 		}
+	}
+}
+
+// TestAuditSpecCommand runs the shipped audit spec with --quick.
+func TestAuditSpecCommand(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, errs := runMain(t, "audit", "experiments/audits/audit_grid.toml", "--quick", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errs)
+	}
+	for _, f := range []string{"audits.jsonl", "spec.toml", "figures/audit.png", "figures/audit.svg", "tables/audit.md", "tables/audit.csv"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if code, _, errs := runMain(t, "audit", filepath.Join(out, "missing.toml")); code != 2 || !strings.Contains(errs, "missing.toml") {
+		t.Errorf("missing spec: exit %d, %q", code, errs)
 	}
 }
