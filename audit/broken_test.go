@@ -65,3 +65,20 @@ func (u *underCharged) honestLedger(ctx context.Context, d *datasets.Dataset, b 
 func (u *underCharged) EventShapes(b mechanisms.Budget) ([]accounting.Event, error) {
 	return u.inner.EventShapes(b)
 }
+
+// underChargedSRDP is underCharged for a mechanism with a smooth-RDP
+// result, which it forwards (a pipeline accounts the honest ledger with it).
+type underChargedSRDP struct{ *underCharged }
+
+func (u underChargedSRDP) SmoothRDP(e accounting.Event) (*accounting.SRDP, error) {
+	return u.inner.(mechanisms.SmoothRDPer).SmoothRDP(e)
+}
+
+// breakMechanism returns the under-charged variant of m.
+func breakMechanism(m mechanisms.Mechanism) mechanisms.Mechanism {
+	u := &underCharged{inner: m, factor: brokenFactor}
+	if _, ok := m.(mechanisms.SmoothRDPer); ok {
+		return underChargedSRDP{u}
+	}
+	return u
+}

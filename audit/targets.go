@@ -63,12 +63,17 @@ type Setup struct {
 	Offset func(seed rngs.Seed, dim int) float64
 	// Note says why the pair is worst-case for this mechanism, or why not.
 	Note string
+	// prepare, when set, maps each side's dataset and budget before the
+	// runs (a pre-processing pipeline: the steps fitted on the side's rows,
+	// the budget's Wrap charging them); nil keeps both.
+	prepare func(d *datasets.Dataset, b mechanisms.Budget, m mechanisms.Mechanism) (*datasets.Dataset, mechanisms.Budget, error)
 }
 
 // The layouts of Setup.Layout.
 const (
 	LayoutOrthogonal = "orthogonal"
 	LayoutSpread     = "spread"
+	LayoutCircle     = "circle" // distinct rows on a half circle in the first two coordinates
 )
 
 // baseNote is the reasoning shared by every mechanism that releases a
@@ -128,6 +133,9 @@ func NewTarget(ctx context.Context, name string, params []string, epsilon, delta
 	if name == GaussianName {
 		return NewGaussian(params, epsilon, delta)
 	}
+	if p, ok := Pipelines[name]; ok {
+		return newPipelineTarget(ctx, name, p, params, epsilon, delta)
+	}
 	e, err := mechanisms.Lookup(name)
 	if err != nil {
 		return nil, err
@@ -166,23 +174,37 @@ func NewTargetFor(ctx context.Context, name string, m mechanisms.Mechanism, setu
 	}
 	acc := accounting.Config{}
 	b := mechanisms.Budget{Epsilon: epsilon, Delta: delta, Accounting: acc, Calibrator: accounting.NewCalibrator(acc)}
-	probe := baseData(setup, 0)
-	r, err := m.Fit(ctx, probe, b, rngs.New(rngs.Derive("dplab/audit-probe", name)))
+	prepare := setup.prepare
+	if prepare == nil {
+		prepare = func(d *datasets.Dataset, b mechanisms.Budget, _ mechanisms.Mechanism) (*datasets.Dataset, mechanisms.Budget, error) {
+			return d, b, nil
+		}
+	}
+	probe, pb, err := prepare(baseData(setup, 0), b, m)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %s on the pair's base dataset: %w", name, err)
 	}
-	g, err := acc.Epsilon(r.Event, delta)
+	r, err := m.Fit(ctx, probe, pb, rngs.New(rngs.Derive("dplab/audit-probe", name)))
+	if err != nil {
+		return nil, fmt.Errorf("audit: %s on the pair's base dataset: %w", name, err)
+	}
+	g, err := acc.Epsilon(pb.Charged(r.Event), delta)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %s: accounting its ledger: %w", name, err)
 	}
 	d0, d1, pair := neighbours(setup, g.Relation)
+	var data [2]*datasets.Dataset
+	var budgets [2]mechanisms.Budget
 	claimed := 0.0
-	for _, d := range []*datasets.Dataset{d0, d1} {
-		r, err := m.Fit(ctx, d, b, rngs.New(rngs.Derive("dplab/audit-claim", name)))
+	for side, d := range []*datasets.Dataset{d0, d1} {
+		if data[side], budgets[side], err = prepare(d, b, m); err != nil {
+			return nil, fmt.Errorf("audit: %s on D%d: %w", name, side, err)
+		}
+		r, err := m.Fit(ctx, data[side], budgets[side], rngs.New(rngs.Derive("dplab/audit-claim", name)))
 		if err != nil {
 			return nil, fmt.Errorf("audit: %s on the pair: %w", name, err)
 		}
-		g, err := acc.Epsilon(r.Event, delta)
+		g, err := acc.Epsilon(budgets[side].Charged(r.Event), delta)
 		if err != nil {
 			return nil, fmt.Errorf("audit: %s: accounting its ledger: %w", name, err)
 		}
@@ -191,9 +213,8 @@ func NewTargetFor(ctx context.Context, name string, m mechanisms.Mechanism, setu
 	canary := make([]float64, setup.Dim)
 	canary[setup.Dim-1] = 1
 	zero := make([]float64, setup.Dim)
-	data := [2]*datasets.Dataset{d0, d1}
 	sample := func(ctx context.Context, side int, seed rngs.Seed) (float64, error) {
-		r, err := m.Fit(ctx, data[side], b, rngs.New(seed))
+		r, err := m.Fit(ctx, data[side], budgets[side], rngs.New(seed))
 		if err != nil {
 			return 0, err
 		}
@@ -221,9 +242,14 @@ func baseData(s Setup, extra int) *datasets.Dataset {
 	x := mat.NewDense(n, d, nil)
 	y := make([]float64, n)
 	for i := 0; i < s.Rows; i++ {
-		if s.Layout == LayoutSpread {
+		switch s.Layout {
+		case LayoutSpread:
 			x.Set(i, (i/2)%d, 0.5)
-		} else {
+		case LayoutCircle:
+			a, b := circleRow(i, s.Rows)
+			x.Set(i, 0, a)
+			x.Set(i, 1, b)
+		default:
 			x.Set(i, i%(d-1), 0.5)
 		}
 		switch {
@@ -266,7 +292,14 @@ func neighbours(s Setup, relation string) (d0, d1 *datasets.Dataset, pair string
 		d0 = baseData(s, 0)
 		pair = "add/remove: D₁ = D₀ ∪ {canary (x* = e_d, y* = 1)}"
 	}
-	pair += fmt.Sprintf("; D₀'s %d other rows are 0.5·e_i on the first %d coordinates, never on the canary's", s.Rows, s.Dim-1)
+	switch s.Layout {
+	case LayoutSpread:
+		pair += fmt.Sprintf("; D₀'s %d other rows are 0.5·eᵢ on every coordinate in turn, in pairs whose targets cancel", s.Rows)
+	case LayoutCircle:
+		pair += fmt.Sprintf("; D₀'s %d other rows are distinct points 0.5·(cos φ, sin φ) on the first 2 coordinates, never on the canary's", s.Rows)
+	default:
+		pair += fmt.Sprintf("; D₀'s %d other rows are 0.5·eᵢ on the first %d coordinates, never on the canary's", s.Rows, s.Dim-1)
+	}
 	return d0, d1, pair
 }
 
