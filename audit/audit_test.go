@@ -85,7 +85,7 @@ var auditPlan = map[string]struct {
 	"sheffet17-renyi": {Trials: 1000, Weak: "as linear-mixing (a sketched Gram matrix)"},
 	"objpert-amp":     {Trials: 1000, Weak: "the test sees the sum of the objective's and the output's noise, each at part of the budget (needs ≈ 10⁴ runs per side)", LongTrials: 10000},
 	"objpert-kifer":   {Trials: 1000, Weak: "no clipping: the canary's gradient is about half the bound, and θ is heavy-tailed at the small λ"},
-	"dppca-dpgd":      {Trials: 1000, Weak: "the private PCA usually drops the canary's coordinate"},
+	"dppca-dpgd":      {Trials: 6000},
 	"dpgd+quantize":   {Trials: 2000, Weak: "the pair changes one row, while the pipeline's ledger charges for pre-processing that could change Δ∞ rows ([HSS24] Thm 2): the broken variant reaches 0.94 at 12,000 runs per side"},
 	"ptr-pca-dpgd":    {Trials: 200, Weak: "at n = 200 the eigengap test always outputs ⊥ (θ = 0): the statistic is constant"},
 }

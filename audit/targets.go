@@ -74,6 +74,7 @@ const (
 	LayoutOrthogonal = "orthogonal"
 	LayoutSpread     = "spread"
 	LayoutCircle     = "circle" // distinct rows on a half circle in the first two coordinates
+	LayoutAxes       = "axes"   // as spread, on the first and the canary's coordinates only
 )
 
 // baseNote is the reasoning shared by every mechanism that releases a
@@ -108,8 +109,8 @@ var Setups = map[string]Setup{
 		Note: "one step; 200 spread rows make the nodes' relative-gradient statistics large enough for the calibration to meet ε = 1 (with 20 orthogonal rows it is infeasible)"},
 	"dgd-clip": {Task: datasets.Regression, Rows: 20, Dim: 3, Params: []string{"iterations=1", "mu=1", "epsilon_scope=total"},
 		Note: baseNote + "; one clipped gradient step"},
-	"dppca-dpgd": {Task: datasets.Binary, Rows: 20, Dim: 3, Params: []string{"k=2", "iterations=1", "clip=0.5", "radius=100", "output=last"},
-		Note: "the canary's coordinate carries no variance in D₀, so the private PCA usually drops it: the audit sees little. A pair that keeps the canary in the top-k subspace is future work"},
+	"dppca-dpgd": {Task: datasets.Binary, Rows: 1000, Dim: 3, Layout: LayoutAxes, Params: []string{"k=2", "iterations=1", "clip=0.5", "radius=100", "output=last"},
+		Note: "1000 rows on e₁ and on the canary's coordinate (labels cancelling in pairs), none on e₂, so the private PCA keeps the canary's coordinate in its top 2; then dpgd's one-step pair. The canary also moves the PCA's covariance, which the statistic does not read"},
 	"ptr-pca-dpgd": {Task: datasets.Binary, Rows: 200, Dim: 3, Params: []string{"k=2", "beta=0.01", "iterations=1", "clip=0.5", "radius=100", "output=last"},
 		Note: "as dppca-dpgd; β = 0.01 is an arbitrary public proposal"},
 }
@@ -245,6 +246,8 @@ func baseData(s Setup, extra int) *datasets.Dataset {
 		switch s.Layout {
 		case LayoutSpread:
 			x.Set(i, (i/2)%d, 0.5)
+		case LayoutAxes:
+			x.Set(i, ((i/2)%2)*(d-1), 0.5)
 		case LayoutCircle:
 			a, b := circleRow(i, s.Rows)
 			x.Set(i, 0, a)
@@ -295,6 +298,8 @@ func neighbours(s Setup, relation string) (d0, d1 *datasets.Dataset, pair string
 	switch s.Layout {
 	case LayoutSpread:
 		pair += fmt.Sprintf("; D₀'s %d other rows are 0.5·eᵢ on every coordinate in turn, in pairs whose targets cancel", s.Rows)
+	case LayoutAxes:
+		pair += fmt.Sprintf("; D₀'s %d other rows are 0.5·e₁ and 0.5·e_d in turn, in pairs whose targets cancel", s.Rows)
 	case LayoutCircle:
 		pair += fmt.Sprintf("; D₀'s %d other rows are distinct points 0.5·(cos φ, sin φ) on the first 2 coordinates, never on the canary's", s.Rows)
 	default:
