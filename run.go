@@ -45,6 +45,7 @@ func init() {
 		validateCommand,
 		renderCommand,
 		accountCommand,
+		auditCommand,
 		datasetsCommand,
 		mechanismsCommand,
 		kindsCommand,
