@@ -244,14 +244,20 @@ func Render(f *Figure, format string) (out []byte, err error) {
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
 	for _, pl := range lay.panels {
-		pl.plot.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: pl.tile})
+		c := draw.Canvas{Canvas: dc.Canvas, Rectangle: pl.tile}
+		pl.plot.Draw(c)
+		if f.YLabel != "" && pl.axes {
+			dataC := pl.plot.DataCanvas(c)
+			x := pl.tile.Min.X - lay.yLabelW + lay.yLabel.Height(f.YLabel)
+			dc.FillText(lay.yLabel, vg.Point{X: x, Y: (dataC.Min.Y + dataC.Max.Y) / 2}, f.YLabel)
+		}
 		if pl.legend != nil {
 			drawLegend(dc, pl.legend, pl.box)
 		}
 	}
 	if f.Title != "" {
 		lay.titleStyle.XAlign = draw.XCenter
-		dc.FillText(lay.titleStyle, vg.Point{X: lay.w / 2, Y: lay.h - lay.titleH + 4}, f.Title)
+		dc.FillText(lay.titleStyle, vg.Point{X: lay.w / 2, Y: lay.h - lay.titleH + 4}, lay.title)
 	}
 	if f.Note != "" {
 		dc.FillText(lay.noteStyle, vg.Point{X: 6, Y: 4}, lay.note)
@@ -271,13 +277,21 @@ type figLayout struct {
 	note                  string // the footnote, wrapped
 	noteStyle, titleStyle text.Style
 	noteH, titleH         vg.Length
-	panels                []panelLayout
+	title                 string // the title, wrapped
+	// yLabel is the y axis title, drawn by Render left of each panel's
+	// tile (gonum/plot pads a log y axis as if its centred title were
+	// at the arithmetic mean of the range, leaving a gap above the axes);
+	// yLabelW is the strip it takes.
+	yLabel  text.Style
+	yLabelW vg.Length
+	panels  []panelLayout
 }
 
 // panelLayout is one panel's plot, its tile and its legend.
 type panelLayout struct {
 	panel  *Panel
 	plot   *plot.Plot
+	axes   bool // drawn with axes (not an empty, skipped panel)
 	tile   vg.Rectangle
 	legend *legend      // nil: nothing to list
 	box    vg.Rectangle // the legend's frame
@@ -290,12 +304,21 @@ const (
 	// legendPad the frame's padding around the entries, legendGap the gap
 	// between the axes and a legend outside them.
 	legendInset, legendPad, legendGap = vg.Length(3), vg.Length(3), vg.Length(6)
+	// maxLegendShare is the largest part of the axes' area a legend inside
+	// them may cover (a larger one hides the bands under it).
+	maxLegendShare = 0.25
 	// markerRadius is a series marker's radius.
 	markerRadius = vg.Length(2.6)
 )
 
 // layout places the panels, titles, footnote and legends of a valid figure.
-func (f *Figure) layout() (*figLayout, error) {
+func (f *Figure) layout() (*figLayout, error) { return f.layoutWith(0, 0, false) }
+
+// layoutWith lays the figure out with extraW more width per column and
+// extraH more height per row than the default size (for legends outside
+// the axes when the figure's size is not set), and with the legends
+// outside the axes if outside.
+func (f *Figure) layoutWith(extraW, extraH vg.Length, outside bool) (*figLayout, error) {
 	cols := f.Columns
 	if cols <= 0 {
 		cols = min(len(f.Panels), 2)
@@ -306,17 +329,18 @@ func (f *Figure) layout() (*figLayout, error) {
 		lay.dpi = int(math.Round(f.DPI))
 	}
 	if lay.w == 0 {
-		lay.w = DefaultPanelWidth * vg.Length(cols)
+		lay.w = (DefaultPanelWidth + extraW) * vg.Length(cols)
 	}
 	lay.note = wrap(f.Note, lay.noteStyle, lay.w-12)
 	if f.Note != "" {
 		lay.noteH = lay.noteStyle.Height(lay.note) + 8
 	}
+	lay.title = wrap(f.Title, lay.titleStyle, lay.w-12)
 	if f.Title != "" {
-		lay.titleH = lay.titleStyle.Height(f.Title) + 8
+		lay.titleH = lay.titleStyle.Height(lay.title) + 8
 	}
 	if lay.h == 0 {
-		lay.h = DefaultPanelHeight*vg.Length(rows) + lay.noteH + lay.titleH
+		lay.h = (DefaultPanelHeight+extraH)*vg.Length(rows) + lay.noteH + lay.titleH
 	}
 	if ph := (lay.h - lay.noteH - lay.titleH) / vg.Length(rows); ph < minPanelSide {
 		return nil, fmt.Errorf("plotting: figure %q: height %.3g in leaves %.2g in per row of panels after the title and footnote: want at least %.2g in",
@@ -325,22 +349,28 @@ func (f *Figure) layout() (*figLayout, error) {
 	if pw := lay.w / vg.Length(cols); pw < minPanelSide {
 		return nil, fmt.Errorf("plotting: figure %q: width %.3g in leaves %.2g in per panel: want at least %.2g in", f.Name, inches(lay.w), inches(pw), inches(minPanelSide))
 	}
+	if f.YLabel != "" {
+		lay.yLabel = plot.New().Y.Label.TextStyle
+		lay.yLabel.Rotation += math.Pi / 2
+		lay.yLabelW = lay.yLabel.FontExtents().Descent + lay.yLabel.Height(f.YLabel) + vg.Points(5)
+	}
 	grid := make([][]*plot.Plot, rows)
 	for r := range grid {
 		grid[r] = make([]*plot.Plot, cols)
 	}
 	lay.panels = make([]panelLayout, len(f.Panels))
 	for i := range f.Panels {
-		p, leg, err := f.panel(&f.Panels[i], lay.w/vg.Length(cols))
+		p, leg, err := f.panel(&f.Panels[i], lay.w/vg.Length(cols)-lay.yLabelW-20)
 		if err != nil {
 			return nil, err
 		}
 		grid[i/cols][i%cols] = p
-		lay.panels[i] = panelLayout{panel: &f.Panels[i], plot: p, legend: leg}
+		lay.panels[i] = panelLayout{panel: &f.Panels[i], plot: p, legend: leg, axes: p.Y.Width > 0}
 	}
 	area := draw.Canvas{Rectangle: vg.Rectangle{Min: vg.Point{Y: lay.noteH}, Max: vg.Point{X: lay.w, Y: lay.h - lay.titleH}}}
 	align := func(right, below vg.Length) {
-		tiles := draw.Tiles{Rows: rows, Cols: cols, PadTop: 4, PadBottom: 4 + below, PadLeft: 4, PadRight: 8 + right, PadX: 8 + right, PadY: 8 + below}
+		tiles := draw.Tiles{Rows: rows, Cols: cols, PadTop: 4, PadBottom: 4 + below, PadLeft: 4 + lay.yLabelW, PadRight: 8 + right,
+			PadX: 8 + right + lay.yLabelW, PadY: 8 + below}
 		canvases := plot.Align(grid, tiles, area)
 		for i := range lay.panels {
 			lay.panels[i].tile = canvases[i/cols][i%cols].Rectangle
@@ -350,6 +380,9 @@ func (f *Figure) layout() (*figLayout, error) {
 	place := f.Legend
 	if place == "" {
 		place = LegendAuto
+	}
+	if outside {
+		place = LegendOutside
 	}
 	if place == LegendAuto {
 		for i := range lay.panels {
@@ -373,6 +406,14 @@ func (f *Figure) layout() (*figLayout, error) {
 			}
 		}
 		right := legW <= lay.w/vg.Length(cols)/3
+		switch {
+		case right && f.Width == 0 && extraW == 0:
+			// A figure of the default size grows by the legend instead of
+			// squeezing its panels.
+			return f.layoutWith(legW+legendGap, 0, true)
+		case !right && f.Height == 0 && extraH == 0:
+			return f.layoutWith(0, legH+legendGap, true)
+		}
 		if right {
 			align(legW+legendGap, 0)
 		} else {
@@ -480,7 +521,7 @@ func (pl *panelLayout) corner(place string) vg.Rectangle {
 }
 
 // placeInside puts the panel's legend at the first of legendCandidates
-// that fits in the axes and covers no data point (a marker, with its
+// that fits in the axes (in at most maxLegendShare of their area) and covers no data point (a marker, with its
 // radius, or a band vertex), preferring among those the place crossing
 // the fewest lines; it reports false when there is no such place.
 func (pl *panelLayout) placeInside() bool {
@@ -489,7 +530,7 @@ func (pl *panelLayout) placeInside() bool {
 	}
 	dataC := pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile})
 	sz := pl.legend.size()
-	if sz.X > dataC.Size().X-2*legendInset || sz.Y > dataC.Size().Y-2*legendInset {
+	if sz.X > dataC.Size().X-2*legendInset || sz.Y > dataC.Size().Y-2*legendInset || sz.X*sz.Y > maxLegendShare*dataC.Size().X*dataC.Size().Y {
 		return false
 	}
 	pts, lines := pl.canvasPoints(dataC)
@@ -566,7 +607,11 @@ func (pl *panelLayout) canvasPoints(dataC draw.Canvas) (pts []canvasPoint, lines
 		if s.Lo == nil {
 			continue
 		}
-		for _, v := range bandVertices(s, p.Y.Scale != nil && isLog(p.Y.Scale)) {
+		var floor float64
+		if isLog(p.Y.Scale) {
+			floor = logFloor(pl.panel)
+		}
+		for _, v := range bandVertices(s, floor) {
 			if inX(v.X) && inY(v.Y) {
 				pts = append(pts, canvasPoint{vg.Point{X: tx(v.X), Y: ty(v.Y)}, 0, fmt.Sprintf("%s band vertex (%g, %g)", s.Label, v.X, v.Y)})
 			}
@@ -619,14 +664,14 @@ func LegendCovers(f *Figure) (covered []string, err error) {
 }
 
 // panel makes one panel's plot and its legend (nil when it lists
-// nothing); width is the panel's width, to which a note is wrapped.
+// nothing); width is the width its title and note are wrapped to.
 func (f *Figure) panel(pn *Panel, width vg.Length) (*plot.Plot, *legend, error) {
 	p := plot.New()
 	p.Title.Text = pn.Title
 	if pn.Note != "" {
 		p.Title.Text += "\n" + wrap(pn.Note, p.Title.TextStyle, width-12)
 	}
-	p.X.Label.Text, p.Y.Label.Text = f.XLabel, f.YLabel
+	p.X.Label.Text = f.XLabel // the y label is drawn by Render (figLayout.yLabel)
 	if f.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = logTicks{}
@@ -637,6 +682,10 @@ func (f *Figure) panel(pn *Panel, width vg.Length) (*plot.Plot, *legend, error) 
 	}
 	p.Add(plotter.NewGrid())
 	leg := newLegend()
+	var floor float64 // 0: a linear y axis
+	if f.LogY {
+		floor = logFloor(pn)
+	}
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	for _, s := range pn.Series {
 		for _, x := range s.X {
@@ -650,7 +699,7 @@ func (f *Figure) panel(pn *Panel, width vg.Length) (*plot.Plot, *legend, error) 
 		}
 		col := plotutil.Color(s.Style)
 		if s.Lo != nil {
-			band, err := bandPolygon(s, col, f.LogY)
+			band, err := bandPolygon(s, col, floor)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -729,16 +778,48 @@ func (f *Figure) panel(pn *Panel, width vg.Length) (*plot.Plot, *legend, error) 
 	return p, leg, nil
 }
 
+// logFloor is where a log y axis draws the non-positive lower bounds of
+// a panel's bands: half the smallest positive value drawn (a point, a
+// band bound or a reference line), so that a band reaching 0 runs to the
+// bottom of the axes without stretching them over decades no point needs.
+func logFloor(pn *Panel) float64 {
+	floor := math.Inf(1)
+	low := func(v float64) {
+		if v > 0 && isFinite(v) {
+			floor = math.Min(floor, v)
+		}
+	}
+	for _, s := range pn.Series {
+		for i := range s.Y {
+			low(s.Y[i])
+			if s.Lo != nil {
+				low(s.Lo[i])
+			}
+		}
+	}
+	for _, r := range pn.References {
+		low(r.Y)
+	}
+	if math.IsInf(floor, 1) {
+		return math.NaN() // nothing positive: such band vertices are skipped
+	}
+	return floor / 2
+}
+
 // bandVertices are the finite (x, lo) and (x, hi) points of s's band; on
-// a log y axis a non-positive lower bound is drawn at y/1000.
-func bandVertices(s Series, logY bool) (out []plotter.XY) {
+// a log y axis (floor ≠ 0) a non-positive lower bound is drawn at floor
+// (skipped when floor is NaN).
+func bandVertices(s Series, floor float64) (out []plotter.XY) {
 	for i := range s.X {
 		lo, hi := s.Lo[i], s.Hi[i]
 		if !isFinite(lo) || !isFinite(hi) {
 			continue
 		}
-		if logY && lo <= 0 {
-			lo = s.Y[i] / 1e3
+		if floor != 0 && lo <= 0 { // a log axis
+			if !(floor > 0) {
+				continue
+			}
+			lo = floor
 		}
 		out = append(out, plotter.XY{X: s.X[i], Y: lo}, plotter.XY{X: s.X[i], Y: hi})
 	}
@@ -747,9 +828,9 @@ func bandVertices(s Series, logY bool) (out []plotter.XY) {
 
 // bandPolygon is the shaded region between Lo and Hi: the upper points left to
 // right, then the lower points right to left. Non-finite bounds are skipped;
-// on a log y axis non-positive lower bounds are drawn at y/1000.
-func bandPolygon(s Series, col color.Color, logY bool) (*plotter.Polygon, error) {
-	v := bandVertices(s, logY)
+// on a log y axis (floor > 0) non-positive lower bounds are drawn at floor.
+func bandPolygon(s Series, col color.Color, floor float64) (*plotter.Polygon, error) {
+	v := bandVertices(s, floor)
 	if len(v) < 4 {
 		return nil, nil
 	}

@@ -421,3 +421,44 @@ func TestSingleXOnLogAxis(t *testing.T) {
 		}
 	}
 }
+
+// TestLogBandFloor: on a log y axis a band reaching 0 (an MSE's CI clipped
+// to its range) runs down to half the smallest positive value drawn, and
+// does not stretch the axis over decades no point needs (it used to be
+// drawn at y/1000).
+func TestLogBandFloor(t *testing.T) {
+	x := []float64{0.1, 1, 10}
+	f := &Figure{Name: "floor", LogX: true, LogY: true, Panels: []Panel{{Title: "A", Series: []Series{
+		{Label: "a", X: x, Y: []float64{0.05, 0.01, 0.0006}, Lo: []float64{0.04, 0.005, 0}, Hi: []float64{0.06, 0.015, 0.0008}},
+	}}}}
+	lay, err := f.layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo := lay.panels[0].plot.Y.Min; lo != 0.0003 {
+		t.Errorf("y axis from %g, want 0.0003 (half of 0.0006)", lo)
+	}
+	if _, err := Render(f, "png"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestLogAxisLabelLeavesNoGap: a long y axis title on a log axis used to
+// leave a gap between the panel title and the axes (gonum/plot pads for the
+// title as if it were centred at the arithmetic mean of the range); the
+// axes now start just under the panel title.
+func TestLogAxisLabelLeavesNoGap(t *testing.T) {
+	x := []float64{0.1, 1, 10}
+	f := &Figure{Name: "gap", LogX: true, LogY: true, YLabel: "Test MSE (a long axis title, rescaled y)", Panels: []Panel{{Title: "A", Series: []Series{
+		{Label: "a", X: x, Y: []float64{0.07, 0.01, 0.0007}},
+	}}}}
+	lay, err := f.layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := lay.panels[0]
+	dataC := pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile})
+	if gap := pl.tile.Max.Y - dataC.Max.Y; gap > 25 {
+		t.Errorf("%.1f pt between the tile's top and the axes (title 12 pt): a gap", gap)
+	}
+}

@@ -58,7 +58,7 @@ func TestScaledTargetInAxisTitle(t *testing.T) {
 		}
 		return fig.YLabel, titles
 	}
-	if y, _ := draw(spectest.Valid); y != "Test MSE (y / max |y_train|)" {
+	if y, _ := draw(spectest.Valid); y != "Test MSE (y / max|y|)" {
 		t.Errorf("default scaling: y label %q", y)
 	}
 	unscaled := strings.Replace(spectest.Valid, "params = { n = 400, d = 4, seed = 3 }", "params = { n = 400, d = 4, seed = 3 }\nscale = { y = \"none\" }", 1)
@@ -67,7 +67,7 @@ func TestScaledTargetInAxisTitle(t *testing.T) {
 	}
 	mixed := strings.Replace(unscaled, "[[mechanism]]", "[[dataset]]\nname = \"synthetic-linear\"\nlabel = \"Lin2\"\nparams = { n = 300, d = 4, seed = 4 }\n\n[[mechanism]]", 1)
 	y, titles := draw(mixed)
-	if y != "Test MSE" || len(titles) != 2 || titles[0] != "Lin" || titles[1] != "Lin2 (y / max |y_train|)" {
+	if y != "Test MSE" || len(titles) != 2 || titles[0] != "Lin" || titles[1] != "Lin2 (y / max|y|)" {
 		t.Errorf("mixed scaling: y label %q, panel titles %q", y, titles)
 	}
 }

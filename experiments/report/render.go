@@ -46,16 +46,9 @@ func Render(s *spec.Spec, dir string, log io.Writer) ([]string, error) {
 // order (run.Report.Records: those the run read and appended, saving a
 // re-read).
 func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Writer) ([]string, error) {
-	outs, err := decodeOutputs(s)
+	outs, v, err := prepare(s, recs)
 	if err != nil {
 		return nil, err
-	}
-	v, err := newView(s, recs)
-	if err != nil {
-		return nil, err
-	}
-	if len(s.Curves) > 0 {
-		v.curves = evalCurves(s)
 	}
 	var out []string
 	var buf bytes.Buffer
@@ -126,22 +119,32 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 // draws them, without writing files): for checks of what a figure shows,
 // such as plotting.LegendCovers.
 func DrawFigures(s *spec.Spec, recs []results.Record) ([]*plotting.Figure, error) {
-	outs, err := decodeOutputs(s)
+	outs, v, err := prepare(s, recs)
 	if err != nil {
 		return nil, err
-	}
-	v, err := newView(s, recs)
-	if err != nil {
-		return nil, err
-	}
-	if len(s.Curves) > 0 {
-		v.curves = evalCurves(s)
 	}
 	var figs []*plotting.Figure
 	for _, f := range outs.figures {
 		figs = append(figs, f.draw(v))
 	}
 	return figs, nil
+}
+
+// prepare decodes the spec's figures and tables and makes the view of
+// recs they are drawn from (with the [[curve]] values evaluated).
+func prepare(s *spec.Spec, recs []results.Record) (*outputs, *view, error) {
+	outs, err := decodeOutputs(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := newView(s, recs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(s.Curves) > 0 {
+		v.curves = evalCurves(s)
+	}
+	return outs, v, nil
 }
 
 // runJobs runs the jobs, at most GOMAXPROCS at a time, and returns the paths
@@ -432,7 +435,7 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 // scaledYNote follows a regression metric's title when the target was
 // rescaled (the spec's scale.y = "max-abs", the default): an MSE of the
 // rescaled y is not one of the data's units.
-const scaledYNote = " (y / max |y_train|)"
+const scaledYNote = " (y / max|y|)"
 
 // scaledY reports whether m is a regression metric and every dataset of
 // dsIdx (at least one) has its target divided by max |y| of its training
