@@ -51,7 +51,7 @@ func Render(s *Spec, results []Result, dir string) ([]string, error) {
 		title = s.Name
 	}
 	fig := &plotting.Figure{Name: "audit", Title: title, XLabel: "claimed ε (ledger)", YLabel: fmt.Sprintf("audited lower bound on ε (%g confidence)", confidenceOf(s)),
-		Panels: []plotting.Panel{{Series: series}}, Note: note, LegendLeft: true}
+		Panels: []plotting.Panel{{Series: series}}, Note: note} // legend placed where it covers no point
 	figDir, tabDir := filepath.Join(dir, "figures"), filepath.Join(dir, "tables")
 	for _, d := range []string{figDir, tabDir} {
 		if err := mkdir(d); err != nil {

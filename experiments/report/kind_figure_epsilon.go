@@ -21,8 +21,8 @@ type epsilonFigure struct {
 	// TimeRatio names two mechanism labels [A, B]: each panel's note gives
 	// A's mean wall time per fit over B's at the largest ε (the GaussMix
 	// paper's "Faster by" of Figures 3 and 5).
-	TimeRatio []string `toml:"time_ratio"`
-	Legend    string   `toml:"legend"` // "top-right" (default), "top-left", "bottom-right", "bottom-left"
+	TimeRatio    []string `toml:"time_ratio"`
+	figureLayout          // legend, width, height, dpi
 
 	spec figureSpec
 }
@@ -43,7 +43,7 @@ func init() {
 		if f.Center, err = b.OneOf("center", f.Center, "mean", "mean", "median"); err != nil {
 			return nil, err
 		}
-		if f.Legend, err = b.OneOf("legend", f.Legend, "top-right", "top-right", "top-left", "bottom-right", "bottom-left"); err != nil {
+		if err := f.figureLayout.check(b); err != nil {
 			return nil, err
 		}
 		if f.Formats, err = b.Formats(f.Formats, plotting.Formats); err != nil {
@@ -67,7 +67,7 @@ func init() {
 		}
 		f.spec = figureSpec{Name: b.Out.Name, Kind: "epsilon", LogX: f.LogX, Title: f.Title, Metric: f.Metric,
 			Datasets: ds, Mechanisms: ms, Band: f.Band, Center: f.Center, LogY: f.LogY, XLabel: f.XLabel,
-			YLabel: f.YLabel, Columns: f.Columns, Formats: f.Formats, Note: f.Note, TimeRatio: ratio, Legend: f.Legend}
+			YLabel: f.YLabel, Columns: f.Columns, Formats: f.Formats, Note: f.Note, TimeRatio: ratio, Layout: f.figureLayout}
 		return &f, nil
 	}})
 }

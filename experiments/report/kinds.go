@@ -243,6 +243,9 @@ type outputs struct {
 // kind.
 func decodeOutputs(s *spec.Spec) (*outputs, error) {
 	out := &outputs{}
+	if _, err := figureDefaults(s); err != nil {
+		return nil, err // checked even when no figure block reads it
+	}
 	for i := range s.Figures {
 		o := &s.Figures[i]
 		k, ok := figureKinds[o.Kind]
@@ -335,7 +338,7 @@ type figureSpec struct {
 	// A's mean wall time per fit over B's at the largest ε (the GaussMix
 	// paper's "Faster by" of Figures 3 and 5).
 	TimeRatio []string
-	Legend    string // "top-right" (default), "top-left", "bottom-right", "bottom-left"
+	Layout    figureLayout // legend, width, height, dpi
 }
 
 // tableSpec is a decoded [[table]] block, as the table builders read it: rows ε (or datasets), columns methods,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/png"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -32,7 +33,22 @@ func TestOutputErrors(t *testing.T) {
 		{"misspelt metric", func(s string) string { return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mes"`, 1) }, 23, "figure[0].metric", `unknown metric "test_mes" (did you mean "test_mse"?)`},
 		{"bad legend", func(s string) string {
 			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nlegend = \"middle\"", 1)
-		}, 24, "figure[0].legend", "bottom-right"},
+		}, 24, "figure[0].legend", "bottom-right, bottom-left, outside"},
+		// issue 13: the figure size keys, in a block and spec-wide.
+		{"figure width too small", func(s string) string {
+			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nwidth = 0.5", 1)
+		}, 24, "figure[0].width", "width = 0.5: want inches in [1, 40]"},
+		{"figure dpi of the wrong type", func(s string) string {
+			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\ndpi = \"high\"", 1)
+		}, 24, "figure[0].dpi", "incompatible types"},
+		{"figure height NaN", func(s string) string {
+			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nheight = nan", 1)
+		}, 24, "figure[0].height", "want inches in [1, 40]"},
+		{"figure too many pixels with the spec's dpi", func(s string) string {
+			return "figure_defaults = { dpi = 600 }\n" + strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nwidth = 39", 1)
+		}, 22, "figure[0].dpi", "23400 px: want at most 12000 px"},
+		{"spec-wide dpi out of range", func(s string) string { return "figure_defaults = { dpi = 5000 }\n" + s }, 1, "figure_defaults.dpi", "want pixels per inch in [50, 600]"},
+		{"spec-wide unknown key", func(s string) string { return s + "\n[figure_defaults]\nwidht = 5\n" }, 30, "figure_defaults.widht", "unknown key"},
 		{"unknown figure kind", func(s string) string {
 			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nkind = \"no-such-kind\"", 1)
 		}, 24, "figure[0].kind", "want " + strings.Join(FigureKinds(), ", ")},
@@ -66,6 +82,32 @@ func TestOutputErrors(t *testing.T) {
 				t.Errorf("got %q (line %d, key %q); want line %d, key %q, mentioning %q", se.Error(), se.Line, se.Key, tc.line, tc.key, tc.want)
 			}
 		})
+	}
+}
+
+// TestFigureSizeOptions: a figure's width, height and dpi keys, and the
+// spec's figure_defaults under them, set the PNG's size in pixels.
+func TestFigureSizeOptions(t *testing.T) {
+	src := "figure_defaults = { width = 7, height = 5, dpi = 100 }\n" +
+		strings.Replace(spectest.Valid, `metric = "test_mse"`, `metric = "test_mse"`+"\nheight = 3", 1) +
+		"\n[[figure]]\nname = \"mse-default\"\nmetric = \"test_mse\"\nformats = [\"png\"]\n"
+	s := spectest.MustParse(t, src)
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, _, err := runAndRender(s, run.Options{OutDir: dir, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][2]int{"mse": {700, 300}, "mse-default": {700, 500}} {
+		b, err := os.ReadFile(filepath.Join(dir, "figures", name+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := png.DecodeConfig(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := [2]int{cfg.Width, cfg.Height}; got != want {
+			t.Errorf("%s.png: %v px, want %v", name, got, want)
+		}
 	}
 }
 

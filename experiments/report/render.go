@@ -46,20 +46,13 @@ func Render(s *spec.Spec, dir string, log io.Writer) ([]string, error) {
 // order (run.Report.Records: those the run read and appended, saving a
 // re-read).
 func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Writer) ([]string, error) {
-	outs, err := decodeOutputs(s)
-	if err != nil {
-		return nil, err
-	}
-	v, err := newView(s, recs)
+	outs, v, err := prepare(s, recs)
 	if err != nil {
 		return nil, err
 	}
 	if stored, want, short, empty := v.completeness(func(*spec.Cell) bool { return true }); stored < want {
 		fmt.Fprintf(log, "warning: rendering incomplete results: %d of %d trials stored (%d cells short, %d with none); the figures and tables say so in their footnotes — rerun dplab run to complete them\n",
 			stored, want, short, empty)
-	}
-	if len(s.Curves) > 0 {
-		v.curves = evalCurves(s)
 	}
 	var out []string
 	var buf bytes.Buffer
@@ -124,6 +117,38 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 	}
 	paths, err := runJobs(jobs)
 	return append(out, paths...), err
+}
+
+// DrawFigures returns the spec's figures drawn from recs (as RenderRecords
+// draws them, without writing files): for checks of what a figure shows,
+// such as plotting.LegendCovers.
+func DrawFigures(s *spec.Spec, recs []results.Record) ([]*plotting.Figure, error) {
+	outs, v, err := prepare(s, recs)
+	if err != nil {
+		return nil, err
+	}
+	var figs []*plotting.Figure
+	for _, f := range outs.figures {
+		figs = append(figs, f.draw(v))
+	}
+	return figs, nil
+}
+
+// prepare decodes the spec's figures and tables and makes the view of
+// recs they are drawn from (with the [[curve]] values evaluated).
+func prepare(s *spec.Spec, recs []results.Record) (*outputs, *view, error) {
+	outs, err := decodeOutputs(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := newView(s, recs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(s.Curves) > 0 {
+		v.curves = evalCurves(s)
+	}
+	return outs, v, nil
 }
 
 // runJobs runs the jobs, at most GOMAXPROCS at a time, and returns the paths
@@ -310,35 +335,50 @@ func (v *view) wantMechanism(labels []string, i int) bool {
 	return len(labels) == 0 || slices.Contains(labels, v.spec.Mechanisms[i].Label)
 }
 
-// center and band of a stat, per the figure's choices.
-func centerBand(st results.Stat, center, band string) (y, lo, hi float64) {
+// center and band of a stat, per the figure's choices, the band clipped to
+// the metric's range [m.Min, m.Max] (a CI of accuracies near 1 reaches
+// above 1, of MSEs near 0 below 0).
+func centerBand(st results.Stat, m spec.Metric, center, band string) (y, lo, hi float64) {
 	y = st.Mean
 	if center == "median" {
 		y = st.Median
 	}
 	switch band {
 	case "ci":
-		return y, st.CILow, st.CIHigh
+		lo, hi = st.CILow, st.CIHigh
 	case "iqr":
-		return y, st.Q1, st.Q3
+		lo, hi = st.Q1, st.Q3
 	case "minmax":
-		return y, st.Min, st.Max
+		lo, hi = st.Min, st.Max
+	default:
+		return y, math.NaN(), math.NaN()
 	}
-	return y, math.NaN(), math.NaN()
+	return y, math.Max(lo, m.Min), math.Min(hi, m.Max)
 }
 
 func (v *view) figure(f *figureSpec) *plotting.Figure {
 	s := v.spec
 	m, _ := spec.LookupMetric(f.Metric)
-	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: f.LogX == nil || *f.LogX, LogY: f.LogY, Columns: f.Columns,
-		LegendBottom: strings.HasPrefix(f.Legend, "bottom"), LegendLeft: strings.HasSuffix(f.Legend, "left")}
+	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: f.LogX == nil || *f.LogX, LogY: f.LogY, Columns: f.Columns}
+	f.Layout.apply(fig)
 	if f.XLabel != "" {
 		fig.XLabel = f.XLabel
+	}
+	var shown []int // the datasets with a panel
+	for di, d := range s.Datasets {
+		if de, _ := datasets.Lookup(d.Name); v.wantDataset(f.Datasets, di) && de.Info.Task == m.Task {
+			shown = append(shown, di)
+		}
+	}
+	allScaled := v.scaledY(m, shown...)
+	if allScaled {
+		fig.YLabel += scaledYNote
 	}
 	if f.YLabel != "" {
 		fig.YLabel = f.YLabel
 	}
 	style := newStyler()
+	var ratios []timeRatio
 	for di, d := range s.Datasets {
 		if !v.wantDataset(f.Datasets, di) {
 			continue
@@ -348,6 +388,9 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 			continue
 		}
 		panel := plotting.Panel{Title: d.Label}
+		if !allScaled && v.scaledY(m, di) {
+			panel.Title += scaledYNote
+		}
 		if why, ok := v.skipped[d.Label]; ok {
 			panel.Note = "skipped: " + shortReason(why)
 		}
@@ -366,7 +409,7 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 			if !ok {
 				continue
 			}
-			y, lo, hi := centerBand(st, f.Center, f.Band)
+			y, lo, hi := centerBand(st, m, f.Center, f.Band)
 			label := v.legend(c)
 			if !c.Private {
 				panel.References = append(panel.References, plotting.Reference{Label: label, Y: y})
@@ -387,21 +430,78 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 		for _, label := range order {
 			panel.Series = append(panel.Series, *series[label])
 		}
-		if r := v.timeRatio(di, f.TimeRatio); r != "" {
-			panel.Note = strings.TrimPrefix(panel.Note+"; "+r, "; ")
+		if eps, r, ok := v.timeRatio(di, f.TimeRatio); ok {
+			ratios = append(ratios, timeRatio{d.Label, eps, r})
 		}
 		fig.Panels = append(fig.Panels, panel)
 	}
-	fig.Note = v.note(f.Band, f.Center, f.Note, v.keep(f.Datasets, f.Mechanisms, &m.Task))
+	fig.Note = v.note(f.Band, f.Center, joinParts(f.Note, timeRatioText(f.TimeRatio, ratios)), v.keep(f.Datasets, f.Mechanisms, &m.Task))
 	return fig
 }
 
-// timeRatio returns "A/B time at ε = x: r×", the ratio of the mean wall time
-// per fit of the mechanisms labelled labels[0] and labels[1] on dataset di
-// at the largest ε where both have trials ("" when they have none).
-func (v *view) timeRatio(di int, labels []string) string {
-	if len(labels) != 2 {
+// scaledYNote follows a regression metric's title when the target was
+// rescaled (the spec's scale.y = "max-abs", the default): an MSE of the
+// rescaled y is not one of the data's units.
+const scaledYNote = " (y / max|y|)"
+
+// scaledY reports whether m is a regression metric and every dataset of
+// dsIdx (at least one) has its target divided by max |y| of its training
+// rows (experiments/spec sets scale.y to "max-abs" by default; the
+// records' assumptions say so too).
+func (v *view) scaledY(m spec.Metric, dsIdx ...int) bool {
+	if m.Task != datasets.Regression || len(dsIdx) == 0 {
+		return false
+	}
+	for _, di := range dsIdx {
+		if datasets.ScaleMode(v.spec.Datasets[di].Scale.Y) != datasets.ScaleMaxAbs {
+			return false
+		}
+	}
+	return true
+}
+
+// timeRatio is a panel's ratio of two mechanisms' mean wall times per fit
+// at ε.
+type timeRatio struct {
+	panel  string
+	eps, r float64
+}
+
+// timeRatioText states the panels' time ratios in one footnote sentence:
+// "AdaSSP / Mixing mean wall time per fit at ε = 2: 1.23×", or per panel
+// "…at the largest ε: Crime 3.10× (ε = 10), Wine 2.00× (ε = 10)" ("" for
+// none). (It used to be a second line of each panel's title.)
+func timeRatioText(labels []string, ratios []timeRatio) string {
+	switch len(ratios) {
+	case 0:
 		return ""
+	case 1:
+		return fmt.Sprintf("%s / %s mean wall time per fit at ε = %.4g: %.2f×", labels[0], labels[1], ratios[0].eps, ratios[0].r)
+	}
+	var each []string
+	for _, r := range ratios {
+		each = append(each, fmt.Sprintf("%s %.2f× (ε = %.4g)", r.panel, r.r, r.eps))
+	}
+	return fmt.Sprintf("%s / %s mean wall time per fit at the largest ε: %s", labels[0], labels[1], strings.Join(each, ", "))
+}
+
+// joinParts joins the non-empty footnote parts with "; ".
+func joinParts(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// timeRatio returns the ratio of the mean wall time per fit of the
+// mechanisms labelled labels[0] and labels[1] on dataset di at the largest
+// ε where both have trials, and that ε (ok false when there is none).
+func (v *view) timeRatio(di int, labels []string) (eps, ratio float64, ok bool) {
+	if len(labels) != 2 {
+		return 0, 0, false
 	}
 	wall := [2]map[float64]float64{{}, {}}
 	for ci := range v.cells {
@@ -423,9 +523,9 @@ func (v *view) timeRatio(di int, labels []string) string {
 		}
 	}
 	if math.IsInf(best, -1) {
-		return ""
+		return 0, 0, false
 	}
-	return fmt.Sprintf("%s / %s time at ε = %.4g: %.2f×", labels[0], labels[1], best, wall[0][best]/wall[1][best])
+	return best, wall[0][best] / wall[1][best], true
 }
 
 func shortReason(s string) string {
@@ -475,11 +575,7 @@ func (v *view) note(band, center, extra string, keep func(*spec.Cell) bool) stri
 	trials := v.trialsText(keep)
 	switch band {
 	case "ci":
-		ci := "1.96·SE"
-		if s.CI == string(results.CIStudentT) {
-			ci = "Student-t"
-		}
-		parts = append(parts, fmt.Sprintf("%s with 95%% CI (%s) over %s", center, ci, trials))
+		parts = append(parts, fmt.Sprintf("%s with 95%% CI (%s) over %s", center, v.ciText(keep), trials))
 	case "iqr":
 		parts = append(parts, fmt.Sprintf("%s with interquartile band over %s", center, trials))
 	case "minmax":
@@ -559,12 +655,30 @@ func (v *view) scopeText(keep func(*spec.Cell) bool) []string {
 	return out
 }
 
-// trialsText is the number of trials aggregated in the shown cells, from
-// the stored records (not the spec: a run with --trials, or an earlier
-// larger run, changes it): "20 trials", or "20–40 trials per cell" when the
-// cells differ.
-func (v *view) trialsText(keep func(*spec.Cell) bool) string {
-	lo, hi := -1, -1
+// ciText names the interval of the shown cells: "1.96·SE", "Student-t",
+// or under the default "auto" the one their trial counts select (both,
+// "Student-t where n < 30, else 1.96·SE", when the counts straddle 30).
+func (v *view) ciText(keep func(*spec.Cell) bool) string {
+	m := results.CIMethod(v.spec.CI)
+	lo, hi := v.trialRange(keep)
+	switch {
+	case lo < 0 && m == results.CIAuto:
+		return "Student-t for n < 30 trials, else 1.96·SE"
+	case lo < 0 || !m.UsesStudentT(hi) && !m.UsesStudentT(lo):
+		return "1.96·SE"
+	case m.UsesStudentT(lo) && m.UsesStudentT(hi):
+		if m == results.CIAuto {
+			return "Student-t, n < 30"
+		}
+		return "Student-t"
+	}
+	return "Student-t where n < 30, else 1.96·SE"
+}
+
+// trialRange is the least and greatest number of trials aggregated in the
+// shown cells; -1, -1 when none has any.
+func (v *view) trialRange(keep func(*spec.Cell) bool) (lo, hi int) {
+	lo, hi = -1, -1
 	for i := range v.cells {
 		a, ok := v.agg[v.cells[i].Key]
 		if !ok || !keep(&v.cells[i]) {
@@ -575,6 +689,15 @@ func (v *view) trialsText(keep func(*spec.Cell) bool) string {
 		}
 		hi = max(hi, a.Trials)
 	}
+	return lo, hi
+}
+
+// trialsText is the number of trials aggregated in the shown cells, from
+// the stored records (not the spec: a run with --trials, or an earlier
+// larger run, changes it): "20 trials", or "20–40 trials per cell" when the
+// cells differ.
+func (v *view) trialsText(keep func(*spec.Cell) bool) string {
+	lo, hi := v.trialRange(keep)
 	switch {
 	case lo < 0:
 		return "0 trials (none stored)"
@@ -816,6 +939,9 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 	if t.Rows == "dataset" {
 		tab := *base
 		tab.Name, tab.RowHeader = t.Name, "dataset"
+		if v.scaledY(m, dsIdx...) {
+			tab.Title += scaledYNote
+		}
 		tab.Title += fmt.Sprintf(" at ε = %g", t.Epsilon[0])
 		var refNotes []string
 		for _, di := range dsIdx {
@@ -840,6 +966,9 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 			tab.Name = t.Name + "-" + v.datasetStem(s.Datasets[di].Label)
 		}
 		tab.Title += " — " + s.Datasets[di].Label
+		if v.scaledY(m, di) {
+			tab.Title += scaledYNote
+		}
 		for _, e := range eps {
 			if !wantEps(e) {
 				continue

@@ -22,7 +22,7 @@ type Spec struct {
 	Trials      int             `toml:"trials"` // trials per cell, ≥ 1
 	Epsilon     Values          `toml:"epsilon"`
 	Delta       DeltaRule       `toml:"delta"`
-	CI          string          `toml:"ci"` // "normal" (1.96·SE, default) or "t"
+	CI          string          `toml:"ci"` // "auto" (default: "t" under 30 trials, else "normal"), "normal" (1.96·SE) or "t" (Student-t)
 	Accountant  AccountantSpec  `toml:"accountant"`
 	Metrics     []string        `toml:"metrics"` // default: every metric of the datasets' tasks (their train metrics when a dataset has split.all)
 	Datasets    []DatasetSpec   `toml:"dataset"`
@@ -31,6 +31,10 @@ type Spec struct {
 	Tables      []OutputSpec    `toml:"table"`
 	Curves      []CurveSpec     `toml:"curve"` // analytic curves (no trials)
 	Quick       *QuickSpec      `toml:"quick"`
+	// FigureDefaults are the keys every [[figure]] block inherits unless
+	// it sets them (width, height, dpi, legend); decoded and checked by
+	// experiments/report, as the blocks are.
+	FigureDefaults RawTable `toml:"figure_defaults"`
 
 	// File is the path the spec was read from; Source its bytes and SHA256
 	// their hash.
@@ -283,6 +287,12 @@ func ParseWith(path string, src []byte, o LoadOptions) (*Spec, error) {
 // errAt returns a SpecError at key on line.
 func (s *Spec) errAt(key string, line int, format string, args ...any) *SpecError {
 	return &SpecError{File: s.File, Line: line, Key: key, Err: fmt.Errorf(format, args...)}
+}
+
+// KeyError returns a SpecError at a key path of the spec
+// ("figure_defaults.width"), with its line when the source shows it.
+func (s *Spec) KeyError(path, format string, args ...any) error {
+	return s.errAt(path, s.keys.linePath(s.Source, path), format, args...)
 }
 
 // errIn returns a SpecError for key (a path inside the i-th [[table]]).

@@ -106,7 +106,7 @@ func (s *Spec) validateTrialsHeader() error {
 		return s.errAt("delta", k.line("delta"), "%v", err)
 	}
 	if s.CI == "" {
-		s.CI = string(results.CINormal)
+		s.CI = string(results.CIAuto)
 	}
 	if err := results.CIMethod(s.CI).Validate(); err != nil {
 		return s.errAt("ci", k.line("ci"), "%v", err)
