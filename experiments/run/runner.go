@@ -666,15 +666,16 @@ func floatMap(m map[string]float64) map[string]results.Float {
 	return out
 }
 
-// codeVersion is the build's version and revision, recorded with each trial.
-func codeVersion() string {
+// codeVersion is the build's version and revision, recorded with each
+// trial: made once per process (the build cannot change while it runs).
+var codeVersion = sync.OnceValue(func() string {
 	b := results.CurrentBuild()
 	v := b.Version + "+" + b.Revision
 	if b.Modified {
 		v += "-dirty"
 	}
 	return v
-}
+})
 
 func (r *runner) writeManifest(dir string, run results.Run) error {
 	m, err := results.ReadManifest(dir)
