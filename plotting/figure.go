@@ -218,7 +218,7 @@ func Render(f *Figure, format string) (out []byte, err error) {
 		dc.FillText(noteStyle, vg.Point{X: 6, Y: 4}, note)
 	}
 	var buf bytes.Buffer
-	if _, err := canvas.WriteTo(&buf); err != nil {
+	if err := writeCanvas(&buf, canvas); err != nil {
 		return nil, fmt.Errorf("plotting: figure %q: %w", f.Name, err)
 	}
 	return buf.Bytes(), nil
