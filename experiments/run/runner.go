@@ -485,7 +485,7 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 			rec.Metrics[m.Name] = results.Float(excessRisk(out.release.Model, part, orig))
 			continue
 		}
-		rec.Metrics[m.Name] = results.Float(metricEval[m.Name](out.release.Model, part))
+		rec.Metrics[m.Name] = results.Float(evaluator(m.Name, data)(out.release.Model, part))
 	}
 	// An iterative fit's per-iteration values were computed from the
 	// training data without noise, like a train metric: evaluation only.
