@@ -174,12 +174,11 @@ func sketchOLS(m *mat.Dense) ([]float64, error) {
 	_, p := m.Dims()
 	d := p - 1
 	gram := solvers.Gram(m)
-	a := mat.NewSymDense(d, nil)
+	// X̃ᵀX̃ is the leading d × d block of MᵀM (a view: SolveRegularized
+	// copies what it factorizes), X̃ᵀỸ its last column.
+	a := gram.SliceSym(0, d).(*mat.SymDense)
 	b := make([]float64, d)
 	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			a.SetSym(i, j, gram.At(i, j))
-		}
 		b[i] = gram.At(i, d)
 	}
 	theta, err := solvers.SolveRegularized(a, b, 0)
