@@ -49,37 +49,89 @@ func statsOf(d *datasets.Dataset) *linearStats {
 // newLinearStats computes the statistics of d's rows (n ≥ 1).
 func newLinearStats(d *datasets.Dataset) *linearStats {
 	n, p := d.X.Dims()
-	st := &linearStats{n: n, xbar: make([]float64, p), cxy: make([]float64, p), sx: make([]float64, p), sqrtC: make([]float64, p)}
-	for i := 0; i < n; i++ {
-		floats.Add(st.xbar, d.X.RawRowView(i))
-	}
+	st := &linearStats{n: n, sqrtC: make([]float64, p)}
+	st.xbar = make([]float64, p)
+	sumRows(d, 0, n, st.xbar, &st.ybar)
 	floats.Scale(1/float64(n), st.xbar)
-	st.ybar = floats.Sum(d.Y) / float64(n)
-	// The centred rows Z = X − 1x̄ᵀ, then C = ZᵀZ by one rank-n update.
-	z := make([]float64, n*p)
-	for i := 0; i < n; i++ {
-		zi := z[i*p : (i+1)*p]
-		floats.SubTo(zi, d.X.RawRowView(i), st.xbar)
-		ry := d.Y[i] - st.ybar
-		floats.Add(st.sx, zi)
-		floats.AddScaled(st.cxy, ry, zi)
-		st.sy += ry
-		st.syy += ry * ry
-	}
-	st.cxx = blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: make([]float64, p*p)}
-	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: n, Cols: p, Stride: p, Data: z}, 0, st.cxx)
+	st.ybar /= float64(n)
+	b := centredSums(d, 0, n, st.xbar, st.ybar, make([]float64, statsBlock*p))
+	st.cxx, st.cxy, st.syy, st.sx, st.sy = b.cxx, b.cxy, b.syy, b.sx, b.sy
 	for j := range p {
 		st.sqrtC[j] = math.Sqrt(st.cxx.Data[j*p+j])
 	}
 	return st
 }
 
+// statsBlock is the number of rows whose sums are accumulated one row after
+// the other; blocks are added pairwise (sumRows, centredSums), so the
+// rounding of the statistics grows with statsBlock + log₂(n/statsBlock),
+// not with n ([Hig02] §4.2, pairwise summation).
+const statsBlock = 128
+
+// sumRows adds Σxᵢ to sx and Σyᵢ to *sy over rows [lo, hi), pairwise.
+func sumRows(d *datasets.Dataset, lo, hi int, sx []float64, sy *float64) {
+	if hi-lo > statsBlock {
+		mid := lo + (hi-lo)/2
+		left, right := make([]float64, len(sx)), make([]float64, len(sx))
+		var ly, ry float64
+		sumRows(d, lo, mid, left, &ly)
+		sumRows(d, mid, hi, right, &ry)
+		floats.Add(left, right)
+		floats.Add(sx, left)
+		*sy += ly + ry
+		return
+	}
+	for i := lo; i < hi; i++ {
+		floats.Add(sx, d.X.RawRowView(i))
+		*sy += d.Y[i]
+	}
+}
+
+// centred is the centred sums of a block of rows (linearStats' C, c, s, u, v).
+type centred struct {
+	cxx     blas64.Symmetric
+	cxy, sx []float64
+	syy, sy float64
+}
+
+// centredSums returns the centred sums over rows [lo, hi): one rank-k
+// update per block of statsBlock rows, blocks added pairwise. z is scratch
+// of statsBlock·p.
+func centredSums(d *datasets.Dataset, lo, hi int, xbar []float64, ybar float64, z []float64) centred {
+	p := len(xbar)
+	if hi-lo > statsBlock {
+		mid := lo + (hi-lo)/2
+		a := centredSums(d, lo, mid, xbar, ybar, z)
+		b := centredSums(d, mid, hi, xbar, ybar, z)
+		floats.Add(a.cxx.Data, b.cxx.Data)
+		floats.Add(a.cxy, b.cxy)
+		floats.Add(a.sx, b.sx)
+		a.syy += b.syy
+		a.sy += b.sy
+		return a
+	}
+	c := centred{cxx: blas64.Symmetric{N: p, Stride: p, Uplo: blas.Upper, Data: make([]float64, p*p)},
+		cxy: make([]float64, p), sx: make([]float64, p)}
+	rows := hi - lo
+	for i := 0; i < rows; i++ {
+		zi := z[i*p : (i+1)*p]
+		floats.SubTo(zi, d.X.RawRowView(lo+i), xbar)
+		ry := d.Y[lo+i] - ybar
+		floats.Add(c.sx, zi)
+		floats.AddScaled(c.cxy, ry, zi)
+		c.sy += ry
+		c.syy += ry * ry
+	}
+	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: rows, Cols: p, Stride: p, Data: z[:rows*p]}, 0, c.cxx)
+	return c
+}
+
 // maxCancellation bounds how much larger than the squared error the terms
 // of the quadratic form may be (their magnitudes summed): the rounding of
-// the difference is about that ratio times 2⁻⁵³ relative (measured in
-// TestLinearStatsMSEMatchesRows: ≤ 1.1e-14 at 100, 7e-12 at 7·10⁴), far
-// below issue 17's 1e-12 here; beyond it (a near-exact fit) the rows are
-// summed instead.
+// the difference grows with that ratio (measured in
+// TestLinearStatsMSEMatchesRows: ≤ 1.1e-14 relative at 100, 7e-12 at
+// 7·10⁴), below issue 17's 1e-12 here; beyond it (a near-exact fit) the
+// rows are summed instead.
 const maxCancellation = 100
 
 // sse returns Σrᵢ² for the model (θ, b) from the statistics, and false

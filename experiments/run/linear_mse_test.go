@@ -25,7 +25,7 @@ func TestLinearStatsMSEMatchesRows(t *testing.T) {
 		noise         float64 // of y around a linear function
 	}{
 		{1, 1, 0, 1, 1}, {5, 3, 0, 1, 0.1}, {100, 13, 0, 0.3, 0.5}, {404, 13, 3, 1, 0.05},
-		{1000, 50, -20, 5, 1}, {3000, 11, 100, 0.01, 2}, {200, 8, 0, 1, 1e-4},
+		{1000, 50, -20, 5, 1}, {3000, 11, 100, 0.01, 2}, {200, 8, 0, 1, 1e-4}, {141691, 22, 0.3, 1, 0.5},
 	} {
 		t.Run(fmt.Sprintf("n=%d,d=%d", tc.n, tc.d), func(t *testing.T) {
 			x := mat.NewDense(tc.n, tc.d, nil)
