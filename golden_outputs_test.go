@@ -302,10 +302,7 @@ func canonicalRecords(t *testing.T, b []byte, values map[string]string) []byte {
 // with those cells empty.
 func summaryValues(t *testing.T, b []byte, values map[string]string) []byte {
 	t.Helper()
-	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, b)
 	if len(rows) == 0 {
 		return b
 	}
@@ -326,10 +323,7 @@ func summaryValues(t *testing.T, b []byte, values map[string]string) []byte {
 			values[prefix+stat], r[i] = r[i], ""
 		}
 	}
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	_ = w.WriteAll(rows)
-	return buf.Bytes()
+	return writeCSV(rows)
 }
 
 // metricTableFiles returns the CSV files under dir/tables of the spec's
@@ -365,10 +359,7 @@ func metricTableFiles(t *testing.T, spec, dir string) map[string]bool {
 // hashed.
 func tableValues(t *testing.T, rel string, b []byte, values map[string]string) []byte {
 	t.Helper()
-	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", rel, err)
-	}
+	rows := readCSV(t, b)
 	for i, r := range rows {
 		for j, cell := range r {
 			if _, err := strconv.ParseFloat(cell, 64); err == nil {
@@ -376,19 +367,13 @@ func tableValues(t *testing.T, rel string, b []byte, values map[string]string) [
 			}
 		}
 	}
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	_ = w.WriteAll(rows)
-	return buf.Bytes()
+	return writeCSV(rows)
 }
 
 // dropColumn removes the named column from a CSV file.
 func dropColumn(t *testing.T, b []byte, name string) []byte {
 	t.Helper()
-	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, b)
 	if len(rows) == 0 {
 		return b
 	}
@@ -398,14 +383,28 @@ func dropColumn(t *testing.T, b []byte, name string) []byte {
 			col = i
 		}
 	}
+	for i, r := range rows {
+		if col >= 0 && col < len(r) {
+			rows[i] = append(r[:col:col], r[col+1:]...)
+		}
+	}
+	return writeCSV(rows)
+}
+
+// readCSV parses a CSV output file.
+func readCSV(t *testing.T, b []byte) [][]string {
+	t.Helper()
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// writeCSV formats rows as CSV.
+func writeCSV(rows [][]string) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	for _, r := range rows {
-		if col >= 0 && col < len(r) {
-			r = append(r[:col:col], r[col+1:]...)
-		}
-		_ = w.Write(r)
-	}
-	w.Flush()
+	_ = w.WriteAll(rows)
 	return buf.Bytes()
 }
