@@ -501,7 +501,7 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 			rec.Metrics[m.Name] = results.Float(excessRisk(out.release.Model, part, orig))
 			continue
 		}
-		rec.Metrics[m.Name] = results.Float(metricEval[m.Name](out.release.Model, part))
+		rec.Metrics[m.Name] = results.Float(evaluator(m.Name, data)(out.release.Model, part))
 	}
 	// An iterative fit's per-iteration values were computed from the
 	// training data without noise, like a train metric: evaluation only.
@@ -682,15 +682,16 @@ func floatMap(m map[string]float64) map[string]results.Float {
 	return out
 }
 
-// codeVersion is the build's version and revision, recorded with each trial.
-func codeVersion() string {
+// codeVersion is the build's version and revision, recorded with each
+// trial: made once per process (the build cannot change while it runs).
+var codeVersion = sync.OnceValue(func() string {
 	b := results.CurrentBuild()
 	v := b.Version + "+" + b.Revision
 	if b.Modified {
 		v += "-dirty"
 	}
 	return v
-}
+})
 
 func (r *runner) writeManifest(dir string, run results.Run) error {
 	m, err := results.ReadManifest(dir)
