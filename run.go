@@ -44,6 +44,8 @@ func init() {
 		planCommand,
 		validateCommand,
 		renderCommand,
+		mergeCommand,
+		submitCommand,
 		accountCommand,
 		auditCommand,
 		datasetsCommand,
