@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/dplab/dplab/experiments/internal/spectest"
 	"github.com/dplab/dplab/experiments/spec"
@@ -193,5 +194,70 @@ func TestGapsNameMissingTrials(t *testing.T) {
 		if len(g.Shards) != 1 || g.Shards[0] != wantShard {
 			t.Errorf("gap %v: shards %v, want %v", k, g.Shards, wantShard)
 		}
+	}
+}
+
+// TestShardEstimates checks the per-shard estimate against its definition,
+// computed here from Assignment.Of trial by trial: a shard's work is, per
+// cell it touches, First + (k − 1)·Rest for its k pending trials; stored
+// trials are left out; the shards' trials add up to the pending ones.
+func TestShardEstimates(t *testing.T) {
+	ctx := context.Background()
+	s := spectest.MustParse(t, spectest.Valid)
+	cells := spectest.Cells(t, s)
+	recs := []results.Record{{CellKey: cells[0].Key, Trial: 1, Status: results.StatusOK}}
+	p, err := MakePlan(ctx, s, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Estimate(ctx, s, Options{Cache: &DataCache{}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range p.Rows {
+		c := row.Cost
+		if c == nil || c.First <= 0 || c.Rest <= 0 {
+			t.Fatalf("%s: cost %+v", row.Label, c)
+		}
+		// Trials 0 and 1 of each timed cell: PerTrial is their mean.
+		if mean := (c.First + c.Rest) / 2; mean-c.PerTrial > 1 || c.PerTrial-mean > 1 {
+			t.Errorf("%s: PerTrial %v, mean of First and Rest %v", row.Label, c.PerTrial, mean)
+		}
+	}
+	// Fixed costs per row, so the expected work is exact.
+	for i := range p.Rows {
+		p.Rows[i].Cost = &RowCost{First: time.Duration(1000 * (i + 1)), Rest: time.Duration(10 * (i + 1))}
+	}
+	const n = 4
+	est, err := p.ShardEstimates(ctx, s, recs, n, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Assign(cells, n)
+	total := 0
+	for sh := range n {
+		var work time.Duration
+		trials, touched := 0, 0
+		for ci, c := range cells {
+			row := slices.IndexFunc(p.Rows, func(r PlanRow) bool { return r.Label == c.Label })
+			k := 0
+			for tr := 0; tr < c.Trials; tr++ {
+				if a.Of(ci, tr) == sh && !(ci == 0 && tr == 1) {
+					k++
+				}
+			}
+			if k > 0 {
+				touched++
+				trials += k
+				work += p.Rows[row].Cost.First + time.Duration(k-1)*p.Rows[row].Cost.Rest
+			}
+		}
+		e := est[sh]
+		if e.Shard != sh || e.Trials != trials || e.Cells != touched || e.Work != work || e.Wall != p.Setup+work/2 {
+			t.Errorf("shard %d: %+v, want %d trials, %d cells, work %v", sh, e, trials, touched, work)
+		}
+		total += e.Trials
+	}
+	if want := p.Total - p.Stored; total != want {
+		t.Errorf("the shards run %d trials, want %d", total, want)
 	}
 }
