@@ -134,7 +134,7 @@ func readShardSetup(dir string, shards []results.ShardName) (*shardSetup, error)
 }
 
 func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("merge", stderr)
+	fs := newFlagSet("merge", stdout)
 	lim := limitFlags(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {

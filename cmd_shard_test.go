@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -41,32 +40,6 @@ name = "mse"
 metric = "test_mse"
 `
 
-// timingFree returns dir's store as sorted JSON lines without the fields
-// that vary between identical runs (results.WithoutTiming), failing on a
-// trial stored twice.
-func timingFree(t *testing.T, dir string) []string {
-	t.Helper()
-	recs, err := results.Read(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[results.Key]bool{}
-	var out []string
-	for i := range recs {
-		if seen[recs[i].Key()] {
-			t.Errorf("trial %d of cell %s is stored twice", recs[i].Trial, recs[i].CellKey)
-		}
-		seen[recs[i].Key()] = true
-		b, err := json.Marshal(results.WithoutTiming(&recs[i]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, string(b))
-	}
-	sort.Strings(out)
-	return out
-}
-
 // TestShardProcessesMergeMatchSingleRun (issue 15, Done when 1): the spec
 // run as 4 shards by 4 concurrent dplab processes, then merged, stores the
 // records of one -j 1 run, timing aside; a second merge adds nothing; with
@@ -82,7 +55,7 @@ func TestShardProcessesMergeMatchSingleRun(t *testing.T) {
 	if out, err := exec.Command(bin, "run", spec, "-j", "1", "--out", single).CombinedOutput(); err != nil {
 		t.Fatalf("single run: %v\n%s", err, out)
 	}
-	want := timingFree(t, single)
+	want := recordSet(t, single)
 	if len(want) != 35 {
 		t.Fatalf("single run stored %d records, want 35", len(want))
 	}
@@ -121,7 +94,7 @@ func TestShardProcessesMergeMatchSingleRun(t *testing.T) {
 		if !strings.Contains(string(out), wantAdded) || !strings.Contains(string(out), "no gaps") {
 			t.Fatalf("merge %d output lacks %q:\n%s", round, wantAdded, out)
 		}
-		if got := timingFree(t, dir); !slices.Equal(got, want) {
+		if got := recordSet(t, dir); !slices.Equal(got, want) {
 			t.Fatalf("merge %d: the merged shards differ from the -j 1 run:\n%s\n%s", round, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}

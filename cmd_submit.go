@@ -83,12 +83,12 @@ var sbatchSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]*$`)
 func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "slurm" && args[0] != "k8s") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-			return newFlagSet("submit", stderr).Parse(args[:1]) // prints the usage: flag.ErrHelp
+			return newFlagSet("submit", stdout).Parse(args[:1]) // prints the usage: flag.ErrHelp
 		}
 		return usagef("submit needs an engine: dplab submit slurm|k8s SPEC.toml --shards N")
 	}
 	engine := args[0]
-	fs := newFlagSet("submit", stderr)
+	fs := newFlagSet("submit", stdout)
 	shards := fs.Int("shards", 0, "number of shards (array tasks, Job completions)")
 	out := fs.String("out", "", "result directory (default results/<name>)")
 	quick := fs.Bool("quick", false, "apply the spec's [quick] overrides")

@@ -105,7 +105,7 @@ func TestSlurmIntegration(t *testing.T) {
 	if mergeState != "COMPLETED" {
 		t.Fatalf("merge job %s: %s\n%s", mergeID, mergeState, logs())
 	}
-	if got, want := timingFree(t, dir), timingFree(t, local); !slices.Equal(got, want) || len(want) != 35 {
+	if got, want := recordSet(t, dir), recordSet(t, local); !slices.Equal(got, want) || len(want) != 35 {
 		t.Fatalf("records merged on Slurm (%d) differ from the local run's (%d)\n%s", len(got), len(want), logs())
 	}
 	for _, f := range []string{"summary.csv", "figures/mse.png"} {
