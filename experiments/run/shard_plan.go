@@ -23,9 +23,10 @@ type ShardEstimate struct {
 // jobs ≥ 1 concurrent trials from the row costs Estimate measured on p
 // (MakePlan's plan of s): each shard process loads the datasets (p.Setup)
 // and does the one-off work of every cell it touches, so a cell with k of
-// the shard's trials costs PerCell + k·PerTrial of its row. Like
-// EstimatedWall it assumes perfect parallelism; it fails when a row with
-// trials to run was not timed.
+// the shard's trials costs PerCell + k·PerTrial of its row. Of a dataset
+// Estimate found skipped (p.Skipped) only trial 0 counts: only it runs, to
+// record the skip. Like EstimatedWall it assumes perfect parallelism; it
+// fails when a row with trials to run was not timed.
 func (p *Plan) ShardEstimates(ctx context.Context, s *spec.Spec, recs []results.Record, n, jobs int) ([]ShardEstimate, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("run: %d shards: want ≥ 1", n)
@@ -54,10 +55,11 @@ func (p *Plan) ShardEstimates(ctx context.Context, s *spec.Spec, recs []results.
 		if row == nil {
 			return nil, fmt.Errorf("run: shard estimate: cell %q is in no plan row (the plan is of another spec)", c.Label)
 		}
+		_, skipped := p.Skipped[s.Datasets[c.Dataset].Label]
 		for sh := range out {
 			k := 0
 			for t := a.First(ci, sh); t < c.Trials; t += n {
-				if !done[results.Key{Cell: c.Key, Trial: t}] {
+				if !done[results.Key{Cell: c.Key, Trial: t}] && (!skipped || t == 0) {
 					k++
 				}
 			}
