@@ -203,3 +203,42 @@ func mixingPair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms
 		stat:      func(r *mechanisms.Release) (float64, error) { return noiseValue(r, "lambda_tilde") },
 	}, nil
 }
+
+// curvaturePair is objective perturbation's pair (the default canary, its
+// label 1) with the likelihood-ratio statistic of θ_d. The release is θ* =
+// the minimiser of L(θ) + bᵀθ + (λ/2)‖θ‖², b ~ N(0, σ²I), so
+// b = −∇L(θ*) − λθ*, and θ*'s density is b's density times
+// |det(∇²L(θ*) + λI)|. Along the canary's coordinate, which no other row
+// touches, the map θ_d ↦ b_d is −λθ_d on D₀ and s(−θ_d) − λθ_d on D₁ (s the
+// logistic function), with Jacobians λ and λ + s′(θ_d), so
+//
+//	log p₁(θ_d)/p₀(θ_d) = log(1 + s′(θ_d)/λ) − (s(−θ_d)² − 2λθ_d·s(−θ_d))/(2σ²)
+//
+// ([KST12] Thm 1's proof; [RKW23] Thm 2.8: λ ≥ 2β/ε bounds the first term
+// by ε/2 at β = s′(0) = ¼). The statistic is this log-ratio at the fit's
+// reported σ and λ (Release.Noise sigma, lambda of the probe fit), the
+// Neyman–Pearson statistic of the coordinate; its largest values are near
+// θ_d = 0, where the canary's curvature concentrates θ's density, which a
+// test on θ_d's mean cannot see (the canary's gradient shifts θ_d by L/λ
+// only in its far lower tail). The output noise σ_out (≈ 10⁻³) is ignored.
+func curvaturePair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms.Release) (*customPair, error) {
+	sigma, err := noiseValue(probe, "sigma")
+	if err != nil {
+		return nil, err
+	}
+	lambda, err := noiseValue(probe, "lambda")
+	if err != nil {
+		return nil, err
+	}
+	d0, d1, desc := neighbours(s, relation)
+	d := s.Dim
+	logistic := func(t float64) float64 { return 1 / (1 + math.Exp(-t)) }
+	return &customPair{d0: d0, d1: d1, pair: desc,
+		statistic: fmt.Sprintf("log p₁(θ_d)/p₀(θ_d) at σ = %.4g, λ = %.4g: the likelihood ratio of θ along the canary, largest near 0 where the canary's loss curvature concentrates θ's density", sigma, lambda),
+		stat: func(r *mechanisms.Release) (float64, error) {
+			t := r.Model.(*mechanisms.Linear).Theta[d-1]
+			g := logistic(-t)
+			return math.Log1p(g*(1-g)/lambda) - (g*g-2*lambda*t*g)/(2*sigma*sigma), nil
+		},
+	}, nil
+}
