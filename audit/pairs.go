@@ -31,6 +31,19 @@ func noiseValue(r *mechanisms.Release, key string) (float64, error) {
 	return 0, fmt.Errorf("the release reports no %q", key)
 }
 
+// noiseValues returns noiseValue of each key, in order.
+func noiseValues(r *mechanisms.Release, keys ...string) ([]float64, error) {
+	out := make([]float64, len(keys))
+	for i, k := range keys {
+		v, err := noiseValue(r, k)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // adasspPair is AdaSSP's pair (add/remove): D₀ holds nG rows (e_d, y = 1)
 // and nA rows (eᵢ, ±1, cancelling) on each other coordinate, nA ≥ nG + 2, so
 // λ_min(XᵀX) = nG lies along e_d; the canary is (e_d, −1). It moves all three
@@ -47,18 +60,11 @@ func adasspPair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms
 	if relation != accounting.RelationAddRemove {
 		return nil, fmt.Errorf("adassp's pair is add/remove; the ledger's relation is %s", relation)
 	}
-	m, err := noiseValue(probe, "noise_multiplier")
+	v, err := noiseValues(probe, "noise_multiplier", "lambda", "lambda_min_tilde")
 	if err != nil {
 		return nil, err
 	}
-	lam, err := noiseValue(probe, "lambda")
-	if err != nil {
-		return nil, err
-	}
-	lamTilde, err := noiseValue(probe, "lambda_min_tilde")
-	if err != nil {
-		return nil, err
-	}
+	m, lam, lamTilde := v[0], v[1], v[2]
 	// λ + λ̃_min bounds line 4's constant; m·√log(6/δ) is line 3's shift.
 	nG := int(math.Ceil(lam + lamTilde + m*math.Sqrt(math.Log(6/b.Delta)) + 6*m))
 	nA := nG + 2 + nG%2
@@ -163,15 +169,11 @@ func sheffetPair(s Setup, relation string, b mechanisms.Budget, probe *mechanism
 	if relation != accounting.RelationZeroOut {
 		return nil, fmt.Errorf("the sketch pair is zero-out; the ledger's relation is %s", relation)
 	}
-	w, err := noiseValue(probe, "threshold")
+	v, err := noiseValues(probe, "threshold", "laplace_scale")
 	if err != nil {
 		return nil, err
 	}
-	scale, err := noiseValue(probe, "laplace_scale")
-	if err != nil {
-		return nil, err
-	}
-	centre := w + scale*math.Log(1/b.Delta)
+	centre := v[0] + v[1]*math.Log(1/b.Delta) // W + b·log(1/δ)
 	d0, d1, desc := gramPair(s, centre-2)
 	return &customPair{d0: d0, d1: d1,
 		pair:      desc + fmt.Sprintf("; D₁'s λ_min = %.4g is the Laplace test's centre W + b·log(1/δ)", centre),
@@ -222,14 +224,11 @@ func mixingPair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms
 // test on θ_d's mean cannot see (the canary's gradient shifts θ_d by L/λ
 // only in its far lower tail). The output noise σ_out (≈ 10⁻³) is ignored.
 func curvaturePair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms.Release) (*customPair, error) {
-	sigma, err := noiseValue(probe, "sigma")
+	v, err := noiseValues(probe, "sigma", "lambda")
 	if err != nil {
 		return nil, err
 	}
-	lambda, err := noiseValue(probe, "lambda")
-	if err != nil {
-		return nil, err
-	}
+	sigma, lambda := v[0], v[1]
 	d0, d1, desc := neighbours(s, relation)
 	d := s.Dim
 	logistic := func(t float64) float64 { return 1 / (1 + math.Exp(-t)) }
