@@ -67,6 +67,10 @@ type Setup struct {
 	// runs (a pre-processing pipeline: the steps fitted on the side's rows,
 	// the budget's Wrap charging them); nil keeps both.
 	prepare func(d *datasets.Dataset, b mechanisms.Budget, m mechanisms.Mechanism) (*datasets.Dataset, mechanisms.Budget, error)
+	// custom, when set, builds the pair and the statistic from the
+	// mechanism's released statistics (the probe fit's Noise on the base
+	// dataset, at budget b) instead of the default canary and prediction.
+	custom func(s Setup, relation string, b mechanisms.Budget, probe *mechanisms.Release) (*customPair, error)
 }
 
 // The layouts of Setup.Layout.
@@ -85,20 +89,20 @@ const baseNote = "the canary has the largest norm the bounds allow, on a coordin
 // name. Mechanisms missing here are audited with a binary or regression
 // default (defaultSetup).
 var Setups = map[string]Setup{
-	"adassp": {Task: datasets.Regression, Rows: 1000, Dim: 3, Layout: LayoutSpread,
-		Note: "the canary moves Xᵀy only (XᵀX is well conditioned and barely moves), so the audit exercises one of AdaSSP's three noisy statistics, about a third of its budget"},
+	"adassp": {Task: datasets.Regression, Rows: 1000, Dim: 3, custom: adasspPair,
+		Note: "λ_min(XᵀX) of D₀ lies along the canary's coordinate (rows (e_d, 1), more rows on every other coordinate), so the canary (e_d, −1) moves all three noisy statistics (λ_min, XᵀX, Xᵀy) by their sensitivity; λ_min is large enough that λ = 0, so θ_d ≈ (Xᵀỹ)_d/(XᵀX̃)_dd, and the statistic λ̃_min − n_G·θ_d reads the three releases' sum: the joint Gaussian test of the ledger's three releases"},
 	"ssp": {Task: datasets.Regression, Rows: 1000, Dim: 3, Layout: LayoutSpread,
 		Note: "replace-one with (−x*, y*) leaves XᵀX unchanged and moves Xᵀy by 2x*y*, its full sensitivity; XᵀX is well conditioned, so θ along the canary is nearly linear in Xᵀy's noise. The budget spent on XᵀX is not exercised"},
-	"linear-mixing": {Task: datasets.Regression, Rows: 20, Dim: 3,
-		Note: baseNote + "; but the privacy of a Gaussian sketch is in the sketch's covariance, which θ (a least-squares fit on k sketched rows) shows only through a mean shift of 1/(γ+1): far from the optimal test on the sketch itself"},
-	"sheffet17": {Task: datasets.Regression, Rows: 20, Dim: 3,
-		Note: baseNote + "; a sketched Gram matrix, as linear-mixing"},
-	"sheffet17-renyi": {Task: datasets.Regression, Rows: 20, Dim: 3,
-		Note: baseNote + "; a sketched Gram matrix, as linear-mixing"},
-	"objpert-amp": {Task: datasets.Binary, Rows: 4, Dim: 3, Intercept: true, Params: []string{"clip=0.5"},
-		Note: "clip = 0.5 is below the canary's logistic gradient norm at θ = 0 (0.5·√2 with the intercept), so its clipped gradient has the full norm C; the statistic is the prediction at x*, the gradient's direction. The release adds AMP's output noise to the objective's: the test sees their sum, not each"},
-	"objpert-kifer": {Task: datasets.Binary, Rows: 4, Dim: 3, Intercept: true,
-		Note: "no clipping parameter: the canary's gradient norm is about half the bound; the regulariser λ is small and θ heavy-tailed"},
+	"linear-mixing": {Task: datasets.Regression, Rows: 20, Dim: 3, custom: mixingPair, Params: []string{"k=200"},
+		Note: "λ_min([X y]ᵀ[X y]) lies along the canary's direction and far enough above the shift that λ̃ is never clipped, so the canary moves the released λ̃ by its sensitivity C²: the Gaussian part of the ledger, tested at its worst case. The GaussMix part (the sketch) is not exercised: at this λ_min the canary changes one direction's variance by a factor ≈ 1 + 2/λ_min"},
+	"sheffet17": {Task: datasets.Regression, Rows: 20, Dim: 3, custom: sheffetPair,
+		Note: "λ_min([X y]ᵀ[X y]) of D₁ is the centre of the Laplace test, along the canary's direction, so the canary moves it by its sensitivity C² where the test's outcome has its largest likelihood ratio at pass probability ½: the Laplace part of the ledger at its worst case. The GaussMix part (the sketch) is not exercised"},
+	"sheffet17-renyi": {Task: datasets.Regression, Rows: 20, Dim: 3, custom: sheffetPair,
+		Note: "as sheffet17: the Laplace test at its worst case; the sketch is not exercised"},
+	"objpert-amp": {Task: datasets.Binary, Rows: 4, Dim: 3, Intercept: true, Params: []string{"clip=0.5", "tau=1e-5", "sigma_out=0.001"},
+		Note: "clip = 0.5 is below the canary's logistic gradient norm at θ = 0 (0.5·√2 with the intercept), so its clipped gradient has the full norm C wherever the prediction at x* is below ≈ 0.6, and there the minimiser moves by C/λ along it; the statistic is the prediction at x*, the gradient's direction. τ = 1e-5 and σ_out = 0.001 (instead of [RKW23]'s 0.01 and 0.15) keep the approximate-minimum part's sensitivity 2τ/λ small against σ_out, so almost all of the budget goes to the objective's noise, which the test then sees nearly alone"},
+	"objpert-kifer": {Task: datasets.Binary, Rows: 4, Dim: 3, custom: curvaturePair,
+		Note: "the canary (norm 1, alone on its coordinate) has the largest loss curvature s′(0) = ¼ = β the bounds allow, so near θ_d = 0 it raises θ's density by (λ + β)/λ, the factor Kifer et al.'s condition bounds; the statistic is θ_d's exact log-likelihood ratio at the fit's σ and λ. No clipping parameter: the canary's gradient reaches L = 1 only in θ_d's far lower tail, so the gradient-shift part of the bound is exercised only there"},
 	"objpert-output": {Task: datasets.Binary, Rows: 4, Dim: 3, Intercept: true, Params: []string{"clip=0.5"},
 		Note: "clip = 0.5 saturates the canary's clipped gradient (norm 0.5·√2 > C with the intercept), so the minimiser moves by about C/λ along the gradient, its sensitivity; the statistic is the prediction at x*, which projects the release on that direction"},
 	"dpgd": {Task: datasets.Binary, Rows: 20, Dim: 3, Params: []string{"iterations=1", "clip=0.5", "radius=100", "output=last"},
@@ -194,6 +198,15 @@ func NewTargetFor(ctx context.Context, name string, m mechanisms.Mechanism, setu
 		return nil, fmt.Errorf("audit: %s: accounting its ledger: %w", name, err)
 	}
 	d0, d1, pair := neighbours(setup, g.Relation)
+	statistic := "⟨θ, x*⟩/‖x*‖: the released model's change in prediction along the canary direction"
+	var stat func(*mechanisms.Release) (float64, error)
+	if setup.custom != nil {
+		c, err := setup.custom(setup, g.Relation, pb, r)
+		if err != nil {
+			return nil, fmt.Errorf("audit: %s: building the pair: %w", name, err)
+		}
+		d0, d1, pair, statistic, stat = c.d0, c.d1, c.pair, c.statistic, c.stat
+	}
 	var data [2]*datasets.Dataset
 	var budgets [2]mechanisms.Budget
 	claimed := 0.0
@@ -219,6 +232,9 @@ func NewTargetFor(ctx context.Context, name string, m mechanisms.Mechanism, setu
 		if err != nil {
 			return 0, err
 		}
+		if stat != nil {
+			return stat(r)
+		}
 		s := r.Model.Predict(canary)
 		if !setup.Intercept {
 			s -= r.Model.Predict(zero)
@@ -230,7 +246,7 @@ func NewTargetFor(ctx context.Context, name string, m mechanisms.Mechanism, setu
 	}
 	return &Target{
 		Mechanism: name, Relation: g.Relation, Pair: pair,
-		Statistic: "⟨θ, x*⟩/‖x*‖: the released model's change in prediction along the canary direction",
+		Statistic: statistic,
 		Epsilon:   epsilon, Claimed: claimed, Delta: delta, Noise: r.Noise, Sample: sample,
 	}, nil
 }

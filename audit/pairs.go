@@ -1,0 +1,243 @@
+package audit
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/mechanisms"
+	"github.com/dplab/dplab/mechanisms/accounting"
+	"gonum.org/v1/gonum/mat"
+)
+
+// customPair is a pair and statistic built for one mechanism's released
+// statistics (Setup.custom), instead of the default canary and the
+// prediction along it.
+type customPair struct {
+	d0, d1          *datasets.Dataset
+	pair, statistic string
+	stat            func(r *mechanisms.Release) (float64, error)
+}
+
+// noiseValue returns r.Noise[key] (or r.Stats[key]), an error when the
+// release does not report it.
+func noiseValue(r *mechanisms.Release, key string) (float64, error) {
+	if v, ok := r.Noise[key]; ok {
+		return v, nil
+	}
+	if v, ok := r.Stats[key]; ok {
+		return v, nil
+	}
+	return 0, fmt.Errorf("the release reports no %q", key)
+}
+
+// noiseValues returns noiseValue of each key, in order.
+func noiseValues(r *mechanisms.Release, keys ...string) ([]float64, error) {
+	out := make([]float64, len(keys))
+	for i, k := range keys {
+		v, err := noiseValue(r, k)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// adasspPair is AdaSSP's pair (add/remove): D₀ holds nG rows (e_d, y = 1)
+// and nA rows (eᵢ, ±1, cancelling) on each other coordinate, nA ≥ nG + 2, so
+// λ_min(XᵀX) = nG lies along e_d; the canary is (e_d, −1). It moves all three
+// of AdaSSP's noisy statistics by their full sensitivity: λ_min by +1 (e_d
+// stays the smallest direction), (XᵀX)_dd by +1 and (Xᵀy)_d by −1 ([Wang18]
+// Alg. 2 lines 3, 5, 6). nG is chosen from the probe fit's noise so that
+// λ̃_min exceeds the ridge constant of line 4 by 6 noise std: λ = 0, and
+// θ_d = (Xᵀỹ)_d/(XᵀX̃)_dd up to second-order terms, ≈ 1 on D₀. The statistic
+// λ̃_min − nG·θ_d then moves by +1 (λ̃_min) + 2nG/(nG+1) (θ_d's numerator and
+// denominator, each by one sensitivity, in the same direction) against noise
+// of variance 3m² (m the noise multiplier): the three releases' joint
+// Gaussian test, μ = √3/m.
+func adasspPair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms.Release) (*customPair, error) {
+	if relation != accounting.RelationAddRemove {
+		return nil, fmt.Errorf("adassp's pair is add/remove; the ledger's relation is %s", relation)
+	}
+	v, err := noiseValues(probe, "noise_multiplier", "lambda", "lambda_min_tilde")
+	if err != nil {
+		return nil, err
+	}
+	m, lam, lamTilde := v[0], v[1], v[2]
+	// λ + λ̃_min bounds line 4's constant; m·√log(6/δ) is line 3's shift.
+	nG := int(math.Ceil(lam + lamTilde + m*math.Sqrt(math.Log(6/b.Delta)) + 6*m))
+	nA := nG + 2 + nG%2
+	d := s.Dim
+	rows := nG + (d-1)*nA
+	build := func(canary bool) *datasets.Dataset {
+		n := rows
+		if canary {
+			n++
+		}
+		x := mat.NewDense(n, d, nil)
+		y := make([]float64, n)
+		i := 0
+		for j := 0; j < d-1; j++ {
+			for r := 0; r < nA; r++ {
+				x.Set(i, j, 1)
+				y[i] = float64(1 - 2*(r%2))
+				i++
+			}
+		}
+		for r := 0; r < nG; r++ {
+			x.Set(i, d-1, 1)
+			y[i] = 1
+			i++
+		}
+		if canary {
+			x.Set(i, d-1, 1)
+			y[i] = -1
+		}
+		return &datasets.Dataset{Name: "audit-pair", Task: datasets.Regression, X: x, Y: y}
+	}
+	g := float64(nG)
+	return &customPair{
+		d0: build(false), d1: build(true),
+		pair:      fmt.Sprintf("add/remove: D₁ = D₀ ∪ {(e_d, −1)}; D₀ holds %d rows (e_d, 1) and %d rows (eᵢ, ±1) on each other coordinate, so λ_min(XᵀX) = %d lies along e_d and the canary moves λ_min, (XᵀX)_dd and (Xᵀy)_d each by its sensitivity", nG, nA, nG),
+		statistic: fmt.Sprintf("λ̃_min − %d·θ_d: the released λ̃_min (Release.Noise) plus θ_d, which is (Xᵀỹ)_d/(XᵀX̃)_dd ≈ 1 on D₀ (λ = 0)", nG),
+		stat: func(r *mechanisms.Release) (float64, error) {
+			lt, err := noiseValue(r, "lambda_min_tilde")
+			if err != nil {
+				return 0, err
+			}
+			theta := r.Model.(*mechanisms.Linear).Theta
+			return lt - g*theta[d-1], nil
+		},
+	}, nil
+}
+
+// gramPair builds a zero-out pair for the Gaussian-sketch mechanisms, whose
+// data-dependent release is a noisy λ_min of ZᵀZ, Z = [X, y]: D₀'s joint
+// Gram matrix is a·uuᵀ plus eigenvalues ≥ a + 2 + margin on the other
+// directions, u = (e_d, 1)/√2 the canary's direction, so the canary
+// z = (e_d, 1) (‖z‖² = C² = 2 with the default bounds) raises λ_min(ZᵀZ) from
+// a to a + 2, the release's full sensitivity. D₀ holds a zero row where D₁
+// holds z.
+func gramPair(s Setup, a float64) (d0, d1 *datasets.Dataset, desc string) {
+	d := s.Dim
+	full := int(math.Floor(a / 2)) // rows (e_d, 1), each adding 2uuᵀ
+	c := math.Sqrt((a - 2*float64(full)) / 2)
+	other := int(math.Ceil(a)) + 12 // rows (e_d, −1) add 2vvᵀ; rows eᵢ add eᵢeᵢᵀ
+	rows := full + 1 + other/2 + (d-1)*other
+	build := func(canary bool) *datasets.Dataset {
+		x := mat.NewDense(rows+1, d, nil)
+		y := make([]float64, rows+1)
+		i := 0
+		for r := 0; r < full; r++ {
+			x.Set(i, d-1, 1)
+			y[i] = 1
+			i++
+		}
+		x.Set(i, d-1, c)
+		y[i] = c
+		i++
+		for r := 0; r < other/2; r++ {
+			x.Set(i, d-1, 1)
+			y[i] = -1
+			i++
+		}
+		for j := 0; j < d-1; j++ {
+			for r := 0; r < other; r++ {
+				x.Set(i, j, 1)
+				i++
+			}
+		}
+		if canary {
+			x.Set(i, d-1, 1)
+			y[i] = 1
+		}
+		return &datasets.Dataset{Name: "audit-pair", Task: datasets.Regression, X: x, Y: y}
+	}
+	desc = fmt.Sprintf("zero-out: D₁ = D₀ with its zero row replaced by z = (e_d, 1); D₀'s other %d rows make λ_min([X y]ᵀ[X y]) = %.4g along z's direction (the other eigenvalues ≥ %.4g), so z raises it by ‖z‖² = 2, its sensitivity", rows, a, a+12)
+	return build(false), build(true), desc
+}
+
+// sheffetPair is Sheffet '17's pair: λ_min([X y]ᵀ[X y]) of D₁ sits at the
+// centre of the mechanism's Laplace test (the threshold W plus the shift
+// b·log(1/δ), as the probe fit reports them), where the test's outcome has
+// its largest likelihood ratio e^{C²/b} at the largest pass probability ½
+// ([She17] Alg. 1; [LSS+25] Alg. 4 line 5). The statistic is the test's
+// outcome (Release.Stats no_noise_branch): the ledger charges it as a
+// Laplace release, so a test on it audits that part of the claim.
+func sheffetPair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms.Release) (*customPair, error) {
+	if relation != accounting.RelationZeroOut {
+		return nil, fmt.Errorf("the sketch pair is zero-out; the ledger's relation is %s", relation)
+	}
+	v, err := noiseValues(probe, "threshold", "laplace_scale")
+	if err != nil {
+		return nil, err
+	}
+	centre := v[0] + v[1]*math.Log(1/b.Delta) // W + b·log(1/δ)
+	d0, d1, desc := gramPair(s, centre-2)
+	return &customPair{d0: d0, d1: d1,
+		pair:      desc + fmt.Sprintf("; D₁'s λ_min = %.4g is the Laplace test's centre W + b·log(1/δ)", centre),
+		statistic: "the Laplace test's outcome (1: passed, no noise added; Release.Stats no_noise_branch)",
+		stat:      func(r *mechanisms.Release) (float64, error) { return noiseValue(r, "no_noise_branch") },
+	}, nil
+}
+
+// mixingPair is linear mixing's pair: λ_min([X y]ᵀ[X y]) of D₀ is 6 noise
+// std above the downward shift η·C²·τ of λ̃ ([LSS+25] Alg. 1 line 5), so
+// λ̃ = λ_min − η·C²·(τ − z) is never clipped at 0 and is a Gaussian release
+// whose mean the canary moves by C², its sensitivity. The statistic is that
+// λ̃ (Release.Noise lambda_tilde). The sketch itself shows the canary only
+// as a change of (a + 2)/a in one direction's variance, negligible at this
+// a, and is not read.
+func mixingPair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms.Release) (*customPair, error) {
+	if relation != accounting.RelationZeroOut {
+		return nil, fmt.Errorf("the sketch pair is zero-out; the ledger's relation is %s", relation)
+	}
+	eta, err := noiseValue(probe, "eta_std")
+	if err != nil {
+		return nil, err
+	}
+	tau := math.Sqrt(2 * math.Log(3/b.Delta))
+	a := math.Ceil(eta * (tau + 6))
+	d0, d1, desc := gramPair(s, a)
+	return &customPair{d0: d0, d1: d1, pair: desc,
+		statistic: "λ̃, the released noisy λ_min([X y]ᵀ[X y]) (Release.Noise lambda_tilde)",
+		stat:      func(r *mechanisms.Release) (float64, error) { return noiseValue(r, "lambda_tilde") },
+	}, nil
+}
+
+// curvaturePair is objective perturbation's pair (the default canary, its
+// label 1) with the likelihood-ratio statistic of θ_d. The release is θ* =
+// the minimiser of L(θ) + bᵀθ + (λ/2)‖θ‖², b ~ N(0, σ²I), so
+// b = −∇L(θ*) − λθ*, and θ*'s density is b's density times
+// |det(∇²L(θ*) + λI)|. Along the canary's coordinate, which no other row
+// touches, the map θ_d ↦ b_d is −λθ_d on D₀ and s(−θ_d) − λθ_d on D₁ (s the
+// logistic function), with Jacobians λ and λ + s′(θ_d), so
+//
+//	log p₁(θ_d)/p₀(θ_d) = log(1 + s′(θ_d)/λ) − (s(−θ_d)² − 2λθ_d·s(−θ_d))/(2σ²)
+//
+// ([KST12] Thm 1's proof; [RKW23] Thm 2.8: λ ≥ 2β/ε bounds the first term
+// by ε/2 at β = s′(0) = ¼). The statistic is this log-ratio at the fit's
+// reported σ and λ (Release.Noise sigma, lambda of the probe fit), the
+// Neyman–Pearson statistic of the coordinate; its largest values are near
+// θ_d = 0, where the canary's curvature concentrates θ's density, which a
+// test on θ_d's mean cannot see (the canary's gradient shifts θ_d by L/λ
+// only in its far lower tail). The output noise σ_out (≈ 10⁻³) is ignored.
+func curvaturePair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms.Release) (*customPair, error) {
+	v, err := noiseValues(probe, "sigma", "lambda")
+	if err != nil {
+		return nil, err
+	}
+	sigma, lambda := v[0], v[1]
+	d0, d1, desc := neighbours(s, relation)
+	d := s.Dim
+	logistic := func(t float64) float64 { return 1 / (1 + math.Exp(-t)) }
+	return &customPair{d0: d0, d1: d1, pair: desc,
+		statistic: fmt.Sprintf("log p₁(θ_d)/p₀(θ_d) at σ = %.4g, λ = %.4g: the likelihood ratio of θ along the canary, largest near 0 where the canary's loss curvature concentrates θ's density", sigma, lambda),
+		stat: func(r *mechanisms.Release) (float64, error) {
+			t := r.Model.(*mechanisms.Linear).Theta[d-1]
+			g := logistic(-t)
+			return math.Log1p(g*(1-g)/lambda) - (g*g-2*lambda*t*g)/(2*sigma*sigma), nil
+		},
+	}, nil
+}
