@@ -27,8 +27,9 @@ var allowedImports = map[string][]string{
 	"experiments/spec":              {"experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
 	"experiments/run":               {"experiments/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
 	"experiments/report":            {"experiments/spec", "experiments/run", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
+	"experiments/htmlreport":        {"experiments/report", "experiments/spec", "mechanisms/accounting", "results"},
 	"experiments/internal/spectest": {"experiments/spec"},
-	".":                             {"experiments/spec", "experiments/run", "experiments/report", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs"},
+	".":                             {"experiments/spec", "experiments/run", "experiments/report", "experiments/htmlreport", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil"},
 }
 
 // TestLayering fails when a package imports a dplab package that the

@@ -42,6 +42,7 @@ func init() {
 		planCommand,
 		validateCommand,
 		renderCommand,
+		reportCommand,
 		accountCommand,
 		datasetsCommand,
 		versionCommand,
