@@ -138,9 +138,10 @@ func num(x float64) string {
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }
 
-// statText is "mean ± CI half-width" (the mean alone without an interval).
+// statText is "mean ± CI half-width": the mean alone without an interval
+// or with one at rounding level (identical trials), as plotting prints it.
 func statText(st results.Stat) string {
-	if math.IsNaN(st.CIHalf) || st.CIHalf == 0 {
+	if math.IsNaN(st.CIHalf) || st.CIHalf <= 1e-12*math.Abs(st.Mean) {
 		return num(st.Mean)
 	}
 	return num(st.Mean) + " ± " + strconv.FormatFloat(st.CIHalf, 'g', 2, 64)
