@@ -121,8 +121,8 @@ func (t *rankingTable) build(v *view) []*plotting.Table {
 		} else {
 			extra += " (oracle-tuned cells ranked, marked non-private tuning: their ε spent is ∞)"
 		}
-		extra += "; margin: |runner-up − winner| ± (CI half-width of the winner + of the runner-up), which contains 0 exactly when the two 95% CIs overlap: a tie; " +
-			"tied with winner: every other ranked cell whose CI overlaps the winner's; s/trial: mean wall seconds of a trial's fit (tuning runs included) on this machine with -j trials in parallel; " +
+		extra += "; margin: |runner-up − winner| ± (CI half-width of the winner + of the runner-up), which contains 0 exactly when the two 95% CIs overlap; " +
+			"verdict: a tie when the winner's CI overlaps that of any other ranked cell (listed under tied with winner), else a win; s/trial: mean wall seconds of a trial's fit (tuning runs included) on this machine with -j trials in parallel; " +
 			"ε spent: the largest over trials, by the accountant below; ε flags: each ranked cell whose ε spent is above its target (OVERSPENT), below it by more than 0.1%, infinite (non-private tuning), or whose target was not the whole fit's (target scope)"
 		if t.Note != "" {
 			extra += "; " + t.Note
@@ -191,19 +191,17 @@ func rankingRow(rs []ranked) []plotting.Entry {
 		row[2] = text(r.label)
 		row[3] = plotting.Entry{Mean: r.stat.Mean, Half: r.stat.CIHalf, Present: true}
 		row[4] = plotting.Entry{Mean: math.Abs(r.stat.Mean - w.stat.Mean), Half: w.stat.CIHalf + r.stat.CIHalf, Present: true}
-		row[5] = text("win")
-		if w.overlaps(r) {
-			row[5] = text("tie")
-		}
+		// A tie when any other cell's CI overlaps the winner's: the
+		// runner-up's, or a lower mean's with a wider interval.
 		var tied []string
 		for i := 1; i < len(rs); i++ {
 			if w.overlaps(&rs[i]) {
 				tied = append(tied, rs[i].label)
 			}
 		}
-		row[6] = text("none")
+		row[5], row[6] = text("win"), text("none")
 		if len(tied) > 0 {
-			row[6] = text(strings.Join(tied, "; "))
+			row[5], row[6] = text("tie"), text(strings.Join(tied, "; "))
 		}
 		row[8] = plotting.Entry{Mean: r.sum.WallMean, Present: true}
 		row[10] = text(spentText(r))
