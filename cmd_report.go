@@ -71,8 +71,9 @@ func reportDirs(args []string, stderr io.Writer) ([]string, error) {
 		}
 		var dirs []string
 		for _, e := range entries {
+			// os.Stat follows a symbolic link to a result folder elsewhere.
 			d := filepath.Join("results", e.Name())
-			if _, err := os.Stat(filepath.Join(d, results.TrialsFile)); e.IsDir() && err == nil {
+			if _, err := os.Stat(filepath.Join(d, results.TrialsFile)); err == nil {
 				dirs = append(dirs, d)
 			}
 		}

@@ -34,6 +34,9 @@ func TestReportCLIErrors(t *testing.T) {
 		{[]string{filepath.Join(tmp, "nope")}, "nope is not a result directory: no such directory"},
 		{[]string{tmp}, "holds no trials.jsonl"},
 		{[]string{file}, "none of the 1 argument(s) is a directory"},
+		// No arguments: the result folders under ./results, and the
+		// repository's results/ holds only the results package's sources.
+		{nil, "no result folder under results/"},
 	} {
 		code, _, stderr := runMain(t, append([]string{"report", "-o", out}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
