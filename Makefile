@@ -7,12 +7,16 @@ BENCHCOUNT ?= 6
 
 all: lint test
 
-build:
-	$(GO) build -o dplab .
+## quickstart: AdaSSP vs non-private ridge on built-in synthetic data (seconds once built)
+quickstart: build
+	./dplab run experiments/quickstart.toml
 
-## quickstart: AdaSSP vs non-private ridge on built-in synthetic data (< 30 s)
-quickstart:
-	$(GO) run . run experiments/quickstart.toml
+## build: the dplab binary (the first build also downloads and compiles the
+## dependencies, gonum and gonum/plot: about 100 CPU-seconds, 1–2 minutes on
+## 2 cores; later builds take seconds)
+build:
+	@echo "building ./dplab (a first build compiles the dependencies too: 1–2 minutes on 2 cores; later builds take seconds)"
+	$(GO) build -o dplab .
 
 ## test: the test suite CI runs (long checks skip under -short)
 test:
@@ -50,9 +54,11 @@ bench:
 	@mkdir -p bench
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) ./... | tee bench/latest.txt
 
-## reproduce: every paper spec at full size (hours; needs DPLAB_DATA)
+## reproduce: every paper spec at full size, one after another, with each
+## spec's plan estimate beside its measured wall time and the total (hours;
+## needs DPLAB_DATA; resumes where it stopped)
 reproduce:
-	$(GO) run . run experiments/*.toml
+	scripts/reproduce.sh -j $(or $(J),2)
 
 ## clean: the binary and every run's outputs (results/<name>/), not the results package
 clean:

@@ -18,7 +18,7 @@ import (
 var accountCommand = &command{
 	Name: "account",
 	UsageLine: "account EVENT [event flags] [--steps T] [--select poisson:MEAN | tnb:MEAN:ETA | geometric:MEAN | logarithmic:MEAN]\n" +
-		"              (--delta D | --epsilon E | --order A) [--accountant rdp|pld|exact] [--orders default|grid|opacus|integer]\n" +
+		"              (--delta D | --epsilon E | --order A) [--accountant rdp|pld|exact|all] [--orders default|grid|opacus|integer]\n" +
 		"              [--interval H] [--calibrate sigma] [--json]",
 	Short: "evaluate or calibrate the privacy of a mechanism (RDP, PLD or exact)",
 	Long: `Account asks the accountant what a mechanism's privacy is, as one would ask
@@ -28,6 +28,11 @@ EVENT and its flags:
   gaussian --sigma S [--sensitivity C]        Gaussian mechanism, L2 sensitivity C (default 1)
   laplace  --scale B [--sensitivity C]        Laplace mechanism, L1 sensitivity C (default 1)
   sgm      --q Q --sigma S                    one DP-SGD step: Poisson rate Q, noise multiplier S
+  sgm      --n N --batch-size B --epochs E --sigma S
+                                              DP-SGD as Opacus and TF Privacy users give it: q = B/N
+                                              and T = ⌈E·N/B⌉ steps (TF Privacy's compute_dp_sgd_privacy;
+                                              Opacus counts ⌊E/q⌋, the same when B divides E·N); the
+                                              derived q and T are printed
   objpert  --sigma S --lambda L --beta B --lipschitz L
                                               objective perturbation (Redberg et al. Thm 3.2)
   amp      (objpert flags) --tau T --sigma-out S
@@ -84,7 +89,8 @@ For rgm, --delta also prints Corollary 1's closed form and the numeric optimum
 of ε_RDP(α) + log(1/δ)/(α − 1) over α (the paper's conversion), next to the
 accountant's (tighter) conversion.
 
-Accountants: rdp (default; orders "default" = dp_accounting's grid refined by a
+Accountants: all (rdp, pld and exact side by side, each with its ε or δ, or
+"n/a" and why when it cannot evaluate the event), rdp (default; orders "default" = dp_accounting's grid refined by a
 continuous search over α, "grid" = dp_accounting's grid exactly, "opacus",
 "integer" = 2..--max-order), pld (pessimistic connect-the-dots PLD, --interval),
 exact (the tight closed form of a composed Gaussian or one objective
@@ -110,6 +116,9 @@ type accountFlags struct {
 	mech, analysis, relation   string
 	deltaInf, n, groupOffset   int
 	delta2, l12, lf, clip, muX float64
+	// sgm in the practitioner's terms
+	batchSize int
+	epochs    float64
 }
 
 // eventFlags lists the flags each event takes; required ones first (the
@@ -117,7 +126,7 @@ type accountFlags struct {
 var eventFlags = map[string]struct{ required, optional []string }{
 	"gaussian": {[]string{"sigma"}, []string{"sensitivity"}},
 	"laplace":  {[]string{"scale"}, []string{"sensitivity"}},
-	"sgm":      {[]string{"q", "sigma"}, nil},
+	"sgm":      {[]string{"q", "sigma"}, []string{"n", "batch-size", "epochs"}},
 	"objpert":  {[]string{"sigma", "lambda", "beta", "lipschitz"}, nil},
 	"amp":      {[]string{"sigma", "lambda", "beta", "lipschitz", "tau", "sigma-out"}, nil},
 	"gaussmix": {[]string{"k", "gamma"}, nil},
@@ -174,7 +183,7 @@ func eventNames() string {
 
 func cmdAccount(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	var f accountFlags
-	fs := newFlagSet("account", stderr)
+	fs := newFlagSet("account", stdout)
 	fs.Float64Var(&f.sigma, "sigma", 0, "noise standard deviation σ (gaussian, objpert, amp) or noise multiplier (sgm)")
 	fs.Float64Var(&f.sensitivity, "sensitivity", 1, "L2 (gaussian) or L1 (laplace) sensitivity")
 	fs.Float64Var(&f.scale, "scale", 0, "Laplace scale b")
@@ -197,7 +206,7 @@ func cmdAccount(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&f.delta, "delta", 0, "δ at which to report ε")
 	fs.Float64Var(&f.epsilon, "epsilon", 0, "ε at which to report δ (or the calibration target)")
 	fs.Float64Var(&f.order, "order", 0, "report the RDP ε(α) at this order α")
-	fs.StringVar(&f.accountant, "accountant", "rdp", "accountant: rdp, pld or exact")
+	fs.StringVar(&f.accountant, "accountant", "rdp", "accountant: rdp, pld, exact, or all (the three side by side)")
 	fs.StringVar(&f.orders, "orders", "default", "RDP orders: default, grid, opacus or integer")
 	fs.IntVar(&f.maxOrder, "max-order", 256, "largest order of --orders integer")
 	fs.StringVar(&f.sgm, "sgm", "bound", "sampled-Gaussian fractional orders: bound (dp_accounting) or exact")
@@ -208,7 +217,9 @@ func cmdAccount(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.mech, "mech", "", "pipeline: the mechanism (gaussian, laplace, dp-gd or dp-sgd)")
 	fs.IntVar(&f.deltaInf, "delta-inf", 0, "pipeline: Δ∞, the rows of the common part the pre-processing maps differently")
 	fs.Float64Var(&f.delta2, "delta-2", 0, "pipeline: Δ₂, the largest L2 move of such a row")
-	fs.IntVar(&f.n, "n", 0, "pipeline: dataset size n (caps the group size; dp-gd: its n)")
+	fs.IntVar(&f.n, "n", 0, "dataset size n (sgm: with --batch-size and --epochs; pipeline: caps the group size; dp-gd: its n)")
+	fs.IntVar(&f.batchSize, "batch-size", 0, "sgm: expected batch size B (q = B/n)")
+	fs.Float64Var(&f.epochs, "epochs", 0, "sgm: epochs E (T = ⌈E·n/B⌉ steps)")
 	fs.StringVar(&f.analysis, "analysis", "", "pipeline: comma-separated analyses (default exact_factor,tight_pq,tight_pq_min,frobenius,group)")
 	fs.StringVar(&f.relation, "relation", "", "pipeline: neighbouring relation of the sensitivities, replace_one (default) or add_remove")
 	fs.IntVar(&f.groupOffset, "group-size-offset", 0, "pipeline: g = min(Δ∞ + K, n) (0 means 1)")
@@ -230,22 +241,122 @@ func cmdAccount(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if !ok {
 		return badInput(fmt.Errorf("unknown event %q (want %s)", name, eventNames()))
 	}
-	if err := f.checkFlags(name, spec.required, spec.optional); err != nil {
-		return badInput(err)
-	}
-	cfg := accounting.Config{Kind: f.accountant, Orders: f.orders, MaxOrder: f.maxOrder, SGM: f.sgm, Interval: f.interval}
-	if err := cfg.Validate(); err != nil {
-		return badInput(err)
-	}
-	res, err := f.run(name, cfg)
+	derived, err := f.practitionerSGM(name)
 	if err != nil {
 		return badInput(err)
 	}
-	if f.asJSON {
-		return res.writeJSON(stdout)
+	if err := f.checkFlags(name, spec.required, spec.optional); err != nil {
+		return badInput(err)
 	}
-	res.writeText(stdout)
+	kinds := []string{f.accountant}
+	if f.accountant == "all" {
+		kinds = []string{"rdp", "pld", "exact"}
+	}
+	var all []*accountResult
+	for _, kind := range kinds {
+		g := f
+		g.accountant = kind
+		cfg := accounting.Config{Kind: kind, Orders: f.orders, MaxOrder: f.maxOrder, SGM: f.sgm, Interval: f.interval}
+		if err := cfg.Validate(); err != nil {
+			return badInput(err)
+		}
+		res, err := g.run(name, cfg)
+		if err != nil {
+			err = withHint(err, g.calibratedOf(name), kind)
+			if len(kinds) == 1 {
+				return badInput(err)
+			}
+			res = &accountResult{Accountant: kind, Error: err.Error()}
+		}
+		res.Derived = derived
+		all = append(all, res)
+	}
+	if len(all) == 1 {
+		if f.asJSON {
+			return all[0].writeJSON(stdout)
+		}
+		all[0].writeText(stdout)
+		return nil
+	}
+	if f.asJSON {
+		return json.NewEncoder(stdout).Encode(map[string]any{"accountants": all})
+	}
+	for _, r := range all {
+		fmt.Fprintf(stdout, "%-6s ", r.Accountant+":")
+		if r.Error != "" {
+			fmt.Fprintf(stdout, "n/a (%s)\n", strings.TrimPrefix(r.Error, "accounting: "))
+			continue
+		}
+		r.Derived = ""
+		r.writeText(stdout)
+	}
+	if derived != "" {
+		fmt.Fprintln(stdout, derived)
+	}
 	return nil
+}
+
+// practitionerSGM turns "sgm --n N --batch-size B --epochs E" into --q and
+// --steps: q = B/N, T = ⌈E·N/B⌉, TF Privacy's compute_dp_sgd_privacy count
+// (Opacus' accountants count ⌊E/q⌋ steps, the same when B divides E·N). It
+// returns the sentence saying so ("" when the flags are not used).
+func (f *accountFlags) practitionerSGM(event string) (string, error) {
+	used := f.set["batch-size"] || f.set["epochs"] || event == "sgm" && f.set["n"]
+	if !used {
+		return "", nil
+	}
+	if event != "sgm" {
+		for _, n := range []string{"batch-size", "epochs"} {
+			if f.set[n] {
+				return "", fmt.Errorf("flag --%s does not apply to event %s (sgm only)", n, event)
+			}
+		}
+		return "", nil
+	}
+	switch {
+	case !f.set["n"] || !f.set["batch-size"] || !f.set["epochs"]:
+		return "", errors.New("sgm in dataset terms needs all of --n, --batch-size and --epochs (or give --q and --steps)")
+	case f.set["q"] || f.set["steps"]:
+		return "", errors.New("give either --n, --batch-size and --epochs or --q and --steps, not both")
+	case f.n < 1:
+		return "", fmt.Errorf("--n %d: want ≥ 1", f.n)
+	case f.batchSize < 1 || f.batchSize > f.n:
+		return "", fmt.Errorf("--batch-size %d: want 1 ≤ B ≤ n = %d", f.batchSize, f.n)
+	case !(f.epochs > 0) || math.IsInf(f.epochs, 0):
+		return "", fmt.Errorf("--epochs %g: want a finite E > 0", f.epochs)
+	}
+	f.q = float64(f.batchSize) / float64(f.n)
+	steps := math.Ceil(f.epochs * float64(f.n) / float64(f.batchSize))
+	if steps > math.MaxInt32 {
+		return "", fmt.Errorf("--epochs %g with n = %d, B = %d gives %g steps; too many", f.epochs, f.n, f.batchSize, steps)
+	}
+	f.steps = int(steps)
+	f.set["q"], f.set["steps"] = true, true
+	delete(f.set, "n")
+	delete(f.set, "batch-size")
+	delete(f.set, "epochs")
+	return fmt.Sprintf("(from --n %d --batch-size %d --epochs %g: sampling rate q = B/n = %.6g, steps T = ⌈E·n/B⌉ = %d)",
+		f.n, f.batchSize, f.epochs, f.q, f.steps), nil
+}
+
+// withHint adds to an unreachable calibration target which parameter was
+// calibrated, and what may reach it: another accountant or finer settings.
+func withHint(err error, param, accountant string) error {
+	ie, ok := accounting.IsInfeasible(err)
+	if !ok || ie.Order > 0 {
+		return err
+	}
+	hint := ""
+	switch accountant {
+	case "rdp":
+		hint = "the RDP conversion to (ε, δ) has a floor for small ε: try --accountant pld (often tighter), or --orders integer with a larger --max-order"
+	case "pld":
+		hint = "the PLD's discretisation sets a floor: try a smaller --interval, or --accountant rdp"
+	default:
+		hint = "try --accountant pld or rdp"
+	}
+	return fmt.Errorf("calibrating --%s: target ε = %g at δ = %g is unreachable by the %s accountant: the smallest ε it reaches is %.6g, at --%s %.6g, and ε stops decreasing beyond; %s",
+		param, ie.Target.Epsilon, ie.Target.Delta, accountant, ie.Floor, param, ie.X, hint)
 }
 
 // checkFlags rejects flags that do not apply to the event, missing required
@@ -429,7 +540,13 @@ type accountResult struct {
 	MironovOrder    *jsonFloat `json:"mironov_order,omitempty"`
 	// A preprocessed event (pipeline, or json of one): every analysis.
 	Pipeline *pipelineResult `json:"pipeline,omitempty"`
-	query    string          // "epsilon" (ε at δ), "delta" (δ at ε), "order" or "rdp-target"
+	// Derived says how q and T were derived from --n, --batch-size and
+	// --epochs (sgm); "" otherwise.
+	Derived string `json:"derived,omitempty"`
+	// Error is why this accountant could not answer (--accountant all
+	// only: a single accountant's error is the command's).
+	Error string `json:"error,omitempty"`
+	query string // "epsilon" (ε at δ), "delta" (δ at ε), "order" or "rdp-target"
 }
 
 // rgmOf returns the RGM leaf of an event built by "dplab account rgm".
@@ -627,6 +744,9 @@ func (r *accountResult) writeText(w io.Writer) {
 		}
 	default:
 		fmt.Fprintf(w, "δ = %s at ε = %s (%s)\n", fmtNum(r.Delta), fmtNum(r.Epsilon), r.how())
+	}
+	if r.Derived != "" {
+		fmt.Fprintln(w, r.Derived)
 	}
 }
 

@@ -38,6 +38,8 @@ func TestAccountJSON(t *testing.T) {
 		{"sgm continuous ε", "sgm --q 0.01 --sigma 1 --steps 1000 --delta 1e-5", "epsilon", 2.1013234289238665, 1e-7, "golden epsilon_continuous_alpha"},
 		{"sgm exact continuous", "sgm --q 0.01 --sigma 1 --steps 1000 --delta 1e-5 --sgm exact", "epsilon", 2.1013221312346264, 1e-6, "golden epsilon_continuous_alpha_exact_rdp"},
 		{"sgm pld ε", "sgm --q 0.01 --sigma 1 --steps 1000 --delta 1e-5 --accountant pld --interval 1e-4", "epsilon", 1.828243645616618, 1e-3, "golden pub-pld_sgm_eps-001"},
+		// n = 10⁵, B = 1000, E = 10: q = 0.01, T = ⌈10·10⁵/1000⌉ = 1000, the golden's event.
+		{"sgm in dataset terms", "sgm --n 100000 --batch-size 1000 --epochs 10 --sigma 1 --delta 1e-5 --orders grid", "epsilon", 2.101366525420273, 1e-8, "golden pub-rdp_sgm_eps-001 (q = 0.01, T = 1000)"},
 		{"sgm rdp at order 8", "sgm --q 0.01 --sigma 1 --steps 1000 --order 8", "rdp", 0.893643907606041, 1e-8, "golden rdp_at_probe_orders"},
 		{"sgm calibrate", "sgm --q 0.01 --steps 1000 --calibrate sigma --epsilon 1 --delta 1e-5 --orders grid", "sigma", 1.5131221626072044, 1e-5, "golden pub-rdp_sgm_sigma-001 sigma_tight"},
 		{"gaussian exact ε", "gaussian --sigma 1 --delta 1e-5 --accountant exact", "epsilon", 4.377178095681133, 1e-9, "golden pub-analytic_gaussian_eps-001"},
@@ -99,7 +101,16 @@ func TestAccountErrors(t *testing.T) {
 		{"gaussian --sigma 1", "give exactly one of --delta, --epsilon or --order"},
 		{"rgm --eta 0.01 --gamma 1 --d 10 --order 60", "outside the domain"},
 		{"gaussmix --k 57 --gamma 100 --order 100", "outside the domain"},
-		{"sgm --q 0.01 --steps 1000 --select poisson:15.4066 --calibrate sigma --epsilon 0.025 --delta 1e-5 --orders integer", "smallest achievable ε is"},
+		{"sgm --q 0.01 --steps 1000 --select poisson:15.4066 --calibrate sigma --epsilon 0.025 --delta 1e-5 --orders integer", "calibrating --sigma: target ε = 0.025 at δ = 1e-05 is unreachable by the rdp accountant: the smallest ε it reaches is"},
+		{"gaussian --calibrate sigma --epsilon 1e-6 --delta 1e-10 --accountant pld", "try a smaller --interval"},
+		{"sgm --q 0.01 --steps 1000 --select poisson:15.4066 --calibrate sigma --epsilon 0.025 --delta 1e-5 --orders integer", "try --accountant pld"},
+		{"sgm --n 1000 --batch-size 10 --sigma 1 --delta 1e-5", "needs all of --n, --batch-size and --epochs"},
+		{"sgm --n 1000 --batch-size 10 --epochs 2 --q 0.01 --sigma 1 --delta 1e-5", "not both"},
+		{"sgm --n 1000 --batch-size 10 --epochs 2 --steps 3 --sigma 1 --delta 1e-5", "not both"},
+		{"sgm --n 1000 --batch-size 2000 --epochs 2 --sigma 1 --delta 1e-5", "--batch-size 2000: want 1 ≤ B ≤ n = 1000"},
+		{"sgm --n 1000 --batch-size 10 --epochs -1 --sigma 1 --delta 1e-5", "--epochs -1"},
+		{"gaussian --sigma 1 --epochs 3 --delta 1e-5", "flag --epochs does not apply to event gaussian"},
+		{"gaussian --sigma 1 --delta 1e-5 --accountant every", "every"},
 		{"laplace --scale 1 --delta 1e-5 --accountant exact", "cannot evaluate event laplace"},
 		{"gaussmix --k 10 --gamma 5 --delta 1e-5 --accountant pld", "cannot evaluate event gaussmix"},
 		{"gaussian --sigma 1 --order 3 --accountant pld", "--order is an RDP query"},
@@ -341,6 +352,53 @@ func TestAccountPipeline(t *testing.T) {
 		e := get(fmt.Sprintf("pipeline --mech gaussian --sigma %.17g --l12 1 --delta-inf 10 --delta-2 0.1 --delta 1e-5", c.s))["epsilon"].(float64)
 		if (e <= 3) != c.ok {
 			t.Errorf("σ = %.9g: ε = %.9g, want ≤ 3: %v", c.s, e, c.ok)
+		}
+	}
+}
+
+// TestAccountAll: --accountant all answers with the three accountants side by
+// side, "n/a" and the reason where one cannot evaluate the event, and the
+// derived q and T of a DP-SGD given in dataset terms.
+func TestAccountAll(t *testing.T) {
+	code, out, errs := runAccount(t, "gaussian", "--sigma", "1", "--delta", "1e-5", "--accountant", "all", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got struct {
+		Accountants []struct {
+			Accountant string  `json:"accountant"`
+			Epsilon    float64 `json:"epsilon"`
+			Error      string  `json:"error"`
+		} `json:"accountants"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(got.Accountants) != 3 {
+		t.Fatalf("%d accountants, want rdp, pld and exact: %s", len(got.Accountants), out)
+	}
+	eps := map[string]float64{}
+	for _, a := range got.Accountants {
+		eps[a.Accountant] = a.Epsilon
+	}
+	// Golden pub-analytic_gaussian_eps-001: the exact ε of σ = 1 at δ = 1e-5.
+	const exact = 4.377178095681133
+	if math.Abs(eps["exact"]-exact) > 1e-9*exact {
+		t.Errorf("exact ε = %v, want %v", eps["exact"], exact)
+	}
+	// Both upper bounds hold, the PLD's within its discretisation.
+	if !(eps["rdp"] >= exact) || !(eps["pld"] >= exact-1e-9) || eps["pld"] > exact*1.001 {
+		t.Errorf("rdp ε = %v, pld ε = %v: want rdp ≥ %v and pld ≈ it from above", eps["rdp"], eps["pld"], exact)
+	}
+
+	code, out, errs = runAccount(t, "sgm", "--n", "60000", "--batch-size", "256", "--epochs", "60", "--sigma", "1.1", "--delta", "1e-5", "--accountant", "all")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// T = ⌈60·60000/256⌉ = 14063, q = 256/60000.
+	for _, want := range []string{"rdp:", "pld:", "exact: n/a (", "q = B/n = 0.00426667", "T = ⌈E·n/B⌉ = 14063"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
 }

@@ -44,7 +44,7 @@ func cmdDatasets(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		newFlagSet("datasets", stdout).Usage()
 		return flag.ErrHelp
 	}
-	fs := newFlagSet("datasets", stderr)
+	fs := newFlagSet("datasets", stdout)
 	dataDir := fs.String("data-dir", "", "data directory (default $DPLAB_DATA, else the user cache directory)")
 	switch sub {
 	case "list":

@@ -47,13 +47,13 @@ values, the trials per cell, how many are stored in the result directory and
 how many a run would add.
 
 With --estimate it also measures what the run would cost: it loads the
-datasets, times trials 0 and 1 of the first and last cell of every row with
-trials to run (one at a time, storing nothing), and prints each row's mean
-seconds per trial and the estimated wall time on -j concurrent trials
-(capped at the CPUs): dataset loading + Σ trials to run × seconds per trial
-/ jobs. It assumes the trials parallelise perfectly and leaves out
-rendering; a cell's first trial also does its one-off work, so the
-estimate leans high.`,
+datasets, times trials 0, 1 and 2 of the first and last cell of every row
+with trials to run (one at a time, storing nothing), and prints each row's
+mean seconds per trial (trials 1 and 2) and the one-off seconds a cell's
+first trial adds (a calibration, a split's statistics), and the estimated
+wall time on -j concurrent trials (capped at the CPUs): dataset loading +
+Σ (trials to run × s/trial + cells to run × one-off s/cell) / jobs. It
+assumes the trials parallelise perfectly and leaves out rendering.`,
 	Run: cmdPlan,
 }
 
@@ -131,7 +131,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// collect less often (the heap may grow to 5× the live data, a few tens
 	// of MB for the papers' specs) — 8–10% of a small panel's CPU was GC.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	fs := newFlagSet("run", stderr)
+	fs := newFlagSet("run", stdout)
 	jobs := fs.Int("j", 0, "concurrent trials (default: number of CPUs)")
 	out := fs.String("out", "", "result directory (default results/<name>)")
 	trials := fs.Int("trials", 0, "override the spec's trial count")
@@ -216,7 +216,7 @@ func printReport(w io.Writer, s *spec.Spec, rep *run.Report, outs []string) {
 }
 
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("plan", stderr)
+	fs := newFlagSet("plan", stdout)
 	out := fs.String("out", "", "result directory (default results/<name>)")
 	trials := fs.Int("trials", 0, "override the spec's trial count")
 	quick := fs.Bool("quick", false, "apply the spec's [quick] overrides")
@@ -271,7 +271,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
 	head := "dataset\tmechanism\tε values\ttrials/cell\tstored\tto run"
 	if *estimate {
-		head += "\ts/trial"
+		head += "\ts/trial\tone-off s/cell"
 	}
 	fmt.Fprintln(tw, head)
 	for _, row := range p.Rows {
@@ -279,9 +279,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		switch {
 		case !*estimate:
 		case row.Cost == nil:
-			fmt.Fprint(tw, "\t—")
+			fmt.Fprint(tw, "\t—\t—")
 		default:
-			fmt.Fprintf(tw, "\t%.3g", row.Cost.PerTrial.Seconds())
+			fmt.Fprintf(tw, "\t%.3g\t%.3g", row.Cost.PerTrial.Seconds(), row.Cost.PerCell.Seconds())
 			if row.Cost.Failed > 0 {
 				fmt.Fprintf(tw, " (%d of %d timed trials failed)", row.Cost.Failed, row.Cost.Timed)
 			}
@@ -308,7 +308,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("validate", stderr)
+	fs := newFlagSet("validate", stdout)
 	lim := limitFlags(fs)
 	specs, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -352,7 +352,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("render", stderr)
+	fs := newFlagSet("render", stdout)
 	out := fs.String("out", "", "result directory when rendering from a spec")
 	quick := fs.Bool("quick", false, "render the --quick result directory of a spec")
 	lim := limitFlags(fs)

@@ -450,6 +450,10 @@ func TestSignalStopsValidate(t *testing.T) {
 				if err == nil {
 					t.Errorf("validate exited 0 after %v: it finished instead of stopping", sig)
 				}
+				// 128 + the signal's number: 130 for Ctrl-C, 143 for SIGTERM.
+				if code, want := cmd.ProcessState.ExitCode(), 128+int(sig); code != want {
+					t.Errorf("exit code %d after %v, want %d", code, sig, want)
+				}
 				if !strings.Contains(stderr.String(), "interrupted") {
 					t.Errorf("stderr does not say interrupted:\n%s", stderr.String())
 				}

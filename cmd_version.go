@@ -17,7 +17,7 @@ var versionCommand = &command{
 }
 
 func cmdVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("version", stderr)
+	fs := newFlagSet("version", stdout)
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return err
 	}

@@ -14,6 +14,10 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/experiments/report"
+	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/plotting"
+	"github.com/dplab/dplab/results"
 )
 
 // TestQuickSpecOutputsGolden runs the --quick variant of every
@@ -45,6 +49,7 @@ func TestQuickSpecOutputsGolden(t *testing.T) {
 			if code, _, errs := runMain(t, "run", spec, "--quick", "--out", dir, "-j", "2"); code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
+			checkLegends(t, spec, dir)
 			got := outputDigests(t, name, dir)
 			path := filepath.Join("testdata", "golden", "quick", name+".json")
 			if update {
@@ -75,6 +80,38 @@ func TestQuickSpecOutputsGolden(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkLegends draws the figures of the quick run of spec stored in dir
+// and fails when a legend covers a data point, a marker or a CI band vertex
+// (issue 13: the legend covered objpert_fig4's k = 100 point and the Crime
+// panel of gaussmix_fig2).
+func checkLegends(t *testing.T, path, dir string) {
+	t.Helper()
+	s, err := report.Load(path, spec.LoadOptions{})
+	if err == nil {
+		err = s.ApplyQuick()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.Read(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs, err := report.DrawFigures(s, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range figs {
+		covered, err := plotting.LegendCovers(f)
+		if err != nil {
+			t.Errorf("figure %s: %v", f.Name, err)
+		}
+		for _, c := range covered {
+			t.Errorf("figure %s: %s", f.Name, c)
+		}
 	}
 }
 

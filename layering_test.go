@@ -11,25 +11,28 @@ import (
 // packages each dplab package may import. Paths are relative to the module.
 var allowedImports = map[string][]string{
 	"internal/rngs":         {},
-	"internal/registry":     {},
+	"internal/registry":     {"internal/suggest"},
+	"internal/suggest":      {},
 	"internal/oncemap":      {},
 	"internal/fileutil":     {},
 	"internal/buildtest":    {},
+	"internal/fielddoc":     {},
 	"mechanisms/accounting": {"internal/oncemap"},
-	"datasets":              {"internal/rngs", "internal/registry", "internal/oncemap"},
+	"datasets":              {"internal/suggest", "internal/rngs", "internal/registry", "internal/oncemap"},
 	"datasets/preprocess":   {"internal/rngs", "mechanisms/accounting", "datasets"},
 	"solvers":               {"internal/rngs"},
-	"mechanisms":            {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "internal/rngs", "internal/registry", "internal/oncemap"},
+	"mechanisms":            {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "internal/rngs", "internal/registry", "internal/oncemap", "internal/fielddoc"},
 	"results":               {"internal/fileutil"},
 	"plotting":              {"internal/fileutil"},
 	// experiments/spec ← experiments/run ← experiments/report: one way.
 	"experiments/curves":            {"mechanisms/accounting", "datasets/preprocess"},
-	"experiments/spec":              {"experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
+	"experiments/spec":              {"internal/suggest", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
 	"experiments/run":               {"experiments/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
-	"experiments/report":            {"experiments/spec", "experiments/run", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
+	"experiments/report":            {"internal/suggest", "internal/fielddoc", "experiments/spec", "experiments/run", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
 	"experiments/htmlreport":        {"experiments/report", "experiments/spec", "mechanisms/accounting", "results"},
 	"experiments/internal/spectest": {"experiments/spec"},
-	".":                             {"experiments/spec", "experiments/run", "experiments/report", "experiments/htmlreport", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil"},
+	"audit":                         {"experiments/spec", "datasets/preprocess", "plotting", "internal/fileutil", "mechanisms", "mechanisms/accounting", "datasets", "solvers", "internal/rngs"},
+	".":                             {"experiments/spec", "experiments/run", "experiments/report", "experiments/htmlreport", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil", "audit", "internal/suggest"},
 }
 
 // TestLayering fails when a package imports a dplab package that the

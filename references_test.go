@@ -400,3 +400,34 @@ func TestCitationKeyPatterns(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsCitePapersNotPaths: the user-facing docs cite a paper by its
+// title, authors and arXiv id (through docs/references.md), never by a path
+// into the development checkout's ../shared folder, which a reader of the
+// repository does not have.
+func TestDocsCitePapersNotPaths(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (path == "testdata" || strings.HasPrefix(d.Name(), ".") && path != ".") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, "shared/papers") {
+				t.Errorf("%s:%d cites a paper by a local path; cite it by key ([RKW23]) or title, authors and arXiv id: %s", path, i+1, strings.TrimSpace(line))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

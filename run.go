@@ -7,7 +7,8 @@
 //	dplab <command> [arguments]
 //
 // Run "dplab help" for the list of commands and "dplab <command> --help" for
-// one command's flags. Exit codes: 0 ok, 1 run failure, 2 bad usage or bad input.
+// one command's flags. Exit codes: 0 ok, 1 run failure, 2 bad usage or bad input,
+// 128 + the signal's number when stopped by SIGINT (130) or SIGTERM (143).
 package main
 
 import (
@@ -19,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -44,7 +46,10 @@ func init() {
 		renderCommand,
 		reportCommand,
 		accountCommand,
+		auditCommand,
 		datasetsCommand,
+		mechanismsCommand,
+		kindsCommand,
 		versionCommand,
 		{
 			Name:      "help",
@@ -63,18 +68,41 @@ func init() {
 const signalGrace = 10 * time.Second
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Value // the first signal received
+	go func() {
+		got.Store(<-sigs)
+		cancel()
+	}()
+	stop := func() { signal.Stop(sigs) } // a second signal terminates at once
 	done := make(chan int, 1)
 	go func() { done <- Main(ctx, os.Args[1:], os.Stdout, os.Stderr) }()
-	os.Exit(waitMain(ctx, stop, done, os.Stderr, signalGrace))
+	code := waitMain(ctx, stop, done, os.Stderr, signalGrace)
+	if sig, ok := got.Load().(os.Signal); ok {
+		code = signalExitCode(sig)
+	}
+	os.Exit(code)
+}
+
+// signalExitCode is the shell's convention for a process stopped by a
+// signal: 128 + its number (130 for SIGINT, Ctrl-C; 143 for SIGTERM), so
+// scripts and schedulers can tell an interrupted run from a failed one.
+func signalExitCode(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
 }
 
 // waitMain returns Main's exit code from done. SIGINT and SIGTERM are
 // handled alike: the first cancels ctx and restores the default handling
 // (stop), so that a second signal terminates at once; if the command has
 // not returned within grace after the first, waitMain gives up on it and
-// returns 1.
-func waitMain(ctx context.Context, stop context.CancelFunc, done <-chan int, stderr io.Writer, grace time.Duration) int {
+// returns 1. (main replaces the code by 128 + the signal's number when a
+// signal stopped the command.)
+func waitMain(ctx context.Context, stop func(), done <-chan int, stderr io.Writer, grace time.Duration) int {
 	defer stop()
 	select {
 	case code := <-done:
@@ -139,7 +167,7 @@ func printUsage(w io.Writer) {
 	fmt.Fprint(w, "\nRun 'dplab <command> --help' for a command's flags.\n")
 }
 
-func cmdHelp(_ context.Context, args []string, stdout, _ io.Writer) error {
+func cmdHelp(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
 		printUsage(stdout)
 		return nil
@@ -148,10 +176,8 @@ func cmdHelp(_ context.Context, args []string, stdout, _ io.Writer) error {
 	if c == nil {
 		return usagef("unknown command %q", args[0])
 	}
-	fs := newFlagSet(c.Name, stdout)
-	fs.SetOutput(stdout)
-	fs.Usage()
-	return nil
+	// The command prints its own help, flags included, on --help.
+	return c.Run(ctx, []string{"--help"}, stdout, io.Discard)
 }
 
 // usageError is bad usage of the CLI: exit code 2.
@@ -194,24 +220,29 @@ func exitCode(err error) int {
 	return 1
 }
 
-// newFlagSet returns a flag set for the command called name whose usage prints
-// the command's usage line, long description and flags to w.
-func newFlagSet(name string, w io.Writer) *flag.FlagSet {
+// newFlagSet returns a flag set for the command called name. Its Usage
+// prints the command's usage line, long description and flags to help
+// (stdout: "dplab run --help" is asked for, so it is output, not an error).
+// Parsing itself prints nothing: a bad flag becomes one usage error naming
+// it (see parseInterleaved), not the whole help text.
+func newFlagSet(name string, help io.Writer) *flag.FlagSet {
 	c := lookupCommand(name)
 	if c == nil {
 		panic("dplab: newFlagSet for unknown command " + name)
 	}
 	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
-	fs.SetOutput(w)
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: dplab %s\n\n", c.UsageLine)
+		fs.SetOutput(help)
+		defer fs.SetOutput(io.Discard)
+		fmt.Fprintf(help, "Usage: dplab %s\n\n", c.UsageLine)
 		if c.Long != "" {
-			fmt.Fprintf(fs.Output(), "%s\n\n", strings.TrimSpace(c.Long))
+			fmt.Fprintf(help, "%s\n\n", strings.TrimSpace(c.Long))
 		}
 		hasFlags := false
 		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
 		if hasFlags {
-			fmt.Fprintln(fs.Output(), "Flags:")
+			fmt.Fprintln(help, "Flags:")
 			fs.PrintDefaults()
 		}
 	}
@@ -224,8 +255,9 @@ func newFlagSet(name string, w io.Writer) *flag.FlagSet {
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseQuiet(fs, args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.Usage()
 				return nil, err
 			}
 			return nil, usagef("%v", err)
@@ -241,4 +273,13 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// parseQuiet parses args with fs's Usage silenced: the flag package calls
+// Usage on every parse error, and the caller decides what to print.
+func parseQuiet(fs *flag.FlagSet, args []string) error {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = usage }()
+	return fs.Parse(args)
 }

@@ -86,7 +86,9 @@ type MissingError struct {
 
 // Error says which files to place in which directory, or to fetch them.
 func (e *MissingError) Error() string {
-	return fmt.Sprintf("dataset %s: missing %s in data directory %s (each may be stored plain, .gz or .bz2); run 'dplab datasets fetch %s' or place the files there by hand",
+	return fmt.Sprintf("dataset %s: missing %s in data directory %s (each may be stored plain, .gz or .bz2); "+
+		"if the files are elsewhere, point dplab at that directory with --data-dir DIR or the DPLAB_DATA environment variable "+
+		"(the directory is --data-dir, else $DPLAB_DATA, else the user cache); otherwise run 'dplab datasets fetch %s' or place the files there by hand",
 		e.Dataset, strings.Join(e.Files, ", "), e.Dir, e.Dataset)
 }
 

@@ -49,5 +49,12 @@ func TestFeaturesCSV(t *testing.T) {
 	var miss *MissingError
 	if _, err := loadFrom(dir, "features-csv", `path="absent.csv"`); !errors.As(err, &miss) {
 		t.Errorf("absent file: %v, want a MissingError", err)
+	} else {
+		// The error says how to point dplab at the data, not only how to fetch it.
+		for _, want := range []string{"--data-dir", "DPLAB_DATA", "dplab datasets fetch", dir} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("missing-data error does not name %q: %v", want, err)
+			}
+		}
 	}
 }

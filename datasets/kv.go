@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/dplab/dplab/internal/suggest"
 )
 
 // DecodeKV returns a decode function for Entry.Load that sets params fields
@@ -42,7 +44,7 @@ func DecodeKV(pairs []string) func(v any) error {
 				if len(known) == 0 {
 					return fmt.Errorf("unknown key %q: this dataset has no params", key)
 				}
-				return fmt.Errorf("unknown key %q (known: %s)", key, strings.Join(known, ", "))
+				return fmt.Errorf("unknown key %q%s (known: %s)", key, suggest.DidYouMean(key, known), strings.Join(known, ", "))
 			}
 			if seen[key] {
 				return fmt.Errorf("key %q given twice", key)

@@ -81,6 +81,7 @@ func TestLoadDecodesValidatesAndNames(t *testing.T) {
 		{"defaults", nil, ""},
 		{"set", []string{"n=7", "d=2", "noise=0.5", "seed=3"}, ""},
 		{"unknown key", []string{"rows=7"}, `unknown key "rows"`},
+		{"misspelt key", []string{"seeed=7"}, `unknown key "seeed" (did you mean "seed"?)`},
 		{"wrong type", []string{"n=seven"}, `key "n"`},
 		{"invalid", []string{"n=-3"}, "n = -3"},
 		{"bad noise", []string{"noise=-1"}, "noise = -1"},

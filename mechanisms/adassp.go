@@ -3,7 +3,9 @@ package mechanisms
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
@@ -26,10 +28,7 @@ import (
 // Ref: [Wang18] Alg. 2 lines 2–7; [LSS+25] Alg. 3 and §4.4–4.5 (per-trial
 // λ̃_min, ρ). Symbols: C_X = bound_x, C_Y = bound_y, ρ = rho.
 //
-// The symmetric noise ½(Z + Zᵀ) follows the author's MATLAB code
-// (reference-code.md §5.4): releasing XᵀX + m·C_X²·Z is the Gaussian
-// mechanism for the Frobenius sensitivity ‖xxᵀ‖_F = ‖x‖² ≤ C_X², and
-// symmetrising is post-processing. The ledger is the three Gaussian releases
+// The ledger is the three Gaussian releases
 // with noise multiplier m (add/remove: λ_min and XᵀX move by at most C_X²,
 // Xᵀy by at most C_X·C_Y); the accountant, not the ε/3 split, decides the ε
 // reported. With the box's constants that ε is below the target on the papers'
@@ -39,6 +38,31 @@ import (
 // three releases the accountant puts within the target, and uses
 // m·√L in place of L/(ε/3) for the downward shift of line 3, so the shift
 // still covers the noise with probability 1 − δ/6.
+//
+// The XᵀX noise has two forms (noise = …), both private under that ledger:
+//
+//   - "symmetrised" (default): m·C_X²·½(Z + Zᵀ), Z ~ N(0, 1)^{d×d}, as
+//     [Wang18]'s MATLAB code (reference-code.md §5.4). Releasing
+//     XᵀX + m·C_X²·Z is the Gaussian mechanism for the Frobenius
+//     sensitivity ‖xxᵀ‖_F = ‖x‖² ≤ C_X²; symmetrising is post-processing
+//     (it halves the off-diagonal noise variance).
+//   - "paper": m·C_X²·N_sym, the upper triangle (diagonal included) i.i.d.
+//     N(0, 1) and mirrored: [LSS+25] Alg. 3 line 5 and the GaussMix
+//     authors' code (unit variance in every entry). The upper triangle of
+//     xxᵀ, as a vector, has 2-norm ≤ ‖xxᵀ‖_F ≤ C_X², so releasing it with
+//     noise std m·C_X² per entry is the Gaussian mechanism with the same
+//     multiplier m; mirroring is post-processing.
+//
+// preset = "code" follows the GaussMix authors' code (gaussmix.md §4.5,
+// reference-code.md §1.2): noise "paper" unless noise is set, and the z of
+// λ̃_min drawn once per ε rather than per trial — from Budget.CellSeed, the
+// randomness every trial of a cell shares. Each trial is still the whole
+// mechanism (the same three releases, the same ledger); only the trials of
+// a cell are no longer independent, so the cell's confidence interval
+// describes the spread given that one draw. Private tuning, whose analysis
+// assumes independent runs, is refused under it. The code's operator bug in
+// λ̃_min (a division where the box subtracts the shift, reference-code.md
+// §8 item 1) is not reproduced: the box's shift is kept.
 type AdaSSP struct{ p AdaSSPParams }
 
 // AdaSSPParams is the params table of "adassp".
@@ -46,11 +70,36 @@ type AdaSSPParams struct {
 	boundsParams
 	// Rho is the failure probability ρ of the λ_min bound in line 4; 0 means
 	// 1e-4 (the paper-era GaussMix code; [Wang18]'s own default is 0.05).
-	Rho float64 `toml:"rho"`
+	Rho float64 `toml:"rho" default:"1e-4" range:"(0, 1)"`
 	// Calibration is "box" (default: the paper's m = √log(6/δ)/(ε/3)) or
 	// "accountant" (the smallest m that meets the target under the spec's
 	// accountant, tuning included).
-	Calibration string `toml:"calibration"`
+	Calibration string `toml:"calibration" default:"box" range:"box | accountant"`
+	// Noise is the form of the XᵀX noise: "symmetrised" (m·C_X²·½(Z + Zᵀ))
+	// or "paper" (m·C_X²·N_sym, Alg. 3). "" means "paper" under preset
+	// "code" and "symmetrised" otherwise.
+	Noise string `toml:"noise" default:"the preset's (paper: symmetrised, code: paper)" range:"symmetrised | paper"`
+	// Preset is "paper" (default: the box, λ̃_min drawn every trial) or
+	// "code" (the GaussMix authors' code: λ̃_min drawn once per ε, noise
+	// "paper" unless set).
+	Preset string `toml:"preset" default:"paper" range:"paper | code"`
+}
+
+// AdaSSP noise forms (AdaSSPParams.Noise).
+const (
+	adasspNoiseSymmetrised = "symmetrised"
+	adasspNoisePaper       = "paper"
+)
+
+// noise returns the XᵀX noise form the params select.
+func (p AdaSSPParams) noise() string {
+	if p.Noise != "" {
+		return p.Noise
+	}
+	if p.Preset == presetCode {
+		return adasspNoisePaper
+	}
+	return adasspNoiseSymmetrised
 }
 
 // Validate implements Params.
@@ -64,11 +113,17 @@ func (p AdaSSPParams) Validate() error {
 	if p.Calibration != "" && p.Calibration != "box" && p.Calibration != "accountant" {
 		return errors.New(`calibration must be "box" or "accountant"`)
 	}
+	if p.Noise != "" && p.Noise != adasspNoiseSymmetrised && p.Noise != adasspNoisePaper {
+		return fmt.Errorf("noise = %q: want %q or %q", p.Noise, adasspNoiseSymmetrised, adasspNoisePaper)
+	}
+	if p.Preset != "" && p.Preset != presetPaper && p.Preset != presetCode {
+		return fmt.Errorf("preset = %q: want %q or %q", p.Preset, presetPaper, presetCode)
+	}
 	return nil
 }
 
 func init() {
-	Register(Info{Name: "adassp", Title: "AdaSSP", Ref: "Wang18", Tasks: []datasets.Task{datasets.Regression}, Private: true, Version: 1},
+	Register(Info{Name: "adassp", Title: "AdaSSP", Ref: "Wang18", Tasks: []datasets.Task{datasets.Regression}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"gaussian"}},
 		func(p AdaSSPParams) (Mechanism, error) { return &AdaSSP{p: p}, nil }, AdaSSPParams{})
 }
 
@@ -80,6 +135,9 @@ func (a *AdaSSP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs 
 	cx, cy := a.p.cx(), a.p.cy()
 	if err := checkBounds("adassp", train, cx, cy); err != nil {
 		return nil, err
+	}
+	if a.p.Preset == presetCode && b.Wrap != nil {
+		return nil, errCodeWrapped
 	}
 	d := train.Cols()
 	eps3 := b.Epsilon / 3
@@ -99,23 +157,18 @@ func (a *AdaSSP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs 
 	if err != nil {
 		return nil, err
 	}
-	// Line 3: private, downward-shifted λ_min.
-	lamTilde := math.Max(lamMin+m*cx*cx*noise.NormFloat64()-shift*cx*cx, 0)
+	// Line 3: private, downward-shifted λ_min. preset "code": z drawn once
+	// per cell (per ε) from the cell's shared streams.
+	zLam := noise
+	if a.p.Preset == presetCode && b.CellSeed != (rngs.Seed{}) {
+		zLam = rngs.New(b.CellSeed).Get("adassp-lambda-min")
+	}
+	lamTilde := math.Max(lamMin+m*cx*cx*zLam.NormFloat64()-shift*cx*cx, 0)
 	// Line 4: the ridge penalty.
 	fd := float64(d)
 	lambda := math.Max(0, math.Sqrt(fd*logTerm*math.Log(2*fd*fd/orDefault(a.p.Rho, 1e-4)))*cx*cx/eps3-lamTilde)
-	// Line 5: XᵀX + m·C_X²·½(Z + Zᵀ).
-	sx := m * cx * cx
-	noisy := mat.NewSymDense(d, nil)
-	z := make([]float64, d*d)
-	for i := range z {
-		z[i] = noise.NormFloat64()
-	}
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			noisy.SetSym(i, j, gram.At(i, j)+sx*0.5*(z[i*d+j]+z[j*d+i]))
-		}
-	}
+	// Line 5.
+	noisy := adasspGram(gram, m*cx*cx, a.p.noise(), noise)
 	// Line 6: Xᵀy + m·C_X·C_Y·ξ.
 	var xty mat.VecDense
 	xty.MulVec(train.X.T(), mat.NewVecDense(train.Rows(), train.Y))
@@ -137,13 +190,47 @@ func (a *AdaSSP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs 
 }
 
 // EventShapes implements Mechanism.
-func (*AdaSSP) EventShapes(Budget) ([]accounting.Event, error) {
+func (a *AdaSSP) EventShapes(b Budget) ([]accounting.Event, error) {
+	if a.p.Preset == presetCode && b.Wrap != nil {
+		return nil, errCodeWrapped
+	}
 	return []accounting.Event{adasspEvent(shapeNoise)}, nil
 }
+
+// errCodeWrapped: under preset "code" the runs of a tuned trial would share
+// one λ̃_min release, while private tuning's analysis (RepeatAndSelect)
+// assumes independent runs.
+var errCodeWrapped = errors.New(`preset = "code" draws λ̃_min once per cell, so the runs of private tuning would not be independent, as its analysis assumes; use the default preset`)
 
 // adasspEvent is AdaSSP's ledger for noise multiplier m: three Gaussian
 // releases (λ_min, XᵀX, Xᵀy), each with noise std m times its sensitivity.
 func adasspEvent(m float64) accounting.Event {
 	g := accounting.Gaussian{Sigma: m, Sensitivity: 1}
 	return accounting.SelfComposed{Event: g, Count: 3}
+}
+
+// adasspGram returns XᵀX + s·Z for the noise form: Z = ½(Z₀ + Z₀ᵀ) with
+// Z₀ ~ N(0, 1)^{d×d} drawn row-major ("symmetrised"), or Z = N_sym, its
+// upper triangle drawn row by row and mirrored ("paper").
+func adasspGram(gram mat.Symmetric, s float64, form string, r *rand.Rand) *mat.SymDense {
+	d := gram.SymmetricDim()
+	noisy := mat.NewSymDense(d, nil)
+	if form == adasspNoisePaper {
+		for i := 0; i < d; i++ {
+			for j := i; j < d; j++ {
+				noisy.SetSym(i, j, gram.At(i, j)+s*r.NormFloat64())
+			}
+		}
+		return noisy
+	}
+	z := make([]float64, d*d)
+	for i := range z {
+		z[i] = r.NormFloat64()
+	}
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			noisy.SetSym(i, j, gram.At(i, j)+s*0.5*(z[i*d+j]+z[j*d+i]))
+		}
+	}
+	return noisy
 }

@@ -58,8 +58,8 @@ func dataBounds(d *datasets.Dataset) maxima {
 // mechanisms. Zero means 1, which is what the specs' default scaling
 // (rows by the max training row norm, y by max|y_train|) guarantees.
 type boundsParams struct {
-	BoundX float64 `toml:"bound_x"` // C_X ≥ maxᵢ ‖xᵢ‖₂
-	BoundY float64 `toml:"bound_y"` // C_Y ≥ maxᵢ |yᵢ|
+	BoundX float64 `toml:"bound_x" default:"1" range:"> 0"` // C_X ≥ maxᵢ ‖xᵢ‖₂
+	BoundY float64 `toml:"bound_y" default:"1" range:"> 0"` // C_Y ≥ maxᵢ |yᵢ|
 }
 
 func (p boundsParams) validate() error {

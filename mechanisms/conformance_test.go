@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
@@ -73,6 +74,7 @@ func TestConformance(t *testing.T) {
 				if !info.Private && !math.IsInf(g.Epsilon, 1) {
 					t.Errorf("non-private mechanism reports ε = %v, want +Inf", g.Epsilon)
 				}
+				checkDeclaredLedger(t, info, m, b, r1.Event)
 				r2, _ := m.Fit(context.Background(), data, b, rngs.New(seed))
 				j1, _ := json.Marshal(r1.Model)
 				j2, _ := json.Marshal(r2.Model)
@@ -86,6 +88,48 @@ func TestConformance(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// structuralKinds are event kinds that shape a ledger (a relation, parallel
+// parts, a node that releases nothing) rather than release anything; Info.Events
+// need not list them.
+var structuralKinds = []string{"with_relation", "parallel", "noop"}
+
+// checkDeclaredLedger holds Info.Relation and Info.Events (what dplab
+// mechanisms prints) to the ledger Fit returned and to the declared
+// EventShapes: the relation is the ledger's ("" and non_private for a
+// non-private learner), and every non-structural leaf kind is declared.
+func checkDeclaredLedger(t *testing.T, info Info, m Mechanism, b Budget, ledger accounting.Event) {
+	t.Helper()
+	rel, err := accounting.LedgerRelation(ledger)
+	switch {
+	case err != nil:
+		t.Errorf("ledger relation: %v", err)
+	case !info.Private && info.Relation != "":
+		t.Errorf("non-private mechanism declares relation %q, want none", info.Relation)
+	case info.Private && rel != info.Relation:
+		t.Errorf("Info.Relation = %q, but Fit's ledger is %s", info.Relation, rel)
+	}
+	shapes, err := m.EventShapes(b)
+	if err != nil {
+		t.Fatalf("EventShapes: %v", err)
+	}
+	used := map[string]bool{}
+	for _, e := range append(shapes, ledger) {
+		accounting.Leaves(e, func(l accounting.Event, _ float64) {
+			if !slices.Contains(structuralKinds, l.Kind()) {
+				used[l.Kind()] = true
+			}
+		})
+	}
+	for k := range used {
+		if !slices.Contains(info.Events, k) {
+			t.Errorf("ledger holds a %s event, not in Info.Events %v", k, info.Events)
+		}
+	}
+	if len(info.Events) == 0 {
+		t.Errorf("Info.Events is empty")
 	}
 }
 

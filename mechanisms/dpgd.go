@@ -42,16 +42,16 @@ type DPGD struct{ p DPGDParams }
 // DPGDParams is the params table of "dpgd".
 type DPGDParams struct {
 	// Iterations T ≥ 1; 0 means 500 (preprocessing.md §6 F3).
-	Iterations int `toml:"iterations"`
+	Iterations int `toml:"iterations" default:"500" range:"≥ 1"`
 	// Step η > 0; 0 means 0.5 (F3).
-	Step float64 `toml:"step"`
+	Step float64 `toml:"step" default:"0.5" range:"> 0"`
 	// Radius R of the projection ball; 0 means 1 ([HSS24] Prop. 8's proof).
-	Radius float64 `toml:"radius"`
+	Radius float64 `toml:"radius" default:"1" range:"> 0"`
 	// Clip C, the per-example gradient norm bound (and Lipschitz constant
 	// L); 0 means 1 (the logistic loss on the unit ball).
-	Clip float64 `toml:"clip"`
+	Clip float64 `toml:"clip" default:"1" range:"> 0"`
 	// Output is "average" (default, A_GD) or "last" (the last iterate).
-	Output string `toml:"output"`
+	Output string `toml:"output" default:"average" range:"average | last"`
 }
 
 // Validate implements Params.
@@ -85,7 +85,7 @@ func (p DPGDParams) radius() float64 { return orDefault(p.Radius, 1) }
 func (p DPGDParams) clip() float64   { return orDefault(p.Clip, 1) }
 
 func init() {
-	Register(Info{Name: "dpgd", Title: "DP-GD (projected, averaged)", Ref: "HSS24", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1},
+	Register(Info{Name: "dpgd", Title: "DP-GD (projected, averaged)", Ref: "HSS24", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"}},
 		func(p DPGDParams) (Mechanism, error) { return &DPGD{p: p}, nil }, DPGDParams{Iterations: 5})
 }
 

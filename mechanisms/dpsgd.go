@@ -41,24 +41,24 @@ type DPSGD struct{ p DPSGDParams }
 type DPSGDParams struct {
 	// LearningRate is η > 0; 0 means 1e-3 (PyTorch Adam's default). The
 	// papers tune it (see DPSGD).
-	LearningRate float64 `toml:"learning_rate"`
+	LearningRate float64 `toml:"learning_rate" default:"1e-3" range:"> 0"`
 	// Epochs: the run takes epochs·⌈n/batch⌉ steps; 0 means 60 ([RKW23] §5).
-	Epochs int `toml:"epochs"`
+	Epochs int `toml:"epochs" default:"60" range:"≥ 1"`
 	// Batch is the expected batch size B; 0 means 256 ([RKW23] §5).
-	Batch int `toml:"batch"`
+	Batch int `toml:"batch" default:"256" range:"≥ 1"`
 	// Clip is the per-example clipping norm C > 0; 0 means √2 ([RKW23] §5:
 	// with unit-norm rows and an intercept every gradient has norm < √2).
-	Clip float64 `toml:"clip"`
+	Clip float64 `toml:"clip" default:"√2" range:"> 0"`
 	// Optimizer is "adam" (default) or "sgd".
-	Optimizer string `toml:"optimizer"`
+	Optimizer string `toml:"optimizer" default:"adam" range:"adam | sgd"`
 	// NoBias drops the intercept (default: fit one, as [RKW23] does).
-	NoBias bool `toml:"no_bias"`
+	NoBias bool `toml:"no_bias" default:"false"`
 	// Radius R > 0 projects θ onto the ball ‖θ‖ ≤ R after every step; 0
 	// (default) means no projection. With a radius the mechanism has a
 	// smooth-RDP result (SmoothRDP) and a non-private pre-processor in front
 	// of it is accounted by [HSS24] Theorem 2; without one, by group
 	// privacy only.
-	Radius float64 `toml:"radius"`
+	Radius float64 `toml:"radius" default:"none (no projection)" range:"> 0"`
 }
 
 // Validate implements Params.
@@ -105,7 +105,7 @@ func (p DPSGDParams) config() solvers.DPSGDConfig {
 }
 
 func init() {
-	Register(Info{Name: "dpsgd", Title: "DP-SGD", Ref: "ACG+16", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1},
+	Register(Info{Name: "dpsgd", Title: "DP-SGD", Ref: "ACG+16", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"poisson_sampled_gaussian"}},
 		func(p DPSGDParams) (Mechanism, error) { return &DPSGD{p: p}, nil },
 		DPSGDParams{Epochs: 5, LearningRate: 0.05})
 }

@@ -27,15 +27,15 @@ const (
 type sketchParams struct {
 	boundsParams
 	// K is the sketch size k ≥ 1; 0 means int(k_over_d·d).
-	K int `toml:"k"`
+	K int `toml:"k" default:"int(k_over_d·d)" range:"≥ 1, ≥ d at fit"`
 	// KOverD is k/d when K is 0; 0 means 2.5 (the authors' k = int(2.5d)).
-	KOverD float64 `toml:"k_over_d"`
+	KOverD float64 `toml:"k_over_d" default:"2.5" range:"> 0"`
 	// Preset is "paper" (default) or "code": the authors' code's constants
 	// where they differ from the paper (documented per mechanism).
-	Preset string `toml:"preset"`
+	Preset string `toml:"preset" default:"paper" range:"paper | code"`
 	// Sampler is "exact" (default: G·R + s·Ξ, the same output distribution
 	// in O(k·p²) time) or "explicit" (S·Z + s·Ξ as written).
-	Sampler string `toml:"sampler"`
+	Sampler string `toml:"sampler" default:"exact" range:"exact | explicit"`
 }
 
 func (p sketchParams) validate() error {

@@ -66,10 +66,10 @@ type LinearMixingParams struct {
 	// Calibration is "paper" (default: Theorem 1 with the preset's η) or
 	// "accountant" (the smallest γ whose ledger, tuning included, meets the
 	// target under the spec's accountant).
-	Calibration string `toml:"calibration"`
+	Calibration string `toml:"calibration" default:"paper" range:"paper | accountant"`
 	// SurrogateQ is the half-width Q of the surrogate's interval [−Q, Q] for
 	// binary tasks; 0 means 6 ([LSS+25] code).
-	SurrogateQ float64 `toml:"surrogate_q"`
+	SurrogateQ float64 `toml:"surrogate_q" default:"6" range:"> 0"`
 }
 
 // Validate implements Params.
@@ -85,7 +85,7 @@ func (p LinearMixingParams) Validate() error {
 
 func init() {
 	Register(Info{Name: "linear-mixing", Title: "Linear mixing", Ref: "LSS+25",
-		Tasks: []datasets.Task{datasets.Regression, datasets.Binary}, Private: true, Version: 1},
+		Tasks: []datasets.Task{datasets.Regression, datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationZeroOut, Events: []string{"gaussmix", "gaussian", "approx_dp"}},
 		func(p LinearMixingParams) (Mechanism, error) { return &LinearMixing{p: p}, nil },
 		LinearMixingParams{sketchParams: sketchParams{K: 12}})
 }

@@ -21,12 +21,12 @@ type LogReg struct{ p LogRegParams }
 type LogRegParams struct {
 	// Lambda is the L2 penalty λ ≥ 0 on the summed loss; 0 means 1e-6 (the
 	// papers' unregularised baseline, kept strictly convex).
-	Lambda float64 `toml:"lambda"`
+	Lambda float64 `toml:"lambda" default:"1e-6" range:"> 0"`
 	// NoBias drops the intercept (default: fit one, as [RKW23] §5 and
 	// scikit-learn do).
-	NoBias bool `toml:"no_bias"`
+	NoBias bool `toml:"no_bias" default:"false"`
 	// Tol is the gradient-norm tolerance; 0 means 1e-6.
-	Tol float64 `toml:"tol"`
+	Tol float64 `toml:"tol" default:"1e-6" range:"> 0"`
 }
 
 // Validate implements Params.
@@ -38,7 +38,7 @@ func (p LogRegParams) Validate() error {
 }
 
 func init() {
-	Register(Info{Name: "logreg", Title: "Non-private logistic regression", Ref: "RKW23", Tasks: []datasets.Task{datasets.Binary}, Private: false, Version: 1},
+	Register(Info{Name: "logreg", Title: "Non-private logistic regression", Ref: "RKW23", Tasks: []datasets.Task{datasets.Binary}, Private: false, Version: 1, Events: []string{"non_private"}},
 		func(p LogRegParams) (Mechanism, error) { return &LogReg{p: p}, nil }, LogRegParams{})
 }
 

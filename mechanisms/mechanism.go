@@ -25,6 +25,12 @@ type Budget struct {
 	// Wrap maps the mechanism's own event to the event actually charged, e.g.
 	// RepeatAndSelect for private hyperparameter tuning. Nil is the identity.
 	Wrap func(accounting.Event) accounting.Event
+	// CellSeed seeds the draws that every trial of a cell shares, for
+	// mechanisms that reproduce code drawing some noise once per ε rather
+	// than per trial (adassp's preset "code"). The runner derives it from
+	// the spec's seed and the cell key; the zero value means no cell, and
+	// such draws are then made per fit from the fit's own streams.
+	CellSeed rngs.Seed
 }
 
 // Target returns the (ε, δ) target.

@@ -61,17 +61,17 @@ type ObjPertAMP struct{ p ObjPertAMPParams }
 // ObjPertAMPParams is the params table of "objpert-amp".
 type ObjPertAMPParams struct {
 	// Tau is the gradient-norm tolerance τ > 0; 0 means 0.01 ([RKW23] §5).
-	Tau float64 `toml:"tau"`
+	Tau float64 `toml:"tau" default:"0.01" range:"> 0"`
 	// SigmaOut is the output noise σ_out > 0; 0 means 0.15 ([RKW23] §5).
-	SigmaOut float64 `toml:"sigma_out"`
+	SigmaOut float64 `toml:"sigma_out" default:"0.15" range:"> 0"`
 	// F is the factor f of the (σ, λ) rule σ ≤ f·σ_G; 0 means 1.3 ([RKW23] §5).
-	F float64 `toml:"f"`
+	F float64 `toml:"f" default:"1.3" range:"> 0"`
 	// Clip is the clipping norm C > 0 of the per-example gradients; 0 means
 	// √2 ([RKW23] §5; a no-op for unit-norm rows with an intercept).
-	Clip float64 `toml:"clip"`
+	Clip float64 `toml:"clip" default:"√2" range:"> 0"`
 	// Method is the optimiser of line 4: "lbfgs" (default; Newton fallback)
 	// or "newton". Either yields a θ̃ with ‖∇L^P(θ̃)‖ ≤ τ.
-	Method string `toml:"method"`
+	Method string `toml:"method" default:"lbfgs" range:"lbfgs | newton"`
 }
 
 // Validate implements Params.
@@ -86,7 +86,7 @@ func (p ObjPertAMPParams) Validate() error {
 }
 
 func init() {
-	Register(Info{Name: "objpert-amp", Title: "Algorithm 1 (AMP)", Ref: "RKW23", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1},
+	Register(Info{Name: "objpert-amp", Title: "Algorithm 1 (AMP)", Ref: "RKW23", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"amp"}},
 		func(p ObjPertAMPParams) (Mechanism, error) { return &ObjPertAMP{p: p}, nil }, ObjPertAMPParams{})
 }
 

@@ -79,18 +79,18 @@ type ObjPertKifer struct{ p ObjPertKiferParams }
 // ObjPertKiferParams is the params table of "objpert-kifer".
 type ObjPertKiferParams struct {
 	// BoundX is C_X ≥ maxᵢ ‖xᵢ‖₂; 0 means 1.
-	BoundX float64 `toml:"bound_x"`
+	BoundX float64 `toml:"bound_x" default:"1" range:"> 0"`
 	// Tau is the gradient-norm tolerance τ > 0 on the summed objective nJ;
 	// 0 means 1e-6. The output noise is proportional to it.
-	Tau float64 `toml:"tau"`
+	Tau float64 `toml:"tau" default:"1e-6" range:"> 0"`
 	// MaxIter caps the L-BFGS iterations before Newton's fallback; 0 means
 	// 500.
-	MaxIter int `toml:"max_iter"`
+	MaxIter int `toml:"max_iter" default:"500" range:"≥ 1"`
 	// OutputShare is the share ρ ∈ (0, 1) of ε and of δ spent on the output
 	// noise; 0 means 0.01.
-	OutputShare float64 `toml:"output_share"`
+	OutputShare float64 `toml:"output_share" default:"0.01" range:"(0, 1)"`
 	// Preset is "paper" (default, regulariser Δ/(2n)) or "code" (Δ/(4n)).
-	Preset string `toml:"preset"`
+	Preset string `toml:"preset" default:"paper" range:"paper | code"`
 }
 
 // Validate implements Params.
@@ -115,7 +115,7 @@ func (p ObjPertKiferParams) Validate() error {
 
 func init() {
 	Register(Info{Name: "objpert-kifer", Title: "Objective perturbation (Kifer et al.)", Ref: "KST12",
-		Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 2},
+		Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 2, Relation: accounting.RelationAddRemove, Events: []string{"gaussian", "approx_dp"}},
 		func(p ObjPertKiferParams) (Mechanism, error) { return &ObjPertKifer{p: p}, nil }, ObjPertKiferParams{})
 }
 

@@ -46,15 +46,15 @@ type ObjPertOutput struct{ p ObjPertOutputParams }
 type ObjPertOutputParams struct {
 	// Lambda is the ridge penalty λ > 0 on the summed loss; 0 means the rule
 	// λ = m·(C + 2τ)/sigma_out (see ObjPertOutput).
-	Lambda float64 `toml:"lambda"`
+	Lambda float64 `toml:"lambda" default:"m·(C + 2τ)/sigma_out" range:"> 0"`
 	// SigmaOut is the output noise std the λ rule aims at; 0 means 0.15.
 	// Used only when lambda is 0.
-	SigmaOut float64 `toml:"sigma_out"`
+	SigmaOut float64 `toml:"sigma_out" default:"0.15" range:"> 0"`
 	// Tau is the gradient-norm tolerance τ > 0; 0 means 1e-3.
-	Tau float64 `toml:"tau"`
+	Tau float64 `toml:"tau" default:"1e-3" range:"> 0"`
 	// Clip is the clipping norm C > 0; 0 means √2 (a no-op for unit-norm
 	// rows with an intercept).
-	Clip float64 `toml:"clip"`
+	Clip float64 `toml:"clip" default:"√2" range:"> 0"`
 }
 
 // Validate implements Params.
@@ -69,7 +69,7 @@ func (p ObjPertOutputParams) Validate() error {
 }
 
 func init() {
-	Register(Info{Name: "objpert-output", Title: "Output perturbation", Ref: "CMS11", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1},
+	Register(Info{Name: "objpert-output", Title: "Output perturbation", Ref: "CMS11", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"gaussian"}},
 		func(p ObjPertOutputParams) (Mechanism, error) { return &ObjPertOutput{p: p}, nil }, ObjPertOutputParams{})
 }
 

@@ -51,15 +51,15 @@ type PCADPGD struct {
 type PCADPGDParams struct {
 	DPGDParams
 	// K is the number of principal components, 1 ≤ k < d; 0 means 5 (F3).
-	K int `toml:"k"`
+	K int `toml:"k" default:"5" range:"1 ≤ k < d"`
 	// BudgetFraction f ∈ (0, 1) of (ε, δ) for the private PCA
 	// (dppca-dpgd); 0 means 0.5.
-	BudgetFraction float64 `toml:"budget_fraction"`
+	BudgetFraction float64 `toml:"budget_fraction" default:"0.5" range:"(0, 1)" only:"dppca-dpgd"`
 	// Beta is PTR's proposed eigengap bound β > 0 (ptr-pca-dpgd, public;
 	// never the private δ_k(S), D21); required.
-	Beta float64 `toml:"beta"`
+	Beta float64 `toml:"beta" default:"none (required)" range:"> 0" only:"ptr-pca-dpgd"`
 	// TestFraction of ε spent on the test, ε_T = f·ε (ptr-pca-dpgd); 0 means 0.1.
-	TestFraction float64 `toml:"test_fraction"`
+	TestFraction float64 `toml:"test_fraction" default:"0.1" range:"(0, 1)" only:"ptr-pca-dpgd"`
 }
 
 // Validate implements Params.
@@ -90,10 +90,10 @@ func (p PCADPGDParams) k() int {
 
 func init() {
 	bin := []datasets.Task{datasets.Binary}
-	Register(Info{Name: "dppca-dpgd", Title: "DP-PCA + DP-GD", Ref: "HSS24", Tasks: bin, Private: true, Version: 1},
+	Register(Info{Name: "dppca-dpgd", Title: "DP-PCA + DP-GD", Ref: "HSS24", Tasks: bin, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"}},
 		func(p PCADPGDParams) (Mechanism, error) { return &PCADPGD{p: p}, nil },
 		PCADPGDParams{DPGDParams: DPGDParams{Iterations: 5}, K: 2})
-	Register(Info{Name: "ptr-pca-dpgd", Title: "PCA + DP-GD with PTR (Algorithm 1)", Ref: "HSS24", Tasks: bin, Private: true, Version: 1},
+	Register(Info{Name: "ptr-pca-dpgd", Title: "PCA + DP-GD with PTR (Algorithm 1)", Ref: "HSS24", Tasks: bin, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"laplace", "approx_dp", "preprocessed", "gaussian"}},
 		func(p PCADPGDParams) (Mechanism, error) {
 			if p.Beta == 0 {
 				return nil, errors.New("beta: PTR needs a proposed eigengap bound β > 0 (public, never read from the data)")

@@ -2,10 +2,15 @@ package mechanisms
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/fielddoc"
 	"github.com/dplab/dplab/internal/registry"
 )
+
+//go:generate env DPLAB_UPDATE_PARAMDOCS=1 go test -run TestParamDocsGenerated .
 
 // Info describes a registered mechanism.
 type Info struct {
@@ -17,6 +22,16 @@ type Info struct {
 	// Private is false for non-private reference learners: they run once per
 	// dataset (no ε axis) and are drawn as horizontal reference lines.
 	Private bool
+	// Relation is the neighbouring relation of the ledger Fit reports
+	// (accounting.RelationAddRemove, RelationZeroOut or RelationReplaceOne;
+	// "" for a non-private learner). TestConformance checks it against
+	// accounting.LedgerRelation of what Fit returns.
+	Relation string
+	// Events are the event kinds ("gaussian", "laplace", …) the ledger may
+	// release, whatever the params; the structural kinds with_relation,
+	// parallel and noop aside. TestConformance checks that the leaves of
+	// Fit's ledger and of EventShapes are among them.
+	Events []string
 	// Version is bumped whenever the mechanism's output for the same inputs
 	// and seed changes; it is part of every cell key, so stored trials of an
 	// older version rerun.
@@ -39,9 +54,11 @@ type Params interface{ Validate() error }
 
 // Entry is a registered mechanism.
 type Entry struct {
-	Info  Info
-	build func(decode func(v any) error) (Mechanism, Params, error)
-	test  func() (Mechanism, error)
+	Info    Info
+	params  reflect.Type // the registered params struct
+	example Params       // the test configuration, for tests of the params' documentation
+	build   func(decode func(v any) error) (Mechanism, Params, error)
+	test    func() (Mechanism, error)
 }
 
 var entries = registry.New[Entry]("mechanism")
@@ -62,7 +79,9 @@ func Register[P Params](info Info, build func(P) (Mechanism, error), test P) {
 		return build(p)
 	}
 	entries.Add(name, Entry{
-		Info: info,
+		Info:    info,
+		params:  reflect.TypeOf(test),
+		example: test,
 		build: func(decode func(v any) error) (Mechanism, Params, error) {
 			var p P
 			if decode != nil {
@@ -84,6 +103,25 @@ func Register[P Params](info Info, build func(P) (Mechanism, error), test P) {
 func (e Entry) Build(decode func(v any) error) (Mechanism, Params, error) {
 	return e.build(decode)
 }
+
+// Params documents the mechanism's params table: every key of the
+// registered params struct (embedded structs included) with its TOML type,
+// its default and range (the struct tags `default` and `range`) and its doc
+// comment (params_doc.go, generated from the source). A key whose `only`
+// tag names other mechanisms sharing the struct is left out.
+func (e Entry) Params() []fielddoc.Field {
+	var out []fielddoc.Field
+	for _, f := range e.allParams() {
+		if len(f.Only) == 0 || slices.Contains(f.Only, e.Info.Name) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// allParams documents every key of the params struct, whichever mechanism
+// it applies to.
+func (e Entry) allParams() []fielddoc.Field { return fielddoc.Fields(e.params, paramDocs) }
 
 // Test builds the mechanism with its tiny test configuration.
 func (e Entry) Test() (Mechanism, error) { return e.test() }

@@ -134,89 +134,89 @@ const (
 // epsilon_scope by the non-private "dgd".
 type DGDParams struct {
 	// Nodes is the number of nodes N ≥ 1; 0 means 2 ([HMB23] §6).
-	Nodes int `toml:"nodes"`
+	Nodes int `toml:"nodes" default:"2" range:"≥ 1"`
 	// Split is "random" (default: one seeded shuffle, node sizes ⌊n/N⌋ and
 	// the rest on the last node), "label" (2 nodes: 50 random rows each,
 	// then one label to node 1 and the other to node 2; the code preset
 	// reproduces the authors' index-offset bug) or "bias" (random, and the
 	// last node optimises f(θ − B) with B = bias_scale·1_d). rgm.md §5.3,
 	// §6 items 13–15.
-	Split string `toml:"split"`
+	Split string `toml:"split" default:"random" range:"random | label | bias"`
 	// SplitSeed seeds the split. The split is drawn once per training set
 	// and shared by every method and trial (rgm.md §6 item 15); 0 is a seed
 	// like any other.
-	SplitSeed uint64 `toml:"split_seed"`
+	SplitSeed uint64 `toml:"split_seed" default:"0" range:"any integer ≥ 0"`
 	// BiasScale is B's value on every coordinate (split = "bias" only); 0
 	// means 100 (the authors' code, rgm.md §5.3).
-	BiasScale float64 `toml:"bias_scale"`
+	BiasScale float64 `toml:"bias_scale" default:"100" range:"finite, ≠ 0"`
 	// Mu is the ridge regularization μ > 0; 0 means 0.03 ([HMB23] §6).
-	Mu float64 `toml:"mu"`
+	Mu float64 `toml:"mu" default:"0.03" range:"> 0"`
 	// Iterations is T; 0 means 40 (the authors' code, rgm.md §6 item 1).
-	Iterations int `toml:"iterations"`
+	Iterations int `toml:"iterations" default:"40" range:"≥ 1"`
 	// StepFactor sets τ = step_factor/max_i λ_max(A_i); 0 means 0.5 (App. C).
-	StepFactor float64 `toml:"step_factor"`
+	StepFactor float64 `toml:"step_factor" default:"0.5" range:"> 0"`
 	// Preset is "paper" (default) or "code" (the authors' code,
 	// HadrienHx/RGM 953a431; rgm.md §5.5 and §6): the code's label split
 	// (offset bug), η from mean-centred rows, R_rel with factor 1 instead of
 	// 2, the std-linear RGM noise, the Frobenius clipping threshold, and a
 	// node with η > 1 that skips its updates.
-	Preset string `toml:"preset"`
+	Preset string `toml:"preset" default:"paper" range:"paper | code"`
 
 	// Alpha is the Rényi order of the per-step target (private mechanisms);
 	// 0 means 2 ([HMB23] §6).
-	Alpha float64 `toml:"alpha"`
+	Alpha float64 `toml:"alpha" default:"2" range:"> 1" only:"dgd-rgm dgd-clip"`
 	// EpsilonScope is "per_step" (default: the budget's ε is the per-step
 	// RDP ε at Alpha, as in the paper) or "total" (the whole run's (ε, δ)
 	// meets the budget under the spec's accountant).
-	EpsilonScope string `toml:"epsilon_scope"`
+	EpsilonScope string `toml:"epsilon_scope" default:"per_step" range:"per_step | total" only:"dgd-rgm dgd-clip"`
 
 	// Rule (dgd-rgm only, per_step) overrides the preset's RGM calibration
 	// rule (paper: "neglect_d", code: "std_linear"); any
 	// accounting.RGMRule. "theorem_v1" sets the noise by the v1 formula but
 	// the ledger is always accounted by Theorem 1 of v2.
-	Rule string `toml:"rule"`
+	Rule string `toml:"rule" default:"the preset's (paper: neglect_d, code: std_linear)" range:"theorem_v2 | neglect_d | local | std_linear | theorem_v1" only:"dgd-rgm"`
 	// RigorousConstants (dgd-rgm only) uses the constants of the derivation
 	// instead of the paper's constant-free estimates: η² × 6 and
 	// R_rel = √2η‖b‖ + 2√3 max_j‖x_j y_j‖/n (rgm.md §4.2).
-	RigorousConstants bool `toml:"rigorous_constants"`
+	RigorousConstants bool `toml:"rigorous_constants" default:"false" only:"dgd-rgm"`
 	// FeatureClip (dgd-rgm only) is "none" (default, v2 and the code),
 	// "v1_ellipse" (v1 App. C.2: score ‖x‖²xᵀC⁻²x with C the full training
 	// set's XᵀX/N + μI, keep the rows at or below the Quantile-quantile of
 	// the scores, drop the rest) or "code_filter" (the code's outlier
 	// filter, Rounds rounds scaling rows towards the node mean, rgm.md §5.5).
-	FeatureClip string `toml:"feature_clip"`
+	FeatureClip string `toml:"feature_clip" default:"none" range:"none | v1_ellipse | code_filter" only:"dgd-rgm"`
 	// Quantile (dgd-rgm, with a feature clip) is the kept quantile in
 	// (0, 1]; 0 means 0.99 (v1 App. C.2).
-	Quantile float64 `toml:"quantile"`
+	Quantile float64 `toml:"quantile" default:"0.99" range:"(0, 1]" only:"dgd-rgm"`
 	// Rounds (dgd-rgm, feature_clip = "code_filter") is the number of filter
 	// rounds; 0 means 1.
-	Rounds int `toml:"rounds"`
+	Rounds int `toml:"rounds" default:"1" range:"≥ 1" only:"dgd-rgm"`
 	// PTR (dgd-rgm only) runs v2's Propose-Test-Release check (Prop. 2,
 	// C = Ã, ρ = 1/2) before training: Δ̂ = Δ₊ + Lap(1/ε_PTR) per node,
 	// and the fit fails when Δ̂ ≤ log(1/δ)/ε_PTR. The test's Laplace
 	// release and its failure probability δ/2 are charged. Without it Δ₊ and
 	// exp(−εΔ₊) are still reported as diagnostics.
-	PTR bool `toml:"ptr"`
+	PTR bool `toml:"ptr" default:"false" only:"dgd-rgm"`
 	// PTREpsilon (dgd-rgm, ptr) is the test's ε_PTR; 0 means the budget's
 	// ε under per_step. Required (and < ε) under total.
-	PTREpsilon float64 `toml:"ptr_epsilon"`
+	PTREpsilon float64 `toml:"ptr_epsilon" default:"the budget's ε (per_step); required under total" range:"(0, ε)" only:"dgd-rgm"`
 
 	// ClipFactor (dgd-clip only) multiplies the threshold: 1 (default) is
 	// the paper's c, 10 "clip high", 0.1 "clip low".
-	ClipFactor float64 `toml:"clip_factor"`
+	ClipFactor float64 `toml:"clip_factor" default:"1" range:"> 0" only:"dgd-clip"`
 	// ClipRule (dgd-clip only) is "max" (paper preset: c_i = max_j
 	// ‖∇ℓ_ij(θ_i*)‖ at the node's local optimum) or "frobenius" (code
 	// preset: the Frobenius norm of the 1/n-scaled per-sample gradients,
 	// i.e. c = √(Σ_j‖∇ℓ_ij(θ_i*)‖²) on the paper's scale, rgm.md §5.5).
 	// Empty: the preset's.
-	ClipRule string `toml:"clip_rule"`
+	ClipRule string `toml:"clip_rule" default:"the preset's (paper: max, code: frobenius)" range:"max | frobenius" only:"dgd-clip"`
 	// Sensitivity (dgd-clip only, per_step) is "paper" (default: σ_i² =
 	// αc_i²/(εn_i²), v2 Eq. (82)) or "replace_one" (σ_i² = 2αc_i²/(εn_i²)).
 	// The clipped mean's replace-one sensitivity is 2c_i/n_i, so "paper"
 	// spends 2ε per step at α (the paper's convention, rgm.md §3.4 item 2)
 	// and "replace_one" spends ε. The ledger records the true 2c_i/n_i
 	// either way.
-	Sensitivity string `toml:"sensitivity"`
+	Sensitivity string `toml:"sensitivity" default:"paper" range:"paper | replace_one" only:"dgd-clip"`
 }
 
 // dgdConfig is DGDParams with the defaults and the preset resolved.
@@ -413,11 +413,11 @@ func init() {
 	// Test configurations: tiny and fast, and (total scope) calibrated, so
 	// that the conformance tests' loose (ε, δ) target is met; μ = 1 keeps η
 	// small on the 200-row nodes of the test data.
-	Register(Info{Name: dgdPlainName, Title: "No noise", Ref: "HMB23", Tasks: reg, Private: false, Version: 1},
+	Register(Info{Name: dgdPlainName, Title: "No noise", Ref: "HMB23", Tasks: reg, Private: false, Version: 1, Events: []string{"non_private"}},
 		build(dgdPlain), DGDParams{Iterations: 3})
-	Register(Info{Name: dgdRGMName, Title: "Relative (RGM)", Ref: "HMB23", Tasks: reg, Private: true, Version: 1},
+	Register(Info{Name: dgdRGMName, Title: "Relative (RGM)", Ref: "HMB23", Tasks: reg, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"rgm", "laplace", "approx_dp"}},
 		build(dgdRGM), DGDParams{Iterations: 3, Mu: 1, EpsilonScope: scopeTotal})
-	Register(Info{Name: dgdClipName, Title: "Clipped", Ref: "HMB23", Tasks: reg, Private: true, Version: 1},
+	Register(Info{Name: dgdClipName, Title: "Clipped", Ref: "HMB23", Tasks: reg, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"}},
 		build(dgdClip), DGDParams{Iterations: 3, Mu: 1, EpsilonScope: scopeTotal})
 }
 

@@ -23,7 +23,7 @@ type RidgeParams struct {
 	// Lambda is the ridge penalty λ ≥ 0; 0 means 1e-6 ([LSS+25] code's
 	// Ridge(alpha=1e-6, fit_intercept=False)). Use a tiny positive value for
 	// (almost) ordinary least squares.
-	Lambda float64 `toml:"lambda"`
+	Lambda float64 `toml:"lambda" default:"1e-6" range:"> 0"`
 }
 
 // Validate implements Params.
@@ -32,7 +32,7 @@ func (p RidgeParams) Validate() error {
 }
 
 func init() {
-	Register(Info{Name: "ridge", Title: "Non-private ridge", Ref: "LSS+25", Tasks: []datasets.Task{datasets.Regression}, Private: false, Version: 1},
+	Register(Info{Name: "ridge", Title: "Non-private ridge", Ref: "LSS+25", Tasks: []datasets.Task{datasets.Regression}, Private: false, Version: 1, Events: []string{"non_private"}},
 		func(p RidgeParams) (Mechanism, error) { return &Ridge{p: p}, nil }, RidgeParams{})
 }
 

@@ -56,7 +56,7 @@ type Sheffet17Params struct {
 	// Prop. 1 at ε/2, Alg. 5 line 3) or "accountant" (the smallest γ whose
 	// whole ledger, Laplace test and failure probability included, meets the
 	// target under the spec's accountant). sheffet17 uses its box.
-	Calibration string `toml:"calibration"`
+	Calibration string `toml:"calibration" default:"paper" range:"paper | accountant" only:"sheffet17-renyi"`
 }
 
 // Validate implements Params.
@@ -69,14 +69,14 @@ func (p Sheffet17Params) Validate() error {
 
 func init() {
 	tasks := []datasets.Task{datasets.Regression}
-	Register(Info{Name: "sheffet17", Title: "Sheffet '17", Ref: "She17", Tasks: tasks, Private: true, Version: 2},
+	Register(Info{Name: "sheffet17", Title: "Sheffet '17", Ref: "She17", Tasks: tasks, Private: true, Version: 2, Relation: accounting.RelationZeroOut, Events: []string{"laplace", "gaussmix", "approx_dp"}},
 		func(p Sheffet17Params) (Mechanism, error) {
 			if p.Calibration != "" {
 				return nil, fmt.Errorf("mechanism sheffet17: params: calibration: Algorithm 4 has a closed-form γ; use sheffet17-renyi to calibrate")
 			}
 			return &Sheffet17{p: p}, nil
 		}, Sheffet17Params{sketchParams: sketchParams{K: 12}})
-	Register(Info{Name: "sheffet17-renyi", Title: "Sheffet '17 (ours)", Ref: "LSS+25", Tasks: tasks, Private: true, Version: 2},
+	Register(Info{Name: "sheffet17-renyi", Title: "Sheffet '17 (ours)", Ref: "LSS+25", Tasks: tasks, Private: true, Version: 2, Relation: accounting.RelationZeroOut, Events: []string{"laplace", "gaussmix", "approx_dp"}},
 		func(p Sheffet17Params) (Mechanism, error) { return &Sheffet17{p: p, renyi: true}, nil },
 		Sheffet17Params{sketchParams: sketchParams{K: 12}})
 }

@@ -39,7 +39,7 @@ type SSP struct{ p SSPParams }
 type SSPParams struct {
 	// Lambda is the ridge penalty λ ≥ 0 on the noisy normal equations;
 	// 0 means 1 (public, fixed a priori: it must not depend on the data).
-	Lambda float64 `toml:"lambda"`
+	Lambda float64 `toml:"lambda" default:"1" range:"> 0"`
 }
 
 // Validate implements Params.
@@ -48,7 +48,7 @@ func (p SSPParams) Validate() error {
 }
 
 func init() {
-	Register(Info{Name: "ssp", Title: "SSP (Gaussian mechanism)", Ref: "HSS24", Tasks: []datasets.Task{datasets.Regression}, Private: true, Version: 1},
+	Register(Info{Name: "ssp", Title: "SSP (Gaussian mechanism)", Ref: "HSS24", Tasks: []datasets.Task{datasets.Regression}, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"}},
 		func(p SSPParams) (Mechanism, error) { return &SSP{p: p}, nil }, SSPParams{})
 }
 

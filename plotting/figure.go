@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,16 +33,88 @@ type Figure struct {
 	Panels         []Panel
 	Columns        int    // panels per row; 0 means up to 2
 	Note           string // footnote: accountant, δ, tuning mode, deviations
-	// PanelWidth and PanelHeight are one panel's size; 0 means 4.2in × 3.2in.
-	PanelWidth, PanelHeight vg.Length
-	// LegendBottom and LegendLeft move the legend from the top right corner.
-	LegendBottom, LegendLeft bool
+	// Width and Height are the whole figure's size (panels, title and
+	// footnote). 0 means DefaultPanelWidth per column, and
+	// DefaultPanelHeight per row plus the title and the footnote. Text and
+	// lines keep their sizes in points, as a paper's figure does.
+	Width, Height vg.Length
+	// DPI is the PNG resolution in pixels per inch; 0 means DefaultDPI.
+	// (An SVG is sized in points and does not depend on it.)
+	DPI float64
+	// Legend places each panel's legend: "" or LegendAuto (the default:
+	// inside the axes where it covers no data point, else outside them),
+	// one of the corners ("top-right", "top-left", "bottom-right",
+	// "bottom-left", kept even where it covers data), or LegendOutside.
+	Legend string
+}
+
+// The figure size defaults and limits (Figure.Width, Height and DPI).
+const (
+	// DefaultPanelWidth and DefaultPanelHeight are one panel's size when
+	// the figure's size is not set.
+	DefaultPanelWidth  = 4.2 * vg.Inch
+	DefaultPanelHeight = 3.2 * vg.Inch
+	// DefaultDPI is the PNG resolution: a 4.2 in panel is 924 px wide
+	// (twice the 462 px of 110 dpi, which was too small on a laptop).
+	DefaultDPI = 220
+	// MinSize and MaxSize bound Width and Height; MinDPI and MaxDPI bound
+	// DPI; MaxPixels bounds each side of a PNG.
+	MinSize   = 1 * vg.Inch
+	MaxSize   = 40 * vg.Inch
+	MinDPI    = 50
+	MaxDPI    = 600
+	MaxPixels = 12000
+	// minPanelSide is the smallest panel a Width or Height may leave.
+	minPanelSide = 1.2 * vg.Inch
+)
+
+// The legend placements of Figure.Legend besides the four corners.
+const (
+	LegendAuto    = "auto"
+	LegendOutside = "outside"
+)
+
+// LegendPlaces are the accepted values of Figure.Legend ("" is LegendAuto).
+var LegendPlaces = []string{LegendAuto, "top-right", "top-left", "bottom-right", "bottom-left", LegendOutside}
+
+// CheckSize checks a figure size: width and height in inches (0: the
+// default), dpi in pixels per inch (0: the default). The error names the
+// value at fault and the accepted range.
+func CheckSize(width, height, dpi float64) error {
+	inches := func(name string, v float64) error {
+		if v != 0 && !(v >= inches(MinSize) && v <= inches(MaxSize)) {
+			return fmt.Errorf("%s = %v: want inches in [%g, %g] (or 0 for the default)", name, v, inches(MinSize), inches(MaxSize))
+		}
+		return nil
+	}
+	if err := inches("width", width); err != nil {
+		return err
+	}
+	if err := inches("height", height); err != nil {
+		return err
+	}
+	if dpi != 0 && !(dpi >= MinDPI && dpi <= MaxDPI) {
+		return fmt.Errorf("dpi = %v: want pixels per inch in [%d, %d] (or 0 for the default %d)", dpi, MinDPI, MaxDPI, DefaultDPI)
+	}
+	d := dpi
+	if d == 0 {
+		d = DefaultDPI
+	}
+	for _, side := range []struct {
+		name string
+		v    float64
+	}{{"width", width}, {"height", height}} {
+		if px := side.v * d; px > MaxPixels {
+			return fmt.Errorf("%s = %v in at %v dpi is %.0f px: want at most %d px (lower dpi or %s)", side.name, side.v, d, px, MaxPixels, side.name)
+		}
+	}
+	return nil
 }
 
 // Panel is one set of axes.
 type Panel struct {
 	Title      string
-	Note       string // a second title line (e.g. "objpert/gaussmix time: 3.1×")
+	Note       string // a second title line (e.g. "skipped: files absent")
 	Series     []Series
 	References []Reference
 }
@@ -80,6 +153,12 @@ func (f *Figure) Validate() error {
 	}
 	if len(f.Panels) == 0 {
 		return fmt.Errorf("plotting: figure %q has no panels", f.Name)
+	}
+	if err := CheckSize(inches(f.Width), inches(f.Height), f.DPI); err != nil {
+		return fmt.Errorf("plotting: figure %q: %w", f.Name, err)
+	}
+	if f.Legend != "" && !slices.Contains(LegendPlaces, f.Legend) {
+		return fmt.Errorf("plotting: figure %q: legend %q: want one of %s", f.Name, f.Legend, strings.Join(LegendPlaces, ", "))
 	}
 	for _, p := range f.Panels {
 		for _, s := range p.Series {
@@ -141,6 +220,9 @@ func Render(f *Figure, format string) (out []byte, err error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
+	if format != "png" && format != "svg" {
+		return nil, fmt.Errorf("plotting: unknown figure format %q (want png or svg)", format)
+	}
 	defer func() {
 		// gonum/plot panics on some degenerate inputs (e.g. an empty log
 		// range); report them as errors.
@@ -148,74 +230,37 @@ func Render(f *Figure, format string) (out []byte, err error) {
 			out, err = nil, fmt.Errorf("plotting: figure %q: %v", f.Name, r)
 		}
 	}()
-	cols := f.Columns
-	if cols <= 0 {
-		cols = min(len(f.Panels), 2)
+	lay, err := f.layout()
+	if err != nil {
+		return nil, err
 	}
-	rows := (len(f.Panels) + cols - 1) / cols
-	pw, ph := f.PanelWidth, f.PanelHeight
-	if pw == 0 {
-		pw = 4.2 * vg.Inch
-	}
-	if ph == 0 {
-		ph = 3.2 * vg.Inch
-	}
-	noteStyle := textStyle(8)
-	titleStyle := textStyle(13)
-	// Wrap the footnote to the figure width (about 0.5 em per character).
-	w := pw * vg.Length(cols)
-	note := wrap(f.Note, int((w-12)/(0.5*noteStyle.Font.Size)))
-	var noteH, titleH vg.Length
-	if f.Note != "" {
-		noteH = noteStyle.Height(note) + 8
-	}
-	if f.Title != "" {
-		titleH = titleStyle.Height(f.Title) + 8
-	}
-	h := ph*vg.Length(rows) + noteH + titleH
-
 	var canvas vg.CanvasWriterTo
-	switch format {
-	case "png":
-		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(110))}
-	case "svg":
-		canvas = vgsvg.New(w, h)
-	default:
-		return nil, fmt.Errorf("plotting: unknown figure format %q (want png or svg)", format)
+	if format == "png" {
+		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(lay.w, lay.h), vgimg.UseDPI(lay.dpi))}
+	} else {
+		canvas = vgsvg.New(lay.w, lay.h)
 	}
 	dc := draw.New(canvas)
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
-
-	grid := make([][]*plot.Plot, rows)
-	for r := range grid {
-		grid[r] = make([]*plot.Plot, cols)
-	}
-	for i := range f.Panels {
-		p, err := f.panel(&f.Panels[i])
-		if err != nil {
-			return nil, err
+	for _, pl := range lay.panels {
+		c := draw.Canvas{Canvas: dc.Canvas, Rectangle: pl.tile}
+		pl.plot.Draw(c)
+		if f.YLabel != "" && pl.axes {
+			dataC := pl.plot.DataCanvas(c)
+			x := pl.tile.Min.X - lay.yLabelW + lay.yLabel.Height(f.YLabel)
+			dc.FillText(lay.yLabel, vg.Point{X: x, Y: (dataC.Min.Y + dataC.Max.Y) / 2}, f.YLabel)
 		}
-		grid[i/cols][i%cols] = p
-	}
-	area := dc
-	area.Rectangle.Min.Y += noteH
-	area.Rectangle.Max.Y -= titleH
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadTop: 4, PadBottom: 4, PadLeft: 4, PadRight: 8, PadX: 8, PadY: 8}
-	canvases := plot.Align(grid, tiles, area)
-	for r := range grid {
-		for c := range grid[r] {
-			if grid[r][c] != nil {
-				grid[r][c].Draw(canvases[r][c])
-			}
+		if pl.legend != nil {
+			drawLegend(dc, pl.legend, pl.box)
 		}
 	}
 	if f.Title != "" {
-		titleStyle.XAlign = draw.XCenter
-		dc.FillText(titleStyle, vg.Point{X: w / 2, Y: h - titleH + 4}, f.Title)
+		lay.titleStyle.XAlign = draw.XCenter
+		dc.FillText(lay.titleStyle, vg.Point{X: lay.w / 2, Y: lay.h - lay.titleH + 4}, lay.title)
 	}
 	if f.Note != "" {
-		dc.FillText(noteStyle, vg.Point{X: 6, Y: 4}, note)
+		dc.FillText(lay.noteStyle, vg.Point{X: 6, Y: 4}, lay.note)
 	}
 	var buf bytes.Buffer
 	if _, err := canvas.WriteTo(&buf); err != nil {
@@ -224,18 +269,409 @@ func Render(f *Figure, format string) (out []byte, err error) {
 	return buf.Bytes(), nil
 }
 
-func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
+// figLayout is where everything of a figure goes, in points from the
+// bottom left corner.
+type figLayout struct {
+	w, h                  vg.Length
+	dpi                   int
+	note                  string // the footnote, wrapped
+	noteStyle, titleStyle text.Style
+	noteH, titleH         vg.Length
+	title                 string // the title, wrapped
+	// yLabel is the y axis title, drawn by Render left of each panel's
+	// tile (gonum/plot pads a log y axis as if its centred title were
+	// at the arithmetic mean of the range, leaving a gap above the axes);
+	// yLabelW is the strip it takes.
+	yLabel  text.Style
+	yLabelW vg.Length
+	panels  []panelLayout
+}
+
+// panelLayout is one panel's plot, its tile and its legend.
+type panelLayout struct {
+	panel  *Panel
+	plot   *plot.Plot
+	axes   bool // drawn with axes (not an empty, skipped panel)
+	tile   vg.Rectangle
+	legend *legend      // nil: nothing to list
+	box    vg.Rectangle // the legend's frame
+}
+
+// Text sizes in points and the legend's geometry.
+const (
+	titleSize, noteSize, legendSize = 13, 8, 8
+	// legendInset is the gap between the axes and a legend inside them,
+	// legendPad the frame's padding around the entries, legendGap the gap
+	// between the axes and a legend outside them.
+	legendInset, legendPad, legendGap = vg.Length(3), vg.Length(3), vg.Length(6)
+	// maxLegendShare is the largest part of the axes' area a legend inside
+	// them may cover (a larger one hides the bands under it).
+	maxLegendShare = 0.25
+	// markerRadius is a series marker's radius.
+	markerRadius = vg.Length(2.6)
+)
+
+// layout places the panels, titles, footnote and legends of a valid figure.
+func (f *Figure) layout() (*figLayout, error) { return f.layoutWith(0, 0, false) }
+
+// layoutWith lays the figure out with extraW more width per column and
+// extraH more height per row than the default size (for legends outside
+// the axes when the figure's size is not set), and with the legends
+// outside the axes if outside.
+func (f *Figure) layoutWith(extraW, extraH vg.Length, outside bool) (*figLayout, error) {
+	cols := f.Columns
+	if cols <= 0 {
+		cols = min(len(f.Panels), 2)
+	}
+	rows := (len(f.Panels) + cols - 1) / cols
+	lay := &figLayout{w: f.Width, h: f.Height, dpi: DefaultDPI, noteStyle: textStyle(noteSize), titleStyle: textStyle(titleSize)}
+	if f.DPI != 0 {
+		lay.dpi = int(math.Round(f.DPI))
+	}
+	if lay.w == 0 {
+		lay.w = (DefaultPanelWidth + extraW) * vg.Length(cols)
+	}
+	lay.note = wrap(f.Note, lay.noteStyle, lay.w-12)
+	if f.Note != "" {
+		lay.noteH = lay.noteStyle.Height(lay.note) + 8
+	}
+	lay.title = wrap(f.Title, lay.titleStyle, lay.w-12)
+	if f.Title != "" {
+		lay.titleH = lay.titleStyle.Height(lay.title) + 8
+	}
+	if lay.h == 0 {
+		lay.h = (DefaultPanelHeight+extraH)*vg.Length(rows) + lay.noteH + lay.titleH
+	}
+	if ph := (lay.h - lay.noteH - lay.titleH) / vg.Length(rows); ph < minPanelSide {
+		return nil, fmt.Errorf("plotting: figure %q: height %.3g in leaves %.2g in per row of panels after the title and footnote: want at least %.2g in",
+			f.Name, inches(lay.h), inches(ph), inches(minPanelSide))
+	}
+	if pw := lay.w / vg.Length(cols); pw < minPanelSide {
+		return nil, fmt.Errorf("plotting: figure %q: width %.3g in leaves %.2g in per panel: want at least %.2g in", f.Name, inches(lay.w), inches(pw), inches(minPanelSide))
+	}
+	if f.YLabel != "" {
+		lay.yLabel = plot.New().Y.Label.TextStyle
+		lay.yLabel.Rotation += math.Pi / 2
+		lay.yLabelW = lay.yLabel.FontExtents().Descent + lay.yLabel.Height(f.YLabel) + vg.Points(5)
+	}
+	grid := make([][]*plot.Plot, rows)
+	for r := range grid {
+		grid[r] = make([]*plot.Plot, cols)
+	}
+	lay.panels = make([]panelLayout, len(f.Panels))
+	for i := range f.Panels {
+		p, leg, err := f.panel(&f.Panels[i], lay.w/vg.Length(cols)-lay.yLabelW-20)
+		if err != nil {
+			return nil, err
+		}
+		grid[i/cols][i%cols] = p
+		lay.panels[i] = panelLayout{panel: &f.Panels[i], plot: p, legend: leg, axes: p.Y.Width > 0}
+	}
+	area := draw.Canvas{Rectangle: vg.Rectangle{Min: vg.Point{Y: lay.noteH}, Max: vg.Point{X: lay.w, Y: lay.h - lay.titleH}}}
+	align := func(right, below vg.Length) {
+		tiles := draw.Tiles{Rows: rows, Cols: cols, PadTop: 4, PadBottom: 4 + below, PadLeft: 4 + lay.yLabelW, PadRight: 8 + right,
+			PadX: 8 + right + lay.yLabelW, PadY: 8 + below}
+		canvases := plot.Align(grid, tiles, area)
+		for i := range lay.panels {
+			lay.panels[i].tile = canvases[i/cols][i%cols].Rectangle
+		}
+	}
+	align(0, 0)
+	place := f.Legend
+	if place == "" {
+		place = LegendAuto
+	}
+	if outside {
+		place = LegendOutside
+	}
+	if place == LegendAuto {
+		for i := range lay.panels {
+			if !lay.panels[i].placeInside() {
+				place = LegendOutside
+				break
+			}
+		}
+	}
+	switch place {
+	case LegendAuto:
+		// placed
+	case LegendOutside:
+		// To the right of the axes when the widest legend takes at most a
+		// third of a panel's width, else below them (long labels).
+		var legW, legH vg.Length
+		for _, pl := range lay.panels {
+			if pl.legend != nil {
+				sz := pl.legend.size()
+				legW, legH = max(legW, sz.X), max(legH, sz.Y)
+			}
+		}
+		right := legW <= lay.w/vg.Length(cols)/3
+		switch {
+		case right && f.Width == 0 && extraW == 0:
+			// A figure of the default size grows by the legend instead of
+			// squeezing its panels.
+			return f.layoutWith(legW+legendGap, 0, true)
+		case !right && f.Height == 0 && extraH == 0:
+			return f.layoutWith(0, legH+legendGap, true)
+		}
+		if right {
+			align(legW+legendGap, 0)
+		} else {
+			align(0, legH+legendGap)
+		}
+		for i := range lay.panels {
+			pl := &lay.panels[i]
+			if pl.legend == nil {
+				continue
+			}
+			sz := pl.legend.size()
+			if right {
+				top := pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile}).Max.Y
+				pl.box = vg.Rectangle{Min: vg.Point{X: pl.tile.Max.X + legendGap, Y: top - sz.Y}, Max: vg.Point{X: pl.tile.Max.X + legendGap + sz.X, Y: top}}
+			} else {
+				left := pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile}).Min.X
+				pl.box = vg.Rectangle{Min: vg.Point{X: left, Y: pl.tile.Min.Y - legendGap - sz.Y}, Max: vg.Point{X: left + sz.X, Y: pl.tile.Min.Y - legendGap}}
+			}
+		}
+	default:
+		for i := range lay.panels {
+			pl := &lay.panels[i]
+			if pl.legend != nil {
+				pl.box = pl.corner(place)
+			}
+		}
+	}
+	return lay, nil
+}
+
+// legend is a panel's legend: gonum's, drawn where layout places it, and
+// its entries' texts (which gonum keeps to itself).
+type legend struct {
+	plot.Legend
+	texts []string
+}
+
+func newLegend() *legend {
+	l := &legend{Legend: plot.NewLegend()}
+	l.TextStyle.Font.Size = legendSize
+	l.Top, l.Left = true, true
+	l.Padding = vg.Points(1.5)
+	return l
+}
+
+func (l *legend) add(text string, thumbs ...plot.Thumbnailer) {
+	l.Add(text, thumbs...)
+	l.texts = append(l.texts, text)
+}
+
+// size is the size of the legend's frame: the entries as gonum's
+// Legend.Draw lays them out (the icon, a space, the text; entries one text
+// height apart plus the padding, the font's descent below the last), and
+// the frame's padding around them.
+func (l *legend) size() vg.Point {
+	sty := l.TextStyle
+	var w, enth vg.Length
+	for _, e := range l.texts {
+		w = max(w, l.ThumbnailWidth+sty.Rectangle(" "+e).Max.X)
+		enth = max(enth, sty.Rectangle(e).Max.Y)
+	}
+	n := vg.Length(len(l.texts))
+	h := n*enth + (n-1)*l.Padding + sty.FontExtents().Descent
+	return vg.Point{X: w + 2*legendPad, Y: h + 2*legendPad}
+}
+
+// drawLegend draws l's frame (white, a grey border) and its entries in box.
+func drawLegend(dc draw.Canvas, l *legend, box vg.Rectangle) {
+	dc.SetColor(color.NRGBA{R: 255, G: 255, B: 255, A: 230})
+	dc.Fill(box.Path())
+	dc.SetLineStyle(draw.LineStyle{Color: color.Gray{Y: 170}, Width: vg.Points(0.6)})
+	dc.Stroke(box.Path())
+	inner := vg.Rectangle{Min: vg.Point{X: box.Min.X + legendPad, Y: box.Min.Y + legendPad}, Max: vg.Point{X: box.Max.X - legendPad, Y: box.Max.Y - legendPad}}
+	l.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: inner})
+}
+
+// legendCandidates are the places tried for a legend inside the axes, in
+// order of preference.
+var legendCandidates = []string{"top-right", "top-left", "bottom-right", "bottom-left", "top-center", "bottom-center", "center-right", "center-left"}
+
+// corner returns the legend's frame at a place inside the panel's axes
+// ("top-right", …, "center-left").
+func (pl *panelLayout) corner(place string) vg.Rectangle {
+	dataC := pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile})
+	sz := pl.legend.size()
+	vert, horiz, _ := strings.Cut(place, "-")
+	var x, y vg.Length // bottom left corner
+	switch horiz {
+	case "left":
+		x = dataC.Min.X + legendInset
+	case "right":
+		x = dataC.Max.X - legendInset - sz.X
+	default:
+		x = (dataC.Min.X + dataC.Max.X - sz.X) / 2
+	}
+	switch vert {
+	case "bottom":
+		y = dataC.Min.Y + legendInset
+	case "top":
+		y = dataC.Max.Y - legendInset - sz.Y
+	default:
+		y = (dataC.Min.Y + dataC.Max.Y - sz.Y) / 2
+	}
+	return vg.Rectangle{Min: vg.Point{X: x, Y: y}, Max: vg.Point{X: x + sz.X, Y: y + sz.Y}}
+}
+
+// placeInside puts the panel's legend at the first of legendCandidates
+// that fits in the axes (in at most maxLegendShare of their area) and covers no data point (a marker, with its
+// radius, or a band vertex), preferring among those the place crossing
+// the fewest lines; it reports false when there is no such place.
+func (pl *panelLayout) placeInside() bool {
+	if pl.legend == nil {
+		return true
+	}
+	dataC := pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile})
+	sz := pl.legend.size()
+	if sz.X > dataC.Size().X-2*legendInset || sz.Y > dataC.Size().Y-2*legendInset || sz.X*sz.Y > maxLegendShare*dataC.Size().X*dataC.Size().Y {
+		return false
+	}
+	pts, lines := pl.canvasPoints(dataC)
+	best, bestHits := -1, 0
+	for i, place := range legendCandidates {
+		box := pl.corner(place)
+		covers := false
+		for _, p := range pts {
+			r := p.r + 1
+			if p.X >= box.Min.X-r && p.X <= box.Max.X+r && p.Y >= box.Min.Y-r && p.Y <= box.Max.Y+r {
+				covers = true
+				break
+			}
+		}
+		if covers {
+			continue
+		}
+		hits := 0
+		for _, p := range lines {
+			if inRect(p, box) {
+				hits++
+			}
+		}
+		if best < 0 || hits < bestHits {
+			best, bestHits = i, hits
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	pl.box = pl.corner(legendCandidates[best])
+	return true
+}
+
+func inRect(p vg.Point, r vg.Rectangle) bool {
+	return p.X >= r.Min.X && p.X <= r.Max.X && p.Y >= r.Min.Y && p.Y <= r.Max.Y
+}
+
+// canvasPoint is a data point on the canvas: a marker (r its radius) or a
+// band vertex (r = 0), and what it is.
+type canvasPoint struct {
+	vg.Point
+	r    vg.Length
+	what string
+}
+
+// canvasPoints returns the panel's data points on dataC (markers and band
+// vertices, the points a legend must not cover) and points sampled along
+// its lines and reference lines (which it should avoid).
+func (pl *panelLayout) canvasPoints(dataC draw.Canvas) (pts []canvasPoint, lines []vg.Point) {
+	p := pl.plot
+	tx, ty := p.Transforms(&dataC)
+	inX := func(x float64) bool { return x >= p.X.Min && x <= p.X.Max }
+	inY := func(y float64) bool { return y >= p.Y.Min && y <= p.Y.Max }
+	const samples = 24
+	for _, s := range pl.panel.Series {
+		var prev *vg.Point
+		for i, x := range s.X {
+			y := s.Y[i]
+			if !isFinite(y) || !inX(x) || !inY(y) {
+				prev = nil
+				continue
+			}
+			pt := vg.Point{X: tx(x), Y: ty(y)}
+			pts = append(pts, canvasPoint{pt, markerRadius, fmt.Sprintf("%s at (%g, %g)", s.Label, x, y)})
+			if prev != nil {
+				for k := 1; k < samples; k++ {
+					a := vg.Length(k) / samples
+					lines = append(lines, vg.Point{X: prev.X + a*(pt.X-prev.X), Y: prev.Y + a*(pt.Y-prev.Y)})
+				}
+			}
+			prev = &pt
+		}
+		if s.Lo == nil {
+			continue
+		}
+		var floor float64
+		if isLog(p.Y.Scale) {
+			floor = logFloor(pl.panel)
+		}
+		for _, v := range bandVertices(s, floor) {
+			if inX(v.X) && inY(v.Y) {
+				pts = append(pts, canvasPoint{vg.Point{X: tx(v.X), Y: ty(v.Y)}, 0, fmt.Sprintf("%s band vertex (%g, %g)", s.Label, v.X, v.Y)})
+			}
+		}
+	}
+	for _, r := range pl.panel.References {
+		if !inY(r.Y) {
+			continue
+		}
+		for k := 0; k <= 4*samples; k++ {
+			lines = append(lines, vg.Point{X: dataC.Min.X + vg.Length(k)/(4*samples)*dataC.Size().X, Y: ty(r.Y)})
+		}
+	}
+	return pts, lines
+}
+
+func isLog(s plot.Normalizer) bool {
+	_, ok := s.(plot.LogScale)
+	return ok
+}
+
+// LegendCovers lays f out as Render does and returns, for each panel whose
+// legend box contains a data point (a marker's centre or a band vertex), a
+// description of the points it covers; nil when no legend covers data.
+func LegendCovers(f *Figure) (covered []string, err error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			covered, err = nil, fmt.Errorf("plotting: figure %q: %v", f.Name, r)
+		}
+	}()
+	lay, err := f.layout()
+	if err != nil {
+		return nil, err
+	}
+	for _, pl := range lay.panels {
+		if pl.legend == nil {
+			continue
+		}
+		pts, _ := pl.canvasPoints(pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile}))
+		for _, p := range pts {
+			if inRect(p.Point, pl.box) {
+				covered = append(covered, fmt.Sprintf("panel %q: legend covers %s", pl.panel.Title, p.what))
+			}
+		}
+	}
+	return covered, nil
+}
+
+// panel makes one panel's plot and its legend (nil when it lists
+// nothing); width is the width its title and note are wrapped to.
+func (f *Figure) panel(pn *Panel, width vg.Length) (*plot.Plot, *legend, error) {
 	p := plot.New()
 	p.Title.Text = pn.Title
 	if pn.Note != "" {
-		// Wrapped to the panel width (about 0.5 em per character).
-		pw := f.PanelWidth
-		if pw == 0 {
-			pw = 4.2 * vg.Inch
-		}
-		p.Title.Text += "\n" + wrap(pn.Note, int(pw/(0.5*p.Title.TextStyle.Font.Size)))
+		p.Title.Text += "\n" + wrap(pn.Note, p.Title.TextStyle, width-12)
 	}
-	p.X.Label.Text, p.Y.Label.Text = f.XLabel, f.YLabel
+	p.X.Label.Text = f.XLabel // the y label is drawn by Render (figLayout.yLabel)
 	if f.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = logTicks{}
@@ -245,31 +681,27 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 		p.Y.Tick.Marker = logTicks{}
 	}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top, p.Legend.Left = !f.LegendBottom, f.LegendLeft
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(4), -vg.Points(2)
-	if f.LegendLeft {
-		p.Legend.XOffs = vg.Points(4)
+	leg := newLegend()
+	var floor float64 // 0: a linear y axis
+	if f.LogY {
+		floor = logFloor(pn)
 	}
-	if f.LegendBottom {
-		p.Legend.YOffs = vg.Points(2)
-	}
-	p.Legend.TextStyle.Font.Size = 8
-	drawn := 0 // series with at least one finite point
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	for _, s := range pn.Series {
 		for _, x := range s.X {
 			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
 		}
 	}
+	drawn := 0 // series with at least one finite point
 	for _, s := range pn.Series {
 		if len(s.X) == 0 {
 			continue
 		}
 		col := plotutil.Color(s.Style)
 		if s.Lo != nil {
-			band, err := bandPolygon(s, col, f.LogY)
+			band, err := bandPolygon(s, col, floor)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if band != nil {
 				p.Add(band)
@@ -286,7 +718,7 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 		}
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
-			return nil, fmt.Errorf("plotting: series %q: %w", s.Label, err)
+			return nil, nil, fmt.Errorf("plotting: series %q: %w", s.Label, err)
 		}
 		if s.MarkEvery > 1 {
 			var marked plotter.XYs
@@ -294,7 +726,7 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 				marked = append(marked, pts[i])
 			}
 			if points, err = plotter.NewScatter(marked); err != nil {
-				return nil, fmt.Errorf("plotting: series %q: %w", s.Label, err)
+				return nil, nil, fmt.Errorf("plotting: series %q: %w", s.Label, err)
 			}
 		}
 		line.Color = col
@@ -304,9 +736,9 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 		}
 		points.Color = col
 		points.Shape = plotutil.Shape(s.Style)
-		points.Radius = vg.Points(2.6)
+		points.Radius = markerRadius
 		p.Add(line, points)
-		p.Legend.Add(s.Label, line, points)
+		leg.add(s.Label, line, points)
 		drawn++
 	}
 	if !(xmin < xmax) {
@@ -324,12 +756,12 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 1, 10, 1, 10
 		p.HideAxes()
 		p.X.Label.Text, p.Y.Label.Text = "", ""
-		p.Title.Text = wrap(p.Title.Text, 40)
+		p.Title.Text = wrap(p.Title.Text, p.Title.TextStyle, width-12)
 	}
 	for _, r := range pn.References {
 		line, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: r.Y}, {X: xmax, Y: r.Y}})
 		if err != nil {
-			return nil, fmt.Errorf("plotting: reference %q: %w", r.Label, err)
+			return nil, nil, fmt.Errorf("plotting: reference %q: %w", r.Label, err)
 		}
 		line.Color = color.Black
 		if r.Style > 0 {
@@ -338,33 +770,76 @@ func (f *Figure) panel(pn *Panel) (*plot.Plot, error) {
 		line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 		line.Width = vg.Points(1.2)
 		p.Add(line)
-		p.Legend.Add(r.Label, line)
+		leg.add(r.Label, line)
 	}
-	return p, nil
+	if len(leg.texts) == 0 {
+		leg = nil
+	}
+	return p, leg, nil
 }
 
-// bandPolygon is the shaded region between Lo and Hi: the upper points left to
-// right, then the lower points right to left. Non-finite bounds are skipped;
-// on a log y axis non-positive lower bounds are clamped to a small positive value.
-func bandPolygon(s Series, col color.Color, logY bool) (*plotter.Polygon, error) {
-	var upper, lower plotter.XYs
+// logFloor is where a log y axis draws the non-positive lower bounds of
+// a panel's bands: half the smallest positive value drawn (a point, a
+// band bound or a reference line), so that a band reaching 0 runs to the
+// bottom of the axes without stretching them over decades no point needs.
+func logFloor(pn *Panel) float64 {
+	floor := math.Inf(1)
+	low := func(v float64) {
+		if v > 0 && isFinite(v) {
+			floor = math.Min(floor, v)
+		}
+	}
+	for _, s := range pn.Series {
+		for i := range s.Y {
+			low(s.Y[i])
+			if s.Lo != nil {
+				low(s.Lo[i])
+			}
+		}
+	}
+	for _, r := range pn.References {
+		low(r.Y)
+	}
+	if math.IsInf(floor, 1) {
+		return math.NaN() // nothing positive: such band vertices are skipped
+	}
+	return floor / 2
+}
+
+// bandVertices are the finite (x, lo) and (x, hi) points of s's band; on
+// a log y axis (floor ≠ 0) a non-positive lower bound is drawn at floor
+// (skipped when floor is NaN).
+func bandVertices(s Series, floor float64) (out []plotter.XY) {
 	for i := range s.X {
 		lo, hi := s.Lo[i], s.Hi[i]
 		if !isFinite(lo) || !isFinite(hi) {
 			continue
 		}
-		if logY && lo <= 0 {
-			lo = s.Y[i] / 1e3
+		if floor != 0 && lo <= 0 { // a log axis
+			if !(floor > 0) {
+				continue
+			}
+			lo = floor
 		}
-		upper = append(upper, plotter.XY{X: s.X[i], Y: hi})
-		lower = append(lower, plotter.XY{X: s.X[i], Y: lo})
+		out = append(out, plotter.XY{X: s.X[i], Y: lo}, plotter.XY{X: s.X[i], Y: hi})
 	}
-	if len(upper) < 2 {
+	return out
+}
+
+// bandPolygon is the shaded region between Lo and Hi: the upper points left to
+// right, then the lower points right to left. Non-finite bounds are skipped;
+// on a log y axis (floor > 0) non-positive lower bounds are drawn at floor.
+func bandPolygon(s Series, col color.Color, floor float64) (*plotter.Polygon, error) {
+	v := bandVertices(s, floor)
+	if len(v) < 4 {
 		return nil, nil
 	}
-	ring := append(plotter.XYs{}, upper...)
-	for i := len(lower) - 1; i >= 0; i-- {
-		ring = append(ring, lower[i])
+	ring := make(plotter.XYs, 0, len(v))
+	for i := 1; i < len(v); i += 2 {
+		ring = append(ring, v[i])
+	}
+	for i := len(v) - 2; i >= 0; i -= 2 {
+		ring = append(ring, v[i])
 	}
 	poly, err := plotter.NewPolygon(ring)
 	if err != nil {
@@ -376,12 +851,15 @@ func bandPolygon(s Series, col color.Color, logY bool) (*plotter.Polygon, error)
 	return poly, nil
 }
 
-// logTicks labels 1, 2 and 5 times powers of ten when the range spans fewer
-// than three decades, and only powers of ten otherwise (gonum's LogTicks can
-// leave a short range without labels). Beyond maxLogLabels decades it marks
-// only powers of ten and labels every k-th, so a privacy profile spanning
-// 1 to 1e-50 keeps legible labels. Powers of ten outside [1e-3, 1e4] are
-// written 1e<exp>, so that seven decades fit under a panel.
+// logTicks labels 1, 3 times powers of ten when the range spans one to three
+// decades (an ε grid of 0.1, 0.3, 1, 3, 10 gets a label at each point), 1, 2,
+// 3 and 5 times powers of ten on shorter ranges (every mantissa when that
+// leaves fewer than two labels), and only powers of ten from three decades
+// on (gonum's LogTicks can leave a short range without labels). Beyond
+// maxLogLabels decades it marks only powers of ten and labels every k-th,
+// so a privacy profile spanning 1 to 1e-50 keeps legible labels. Powers of
+// ten outside [1e-3, 1e4] are written 1e<exp>, so that seven decades fit
+// under a panel.
 type logTicks struct{}
 
 // maxLogLabels is the most decade labels an axis gets.
@@ -393,9 +871,17 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 		return nil
 	}
 	decades := math.Log10(hi / lo)
-	labelled := func(m float64) bool { return m == 1 || m == 2 || m == 5 }
-	if decades >= 3 {
+	var labelled func(m float64) bool
+	switch {
+	case decades >= 3:
 		labelled = func(m float64) bool { return m == 1 }
+	case decades >= 1:
+		labelled = func(m float64) bool { return m == 1 || m == 3 }
+	default:
+		labelled = func(m float64) bool { return m == 1 || m == 2 || m == 3 || m == 5 }
+		if countLabels(lo, hi, labelled) < 2 {
+			labelled = func(float64) bool { return true }
+		}
 	}
 	last, every := 9.0, 1
 	if decades > maxLogLabels {
@@ -423,6 +909,20 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
+// countLabels is the number of mantissas m·10^e in [lo, hi] that labelled
+// accepts.
+func countLabels(lo, hi float64, labelled func(m float64) bool) int {
+	n := 0
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for m := 1.0; m <= 9; m++ {
+			if v := m * math.Pow(10, e); labelled(m) && v >= lo*(1-1e-9) && v <= hi*(1+1e-9) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 func textStyle(size vg.Length) text.Style {
 	return text.Style{
 		Color:   color.Black,
@@ -431,33 +931,25 @@ func textStyle(size vg.Length) text.Style {
 	}
 }
 
-// wrap breaks s into lines of at most width characters at spaces.
-func wrap(s string, width int) string {
-	var out, line []byte
-	word := func(w string) {
-		if len(line) > 0 && len(line)+1+len(w) > width {
-			out = append(append(out, line...), '\n')
-			line = line[:0]
-		}
-		if len(line) > 0 {
-			line = append(line, ' ')
-		}
-		line = append(line, w...)
-	}
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == ' ' || s[i] == '\n' {
-			if i > start {
-				word(s[start:i])
+// wrap breaks s into lines at spaces (and at its newlines) so that each
+// line, set in sty, is at most width wide where its words allow.
+func wrap(s string, sty text.Style, width vg.Length) string {
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, w := range strings.Fields(para) {
+			if line != "" && sty.Width(line+" "+w) > width {
+				out = append(out, line)
+				line = ""
 			}
-			if i < len(s) && s[i] == '\n' {
-				out = append(append(out, line...), '\n')
-				line = line[:0]
+			if line != "" {
+				line += " "
 			}
-			start = i + 1
+			line += w
 		}
+		out = append(out, line)
 	}
-	return string(append(out, line...))
+	return strings.Join(out, "\n")
 }
 
 func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
@@ -471,3 +963,6 @@ func checkStem(name string) error {
 	}
 	return nil
 }
+
+// inches converts a length in points to inches.
+func inches(l vg.Length) float64 { return float64(l / vg.Inch) }

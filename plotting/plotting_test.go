@@ -2,11 +2,18 @@ package plotting
 
 import (
 	"bytes"
+	"encoding/csv"
 	"flag"
+	"image/png"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -154,28 +161,90 @@ func TestCellFormatAndBest(t *testing.T) {
 			t.Errorf("format(%+v) with %d digits = %q, want %q", tc.c, tc.digits, got, tc.want)
 		}
 	}
-	tab := sampleTable()
-	if b := tab.best(1); !b[0] || !b[1] || b[2] {
-		t.Errorf("row 1 best = %v, want the two tied 0.1 entries", b)
+}
+
+// TestBoldOnlyClearWinners (issue 13): a row's best mean is bold only when
+// its 95% CI overlaps no other entry's; overlapping CIs are a tie, marked †
+// in Markdown and LaTeX with a note, and in the CSV's best and
+// tied_for_best columns. (Before, the best mean was bold whatever the CIs.)
+func TestBoldOnlyClearWinners(t *testing.T) {
+	e := func(mean, half float64) Entry { return Entry{Mean: mean, Half: half, Present: true} }
+	tests := []struct {
+		name   string
+		better Better
+		row    []Entry
+		win    int
+		tied   []int
+	}{
+		{"clear winner", Lower, []Entry{e(0.31, 0.012), e(0.51, 0.02), {}}, 0, nil},
+		{"overlapping CIs tie", Lower, []Entry{e(0.10, 0.004), e(0.105, 0.005), e(0.2, 0)}, -1, []int{0, 1}},
+		{"touching CIs tie", Higher, []Entry{e(0.8, 0.05), e(0.9, 0.05)}, -1, []int{0, 1}},
+		{"higher is better", Higher, []Entry{e(0.8, 0.01), e(0.9, 0.01)}, 1, nil},
+		{"a third entry with a wide CI ties", Lower, []Entry{e(1, 0.1), e(2, 0.1), e(3, 2.5)}, -1, []int{0, 2}},
+		{"one trial: unknown CI ties", Lower, []Entry{e(1, math.NaN()), e(5, 0.1)}, -1, []int{0, 1}},
+		{"identical deterministic values tie", Lower, []Entry{e(1, 0), e(1, 0)}, -1, []int{0, 1}},
+		{"a lone entry wins nothing", Lower, []Entry{e(1, 0.1), {}, {Present: true, Text: "n/a"}}, -1, nil},
+		{"no direction", NoBest, []Entry{e(1, 0.1), e(5, 0.1)}, -1, nil},
 	}
-	tab.Better = Higher
-	if b := tab.best(0); !b[0] || b[1] {
-		t.Errorf("higher-is-better row 0 best = %v", b)
+	for _, tc := range tests {
+		cols := []string{"A", "B", "C"}[:len(tc.row)]
+		tab := &Table{Name: "t", RowHeader: "ε", Rows: []string{"1"}, Columns: cols, Cells: [][]Entry{tc.row}, Better: tc.better}
+		r := tab.rank(0)
+		if r.win != tc.win || !slices.Equal(r.tied, tc.tied) {
+			t.Errorf("%s: win %d tied %v, want %d %v", tc.name, r.win, r.tied, tc.win, tc.tied)
+		}
+	}
+
+	tab := sampleTable() // row 0: a clear winner; row 1: 0.1 ± 0.004 and 0.1 ± 0.005 tie
+	var md, tex, csvb bytes.Buffer
+	if err := tab.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.WriteLaTeX(&tex); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.WriteCSV(&csvb); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| 0.1 | 0.512 ± 0.021 | **0.310 ± 0.012** | — |", "| 1 | 0.1000 ± 0.0040 † | 0.1000 ± 0.0050 † | 0.2 |", "† tied for best"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	for _, want := range []string{`\textbf{0.310 $\pm$ 0.012}`, `0.1000 $\pm$ 0.0040$^\dagger$`, "tied for best"} {
+		if !strings.Contains(tex.String(), want) {
+			t.Errorf("latex lacks %q:\n%s", want, tex.String())
+		}
+	}
+	rows, err := csv.NewReader(&csvb).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(rows[0]) - 1
+	if rows[0][last-1] != "best" || rows[0][last] != "tied_for_best" || rows[1][last-1] != "Linear mixing" || rows[1][last] != "" ||
+		rows[2][last-1] != "" || rows[2][last] != "AdaSSP; Linear mixing" {
+		t.Errorf("csv best and tie columns: %q", rows)
 	}
 }
 
 // TestLogTicks: labels never crowd: at most 8 labelled ticks on any range,
-// every label is a power of ten over ≥ 3 decades, and 1, 2, 5 multiples
-// are labelled on short ranges.
+// every label is a power of ten over ≥ 3 decades, 1 and 3 multiples are
+// labelled from one to three decades (an ε grid 0.1, 0.3, 1, 3, 10 has a
+// label at each point: issue 13), 1, 2, 3 and 5 multiples on shorter ranges,
+// and a range too short for those labels every mantissa.
 func TestLogTicks(t *testing.T) {
 	for _, tc := range []struct {
-		lo, hi    float64
-		maxLabels int
-		want      []string
+		lo, hi float64
+		exact  bool // want is every label, in order
+		want   []string
 	}{
-		{1.7, 1e7, 8, []string{"1e5", "1e7"}},
-		{0.1, 10, 8, []string{"0.1", "0.2", "0.5", "1", "2", "5", "10"}},
-		{1e-6, 200, 8, []string{"1e-6", "0.01", "1"}},
+		{1.7, 1e7, false, []string{"1e5", "1e7"}},
+		{0.1, 10, true, []string{"0.1", "0.3", "1", "3", "10"}},
+		{0.3, 3, true, []string{"0.3", "1", "3"}},
+		{0.05, 20, true, []string{"0.1", "0.3", "1", "3", "10"}},
+		{0.5, 4, true, []string{"0.5", "1", "2", "3"}},
+		{0.8, 1.2, true, []string{"0.8", "0.9", "1"}},
+		{1e-6, 200, false, []string{"1e-6", "0.01", "1"}},
 	} {
 		var labels []string
 		for _, tk := range (logTicks{}).Ticks(tc.lo, tc.hi) {
@@ -183,18 +252,146 @@ func TestLogTicks(t *testing.T) {
 				labels = append(labels, tk.Label)
 			}
 		}
-		if len(labels) > tc.maxLabels {
+		if len(labels) > 8 {
 			t.Errorf("[%g, %g]: %d labels %v", tc.lo, tc.hi, len(labels), labels)
 		}
-		for _, w := range tc.want {
-			found := false
-			for _, l := range labels {
-				found = found || l == w
+		if tc.exact {
+			if strings.Join(labels, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("[%g, %g]: labels %v, want %v", tc.lo, tc.hi, labels, tc.want)
 			}
-			if !found {
+			continue
+		}
+		for _, w := range tc.want {
+			if !slices.Contains(labels, w) {
 				t.Errorf("[%g, %g]: labels %v lack %q", tc.lo, tc.hi, labels, w)
 			}
 		}
+	}
+}
+
+// TestFigureSize: a figure is DefaultPanelWidth × DefaultPanelHeight per
+// panel at DefaultDPI (924 px per panel, twice the former 462 px) unless
+// Width, Height and DPI say otherwise; out-of-range sizes are refused with
+// the value and range named.
+func TestFigureSize(t *testing.T) {
+	pngSize := func(f *Figure) (int, int) {
+		t.Helper()
+		b, err := Render(f, "png")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := png.DecodeConfig(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg.Width, cfg.Height
+	}
+	f := sampleFigure() // two panels side by side
+	if w, _ := pngSize(f); w != 2*924 {
+		t.Errorf("default width %d px, want 2 × 924", w)
+	}
+	f.Width, f.Height, f.DPI = 7*vg.Inch, 3*vg.Inch, 300
+	if w, h := pngSize(f); w != 2100 || h != 900 {
+		t.Errorf("7 in × 3 in at 300 dpi: %d × %d px, want 2100 × 900", w, h)
+	}
+	svg, err := Render(f, "svg")
+	if err != nil || !bytes.Contains(svg, []byte(`width="504pt" height="216pt"`)) {
+		t.Errorf("svg of 7 in × 3 in lacks its size in points (504 × 216): %v %.200s", err, svg)
+	}
+	for _, tc := range []struct {
+		w, h vg.Length
+		dpi  float64
+		want string
+	}{
+		{0.5 * vg.Inch, 0, 0, "width = 0.5: want inches in [1, 40]"},
+		{0, 41 * vg.Inch, 0, "height = 41: want inches in [1, 40]"},
+		{0, 0, 10, "dpi = 10: want pixels per inch in [50, 600]"},
+		{0, 0, math.NaN(), "dpi = NaN"},
+		{39 * vg.Inch, 0, 600, "width = 39 in at 600 dpi is 23400 px: want at most 12000 px"},
+		{0, 1.5 * vg.Inch, 0, "leaves"}, // the footnote leaves too little for a panel
+		{2 * vg.Inch, 0, 0, "width 2 in leaves 1 in per panel"},
+	} {
+		f := sampleFigure()
+		f.Width, f.Height, f.DPI = tc.w, tc.h, tc.dpi
+		if _, err := Render(f, "png"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("size %v × %v at %v dpi: %v, want %q", tc.w, tc.h, tc.dpi, err, tc.want)
+		}
+	}
+	f = sampleFigure()
+	f.Legend = "middle"
+	if _, err := Render(f, "svg"); err == nil || !strings.Contains(err.Error(), `legend "middle"`) {
+		t.Errorf("legend middle: %v", err)
+	}
+}
+
+// crowdedFigure has data in its top right and bottom left corners, where a
+// legend fixed at the top right (the placement before issue 13) covers
+// points.
+func crowdedFigure() *Figure {
+	x := []float64{0.1, 0.2, 0.5, 1, 2, 5, 10}
+	return &Figure{Name: "crowded", LogX: true, XLabel: "ε", YLabel: "accuracy", Panels: []Panel{{Title: "A", Series: []Series{
+		{Label: "rising", X: x, Y: []float64{0.5, 0.55, 0.6, 0.8, 0.95, 0.97, 0.98},
+			Lo: []float64{0.45, 0.5, 0.55, 0.75, 0.93, 0.96, 0.97}, Hi: []float64{0.55, 0.6, 0.65, 0.85, 0.97, 0.98, 0.99}},
+		{Label: "flat top", X: x, Y: []float64{0.97, 0.97, 0.97, 0.97, 0.97, 0.98, 0.98}, Style: 1},
+	}, References: []Reference{{Label: "non-private", Y: 0.99}}}}}
+}
+
+// TestLegendAvoidsData: the automatic legend covers no data point (marker
+// or band vertex) where a top-right legend does; when every place inside
+// the axes is covered it goes outside them, and still covers nothing.
+func TestLegendAvoidsData(t *testing.T) {
+	f := crowdedFigure()
+	f.Legend = "top-right"
+	if covered, err := LegendCovers(f); err != nil || len(covered) == 0 {
+		t.Fatalf("a top-right legend covers nothing (%v): the test figure does not test placement", err)
+	}
+	f.Legend = ""
+	covered, err := LegendCovers(f)
+	if err != nil || len(covered) > 0 {
+		t.Errorf("automatic legend: %v %v", covered, err)
+	}
+	lay, err := f.layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := lay.panels[0]
+	dataC := pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile})
+	if !inRect(pl.box.Min, dataC.Rectangle) || !inRect(pl.box.Max, dataC.Rectangle) {
+		t.Errorf("legend %v not inside the axes %v although a place is free", pl.box, dataC.Rectangle)
+	}
+
+	// Points everywhere: no free place inside.
+	var xs, ys []float64
+	for i := range 15 {
+		for j := range 15 {
+			xs, ys = append(xs, 1+float64(i)), append(ys, float64(j))
+		}
+	}
+	full := &Figure{Name: "full", Panels: []Panel{{Title: "grid", Series: []Series{{Label: "everywhere", X: xs, Y: ys}}}}}
+	lay, err = full.layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl = lay.panels[0]
+	dataC = pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile})
+	if pl.box.Min.X < dataC.Max.X {
+		t.Errorf("legend %v overlaps the axes %v: want it outside", pl.box, dataC.Rectangle)
+	}
+	if covered, err := LegendCovers(full); err != nil || len(covered) > 0 {
+		t.Errorf("outside legend: %v %v", covered, err)
+	}
+	if _, err := Render(full, "png"); err != nil {
+		t.Error(err)
+	}
+	// A legend wider than a third of the panel goes below the axes.
+	full.Panels[0].Series[0].Label = "a method with a long label (tuning accounted, selection not private)"
+	if lay, err = full.layout(); err != nil {
+		t.Fatal(err)
+	}
+	pl = lay.panels[0]
+	dataC = pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile})
+	if pl.box.Max.Y > pl.tile.Min.Y || pl.box.Min.Y < 0 {
+		t.Errorf("wide legend %v: want it below the panel's tile %v, on the canvas", pl.box, pl.tile)
 	}
 }
 
@@ -222,5 +419,46 @@ func TestSingleXOnLogAxis(t *testing.T) {
 		if _, err := Render(f, format); err != nil {
 			t.Errorf("%s: %v", format, err)
 		}
+	}
+}
+
+// TestLogBandFloor: on a log y axis a band reaching 0 (an MSE's CI clipped
+// to its range) runs down to half the smallest positive value drawn, and
+// does not stretch the axis over decades no point needs (it used to be
+// drawn at y/1000).
+func TestLogBandFloor(t *testing.T) {
+	x := []float64{0.1, 1, 10}
+	f := &Figure{Name: "floor", LogX: true, LogY: true, Panels: []Panel{{Title: "A", Series: []Series{
+		{Label: "a", X: x, Y: []float64{0.05, 0.01, 0.0006}, Lo: []float64{0.04, 0.005, 0}, Hi: []float64{0.06, 0.015, 0.0008}},
+	}}}}
+	lay, err := f.layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo := lay.panels[0].plot.Y.Min; lo != 0.0003 {
+		t.Errorf("y axis from %g, want 0.0003 (half of 0.0006)", lo)
+	}
+	if _, err := Render(f, "png"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestLogAxisLabelLeavesNoGap: a long y axis title on a log axis used to
+// leave a gap between the panel title and the axes (gonum/plot pads for the
+// title as if it were centred at the arithmetic mean of the range); the
+// axes now start just under the panel title.
+func TestLogAxisLabelLeavesNoGap(t *testing.T) {
+	x := []float64{0.1, 1, 10}
+	f := &Figure{Name: "gap", LogX: true, LogY: true, YLabel: "Test MSE (a long axis title, rescaled y)", Panels: []Panel{{Title: "A", Series: []Series{
+		{Label: "a", X: x, Y: []float64{0.07, 0.01, 0.0007}},
+	}}}}
+	lay, err := f.layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := lay.panels[0]
+	dataC := pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile})
+	if gap := pl.tile.Max.Y - dataC.Max.Y; gap > 25 {
+		t.Errorf("%.1f pt between the tile's top and the axes (title 12 pt): a gap", gap)
 	}
 }

@@ -19,15 +19,28 @@ const (
 	CINormal CIMethod = "normal"
 	// CIStudentT is mean ± t_{0.975, n−1}·SE.
 	CIStudentT CIMethod = "t"
+	// CIAuto is CIStudentT for a sample of fewer than StudentTBelow values
+	// and CINormal otherwise: the normal interval is too narrow for few
+	// trials (at n = 5, t_{0.975, 4} = 2.776 against 1.96).
+	CIAuto CIMethod = "auto"
 )
+
+// StudentTBelow is the sample size under which CIAuto uses Student-t.
+const StudentTBelow = 30
+
+// UsesStudentT reports whether m computes the interval of a sample of n
+// values with Student-t's quantile.
+func (m CIMethod) UsesStudentT(n int) bool {
+	return m == CIStudentT || m == CIAuto && n < StudentTBelow
+}
 
 // Validate reports whether m is a known method.
 func (m CIMethod) Validate() error {
 	switch m {
-	case CINormal, CIStudentT:
+	case CINormal, CIStudentT, CIAuto:
 		return nil
 	}
-	return fmt.Errorf("results: unknown confidence interval %q (want %q or %q)", string(m), CINormal, CIStudentT)
+	return fmt.Errorf("results: unknown confidence interval %q (want %q, %q or %q)", string(m), CIAuto, CINormal, CIStudentT)
 }
 
 // Stat summarises one sample.
@@ -66,7 +79,7 @@ func Summarize(xs []float64, ci CIMethod) Stat {
 		s.SD = math.Sqrt(ss / float64(n-1))
 		s.SE = s.SD / math.Sqrt(float64(n))
 		z := 1.96
-		if ci == CIStudentT {
+		if ci.UsesStudentT(n) {
 			z = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
 		}
 		s.CIHalf = z * s.SE
@@ -136,6 +149,10 @@ type CellSummary struct {
 	// numbers of steps). Nil when no trial has a trace. Computed from the
 	// training data without noise (see Record.Traces).
 	Traces map[string][]Stat
+	// DatasetName is the dataset's registry name ("boston"); the records
+	// carry only its label (Dataset), so the renderer, which knows the
+	// spec, fills it in. "" when unknown.
+	DatasetName string
 }
 
 // OverspendsTarget reports whether the cell spent more than its target ε

@@ -30,8 +30,10 @@
 //     CheckDir refuses anything else, so outputs never overwrite foreign files.
 //     Files are written with mode 0666 less the umask.
 //   - Only records with Status "ok" count as done; a failed trial reruns.
-//   - Non-finite numbers are stored as the strings "inf", "-inf" and "nan"
-//     (encoding/json cannot encode them), never dropped.
+//   - A number that does not apply or is not finite is stored as JSON null
+//     (one type per field): the ε, ε target and ε spent of a non-private
+//     reference or an oracle-tuned trial read back as +Inf, any other null
+//     as NaN. Schema-2 stores' strings "inf", "-inf" and "nan" still read.
 //   - Aggregates are computed from records sorted by (cell key, trial), so the
 //     same records give bit-identical summaries whatever order they were
 //     written in.

@@ -155,13 +155,8 @@ func appendKeyString(b []byte, key, s string) []byte {
 // appendFloat appends f as Float.MarshalJSON writes it.
 func appendFloat(b []byte, f Float) []byte {
 	x := float64(f)
-	switch {
-	case math.IsNaN(x):
-		return append(b, `"nan"`...)
-	case math.IsInf(x, 1):
-		return append(b, `"inf"`...)
-	case math.IsInf(x, -1):
-		return append(b, `"-inf"`...)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return append(b, "null"...)
 	}
 	return strconv.AppendFloat(b, x, 'g', -1, 64)
 }

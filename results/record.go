@@ -23,7 +23,14 @@ import (
 // so no reader needs a new version. (A record with a target scope read by an
 // older dplab would be flagged as overspending where the new one states the
 // scope; it is never mistaken for a smaller ε, which stays eps_spent.)
-const SchemaVersion = 2
+//
+// Version 3 (issue 13): non-finite and not-applicable numbers are JSON null
+// instead of the strings "inf"/"nan" (one type per field, as pandas reads
+// it): a non-private reference's epsilon, eps_target, eps_spent and delta,
+// an oracle-tuned trial's eps_spent. Readers map null ε fields back to
+// +Inf (Record.UnmarshalJSON), so nothing reads "no guarantee" as a
+// number.
+const SchemaVersion = 3
 
 // Trial statuses.
 const (
@@ -199,6 +206,14 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	}
 	if r.Diagnostics == nil && aux.Stats != nil {
 		r.Diagnostics = aux.Stats
+	}
+	// Schema 3 writes "no guarantee" and "no ε axis" as null (read as NaN):
+	// they mean +Inf. (An ε field is never a NaN otherwise: the accountant
+	// refuses one.)
+	for _, f := range []*Float{&r.Epsilon, &r.Privacy.EpsTarget, &r.Privacy.EpsSpent} {
+		if math.IsNaN(float64(*f)) {
+			*f = Float(math.Inf(1))
+		}
 	}
 	if r.Schema < 2 {
 		r.upgradeV1()

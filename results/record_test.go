@@ -2,8 +2,10 @@ package results
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -77,10 +79,10 @@ func TestSummaryPrivacyColumns(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	for _, c := range []struct{ key, want string }{
-		{"o", `,oracle,+Inf,0.97,"not private: oracle, best candidate on the test set, not charged","NOT PRIVATE: oracle tuning`},
-		{"p", `,private,0.99,0.2,not private: validation rows scored without noise,"eps_spent_max protects the training rows only`},
+		{"o", `,oracle,false,,0.97,"not private: oracle, best candidate on the test set, not charged","NOT PRIVATE: oracle tuning`},
+		{"p", `,private,true,0.99,0.2,not private: validation rows scored without noise,"eps_spent_max protects the training rows only`},
 		{"p", `,a | b | c,`},
-		{"q", `,none,0.9,,,eps_spent_max covers the whole procedure,,`},
+		{"q", `,none,true,0.9,,,eps_spent_max covers the whole procedure,,`},
 	} {
 		var found bool
 		for _, l := range lines[1:] {
@@ -88,6 +90,109 @@ func TestSummaryPrivacyColumns(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("no summary row of cell %s contains %s:\n%s", c.key, c.want, buf.String())
+		}
+	}
+}
+
+// TestSummaryTidy: summary.csv is tidy — one type per column, an empty
+// field where a column does not apply (a non-private reference has no ε,
+// δ, accountant or α*, and no ε bounds it), one p_<key> column per
+// mechanism param of any cell (empty where a cell lacks it), and the
+// dataset's registry name beside its label.
+func TestSummaryTidy(t *testing.T) {
+	a := rec("a", 0, 1)
+	a.MechParams = map[string]any{"rho": 1e-4, "calibration": "box"}
+	a.Privacy.AlphaStar = 12.5
+	b := rec("b", 0, 2)
+	b.MechParams = map[string]any{"rho": 0.05, "steps": int64(3)}
+	ref := rec("r", 0, 3)
+	ref.Mechanism, ref.Epsilon = "ridge", Float(math.Inf(1))
+	ref.Privacy = Privacy{EpsTarget: Float(math.Inf(1)), EpsSpent: Float(math.Inf(1)), Delta: 1e-6, Accountant: "rdp", Tuning: TuningNone}
+	cells := Aggregate([]Record{a, b, ref}, CINormal)
+	for i := range cells {
+		cells[i].DatasetName = "synthetic-linear"
+	}
+	var buf bytes.Buffer
+	if err := WriteSummaryCSV(&buf, cells); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, h := range []string{"dataset_name", "p_calibration", "p_rho", "p_steps", "private"} {
+		if _, ok := col[h]; !ok {
+			t.Fatalf("no column %q in %q", h, rows[0])
+		}
+	}
+	byCell := map[string][]string{}
+	for _, r := range rows[1:] {
+		byCell[r[col["cell_key"]]] = r
+	}
+	get := func(cell, h string) string { return byCell[cell][col[h]] }
+	for _, c := range []struct{ cell, h, want string }{
+		{"a", "p_rho", "0.0001"}, {"a", "p_calibration", "box"}, {"a", "p_steps", ""}, {"a", "alpha_star_mean", "12.5"},
+		{"b", "p_steps", "3"}, {"b", "p_calibration", ""}, {"a", "dataset_name", "synthetic-linear"},
+		{"a", "private", "true"}, {"a", "epsilon", "1"}, {"a", "delta", "1e-06"},
+		{"r", "private", "false"}, {"r", "epsilon", ""}, {"r", "delta", ""}, {"r", "accountant", ""},
+		{"r", "eps_spent_max", ""}, {"r", "alpha_star_mean", ""},
+	} {
+		if got := get(c.cell, c.h); got != c.want {
+			t.Errorf("cell %s, %s = %q, want %q", c.cell, c.h, got, c.want)
+		}
+	}
+	// One type per numeric column: every field parses as a finite number or is empty.
+	for _, h := range []string{"epsilon", "delta", "eps_spent_max", "eps_per_run_max", "alpha_star_mean", "mean", "sd", "p_rho", "p_steps"} {
+		for _, r := range rows[1:] {
+			if f := r[col[h]]; f != "" {
+				if x, err := strconv.ParseFloat(f, 64); err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
+					t.Errorf("column %s holds %q: not a finite number", h, f)
+				}
+			}
+		}
+	}
+}
+
+// TestNotApplicableIsNull: a schema-3 record writes what does not apply as
+// JSON null — a non-private reference's ε, ε target, ε spent and δ, an
+// oracle trial's ε spent — never a string, and reads the ε fields back as
+// +Inf ("no guarantee", "no ε axis"), δ as NaN.
+func TestNotApplicableIsNull(t *testing.T) {
+	ref := rec("r", 0, 1)
+	ref.Schema, ref.Epsilon = SchemaVersion, Float(math.Inf(1))
+	ref.Privacy = Privacy{EpsTarget: Float(math.Inf(1)), EpsSpent: Float(math.Inf(1)), Delta: Float(math.NaN()), Accountant: "rdp", Tuning: TuningNone}
+	oracle := rec("o", 0, 1)
+	oracle.Schema = SchemaVersion
+	oracle.Privacy = Privacy{EpsTarget: 1, EpsSpent: Float(math.Inf(1)), EpsPerRun: 0.97, Delta: 1e-5, Accountant: "rdp", Tuning: TuningOracle, Selection: SelectionOracle}
+	for _, c := range []struct {
+		r    Record
+		want []string
+	}{
+		{ref, []string{`"epsilon":null`, `"eps_target":null`, `"eps_spent":null`, `"delta":null`}},
+		{oracle, []string{`"epsilon":1`, `"eps_spent":null`, `"delta":1e-05`, `"eps_per_run":0.97`}},
+	} {
+		b, err := AppendRecord(nil, &c.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !bytes.Contains(b, []byte(w)) {
+				t.Errorf("%s lacks %s", b, w)
+			}
+		}
+		if bytes.Contains(b, []byte(`"inf"`)) || bytes.Contains(b, []byte(`"nan"`)) {
+			t.Errorf("%s holds a number as a string", b)
+		}
+		var back Record
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if !math.IsInf(float64(back.Privacy.EpsSpent), 1) || !math.IsInf(float64(back.Epsilon), 1) != (c.r.CellKey == "o") {
+			t.Errorf("%s read back: ε %v, ε spent %v", b, back.Epsilon, back.Privacy.EpsSpent)
 		}
 	}
 }

@@ -9,18 +9,31 @@ import (
 	"testing"
 )
 
+// TestFloatJSONRoundTrip: finite values round-trip exactly; non-finite
+// ones are JSON null (one type per field) and read back as NaN; the
+// strings of schema-2 stores and the golden vectors still read.
 func TestFloatJSONRoundTrip(t *testing.T) {
 	for _, x := range []float64{0, -1.5, 1e-300, 0.1, math.Inf(1), math.Inf(-1), math.NaN()} {
 		b, err := json.Marshal(Float(x))
 		if err != nil {
 			t.Fatalf("marshal %v: %v", x, err)
 		}
+		finite := !math.IsNaN(x) && !math.IsInf(x, 0)
+		if !finite && string(b) != "null" {
+			t.Errorf("%v encodes as %s, want null", x, b)
+		}
 		var y Float
 		if err := json.Unmarshal(b, &y); err != nil {
 			t.Fatalf("unmarshal %s: %v", b, err)
 		}
-		if !(float64(y) == x || math.IsNaN(x) && math.IsNaN(float64(y))) {
+		if finite && float64(y) != x || !finite && !math.IsNaN(float64(y)) {
 			t.Errorf("%v -> %s -> %v", x, b, float64(y))
+		}
+	}
+	for s, want := range map[string]float64{`"inf"`: math.Inf(1), `"+inf"`: math.Inf(1), `"-inf"`: math.Inf(-1)} {
+		var y Float
+		if err := json.Unmarshal([]byte(s), &y); err != nil || float64(y) != want {
+			t.Errorf("%s -> %v, %v; want %v", s, float64(y), err, want)
 		}
 	}
 	var y Float
@@ -94,6 +107,7 @@ func TestSummarize(t *testing.T) {
 	}{
 		{"normal", CINormal, 1.96},
 		{"student-t", CIStudentT, 2.7764451051977987},
+		{"auto, 5 < 30 values: student-t", CIAuto, 2.7764451051977987},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,6 +132,48 @@ func TestSummarize(t *testing.T) {
 	s := Summarize([]float64{4, 2, 1, 3}, CINormal)
 	if s.Q1 != 1.75 || s.Median != 2.5 || s.Q3 != 3.25 {
 		t.Errorf("quartiles of 1..4: %v %v %v", s.Q1, s.Median, s.Q3)
+	}
+}
+
+// TestCIAutoQuantiles: the default interval (CIAuto) is Student-t's below
+// 30 values and 1.96·SE from 30 on. The quantiles t_{0.975, ν} are checked
+// against closed forms, ν = 1: tan(π(p − ½)) (the Cauchy quantile) and ν = 2:
+// (2p − 1)/√(2p(1 − p)) [Abramowitz & Stegun 26.7.5, the t quantiles of
+// one and two degrees of freedom], and against the printed t table for
+// ν = 4, 9, 28, 29 (NIST/SEMATECH e-Handbook of Statistical Methods,
+// §1.3.6.7.2, upper 0.025 critical values: 2.776, 2.262, 2.048, 2.045).
+func TestCIAutoQuantiles(t *testing.T) {
+	const p = 0.975
+	tests := []struct {
+		n    int
+		want float64
+		tol  float64
+	}{
+		{2, math.Tan(math.Pi * (p - 0.5)), 1e-9},
+		{3, (2*p - 1) / math.Sqrt(2*p*(1-p)), 1e-9},
+		{5, 2.776, 5e-4},
+		{10, 2.262, 5e-4},
+		{29, 2.048, 5e-4},
+		{30, 1.96, 1e-12}, // auto: normal from 30 values on
+		{100, 1.96, 1e-12},
+	}
+	for _, tc := range tests {
+		xs := make([]float64, tc.n)
+		for i := range xs {
+			xs[i] = float64(i % 3) // a sample with a positive SD
+		}
+		s := Summarize(xs, CIAuto)
+		if z := s.CIHalf / s.SE; math.Abs(z-tc.want) > tc.tol*math.Max(1, tc.want) {
+			t.Errorf("n = %d: CI half-width / SE = %.10g, want %.10g", tc.n, z, tc.want)
+		}
+		if tc.n == 30 {
+			if z := Summarize(xs, CIStudentT).CIHalf / s.SE; math.Abs(z-2.045) > 5e-4 {
+				t.Errorf("n = 30, ci = t: %.6g, want t_{0.975, 29} = 2.045", z)
+			}
+		}
+	}
+	if err := CIMethod("wald").Validate(); err == nil || !strings.Contains(err.Error(), `"auto"`) {
+		t.Errorf("unknown method: %v", err)
 	}
 }
 

@@ -13,23 +13,74 @@ import (
 // SummaryFile is the name of the per-cell summary table of a result directory.
 const SummaryFile = "summary.csv"
 
-// summaryHeader is the column order of summary.csv: one row per (cell, metric).
-// The privacy columns say what eps_spent_max covers: eps_per_run_max is a
-// tuned cell's one-run ε (empty when untuned), selection how a tuned cell
-// chose its run, privacy_note the guarantee in words (see CellSummary.PrivacyNote),
-// and assumptions what the guarantee rests on but does not account for,
-// separated by " | ".
+// summaryHeader is the column order of summary.csv: one row per (cell,
+// metric), one type per column, and an empty field where a column does not
+// apply (benchopt's and pandas' "tidy" layout). The privacy columns say what
+// eps_spent_max covers: private is false for a non-private mechanism and for
+// oracle tuning (then eps_spent_max is empty: no ε bounds the procedure);
+// eps_per_run_max is a tuned cell's one-run ε (empty when untuned),
+// selection how a tuned cell chose its run, privacy_note the guarantee in
+// words (see CellSummary.PrivacyNote), and assumptions what the guarantee
+// rests on but does not account for, separated by " | ". A non-private
+// reference has no ε, δ, accountant or α*. After params (all of a cell's
+// mechanism params as JSON) come the p_<key> columns, one per mechanism
+// param of any cell, sorted (summaryParams).
 var summaryHeader = []string{
-	"dataset", "label", "mechanism", "params", "epsilon", "delta", "accountant", "tuning",
-	"eps_spent_max", "eps_per_run_max", "selection", "privacy_note", "assumptions", "alpha_star_mean", "metric", "count", "mean", "sd", "se",
+	"dataset", "dataset_name", "label", "mechanism", "params", "epsilon", "delta", "accountant", "tuning",
+	"private", "eps_spent_max", "eps_per_run_max", "selection", "privacy_note", "assumptions", "alpha_star_mean", "metric", "count", "mean", "sd", "se",
 	"ci_low", "ci_high", "median", "q1", "q3", "min", "max", "wall_s_mean", "cell_key",
+}
+
+// summaryParamsAt is the index in summaryHeader after which the p_<key>
+// columns go (after "params").
+const summaryParamsAt = 5
+
+// summaryParams returns the sorted union of the cells' mechanism param keys.
+func summaryParams(cells []CellSummary) []string {
+	seen := map[string]bool{}
+	var keys []string
+	for _, c := range cells {
+		for k := range c.MechParams {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// paramField formats one param value for its p_<key> column: numbers as
+// num does, strings as they are, booleans true/false, anything else as
+// JSON; "" when the cell has no such param.
+func paramField(v any, ok bool) string {
+	if !ok {
+		return ""
+	}
+	switch x := v.(type) {
+	case float64:
+		return num(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case int:
+		return strconv.Itoa(x)
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // WriteSummaryCSV writes one row per (cell, metric), cells in the given order
 // and metrics sorted by name.
 func WriteSummaryCSV(w io.Writer, cells []CellSummary) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(summaryHeader); err != nil {
+	params := summaryParams(cells)
+	header := append(append(append([]string(nil), summaryHeader[:summaryParamsAt]...), prefixed("p_", params)...), summaryHeader[summaryParamsAt:]...)
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for _, c := range cells {
@@ -38,20 +89,28 @@ func WriteSummaryCSV(w io.Writer, cells []CellSummary) error {
 			names = append(names, k)
 		}
 		sort.Strings(names)
-		params, _ := json.Marshal(c.MechParams) // map keys are sorted by encoding/json
-		perRun := ""
-		if !math.IsNaN(c.EpsPerRunMax) {
-			perRun = num(c.EpsPerRunMax)
-		}
+		paramsJSON, _ := json.Marshal(c.MechParams) // map keys are sorted by encoding/json
 		note := c.PrivacyNote()
+		reference := math.IsInf(c.Epsilon, 1) // a non-private mechanism: no ε axis
+		private := !math.IsInf(c.EpsSpentMax, 1)
+		epsilon, delta, accountant, alpha := optNum(c.Epsilon), optNum(c.Delta), c.Accountant, ""
+		if reference {
+			delta, accountant = "", ""
+		}
+		if !reference && c.Accountant == "rdp" && c.AlphaMean > 1 {
+			alpha = optNum(c.AlphaMean)
+		}
 		for _, m := range names {
 			s := c.Metrics[m]
-			row := []string{
-				c.Dataset, c.Label, c.Mechanism, string(params), num(c.Epsilon), num(c.Delta),
-				c.Accountant, c.Tuning, num(c.EpsSpentMax), perRun, c.Selection, note, strings.Join(c.Assumptions, " | "),
-				num(c.AlphaMean), m, strconv.Itoa(s.Count), num(s.Mean), num(s.SD), num(s.SE), num(s.CILow), num(s.CIHigh),
-				num(s.Median), num(s.Q1), num(s.Q3), num(s.Min), num(s.Max), num(c.WallMean), c.Key,
+			row := []string{c.Dataset, c.DatasetName, c.Label, c.Mechanism, string(paramsJSON)}
+			for _, k := range params {
+				v, ok := c.MechParams[k]
+				row = append(row, paramField(v, ok))
 			}
+			row = append(row, epsilon, delta, accountant, c.Tuning,
+				strconv.FormatBool(private), optNum(c.EpsSpentMax), optNum(c.EpsPerRunMax), c.Selection, note, strings.Join(c.Assumptions, " | "),
+				alpha, m, strconv.Itoa(s.Count), statNum(s.Mean), statNum(s.SD), statNum(s.SE), statNum(s.CILow), statNum(s.CIHigh),
+				statNum(s.Median), statNum(s.Q1), statNum(s.Q3), statNum(s.Min), statNum(s.Max), statNum(c.WallMean), c.Key)
 			if err := cw.Write(row); err != nil {
 				return err
 			}
@@ -59,6 +118,39 @@ func WriteSummaryCSV(w io.Writer, cells []CellSummary) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+func prefixed(prefix string, keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = prefix + k
+	}
+	return out
+}
+
+// optNum formats a value that may not apply: "" for NaN and ±Inf (no ε
+// for a non-private reference or an oracle-tuned cell, no one-run ε for an
+// untuned cell), num otherwise.
+func optNum(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return ""
+	}
+	return num(x)
+}
+
+// statNum formats a statistic: "" when undefined (NaN: the SD of one
+// trial), "inf" or "-inf" for a diverged metric (the spelling pandas and
+// numpy read as a float), num otherwise.
+func statNum(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return ""
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	return num(x)
 }
 
 // num formats x with the shortest representation that round-trips ("+Inf",
@@ -73,9 +165,9 @@ func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 func (c *CellSummary) PrivacyNote() string {
 	switch {
 	case c.Tuning == TuningOracle:
-		return "NOT PRIVATE: oracle tuning (best candidate on the test set, not charged); eps_spent_max is inf, eps_per_run_max is the released run's ε alone"
+		return "NOT PRIVATE: oracle tuning (best candidate on the test set, not charged); no ε bounds it (eps_spent_max empty), eps_per_run_max is the released run's ε alone"
 	case math.IsInf(c.EpsSpentMax, 1):
-		return "NOT PRIVATE: no guarantee (eps_spent_max is inf)"
+		return "NOT PRIVATE: no guarantee (eps_spent_max empty)"
 	}
 	note := "eps_spent_max covers the whole procedure"
 	if c.Selection != "" {

@@ -61,7 +61,8 @@ func TestAggregateTraces(t *testing.T) {
 	}
 }
 
-// TestTracesAndTargetScopeRoundTrip: traces (with non-finite values) and a
+// TestTracesAndTargetScopeRoundTrip: traces (with a non-finite value, null in
+// JSON and NaN read back) and a
 // target scope survive encoding and decoding; a record without them has
 // neither key in its JSON (omitempty: old records encode as before).
 func TestTracesAndTargetScopeRoundTrip(t *testing.T) {
@@ -79,7 +80,7 @@ func TestTracesAndTargetScopeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"traces":{"excess_objective":[10,1,"inf",0.5]},"privacy":{"eps_target":1,"target_scope":"per-step RDP ε at α = 2","eps_spent":0.9`} {
+	for _, want := range []string{`"traces":{"excess_objective":[10,1,null,0.5]},"privacy":{"eps_target":1,"target_scope":"per-step RDP ε at α = 2","eps_spent":0.9`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("encoding %s\nlacks %s", b, want)
 		}
@@ -88,7 +89,7 @@ func TestTracesAndTargetScopeRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if got := back.Traces["excess_objective"]; len(got) != 4 || !math.IsInf(float64(got[2]), 1) || got[3] != 0.5 || back.Privacy.TargetScope != r.Privacy.TargetScope {
+	if got := back.Traces["excess_objective"]; len(got) != 4 || !math.IsNaN(float64(got[2])) || got[3] != 0.5 || back.Privacy.TargetScope != r.Privacy.TargetScope {
 		t.Errorf("decoded traces %v, scope %q", back.Traces, back.Privacy.TargetScope)
 	}
 }

@@ -209,3 +209,30 @@ formats = ["csv"]
 		t.Errorf("formulas table:\n%s\nwant a row %q", b, want)
 	}
 }
+
+// TestReadmeCurvesExample: the "Analytic curves" example of
+// experiments/README.md decodes with the curve registry and the curves
+// figure and table kinds, and evaluates every point.
+func TestReadmeCurvesExample(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	i := strings.Index(text, "## Analytic curves")
+	if i < 0 {
+		t.Fatal(`experiments/README.md has no "## Analytic curves" section`)
+	}
+	_, rest, ok := strings.Cut(text[i:], "```toml\n")
+	example, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("the Analytic curves section has no toml block")
+	}
+	s := spectest.MustParse(t, "name = \"readme-curves\"\nseed = 1\ntrials = 1\nepsilon = [1]\ndelta = 1e-5\n"+example)
+	if err := Check(s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Curves) != 2 || len(s.Figures) != 1 || len(s.Tables) != 1 {
+		t.Fatalf("%d curves, %d figures, %d tables; want 2, 1, 1", len(s.Curves), len(s.Figures), len(s.Tables))
+	}
+}

@@ -54,6 +54,12 @@ var (
 // scope and also overspending, GD's non-private. Diagnostics: n and
 // node1/eta, node2/eta, node10/eta (= 1, 2, 10 times the trial number + 1);
 // noise node1/gamma = 10·(trial + 1).
+
+// t975nu2 is t₂ = t_{0.975, 2}, the 95% Student-t quantile of 3 trials (the
+// default interval under 30 trials), in closed form for ν = 2:
+// (2p − 1)/√(2p(1 − p)) at p = 0.975 [Abramowitz & Stegun 26.7.5].
+var t975nu2 = 0.95 / math.Sqrt(2*0.975*0.025)
+
 func iterRecords(t *testing.T, s *spec.Spec) []results.Record {
 	t.Helper()
 	var recs []results.Record
@@ -118,12 +124,12 @@ func nearAll(a, b []float64) bool {
 // iterations figure, by hand. RGM at t = 0, 1, 2 has values {4, 2, 6},
 // {2, 1, 3}, {0, 0, 0}: means 4, 2, 0; min–max bands [2, 6], [1, 3], [0, 0];
 // the zeros are drawn at the floor 0.01 (a tenth of 0.1, the decade of
-// 0.25, GD's last value, the smallest positive value drawn); the 95% CI at t = 0 is 4 ± 1.96·2/√3.
+// 0.25, GD's last value, the smallest positive value drawn); the 95% CI at t = 0 is 4 ± t₂·2/√3 (3 trials: Student-t, the default).
 // panel_by = "split" makes two panels; Clip (no split param) and GD (dashed,
 // non-private) are in both. RGM's overspend is its target scope, stated;
 // Clip's is a warning. GD has 1 trial of 3.
 func TestIterationsFigure(t *testing.T) {
-	ci := 1.96 * 2 / math.Sqrt(3)
+	ci := t975nu2 * 2 / math.Sqrt(3)
 	tests := []struct {
 		name     string
 		block    string
@@ -214,7 +220,7 @@ func TestIterationsFigurePanelsByDataset(t *testing.T) {
 }
 
 // TestIterationsTable: rows at t = 0 and the last iteration (2), columns
-// the lines, entries mean ± CI half-width: RGM at t = 0 is 4 ± 1.96·2/√3,
+// the lines, entries mean ± CI half-width: RGM at t = 0 is 4 ± t₂·2/√3,
 // at t = 2 exactly 0; GD's single trial has no interval (NaN).
 func TestIterationsTable(t *testing.T) {
 	outs, v := iterView(t, "[[table]]\nname = \"it\"\nkind = \"iterations\"\ntrace = \"excess_objective\"\npanel_by = \"split\"\nat = [0, \"last\"]\n")
@@ -227,7 +233,7 @@ func TestIterationsTable(t *testing.T) {
 		t.Fatalf("rows %q, columns %q", tab.Rows, tab.Columns)
 	}
 	want := [][]plotting.Entry{
-		{{Mean: 4, Half: 1.96 * 2 / math.Sqrt(3), Present: true}, {Mean: 8, Half: 0, Present: true}, {Mean: 1, Half: math.NaN(), Present: true}},
+		{{Mean: 4, Half: t975nu2 * 2 / math.Sqrt(3), Present: true}, {Mean: 8, Half: 0, Present: true}, {Mean: 1, Half: math.NaN(), Present: true}},
 		{{Mean: 0, Half: 0, Present: true}, {Mean: 2, Half: 0, Present: true}, {Mean: 0.25, Half: math.NaN(), Present: true}},
 	}
 	for i := range want {
@@ -246,7 +252,7 @@ func TestIterationsTable(t *testing.T) {
 // TestDiagnosticsTable: one row per (cell, group), groups in natural order
 // (node2 before node10), the cell's ungrouped keys in its own row first,
 // entries means over trials by hand: node1/eta = 1, 2, 3 over the trials:
-// mean 2 ± 1.96·1/√3; node1/gamma (RGM's noise) 10, 20, 30: 20 ± 19.6/√3;
+// mean 2 ± t₂·1/√3; node1/gamma (RGM's noise) 10, 20, 30: 20 ± 10·t₂/√3;
 // n = 100 in every trial: no interval. Title and footnote say the values
 // are not private.
 func TestDiagnosticsTable(t *testing.T) {
@@ -264,7 +270,7 @@ func TestDiagnosticsTable(t *testing.T) {
 	if !slices.Equal(tab.Rows, wantRows) || !slices.Equal(tab.Columns, []string{"n", "eta", "gamma"}) {
 		t.Fatalf("rows %q\ncolumns %q", tab.Rows, tab.Columns)
 	}
-	h := 1.96 / math.Sqrt(3)
+	h := t975nu2 / math.Sqrt(3)
 	absent := plotting.Entry{}
 	want := map[string][]plotting.Entry{
 		"RGM[split=random], ε = 1":          {{Mean: 100, Present: true}, absent, absent},

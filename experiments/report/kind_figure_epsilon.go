@@ -5,30 +5,30 @@ import "github.com/dplab/dplab/plotting"
 // epsilonFigure is the default figure kind: a metric versus ε, one panel
 // per dataset, one line per mechanism, with a band (CI, IQR or min–max).
 type epsilonFigure struct {
-	Title      string   `toml:"title"`
-	Metric     string   `toml:"metric"`
+	Title      string   `toml:"title"`      // figure title; default none
+	Metric     string   `toml:"metric"`     // required: the metric on the y axis (test_mse, test_accuracy, …)
 	Datasets   []string `toml:"datasets"`   // labels; default all
 	Mechanisms []string `toml:"mechanisms"` // labels; default all
 	Band       string   `toml:"band"`       // "ci" (default), "iqr", "minmax", "none"
 	Center     string   `toml:"center"`     // "mean" (default) or "median"
 	LogX       *bool    `toml:"log_x"`      // default true
-	LogY       bool     `toml:"log_y"`
-	XLabel     string   `toml:"x_label"`
-	YLabel     string   `toml:"y_label"`
-	Columns    int      `toml:"columns"`
-	Formats    []string `toml:"formats"` // default ["png", "svg"]
-	Note       string   `toml:"note"`    // added to the footnote
+	LogY       bool     `toml:"log_y"`      // log-scale y axis; default false
+	XLabel     string   `toml:"x_label"`    // x axis label; default "ε"
+	YLabel     string   `toml:"y_label"`    // y axis label; default the metric's title
+	Columns    int      `toml:"columns"`    // panels per row; 0 means up to 2
+	Formats    []string `toml:"formats"`    // default ["png", "svg"]
+	Note       string   `toml:"note"`       // added to the footnote
 	// TimeRatio names two mechanism labels [A, B]: each panel's note gives
 	// A's mean wall time per fit over B's at the largest ε (the GaussMix
 	// paper's "Faster by" of Figures 3 and 5).
-	TimeRatio []string `toml:"time_ratio"`
-	Legend    string   `toml:"legend"` // "top-right" (default), "top-left", "bottom-right", "bottom-left"
+	TimeRatio    []string `toml:"time_ratio"`
+	figureLayout          // legend, width, height, dpi
 
 	spec figureSpec
 }
 
 func init() {
-	RegisterFigure("epsilon", Kind[Figure]{Example: `metric = "test_mse"`, Decode: func(b *Block) (Figure, error) {
+	RegisterFigure("epsilon", Kind[Figure]{Params: epsilonFigure{}, Example: `metric = "test_mse"`, Decode: func(b *Block) (Figure, error) {
 		var f epsilonFigure
 		if err := b.Decode(&f); err != nil {
 			return nil, err
@@ -43,7 +43,7 @@ func init() {
 		if f.Center, err = b.OneOf("center", f.Center, "mean", "mean", "median"); err != nil {
 			return nil, err
 		}
-		if f.Legend, err = b.OneOf("legend", f.Legend, "top-right", "top-right", "top-left", "bottom-right", "bottom-left"); err != nil {
+		if err := f.figureLayout.check(b); err != nil {
 			return nil, err
 		}
 		if f.Formats, err = b.Formats(f.Formats, plotting.Formats); err != nil {
@@ -67,7 +67,7 @@ func init() {
 		}
 		f.spec = figureSpec{Name: b.Out.Name, Kind: "epsilon", LogX: f.LogX, Title: f.Title, Metric: f.Metric,
 			Datasets: ds, Mechanisms: ms, Band: f.Band, Center: f.Center, LogY: f.LogY, XLabel: f.XLabel,
-			YLabel: f.YLabel, Columns: f.Columns, Formats: f.Formats, Note: f.Note, TimeRatio: ratio, Legend: f.Legend}
+			YLabel: f.YLabel, Columns: f.Columns, Formats: f.Formats, Note: f.Note, TimeRatio: ratio, Layout: f.figureLayout}
 		return &f, nil
 	}})
 }

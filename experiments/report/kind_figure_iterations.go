@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/plotting"
 )
 
@@ -15,21 +16,21 @@ import (
 // each t) with a band, one panel per dataset or, with panel_by, per value
 // of a mechanism param. Non-private mechanisms are dashed lines.
 type iterationsFigure struct {
-	Trace      string    `toml:"trace"`      // required: the trace's name
-	PanelBy    string    `toml:"panel_by"`   // a mechanism param key: one panel per value; default one panel per dataset
-	Datasets   []string  `toml:"datasets"`   // labels; default all
-	Mechanisms []string  `toml:"mechanisms"` // labels; default all
-	Epsilon    []float64 `toml:"epsilon"`    // ε of the private cells to draw; default all (the legend then names ε when several)
-	Band       string    `toml:"band"`       // "minmax" (default), "ci", "none"
-	LogY       *bool     `toml:"log_y"`      // default true
-	Floor      float64   `toml:"floor"`      // log y: values ≤ 0 are drawn at this floor; 0 means a tenth of the decade of the smallest positive value drawn
-	Title      string    `toml:"title"`
-	XLabel     string    `toml:"x_label"` // default "iteration t"
-	YLabel     string    `toml:"y_label"` // default the trace's name
-	Columns    int       `toml:"columns"`
-	Formats    []string  `toml:"formats"` // default ["png", "svg"]
-	Note       string    `toml:"note"`    // added to the footnote
-	Legend     string    `toml:"legend"`  // "top-right" (default), "top-left", "bottom-right", "bottom-left"
+	Trace        string    `toml:"trace"`      // required: the trace's name
+	PanelBy      string    `toml:"panel_by"`   // a mechanism param key: one panel per value; default one panel per dataset
+	Datasets     []string  `toml:"datasets"`   // labels; default all
+	Mechanisms   []string  `toml:"mechanisms"` // labels; default all
+	Epsilon      []float64 `toml:"epsilon"`    // ε of the private cells to draw; default all (the legend then names ε when several)
+	Band         string    `toml:"band"`       // "minmax" (default), "ci", "none"
+	LogY         *bool     `toml:"log_y"`      // default true
+	Floor        float64   `toml:"floor"`      // log y: values ≤ 0 are drawn at this floor; 0 means a tenth of the decade of the smallest positive value drawn
+	Title        string    `toml:"title"`      // figure title; default none
+	XLabel       string    `toml:"x_label"`    // default "iteration t"
+	YLabel       string    `toml:"y_label"`    // default the trace's name
+	Columns      int       `toml:"columns"`    // panels per row; 0 means up to 2
+	Formats      []string  `toml:"formats"`    // default ["png", "svg"]
+	Note         string    `toml:"note"`       // added to the footnote
+	figureLayout           // legend, width, height, dpi
 
 	name string
 	sel  iterSpec
@@ -37,6 +38,7 @@ type iterationsFigure struct {
 
 func init() {
 	RegisterFigure("iterations", Kind[Figure]{
+		Params:  iterationsFigure{},
 		Example: "trace = \"excess_objective\"\npanel_by = \"split\"\ntitle = \"Excess objective per iteration\"",
 		Decode: func(b *Block) (Figure, error) {
 			f := iterationsFigure{name: b.Out.Name}
@@ -51,7 +53,7 @@ func init() {
 			if f.Band, err = b.OneOf("band", f.Band, "minmax", "minmax", "ci", "none"); err != nil {
 				return nil, err
 			}
-			if f.Legend, err = b.OneOf("legend", f.Legend, "top-right", "top-right", "top-left", "bottom-right", "bottom-left"); err != nil {
+			if err := f.figureLayout.check(b); err != nil {
 				return nil, err
 			}
 			if f.Formats, err = b.Formats(f.Formats, plotting.Formats); err != nil {
@@ -69,11 +71,15 @@ func init() {
 
 func (f *iterationsFigure) formats() []string { return f.Formats }
 
+// unbounded is the range of a trace's values: any (a trace is not a metric).
+var unbounded = spec.Metric{Min: math.Inf(-1), Max: math.Inf(1)}
+
 // draw implements Figure.
 func (f *iterationsFigure) draw(v *view) *plotting.Figure {
 	logY := f.LogY == nil || *f.LogY
 	fig := &plotting.Figure{Name: f.name, Title: f.Title, XLabel: "iteration t", YLabel: f.Trace, LogY: logY,
-		Columns: f.Columns, LegendBottom: strings.HasPrefix(f.Legend, "bottom"), LegendLeft: strings.HasSuffix(f.Legend, "left")}
+		Columns: f.Columns}
+	f.figureLayout.apply(fig)
 	if f.XLabel != "" {
 		fig.XLabel = f.XLabel
 	}
@@ -87,7 +93,7 @@ func (f *iterationsFigure) draw(v *view) *plotting.Figure {
 		for _, l := range p.lines {
 			s := plotting.Series{Label: l.label, Style: style(l.label), Dashed: !l.private}
 			for t, st := range l.stats {
-				y, lo, hi := centerBand(st, "mean", f.Band)
+				y, lo, hi := centerBand(st, unbounded, "mean", f.Band)
 				s.X, s.Y = append(s.X, float64(t)), append(s.Y, y)
 				if f.Band != "none" {
 					s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)

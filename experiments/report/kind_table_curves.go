@@ -13,15 +13,15 @@ type curvesTable struct {
 	// formula it evaluates and the reference (the curve registry's title
 	// and source): the symbolic form of the numbers.
 	Formulas bool     `toml:"formulas"`
-	Title    string   `toml:"title"`
+	Title    string   `toml:"title"`   // table title; the panel is appended; default none
 	Formats  []string `toml:"formats"` // default ["md", "tex", "csv"]
-	Note     string   `toml:"note"`
+	Note     string   `toml:"note"`    // added to the footnote
 
 	spec tableSpec
 }
 
 func init() {
-	RegisterTable("curves", Kind[Table]{Example: `panels = ["p"]`, Decode: func(b *Block) (Table, error) {
+	RegisterTable("curves", Kind[Table]{Params: curvesTable{}, Example: `panels = ["p"]`, Decode: func(b *Block) (Table, error) {
 		var t curvesTable
 		if err := b.Decode(&t); err != nil {
 			return nil, err

@@ -28,13 +28,14 @@ type diagnosticsTable struct {
 	Epsilon      []float64 `toml:"epsilon"`       // ε of the private cells to show; default all
 	Title        string    `toml:"title"`         // default "Diagnostics"
 	Formats      []string  `toml:"formats"`       // default ["md", "tex", "csv"]
-	Note         string    `toml:"note"`
+	Note         string    `toml:"note"`          // added to the footnote
 
 	name string
 }
 
 func init() {
 	RegisterTable("diagnostics", Kind[Table]{
+		Params:  diagnosticsTable{},
 		Example: "columns = [\"n\", \"eta\"]\nnoise_columns = [\"gamma\"]\nmechanisms = [\"Iter\", \"Iter ref\"]",
 		Decode: func(b *Block) (Table, error) {
 			t := diagnosticsTable{name: b.Out.Name}

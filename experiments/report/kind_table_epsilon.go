@@ -6,20 +6,20 @@ import "github.com/dplab/dplab/plotting"
 // datasets (at one ε), columns mechanisms, cells mean ± CI half-width, the
 // best per row in bold.
 type epsilonTable struct {
-	Title      string    `toml:"title"`
-	Metric     string    `toml:"metric"`
+	Title      string    `toml:"title"`      // table title; default the metric's title
+	Metric     string    `toml:"metric"`     // required: the metric tabulated (test_mse, test_accuracy, …)
 	Rows       string    `toml:"rows"`       // "epsilon" (default) or "dataset"
 	Datasets   []string  `toml:"datasets"`   // labels; default all
 	Mechanisms []string  `toml:"mechanisms"` // labels; default all
 	Epsilon    []float64 `toml:"epsilon"`    // ε values to show; default all
 	Formats    []string  `toml:"formats"`    // default ["md", "tex", "csv"]
-	Note       string    `toml:"note"`
+	Note       string    `toml:"note"`       // added to the footnote
 
 	spec tableSpec
 }
 
 func init() {
-	RegisterTable("epsilon", Kind[Table]{Example: `metric = "test_mse"`, Decode: func(b *Block) (Table, error) {
+	RegisterTable("epsilon", Kind[Table]{Params: epsilonTable{}, Example: `metric = "test_mse"`, Decode: func(b *Block) (Table, error) {
 		var t epsilonTable
 		if err := b.Decode(&t); err != nil {
 			return nil, err

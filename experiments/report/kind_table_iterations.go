@@ -15,15 +15,15 @@ import (
 // panel_by), rows iterations t, columns the lines' labels, entries the mean
 // ± 95% CI half-width over trials.
 type iterationsTable struct {
-	Trace      string    `toml:"trace"`    // required
-	At         iterAt    `toml:"at"`       // iterations to show: [0, 10, 20, 40], "last", or both ([0, 20, "last"]); default every iteration
-	PanelBy    string    `toml:"panel_by"` // as the figure's
-	Datasets   []string  `toml:"datasets"`
-	Mechanisms []string  `toml:"mechanisms"`
-	Epsilon    []float64 `toml:"epsilon"`
-	Title      string    `toml:"title"`
-	Formats    []string  `toml:"formats"` // default ["md", "tex", "csv"]
-	Note       string    `toml:"note"`
+	Trace      string    `toml:"trace"`      // required
+	At         iterAt    `toml:"at"`         // iterations to show: [0, 10, 20, 40], "last", or both ([0, 20, "last"]); default every iteration
+	PanelBy    string    `toml:"panel_by"`   // as the figure's
+	Datasets   []string  `toml:"datasets"`   // labels; default all
+	Mechanisms []string  `toml:"mechanisms"` // labels; default all
+	Epsilon    []float64 `toml:"epsilon"`    // ε of the private cells to show; default all
+	Title      string    `toml:"title"`      // table title; default none
+	Formats    []string  `toml:"formats"`    // default ["md", "tex", "csv"]
+	Note       string    `toml:"note"`       // added to the footnote
 
 	name string
 	sel  iterSpec
@@ -72,6 +72,7 @@ func (a *iterAt) UnmarshalTOML(raw any) error {
 
 func init() {
 	RegisterTable("iterations", Kind[Table]{
+		Params:  iterationsTable{},
 		Example: "trace = \"excess_objective\"\nat = [0, 2, \"last\"]\npanel_by = \"split\"",
 		Decode: func(b *Block) (Table, error) {
 			t := iterationsTable{name: b.Out.Name}

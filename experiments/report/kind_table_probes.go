@@ -23,16 +23,17 @@ type probesTable struct {
 	Eta        float64  `toml:"eta"`         // η of deduplication and quantization (0: 0.1)
 	MaxCluster int      `toml:"max_cluster"` // largest good cluster of the cluster swaps (0: 6)
 	K          int      `toml:"k"`           // PCA components (0: 3)
-	Seed       uint64   `toml:"seed"`
-	Title      string   `toml:"title"`
-	Formats    []string `toml:"formats"` // default ["md", "tex", "csv"]
-	Note       string   `toml:"note"`
+	Seed       uint64   `toml:"seed"`        // seed of the probes' random draws; 0 is a seed like any other
+	Title      string   `toml:"title"`       // table title; default none
+	Formats    []string `toml:"formats"`     // default ["md", "tex", "csv"]
+	Note       string   `toml:"note"`        // added to the footnote
 
 	name string
 }
 
 func init() {
 	RegisterTable("probes", Kind[Table]{
+		Params:  probesTable{},
 		Example: "random = 30\nper_target = 5\nseed = 1",
 		Decode: func(b *Block) (Table, error) {
 			t := probesTable{name: b.Out.Name}

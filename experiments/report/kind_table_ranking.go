@@ -15,18 +15,26 @@ import (
 
 // rankingTable is the "ranking" table kind: per dataset, one row per ε with
 // the winner and the runner-up among the private cells by the metric's
-// mean, the margin between them with its interval (a tie where their 95%
-// CIs overlap), the mechanisms tied with the winner, the wall time per
-// trial of both, and the ε each spent next to its target, flagging every
+// mean, the margin between them with its interval, the verdict (a tie
+// when the winner's 95% CI overlaps any other ranked cell's, else a win),
+// the mechanisms tied with the winner, the wall time per trial of both, and the ε each spent next to its target, flagging every
 // ranked cell whose spent ε differs from its target.
 type rankingTable struct {
-	Title      string    `toml:"title"`
-	Metric     string    `toml:"metric"`
-	Datasets   []string  `toml:"datasets"`   // labels; default all
-	Mechanisms []string  `toml:"mechanisms"` // labels; default all
-	Epsilon    []float64 `toml:"epsilon"`    // ε values to rank at; default all
-	Formats    []string  `toml:"formats"`    // default ["md", "tex", "csv"]
-	Note       string    `toml:"note"`
+	// Title is the tables' title ("Ranking by <metric>" when empty); the
+	// dataset's label is appended.
+	Title string `toml:"title"`
+	// Metric ranks the cells, in its direction (required).
+	Metric string `toml:"metric"`
+	// Datasets are the labels of the datasets to rank, one table each; default all.
+	Datasets []string `toml:"datasets"`
+	// Mechanisms are the labels of the mechanisms ranked; default all.
+	Mechanisms []string `toml:"mechanisms"`
+	// Epsilon are the ε values to rank at, one row each; default all.
+	Epsilon []float64 `toml:"epsilon"`
+	// Formats are the table formats written; default ["md", "tex", "csv"].
+	Formats []string `toml:"formats"`
+	// Note is added to the footnote.
+	Note string `toml:"note"`
 	// NonPrivateTuning says what to do with oracle-tuned cells (ε spent = ∞):
 	// "rank" them, labelled non-private (the default), or "exclude" them.
 	NonPrivateTuning string `toml:"non_private_tuning"`
@@ -37,7 +45,7 @@ type rankingTable struct {
 }
 
 func init() {
-	RegisterTable("ranking", Kind[Table]{Example: `metric = "test_mse"`, Decode: func(b *Block) (Table, error) {
+	RegisterTable("ranking", Kind[Table]{Params: rankingTable{}, Example: `metric = "test_mse"`, Decode: func(b *Block) (Table, error) {
 		t := rankingTable{name: b.Out.Name}
 		if err := b.Decode(&t); err != nil {
 			return nil, err

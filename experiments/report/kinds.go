@@ -1,11 +1,14 @@
 package report
 
 import (
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/internal/fielddoc"
+	"github.com/dplab/dplab/internal/suggest"
 	"github.com/dplab/dplab/plotting"
 )
 
@@ -103,6 +106,14 @@ type Kind[T any] struct {
 	// "excess_objective", diagnostics n, node1/n, node1/eta, node2/… and
 	// noise node1/gamma, node2/gamma).
 	Example string
+	// Params is a zero value of the struct Decode decodes the block into
+	// and returns a pointer to: its toml-tagged fields are the block's keys,
+	// which "dplab kinds" lists with their doc comments (params_doc.go,
+	// generated). TestEveryKindRenders checks that Decode returns a *Params.
+	Params any
+	// Doc says what the kind draws, for "dplab kinds"; empty means the doc
+	// comment of the Params struct.
+	Doc string
 }
 
 var (
@@ -127,8 +138,46 @@ func register[T any](kinds map[string]Kind[T], block, kind string, k Kind[T]) {
 		panic("report: " + block + " kind " + kind + " registered without Decode")
 	case strings.TrimSpace(k.Example) == "":
 		panic("report: " + block + " kind " + kind + " registered without an Example")
+	case k.Params == nil || reflect.TypeOf(k.Params).Kind() != reflect.Struct:
+		panic("report: " + block + " kind " + kind + " registered without its Params struct")
 	}
 	kinds[kind] = k
+}
+
+//go:generate env DPLAB_UPDATE_PARAMDOCS=1 go test -run TestKindDocsGenerated .
+
+// KindDoc documents a registered figure or table kind for "dplab kinds".
+type KindDoc struct {
+	Block   string           // "figure" or "table"
+	Kind    string           // "epsilon", "privacy", …
+	Doc     string           // what the kind draws
+	Example string           // a small valid block of the kind (its keys, in TOML)
+	Params  []fielddoc.Field // the block's keys (besides name and kind)
+}
+
+// Kinds documents every registered figure kind, then every table kind,
+// each sorted by name.
+func Kinds() []KindDoc {
+	var out []KindDoc
+	for _, kind := range FigureKinds() {
+		k := figureKinds[kind]
+		out = append(out, kindDoc("figure", kind, k.Params, k.Doc, k.Example))
+	}
+	for _, kind := range TableKinds() {
+		k := tableKinds[kind]
+		out = append(out, kindDoc("table", kind, k.Params, k.Doc, k.Example))
+	}
+	return out
+}
+
+func kindDoc(block, kind string, params any, doc, example string) KindDoc {
+	t := reflect.TypeOf(params)
+	if doc == "" {
+		// "epsilonFigure is the default figure kind: …" → "the default figure kind: …"
+		doc = strings.TrimPrefix(kindDocs[t.Name()], t.Name()+" ")
+		doc = strings.TrimPrefix(doc, "is ")
+	}
+	return KindDoc{Block: block, Kind: kind, Doc: doc, Example: strings.TrimSpace(example), Params: fielddoc.Fields(t, kindDocs)}
 }
 
 // FigureKinds and TableKinds list the registered kinds, sorted.
@@ -150,19 +199,20 @@ func sortedNames[V any](m map[string]V) []string {
 // mechanisms and sets a title, formats and a note (the privacy and runtime
 // tables); tablesOf makes its tables from the view.
 type selectionTable struct {
-	Title      string   `toml:"title"`
+	Title      string   `toml:"title"`      // table title; default none
 	Datasets   []string `toml:"datasets"`   // labels; default all
 	Mechanisms []string `toml:"mechanisms"` // labels; default all
 	Formats    []string `toml:"formats"`    // default ["md", "tex", "csv"]
-	Note       string   `toml:"note"`
+	Note       string   `toml:"note"`       // added to the footnote
 
 	spec     tableSpec
 	tablesOf func(v *view, s *tableSpec) []*plotting.Table
 }
 
-// registerSelectionTable registers a selectionTable kind with its Example.
-func registerSelectionTable(kind, example string, tablesOf func(v *view, s *tableSpec) []*plotting.Table) {
-	RegisterTable(kind, Kind[Table]{Example: example, Decode: func(b *Block) (Table, error) {
+// registerSelectionTable registers a selectionTable kind with its Doc and
+// Example.
+func registerSelectionTable(kind, doc, example string, tablesOf func(v *view, s *tableSpec) []*plotting.Table) {
+	RegisterTable(kind, Kind[Table]{Example: example, Doc: doc, Params: selectionTable{}, Decode: func(b *Block) (Table, error) {
 		t := selectionTable{tablesOf: tablesOf}
 		if err := b.Decode(&t); err != nil {
 			return nil, err
@@ -193,11 +243,14 @@ type outputs struct {
 // kind.
 func decodeOutputs(s *spec.Spec) (*outputs, error) {
 	out := &outputs{}
+	if _, err := figureDefaults(s); err != nil {
+		return nil, err // checked even when no figure block reads it
+	}
 	for i := range s.Figures {
 		o := &s.Figures[i]
 		k, ok := figureKinds[o.Kind]
 		if !ok {
-			return nil, s.OutputError("figure", i, "kind", "figure kind %q: want %s", o.Kind, strings.Join(FigureKinds(), ", "))
+			return nil, s.OutputError("figure", i, "kind", "figure kind %q%s: want %s", o.Kind, suggest.DidYouMean(o.Kind, FigureKinds()), strings.Join(FigureKinds(), ", "))
 		}
 		f, err := k.Decode(&Block{Spec: s, Kind: "figure", Index: i, Out: o})
 		if err != nil {
@@ -209,7 +262,7 @@ func decodeOutputs(s *spec.Spec) (*outputs, error) {
 		o := &s.Tables[i]
 		k, ok := tableKinds[o.Kind]
 		if !ok {
-			return nil, s.OutputError("table", i, "kind", "table kind %q: want %s", o.Kind, strings.Join(TableKinds(), ", "))
+			return nil, s.OutputError("table", i, "kind", "table kind %q%s: want %s", o.Kind, suggest.DidYouMean(o.Kind, TableKinds()), strings.Join(TableKinds(), ", "))
 		}
 		t, err := k.Decode(&Block{Spec: s, Kind: "table", Index: i, Out: o})
 		if err != nil {
@@ -285,7 +338,7 @@ type figureSpec struct {
 	// A's mean wall time per fit over B's at the largest ε (the GaussMix
 	// paper's "Faster by" of Figures 3 and 5).
 	TimeRatio []string
-	Legend    string // "top-right" (default), "top-left", "bottom-right", "bottom-left"
+	Layout    figureLayout // legend, width, height, dpi
 }
 
 // tableSpec is a decoded [[table]] block, as the table builders read it: rows ε (or datasets), columns methods,

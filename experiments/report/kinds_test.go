@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/png"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -27,16 +29,35 @@ func TestOutputErrors(t *testing.T) {
 		key  string
 		want string
 	}{
-		{"unknown metric", func(s string) string { return strings.Replace(s, `metric = "test_mse"`, `metric = "mse"`, 1) }, 23, "figure[0].metric", "unknown metric"},
+		{"unknown metric", func(s string) string { return strings.Replace(s, `metric = "test_mse"`, `metric = "mse"`, 1) }, 23, "figure[0].metric", `unknown metric "mse"`},
+		{"misspelt metric", func(s string) string { return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mes"`, 1) }, 23, "figure[0].metric", `unknown metric "test_mes" (did you mean "test_mse"?)`},
 		{"bad legend", func(s string) string {
 			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nlegend = \"middle\"", 1)
-		}, 24, "figure[0].legend", "bottom-right"},
+		}, 24, "figure[0].legend", "bottom-right, bottom-left, outside"},
+		// issue 13: the figure size keys, in a block and spec-wide.
+		{"figure width too small", func(s string) string {
+			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nwidth = 0.5", 1)
+		}, 24, "figure[0].width", "width = 0.5: want inches in [1, 40]"},
+		{"figure dpi of the wrong type", func(s string) string {
+			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\ndpi = \"high\"", 1)
+		}, 24, "figure[0].dpi", "incompatible types"},
+		{"figure height NaN", func(s string) string {
+			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nheight = nan", 1)
+		}, 24, "figure[0].height", "want inches in [1, 40]"},
+		{"figure too many pixels with the spec's dpi", func(s string) string {
+			return "figure_defaults = { dpi = 600 }\n" + strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nwidth = 39", 1)
+		}, 22, "figure[0].dpi", "23400 px: want at most 12000 px"},
+		{"spec-wide dpi out of range", func(s string) string { return "figure_defaults = { dpi = 5000 }\n" + s }, 1, "figure_defaults.dpi", "want pixels per inch in [50, 600]"},
+		{"spec-wide unknown key", func(s string) string { return s + "\n[figure_defaults]\nwidht = 5\n" }, 30, "figure_defaults.widht", "unknown key"},
 		{"unknown figure kind", func(s string) string {
 			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nkind = \"no-such-kind\"", 1)
 		}, 24, "figure[0].kind", "want " + strings.Join(FigureKinds(), ", ")},
 		{"unknown figure key", func(s string) string {
 			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nbnad = \"ci\"", 1)
-		}, 24, "figure[0].bnad", "unknown key"},
+		}, 24, "figure[0].bnad", `unknown key (did you mean "band"?); valid keys: band, center, columns,`},
+		{"misspelt figure kind", func(s string) string {
+			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nkind = \"epsillon\"", 1)
+		}, 24, "figure[0].kind", `figure kind "epsillon" (did you mean "epsilon"?): want`},
 		// issue 10: a curves figure used to accept (and ignore) the epsilon
 		// kind's keys, and validation returned early for it.
 		{"curves figure with time_ratio", func(s string) string {
@@ -64,6 +85,32 @@ func TestOutputErrors(t *testing.T) {
 	}
 }
 
+// TestFigureSizeOptions: a figure's width, height and dpi keys, and the
+// spec's figure_defaults under them, set the PNG's size in pixels.
+func TestFigureSizeOptions(t *testing.T) {
+	src := "figure_defaults = { width = 7, height = 5, dpi = 100 }\n" +
+		strings.Replace(spectest.Valid, `metric = "test_mse"`, `metric = "test_mse"`+"\nheight = 3", 1) +
+		"\n[[figure]]\nname = \"mse-default\"\nmetric = \"test_mse\"\nformats = [\"png\"]\n"
+	s := spectest.MustParse(t, src)
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, _, err := runAndRender(s, run.Options{OutDir: dir, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][2]int{"mse": {700, 300}, "mse-default": {700, 500}} {
+		b, err := os.ReadFile(filepath.Join(dir, "figures", name+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := png.DecodeConfig(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := [2]int{cfg.Width, cfg.Height}; got != want {
+			t.Errorf("%s.png: %v px, want %v", name, got, want)
+		}
+	}
+}
+
 // scratchFigure is a throwaway figure kind, registered by this test file
 // only (issue 10, Done when 2): a kind is one type with a strict params
 // struct and the two methods of Figure. Leaving out draw is a compile error
@@ -87,7 +134,7 @@ func (f *scratchFigure) draw(v *view) *plotting.Figure {
 func (f *scratchFigure) formats() []string { return []string{"svg"} }
 
 func TestScratchFigureKind(t *testing.T) {
-	RegisterFigure("scratch", Kind[Figure]{Example: `metric = "test_mse"`, Decode: func(b *Block) (Figure, error) {
+	RegisterFigure("scratch", Kind[Figure]{Params: scratchFigure{}, Example: `metric = "test_mse"`, Decode: func(b *Block) (Figure, error) {
 		f := scratchFigure{name: b.Out.Name}
 		if err := b.Decode(&f); err != nil {
 			return nil, err
@@ -217,10 +264,16 @@ func exerciseKind(block, kind, dir string, cache *run.DataCache) (err error) {
 		return fmt.Errorf("the example does not decode: %w", err)
 	}
 	var formats []string
+	var decoded, params reflect.Type
 	if block == "figure" {
 		formats = outs.figures[0].formats()
+		decoded, params = reflect.TypeOf(outs.figures[0]), reflect.TypeOf(figureKinds[kind].Params)
 	} else {
 		formats = outs.tables[0].formats()
+		decoded, params = reflect.TypeOf(outs.tables[0]), reflect.TypeOf(tableKinds[kind].Params)
+	}
+	if decoded != reflect.PointerTo(params) {
+		return fmt.Errorf("Decode returned a %v, but the kind's Params is a %v: dplab kinds would list the wrong keys", decoded, params)
 	}
 	if len(formats) == 0 {
 		return errors.New("the example's block writes no formats")
@@ -405,13 +458,13 @@ func TestExerciseKindCatchesBrokenKinds(t *testing.T) {
 				return nil
 			}
 			if tc.block == "figure" {
-				RegisterFigure("broken", Kind[Figure]{Example: tc.example, Decode: func(b *Block) (Figure, error) {
+				RegisterFigure("broken", Kind[Figure]{Params: brokenFigure{}, Example: tc.example, Decode: func(b *Block) (Figure, error) {
 					f := &brokenFigure{name: b.Out.Name, fig: tc.fig, fmts: tc.fmts}
 					return f, decode(b, f)
 				}})
 				defer delete(figureKinds, "broken")
 			} else {
-				RegisterTable("broken", Kind[Table]{Example: tc.example, Decode: func(b *Block) (Table, error) {
+				RegisterTable("broken", Kind[Table]{Params: brokenTable{}, Example: tc.example, Decode: func(b *Block) (Table, error) {
 					t := &brokenTable{name: b.Out.Name, tabs: tc.tabs}
 					return t, decode(b, t)
 				}})
@@ -431,15 +484,17 @@ func TestExerciseKindCatchesBrokenKinds(t *testing.T) {
 	}
 }
 
-// TestRegisterRefusesIncompleteKinds: a kind without an example or a
-// decode function cannot be registered.
+// TestRegisterRefusesIncompleteKinds: a kind without an example, a decode
+// function or its params struct cannot be registered.
 func TestRegisterRefusesIncompleteKinds(t *testing.T) {
 	decode := func(b *Block) (Figure, error) { return nil, nil }
 	for name, k := range map[string]Kind[Figure]{
-		"no example":       {Decode: decode},
-		"a blank example":  {Decode: decode, Example: " \n"},
-		"no decode":        {Example: `metric = "test_mse"`},
-		"a duplicate kind": {Decode: decode, Example: `metric = "test_mse"`},
+		"no example":       {Decode: decode, Params: epsilonFigure{}},
+		"a blank example":  {Decode: decode, Example: " \n", Params: epsilonFigure{}},
+		"no decode":        {Example: `metric = "test_mse"`, Params: epsilonFigure{}},
+		"no params":        {Decode: decode, Example: `metric = "test_mse"`},
+		"a pointer params": {Decode: decode, Example: `metric = "test_mse"`, Params: &epsilonFigure{}},
+		"a duplicate kind": {Decode: decode, Example: `metric = "test_mse"`, Params: epsilonFigure{}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			kind := "incomplete"

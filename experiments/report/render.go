@@ -46,16 +46,13 @@ func Render(s *spec.Spec, dir string, log io.Writer) ([]string, error) {
 // order (run.Report.Records: those the run read and appended, saving a
 // re-read).
 func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Writer) ([]string, error) {
-	outs, err := decodeOutputs(s)
+	outs, v, err := prepare(s, recs)
 	if err != nil {
 		return nil, err
 	}
-	v, err := newView(s, recs)
-	if err != nil {
-		return nil, err
-	}
-	if len(s.Curves) > 0 {
-		v.curves = evalCurves(s)
+	if stored, want, short, empty := v.completeness(func(*spec.Cell) bool { return true }); stored < want {
+		fmt.Fprintf(log, "warning: rendering incomplete results: %d of %d trials stored (%d cells short, %d with none); the figures and tables say so in their footnotes — rerun dplab run to complete them\n",
+			stored, want, short, empty)
 	}
 	var out []string
 	var buf bytes.Buffer
@@ -120,6 +117,38 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 	}
 	paths, err := runJobs(jobs)
 	return append(out, paths...), err
+}
+
+// DrawFigures returns the spec's figures drawn from recs (as RenderRecords
+// draws them, without writing files): for checks of what a figure shows,
+// such as plotting.LegendCovers.
+func DrawFigures(s *spec.Spec, recs []results.Record) ([]*plotting.Figure, error) {
+	outs, v, err := prepare(s, recs)
+	if err != nil {
+		return nil, err
+	}
+	var figs []*plotting.Figure
+	for _, f := range outs.figures {
+		figs = append(figs, f.draw(v))
+	}
+	return figs, nil
+}
+
+// prepare decodes the spec's figures and tables and makes the view of
+// recs they are drawn from (with the [[curve]] values evaluated).
+func prepare(s *spec.Spec, recs []results.Record) (*outputs, *view, error) {
+	outs, err := decodeOutputs(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := newView(s, recs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(s.Curves) > 0 {
+		v.curves = evalCurves(s)
+	}
+	return outs, v, nil
 }
 
 // runJobs runs the jobs, at most GOMAXPROCS at a time, and returns the paths
@@ -255,10 +284,13 @@ func newStyler() func(label string) int {
 	}
 }
 
+// ordered returns the summaries of the current cells in the spec's cell
+// order, each with its dataset's registry name.
 func (v *view) ordered() []results.CellSummary {
 	var out []results.CellSummary
 	for _, c := range v.cells {
 		if a, ok := v.agg[c.Key]; ok {
+			a.DatasetName = v.spec.Datasets[c.Dataset].Name
 			out = append(out, a)
 		}
 	}
@@ -303,35 +335,50 @@ func (v *view) wantMechanism(labels []string, i int) bool {
 	return len(labels) == 0 || slices.Contains(labels, v.spec.Mechanisms[i].Label)
 }
 
-// center and band of a stat, per the figure's choices.
-func centerBand(st results.Stat, center, band string) (y, lo, hi float64) {
+// center and band of a stat, per the figure's choices, the band clipped to
+// the metric's range [m.Min, m.Max] (a CI of accuracies near 1 reaches
+// above 1, of MSEs near 0 below 0).
+func centerBand(st results.Stat, m spec.Metric, center, band string) (y, lo, hi float64) {
 	y = st.Mean
 	if center == "median" {
 		y = st.Median
 	}
 	switch band {
 	case "ci":
-		return y, st.CILow, st.CIHigh
+		lo, hi = st.CILow, st.CIHigh
 	case "iqr":
-		return y, st.Q1, st.Q3
+		lo, hi = st.Q1, st.Q3
 	case "minmax":
-		return y, st.Min, st.Max
+		lo, hi = st.Min, st.Max
+	default:
+		return y, math.NaN(), math.NaN()
 	}
-	return y, math.NaN(), math.NaN()
+	return y, math.Max(lo, m.Min), math.Min(hi, m.Max)
 }
 
 func (v *view) figure(f *figureSpec) *plotting.Figure {
 	s := v.spec
 	m, _ := spec.LookupMetric(f.Metric)
-	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: f.LogX == nil || *f.LogX, LogY: f.LogY, Columns: f.Columns,
-		LegendBottom: strings.HasPrefix(f.Legend, "bottom"), LegendLeft: strings.HasSuffix(f.Legend, "left")}
+	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: f.LogX == nil || *f.LogX, LogY: f.LogY, Columns: f.Columns}
+	f.Layout.apply(fig)
 	if f.XLabel != "" {
 		fig.XLabel = f.XLabel
+	}
+	var shown []int // the datasets with a panel
+	for di, d := range s.Datasets {
+		if de, _ := datasets.Lookup(d.Name); v.wantDataset(f.Datasets, di) && de.Info.Task == m.Task {
+			shown = append(shown, di)
+		}
+	}
+	allScaled := v.scaledY(m, shown...)
+	if allScaled {
+		fig.YLabel += scaledYNote
 	}
 	if f.YLabel != "" {
 		fig.YLabel = f.YLabel
 	}
 	style := newStyler()
+	var ratios []timeRatio
 	for di, d := range s.Datasets {
 		if !v.wantDataset(f.Datasets, di) {
 			continue
@@ -341,6 +388,9 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 			continue
 		}
 		panel := plotting.Panel{Title: d.Label}
+		if !allScaled && v.scaledY(m, di) {
+			panel.Title += scaledYNote
+		}
 		if why, ok := v.skipped[d.Label]; ok {
 			panel.Note = "skipped: " + shortReason(why)
 		}
@@ -359,7 +409,7 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 			if !ok {
 				continue
 			}
-			y, lo, hi := centerBand(st, f.Center, f.Band)
+			y, lo, hi := centerBand(st, m, f.Center, f.Band)
 			label := v.legend(c)
 			if !c.Private {
 				panel.References = append(panel.References, plotting.Reference{Label: label, Y: y})
@@ -380,21 +430,78 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 		for _, label := range order {
 			panel.Series = append(panel.Series, *series[label])
 		}
-		if r := v.timeRatio(di, f.TimeRatio); r != "" {
-			panel.Note = strings.TrimPrefix(panel.Note+"; "+r, "; ")
+		if eps, r, ok := v.timeRatio(di, f.TimeRatio); ok {
+			ratios = append(ratios, timeRatio{d.Label, eps, r})
 		}
 		fig.Panels = append(fig.Panels, panel)
 	}
-	fig.Note = v.note(f.Band, f.Center, f.Note, v.keep(f.Datasets, f.Mechanisms, &m.Task))
+	fig.Note = v.note(f.Band, f.Center, joinParts(f.Note, timeRatioText(f.TimeRatio, ratios)), v.keep(f.Datasets, f.Mechanisms, &m.Task))
 	return fig
 }
 
-// timeRatio returns "A/B time at ε = x: r×", the ratio of the mean wall time
-// per fit of the mechanisms labelled labels[0] and labels[1] on dataset di
-// at the largest ε where both have trials ("" when they have none).
-func (v *view) timeRatio(di int, labels []string) string {
-	if len(labels) != 2 {
+// scaledYNote follows a regression metric's title when the target was
+// rescaled (the spec's scale.y = "max-abs", the default): an MSE of the
+// rescaled y is not one of the data's units.
+const scaledYNote = " (y / max|y|)"
+
+// scaledY reports whether m is a regression metric and every dataset of
+// dsIdx (at least one) has its target divided by max |y| of its training
+// rows (experiments/spec sets scale.y to "max-abs" by default; the
+// records' assumptions say so too).
+func (v *view) scaledY(m spec.Metric, dsIdx ...int) bool {
+	if m.Task != datasets.Regression || len(dsIdx) == 0 {
+		return false
+	}
+	for _, di := range dsIdx {
+		if datasets.ScaleMode(v.spec.Datasets[di].Scale.Y) != datasets.ScaleMaxAbs {
+			return false
+		}
+	}
+	return true
+}
+
+// timeRatio is a panel's ratio of two mechanisms' mean wall times per fit
+// at ε.
+type timeRatio struct {
+	panel  string
+	eps, r float64
+}
+
+// timeRatioText states the panels' time ratios in one footnote sentence:
+// "AdaSSP / Mixing mean wall time per fit at ε = 2: 1.23×", or per panel
+// "…at the largest ε: Crime 3.10× (ε = 10), Wine 2.00× (ε = 10)" ("" for
+// none). (It used to be a second line of each panel's title.)
+func timeRatioText(labels []string, ratios []timeRatio) string {
+	switch len(ratios) {
+	case 0:
 		return ""
+	case 1:
+		return fmt.Sprintf("%s / %s mean wall time per fit at ε = %.4g: %.2f×", labels[0], labels[1], ratios[0].eps, ratios[0].r)
+	}
+	var each []string
+	for _, r := range ratios {
+		each = append(each, fmt.Sprintf("%s %.2f× (ε = %.4g)", r.panel, r.r, r.eps))
+	}
+	return fmt.Sprintf("%s / %s mean wall time per fit at the largest ε: %s", labels[0], labels[1], strings.Join(each, ", "))
+}
+
+// joinParts joins the non-empty footnote parts with "; ".
+func joinParts(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// timeRatio returns the ratio of the mean wall time per fit of the
+// mechanisms labelled labels[0] and labels[1] on dataset di at the largest
+// ε where both have trials, and that ε (ok false when there is none).
+func (v *view) timeRatio(di int, labels []string) (eps, ratio float64, ok bool) {
+	if len(labels) != 2 {
+		return 0, 0, false
 	}
 	wall := [2]map[float64]float64{{}, {}}
 	for ci := range v.cells {
@@ -416,9 +523,9 @@ func (v *view) timeRatio(di int, labels []string) string {
 		}
 	}
 	if math.IsInf(best, -1) {
-		return ""
+		return 0, 0, false
 	}
-	return fmt.Sprintf("%s / %s time at ε = %.4g: %.2f×", labels[0], labels[1], best, wall[0][best]/wall[1][best])
+	return best, wall[0][best] / wall[1][best], true
 }
 
 func shortReason(s string) string {
@@ -468,11 +575,7 @@ func (v *view) note(band, center, extra string, keep func(*spec.Cell) bool) stri
 	trials := v.trialsText(keep)
 	switch band {
 	case "ci":
-		ci := "1.96·SE"
-		if s.CI == string(results.CIStudentT) {
-			ci = "Student-t"
-		}
-		parts = append(parts, fmt.Sprintf("%s with 95%% CI (%s) over %s", center, ci, trials))
+		parts = append(parts, fmt.Sprintf("%s with 95%% CI (%s) over %s", center, v.ciText(keep), trials))
 	case "iqr":
 		parts = append(parts, fmt.Sprintf("%s with interquartile band over %s", center, trials))
 	case "minmax":
@@ -492,6 +595,9 @@ func (v *view) note(band, center, extra string, keep func(*spec.Cell) bool) stri
 	}
 	parts = append(parts, v.scopeText(keep)...)
 	parts = append(parts, v.pipelineText(keep)...)
+	if inc := v.incompleteText(keep); inc != "" {
+		parts = append(parts, inc)
+	}
 	if s.QuickApplied {
 		parts = append(parts, "QUICK RUN (reduced trials/grid)")
 	}
@@ -549,12 +655,30 @@ func (v *view) scopeText(keep func(*spec.Cell) bool) []string {
 	return out
 }
 
-// trialsText is the number of trials aggregated in the shown cells, from
-// the stored records (not the spec: a run with --trials, or an earlier
-// larger run, changes it): "20 trials", or "20–40 trials per cell" when the
-// cells differ.
-func (v *view) trialsText(keep func(*spec.Cell) bool) string {
-	lo, hi := -1, -1
+// ciText names the interval of the shown cells: "1.96·SE", "Student-t",
+// or under the default "auto" the one their trial counts select (both,
+// "Student-t where n < 30, else 1.96·SE", when the counts straddle 30).
+func (v *view) ciText(keep func(*spec.Cell) bool) string {
+	m := results.CIMethod(v.spec.CI)
+	lo, hi := v.trialRange(keep)
+	switch {
+	case lo < 0 && m == results.CIAuto:
+		return "Student-t for n < 30 trials, else 1.96·SE"
+	case lo < 0 || !m.UsesStudentT(hi) && !m.UsesStudentT(lo):
+		return "1.96·SE"
+	case m.UsesStudentT(lo) && m.UsesStudentT(hi):
+		if m == results.CIAuto {
+			return "Student-t, n < 30"
+		}
+		return "Student-t"
+	}
+	return "Student-t where n < 30, else 1.96·SE"
+}
+
+// trialRange is the least and greatest number of trials aggregated in the
+// shown cells; -1, -1 when none has any.
+func (v *view) trialRange(keep func(*spec.Cell) bool) (lo, hi int) {
+	lo, hi = -1, -1
 	for i := range v.cells {
 		a, ok := v.agg[v.cells[i].Key]
 		if !ok || !keep(&v.cells[i]) {
@@ -565,6 +689,15 @@ func (v *view) trialsText(keep func(*spec.Cell) bool) string {
 		}
 		hi = max(hi, a.Trials)
 	}
+	return lo, hi
+}
+
+// trialsText is the number of trials aggregated in the shown cells, from
+// the stored records (not the spec: a run with --trials, or an earlier
+// larger run, changes it): "20 trials", or "20–40 trials per cell" when the
+// cells differ.
+func (v *view) trialsText(keep func(*spec.Cell) bool) string {
+	lo, hi := v.trialRange(keep)
 	switch {
 	case lo < 0:
 		return "0 trials (none stored)"
@@ -574,6 +707,91 @@ func (v *view) trialsText(keep func(*spec.Cell) bool) string {
 		return fmt.Sprintf("%d trials", lo)
 	}
 	return fmt.Sprintf("%d–%d trials per cell", lo, hi)
+}
+
+// completeness counts the trials the spec asks for in the cells keep
+// accepts and those stored (each cell's up to its own count), and the
+// cells with fewer stored than asked (short) or none (empty). Cells of a
+// skipped dataset (optional data absent: its panel says "skipped: …") do
+// not count: rerunning would not fill them.
+func (v *view) completeness(keep func(*spec.Cell) bool) (stored, want, short, empty int) {
+	for i := range v.cells {
+		c := &v.cells[i]
+		if _, skipped := v.skipped[v.spec.Datasets[c.Dataset].Label]; skipped || !keep(c) {
+			continue
+		}
+		want += c.Trials
+		a, ok := v.agg[c.Key]
+		have := 0
+		if ok {
+			have = min(a.Trials, c.Trials)
+		}
+		stored += have
+		switch {
+		case have == 0:
+			empty++
+		case have < c.Trials:
+			short++
+		}
+	}
+	return stored, want, short, empty
+}
+
+// incompleteText says, when the shown cells hold fewer trials than the
+// spec asks for (an interrupted run, failed trials), how many, and each
+// short cell's count: "INCOMPLETE: 150 of 220 trials stored; short of the
+// spec's trials: AdaSSP at ε = 1 (10 of 20), …; 2 cells with none, not
+// drawn" (at most maxShortListed cells named). "" when every cell is
+// complete.
+func (v *view) incompleteText(keep func(*spec.Cell) bool) string {
+	stored, want, short, empty := v.completeness(keep)
+	if stored >= want {
+		return ""
+	}
+	datasets := map[int]bool{}
+	for i := range v.cells {
+		if keep(&v.cells[i]) {
+			datasets[v.cells[i].Dataset] = true
+		}
+	}
+	var listed []string
+	for i := range v.cells {
+		c := &v.cells[i]
+		a, ok := v.agg[c.Key]
+		if !keep(c) || !ok || a.Trials >= c.Trials {
+			continue
+		}
+		if len(listed) == maxShortListed {
+			listed = append(listed, fmt.Sprintf("%d more", short-maxShortListed))
+			break
+		}
+		where := v.legend(c)
+		if len(datasets) > 1 {
+			where = v.spec.Datasets[c.Dataset].Label + " " + where
+		}
+		if c.Private {
+			where += " at ε = " + strconv.FormatFloat(c.Epsilon, 'g', 3, 64)
+		}
+		listed = append(listed, fmt.Sprintf("%s (%d of %d)", where, a.Trials, c.Trials))
+	}
+	out := fmt.Sprintf("INCOMPLETE: %d of %d trials stored", stored, want)
+	if len(listed) > 0 {
+		out += "; short of the spec's trials: " + strings.Join(listed, ", ")
+	}
+	if empty > 0 {
+		out += fmt.Sprintf("; %d %s with none, not drawn", empty, plural(empty, "cell", "cells"))
+	}
+	return out
+}
+
+// maxShortListed is how many short cells a footnote names.
+const maxShortListed = 6
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // assumptionsText lists, deduplicated in the spec's cell order, the
@@ -721,6 +939,9 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 	if t.Rows == "dataset" {
 		tab := *base
 		tab.Name, tab.RowHeader = t.Name, "dataset"
+		if v.scaledY(m, dsIdx...) {
+			tab.Title += scaledYNote
+		}
 		tab.Title += fmt.Sprintf(" at ε = %g", t.Epsilon[0])
 		var refNotes []string
 		for _, di := range dsIdx {
@@ -745,6 +966,9 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 			tab.Name = t.Name + "-" + v.datasetStem(s.Datasets[di].Label)
 		}
 		tab.Title += " — " + s.Datasets[di].Label
+		if v.scaledY(m, di) {
+			tab.Title += scaledYNote
+		}
 		for _, e := range eps {
 			if !wantEps(e) {
 				continue

@@ -63,8 +63,8 @@ func indexOf(list []string, s string) int {
 
 func (v *view) curveFigure(f *figureSpec) *plotting.Figure {
 	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel,
-		LogX: f.LogX != nil && *f.LogX, LogY: f.LogY, Columns: f.Columns,
-		LegendBottom: strings.HasPrefix(f.Legend, "bottom"), LegendLeft: strings.HasSuffix(f.Legend, "left")}
+		LogX: f.LogX != nil && *f.LogX, LogY: f.LogY, Columns: f.Columns}
+	f.Layout.apply(fig)
 	style := newStyler()
 	var undefined int
 	for _, panel := range v.panels(f.Panels) {

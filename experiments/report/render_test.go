@@ -3,15 +3,19 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dplab/dplab/experiments/internal/spectest"
 	"github.com/dplab/dplab/experiments/run"
 	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/results"
 )
 
 // runAndRender runs s and renders its figures and tables from the run's
@@ -86,5 +90,61 @@ func TestRenderIndependentOfRecordOrder(t *testing.T) {
 				t.Errorf("permutation %d: %s differs when the records come in another order", perm, rel)
 			}
 		}
+	}
+}
+
+// TestRenderIncompleteSaysSo: rendering the records of an interrupted run
+// (some cells short of the spec's trials, one with none) states the stored
+// count per short cell and in total in every footnote, and warns on the log;
+// a complete run's footnotes say nothing of it.
+func TestRenderIncompleteSaysSo(t *testing.T) {
+	s := spectest.MustParse(t, spectest.Valid)
+	dir := filepath.Join(t.TempDir(), "out")
+	var log bytes.Buffer
+	rep, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := func(d string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(d, "tables", s.Tables[0].Name+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if got := table(dir); strings.Contains(got, "INCOMPLETE") || strings.Contains(log.String(), "incomplete") {
+		t.Fatalf("a complete run is called incomplete:\n%s\n%s", got, log.String())
+	}
+	// Drop trial 2 of the first cell and every trial of the second.
+	cells := spectest.Cells(t, s)
+	var recs []results.Record
+	for _, r := range rep.Records {
+		if r.CellKey == cells[0].Key && r.Trial == 2 || r.CellKey == cells[1].Key {
+			continue
+		}
+		recs = append(recs, r)
+	}
+	want := 0
+	for _, c := range cells {
+		want += c.Trials
+	}
+	other := filepath.Join(t.TempDir(), "partial")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	if _, err := RenderRecords(s, other, recs, &log); err != nil {
+		t.Fatal(err)
+	}
+	got := table(other)
+	short := fmt.Sprintf("at ε = %s (%d of %d)", strconv.FormatFloat(cells[0].Epsilon, 'g', 3, 64), cells[0].Trials-1, cells[0].Trials)
+	for _, w := range []string{fmt.Sprintf("INCOMPLETE: %d of %d trials stored", len(recs), want), short, "1 cell with none, not drawn"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("the footnote lacks %q:\n%s", w, got)
+		}
+	}
+	if !strings.Contains(log.String(), fmt.Sprintf("warning: rendering incomplete results: %d of %d trials stored", len(recs), want)) {
+		t.Errorf("no warning on the log: %q", log.String())
 	}
 }

@@ -38,7 +38,7 @@ time_ratio = ["AdaSSP", "Mixing"]
 
 // TestTimeRatioAndRelations: a figure's time_ratio puts the ratio of the two
 // mechanisms' mean wall times at the largest ε (recomputed from the stored
-// records) in each panel's note, and the footnote names each private
+// records) in the footnote (issue 13: not in a second panel title line), and the footnote names each private
 // ledger's neighbouring relation (GaussMix is zero-out, AdaSSP's Gaussians
 // add/remove) as recorded per trial.
 func TestTimeRatioAndRelations(t *testing.T) {
@@ -71,12 +71,17 @@ func TestTimeRatioAndRelations(t *testing.T) {
 		t.Fatal(err)
 	}
 	fig := outs.figures[0].draw(v)
-	note := fig.Panels[0].Note
-	if !strings.HasPrefix(note, "AdaSSP / Mixing time at ε = 2: ") {
-		t.Errorf("panel note %q", note)
+	// issue 13: the ratio is in the footnote, not a second panel title line.
+	if fig.Panels[0].Note != "" {
+		t.Errorf("panel note %q, want none", fig.Panels[0].Note)
+	}
+	const head = "AdaSSP / Mixing mean wall time per fit at ε = 2: "
+	_, after, found := strings.Cut(fig.Note, head)
+	if !found {
+		t.Fatalf("footnote %q lacks %q", fig.Note, head)
 	}
 	want := (wall["AdaSSP"] / n["AdaSSP"]) / (wall["Mixing"] / n["Mixing"])
-	if got := note[strings.LastIndex(note, " ")+1:]; got != fmt.Sprintf("%.2f×", want) {
+	if got, _, _ := strings.Cut(after, "×"); got+"×" != fmt.Sprintf("%.2f×", want) {
 		t.Errorf("ratio %q, want %.2f×", got, want)
 	}
 	if !strings.Contains(fig.Note, "neighbouring: add/remove (AdaSSP), zero-out (Mixing)") {

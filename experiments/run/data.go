@@ -134,6 +134,25 @@ func (r *runner) prepareOnce(d spec.DatasetSpec) (*datasets.Loaded, *split, erro
 func splitAndScale(l *datasets.Loaded, d spec.DatasetSpec, r *rand.Rand) (*split, error) {
 	var sp split
 	switch {
+	case d.Split.Indices != "":
+		// The user's assignment (split.indices), re-read and checked
+		// against the hash the spec was validated (and keyed) with.
+		si, err := datasets.ReadSplitIndices(d.Split.Indices)
+		if err != nil {
+			return nil, fmt.Errorf("dataset %q: split.indices: %w", d.Label, err)
+		}
+		if si.SHA256 != d.Split.IndicesSHA256 {
+			return nil, fmt.Errorf("dataset %q: split.indices: %s changed since the spec was loaded (SHA-256 %.12s, was %.12s)", d.Label, si.Path, si.SHA256, d.Split.IndicesSHA256)
+		}
+		rows := l.All
+		if rows == nil {
+			if rows, err = allRows(l); err != nil {
+				return nil, fmt.Errorf("dataset %q: %w", d.Label, err)
+			}
+		}
+		if sp.train, sp.test, err = si.Apply(rows); err != nil {
+			return nil, fmt.Errorf("dataset %q: split.indices: %w", d.Label, err)
+		}
 	case d.Split.All:
 		// Every row trains, in stored order; no test or validation part.
 		var err error

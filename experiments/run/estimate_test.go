@@ -9,10 +9,11 @@ import (
 	"github.com/dplab/dplab/results"
 )
 
-// TestEstimate: every row with trials to run is timed on trials 0 and 1 of
-// its first and last cell (4 trials for a row of two ε, 2 for a
+// TestEstimate: every row with trials to run is timed on trials 0, 1 and 2
+// of its first and last cell (6 trials for a row of two ε, 3 for a
 // non-private row of one cell), a row with nothing to run is not timed,
-// and the wall estimate is Setup + Σ ToRun·PerTrial / jobs.
+// and the wall estimate is Setup + Σ (ToRun·PerTrial + CellsToRun·PerCell)
+// / jobs.
 func TestEstimate(t *testing.T) {
 	s := spectest.MustParse(t, spectest.Valid)
 	cells := spectest.Cells(t, s)
@@ -50,11 +51,14 @@ func TestEstimate(t *testing.T) {
 		case row.Cost == nil:
 			t.Fatalf("%s: %d to run, not timed", row.Label, row.ToRun)
 		}
-		want := 2 * min(cellsInRow, 2)
+		want := estimateTrials * min(cellsInRow, 2)
 		if row.Cost.Timed != want || row.Cost.Failed != 0 || row.Cost.PerTrial <= 0 {
 			t.Errorf("%s (%d cells): cost %+v, want %d timed trials", row.Label, cellsInRow, row.Cost, want)
 		}
-		work += time.Duration(row.ToRun) * row.Cost.PerTrial
+		if row.CellsToRun != cellsInRow || row.Cost.PerCell < 0 {
+			t.Errorf("%s: %d cells to run, one-off %v; want %d cells and a one-off ≥ 0", row.Label, row.CellsToRun, row.Cost.PerCell, cellsInRow)
+		}
+		work += time.Duration(row.ToRun)*row.Cost.PerTrial + time.Duration(row.CellsToRun)*row.Cost.PerCell
 	}
 	for _, jobs := range []int{1, 3} {
 		got, ok := p.EstimatedWall(jobs)

@@ -24,6 +24,7 @@ type PlanRow struct {
 	Epsilons       string
 	Trials         int // per cell
 	Stored, ToRun  int
+	CellsToRun     int      // cells with a trial to run (each does its one-off work once)
 	Cost           *RowCost // measured by Estimate; nil when not timed
 }
 
@@ -78,6 +79,9 @@ func MakePlan(ctx context.Context, s *spec.Spec, recs []results.Record) (*Plan, 
 		p.Stored += done
 		row.Stored += done
 		row.ToRun += c.Trials - done
+		if done < c.Trials {
+			row.CellsToRun++
+		}
 	}
 	for i := range p.Rows {
 		p.Rows[i].Epsilons = strings.Join(eps[i], " ")

@@ -7,26 +7,36 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dplab/dplab/experiments/spec"
 )
 
 // progress reports done/total, rate and ETA on the log writer: a redrawn bar
 // on a terminal, a plain line every few seconds otherwise (CI logs).
+//
+// The ETA weighs every pending trial by what its cell costs (costModel),
+// not by the mean trial: on a spec whose cells differ in cost (a tuned
+// DP-SGD beside a sketch) a count-based ETA is off by the cost ratio.
 type progress struct {
 	w     io.Writer
 	tty   bool
 	total int
 	start time.Time
+	now   func() time.Time
 
 	mu   sync.Mutex
 	done int
+	cost *costModel
 	stop chan struct{}
 	wg   sync.WaitGroup
 }
 
 const plainEvery = 5 * time.Second
 
-func newProgress(w io.Writer, total int, force *bool) *progress {
-	p := &progress{w: w, total: total, start: time.Now(), stop: make(chan struct{})}
+// newProgress starts reporting on w for total pending trials; cost (nil:
+// count-based) weighs them.
+func newProgress(w io.Writer, total int, force *bool, cost *costModel) *progress {
+	p := &progress{w: w, total: total, start: time.Now(), now: time.Now, cost: cost, stop: make(chan struct{})}
 	if force != nil {
 		p.tty = *force
 	} else if f, ok := w.(*os.File); ok {
@@ -58,9 +68,14 @@ func newProgress(w io.Writer, total int, force *bool) *progress {
 	return p
 }
 
-func (p *progress) step() {
+// step counts one finished trial of the cell with key cell that took wall
+// seconds.
+func (p *progress) step(cell string, wall float64) {
 	p.mu.Lock()
 	p.done++
+	if p.cost != nil {
+		p.cost.finished(cell, wall)
+	}
 	p.mu.Unlock()
 }
 
@@ -72,27 +87,153 @@ func (p *progress) finish() {
 	}
 }
 
-func (p *progress) draw(final bool) {
+// status is the progress line without the bar.
+func (p *progress) status() string {
 	p.mu.Lock()
-	done := p.done
-	p.mu.Unlock()
-	elapsed := time.Since(p.start)
-	rate := float64(done) / elapsed.Seconds()
+	defer p.mu.Unlock()
+	elapsed := p.now().Sub(p.start)
+	rate := float64(p.done) / elapsed.Seconds()
 	eta := "?"
-	if done > 0 {
-		eta = (time.Duration(float64(p.total-done) / rate * float64(time.Second))).Round(time.Second).String()
+	switch {
+	case p.done >= p.total:
+		eta = "0s"
+	case p.cost != nil:
+		if left, ok := p.cost.remaining(elapsed); ok {
+			eta = left.Round(time.Second).String()
+		}
+	case p.done > 0:
+		eta = (time.Duration(float64(p.total-p.done) / rate * float64(time.Second))).Round(time.Second).String()
 	}
-	status := fmt.Sprintf("%d/%d trials  %.1f/s  elapsed %s  ETA %s", done, p.total, rate, elapsed.Round(time.Second), eta)
+	return fmt.Sprintf("%d/%d trials  %.1f/s  elapsed %s  ETA %s", p.done, p.total, rate, elapsed.Round(time.Second), eta)
+}
+
+func (p *progress) draw(final bool) {
+	status := p.status()
 	if !p.tty {
 		fmt.Fprintln(p.w, status)
 		return
 	}
+	p.mu.Lock()
+	done := p.done
+	p.mu.Unlock()
 	const width = 30
-	filled := width * done / max(p.total, 1)
+	filled := width * min(done, p.total) / max(p.total, 1)
 	bar := strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
 	end := ""
 	if final {
 		end = "\n"
 	}
 	fmt.Fprintf(p.w, "\r%s %s\x1b[K%s", bar, status, end)
+}
+
+// costModel estimates the work left in a run from what each cell's trials
+// cost: a cell's mean wall time per trial in this run once one has
+// finished, else its stored trials' (a resumed run), else its plan row's
+// (same dataset and mechanism label, other ε or sweep point), else the mean
+// over every trial finished in this run. The work left divided by the
+// throughput seen so far (trial-seconds finished per second of the run,
+// which absorbs the concurrency and the harness' overhead) is the ETA.
+// Callers hold the progress lock.
+type costModel struct {
+	cells map[string]*cellCost // by cell key
+	rows  map[string]*meanWall // by plan row
+	run   meanWall             // every trial finished in this run
+}
+
+// cellCost is one cell's pending count and wall times.
+type cellCost struct {
+	row         string
+	pending     int
+	run, stored meanWall
+}
+
+// meanWall accumulates wall times.
+type meanWall struct {
+	sum float64
+	n   int
+}
+
+func (m *meanWall) add(wall float64) { m.sum += wall; m.n++ }
+
+func (m meanWall) mean() (float64, bool) {
+	if m.n == 0 {
+		return 0, false
+	}
+	return m.sum / float64(m.n), true
+}
+
+func newCostModel() *costModel {
+	return &costModel{cells: map[string]*cellCost{}, rows: map[string]*meanWall{}}
+}
+
+// cell returns the entry of a cell in plan row row.
+func (m *costModel) cell(key, row string) *cellCost {
+	c := m.cells[key]
+	if c == nil {
+		c = &cellCost{row: row}
+		m.cells[key] = c
+		if m.rows[row] == nil {
+			m.rows[row] = &meanWall{}
+		}
+	}
+	return c
+}
+
+// pending counts one trial of the cell to run.
+func (m *costModel) pending(key, row string) { m.cell(key, row).pending++ }
+
+// stored adds the wall time of a trial stored by an earlier run.
+func (m *costModel) stored(key, row string, wall float64) {
+	c := m.cell(key, row)
+	c.stored.add(wall)
+	m.rows[row].add(wall)
+}
+
+// finished records a trial of this run.
+func (m *costModel) finished(key string, wall float64) {
+	c := m.cells[key]
+	if c == nil {
+		return
+	}
+	c.pending = max(c.pending-1, 0)
+	c.run.add(wall)
+	m.rows[c.row].add(wall)
+	m.run.add(wall)
+}
+
+// perTrial is the estimated wall time of one more trial of c.
+func (m *costModel) perTrial(c *cellCost) float64 {
+	if w, ok := c.run.mean(); ok {
+		return w
+	}
+	if w, ok := c.stored.mean(); ok {
+		return w
+	}
+	if w, ok := m.rows[c.row].mean(); ok {
+		return w
+	}
+	w, _ := m.run.mean()
+	return w
+}
+
+// remaining is the estimated wall time left after elapsed; ok is false
+// before the first trial of this run has finished.
+func (m *costModel) remaining(elapsed time.Duration) (time.Duration, bool) {
+	if m.run.n == 0 || m.run.sum <= 0 || elapsed <= 0 {
+		return 0, false
+	}
+	var work float64
+	for _, c := range m.cells {
+		if c.pending > 0 {
+			work += float64(c.pending) * m.perTrial(c)
+		}
+	}
+	throughput := m.run.sum / elapsed.Seconds() // trial-seconds per second
+	return time.Duration(work / throughput * float64(time.Second)), true
+}
+
+// planRow names the plan row of cell c (MakePlan's rows: dataset label and
+// the cell's label).
+func planRow(s *spec.Spec, c *spec.Cell) string {
+	return s.Datasets[c.Dataset].Label + "\x00" + c.Label
 }

@@ -219,8 +219,19 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 			}
 		}
 	}
+	cost := newCostModel()
+	cellByKey := make(map[string]*spec.Cell, len(cells))
+	for i := range cells {
+		cellByKey[cells[i].Key] = &cells[i]
+	}
+	for i := range stored {
+		if c := cellByKey[stored[i].CellKey]; c != nil && stored[i].Status == results.StatusOK {
+			cost.stored(c.Key, planRow(s, c), stored[i].WallSeconds)
+		}
+	}
 	for i := range cells {
 		c := &cells[i]
+		row := planRow(s, c)
 		for t := 0; t < c.Trials; t++ {
 			rep.Total++
 			if store.Done(results.Key{Cell: c.Key, Trial: t}) {
@@ -229,6 +240,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 				rep.Skipped++ // trial 0 records the reason; the rest are counted
 			} else {
 				rep.PendingBefore++
+				cost.pending(c.Key, row)
 			}
 		}
 	}
@@ -236,7 +248,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	r.recs = slices.Grow(r.recs, min(rep.PendingBefore, 1<<16))
 	manifestRun := results.Run{Build: results.CurrentBuild(), Args: opt.Args, Jobs: jobs, Quick: s.QuickApplied, Start: start}
 
-	prog := newProgress(log, rep.PendingBefore, opt.Progress)
+	prog := newProgress(log, rep.PendingBefore, opt.Progress, cost)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(jobs)
 	var writeErr error
@@ -255,7 +267,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 				return err
 			}
 			r.count(&rec)
-			prog.step()
+			prog.step(c.Key, rec.WallSeconds)
 			return nil
 		})
 		return true
@@ -433,6 +445,9 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 		return rec, true
 	}
 	rec.Privacy.Delta = results.Float(delta)
+	if !c.Private {
+		rec.Privacy.Delta = results.Float(math.NaN()) // no δ applies: stored as null
+	}
 	// Pre-processing (pipeline.go): the mechanism fits, and is scored on,
 	// the pre-processed parts; δ above is the raw training set's.
 	var pr *pipelineRun
@@ -444,7 +459,8 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 		}
 		data, score, orig = &pr.prep.split, pr.prep.score, pr.prep.orig
 	}
-	budget := mechanisms.Budget{Epsilon: c.Epsilon, Delta: delta, Accounting: r.acc, Calibrator: r.cal}
+	budget := mechanisms.Budget{Epsilon: c.Epsilon, Delta: delta, Accounting: r.acc, Calibrator: r.cal,
+		CellSeed: rngs.Derive("cell", strconv.FormatUint(uint64(s.Seed), 10), c.Key)}
 	start := time.Now()
 	out, err := r.fit(ctx, c, data, budget, rs, pr)
 	rec.WallSeconds = time.Since(start).Seconds()

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/dplab/dplab/experiments/internal/spectest"
@@ -170,5 +171,67 @@ func TestQuickResultDir(t *testing.T) {
 	}
 	if got := ResultDir(s, "results"); got != "results/t-quick" {
 		t.Errorf("quick result dir %q", got)
+	}
+}
+
+// TestAdaSSPPresetCodeSharesLambdaPerCell: with preset "code" the runner's
+// Budget.CellSeed gives every trial of a cell the same λ̃_min and another
+// ε another one; the default preset draws it per trial. (ε = 10 and 20 on
+// 5000 rows of d = 3: λ_min(XᵀX) is far above the shift L/(ε/3) ≤ 4, so
+// λ̃_min > 0 carries the draw; the test checks it.)
+func TestAdaSSPPresetCodeSharesLambdaPerCell(t *testing.T) {
+	src := `name = "ada-code"
+seed = 3
+trials = 3
+epsilon = [10, 20]
+delta = "1e-5"
+[[dataset]]
+name = "synthetic-linear"
+params = { n = 5000, d = 3, seed = 4 }
+[[mechanism]]
+name = "adassp"
+label = "code"
+params = { preset = "code" }
+[[mechanism]]
+name = "adassp"
+label = "paper"
+`
+	dir := filepath.Join(t.TempDir(), "out")
+	if rep, err := Run(context.Background(), spectest.MustParse(t, src), Options{OutDir: dir, Cache: &DataCache{}}); err != nil || rep.Failed != 0 {
+		t.Fatalf("run: %+v, %v", rep, err)
+	}
+	recs, err := results.Read(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCell := map[string]map[results.Float]bool{}
+	for _, r := range recs {
+		key := r.Label + "@" + r.CellKey
+		if byCell[key] == nil {
+			byCell[key] = map[results.Float]bool{}
+		}
+		v := r.Privacy.Noise["lambda_min_tilde"]
+		if !(v > 0) {
+			t.Fatalf("%s ε = %v: λ̃_min = %v, want > 0 so that it carries the draw", r.Label, r.Epsilon, v)
+		}
+		byCell[key][v] = true
+	}
+	codeValues := map[results.Float]bool{}
+	for key, vals := range byCell {
+		code := strings.HasPrefix(key, "code@")
+		if code && len(vals) != 1 {
+			t.Errorf("%s: %d λ̃_min values in one cell, want 1", key, len(vals))
+		}
+		if !code && len(vals) != 3 {
+			t.Errorf("%s: %d λ̃_min values in 3 trials, want 3", key, len(vals))
+		}
+		if code {
+			for v := range vals {
+				codeValues[v] = true
+			}
+		}
+	}
+	if len(codeValues) != 2 {
+		t.Errorf("preset code: %d distinct λ̃_min over the two cells, want 2", len(codeValues))
 	}
 }

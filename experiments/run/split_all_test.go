@@ -74,8 +74,9 @@ name = "synthetic-linear"
 params = { n = 100, d = 3 }
 split = { all = true }
 [[mechanism]]
-name = "ridge"
+name = "adassp"
 `
+	// A private mechanism: a non-private one records no δ (null).
 	dir := filepath.Join(t.TempDir(), "out")
 	rep, err := Run(context.Background(), spectest.MustParse(t, src), Options{OutDir: dir, Cache: &DataCache{}})
 	if err != nil || rep.Ran != 1 {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/experiments/curves"
+	"github.com/dplab/dplab/internal/suggest"
 )
 
 // CurveSpec is one [[curve]] block: a registered function swept over one of
@@ -39,7 +40,7 @@ func (s *Spec) validateCurve(i int, labels map[string]bool) error {
 	known := append(append([]string{}, info.Params...), info.Optional...)
 	for _, k := range c.Params.Keys {
 		if !slices.Contains(known, k) {
-			return s.errIn("curve", i, "params."+k, "unknown key for curve %q (params: %s)", c.Name, strings.Join(known, ", "))
+			return s.errIn("curve", i, "params."+k, "unknown key for curve %q%s (params: %s)", c.Name, suggest.DidYouMean(k, known), strings.Join(known, ", "))
 		}
 		if _, err := c.Params.Values[k].Floats(); err != nil {
 			return s.errIn("curve", i, "params."+k, "curve params must be numbers: %v", err)

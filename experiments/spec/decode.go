@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/dplab/dplab/internal/suggest"
 )
 
 // The spec decoder. The TOML library parses the source into raw values
@@ -220,7 +221,8 @@ func (d *decoder) value(raw any, rv reflect.Value, path string) {
 			index, ok := fields.lookup(k)
 			key := joinPath(path, k)
 			if !ok {
-				d.fail(key, "unknown key")
+				known := fields.keys()
+				d.fail(key, "unknown key%s; valid keys: %s", suggest.DidYouMean(k, known), strings.Join(known, ", "))
 				continue
 			}
 			d.value(src.MapIndex(reflect.ValueOf(k)).Interface(), fieldByIndex(rv, index), key)
@@ -344,6 +346,19 @@ func (f fieldSet) lookup(key string) ([]int, bool) {
 	}
 	i, ok := f.untagged[strings.ToLower(key)]
 	return i, ok
+}
+
+// keys returns every key of the set, sorted.
+func (f fieldSet) keys() []string {
+	out := make([]string, 0, len(f.tagged)+len(f.untagged))
+	for k := range f.tagged {
+		out = append(out, k)
+	}
+	for k := range f.untagged {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 var fieldCache sync.Map // reflect.Type -> fieldSet

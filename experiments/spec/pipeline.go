@@ -347,7 +347,7 @@ func (s *Spec) validatePipeline(i int) error {
 			return s.errIn("mechanism", i, "pipeline.collection", "collection values must be finite numbers (a declared bound of ±inf or nan states nothing)")
 		}
 		if key, err := DecodeStrict(ps.Collection, &p.Collection); err != nil {
-			return s.errIn("mechanism", i, paramPath("pipeline.collection", key), "%v (collection keys: %s)", err, strings.Join(collectionKeys(), ", "))
+			return s.errIn("mechanism", i, paramPath("pipeline.collection", key), "%v", err) // an unknown key's error lists the valid keys
 		}
 		p.Declared = ps.Collection
 		if p.Collection.N < 0 {

@@ -68,7 +68,7 @@ func TestPipelineErrors(t *testing.T) {
 		{"second step's key", step(`[{ name = "quantize", eta = 0.1 }, { name = "pca-rank", k = -1 }]`), 18, "mechanism[1].preprocess[1].k", "k = -1: must be ≥ 1"},
 		{"imputer after a step", step(`[{ name = "quantize", eta = 0.1 }, "impute-mean"]`), 18, "mechanism[1].preprocess", "imputation must come first"},
 		{"missing collection parameter", both(step(`[{ name = "pca-rank", k = 2 }]`), coll("collection = { }")), 20, "mechanism[1].pipeline.collection.gap_k", "gap_k = 0: declare a finite eigengap > 0"},
-		{"unknown collection key", coll("collection = { max_locl = 30 }"), 20, "mechanism[1].pipeline.collection.max_locl", "unknown key (collection keys: gap_1, gap_all, gap_k,"},
+		{"unknown collection key", coll("collection = { max_locl = 30 }"), 20, "mechanism[1].pipeline.collection.max_locl", `unknown key (did you mean "max_local"?); valid keys: gap_1, gap_all, gap_k,`},
 		{"collection wrong type", coll(`collection = { max_local = 2.5 }`), 20, "mechanism[1].pipeline.collection.max_local", "incompatible types"},
 		{"collection infinite", both(step(`[{ name = "pca-rank", k = 2 }]`), coll("collection = { gap_k = inf }")), 20, "mechanism[1].pipeline.collection", "finite"},
 		{"collection relation", coll(`collection = { relation = "zero_out" }`), 20, "mechanism[1].pipeline.collection.relation", `relation "zero_out": want "replace_one" or "add_remove"`},

@@ -22,7 +22,7 @@ type Spec struct {
 	Trials      int             `toml:"trials"` // trials per cell, ≥ 1
 	Epsilon     Values          `toml:"epsilon"`
 	Delta       DeltaRule       `toml:"delta"`
-	CI          string          `toml:"ci"` // "normal" (1.96·SE, default) or "t"
+	CI          string          `toml:"ci"` // "auto" (default: "t" under 30 trials, else "normal"), "normal" (1.96·SE) or "t" (Student-t)
 	Accountant  AccountantSpec  `toml:"accountant"`
 	Metrics     []string        `toml:"metrics"` // default: every metric of the datasets' tasks (their train metrics when a dataset has split.all)
 	Datasets    []DatasetSpec   `toml:"dataset"`
@@ -31,6 +31,10 @@ type Spec struct {
 	Tables      []OutputSpec    `toml:"table"`
 	Curves      []CurveSpec     `toml:"curve"` // analytic curves (no trials)
 	Quick       *QuickSpec      `toml:"quick"`
+	// FigureDefaults are the keys every [[figure]] block inherits unless
+	// it sets them (width, height, dpi, legend); decoded and checked by
+	// experiments/report, as the blocks are.
+	FigureDefaults RawTable `toml:"figure_defaults"`
 
 	// File is the path the spec was read from; Source its bytes and SHA256
 	// their hash.
@@ -93,6 +97,18 @@ type SplitSpec struct {
 	// that need a test or validation part (validation refuses them).
 	// (omitempty keeps the cell keys of specs without it unchanged.)
 	All bool `toml:"all" json:",omitempty"`
+	// Indices names a file assigning every row to train or test
+	// (datasets.SplitIndices: lines "train 17", "test 0"; 0-based indices
+	// into the rows in stored order, parts kept in file order), to run on
+	// external code's exact split. A relative path is relative to the spec
+	// file's directory; Validate resolves it. It excludes the other keys.
+	// The cell key holds the file's content hash (IndicesSHA256), not its
+	// path.
+	Indices string `toml:"indices" json:"-"`
+	// IndicesSHA256 is the hex SHA-256 of the Indices file, set by
+	// Validate. (omitempty keeps the cell keys of specs without it
+	// unchanged.)
+	IndicesSHA256 string `toml:"-" json:"indices_sha256,omitempty"`
 }
 
 // ScaleSpec is the per-trial scaling, with statistics from the training part.
@@ -271,6 +287,12 @@ func ParseWith(path string, src []byte, o LoadOptions) (*Spec, error) {
 // errAt returns a SpecError at key on line.
 func (s *Spec) errAt(key string, line int, format string, args ...any) *SpecError {
 	return &SpecError{File: s.File, Line: line, Key: key, Err: fmt.Errorf(format, args...)}
+}
+
+// KeyError returns a SpecError at a key path of the spec
+// ("figure_defaults.width"), with its line when the source shows it.
+func (s *Spec) KeyError(path, format string, args ...any) error {
+	return s.errAt(path, s.keys.linePath(s.Source, path), format, args...)
 }
 
 // errIn returns a SpecError for key (a path inside the i-th [[table]]).

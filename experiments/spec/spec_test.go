@@ -76,19 +76,21 @@ func TestSpecErrors(t *testing.T) {
 		line      int
 		key, want string
 	}{
-		{"unknown top-level key", func(s string) string { return strings.Replace(s, "trials = 3", "trials = 3\ntrails = 4", 1) }, 4, "trails", "unknown key"},
+		{"unknown top-level key", func(s string) string { return strings.Replace(s, "trials = 3", "trials = 3\ntrails = 4", 1) }, 4, "trails", `unknown key (did you mean "trials"?); valid keys: accountant, ci,`},
 		{"unknown key in a block", func(s string) string {
 			return strings.Replace(s, `label = "AdaSSP"`, `label = "AdaSSP"`+"\nlable = \"x\"", 1)
 		}, 15, "mechanism[0].lable", "unknown key"},
-		{"unknown param", func(s string) string { return strings.Replace(s, "rho = 1e-4", "rho = 1e-4, rhoo = 2", 1) }, 15, "mechanism[0].params.rhoo", "unknown key"},
+		{"unknown param", func(s string) string { return strings.Replace(s, "rho = 1e-4", "rho = 1e-4, rhoo = 2", 1) }, 15, "mechanism[0].params.rhoo",
+			`unknown key (did you mean "rho"?); valid keys: bound_x, bound_y, calibration`},
 		{"wrong type", func(s string) string { return strings.Replace(s, "trials = 3", `trials = "three"`, 1) }, 3, "trials", "incompatible types"},
 		{"wrong param type", func(s string) string { return strings.Replace(s, "rho = 1e-4", `rho = "small"`, 1) }, 15, "mechanism[0].params.rho", "incompatible types"},
 		{"epsilon zero", func(s string) string { return strings.Replace(s, "[0.5, 2]", "[0, 2]", 1) }, 4, "epsilon", "> 0"},
 		{"epsilon negative", func(s string) string { return strings.Replace(s, "[0.5, 2]", "[-1]", 1) }, 4, "epsilon", "> 0"},
 		{"delta one", func(s string) string { return strings.Replace(s, `"min(1e-6, 0.01/n)"`, "1.0", 1) }, 5, "delta", "(0, 1)"},
 		{"delta rule syntax", func(s string) string { return strings.Replace(s, `"min(1e-6, 0.01/n)"`, `"1/m^2"`, 1) }, 5, "delta", "unknown name"},
-		{"unknown mechanism", func(s string) string { return strings.Replace(s, `name = "adassp"`, `name = "adasp"`, 1) }, 13, "mechanism[0].name", "unknown mechanism"},
+		{"unknown mechanism", func(s string) string { return strings.Replace(s, `name = "adassp"`, `name = "adasp"`, 1) }, 13, "mechanism[0].name", `unknown mechanism "adasp" (did you mean "adassp"?); known mechanisms: adassp,`},
 		{"unknown dataset", func(s string) string { return strings.Replace(s, `"synthetic-linear"`, `"synth"`, 1) }, 8, "dataset[0].name", "unknown dataset"},
+		{"unknown dataset param", func(s string) string { return strings.Replace(s, "seed = 3 }", "seed = 3, seeed = 4 }", 1) }, 10, "dataset[0].params.seeed", `unknown key (did you mean "seed"?); valid keys: `},
 		{"bad dataset param", func(s string) string { return strings.Replace(s, "n = 400", "n = 400.5", 1) }, 10, "dataset[0].params.n", "incompatible types"},
 		{"duplicate label", func(s string) string { return strings.Replace(s, `label = "Ridge"`, `label = "AdaSSP"`, 1) }, 19, "mechanism[1].label", "duplicate"},
 		{"task mismatch", func(s string) string { return strings.Replace(s, `name = "ridge"`, `name = "logreg"`, 1) }, 18, "mechanism[1].name", "does not fit"},

@@ -68,7 +68,7 @@ func (s *Spec) validateTuning(i int, e mechanisms.Entry) error {
 	if t.Metric != "" {
 		m, ok := LookupMetric(t.Metric)
 		if !ok {
-			return s.errIn("mechanism", i, "tuning.metric", "unknown metric %q (known: %s)", t.Metric, metricNames())
+			return s.errIn("mechanism", i, "tuning.metric", "%s", unknownMetric(t.Metric))
 		}
 		for _, d := range s.Datasets {
 			de, _ := datasets.Lookup(d.Name)

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/suggest"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/results"
@@ -60,7 +62,7 @@ func (s *Spec) Validate() error {
 	}
 	for _, m := range s.Metrics {
 		if _, ok := LookupMetric(m); !ok {
-			return s.errAt("metrics", k.line("metrics"), "unknown metric %q (known: %s)", m, metricNames())
+			return s.errAt("metrics", k.line("metrics"), "%s", unknownMetric(m))
 		}
 	}
 	if err := s.checkTrainOnly(); err != nil {
@@ -104,7 +106,7 @@ func (s *Spec) validateTrialsHeader() error {
 		return s.errAt("delta", k.line("delta"), "%v", err)
 	}
 	if s.CI == "" {
-		s.CI = string(results.CINormal)
+		s.CI = string(results.CIAuto)
 	}
 	if err := results.CIMethod(s.CI).Validate(); err != nil {
 		return s.errAt("ci", k.line("ci"), "%v", err)
@@ -127,6 +129,16 @@ func metricNames() string {
 		names = append(names, m.Name)
 	}
 	return fmt.Sprint(names)
+}
+
+// unknownMetric is the error text for an unknown metric name: the closest
+// known name, and all of them.
+func unknownMetric(name string) string {
+	var names []string
+	for _, m := range Metrics {
+		names = append(names, m.Name)
+	}
+	return fmt.Sprintf("unknown metric %q%s (known: %s)", name, suggest.DidYouMean(name, names), metricNames())
 }
 
 func (s *Spec) checkEpsilons(key string, v Values) error {
@@ -183,6 +195,21 @@ func (s *Spec) validateDataset(i int, labels map[string]bool) error {
 		return s.errIn("dataset", i, paramPath("params", blameKey(key, err, slices.Sorted(maps.Keys(d.Params)))), "%v", err)
 	}
 	sp := d.Split
+	if sp.Indices != "" {
+		if sp.Test != 0 || sp.Validation != 0 || sp.Resample || sp.Ordered || sp.All {
+			return s.errIn("dataset", i, "split.indices", "indices assigns every row from a file: it excludes test, validation, resample, ordered and all")
+		}
+		path := filepath.FromSlash(sp.Indices)
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(filepath.Dir(s.File), path)
+		}
+		si, err := datasets.ReadSplitIndices(path)
+		if err != nil {
+			return s.errIn("dataset", i, "split.indices", "%v", err)
+		}
+		d.Split.Indices, d.Split.IndicesSHA256 = path, si.SHA256
+		return s.validateScale(i, e)
+	}
 	if sp.All {
 		if sp.Test != 0 || sp.Validation != 0 || sp.Resample || sp.Ordered {
 			return s.errIn("dataset", i, "split.all", "all = true trains on every row in stored order: it excludes test, validation, resample and ordered")
@@ -382,7 +409,7 @@ func (s *Spec) checkTrainOnly() error {
 func (s *Spec) checkMetric(block string, i int, name string) error {
 	m, ok := LookupMetric(name)
 	if !ok {
-		return s.errIn(block, i, "metric", "unknown metric %q (known: %s)", name, metricNames())
+		return s.errIn(block, i, "metric", "%s", unknownMetric(name))
 	}
 	if j := s.allRows(); j >= 0 && m.On != "train" {
 		return s.errIn(block, i, "metric", "metric %q is computed on the %s part, but dataset %q has split.all = true (no %s part): use a train metric", name, m.On, s.Datasets[j].Label, m.On)

@@ -6,7 +6,8 @@
 //   - Names are lowercase-hyphen ("adassp", "synthetic-linear"); a malformed
 //     or duplicate name panics, because registration happens in init and a
 //     clash is a programming error.
-//   - Lookup of an unknown name is an error listing every known name.
+//   - Lookup of an unknown name is an error listing every known name, with
+//     the closest one suggested.
 //   - Entries are only added in init; lookups afterwards need no locking.
 package registry
 
@@ -15,6 +16,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/dplab/dplab/internal/suggest"
 )
 
 var nameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -45,7 +48,8 @@ func (r *Registry[E]) Add(name string, e E) {
 func (r *Registry[E]) Lookup(name string) (E, error) {
 	e, ok := r.entries[name]
 	if !ok {
-		return e, fmt.Errorf("unknown %s %q; known %ss: %s", r.kind, name, r.kind, strings.Join(r.Names(), ", "))
+		names := r.Names()
+		return e, fmt.Errorf("unknown %s %q%s; known %ss: %s", r.kind, name, suggest.DidYouMean(name, names), r.kind, strings.Join(names, ", "))
 	}
 	return e, nil
 }

@@ -18,8 +18,11 @@ func TestRegistry(t *testing.T) {
 	if v, err := r.Lookup("b"); v != 2 || err != nil {
 		t.Errorf("Lookup(b) = %v, %v", v, err)
 	}
-	if _, err := r.Lookup("c"); err == nil || !strings.Contains(err.Error(), `unknown widget "c"; known widgets: a-1, b`) {
-		t.Errorf("Lookup(c) error = %v", err)
+	if _, err := r.Lookup("zzz"); err == nil || !strings.Contains(err.Error(), `unknown widget "zzz"; known widgets: a-1, b`) {
+		t.Errorf("Lookup(zzz) error = %v", err)
+	}
+	if _, err := r.Lookup("a-2"); err == nil || !strings.Contains(err.Error(), `unknown widget "a-2" (did you mean "a-1"?); known widgets: a-1, b`) {
+		t.Errorf("Lookup(a-2) error = %v", err)
 	}
 	for _, bad := range []string{"b", "A", "a_b", "-a", ""} {
 		func() {

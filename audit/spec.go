@@ -1,0 +1,277 @@
+package audit
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/internal/fileutil"
+)
+
+// Spec is an audit grid: every mechanism audited at every ε of the grid, run
+// like an experiment (`dplab audit SPEC.toml`: results stored and resumed,
+// a figure of claimed against audited ε, a table).
+type Spec struct {
+	Name       string          `toml:"name"`
+	Title      string          `toml:"title"`
+	Seed       int64           `toml:"seed"`
+	Delta      float64         `toml:"delta"`
+	Confidence float64         `toml:"confidence"` // 0 means 0.95
+	Trials     int             `toml:"trials"`     // runs per side, per (mechanism, ε)
+	Epsilon    []float64       `toml:"epsilon"`
+	Mechanisms []SpecMechanism `toml:"mechanism"`
+	// Quick overrides the runs for a smoke run (--quick).
+	Quick *struct {
+		Trials int `toml:"trials"`
+	} `toml:"quick"`
+	File string `toml:"-"`
+}
+
+// SpecMechanism is one [[mechanism]] block of an audit spec.
+type SpecMechanism struct {
+	Name   string        `toml:"name"`
+	Label  string        `toml:"label"`
+	Trials int           `toml:"trials"` // 0: the spec's
+	Params spec.RawTable `toml:"params"` // overrides of the audit's default params
+}
+
+// LoadSpec reads and strictly decodes an audit spec; errors name the file
+// and the key (and the line of a TOML syntax error).
+func LoadSpec(path string) (*Spec, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]any
+	if _, err := toml.Decode(string(src), &raw); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s:%d: %s", path, pe.Position.Line, pe.Message)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s := &Spec{File: path}
+	if key, err := spec.DecodeStrict(raw, s); err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", path, key, err)
+	}
+	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s *Spec) validate() error {
+	switch {
+	case s.Name == "" || strings.ContainsAny(s.Name, `/\ `):
+		return fmt.Errorf("name %q: want a non-empty file-name-safe name", s.Name)
+	case !(s.Delta > 0 && s.Delta < 1):
+		return fmt.Errorf("delta = %v: must be in (0, 1)", s.Delta)
+	case s.Confidence != 0 && !(s.Confidence > 0 && s.Confidence < 1):
+		return fmt.Errorf("confidence = %v: must be in (0, 1)", s.Confidence)
+	case s.Trials < 4:
+		return fmt.Errorf("trials = %d: need at least 4 runs per side", s.Trials)
+	case len(s.Epsilon) == 0:
+		return errors.New("epsilon: the grid is empty")
+	case len(s.Mechanisms) == 0:
+		return errors.New("mechanism: no [[mechanism]] block")
+	case s.Quick != nil && s.Quick.Trials != 0 && s.Quick.Trials < 4:
+		return fmt.Errorf("quick.trials = %d: need at least 4 runs per side", s.Quick.Trials)
+	}
+	for i, e := range s.Epsilon {
+		if !(e > 0) || math.IsInf(e, 0) {
+			return fmt.Errorf("epsilon[%d] = %v: must be positive and finite", i, e)
+		}
+	}
+	labels := map[string]bool{}
+	for i, m := range s.Mechanisms {
+		if m.Trials != 0 && m.Trials < 4 {
+			return fmt.Errorf("mechanism[%d].trials = %d: need at least 4 runs per side", i, m.Trials)
+		}
+		if _, err := NewTarget(context.Background(), m.Name, m.params(), s.Epsilon[0], s.Delta); err != nil {
+			return fmt.Errorf("mechanism[%d]: %w", i, err)
+		}
+		if labels[m.label()] {
+			return fmt.Errorf("mechanism[%d]: label %q used twice", i, m.label())
+		}
+		labels[m.label()] = true
+	}
+	return nil
+}
+
+func (m SpecMechanism) label() string {
+	if m.Label != "" {
+		return m.Label
+	}
+	return m.Name
+}
+
+// params returns the block's params as k=v, sorted by key.
+func (m SpecMechanism) params() []string {
+	var kv []string
+	for k, v := range m.Params {
+		kv = append(kv, fmt.Sprintf("%s=%v", k, v))
+	}
+	sort.Strings(kv)
+	return kv
+}
+
+// Result is one stored audit of one (mechanism, ε) cell of a spec.
+type Result struct {
+	Key            string   `json:"key"`
+	Mechanism      string   `json:"mechanism"`
+	Label          string   `json:"label"`
+	Params         []string `json:"params"`
+	Relation       string   `json:"relation"`
+	Pair           string   `json:"pair"`
+	TargetEpsilon  float64  `json:"target_epsilon"`
+	ClaimedEpsilon float64  `json:"claimed_epsilon"`
+	Delta          float64  `json:"delta"`
+	LowerBound     float64  `json:"lower_bound"`
+	Confidence     float64  `json:"confidence"`
+	Trials         int      `json:"trials"`
+	Seed           int64    `json:"seed"`
+	Test           *Outcome `json:"test"`
+}
+
+// RunOptions configure RunSpec.
+type RunOptions struct {
+	Dir      string // the result directory (created)
+	Quick    bool   // use the spec's [quick] runs
+	Jobs     int
+	Progress io.Writer
+}
+
+// ResultsFile is the store of an audit spec's result directory.
+const ResultsFile = "audits.jsonl"
+
+// RunSpec audits every (mechanism, ε) cell of s whose result is not yet in
+// o.Dir/audits.jsonl, appending each result as it finishes, and returns the
+// results of s's cells in spec order (mechanisms, then ε).
+func RunSpec(ctx context.Context, s *Spec, o RunOptions) ([]Result, error) {
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	store := filepath.Join(o.Dir, ResultsFile)
+	stored, err := ReadResults(store)
+	if err != nil {
+		return nil, err
+	}
+	conf := s.Confidence
+	if conf == 0 {
+		conf = 0.95
+	}
+	var out []Result
+	for _, m := range s.Mechanisms {
+		trials := s.Trials
+		if m.Trials != 0 {
+			trials = m.Trials
+		}
+		if o.Quick && s.Quick != nil && s.Quick.Trials != 0 {
+			trials = min(trials, s.Quick.Trials)
+		}
+		for _, eps := range s.Epsilon {
+			key := cellKey(m.Name, m.params(), eps, s.Delta, conf, trials, s.Seed)
+			if r, ok := stored[key]; ok {
+				r.Label = m.label()
+				out = append(out, r)
+				continue
+			}
+			t, err := NewTarget(ctx, m.Name, m.params(), eps, s.Delta)
+			if err != nil {
+				return out, fmt.Errorf("mechanism %s at ε = %g: %w", m.Name, eps, err)
+			}
+			res, err := Run(ctx, t.Sample, Options{Trials: trials, Confidence: conf, Delta: s.Delta,
+				Seed: fmt.Sprintf("%d|%s", s.Seed, key), Jobs: o.Jobs, Progress: o.Progress, Label: fmt.Sprintf("%s ε=%g", m.label(), eps)})
+			if err != nil {
+				return out, fmt.Errorf("mechanism %s at ε = %g: %w", m.Name, eps, err)
+			}
+			r := Result{Key: key, Mechanism: m.Name, Label: m.label(), Params: t.Params, Relation: t.Relation, Pair: t.Pair,
+				TargetEpsilon: eps, ClaimedEpsilon: t.Claimed, Delta: s.Delta, LowerBound: res.LowerBound,
+				Confidence: conf, Trials: trials, Seed: s.Seed, Test: res}
+			if err := appendResult(store, r); err != nil {
+				return out, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// cellKey identifies an audit cell by everything its result depends on.
+func cellKey(name string, params []string, eps, delta, conf float64, trials int, seed int64) string {
+	b, _ := json.Marshal([]any{"audit-cell-v1", name, params, eps, delta, conf, trials, seed})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}
+
+// ReadResults reads a result store (absent: none) keyed by cell key; a
+// malformed line is an error naming the file and line.
+func ReadResults(path string) (map[string]Result, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]Result{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]Result{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for line := 1; sc.Scan(); line++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var r Result
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.Key == "" || r.Test == nil {
+			return nil, fmt.Errorf("%s:%d: not an audit result: %v", path, line, err)
+		}
+		out[r.Key] = r
+	}
+	return out, sc.Err()
+}
+
+// appendResult appends r to the store and syncs it.
+func appendResult(path string, r Result) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeSpecCopy stores the spec's source in the result directory.
+func writeSpecCopy(s *Spec, dir string) error {
+	src, err := os.ReadFile(s.File)
+	if err != nil {
+		return err
+	}
+	return fileutil.WriteFileAtomic(filepath.Join(dir, "spec.toml"), src)
+}
+
+func mkdir(d string) error { return os.MkdirAll(d, 0o755) }

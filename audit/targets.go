@@ -1,0 +1,376 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/mechanisms"
+	"github.com/dplab/dplab/mechanisms/accounting"
+	"github.com/dplab/dplab/solvers"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Target is one auditable mechanism at one claimed (ε, δ): a neighbouring
+// pair under the mechanism's relation, a sampler of the statistic on each
+// side, and the ε the mechanism's ledger claims.
+type Target struct {
+	Mechanism string
+	// Relation is the neighbouring relation of the mechanism's ledger
+	// (accounting.Relation*), and the pair is built under it.
+	Relation string
+	// Pair and Statistic describe D₀, D₁ and the scalar the test thresholds.
+	Pair, Statistic string
+	// Params are the mechanism's params as audited (k=v, sorted).
+	Params []string
+	// Epsilon is the budget the mechanism was asked to meet; Claimed is the
+	// ε its ledger accounts at Delta (the larger of the two sides'), which is
+	// what dplab records as spent and what the audit tries to refute.
+	Epsilon, Claimed, Delta float64
+	// Noise is the noise the mechanism reported on its first fit on D₀.
+	Noise  map[string]float64
+	Sample Sampler
+}
+
+// Setup is how a registered mechanism is audited by default: the task and
+// size of the pair, and params (k=v) that make the audit informative (few
+// steps, full batches); a user's --params override them key by key.
+type Setup struct {
+	Task   datasets.Task
+	Rows   int      // rows of the base dataset (D₀ under add/remove)
+	Dim    int      // features; the canary uses the last, which no other row touches
+	Params []string // default audit params
+	// Layout places D₀'s rows: LayoutOrthogonal (default) on the first d − 1
+	// coordinates, never on the canary's; LayoutSpread on every coordinate
+	// in turn, the canary's included, in pairs whose targets (labels) cancel:
+	// every Gram entry is then far from zero and the canary moves the
+	// released θ nearly linearly through Xᵀy, instead of through a ratio of
+	// two noisy statistics.
+	Layout string
+	// Intercept scores the release's prediction at the canary, intercept
+	// included (the canary's gradient has a component on the intercept),
+	// instead of its change from the prediction at 0.
+	Intercept bool
+	// Offset, when set, returns the data-independent part of the statistic
+	// in the run seeded by seed (a random initial θ₀ along the canary), which
+	// the statistic subtracts: the auditor knows the public randomness.
+	Offset func(seed rngs.Seed, dim int) float64
+	// Note says why the pair is worst-case for this mechanism, or why not.
+	Note string
+	// prepare, when set, maps each side's dataset and budget before the
+	// runs (a pre-processing pipeline: the steps fitted on the side's rows,
+	// the budget's Wrap charging them); nil keeps both.
+	prepare func(d *datasets.Dataset, b mechanisms.Budget, m mechanisms.Mechanism) (*datasets.Dataset, mechanisms.Budget, error)
+}
+
+// The layouts of Setup.Layout.
+const (
+	LayoutOrthogonal = "orthogonal"
+	LayoutSpread     = "spread"
+	LayoutCircle     = "circle" // distinct rows on a half circle in the first two coordinates
+	LayoutAxes       = "axes"   // as spread, on the first and the canary's coordinates only
+)
+
+// baseNote is the reasoning shared by every mechanism that releases a
+// linear model from bounded rows.
+const baseNote = "the canary has the largest norm the bounds allow, on a coordinate no other row touches, so its whole contribution shows in the released θ along that coordinate"
+
+// Setups lists the audit setup of every registered private mechanism by
+// name. Mechanisms missing here are audited with a binary or regression
+// default (defaultSetup).
+var Setups = map[string]Setup{
+	"adassp": {Task: datasets.Regression, Rows: 1000, Dim: 3, Layout: LayoutSpread,
+		Note: "the canary moves Xᵀy only (XᵀX is well conditioned and barely moves), so the audit exercises one of AdaSSP's three noisy statistics, about a third of its budget"},
+	"ssp": {Task: datasets.Regression, Rows: 1000, Dim: 3, Layout: LayoutSpread,
+		Note: "replace-one with (−x*, y*) leaves XᵀX unchanged and moves Xᵀy by 2x*y*, its full sensitivity; XᵀX is well conditioned, so θ along the canary is nearly linear in Xᵀy's noise. The budget spent on XᵀX is not exercised"},
+	"linear-mixing": {Task: datasets.Regression, Rows: 20, Dim: 3,
+		Note: baseNote + "; but the privacy of a Gaussian sketch is in the sketch's covariance, which θ (a least-squares fit on k sketched rows) shows only through a mean shift of 1/(γ+1): far from the optimal test on the sketch itself"},
+	"sheffet17": {Task: datasets.Regression, Rows: 20, Dim: 3,
+		Note: baseNote + "; a sketched Gram matrix, as linear-mixing"},
+	"sheffet17-renyi": {Task: datasets.Regression, Rows: 20, Dim: 3,
+		Note: baseNote + "; a sketched Gram matrix, as linear-mixing"},
+	"objpert-amp": {Task: datasets.Binary, Rows: 4, Dim: 3, Intercept: true, Params: []string{"clip=0.5"},
+		Note: "clip = 0.5 is below the canary's logistic gradient norm at θ = 0 (0.5·√2 with the intercept), so its clipped gradient has the full norm C; the statistic is the prediction at x*, the gradient's direction. The release adds AMP's output noise to the objective's: the test sees their sum, not each"},
+	"objpert-kifer": {Task: datasets.Binary, Rows: 4, Dim: 3, Intercept: true,
+		Note: "no clipping parameter: the canary's gradient norm is about half the bound; the regulariser λ is small and θ heavy-tailed"},
+	"objpert-output": {Task: datasets.Binary, Rows: 4, Dim: 3, Intercept: true, Params: []string{"clip=0.5"},
+		Note: "clip = 0.5 saturates the canary's clipped gradient (norm 0.5·√2 > C with the intercept), so the minimiser moves by about C/λ along the gradient, its sensitivity; the statistic is the prediction at x*, which projects the release on that direction"},
+	"dpgd": {Task: datasets.Binary, Rows: 20, Dim: 3, Params: []string{"iterations=1", "clip=0.5", "radius=100", "output=last"},
+		Note: baseNote + "; one full-batch step with no active projection, so the release is the noisy clipped gradient sum (the white-box Gaussian case); clip = 0.5 is the logistic gradient's norm at θ₀ = 0, so the replace-one pair moves the sum by exactly 2C"},
+	"dpsgd": {Task: datasets.Binary, Rows: 20, Dim: 3, Offset: dpsgdInit, Params: []string{"epochs=1", "batch=1000", "optimizer=sgd", "clip=0.25", "learning_rate=1", "no_bias=true"},
+		Note: baseNote + "; one step with the whole dataset as the batch (q = 1) and plain SGD, so the release is the noisy clipped gradient sum; the canary's gradient exceeds the clip, so it shifts the release by exactly C; no intercept, so the whole clipped gradient lies on the canary's coordinate; θ₀ is public randomness and is subtracted. Poisson subsampling is not exercised"},
+	"dgd-rgm": {Task: datasets.Regression, Rows: 200, Dim: 3, Layout: LayoutSpread, Params: []string{"iterations=1", "mu=1", "epsilon_scope=total"},
+		Note: "one step; 200 spread rows make the nodes' relative-gradient statistics large enough for the calibration to meet ε = 1 (with 20 orthogonal rows it is infeasible)"},
+	"dgd-clip": {Task: datasets.Regression, Rows: 20, Dim: 3, Params: []string{"iterations=1", "mu=1", "epsilon_scope=total"},
+		Note: baseNote + "; one clipped gradient step"},
+	"dppca-dpgd": {Task: datasets.Binary, Rows: 1000, Dim: 3, Layout: LayoutAxes, Params: []string{"k=2", "iterations=1", "clip=0.5", "radius=100", "output=last"},
+		Note: "1000 rows on e₁ and on the canary's coordinate (labels cancelling in pairs), none on e₂, so the private PCA keeps the canary's coordinate in its top 2; then dpgd's one-step pair. The canary also moves the PCA's covariance, which the statistic does not read"},
+	"ptr-pca-dpgd": {Task: datasets.Binary, Rows: 200, Dim: 3, Params: []string{"k=2", "beta=0.01", "iterations=1", "clip=0.5", "radius=100", "output=last"},
+		Note: "as dppca-dpgd; β = 0.01 is an arbitrary public proposal"},
+}
+
+// defaultSetup is used for a registered mechanism without a Setups entry.
+func defaultSetup(info mechanisms.Info) Setup {
+	return Setup{Task: info.Tasks[0], Rows: 20, Dim: 3, Note: baseNote}
+}
+
+// SetupFor returns the audit setup of a registered mechanism.
+func SetupFor(info mechanisms.Info) Setup {
+	if s, ok := Setups[info.Name]; ok {
+		return s
+	}
+	return defaultSetup(info)
+}
+
+// NewTarget builds the audit target of the registered mechanism name with
+// the setup's params overridden by params (k=v), at budget (epsilon, delta).
+func NewTarget(ctx context.Context, name string, params []string, epsilon, delta float64) (*Target, error) {
+	if name == GaussianName {
+		return NewGaussian(params, epsilon, delta)
+	}
+	if p, ok := Pipelines[name]; ok {
+		return newPipelineTarget(ctx, name, p, params, epsilon, delta)
+	}
+	e, err := mechanisms.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if !e.Info.Private {
+		return nil, fmt.Errorf("audit: %s is a non-private reference learner (ε = +Inf): there is nothing to audit", name)
+	}
+	setup := SetupFor(e.Info)
+	kv, err := mergeParams(setup.Params, params)
+	if err != nil {
+		return nil, err
+	}
+	m, _, err := e.Build(DecodeParams(kv))
+	if err != nil {
+		return nil, err
+	}
+	t, err := NewTargetFor(ctx, name, m, setup, epsilon, delta)
+	if err != nil {
+		return nil, err
+	}
+	t.Params = kv
+	return t, nil
+}
+
+// NewTargetFor builds the audit target of a built mechanism m (tests pass
+// deliberately broken wrappers here) under setup.
+func NewTargetFor(ctx context.Context, name string, m mechanisms.Mechanism, setup Setup, epsilon, delta float64) (*Target, error) {
+	if !(epsilon > 0) || math.IsInf(epsilon, 0) {
+		return nil, fmt.Errorf("audit: epsilon = %v: must be positive and finite", epsilon)
+	}
+	if !(delta >= 0 && delta < 1) {
+		return nil, fmt.Errorf("audit: delta = %v: must be in [0, 1)", delta)
+	}
+	if setup.Rows < 1 || setup.Dim < 2 {
+		return nil, fmt.Errorf("audit: setup of %s: need ≥ 1 row and ≥ 2 features", name)
+	}
+	acc := accounting.Config{}
+	b := mechanisms.Budget{Epsilon: epsilon, Delta: delta, Accounting: acc, Calibrator: accounting.NewCalibrator(acc)}
+	prepare := setup.prepare
+	if prepare == nil {
+		prepare = func(d *datasets.Dataset, b mechanisms.Budget, _ mechanisms.Mechanism) (*datasets.Dataset, mechanisms.Budget, error) {
+			return d, b, nil
+		}
+	}
+	probe, pb, err := prepare(baseData(setup, 0), b, m)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %s on the pair's base dataset: %w", name, err)
+	}
+	r, err := m.Fit(ctx, probe, pb, rngs.New(rngs.Derive("dplab/audit-probe", name)))
+	if err != nil {
+		return nil, fmt.Errorf("audit: %s on the pair's base dataset: %w", name, err)
+	}
+	g, err := acc.Epsilon(pb.Charged(r.Event), delta)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %s: accounting its ledger: %w", name, err)
+	}
+	d0, d1, pair := neighbours(setup, g.Relation)
+	var data [2]*datasets.Dataset
+	var budgets [2]mechanisms.Budget
+	claimed := 0.0
+	for side, d := range []*datasets.Dataset{d0, d1} {
+		if data[side], budgets[side], err = prepare(d, b, m); err != nil {
+			return nil, fmt.Errorf("audit: %s on D%d: %w", name, side, err)
+		}
+		r, err := m.Fit(ctx, data[side], budgets[side], rngs.New(rngs.Derive("dplab/audit-claim", name)))
+		if err != nil {
+			return nil, fmt.Errorf("audit: %s on the pair: %w", name, err)
+		}
+		g, err := acc.Epsilon(budgets[side].Charged(r.Event), delta)
+		if err != nil {
+			return nil, fmt.Errorf("audit: %s: accounting its ledger: %w", name, err)
+		}
+		claimed = math.Max(claimed, g.Epsilon)
+	}
+	canary := make([]float64, setup.Dim)
+	canary[setup.Dim-1] = 1
+	zero := make([]float64, setup.Dim)
+	sample := func(ctx context.Context, side int, seed rngs.Seed) (float64, error) {
+		r, err := m.Fit(ctx, data[side], budgets[side], rngs.New(seed))
+		if err != nil {
+			return 0, err
+		}
+		s := r.Model.Predict(canary)
+		if !setup.Intercept {
+			s -= r.Model.Predict(zero)
+		}
+		if setup.Offset != nil {
+			s -= setup.Offset(seed, setup.Dim)
+		}
+		return s, nil
+	}
+	return &Target{
+		Mechanism: name, Relation: g.Relation, Pair: pair,
+		Statistic: "⟨θ, x*⟩/‖x*‖: the released model's change in prediction along the canary direction",
+		Epsilon:   epsilon, Claimed: claimed, Delta: delta, Noise: r.Noise, Sample: sample,
+	}, nil
+}
+
+// baseData returns the base dataset of setup: rows 0.5·e_{i mod (d−1)} (the
+// last coordinate is never touched), targets alternating ±0.3 (regression)
+// or labels alternating 0, 1 (binary), plus extra zero rows.
+func baseData(s Setup, extra int) *datasets.Dataset {
+	n, d := s.Rows+extra, s.Dim
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := 0; i < s.Rows; i++ {
+		switch s.Layout {
+		case LayoutSpread:
+			x.Set(i, (i/2)%d, 0.5)
+		case LayoutAxes:
+			x.Set(i, ((i/2)%2)*(d-1), 0.5)
+		case LayoutCircle:
+			a, b := circleRow(i, s.Rows)
+			x.Set(i, 0, a)
+			x.Set(i, 1, b)
+		default:
+			x.Set(i, i%(d-1), 0.5)
+		}
+		switch {
+		case s.Task == datasets.Binary:
+			y[i] = float64(i % 2)
+		case i%2 == 0:
+			y[i] = 0.3
+		default:
+			y[i] = -0.3
+		}
+	}
+	return &datasets.Dataset{Name: "audit-pair", Task: s.Task, X: x, Y: y}
+}
+
+// neighbours returns the pair (D₀, D₁) under relation and its description.
+// The canary z = (x*, y*) has x* = e_d (norm 1, the default bound_x and the
+// scale every shipped spec uses) and y* = 1 (the default bound_y; label 1).
+//   - add/remove: D₁ = D₀ ∪ {z}.
+//   - zero-out: D₀ holds a zero row (x = 0, y = 0) where D₁ holds z.
+//   - replace-one: D₀ holds z′ = (−x*, y*) where D₁ holds z: the opposite
+//     feature vector with the same target, which moves a linear model's
+//     gradient and sufficient statistics by twice the canary's own
+//     contribution (a flipped label with −x* would give the same logistic
+//     loss as z, so the label is kept).
+func neighbours(s Setup, relation string) (d0, d1 *datasets.Dataset, pair string) {
+	d1 = baseData(s, 1)
+	last := s.Rows
+	d1.X.Set(last, s.Dim-1, 1)
+	d1.Y[last] = 1
+	switch relation {
+	case accounting.RelationZeroOut:
+		d0 = baseData(s, 1)
+		pair = "zero-out: D₁ = D₀ with its zero row replaced by the canary (x* = e_d, y* = 1)"
+	case accounting.RelationReplaceOne:
+		d0 = baseData(s, 1)
+		d0.X.Set(last, s.Dim-1, -1)
+		d0.Y[last] = 1
+		pair = "replace-one: D₀ holds (−x*, y* = 1) where D₁ holds the canary (x* = e_d, y* = 1)"
+	default:
+		d0 = baseData(s, 0)
+		pair = "add/remove: D₁ = D₀ ∪ {canary (x* = e_d, y* = 1)}"
+	}
+	switch s.Layout {
+	case LayoutSpread:
+		pair += fmt.Sprintf("; D₀'s %d other rows are 0.5·eᵢ on every coordinate in turn, in pairs whose targets cancel", s.Rows)
+	case LayoutAxes:
+		pair += fmt.Sprintf("; D₀'s %d other rows are 0.5·e₁ and 0.5·e_d in turn, in pairs whose targets cancel", s.Rows)
+	case LayoutCircle:
+		pair += fmt.Sprintf("; D₀'s %d other rows are distinct points 0.5·(cos φ, sin φ) on the first 2 coordinates, never on the canary's", s.Rows)
+	default:
+		pair += fmt.Sprintf("; D₀'s %d other rows are 0.5·eᵢ on the first %d coordinates, never on the canary's", s.Rows, s.Dim-1)
+	}
+	return d0, d1, pair
+}
+
+// mergeParams returns base with each key of over replaced (or added),
+// sorted by key; every entry must be k=v.
+func mergeParams(base, over []string) ([]string, error) {
+	m := map[string]string{}
+	for _, list := range [][]string{base, over} {
+		for _, kv := range list {
+			k, v, ok := strings.Cut(kv, "=")
+			k = strings.TrimSpace(k)
+			if !ok || k == "" {
+				return nil, fmt.Errorf("audit: param %q: want key=value", kv)
+			}
+			m[k] = strings.TrimSpace(v)
+		}
+	}
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// DecodeParams returns a decoder of k=v params into a mechanism's params
+// struct with the spec's strict rules (experiments/spec.DecodeStrict): a
+// value is read as a TOML value would be (an integer, a float, true or
+// false), and as a string otherwise.
+func DecodeParams(kv []string) func(v any) error {
+	return func(v any) error {
+		values := map[string]any{}
+		for _, p := range kv {
+			k, raw, ok := strings.Cut(p, "=")
+			if !ok {
+				return fmt.Errorf("param %q: want key=value", p)
+			}
+			values[strings.TrimSpace(k)] = parseValue(strings.TrimSpace(raw))
+		}
+		if key, err := spec.DecodeStrict(values, v); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		return nil
+	}
+}
+
+// parseValue reads raw as an int64, a float64 or a bool, else a string.
+func parseValue(raw string) any {
+	if i, err := strconv.ParseInt(raw, 10, 64); err == nil {
+		return i
+	}
+	if f, err := strconv.ParseFloat(raw, 64); err == nil {
+		return f
+	}
+	if b, err := strconv.ParseBool(raw); err == nil && (raw == "true" || raw == "false") {
+		return b
+	}
+	return strings.Trim(raw, `"`)
+}
+
+// formatFloat formats x compactly for params and messages.
+func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// dpsgdInit is DP-SGD's random initial weight on the canary's coordinate in
+// the run seeded by seed (solvers.LinearInit from the "init" stream, as
+// mechanisms.DPSGD draws it).
+func dpsgdInit(seed rngs.Seed, dim int) float64 {
+	return solvers.LinearInit(dim, false, rngs.New(seed).Get("init"))[dim-1]
+}
