@@ -3,7 +3,7 @@ GO ?= go
 BENCH ?= .
 BENCHCOUNT ?= 6
 
-.PHONY: all build quickstart test test-process test-properties test-golden test-browser test-long lint bench reproduce clean
+.PHONY: all build quickstart test test-process test-slurm test-properties test-golden test-browser test-long lint bench reproduce clean
 
 all: lint test
 
@@ -22,9 +22,13 @@ build:
 test:
 	$(GO) test -short -count=1 ./...
 
-## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, signals)
+## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, signals, 4 shard processes and merge)
 test-process:
-	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSignalStopsValidate' .
+	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun' .
+
+## test-slurm: submit a spec as 4 shards to a single-host Slurm cluster started by .ci/slurm-local.sh (root, slurm-wlm and munge; skips without them)
+test-slurm:
+	DPLAB_SLURM_TEST=1 $(GO) test -count=1 -v -run 'TestSlurmIntegration' .
 
 ## test-properties: the full randomized property tests (200 PLD ledgers; make test runs 40)
 test-properties:

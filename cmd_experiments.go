@@ -24,7 +24,7 @@ import (
 
 var runCommand = &command{
 	Name:      "run",
-	UsageLine: "run SPEC.toml... [-j N] [--out DIR] [--trials N] [--quick] [--force] [--data-dir DIR] [--max-cells N] [--max-trials N]",
+	UsageLine: "run SPEC.toml... [-j N] [--out DIR] [--trials N] [--quick] [--force] [--shard i/N] [--data-dir DIR] [--max-cells N] [--max-trials N]",
 	Short:     "run every trial not yet stored, then render figures and tables",
 	Long: `Run expands each spec into cells (datasets × mechanisms × ε × parameter sweeps),
 runs every trial not already stored in the result directory on N goroutines, and
@@ -34,13 +34,18 @@ figures/, tables/. An interrupted run (Ctrl-C, SIGTERM) loses no finished trial;
 a SIGKILL loses at most the last 0.1 s of them (they run again): rerun the same
 command to resume. With several specs, --out is the parent of
 their result directories. A result directory must be new, empty or dplab's
-(holding trials.jsonl), and only one run may use it at a time.`,
+(holding trials.jsonl), and only one run may use it at a time.
+
+With --shard i/N (one spec) it runs only shard i of N of the trials (see
+"dplab plan --shards") into its own file, DIR/shards/shard-i-of-N.jsonl,
+without the directory's lock and without rendering: the N shards may run at
+once, on hosts sharing DIR. "dplab merge DIR" then joins them.`,
 	Run: cmdRun,
 }
 
 var planCommand = &command{
 	Name:      "plan",
-	UsageLine: "plan SPEC.toml [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR]] [--max-cells N] [--max-trials N]",
+	UsageLine: "plan SPEC.toml [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR]] [--shards N] [--max-cells N] [--max-trials N]",
 	Short:     "show the expanded grid, what is stored and what would run",
 	Long: `Plan expands the spec into cells and lists, per dataset and mechanism, the ε
 values, the trials per cell, how many are stored in the result directory and
@@ -53,7 +58,13 @@ mean seconds per trial (trials 1 and 2) and the one-off seconds a cell's
 first trial adds (a calibration, a split's statistics), and the estimated
 wall time on -j concurrent trials (capped at the CPUs): dataset loading +
 Σ (trials to run × s/trial + cells to run × one-off s/cell) / jobs. It
-assumes the trials parallelise perfectly and leaves out rendering.`,
+assumes the trials parallelise perfectly and leaves out rendering.
+
+With --shards N (implies --estimate) it also prints each shard's trials and
+estimated wall time on -j concurrent trials, as "dplab run --shard i/N"
+would run them: datasets + Σ over the shard's cells of (one-off s/cell +
+its trials × s/trial) / jobs, since every shard does the one-off work of
+each cell it touches.`,
 	Run: cmdPlan,
 }
 
@@ -137,6 +148,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	trials := fs.Int("trials", 0, "override the spec's trial count")
 	quick := fs.Bool("quick", false, "apply the spec's [quick] overrides (a smoke run)")
 	force := fs.Bool("force", false, "rerun every trial of the spec's cells")
+	shardFlag := fs.String("shard", "", "run only shard i/N of the trials into DIR/shards (then: dplab merge DIR)")
 	dataDir := fs.String("data-dir", "", "datasets directory (default $DPLAB_DATA, else the user cache)")
 	lim := limitFlags(fs)
 	specs, err := parseInterleaved(fs, args)
@@ -145,6 +157,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if len(specs) == 0 {
 		return usagef("run needs at least one SPEC.toml")
+	}
+	shard, err := parseShardFlag(*shardFlag, len(specs), *force)
+	if err != nil {
+		return err
 	}
 	if *jobs < 0 || *trials < 0 {
 		return usagef("-j and --trials must be ≥ 0")
@@ -178,12 +194,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		var outs []string
 		var rerr error
 		rendered := false
+		render := func(recs []results.Record) {
+			outs, rerr = report.RenderRecords(s, dir, recs, log)
+			rendered = true
+		}
+		if shard.Sharded() {
+			render = nil // dplab merge renders
+		}
 		rep, err := run.Run(ctx, s, run.Options{Jobs: *jobs, OutDir: dir, DataDir: *dataDir,
 			Force: *force, Trials: *trials, Log: log, Args: append([]string{"run"}, args...),
-			Render: func(recs []results.Record) {
-				outs, rerr = report.RenderRecords(s, dir, recs, log)
-				rendered = true
-			}})
+			Render: render, Shard: shard})
 		var in *spec.InputError
 		if errors.As(err, &in) || isStoreInputError(err) {
 			return badInput(err)
@@ -223,6 +243,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	estimate := fs.Bool("estimate", false, "time a few trials per row and estimate the run's wall time")
 	jobs := fs.Int("j", 0, "concurrent trials the estimate assumes (default: number of CPUs)")
 	dataDir := fs.String("data-dir", "", "datasets directory for --estimate (default $DPLAB_DATA, else the user cache)")
+	shards := fs.Int("shards", 0, "estimate each of N shards (dplab run --shard i/N); implies --estimate")
 	lim := limitFlags(fs)
 	specs, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -236,6 +257,12 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *jobs < 0 {
 		return usagef("-j must be ≥ 1 (0: the number of CPUs)")
+	}
+	if *shards < 0 {
+		return usagef("--shards must be ≥ 1")
+	}
+	if *shards > 0 {
+		*estimate = true
 	}
 	if err := checkLimitFlags(lim); err != nil {
 		return err
@@ -302,6 +329,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if wall, ok := p.EstimatedWall(j); ok {
 			fmt.Fprintf(stdout, "estimated wall time on %d concurrent trial(s): %s (datasets %s; trials timed one at a time, perfect parallelism assumed, rendering not included)\n",
 				j, wall.Round(100*time.Millisecond), p.Setup.Round(10*time.Millisecond))
+		}
+		if *shards > 0 {
+			return printShardPlan(ctx, stdout, s, p, recs, *shards, j)
 		}
 	}
 	return nil

@@ -155,7 +155,8 @@ func TestValidateAndPlan(t *testing.T) {
 }
 
 // recordSet returns the records of a store, timing and build fields
-// stripped, sorted; it fails if a (cell, trial) appears twice.
+// stripped (results.WithoutTiming), sorted; it fails if a (cell, trial)
+// appears twice.
 func recordSet(t *testing.T, dir string) []string {
 	t.Helper()
 	recs, err := results.Read(dir, nil)
@@ -164,13 +165,13 @@ func recordSet(t *testing.T, dir string) []string {
 	}
 	seen := map[results.Key]bool{}
 	var out []string
-	for _, r := range recs {
+	for i := range recs {
+		r := &recs[i]
 		if seen[r.Key()] {
 			t.Errorf("trial %d of cell %s is stored twice", r.Trial, r.CellKey)
 		}
 		seen[r.Key()] = true
-		r.WallSeconds, r.CodeVersion = 0, ""
-		b, _ := json.Marshal(r)
+		b, _ := json.Marshal(results.WithoutTiming(r))
 		out = append(out, string(b))
 	}
 	sort.Strings(out)

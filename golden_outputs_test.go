@@ -6,16 +6,19 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/experiments/report"
-	"github.com/dplab/dplab/experiments/spec"
+	specpkg "github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
 )
@@ -28,6 +31,14 @@ import (
 // and is removed first: the records' wall_s and code_version, summary.csv's
 // wall_s_mean column; files that state wall times (runtime tables,
 // time-ratio figures) are listed in timingOutputs and skipped.
+//
+// Metric values are not hashed but compared with a tolerance: every
+// record's metrics, summary.csv's statistics of each (cell, metric) and the
+// numbers of the metric tables' CSV files (metricTableFiles) are kept in
+// testdata/golden/quick/<spec>.values.json and must equal the golden to
+// metricTolerance relative (issue 17: a linear model's MSE from the split's
+// sufficient statistics differs from the row-by-row sum by rounding);
+// everything else in those files is hashed exactly.
 // DPLAB_UPDATE_GOLDEN=1 rewrites the goldens (review the diff). The specs
 // read the shared datasets; without DPLAB_DATA the test skips.
 func TestQuickSpecOutputsGolden(t *testing.T) {
@@ -50,17 +61,21 @@ func TestQuickSpecOutputsGolden(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
 			checkLegends(t, spec, dir)
-			got := outputDigests(t, name, dir)
+			got, gotValues := outputDigests(t, name, dir)
 			path := filepath.Join("testdata", "golden", "quick", name+".json")
+			valuesPath := filepath.Join("testdata", "golden", "quick", name+".values.json")
 			if update {
-				b, _ := json.MarshalIndent(got, "", "  ")
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-					t.Fatal(err)
+				for p, v := range map[string]map[string]string{path: got, valuesPath: gotValues} {
+					b, _ := json.MarshalIndent(v, "", "  ")
+					if err := os.WriteFile(p, append(b, '\n'), 0o644); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
+			compareValues(t, valuesPath, gotValues)
 			b, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -89,7 +104,7 @@ func TestQuickSpecOutputsGolden(t *testing.T) {
 // panel of gaussmix_fig2).
 func checkLegends(t *testing.T, path, dir string) {
 	t.Helper()
-	s, err := report.Load(path, spec.LoadOptions{})
+	s, err := report.Load(path, specpkg.LoadOptions{})
 	if err == nil {
 		err = s.ApplyQuick()
 	}
@@ -152,11 +167,104 @@ func timingPrefixed(path string) bool {
 	return slices.ContainsFunc(timingPrefixes, func(p string) bool { return strings.HasPrefix(path, p) })
 }
 
+// metricTolerance is the relative difference allowed between a metric value
+// (or a summary statistic of one, or a table's number) and its golden,
+// relative to the larger of the two or, for a summary statistic, of the
+// golden mean of its (cell, metric) row, for a table's number of the
+// largest number of its row.
+const metricTolerance = 1e-12
+
+// compareValues compares the metric values of a run (outputDigests) with
+// the golden file at path: the same keys, each value equal as text or both
+// numbers within metricTolerance (values keyed ".../<stat>" of summary.csv
+// relative to the row's mean too).
+func compareValues(t *testing.T, path string, got map[string]string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]string
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	// A table cell's scale is the largest |value| of its row (a mean beside
+	// its interval's half-width).
+	rowScale := map[string]float64{}
+	for k, w := range want {
+		if strings.HasPrefix(k, "tables/") {
+			if x, err := strconv.ParseFloat(w, 64); err == nil && !math.IsInf(x, 0) && !math.IsNaN(x) {
+				row := k[:strings.LastIndexByte(k, '/')]
+				rowScale[row] = math.Max(rowScale[row], math.Abs(x))
+			}
+		}
+	}
+	bad := 0
+	for k, w := range want {
+		scale := want[summaryMeanKey(k)]
+		if strings.HasPrefix(k, "tables/") {
+			scale = strconv.FormatFloat(rowScale[k[:strings.LastIndexByte(k, '/')]], 'g', -1, 64)
+		}
+		g, ok := got[k]
+		if !ok {
+			t.Errorf("value %s: in the golden, not written", k)
+			bad++
+		} else if !closeValues(g, w, scale) {
+			t.Errorf("value %s: %s, golden %s (tolerance %g relative)", k, g, w, metricTolerance)
+			bad++
+		}
+		if bad > 20 {
+			t.Fatalf("more than 20 values differ from %s", path)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("value %s: written but not in the golden", k)
+		}
+	}
+}
+
+// summaryMeanKey returns the key of the mean of a summary.csv statistic's
+// row ("" for a record's metric).
+func summaryMeanKey(k string) string {
+	if !strings.HasPrefix(k, "summary.csv/") {
+		return ""
+	}
+	return k[:strings.LastIndexByte(k, '/')] + "/mean"
+}
+
+// closeValues reports whether two values are equal as text or are numbers
+// within metricTolerance relative to the larger of them and |scale| (a
+// number, or "" for none).
+func closeValues(a, b, scale string) bool {
+	if a == b {
+		return true
+	}
+	x, err1 := strconv.ParseFloat(a, 64)
+	y, err2 := strconv.ParseFloat(b, 64)
+	if err1 != nil || err2 != nil || math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+		return false
+	}
+	ref := math.Max(math.Abs(x), math.Abs(y))
+	if s, err := strconv.ParseFloat(scale, 64); err == nil && !math.IsNaN(s) && !math.IsInf(s, 0) {
+		ref = math.Max(ref, math.Abs(s))
+	}
+	return math.Abs(x-y) <= metricTolerance*ref
+}
+
+// summaryStats are the summary.csv columns computed from a metric's
+// values: compared with metricTolerance, not hashed.
+var summaryStats = []string{"mean", "sd", "se", "ci_low", "ci_high", "median", "q1", "q3", "min", "max"}
+
 // outputDigests returns a SHA-256 per output file of the result directory,
-// after removing what timing makes irreproducible.
-func outputDigests(t *testing.T, spec, dir string) map[string]string {
+// after removing what timing makes irreproducible, and the metric values
+// (records' metrics and summary.csv's statistics) taken out of the hashed
+// content, by key.
+func outputDigests(t *testing.T, spec, dir string) (map[string]string, map[string]string) {
 	t.Helper()
 	out := map[string]string{}
+	values := map[string]string{}
+	metricTables := metricTableFiles(t, spec, dir)
 	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() {
 			return err
@@ -173,9 +281,13 @@ func outputDigests(t *testing.T, spec, dir string) map[string]string {
 		}
 		switch rel {
 		case "trials.jsonl":
-			b = canonicalRecords(t, b)
+			b = canonicalRecords(t, b, values)
 		case "summary.csv":
-			b = dropColumn(t, b, "wall_s_mean")
+			b = summaryValues(t, dropColumn(t, b, "wall_s_mean"), values)
+		default:
+			if metricTables[rel] {
+				b = tableValues(t, rel, b, values)
+			}
 		}
 		sum := sha256.Sum256(b)
 		out[rel] = hex.EncodeToString(sum[:])
@@ -184,15 +296,16 @@ func outputDigests(t *testing.T, spec, dir string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return out, values
 }
 
 // canonicalRecords returns the records without their timing fields (and
-// the wall-clock diagnostics, keys "wall_…"), one
+// the wall-clock diagnostics, keys "wall_…") and without their metrics,
+// which go to values as "trials.jsonl/<cell_key>#<trial>/<metric>", one
 // canonical JSON line each, sorted (the order of appends depends on -j), with
 // the data directory (which a skipped dataset's record names) written as
 // $DPLAB_DATA: CI clones the repository wherever it likes.
-func canonicalRecords(t *testing.T, b []byte) []byte {
+func canonicalRecords(t *testing.T, b []byte, values map[string]string) []byte {
 	t.Helper()
 	dataDir, _ := json.Marshal(datasets.DataDir(""))
 	dataDir = bytes.Trim(dataDir, `"`)
@@ -208,6 +321,17 @@ func canonicalRecords(t *testing.T, b []byte) []byte {
 		}
 		delete(m, "wall_s")
 		delete(m, "code_version")
+		if metrics, ok := m["metrics"].(map[string]any); ok {
+			for name, v := range metrics {
+				key := fmt.Sprintf("trials.jsonl/%v#%v/%s", m["cell_key"], m["trial"], name)
+				if _, dup := values[key]; dup {
+					t.Fatalf("two records of %s", key)
+				}
+				j, _ := json.Marshal(v)
+				values[key] = strings.Trim(string(j), `"`)
+			}
+			delete(m, "metrics")
+		}
 		if diag, ok := m["diagnostics_nonprivate"].(map[string]any); ok {
 			for k := range diag {
 				if strings.HasPrefix(k, "wall_") { // a wall-clock measurement (results.Record.Diagnostics)
@@ -222,13 +346,83 @@ func canonicalRecords(t *testing.T, b []byte) []byte {
 	return []byte(strings.Join(lines, "\n"))
 }
 
-// dropColumn removes the named column from a CSV file.
-func dropColumn(t *testing.T, b []byte, name string) []byte {
+// summaryValues moves summary.csv's statistics columns (summaryStats) into
+// values as "summary.csv/<cell_key>/<metric>/<column>" and returns the CSV
+// with those cells empty.
+func summaryValues(t *testing.T, b []byte, values map[string]string) []byte {
 	t.Helper()
-	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	rows := readCSV(t, b)
+	if len(rows) == 0 {
+		return b
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, r := range rows[1:] {
+		prefix := "summary.csv/" + r[col["cell_key"]] + "/" + r[col["metric"]] + "/"
+		for _, stat := range summaryStats {
+			i, ok := col[stat]
+			if !ok {
+				t.Fatalf("summary.csv has no %q column", stat)
+			}
+			if _, dup := values[prefix+stat]; dup {
+				t.Fatalf("two summary rows of %s", prefix)
+			}
+			values[prefix+stat], r[i] = r[i], ""
+		}
+	}
+	return writeCSV(rows)
+}
+
+// metricTableFiles returns the CSV files under dir/tables of the spec's
+// tables that show a metric (kind "epsilon", the default, with a metric
+// key): "tables/<name>.csv" or, split per dataset, "tables/<name>-….csv".
+// Other tables (privacy, calibration, diagnostics) stay hashed exactly.
+func metricTableFiles(t *testing.T, spec, dir string) map[string]bool {
+	t.Helper()
+	s, err := specpkg.Load(filepath.Join("experiments", spec+".toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	files, _ := filepath.Glob(filepath.Join(dir, "tables", "*.csv"))
+	out := map[string]bool{}
+	for _, tab := range s.Tables {
+		if _, ok := tab.Params["metric"]; !ok || (tab.Kind != "" && tab.Kind != "epsilon") {
+			continue
+		}
+		for _, f := range files {
+			base := strings.TrimSuffix(filepath.Base(f), ".csv")
+			if base == tab.Name || strings.HasPrefix(base, tab.Name+"-") {
+				out["tables/"+filepath.Base(f)] = true
+			}
+		}
+	}
+	return out
+}
+
+// tableValues moves the numeric cells of a metric table's CSV
+// (full-precision means and interval half-widths) into values as
+// "<rel>/<row>/<column>" (0-based, the header is row 0) and returns the CSV
+// with those cells empty; the .md and .tex versions round them and stay
+// hashed.
+func tableValues(t *testing.T, rel string, b []byte, values map[string]string) []byte {
+	t.Helper()
+	rows := readCSV(t, b)
+	for i, r := range rows {
+		for j, cell := range r {
+			if _, err := strconv.ParseFloat(cell, 64); err == nil {
+				values[fmt.Sprintf("%s/%d/%d", rel, i, j)], r[j] = cell, ""
+			}
+		}
+	}
+	return writeCSV(rows)
+}
+
+// dropColumn removes the named column from a CSV file.
+func dropColumn(t *testing.T, b []byte, name string) []byte {
+	t.Helper()
+	rows := readCSV(t, b)
 	if len(rows) == 0 {
 		return b
 	}
@@ -238,14 +432,28 @@ func dropColumn(t *testing.T, b []byte, name string) []byte {
 			col = i
 		}
 	}
+	for i, r := range rows {
+		if col >= 0 && col < len(r) {
+			rows[i] = append(r[:col:col], r[col+1:]...)
+		}
+	}
+	return writeCSV(rows)
+}
+
+// readCSV parses a CSV output file.
+func readCSV(t *testing.T, b []byte) [][]string {
+	t.Helper()
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// writeCSV formats rows as CSV.
+func writeCSV(rows [][]string) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	for _, r := range rows {
-		if col >= 0 && col < len(r) {
-			r = append(r[:col:col], r[col+1:]...)
-		}
-		_ = w.Write(r)
-	}
-	w.Flush()
+	_ = w.WriteAll(rows)
 	return buf.Bytes()
 }

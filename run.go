@@ -45,6 +45,8 @@ func init() {
 		validateCommand,
 		renderCommand,
 		reportCommand,
+		mergeCommand,
+		submitCommand,
 		accountCommand,
 		auditCommand,
 		datasetsCommand,

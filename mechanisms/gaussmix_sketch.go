@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/solvers"
@@ -141,12 +142,22 @@ func sketchExplicit(z *mat.Dense, k int, r *rand.Rand) *mat.Dense {
 // sketchExact (a multiple of gonum's 64-wide GEMM blocks).
 const triBlock = 64
 
+// sketchScratch holds buffers for G between sketches (every entry is
+// overwritten by a draw before use): one allocation fewer per sketch.
+var sketchScratch sync.Pool
+
 // sketchExact returns G·R with G ~ N(0, 1)^{k×p} from r and R upper
 // triangular: column block [j0, j1) of G·R is G[:, :j1]·R[:j1, j0:j1], so
 // the zero lower triangle costs at most one block per column block.
 func sketchExact(rr *mat.Dense, k int, r *rand.Rand) *mat.Dense {
 	p, _ := rr.Dims()
-	g := make([]float64, k*p)
+	gp, _ := sketchScratch.Get().(*[]float64)
+	if gp == nil || cap(*gp) < k*p {
+		buf := make([]float64, k*p)
+		gp = &buf
+	}
+	defer sketchScratch.Put(gp)
+	g := (*gp)[:k*p]
 	for i := range g {
 		g[i] = r.NormFloat64()
 	}
@@ -174,12 +185,11 @@ func sketchOLS(m *mat.Dense) ([]float64, error) {
 	_, p := m.Dims()
 	d := p - 1
 	gram := solvers.Gram(m)
-	a := mat.NewSymDense(d, nil)
+	// X̃ᵀX̃ is the leading d × d block of MᵀM (a view: SolveRegularized
+	// copies what it factorizes), X̃ᵀỸ its last column.
+	a := gram.SliceSym(0, d).(*mat.SymDense)
 	b := make([]float64, d)
 	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			a.SetSym(i, j, gram.At(i, j))
-		}
 		b[i] = gram.At(i, d)
 	}
 	theta, err := solvers.SolveRegularized(a, b, 0)

@@ -263,7 +263,7 @@ func Render(f *Figure, format string) (out []byte, err error) {
 		dc.FillText(lay.noteStyle, vg.Point{X: 6, Y: 4}, lay.note)
 	}
 	var buf bytes.Buffer
-	if _, err := canvas.WriteTo(&buf); err != nil {
+	if err := writeCanvas(&buf, canvas); err != nil {
 		return nil, fmt.Errorf("plotting: figure %q: %w", f.Name, err)
 	}
 	return buf.Bytes(), nil

@@ -54,7 +54,8 @@ func (e *NotResultDirError) Error() string {
 
 // CheckDir returns nil if dir may hold a result directory: it does not exist,
 // is an empty directory, or holds TrialsFile or LockFile (every directory a
-// run has opened holds both). Anything else, a file or a directory of other
+// run has opened holds both) or ShardsDir (a sharded run's directory before
+// its merge). Anything else, a file or a directory of other
 // files, is a *NotResultDirError, so that the store, the spec copy and
 // rendered outputs never overwrite foreign files.
 func CheckDir(dir string) error {
@@ -68,7 +69,7 @@ func CheckDir(dir string) error {
 	if !st.IsDir() {
 		return &NotResultDirError{Dir: dir, Reason: "it is a file, not a directory"}
 	}
-	for _, marker := range []string{TrialsFile, LockFile} {
+	for _, marker := range []string{TrialsFile, LockFile, ShardsDir} {
 		if _, err := os.Lstat(filepath.Join(dir, marker)); err == nil {
 			return nil
 		}

@@ -36,11 +36,21 @@ type Run struct {
 	Failed    int       `json:"failed"`
 	Skipped   int       `json:"skipped"`
 	Status    string    `json:"status"` // "complete", "interrupted", "failed"
+	// Trials is the --trials override of the spec's trial count (0: none).
+	Trials int `json:"trials,omitempty"`
+	// Shard is "i/N" for a run of shard i of N (dplab run --shard).
+	Shard string `json:"shard,omitempty"`
 }
 
 // ReadManifest reads dir's manifest; a missing file gives an empty manifest.
 func ReadManifest(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	return ReadManifestFile(filepath.Join(dir, ManifestFile))
+}
+
+// ReadManifestFile reads the manifest at path (a result directory's, or a
+// shard's: ShardManifestPath); a missing file gives an empty manifest.
+func ReadManifestFile(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Manifest{}, nil
 	}
@@ -49,16 +59,21 @@ func ReadManifest(dir string) (*Manifest, error) {
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("results: %s: %w", filepath.Join(dir, ManifestFile), err)
+		return nil, fmt.Errorf("results: %s: %w", path, err)
 	}
 	return &m, nil
 }
 
 // WriteManifest writes m to dir atomically.
 func WriteManifest(dir string, m *Manifest) error {
+	return WriteManifestFile(filepath.Join(dir, ManifestFile), m)
+}
+
+// WriteManifestFile writes m to path atomically.
+func WriteManifestFile(path string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
-	return fileutil.WriteFileAtomic(filepath.Join(dir, ManifestFile), append(b, '\n'))
+	return fileutil.WriteFileAtomic(path, append(b, '\n'))
 }

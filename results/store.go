@@ -85,7 +85,14 @@ func Open(dir string, warn func(string)) (_ *Store, _ []Record, err error) {
 			unlockDir(lock)
 		}
 	}()
-	path := filepath.Join(dir, TrialsFile)
+	return openFile(filepath.Join(dir, TrialsFile), lock, warn)
+}
+
+// openFile opens (creating if needed) the store file at path for appending,
+// with lock (nil: none) as the guarantee that no other process writes it:
+// it reads the records there, truncates a torn tail, and returns the store
+// positioned for appending with the records read.
+func openFile(path string, lock *os.File, warn func(string)) (*Store, []Record, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, nil, fmt.Errorf("results: %w", err)
@@ -96,7 +103,8 @@ func Open(dir string, warn func(string)) (_ *Store, _ []Record, err error) {
 		return nil, nil, err
 	}
 	// Truncate a torn tail so the next append starts on a fresh line. The
-	// lock guarantees no live writer is behind it.
+	// lock (or, for a shard file, its single writer) guarantees no live
+	// writer is behind it.
 	if st, err := f.Stat(); err == nil && st.Size() != good {
 		if err := f.Truncate(good); err != nil {
 			f.Close()

@@ -50,6 +50,9 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 	if err != nil {
 		return nil, err
 	}
+	if log == nil {
+		log = io.Discard // the warning below wrote to a nil log: TestObjPertQuickSpecs panicked
+	}
 	if stored, want, short, empty := v.completeness(func(*spec.Cell) bool { return true }); stored < want {
 		fmt.Fprintf(log, "warning: rendering incomplete results: %d of %d trials stored (%d cells short, %d with none); the figures and tables say so in their footnotes — rerun dplab run to complete them\n",
 			stored, want, short, empty)

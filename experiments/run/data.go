@@ -83,6 +83,10 @@ func (c *DataCache) load(dir string, d spec.DatasetSpec) (*datasets.Loaded, erro
 // split is a trial's data: scaled train, optional validation, and test parts.
 type split struct {
 	train, val, test *datasets.Dataset
+	// shared is set on a fixed split, whose parts every trial reads: what
+	// is computed once per part (a linear model's error statistics,
+	// linearStats) is then worth computing.
+	shared bool
 }
 
 // prepare returns the split of dataset i of the spec for a trial. A fixed
@@ -120,7 +124,11 @@ func (r *runner) prepareOnce(d spec.DatasetSpec) (*datasets.Loaded, *split, erro
 	}
 	key := spec.DatasetKey(d)
 	v, err := r.cache.get("split|"+r.dataDir+"|"+strconv.FormatInt(r.spec.Seed, 10)+"|"+key, func() (any, error) {
-		return splitAndScale(loaded, d, rngs.Derive("dplab/fixed-split", strconv.FormatInt(r.spec.Seed, 10), key).Rand())
+		sp, err := splitAndScale(loaded, d, rngs.Derive("dplab/fixed-split", strconv.FormatInt(r.spec.Seed, 10), key).Rand())
+		if sp != nil {
+			sp.shared = true
+		}
+		return sp, err
 	})
 	if err != nil {
 		return nil, nil, err

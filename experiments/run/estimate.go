@@ -49,6 +49,7 @@ func (p *Plan) Estimate(ctx context.Context, s *spec.Spec, opt Options) error {
 		return err
 	}
 	p.Setup = time.Since(start)
+	p.Skipped = r.skipped
 	// The first and last cell of each row, in plan order.
 	type ends struct{ first, last int }
 	rowOf := map[string]int{}

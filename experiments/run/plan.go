@@ -16,6 +16,10 @@ type Plan struct {
 	Cells, Total, Stored int
 	Stale                int           // stored ok trials of cells no longer in the spec
 	Setup                time.Duration // loading the datasets (measured by Estimate)
+	// Skipped holds, by label, the optional datasets Estimate found without
+	// their files, with the reason: a run records only trial 0 of their
+	// cells, as skipped.
+	Skipped map[string]string
 }
 
 // PlanRow is one (dataset, mechanism label) line of a plan.

@@ -52,6 +52,11 @@ type Options struct {
 	// directory's lock; Run returns after it has returned. The CLI renders
 	// the figures and tables here.
 	Render func(recs []results.Record)
+	// Shard, when Count > 0, runs only the trials Assign gives to shard
+	// Index, appending them to the shard's own file under OutDir
+	// (results.OpenShard: no directory lock) with its own manifest; dplab
+	// merge joins the shards into the store. Not with Force.
+	Shard Shard
 }
 
 // Report summarises a run.
@@ -89,6 +94,8 @@ type runner struct {
 	acc     accounting.Config
 	store   *results.Store
 	log     io.Writer
+	shard   Shard      // the shard this run runs; zero: every trial
+	assign  Assignment // of the cells to shard.Count shards, when sharded
 
 	mu      sync.Mutex
 	recs    []results.Record                // the store's records: read at open, then appended
@@ -114,7 +121,10 @@ func newRunner(s *spec.Spec, cells []spec.Cell, opt Options, log io.Writer) *run
 	}
 	r := &runner{spec: s, cells: cells, dataDir: datasets.DataDir(opt.DataDir), cache: cache,
 		acc: s.AccountingConfig(), log: log, mechs: map[string]mechanisms.Mechanism{}, spent: map[string]accounting.Guarantee{},
-		skipped: map[string]string{}, datasets: make([]datasetMemo, len(s.Datasets))}
+		skipped: map[string]string{}, datasets: make([]datasetMemo, len(s.Datasets)), shard: opt.Shard}
+	if opt.Shard.Sharded() {
+		r.assign = Assign(cells, opt.Shard.Count)
+	}
 	r.cal = accounting.NewCalibrator(r.acc)
 	return r
 }
@@ -153,10 +163,20 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opt.Shard.Sharded() && opt.Force {
+		return nil, fmt.Errorf("--force cannot be combined with --shard: a shard never rewrites the store (delete %s to start over)", dir)
+	}
+	r := newRunner(s, cells, opt, log)
 	// Open takes the directory's lock before it reads, repairs or rewrites
 	// anything; the store holds it until the deferred Close, after the
-	// manifest and Options.Render.
-	store, stored, err := results.Open(dir, warn)
+	// manifest and Options.Render. A shard opens its own file instead.
+	var store *results.Store
+	var stored []results.Record
+	if opt.Shard.Sharded() {
+		store, stored, err = r.openShard(dir, warn)
+	} else {
+		store, stored, err = results.Open(dir, warn)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -175,10 +195,11 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	if err := fileutil.WriteFileAtomic(filepath.Join(dir, "spec.toml"), s.Source); err != nil {
-		return nil, err
+	if !opt.Shard.Sharded() {
+		if err := fileutil.WriteFileAtomic(filepath.Join(dir, "spec.toml"), s.Source); err != nil {
+			return nil, err
+		}
 	}
-	r := newRunner(s, cells, opt, log)
 	r.store, r.recs = store, stored
 	rep := &Report{Dir: dir, Cells: len(cells), SkipReasons: r.skipped}
 	r.report = rep
@@ -200,15 +221,17 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	// that the cell's other trials wait for; done first, it overlaps with
 	// the other cells' instead of stalling the other workers. A trial's
 	// output does not depend on the order (internal/rngs).
+	// A shard visits only its own trials of each cell (trialRange).
 	pending := func(visit func(c *spec.Cell, t int) bool) {
 		for sweep := range 2 {
 			for i := range cells {
 				c := &cells[i]
-				from, to := 0, min(1, c.Trials)
+				first, step := r.trialRange(i)
+				from, to := first, min(first+1, c.Trials)
 				if sweep == 1 {
-					from, to = 1, c.Trials
+					from, to = first+step, c.Trials
 				}
-				for t := from; t < to; t++ {
+				for t := from; t < to; t += step {
 					if store.Done(results.Key{Cell: c.Key, Trial: t}) || skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0 {
 						continue
 					}
@@ -232,7 +255,8 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	for i := range cells {
 		c := &cells[i]
 		row := planRow(s, c)
-		for t := 0; t < c.Trials; t++ {
+		first, step := r.trialRange(i)
+		for t := first; t < c.Trials; t += step {
 			rep.Total++
 			if store.Done(results.Key{Cell: c.Key, Trial: t}) {
 				rep.Stored++
@@ -246,7 +270,11 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	}
 	// count appends a record per trial (capped: a spec may have 10⁸ pending).
 	r.recs = slices.Grow(r.recs, min(rep.PendingBefore, 1<<16))
-	manifestRun := results.Run{Build: results.CurrentBuild(), Args: opt.Args, Jobs: jobs, Quick: s.QuickApplied, Start: start}
+	manifestRun := results.Run{Build: results.CurrentBuild(), Args: opt.Args, Jobs: jobs, Quick: s.QuickApplied, Start: start,
+		Trials: opt.Trials}
+	if opt.Shard.Sharded() {
+		manifestRun.Shard = opt.Shard.String()
+	}
 
 	prog := newProgress(log, rep.PendingBefore, opt.Progress, cost)
 	g, gctx := errgroup.WithContext(ctx)
@@ -501,7 +529,7 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 			rec.Metrics[m.Name] = results.Float(excessRisk(out.release.Model, part, orig))
 			continue
 		}
-		rec.Metrics[m.Name] = results.Float(metricEval[m.Name](out.release.Model, part))
+		rec.Metrics[m.Name] = results.Float(evaluator(m.Name, data)(out.release.Model, part))
 	}
 	// An iterative fit's per-iteration values were computed from the
 	// training data without noise, like a train metric: evaluation only.
@@ -682,18 +710,23 @@ func floatMap(m map[string]float64) map[string]results.Float {
 	return out
 }
 
-// codeVersion is the build's version and revision, recorded with each trial.
-func codeVersion() string {
+// codeVersion is the build's version and revision, recorded with each
+// trial: made once per process (the build cannot change while it runs).
+var codeVersion = sync.OnceValue(func() string {
 	b := results.CurrentBuild()
 	v := b.Version + "+" + b.Revision
 	if b.Modified {
 		v += "-dirty"
 	}
 	return v
-}
+})
 
 func (r *runner) writeManifest(dir string, run results.Run) error {
-	m, err := results.ReadManifest(dir)
+	path := filepath.Join(dir, results.ManifestFile)
+	if r.shard.Sharded() {
+		path = results.ShardManifestPath(dir, r.shard.Index, r.shard.Count)
+	}
+	m, err := results.ReadManifestFile(path)
 	if err != nil {
 		return err
 	}
@@ -717,5 +750,5 @@ func (r *runner) writeManifest(dir string, run results.Run) error {
 		}
 	}
 	m.Runs = append(m.Runs, run)
-	return results.WriteManifest(dir, m)
+	return results.WriteManifestFile(path, m)
 }

@@ -72,7 +72,7 @@ func (r *runner) fitOracle(ctx context.Context, c *spec.Cell, data *split, b mec
 			return nil, fmt.Errorf("candidate %d %v: %w", i, cand, err)
 		}
 		addTotals(stats, rel.Stats)
-		if score := metricEval[sel.Name](rel.Model, part); best == nil || better(sel, score, bestScore) {
+		if score := evaluator(sel.Name, data)(rel.Model, part); best == nil || better(sel, score, bestScore) {
 			best, bestScore, bestIdx, bestWrap, bestM = rel, score, i, bm.Wrap, m
 		}
 	}
@@ -145,7 +145,7 @@ func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b me
 		if j >= k {
 			break
 		}
-		if score := metricEval[sel.Name](rel.Model, part); best == nil || better(sel, score, bestScore) {
+		if score := evaluator(sel.Name, data)(rel.Model, part); best == nil || better(sel, score, bestScore) {
 			best, bestScore, bestCand = rel, score, cand
 		}
 	}

@@ -1,0 +1,143 @@
+package plotting
+
+import (
+	"bytes"
+	"hash/adler32"
+	"image"
+	"image/color"
+	"image/png"
+	"testing"
+
+	"github.com/dplab/dplab/internal/rngs"
+)
+
+// TestEncodePNGPixels: what encodePNG writes decodes (with image/png, an
+// independent decoder) to exactly the pixels encoded — opaque RGBA images
+// of sizes around the stripe height (one row, one column, a partial last
+// stripe, several stripes), with noise and with flat areas; a translucent
+// image and a non-RGBA image (through image/png) too.
+func TestEncodePNGPixels(t *testing.T) {
+	r := rngs.Derive("test", "encode-png").Rand()
+	sizes := [][2]int{{1, 1}, {1, 300}, {300, 1}, {17, pngStripeRows}, {33, pngStripeRows + 1}, {462, 391}, {924, 782}}
+	for _, sz := range sizes {
+		for _, kind := range []string{"noise", "flat", "translucent"} {
+			img := image.NewRGBA(image.Rect(0, 0, sz[0], sz[1]))
+			for i := range img.Pix {
+				switch kind {
+				case "flat": // a plot-like image: white with a few strokes
+					img.Pix[i] = 255
+					if (i/4)%97 == 0 {
+						img.Pix[i] = byte(i % 4 * 60)
+					}
+				default:
+					img.Pix[i] = byte(r.IntN(256))
+				}
+				if i%4 == 3 && kind != "translucent" {
+					img.Pix[i] = 255
+				}
+			}
+			if kind == "translucent" { // premultiplied: colour ≤ alpha
+				for i := 0; i < len(img.Pix); i += 4 {
+					for c := range 3 {
+						img.Pix[i+c] = min(img.Pix[i+c], img.Pix[i+3])
+					}
+				}
+			}
+			var buf bytes.Buffer
+			if err := encodePNG(&buf, img); err != nil {
+				t.Fatalf("%v %s: %v", sz, kind, err)
+			}
+			got, err := png.Decode(&buf)
+			if err != nil {
+				t.Fatalf("%v %s: decode: %v", sz, kind, err)
+			}
+			want := image.Image(img)
+			if kind == "translucent" {
+				// PNG stores straight alpha: the premultiplied pixels are
+				// those image/png's own round trip gives.
+				var std bytes.Buffer
+				if err := png.Encode(&std, img); err != nil {
+					t.Fatal(err)
+				}
+				if want, err = png.Decode(&std); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got.Bounds() != img.Bounds() {
+				t.Fatalf("%v %s: bounds %v", sz, kind, got.Bounds())
+			}
+			for y := 0; y < sz[1]; y++ {
+				for x := 0; x < sz[0]; x++ {
+					if a, b := color.RGBA64Model.Convert(got.At(x, y)), color.RGBA64Model.Convert(want.At(x, y)); a != b {
+						t.Fatalf("%v %s: pixel (%d, %d) decodes to %v, encoded %v", sz, kind, x, y, a, b)
+					}
+				}
+			}
+		}
+	}
+	gray := image.NewGray(image.Rect(0, 0, 5, 5))
+	gray.Pix[7] = 200
+	var buf bytes.Buffer
+	if err := encodePNG(&buf, gray); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := png.Decode(&buf); err != nil || got.At(2, 1) != (color.Gray{200}) {
+		t.Errorf("gray image: %v, pixel %v", err, got.At(2, 1))
+	}
+}
+
+// TestAdler32Combine checks the combination against hash/adler32 of the
+// concatenation, including lengths past the modulus and empty parts.
+func TestAdler32Combine(t *testing.T) {
+	r := rngs.Derive("test", "adler32-combine").Rand()
+	for _, n := range [][2]int{{0, 0}, {0, 5}, {5, 0}, {1, 1}, {1000, 70000}, {65521, 65521}, {200000, 131042}} {
+		u, v := make([]byte, n[0]), make([]byte, n[1])
+		for i := range u {
+			u[i] = byte(r.IntN(256))
+		}
+		for i := range v {
+			v[i] = 255 // the largest bytes: the largest sums
+		}
+		want := adler32.Checksum(append(append([]byte(nil), u...), v...))
+		if got := adler32Combine(adler32.Checksum(u), adler32.Checksum(v), len(v)); got != want {
+			t.Errorf("lengths %v: combined %08x, want %08x", n, got, want)
+		}
+	}
+}
+
+// BenchmarkEncodeFigurePNG encodes the sample figure's image, drawn at the
+// PNG canvas's size, by encodePNG and by image/png's default encoder.
+func BenchmarkEncodeFigurePNG(b *testing.B) {
+	raw, err := Render(sampleFigure(), "png")
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		b.Fatal(err)
+	}
+	img := image.NewRGBA(src.Bounds())
+	for y := src.Bounds().Min.Y; y < src.Bounds().Max.Y; y++ {
+		for x := src.Bounds().Min.X; x < src.Bounds().Max.X; x++ {
+			img.Set(x, y, src.At(x, y))
+		}
+	}
+	for _, c := range []struct {
+		name string
+		enc  func(*bytes.Buffer) error
+	}{
+		{"encodePNG", func(w *bytes.Buffer) error { return encodePNG(w, img) }},
+		{"image-png-default", func(w *bytes.Buffer) error { return png.Encode(w, img) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var buf bytes.Buffer
+			for b.Loop() {
+				buf.Reset()
+				if err := c.enc(&buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(buf.Len()), "bytes")
+		})
+	}
+}

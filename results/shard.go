@@ -1,0 +1,153 @@
+package results
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/dplab/dplab/internal/fileutil"
+)
+
+// ShardsDir is the subdirectory of a result directory that holds the files
+// of a sharded run (dplab run --shard i/N): per shard its records
+// (ShardFile) and its manifest (ShardManifestPath), and the spec copies
+// (ShardSpecPath). Each file has exactly one writer, the process running its
+// shard, so no lock is needed: a sharded run is safe on a network file
+// system shared by hosts, where flock may not work across them.
+const ShardsDir = "shards"
+
+// ShardFile is the name of shard i of n's record file within ShardsDir.
+func ShardFile(i, n int) string { return fmt.Sprintf("shard-%d-of-%d.jsonl", i, n) }
+
+// ShardPath is the path of shard i of n's record file in the result
+// directory dir.
+func ShardPath(dir string, i, n int) string { return filepath.Join(dir, ShardsDir, ShardFile(i, n)) }
+
+// ShardManifestPath is the path of shard i of n's manifest in dir: the
+// manifest of a result directory, written by the shard's runs only.
+func ShardManifestPath(dir string, i, n int) string {
+	return filepath.Join(dir, ShardsDir, fmt.Sprintf("shard-%d-of-%d.json", i, n))
+}
+
+// ShardSpecPath is the path of the copy of a spec with SHA-256 sum (hex) in
+// dir's ShardsDir. The name carries the digest, so shards of two versions of
+// a spec never overwrite each other's copy.
+func ShardSpecPath(dir, sum string) string {
+	if len(sum) > 16 {
+		sum = sum[:16]
+	}
+	return filepath.Join(dir, ShardsDir, "spec-"+sum+".toml")
+}
+
+// WriteShardSpec writes the spec source src to its ShardSpecPath in dir
+// (atomically; shards write identical bytes, so their races are harmless)
+// and returns the path.
+func WriteShardSpec(dir string, src []byte) (string, error) {
+	sum := sha256.Sum256(src)
+	path := ShardSpecPath(dir, hex.EncodeToString(sum[:]))
+	if b, err := os.ReadFile(path); err == nil && string(b) == string(src) {
+		return path, nil
+	}
+	return path, fileutil.WriteFileAtomic(path, src)
+}
+
+// OpenShard opens (creating if needed) the record file of shard i of n in
+// the result directory dir for appending, without taking the directory's
+// lock: the file has one writer, the shard's process. It returns the
+// records of the shard file. Trials stored with status ok in the shard file
+// or in the directory's own store (TrialsFile, read without the lock and not
+// modified) count as done, so a shard skips trials a merge or an unsharded
+// run already stored. A torn last line of the shard file is truncated as
+// Open does.
+func OpenShard(dir string, i, n int, warn func(string)) (*Store, []Record, error) {
+	if n < 1 || i < 0 || i >= n {
+		return nil, nil, fmt.Errorf("results: shard %d of %d: want 0 ≤ i < n", i, n)
+	}
+	if err := CheckDir(dir); err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ShardsDir), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("results: %w", err)
+	}
+	merged, err := Read(dir, warn)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, recs, err := openFile(ShardPath(dir, i, n), nil, warn)
+	if err != nil {
+		return nil, nil, err
+	}
+	for j := range merged {
+		if merged[j].Status == StatusOK {
+			s.done[merged[j].Key()] = true
+		}
+	}
+	return s, recs, nil
+}
+
+// ShardName is a shard record file found in a result directory.
+type ShardName struct {
+	Index, Count int
+	Path         string
+}
+
+func (s ShardName) String() string { return fmt.Sprintf("shard %d/%d", s.Index, s.Count) }
+
+var shardFileRE = regexp.MustCompile(`^shard-(\d+)-of-(\d+)\.jsonl$`)
+
+// ShardFiles lists the shard record files of dir, by (count, index); none
+// when dir has no ShardsDir.
+func ShardFiles(dir string) ([]ShardName, error) {
+	ents, err := os.ReadDir(filepath.Join(dir, ShardsDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	var out []ShardName
+	for _, e := range ents {
+		m := shardFileRE.FindStringSubmatch(e.Name())
+		if m == nil || e.IsDir() {
+			continue
+		}
+		i, err1 := strconv.Atoi(m[1])
+		n, err2 := strconv.Atoi(m[2])
+		if err1 != nil || err2 != nil || i >= n {
+			continue
+		}
+		out = append(out, ShardName{Index: i, Count: n, Path: filepath.Join(dir, ShardsDir, e.Name())})
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].Count != out[b].Count {
+			return out[a].Count < out[b].Count
+		}
+		return out[a].Index < out[b].Index
+	})
+	return out, nil
+}
+
+// ReadShard returns the records of a shard file without modifying it; a torn
+// last line (a shard still running, or killed) is skipped with a warning.
+func ReadShard(path string, warn func(string)) ([]Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	defer f.Close()
+	recs, _, err := readRecords(f, path, warn)
+	return recs, err
+}
+
+// WriteSpecCopy writes the spec source src to dir/spec.toml atomically, as
+// a run does: dplab merge gives a merged directory the copy an unsharded
+// run leaves.
+func WriteSpecCopy(dir string, src []byte) error {
+	return fileutil.WriteFileAtomic(filepath.Join(dir, "spec.toml"), src)
+}

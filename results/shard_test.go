@@ -1,0 +1,123 @@
+package results
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func shardRec(cell string, trial int, acc float64) Record {
+	return Record{Experiment: "x", CellKey: cell, Dataset: "D", Mechanism: "m", Label: "M", Epsilon: 1, Trial: trial,
+		Status: StatusOK, Metrics: map[string]Float{"test_accuracy": Float(acc)}, WallSeconds: 0.5, CodeVersion: "v"}
+}
+
+func appendAll(t *testing.T, s *Store, recs ...Record) {
+	t.Helper()
+	for _, r := range recs {
+		if err := s.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenShardTakesNoLock: shards open while another process (here, an
+// open Store) holds the directory's lock, each writes only its own file,
+// and a trial stored in the directory's store counts as done for a shard.
+func TestOpenShardTakesNoLock(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	main, _, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll(t, main, shardRec("c1", 0, 0.9))
+	holder, _, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	a, _, err := OpenShard(dir, 0, 2, nil)
+	if err != nil {
+		t.Fatalf("shard 0 beside a held lock: %v", err)
+	}
+	b, _, err := OpenShard(dir, 1, 2, nil)
+	if err != nil {
+		t.Fatalf("shard 1 beside shard 0: %v", err)
+	}
+	if !a.Done(Key{"c1", 0}) || a.Done(Key{"c1", 1}) {
+		t.Error("a shard does not see the store's ok trials as done")
+	}
+	appendAll(t, a, shardRec("c1", 1, 0.8))
+	appendAll(t, b, shardRec("c1", 2, 0.7))
+	for i, want := range []int{1, 2} {
+		recs, err := ReadShard(ShardPath(dir, i, 2), nil)
+		if err != nil || len(recs) != 1 || recs[0].Trial != want {
+			t.Errorf("shard %d holds %v, %v", i, recs, err)
+		}
+	}
+	if _, _, err := OpenShard(dir, 2, 2, nil); err == nil {
+		t.Error("shard 2 of 2 accepted")
+	}
+}
+
+// TestMergeShardsIdempotentAndDuplicates merges two shard files twice: the
+// second merge adds nothing; a trial in two shards is a duplicate, marked
+// as differing only when more than timing differs.
+func TestMergeShardsIdempotentAndDuplicates(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	a, _, err := OpenShard(dir, 0, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := shardRec("c1", 1, 0.8)
+	same.WallSeconds = 9 // timing differs only
+	appendAll(t, a, shardRec("c1", 0, 0.9), shardRec("c1", 1, 0.8), shardRec("c2", 0, 0.5))
+	b, _, err := OpenShard(dir, 1, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll(t, b, same, shardRec("c2", 0, 0.25), shardRec("c2", 1, 0.6))
+	for round := range 2 {
+		res, err := MergeShards(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantAdded := 6
+		if round == 1 {
+			wantAdded = 0
+		}
+		if res.Read != 6 || res.Added != wantAdded || len(res.Records) != 6 {
+			t.Fatalf("round %d: read %d, added %d (want %d), %d records", round, res.Read, res.Added, wantAdded, len(res.Records))
+		}
+		if len(res.Duplicates) != 2 {
+			t.Fatalf("round %d: duplicates %+v", round, res.Duplicates)
+		}
+		for _, d := range res.Duplicates {
+			wantDiffer := d.Key.Cell == "c2"
+			if d.Differ != wantDiffer || len(d.Sources) != 2 || d.Sources[0] != ShardFile(0, 2) || d.Sources[1] != ShardFile(1, 2) {
+				t.Errorf("round %d: %+v", round, d)
+			}
+		}
+	}
+	st, err := os.Stat(filepath.Join(dir, TrialsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := st.Size()
+	if _, err := MergeShards(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(filepath.Join(dir, TrialsFile)); st.Size() != before {
+		t.Error("a repeated merge changed the store")
+	}
+}
+
+// TestMergeShardsWithoutShards is an error naming the directory.
+func TestMergeShardsWithoutShards(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := MergeShards(dir, nil); err == nil {
+		t.Fatal("merge of a directory without shards succeeded")
+	}
+}
