@@ -3,7 +3,7 @@ GO ?= go
 BENCH ?= .
 BENCHCOUNT ?= 6
 
-.PHONY: all build quickstart test test-process test-slurm test-properties test-golden test-long lint bench reproduce clean
+.PHONY: all build quickstart test test-process test-slurm test-properties test-golden test-browser test-long lint bench reproduce clean
 
 all: lint test
 
@@ -37,6 +37,10 @@ test-properties:
 ## test-golden: every spec's --quick outputs against testdata/golden/quick (needs DPLAB_DATA)
 test-golden:
 	$(GO) test -count=1 -run 'TestQuickSpecOutputsGolden' .
+
+## test-browser: 'dplab report' from --quick runs opened in headless chromium (images, console, TOC, sort, screenshot)
+test-browser:
+	$(GO) test -count=1 -run 'TestReportInBrowser' -v .
 
 ## test-long: every test, including the long experiment checks
 test-long:

@@ -44,6 +44,7 @@ func init() {
 		planCommand,
 		validateCommand,
 		renderCommand,
+		reportCommand,
 		mergeCommand,
 		submitCommand,
 		accountCommand,

@@ -37,7 +37,15 @@ func (v *view) addLedger(r *results.Record) {
 // components returns the ε at the cell's δ of each component of a composed
 // ledger (one entry for any other event), by the spec's accountant.
 func (v *view) components(l *ledgerSummary) []float64 {
-	e, err := accounting.UnmarshalEvent(l.event)
+	return LedgerComponents(v.spec.AccountingConfig(), l.event, l.delta)
+}
+
+// LedgerComponents returns the ε at δ, by the accountant cfg, of each
+// component of the recorded ledger event (a record's Privacy.Event): one
+// entry per part of a composed ledger, one for any other event; NaN for a
+// part the accountant cannot evaluate; nil when the event does not decode.
+func LedgerComponents(cfg accounting.Config, event []byte, delta float64) []float64 {
+	e, err := accounting.UnmarshalEvent(event)
 	if err != nil {
 		return nil
 	}
@@ -47,7 +55,7 @@ func (v *view) components(l *ledgerSummary) []float64 {
 	}
 	out := make([]float64, len(parts))
 	for i, p := range parts {
-		g, err := v.spec.AccountingConfig().Epsilon(p, l.delta)
+		g, err := cfg.Epsilon(p, delta)
 		out[i] = g.Epsilon
 		if err != nil {
 			out[i] = math.NaN()

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/dplab/dplab/experiments/htmlreport"
+	"github.com/dplab/dplab/internal/fileutil"
+	"github.com/dplab/dplab/results"
+)
+
+var reportCommand = &command{
+	Name:      "report",
+	UsageLine: "report [RESULTDIR...] [-o report.html] [--title TEXT]",
+	Short:     "build one self-contained HTML page from result folders",
+	Long: `Report writes one static HTML page showing every given result folder: its
+figures (inlined), tables, the privacy ledger of each cell (accountant, δ, α*,
+ε spent per ledger component, tuning), provenance (manifest.json), the spec
+that produced it, and a sortable summary table of every cell. The page needs
+no network and no other file; it prints cleanly.
+
+Without RESULTDIR it shows every result folder under results/. Arguments that
+are plain files are skipped with a warning (so that 'dplab report results/*'
+passes over the results package's sources); a directory that is not a result
+folder (no trials.jsonl) is an error.`,
+	Run: cmdReport,
+}
+
+func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("report", stderr)
+	out := fs.String("o", "report.html", "output file")
+	title := fs.String("title", "", `page title (default "dplab report")`)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	dirs, err := reportDirs(pos, stderr)
+	if err != nil {
+		return err
+	}
+	page, err := htmlreport.Build(dirs, htmlreport.Options{Title: *title,
+		Warn: func(w string) { fmt.Fprintln(stderr, "warning:", w) }})
+	if err != nil {
+		var nr *htmlreport.NotResultError
+		if errors.As(err, &nr) {
+			return badInput(err)
+		}
+		return err
+	}
+	if err := fileutil.WriteFileAtomic(*out, page); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d result folder(s), %d bytes)\n", *out, len(dirs), len(page))
+	return nil
+}
+
+// reportDirs returns the result folders to show: the arguments, without
+// plain files (warned about), or every folder under results/ holding a
+// trials.jsonl when there are none.
+func reportDirs(args []string, stderr io.Writer) ([]string, error) {
+	if len(args) == 0 {
+		entries, err := os.ReadDir("results")
+		if err != nil {
+			return nil, usagef("no RESULTDIR given and no results/ folder here: %v", err)
+		}
+		var dirs []string
+		for _, e := range entries {
+			// os.Stat follows a symbolic link to a result folder elsewhere.
+			d := filepath.Join("results", e.Name())
+			if _, err := os.Stat(filepath.Join(d, results.TrialsFile)); err == nil {
+				dirs = append(dirs, d)
+			}
+		}
+		if len(dirs) == 0 {
+			return nil, usagef("no RESULTDIR given and no result folder under results/ (run 'dplab run SPEC.toml' first)")
+		}
+		return dirs, nil
+	}
+	var dirs, files []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err == nil && !st.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		if !slices.Contains(dirs, a) {
+			dirs = append(dirs, a) // missing paths: htmlreport names them
+		}
+	}
+	if len(files) > 0 {
+		fmt.Fprintf(stderr, "warning: skipping %d file(s), not result folders: %s\n", len(files), strings.Join(files, " "))
+	}
+	if len(dirs) == 0 {
+		return nil, badInput(fmt.Errorf("none of the %d argument(s) is a directory", len(args)))
+	}
+	return dirs, nil
+}

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"image/png"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestReportCLIErrors: a missing folder, a folder without a store and
+// arguments that are all files are bad input (exit 2) naming the path; plain
+// files among result folders are skipped with one warning.
+func TestReportCLIErrors(t *testing.T) {
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "r.html")
+	file := filepath.Join(tmp, "a.go")
+	if err := os.WriteFile(file, []byte("package a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{filepath.Join(tmp, "nope")}, "nope is not a result directory: no such directory"},
+		{[]string{tmp}, "holds no trials.jsonl"},
+		{[]string{file}, "none of the 1 argument(s) is a directory"},
+		// No arguments: the result folders under ./results, and the
+		// repository's results/ holds only the results package's sources.
+		{nil, "no result folder under results/"},
+	} {
+		code, _, stderr := runMain(t, append([]string{"report", "-o", out}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("report %v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed report wrote its output")
+	}
+	spec := filepath.Join(tmp, "cli.toml")
+	if err := os.WriteFile(spec, []byte(cliSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tmp, "res")
+	if code, _, stderr := runMain(t, "run", spec, "--out", dir); code != 0 {
+		t.Fatalf("run: %d %s", code, stderr)
+	}
+	code, stdout, stderr := runMain(t, "report", dir, file, "-o", out)
+	if code != 0 || !strings.Contains(stderr, "skipping 1 file(s), not result folders: "+file) || !strings.Contains(stdout, "wrote "+out+" (1 result folder(s)") {
+		t.Errorf("report with a file: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// browserChecker is prepended to the page's <head> for the browser test:
+// it records console errors, script errors and failed loads from the first
+// line on, and once the page (images included) has loaded writes into the
+// DOM, as JSON: the images and those that did not decode (naturalWidth 0),
+// the table-of-contents links and those whose target id is absent, and
+// whether activating the summary's "ε target" header sorted the rows.
+const browserChecker = `<script>
+(function () {
+  var errors = [];
+  var orig = console.error;
+  console.error = function () { errors.push("console.error: " + Array.prototype.join.call(arguments, " ")); return orig.apply(console, arguments); };
+  window.addEventListener("error", function (e) {
+    var t = e.target;
+    if (t && t !== window && (t.src || t.href)) { errors.push("failed to load " + String(t.src || t.href).slice(0, 60)); }
+    else { errors.push("error: " + e.message); }
+  }, true);
+  window.addEventListener("unhandledrejection", function (e) { errors.push("unhandled rejection: " + e.reason); });
+  window.addEventListener("load", function () {
+    var r = {errors: errors, images: 0, broken: [], links: 0, unresolved: [], sorted: false, buttons: 0};
+    Array.prototype.forEach.call(document.images, function (img) {
+      r.images++;
+      if (!img.complete || img.naturalWidth === 0) { r.broken.push(img.alt); }
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("nav#toc a, a.skip"), function (a) {
+      r.links++;
+      var id = decodeURIComponent(a.getAttribute("href").replace(/^#/, ""));
+      if (!document.getElementById(id)) { r.unresolved.push(id); }
+    });
+    var table = document.getElementById("summary-table");
+    var ths = table.tHead.rows[0].cells, col = -1;
+    for (var i = 0; i < ths.length; i++) {
+      var b = ths[i].querySelector("button");
+      if (b && b.tabIndex >= 0) { r.buttons++; }
+      if (ths[i].textContent.trim() === "ε target") { col = i; }
+    }
+    if (col >= 0) {
+      ths[col].querySelector("button").click();
+      var prev = -Infinity, ok = table.tBodies[0].rows.length > 1;
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+        var v = row.cells[col].getAttribute("data-sort");
+        var x = v === "Infinity" ? Infinity : Number(v);
+        if (!(x >= prev)) { ok = false; }
+        prev = x;
+      });
+      r.sorted = ok && ths[col].getAttribute("aria-sort") === "ascending";
+    }
+    var pre = document.createElement("pre");
+    pre.id = "dplab-check";
+    pre.textContent = JSON.stringify(r);
+    document.body.appendChild(pre);
+  });
+}());
+</script>
+`
+
+// findChromium returns the headless browser to use: $DPLAB_CHROMIUM, else
+// chromium (Debian's package, which .ci/run installs) or chromium-browser.
+// Without one the test skips, unless DPLAB_REQUIRE_CHROMIUM=1 (set by
+// .ci/run when its install succeeded), when it fails.
+func findChromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("DPLAB_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("DPLAB_REQUIRE_CHROMIUM") == "1" {
+		t.Fatal("DPLAB_REQUIRE_CHROMIUM=1 but no chromium on PATH")
+	}
+	t.Skip("no chromium on PATH: the headless-browser check of 'dplab report' needs Debian's chromium (.ci/run installs it with apt-get install chromium; as root: apt-get update && apt-get install -y chromium)")
+	return ""
+}
+
+// chromium runs the browser headless on a file with extra flags and returns
+// its standard output.
+func chromium(t *testing.T, bin, profile, page string, flags ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+		"--disable-extensions", "--disable-background-networking", "--user-data-dir=" + profile}, flags...)
+	args = append(args, "file://"+page)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
+
+// TestReportInBrowser builds a report from small --quick runs and opens it
+// in headless chromium: every image decodes (naturalWidth > 0), no console
+// or script error and no failed load, every table-of-contents link resolves
+// to an element, the summary sorts from its header buttons, and a screenshot
+// is not blank (its luminance varies and a share of its pixels is not
+// white). Run by `make test-browser` (.ci/run); skipped under -short.
+func TestReportInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("headless-browser check of 'dplab report': run by make test-browser")
+	}
+	bin := findChromium(t)
+	tmp := t.TempDir()
+	specs := []string{"experiments/quickstart.toml"}
+	if os.Getenv("DPLAB_DATA") != "" {
+		specs = append(specs, "experiments/compare_regression.toml")
+	}
+	var dirs []string
+	for _, s := range specs {
+		dir := filepath.Join(tmp, strings.TrimSuffix(filepath.Base(s), ".toml"))
+		if code, _, stderr := runMain(t, "run", s, "--quick", "-j", "2", "--out", dir); code != 0 {
+			t.Fatalf("run %s --quick: exit %d\n%s", s, code, stderr)
+		}
+		dirs = append(dirs, dir)
+	}
+	page := filepath.Join(tmp, "report.html")
+	if code, _, stderr := runMain(t, append([]string{"report", "-o", page}, dirs...)...); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, stderr)
+	}
+	src, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := filepath.Join(tmp, "checked.html")
+	withChecker := strings.Replace(string(src), "<head>\n", "<head>\n"+browserChecker, 1)
+	if withChecker == string(src) {
+		t.Fatal("no <head> to inject the checker into")
+	}
+	if err := os.WriteFile(checked, []byte(withChecker), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := chromium(t, bin, filepath.Join(tmp, "profile1"), checked, "--virtual-time-budget=15000", "--dump-dom")
+	m := regexp.MustCompile(`(?s)<pre id="dplab-check">(.*?)</pre>`).FindSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the checker wrote no result; the DOM ends %q", tail(dom, 300))
+	}
+	var r struct {
+		Errors, Broken, Unresolved []string
+		Images, Links, Buttons     int
+		Sorted                     bool
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &r); err != nil {
+		t.Fatal(err)
+	}
+	nFigs := strings.Count(string(src), "<img ")
+	t.Logf("browser: %d images, %d TOC links, %d sort buttons, sorted %v, %d errors", r.Images, r.Links, r.Buttons, r.Sorted, len(r.Errors))
+	if len(r.Errors) > 0 {
+		t.Errorf("console/script/load errors: %q", r.Errors)
+	}
+	if r.Images != nFigs || nFigs == 0 || len(r.Broken) > 0 {
+		t.Errorf("%d images of %d on the page; not decoded: %q", r.Images, nFigs, r.Broken)
+	}
+	if r.Links < 1+6*len(dirs) || len(r.Unresolved) > 0 {
+		t.Errorf("%d TOC links; unresolved: %q", r.Links, r.Unresolved)
+	}
+	if !r.Sorted || r.Buttons == 0 {
+		t.Errorf("summary sort: sorted %v, %d focusable header buttons", r.Sorted, r.Buttons)
+	}
+
+	shot := filepath.Join(tmp, "shot.png")
+	chromium(t, bin, filepath.Join(tmp, "profile2"), page, "--window-size=1280,1600", "--screenshot="+shot)
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	var sum, sum2, dark float64
+	n := float64(b.Dx() * b.Dy())
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			l := (0.299*float64(cr) + 0.587*float64(cg) + 0.114*float64(cb)) / 257 // 0–255
+			sum += l
+			sum2 += l * l
+			if l < 200 {
+				dark++
+			}
+		}
+	}
+	mean := sum / n
+	sd := math.Sqrt(math.Max(sum2/n-mean*mean, 0))
+	t.Logf("screenshot %dx%d: luminance mean %.1f, sd %.1f, %.2f%% of pixels below 200", b.Dx(), b.Dy(), mean, sd, 100*dark/n)
+	if b.Dx() < 800 || sd < 10 || dark/n < 0.005 {
+		t.Errorf("the screenshot looks blank: %dx%d, luminance sd %.1f, %.3f%% dark pixels", b.Dx(), b.Dy(), sd, 100*dark/n)
+	}
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return fmt.Sprint(string(b))
+}

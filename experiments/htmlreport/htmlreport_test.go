@@ -1,0 +1,165 @@
+package htmlreport
+
+import (
+	"context"
+	"errors"
+	stdhtml "html"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dplab/dplab/experiments/internal/spectest"
+	"github.com/dplab/dplab/experiments/report"
+	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/plotting"
+	"github.com/dplab/dplab/results"
+)
+
+// makeResultDir runs the shared small spec (AdaSSP and ridge on synthetic
+// data, 2 ε, 3 trials) into a new result folder and renders it.
+func makeResultDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "t")
+	s := spectest.MustParse(t, spectest.Valid)
+	rep, err := run.Run(context.Background(), s, run.Options{OutDir: dir, Jobs: 2, Args: []string{"run", "t.toml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.RenderRecords(s, dir, rep.Records, nil); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestBuildShowsEveryPart builds a page from a real run and checks it
+// against the folder's own files and records: every figure inlined as a data
+// URI and nothing loaded from elsewhere, every table, one summary and one
+// ledger row per cell with the records' mean metric and largest ε spent,
+// the manifest and the spec.
+func TestBuildShowsEveryPart(t *testing.T) {
+	dir := makeResultDir(t)
+	page, err := Build([]string{dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(page)
+	srcs := regexp.MustCompile(`(?i)\b(?:src|href)="([^"]*)"`).FindAllStringSubmatch(html, -1)
+	nImg := 0
+	for _, m := range srcs {
+		switch {
+		case strings.HasPrefix(m[1], "data:image/"):
+			nImg++
+		case m[1] == "data:,", strings.HasPrefix(m[1], "#"):
+		default:
+			t.Errorf("reference to %q: the page must be self-contained", m[1])
+		}
+	}
+	figs, _ := filepath.Glob(filepath.Join(dir, "figures", "*.svg"))
+	if nImg != len(figs) || nImg == 0 {
+		t.Errorf("%d inlined images for %d figures", nImg, len(figs))
+	}
+	tables, _ := filepath.Glob(filepath.Join(dir, "tables", "*.md"))
+	for _, p := range tables {
+		id := `id="r1-table-` + strings.TrimSuffix(filepath.Base(p), ".md") + `"`
+		if !strings.Contains(html, id) {
+			t.Errorf("table %s missing (%s)", p, id)
+		}
+	}
+	// TOC links resolve to ids on the page.
+	for _, m := range regexp.MustCompile(`href="#([^"]+)"`).FindAllStringSubmatch(html, -1) {
+		if !strings.Contains(html, `id="`+m[1]+`"`) {
+			t.Errorf("link #%s resolves to nothing", m[1])
+		}
+	}
+	recs, err := results.Read(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per cell, the mean test MSE and the largest ε spent, from the records.
+	sum, n, spent := map[string]float64{}, map[string]float64{}, map[string]float64{}
+	for _, r := range recs {
+		sum[r.CellKey] += float64(r.Metrics["test_mse"])
+		n[r.CellKey]++
+		spent[r.CellKey] = math.Max(spent[r.CellKey], float64(r.Privacy.EpsSpent))
+	}
+	rows := regexp.MustCompile(`(?s)<table class="sortable" id="summary-table">.*?<tbody>(.*?)</tbody>`).FindStringSubmatch(html)
+	if rows == nil {
+		t.Fatal("no summary table")
+	}
+	if got := strings.Count(rows[1], "<tr>"); got != len(n) {
+		t.Errorf("summary: %d rows for %d cells", got, len(n))
+	}
+	for key := range n {
+		mean := num(sum[key] / n[key])
+		if !strings.Contains(rows[1], `">`+mean) {
+			t.Errorf("cell %s: mean test MSE %s not in the summary", key, mean)
+		}
+		if !strings.Contains(rows[1], `data-sort="`+keyOf(spent[key])+`">`+num(spent[key])) {
+			t.Errorf("cell %s: ε spent %s not in the summary", key, num(spent[key]))
+		}
+	}
+	text := stdhtml.UnescapeString(html)
+	for _, want := range []string{`id="r1-ledger"`, "ε per component", "rdp", `id="r1-provenance"`, `"spec_sha256"`, `name = "t"`, "@media print"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if again, err := Build([]string{dir}, Options{}); err != nil || string(again) != html {
+		t.Errorf("a second build differs (err %v)", err)
+	}
+}
+
+// TestBuildErrors: a missing path, a file, and a directory without a store
+// are each a *NotResultError naming the path; nothing is built.
+func TestBuildErrors(t *testing.T) {
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "f.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(tmp, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join(tmp, "nope"), "no such directory"},
+		{file, "a file, not a directory"},
+		{empty, "no trials.jsonl"},
+	} {
+		_, err := Build([]string{tc.path}, Options{})
+		var nr *NotResultError
+		if !errors.As(err, &nr) || nr.Path != tc.path || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a *NotResultError saying %q", tc.path, err, tc.want)
+		}
+	}
+	if _, err := Build(nil, Options{}); err == nil {
+		t.Error("no directories: no error")
+	}
+}
+
+// TestParseMarkdownTable reads back what plotting writes: the title, the
+// header, escaped bars in text cells, bold best entries, and the note.
+func TestParseMarkdownTable(t *testing.T) {
+	tab := &plotting.Table{Name: "x", Title: "T", RowHeader: "ε", Columns: []string{"a|b", "c"}, Better: plotting.Lower,
+		Rows:  []string{"0.5", "2"},
+		Cells: [][]plotting.Entry{{{Mean: 1, Present: true}, {Mean: 2, Present: true}}, {{Present: true, Text: "p | q"}, {}}},
+		Note:  "Accountant: rdp."}
+	var b strings.Builder
+	if err := tab.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	got := parseMarkdownTable("x", b.String())
+	if got.Title != "T" || !slices.Equal(got.Header, []string{"ε", "a|b", "c"}) || len(got.Rows) != 2 || len(got.Notes) != 1 || !strings.HasPrefix(got.Notes[0], "Accountant: rdp.") {
+		t.Fatalf("parsed %+v from\n%s", got, b.String())
+	}
+	want := [][]tableCell{{{Text: "0.5"}, {Text: "1", Bold: true}, {Text: "2"}}, {{Text: "2"}, {Text: "p | q"}, {Text: "—"}}}
+	for i := range want {
+		if !slices.Equal(got.Rows[i], want[i]) {
+			t.Errorf("row %d: %+v, want %+v", i, got.Rows[i], want[i])
+		}
+	}
+}

@@ -1,0 +1,257 @@
+// Package htmlreport builds one self-contained static HTML page from result
+// directories: each folder's figures (inlined as data URIs) and tables, the
+// privacy ledger of each cell, the provenance (manifest.json), the spec that
+// produced it, and one sortable summary table of every cell. The page loads
+// nothing from the network and needs no other file.
+package htmlreport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/dplab/dplab/experiments/report"
+	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/mechanisms/accounting"
+	"github.com/dplab/dplab/results"
+)
+
+// NotResultError reports a path given as a result directory that is not one.
+type NotResultError struct {
+	Path   string
+	Reason string
+}
+
+func (e *NotResultError) Error() string {
+	return fmt.Sprintf("%s is not a result directory: %s", e.Path, e.Reason)
+}
+
+// folder is what the page shows of one result directory.
+type folder struct {
+	Dir      string
+	ID       string // HTML id prefix
+	Name     string // the experiment's name
+	Title    string
+	SpecText string
+	SpecErr  string // why the spec could not be loaded ("" when it was)
+	Manifest *results.Manifest
+	Figures  []image
+	Tables   []table
+	Cells    []cellRow
+	Metrics  []string
+	Warnings []string
+}
+
+// image is one figure file, inlined.
+type image struct {
+	Name, Alt, Mime string
+	Data            []byte
+}
+
+// cellRow is one cell's aggregate and ledger.
+type cellRow struct {
+	Sum        results.CellSummary
+	Legend     string
+	Relation   string
+	Components []float64
+	Private    bool
+}
+
+// loadFolder reads dir: its store, manifest, spec copy, figures and tables.
+func loadFolder(dir string) (*folder, error) {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &NotResultError{Path: dir, Reason: "no such directory"}
+	case err != nil:
+		return nil, err
+	case !st.IsDir():
+		return nil, &NotResultError{Path: dir, Reason: "it is a file, not a directory"}
+	}
+	if _, err := os.Stat(filepath.Join(dir, results.TrialsFile)); err != nil {
+		return nil, &NotResultError{Path: dir, Reason: "it holds no " + results.TrialsFile + " (run 'dplab run SPEC.toml' to make one)"}
+	}
+	f := &folder{Dir: dir, Name: filepath.Base(filepath.Clean(dir))}
+	warn := func(w string) { f.Warnings = append(f.Warnings, w) }
+	recs, err := results.Read(dir, warn)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if m, err := results.ReadManifest(dir); err == nil {
+		f.Manifest = m
+	} else {
+		warn(fmt.Sprintf("manifest: %v", err))
+	}
+	specPath := filepath.Join(dir, "spec.toml")
+	src, err := os.ReadFile(specPath)
+	if err != nil {
+		return nil, &NotResultError{Path: dir, Reason: "it holds no readable spec.toml: " + err.Error()}
+	}
+	f.SpecText = string(src)
+	s, err := spec.Parse(specPath, src)
+	if err == nil && f.Manifest != nil && len(f.Manifest.Runs) > 0 && f.Manifest.Runs[len(f.Manifest.Runs)-1].Quick {
+		err = s.ApplyQuick()
+	}
+	if err != nil {
+		// The records are still shown, aggregated without the spec's cells.
+		f.SpecErr = err.Error()
+		s = nil
+	}
+	if err := f.addCells(s, recs); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if f.Figures, err = readFigures(filepath.Join(dir, "figures")); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if f.Tables, err = readTables(filepath.Join(dir, "tables")); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return f, nil
+}
+
+// addCells aggregates the records of s's current cells (every record's cell
+// when s is nil) in the spec's expansion order, with each cell's ledger.
+func (f *folder) addCells(s *spec.Spec, recs []results.Record) error {
+	ci := results.CINormal
+	var order []string // cell keys
+	legend := map[string]string{}
+	if s != nil {
+		f.Name, f.Title, f.Metrics = s.Name, s.Title, s.Metrics
+		if s.CI != "" {
+			ci = results.CIMethod(s.CI)
+		}
+		cells, err := s.Expand(context.Background())
+		if err != nil {
+			return err
+		}
+		for _, c := range cells {
+			order = append(order, c.Key)
+			legend[c.Key] = c.Label + tuningMark(s.Mechanisms[c.Mechanism].Tuning.Mode)
+		}
+		keep := map[string]bool{}
+		for _, k := range order {
+			keep[k] = true
+		}
+		recs = slices.DeleteFunc(slices.Clone(recs), func(r results.Record) bool { return !keep[r.CellKey] })
+	}
+	first := map[string]*results.Record{} // the first ok record per cell
+	for i := range recs {
+		r := &recs[i]
+		if _, ok := first[r.CellKey]; !ok && r.Status == results.StatusOK {
+			first[r.CellKey] = r
+		}
+		if s == nil && !slices.Contains(order, r.CellKey) {
+			order = append(order, r.CellKey)
+		}
+	}
+	agg := map[string]results.CellSummary{}
+	for _, c := range results.Aggregate(recs, ci) {
+		agg[c.Key] = c
+	}
+	metrics := map[string]bool{}
+	for _, key := range order {
+		a, ok := agg[key]
+		if !ok {
+			continue
+		}
+		row := cellRow{Sum: a, Legend: legend[key], Private: !math.IsInf(a.Epsilon, 1)}
+		if row.Legend == "" {
+			row.Legend = a.Label + tuningMark(a.Tuning)
+		}
+		if r := first[key]; r != nil {
+			row.Relation = r.Privacy.Relation
+			if row.Private && len(r.Privacy.Event) > 0 {
+				cfg := accounting.Config{Kind: a.Accountant}
+				if s != nil {
+					cfg = s.AccountingConfig()
+				}
+				row.Components = report.LedgerComponents(cfg, r.Privacy.Event, a.Delta)
+			}
+		}
+		for m := range a.Metrics {
+			metrics[m] = true
+		}
+		f.Cells = append(f.Cells, row)
+	}
+	if len(f.Metrics) == 0 {
+		for m := range metrics {
+			f.Metrics = append(f.Metrics, m)
+		}
+		slices.Sort(f.Metrics)
+	}
+	return nil
+}
+
+// tuningMark is what a legend adds for a tuning mode: non-private tuning is
+// always labelled.
+func tuningMark(mode string) string {
+	switch mode {
+	case spec.TuneOracle:
+		return " (non-private tuning)"
+	case spec.TunePrivate:
+		return " (tuning accounted, selection not private)"
+	}
+	return ""
+}
+
+// readFigures inlines every figure of dir: its SVG when there is one, else
+// its PNG, in name order. A missing directory has no figures.
+func readFigures(dir string) ([]image, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	byStem := map[string]map[string]string{} // stem -> ext -> path
+	for _, e := range entries {
+		ext := strings.ToLower(filepath.Ext(e.Name()))
+		if e.IsDir() || ext != ".svg" && ext != ".png" {
+			continue
+		}
+		stem := strings.TrimSuffix(e.Name(), filepath.Ext(e.Name()))
+		if byStem[stem] == nil {
+			byStem[stem] = map[string]string{}
+		}
+		byStem[stem][ext] = filepath.Join(dir, e.Name())
+	}
+	var out []image
+	for _, stem := range sortedKeys(byStem) {
+		path, mime := byStem[stem][".svg"], "image/svg+xml"
+		if path == "" {
+			path, mime = byStem[stem][".png"], "image/png"
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, image{Name: stem, Alt: "figure " + stem, Mime: mime, Data: b})
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// manifestJSON is the manifest, indented, for the provenance section.
+func manifestJSON(m *results.Manifest) string {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
