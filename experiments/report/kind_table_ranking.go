@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
@@ -93,13 +92,7 @@ func (a *ranked) overlaps(b *ranked) bool {
 func (t *rankingTable) build(v *view) []*plotting.Table {
 	s := v.spec
 	m, _ := spec.LookupMetric(t.Metric)
-	var dsIdx []int
-	for di, d := range s.Datasets {
-		de, _ := datasets.Lookup(d.Name)
-		if v.wantDataset(t.datasets, di) && de.Info.Task == m.Task {
-			dsIdx = append(dsIdx, di)
-		}
-	}
+	dsIdx := v.taskDatasets(t.datasets, m.Task)
 	eps, _ := s.Epsilon.Floats()
 	slices.Sort(eps)
 	eps = slices.Compact(eps)

@@ -876,16 +876,23 @@ func slug(s string) string {
 	return strings.Trim(slugRE.ReplaceAllString(strings.ToLower(s), "-"), "-")
 }
 
+// taskDatasets returns the indices of the spec's datasets that want
+// accepts (labels; empty: all) and whose task is task.
+func (v *view) taskDatasets(want []string, task datasets.Task) []int {
+	var out []int
+	for di, d := range v.spec.Datasets {
+		de, _ := datasets.Lookup(d.Name)
+		if v.wantDataset(want, di) && de.Info.Task == task {
+			out = append(out, di)
+		}
+	}
+	return out
+}
+
 func (v *view) tables(t *tableSpec) []*plotting.Table {
 	s := v.spec
 	m, _ := spec.LookupMetric(t.Metric)
-	var dsIdx []int
-	for di, d := range s.Datasets {
-		de, _ := datasets.Lookup(d.Name)
-		if v.wantDataset(t.Datasets, di) && de.Info.Task == m.Task {
-			dsIdx = append(dsIdx, di)
-		}
-	}
+	dsIdx := v.taskDatasets(t.Datasets, m.Task)
 	// Columns: private cells' legends in spec order.
 	var cols []string
 	for ci := range v.cells {
