@@ -12,7 +12,6 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/mechanisms"
-	"github.com/dplab/dplab/results"
 )
 
 // cellKeyVersion is bumped when the meaning of a cell key's content changes;
@@ -105,16 +104,35 @@ func (s *Spec) cellKey(dsKey string, m MechanismSpec, info mechanisms.Info, para
 		Version    int             `json:"version"`
 		Params     map[string]any  `json:"params"`
 		Tuning     json.RawMessage `json:"tuning"`
-		Epsilon    results.Float   `json:"epsilon"`
+		Epsilon    keyFloat        `json:"epsilon"`
 		Delta      string          `json:"delta"`
 		Accountant AccountantSpec  `json:"accountant"`
 		// Pre-processing (pipeline.go): omitted when the block has none,
 		// so the keys of such cells are unchanged.
 		Preprocess json.RawMessage `json:"preprocess,omitempty"`
 	}{cellKeyVersion, s.Seed, json.RawMessage(dsKey), info.Name, info.Version, params, tuning,
-		results.Float(epsilon), s.Delta.Text, s.Accountant, pipelineKey(m)})
+		keyFloat(epsilon), s.Delta.Text, s.Accountant, pipelineKey(m)})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
+}
+
+// keyFloat is ε as cell keys have always encoded it: a JSON number, or the
+// string "inf" for a non-private reference. (results.Float writes null for
+// +Inf since schema 3; a key must not follow an output format, or every
+// stored reference cell would rerun.)
+type keyFloat float64
+
+// MarshalJSON implements json.Marshaler.
+func (x keyFloat) MarshalJSON() ([]byte, error) {
+	switch f := float64(x); {
+	case math.IsInf(f, 1):
+		return []byte(`"inf"`), nil
+	case math.IsInf(f, -1):
+		return []byte(`"-inf"`), nil
+	case math.IsNaN(f):
+		return []byte(`"nan"`), nil
+	}
+	return strconv.AppendFloat(nil, float64(x), 'g', -1, 64), nil
 }
 
 // tuningKey is the part of a tuning spec that changes results.

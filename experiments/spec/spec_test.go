@@ -356,3 +356,35 @@ func mustParse(t testing.TB, src string) *Spec {
 	}
 	return s
 }
+
+// TestCellKeysStable: cell keys are the store's identity of a cell, so an
+// output-format change must not move them (schema 3 writes +Inf as null in
+// records, and briefly changed every non-private reference's key with it,
+// so stored references reran). The keys of experiments/quickstart.toml's
+// ridge reference and first AdaSSP cell as dplab 1c46c9f computed them.
+func TestCellKeysStable(t *testing.T) {
+	s, err := Load("../quickstart.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := s.Expand(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"Non-private ridge":        "f475cd17ac99583389ec4b2e",
+		"AdaSSP (paper constants)": "4fab8e033d039781036c3ff4", // ε = 0.1
+	}
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if k, ok := want[c.Label]; ok && !seen[c.Label] {
+			seen[c.Label] = true
+			if c.Key != k {
+				t.Errorf("%s: key %s, want %s (as stored by earlier versions)", c.Label, c.Key, k)
+			}
+		}
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("cells found: %v", seen)
+	}
+}
