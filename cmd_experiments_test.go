@@ -486,3 +486,32 @@ func TestWaitMain(t *testing.T) {
 		t.Errorf("a command that returns: exit %d, want its code 2", code)
 	}
 }
+
+// TestHelpAndBadFlags: --help prints the command's whole help, flags
+// included, on stdout (exit 0), as does "dplab help CMD"; a bad flag is one
+// line naming it and a pointer to --help on stderr (exit 2), not the whole
+// usage text.
+func TestHelpAndBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		cmd  string
+	}{
+		{[]string{"validate", "--help"}, "validate"},
+		{[]string{"help", "run"}, "run"},
+		{[]string{"run", "-h"}, "run"},
+		{[]string{"help", "account"}, "account"},
+	} {
+		code, out, errs := runMain(t, c.args...)
+		if code != 0 || !strings.HasPrefix(out, "Usage: dplab "+c.cmd) || !strings.Contains(out, "Flags:") || errs != "" {
+			t.Errorf("%q: exit %d, stdout %q…, stderr %q; want the help with its flags on stdout", c.args, code, firstLine(out), errs)
+		}
+	}
+	if _, out, _ := runMain(t, "help", "run"); !strings.Contains(out, "-trials") || !strings.Contains(out, "-data-dir") {
+		t.Errorf("help run lists no flags:\n%s", out)
+	}
+	code, out, errs := runMain(t, "run", "--bogus", "x.toml")
+	want := "dplab run: flag provided but not defined: -bogus\nRun 'dplab run --help' for usage.\n"
+	if code != 2 || errs != want || out != "" {
+		t.Errorf("bad flag: exit %d, stdout %q, stderr %q; want exit 2 and stderr %q", code, out, errs, want)
+	}
+}
