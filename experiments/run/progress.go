@@ -127,24 +127,41 @@ func (p *progress) draw(final bool) {
 }
 
 // costModel estimates the work left in a run from what each cell's trials
-// cost: a cell's mean wall time per trial in this run once one has
-// finished, else its stored trials' (a resumed run), else its plan row's
-// (same dataset and mechanism label, other ε or sweep point), else the mean
-// over every trial finished in this run. The work left divided by the
-// throughput seen so far (trial-seconds finished per second of the run,
-// which absorbs the concurrency and the harness' overhead) is the ETA.
+// cost. A cell's first trial in a run also does the cell's one-off work (a
+// calibration, a tuning grid's setup), so first trials and later ones are
+// kept apart: a later trial costs what the cell's later trials did in this
+// run, else its stored trials (a resumed run), else its plan row's later
+// trials (same dataset and mechanism label, other ε or sweep point), else
+// the cell's own first trial, else the row's, else the run's; a cell not
+// started yet pays one first trial (its row's first trials, else its stored
+// ones, else the run's) and later ones for the rest. The work left divided by
+// the throughput seen so far (trial-seconds finished per second of the
+// run, which absorbs the concurrency and the harness' overhead) is the ETA.
 // Callers hold the progress lock.
 type costModel struct {
-	cells map[string]*cellCost // by cell key
-	rows  map[string]*meanWall // by plan row
-	run   meanWall             // every trial finished in this run
+	cells map[string]*cellCost  // by cell key
+	rows  map[string]*phaseWall // by plan row
+	run   phaseWall             // every trial finished in this run
 }
 
 // cellCost is one cell's pending count and wall times.
 type cellCost struct {
-	row         string
-	pending     int
-	run, stored meanWall
+	row     string
+	pending int
+	run     phaseWall
+	stored  meanWall
+}
+
+// phaseWall keeps first trials (with a cell's one-off work) apart from the
+// others.
+type phaseWall struct{ first, later meanWall }
+
+func (p *phaseWall) add(wall float64, first bool) {
+	if first {
+		p.first.add(wall)
+	} else {
+		p.later.add(wall)
+	}
 }
 
 // meanWall accumulates wall times.
@@ -163,7 +180,7 @@ func (m meanWall) mean() (float64, bool) {
 }
 
 func newCostModel() *costModel {
-	return &costModel{cells: map[string]*cellCost{}, rows: map[string]*meanWall{}}
+	return &costModel{cells: map[string]*cellCost{}, rows: map[string]*phaseWall{}}
 }
 
 // cell returns the entry of a cell in plan row row.
@@ -173,7 +190,7 @@ func (m *costModel) cell(key, row string) *cellCost {
 		c = &cellCost{row: row}
 		m.cells[key] = c
 		if m.rows[row] == nil {
-			m.rows[row] = &meanWall{}
+			m.rows[row] = &phaseWall{}
 		}
 	}
 	return c
@@ -182,53 +199,58 @@ func (m *costModel) cell(key, row string) *cellCost {
 // pending counts one trial of the cell to run.
 func (m *costModel) pending(key, row string) { m.cell(key, row).pending++ }
 
-// stored adds the wall time of a trial stored by an earlier run.
+// stored adds the wall time of a trial stored by an earlier run (a later
+// trial: the cell's one-off work is not seen apart in stored records).
 func (m *costModel) stored(key, row string, wall float64) {
-	c := m.cell(key, row)
-	c.stored.add(wall)
-	m.rows[row].add(wall)
+	m.cell(key, row).stored.add(wall)
 }
 
-// finished records a trial of this run.
+// finished records a trial of this run: the cell's first in this run, or a
+// later one.
 func (m *costModel) finished(key string, wall float64) {
 	c := m.cells[key]
 	if c == nil {
 		return
 	}
+	first := c.run.first.n == 0
 	c.pending = max(c.pending-1, 0)
-	c.run.add(wall)
-	m.rows[c.row].add(wall)
-	m.run.add(wall)
+	c.run.add(wall, first)
+	m.rows[c.row].add(wall, first)
+	m.run.add(wall, first)
 }
 
-// perTrial is the estimated wall time of one more trial of c.
-func (m *costModel) perTrial(c *cellCost) float64 {
-	if w, ok := c.run.mean(); ok {
-		return w
+// firstOf picks the first mean that exists.
+func firstOf(ms ...meanWall) (float64, bool) {
+	for _, m := range ms {
+		if w, ok := m.mean(); ok {
+			return w, true
+		}
 	}
-	if w, ok := c.stored.mean(); ok {
-		return w
-	}
-	if w, ok := m.rows[c.row].mean(); ok {
-		return w
-	}
-	w, _ := m.run.mean()
-	return w
+	return 0, false
 }
 
 // remaining is the estimated wall time left after elapsed; ok is false
 // before the first trial of this run has finished.
 func (m *costModel) remaining(elapsed time.Duration) (time.Duration, bool) {
-	if m.run.n == 0 || m.run.sum <= 0 || elapsed <= 0 {
+	total := m.run.first.sum + m.run.later.sum
+	if m.run.first.n+m.run.later.n == 0 || total <= 0 || elapsed <= 0 {
 		return 0, false
 	}
 	var work float64
 	for _, c := range m.cells {
-		if c.pending > 0 {
-			work += float64(c.pending) * m.perTrial(c)
+		if c.pending == 0 {
+			continue
 		}
+		row := m.rows[c.row]
+		later, _ := firstOf(c.run.later, c.stored, row.later, c.run.first, row.first, m.run.later, m.run.first)
+		if c.run.first.n > 0 {
+			work += float64(c.pending) * later
+			continue
+		}
+		first, _ := firstOf(row.first, c.stored, m.run.first, row.later, m.run.later)
+		work += first + float64(c.pending-1)*later
 	}
-	throughput := m.run.sum / elapsed.Seconds() // trial-seconds per second
+	throughput := total / elapsed.Seconds() // trial-seconds per second
 	return time.Duration(work / throughput * float64(time.Second)), true
 }
 

@@ -61,6 +61,39 @@ func TestCostModelFallbacks(t *testing.T) {
 	}
 }
 
+// TestCostModelOneOff: a cell's first trial carries its one-off work (a
+// calibration): 5 s first, 0.1 s after. The runner starts every cell first,
+// so for a while each cell has only its first trial; the ETA must not
+// charge the one-off to every later trial. Ten cells of 101 trials, one
+// worker: after every cell's first trial (50 s) and one later trial of
+// cell 0 (0.1 s), 10·100 − 1 = 999 later trials of 0.1 s are left: 99.9 s
+// (a model without the split said 999 × 5 = 4995 s).
+func TestCostModelOneOff(t *testing.T) {
+	m := newCostModel()
+	keys := make([]string, 10)
+	for i := range keys {
+		keys[i] = string(rune('a' + i))
+		for range 101 {
+			m.pending(keys[i], "d\x00R")
+		}
+	}
+	for _, k := range keys {
+		m.finished(k, 5)
+	}
+	m.finished(keys[0], 0.1)
+	left, ok := m.remaining(50100 * time.Millisecond) // throughput 1
+	if want := 99.9; !ok || absDiff(left.Seconds(), want) > 1e-6 {
+		t.Errorf("ETA %v, want %v s", left, want)
+	}
+	// A cell not started yet pays its row's first-trial cost once.
+	m.pending("new", "d\x00R")
+	m.pending("new", "d\x00R")
+	left, _ = m.remaining(50100 * time.Millisecond)
+	if want := 99.9 + 5 + 0.1; absDiff(left.Seconds(), want) > 1e-6 {
+		t.Errorf("with a new cell: ETA %v, want %v s", left, want)
+	}
+}
+
 // TestProgressStatus: the line a run prints, with an injected clock.
 func TestProgressStatus(t *testing.T) {
 	m := newCostModel()
