@@ -367,12 +367,7 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 	if f.XLabel != "" {
 		fig.XLabel = f.XLabel
 	}
-	var shown []int // the datasets with a panel
-	for di, d := range s.Datasets {
-		if de, _ := datasets.Lookup(d.Name); v.wantDataset(f.Datasets, di) && de.Info.Task == m.Task {
-			shown = append(shown, di)
-		}
-	}
+	shown := v.taskDatasets(f.Datasets, m.Task) // the datasets with a panel
 	allScaled := v.scaledY(m, shown...)
 	if allScaled {
 		fig.YLabel += scaledYNote
@@ -382,14 +377,8 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 	}
 	style := newStyler()
 	var ratios []timeRatio
-	for di, d := range s.Datasets {
-		if !v.wantDataset(f.Datasets, di) {
-			continue
-		}
-		de, _ := datasets.Lookup(d.Name)
-		if de.Info.Task != m.Task {
-			continue
-		}
+	for _, di := range shown {
+		d := s.Datasets[di]
 		panel := plotting.Panel{Title: d.Label}
 		if !allScaled && v.scaledY(m, di) {
 			panel.Title += scaledYNote

@@ -54,7 +54,7 @@ func (p *Plan) Estimate(ctx context.Context, s *spec.Spec, opt Options) error {
 	type ends struct{ first, last int }
 	rowOf := map[string]int{}
 	for i, row := range p.Rows {
-		rowOf[row.Dataset+"\x00"+row.Label] = i // planRow
+		rowOf[row.key()] = i
 	}
 	picked := make([]*ends, len(p.Rows))
 	for i := range cells {

@@ -32,6 +32,17 @@ type PlanRow struct {
 	Cost           *RowCost // measured by Estimate; nil when not timed
 }
 
+// planRow names the plan row of cell c: its dataset's label and its own
+// label (MakePlan's rows; PlanRow.key for a row).
+func planRow(s *spec.Spec, c *spec.Cell) string {
+	return rowKey(s.Datasets[c.Dataset].Label, c.Label)
+}
+
+// key names the row as planRow names its cells' row.
+func (r *PlanRow) key() string { return rowKey(r.Dataset, r.Label) }
+
+func rowKey(dataset, label string) string { return dataset + "\x00" + label }
+
 // MakePlan joins the spec's cells with stored records. It counts each
 // cell's stored trials from the records instead of visiting every trial
 // index, so its work is linear in cells + records, not in trials (a spec
@@ -59,7 +70,7 @@ func MakePlan(ctx context.Context, s *spec.Spec, recs []results.Record) (*Plan, 
 		if ci%4096 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		id := s.Datasets[c.Dataset].Label + "\x00" + c.Label
+		id := planRow(s, &c)
 		i, ok := index[id]
 		if !ok {
 			i = len(p.Rows)

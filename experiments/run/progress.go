@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/dplab/dplab/experiments/spec"
 )
 
 // progress reports done/total, rate and ETA on the log writer: a redrawn bar
@@ -252,10 +250,4 @@ func (m *costModel) remaining(elapsed time.Duration) (time.Duration, bool) {
 	}
 	throughput := total / elapsed.Seconds() // trial-seconds per second
 	return time.Duration(work / throughput * float64(time.Second)), true
-}
-
-// planRow names the plan row of cell c (MakePlan's rows: dataset label and
-// the cell's label).
-func planRow(s *spec.Spec, c *spec.Cell) string {
-	return s.Datasets[c.Dataset].Label + "\x00" + c.Label
 }

@@ -38,7 +38,7 @@ func (p *Plan) ShardEstimates(ctx context.Context, s *spec.Spec, recs []results.
 	}
 	rowOf := map[string]*PlanRow{}
 	for i := range p.Rows {
-		rowOf[p.Rows[i].Dataset+"\x00"+p.Rows[i].Label] = &p.Rows[i]
+		rowOf[p.Rows[i].key()] = &p.Rows[i]
 	}
 	done := map[results.Key]bool{}
 	for _, r := range results.Latest(recs) {
@@ -51,7 +51,7 @@ func (p *Plan) ShardEstimates(ctx context.Context, s *spec.Spec, recs []results.
 	}
 	for ci := range cells {
 		c := &cells[ci]
-		row := rowOf[s.Datasets[c.Dataset].Label+"\x00"+c.Label]
+		row := rowOf[planRow(s, c)]
 		if row == nil {
 			return nil, fmt.Errorf("run: shard estimate: cell %q is in no plan row (the plan is of another spec)", c.Label)
 		}
