@@ -20,7 +20,6 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
@@ -234,15 +233,18 @@ func Render(f *Figure, format string) (out []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
-	var canvas vg.CanvasWriterTo
+	var canvas vg.CanvasSizer
 	if format == "png" {
-		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(lay.w, lay.h), vgimg.UseDPI(lay.dpi))}
+		canvas = newPNGCanvas(lay.w, lay.h, lay.dpi)
 	} else {
 		canvas = vgsvg.New(lay.w, lay.h)
 	}
 	dc := draw.New(canvas)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
+	if format != "png" {
+		// A PNG canvas starts white; an SVG is transparent until filled.
+		dc.SetColor(color.White)
+		dc.Fill(dc.Rectangle.Path())
+	}
 	for _, pl := range lay.panels {
 		c := draw.Canvas{Canvas: dc.Canvas, Rectangle: pl.tile}
 		pl.plot.Draw(c)

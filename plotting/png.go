@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
+	"fmt"
 	"hash/adler32"
 	"hash/crc32"
 	"image"
@@ -13,17 +14,19 @@ import (
 	"sync"
 
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // writeCanvas writes a rendered canvas: a PNG canvas through encodePNG,
 // any other (SVG) by its own WriteTo.
-func writeCanvas(w io.Writer, c vg.CanvasWriterTo) error {
-	if pc, ok := c.(vgimg.PngCanvas); ok {
-		return encodePNG(w, pc.Image())
+func writeCanvas(w io.Writer, c vg.CanvasSizer) error {
+	switch c := c.(type) {
+	case *pngCanvas:
+		return encodePNG(w, c.Image())
+	case vg.CanvasWriterTo:
+		_, err := c.WriteTo(w)
+		return err
 	}
-	_, err := c.WriteTo(w)
-	return err
+	return fmt.Errorf("plotting: cannot write a %T canvas", c)
 }
 
 // pngStripeRows is the number of rows a stripe of encodePNG filters and

@@ -1,0 +1,83 @@
+package plotting
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// TestPNGCanvasMatchesVgimg draws the same text, lines and fills on a
+// pngCanvas and on the canvas vgimg.NewWith(UseWH, UseDPI) makes (filled
+// white, as Render did before pngCanvas), at sizes that are not whole
+// pixels (where the image's rounded size and the figure's size differ),
+// and requires identical pixels.
+func TestPNGCanvasMatchesVgimg(t *testing.T) {
+	for _, tc := range []struct {
+		w, h vg.Length
+		dpi  int
+	}{
+		{4.2 * vg.Inch, 3.2 * vg.Inch, DefaultDPI},
+		{3.337 * vg.Inch, 2.051 * vg.Inch, 220},
+		{250.3, 170.7, 96},
+	} {
+		old := vgimg.NewWith(vgimg.UseWH(tc.w, tc.h), vgimg.UseDPI(tc.dpi))
+		oc := draw.New(old)
+		oc.SetColor(color.White)
+		oc.Fill(oc.Rectangle.Path())
+		drawCanvasSample(oc)
+
+		nc := newPNGCanvas(tc.w, tc.h, tc.dpi)
+		if w, h := nc.Size(); w != tc.w || h != tc.h {
+			t.Fatalf("Size() = %v × %v, want %v × %v", w, h, tc.w, tc.h)
+		}
+		drawCanvasSample(draw.New(nc))
+
+		a, b := old.Image().(*image.RGBA), nc.Image().(*image.RGBA)
+		if a.Bounds() != b.Bounds() {
+			t.Fatalf("%v × %v at %d dpi: bounds %v, vgimg's %v", tc.w, tc.h, tc.dpi, b.Bounds(), a.Bounds())
+		}
+		if !bytes.Equal(a.Pix, b.Pix) {
+			diff := 0
+			for i := range a.Pix {
+				if a.Pix[i] != b.Pix[i] {
+					diff++
+				}
+			}
+			t.Errorf("%v × %v at %d dpi: %d of %d bytes differ from vgimg's canvas", tc.w, tc.h, tc.dpi, diff, len(a.Pix))
+		}
+		if nonWhite(b) == 0 {
+			t.Errorf("%v × %v at %d dpi: nothing drawn", tc.w, tc.h, tc.dpi)
+		}
+	}
+}
+
+// drawCanvasSample draws what a figure draws: text at several places
+// (including rotated, like a y-axis label), a stroked path and a fill.
+func drawCanvasSample(c draw.Canvas) {
+	style := textStyle(11)
+	c.FillText(style, vg.Point{X: 10.3, Y: 7.7}, "footnote: RDP, δ = 1e-5 (ε ≈ 0.5)")
+	centered := style
+	centered.XAlign = draw.XCenter
+	c.FillText(centered, vg.Point{X: c.Max.X / 2, Y: c.Max.Y - 20.1}, "Title of the figure")
+	rotated := style
+	rotated.Rotation = 1.5707963267948966
+	c.FillText(rotated, vg.Point{X: 20.4, Y: c.Max.Y / 2}, "test MSE")
+	c.StrokeLines(draw.LineStyle{Color: color.RGBA{R: 200, A: 255}, Width: 1.3},
+		[]vg.Point{{X: 30, Y: 30}, {X: c.Max.X - 25.5, Y: c.Max.Y - 40.2}, {X: c.Max.X - 10, Y: 35.5}})
+	c.FillPolygon(color.RGBA{B: 180, A: 255}, []vg.Point{{X: 50, Y: 50}, {X: 80.5, Y: 52}, {X: 66, Y: 90.25}})
+}
+
+func nonWhite(img *image.RGBA) int {
+	n := 0
+	for i := 0; i < len(img.Pix); i += 4 {
+		if img.Pix[i] != 255 || img.Pix[i+1] != 255 || img.Pix[i+2] != 255 {
+			n++
+		}
+	}
+	return n
+}
