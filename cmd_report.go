@@ -53,7 +53,7 @@ func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return err
 	}
-	if err := fileutil.WriteFileAtomic(*out, page); err != nil {
+	if err := fileutil.ReplaceFile(*out, page); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d result folder(s), %d bytes)\n", *out, len(dirs), len(page))

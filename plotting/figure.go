@@ -198,7 +198,7 @@ func Write(f *Figure, dir string, formats ...string) ([]string, error) {
 			defer wg.Done()
 			b, err := Render(f, format)
 			if err == nil {
-				err = fileutil.WriteFileAtomic(filepath.Join(dir, f.Name+"."+format), b)
+				err = fileutil.ReplaceFile(filepath.Join(dir, f.Name+"."+format), b)
 			}
 			errs[i] = err
 		}()

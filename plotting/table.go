@@ -79,7 +79,7 @@ func WriteTable(t *Table, dir string, formats ...string) ([]string, error) {
 			return paths, err
 		}
 		path := filepath.Join(dir, t.Name+"."+format)
-		if err := fileutil.WriteFileAtomic(path, buf.Bytes()); err != nil {
+		if err := fileutil.ReplaceFile(path, buf.Bytes()); err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)

@@ -91,24 +91,38 @@ func TestOpenBusyDirChangesNothing(t *testing.T) {
 }
 
 // TestWriteFileAtomicMode checks that files written atomically (rendered
-// figures and tables, summary.csv, manifest.json, spec.toml) get mode 0666
-// less the umask, not os.CreateTemp's 0600 (issue 9, item 9).
+// figures and tables, summary.csv, manifest.json, spec.toml), synced or not,
+// get mode 0666 less the umask, not os.CreateTemp's 0600 (issue 9, item 9),
+// hold exactly the data, and leave no temporary file beside them.
 func TestWriteFileAtomicMode(t *testing.T) {
-	dir := t.TempDir()
-	for _, umask := range []int{0o022, 0o077, 0o002} {
-		old := syscall.Umask(umask)
-		path := filepath.Join(dir, fmt.Sprintf("out-%o.csv", umask))
-		err := fileutil.WriteFileAtomic(path, []byte("a,b\n"))
-		syscall.Umask(old)
-		if err != nil {
-			t.Fatal(err)
+	for name, write := range map[string]func(string, []byte) error{
+		"WriteFileAtomic": fileutil.WriteFileAtomic, "ReplaceFile": fileutil.ReplaceFile,
+	} {
+		dir := t.TempDir()
+		for _, umask := range []int{0o022, 0o077, 0o002} {
+			old := syscall.Umask(umask)
+			path := filepath.Join(dir, fmt.Sprintf("out-%o.csv", umask))
+			err := write(path, []byte("a,b\n"))
+			if err == nil {
+				err = write(path, []byte("c,d\n")) // replaces
+			}
+			syscall.Umask(old)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := os.FileMode(0o666 &^ umask); st.Mode().Perm() != want {
+				t.Errorf("%s, umask %03o: mode %v, want %v", name, umask, st.Mode().Perm(), want)
+			}
+			if b, _ := os.ReadFile(path); string(b) != "c,d\n" {
+				t.Errorf("%s: content %q, want the second write's", name, b)
+			}
 		}
-		st, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := os.FileMode(0o666 &^ umask); st.Mode().Perm() != want {
-			t.Errorf("umask %03o: mode %v, want %v", umask, st.Mode().Perm(), want)
+		if ents, _ := os.ReadDir(dir); len(ents) != 3 {
+			t.Errorf("%s: %d files in the directory, want the 3 written (no temporaries left)", name, len(ents))
 		}
 	}
 }

@@ -63,13 +63,14 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 		return nil, err
 	}
 	// summary.csv, curves.csv, the figures and the tables are written by
-	// concurrent jobs (each file's fsync waits on the disk, a figure's PNG
-	// encoding is most of a small panel's rendering time); the paths and
-	// the first error are reported in this order.
+	// concurrent jobs (a figure's PNG encoding is most of a small panel's
+	// rendering time), each replaced atomically but not synced
+	// (fileutil.ReplaceFile: the synced store re-derives them); the paths
+	// and the first error are reported in this order.
 	var jobs []func() ([]string, error)
 	jobs = append(jobs, func() ([]string, error) {
 		path := filepath.Join(dir, results.SummaryFile)
-		if err := fileutil.WriteFileAtomic(path, buf.Bytes()); err != nil {
+		if err := fileutil.ReplaceFile(path, buf.Bytes()); err != nil {
 			return nil, err
 		}
 		return []string{path}, nil
@@ -78,7 +79,7 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 		csv := v.curvesCSV()
 		jobs = append(jobs, func() ([]string, error) {
 			path := filepath.Join(dir, CurvesFile)
-			if err := fileutil.WriteFileAtomic(path, csv); err != nil {
+			if err := fileutil.ReplaceFile(path, csv); err != nil {
 				return nil, err
 			}
 			return []string{path}, nil

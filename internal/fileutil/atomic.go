@@ -1,5 +1,6 @@
 // Package fileutil holds the file helpers shared by the packages that write
-// results: an atomic write that never leaves a partial file.
+// results: atomic writes that never leave a partial file, synced to disk
+// (WriteFileAtomic) or not (ReplaceFile, for re-derivable outputs).
 package fileutil
 
 import (
@@ -13,13 +14,25 @@ import (
 // rename, so readers never see a partial file and a crash leaves the old or
 // the new content. The file gets mode 0666 less the umask (0644 under the
 // usual umask 022), as os.WriteFile would give it.
-func WriteFileAtomic(path string, data []byte) error {
+func WriteFileAtomic(path string, data []byte) error { return writeFile(path, data, true) }
+
+// ReplaceFile writes data to path through a temporary file and a rename, as
+// WriteFileAtomic does, without waiting for the disk (no fsync): readers,
+// and a process killed at any point, still see the old or the new content,
+// but a power loss or kernel crash soon after may leave the file empty. It
+// is for outputs derived from data already on disk that every run rewrites
+// (figures, tables, summaries, the HTML report: "dplab render" regenerates
+// them from the synced store), where an fsync per file would make the disk
+// the slowest part of rendering.
+func ReplaceFile(path string, data []byte) error { return writeFile(path, data, false) }
+
+func writeFile(path string, data []byte, sync bool) error {
 	tmp, err := createTemp(path)
 	if err != nil {
 		return fmt.Errorf("fileutil: %w", err)
 	}
 	_, err = tmp.Write(data)
-	if err == nil {
+	if err == nil && sync {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {
