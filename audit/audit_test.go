@@ -82,7 +82,7 @@ var auditPlan = map[string]struct {
 	"sheffet17":       {Trials: 2000},
 	"sheffet17-renyi": {Trials: 2000},
 	"objpert-amp":     {Trials: 3000},
-	"objpert-kifer":   {Trials: 3000, Weak: "the canary's effect on θ is bounded by its curvature term (λ + ¼)/λ near θ_d = 0 (log 1.25 for the broken variant) and a shift of L/λ in θ_d's far lower tail; the likelihood-ratio statistic reaches 0.77 at 3,000 and 0.91 at 20,000 runs per side"},
+	"objpert-kifer":   {Trials: 50000},
 	"dppca-dpgd":      {Trials: 6000},
 	"dpgd+quantize":   {Trials: 20000},
 	"ptr-pca-dpgd":    {Trials: 200, Weak: "at n = 200 the eigengap test always outputs ⊥ (θ = 0); where it passes (4,000 unit rows), DP-GD's σ is calibrated to a ledger charging a PCA change that moves all n rows, ≈ 4,500 times a one-row gradient change (standardised shift 0.006, broken 0.003)"},
