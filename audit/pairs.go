@@ -7,6 +7,7 @@ import (
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -291,3 +292,53 @@ const (
 	kiferShiftRows    = 300
 	kiferShiftFeature = 0.02
 )
+
+// projectionPair is ptr-pca-dpgd's pair (replace-one). D₀'s rows are ±e₁ and
+// ±e₂ in turn (labels alternating, s.Rows in all), so the centred covariance
+// has eigenvalues ≈ ½, ½, 0 along e₁, e₂, e_d: the eigengap δ₂ ≈ ½ far above
+// the proposal β, and PTR's distance J = (δ₂ − β)·n/12.2 ([HSS24] Eq. 59;
+// 160 at n = 4,000, β = 0.01) clears the test's threshold log(2/δ_A)/ε_T
+// (129 at ε = 1) in ≈ 98% of runs. D₀'s last row is (e₁, 1), D₁'s is
+// ((e₁ + e_d)/√2, 1): its covariance entry (e₁, e_d) of ≈ ½/n against the
+// gap ½ between e₁'s and e_d's eigenvalues tilts the top-2 subspace
+// towards e_d by ≈ 1/n, so P₁ ≠ P₀, while no other row changes. The
+// statistic is |θ_d|/‖θ‖ (0 at ⊥), the release's share along e_d, the
+// direction D₀'s PCA discards. A release in span(P) (θ folded through the
+// non-private projector) has θ_d = 0 on D₀ and ≠ 0 on D₁: the pair exposes
+// the projector. A_GD's own θ has noise along e_d on both sides, and one
+// step moves it there only through the tilted gradient of one row, which
+// the ledger's noise hides (docs/trust.md).
+func projectionPair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms.Release) (*customPair, error) {
+	if relation != accounting.RelationReplaceOne {
+		return nil, fmt.Errorf("the PCA pair is replace-one; the ledger's relation is %s", relation)
+	}
+	d := s.Dim
+	build := func(tilt bool) *datasets.Dataset {
+		n := s.Rows
+		x := mat.NewDense(n, d, nil)
+		y := make([]float64, n)
+		for i := 0; i < n-1; i++ {
+			x.Set(i, (i/2)%2, float64(1-2*((i/4)%2)))
+			y[i] = float64(i % 2)
+		}
+		y[n-1] = 1
+		if tilt {
+			x.Set(n-1, 0, math.Sqrt(0.5))
+			x.Set(n-1, d-1, math.Sqrt(0.5))
+		} else {
+			x.Set(n-1, 0, 1)
+		}
+		return &datasets.Dataset{Name: "audit-pair", Task: s.Task, X: x, Y: y}
+	}
+	return &customPair{d0: build(false), d1: build(true),
+		pair:      fmt.Sprintf("replace-one: D₀ holds (e₁, 1) where D₁ holds ((e₁ + e_d)/√2, 1); the other %d rows are ±e₁, ±e₂ in turn (eigengap δ₂ ≈ ½, so PTR's test passes), none on e_d, so D₁'s row tilts the top-2 subspace towards e_d", s.Rows-1),
+		statistic: "|θ_d|/‖θ‖ (0 at ⊥): the release's share along e_d, the principal direction D₀'s PCA discards",
+		stat: func(r *mechanisms.Release) (float64, error) {
+			t := r.Model.(*mechanisms.Linear).Theta
+			if n := floats.Norm(t, 2); n > 0 {
+				return math.Abs(t[d-1]) / n, nil
+			}
+			return 0, nil
+		},
+	}, nil
+}

@@ -115,8 +115,8 @@ var Setups = map[string]Setup{
 		Note: baseNote + "; one clipped gradient step"},
 	"dppca-dpgd": {Task: datasets.Binary, Rows: 1000, Dim: 3, Layout: LayoutAxes, Params: []string{"k=2", "iterations=1", "clip=0.5", "radius=100", "output=last"},
 		Note: "1000 rows on e₁ and on the canary's coordinate (labels cancelling in pairs), none on e₂, so the private PCA keeps the canary's coordinate in its top 2; then dpgd's one-step pair. The canary also moves the PCA's covariance, which the statistic does not read"},
-	"ptr-pca-dpgd": {Task: datasets.Binary, Rows: 200, Dim: 3, Params: []string{"k=2", "beta=0.01", "iterations=1", "clip=0.5", "radius=100", "output=last"},
-		Note: "as dppca-dpgd; β = 0.01 is an arbitrary public proposal"},
+	"ptr-pca-dpgd": {Task: datasets.Binary, Rows: 4000, Dim: 3, custom: projectionPair, Params: []string{"k=2", "beta=0.01", "iterations=1", "clip=0.5", "radius=100", "output=last"},
+		Note: "4,000 rows ±e₁, ±e₂ (eigengap ≈ ½, so PTR's test passes in ≈ 98% of runs at ε = 1); the replaced row tilts the top-2 subspace towards e_d, and the statistic is the release's share along e_d: a release that reveals the non-private projector is refuted. β = 0.01 is an arbitrary public proposal. The ledger charges DP-GD for a PCA change moving all n rows, far above what one row can do: the under-charged variant is not caught (docs/trust.md)"},
 }
 
 // defaultSetup is used for a registered mechanism without a Setups entry.
