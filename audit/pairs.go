@@ -233,12 +233,11 @@ func mixingPair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms
 // the broken variant's σ = 2.19) with c = 0.02 (H₀ ≤ 0.03 against its
 // λ = 0.101). Computed from this density by numerical integration (expected
 // counts at the best threshold, Clopper–Pearson at 25,000 evaluation runs per
-// side): 1.19 for the broken variant, against 1.07 without shift rows; the
-// limit at 10⁶ runs is 1.42 for both. For the real mechanism (σ = 10.2,
-// λ = 0.505) the same computation gives 0.26 at 25,000 runs. The statistic is this
-// log-ratio at the fit's reported σ and λ (Release.Noise sigma, lambda of the
-// probe fit), the Neyman–Pearson statistic of the coordinate; the output
-// noise σ_out (≈ 10⁻³) is ignored.
+// side): 1.19 for the broken variant, against 1.07 without shift rows (at
+// 10⁶ runs both give 1.42); for the real mechanism (σ = 10.2, λ = 0.505)
+// 0.26. The statistic is this log-ratio at the fit's reported σ and λ
+// (Release.Noise sigma, lambda of the probe fit), the Neyman–Pearson
+// statistic of the coordinate; the output noise σ_out (≈ 10⁻³) is ignored.
 func curvaturePair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms.Release) (*customPair, error) {
 	if relation != accounting.RelationAddRemove {
 		return nil, fmt.Errorf("objective perturbation's pair is add/remove; the ledger's relation is %s", relation)
