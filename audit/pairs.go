@@ -7,6 +7,7 @@ import (
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -206,38 +207,137 @@ func mixingPair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms
 	}, nil
 }
 
-// curvaturePair is objective perturbation's pair (the default canary, its
-// label 1) with the likelihood-ratio statistic of θ_d. The release is θ* =
-// the minimiser of L(θ) + bᵀθ + (λ/2)‖θ‖², b ~ N(0, σ²I), so
+// curvaturePair is objective perturbation's pair (add/remove, the default
+// canary (e_d, label 1)) with the likelihood-ratio statistic of θ_d. The
+// release is θ* = the minimiser of L(θ) + bᵀθ + (λ/2)‖θ‖², b ~ N(0, σ²I), so
 // b = −∇L(θ*) − λθ*, and θ*'s density is b's density times
-// |det(∇²L(θ*) + λI)|. Along the canary's coordinate, which no other row
-// touches, the map θ_d ↦ b_d is −λθ_d on D₀ and s(−θ_d) − λθ_d on D₁ (s the
-// logistic function), with Jacobians λ and λ + s′(θ_d), so
+// |det(∇²L(θ*) + λI)| ([KST12] Thm 1's proof). D₀'s rows on the canary's
+// coordinate are kiferShiftRows rows (c·e_d, label 0), c = kiferShiftFeature;
+// the other rows are orthogonal to it, so the Hessian is block diagonal and,
+// along e_d, with G₀(t) = m·c·s(ct) and H₀(t) = m·c²·s′(ct) the gradient and
+// curvature of those m rows (s the logistic function, t = θ_d),
 //
-//	log p₁(θ_d)/p₀(θ_d) = log(1 + s′(θ_d)/λ) − (s(−θ_d)² − 2λθ_d·s(−θ_d))/(2σ²)
+//	b₀(t) = −G₀(t) − λt,  J₀(t) = λ + H₀(t)                    (D₀)
+//	b₁(t) = b₀(t) + g,     J₁(t) = J₀(t) + s′(t),  g = s(−t)    (D₁: + the canary)
+//	log p₁(t)/p₀(t) = log(J₁/J₀) − (2b₀g + g²)/(2σ²).
 //
-// ([KST12] Thm 1's proof; [RKW23] Thm 2.8: λ ≥ 2β/ε bounds the first term
-// by ε/2 at β = s′(0) = ¼). The statistic is this log-ratio at the fit's
-// reported σ and λ (Release.Noise sigma, lambda of the probe fit), the
-// Neyman–Pearson statistic of the coordinate; its largest values are near
-// θ_d = 0, where the canary's curvature concentrates θ's density, which a
-// test on θ_d's mean cannot see (the canary's gradient shifts θ_d by L/λ
-// only in its far lower tail). The output noise σ_out (≈ 10⁻³) is ignored.
+// Why the shift rows: the first term, the canary's curvature, is largest near
+// t = 0, where it is log(1 + s′(0)/J₀) ≤ log(1 + β/λ) (β = ¼; [RKW23] Thm
+// 2.8: λ ≥ 2β/ε bounds it by ε/2); the second, the canary's gradient, is
+// positive only where b₀ < −g/2. Without shift rows b₀ = −λt ≈ 0 near t = 0,
+// so the two terms never reinforce: the largest log-ratio (log 3.47 = 1.25
+// for the broken variant) sits in a region holding ≈ 5% of D₀'s runs. With
+// them b₀(0) = −mc/2 = −S, so where the curvature term is large the gradient
+// term adds ≈ (2S·½ − ¼)/(2σ²), in D₀'s tail at b₀ = −S. Their own curvature
+// H₀ ≤ mc²/4 = Sc/2 lowers the first term, so c is small: S = 3 (1.4σ of
+// the broken variant's σ = 2.19) with c = 0.02 (H₀ ≤ 0.03 against its
+// λ = 0.101). Computed from this density by numerical integration (expected
+// counts at the best threshold, Clopper–Pearson at 25,000 evaluation runs per
+// side): 1.19 for the broken variant, against 1.07 without shift rows (at
+// 10⁶ runs both give 1.42); for the real mechanism (σ = 10.2, λ = 0.505)
+// 0.26. The statistic is this log-ratio at the fit's reported σ and λ
+// (Release.Noise sigma, lambda of the probe fit), the Neyman–Pearson
+// statistic of the coordinate; the output noise σ_out (≈ 10⁻³) is ignored.
 func curvaturePair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms.Release) (*customPair, error) {
+	if relation != accounting.RelationAddRemove {
+		return nil, fmt.Errorf("objective perturbation's pair is add/remove; the ledger's relation is %s", relation)
+	}
 	v, err := noiseValues(probe, "sigma", "lambda")
 	if err != nil {
 		return nil, err
 	}
 	sigma, lambda := v[0], v[1]
-	d0, d1, desc := neighbours(s, relation)
 	d := s.Dim
+	m, c := kiferShiftRows, kiferShiftFeature
+	build := func(canary bool) *datasets.Dataset {
+		base := baseData(s, 0)
+		n := s.Rows + m
+		if canary {
+			n++
+		}
+		x := mat.NewDense(n, d, nil)
+		x.Slice(0, s.Rows, 0, d).(*mat.Dense).Copy(base.X)
+		y := make([]float64, n)
+		copy(y, base.Y)
+		for i := s.Rows; i < s.Rows+m; i++ {
+			x.Set(i, d-1, c) // label 0
+		}
+		if canary {
+			x.Set(n-1, d-1, 1)
+			y[n-1] = 1
+		}
+		return &datasets.Dataset{Name: "audit-pair", Task: s.Task, X: x, Y: y}
+	}
 	logistic := func(t float64) float64 { return 1 / (1 + math.Exp(-t)) }
-	return &customPair{d0: d0, d1: d1, pair: desc,
-		statistic: fmt.Sprintf("log p₁(θ_d)/p₀(θ_d) at σ = %.4g, λ = %.4g: the likelihood ratio of θ along the canary, largest near 0 where the canary's loss curvature concentrates θ's density", sigma, lambda),
+	mf := float64(m)
+	return &customPair{d0: build(false), d1: build(true),
+		pair:      fmt.Sprintf("add/remove: D₁ = D₀ ∪ {canary (x* = e_d, y* = 1)}; D₀ holds %d rows (%g·e_d, y = 0), which shift the objective's noise by −%g on the canary's coordinate near θ_d = 0, and %d rows 0.5·eᵢ on the first %d coordinates", m, c, mf*c/2, s.Rows, d-1),
+		statistic: fmt.Sprintf("log p₁(θ_d)/p₀(θ_d) at σ = %.4g, λ = %.4g: the likelihood ratio of θ along the canary (the noise's density times the Hessian's determinant, on each side)", sigma, lambda),
 		stat: func(r *mechanisms.Release) (float64, error) {
 			t := r.Model.(*mechanisms.Linear).Theta[d-1]
+			sc := logistic(c * t)
+			b0 := -mf*c*sc - lambda*t
+			j0 := lambda + mf*c*c*sc*(1-sc)
 			g := logistic(-t)
-			return math.Log1p(g*(1-g)/lambda) - (g*g-2*lambda*t*g)/(2*sigma*sigma), nil
+			return math.Log1p(g*(1-g)/j0) - (2*b0*g+g*g)/(2*sigma*sigma), nil
+		},
+	}, nil
+}
+
+// kiferShiftRows and kiferShiftFeature are curvaturePair's shift rows on the
+// canary's coordinate: kiferShiftRows rows (kiferShiftFeature·e_d, label 0),
+// S = 300·0.02/2 = 3.
+const (
+	kiferShiftRows    = 300
+	kiferShiftFeature = 0.02
+)
+
+// projectionPair is ptr-pca-dpgd's pair (replace-one). D₀'s rows are ±e₁ and
+// ±e₂ in turn (labels alternating, s.Rows in all), so the centred covariance
+// has eigenvalues ≈ ½, ½, 0 along e₁, e₂, e_d: the eigengap δ₂ ≈ ½ far above
+// the proposal β, and PTR's distance J = (δ₂ − β)·n/12.2 ([HSS24] Eq. 59;
+// 160 at n = 4,000, β = 0.01) clears the test's threshold log(2/δ_A)/ε_T
+// (129 at ε = 1) in ≈ 98% of runs. D₀'s last row is (e₁, 1), D₁'s is
+// ((e₁ + e_d)/√2, 1): its covariance entry (e₁, e_d) of ≈ ½/n against the
+// gap ½ between e₁'s and e_d's eigenvalues tilts the top-2 subspace
+// towards e_d by ≈ 1/n, so P₁ ≠ P₀, while no other row changes. The
+// statistic is |θ_d|/‖θ‖ (0 at ⊥), the release's share along e_d, the
+// direction D₀'s PCA discards. A release in span(P) (θ folded through the
+// non-private projector) has θ_d = 0 on D₀ and ≠ 0 on D₁: the pair exposes
+// the projector. A_GD's own θ has noise along e_d on both sides, and one
+// step moves it there only through the tilted gradient of one row, which
+// the ledger's noise hides (docs/trust.md).
+func projectionPair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms.Release) (*customPair, error) {
+	if relation != accounting.RelationReplaceOne {
+		return nil, fmt.Errorf("the PCA pair is replace-one; the ledger's relation is %s", relation)
+	}
+	d := s.Dim
+	build := func(tilt bool) *datasets.Dataset {
+		n := s.Rows
+		x := mat.NewDense(n, d, nil)
+		y := make([]float64, n)
+		for i := 0; i < n-1; i++ {
+			x.Set(i, (i/2)%2, float64(1-2*((i/4)%2)))
+			y[i] = float64(i % 2)
+		}
+		y[n-1] = 1
+		if tilt {
+			x.Set(n-1, 0, math.Sqrt(0.5))
+			x.Set(n-1, d-1, math.Sqrt(0.5))
+		} else {
+			x.Set(n-1, 0, 1)
+		}
+		return &datasets.Dataset{Name: "audit-pair", Task: s.Task, X: x, Y: y}
+	}
+	return &customPair{d0: build(false), d1: build(true),
+		pair:      fmt.Sprintf("replace-one: D₀ holds (e₁, 1) where D₁ holds ((e₁ + e_d)/√2, 1); the other %d rows are ±e₁, ±e₂ in turn (eigengap δ₂ ≈ ½, so PTR's test passes), none on e_d, so D₁'s row tilts the top-2 subspace towards e_d", s.Rows-1),
+		statistic: "|θ_d|/‖θ‖ (0 at ⊥): the release's share along e_d, the principal direction D₀'s PCA discards",
+		stat: func(r *mechanisms.Release) (float64, error) {
+			t := r.Model.(*mechanisms.Linear).Theta
+			if n := floats.Norm(t, 2); n > 0 {
+				return math.Abs(t[d-1]) / n, nil
+			}
+			return 0, nil
 		},
 	}, nil
 }

@@ -102,7 +102,7 @@ var Setups = map[string]Setup{
 	"objpert-amp": {Task: datasets.Binary, Rows: 4, Dim: 3, Intercept: true, Params: []string{"clip=0.5", "tau=1e-5", "sigma_out=0.001"},
 		Note: "clip = 0.5 is below the canary's logistic gradient norm at θ = 0 (0.5·√2 with the intercept), so its clipped gradient has the full norm C wherever the prediction at x* is below ≈ 0.6, and there the minimiser moves by C/λ along it; the statistic is the prediction at x*, the gradient's direction. τ = 1e-5 and σ_out = 0.001 (instead of [RKW23]'s 0.01 and 0.15) keep the approximate-minimum part's sensitivity 2τ/λ small against σ_out, so almost all of the budget goes to the objective's noise, which the test then sees nearly alone"},
 	"objpert-kifer": {Task: datasets.Binary, Rows: 4, Dim: 3, custom: curvaturePair,
-		Note: "the canary (norm 1, alone on its coordinate) has the largest loss curvature s′(0) = ¼ = β the bounds allow, so near θ_d = 0 it raises θ's density by (λ + β)/λ, the factor Kifer et al.'s condition bounds; the statistic is θ_d's exact log-likelihood ratio at the fit's σ and λ. No clipping parameter: the canary's gradient reaches L = 1 only in θ_d's far lower tail, so the gradient-shift part of the bound is exercised only there"},
+		Note: "the canary (norm 1, alone with the shift rows on its coordinate) has the largest loss curvature s′(0) = ¼ = β the bounds allow, so near θ_d = 0 it raises θ's density by up to (λ + β)/λ, the factor Kifer et al.'s condition bounds; 300 rows (0.02·e_d, label 0) shift the objective's noise there by −3, so the canary's gradient term adds to its curvature term instead of vanishing; the statistic is θ_d's exact log-likelihood ratio at the fit's σ and λ. No clipping parameter: the gradient part is not at its bound L = 1 where the curvature part is"},
 	"objpert-output": {Task: datasets.Binary, Rows: 4, Dim: 3, Intercept: true, Params: []string{"clip=0.5"},
 		Note: "clip = 0.5 saturates the canary's clipped gradient (norm 0.5·√2 > C with the intercept), so the minimiser moves by about C/λ along the gradient, its sensitivity; the statistic is the prediction at x*, which projects the release on that direction"},
 	"dpgd": {Task: datasets.Binary, Rows: 20, Dim: 3, Params: []string{"iterations=1", "clip=0.5", "radius=100", "output=last"},
@@ -115,8 +115,8 @@ var Setups = map[string]Setup{
 		Note: baseNote + "; one clipped gradient step"},
 	"dppca-dpgd": {Task: datasets.Binary, Rows: 1000, Dim: 3, Layout: LayoutAxes, Params: []string{"k=2", "iterations=1", "clip=0.5", "radius=100", "output=last"},
 		Note: "1000 rows on e₁ and on the canary's coordinate (labels cancelling in pairs), none on e₂, so the private PCA keeps the canary's coordinate in its top 2; then dpgd's one-step pair. The canary also moves the PCA's covariance, which the statistic does not read"},
-	"ptr-pca-dpgd": {Task: datasets.Binary, Rows: 200, Dim: 3, Params: []string{"k=2", "beta=0.01", "iterations=1", "clip=0.5", "radius=100", "output=last"},
-		Note: "as dppca-dpgd; β = 0.01 is an arbitrary public proposal"},
+	"ptr-pca-dpgd": {Task: datasets.Binary, Rows: 4000, Dim: 3, custom: projectionPair, Params: []string{"k=2", "beta=0.01", "iterations=1", "clip=0.5", "radius=100", "output=last"},
+		Note: "4,000 rows ±e₁, ±e₂ (eigengap ≈ ½, so PTR's test passes in ≈ 98% of runs at ε = 1); the replaced row tilts the top-2 subspace towards e_d, and the statistic is the release's share along e_d: a release that reveals the non-private projector is refuted. β = 0.01 is an arbitrary public proposal. The ledger charges DP-GD for a PCA change moving all n rows, far above what one row can do: the under-charged variant is not caught (docs/trust.md)"},
 }
 
 // defaultSetup is used for a registered mechanism without a Setups entry.

@@ -40,8 +40,14 @@ import (
 //     δ_A = δ/2 (the algorithm's threshold parameter; the ledger charges
 //     the pass probability e^{ε_T}δ_A/4 of an unsafe dataset).
 //
-// Rows are clipped to the unit ball first (data-independent). The model is
-// θ folded through the projection, x ↦ θᵀPx, P the rank-k projector.
+// Rows are clipped to the unit ball first (data-independent). The model of
+// dppca-dpgd is θ folded through the projection, x ↦ θᵀPx, P the rank-k
+// projector: P comes from the private PCA, so folding is post-processing.
+// The model of ptr-pca-dpgd is A_GD's θ itself, x ↦ θᵀx, as [HSS24]
+// Algorithm 1 line 6 returns it (Prop. 8 scores ⟨θ̂, xᵢ⟩ on the original
+// rows): its P is the non-private PCA's, which Theorem 2 does not cover —
+// folded, θ lies exactly in P's span and reveals it (an audit refuted the
+// folded release at ε_lo = 3.2 against ε = 1, see docs/trust.md).
 type PCADPGD struct {
 	ptr bool
 	p   PCADPGDParams
@@ -93,7 +99,7 @@ func init() {
 	Register(Info{Name: "dppca-dpgd", Title: "DP-PCA + DP-GD", Ref: "HSS24", Tasks: bin, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"}},
 		func(p PCADPGDParams) (Mechanism, error) { return &PCADPGD{p: p}, nil },
 		PCADPGDParams{DPGDParams: DPGDParams{Iterations: 5}, K: 2})
-	Register(Info{Name: "ptr-pca-dpgd", Title: "PCA + DP-GD with PTR (Algorithm 1)", Ref: "HSS24", Tasks: bin, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"laplace", "approx_dp", "preprocessed", "gaussian"}},
+	Register(Info{Name: "ptr-pca-dpgd", Title: "PCA + DP-GD with PTR (Algorithm 1)", Ref: "HSS24", Tasks: bin, Private: true, Version: 2, Relation: accounting.RelationReplaceOne, Events: []string{"laplace", "approx_dp", "preprocessed", "gaussian"}},
 		func(p PCADPGDParams) (Mechanism, error) {
 			if p.Beta == 0 {
 				return nil, errors.New("beta: PTR needs a proposed eigengap bound β > 0 (public, never read from the data)")
@@ -196,7 +202,7 @@ func (m *PCADPGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs
 	if err != nil {
 		return nil, fmt.Errorf("dppca-dpgd: calibrate DP-GD's σ: %w", err)
 	}
-	theta, err := m.descendProjected(ctx, x, proj, train.Y, sigma, rs)
+	theta, err := m.descendProjected(ctx, x, proj, train.Y, sigma, rs, true)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +274,7 @@ func (m *PCADPGD) fitPTR(ctx context.Context, train *datasets.Dataset, x *mat.De
 	if err != nil {
 		return nil, err
 	}
-	theta, err := m.descendProjected(ctx, x, proj, train.Y, sigma, rs)
+	theta, err := m.descendProjected(ctx, x, proj, train.Y, sigma, rs, false)
 	if err != nil {
 		return nil, err
 	}
@@ -276,9 +282,9 @@ func (m *PCADPGD) fitPTR(ctx context.Context, train *datasets.Dataset, x *mat.De
 	return rel, nil
 }
 
-// descendProjected runs A_GD on the rows xP and returns Pθ, the model on raw
-// rows (P symmetric).
-func (m *PCADPGD) descendProjected(ctx context.Context, x, proj *mat.Dense, y []float64, sigma float64, rs rngs.Streams) ([]float64, error) {
+// descendProjected runs A_GD on the rows xP and returns its θ, or with fold
+// Pθ, the model on raw rows (P symmetric); fold only where P is private.
+func (m *PCADPGD) descendProjected(ctx context.Context, x, proj *mat.Dense, y []float64, sigma float64, rs rngs.Streams, fold bool) ([]float64, error) {
 	n, d := x.Dims()
 	var z mat.Dense
 	z.Mul(x, proj)
@@ -289,6 +295,12 @@ func (m *PCADPGD) descendProjected(ctx context.Context, x, proj *mat.Dense, y []
 	theta, err := dpgdDescend(ctx, loss, n, d, sigma, m.p.DPGDParams, rs.Get("noise"))
 	if err != nil {
 		return nil, err
+	}
+	if !fold {
+		if err := checkLinear("pca-dpgd", &Linear{Theta: theta}); err != nil {
+			return nil, err
+		}
+		return theta, nil
 	}
 	out := make([]float64, d)
 	mat.NewVecDense(d, out).MulVec(proj, mat.NewVecDense(d, theta))

@@ -9,6 +9,7 @@ import (
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms/accounting"
+	"gonum.org/v1/gonum/mat"
 )
 
 // lowRank loads a small lowrank-logistic set (approximately rank-k rows in
@@ -30,9 +31,8 @@ func lowRank(t *testing.T, n, d, k int) *datasets.Dataset {
 
 // TestPCADPGD: both learners meet the (ε, δ) target with the ledger they
 // record (the private PCA composed with DP-GD; the PTR ledger around the
-// conditional pipeline), return a model in the span of the k-dimensional
-// projection (Pθ: projecting it again changes nothing for ptr), and PTR
-// outputs ⊥ (θ = 0) when the proposed β exceeds the data's eigengap by far,
+// conditional pipeline), and PTR outputs ⊥ (θ = 0) when the proposed β
+// exceeds the data's eigengap by far,
 // and releases when the gap clears β with a large n·ε_T.
 func TestPCADPGD(t *testing.T) {
 	d := lowRank(t, 2000, 20, 3)
@@ -69,6 +69,47 @@ func TestPCADPGD(t *testing.T) {
 				t.Errorf("dppca-dpgd: θ = %v", theta)
 			}
 		}
+	}
+}
+
+// TestPTRReleaseHidesProjection: ptr-pca-dpgd releases A_GD's θ, not Pθ (P
+// the non-private PCA's projector, which [HSS24] Theorem 2 does not cover).
+// The rows lie in span(e₁, e₂), so after a passed test θ's third coordinate
+// is one step's noise alone, −η·σ·ξ with ξ ~ N(0, 1) (radius 100 inactive):
+// its standard deviation over seeds is η·σ (closed form). The folded release
+// had θ₃ = 0 exactly, revealing P (audit: docs/trust.md).
+func TestPTRReleaseHidesProjection(t *testing.T) {
+	const n = 4000
+	d := &datasets.Dataset{Name: "plane", Task: datasets.Binary, X: mat.NewDense(n, 3, nil), Y: make([]float64, n)}
+	for i := 0; i < n; i++ {
+		d.X.Set(i, (i/2)%2, float64(1-2*((i/4)%2))) // ±e₁, ±e₂: eigengap δ₂ ≈ ½
+		d.Y[i] = float64(i % 2)
+	}
+	b := Budget{Epsilon: 1, Delta: 1e-5, Calibrator: accounting.NewCalibrator(accounting.Config{})}
+	m := &PCADPGD{ptr: true, p: PCADPGDParams{DPGDParams: DPGDParams{Iterations: 1, Radius: 100, Clip: 0.5, Output: "last"}, K: 2, Beta: 0.01}}
+	var ss float64
+	var sigma float64
+	passed := 0
+	for i := 0; i < 100; i++ {
+		rel, err := m.Fit(context.Background(), d, b, rngs.New(rngs.Derive("ptr-hides", fmt.Sprint(i))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rel.Stats["ptr_bot"] == 1 {
+			continue
+		}
+		passed++
+		sigma = rel.Noise["sigma"]
+		th := rel.Model.(*Linear).Theta[2]
+		ss += th * th
+	}
+	if passed < 80 {
+		t.Fatalf("the test passed in %d of 100 fits; want ≥ 80 (J ≈ 160 against a threshold ≈ 129)", passed)
+	}
+	sd, want := math.Sqrt(ss/float64(passed)), m.p.step()*sigma
+	t.Logf("θ₃: sd %.4g over %d releases, η·σ = %.4g", sd, passed, want)
+	if math.Abs(sd/want-1) > 0.25 {
+		t.Errorf("θ₃'s sd %.4g, want η·σ = %.4g (±25%%): the release is not A_GD's θ", sd, want)
 	}
 }
 
