@@ -95,13 +95,31 @@ func joint(train *datasets.Dataset, pm bool) (*jointStats, error) {
 // noiseStd adds no noise and draws nothing from nz (Sheffet's no-noise
 // branch).
 func (j *jointStats) sketch(sampler string, k int, noiseStd float64, sk, nz *rand.Rand) *mat.Dense {
-	var m *mat.Dense
+	_, p := j.z.Dims()
+	m := mat.NewDense(k, p, nil)
+	j.sketchTo(m, sampler, noiseStd, sk, nz)
+	return m
+}
+
+// sketchTheta draws a sketch as sketch does and returns the least squares
+// on it (sketchOLS), in memory reused between calls: a fit keeps only θ.
+func (j *jointStats) sketchTheta(sampler string, k int, noiseStd float64, sk, nz *rand.Rand) ([]float64, error) {
+	_, p := j.z.Dims()
+	buf := getScratch(k * p)
+	defer scratch.Put(buf)
+	m := mat.NewDense(k, p, (*buf)[:k*p])
+	j.sketchTo(m, sampler, noiseStd, sk, nz)
+	return sketchOLS(m)
+}
+
+// sketchTo draws the sketch into m (k × p; overwritten).
+func (j *jointStats) sketchTo(m *mat.Dense, sampler string, noiseStd float64, sk, nz *rand.Rand) {
 	if sampler == samplerExplicit || j.r == nil {
 		// With n < p rows, S·Z (k·n·p flops) is cheaper than any p × p
 		// factor, and it is the same law.
-		m = sketchExplicit(j.z, k, sk)
+		sketchExplicit(m, j.z, sk)
 	} else {
-		m = sketchExact(j.r, k, sk)
+		sketchExact(m, j.r, sk)
 	}
 	if noiseStd > 0 {
 		raw := m.RawMatrix()
@@ -112,7 +130,20 @@ func (j *jointStats) sketch(sampler string, k int, noiseStd float64, sk, nz *ran
 			}
 		}
 	}
-	return m
+}
+
+// scratch holds float64 buffers reused between sketches (every entry is
+// overwritten before it is read).
+var scratch sync.Pool
+
+// getScratch returns a buffer of at least n entries from scratch.
+func getScratch(n int) *[]float64 {
+	b, _ := scratch.Get().(*[]float64)
+	if b == nil || cap(*b) < n {
+		s := make([]float64, n)
+		b = &s
+	}
+	return b
 }
 
 // explicitBlock bounds the entries of S held at once by the explicit sampler
@@ -120,10 +151,10 @@ func (j *jointStats) sketch(sampler string, k int, noiseStd float64, sk, nz *ran
 // the draws are those of the whole k × n matrix.
 const explicitBlock = 1 << 22
 
-// sketchExplicit returns S·Z with S ~ N(0, 1)^{k×n} from r.
-func sketchExplicit(z *mat.Dense, k int, r *rand.Rand) *mat.Dense {
+// sketchExplicit sets m (k × p) to S·Z with S ~ N(0, 1)^{k×n} from r.
+func sketchExplicit(m, z *mat.Dense, r *rand.Rand) {
 	n, p := z.Dims()
-	m := mat.NewDense(k, p, nil)
+	k, _ := m.Dims()
 	rows := max(1, min(k, explicitBlock/max(n, 1)))
 	buf := make([]float64, rows*n)
 	for i0 := 0; i0 < k; i0 += rows {
@@ -135,35 +166,33 @@ func sketchExplicit(z *mat.Dense, k int, r *rand.Rand) *mat.Dense {
 		blk := m.Slice(i0, i1, 0, p).(*mat.Dense)
 		blk.Mul(mat.NewDense(i1-i0, n, s), z)
 	}
-	return m
 }
 
 // triBlock is the column-block width of the triangular product in
 // sketchExact (a multiple of gonum's 64-wide GEMM blocks).
 const triBlock = 64
 
-// sketchScratch holds buffers for G between sketches (every entry is
-// overwritten by a draw before use): one allocation fewer per sketch.
-var sketchScratch sync.Pool
-
-// sketchExact returns G·R with G ~ N(0, 1)^{k×p} from r and R upper
-// triangular: column block [j0, j1) of G·R is G[:, :j1]·R[:j1, j0:j1], so
-// the zero lower triangle costs at most one block per column block.
-func sketchExact(rr *mat.Dense, k int, r *rand.Rand) *mat.Dense {
+// sketchExact sets m (k × p) to G·R with G ~ N(0, 1)^{k×p} from r and R
+// upper triangular: column block [j0, j1) of G·R is G[:, :j1]·R[:j1, j0:j1],
+// so the zero lower triangle costs at most one block per column block.
+func sketchExact(m, rr *mat.Dense, r *rand.Rand) {
 	p, _ := rr.Dims()
-	gp, _ := sketchScratch.Get().(*[]float64)
-	if gp == nil || cap(*gp) < k*p {
-		buf := make([]float64, k*p)
-		gp = &buf
-	}
-	defer sketchScratch.Put(gp)
+	k, _ := m.Dims()
+	gp := getScratch(k * p)
+	defer scratch.Put(gp)
 	g := (*gp)[:k*p]
 	for i := range g {
 		g[i] = r.NormFloat64()
 	}
-	m := mat.NewDense(k, p, nil)
 	gm := blas64.General{Rows: k, Cols: p, Stride: p, Data: g}
 	rm, mm := rr.RawMatrix(), m.RawMatrix()
+	if p <= triBlock {
+		for i := 0; i < k; i++ {
+			clear(mm.Data[i*mm.Stride : i*mm.Stride+p])
+		}
+		mulUpper(gm, rm, mm)
+		return
+	}
 	for j0 := 0; j0 < p; j0 += triBlock {
 		j1 := min(j0+triBlock, p)
 		a := blas64.General{Rows: k, Cols: j1, Stride: gm.Stride, Data: gm.Data}
@@ -171,7 +200,34 @@ func sketchExact(rr *mat.Dense, k int, r *rand.Rand) *mat.Dense {
 		c := blas64.General{Rows: k, Cols: j1 - j0, Stride: mm.Stride, Data: mm.Data[j0:]}
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, c)
 	}
-	return m
+}
+
+// mulUpper sets c = g·r for r upper triangular (its lower triangle is
+// zero) and c zero on entry: row i of c is Σₗ gᵢₗ·(row l of r), from
+// column l on, with the bits of gonum's dgemm on the whole of r (for
+// r within one 64-wide block, as sketchExact calls it): each cᵢⱼ sums
+// gᵢₗrₗⱼ in order l, each product rounded on its own (the explicit
+// conversion: the Go spec lets a compiler fuse x*y + z otherwise), a zero
+// gᵢₗ is skipped as dgemm skips it, and the lower triangle's products,
+// ±0, change no sum (TestMulUpperMatchesGemm). For the small p of most
+// regression data this loop is several times faster than dgemm's calls
+// per row.
+func mulUpper(g, r, c blas64.General) {
+	p := r.Cols
+	for i := 0; i < g.Rows; i++ {
+		ci := c.Data[i*c.Stride : i*c.Stride+p]
+		for l, t := range g.Data[i*g.Stride : i*g.Stride+p] {
+			if t == 0 {
+				continue
+			}
+			rl := r.Data[l*r.Stride+l : l*r.Stride+p]
+			cl := ci[l:p:p]
+			cl = cl[:len(rl)]
+			for j, v := range rl {
+				cl[j] += float64(t * v)
+			}
+		}
+	}
 }
 
 // sketchOLS returns the least-squares solution on the sketch M = [X̃, Ỹ],
@@ -184,7 +240,10 @@ func sketchExact(rr *mat.Dense, k int, r *rand.Rand) *mat.Dense {
 func sketchOLS(m *mat.Dense) ([]float64, error) {
 	_, p := m.Dims()
 	d := p - 1
-	gram := solvers.Gram(m)
+	gb := getScratch(p * p)
+	defer scratch.Put(gb)
+	gram := mat.NewSymDense(p, (*gb)[:p*p])
+	solvers.GramTo(gram, m)
 	// X̃ᵀX̃ is the leading d × d block of MᵀM (a view: SolveRegularized
 	// copies what it factorizes), X̃ᵀỸ its last column.
 	a := gram.SliceSym(0, d).(*mat.SymDense)

@@ -176,8 +176,7 @@ func (m *Sheffet17) Fit(ctx context.Context, train *datasets.Dataset, b Budget, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sketch := js.sketch(m.p.sampler(), k, noiseStd, rs.Get("sketch"), noise)
-	theta, err := sketchOLS(sketch)
+	theta, err := js.sketchTheta(m.p.sampler(), k, noiseStd, rs.Get("sketch"), noise)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -1,9 +1,13 @@
 package plotting
 
 import (
+	"image"
+	"image/color"
 	"image/draw"
+	"math"
 
 	"git.sr.ht/~sbinet/gg"
+	"golang.org/x/image/math/fixed"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -17,10 +21,28 @@ import (
 // The pixels drawn are the same: same image size, same context state, and
 // Size and FillString use the figure's exact size in points, as vgimg's
 // canvas does when given UseWH (TestPNGCanvasMatchesVgimg).
+//
+// Text without a rotation, scale or translation in effect (all of a
+// figure's but the y-axis title) is drawn glyph by glyph with image/draw's
+// masked Over, which has a fast path for a uniform colour through a glyph
+// mask, rather than through gg, which draws every glyph through
+// x/image/draw's bilinear Transform by way of generic per-pixel At calls
+// (most of a figure's text cost). With no transform that Transform samples
+// the mask at whole pixels, so the pixels are the same
+// (TestPNGCanvasMatchesVgimg, and the golden figures).
 type pngCanvas struct {
 	*vgimg.Canvas
 	ctx  *gg.Context
+	img  *image.RGBA
 	w, h vg.Length // the figure's size, not rounded to whole pixels
+	// text mirrors, per Push level, the context state text drawing needs:
+	// the colour and whether any transform has been applied.
+	text []textState
+}
+
+type textState struct {
+	color       color.Color
+	transformed bool
 }
 
 // newPNGCanvas returns a white canvas of w × h at dpi pixels per inch.
@@ -32,13 +54,54 @@ func newPNGCanvas(w, h vg.Length, dpi int) *pngCanvas {
 	// and y pointing up.
 	ctx.SetLineCapButt()
 	ctx.InvertY()
-	c := vgimg.NewWith(vgimg.UseImageWithContext(ctx.Image().(draw.Image), ctx), vgimg.UseDPI(dpi))
-	return &pngCanvas{Canvas: c, ctx: ctx, w: w, h: h}
+	img := ctx.Image().(*image.RGBA)
+	c := vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(dpi))
+	// vgimg's canvas starts black (its colour stack's first entry).
+	return &pngCanvas{Canvas: c, ctx: ctx, img: img, w: w, h: h, text: []textState{{color: color.Black}}}
 }
 
 // Size returns the figure's size in points (vgimg's canvas over a given
 // image would return the image's size rounded to whole pixels).
 func (c *pngCanvas) Size() (w, h vg.Length) { return c.w, c.h }
+
+// SetColor implements vg.Canvas.
+func (c *pngCanvas) SetColor(clr color.Color) {
+	c.Canvas.SetColor(clr)
+	if clr == nil {
+		clr = color.Black // as vgimg does
+	}
+	c.text[len(c.text)-1].color = clr
+}
+
+// Push implements vg.Canvas.
+func (c *pngCanvas) Push() {
+	c.Canvas.Push()
+	c.text = append(c.text, c.text[len(c.text)-1])
+}
+
+// Pop implements vg.Canvas.
+func (c *pngCanvas) Pop() {
+	c.Canvas.Pop()
+	c.text = c.text[:len(c.text)-1]
+}
+
+// Rotate implements vg.Canvas.
+func (c *pngCanvas) Rotate(t float64) {
+	c.Canvas.Rotate(t)
+	c.text[len(c.text)-1].transformed = true
+}
+
+// Translate implements vg.Canvas.
+func (c *pngCanvas) Translate(pt vg.Point) {
+	c.Canvas.Translate(pt)
+	c.text[len(c.text)-1].transformed = true
+}
+
+// Scale implements vg.Canvas.
+func (c *pngCanvas) Scale(x, y float64) {
+	c.Canvas.Scale(x, y)
+	c.text[len(c.text)-1].transformed = true
+}
 
 // FillString draws s with its baseline's left end at pt, as vgimg's
 // Canvas.FillString does, measuring y from the figure's exact height.
@@ -46,12 +109,35 @@ func (c *pngCanvas) FillString(f font.Face, pt vg.Point, s string) {
 	if f.Font.Size == 0 {
 		return
 	}
-	c.ctx.Push()
-	defer c.ctx.Pop()
-	face := f.FontFace(c.DPI())
-	defer face.Close()
-	c.ctx.SetFontFace(face)
 	dpi := c.DPI()
-	c.ctx.InvertY()
-	c.ctx.DrawString(s, pt.X.Dots(dpi), c.h.Dots(dpi)-pt.Y.Dots(dpi))
+	face := f.FontFace(dpi)
+	defer face.Close()
+	x, y := pt.X.Dots(dpi), c.h.Dots(dpi)-pt.Y.Dots(dpi)
+	st := c.text[len(c.text)-1]
+	if st.transformed {
+		c.ctx.Push()
+		defer c.ctx.Pop()
+		c.ctx.SetFontFace(face)
+		c.ctx.InvertY()
+		c.ctx.DrawString(s, x, y)
+		return
+	}
+	// gg's drawString (x/image/font's Drawer.DrawString) with the glyphs
+	// drawn by draw.DrawMask: the pen at round(64·x)/64, kerning between
+	// drawn runes, a rune without a glyph skipped.
+	src := image.NewUniform(st.color)
+	dot := fixed.Point26_6{X: fixed.Int26_6(math.Round(x * 64)), Y: fixed.Int26_6(math.Round(y * 64))}
+	prev := rune(-1)
+	for _, r := range s {
+		if prev >= 0 {
+			dot.X += face.Kern(prev, r)
+		}
+		dr, mask, maskp, advance, ok := face.Glyph(dot, r)
+		if !ok {
+			continue
+		}
+		draw.DrawMask(c.img, dr, src, image.Point{}, mask, maskp, draw.Over)
+		dot.X += advance
+		prev = r
+	}
 }

@@ -57,7 +57,8 @@ func TestPNGCanvasMatchesVgimg(t *testing.T) {
 }
 
 // drawCanvasSample draws what a figure draws: text at several places
-// (including rotated, like a y-axis label), a stroked path and a fill.
+// (including rotated, like a y-axis label, and translucent over a line, with
+// kerned pairs), a stroked path and a fill.
 func drawCanvasSample(c draw.Canvas) {
 	style := textStyle(11)
 	c.FillText(style, vg.Point{X: 10.3, Y: 7.7}, "footnote: RDP, δ = 1e-5 (ε ≈ 0.5)")
@@ -70,6 +71,9 @@ func drawCanvasSample(c draw.Canvas) {
 	c.StrokeLines(draw.LineStyle{Color: color.RGBA{R: 200, A: 255}, Width: 1.3},
 		[]vg.Point{{X: 30, Y: 30}, {X: c.Max.X - 25.5, Y: c.Max.Y - 40.2}, {X: c.Max.X - 10, Y: 35.5}})
 	c.FillPolygon(color.RGBA{B: 180, A: 255}, []vg.Point{{X: 50, Y: 50}, {X: 80.5, Y: 52}, {X: 66, Y: 90.25}})
+	tinted := style
+	tinted.Color = color.NRGBA{R: 200, G: 30, B: 90, A: 180} // translucent over the fill: the Over blend's rounding
+	c.FillText(tinted, vg.Point{X: 45.6, Y: 61.3}, "AVAWAy fi, ℓ₂ ≤ 0.95 — [Wang '18]")
 }
 
 func nonWhite(img *image.RGBA) int {

@@ -23,8 +23,17 @@ const choleskyCondMax = 6.7e7
 func Gram(X *mat.Dense) *mat.SymDense {
 	_, d := X.Dims()
 	g := mat.NewSymDense(d, nil)
-	blas64.Syrk(blas.Trans, 1, X.RawMatrix(), 0, g.RawSymmetric())
+	GramTo(g, X)
 	return g
+}
+
+// GramTo sets g, whose previous values are ignored, to XᵀX as Gram does. It
+// panics if g's size is not X's number of columns.
+func GramTo(g *mat.SymDense, X *mat.Dense) {
+	if _, d := X.Dims(); g.SymmetricDim() != d {
+		panic(badShape)
+	}
+	blas64.Syrk(blas.Trans, 1, X.RawMatrix(), 0, g.RawSymmetric())
 }
 
 // Ridge returns the ridge-regression coefficients

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -15,8 +16,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/experiments/spec"
@@ -277,30 +276,41 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	}
 
 	prog := newProgress(log, rep.PendingBefore, opt.Progress, cost)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(jobs)
+	// A fixed pool of jobs workers pulls the pending trials in schedule
+	// order: a goroutine per trial would grow a fresh stack and wake an idle
+	// thread for every trial (a tenth of a small panel's CPU).
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next, stop := iter.Pull2(func(yield func(*spec.Cell, int) bool) { pending(yield) })
+	defer stop()
+	var nextMu sync.Mutex
 	var writeErr error
 	var werrOnce sync.Once
-	pending(func(c *spec.Cell, t int) bool {
-		if gctx.Err() != nil {
-			return false
-		}
-		g.Go(func() error {
-			rec, ok := r.trial(gctx, c, t)
-			if !ok {
-				return nil // cancelled: nothing stored
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Go(func() {
+			for wctx.Err() == nil {
+				nextMu.Lock()
+				c, t, ok := next()
+				nextMu.Unlock()
+				if !ok {
+					return
+				}
+				rec, ok := r.trial(wctx, c, t)
+				if !ok {
+					return // cancelled: nothing stored
+				}
+				if err := store.Append(rec); err != nil {
+					werrOnce.Do(func() { writeErr = err })
+					cancel()
+					return
+				}
+				r.count(&rec)
+				prog.step(c.Key, rec.WallSeconds)
 			}
-			if err := store.Append(rec); err != nil {
-				werrOnce.Do(func() { writeErr = err })
-				return err
-			}
-			r.count(&rec)
-			prog.step(c.Key, rec.WallSeconds)
-			return nil
 		})
-		return true
-	})
-	_ = g.Wait()
+	}
+	wg.Wait()
 	prog.finish()
 	rep.Interrupted = ctx.Err() != nil
 	if opt.Render != nil && !rep.Interrupted && writeErr == nil {
