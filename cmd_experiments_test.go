@@ -515,3 +515,36 @@ func TestHelpAndBadFlags(t *testing.T) {
 		t.Errorf("bad flag: exit %d, stdout %q, stderr %q; want exit 2 and stderr %q", code, out, errs, want)
 	}
 }
+
+// TestTimingSpecs: the timing specs of experiments/timing (the GaussMix
+// authors' grid, issue 17) validate, and one runs end to end at 2 trials
+// per cell with the grid's 25 cells, k = 57 and δ = 1/n² (Boston: n = 404
+// training rows, so δ = 6.13e-06 in the privacy table).
+func TestTimingSpecs(t *testing.T) {
+	specs, err := filepath.Glob(filepath.Join("experiments", "timing", "*.toml"))
+	if err != nil || len(specs) != 3 {
+		t.Fatalf("timing specs: %v %v", specs, err)
+	}
+	for _, s := range specs {
+		if code, out, errs := runMain(t, "validate", s); code != 0 || !strings.Contains(out, "25 cells × 250 trials") {
+			t.Errorf("validate %s: %d\n%s%s", s, code, out, errs)
+		}
+	}
+	if os.Getenv("DPLAB_DATA") == "" {
+		t.Skip("DPLAB_DATA is not set: the timing specs read the shared datasets")
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	spec := filepath.Join("experiments", "timing", "gaussmix_authors_boston.toml")
+	if code, _, errs := runMain(t, "run", spec, "--trials", "2", "--out", out, "-j", "2"); code != 0 {
+		t.Fatalf("run: %d\n%s", code, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "tables", "calibration.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"6.13e-06", "Linear mixing (code)", "AdaSSP (code)"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("calibration table lacks %q:\n%s", want, b)
+		}
+	}
+}
