@@ -586,7 +586,7 @@ func (r *runner) fit(ctx context.Context, c *spec.Cell, data *split, b mechanism
 	case spec.TunePrivate:
 		return r.fitPrivate(ctx, c, data, b, rs, pr)
 	}
-	m, err := r.mechanism(c.Entry, c.Params)
+	m, err := r.cellMechanism(c)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/results"
 )
@@ -31,6 +32,28 @@ type cellMemo struct {
 	mechSrc, dataSrc map[string]any // the params converted below
 	mech, data       map[string]any
 	paramsSet        bool
+
+	mechanism mechanisms.Mechanism // built from the cell's own params (no tuning candidate)
+}
+
+// cellMechanism returns the mechanism of c's own params (r.mechanism),
+// looked up once per cell rather than by its params' JSON every trial.
+func (r *runner) cellMechanism(c *spec.Cell) (mechanisms.Mechanism, error) {
+	memo := r.cellMemo(c.Key)
+	memo.mu.Lock()
+	m := memo.mechanism
+	memo.mu.Unlock()
+	if m != nil {
+		return m, nil
+	}
+	m, err := r.mechanism(c.Entry, c.Params)
+	if err != nil {
+		return nil, err
+	}
+	memo.mu.Lock()
+	memo.mechanism = m
+	memo.mu.Unlock()
+	return m, nil
 }
 
 // encodedEvent is an event and its JSON.
