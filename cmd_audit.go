@@ -17,7 +17,8 @@ var auditCommand = &command{
 	UsageLine: "audit MECHANISM [--params k=v,...] --epsilon E --delta D [--trials N] [--confidence 0.95] [--json] | audit SPEC.toml [--out DIR] [--quick] [-j N]",
 	Short:     "measure a lower bound on a mechanism's ε empirically (privacy audit)",
 	Long: `Audit runs MECHANISM (a registered private mechanism, or "gaussian", the
-reference Gaussian mechanism, or an audited pipeline such as "dpgd+quantize")
+reference Gaussian mechanism, an audited pipeline such as "dpgd+quantize", or
+a further pair of a mechanism such as "ptr-pca-dpgd/gradient")
 TRIALS times on each of two neighbouring datasets
 built for its neighbouring relation (a canary row at the norm bound), chooses a
 threshold test on the canary projection of the release with half of the runs,

@@ -52,6 +52,7 @@ func TestAuditCommand(t *testing.T) {
 		{[]string{"audit"}, "exactly one MECHANISM"},
 		{[]string{"audit", "dpsgd", "--epsilon", "1"}, "--epsilon and --delta"},
 		{[]string{"audit", "nosuch", "--epsilon", "1", "--delta", "1e-5"}, "nosuch"},
+		{[]string{"audit", "ptr-pca-dpgd/nosuch", "--epsilon", "1", "--delta", "1e-5"}, "ptr-pca-dpgd/gradient"},
 		{[]string{"audit", "ridge", "--epsilon", "1", "--delta", "1e-5"}, "non-private"},
 		{[]string{"audit", "dpsgd", "--epsilon", "1", "--delta", "1e-5", "--params", "bogus=1"}, "bogus"},
 		{[]string{"audit", "dpsgd", "--epsilon", "1", "--delta", "1e-5", "--params", "epochs"}, "key=value"},

@@ -312,24 +312,9 @@ func projectionPair(s Setup, relation string, b mechanisms.Budget, probe *mechan
 		return nil, fmt.Errorf("the PCA pair is replace-one; the ledger's relation is %s", relation)
 	}
 	d := s.Dim
-	build := func(tilt bool) *datasets.Dataset {
-		n := s.Rows
-		x := mat.NewDense(n, d, nil)
-		y := make([]float64, n)
-		for i := 0; i < n-1; i++ {
-			x.Set(i, (i/2)%2, float64(1-2*((i/4)%2)))
-			y[i] = float64(i % 2)
-		}
-		y[n-1] = 1
-		if tilt {
-			x.Set(n-1, 0, math.Sqrt(0.5))
-			x.Set(n-1, d-1, math.Sqrt(0.5))
-		} else {
-			x.Set(n-1, 0, 1)
-		}
-		return &datasets.Dataset{Name: "audit-pair", Task: s.Task, X: x, Y: y}
-	}
-	return &customPair{d0: build(false), d1: build(true),
+	tilted := make([]float64, d)
+	tilted[0], tilted[d-1] = math.Sqrt(0.5), math.Sqrt(0.5)
+	return &customPair{d0: axesRows(s, unit(d, 0, 1)), d1: axesRows(s, tilted),
 		pair:      fmt.Sprintf("replace-one: D₀ holds (e₁, 1) where D₁ holds ((e₁ + e_d)/√2, 1); the other %d rows are ±e₁, ±e₂ in turn (eigengap δ₂ ≈ ½, so PTR's test passes), none on e_d, so D₁'s row tilts the top-2 subspace towards e_d", s.Rows-1),
 		statistic: "|θ_d|/‖θ‖ (0 at ⊥): the release's share along e_d, the principal direction D₀'s PCA discards",
 		stat: func(r *mechanisms.Release) (float64, error) {
@@ -340,4 +325,52 @@ func projectionPair(s Setup, relation string, b mechanisms.Budget, probe *mechan
 			return 0, nil
 		},
 	}, nil
+}
+
+// gradientPair is ptr-pca-dpgd's second pair (replace-one), for the per-
+// example gradient bound: D₀'s rows are projectionPair's, its last row
+// (−e₁, 1) where D₁ holds (e₁, 1). Both sides have the same second-moment
+// matrix; with s.Rows − 1 a multiple of 8 the other rows sum to 0, so the
+// means ∓e₁/n differ only in sign and the centred covariances are equal:
+// the PCA, its projector (onto span(e₁, e₂)) and PTR's test behave the same
+// on both sides. What differs is the replaced
+// row's logistic gradient at θ₀ = 0, ∓½·e₁ (inside span(P)), so one step
+// moves θ₁ by η/n between the sides, or by η·2C/n once the gradient is
+// clipped to C < ½. The statistic is θ₁ (0 at ⊥).
+func gradientPair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms.Release) (*customPair, error) {
+	if relation != accounting.RelationReplaceOne {
+		return nil, fmt.Errorf("the PCA pair is replace-one; the ledger's relation is %s", relation)
+	}
+	if (s.Rows-1)%8 != 0 {
+		return nil, fmt.Errorf("the gradient pair needs rows − 1 a multiple of 8 (the other rows then sum to 0), got %d rows", s.Rows)
+	}
+	return &customPair{d0: axesRows(s, unit(s.Dim, 0, -1)), d1: axesRows(s, unit(s.Dim, 0, 1)),
+		pair:      fmt.Sprintf("replace-one: D₀ holds (−e₁, 1) where D₁ holds (e₁, 1); the other %d rows are ±e₁, ±e₂ in turn (eigengap δ₂ ≈ ½, so PTR's test passes), none on e_d: the PCA and the test see the same covariance on both sides, and the replaced row's gradient ∓½·e₁ lies in the kept subspace", s.Rows-1),
+		statistic: "θ₁ (0 at ⊥): the release along the replaced row's gradient",
+		stat: func(r *mechanisms.Release) (float64, error) {
+			return r.Model.(*mechanisms.Linear).Theta[0], nil
+		},
+	}, nil
+}
+
+// axesRows returns s.Rows binary rows: ±e₁, ±e₂ in turn (labels
+// alternating) and last the row (last, 1).
+func axesRows(s Setup, last []float64) *datasets.Dataset {
+	n, d := s.Rows, s.Dim
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := 0; i < n-1; i++ {
+		x.Set(i, (i/2)%2, float64(1-2*((i/4)%2)))
+		y[i] = float64(i % 2)
+	}
+	x.SetRow(n-1, last)
+	y[n-1] = 1
+	return &datasets.Dataset{Name: "audit-pair", Task: s.Task, X: x, Y: y}
+}
+
+// unit returns v·e_i in d dimensions.
+func unit(d, i int, v float64) []float64 {
+	u := make([]float64, d)
+	u[i] = v
+	return u
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"github.com/dplab/dplab/datasets/preprocess"
 	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/mechanisms"
+	"github.com/dplab/dplab/mechanisms/accounting"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Pipeline is an auditable mechanism behind pre-processing: the mechanism
@@ -31,6 +34,31 @@ var Pipelines = map[string]Pipeline{
 collection = { max_local = 1 }`,
 		Setup: Setup{Task: datasets.Binary, Rows: 20, Dim: 3, Layout: LayoutCircle, Params: []string{"iterations=1", "clip=0.5", "radius=100", "output=last"},
 			Note: "dpgd's one-step pair behind η-quantization (η = 0.005) with the declared collection max_local = 1 (safe sensitivities); the pipeline's ledger, [HSS24] Theorem 2 with dpgd's smooth-RDP curve, is calibrated to the target. The pair moves one row, so the audit exercises the mechanism, not the pre-processing's own amplification of a change"}},
+	// The same rows behind η-deduplication: no two rows within 3η, so every
+	// row is its own good cluster and nothing is removed on either side.
+	"dpgd+dedup": {Mechanism: "dpgd", Block: fmt.Sprintf(`preprocess = [{ name = "dedup", eta = %g }]
+[mechanism.pipeline]
+collection = { max_local = 1 }`, dedupEta),
+		Setup: Setup{Task: datasets.Binary, Rows: 20, Dim: 3, Layout: LayoutCircle, Params: []string{"iterations=1", "clip=0.5", "radius=100", "output=last"},
+			Note: "dpgd's one-step pair behind η-deduplication (η = 0.005) with the declared collection max_local = 1 (safe sensitivities: Δ∞ = 2, Δ₂ = 1); no two rows lie within 3η, so deduplication removes nothing on either side. The pair moves one row, so the audit exercises the mechanism under the pipeline's ledger, not deduplication's own amplification of a change"}},
+	// dpgd+dedup's rows plus dedupClusterRows copies of one point, which
+	// violate the declared max_local = 1: the pipeline falls back to group
+	// privacy over all n rows (on_violation = "group"), as the runner does.
+	"dpgd+dedup/clusters": {Mechanism: "dpgd", Block: fmt.Sprintf(`preprocess = [{ name = "dedup", eta = %g }]
+[mechanism.pipeline]
+collection = { max_local = 1 }
+on_violation = "group"`, dedupEta),
+		Setup: Setup{Task: datasets.Binary, Rows: 20, Dim: 3, Layout: LayoutCircle, custom: clusterPair, Params: []string{"iterations=1", "clip=0.5", "radius=100", "output=last"},
+			Note: "a cluster of 60 copies of 0.9·e_d (label 1) that D₀'s replaced row joins and D₁'s, 2η away, dissolves: deduplication keeps one copy on D₀ and all on D₁, so the replaced row moves 60 rows' gradients. The data violate the declared max_local = 1 and the pipeline charges group privacy over all n rows (on_violation = \"group\"); a pipeline that charged the declared Δ∞ = 2 without checking the collection is refuted"}},
+	// One row misses the canary's coordinate, which mean imputation fills
+	// with the observed mean: the canary moves it by 2/(n − 1). Few rows
+	// (n = 4) make that move large (2/3): the pair changes the gradient sum
+	// by 2C + ⅓ where the ledger charges Δ∞ = 1 changed row more.
+	"dpgd+impute-mean": {Mechanism: "dpgd", Block: `preprocess = ["impute-mean"]
+[mechanism.pipeline]
+collection = { max_missing_rows = 1, max_imputed_features = 1 }`,
+		Setup: Setup{Task: datasets.Binary, Rows: 3, Dim: 3, Layout: LayoutCircle, Missing: 1, Params: []string{"iterations=1", "clip=0.5", "radius=100", "output=last"},
+			Note: "dpgd's one-step pair behind mean imputation with the declared collection max_missing_rows = 1, max_imputed_features = 1 (safe sensitivities: Δ∞ = 1, Δ₂ = (2 + √((n − 1)/(n − 2)))/(n − 2)); 3 rows and the canary (n = 4); one row (label 1) misses the canary's coordinate, imputed with its observed mean ±1/3, so the canary moves the imputed row by 2/3, in the direction of its own gradient: the gradient sum moves by 2C + ⅓ where the ledger allows one more changed row (Δ∞ = 1), so imputation's own change is exercised, in part"}},
 }
 
 // newPipelineTarget builds the audit target of pipeline p: the experiment
@@ -49,7 +77,7 @@ func newPipelineTarget(ctx context.Context, name string, p Pipeline, params []st
 	if err != nil {
 		return nil, err
 	}
-	setup, err := p.withPrepare(kv)
+	setup, err := p.withPrepare(kv, true)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %s: %w", name, err)
 	}
@@ -65,9 +93,12 @@ func newPipelineTarget(ctx context.Context, name string, p Pipeline, params []st
 // parsed from a minimal experiment spec holding p's mechanism block, then,
 // per dataset, as the runner does (experiments/run pipeline.go): rows
 // clipped to the unit ball, the steps fitted on them, the declared
-// collection checked, the sensitivities at the training size, and the
-// budget's Wrap charging them.
-func (p Pipeline) withPrepare(kv []string) (Setup, error) {
+// collection checked (a violation fails, or with on_violation = "group"
+// voids the sensitivities: group privacy over all n rows), the
+// sensitivities at the training size, and the budget's Wrap charging them.
+// check false skips the collection's check and charges the declared
+// sensitivities whatever the data: a broken pipeline, for tests only.
+func (p Pipeline) withPrepare(kv []string, check bool) (Setup, error) {
 	var params []string
 	for _, x := range kv {
 		k, v, _ := strings.Cut(x, "=")
@@ -102,15 +133,23 @@ func (p Pipeline) withPrepare(kv []string) (Setup, error) {
 		if err != nil {
 			return nil, b, err
 		}
+		charge := spec.Charge{N: train.Rows()}
 		if err := f.Check(pl.Collection); err != nil {
-			return nil, b, fmt.Errorf("the pair violates the declared collection: %w", err)
+			var v *preprocess.ViolationError
+			switch {
+			case !errors.As(err, &v):
+				return nil, b, err
+			case !check:
+			case pl.OnViolation == spec.ViolationGroup:
+				charge.Void = err
+			default:
+				return nil, b, fmt.Errorf("the pair violates the declared collection: %w", err)
+			}
 		}
-		n := train.Rows()
-		sens, err := pl.Sensitivity(n)
-		if err != nil {
+		if charge.Sens, err = pl.Sensitivity(charge.N); err != nil {
 			return nil, b, err
 		}
-		b.Wrap = pl.Wrap(p.Mechanism, m, spec.Charge{Sens: sens, N: n})
+		b.Wrap = pl.Wrap(p.Mechanism, m, charge)
 		return train, b, nil
 	}
 	return setup, nil
@@ -121,4 +160,51 @@ func (p Pipeline) withPrepare(kv []string) (Setup, error) {
 func circleRow(i, n int) (float64, float64) {
 	phi := math.Pi * float64(i) / float64(n)
 	return 0.5 * math.Cos(phi), 0.5 * math.Sin(phi)
+}
+
+// dedupEta is the η of the audited deduplication pipelines.
+const dedupEta = 0.005
+
+// dedupClusterRows is the size of clusterPair's cluster.
+const dedupClusterRows = 60
+
+// clusterPair is the pair of dpgd+dedup/clusters (replace-one): D₀'s rows
+// are s.Rows distinct points on a half circle (LayoutCircle), then
+// dedupClusterRows copies of p = 0.9·e_d (label 1), then the replaced row:
+// on D₀ another copy of p, on D₁ p + 2η·e₁ (label 1). On D₀ the copies form
+// one good cluster (no row lies within (η, 3η] of p), which deduplication
+// reduces to one row; on D₁ the replaced row lies 2η from p, so no copy
+// is a good centre and none is removed. The gradient sum at θ₀ = 0 moves by
+// dedupClusterRows·0.45 along e_d ([HSS24] §4.1; the safe Δ∞ of
+// datasets/preprocess, which counts the rows within 4η of the replaced one,
+// is the bound such a pair meets).
+func clusterPair(s Setup, relation string, b mechanisms.Budget, probe *mechanisms.Release) (*customPair, error) {
+	if relation != accounting.RelationReplaceOne {
+		return nil, fmt.Errorf("the cluster pair is replace-one; the ledger's relation is %s", relation)
+	}
+	n, d := s.Rows+dedupClusterRows+1, s.Dim
+	build := func(shift float64) *datasets.Dataset {
+		x := mat.NewDense(n, d, nil)
+		y := make([]float64, n)
+		for i := 0; i < n; i++ {
+			if i < s.Rows {
+				a, c := circleRow(i, s.Rows)
+				x.Set(i, 0, a)
+				x.Set(i, 1, c)
+				y[i] = float64(i % 2)
+				continue
+			}
+			x.Set(i, d-1, 0.9)
+			y[i] = 1
+		}
+		x.Set(n-1, 0, shift)
+		return &datasets.Dataset{Name: "audit-pair", Task: s.Task, X: x, Y: y}
+	}
+	return &customPair{d0: build(0), d1: build(2 * dedupEta),
+		pair:      fmt.Sprintf("replace-one: D₀ holds one more copy of (0.9·e_d, 1) where D₁ holds (0.9·e_d + 2η·e₁, 1), η = %g; the other rows are %d copies of (0.9·e_d, 1) and %d distinct points on a half circle in the first 2 coordinates", dedupEta, dedupClusterRows, s.Rows),
+		statistic: "⟨θ, e_d⟩: the release along the cluster's gradient",
+		stat: func(r *mechanisms.Release) (float64, error) {
+			return r.Model.(*mechanisms.Linear).Theta[d-1], nil
+		},
+	}, nil
 }

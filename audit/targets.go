@@ -53,6 +53,9 @@ type Setup struct {
 	// released θ nearly linearly through Xᵀy, instead of through a ratio of
 	// two noisy statistics.
 	Layout string
+	// Missing is the number of D₀'s rows (the odd-indexed first, label 1)
+	// whose canary coordinate is missing (NaN), for imputation pipelines.
+	Missing int
 	// Intercept scores the release's prediction at the canary, intercept
 	// included (the canary's gradient has a component on the intercept),
 	// instead of its change from the prediction at 0.
@@ -119,6 +122,49 @@ var Setups = map[string]Setup{
 		Note: "4,000 rows ±e₁, ±e₂ (eigengap ≈ ½, so PTR's test passes in ≈ 98% of runs at ε = 1); the replaced row tilts the top-2 subspace towards e_d, and the statistic is the release's share along e_d: a release that reveals the non-private projector is refuted. β = 0.01 is an arbitrary public proposal. The ledger charges DP-GD for a PCA change moving all n rows, far above what one row can do: the under-charged variant is not caught (docs/trust.md)"},
 }
 
+// Alternate is a further audit of a registered mechanism, on another pair.
+type Alternate struct {
+	Mechanism string
+	Setup     Setup
+}
+
+// Alternates lists the further audits of registered mechanisms by audit
+// name (mechanism/pair).
+var Alternates = map[string]Alternate{
+	"ptr-pca-dpgd/gradient": {Mechanism: "ptr-pca-dpgd", Setup: Setup{Task: datasets.Binary, Rows: 4001, Dim: 3, custom: gradientPair,
+		Params: []string{"k=2", "beta=0.01", "iterations=1", "clip=1e-5", "radius=100", "output=last", "step=0.5"},
+		Note:   "4,001 rows (projectionPair's layout); the replaced row ∓e₁ leaves the PCA and PTR's test unchanged and moves the unclipped gradient sum by 1 along e₁, the clipped one by 2C. The ledger charges DP-GD for a PCA change moving all n rows (σ = 8.67·C on the averaged gradient), so a per-example gradient bound that is not enforced shows only when the unclipped gradient ½ dwarfs C: clip = 1e-5 (the audit's noise on θ₁ is then η·σ = 4.3e-5 against the unclipped shift η/n = 1.25e-4). The real mechanism's shift, η·2C/n, is 5.8e-5 of a standard deviation"}},
+}
+
+// lookupSetup returns the registry entry and the audit setup of name, a
+// registered mechanism or an Alternates name.
+func lookupSetup(name string) (mechanisms.Entry, Setup, error) {
+	mech := name
+	a, isAlt := Alternates[name]
+	if isAlt {
+		mech = a.Mechanism
+	}
+	e, err := mechanisms.Lookup(mech)
+	if err != nil {
+		var more []string
+		for n := range Pipelines {
+			more = append(more, n)
+		}
+		for n := range Alternates {
+			more = append(more, n)
+		}
+		sort.Strings(more)
+		return e, Setup{}, fmt.Errorf("%w; or %q, or an audited pipeline or further pair: %s", err, GaussianName, strings.Join(more, ", "))
+	}
+	if !e.Info.Private {
+		return e, Setup{}, fmt.Errorf("audit: %s is a non-private reference learner (ε = +Inf): there is nothing to audit", name)
+	}
+	if isAlt {
+		return e, a.Setup, nil
+	}
+	return e, SetupFor(e.Info), nil
+}
+
 // defaultSetup is used for a registered mechanism without a Setups entry.
 func defaultSetup(info mechanisms.Info) Setup {
 	return Setup{Task: info.Tasks[0], Rows: 20, Dim: 3, Note: baseNote}
@@ -141,14 +187,10 @@ func NewTarget(ctx context.Context, name string, params []string, epsilon, delta
 	if p, ok := Pipelines[name]; ok {
 		return newPipelineTarget(ctx, name, p, params, epsilon, delta)
 	}
-	e, err := mechanisms.Lookup(name)
+	e, setup, err := lookupSetup(name)
 	if err != nil {
 		return nil, err
 	}
-	if !e.Info.Private {
-		return nil, fmt.Errorf("audit: %s is a non-private reference learner (ε = +Inf): there is nothing to audit", name)
-	}
-	setup := SetupFor(e.Info)
 	kv, err := mergeParams(setup.Params, params)
 	if err != nil {
 		return nil, err
@@ -271,6 +313,9 @@ func baseData(s Setup, extra int) *datasets.Dataset {
 		default:
 			x.Set(i, i%(d-1), 0.5)
 		}
+		if i%2 == 1 && i/2 < s.Missing {
+			x.Set(i, d-1, math.NaN())
+		}
 		switch {
 		case s.Task == datasets.Binary:
 			y[i] = float64(i % 2)
@@ -320,6 +365,9 @@ func neighbours(s Setup, relation string) (d0, d1 *datasets.Dataset, pair string
 		pair += fmt.Sprintf("; D₀'s %d other rows are distinct points 0.5·(cos φ, sin φ) on the first 2 coordinates, never on the canary's", s.Rows)
 	default:
 		pair += fmt.Sprintf("; D₀'s %d other rows are 0.5·eᵢ on the first %d coordinates, never on the canary's", s.Rows, s.Dim-1)
+	}
+	if s.Missing > 0 {
+		pair += fmt.Sprintf("; the canary's coordinate is missing (NaN) in %d of them (label 1)", s.Missing)
 	}
 	return d0, d1, pair
 }
