@@ -214,34 +214,6 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	for label := range r.skipped {
 		skippedAtStart[label] = true
 	}
-	//
-	// They are scheduled in two sweeps over the cells: the first trial of
-	// every cell, then the others in (cell, trial) order. A cell's first
-	// trial does its per-cell work (a calibration, a tuning grid's setup)
-	// that the cell's other trials wait for; done first, it overlaps with
-	// the other cells' instead of stalling the other workers. A trial's
-	// output does not depend on the order (internal/rngs).
-	// A shard visits only its own trials of each cell (trialRange).
-	pending := func(visit func(c *spec.Cell, t int) bool) {
-		for sweep := range 2 {
-			for i := range cells {
-				c := &cells[i]
-				first, step := r.trialRange(i)
-				from, to := first, min(first+1, c.Trials)
-				if sweep == 1 {
-					from, to = first+step, c.Trials
-				}
-				for t := from; t < to; t += step {
-					if store.Done(results.Key{Cell: c.Key, Trial: t}) || skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0 {
-						continue
-					}
-					if !visit(c, t) {
-						return
-					}
-				}
-			}
-		}
-	}
 	cost := newCostModel()
 	cellByKey := make(map[string]*spec.Cell, len(cells))
 	for i := range cells {
@@ -281,10 +253,17 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	g.SetLimit(jobs)
 	var writeErr error
 	var werrOnce sync.Once
-	pending(func(c *spec.Cell, t int) bool {
+	// Round-robin over the cells (schedule); a shard visits only its own
+	// trials of each cell (trialRange).
+	todo := func(ci, t int) bool {
+		c := &cells[ci]
+		return !store.Done(results.Key{Cell: c.Key, Trial: t}) && !(skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0)
+	}
+	schedule(len(cells), func(ci int) int { return cells[ci].Trials }, r.trialRange, todo, func(ci, t int) bool {
 		if gctx.Err() != nil {
 			return false
 		}
+		c := &cells[ci]
 		g.Go(func() error {
 			rec, ok := r.trial(gctx, c, t)
 			if !ok {
