@@ -191,6 +191,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		// (run.Options.Render), even when trials failed: the figures show
 		// what ran. Both may log, hence the locked writer.
 		log := &lockedWriter{w: stderr}
+		tty := run.IsTerminal(stderr) // the progress bar on a terminal; log hides it
 		var outs []string
 		var rerr error
 		rendered := false
@@ -202,7 +203,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			render = nil // dplab merge renders
 		}
 		rep, err := run.Run(ctx, s, run.Options{Jobs: *jobs, OutDir: dir, DataDir: *dataDir,
-			Force: *force, Trials: *trials, Log: log, Args: append([]string{"run"}, args...),
+			Force: *force, Trials: *trials, Log: log, Progress: &tty, Args: append([]string{"run"}, args...),
 			Render: render, Shard: shard})
 		var in *spec.InputError
 		if errors.As(err, &in) || isStoreInputError(err) {

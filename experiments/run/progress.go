@@ -31,16 +31,27 @@ type progress struct {
 
 const plainEvery = 5 * time.Second
 
+// IsTerminal reports whether w is a terminal (a character device): the
+// progress bar is redrawn there, and plain lines are printed elsewhere. A
+// caller that wraps its log writer (a lock) passes IsTerminal of the
+// wrapped one as Options.Progress.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
 // newProgress starts reporting on w for total pending trials; cost (nil:
 // count-based) weighs them.
 func newProgress(w io.Writer, total int, force *bool, cost *costModel) *progress {
 	p := &progress{w: w, total: total, start: time.Now(), now: time.Now, cost: cost, stop: make(chan struct{})}
 	if force != nil {
 		p.tty = *force
-	} else if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-		}
+	} else {
+		p.tty = IsTerminal(w)
 	}
 	if total == 0 || w == io.Discard {
 		return p
@@ -135,6 +146,9 @@ func (p *progress) draw(final bool) {
 // ones, else the run's) and later ones for the rest. The work left divided by
 // the throughput seen so far (trial-seconds finished per second of the
 // run, which absorbs the concurrency and the harness' overhead) is the ETA.
+// The extrapolation holds because the runner rotates over the cells
+// (schedule): every cell's later trials are measured from the second round
+// on, beside the same mix of cells as its remaining ones.
 // Callers hold the progress lock.
 type costModel struct {
 	cells map[string]*cellCost  // by cell key

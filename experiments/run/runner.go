@@ -213,34 +213,6 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	for label := range r.skipped {
 		skippedAtStart[label] = true
 	}
-	//
-	// They are scheduled in two sweeps over the cells: the first trial of
-	// every cell, then the others in (cell, trial) order. A cell's first
-	// trial does its per-cell work (a calibration, a tuning grid's setup)
-	// that the cell's other trials wait for; done first, it overlaps with
-	// the other cells' instead of stalling the other workers. A trial's
-	// output does not depend on the order (internal/rngs).
-	// A shard visits only its own trials of each cell (trialRange).
-	pending := func(visit func(c *spec.Cell, t int) bool) {
-		for sweep := range 2 {
-			for i := range cells {
-				c := &cells[i]
-				first, step := r.trialRange(i)
-				from, to := first, min(first+1, c.Trials)
-				if sweep == 1 {
-					from, to = first+step, c.Trials
-				}
-				for t := from; t < to; t += step {
-					if store.Done(results.Key{Cell: c.Key, Trial: t}) || skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0 {
-						continue
-					}
-					if !visit(c, t) {
-						return
-					}
-				}
-			}
-		}
-	}
 	cost := newCostModel()
 	cellByKey := make(map[string]*spec.Cell, len(cells))
 	for i := range cells {
@@ -276,12 +248,20 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	}
 
 	prog := newProgress(log, rep.PendingBefore, opt.Progress, cost)
-	// A fixed pool of jobs workers pulls the pending trials in schedule
-	// order: a goroutine per trial would grow a fresh stack and wake an idle
-	// thread for every trial (a tenth of a small panel's CPU).
+	// The pending trials are started round-robin over the cells (schedule;
+	// a shard visits only its own trials of each cell, trialRange) by a
+	// fixed pool of jobs workers that pull them one at a time: a goroutine
+	// per trial would grow a fresh stack and wake an idle thread for every
+	// trial (a tenth of a small panel's CPU).
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	next, stop := iter.Pull2(func(yield func(*spec.Cell, int) bool) { pending(yield) })
+	todo := func(ci, t int) bool {
+		c := &cells[ci]
+		return !store.Done(results.Key{Cell: c.Key, Trial: t}) && !(skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0)
+	}
+	next, stop := iter.Pull2(func(yield func(int, int) bool) {
+		schedule(len(cells), func(ci int) int { return cells[ci].Trials }, r.trialRange, todo, yield)
+	})
 	defer stop()
 	var nextMu sync.Mutex
 	var writeErr error
@@ -291,11 +271,12 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		wg.Go(func() {
 			for wctx.Err() == nil {
 				nextMu.Lock()
-				c, t, ok := next()
+				ci, t, ok := next()
 				nextMu.Unlock()
 				if !ok {
 					return
 				}
+				c := &cells[ci]
 				rec, ok := r.trial(wctx, c, t)
 				if !ok {
 					return // cancelled: nothing stored
