@@ -228,8 +228,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 func printReport(w io.Writer, s *spec.Spec, rep *run.Report, outs []string) {
-	fmt.Fprintf(w, "%s: %d cells, %d trials: %d stored before, %d run, %d failed, %d skipped (%.1fs)\n",
-		s.Name, rep.Cells, rep.Total, rep.Stored, rep.Ran, rep.Failed, rep.Skipped, rep.Elapsed.Seconds())
+	infeasible := ""
+	if rep.Infeasible > 0 {
+		infeasible = fmt.Sprintf(", %d infeasible (target ε below what the mechanism reaches on the data)", rep.Infeasible)
+	}
+	fmt.Fprintf(w, "%s: %d cells, %d trials: %d stored before, %d run, %d failed, %d skipped%s (%.1fs)\n",
+		s.Name, rep.Cells, rep.Total, rep.Stored, rep.Ran, rep.Failed, rep.Skipped, infeasible, rep.Elapsed.Seconds())
 	for _, p := range outs {
 		fmt.Fprintf(w, "  wrote %s\n", p)
 	}

@@ -19,7 +19,7 @@ import (
 // the accounting package.
 
 // bbghsEpsilon converts an RDP curve to ε at δ with the conversion of
-// [BBGHS20] Thm 21 (= [CKS20]), minimised over the given orders:
+// [BBG+20] Thm 21 (= [CKS20]), minimised over the given orders:
 //
 //	ε = min_α  r(α) + log((α − 1)/α) − (log δ + log α)/(α − 1).
 func bbghsEpsilon(rdp func(alpha float64) float64, delta float64, orders []float64) float64 {
