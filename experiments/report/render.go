@@ -597,6 +597,9 @@ func (v *view) note(band, center, extra string, keep func(*spec.Cell) bool) stri
 	if inf := v.infeasibleText(keep); inf != "" {
 		parts = append(parts, inf)
 	}
+	if ex := v.excludedText(keep); ex != "" {
+		parts = append(parts, ex)
+	}
 	if inc := v.incompleteText(keep); inc != "" {
 		parts = append(parts, inc)
 	}
@@ -896,12 +899,14 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 	s := v.spec
 	m, _ := spec.LookupMetric(t.Metric)
 	dsIdx := v.taskDatasets(t.Datasets, m.Task)
-	// Columns: private cells' legends in spec order.
+	// Columns: private cells' legends in spec order, with their mechanism.
 	var cols []string
+	colMech := map[string]int{}
 	for ci := range v.cells {
 		c := &v.cells[ci]
 		if c.Private && v.wantMechanism(t.Mechanisms, c.Mechanism) && !slices.Contains(cols, v.legend(c)) {
 			cols = append(cols, v.legend(c))
+			colMech[v.legend(c)] = c.Mechanism
 		}
 	}
 	wantEps := func(e float64) bool {
@@ -928,6 +933,9 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 					return e
 				}
 			}
+		}
+		if _, out := s.Excluded(di, colMech[label]); out {
+			return excludedEntry()
 		}
 		return plotting.Entry{}
 	}

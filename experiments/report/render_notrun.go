@@ -1,5 +1,9 @@
 package report
 
+// Cells without results that figures and tables must still account for:
+// infeasible cells (the target is below what the mechanism reaches on the
+// data) and (mechanism, dataset) pairs the spec leaves out.
+
 import (
 	"fmt"
 	"math"
@@ -142,3 +146,43 @@ func (v *view) infeasibleText(keep func(*spec.Cell) bool) string {
 	}
 	return "INFEASIBLE (target ε below the smallest the mechanism reaches on the data; nothing released, not drawn): " + strings.Join(parts, "; ")
 }
+
+// excludedText is the footnote part naming the (mechanism, dataset) pairs
+// the spec leaves out (MechanismSpec.Exclude) whose cells the output would
+// show: "NOT RUN (excluded by the spec): GaussMix head on Synthetic-H: 16 s
+// per trial …". A pair counts as shown when keep accepts a cell of it (a
+// probe: the pair's first cell as Expand would have made it). "" when none.
+func (v *view) excludedText(keep func(*spec.Cell) bool) string {
+	s := v.spec
+	eps, _ := s.Epsilon.Floats()
+	var parts []string
+	for mi, m := range s.Mechanisms {
+		// The probe copies one of the mechanism's cells (its privacy, entry
+		// and first ε); a mechanism left out everywhere has none and is
+		// probed as a private one.
+		probe := spec.Cell{Mechanism: mi, Label: m.Label, Private: true, Trials: s.Trials}
+		if len(eps) > 0 {
+			probe.Epsilon = eps[0]
+		}
+		if i := slices.IndexFunc(v.cells, func(c spec.Cell) bool { return c.Mechanism == mi }); i >= 0 {
+			probe = v.cells[i]
+		}
+		for di, d := range s.Datasets {
+			why, out := s.Excluded(di, mi)
+			if !out {
+				continue
+			}
+			probe.Dataset = di
+			if keep(&probe) {
+				parts = append(parts, fmt.Sprintf("%s on %s: %s", m.Label, d.Label, why))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "NOT RUN (left out by the spec): " + strings.Join(parts, "; ")
+}
+
+// excludedEntry is a table entry for an excluded pair: "not run".
+func excludedEntry() plotting.Entry { return plotting.Entry{Present: true, Text: "not run (see note)"} }

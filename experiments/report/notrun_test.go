@@ -125,3 +125,38 @@ metric = "test_mse"
 		t.Errorf("ranking.md: want Floor listed infeasible at both ε:\n%s", ranking)
 	}
 }
+
+// TestExcludedPairs: a (mechanism, dataset) pair the spec leaves out
+// (exclude) has no cells and no trials, and the tables say so — "not run"
+// in its column and the reason in the footnote — instead of an empty entry
+// or an INCOMPLETE warning.
+func TestExcludedPairs(t *testing.T) {
+	src := strings.Replace(spectest.Valid, `params = { rho = 1e-4 }`, `params = { rho = 1e-4 }
+exclude = { "Lin2" = "too slow on Lin2 (measured)" }`, 1)
+	src = strings.Replace(src, `[[mechanism]]`, `[[dataset]]
+name = "synthetic-linear"
+label = "Lin2"
+params = { n = 300, d = 3, seed = 4 }
+
+[[mechanism]]`, 1)
+	s := spectest.MustParse(t, src)
+	if n := len(spectest.Cells(t, s)); n != 4 {
+		t.Fatalf("%d cells, want 4 (AdaSSP × 2 ε on Lin, Ridge on both)", n)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	rep, outs, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}})
+	if err != nil || rep.Total != 12 {
+		t.Fatalf("run: %d trials (%v), want 12", rep.Total, err)
+	}
+	var lin2 string
+	for _, p := range outs {
+		if filepath.Base(p) == "mse-lin2.md" {
+			b, _ := os.ReadFile(p)
+			lin2 = string(b)
+		}
+	}
+	if strings.Count(lin2, "not run (see note)") != 2 || !strings.Contains(lin2, "NOT RUN (left out by the spec): AdaSSP on Lin2: too slow on Lin2 (measured)") ||
+		strings.Contains(lin2, "INCOMPLETE") {
+		t.Errorf("mse-lin2.md: want AdaSSP 'not run' at both ε, the reason, no INCOMPLETE:\n%s", lin2)
+	}
+}
