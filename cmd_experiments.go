@@ -320,7 +320,11 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	fmt.Fprintf(stdout, "\n%d cells, %d trials: %d stored, %d to run", p.Cells, p.Total, p.Stored, p.Total-p.Stored)
+	infeasible := ""
+	if p.Infeasible > 0 {
+		infeasible = fmt.Sprintf(" (%d of them infeasible)", p.Infeasible)
+	}
+	fmt.Fprintf(stdout, "\n%d cells, %d trials: %d stored%s, %d to run", p.Cells, p.Total, p.Stored, infeasible, p.Total-p.Stored)
 	if p.Stale > 0 {
 		fmt.Fprintf(stdout, "; %d stored trials belong to cells no longer in the spec", p.Stale)
 	}

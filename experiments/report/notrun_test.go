@@ -51,7 +51,7 @@ func (floorMech) Fit(_ context.Context, train *datasets.Dataset, b mechanisms.Bu
 
 // TestInfeasibleCells: a cell whose target ε is below the smallest its
 // mechanism reaches is recorded infeasible (with that smallest ε), is not a
-// failure (the run succeeds), is settled (a rerun does not repeat it), and
+// failure (the run succeeds), is settled (a rerun does not repeat it, the plan counts it stored), and
 // is shown as infeasible in the tables and footnotes rather than dropped or
 // reported as incomplete. Before infeasible trials existed, they failed the
 // run.
@@ -100,6 +100,10 @@ metric = "test_mse"
 	again, err := run.Run(context.Background(), spectest.MustParse(t, src), run.Options{Jobs: 2, OutDir: dir, Cache: cache})
 	if err != nil || again.Ran+again.Infeasible+again.Failed != 0 || again.Stored != 9 {
 		t.Fatalf("rerun: ran %d, infeasible %d, stored %d (%v); want nothing rerun, 9 stored", again.Ran, again.Infeasible, again.Stored, err)
+	}
+	plan, err := run.MakePlan(context.Background(), spectest.MustParse(t, src), rep.Records)
+	if err != nil || plan.Stored != 9 || plan.Infeasible != 6 || plan.Total != 9 {
+		t.Fatalf("plan: %d of %d stored, %d infeasible (%v); want 9 of 9, 6", plan.Stored, plan.Total, plan.Infeasible, err)
 	}
 	eps3 := strconv.FormatFloat(floor.Epsilon, 'g', 3, 64)
 	want := "infeasible (smallest ε " + eps3 + ")"
