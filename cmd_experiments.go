@@ -229,8 +229,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 func printReport(w io.Writer, s *spec.Spec, rep *run.Report, outs []string) {
-	fmt.Fprintf(w, "%s: %d cells, %d trials: %d stored before, %d run, %d failed, %d skipped (%.1fs)\n",
-		s.Name, rep.Cells, rep.Total, rep.Stored, rep.Ran, rep.Failed, rep.Skipped, rep.Elapsed.Seconds())
+	infeasible := ""
+	if rep.Infeasible > 0 {
+		infeasible = fmt.Sprintf(", %d infeasible (target ε below what the mechanism reaches on the data)", rep.Infeasible)
+	}
+	fmt.Fprintf(w, "%s: %d cells, %d trials: %d stored before, %d run, %d failed, %d skipped%s (%.1fs)\n",
+		s.Name, rep.Cells, rep.Total, rep.Stored, rep.Ran, rep.Failed, rep.Skipped, infeasible, rep.Elapsed.Seconds())
 	for _, p := range outs {
 		fmt.Fprintf(w, "  wrote %s\n", p)
 	}
@@ -317,7 +321,11 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	fmt.Fprintf(stdout, "\n%d cells, %d trials: %d stored, %d to run", p.Cells, p.Total, p.Stored, p.Total-p.Stored)
+	infeasible := ""
+	if p.Infeasible > 0 {
+		infeasible = fmt.Sprintf(" (%d of them infeasible)", p.Infeasible)
+	}
+	fmt.Fprintf(stdout, "\n%d cells, %d trials: %d stored%s, %d to run", p.Cells, p.Total, p.Stored, infeasible, p.Total-p.Stored)
 	if p.Stale > 0 {
 		fmt.Fprintf(stdout, "; %d stored trials belong to cells no longer in the spec", p.Stale)
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,6 +72,38 @@ func TestGisetteLoaderOnASmallFileInTheUCIFormat(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"gisette/gisette_train.data": "0 1 2 3 \n4 5 6 \n7 8 9 1 \n", "gisette/gisette_train.labels": "1\n-1\n1\n"})
 	if _, err = loadFrom(dir, "gisette"); !errors.As(err, &fe) || fe.Line != 2 || !strings.Contains(err.Error(), "3 fields, want 4") {
 		t.Fatalf("ragged row: err = %v", err)
+	}
+}
+
+// TestIJCNN1BinaryLoaderOnSmallFiles: ijcnn1-binary reads ijcnn1 then
+// ijcnn1.t and maps the LibSVM labels +1 → 1, −1 → 0 (the regression entry
+// keeps ±1); another label is an error naming its file and example.
+func TestIJCNN1BinaryLoaderOnSmallFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"ijcnn1/ijcnn1":   "-1.0 1:1 11:-0.5\n1.0 2:1 22:0.25\n",
+		"ijcnn1/ijcnn1.t": "1 3:1\n-1 11:0.125\n",
+	})
+	l, err := loadFrom(dir, "ijcnn1-binary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := l.All
+	checkWellFormed(t, d, Binary)
+	if d.Rows() != 4 || d.Cols() != 22 || d.X.At(1, 21) != 0.25 || d.X.At(3, 10) != 0.125 {
+		t.Fatalf("X = %v", d.X.RawMatrix().Data)
+	}
+	if !slices.Equal(d.Y, []float64{0, 1, 1, 0}) {
+		t.Fatalf("Y = %v, want [0 1 1 0]", d.Y)
+	}
+	if r, err := loadFrom(dir, "ijcnn1"); err != nil || !slices.Equal(r.All.Y, []float64{-1, 1, 1, -1}) {
+		t.Fatalf("regression entry: %v, want the ±1 labels", err)
+	}
+	writeFiles(t, dir, map[string]string{"ijcnn1/ijcnn1.t": "1 3:1\n0 11:0.125\n"})
+	_, err = loadFrom(dir, "ijcnn1-binary")
+	var fe *FileError
+	if !errors.As(err, &fe) || !strings.HasSuffix(fe.Path, "ijcnn1.t") || !strings.Contains(err.Error(), "example 2: label 0") {
+		t.Fatalf("bad label: err = %v", err)
 	}
 }
 

@@ -122,6 +122,21 @@ var realChecks = map[string]realCheck{
 	// Not in the shared folder (MANIFEST "Not obtained"); UCI's GISETTE description: 6,000 training
 	// examples, 3,000 positive and 3,000 negative, 5,000 features.
 	"gisette": {rows: 6000, cols: 5000, positives: 3000},
+	// The same files as binary labels: MANIFEST §2's label counts (zcat F | awk
+	// '{c[$1]++}': ijcnn1 1.0 4853 / -1.0 45137, ijcnn1.t 1 8712 / -1 82989),
+	// so 13,565 positives of 141,691, 4,853 of them in the first 49,990 rows
+	// (file order), and the features of ijcnn1 (Σ x as below).
+	"ijcnn1-binary": {rows: 141691, cols: 22, positives: 13565, statName: "Σ x, positives among the first 49,990 rows",
+		stat: func(t *testing.T, l *Loaded) {
+			near(t, "Σ x", sumX(l), 156755.427688, 1e-9)
+			pos := 0
+			for _, y := range l.All.Y[:49990] {
+				pos += int(y)
+			}
+			if pos != 4853 {
+				t.Errorf("%d positives among the first 49,990 rows (ijcnn1), want 4,853", pos)
+			}
+		}},
 	// MANIFEST §2: 49,990 + 91,701 rows, positives 4,853 + 8,712; awk Σ of every value 156755.427688.
 	"ijcnn1": {rows: 141691, cols: 22, yMin: -1, yMax: 1, statName: "Σ x, #(y=1)",
 		stat: func(t *testing.T, l *Loaded) {

@@ -113,7 +113,7 @@ func (m *DPGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs rn
 		return nil, errors.New("dpgd: no training rows")
 	}
 	T, C := m.p.iterations(), m.p.clip()
-	loss, err := solvers.NewLogistic(train.X, train.Y, solvers.LogisticConfig{Clip: C})
+	loss, err := solvers.NewGLM(train.X, train.Y, solvers.GLMConfig{Clip: C})
 	if err != nil {
 		return nil, fmt.Errorf("dpgd: %w", err)
 	}
@@ -136,7 +136,7 @@ func (m *DPGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs rn
 // dpgdDescend runs A_GD's T projected steps from θ_0 = 0 on the summed
 // (clipped) logistic loss of n rows with noise σ on the averaged gradient,
 // and returns the average of the iterates (or the last, per p.Output).
-func dpgdDescend(ctx context.Context, loss *solvers.Logistic, n, d int, sigma float64, p DPGDParams, noise *rand.Rand) ([]float64, error) {
+func dpgdDescend(ctx context.Context, loss *solvers.GLM, n, d int, sigma float64, p DPGDParams, noise *rand.Rand) ([]float64, error) {
 	T, eta, R := p.iterations(), p.step(), p.radius()
 	theta, avg, grad := make([]float64, d), make([]float64, d), make([]float64, d)
 	for t := 1; t <= T; t++ {

@@ -13,7 +13,8 @@ import (
 )
 
 // DPSGD is differentially private stochastic gradient descent for logistic
-// regression with an intercept, the baseline of [RKW23] §5. Every step
+// regression (binary tasks) or least squares (regression, loss ½(x̃ᵀθ − y)²)
+// with an intercept, the baseline of [RKW23] §5. Every step
 // Poisson-samples the rows at rate q, clips each per-example gradient to
 // norm C, adds N(0, σ_mult²C² I) to their sum and divides by the expected
 // batch size, then takes an Adam (or SGD) step (solvers.DPSGD). With
@@ -32,6 +33,12 @@ import (
 // 60 epochs, C = √2, Adam), objpert.md §4. Symbols: η = learning_rate,
 // B = batch, C = clip, σ_mult = noise_multiplier.
 //
+// The loss does not enter the guarantee either: clipping bounds every
+// example's contribution to a step by C whatever the loss, which is all the
+// sampled Gaussian mechanism's analysis uses ([ACG+16] §3.1). For the
+// squared loss C = √2 is the largest gradient norm at θ = 0 on rows with
+// ‖x‖ ≤ 1 and |y| ≤ 1 (|y|·‖[x; 1]‖), as for objpert-amp (glmConstants).
+//
 // The learning rate does not enter the guarantee; [RKW23] tunes it over
 // logspace(−8, −1, 10), either on the test set without charging it
 // (tuning mode "oracle") or by private selection (mode "private").
@@ -47,7 +54,9 @@ type DPSGDParams struct {
 	// Batch is the expected batch size B; 0 means 256 ([RKW23] §5).
 	Batch int `toml:"batch" default:"256" range:"≥ 1"`
 	// Clip is the per-example clipping norm C > 0; 0 means √2 ([RKW23] §5:
-	// with unit-norm rows and an intercept every gradient has norm < √2).
+	// with unit-norm rows and an intercept every logistic gradient has norm
+	// < √2; for the squared loss, the largest gradient norm at θ = 0 when
+	// |y| ≤ 1).
 	Clip float64 `toml:"clip" default:"√2" range:"> 0"`
 	// Optimizer is "adam" (default) or "sgd".
 	Optimizer string `toml:"optimizer" default:"adam" range:"adam | sgd"`
@@ -57,7 +66,8 @@ type DPSGDParams struct {
 	// (default) means no projection. With a radius the mechanism has a
 	// smooth-RDP result (SmoothRDP) and a non-private pre-processor in front
 	// of it is accounted by [HSS24] Theorem 2; without one, by group
-	// privacy only.
+	// privacy only. Binary tasks only (the analysis is the logistic
+	// loss's).
 	Radius float64 `toml:"radius" default:"none (no projection)" range:"> 0"`
 }
 
@@ -105,7 +115,7 @@ func (p DPSGDParams) config() solvers.DPSGDConfig {
 }
 
 func init() {
-	Register(Info{Name: "dpsgd", Title: "DP-SGD", Ref: "ACG+16", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"poisson_sampled_gaussian"}},
+	Register(Info{Name: "dpsgd", Title: "DP-SGD", Ref: "ACG+16", Tasks: []datasets.Task{datasets.Binary, datasets.Regression}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"poisson_sampled_gaussian"}},
 		func(p DPSGDParams) (Mechanism, error) { return &DPSGD{p: p}, nil },
 		DPSGDParams{Epochs: 5, LearningRate: 0.05})
 }
@@ -124,6 +134,14 @@ func (s *DPSGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs r
 		return nil, err
 	}
 	cfg := s.p.config()
+	if train.Task == datasets.Regression {
+		if cfg.Radius > 0 {
+			// SmoothRDP's μ_x is the logistic gradient's; the squared
+			// loss's would differ (and depend on |y|): no claim is made.
+			return nil, errors.New("dpsgd: radius (a smooth-RDP analysis) is derived for the logistic loss only; a regression task cannot use it")
+		}
+		cfg.Loss = solvers.LossSquared
+	}
 	q, steps, err := cfg.Schedule(train.Rows())
 	if err != nil {
 		return nil, fmt.Errorf("dpsgd: %w", err)

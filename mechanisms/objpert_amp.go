@@ -15,33 +15,74 @@ import (
 // ampBeta is the smoothness β of the logistic loss with an intercept on rows
 // with ‖x‖₂ ≤ 1: f″ ≤ 1/4 and ‖[x; 1]‖² ≤ 2, so ∇²ℓ ≼ (1/4)·2·I = I/2
 // (objpert.md §1.6; the authors' code default). Clipping keeps β
-// ([RKW23] Thm F.3).
+// ([RKW23] Thm F.3). glmConstants gives it for every task.
 const ampBeta = 0.5
+
+// glmConstants returns the GLM loss objective perturbation minimises for a
+// task, the smoothness β its guarantee needs and the default clipping norm
+// C, for a model with an intercept on rows with ‖xᵢ‖₂ ≤ C_X and targets
+// |yᵢ| ≤ C_Y (C_Y only for regression; labels are in {0, 1}):
+//
+//	                 f(u; y)              sup f″   β = sup f″·(C_X² + 1)   C (default)
+//	binary           log(1 + eᵘ) − y·u    1/4      (C_X² + 1)/4            √(C_X² + 1)
+//	regression       ½(u − y)²            1        C_X² + 1                C_Y·√(C_X² + 1)
+//
+// [RKW23] Thms 3.2 and 4.1 are stated for ℓ(θ; z) = f(xᵀθ; y) with ‖x‖ ≤ 1,
+// f″ ≤ β and ‖∇ℓ‖ ≤ L; their proof (App. C) uses ‖x‖ ≤ 1 only through
+// μ = xᵀ(∇²J)⁻¹x ≤ ‖x‖²/λ and bᵀx ~ N(0, σ²‖x‖²). With the intercept,
+// x̃ = [x; 1] has ‖x̃‖² ≤ C_X² + 1 =: s²; rewriting ℓ = f̄(x'ᵀθ) with
+// x' = x̃/s (‖x'‖ ≤ 1) and f̄(v) = f(s·v) gives f̄″ = s²f″ ≤ s²·sup f″ = β,
+// and ‖∇ℓ‖ = |f'|·‖x̃‖ is unchanged, so L bounds it as before
+// (objpert.md §1.6 derives β = 1/2 this way for C_X = 1).
+//
+// L: the logistic |f'| < 1 gives ‖∇ℓ‖ < √(C_X² + 1), so clipping at that C
+// is a no-op and L = C ([RKW23] §5). The squared loss has f' = u − y,
+// unbounded in θ ∈ R^{d+1}: it is Lipschitz only after clipping, which
+// Algorithm 1 provides — ℓ_C (the Huber loss with threshold C/‖x̃ᵢ‖,
+// solvers.GLM) has ‖∇ℓ_C‖ ≤ C, so L = C (Thm F.2), and f_C″ ∈ {0, 1} keeps
+// β (Thm F.3). The default C = C_Y·√(C_X² + 1) is the largest gradient norm
+// at θ = 0 (‖∇ℓ(0; z)‖ = |y|·‖x̃‖): clipping binds only for examples whose
+// residual exceeds C/‖x̃ᵢ‖ ≥ C_Y. Privacy does not depend on C_Y (clipping
+// bounds the gradient whatever y is); C_Y only sets that default.
+//
+// Ref: [RKW23] Thm 3.2, Thm 4.1, App. C (the bound on |log R|), App. F.2
+// (Thms F.2, F.3); objpert.md §1.4 (squared-loss thresholds), §1.6.
+func glmConstants(task datasets.Task, cx, cy float64) (loss string, beta, clip float64) {
+	s2 := cx*cx + 1
+	if task == datasets.Regression {
+		return solvers.LossSquared, s2, cy * math.Sqrt(s2)
+	}
+	return solvers.LossLogistic, s2 / 4, math.Sqrt(s2)
+}
 
 // errAMPWrapped is objpert-amp's refusal of private tuning (Budget.Wrap).
 var errAMPWrapped = errors.New("objpert-amp: private tuning is not supported: (σ, λ) follow [RKW23]'s data-independent rule, and the optimiser needs no tuning (Thm 4.1); use tuning mode \"none\"")
 
 // ObjPertAMP is Algorithm 1 of [RKW23], approximate minima perturbation with
-// gradient clipping, for logistic regression with an intercept on rows with
-// ‖x‖₂ ≤ 1:
+// gradient clipping, for logistic regression (binary tasks) or least
+// squares (regression) with an intercept on rows with ‖x‖₂ ≤ 1:
 //
 //	b      ~ N(0, σ² I_{d+1})
 //	L^P(θ) = Σᵢ ℓ_C(θ; zᵢ) + (λ/2)‖θ‖² + bᵀθ          θ = [w; w₀]
 //	θ̃      : any point with ‖∇L^P(θ̃)‖₂ ≤ τ            (L-BFGS, Newton fallback, same b)
 //	output θ̃ + N(0, σ_out² I_{d+1})
 //
-// ℓ_C is the logistic loss with per-example gradients clipped to norm C
-// (solvers.Logistic with Clip; for unit-norm rows and C = √2 it equals the
-// logistic loss). (σ, λ) follow the paper's data-independent rule
+// ℓ_C is the logistic loss, or the squared loss ½(x̃ᵀθ − y)², with
+// per-example gradients clipped to norm C (solvers.GLM with Clip; for
+// unit-norm rows and C = √2 the logistic loss is unchanged, the squared
+// loss becomes a Huber loss). (σ, λ) follow the paper's data-independent rule
 // (accounting.CalibrateAMP): λ runs over (2β/ε)·1.05^k, skipping λ ≤ β, and
 // the first λ whose smallest σ meeting the target has σ ≤ f·σ_G is used,
 // σ_G being the analytic Gaussian noise for (ε, δ) at sensitivity C. The
 // ledger is
 //
-//	AMP{ObjectivePerturbation{σ, λ, β = 1/2, L = C}, τ, σ_out}
+//	AMP{ObjectivePerturbation{σ, λ, β, L = C}, τ, σ_out}
 //
-// whose RDP is [RKW23] Thm 4.1: ObjPert's Thm 3.2 bound plus a Gaussian
-// mechanism of sensitivity 2τ/λ and noise σ_out.
+// with β = 1/2 (logistic) or 2 (squared; glmConstants), whose RDP is
+// [RKW23] Thm 4.1: ObjPert's Thm 3.2 bound plus a Gaussian mechanism of
+// sensitivity 2τ/λ and noise σ_out. The paper's experiments are logistic
+// only; the squared loss is this Algorithm 1 with the constants derived in
+// glmConstants.
 //
 // Ref: [RKW23] Algorithm 1 (lines 1–4 and output), Thm 4.1, §5 (τ = 0.01,
 // σ_out = 0.15, f = 1.3, C = √2); objpert.md §1.5–1.6, §2.10(c), §5.4.
@@ -67,7 +108,9 @@ type ObjPertAMPParams struct {
 	// F is the factor f of the (σ, λ) rule σ ≤ f·σ_G; 0 means 1.3 ([RKW23] §5).
 	F float64 `toml:"f" default:"1.3" range:"> 0"`
 	// Clip is the clipping norm C > 0 of the per-example gradients; 0 means
-	// √2 ([RKW23] §5; a no-op for unit-norm rows with an intercept).
+	// √2 ([RKW23] §5; for the logistic loss a no-op on unit-norm rows with
+	// an intercept; for the squared loss C_Y·√(C_X² + 1) with C_X = C_Y = 1,
+	// see glmConstants).
 	Clip float64 `toml:"clip" default:"√2" range:"> 0"`
 	// Method is the optimiser of line 4: "lbfgs" (default; Newton fallback)
 	// or "newton". Either yields a θ̃ with ‖∇L^P(θ̃)‖ ≤ τ.
@@ -86,7 +129,7 @@ func (p ObjPertAMPParams) Validate() error {
 }
 
 func init() {
-	Register(Info{Name: "objpert-amp", Title: "Algorithm 1 (AMP)", Ref: "RKW23", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"amp"}},
+	Register(Info{Name: "objpert-amp", Title: "Algorithm 1 (AMP)", Ref: "RKW23", Tasks: []datasets.Task{datasets.Binary, datasets.Regression}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"amp"}},
 		func(p ObjPertAMPParams) (Mechanism, error) { return &ObjPertAMP{p: p}, nil }, ObjPertAMPParams{})
 }
 
@@ -98,15 +141,18 @@ func (a *ObjPertAMP) Fit(ctx context.Context, train *datasets.Dataset, b Budget,
 	if b.Wrap != nil {
 		return nil, errAMPWrapped
 	}
+	// β rests on ‖x‖ ≤ C_X = 1 (checked); C_Y = 1 sets only the squared
+	// loss's default clip, so |y| is not checked (glmConstants).
 	if err := checkBounds("objpert-amp", train, 1, 0); err != nil {
 		return nil, err
 	}
-	tau, sigmaOut, c := orDefault(a.p.Tau, 0.01), orDefault(a.p.SigmaOut, 0.15), orDefault(a.p.Clip, math.Sqrt2)
-	ev, err := accounting.CalibrateAMP(b.calibrator(), b.Target(), c, ampBeta, tau, sigmaOut, orDefault(a.p.F, 1.3))
+	lossName, beta, defClip := glmConstants(train.Task, 1, 1)
+	tau, sigmaOut, c := orDefault(a.p.Tau, 0.01), orDefault(a.p.SigmaOut, 0.15), orDefault(a.p.Clip, defClip)
+	ev, err := accounting.CalibrateAMP(b.calibrator(), b.Target(), c, beta, tau, sigmaOut, orDefault(a.p.F, 1.3))
 	if err != nil {
 		return nil, fmt.Errorf("objpert-amp: %w", err)
 	}
-	loss, err := solvers.NewLogistic(train.X, train.Y, solvers.LogisticConfig{Bias: true, Clip: c})
+	loss, err := solvers.NewGLM(train.X, train.Y, solvers.GLMConfig{Loss: lossName, Bias: true, Clip: c})
 	if err != nil {
 		return nil, fmt.Errorf("objpert-amp: %w", err)
 	}
@@ -135,7 +181,7 @@ func (a *ObjPertAMP) Fit(ctx context.Context, train *datasets.Dataset, b Budget,
 	}
 	n := float64(train.Rows())
 	return &Release{Model: model, Event: ev, Calibrated: true,
-		Noise: map[string]float64{"sigma": ev.ObjPert.Sigma, "lambda": ev.ObjPert.Lambda, "beta": ampBeta, "clip": c, "tau": tau, "sigma_out": sigmaOut},
+		Noise: map[string]float64{"sigma": ev.ObjPert.Sigma, "lambda": ev.ObjPert.Lambda, "beta": beta, "clip": c, "tau": tau, "sigma_out": sigmaOut},
 		Stats: map[string]float64{"iterations": float64(res.Iterations), "passes": float64(res.GradEvals),
 			"grad_evals": float64(res.GradEvals) * n, "hess_evals": float64(res.HessEvals), "grad_norm": res.GradNorm}}, nil
 }

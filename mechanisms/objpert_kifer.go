@@ -188,7 +188,7 @@ func (o *ObjPertKifer) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 	if err != nil {
 		return nil, fmt.Errorf("objpert-kifer: %w", err)
 	}
-	loss, err := solvers.NewLogistic(train.X, train.Y, solvers.LogisticConfig{})
+	loss, err := solvers.NewGLM(train.X, train.Y, solvers.GLMConfig{})
 	if err != nil {
 		return nil, fmt.Errorf("objpert-kifer: %w", err)
 	}

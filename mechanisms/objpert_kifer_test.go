@@ -77,7 +77,7 @@ func TestObjPertKifer(t *testing.T) {
 		for i := range b {
 			b[i] = sigma * noise.NormFloat64()
 		}
-		loss, _ := solvers.NewLogistic(data.X, data.Y, solvers.LogisticConfig{})
+		loss, _ := solvers.NewGLM(data.X, data.Y, solvers.GLMConfig{})
 		obj := solvers.Objective{Loss: loss, L2: lambda, Linear: b}
 		res, err := solvers.Minimize(obj, make([]float64, obj.Dim()), &solvers.Settings{GradTol: tau, LBFGSIterations: 500})
 		if err != nil {

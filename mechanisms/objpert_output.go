@@ -88,7 +88,7 @@ func (o *ObjPertOutput) Fit(ctx context.Context, train *datasets.Dataset, b Budg
 		lambda = m * (c + 2*tau) / orDefault(o.p.SigmaOut, 0.15)
 	}
 	sens := (c + 2*tau) / lambda
-	loss, err := solvers.NewLogistic(train.X, train.Y, solvers.LogisticConfig{Bias: true, Clip: c})
+	loss, err := solvers.NewGLM(train.X, train.Y, solvers.GLMConfig{Bias: true, Clip: c})
 	if err != nil {
 		return nil, fmt.Errorf("objpert-output: %w", err)
 	}

@@ -288,7 +288,7 @@ func (m *PCADPGD) descendProjected(ctx context.Context, x, proj *mat.Dense, y []
 	n, d := x.Dims()
 	var z mat.Dense
 	z.Mul(x, proj)
-	loss, err := solvers.NewLogistic(&z, y, solvers.LogisticConfig{Clip: m.p.clip()})
+	loss, err := solvers.NewGLM(&z, y, solvers.GLMConfig{Clip: m.p.clip()})
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,9 @@
 //   - A result directory is new, empty, or holds trials.jsonl or .lock;
 //     CheckDir refuses anything else, so outputs never overwrite foreign files.
 //     Files are written with mode 0666 less the umask.
-//   - Only records with Status "ok" count as done; a failed trial reruns.
+//   - Only settled records count as done: status "ok", or "infeasible" (the
+//     target is below what the mechanism can reach on the data); a failed
+//     or skipped trial reruns. Aggregates read "ok" records only.
 //   - A number that does not apply or is not finite is stored as JSON null
 //     (one type per field): the ε, ε target and ε spent of a non-private
 //     reference or an oracle-tuned trial read back as +Inf, any other null

@@ -35,7 +35,9 @@ type Run struct {
 	TrialsRun int       `json:"trials_run"`
 	Failed    int       `json:"failed"`
 	Skipped   int       `json:"skipped"`
-	Status    string    `json:"status"` // "complete", "interrupted", "failed"
+	// Infeasible counts trials recorded infeasible (StatusInfeasible).
+	Infeasible int    `json:"infeasible,omitempty"`
+	Status     string `json:"status"` // "complete", "interrupted", "failed"
 	// Trials is the --trials override of the spec's trial count (0: none).
 	Trials int `json:"trials,omitempty"`
 	// Shard is "i/N" for a run of shard i of N (dplab run --shard).

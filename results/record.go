@@ -37,7 +37,29 @@ const (
 	StatusOK      = "ok"      // the trial ran; metrics and privacy are set
 	StatusFailed  = "failed"  // the fit returned an error; Error says which
 	StatusSkipped = "skipped" // the cell cannot run here (e.g. its data is absent); Error says why
+	// StatusInfeasible: the mechanism cannot reach the cell's target ε on
+	// this trial's data (no noise level calibrates to it); Error says why
+	// and Diagnostics[InfeasibleFloor] holds the smallest ε the
+	// calibration found (an RDP ε at Diagnostics[InfeasibleOrder] when that
+	// is set). Nothing was released. A rerun does not repeat it
+	// (Settled).
+	StatusInfeasible = "infeasible"
 )
+
+// Diagnostics keys of an infeasible trial (StatusInfeasible).
+const (
+	// InfeasibleFloor is the smallest ε the calibration reached: the
+	// target must be at least this for the mechanism to run on the data.
+	InfeasibleFloor = "infeasible_eps_floor"
+	// InfeasibleOrder is the RDP order when the target was an RDP ε at that
+	// order (InfeasibleFloor is then an RDP ε too); absent otherwise.
+	InfeasibleOrder = "infeasible_order"
+)
+
+// Settled reports whether the trial's outcome is final: ok, or infeasible
+// (the same data and target give the same answer). A rerun repeats every
+// other trial (failed, skipped).
+func (r *Record) Settled() bool { return r.Status == StatusOK || r.Status == StatusInfeasible }
 
 // Tuning modes, as Privacy.Tuning records them.
 const (

@@ -84,7 +84,7 @@ func OpenShard(dir string, i, n int, warn func(string)) (*Store, []Record, error
 		return nil, nil, err
 	}
 	for j := range merged {
-		if merged[j].Status == StatusOK {
+		if merged[j].Settled() {
 			s.done[merged[j].Key()] = true
 		}
 	}

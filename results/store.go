@@ -120,11 +120,11 @@ func openFile(path string, lock *os.File, warn func(string)) (*Store, []Record, 
 	return s, recs, nil
 }
 
-// setDone rebuilds the set of trials stored with status ok from recs.
+// setDone rebuilds the set of settled trials (ok or infeasible) from recs.
 func (s *Store) setDone(recs []Record) {
 	s.done = make(map[Key]bool, len(recs))
 	for i := range recs {
-		if recs[i].Status == StatusOK {
+		if recs[i].Settled() {
 			s.done[recs[i].Key()] = true
 		}
 	}
@@ -133,7 +133,8 @@ func (s *Store) setDone(recs []Record) {
 // Path returns the store's file path.
 func (s *Store) Path() string { return s.path }
 
-// Done reports whether trial k is stored with status ok.
+// Done reports whether trial k is stored settled: with status ok or
+// infeasible (Record.Settled).
 func (s *Store) Done(k Key) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -164,7 +165,7 @@ func (s *Store) Append(r Record) error {
 		return s.err
 	}
 	s.pending = append(s.pending, line...)
-	if r.Status == StatusOK {
+	if r.Settled() {
 		s.done[r.Key()] = true
 	}
 	if len(s.pending) >= flushBytes {

@@ -30,7 +30,7 @@ func LogisticInBall(ctx context.Context, X *mat.Dense, y []float64, R float64) (
 	if n == 0 {
 		return nil, 0, fmt.Errorf("solvers: no rows")
 	}
-	loss, err := NewLogistic(X, y, LogisticConfig{})
+	loss, err := NewGLM(X, y, GLMConfig{})
 	if err != nil {
 		return nil, 0, err
 	}

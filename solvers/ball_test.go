@@ -41,7 +41,7 @@ func TestLogisticInBall(t *testing.T) {
 		if err != nil {
 			t.Fatal(tc.name, err)
 		}
-		loss, _ := NewLogistic(X, y, LogisticConfig{})
+		loss, _ := NewGLM(X, y, GLMConfig{})
 		g := make([]float64, d)
 		loss.ValueGrad(g, theta)
 		floats.Scale(1/float64(n), g)

@@ -25,7 +25,7 @@ func BenchmarkMinimizeLogistic(b *testing.B) {
 		{"n=36000,d=105,method=newton", 1, 10, MethodNewton},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			l, err := NewLogistic(x, y, LogisticConfig{Bias: true})
+			l, err := NewGLM(x, y, GLMConfig{Bias: true})
 			if err != nil {
 				b.Fatal(err)
 			}

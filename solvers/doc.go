@@ -1,5 +1,5 @@
 // Package solvers holds the numerical kernels of dplab's learners: least
-// squares, the logistic GLM loss and objective, minimisation to a
+// squares, the GLM losses (logistic and squared) and objective, minimisation to a
 // gradient-norm tolerance, the DP-SGD loop and the Chebyshev quadratic
 // surrogate of the logistic loss. It works on plain *mat.Dense and []float64
 // (never a datasets.Dataset); mechanisms build on it.
@@ -16,12 +16,15 @@
 // # Losses and objectives
 //
 // A Function evaluates value and gradient in one pass (ValueGrad) and its
-// Hessian. NewLogistic builds the summed logistic loss Σᵢ log(1+e^{x̃ᵢᵀθ}) −
-// yᵢx̃ᵢᵀθ with labels in {0, 1}, optional bias (x̃ = [x; 1], intercept last)
-// and optional per-example gradient clipping ([RKW23] §4). Objective adds
-// (λ/2)‖θ‖² + bᵀθ: objective perturbation's perturbed objective.
+// Hessian. NewGLM builds a summed GLM loss: the logistic loss Σᵢ
+// log(1+e^{x̃ᵢᵀθ}) − yᵢx̃ᵢᵀθ with labels in {0, 1} (GLMConfig.Loss
+// LossLogistic, the default) or the squared loss Σᵢ ½(x̃ᵢᵀθ − yᵢ)²
+// (LossSquared), with optional bias (x̃ = [x; 1], intercept last) and
+// optional per-example gradient clipping ([RKW23] §4; for the squared loss
+// the clipped loss is the Huber loss). Objective adds (λ/2)‖θ‖² + bᵀθ:
+// objective perturbation's perturbed objective.
 //
-//	loss, err := solvers.NewLogistic(X, y, solvers.LogisticConfig{Bias: true})
+//	loss, err := solvers.NewGLM(X, y, solvers.GLMConfig{Bias: true})
 //	obj := solvers.Objective{Loss: loss, L2: lambda, Linear: b}
 //	res, err := solvers.Minimize(obj, theta0, &solvers.Settings{GradTol: 0.01})
 //
@@ -36,7 +39,8 @@
 //
 // # DP-SGD
 //
-// DPSGD trains logistic regression by DP-SGD as [RKW23]'s baseline does
+// DPSGD trains logistic regression (or, with DPSGDConfig.Loss = LossSquared,
+// least squares) by DP-SGD as [RKW23]'s baseline does
 // with Opacus: Poisson sampling at rate q = 1/ceil(n/B) (PoissonSampler:
 // Binomial batch size, then distinct uniform indices), closed-form
 // per-example gradients clipped to C, N(0, (σ_mult·C)²I) noise on the sum,
@@ -95,7 +99,7 @@
 //   - DPSGD's sampling rate and step count are those of Schedule, every
 //     clipped per-example gradient has norm < Clip, and the noise std on
 //     their sum is exactly NoiseMultiplier·Clip.
-//   - A Logistic is immutable after NewLogistic and safe for concurrent use
+//   - A GLM is immutable after NewGLM and safe for concurrent use
 //     (one loss can serve parallel runs on the same data).
 //
 // # References

@@ -42,6 +42,9 @@ type DPSGDConfig struct {
 	Optimizer string
 	// Bias fits an intercept: features x̃ = [x; 1], intercept last in θ.
 	Bias bool
+	// Loss is LossLogistic ("" means it; labels y ∈ {0, 1}) or LossSquared
+	// (real targets: linear regression).
+	Loss string
 	// Radius R > 0 projects θ (intercept included) onto the ball ‖θ‖₂ ≤ R
 	// after every step; 0 means no projection. A bounded θ bounds the
 	// gradient's smoothness in the data (what a smooth-RDP analysis needs,
@@ -69,6 +72,9 @@ func (c DPSGDConfig) Validate() error {
 		return fmt.Errorf("solvers: DP-SGD Radius = %v must be finite and ≥ 0", c.Radius)
 	case c.Optimizer != "" && c.Optimizer != OptimizerAdam && c.Optimizer != OptimizerSGD:
 		return fmt.Errorf("solvers: DP-SGD Optimizer = %q, want %q or %q", c.Optimizer, OptimizerAdam, OptimizerSGD)
+	}
+	if _, err := parseLoss(c.Loss); err != nil {
+		return fmt.Errorf("solvers: DP-SGD Loss: %w", err)
 	}
 	return nil
 }
@@ -122,16 +128,20 @@ const ctxCheckSteps = 256
 // assumes holds exactly.
 const clipSlack = 1e-6
 
-// DPSGD trains logistic regression (labels y ∈ {0, 1}) on the rows of X by
-// differentially private stochastic gradient descent. Each step t:
+// DPSGD trains a linear model on the rows of X by differentially private
+// stochastic gradient descent on the GLM loss cfg.Loss: logistic regression
+// (labels y ∈ {0, 1}) or least squares (real y). Each step t:
 //
 //	Bₜ    Poisson sample of the rows at rate q (PoissonSampler)
-//	gᵢ   = (sigmoid(x̃ᵢᵀθ) − yᵢ)·x̃ᵢ                       per-example gradient (closed form)
+//	gᵢ   = f'(x̃ᵢᵀθ; yᵢ)·x̃ᵢ                                per-example gradient (closed form)
 //	Gₜ   = ( Σ_{i∈Bₜ} gᵢ·min(1, C/(‖gᵢ‖₂ + 10⁻⁶)) + N(0, σ_mult²C² I) ) / int(q·n)
 //	θ    ← Adam or SGD step on Gₜ
 //
-// with ‖gᵢ‖₂ = |sigmoid(x̃ᵢᵀθ) − yᵢ|·‖x̃ᵢ‖₂. An empty batch gives a step on
-// pure noise. The initial θ is LinearInit(d, Bias, ·).
+// with f' = sigmoid(u) − y (logistic) or u − y (squared, f = ½(u − y)²) and
+// ‖gᵢ‖₂ = |f'|·‖x̃ᵢ‖₂. Clipping bounds each example's contribution by C
+// whatever the loss, so the privacy analysis is the same for both. An
+// empty batch gives a step on pure noise. The initial θ is
+// LinearInit(d, Bias, ·).
 //
 // Ref: [ACG+16] Alg. 1 (per-example clipping, noise on the sum); [RKW23]
 // §2.2 and §5, shared/research/objpert.md §4 (Poisson sampling, expected
@@ -151,8 +161,8 @@ const clipSlack = 1e-6
 // rs.Get("noise") for the Gaussian noise, so the same streams give the same
 // bits. ctx is checked every 256 steps; a cancelled run returns ctx.Err().
 //
-// It returns an error for an invalid cfg, labels outside {0, 1} or
-// non-finite X, and panics if len(y) differs from the number of rows of X.
+// It returns an error for an invalid cfg, logistic labels outside {0, 1},
+// non-finite squared-loss targets or non-finite X, and panics if len(y) differs from the number of rows of X.
 func DPSGD(ctx context.Context, X *mat.Dense, y []float64, cfg DPSGDConfig, rs rngs.Streams) (DPSGDResult, error) {
 	return dpsgd(ctx, X, y, cfg, rs, false)
 }
@@ -167,7 +177,8 @@ func dpsgd(ctx context.Context, X *mat.Dense, y []float64, cfg DPSGDConfig, rs r
 	if err != nil {
 		return DPSGDResult{}, err
 	}
-	if err := checkLabels(y); err != nil {
+	loss, _ := parseLoss(cfg.Loss) // checked by Schedule
+	if err := loss.checkTargets(y); err != nil {
 		return DPSGDResult{}, err
 	}
 	if err := checkFiniteMatrix("X", X); err != nil {
@@ -220,7 +231,7 @@ func dpsgd(ctx context.Context, X *mat.Dense, y []float64, cfg DPSGDConfig, rs r
 				row = raw.Data[i*raw.Stride : i*raw.Stride+d]
 				u = floats.Dot(row, w)
 			}
-			r := logisticDeriv(u+b, y[i])
+			r := loss.deriv(u+b, y[i])
 			if norms != nil {
 				if f := cfg.Clip / (math.Abs(r)*norms[i] + clipSlack); f < 1 {
 					r *= f

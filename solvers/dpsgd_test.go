@@ -198,6 +198,7 @@ func TestDPSGDConfigErrors(t *testing.T) {
 		func(c *DPSGDConfig) { c.Steps = -1 },
 		func(c *DPSGDConfig) { c.ExpectedBatch = 0 },
 		func(c *DPSGDConfig) { c.Optimizer = "rmsprop" },
+		func(c *DPSGDConfig) { c.Loss = "hinge" },
 	} {
 		c := ok
 		mod(&c)
@@ -243,37 +244,45 @@ func TestDPSGDNoiseScale(t *testing.T) {
 }
 
 // TestDPSGDClipping: one full-batch (q = 1) SGD step with rate 1 and no
-// noise moves θ by −Σᵢ gᵢ·min(1, C/(‖gᵢ‖ + 10⁻⁶))/n (Opacus' factor), and
-// every clipped gradient has norm < C.
+// noise moves θ by −Σᵢ gᵢ·min(1, C/(‖gᵢ‖ + 10⁻⁶))/n (Opacus' factor), with
+// gᵢ = f'(x̃ᵢᵀθ; yᵢ)·x̃ᵢ for each loss, and every clipped gradient has norm < C.
 func TestDPSGDClipping(t *testing.T) {
 	t.Parallel()
 	x := mat.NewDense(3, 2, []float64{10, 0, 0.1, 0.2, -3, 4})
-	y := []float64{1, 0, 1}
-	cfg := DPSGDConfig{Clip: 0.5, LearningRate: 1, Steps: 1, ExpectedBatch: 3, Optimizer: OptimizerSGD, Bias: true}
-	seed := rngs.Derive("clipping")
-	res, err := DPSGD(context.Background(), x, y, cfg, rngs.New(seed))
-	if err != nil {
-		t.Fatal(err)
-	}
-	theta := LinearInit(2, true, rngs.New(seed).Get("init"))
-	want := slices.Clone(theta)
-	clipped := 0
-	for i := 0; i < 3; i++ {
-		xt := []float64{x.At(i, 0), x.At(i, 1), 1}
-		g := make([]float64, 3)
-		floats.AddScaled(g, 1/(1+math.Exp(-floats.Dot(xt, theta)))-y[i], xt)
-		if f := cfg.Clip / (floats.Norm(g, 2) + 1e-6); f < 1 {
-			floats.Scale(f, g)
-			clipped++
-			if floats.Norm(g, 2) >= cfg.Clip {
-				t.Fatalf("clipped norm %v ≥ C", floats.Norm(g, 2))
-			}
+	for _, tc := range []struct {
+		loss  string
+		y     []float64
+		deriv func(u, y float64) float64 // f'(u; y), written out
+	}{
+		{LossLogistic, []float64{1, 0, 1}, func(u, y float64) float64 { return 1/(1+math.Exp(-u)) - y }},
+		{LossSquared, []float64{2.5, -0.3, 7}, func(u, y float64) float64 { return u - y }},
+	} {
+		cfg := DPSGDConfig{Clip: 0.5, LearningRate: 1, Steps: 1, ExpectedBatch: 3, Optimizer: OptimizerSGD, Bias: true, Loss: tc.loss}
+		seed := rngs.Derive("clipping")
+		res, err := DPSGD(context.Background(), x, tc.y, cfg, rngs.New(seed))
+		if err != nil {
+			t.Fatal(err)
 		}
-		floats.AddScaled(want, -1.0/3, g)
-	}
-	// Tolerance: rounding of three O(1) terms.
-	if d := maxAbsDiff(res.Theta, want); d > 1e-15 || res.Clipped != clipped || clipped == 0 {
-		t.Fatalf("θ = %v (clipped %d), want %v (clipped %d)", res.Theta, res.Clipped, want, clipped)
+		theta := LinearInit(2, true, rngs.New(seed).Get("init"))
+		want := slices.Clone(theta)
+		clipped := 0
+		for i := 0; i < 3; i++ {
+			xt := []float64{x.At(i, 0), x.At(i, 1), 1}
+			g := make([]float64, 3)
+			floats.AddScaled(g, tc.deriv(floats.Dot(xt, theta), tc.y[i]), xt)
+			if f := cfg.Clip / (floats.Norm(g, 2) + 1e-6); f < 1 {
+				floats.Scale(f, g)
+				clipped++
+				if floats.Norm(g, 2) >= cfg.Clip {
+					t.Fatalf("%s: clipped norm %v ≥ C", tc.loss, floats.Norm(g, 2))
+				}
+			}
+			floats.AddScaled(want, -1.0/3, g)
+		}
+		// Tolerance: rounding of three O(1) terms.
+		if d := maxAbsDiff(res.Theta, want); d > 1e-14 || res.Clipped != clipped || clipped == 0 {
+			t.Fatalf("%s: θ = %v (clipped %d), want %v (clipped %d)", tc.loss, res.Theta, res.Clipped, want, clipped)
+		}
 	}
 }
 
@@ -314,7 +323,7 @@ func TestDPSGDCancelled(t *testing.T) {
 func TestDPSGDNonPrivate(t *testing.T) {
 	t.Parallel()
 	x, y := logisticData(newTestRand(), 2000, 5, 4)
-	loss, err := NewLogistic(x, y, LogisticConfig{Bias: true})
+	loss, err := NewGLM(x, y, GLMConfig{Bias: true})
 	if err != nil {
 		t.Fatal(err)
 	}

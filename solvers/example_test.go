@@ -14,7 +14,7 @@ import (
 func ExampleMinimize() {
 	x := mat.NewDense(4, 1, []float64{-1, -0.5, 0.5, 1})
 	y := []float64{0, 1, 0, 1}
-	loss, err := solvers.NewLogistic(x, y, solvers.LogisticConfig{Bias: true})
+	loss, err := solvers.NewGLM(x, y, solvers.GLMConfig{Bias: true})
 	if err != nil {
 		panic(err)
 	}

@@ -83,33 +83,45 @@ func checkDerivatives(t *testing.T, f Function, x []float64, gradTol, hessTol fl
 	}
 }
 
-func TestLogisticDerivatives(t *testing.T) {
+// TestGLMDerivatives: both losses' gradients and Hessians, plain and
+// clipped, against finite differences (checkDerivatives).
+func TestGLMDerivatives(t *testing.T) {
 	t.Parallel()
-	r := newTestRand()
-	x, y := logisticData(r, 60, 4, 3)
+	lx, ly := logisticData(newTestRand(), 60, 4, 3)
+	rx, ry := regressionData(newTestRand(), 60, 4, 1)
+	sq := func(cfg GLMConfig) GLMConfig { cfg.Loss = LossSquared; return cfg }
 	tests := []struct {
 		name string
-		cfg  LogisticConfig
+		cfg  GLMConfig
 		// Coordinates of θ; scaled large enough that clipping binds for
-		// some examples (margins up to ~±8).
+		// some examples (logistic margins up to ~±8).
 		scale float64
 	}{
-		{"no bias", LogisticConfig{}, 1},
-		{"bias", LogisticConfig{Bias: true}, 1},
-		{"bias, clip 0.3", LogisticConfig{Bias: true, Clip: 0.3}, 4},
-		{"clip 0.05", LogisticConfig{Clip: 0.05}, 4},
+		{"no bias", GLMConfig{}, 1},
+		{"bias", GLMConfig{Bias: true}, 1},
+		{"bias, clip 0.3", GLMConfig{Bias: true, Clip: 0.3}, 4},
+		{"clip 0.05", GLMConfig{Clip: 0.05}, 4},
+		{"squared, no bias", sq(GLMConfig{}), 1},
+		{"squared, bias", sq(GLMConfig{Bias: true}), 1},
+		{"squared, bias, clip 0.3", sq(GLMConfig{Bias: true, Clip: 0.3}), 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			l, err := NewLogistic(x, y, tc.cfg)
+			x, y := lx, ly
+			if tc.cfg.Loss == LossSquared {
+				x, y = rx, ry
+			}
+			l, err := NewGLM(x, y, tc.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			theta := randomVec(newTestRand(), l.Dim(), tc.scale)
+			r := newTestRand()
+			theta := randomVec(r, l.Dim(), tc.scale)
 			// Tolerances: central differences with gonum's default step have
 			// truncation+rounding error ~1e-7 relative on sums of 60 terms of
-			// size ≤ 10; the clipped loss has kinks, which the random θ
-			// avoids by a margin far above the step.
+			// size ≤ 10; the clipped losses have kinks (the Huber loss's
+			// included), which the random θ avoids by a margin far above
+			// the step.
 			checkDerivatives(t, l, theta, 1e-6, 1e-5)
 			obj := Objective{Loss: l, L2: 1.7, Linear: randomVec(r, l.Dim(), 2)}
 			checkDerivatives(t, obj, theta, 1e-6, 1e-5)
@@ -122,7 +134,7 @@ func TestLogisticDerivatives(t *testing.T) {
 func TestLogisticNaive(t *testing.T) {
 	t.Parallel()
 	x, y := logisticData(newTestRand(), 50, 3, 2)
-	l, err := NewLogistic(x, y, LogisticConfig{Bias: true})
+	l, err := NewGLM(x, y, GLMConfig{Bias: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +163,7 @@ func TestLogisticClipping(t *testing.T) {
 		r := newTestRand()
 		for i := 0; i < 40; i++ {
 			// One example at a time: ∇ℓ_C(θ; zᵢ).
-			l, err := NewLogistic(x.Slice(i, i+1, 0, 3).(*mat.Dense), y[i:i+1], LogisticConfig{Bias: true, Clip: c})
+			l, err := NewGLM(x.Slice(i, i+1, 0, 3).(*mat.Dense), y[i:i+1], GLMConfig{Bias: true, Clip: c})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,8 +178,8 @@ func TestLogisticClipping(t *testing.T) {
 		}
 	})
 	t.Run("C = √2 is a no-op for unit rows with bias", func(t *testing.T) {
-		plain, _ := NewLogistic(x, y, LogisticConfig{Bias: true})
-		clipped, _ := NewLogistic(x, y, LogisticConfig{Bias: true, Clip: math.Sqrt2})
+		plain, _ := NewGLM(x, y, GLMConfig{Bias: true})
+		clipped, _ := NewGLM(x, y, GLMConfig{Bias: true, Clip: math.Sqrt2})
 		// a = √2/‖x̃ᵢ‖ is 1 up to rounding, so a kink, if any, lies where
 		// |1 − a| ≈ 1e-16 = sigmoid(−|u|), i.e. |u| > 36: check every
 		// threshold is there, and compare the losses on margins |u| < 36.
@@ -194,7 +206,7 @@ func TestLogisticClipping(t *testing.T) {
 		}
 	})
 	t.Run("f_C is continuous at u_L and u_H", func(t *testing.T) {
-		l, _ := NewLogistic(x, y, LogisticConfig{Bias: true, Clip: 0.3})
+		l, _ := NewGLM(x, y, GLMConfig{Bias: true, Clip: 0.3})
 		for i := range y {
 			for _, u0 := range []float64{l.lo[i], l.hi[i]} {
 				if math.IsInf(u0, 0) {
@@ -219,16 +231,16 @@ func TestNewLogisticErrors(t *testing.T) {
 		name string
 		x    *mat.Dense
 		y    []float64
-		cfg  LogisticConfig
+		cfg  GLMConfig
 	}{
-		{"label −1", x, []float64{-1, 1}, LogisticConfig{}},
-		{"label 0.5", x, []float64{0, 0.5}, LogisticConfig{}},
-		{"NaN feature", mat.NewDense(2, 1, []float64{1, math.NaN()}), []float64{0, 1}, LogisticConfig{}},
-		{"negative clip", x, []float64{0, 1}, LogisticConfig{Clip: -1}},
-		{"infinite clip", x, []float64{0, 1}, LogisticConfig{Clip: math.Inf(1)}},
+		{"label −1", x, []float64{-1, 1}, GLMConfig{}},
+		{"label 0.5", x, []float64{0, 0.5}, GLMConfig{}},
+		{"NaN feature", mat.NewDense(2, 1, []float64{1, math.NaN()}), []float64{0, 1}, GLMConfig{}},
+		{"negative clip", x, []float64{0, 1}, GLMConfig{Clip: -1}},
+		{"infinite clip", x, []float64{0, 1}, GLMConfig{Clip: math.Inf(1)}},
 	}
 	for _, tc := range tests {
-		if _, err := NewLogistic(tc.x, tc.y, tc.cfg); err == nil {
+		if _, err := NewGLM(tc.x, tc.y, tc.cfg); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}
@@ -236,7 +248,7 @@ func TestNewLogisticErrors(t *testing.T) {
 
 func TestObjectiveValidate(t *testing.T) {
 	t.Parallel()
-	l, err := NewLogistic(mat.NewDense(2, 1, []float64{1, 2}), []float64{0, 1}, LogisticConfig{Bias: true})
+	l, err := NewGLM(mat.NewDense(2, 1, []float64{1, 2}), []float64{0, 1}, GLMConfig{Bias: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +276,7 @@ func TestObjectiveValidate(t *testing.T) {
 // bias) — the evaluation objective perturbation's L-BFGS repeats.
 func BenchmarkLogisticValueGrad(b *testing.B) {
 	x, y := logisticData(newTestRand(), 36000, 104, 4)
-	l, err := NewLogistic(x, y, LogisticConfig{Bias: true})
+	l, err := NewGLM(x, y, GLMConfig{Bias: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func TestMinimizePerturbedLogistic(t *testing.T) {
 	t.Parallel()
 	r := newTestRand()
 	x, y := logisticData(r, 2000, 10, 4)
-	l, err := NewLogistic(x, y, LogisticConfig{Bias: true})
+	l, err := NewGLM(x, y, GLMConfig{Bias: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestMinimizePerturbedLogistic(t *testing.T) {
 func TestMinimizeFallback(t *testing.T) {
 	t.Parallel()
 	x, y := logisticData(newTestRand(), 500, 6, 3)
-	l, err := NewLogistic(x, y, LogisticConfig{Bias: true})
+	l, err := NewGLM(x, y, GLMConfig{Bias: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestMinimizeFallback(t *testing.T) {
 func TestMinimizeNotConverged(t *testing.T) {
 	t.Parallel()
 	x, y := logisticData(newTestRand(), 100, 3, 1)
-	l, _ := NewLogistic(x, y, LogisticConfig{})
+	l, _ := NewGLM(x, y, GLMConfig{})
 	obj := Objective{Loss: l, L2: 1}
 	// 1e-300 is far below the rounding floor of the gradient (~1e-15).
 	res, err := Minimize(obj, make([]float64, 3), &Settings{GradTol: 1e-300, LBFGSIterations: 50, NewtonIterations: 5})
@@ -214,7 +214,7 @@ func TestMinimizeNotConverged(t *testing.T) {
 func TestMinimizeCancelled(t *testing.T) {
 	t.Parallel()
 	x, y := logisticData(newTestRand(), 100, 3, 1)
-	l, _ := NewLogistic(x, y, LogisticConfig{})
+	l, _ := NewGLM(x, y, GLMConfig{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := MinimizeContext(ctx, Objective{Loss: l, L2: 1}, make([]float64, 3), &Settings{GradTol: 1e-12})
@@ -252,7 +252,7 @@ func TestMinimizeSettingsErrors(t *testing.T) {
 func TestMinimizeStopsALineSearchStuckOnOnePoint(t *testing.T) {
 	r := rand.New(rand.NewPCG(527, 1))
 	x, y := logisticData(r, 1587, 128, 3)
-	l, err := NewLogistic(x, y, LogisticConfig{})
+	l, err := NewGLM(x, y, GLMConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

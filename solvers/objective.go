@@ -9,7 +9,7 @@ import (
 )
 
 // Function is a twice-differentiable function f: R^Dim() → R, evaluated in
-// one pass for its value and gradient. Logistic and Objective implement it;
+// one pass for its value and gradient. GLM and Objective implement it;
 // Minimize minimises any Function.
 type Function interface {
 	// Dim returns the dimension of the argument x.

@@ -17,7 +17,9 @@ import (
 // mean, the margin between them with its interval, the verdict (a tie
 // when the winner's 95% CI overlaps any other ranked cell's, else a win),
 // the mechanisms tied with the winner, the wall time per trial of both, and the ε each spent next to its target, flagging every
-// ranked cell whose spent ε differs from its target.
+// ranked cell whose spent ε differs from its target, and the mechanisms
+// that could not run at that ε (infeasible: the target is below the
+// smallest ε they reach on the data).
 type rankingTable struct {
 	// Title is the tables' title ("Ranking by <metric>" when empty); the
 	// dataset's label is appended.
@@ -72,6 +74,7 @@ func (t *rankingTable) formats() []string { return t.Formats }
 var rankingColumns = []string{
 	"winner", "winner mean", "runner-up", "runner-up mean", "margin", "verdict", "tied with winner",
 	"winner s/trial", "runner-up s/trial", "winner ε spent / target", "runner-up ε spent / target", "ε flags",
+	"infeasible",
 }
 
 // ranked is one private cell competing at a (dataset, ε).
@@ -111,7 +114,12 @@ func (t *rankingTable) build(v *view) []*plotting.Table {
 				continue
 			}
 			tab.Rows = append(tab.Rows, strconv.FormatFloat(e, 'g', 4, 64))
-			tab.Cells = append(tab.Cells, rankingRow(t.rank(v, di, e, m.Higher)))
+			row := rankingRow(t.rank(v, di, e, m.Higher))
+			row[len(row)-1] = plotting.Entry{Present: true, Text: "none"}
+			if inf := v.infeasibleAt(di, e, func(c *spec.Cell) bool { return t.ranks(v, c) }); len(inf) > 0 {
+				row[len(row)-1].Text = strings.Join(inf, "; ")
+			}
+			tab.Cells = append(tab.Cells, row)
 		}
 		keep := func(c *spec.Cell) bool {
 			return c.Dataset == di && v.wantMechanism(t.mechs, c.Mechanism)
@@ -124,7 +132,8 @@ func (t *rankingTable) build(v *view) []*plotting.Table {
 		}
 		extra += "; margin: |runner-up − winner| ± (CI half-width of the winner + of the runner-up), which contains 0 exactly when the two 95% CIs overlap; " +
 			"verdict: a tie when the winner's CI overlaps that of any other ranked cell (listed under tied with winner), else a win; s/trial: mean wall seconds of a trial's fit (tuning runs included) on this machine with -j trials in parallel; " +
-			"ε spent: the largest over trials, by the accountant below; ε flags: each ranked cell whose ε spent is above its target (OVERSPENT), below it by more than 0.1%, infinite (non-private tuning), or whose target was not the whole fit's (target scope)"
+			"ε spent: the largest over trials, by the accountant below; ε flags: each ranked cell whose ε spent is above its target (OVERSPENT), below it by more than 0.1%, infinite (non-private tuning), or whose target was not the whole fit's (target scope); " +
+			"infeasible: the mechanisms whose target ε is below the smallest they reach on the data (not ranked: nothing released)"
 		if t.Note != "" {
 			extra += "; " + t.Note
 		}
@@ -140,10 +149,7 @@ func (t *rankingTable) rank(v *view, di int, eps float64, higher bool) []ranked 
 	var rs []ranked
 	for ci := range v.cells {
 		c := &v.cells[ci]
-		if c.Dataset != di || !c.Private || c.Epsilon != eps || !v.wantMechanism(t.mechs, c.Mechanism) {
-			continue
-		}
-		if t.NonPrivateTuning == "exclude" && v.spec.Mechanisms[c.Mechanism].Tuning.Mode == spec.TuneOracle {
+		if c.Dataset != di || c.Epsilon != eps || !t.ranks(v, c) {
 			continue
 		}
 		a, ok := v.agg[c.Key]
@@ -163,6 +169,15 @@ func (t *rankingTable) rank(v *view, di int, eps float64, higher bool) []ranked 
 		return cmpFloat(a.stat.Mean, b.stat.Mean)
 	})
 	return rs
+}
+
+// ranks reports whether the table ranks cell c's mechanism: private, among
+// the listed mechanisms, and not oracle-tuned when those are excluded.
+func (t *rankingTable) ranks(v *view, c *spec.Cell) bool {
+	if !c.Private || !v.wantMechanism(t.mechs, c.Mechanism) {
+		return false
+	}
+	return t.NonPrivateTuning != "exclude" || v.spec.Mechanisms[c.Mechanism].Tuning.Mode != spec.TuneOracle
 }
 
 func cmpFloat(a, b float64) int {

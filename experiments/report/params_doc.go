@@ -98,7 +98,7 @@ var kindDocs = map[string]string{
 	"probesTable.Random":            "random swaps per family (0: 1400)",
 	"probesTable.Seed":              "seed of the probes' random draws; 0 is a seed like any other",
 	"probesTable.Title":             "table title; default none",
-	"rankingTable":                  "rankingTable is the \"ranking\" table kind: per dataset, one row per ε with the winner and the runner-up among the private cells by the metric's mean, the margin between them with its interval, the verdict (a tie when the winner's 95% CI overlaps any other ranked cell's, else a win), the mechanisms tied with the winner, the wall time per trial of both, and the ε each spent next to its target, flagging every ranked cell whose spent ε differs from its target.",
+	"rankingTable":                  "rankingTable is the \"ranking\" table kind: per dataset, one row per ε with the winner and the runner-up among the private cells by the metric's mean, the margin between them with its interval, the verdict (a tie when the winner's 95% CI overlaps any other ranked cell's, else a win), the mechanisms tied with the winner, the wall time per trial of both, and the ε each spent next to its target, flagging every ranked cell whose spent ε differs from its target, and the mechanisms that could not run at that ε (infeasible: the target is below the smallest ε they reach on the data).",
 	"rankingTable.Datasets":         "Datasets are the labels of the datasets to rank, one table each; default all.",
 	"rankingTable.Epsilon":          "Epsilon are the ε values to rank at, one row each; default all.",
 	"rankingTable.Formats":          "Formats are the table formats written; default [\"md\", \"tex\", \"csv\"].",

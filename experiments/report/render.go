@@ -194,10 +194,13 @@ type view struct {
 	cells   []spec.Cell
 	agg     map[string]results.CellSummary // by cell key
 	skipped map[string]string              // dataset label -> reason
-	over    map[string][]float64           // label -> ε values whose spent ε exceeded the target
-	curves  [][]curves.Point               // evaluated [[curve]] blocks, in spec order
-	ledgers map[string]*ledgerSummary      // by cell key, for privacy tables
-	rels    map[string][]string            // neighbouring relation -> labels of the private mechanisms whose ledgers have it
+	// infeasible holds, by cell key, the cells with infeasible trials
+	// (render_infeasible.go).
+	infeasible map[string]*infeasibleCell
+	over       map[string][]float64      // label -> ε values whose spent ε exceeded the target
+	curves     [][]curves.Point          // evaluated [[curve]] blocks, in spec order
+	ledgers    map[string]*ledgerSummary // by cell key, for privacy tables
+	rels       map[string][]string       // neighbouring relation -> labels of the private mechanisms whose ledgers have it
 	// dataStems and panelStems are the file-name parts of dataset labels
 	// and curve panels (render_names.go), made on first use.
 	dataStems, panelStems map[string]string
@@ -212,7 +215,7 @@ func newView(s *spec.Spec, recs []results.Record) (*view, error) {
 		return nil, err
 	}
 	v := &view{spec: s, cells: cells, agg: map[string]results.CellSummary{}, skipped: map[string]string{}, over: map[string][]float64{},
-		ledgers: map[string]*ledgerSummary{}, rels: map[string][]string{}}
+		ledgers: map[string]*ledgerSummary{}, rels: map[string][]string{}, infeasible: map[string]*infeasibleCell{}}
 	byKey := make(map[string]*spec.Cell, len(v.cells))
 	for i := range v.cells {
 		byKey[v.cells[i].Key] = &v.cells[i]
@@ -244,8 +247,11 @@ func newView(s *spec.Spec, recs []results.Record) (*view, error) {
 			// the spec, as a new run would have recorded them.
 			r.Privacy.Assumptions = run.Assumptions(s, c, &r)
 		}
-		if r.Status == results.StatusSkipped {
+		switch r.Status {
+		case results.StatusSkipped:
 			v.skipped[r.Dataset] = r.Error
+		case results.StatusInfeasible:
+			v.addInfeasible(&r)
 		}
 		if r.Status == results.StatusOK {
 			v.addLedger(&r)
@@ -588,6 +594,12 @@ func (v *view) note(band, center, extra string, keep func(*spec.Cell) bool) stri
 	}
 	parts = append(parts, v.scopeText(keep)...)
 	parts = append(parts, v.pipelineText(keep)...)
+	if inf := v.infeasibleText(keep); inf != "" {
+		parts = append(parts, inf)
+	}
+	if ex := v.excludedText(keep); ex != "" {
+		parts = append(parts, ex)
+	}
 	if inc := v.incompleteText(keep); inc != "" {
 		parts = append(parts, inc)
 	}
@@ -714,11 +726,11 @@ func (v *view) completeness(keep func(*spec.Cell) bool) (stored, want, short, em
 			continue
 		}
 		want += c.Trials
-		a, ok := v.agg[c.Key]
-		have := 0
-		if ok {
-			have = min(a.Trials, c.Trials)
+		have := v.agg[c.Key].Trials // 0 when none is ok
+		if ic, ok := v.infeasible[c.Key]; ok {
+			have += ic.trials // settled: a rerun would not fill them
 		}
+		have = min(have, c.Trials)
 		stored += have
 		switch {
 		case have == 0:
@@ -751,7 +763,11 @@ func (v *view) incompleteText(keep func(*spec.Cell) bool) string {
 	for i := range v.cells {
 		c := &v.cells[i]
 		a, ok := v.agg[c.Key]
-		if !keep(c) || !ok || a.Trials >= c.Trials {
+		settled := a.Trials
+		if ic := v.infeasible[c.Key]; ic != nil {
+			settled += ic.trials
+		}
+		if !keep(c) || !ok || settled >= c.Trials {
 			continue
 		}
 		if len(listed) == maxShortListed {
@@ -883,12 +899,14 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 	s := v.spec
 	m, _ := spec.LookupMetric(t.Metric)
 	dsIdx := v.taskDatasets(t.Datasets, m.Task)
-	// Columns: private cells' legends in spec order.
+	// Columns: private cells' legends in spec order, with their mechanism.
 	var cols []string
+	colMech := map[string]int{}
 	for ci := range v.cells {
 		c := &v.cells[ci]
 		if c.Private && v.wantMechanism(t.Mechanisms, c.Mechanism) && !slices.Contains(cols, v.legend(c)) {
 			cols = append(cols, v.legend(c))
+			colMech[v.legend(c)] = c.Mechanism
 		}
 	}
 	wantEps := func(e float64) bool {
@@ -911,7 +929,13 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 						return plotting.Entry{Mean: st.Mean, Half: st.CIHalf, Present: true}
 					}
 				}
+				if e, ok := v.infeasibleEntry(c.Key); ok {
+					return e
+				}
 			}
+		}
+		if _, out := s.Excluded(di, colMech[label]); out {
+			return excludedEntry()
 		}
 		return plotting.Entry{}
 	}

@@ -13,8 +13,9 @@ import (
 // Plan is the expanded grid of a spec with its storage status.
 type Plan struct {
 	Rows                 []PlanRow
-	Cells, Total, Stored int
-	Stale                int           // stored ok trials of cells no longer in the spec
+	Cells, Total, Stored int           // Stored: settled trials (ok or infeasible), which a run does not repeat
+	Infeasible           int           // of Stored, the trials recorded infeasible
+	Stale                int           // stored settled trials of cells no longer in the spec
 	Setup                time.Duration // loading the datasets (measured by Estimate)
 	// Skipped holds, by label, the optional datasets Estimate found without
 	// their files, with the reason: a run records only trial 0 of their
@@ -52,10 +53,23 @@ func MakePlan(ctx context.Context, s *spec.Spec, recs []results.Record) (*Plan, 
 	if err != nil {
 		return nil, err
 	}
-	// stored trial indexes per cell (Latest: one per key)
+	// settled trial indexes per cell, one per key (Latest's ok records, then
+	// the infeasible ones: Record.Settled, which the runner does not repeat)
 	stored := map[string][]int{}
+	seen := map[results.Key]bool{}
 	for _, r := range results.Latest(recs) {
 		stored[r.CellKey] = append(stored[r.CellKey], r.Trial)
+		seen[r.Key()] = true
+	}
+	infeasible := map[string]int{}
+	for i := range recs {
+		if r := &recs[i]; r.Status == results.StatusInfeasible && !seen[r.Key()] {
+			seen[r.Key()] = true
+			stored[r.CellKey] = append(stored[r.CellKey], r.Trial)
+			if r.Trial >= 0 {
+				infeasible[r.CellKey]++
+			}
+		}
 	}
 	keys := cellKeys(cells)
 	p := &Plan{Cells: len(cells)}
@@ -92,6 +106,7 @@ func MakePlan(ctx context.Context, s *spec.Spec, recs []results.Record) (*Plan, 
 		}
 		p.Total += c.Trials
 		p.Stored += done
+		p.Infeasible += min(infeasible[c.Key], done)
 		row.Stored += done
 		row.ToRun += c.Trials - done
 		if done < c.Trials {

@@ -63,7 +63,11 @@ type Report struct {
 	Dir                       string
 	Cells, Total, Stored, Ran int
 	Failed, Skipped           int
-	SkipReasons               map[string]string // dataset label -> reason
+	// Infeasible counts the trials whose target ε the mechanism cannot
+	// reach on their data (results.StatusInfeasible): recorded with the
+	// reason, not failures.
+	Infeasible  int
+	SkipReasons map[string]string // dataset label -> reason
 	// Records are the store's records after the run (those read at open
 	// and those appended), for rendering without a re-read; nil (and only
 	// then) when the run was interrupted or could not write.
@@ -309,7 +313,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		writeErr = err
 	}
 	manifestRun.End = time.Now()
-	manifestRun.TrialsRun, manifestRun.Failed, manifestRun.Skipped = rep.Ran, rep.Failed, rep.Skipped
+	manifestRun.TrialsRun, manifestRun.Failed, manifestRun.Skipped, manifestRun.Infeasible = rep.Ran, rep.Failed, rep.Skipped, rep.Infeasible
 	switch {
 	case rep.Interrupted:
 		manifestRun.Status = "interrupted"
@@ -393,6 +397,8 @@ func (r *runner) count(rec *results.Record) {
 	case results.StatusSkipped:
 		r.report.Skipped++
 		r.skipped[rec.Dataset] = rec.Error
+	case results.StatusInfeasible:
+		r.report.Infeasible++
 	}
 }
 
@@ -488,6 +494,9 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 	}
 	if err != nil {
 		rec.Status, rec.Error = results.StatusFailed, err.Error()
+		if ie, ok := accounting.IsInfeasible(err); ok {
+			markInfeasible(&rec, ie)
+		}
 		return rec, true
 	}
 	if err := r.account(&rec, out, delta); err != nil {
@@ -539,6 +548,24 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 	}
 	rec.Status = results.StatusOK
 	return rec, true
+}
+
+// markInfeasible records a trial whose fit found no noise level that meets
+// its target: the one place where a calibration's *accounting.InfeasibleError
+// (from any mechanism, tuned or not) becomes a settled, non-failing outcome
+// instead of a failure. Its reason stays in Error, and the smallest ε the
+// calibration reached (an RDP ε at an order when the target was one) in the
+// diagnostics: it is read from the data without noise, like every
+// diagnostic, and nothing was released.
+func markInfeasible(rec *results.Record, ie *accounting.InfeasibleError) {
+	rec.Status = results.StatusInfeasible
+	if rec.Diagnostics == nil {
+		rec.Diagnostics = map[string]results.Float{}
+	}
+	rec.Diagnostics[results.InfeasibleFloor] = results.Float(ie.Floor)
+	if ie.Order > 0 {
+		rec.Diagnostics[results.InfeasibleOrder] = results.Float(ie.Order)
+	}
 }
 
 // fitted is the outcome of a (possibly tuned) fit.

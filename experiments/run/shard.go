@@ -113,7 +113,7 @@ type Gap struct {
 	Error  string
 }
 
-// Gaps returns the trials of cells (s's grid) with no ok record in recs, in
+// Gaps returns the trials of cells (s's grid) with no settled record (ok or infeasible) in recs, in
 // grid order, naming for each shard count in counts the shard that
 // Assign gives it. A cell whose trial 0 is recorded as skipped (an optional
 // dataset without its files) has no gaps: an unsharded run stores only that
@@ -133,8 +133,8 @@ func Gaps(cells []spec.Cell, recs []results.Record, counts []int) []Gap {
 			seen[r.Key()] = st
 		}
 		switch r.Status {
-		case results.StatusOK:
-			st.ok = true
+		case results.StatusOK, results.StatusInfeasible:
+			st.ok = true // settled: no gap
 		case results.StatusSkipped:
 			st.skipped = true
 		case results.StatusFailed:

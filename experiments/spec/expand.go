@@ -45,6 +45,9 @@ func (s *Spec) Expand(ctx context.Context) ([]Cell, error) {
 	for di, d := range s.Datasets {
 		dsKey := DatasetKey(d)
 		for mi, m := range s.Mechanisms {
+			if _, out := s.Excluded(di, mi); out {
+				continue
+			}
 			e, err := mechanisms.Lookup(m.Name)
 			if err != nil {
 				return nil, fmt.Errorf("mechanism %q: %w", m.Label, err)
@@ -247,7 +250,13 @@ func (s *Spec) mechanismCells(i int) int64 {
 // math.MaxInt64).
 func (s *Spec) Size() (cells, trials int64) {
 	for i := range s.Mechanisms {
-		cells = addSat(cells, mulSat(int64(len(s.Datasets)), s.mechanismCells(i)))
+		on := int64(len(s.Datasets))
+		for di := range s.Datasets {
+			if _, out := s.Excluded(di, i); out {
+				on--
+			}
+		}
+		cells = addSat(cells, mulSat(on, s.mechanismCells(i)))
 	}
 	return cells, mulSat(cells, int64(max(s.Trials, 0)))
 }

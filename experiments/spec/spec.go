@@ -130,7 +130,19 @@ type MechanismSpec struct {
 	// present.
 	Preprocess []PreprocessStep `toml:"preprocess"`
 	Pipeline   *PipelineSpec    `toml:"pipeline"`
-	pipeline   *Pipeline        // built by validation (Preprocessing)
+	// Exclude leaves the mechanism out on some datasets: dataset label →
+	// why (required, e.g. a measured cost). Expand makes no cells for those
+	// pairs; figures and tables say "not run" with the reason. Not part of
+	// any cell key.
+	Exclude  map[string]string `toml:"exclude"`
+	pipeline *Pipeline         // built by validation (Preprocessing)
+}
+
+// Excluded returns the reason the spec gives for leaving mechanism mi out
+// on dataset di (MechanismSpec.Exclude), and whether it does.
+func (s *Spec) Excluded(di, mi int) (string, bool) {
+	why, ok := s.Mechanisms[mi].Exclude[s.Datasets[di].Label]
+	return why, ok
 }
 
 // TuningSpec is a mechanism's hyperparameter tuning.

@@ -188,6 +188,16 @@ func TestSpecErrors(t *testing.T) {
 		{"float for an integer", func(s string) string { return strings.Replace(s, "trials = 3", "trials = 3.0", 1) }, 3, "trials", "TOML value has type float; destination has type integer"},
 		{"table for a string", func(s string) string { return strings.Replace(s, `label = "Lin"`, `label = { x = 1 }`, 1) }, 9, "dataset[0].label", "TOML value has type table; destination has type string"},
 		{"too many trials", func(s string) string { return strings.Replace(s, "trials = 3", "trials = 1000000000", 1) }, 3, "trials", "3000000000 trials, above the limit of 100000000 trials"},
+		// exclude: labels of this spec's datasets, each with a reason.
+		{"exclude an unknown dataset", func(s string) string {
+			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\nexclude = { \"Lim\" = \"slow\" }", 1)
+		}, 16, "mechanism[0].exclude", `no dataset is labelled "Lim" (did you mean "Lin"?)`},
+		{"exclude without a reason", func(s string) string {
+			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\nexclude = { \"Lin\" = \" \" }", 1)
+		}, 16, "mechanism[0].exclude", `dataset "Lin": give the reason`},
+		{"exclude of the wrong type", func(s string) string {
+			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\nexclude = [\"Lin\"]", 1)
+		}, 16, "mechanism[0].exclude", "incompatible types"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -312,6 +322,43 @@ func TestCellKeys(t *testing.T) {
 	reseeded := keys(strings.Replace(validSpec, "seed = 1", "seed = 2", 1))
 	if reseeded[2] == base[2] {
 		t.Error("changing the seed kept a cell key")
+	}
+}
+
+// TestExclude: a mechanism's exclude leaves out its cells on the named
+// datasets only; Size counts what Expand makes; the other cells keep their
+// keys (exclude is not part of a key); a mechanism excluded from a dataset
+// of a task it does not fit is valid; --quick may drop an excluded dataset.
+func TestExclude(t *testing.T) {
+	two := strings.Replace(validSpec, "[[mechanism]]", "[[dataset]]\nname = \"synthetic-linear\"\nlabel = \"Lin2\"\nparams = { n = 300, d = 3, seed = 4 }\n\n[[mechanism]]", 1)
+	ex := strings.Replace(two, "rho = 1e-4 }", "rho = 1e-4 }\nexclude = { \"Lin2\" = \"too slow\" }", 1)
+	all, some := cellsOf(t, mustParse(t, two)), cellsOf(t, mustParse(t, ex))
+	keys := map[string]bool{}
+	for _, c := range all {
+		keys[c.Key] = true
+	}
+	s := mustParse(t, ex)
+	if cells, _ := s.Size(); len(some) != 4 || len(all) != 6 || cells != 4 {
+		t.Fatalf("%d cells with exclude (Size %d), %d without; want 4, 4, 6", len(some), cells, len(all))
+	}
+	for _, c := range some {
+		if !keys[c.Key] || s.Datasets[c.Dataset].Label == "Lin2" && s.Mechanisms[c.Mechanism].Label == "AdaSSP" {
+			t.Errorf("cell %s on %s: key changed or excluded pair expanded", c.Label, s.Datasets[c.Dataset].Label)
+		}
+	}
+	if why, ok := s.Excluded(1, 0); !ok || why != "too slow" {
+		t.Errorf("Excluded(Lin2, AdaSSP) = %q, %v", why, ok)
+	}
+	// A binary dataset that only the classifier runs on.
+	mixed := strings.Replace(ex, "[[mechanism]]", "[[dataset]]\nname = \"synthetic-logistic\"\nlabel = \"Bin\"\nparams = { n = 300, d = 3, seed = 4 }\n\n[[mechanism]]", 1)
+	mixed = strings.Replace(mixed, "\"Lin2\" = \"too slow\" }", "\"Lin2\" = \"too slow\", \"Bin\" = \"regression only\" }", 1)
+	mixed = strings.Replace(mixed, "name = \"ridge\"\nlabel = \"Ridge\"", "name = \"ridge\"\nlabel = \"Ridge\"\nexclude = { \"Bin\" = \"regression only\" }\n\n[[mechanism]]\nname = \"logreg\"\nlabel = \"LR\"\nexclude = { \"Lin\" = \"binary only\", \"Lin2\" = \"binary only\" }", 1)
+	if _, err := Parse("t.toml", []byte(mixed)); err != nil {
+		t.Fatalf("mixed tasks with excludes: %v", err)
+	}
+	q := mustParse(t, ex+"\n[quick]\ndatasets = [\"Lin\"]\n")
+	if err := q.ApplyQuick(); err != nil {
+		t.Fatalf("quick dropping the excluded dataset: %v", err)
 	}
 }
 

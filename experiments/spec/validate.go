@@ -282,7 +282,23 @@ func (s *Spec) validateMechanism(i int, labels map[string]bool) error {
 	if err := s.validatePipeline(i); err != nil {
 		return err
 	}
+	for _, ds := range slices.Sorted(maps.Keys(m.Exclude)) {
+		why := m.Exclude[ds]
+		if !slices.ContainsFunc(s.Datasets, func(d DatasetSpec) bool { return d.Label == ds }) && !s.QuickDropped[ds] {
+			var known []string
+			for _, d := range s.Datasets {
+				known = append(known, d.Label)
+			}
+			return s.errIn("mechanism", i, "exclude", "no dataset is labelled %q%s (datasets: %s)", ds, suggest.DidYouMean(ds, known), strings.Join(known, ", "))
+		}
+		if strings.TrimSpace(why) == "" {
+			return s.errIn("mechanism", i, "exclude", "dataset %q: give the reason it is left out (the figures and tables print it)", ds)
+		}
+	}
 	for j, ds := range s.Datasets {
+		if _, out := s.Excluded(j, i); out {
+			continue
+		}
 		de, _ := datasets.Lookup(ds.Name)
 		if !e.Info.Supports(de.Info.Task) {
 			return s.errIn("mechanism", i, "name", "mechanism %q does not fit %s data, but dataset[%d] %q is %s", m.Name, de.Info.Task, j, ds.Label, de.Info.Task)

@@ -1,0 +1,188 @@
+package report
+
+// Cells without results that figures and tables must still account for:
+// infeasible cells (the target is below what the mechanism reaches on the
+// data) and (mechanism, dataset) pairs the spec leaves out.
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/plotting"
+	"github.com/dplab/dplab/results"
+)
+
+// infeasibleCell is what a cell's infeasible trials (results.StatusInfeasible:
+// the mechanism cannot reach the target ε on the data) say: how many, and
+// the range of the smallest ε their calibrations reached.
+type infeasibleCell struct {
+	trials int
+	lo, hi float64 // smallest ε reached, over the trials
+	order  float64 // RDP order of an RDP target (lo, hi are RDP ε then); 0 otherwise
+}
+
+// addInfeasible counts an infeasible record of a current cell.
+func (v *view) addInfeasible(r *results.Record) {
+	floor := math.NaN()
+	if f, ok := r.Diagnostics[results.InfeasibleFloor]; ok {
+		floor = float64(f)
+	}
+	c := v.infeasible[r.CellKey]
+	if c == nil {
+		c = &infeasibleCell{lo: floor, hi: floor}
+		v.infeasible[r.CellKey] = c
+	}
+	c.trials++
+	c.lo, c.hi = math.Min(c.lo, floor), math.Max(c.hi, floor)
+	if o, ok := r.Diagnostics[results.InfeasibleOrder]; ok {
+		c.order = float64(o)
+	}
+}
+
+// floorText is "smallest ε 4.26" (a range when trials differ; "smallest
+// RDP ε at α = 2: …" for an RDP target).
+func (c *infeasibleCell) floorText() string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
+	val := f(c.lo)
+	if c.hi != c.lo {
+		val = f(c.lo) + "–" + f(c.hi)
+	}
+	if math.IsNaN(c.lo) {
+		val = "not recorded"
+	}
+	if c.order > 0 {
+		return fmt.Sprintf("smallest RDP ε at α = %g: %s", c.order, val)
+	}
+	return "smallest ε " + val
+}
+
+// infeasibleEntry is a table entry for a cell none of whose trials could
+// run (every stored trial infeasible): "infeasible (smallest ε 4.26)".
+func (v *view) infeasibleEntry(key string) (plotting.Entry, bool) {
+	c, ok := v.infeasible[key]
+	if !ok || v.agg[key].Trials > 0 {
+		return plotting.Entry{}, false
+	}
+	return plotting.Entry{Present: true, Text: "infeasible (" + c.floorText() + ")"}, true
+}
+
+// infeasibleAt lists the mechanisms infeasible on dataset di at ε (legend
+// and smallest ε), in spec order, among those want keeps.
+func (v *view) infeasibleAt(di int, eps float64, want func(c *spec.Cell) bool) []string {
+	var out []string
+	for i := range v.cells {
+		c := &v.cells[i]
+		if c.Dataset != di || c.Epsilon != eps || !want(c) {
+			continue
+		}
+		if ic, ok := v.infeasible[c.Key]; ok {
+			out = append(out, fmt.Sprintf("%s (%s)", v.legend(c), ic.floorText()))
+		}
+	}
+	return out
+}
+
+// infeasibleText is the footnote part naming the shown cells with
+// infeasible trials, per mechanism (and dataset when several are shown),
+// with their ε values and smallest ε: "INFEASIBLE (target ε below what the
+// mechanism reaches on the data; nothing released, not drawn): RGM at
+// ε = 0.1, 0.316 (smallest ε 4.26)". "" when there are none.
+func (v *view) infeasibleText(keep func(*spec.Cell) bool) string {
+	datasets := map[int]bool{}
+	for i := range v.cells {
+		if keep(&v.cells[i]) {
+			datasets[v.cells[i].Dataset] = true
+		}
+	}
+	type group struct {
+		where string
+		eps   []string
+		cells []*infeasibleCell
+	}
+	var groups []*group
+	byWhere := map[string]*group{}
+	for i := range v.cells {
+		c := &v.cells[i]
+		ic, ok := v.infeasible[c.Key]
+		if !ok || !keep(c) {
+			continue
+		}
+		where := v.legend(c)
+		if len(datasets) > 1 {
+			where = v.spec.Datasets[c.Dataset].Label + " " + where
+		}
+		g := byWhere[where]
+		if g == nil {
+			g = &group{where: where}
+			byWhere[where] = g
+			groups = append(groups, g)
+		}
+		e := strconv.FormatFloat(c.Epsilon, 'g', 3, 64)
+		if n := v.agg[c.Key].Trials; n > 0 {
+			e += fmt.Sprintf(" (%d of %d trials)", ic.trials, ic.trials+n)
+		}
+		g.eps = append(g.eps, e)
+		g.cells = append(g.cells, ic)
+	}
+	if len(groups) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, g := range groups {
+		merged := &infeasibleCell{lo: math.Inf(1), hi: math.Inf(-1)}
+		for _, ic := range g.cells {
+			merged.lo, merged.hi = math.Min(merged.lo, ic.lo), math.Max(merged.hi, ic.hi)
+			merged.order = ic.order
+		}
+		floors := merged.floorText()
+		if len(g.cells) > 1 && merged.lo != merged.hi {
+			floors = strings.Replace(floors, "smallest", "smallest over these cells", 1)
+		}
+		parts = append(parts, fmt.Sprintf("%s at ε = %s (%s)", g.where, strings.Join(slices.Compact(g.eps), ", "), floors))
+	}
+	return "INFEASIBLE (target ε below the smallest the mechanism reaches on the data; nothing released, not drawn): " + strings.Join(parts, "; ")
+}
+
+// excludedText is the footnote part naming the (mechanism, dataset) pairs
+// the spec leaves out (MechanismSpec.Exclude) whose cells the output would
+// show: "NOT RUN (excluded by the spec): GaussMix head on Synthetic-H: 16 s
+// per trial …". A pair counts as shown when keep accepts a cell of it (a
+// probe: the pair's first cell as Expand would have made it). "" when none.
+func (v *view) excludedText(keep func(*spec.Cell) bool) string {
+	s := v.spec
+	eps, _ := s.Epsilon.Floats()
+	var parts []string
+	for mi, m := range s.Mechanisms {
+		// The probe copies one of the mechanism's cells (its privacy, entry
+		// and first ε); a mechanism left out everywhere has none and is
+		// probed as a private one.
+		probe := spec.Cell{Mechanism: mi, Label: m.Label, Private: true, Trials: s.Trials}
+		if len(eps) > 0 {
+			probe.Epsilon = eps[0]
+		}
+		if i := slices.IndexFunc(v.cells, func(c spec.Cell) bool { return c.Mechanism == mi }); i >= 0 {
+			probe = v.cells[i]
+		}
+		for di, d := range s.Datasets {
+			why, out := s.Excluded(di, mi)
+			if !out {
+				continue
+			}
+			probe.Dataset = di
+			if keep(&probe) {
+				parts = append(parts, fmt.Sprintf("%s on %s: %s", m.Label, d.Label, why))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "NOT RUN (left out by the spec): " + strings.Join(parts, "; ")
+}
+
+// excludedEntry is a table entry for an excluded pair: "not run".
+func excludedEntry() plotting.Entry { return plotting.Entry{Present: true, Text: "not run (see note)"} }
