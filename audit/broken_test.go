@@ -193,7 +193,7 @@ func (u unclippedPTR) Fit(ctx context.Context, d *datasets.Dataset, b mechanisms
 	if u.enforce {
 		clip = u.p.Clip
 	}
-	loss, err := solvers.NewLogistic(&z, d.Y, solvers.LogisticConfig{Clip: clip})
+	loss, err := solvers.NewGLM(&z, d.Y, solvers.GLMConfig{Clip: clip})
 	if err != nil {
 		return nil, err
 	}
