@@ -3,6 +3,7 @@ package accounting
 import (
 	"math"
 	"math/bits"
+	"sync"
 )
 
 // A radix-2 FFT of real sequences, written for the PLD accountant: its
@@ -27,6 +28,35 @@ type fftPlan struct {
 	// serves the real split pass: tw[m+k] = exp(−2πik/n)).
 	tw  []complex128
 	rev []int32 // bit reversal of 0..m−1
+}
+
+// planCache keeps the two most recently used plans of at most 2^20 points
+// (a plan of 2^19 points holds 9 MiB and takes about 4 ms to build; a
+// query composes at one length per direction, and the calls that follow
+// it at the same lengths). Plans are read-only once built.
+var planCache struct {
+	sync.Mutex
+	recent [2]*fftPlan
+}
+
+// planFor returns the plan for length n, from planCache when it holds it.
+func planFor(n int) *fftPlan {
+	planCache.Lock()
+	for i, p := range planCache.recent {
+		if p != nil && p.n == n {
+			planCache.recent[0], planCache.recent[i] = p, planCache.recent[0]
+			planCache.Unlock()
+			return p
+		}
+	}
+	planCache.Unlock()
+	p := planFFT(n)
+	if n <= 1<<20 {
+		planCache.Lock()
+		planCache.recent[1], planCache.recent[0] = planCache.recent[0], p
+		planCache.Unlock()
+	}
+	return p
 }
 
 // planFFT returns the plan for length n (a power of two ≥ 4). The m = n/2
@@ -68,24 +98,32 @@ func planFFT(n int) *fftPlan {
 
 // complexFFT transforms z (length m) in place: Z_k = Σ_j z_j e^{−2πijk/m}.
 func (p *fftPlan) complexFFT(z []complex128) {
-	m := p.m
 	for i, r := range p.rev {
 		if j := int(r); i < j {
 			z[i], z[j] = z[j], z[i]
 		}
 	}
-	// The stage with butterflies of span half uses exp(−2πij/(2·half)) =
-	// tw[j·n/(2·half)]. Stages of span below fftBlock only mix elements
-	// within aligned blocks of fftBlock elements: they run block by block,
-	// while the block is in cache; the larger stages then sweep the array.
+	p.stages(z, 1)
+}
+
+// stages applies the butterfly stages of span from (a power of two) up to
+// m/2 to z, which is in bit-reversed order. The stage with butterflies of
+// span half uses exp(−2πij/(2·half)) = tw[half+j]. Stages of span below
+// fftBlock only mix elements within aligned blocks of fftBlock elements:
+// they run block by block, while the block is in cache; the larger stages
+// then sweep the array.
+func (p *fftPlan) stages(z []complex128, from int) {
+	m := p.m
 	block := min(m, fftBlock)
-	for b0 := 0; b0 < m; b0 += block {
-		zb := z[b0 : b0+block]
-		for half := 1; half < block; half *= 2 {
-			p.stage(zb, half)
+	if from < block {
+		for b0 := 0; b0 < m; b0 += block {
+			zb := z[b0 : b0+block]
+			for half := from; half < block; half *= 2 {
+				p.stage(zb, half)
+			}
 		}
 	}
-	for half := block; half < m; half *= 2 {
+	for half := max(block, from); half < m; half *= 2 {
 		p.stage(z, half)
 	}
 }
@@ -111,17 +149,32 @@ func (p *fftPlan) stage(z []complex128, half int) {
 func (p *fftPlan) forward(x []float64) []complex128 {
 	m := p.m
 	z := make([]complex128, m+1)
-	for j := 0; j < m; j++ {
-		var re, im float64
-		if 2*j < len(x) {
-			re = x[2*j]
-		}
+	// A zero-padded x fills only the first nz < m/2^s packed values; in
+	// bit-reversed order they sit at the multiples of 2^s, and the first s
+	// stages only copy each of them over its block of 2^s (a butterfly
+	// with a zero adds and subtracts exact zeros). Those values are placed
+	// and copied directly; the result is the same, bit for bit.
+	nz := min(m, (len(x)+1)/2)
+	span := 1
+	for span < m && nz <= m/(2*span) {
+		span *= 2
+	}
+	for j := 0; j < nz; j++ {
+		im := 0.0
 		if 2*j+1 < len(x) {
 			im = x[2*j+1]
 		}
-		z[j] = complex(re, im)
+		z[p.rev[j]] = complex(x[2*j], im)
 	}
-	p.complexFFT(z[:m])
+	if span > 1 {
+		for b := 0; b < m; b += span {
+			v := z[b]
+			for r := b + 1; r < b+span; r++ {
+				z[r] = v
+			}
+		}
+	}
+	p.stages(z[:m], span)
 	// X_k = E_k + e^{−2πik/n} O_k with E_k = (Z_k + conj Z_{m−k})/2 and
 	// O_k = (Z_k − conj Z_{m−k})/(2i), for k = 0..m/2; X_{m−k} follows by
 	// symmetry.

@@ -446,7 +446,7 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 		if err != nil {
 			return 0, err
 		}
-		budget -= len(c.y)
+		budget -= c.size()
 		eps, inside, eR, eA := c.epsilonUpper(delta)
 		if math.IsInf(eps, 1) {
 			if c.inf > delta {
@@ -530,7 +530,7 @@ func deltaOfTerms(terms []leafTerm, eps, h float64, sub Event) (float64, error) 
 		if err != nil {
 			return 0, err
 		}
-		budget -= len(c.y)
+		budget -= c.size()
 		d := c.deltaUpper(eps)
 		best = math.Min(best, d)
 		_, _, eA := c.deltaParts(eps)

@@ -59,7 +59,11 @@ type lossDist struct {
 	loss     func(x float64) float64
 	xAt      func(eps float64) float64
 	panel    float64 // widest quadrature panel in x
-	atoms    []lossAtom
+	// node, if set, returns dens(x) and loss(x) together (sharing their
+	// transcendentals) and a bound on the loss's absolute rounding error
+	// (discretise raises the loss by the larger of it and lossUp's margin).
+	node  func(x float64) (dens, loss, lossErr float64)
+	atoms []lossAtom
 	inf      float64
 	// optimistic (tests only) puts each interval's mass at its lower grid
 	// loss and drops the inexact atoms: a PLD below the true one, for
@@ -210,6 +214,8 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 		return d.xAt(eps)
 	}
 	xPrev := xOf(cMin)
+	var width, em1h, em1mh float64
+	var small bool
 	for i := iLo; i < iHi; i++ {
 		a, b := math.Max(float64(i)*h, cMin), math.Min(float64(i+1)*h, cMax)
 		if !(a < b) {
@@ -225,7 +231,12 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 		w := (xb - xa) / panels
 		var wa, wb float64
 		ga, gb := float64(i)*h, float64(i+1)*h
-		em1h, em1mh := math.Expm1(gb-ga), -math.Expm1(ga-gb)
+		if gb-ga != width {
+			// The rounded width takes a few values only.
+			width = gb - ga
+			em1h, em1mh = math.Expm1(width), -math.Expm1(-width)
+			small = width <= expm1PolyMax
+		}
 		// Narrow panels (a sixteenth of the widest, the usual case at fine
 		// grids) take the 2-point rule: its error term, w⁵ f⁽⁴⁾/4320, is
 		// then below 1e-13 of the panel's mass too.
@@ -237,7 +248,13 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 			c := xa + (k+0.5)*w
 			for j, t := range nodes {
 				xn := c + t*w/2
-				f := d.dens(xn) * weights[j] * w / 2
+				var dens, loss, lossErr float64
+				if d.node != nil {
+					dens, loss, lossErr = d.node(xn)
+				} else {
+					dens = d.dens(xn)
+				}
+				f := dens * weights[j] * w / 2
 				if f == 0 {
 					continue
 				}
@@ -245,9 +262,27 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 					wa += f
 					continue
 				}
-				L := math.Min(math.Max(lossUp(d.loss(xn)), ga), gb)
-				wa += f * math.Expm1(gb-L) / em1h
-				wb += f * -math.Expm1(ga-L) / em1mh
+				if d.node == nil {
+					loss = d.loss(xn)
+				}
+				L := max(lossUp(loss), loss+lossErr)
+				if L < ga {
+					L = ga
+				} else if L > gb {
+					L = gb
+				}
+				// The smaller weight, that of the farther end point, is
+				// computed (one expm1, a few ulps), the other as its
+				// complement (at least about ½, so a few ulps too).
+				if L-ga <= gb-L {
+					v := -expm1Near(ga-L, small) / em1mh
+					wb += f * v
+					wa += f * (1 - v)
+				} else {
+					v := expm1Near(gb-L, small) / em1h
+					wa += f * v
+					wb += f * (1 - v)
+				}
 			}
 		}
 		p.probs[i-lo] += wa
@@ -275,6 +310,49 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 		split(i, L, at.mass)
 	}
 	return p, nil
+}
+
+// expm1Fast returns e^x − 1: e^x − 1 by the assembly exponential where
+// that is as accurate (x > 0.7: relative error ≤ 3u), math.Expm1 (≤ u)
+// below.
+func expm1Fast(x float64) float64 {
+	if x > 0.7 {
+		return math.Exp(x) - 1
+	}
+	return math.Expm1(x)
+}
+
+// log1pFast returns log(1 + x): log of the rounded 1 + x by the assembly
+// logarithm where that is as accurate (x ≥ 1: absolute error
+// ≤ u(1 + |log(1 + x)|)), math.Log1p below.
+func log1pFast(x float64) float64 {
+	if x >= 1 {
+		return math.Log(1 + x)
+	}
+	return math.Log1p(x)
+}
+
+// expm1PolyMax bounds the arguments expm1Near evaluates by its polynomial.
+const expm1PolyMax = 0x1p-7
+
+// expm1Near returns e^z − 1, by its Taylor polynomial of degree 7 when
+// small (|z| ≤ 2^−7: the first omitted term, z⁸/8!, is below 2^−71 |z|,
+// and Horner's rule on 1 + z/2 + … adds at most 3u) and by math.Expm1
+// otherwise. It is the split weights' expm1, whose arguments lie within
+// one grid interval.
+func expm1Near(z float64, small bool) float64 {
+	if !small {
+		return math.Expm1(z)
+	}
+	const (
+		c2 = 1.0 / 2
+		c3 = 1.0 / 6
+		c4 = 1.0 / 24
+		c5 = 1.0 / 120
+		c6 = 1.0 / 720
+		c7 = 1.0 / 5040
+	)
+	return z * (1 + z*(c2+z*(c3+z*(c4+z*(c5+z*(c6+z*c7))))))
 }
 
 // lossUp returns L raised by 4 ulps of max(1, |L|): more than the rounding
@@ -334,9 +412,14 @@ func sgmLoss(sigma, q float64, add bool, logMass float64) *lossDist {
 			return (1-q)*dens0(x) + q*gaussianDensity(x, -1, sigma)
 		}
 		d.loss = func(x float64) float64 { return logAdd(log1mq, logq+(-0.5-x)/s2) }
+		if q < 1 {
+			d.node = sgmNode(sigma, q, false, d.dens, d.loss)
+		}
 		d.xAt = func(eps float64) float64 {
 			l0 := eps
 			switch {
+			case q < 1 && math.Abs(eps) < 700:
+				l0 = log1pFast(expm1Fast(eps) / q) // log(1 + (e^ε − 1)/q)
 			case q < 1 && eps >= 0:
 				l0 = logAdd(0, logExpm1Signed(eps)-logq) // log(1 + (e^ε − 1)/q)
 			case q < 1:
@@ -356,10 +439,15 @@ func sgmLoss(sigma, q float64, add bool, logMass float64) *lossDist {
 	d.xLo, d.xHi = -z*sigma, z*sigma
 	d.dens = dens0
 	d.loss = func(x float64) float64 { return -logAdd(log1mq, logq-(0.5-x)/s2) }
+	if q < 1 {
+		d.node = sgmNode(sigma, q, true, d.dens, d.loss)
+	}
 	d.xAt = func(eps float64) float64 {
 		// e^{−ℓ} = 1 + (e^{−ε} − 1)/q
 		var l0 float64
-		if eps > 0 {
+		if math.Abs(eps) < 700 {
+			l0 = -log1pFast(expm1Fast(-eps) / q)
+		} else if eps > 0 {
 			l0 = -log1mExp(logExpm1Signed(-eps) - logq)
 		} else {
 			l0 = -logAdd(0, logExpm1Signed(-eps)-logq)
@@ -374,6 +462,52 @@ func sgmLoss(sigma, q float64, add bool, logMass float64) *lossDist {
 	}
 	d.atoms = append(d.atoms, lossAtom{d.loss(d.xHi), normTail(-z), false})
 	return d
+}
+
+// sgmNode returns the quadrature node function of the sampled Gaussian
+// (q < 1) in one direction. With ℓ = (−½ − x)/σ² (remove) or (x − ½)/σ²
+// (add: minus sgmLoss's ℓ) and t = q·expm1(ℓ):
+//
+//	remove: dens = φ_σ(x)·(1 + t),  L = log1p(t)      (φ_σ(x+1) = φ_σ(x) e^{ℓ})
+//	add:    dens = φ_σ(x),          L = −log1p(t)
+//
+// three transcendentals where dens and loss take five (remove), e^ℓ − 1
+// and log(1 + t) standing in for expm1 and log1p where they are as
+// accurate (ℓ > 0.7, t ≥ 1). For q ≤ ½, 1 + t ≥ 1 − q ≥ ½ is exact to 3u
+// relative, and L to u(4|ℓ| + 8 + |L|) for t ≥ 0 (ℓ is exact to 4u|ℓ|,
+// three roundings and σ²'s; e^ℓ − 1 passes a relative error
+// ≤ 4u(1 + |ℓ|) + 3u; t/(1 + t) ≤ 1; the logarithm adds u(1 + |L|)) and to
+// 13u|L| for t < 0 (expm1 to 5u, |t|/(1 + t) ≤ 2|t| ≤ 2|L|); lossErr
+// returns that.
+// Elsewhere (q > ½, or exponents x²/2σ² + |ℓ| > 100, which only small σ
+// reaches) the separate forms dens and loss are used, whose loss is exact
+// to u(5|ℓ| + 2|log q| + |log(1 − q)| + 2|L| + 4) (logAdd of the rounded
+// logarithms).
+func sgmNode(sigma, q float64, add bool, dens, loss func(float64) float64) func(x float64) (float64, float64, float64) {
+	s2 := sigma * sigma
+	logq, log1mq := math.Log(q), math.Log1p(-q)
+	return func(x float64) (float64, float64, float64) {
+		l := (-0.5 - x) / s2
+		if add {
+			l = (x - 0.5) / s2
+		}
+		g := x * x / (2 * s2)
+		if q > 0.5 || g+math.Abs(l) > 100 {
+			L := loss(x)
+			return dens(x), L, unitRoundoff * (5*math.Abs(l) + 2*math.Abs(logq) + math.Abs(log1mq) + 2*math.Abs(L) + 4)
+		}
+		t := q * expm1Fast(l)
+		L := log1pFast(t)
+		errL := 13 * unitRoundoff * math.Abs(L)
+		if t >= 0 {
+			errL = unitRoundoff * (4*math.Abs(l) + 8 + math.Abs(L))
+		}
+		phi := math.Exp(-g-lnSqrt2Pi) / sigma
+		if add {
+			return phi, -L, errL
+		}
+		return phi * (1 + t), L, errL
+	}
 }
 
 // laplaceLoss returns the privacy loss distribution of the Laplace
