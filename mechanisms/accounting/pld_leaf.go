@@ -64,7 +64,7 @@ type lossDist struct {
 	// (discretise raises the loss by the larger of it and lossUp's margin).
 	node  func(x float64) (dens, loss, lossErr float64)
 	atoms []lossAtom
-	inf      float64
+	inf   float64
 	// optimistic (tests only) puts each interval's mass at its lower grid
 	// loss and drops the inexact atoms: a PLD below the true one, for
 	// lower bounds.

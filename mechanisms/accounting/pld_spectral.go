@@ -240,7 +240,7 @@ func (c *composedPLD) spectralParts(eps float64) (dhat, eRound, eAlias float64) 
 	a1 := math.Exp(x1)
 	cc := math.Exp(x2)
 	a2 := a1 * cc
-	eta := (2*math.Abs(x1)+2*math.Abs(c.theta*L0)+2*math.Abs(x2)+2*math.Abs(L0)+8)*unitRoundoff
+	eta := (2*math.Abs(x1) + 2*math.Abs(c.theta*L0) + 2*math.Abs(x2) + 2*math.Abs(L0) + 8) * unitRoundoff
 	val, mag, rnd := s.spectralSum(j0, a1, a2)
 	K := float64(len(s.k))
 	N := s.n - j0
