@@ -604,7 +604,7 @@ func (cm *compressed) cgf(theta float64) (k, dk float64) {
 	for _, p := range cm.parts {
 		top := math.Inf(-1)
 		for i, lm := range p.logMass {
-			top = math.Max(top, lm+theta*p.loss[i])
+			top = max(top, lm+theta*p.loss[i])
 		}
 		var s, sl float64
 		for i, lm := range p.logMass {

@@ -2,6 +2,7 @@ package accounting
 
 import (
 	"math"
+	"sync"
 )
 
 // Composition of discretised PLDs with a rounding error that is bounded and
@@ -72,7 +73,7 @@ func tilt(t leafTerm, theta float64) tiltedTerm {
 	th := theta * p.h
 	base := theta * p.loss(0)
 	for i, v := range lp {
-		top = math.Max(top, v+base+th*float64(i))
+		top = max(top, v+base+th*float64(i))
 	}
 	var sum, m1 float64
 	for i, v := range lp {
@@ -234,7 +235,7 @@ func composeHeld(terms []leafTerm, cache tilts, theta, tau, h float64, limit int
 				buf[i%n] += v
 			}
 		}
-		spectra[i] = plan.forward(buf)
+		spectra[i] = plan.forwardInto(spectrumBuffer(plan.m+1), buf)
 		off += t.count * t.lower
 		s1 += float64(t.count) * t.norm2
 		minNorm = math.Min(minNorm, t.norm2)
@@ -271,6 +272,9 @@ func composeHeld(terms []leafTerm, cache tilts, theta, tau, h float64, limit int
 		}
 		out.spec = newSpectrum(plan, (((lo-off)%n)+n)%n, ks, c, theta, h)
 		out.err2 = eSpec + 1e-3*eSpec
+		for _, sp := range spectra {
+			releaseSpectrumBuffer(sp)
+		}
 	} else {
 		acc := spectra[0]
 		for i, t := range tt {
@@ -294,6 +298,27 @@ func composeHeld(terms []leafTerm, cache tilts, theta, tau, h float64, limit int
 	// most tauHi·Z e^{−θ L} at the window's top loss.
 	out.tailHi = tauHi * math.Exp(out.logZ-theta*out.loss(out.size()-1))
 	return out, nil
+}
+
+// spectrumBuffers holds the transforms' work buffers by length, for reuse
+// by the next composition of that length (a composition's spectra are
+// dropped once its kept coefficients are copied out).
+var spectrumBuffers sync.Map // int → *sync.Pool
+
+// spectrumBuffer returns a buffer of length n (any contents).
+func spectrumBuffer(n int) []complex128 {
+	if p, ok := spectrumBuffers.Load(n); ok {
+		if b, ok := p.(*sync.Pool).Get().(*[]complex128); ok {
+			return *b
+		}
+	}
+	return make([]complex128, n)
+}
+
+// releaseSpectrumBuffer hands b back for reuse.
+func releaseSpectrumBuffer(b []complex128) {
+	p, _ := spectrumBuffers.LoadOrStore(len(b), &sync.Pool{})
+	p.(*sync.Pool).Put(&b)
 }
 
 // sparseRatio: a composition is evaluated from its spectrum when at most
@@ -406,7 +431,7 @@ func chernoffWindow(tt []tiltedTerm, tau float64) (lo, hi int, tauLo, tauHi floa
 					m += v
 				}
 				g.rel = append(g.rel, m)
-				mx = math.Max(mx, m)
+				mx = max(mx, m)
 			}
 			if !(mx > 0) {
 				continue
@@ -460,7 +485,7 @@ func chernoffWindow(tt []tiltedTerm, tau float64) (lo, hi int, tauLo, tauHi floa
 			}
 			top := math.Inf(-1)
 			for gi := range p.groups {
-				top = math.Max(top, ub(&p.groups[gi]))
+				top = max(top, ub(&p.groups[gi]))
 			}
 			s := 0.0
 			for gi := range p.groups {

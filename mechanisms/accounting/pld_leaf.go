@@ -217,12 +217,12 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 	var width, em1h, em1mh float64
 	var small bool
 	for i := iLo; i < iHi; i++ {
-		a, b := math.Max(float64(i)*h, cMin), math.Min(float64(i+1)*h, cMax)
+		a, b := max(float64(i)*h, cMin), min(float64(i+1)*h, cMax)
 		if !(a < b) {
 			continue
 		}
 		x := xOf(b)
-		xa, xb := math.Min(xPrev, x), math.Max(xPrev, x)
+		xa, xb := min(xPrev, x), max(xPrev, x)
 		xPrev = x
 		if !(xa < xb) {
 			continue
@@ -360,7 +360,7 @@ func expm1Near(z float64, small bool) float64 {
 // the true one and splitting a mass by it stays pessimistic. (At h = 1e-5
 // and |L| = 20 the rounding would otherwise move 2e-10 of a mass between
 // its two grid points, in either direction.)
-func lossUp(L float64) float64 { return L + 4*unitRoundoff*math.Max(1, math.Abs(L)) }
+func lossUp(L float64) float64 { return L + 4*unitRoundoff*max(1, math.Abs(L)) }
 
 // normTail returns Φ(z), the standard normal mass below z.
 func normTail(z float64) float64 { return math.Exp(logNdtr(z)) }

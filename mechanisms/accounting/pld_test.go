@@ -38,7 +38,8 @@ func TestFFTRoundTrip(t *testing.T) {
 
 // TestFFTZeroPadded: forward of a short x (its zero padding implicit: the
 // first stages are replaced by copies) equals, bit for bit, forward of the
-// same x padded explicitly to the full length.
+// same x padded explicitly to the full length, also when written into a
+// used buffer.
 func TestFFTZeroPadded(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	for n := 4; n <= 1<<12; n *= 2 {
@@ -51,11 +52,39 @@ func TestFFTZeroPadded(t *testing.T) {
 			for i := range l {
 				x[i] = r.Float64()
 			}
+			dirty := make([]complex128, n/2+1)
+			for k := range dirty {
+				dirty[k] = complex(math.NaN(), 1)
+			}
 			short, full := p.forward(x[:l]), p.forward(x)
+			reused := p.forwardInto(dirty, x[:l])
 			for k := range full {
-				if short[k] != full[k] {
-					t.Fatalf("n=%d len=%d: X[%d] = %v, padded %v", n, l, k, short[k], full[k])
+				if short[k] != full[k] || reused[k] != full[k] {
+					t.Fatalf("n=%d len=%d: X[%d] = %v (into a used buffer %v), padded %v", n, l, k, short[k], reused[k], full[k])
 				}
+			}
+		}
+	}
+}
+
+// TestFFTStagePairs: the stages run in pairs (stagePair) give, bit for
+// bit, what the radix-2 stages one by one give.
+func TestFFTStagePairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for n := 4; n <= 1<<17; n *= 2 {
+		p := planFFT(n)
+		z := make([]complex128, p.m)
+		for i := range z {
+			z[i] = complex(r.NormFloat64(), r.NormFloat64())
+		}
+		ref := append([]complex128(nil), z...)
+		p.stages(z, 1)
+		for half := 1; half < p.m; half *= 2 {
+			p.stage(ref, half)
+		}
+		for i := range z {
+			if z[i] != ref[i] {
+				t.Fatalf("n=%d: z[%d] = %v, stage by stage %v", n, i, z[i], ref[i])
 			}
 		}
 	}
