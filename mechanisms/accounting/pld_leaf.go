@@ -62,7 +62,13 @@ type lossDist struct {
 	// node, if set, returns dens(x) and loss(x) together (sharing their
 	// transcendentals) and a bound on the loss's absolute rounding error
 	// (discretise raises the loss by the larger of it and lossUp's margin).
-	node  func(x float64) (dens, loss, lossErr float64)
+	node func(x float64) (dens, loss, lossErr float64)
+	// anchor, if set, evaluates the nodes of an interval from values its
+	// end at a grid loss b has (set(b) after xAt(b)), where it can (ok).
+	anchor interface {
+		set(g float64)
+		eval(x float64) (dens, loss, lossErr float64, ok bool)
+	}
 	atoms []lossAtom
 	inf   float64
 	// optimistic (tests only) puts each interval's mass at its lower grid
@@ -222,6 +228,9 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 			continue
 		}
 		x := xOf(b)
+		if d.anchor != nil {
+			d.anchor.set(b)
+		}
 		xa, xb := min(xPrev, x), max(xPrev, x)
 		xPrev = x
 		if !(xa < xb) {
@@ -234,8 +243,8 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 		if gb-ga != width {
 			// The rounded width takes a few values only.
 			width = gb - ga
-			em1h, em1mh = math.Expm1(width), -math.Expm1(-width)
 			small = width <= expm1PolyMax
+			em1h, em1mh = expm1Near(width, small), -expm1Near(-width, small)
 		}
 		// Narrow panels (a sixteenth of the widest, the usual case at fine
 		// grids) take the 2-point rule: its error term, w⁵ f⁽⁴⁾/4320, is
@@ -249,9 +258,15 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 			for j, t := range nodes {
 				xn := c + t*w/2
 				var dens, loss, lossErr float64
-				if d.node != nil {
+				ok := false
+				if d.anchor != nil {
+					dens, loss, lossErr, ok = d.anchor.eval(xn)
+				}
+				switch {
+				case ok:
+				case d.node != nil:
 					dens, loss, lossErr = d.node(xn)
-				} else {
+				default:
 					dens = d.dens(xn)
 				}
 				f := dens * weights[j] * w / 2
@@ -262,7 +277,7 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 					wa += f
 					continue
 				}
-				if d.node == nil {
+				if !ok && d.node == nil {
 					loss = d.loss(xn)
 				}
 				L := max(lossUp(loss), loss+lossErr)
@@ -412,14 +427,17 @@ func sgmLoss(sigma, q float64, add bool, logMass float64) *lossDist {
 			return (1-q)*dens0(x) + q*gaussianDensity(x, -1, sigma)
 		}
 		d.loss = func(x float64) float64 { return logAdd(log1mq, logq+(-0.5-x)/s2) }
+		anc := &sgmAnchor{sigma: sigma, s2: s2, q: q}
 		if q < 1 {
 			d.node = sgmNode(sigma, q, false, d.dens, d.loss)
+			d.anchor = anc
 		}
 		d.xAt = func(eps float64) float64 {
 			l0 := eps
 			switch {
 			case q < 1 && math.Abs(eps) < 700:
-				l0 = log1pFast(expm1Fast(eps) / q) // log(1 + (e^ε − 1)/q)
+				anc.set(eps)
+				l0 = anc.l0 // log(1 + (e^ε − 1)/q)
 			case q < 1 && eps >= 0:
 				l0 = logAdd(0, logExpm1Signed(eps)-logq) // log(1 + (e^ε − 1)/q)
 			case q < 1:
@@ -439,14 +457,17 @@ func sgmLoss(sigma, q float64, add bool, logMass float64) *lossDist {
 	d.xLo, d.xHi = -z*sigma, z*sigma
 	d.dens = dens0
 	d.loss = func(x float64) float64 { return -logAdd(log1mq, logq-(0.5-x)/s2) }
+	anc := &sgmAnchor{sigma: sigma, s2: s2, q: q, add: true}
 	if q < 1 {
 		d.node = sgmNode(sigma, q, true, d.dens, d.loss)
+		d.anchor = anc
 	}
 	d.xAt = func(eps float64) float64 {
 		// e^{−ℓ} = 1 + (e^{−ε} − 1)/q
 		var l0 float64
 		if math.Abs(eps) < 700 {
-			l0 = -log1pFast(expm1Fast(-eps) / q)
+			anc.set(eps)
+			l0 = -anc.l0
 		} else if eps > 0 {
 			l0 = -log1mExp(logExpm1Signed(-eps) - logq)
 		} else {
@@ -508,6 +529,142 @@ func sgmNode(sigma, q float64, add bool, dens, loss func(float64) float64) func(
 		}
 		return phi * (1 + t), L, errL
 	}
+}
+
+// sgmAnchor evaluates the sampled Gaussian's quadrature nodes (q ≤ ½)
+// from the end of their interval at the grid loss g. With ℓ(x) as in
+// sgmNode (ℓ = (−½ − x)/σ² remove, (x − ½)/σ² add), the end has
+// t_g = expm1(±g) (+ remove, − add) and ℓ₀ = log1p(t_g/q), the ℓ at which
+// the loss is g (xAt computes both); with r = (q + t_g)/(1 + t_g) and
+// Δ = ℓ(x) − ℓ₀, exactly
+//
+//	remove: L(x) = g + log1p(ζ) + log1p(r′ expm1(Δ)),   dens = φ_σ(x) e^{L(x)}
+//	add:    L(x) = g − log1p(ζ) − log1p(r′ expm1(Δ)),   dens = φ_σ(x)
+//
+// where ζ and r′ − r come from the rounding of t_g and ℓ₀ (|ζ| ≤ ζ_b, the
+// relative |r′ − r|/r ≤ ρ_r, set by set). Inside an interval |Δ| is at most
+// the change of ℓ across it, below 2^−6 wherever the interval is narrow in x
+// (every interval at fine grids but the few where the loss is flat), and
+// then expm1 and log1p are short Taylor polynomials (expm1Poly, log1pPoly:
+// each within 3u of the function): one exponential per node (φ_σ) instead
+// of three transcendentals. eval's lossErr adds the bounds: ζ_b, the
+// polynomials' 3u, Δ's rounding e_Δ = u(4|ℓ| + |ℓ₀| + |Δ|) through
+// expm1 (factor e^{|Δ|} ≤ 1.02) and r, ρ_r r|expm1 Δ|, and u|L| for the
+// final sum. Elsewhere (|Δ| or |r expm1 Δ| above 2^−6, large exponents, g
+// beyond ±700, ℓ₀ near its singularity) it declines and sgmNode serves.
+type sgmAnchor struct {
+	sigma, s2, q float64
+	add          bool
+	// Set by set(g):
+	g, tg, l0  float64
+	r, eg      float64 // r and e^{±g} = 1 + t_g
+	zeta, rhoR float64 // ζ_b, ρ_r
+	valid, has bool
+}
+
+func (a *sgmAnchor) set(g float64) {
+	if a.has && g == a.g {
+		return
+	}
+	a.g, a.has = g, true
+	if a.add {
+		a.tg = expm1Fast(-g)
+	} else {
+		a.tg = expm1Fast(g)
+	}
+	y := a.tg / a.q
+	a.l0 = log1pFast(y)
+	a.eg = 1 + a.tg
+	a.r = (a.q + a.tg) / a.eg
+	// ℓ₀ = log(1 + y) + e₁ with |e₁| ≤ u(1 + |ℓ₀|), y = t_g/q (1 + u): so
+	// q e^{ℓ₀} = (q + t_g)(1 + ε_l), |ε_l| ≤ u(|y|/(1 + y) + 1 + |ℓ₀|); t_g
+	// is within 3u of expm1(±g), so 1 − q + q e^{ℓ₀} = e^{±g}(1 + ζ) with
+	// |ζ| ≤ 3u|t_g|/(1 + t_g) + r|ε_l|.
+	el := unitRoundoff * (math.Abs(y)/(1+y) + 1 + math.Abs(a.l0)) * 1.01
+	a.zeta = (3*unitRoundoff*math.Abs(a.tg)/a.eg + a.r*el) * 1.01
+	a.rhoR = 2*el + 4*unitRoundoff
+	a.valid = a.q <= 0.5 && math.Abs(g) < 700 && 1+y >= 0x1p-10 && a.r >= 0
+}
+
+func (a *sgmAnchor) eval(x float64) (dens, loss, lossErr float64, ok bool) {
+	if !a.valid {
+		return 0, 0, 0, false
+	}
+	l := (-0.5 - x) / a.s2
+	if a.add {
+		l = (x - 0.5) / a.s2
+	}
+	gx := x * x / (2 * a.s2)
+	delta := l - a.l0
+	const lim = 0x1p-6
+	if math.Abs(delta) > lim || gx+math.Abs(l) > 100 {
+		return 0, 0, 0, false
+	}
+	short := math.Abs(delta) <= 0x1p-10
+	var em float64
+	if short {
+		em = expm1Poly5(delta)
+	} else {
+		em = expm1Poly(delta)
+	}
+	z := a.r * em
+	if math.Abs(z) > lim {
+		return 0, 0, 0, false
+	}
+	var lp float64
+	if short { // |z| ≤ |expm1 Δ| ≤ 2^−10 (r ≤ 1)
+		lp = log1pPoly6(z)
+	} else {
+		lp = log1pPoly(z)
+	}
+	L := a.g + lp
+	if a.add {
+		L = a.g - lp
+	}
+	eD := unitRoundoff * (4*math.Abs(l) + math.Abs(a.l0) + math.Abs(delta))
+	emErr := 3*unitRoundoff*math.Abs(em) + 1.02*eD
+	zErr := a.rhoR*math.Abs(z) + a.r*emErr + unitRoundoff*math.Abs(z)
+	lossErr = 1.01 * (a.zeta + 3*unitRoundoff*math.Abs(lp) + 1.02*zErr + unitRoundoff*math.Abs(L))
+	phi := math.Exp(-gx-lnSqrt2Pi) / a.sigma
+	if a.add {
+		return phi, L, lossErr, true
+	}
+	return phi * a.eg * (1 + z), L, lossErr, true
+}
+
+// expm1Poly returns e^y − 1 for |y| ≤ 2^−6 by its Taylor polynomial of
+// degree 8 (the remainder is below 1e-20 |y|; Horner's rule adds at most
+// 3u relative).
+func expm1Poly(y float64) float64 {
+	const (
+		c2 = 1.0 / 2
+		c3 = 1.0 / 6
+		c4 = 1.0 / 24
+		c5 = 1.0 / 120
+		c6 = 1.0 / 720
+		c7 = 1.0 / 5040
+		c8 = 1.0 / 40320
+	)
+	return y * (1 + y*(c2+y*(c3+y*(c4+y*(c5+y*(c6+y*(c7+y*c8)))))))
+}
+
+// expm1Poly5 is expm1Poly for |y| ≤ 2^−10, of degree 5 (remainder below
+// 2e-18 |y|).
+func expm1Poly5(y float64) float64 {
+	return y * (1 + y*(1.0/2+y*(1.0/6+y*(1.0/24+y*(1.0/120)))))
+}
+
+// log1pPoly6 is log1pPoly for |z| ≤ 2^−10, of degree 6 (remainder below
+// 2e-19 |z|).
+func log1pPoly6(z float64) float64 {
+	return z * (1 + z*(-1.0/2+z*(1.0/3+z*(-1.0/4+z*(1.0/5+z*(-1.0/6))))))
+}
+
+// log1pPoly returns log(1 + z) for |z| ≤ 2^−6 by its Taylor polynomial of
+// degree 10 (the remainder is below 1e-19 |z|; Horner's rule adds at most
+// 3u relative).
+func log1pPoly(z float64) float64 {
+	return z * (1 + z*(-1.0/2+z*(1.0/3+z*(-1.0/4+z*(1.0/5+z*(-1.0/6+z*(1.0/7+z*(-1.0/8+z*(1.0/9+z*(-1.0/10))))))))))
 }
 
 // laplaceLoss returns the privacy loss distribution of the Laplace
