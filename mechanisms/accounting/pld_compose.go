@@ -257,11 +257,11 @@ func composeHeld(terms []leafTerm, cache tilts, theta, tau, h float64, limit int
 	out.err1 = tauLo + tauHi
 	var ks []int
 	if how != heldDense {
-		ks = keptFrequencies(spectra, tt, 1e-3*eSpec, g)
+		ks = keptFrequencies(spectra, tt, dropShare*eSpec, g)
 	}
 	if ks != nil && (how == heldSpectral || len(ks)*sparseRatio <= n) {
 		// Few coefficients matter: evaluate from them (pld_spectral.go),
-		// charging the dropped ones (each ≤ τ_c = 1e-3·eSpec).
+		// charging the dropped ones (each ≤ τ_c = dropShare·eSpec).
 		c := make([]complex128, len(ks))
 		for j, k := range ks {
 			acc := complex(1, 0)
@@ -271,7 +271,7 @@ func composeHeld(terms []leafTerm, cache tilts, theta, tau, h float64, limit int
 			c[j] = acc
 		}
 		out.spec = newSpectrum(plan, (((lo-off)%n)+n)%n, ks, c, theta, h)
-		out.err2 = eSpec + 1e-3*eSpec
+		out.err2 = eSpec + dropShare*eSpec
 		for _, sp := range spectra {
 			releaseSpectrumBuffer(sp)
 		}
@@ -320,6 +320,10 @@ func releaseSpectrumBuffer(b []complex128) {
 	p, _ := spectrumBuffers.LoadOrStore(len(b), &sync.Pool{})
 	p.(*sync.Pool).Put(&b)
 }
+
+// dropShare is τ_c, the largest dropped coefficient, over the FFT's 2-norm
+// error bound: dropping moves the bound by that share only.
+const dropShare = 1e-6
 
 // sparseRatio: a composition is evaluated from its spectrum when at most
 // one coefficient in sparseRatio is kept (a query evaluates δ some fifty
@@ -404,6 +408,7 @@ func chernoffWindow(tt []tiltedTerm, tau float64) (lo, hi int, tauLo, tauHi floa
 		kLo         float64   // the first block's lowest index
 		rel         []float64 // block masses over the largest
 		first, last int       // the first and last blocks with mass
+		lastEnd     float64   // the last block's highest index (a short final block ends early)
 	}
 	type part struct {
 		bs     float64
@@ -446,6 +451,7 @@ func chernoffWindow(tt []tiltedTerm, tau float64) (lo, hi int, tauLo, tauHi floa
 					g.last = j
 				}
 			}
+			g.lastEnd = base + float64(min(s+(g.last+1)*bs, len(t.w))-1)
 			g.logMax = math.Log(mx)
 			parts[i].groups = append(parts[i].groups, g)
 		}
@@ -463,8 +469,8 @@ func chernoffWindow(tt []tiltedTerm, tau float64) (lo, hi int, tauLo, tauHi floa
 	}
 	logTau := math.Log(tau)
 	// An upper bound on K(t) − t·meanS. Per group, the block masses sit at
-	// x_j = kLo + j·bs (t < 0) or x_j = kLo + j·bs + bs − 1 (t > 0; for a
-	// short last block beyond its end, which only raises the bound), so
+	// x_j = kLo + j·bs (t < 0) or x_j = kLo + j·bs + bs − 1 (t > 0; the
+	// part's short final block at its own end, taken apart), so
 	// Σ_j rel_j e^{t x_j} = e^{t x_ref} Σ_j rel_j w^{|j − j_ref|} with
 	// w = e^{−|t| bs} and j_ref the group's first (t < 0) or last (t > 0)
 	// block with mass: a polynomial in w ≤ 1 by Horner's rule, whose terms
@@ -481,7 +487,7 @@ func chernoffWindow(tt []tiltedTerm, tau float64) (lo, hi int, tauLo, tauHi floa
 				if t < 0 {
 					return g.logMax + t*(g.kLo+float64(g.first)*p.bs)
 				}
-				return g.logMax + t*(g.kLo+float64(g.last+1)*p.bs-1)
+				return g.logMax + t*g.lastEnd
 			}
 			top := math.Inf(-1)
 			for gi := range p.groups {
@@ -496,14 +502,23 @@ func chernoffWindow(tt []tiltedTerm, tau float64) (lo, hi int, tauLo, tauHi floa
 					continue
 				}
 				acc := 0.0
-				if t > 0 {
-					for _, r := range g.rel[g.first : g.last+1] {
-						acc = acc*w + r
-					}
-				} else {
+				switch regular := g.kLo + float64(g.last+1)*p.bs - 1; {
+				case t < 0:
 					for j := g.last; j >= g.first; j-- {
 						acc = acc*w + g.rel[j]
 					}
+				case g.lastEnd == regular:
+					for _, r := range g.rel[g.first : g.last+1] {
+						acc = acc*w + r
+					}
+				default:
+					// The short final block at its end; the others end
+					// bs apart, the last of them at regular − bs.
+					for _, r := range g.rel[g.first:g.last] {
+						acc = acc*w + r
+					}
+					s += math.Exp(g.logMax+t*(regular-p.bs)-top) * acc * infl
+					acc = g.rel[g.last]
 				}
 				s += math.Exp(u-top)*acc*infl + groupLen*math.SmallestNonzeroFloat64
 			}

@@ -114,22 +114,29 @@ func absC(z complex128) float64 { return math.Hypot(real(z), imag(z)) }
 
 // spectralSum returns, for the window's masses at j ≥ j₀ (j₀ < n),
 //
-//	val = Σ_{j ≥ j₀} ŷ_j (a₁ r₁^{j−j₀} − a₂ r₂^{j−j₀})
+//	v₁ − v₂ = Σ_{j ≥ j₀} ŷ_j (a₁ r₁^{j−j₀} − a₂ r₂^{j−j₀})
 //
-// for the kept coefficients (ŷ their inverse transform), mag, which bounds
-// (1/n) Σ_k w_k |Ĉ_k| (|a₁ U₁,k| + |a₂ U₂,k|), and rnd, which bounds the
-// error of the computed U's contribution. The caller charges
-// rnd + (η + (K+8)u)·mag, η the relative error of a₁ and a₂, for the
-// evaluation's rounding (the sum of K products).
+// for the kept coefficients (ŷ their inverse transform; v₁ the a₁ part,
+// v₂ the a₂ part), and errB, a bound on the evaluation's rounding other
+// than that of a₁ and a₂ (the caller adds η(|v₁| + |v₂| + errB), η their
+// relative error):
 //
-// The error of each U: the numerator's twiddles carry 8u, its product and
-// difference 2u, r^N = e^{−aN} a relative (2aN + 1)u from the rounding of a
-// and of aN; 1/(1 − rω^k) carries ≤ 32u (components to 9u, squared
-// modulus to 20u, quotients) and the product 3u. So
-// |ΔU| ≤ |1/(1 − rω^k)|·(48u(1 + r^N) + (2aN + 1)u r^N). At k = 0 the
-// closed form is the real S_N(r) = (1 − r^N)/(1 − r), taken as
-// expm1(−aN)/expm1(−a) (relative error ≤ 8u; N exactly when r = 1).
-func (s *spectrum) spectralSum(j0 int, a1, a2 float64) (val, mag, rnd float64) {
+//   - each U: the numerator's twiddles carry 8u, its product and
+//     difference 2u, r^N = e^{−aN} a relative (2aN + 1)u from the rounding
+//     of a and of aN; 1/(1 − rω^k) carries ≤ 32u (components to 9u, squared
+//     modulus to 20u, quotients) and the product 3u. So
+//     |ΔU| ≤ |1/(1 − rω^k)|·(48u(1 + r^N) + (2aN + 1)u r^N). At k = 0 the
+//     closed form is the real S_N(r) = (1 − r^N)/(1 − r), taken as
+//     expm1(−aN)/expm1(−a) (relative error ≤ 8u; N exactly when r = 1).
+//     Summed: rnd = (1/n) Σ_k w_k |Ĉ_k| (a₁|ΔU₁| + a₂|ΔU₂|);
+//   - each term w_k Re(Ĉ_k conj(a U)), given U: 4u of |Ĉ_k| a|U|, summed
+//     over k: 4u·mag, mag = (1/n) Σ_k w_k |Ĉ_k| (a₁|U₁| + a₂|U₂|);
+//   - the sums, compensated (Neumaier's, [ORO05] Sum2): u|v_i| +
+//     γ_K² mag, γ_K = Ku/(1 − Ku).
+//
+// A lumpy composition's terms cancel to many orders (mag/|v₁ − v₂| up to
+// 1e7 at tiny q): plain summation would charge Ku·mag.
+func (s *spectrum) spectralSum(j0 int, a1, a2 float64) (v1, v2, errB float64) {
 	N := s.n - j0
 	fN := float64(N)
 	var rN, eN [2]float64
@@ -137,11 +144,16 @@ func (s *spectrum) spectralSum(j0 int, a1, a2 float64) (val, mag, rnd float64) {
 		rN[i] = math.Exp(-s.a[i] * fN)
 		eN[i] = 48*unitRoundoff*(1+rN[i]) + (2*s.a[i]*fN+1)*unitRoundoff*rN[i]
 	}
-	amp := [2]float64{a1, -a2}
+	amp := [2]float64{a1, a2}
+	var sum, comp [2]float64
+	var mag, rnd float64
 	for j, k := range s.k {
 		z := s.twiddle((int64(j0) + int64(s.d)) * int64(k))
-		var g complex128
-		var gm, ge float64
+		w := 2.0
+		if k == 0 || 2*k == s.n {
+			w = 1
+		}
+		cm := s.wc[j]
 		for i := range s.r {
 			if amp[i] == 0 {
 				continue
@@ -161,20 +173,28 @@ func (s *spectrum) spectralSum(j0 int, a1, a2 float64) (val, mag, rnd float64) {
 				ue = s.invAbs[i][j] * eN[i]
 				um = absC(u) + ue
 			}
-			g += complex(amp[i], 0) * u
-			gm += math.Abs(amp[i]) * um
-			ge += math.Abs(amp[i]) * ue
+			g := complex(amp[i], 0) * u
+			x := w * (real(s.c[j])*real(g) + imag(s.c[j])*imag(g))
+			// Neumaier's compensated sum.
+			t := sum[i] + x
+			if math.Abs(sum[i]) >= math.Abs(x) {
+				comp[i] += (sum[i] - t) + x
+			} else {
+				comp[i] += (x - t) + sum[i]
+			}
+			sum[i] = t
+			mag += cm * amp[i] * um
+			rnd += cm * amp[i] * ue
 		}
-		w := 2.0
-		if k == 0 || 2*k == s.n {
-			w = 1
-		}
-		val += w * (real(s.c[j])*real(g) + imag(s.c[j])*imag(g))
-		mag += s.wc[j] * gm
-		rnd += s.wc[j] * ge
 	}
 	inv := 1 / float64(s.n)
-	return val * inv, mag * inv * (1 + 4*unitRoundoff), rnd * inv * (1 + 4*unitRoundoff)
+	v1, v2 = (sum[0]+comp[0])*inv, (sum[1]+comp[1])*inv
+	mag *= inv * (1 + 4*unitRoundoff)
+	rnd *= inv * (1 + 4*unitRoundoff)
+	gK := float64(len(s.k)) * unitRoundoff
+	gK /= 1 - gK
+	errB = (rnd + 4*unitRoundoff*mag + unitRoundoff*(math.Abs(v1)+math.Abs(v2)) + gK*gK*mag) * (1 + 8*unitRoundoff)
+	return v1, v2, errB
 }
 
 // geometricSum returns an upper bound on S_N(e^{−a}) = Σ_{i<N} e^{−ai}
@@ -241,19 +261,19 @@ func (c *composedPLD) spectralParts(eps float64) (dhat, eRound, eAlias float64) 
 	cc := math.Exp(x2)
 	a2 := a1 * cc
 	eta := (2*math.Abs(x1) + 2*math.Abs(c.theta*L0) + 2*math.Abs(x2) + 2*math.Abs(L0) + 8) * unitRoundoff
-	val, mag, rnd := s.spectralSum(j0, a1, a2)
-	K := float64(len(s.k))
+	v1, v2, errB := s.spectralSum(j0, a1, a2)
 	N := s.n - j0
 	v := s.squareSum(N, a1*(1+eta), -math.Expm1(x2), cc, c.h)
-	eRound = c.err2*math.Sqrt(v)*(1+unitRoundoff) + rnd + (eta+(K+8)*unitRoundoff)*mag
+	eRound = (c.err2*math.Sqrt(v) + errB + eta*(math.Abs(v1)+math.Abs(v2)+errB)) * (1 + 4*unitRoundoff)
 	eAlias = c.err1 * a1 * (1 + eta)
-	dhat = val
+	dhat = v1 - v2
+	eRound += unitRoundoff * math.Abs(dhat)
 	if j0 == 0 {
 		// ε is below the window: the mass not in it sits at loss(0) or
 		// below (as deltaParts).
-		in, magIn, rndIn := s.spectralSum(0, a1, 0)
+		in, _, errIn := s.spectralSum(0, a1, 0)
 		sq := a1 * a1 * (1 + 2*eta) * geometricSum(2*s.a[0], s.n)
-		inErr := c.err2*math.Sqrt(sq) + rndIn + (eta+(K+8)*unitRoundoff)*magIn
+		inErr := c.err2*math.Sqrt(sq) + errIn + eta*(math.Abs(in)+errIn)
 		below := math.Max(0, 1-c.inf-in) + inErr + c.err1*a1*(1+eta)
 		dhat += below * -math.Expm1(eps-c.loss(0))
 	}
