@@ -64,20 +64,34 @@ type tiltedTerm struct {
 	sd    float64 // tilted standard deviation of the grid index
 }
 
-// tilt returns the leaf tilted by θ.
+// tilt returns the leaf tilted by θ. The exponents log p_i + θL_i are
+// bounded from above through p_i's binary exponent (within ln 2 of the
+// logarithm), so that w_i = p_i e^{θL_i − top} ≤ 1 needs no logarithm (and
+// is exact to about u|θL_i|, as the tilt of the log masses was); a mass
+// whose e^{θL_i − top} would overflow (p_i below about e^{−700}) is taken
+// through its logarithm.
 func tilt(t leafTerm, theta float64) tiltedTerm {
 	p := t.leaf
-	lp := p.logProbs()
-	w := make([]float64, len(lp))
+	w := make([]float64, len(p.probs))
 	top := math.Inf(-1)
 	th := theta * p.h
 	base := theta * p.loss(0)
-	for i, v := range lp {
-		top = max(top, v+base+th*float64(i))
+	for i, v := range p.probs {
+		if v > 0 {
+			_, e := math.Frexp(v)
+			top = max(top, float64(e)*ln2+base+th*float64(i))
+		}
 	}
 	var sum, m1 float64
-	for i, v := range lp {
-		x := math.Exp(v + base + th*float64(i) - top)
+	for i, v := range p.probs {
+		x := 0.0
+		switch a := base + th*float64(i) - top; {
+		case !(v > 0):
+		case a < 700:
+			x = v * math.Exp(a)
+		default:
+			x = math.Exp(math.Log(v) + a)
+		}
 		w[i] = x
 		sum += x
 		m1 += x * float64(i)

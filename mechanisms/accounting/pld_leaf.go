@@ -3,7 +3,6 @@ package accounting
 import (
 	"fmt"
 	"math"
-	"sync"
 )
 
 // Privacy loss distributions of single mechanisms and their pessimistic
@@ -84,20 +83,6 @@ type pldLeaf struct {
 	lower int
 	probs []float64
 	inf   float64
-
-	logOnce sync.Once
-	logp    []float64 // log probs[i], computed once (leaves are cached and reused)
-}
-
-// logProbs returns log probs[i] (−Inf for a zero mass).
-func (p *pldLeaf) logProbs() []float64 {
-	p.logOnce.Do(func() {
-		p.logp = make([]float64, len(p.probs))
-		for i, v := range p.probs {
-			p.logp[i] = math.Log(v)
-		}
-	})
-	return p.logp
 }
 
 // loss returns the loss of probs[i].
