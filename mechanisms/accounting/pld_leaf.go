@@ -520,7 +520,11 @@ func sgmNode(sigma, q float64, add bool, dens, loss func(float64) float64) func(
 // from the end of their interval at the grid loss g. With ℓ(x) as in
 // sgmNode (ℓ = (−½ − x)/σ² remove, (x − ½)/σ² add), the end has
 // t_g = expm1(±g) (+ remove, − add) and ℓ₀ = log1p(t_g/q), the ℓ at which
-// the loss is g (xAt computes both); with r = (q + t_g)/(1 + t_g) and
+// the loss is g (xAt computes both, from one grid loss to the next by a
+// recurrence, next, exact every anchorSteps steps: the interval ends xAt
+// returns are then exact to about 16u|ℓ₀|σ², which moves no node across a
+// grid loss and a mass by far less than leafRelError); with
+// r = (q + t_g)/(1 + t_g) and
 // Δ = ℓ(x) − ℓ₀, exactly
 //
 //	remove: L(x) = g + log1p(ζ) + log1p(r′ expm1(Δ)),   dens = φ_σ(x) e^{L(x)}
@@ -543,7 +547,9 @@ type sgmAnchor struct {
 	// Set by set(g):
 	g, tg, l0  float64
 	r, eg      float64 // r and e^{±g} = 1 + t_g
+	et, el     float64 // bounds on ε_e and ε_l (see finish)
 	zeta, rhoR float64 // ζ_b, ρ_r
+	steps      int     // steps taken by recurrence since t_g, ℓ₀ were computed
 	valid, has bool
 }
 
@@ -551,7 +557,10 @@ func (a *sgmAnchor) set(g float64) {
 	if a.has && g == a.g {
 		return
 	}
-	a.g, a.has = g, true
+	if a.has && a.valid && a.steps < anchorSteps && g > a.g && g-a.g <= 0x1p-10 && a.next(g) {
+		return
+	}
+	a.g, a.has, a.steps = g, true, 0
 	if a.add {
 		a.tg = expm1Fast(-g)
 	} else {
@@ -560,15 +569,66 @@ func (a *sgmAnchor) set(g float64) {
 	y := a.tg / a.q
 	a.l0 = log1pFast(y)
 	a.eg = 1 + a.tg
-	a.r = (a.q + a.tg) / a.eg
 	// ℓ₀ = log(1 + y) + e₁ with |e₁| ≤ u(1 + |ℓ₀|), y = t_g/q (1 + u): so
 	// q e^{ℓ₀} = (q + t_g)(1 + ε_l), |ε_l| ≤ u(|y|/(1 + y) + 1 + |ℓ₀|); t_g
-	// is within 3u of expm1(±g), so 1 − q + q e^{ℓ₀} = e^{±g}(1 + ζ) with
-	// |ζ| ≤ 3u|t_g|/(1 + t_g) + r|ε_l|.
-	el := unitRoundoff * (math.Abs(y)/(1+y) + 1 + math.Abs(a.l0)) * 1.01
-	a.zeta = (3*unitRoundoff*math.Abs(a.tg)/a.eg + a.r*el) * 1.01
-	a.rhoR = 2*el + 4*unitRoundoff
-	a.valid = a.q <= 0.5 && math.Abs(g) < 700 && 1+y >= 0x1p-10 && a.r >= 0
+	// is within 3u of expm1(±g), so 1 + t_g = e^{±g}(1 + ε_e),
+	// |ε_e| ≤ 3u|t_g|/(1 + t_g).
+	a.el = unitRoundoff * (math.Abs(y)/(1+y) + 1 + math.Abs(a.l0)) * 1.01
+	a.et = 3 * unitRoundoff * math.Abs(a.tg) / a.eg * 1.01
+	a.finish()
+	a.valid = a.valid && 1+y >= 0x1p-10
+}
+
+// anchorSteps is the number of grid steps set takes by recurrence before
+// it computes t_g and ℓ₀ afresh.
+const anchorSteps = 16
+
+// next moves the anchor up to the loss g (a step of at most 2^−10) by
+// recurrence, reporting whether it could: e^{±g} = e^{±g′}(1 + m) with
+// m = expm1(±(g − g′)) (expm1Near; g − g′ rounded to u|g − g′|), so
+// t_g = t_g′ + (1 + t_g′)m, and q + t_g = (q + t_g′)(1 + m/r′), so
+// ℓ₀ = ℓ₀′ + log1p(m/r′) (log1pPoly6, |m/r′| ≤ 2^−10). The bounds grow by
+// the step's roundings: ε_e by 4u(|t_g| + |(1 + t_g′)m|)/(1 + t_g) + u|g − g′|,
+// ε_l by the relative rounding of q + t_g, |m/r′|(7u + u|t_g′|/(q + t_g′))
+// (the quotient, the sum, the polynomial) and u|ℓ₀| (the sum).
+func (a *sgmAnchor) next(g float64) bool {
+	d := g - a.g
+	if a.add {
+		d = -d
+	}
+	m := expm1Near(d, true)
+	arg := m / a.r
+	if !(math.Abs(arg) <= 0x1p-10) {
+		return false
+	}
+	em := a.eg * m
+	tg := a.tg + em
+	qt := a.q + tg
+	if !(qt > 0) {
+		return false
+	}
+	a.el += (2*unitRoundoff*(math.Abs(tg)+math.Abs(em))/qt +
+		math.Abs(arg)*(7*unitRoundoff+unitRoundoff*math.Abs(a.tg)/(a.q+a.tg))) * 1.01
+	a.l0 += log1pPoly6(arg)
+	a.el += unitRoundoff * math.Abs(a.l0)
+	a.tg = tg
+	a.eg = 1 + tg
+	a.et += (4*unitRoundoff*(math.Abs(tg)+math.Abs(em))/a.eg + unitRoundoff*math.Abs(d)) * 1.01
+	a.g = g
+	a.steps++
+	a.finish()
+	return true
+}
+
+// finish sets r and the bounds eval uses from t_g, ε_e and ε_l: with
+// q e^{ℓ₀} = (q + t_g)(1 + ε_l) and 1 + t_g = e^{±g}(1 + ε_e),
+// 1 − q + q e^{ℓ₀} = e^{±g}(1 + ζ), |ζ| ≤ ε_e + r|ε_l|(1 + ε_e), and the r
+// of the exact identity is within ρ_r = 2|ε_l| + 4u of r, relatively.
+func (a *sgmAnchor) finish() {
+	a.r = (a.q + a.tg) / a.eg
+	a.zeta = (a.et + a.r*a.el*(1+a.et)) * 1.01
+	a.rhoR = 2*a.el + 4*unitRoundoff
+	a.valid = a.q <= 0.5 && math.Abs(a.g) < 700 && a.r >= 0
 }
 
 func (a *sgmAnchor) eval(x float64) (dens, loss, lossErr float64, ok bool) {
