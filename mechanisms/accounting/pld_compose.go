@@ -348,9 +348,10 @@ const sparseRatio = 64
 // keptFrequencies returns the frequencies k ∈ [0, n/2] at which the
 // product Π ĉ_i^{n_i} of the parts' computed spectra may exceed τ_c in
 // modulus, ascending: a frequency is dropped when some part has
-// |ĉ_i|² ≤ (τ_c/2)^{2/n_i}, since then |fl(ĉ_i^{n_i})| ≤ τ_c/2·(1 + 3n_i u)
-// and the other parts' factors are at most G ≤ 1.5 (|c_j| ≤ 1 plus their
-// error; see composeTilted). It returns nil when G > 1.5.
+// |ĉ_i|² ≤ (τ_c/2)^{2/n_i}, since then |fl(ĉ_i^{n_i})| ≤ τ_c/2·(1 + 5n_i u)
+// (the rounding of |ĉ_i|², of the threshold and of the powers) and the
+// other parts' factors are at most G ≤ 1.5 (|c_j| ≤ 1 plus their error;
+// see composeTilted). It returns nil when G > 1.5.
 func keptFrequencies(spectra [][]complex128, tt []tiltedTerm, tauC, g float64) []int {
 	if !(g <= 1.5) || !(tauC > 0) {
 		return nil

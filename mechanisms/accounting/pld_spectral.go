@@ -9,11 +9,12 @@ import (
 //
 // The spectrum of a composition of many parts is usually negligible at all
 // but a few hundred of its n/2 + 1 frequencies (|ĉ_k|^count underflows for
-// a smooth part: for DP-SGD at q = 256/45000, T = 1758, h = 1e-4, 213 of
-// 262 145 coefficients exceed 1e-3 of the FFT's own error bound). composeTilted then keeps
-// those coefficients only (dropping the others is charged: each dropped
-// computed coefficient is at most τ_c, so they move the composition by at
-// most τ_c in 2-norm, which is added to the 2-norm error bound err2), and
+// a smooth part: for DP-SGD at q = 256/45000, T = 1758, h = 1e-4, 225 of
+// 262 145 coefficients exceed 1e-6 of the FFT's own error bound).
+// composeTilted then keeps those coefficients only (dropping the others is
+// charged: each dropped computed coefficient is at most τ_c, so they move
+// the composition by at most τ_c in 2-norm — Parseval, with the inverse
+// transform's 1/n — which is added to the 2-norm error bound err2), and
 // the sums over the masses above ε that δ(ε) needs are taken by Parseval's
 // identity instead of by an inverse transform and a scan of the window:
 // with y_j = cyc_{(j+d) mod n} the window's tilted masses (cyc the cyclic
@@ -32,8 +33,11 @@ import (
 // pairs (k, n − k). A query then costs a few operations per kept
 // coefficient; epsilonUpper finds its crossing by bisection instead of a
 // walk over the window. The errors are bounded as for the dense path
-// (composedPLD.deltaParts) plus the evaluation's own rounding (see
-// spectralSum), which replaces the rounding of the dense sums.
+// (composedPLD.deltaParts): the transform's 2-norm error err2 through
+// Cauchy–Schwarz, with ‖g‖₂² ≤ Σ s_j² (1 − e^{ε−L_j}) in closed form
+// (squareSum), and the wrapped tails; the evaluation's own rounding
+// (spectralSum, and the rounding of a₁ and a₂) replaces that of the dense
+// sums.
 
 // spectrum is a composition held as its kept Fourier coefficients.
 type spectrum struct {
@@ -42,16 +46,15 @@ type spectrum struct {
 	d    int          // y_j = cyc_{(j+d) mod n}
 	k    []int        // kept frequencies, ascending, in [0, n/2]
 	c    []complex128 // their computed coefficients Ĉ_k
-	// Per kept frequency, for i = 0, 1 (r₀ = e^{−θh}, r₁ = e^{−(θ+1)h}):
-	// inv[i] = 1/(1 − r_i ω^k) (NaN at k = 0 when r_i = 1) and invAbs[i]
-	// an upper bound on its modulus; rot = ω^{dk}.
+	// Per kept frequency, for the two ratios r (index 0: r₁ = e^{−θh},
+	// index 1: r₂ = e^{−(θ+1)h}): inv = 1/(1 − r ω^k) (NaN at k = 0 when
+	// r = 1) and invAbs an upper bound on its modulus; rot = ω^{dk}.
 	inv    [2][]complex128
 	invAbs [2][]float64
 	rot    []complex128
-	r      [2]float64 // r₀, r₁
-	a      [2]float64 // θh and (θ+1)h as rounded: r_i = e^{−a_i}
+	r      [2]float64 // r₁, r₂
+	a      [2]float64 // θh and (θ+1)h as rounded: r = e^{−a}
 	wc     []float64  // w_k |Ĉ_k| (w = 1 at k = 0 and n/2, else 2)
-	norm2  float64    // ‖ŷ‖₂ = ‖Ĉ‖₂/√n over the kept coefficients
 }
 
 // newSpectrum prepares the kept coefficients c (at frequencies ks) of a
@@ -60,7 +63,6 @@ func newSpectrum(plan *fftPlan, d int, ks []int, c []complex128, theta, h float6
 	n := plan.n
 	s := &spectrum{plan: plan, n: n, d: d, k: ks, c: c, rot: make([]complex128, len(ks)), wc: make([]float64, len(ks))}
 	s.a = [2]float64{theta * h, (theta + 1) * h}
-	var sq float64
 	for i := range s.r {
 		s.r[i] = math.Exp(-s.a[i])
 		s.inv[i] = make([]complex128, len(ks))
@@ -72,7 +74,6 @@ func newSpectrum(plan *fftPlan, d int, ks []int, c []complex128, theta, h float6
 			w = 1
 		}
 		s.wc[j] = w * absC(c[j])
-		sq += w * (real(c[j])*real(c[j]) + imag(c[j])*imag(c[j]))
 		s.rot[j] = s.twiddle(int64(d) * int64(k))
 		// 1 − r ω^k = (1 − r) + 2r sin²(φ/2) + i r sin φ, φ = 2πk/n, with
 		// both sines taken at arguments in [0, π/2] (relative error ≤ 9u
@@ -95,7 +96,6 @@ func newSpectrum(plan *fftPlan, d int, ks []int, c []complex128, theta, h float6
 			s.invAbs[i][j] = absC(inv) * (1 + 40*unitRoundoff)
 		}
 	}
-	s.norm2 = math.Sqrt(sq/float64(n)) * (1 + 4*unitRoundoff*float64(len(ks)+2))
 	return s
 }
 
