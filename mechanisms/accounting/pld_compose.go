@@ -756,18 +756,24 @@ func (c *composedPLD) epsilonUpper(delta float64) (eps float64, inside bool, eRo
 		}
 		// The crossing is in [lo, L]: bisect (NaN, from an overflowed
 		// factor, counts as not certified).
-		hi := L
-		for it := 0; it < 200 && hi-lo > 1e-13*math.Max(1, math.Abs(hi)); it++ {
-			mid := 0.5 * (lo + hi)
-			if at(mid) <= delta {
-				hi = mid
-			} else {
-				lo = mid
-			}
-		}
-		eps = hi
-		parts(hi)
+		eps = bisectCertified(lo, L, func(e float64) bool { return at(e) <= delta })
+		parts(eps)
 		return false
 	})
 	return eps, inside, eRound, eAlias
+}
+
+// bisectCertified returns a certified ε in [lo, hi] (certified(hi) holds,
+// certified(lo) does not) within 1e-13 relative of the crossing, by
+// bisection: the upper end of the final bracket.
+func bisectCertified(lo, hi float64, certified func(float64) bool) float64 {
+	for it := 0; it < 200 && hi-lo > 1e-13*math.Max(1, math.Abs(hi)); it++ {
+		mid := 0.5 * (lo + hi)
+		if certified(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }

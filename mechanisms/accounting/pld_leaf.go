@@ -333,26 +333,16 @@ func log1pFast(x float64) float64 {
 }
 
 // expm1PolyMax bounds the arguments expm1Near evaluates by its polynomial.
-const expm1PolyMax = 0x1p-7
+const expm1PolyMax = 0x1p-6
 
-// expm1Near returns e^z − 1, by its Taylor polynomial of degree 7 when
-// small (|z| ≤ 2^−7: the first omitted term, z⁸/8!, is below 2^−71 |z|,
-// and Horner's rule on 1 + z/2 + … adds at most 3u) and by math.Expm1
-// otherwise. It is the split weights' expm1, whose arguments lie within
-// one grid interval.
+// expm1Near returns e^z − 1, by expm1Poly when small (|z| ≤ 2^−6) and by
+// math.Expm1 otherwise. It is the split weights' expm1, whose arguments
+// lie within one grid interval.
 func expm1Near(z float64, small bool) float64 {
 	if !small {
 		return math.Expm1(z)
 	}
-	const (
-		c2 = 1.0 / 2
-		c3 = 1.0 / 6
-		c4 = 1.0 / 24
-		c5 = 1.0 / 120
-		c6 = 1.0 / 720
-		c7 = 1.0 / 5040
-	)
-	return z * (1 + z*(c2+z*(c3+z*(c4+z*(c5+z*(c6+z*c7))))))
+	return expm1Poly(z)
 }
 
 // lossUp returns L raised by 4 ulps of max(1, |L|): more than the rounding

@@ -317,15 +317,7 @@ func (c *composedPLD) spectralEpsilon(delta float64) (eps float64, inside bool, 
 			bad = mid
 		}
 	}
-	lo, hi := at(bad), at(good)
-	for it := 0; it < 200 && hi-lo > 1e-13*math.Max(1, math.Abs(hi)); it++ {
-		mid := 0.5 * (lo + hi)
-		if du(mid) <= delta {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	_, eRound, eAlias = c.spectralParts(hi)
-	return hi, true, eRound, eAlias
+	eps = bisectCertified(at(bad), at(good), func(e float64) bool { return du(e) <= delta })
+	_, eRound, eAlias = c.spectralParts(eps)
+	return eps, true, eRound, eAlias
 }

@@ -48,40 +48,21 @@ func selfConvolve(p []float64, count int) []float64 {
 // both together (two parts). The dense path (inverse transform and walk)
 // meets the same bound, and epsilonUpper of the two paths agree.
 func TestSpectralEvaluation(t *testing.T) {
-	type ledger struct {
+	type part struct {
+		d     *lossDist
+		count int
+	}
+	gauss := func(count int) part { return part{sgmLoss(2, 1, false, logMassTruncation), count} }
+	sgm := func(count int) part { return part{sgmLoss(1, 0.05, false, logMassTruncation), count} }
+	ledgers := []struct {
 		name  string
 		h     float64
-		parts []struct {
-			d     *lossDist
-			count int
-		}
+		parts []part
+	}{
+		{"gaussian σ=2 ×2", 1e-3, []part{gauss(2)}},
+		{"sgm q=0.05 σ=1 ×16", 4e-3, []part{sgm(16)}},
+		{"sgm ×16 + gaussian σ=2", 4e-3, []part{sgm(16), gauss(1)}},
 	}
-	gauss := func(count int) struct {
-		d     *lossDist
-		count int
-	} {
-		return struct {
-			d     *lossDist
-			count int
-		}{sgmLoss(2, 1, false, logMassTruncation), count}
-	}
-	sgm := func(count int) struct {
-		d     *lossDist
-		count int
-	} {
-		return struct {
-			d     *lossDist
-			count int
-		}{sgmLoss(1, 0.05, false, logMassTruncation), count}
-	}
-	ledgers := []ledger{
-		{"gaussian σ=2 ×2", 1e-3, nil},
-		{"sgm q=0.05 σ=1 ×16", 4e-3, nil},
-		{"sgm ×16 + gaussian σ=2", 4e-3, nil},
-	}
-	ledgers[0].parts = append(ledgers[0].parts, gauss(2))
-	ledgers[1].parts = append(ledgers[1].parts, sgm(16))
-	ledgers[2].parts = append(ledgers[2].parts, sgm(16), gauss(1))
 	const oracleRel = 1e-10
 	worst := 0.0
 	spectral := 0
