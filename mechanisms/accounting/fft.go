@@ -3,6 +3,7 @@ package accounting
 import (
 	"math"
 	"math/bits"
+	"sync"
 )
 
 // A radix-2 FFT of real sequences, written for the PLD accountant: its
@@ -27,6 +28,35 @@ type fftPlan struct {
 	// serves the real split pass: tw[m+k] = exp(−2πik/n)).
 	tw  []complex128
 	rev []int32 // bit reversal of 0..m−1
+}
+
+// planCache keeps the two most recently used plans of at most 2^20 points
+// (a plan of 2^19 points holds 9 MiB and takes about 4 ms to build; a
+// query composes at one length per direction, and the calls that follow
+// it at the same lengths). Plans are read-only once built.
+var planCache struct {
+	sync.Mutex
+	recent [2]*fftPlan
+}
+
+// planFor returns the plan for length n, from planCache when it holds it.
+func planFor(n int) *fftPlan {
+	planCache.Lock()
+	for i, p := range planCache.recent {
+		if p != nil && p.n == n {
+			planCache.recent[0], planCache.recent[i] = p, planCache.recent[0]
+			planCache.Unlock()
+			return p
+		}
+	}
+	planCache.Unlock()
+	p := planFFT(n)
+	if n <= 1<<20 {
+		planCache.Lock()
+		planCache.recent[1], planCache.recent[0] = planCache.recent[0], p
+		planCache.Unlock()
+	}
+	return p
 }
 
 // planFFT returns the plan for length n (a power of two ≥ 4). The m = n/2
@@ -68,24 +98,39 @@ func planFFT(n int) *fftPlan {
 
 // complexFFT transforms z (length m) in place: Z_k = Σ_j z_j e^{−2πijk/m}.
 func (p *fftPlan) complexFFT(z []complex128) {
-	m := p.m
 	for i, r := range p.rev {
 		if j := int(r); i < j {
 			z[i], z[j] = z[j], z[i]
 		}
 	}
-	// The stage with butterflies of span half uses exp(−2πij/(2·half)) =
-	// tw[j·n/(2·half)]. Stages of span below fftBlock only mix elements
-	// within aligned blocks of fftBlock elements: they run block by block,
-	// while the block is in cache; the larger stages then sweep the array.
+	p.stages(z, 1)
+}
+
+// stages applies the butterfly stages of span from (a power of two) up to
+// m/2 to z, which is in bit-reversed order. The stage with butterflies of
+// span half uses exp(−2πij/(2·half)) = tw[half+j]. Stages of span below
+// fftBlock only mix elements within aligned blocks of fftBlock elements:
+// they run block by block, while the block is in cache; the larger stages
+// then sweep the array. Stages run two at a time (stagePair) where they
+// can.
+func (p *fftPlan) stages(z []complex128, from int) {
+	m := p.m
 	block := min(m, fftBlock)
-	for b0 := 0; b0 < m; b0 += block {
-		zb := z[b0 : b0+block]
-		for half := 1; half < block; half *= 2 {
-			p.stage(zb, half)
+	if from < block {
+		for b0 := 0; b0 < m; b0 += block {
+			p.stageRange(z[b0:b0+block], from, block)
 		}
 	}
-	for half := block; half < m; half *= 2 {
+	p.stageRange(z, max(block, from), m)
+}
+
+// stageRange applies the stages of span from up to (not including) to.
+func (p *fftPlan) stageRange(z []complex128, from, to int) {
+	half := from
+	for ; 4*half <= to; half *= 4 {
+		p.stagePair(z, half)
+	}
+	if half < to {
 		p.stage(z, half)
 	}
 }
@@ -93,6 +138,32 @@ func (p *fftPlan) complexFFT(z []complex128) {
 // fftBlock is the number of complex values (256 KiB) transformed in cache
 // before the stages that span more.
 const fftBlock = 1 << 14
+
+// stagePair applies the stages of span half and 2·half in one sweep, over
+// groups of 4·half elements: the same operations in the same order for
+// each element as two calls of stage (bit-identical results, half the
+// memory traffic).
+func (p *fftPlan) stagePair(z []complex128, half int) {
+	tw1, tw2 := p.tw[half:2*half], p.tw[2*half:4*half]
+	for start := 0; start < len(z); start += 4 * half {
+		q0 := z[start : start+half]
+		q1 := z[start+half : start+2*half]
+		q2 := z[start+2*half : start+3*half]
+		q3 := z[start+3*half : start+4*half]
+		tl, th := tw2[:half], tw2[half:]
+		_, _, _, _, _ = q1[half-1], q2[half-1], q3[half-1], tl[half-1], th[half-1]
+		for j, w := range tw1 {
+			a, b := q0[j], q1[j]*w
+			b0, b1 := a+b, a-b
+			c, d := q2[j], q3[j]*w
+			d0, d1 := c+d, c-d
+			e := d0 * tl[j]
+			q0[j], q2[j] = b0+e, b0-e
+			f := d1 * th[j]
+			q1[j], q3[j] = b1+f, b1-f
+		}
+	}
+}
 
 // stage applies the radix-2 butterflies of span half to z.
 func (p *fftPlan) stage(z []complex128, half int) {
@@ -109,19 +180,41 @@ func (p *fftPlan) stage(z []complex128, half int) {
 // forward returns the transform X_0..X_m of the real sequence x (len n; a
 // shorter x is zero-padded): X_k = Σ_j x_j e^{−2πijk/n}.
 func (p *fftPlan) forward(x []float64) []complex128 {
+	return p.forwardInto(make([]complex128, p.m+1), x)
+}
+
+// forwardInto is forward writing into z (len n/2 + 1, any contents).
+func (p *fftPlan) forwardInto(z []complex128, x []float64) []complex128 {
 	m := p.m
-	z := make([]complex128, m+1)
-	for j := 0; j < m; j++ {
-		var re, im float64
-		if 2*j < len(x) {
-			re = x[2*j]
-		}
+	// A zero-padded x fills only the first nz < m/2^s packed values; in
+	// bit-reversed order they sit at the multiples of 2^s, and the first s
+	// stages only copy each of them over its block of 2^s (a butterfly
+	// with a zero adds and subtracts exact zeros). Those values are placed
+	// and copied directly; the result is the same, bit for bit.
+	nz := min(m, (len(x)+1)/2)
+	span := 1
+	for span < m && nz <= m/(2*span) {
+		span *= 2
+	}
+	for j := 0; j < nz; j++ {
+		im := 0.0
 		if 2*j+1 < len(x) {
 			im = x[2*j+1]
 		}
-		z[j] = complex(re, im)
+		z[p.rev[j]] = complex(x[2*j], im)
 	}
-	p.complexFFT(z[:m])
+	for j := nz; j < m/span; j++ {
+		z[p.rev[j]] = 0
+	}
+	if span > 1 {
+		for b := 0; b < m; b += span {
+			v := z[b]
+			for r := b + 1; r < b+span; r++ {
+				z[r] = v
+			}
+		}
+	}
+	p.stages(z[:m], span)
 	// X_k = E_k + e^{−2πik/n} O_k with E_k = (Z_k + conj Z_{m−k})/2 and
 	// O_k = (Z_k − conj Z_{m−k})/(2i), for k = 0..m/2; X_{m−k} follows by
 	// symmetry.

@@ -446,7 +446,7 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 		if err != nil {
 			return 0, err
 		}
-		budget -= len(c.y)
+		budget -= c.size()
 		eps, inside, eR, eA := c.epsilonUpper(delta)
 		if math.IsInf(eps, 1) {
 			if c.inf > delta {
@@ -530,7 +530,7 @@ func deltaOfTerms(terms []leafTerm, eps, h float64, sub Event) (float64, error) 
 		if err != nil {
 			return 0, err
 		}
-		budget -= len(c.y)
+		budget -= c.size()
 		d := c.deltaUpper(eps)
 		best = math.Min(best, d)
 		_, _, eA := c.deltaParts(eps)
@@ -604,7 +604,7 @@ func (cm *compressed) cgf(theta float64) (k, dk float64) {
 	for _, p := range cm.parts {
 		top := math.Inf(-1)
 		for i, lm := range p.logMass {
-			top = math.Max(top, lm+theta*p.loss[i])
+			top = max(top, lm+theta*p.loss[i])
 		}
 		var s, sl float64
 		for i, lm := range p.logMass {

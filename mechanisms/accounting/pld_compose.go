@@ -2,6 +2,7 @@ package accounting
 
 import (
 	"math"
+	"sync"
 )
 
 // Composition of discretised PLDs with a rounding error that is bounded and
@@ -63,20 +64,34 @@ type tiltedTerm struct {
 	sd    float64 // tilted standard deviation of the grid index
 }
 
-// tilt returns the leaf tilted by θ.
+// tilt returns the leaf tilted by θ. The exponents log p_i + θL_i are
+// bounded from above through p_i's binary exponent (within ln 2 of the
+// logarithm), so that w_i = p_i e^{θL_i − top} ≤ 1 needs no logarithm (and
+// is exact to about u|θL_i|, as the tilt of the log masses was); a mass
+// whose e^{θL_i − top} would overflow (p_i below about e^{−700}) is taken
+// through its logarithm.
 func tilt(t leafTerm, theta float64) tiltedTerm {
 	p := t.leaf
-	lp := p.logProbs()
-	w := make([]float64, len(lp))
+	w := make([]float64, len(p.probs))
 	top := math.Inf(-1)
 	th := theta * p.h
 	base := theta * p.loss(0)
-	for i, v := range lp {
-		top = math.Max(top, v+base+th*float64(i))
+	for i, v := range p.probs {
+		if v > 0 {
+			_, e := math.Frexp(v)
+			top = max(top, float64(e)*ln2+base+th*float64(i))
+		}
 	}
 	var sum, m1 float64
-	for i, v := range lp {
-		x := math.Exp(v + base + th*float64(i) - top)
+	for i, v := range p.probs {
+		x := 0.0
+		switch a := base + th*float64(i) - top; {
+		case !(v > 0):
+		case a < 700:
+			x = v * math.Exp(a)
+		default:
+			x = math.Exp(math.Log(v) + a)
+		}
 		w[i] = x
 		sum += x
 		m1 += x * float64(i)
@@ -121,7 +136,8 @@ type composedPLD struct {
 	h      float64
 	theta  float64
 	lower  int
-	y      []float64 // tilted masses (rounding may leave them slightly negative)
+	y      []float64 // tilted masses (rounding may leave them slightly negative); nil when spec holds them
+	spec   *spectrum // the tilted masses as their kept Fourier coefficients (pld_spectral.go), or nil
 	logZ   float64
 	err2   float64 // bound on the 2-norm error of y from FFT rounding
 	err1   float64 // bound on the 1-norm error of y from the tails wrapped into the window
@@ -131,6 +147,14 @@ type composedPLD struct {
 }
 
 func (c *composedPLD) loss(j int) float64 { return float64(c.lower+j) * c.h }
+
+// size returns the number of grid points of the window.
+func (c *composedPLD) size() int {
+	if c.spec != nil {
+		return c.spec.n
+	}
+	return len(c.y)
+}
 
 // initialTail returns the tail mass for the window of a composition at
 // tilt θ: errorShare·1e-4 of ρ ≈ 1/(√(2π) sd θ(θ+1)), the tilted weight of the
@@ -159,6 +183,22 @@ func initialTail(tt []tiltedTerm, theta, h float64) float64 {
 // tilted mass at most tau outside on each side. It returns a *SizeError
 // when the window needs more than limit (≤ maxPLDPoints) points.
 func composeTilted(terms []leafTerm, cache tilts, theta, tau, h float64, limit int, sub Event) (*composedPLD, error) {
+	return composeHeld(terms, cache, theta, tau, h, limit, sub, heldAuto)
+}
+
+// held chooses how a composition holds its masses: by its kept Fourier
+// coefficients when they are few (heldAuto), or always one way (the tests
+// compare the two).
+type held int
+
+const (
+	heldAuto held = iota
+	heldDense
+	heldSpectral
+)
+
+// composeHeld is composeTilted with the representation chosen by how.
+func composeHeld(terms []leafTerm, cache tilts, theta, tau, h float64, limit int, sub Event, how held) (*composedPLD, error) {
 	out := &composedPLD{h: h, theta: theta}
 	tt := cache.of(terms, theta)
 	logFinite := 0.0 // log Π (1 − inf_i)^count
@@ -195,13 +235,13 @@ func composeTilted(terms []leafTerm, cache tilts, theta, tau, h float64, limit i
 		return nil, &SizeError{Sub: sub, Points: hi - lo + 1, Limit: min(limit, maxPLDPoints), Interval: h,
 			Coarsest: h * float64(hi-lo+1) / float64(min(limit, maxPLDPoints)) * 1.05}
 	}
-	plan := planFFT(n)
-	// Fold each tilted part into length n (position = index − lower mod n),
-	// transform, raise to its count and multiply.
-	var acc []complex128
+	plan := planFor(n)
+	// Fold each tilted part into length n (position = index − lower mod n)
+	// and transform.
+	spectra := make([][]complex128, len(tt))
 	off := 0
 	s1, minNorm := 0.0, math.Inf(1)
-	for _, t := range tt {
+	for i, t := range tt {
 		buf := t.w
 		if len(buf) > n {
 			buf = make([]float64, n)
@@ -209,44 +249,131 @@ func composeTilted(terms []leafTerm, cache tilts, theta, tau, h float64, limit i
 				buf[i%n] += v
 			}
 		}
-		c := plan.forward(buf)
-		if t.count > 1 {
-			powSpectrum(c, t.count)
-		}
-		if acc == nil {
-			acc = c
-		} else {
-			for k := range acc {
-				acc[k] *= c[k]
-			}
-		}
+		spectra[i] = plan.forwardInto(spectrumBuffer(plan.m+1), buf)
 		off += t.count * t.lower
 		s1 += float64(t.count) * t.norm2
 		minNorm = math.Min(minNorm, t.norm2)
 	}
-	cyc := plan.inverse(acc)
 	out.lower = lo
-	out.y = make([]float64, n)
-	for j := range out.y {
-		out.y[j] = cyc[(((lo+j-off)%n)+n)%n]
-	}
 	// Error of the product of spectra (see the file comment of fft.go for
 	// ε_F): with ĉ_i = c_i + e_i, ‖e_i‖₂ ≤ ε_F √n ‖w_i‖₂ and |c_i| ≤ 1,
 	// |Π ĉ_i^{n_i} − Π c_i^{n_i}| ≤ G Σ n_i |e_i|, G = Π (1 + max|e_i|)^{n_i};
 	// the polar powers and products add a relative (π+1)u per unit of count
-	// plus 3u per product, and u absolutely; the inverse transform maps
-	// 2-norms with a factor 1/√n and adds ε_F of its output (Parseval:
-	// ‖y‖₂ ≤ min_i ‖w_i‖₂).
+	// plus 3u per product, and u absolutely. Divided by √n (Parseval:
+	// ‖y‖₂ ≤ min_i ‖w_i‖₂), eSpec bounds the 2-norm error of the
+	// composition the product transforms; the inverse transform adds ε_F of
+	// its input and of its output.
 	ef := fftErrorBound(n)
 	g := math.Exp(ef * math.Sqrt(float64(n)) * s1)
-	out.err2 = g*ef*s1*(1+ef) +
-		((math.Pi+1)*unitRoundoff*float64(nTot)+3*unitRoundoff*float64(len(tt))+ef+unitRoundoff)*minNorm +
+	eSpec := g*ef*s1 +
+		((math.Pi+1)*unitRoundoff*float64(nTot)+3*unitRoundoff*float64(len(tt)))*minNorm +
 		unitRoundoff
 	out.err1 = tauLo + tauHi
+	var ks []int
+	if how != heldDense {
+		ks = keptFrequencies(spectra, tt, dropShare*eSpec, g)
+	}
+	if ks != nil && (how == heldSpectral || len(ks)*sparseRatio <= n) {
+		// Few coefficients matter: evaluate from them (pld_spectral.go),
+		// charging the dropped ones (each ≤ τ_c = dropShare·eSpec).
+		c := make([]complex128, len(ks))
+		for j, k := range ks {
+			acc := complex(1, 0)
+			for i, t := range tt {
+				acc *= powComplex(spectra[i][k], t.count)
+			}
+			c[j] = acc
+		}
+		out.spec = newSpectrum(plan, (((lo-off)%n)+n)%n, ks, c, theta, h)
+		out.err2 = eSpec + dropShare*eSpec
+		for _, sp := range spectra {
+			releaseSpectrumBuffer(sp)
+		}
+	} else {
+		acc := spectra[0]
+		for i, t := range tt {
+			if t.count > 1 {
+				powSpectrum(spectra[i], t.count)
+			}
+			if i > 0 {
+				for k := range acc {
+					acc[k] *= spectra[i][k]
+				}
+			}
+		}
+		cyc := plan.inverse(acc)
+		out.y = make([]float64, n)
+		for j := range out.y {
+			out.y[j] = cyc[(((lo+j-off)%n)+n)%n]
+		}
+		out.err2 = eSpec + ef*g*ef*s1 + (ef+unitRoundoff)*minNorm
+	}
 	// The tilted mass above the window is ≤ tauHi; its untilted mass is at
 	// most tauHi·Z e^{−θ L} at the window's top loss.
-	out.tailHi = tauHi * math.Exp(out.logZ-theta*out.loss(len(out.y)-1))
+	out.tailHi = tauHi * math.Exp(out.logZ-theta*out.loss(out.size()-1))
 	return out, nil
+}
+
+// spectrumBuffers holds the transforms' work buffers by length, for reuse
+// by the next composition of that length (a composition's spectra are
+// dropped once its kept coefficients are copied out).
+var spectrumBuffers sync.Map // int → *sync.Pool
+
+// spectrumBuffer returns a buffer of length n (any contents).
+func spectrumBuffer(n int) []complex128 {
+	if p, ok := spectrumBuffers.Load(n); ok {
+		if b, ok := p.(*sync.Pool).Get().(*[]complex128); ok {
+			return *b
+		}
+	}
+	return make([]complex128, n)
+}
+
+// releaseSpectrumBuffer hands b back for reuse.
+func releaseSpectrumBuffer(b []complex128) {
+	p, _ := spectrumBuffers.LoadOrStore(len(b), &sync.Pool{})
+	p.(*sync.Pool).Put(&b)
+}
+
+// dropShare is τ_c, the largest dropped coefficient, over the FFT's 2-norm
+// error bound: dropping moves the bound by that share only.
+const dropShare = 1e-6
+
+// sparseRatio: a composition is evaluated from its spectrum when at most
+// one coefficient in sparseRatio is kept (a query evaluates δ some fifty
+// times, each a few operations per kept coefficient, against the inverse
+// transform and a walk over the window of the dense path).
+const sparseRatio = 64
+
+// keptFrequencies returns the frequencies k ∈ [0, n/2] at which the
+// product Π ĉ_i^{n_i} of the parts' computed spectra may exceed τ_c in
+// modulus, ascending: a frequency is dropped when some part has
+// |ĉ_i|² ≤ (τ_c/2)^{2/n_i}, since then |fl(ĉ_i^{n_i})| ≤ τ_c/2·(1 + 5n_i u)
+// (the rounding of |ĉ_i|², of the threshold and of the powers) and the
+// other parts' factors are at most G ≤ 1.5 (|c_j| ≤ 1 plus their error;
+// see composeTilted). It returns nil when G > 1.5.
+func keptFrequencies(spectra [][]complex128, tt []tiltedTerm, tauC, g float64) []int {
+	if !(g <= 1.5) || !(tauC > 0) {
+		return nil
+	}
+	thr := make([]float64, len(tt))
+	for i, t := range tt {
+		thr[i] = math.Exp(2 * math.Log(tauC/2) / float64(t.count))
+	}
+	var ks []int
+	for k := range spectra[0] {
+		keep := true
+		for i, c := range spectra {
+			if real(c[k])*real(c[k])+imag(c[k])*imag(c[k]) <= thr[i] {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 // powSpectrum raises each coefficient to the power k by binary powering.
@@ -256,19 +383,24 @@ func composeTilted(terms []leafTerm, cache tilts, theta, tau, h float64, limit i
 // products that underflow lose at most u absolutely.
 func powSpectrum(c []complex128, k int) {
 	for i, v := range c {
-		acc := complex(1, 0)
-		for e := k; ; {
-			if e&1 == 1 {
-				acc *= v
-			}
-			e >>= 1
-			if e == 0 {
-				break
-			}
-			v *= v
-		}
-		c[i] = acc
+		c[i] = powComplex(v, k)
 	}
+}
+
+// powComplex returns v^k by binary powering (as powSpectrum).
+func powComplex(v complex128, k int) complex128 {
+	acc := complex(1, 0)
+	for e := k; ; {
+		if e&1 == 1 {
+			acc *= v
+		}
+		e >>= 1
+		if e == 0 {
+			break
+		}
+		v *= v
+	}
+	return acc
 }
 
 // chernoffWindow returns the grid window [lo, hi] of the composition of the
@@ -281,16 +413,24 @@ func powSpectrum(c []complex128, k int) {
 // mass of a block moved to the block's end that makes e^{tX} largest), on a
 // geometric grid of t around 1/sd(S). The window is clipped to the support.
 func chernoffWindow(tt []tiltedTerm, tau float64) (lo, hi int, tauLo, tauHi float64) {
-	// The masses of each part as fine blocks of sd/32 bins (each mass moved
-	// to the block's end that makes e^{tX} largest; at most 2^16 blocks),
-	// grouped in coarse groups of 256 fine blocks that carry their largest
-	// log mass and their end indices, relative to the part's mean.
-	type fine struct{ logMass, kLo, kHi float64 }
+	// The masses of each part as fine blocks of bs ≈ sd/32 bins (each
+	// block's mass moved to the block's end that makes e^{tX} largest; at
+	// most 2^16 blocks), in coarse groups of 256 consecutive blocks that
+	// carry the log of their largest block mass and each block's mass
+	// relative to it; indices relative to the part's mean.
 	type coarse struct {
-		maxLogMass, kLo, kHi float64
-		fine                 []fine
+		logMax      float64   // log of the largest block mass
+		kLo         float64   // the first block's lowest index
+		rel         []float64 // block masses over the largest
+		first, last int       // the first and last blocks with mass
+		lastEnd     float64   // the last block's highest index (a short final block ends early)
 	}
-	parts := make([][]coarse, len(tt))
+	type part struct {
+		bs     float64
+		groups []coarse
+	}
+	const groupLen = 256
+	parts := make([]part, len(tt))
 	var meanS, varS float64
 	supLo, supHi := 0, 0
 	for i, t := range tt {
@@ -301,24 +441,34 @@ func chernoffWindow(tt []tiltedTerm, tau float64) (lo, hi int, tauLo, tauHi floa
 		supHi += t.count * (t.lower + len(t.w) - 1)
 		bs := max(1, int(t.sd/32), len(t.w)>>16)
 		base := float64(t.lower) - t.mean
-		var cur *coarse
-		for s := 0; s < len(t.w); s += bs {
-			e := min(s+bs, len(t.w))
-			m := 0.0
-			for _, v := range t.w[s:e] {
-				m += v
+		parts[i].bs = float64(bs)
+		for s := 0; s < len(t.w); s += groupLen * bs {
+			g := coarse{kLo: base + float64(s)}
+			mx := 0.0
+			for b := s; b < min(s+groupLen*bs, len(t.w)); b += bs {
+				m := 0.0
+				for _, v := range t.w[b:min(b+bs, len(t.w))] {
+					m += v
+				}
+				g.rel = append(g.rel, m)
+				mx = max(mx, m)
 			}
-			if !(m > 0) {
+			if !(mx > 0) {
 				continue
 			}
-			f := fine{math.Log(m), base + float64(s), base + float64(e-1)}
-			if cur == nil || len(cur.fine) == 256 {
-				parts[i] = append(parts[i], coarse{maxLogMass: f.logMass, kLo: f.kLo})
-				cur = &parts[i][len(parts[i])-1]
+			g.first = -1
+			for j := range g.rel {
+				g.rel[j] /= mx
+				if g.rel[j] > 0 {
+					if g.first < 0 {
+						g.first = j
+					}
+					g.last = j
+				}
 			}
-			cur.fine = append(cur.fine, f)
-			cur.maxLogMass = math.Max(cur.maxLogMass, f.logMass)
-			cur.kHi = f.kHi
+			g.lastEnd = base + float64(min(s+(g.last+1)*bs, len(t.w))-1)
+			g.logMax = math.Log(mx)
+			parts[i].groups = append(parts[i].groups, g)
 		}
 	}
 	sdS := math.Sqrt(varS)
@@ -333,57 +483,102 @@ func chernoffWindow(tt []tiltedTerm, tau float64) (lo, hi int, tauLo, tauHi floa
 		return lo, hi, 0, 0
 	}
 	logTau := math.Log(tau)
-	// An upper bound on K(t) − t·meanS: per part, a coarse group whose
-	// bound 256·e^{maxLogMass + t·end} is below e^{−50} of the largest
-	// group bound is counted by that bound; the others block by block.
+	// An upper bound on K(t) − t·meanS. Per group, the block masses sit at
+	// x_j = kLo + j·bs (t < 0) or x_j = kLo + j·bs + bs − 1 (t > 0; the
+	// part's short final block at its own end, taken apart), so
+	// Σ_j rel_j e^{t x_j} = e^{t x_ref} Σ_j rel_j w^{|j − j_ref|} with
+	// w = e^{−|t| bs} and j_ref the group's first (t < 0) or last (t > 0)
+	// block with mass: a polynomial in w ≤ 1 by Horner's rule, whose terms
+	// are positive (rounding ≤ 2·256u), whose w^k carries ≤ 256(|t|bs + 2)u,
+	// and whose underflows lose at most 256 times the smallest float; the
+	// sum is raised by those. A group whose bound (blocks)·e^{logMax + t·x_ref}
+	// is below e^{−50} of the largest is counted by that bound.
 	cgf := func(t float64) float64 {
 		k := 0.0
-		for i, cs := range parts {
-			top := math.Inf(-1)
-			for _, c := range cs {
-				x := c.kHi
+		for i, p := range parts {
+			w := math.Exp(-math.Abs(t) * p.bs)
+			infl := 1 + (groupLen*(math.Abs(t)*p.bs+2)+2*groupLen+4)*unitRoundoff
+			ub := func(g *coarse) float64 {
 				if t < 0 {
-					x = c.kLo
+					return g.logMax + t*(g.kLo+float64(g.first)*p.bs)
 				}
-				top = math.Max(top, c.maxLogMass+t*x)
+				return g.logMax + t*g.lastEnd
+			}
+			top := math.Inf(-1)
+			for gi := range p.groups {
+				top = max(top, ub(&p.groups[gi]))
 			}
 			s := 0.0
-			for _, c := range cs {
-				x := c.kHi
-				if t < 0 {
-					x = c.kLo
-				}
-				if ub := c.maxLogMass + t*x; ub < top-50 {
-					s += float64(len(c.fine)) * math.Exp(ub-top)
+			for gi := range p.groups {
+				g := &p.groups[gi]
+				u := ub(g)
+				if u < top-50 {
+					s += float64(g.last-g.first+1) * math.Exp(u-top)
 					continue
 				}
-				for _, f := range c.fine {
-					x := f.kHi
-					if t < 0 {
-						x = f.kLo
+				acc := 0.0
+				switch regular := g.kLo + float64(g.last+1)*p.bs - 1; {
+				case t < 0:
+					for j := g.last; j >= g.first; j-- {
+						acc = acc*w + g.rel[j]
 					}
-					s += math.Exp(f.logMass + t*x - top)
+				case g.lastEnd == regular:
+					for _, r := range g.rel[g.first : g.last+1] {
+						acc = acc*w + r
+					}
+				default:
+					// The short final block at its end; the others end
+					// bs apart, the last of them at regular − bs.
+					for _, r := range g.rel[g.first:g.last] {
+						acc = acc*w + r
+					}
+					s += math.Exp(g.logMax+t*(regular-p.bs)-top) * acc * infl
+					acc = g.rel[g.last]
 				}
+				s += math.Exp(u-top)*acc*infl + groupLen*math.SmallestNonzeroFloat64
 			}
 			k += float64(tt[i].count) * (top + math.Log(s))
 		}
 		return k
 	}
-	bestHi, bestLo := math.Inf(1), math.Inf(-1)
-	for j := -8; j <= 12; j++ {
-		t := math.Ldexp(1, j) / sdS
-		if b := (cgf(t) - logTau) / t; b < bestHi {
-			bestHi = b
+	// The bound (K(t) − log τ)/t is unimodal in t > 0 (its derivative's
+	// numerator tK'(t) − K(t) + log τ grows, as tK”(t) ≥ 0), so the best t
+	// of the grid is found by walking from 1/sd towards the better
+	// neighbour while the bound improves (any t gives a valid bound).
+	bound := func(j int, sign float64) float64 {
+		t := sign * math.Ldexp(1, j) / sdS
+		if b := sign * (cgf(t) - logTau) / t; !math.IsNaN(b) {
+			return b
 		}
-		if b := (cgf(-t) - logTau) / -t; b > bestLo {
-			bestLo = b
-		}
+		return math.Inf(1)
 	}
-	if h := meanS + bestHi; h < float64(hi) {
+	best := func(sign float64) float64 {
+		j, b := 0, bound(0, sign)
+		step := 1
+		if up := bound(1, sign); up < b {
+			j, b = 1, up
+		} else if down := bound(-1, sign); down < b {
+			j, b, step = -1, down, -1
+		} else {
+			return b
+		}
+		for j+step >= -8 && j+step <= 12 {
+			next := bound(j+step, sign)
+			if !(next < b) {
+				break
+			}
+			j, b = j+step, next
+		}
+		return b
+	}
+	bestHi, bestLo := best(1), -best(-1)
+	// (A bound on the tail beyond the mean can only cut the support on
+	// that side; anything else, from a NaN, is ignored.)
+	if h := meanS + bestHi; h < float64(hi) && h >= meanS {
 		hi = int(math.Ceil(h))
 		tauHi = tau
 	}
-	if l := meanS + bestLo; l > float64(lo) {
+	if l := meanS + bestLo; l > float64(lo) && l <= meanS {
 		lo = int(math.Floor(l))
 		tauLo = tau
 	}
@@ -424,6 +619,9 @@ func (c *composedPLD) downward(visit func(j int, s float64) bool) {
 // Below the window the mass not represented there (1 minus everything
 // above) is put at the window's lowest loss, pessimistically.
 func (c *composedPLD) deltaParts(eps float64) (dhat, eRound, eAlias float64) {
+	if c.spec != nil {
+		return c.spectralParts(eps)
+	}
 	var e2, rnd, sTop, in, sq float64
 	all := true
 	c.downward(func(j int, s float64) bool {
@@ -480,6 +678,9 @@ func (c *composedPLD) deltaUpper(eps float64) float64 {
 // allowed for with the rounding). The scan walks down from the top loss to
 // the first interval whose lower end is not certified, and bisects there.
 func (c *composedPLD) epsilonUpper(delta float64) (eps float64, inside bool, eRound, eAlias float64) {
+	if c.spec != nil {
+		return c.spectralEpsilon(delta)
+	}
 	base := c.inf + c.tailHi
 	if base > delta {
 		return math.Inf(1), true, 0, 0
@@ -555,18 +756,24 @@ func (c *composedPLD) epsilonUpper(delta float64) (eps float64, inside bool, eRo
 		}
 		// The crossing is in [lo, L]: bisect (NaN, from an overflowed
 		// factor, counts as not certified).
-		hi := L
-		for it := 0; it < 200 && hi-lo > 1e-13*math.Max(1, math.Abs(hi)); it++ {
-			mid := 0.5 * (lo + hi)
-			if at(mid) <= delta {
-				hi = mid
-			} else {
-				lo = mid
-			}
-		}
-		eps = hi
-		parts(hi)
+		eps = bisectCertified(lo, L, func(e float64) bool { return at(e) <= delta })
+		parts(eps)
 		return false
 	})
 	return eps, inside, eRound, eAlias
+}
+
+// bisectCertified returns a certified ε in [lo, hi] (certified(hi) holds,
+// certified(lo) does not) within 1e-13 relative of the crossing, by
+// bisection: the upper end of the final bracket.
+func bisectCertified(lo, hi float64, certified func(float64) bool) float64 {
+	for it := 0; it < 200 && hi-lo > 1e-13*math.Max(1, math.Abs(hi)); it++ {
+		mid := 0.5 * (lo + hi)
+		if certified(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }

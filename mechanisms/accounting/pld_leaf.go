@@ -3,7 +3,6 @@ package accounting
 import (
 	"fmt"
 	"math"
-	"sync"
 )
 
 // Privacy loss distributions of single mechanisms and their pessimistic
@@ -59,8 +58,18 @@ type lossDist struct {
 	loss     func(x float64) float64
 	xAt      func(eps float64) float64
 	panel    float64 // widest quadrature panel in x
-	atoms    []lossAtom
-	inf      float64
+	// node, if set, returns dens(x) and loss(x) together (sharing their
+	// transcendentals) and a bound on the loss's absolute rounding error
+	// (discretise raises the loss by the larger of it and lossUp's margin).
+	node func(x float64) (dens, loss, lossErr float64)
+	// anchor, if set, evaluates the nodes of an interval from values its
+	// end at a grid loss b has (set(b) after xAt(b)), where it can (ok).
+	anchor interface {
+		set(g float64)
+		eval(x float64) (dens, loss, lossErr float64, ok bool)
+	}
+	atoms []lossAtom
+	inf   float64
 	// optimistic (tests only) puts each interval's mass at its lower grid
 	// loss and drops the inexact atoms: a PLD below the true one, for
 	// lower bounds.
@@ -74,20 +83,6 @@ type pldLeaf struct {
 	lower int
 	probs []float64
 	inf   float64
-
-	logOnce sync.Once
-	logp    []float64 // log probs[i], computed once (leaves are cached and reused)
-}
-
-// logProbs returns log probs[i] (−Inf for a zero mass).
-func (p *pldLeaf) logProbs() []float64 {
-	p.logOnce.Do(func() {
-		p.logp = make([]float64, len(p.probs))
-		for i, v := range p.probs {
-			p.logp[i] = math.Log(v)
-		}
-	})
-	return p.logp
 }
 
 // loss returns the loss of probs[i].
@@ -210,13 +205,18 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 		return d.xAt(eps)
 	}
 	xPrev := xOf(cMin)
+	var width, em1h, em1mh float64
+	var small bool
 	for i := iLo; i < iHi; i++ {
-		a, b := math.Max(float64(i)*h, cMin), math.Min(float64(i+1)*h, cMax)
+		a, b := max(float64(i)*h, cMin), min(float64(i+1)*h, cMax)
 		if !(a < b) {
 			continue
 		}
 		x := xOf(b)
-		xa, xb := math.Min(xPrev, x), math.Max(xPrev, x)
+		if d.anchor != nil {
+			d.anchor.set(b)
+		}
+		xa, xb := min(xPrev, x), max(xPrev, x)
 		xPrev = x
 		if !(xa < xb) {
 			continue
@@ -225,7 +225,12 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 		w := (xb - xa) / panels
 		var wa, wb float64
 		ga, gb := float64(i)*h, float64(i+1)*h
-		em1h, em1mh := math.Expm1(gb-ga), -math.Expm1(ga-gb)
+		if gb-ga != width {
+			// The rounded width takes a few values only.
+			width = gb - ga
+			small = width <= expm1PolyMax
+			em1h, em1mh = expm1Near(width, small), -expm1Near(-width, small)
+		}
 		// Narrow panels (a sixteenth of the widest, the usual case at fine
 		// grids) take the 2-point rule: its error term, w⁵ f⁽⁴⁾/4320, is
 		// then below 1e-13 of the panel's mass too.
@@ -237,7 +242,19 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 			c := xa + (k+0.5)*w
 			for j, t := range nodes {
 				xn := c + t*w/2
-				f := d.dens(xn) * weights[j] * w / 2
+				var dens, loss, lossErr float64
+				ok := false
+				if d.anchor != nil {
+					dens, loss, lossErr, ok = d.anchor.eval(xn)
+				}
+				switch {
+				case ok:
+				case d.node != nil:
+					dens, loss, lossErr = d.node(xn)
+				default:
+					dens = d.dens(xn)
+				}
+				f := dens * weights[j] * w / 2
 				if f == 0 {
 					continue
 				}
@@ -245,9 +262,27 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 					wa += f
 					continue
 				}
-				L := math.Min(math.Max(lossUp(d.loss(xn)), ga), gb)
-				wa += f * math.Expm1(gb-L) / em1h
-				wb += f * -math.Expm1(ga-L) / em1mh
+				if !ok && d.node == nil {
+					loss = d.loss(xn)
+				}
+				L := max(lossUp(loss), loss+lossErr)
+				if L < ga {
+					L = ga
+				} else if L > gb {
+					L = gb
+				}
+				// The smaller weight, that of the farther end point, is
+				// computed (one expm1, a few ulps), the other as its
+				// complement (at least about ½, so a few ulps too).
+				if L-ga <= gb-L {
+					v := -expm1Near(ga-L, small) / em1mh
+					wb += f * v
+					wa += f * (1 - v)
+				} else {
+					v := expm1Near(gb-L, small) / em1h
+					wa += f * v
+					wb += f * (1 - v)
+				}
 			}
 		}
 		p.probs[i-lo] += wa
@@ -277,12 +312,45 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 	return p, nil
 }
 
+// expm1Fast returns e^x − 1: e^x − 1 by the assembly exponential where
+// that is as accurate (x > 0.7: relative error ≤ 3u), math.Expm1 (≤ u)
+// below.
+func expm1Fast(x float64) float64 {
+	if x > 0.7 {
+		return math.Exp(x) - 1
+	}
+	return math.Expm1(x)
+}
+
+// log1pFast returns log(1 + x): log of the rounded 1 + x by the assembly
+// logarithm where that is as accurate (x ≥ 1: absolute error
+// ≤ u(1 + |log(1 + x)|)), math.Log1p below.
+func log1pFast(x float64) float64 {
+	if x >= 1 {
+		return math.Log(1 + x)
+	}
+	return math.Log1p(x)
+}
+
+// expm1PolyMax bounds the arguments expm1Near evaluates by its polynomial.
+const expm1PolyMax = 0x1p-6
+
+// expm1Near returns e^z − 1, by expm1Poly when small (|z| ≤ 2^−6) and by
+// math.Expm1 otherwise. It is the split weights' expm1, whose arguments
+// lie within one grid interval.
+func expm1Near(z float64, small bool) float64 {
+	if !small {
+		return math.Expm1(z)
+	}
+	return expm1Poly(z)
+}
+
 // lossUp returns L raised by 4 ulps of max(1, |L|): more than the rounding
 // error of the loss functions above, so the computed loss is never below
 // the true one and splitting a mass by it stays pessimistic. (At h = 1e-5
 // and |L| = 20 the rounding would otherwise move 2e-10 of a mass between
 // its two grid points, in either direction.)
-func lossUp(L float64) float64 { return L + 4*unitRoundoff*math.Max(1, math.Abs(L)) }
+func lossUp(L float64) float64 { return L + 4*unitRoundoff*max(1, math.Abs(L)) }
 
 // normTail returns Φ(z), the standard normal mass below z.
 func normTail(z float64) float64 { return math.Exp(logNdtr(z)) }
@@ -334,9 +402,17 @@ func sgmLoss(sigma, q float64, add bool, logMass float64) *lossDist {
 			return (1-q)*dens0(x) + q*gaussianDensity(x, -1, sigma)
 		}
 		d.loss = func(x float64) float64 { return logAdd(log1mq, logq+(-0.5-x)/s2) }
+		anc := &sgmAnchor{sigma: sigma, s2: s2, q: q}
+		if q < 1 {
+			d.node = sgmNode(sigma, q, false, d.dens, d.loss)
+			d.anchor = anc
+		}
 		d.xAt = func(eps float64) float64 {
 			l0 := eps
 			switch {
+			case q < 1 && math.Abs(eps) < 700:
+				anc.set(eps)
+				l0 = anc.l0 // log(1 + (e^ε − 1)/q)
 			case q < 1 && eps >= 0:
 				l0 = logAdd(0, logExpm1Signed(eps)-logq) // log(1 + (e^ε − 1)/q)
 			case q < 1:
@@ -356,10 +432,18 @@ func sgmLoss(sigma, q float64, add bool, logMass float64) *lossDist {
 	d.xLo, d.xHi = -z*sigma, z*sigma
 	d.dens = dens0
 	d.loss = func(x float64) float64 { return -logAdd(log1mq, logq-(0.5-x)/s2) }
+	anc := &sgmAnchor{sigma: sigma, s2: s2, q: q, add: true}
+	if q < 1 {
+		d.node = sgmNode(sigma, q, true, d.dens, d.loss)
+		d.anchor = anc
+	}
 	d.xAt = func(eps float64) float64 {
 		// e^{−ℓ} = 1 + (e^{−ε} − 1)/q
 		var l0 float64
-		if eps > 0 {
+		if math.Abs(eps) < 700 {
+			anc.set(eps)
+			l0 = -anc.l0
+		} else if eps > 0 {
 			l0 = -log1mExp(logExpm1Signed(-eps) - logq)
 		} else {
 			l0 = -logAdd(0, logExpm1Signed(-eps)-logq)
@@ -374,6 +458,248 @@ func sgmLoss(sigma, q float64, add bool, logMass float64) *lossDist {
 	}
 	d.atoms = append(d.atoms, lossAtom{d.loss(d.xHi), normTail(-z), false})
 	return d
+}
+
+// sgmNode returns the quadrature node function of the sampled Gaussian
+// (q < 1) in one direction. With ℓ = (−½ − x)/σ² (remove) or (x − ½)/σ²
+// (add: minus sgmLoss's ℓ) and t = q·expm1(ℓ):
+//
+//	remove: dens = φ_σ(x)·(1 + t),  L = log1p(t)      (φ_σ(x+1) = φ_σ(x) e^{ℓ})
+//	add:    dens = φ_σ(x),          L = −log1p(t)
+//
+// three transcendentals where dens and loss take five (remove), e^ℓ − 1
+// and log(1 + t) standing in for expm1 and log1p where they are as
+// accurate (ℓ > 0.7, t ≥ 1). For q ≤ ½, 1 + t ≥ 1 − q ≥ ½ is exact to 3u
+// relative, and L to u(4|ℓ| + 8 + |L|) for t ≥ 0 (ℓ is exact to 4u|ℓ|,
+// three roundings and σ²'s; e^ℓ − 1 passes a relative error
+// ≤ 4u(1 + |ℓ|) + 3u; t/(1 + t) ≤ 1; the logarithm adds u(1 + |L|)) and to
+// 13u|L| for t < 0 (expm1 to 5u, |t|/(1 + t) ≤ 2|t| ≤ 2|L|); lossErr
+// returns that.
+// Elsewhere (q > ½, or exponents x²/2σ² + |ℓ| > 100, which only small σ
+// reaches) the separate forms dens and loss are used, whose loss is exact
+// to u(5|ℓ| + 2|log q| + |log(1 − q)| + 2|L| + 4) (logAdd of the rounded
+// logarithms).
+func sgmNode(sigma, q float64, add bool, dens, loss func(float64) float64) func(x float64) (float64, float64, float64) {
+	s2 := sigma * sigma
+	logq, log1mq := math.Log(q), math.Log1p(-q)
+	return func(x float64) (float64, float64, float64) {
+		l := (-0.5 - x) / s2
+		if add {
+			l = (x - 0.5) / s2
+		}
+		g := x * x / (2 * s2)
+		if q > 0.5 || g+math.Abs(l) > 100 {
+			L := loss(x)
+			return dens(x), L, unitRoundoff * (5*math.Abs(l) + 2*math.Abs(logq) + math.Abs(log1mq) + 2*math.Abs(L) + 4)
+		}
+		t := q * expm1Fast(l)
+		L := log1pFast(t)
+		errL := 13 * unitRoundoff * math.Abs(L)
+		if t >= 0 {
+			errL = unitRoundoff * (4*math.Abs(l) + 8 + math.Abs(L))
+		}
+		phi := math.Exp(-g-lnSqrt2Pi) / sigma
+		if add {
+			return phi, -L, errL
+		}
+		return phi * (1 + t), L, errL
+	}
+}
+
+// sgmAnchor evaluates the sampled Gaussian's quadrature nodes (q ≤ ½)
+// from the end of their interval at the grid loss g. With ℓ(x) as in
+// sgmNode (ℓ = (−½ − x)/σ² remove, (x − ½)/σ² add), the end has
+// t_g = expm1(±g) (+ remove, − add) and ℓ₀ = log1p(t_g/q), the ℓ at which
+// the loss is g (xAt computes both, from one grid loss to the next by a
+// recurrence, next, exact every anchorSteps steps: the interval ends xAt
+// returns are then exact to about 16u|ℓ₀|σ², which moves no node across a
+// grid loss and a mass by far less than leafRelError); with
+// r = (q + t_g)/(1 + t_g) and
+// Δ = ℓ(x) − ℓ₀, exactly
+//
+//	remove: L(x) = g + log1p(ζ) + log1p(r′ expm1(Δ)),   dens = φ_σ(x) e^{L(x)}
+//	add:    L(x) = g − log1p(ζ) − log1p(r′ expm1(Δ)),   dens = φ_σ(x)
+//
+// where ζ and r′ − r come from the rounding of t_g and ℓ₀ (|ζ| ≤ ζ_b, the
+// relative |r′ − r|/r ≤ ρ_r, set by set). Inside an interval |Δ| is at most
+// the change of ℓ across it, below 2^−6 wherever the interval is narrow in x
+// (every interval at fine grids but the few where the loss is flat), and
+// then expm1 and log1p are short Taylor polynomials (expm1Poly, log1pPoly:
+// each within 3u of the function): one exponential per node (φ_σ) instead
+// of three transcendentals. eval's lossErr adds the bounds: ζ_b, the
+// polynomials' 3u, Δ's rounding e_Δ = u(4|ℓ| + |ℓ₀| + |Δ|) through
+// expm1 (factor e^{|Δ|} ≤ 1.02) and r, ρ_r r|expm1 Δ|, and u|L| for the
+// final sum. Elsewhere (|Δ| or |r expm1 Δ| above 2^−6, large exponents, g
+// beyond ±700, ℓ₀ near its singularity) it declines and sgmNode serves.
+type sgmAnchor struct {
+	sigma, s2, q float64
+	add          bool
+	// Set by set(g):
+	g, tg, l0  float64
+	r, eg      float64 // r and e^{±g} = 1 + t_g
+	et, el     float64 // bounds on ε_e and ε_l (see finish)
+	zeta, rhoR float64 // ζ_b, ρ_r
+	steps      int     // steps taken by recurrence since t_g, ℓ₀ were computed
+	valid, has bool
+}
+
+func (a *sgmAnchor) set(g float64) {
+	if a.has && g == a.g {
+		return
+	}
+	if a.has && a.valid && a.steps < anchorSteps && g > a.g && g-a.g <= 0x1p-10 && a.next(g) {
+		return
+	}
+	a.g, a.has, a.steps = g, true, 0
+	if a.add {
+		a.tg = expm1Fast(-g)
+	} else {
+		a.tg = expm1Fast(g)
+	}
+	y := a.tg / a.q
+	a.l0 = log1pFast(y)
+	a.eg = 1 + a.tg
+	// ℓ₀ = log(1 + y) + e₁ with |e₁| ≤ u(1 + |ℓ₀|), y = t_g/q (1 + u): so
+	// q e^{ℓ₀} = (q + t_g)(1 + ε_l), |ε_l| ≤ u(|y|/(1 + y) + 1 + |ℓ₀|); t_g
+	// is within 3u of expm1(±g), so 1 + t_g = e^{±g}(1 + ε_e),
+	// |ε_e| ≤ 3u|t_g|/(1 + t_g).
+	a.el = unitRoundoff * (math.Abs(y)/(1+y) + 1 + math.Abs(a.l0)) * 1.01
+	a.et = 3 * unitRoundoff * math.Abs(a.tg) / a.eg * 1.01
+	a.finish()
+	a.valid = a.valid && 1+y >= 0x1p-10
+}
+
+// anchorSteps is the number of grid steps set takes by recurrence before
+// it computes t_g and ℓ₀ afresh.
+const anchorSteps = 16
+
+// next moves the anchor up to the loss g (a step of at most 2^−10) by
+// recurrence, reporting whether it could: e^{±g} = e^{±g′}(1 + m) with
+// m = expm1(±(g − g′)) (expm1Near; g − g′ rounded to u|g − g′|), so
+// t_g = t_g′ + (1 + t_g′)m, and q + t_g = (q + t_g′)(1 + m/r′), so
+// ℓ₀ = ℓ₀′ + log1p(m/r′) (log1pPoly6, |m/r′| ≤ 2^−10). The bounds grow by
+// the step's roundings: ε_e by 4u(|t_g| + |(1 + t_g′)m|)/(1 + t_g) + u|g − g′|,
+// ε_l by the relative rounding of q + t_g, |m/r′|(7u + u|t_g′|/(q + t_g′))
+// (the quotient, the sum, the polynomial) and u|ℓ₀| (the sum).
+func (a *sgmAnchor) next(g float64) bool {
+	d := g - a.g
+	if a.add {
+		d = -d
+	}
+	m := expm1Near(d, true)
+	arg := m / a.r
+	if !(math.Abs(arg) <= 0x1p-10) {
+		return false
+	}
+	em := a.eg * m
+	tg := a.tg + em
+	qt := a.q + tg
+	if !(qt > 0) {
+		return false
+	}
+	a.el += (2*unitRoundoff*(math.Abs(tg)+math.Abs(em))/qt +
+		math.Abs(arg)*(7*unitRoundoff+unitRoundoff*math.Abs(a.tg)/(a.q+a.tg))) * 1.01
+	a.l0 += log1pPoly6(arg)
+	a.el += unitRoundoff * math.Abs(a.l0)
+	a.tg = tg
+	a.eg = 1 + tg
+	a.et += (4*unitRoundoff*(math.Abs(tg)+math.Abs(em))/a.eg + unitRoundoff*math.Abs(d)) * 1.01
+	a.g = g
+	a.steps++
+	a.finish()
+	return true
+}
+
+// finish sets r and the bounds eval uses from t_g, ε_e and ε_l: with
+// q e^{ℓ₀} = (q + t_g)(1 + ε_l) and 1 + t_g = e^{±g}(1 + ε_e),
+// 1 − q + q e^{ℓ₀} = e^{±g}(1 + ζ), |ζ| ≤ ε_e + r|ε_l|(1 + ε_e), and the r
+// of the exact identity is within ρ_r = 2|ε_l| + 4u of r, relatively.
+func (a *sgmAnchor) finish() {
+	a.r = (a.q + a.tg) / a.eg
+	a.zeta = (a.et + a.r*a.el*(1+a.et)) * 1.01
+	a.rhoR = 2*a.el + 4*unitRoundoff
+	a.valid = a.q <= 0.5 && math.Abs(a.g) < 700 && a.r >= 0
+}
+
+func (a *sgmAnchor) eval(x float64) (dens, loss, lossErr float64, ok bool) {
+	if !a.valid {
+		return 0, 0, 0, false
+	}
+	l := (-0.5 - x) / a.s2
+	if a.add {
+		l = (x - 0.5) / a.s2
+	}
+	gx := x * x / (2 * a.s2)
+	delta := l - a.l0
+	const lim = 0x1p-6
+	if math.Abs(delta) > lim || gx+math.Abs(l) > 100 {
+		return 0, 0, 0, false
+	}
+	short := math.Abs(delta) <= 0x1p-10
+	var em float64
+	if short {
+		em = expm1Poly5(delta)
+	} else {
+		em = expm1Poly(delta)
+	}
+	z := a.r * em
+	if math.Abs(z) > lim {
+		return 0, 0, 0, false
+	}
+	var lp float64
+	if short { // |z| ≤ |expm1 Δ| ≤ 2^−10 (r ≤ 1)
+		lp = log1pPoly6(z)
+	} else {
+		lp = log1pPoly(z)
+	}
+	L := a.g + lp
+	if a.add {
+		L = a.g - lp
+	}
+	eD := unitRoundoff * (4*math.Abs(l) + math.Abs(a.l0) + math.Abs(delta))
+	emErr := 3*unitRoundoff*math.Abs(em) + 1.02*eD
+	zErr := a.rhoR*math.Abs(z) + a.r*emErr + unitRoundoff*math.Abs(z)
+	lossErr = 1.01 * (a.zeta + 3*unitRoundoff*math.Abs(lp) + 1.02*zErr + unitRoundoff*math.Abs(L))
+	phi := math.Exp(-gx-lnSqrt2Pi) / a.sigma
+	if a.add {
+		return phi, L, lossErr, true
+	}
+	return phi * a.eg * (1 + z), L, lossErr, true
+}
+
+// expm1Poly returns e^y − 1 for |y| ≤ 2^−6 by its Taylor polynomial of
+// degree 8 (the remainder is below 1e-20 |y|; Horner's rule adds at most
+// 3u relative).
+func expm1Poly(y float64) float64 {
+	const (
+		c2 = 1.0 / 2
+		c3 = 1.0 / 6
+		c4 = 1.0 / 24
+		c5 = 1.0 / 120
+		c6 = 1.0 / 720
+		c7 = 1.0 / 5040
+		c8 = 1.0 / 40320
+	)
+	return y * (1 + y*(c2+y*(c3+y*(c4+y*(c5+y*(c6+y*(c7+y*c8)))))))
+}
+
+// expm1Poly5 is expm1Poly for |y| ≤ 2^−10, of degree 5 (remainder below
+// 2e-18 |y|).
+func expm1Poly5(y float64) float64 {
+	return y * (1 + y*(1.0/2+y*(1.0/6+y*(1.0/24+y*(1.0/120)))))
+}
+
+// log1pPoly6 is log1pPoly for |z| ≤ 2^−10, of degree 6 (remainder below
+// 2e-19 |z|).
+func log1pPoly6(z float64) float64 {
+	return z * (1 + z*(-1.0/2+z*(1.0/3+z*(-1.0/4+z*(1.0/5+z*(-1.0/6))))))
+}
+
+// log1pPoly returns log(1 + z) for |z| ≤ 2^−6 by its Taylor polynomial of
+// degree 10 (the remainder is below 1e-19 |z|; Horner's rule adds at most
+// 3u relative).
+func log1pPoly(z float64) float64 {
+	return z * (1 + z*(-1.0/2+z*(1.0/3+z*(-1.0/4+z*(1.0/5+z*(-1.0/6+z*(1.0/7+z*(-1.0/8+z*(1.0/9+z*(-1.0/10))))))))))
 }
 
 // laplaceLoss returns the privacy loss distribution of the Laplace

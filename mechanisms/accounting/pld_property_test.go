@@ -107,7 +107,7 @@ func TestPLDProperties(t *testing.T) {
 					continue // the untilted window can be longer than the tilted ones
 				}
 				m := comp.inf
-				for _, y := range comp.y {
+				for _, y := range windowMasses(comp) {
 					m += y * math.Exp(comp.logZ)
 				}
 				if math.Abs(m-1) > 1e-9 {

@@ -36,6 +36,60 @@ func TestFFTRoundTrip(t *testing.T) {
 	}
 }
 
+// TestFFTZeroPadded: forward of a short x (its zero padding implicit: the
+// first stages are replaced by copies) equals, bit for bit, forward of the
+// same x padded explicitly to the full length, also when written into a
+// used buffer.
+func TestFFTZeroPadded(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	for n := 4; n <= 1<<12; n *= 2 {
+		p := planFFT(n)
+		for _, l := range []int{1, 2, 3, n / 16, n/16 + 1, n / 8, n/8 + 1, n/4 - 1, n / 2, n/2 + 3, n - 1} {
+			if l < 1 || l > n {
+				continue
+			}
+			x := make([]float64, n)
+			for i := range l {
+				x[i] = r.Float64()
+			}
+			dirty := make([]complex128, n/2+1)
+			for k := range dirty {
+				dirty[k] = complex(math.NaN(), 1)
+			}
+			short, full := p.forward(x[:l]), p.forward(x)
+			reused := p.forwardInto(dirty, x[:l])
+			for k := range full {
+				if short[k] != full[k] || reused[k] != full[k] {
+					t.Fatalf("n=%d len=%d: X[%d] = %v (into a used buffer %v), padded %v", n, l, k, short[k], reused[k], full[k])
+				}
+			}
+		}
+	}
+}
+
+// TestFFTStagePairs: the stages run in pairs (stagePair) give, bit for
+// bit, what the radix-2 stages one by one give.
+func TestFFTStagePairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for n := 4; n <= 1<<17; n *= 2 {
+		p := planFFT(n)
+		z := make([]complex128, p.m)
+		for i := range z {
+			z[i] = complex(r.NormFloat64(), r.NormFloat64())
+		}
+		ref := append([]complex128(nil), z...)
+		p.stages(z, 1)
+		for half := 1; half < p.m; half *= 2 {
+			p.stage(ref, half)
+		}
+		for i := range z {
+			if z[i] != ref[i] {
+				t.Fatalf("n=%d: z[%d] = %v, stage by stage %v", n, i, z[i], ref[i])
+			}
+		}
+	}
+}
+
 // TestFFTErrorBound: the error of a convolution by FFT, measured exactly
 // against integer convolutions (vectors of integers below 2^12 convolve
 // exactly in float64 and are then scaled to probability vectors), stays
@@ -223,9 +277,9 @@ func TestComposedQueries(t *testing.T) {
 		}
 		d := c.deltaUpper(eps)
 		direct := c.inf
-		for j := range c.y {
+		for j, y := range windowMasses(c) {
 			if L := c.loss(j); L > eps {
-				direct += c.y[j] * c.untilt(j) * -math.Expm1(eps-L)
+				direct += y * c.untilt(j) * -math.Expm1(eps-L)
 			}
 		}
 		if d < direct || d > direct*(1+1e-4)+1e-300 {
@@ -239,6 +293,26 @@ func TestComposedQueries(t *testing.T) {
 			t.Errorf("ε=%g: δ(ε(δ)) = %.12g > δ = %.12g", eps, back, d)
 		}
 	}
+}
+
+// windowMasses returns a composition's tilted masses on its window (for a
+// composition held as a spectrum, the inverse transform of its kept
+// coefficients).
+func windowMasses(c *composedPLD) []float64 {
+	if c.spec == nil {
+		return c.y
+	}
+	s := c.spec
+	X := make([]complex128, s.n/2+1)
+	for j, k := range s.k {
+		X[k] = s.c[j]
+	}
+	cyc := s.plan.inverse(X)
+	y := make([]float64, s.n)
+	for j := range y {
+		y[j] = cyc[(j+s.d)%s.n]
+	}
+	return y
 }
 
 // TestPLDLargeEpsilon: at ε above 709 e^ε overflows float64; the PLD keeps
