@@ -209,9 +209,10 @@ func sketchExact(m, rr *mat.Dense, r *rand.Rand) {
 // gᵢₗrₗⱼ in order l, each product rounded on its own (the explicit
 // conversion: the Go spec lets a compiler fuse x*y + z otherwise), a zero
 // gᵢₗ is skipped as dgemm skips it, and the lower triangle's products,
-// ±0, change no sum (TestMulUpperMatchesGemm). For the small p of most
-// regression data this loop is several times faster than dgemm's calls
-// per row.
+// ±0, change no sum (TestMulUpperMatchesGemm). For Boston's k = 32,
+// p = 14 it took 3.1 µs against dgemm's 4.1 µs (a Go benchmark on the
+// 2-core machine): it skips the zero lower triangle and dgemm's calls per
+// row.
 func mulUpper(g, r, c blas64.General) {
 	p := r.Cols
 	for i := 0; i < g.Rows; i++ {
