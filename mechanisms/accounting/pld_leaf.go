@@ -93,15 +93,23 @@ func (p *pldLeaf) loss(i int) float64 { return float64(p.lower+i) * p.h }
 func (p *pldLeaf) mass() float64 {
 	s, comp := p.inf, 0.0
 	for _, v := range p.probs {
-		t := s + v
-		if math.Abs(s) >= math.Abs(v) {
-			comp += (s - t) + v
-		} else {
-			comp += (v - t) + s
-		}
-		s = t
+		s, comp = neumaierAdd(s, comp, v)
 	}
 	return s + comp
+}
+
+// neumaierAdd adds x to the compensated sum (s, comp) by Neumaier's
+// improvement of Kahan summation ([ORO05] Sum2): s is the running float
+// sum and comp collects each addition's exact rounding error; the sum is
+// s + comp.
+func neumaierAdd(s, comp, x float64) (float64, float64) {
+	t := s + x
+	if math.Abs(s) >= math.Abs(x) {
+		comp += (s - t) + x
+	} else {
+		comp += (x - t) + s
+	}
+	return t, comp
 }
 
 // SizeError is returned when a privacy loss distribution needs more grid

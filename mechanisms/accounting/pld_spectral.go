@@ -175,14 +175,7 @@ func (s *spectrum) spectralSum(j0 int, a1, a2 float64) (v1, v2, errB float64) {
 			}
 			g := complex(amp[i], 0) * u
 			x := w * (real(s.c[j])*real(g) + imag(s.c[j])*imag(g))
-			// Neumaier's compensated sum.
-			t := sum[i] + x
-			if math.Abs(sum[i]) >= math.Abs(x) {
-				comp[i] += (sum[i] - t) + x
-			} else {
-				comp[i] += (x - t) + sum[i]
-			}
-			sum[i] = t
+			sum[i], comp[i] = neumaierAdd(sum[i], comp[i], x)
 			mag += cm * amp[i] * um
 			rnd += cm * amp[i] * ue
 		}
@@ -291,14 +284,7 @@ func (c *composedPLD) spectralEpsilon(delta float64) (eps float64, inside bool, 
 	if base > delta {
 		return math.Inf(1), true, 0, 0
 	}
-	du := func(e float64) float64 {
-		d, eR, eA := c.spectralParts(e)
-		v := base + math.Max(0, d+eR+eA)*(1+c.relErr)
-		if math.IsNaN(v) {
-			return math.Inf(1)
-		}
-		return v
-	}
+	du := c.deltaUpper // through deltaParts, this composition's spectralParts
 	n := c.size()
 	at := func(j int) float64 { return math.Max(0, c.loss(j)) }
 	// The window's top loss is certified: nothing finite lies above it.
