@@ -17,6 +17,15 @@ import (
 
 // samplerData is a small fixed dataset whose joint Gram matrix is far from
 // a multiple of the identity (correlated columns of different scales), so a
+// sketch returns a fresh sketch drawn by sketchTo (tests keep the matrix;
+// fits use sketchTheta's reused memory).
+func (j *jointStats) sketch(sampler string, k int, noiseStd float64, sk, nz *rand.Rand) *mat.Dense {
+	_, p := j.z.Dims()
+	m := mat.NewDense(k, p, nil)
+	j.sketchTo(m, sampler, noiseStd, sk, nz)
+	return m
+}
+
 // wrong factor would show in the covariance.
 func samplerData() *datasets.Dataset {
 	r := rand.New(rand.NewPCG(1, 1))

@@ -91,18 +91,8 @@ func joint(train *datasets.Dataset, pm bool) (*jointStats, error) {
 	return v.(*jointStats), nil
 }
 
-// sketch draws M = S·Z + noiseStd·Ξ (k × p) with the named sampler. A zero
-// noiseStd adds no noise and draws nothing from nz (Sheffet's no-noise
-// branch).
-func (j *jointStats) sketch(sampler string, k int, noiseStd float64, sk, nz *rand.Rand) *mat.Dense {
-	_, p := j.z.Dims()
-	m := mat.NewDense(k, p, nil)
-	j.sketchTo(m, sampler, noiseStd, sk, nz)
-	return m
-}
-
-// sketchTheta draws a sketch as sketch does and returns the least squares
-// on it (sketchOLS), in memory reused between calls: a fit keeps only θ.
+// sketchTheta draws a sketch (sketchTo) and returns the least squares on
+// it (sketchOLS), in memory reused between calls: a fit keeps only θ.
 func (j *jointStats) sketchTheta(sampler string, k int, noiseStd float64, sk, nz *rand.Rand) ([]float64, error) {
 	_, p := j.z.Dims()
 	buf := getScratch(k * p)
@@ -112,7 +102,9 @@ func (j *jointStats) sketchTheta(sampler string, k int, noiseStd float64, sk, nz
 	return sketchOLS(m)
 }
 
-// sketchTo draws the sketch into m (k × p; overwritten).
+// sketchTo draws M = S·Z + noiseStd·Ξ (k × p) into m (overwritten) with
+// the named sampler. A zero noiseStd adds no noise and draws nothing from
+// nz (Sheffet's no-noise branch).
 func (j *jointStats) sketchTo(m *mat.Dense, sampler string, noiseStd float64, sk, nz *rand.Rand) {
 	if sampler == samplerExplicit || j.r == nil {
 		// With n < p rows, S·Z (k·n·p flops) is cheaper than any p × p
