@@ -15,8 +15,6 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// samplerData is a small fixed dataset whose joint Gram matrix is far from
-// a multiple of the identity (correlated columns of different scales), so a
 // sketch returns a fresh sketch drawn by sketchTo (tests keep the matrix;
 // fits use sketchTheta's reused memory).
 func (j *jointStats) sketch(sampler string, k int, noiseStd float64, sk, nz *rand.Rand) *mat.Dense {
@@ -26,6 +24,8 @@ func (j *jointStats) sketch(sampler string, k int, noiseStd float64, sk, nz *ran
 	return m
 }
 
+// samplerData is a small fixed dataset whose joint Gram matrix is far from
+// a multiple of the identity (correlated columns of different scales), so a
 // wrong factor would show in the covariance.
 func samplerData() *datasets.Dataset {
 	r := rand.New(rand.NewPCG(1, 1))
