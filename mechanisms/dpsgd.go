@@ -152,7 +152,10 @@ func (s *DPSGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs r
 		return nil, fmt.Errorf("dpsgd: calibrate the noise multiplier: %w", err)
 	}
 	cfg.NoiseMultiplier = m
-	res, err := solvers.DPSGD(ctx, train.X, train.Y, cfg, rs)
+	// X's derived data (finiteness, row norms, sparse rows) are shared by
+	// every run on this training set.
+	design, _ := train.Memo("solvers/dpsgd-design", func() (any, error) { return solvers.NewDesign(train.X), nil })
+	res, err := solvers.DPSGDOn(ctx, design.(*solvers.Design), train.Y, cfg, rs)
 	if err != nil {
 		return nil, fmt.Errorf("dpsgd: %w", err)
 	}

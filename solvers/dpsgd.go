@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -164,11 +166,63 @@ const clipSlack = 1e-6
 // It returns an error for an invalid cfg, logistic labels outside {0, 1},
 // non-finite squared-loss targets or non-finite X, and panics if len(y) differs from the number of rows of X.
 func DPSGD(ctx context.Context, X *mat.Dense, y []float64, cfg DPSGDConfig, rs rngs.Streams) (DPSGDResult, error) {
-	return dpsgd(ctx, X, y, cfg, rs, false)
+	return dpsgd(ctx, NewDesign(X), y, cfg, rs, false)
+}
+
+// DPSGDOn is DPSGD on a prepared design: what DPSGD derives from X alone
+// (its finiteness check, row norms, sparse rows) is computed once per
+// Design and shared by every run on it, rather than once per run.
+func DPSGDOn(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs rngs.Streams) (DPSGDResult, error) {
+	return dpsgd(ctx, design, y, cfg, rs, false)
+}
+
+// Design is a design matrix X prepared for repeated DP-SGD runs. Its
+// derived data are computed on first use, once, and then only read, so a
+// Design may be shared by concurrent runs; X must not change after
+// NewDesign.
+type Design struct {
+	x *mat.Dense
+
+	finite     sync.Once
+	finiteErr  error
+	sparseOnce sync.Once
+	sparse     *sparseRows
+	norms      [2]struct { // without and with the intercept's constant 1
+		once sync.Once
+		v    []float64
+	}
+}
+
+// NewDesign returns X prepared for DPSGDOn; nothing is computed yet.
+func NewDesign(X *mat.Dense) *Design { return &Design{x: X} }
+
+// checkFinite returns checkFiniteMatrix's error for X, computed once.
+func (g *Design) checkFinite() error {
+	g.finite.Do(func() { g.finiteErr = checkFiniteMatrix("X", g.x) })
+	return g.finiteErr
+}
+
+// sparseRows returns X as compressed sparse rows (nil when X is dense),
+// computed once.
+func (g *Design) sparseRows() *sparseRows {
+	g.sparseOnce.Do(func() { g.sparse = newSparseRows(g.x) })
+	return g.sparse
+}
+
+// rowNorms returns rowNorms(X, bias), computed once per bias.
+func (g *Design) rowNorms(bias bool) []float64 {
+	k := 0
+	if bias {
+		k = 1
+	}
+	c := &g.norms[k]
+	c.once.Do(func() { c.v = rowNorms(g.x, bias) })
+	return c.v
 }
 
 // dpsgd is DPSGD; dense forces the dense loops whatever X's density.
-func dpsgd(ctx context.Context, X *mat.Dense, y []float64, cfg DPSGDConfig, rs rngs.Streams, dense bool) (DPSGDResult, error) {
+func dpsgd(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs rngs.Streams, dense bool) (DPSGDResult, error) {
+	X := design.x
 	n, d := X.Dims()
 	if len(y) != n {
 		panic(badShape)
@@ -181,7 +235,7 @@ func dpsgd(ctx context.Context, X *mat.Dense, y []float64, cfg DPSGDConfig, rs r
 	if err := loss.checkTargets(y); err != nil {
 		return DPSGDResult{}, err
 	}
-	if err := checkFiniteMatrix("X", X); err != nil {
+	if err := design.checkFinite(); err != nil {
 		return DPSGDResult{}, err
 	}
 	res := DPSGDResult{SampleRate: q, Steps: steps, Divisor: math.Max(1, float64(int(float64(n)*q)))}
@@ -197,16 +251,17 @@ func dpsgd(ctx context.Context, X *mat.Dense, y []float64, cfg DPSGDConfig, rs r
 	}
 	var norms []float64
 	if cfg.Clip > 0 {
-		norms = rowNorms(X, cfg.Bias)
+		norms = design.rowNorms(cfg.Bias)
 	}
 	raw := X.RawMatrix()
 	var sparse *sparseRows
 	if !dense {
-		sparse = newSparseRows(X)
+		sparse = design.sparseRows()
 	}
 	theta := res.Theta
 	w := theta[:d]
 	grad := make([]float64, len(theta))
+	var margins []float64 // xᵢᵀw for the rows of the current batch
 	noiseStd := cfg.NoiseMultiplier * cfg.Clip
 	for t := 0; t < steps; t++ {
 		if t%ctxCheckSteps == 0 {
@@ -222,16 +277,21 @@ func dpsgd(ctx context.Context, X *mat.Dense, y []float64, cfg DPSGDConfig, rs r
 		var gb float64
 		batch := sampler.Next()
 		res.Examples += len(batch)
-		for _, i := range batch {
-			var row []float64
-			var u float64
+		// The margins first, all of them: the rows of a batch are scattered
+		// over X, and these loads do not depend on one another, so the
+		// processor overlaps their cache misses (a loop that also used each
+		// margin before loading the next row waited for each row in turn).
+		// The sums are the same, in the same order.
+		margins = slices.Grow(margins[:0], len(batch))[:len(batch)]
+		for k, i := range batch {
 			if sparse != nil {
-				u = sparse.dot(i, w)
+				margins[k] = sparse.dot(i, w)
 			} else {
-				row = raw.Data[i*raw.Stride : i*raw.Stride+d]
-				u = floats.Dot(row, w)
+				margins[k] = floats.Dot(raw.Data[i*raw.Stride:i*raw.Stride+d], w)
 			}
-			r := loss.deriv(u+b, y[i])
+		}
+		for k, i := range batch {
+			r := loss.deriv(margins[k]+b, y[i])
 			if norms != nil {
 				if f := cfg.Clip / (math.Abs(r)*norms[i] + clipSlack); f < 1 {
 					r *= f
@@ -241,7 +301,7 @@ func dpsgd(ctx context.Context, X *mat.Dense, y []float64, cfg DPSGDConfig, rs r
 			if sparse != nil {
 				sparse.addScaled(grad[:d], r, i)
 			} else {
-				floats.AddScaled(grad[:d], r, row)
+				floats.AddScaled(grad[:d], r, raw.Data[i*raw.Stride:i*raw.Stride+d])
 			}
 			gb += r
 		}

@@ -3,8 +3,11 @@ package solvers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -384,11 +387,11 @@ func TestDPSGDSparseRows(t *testing.T) {
 	}
 	cfg := DPSGDConfig{NoiseMultiplier: 0.7, Clip: 0.5, LearningRate: 0.05, Epochs: 4, ExpectedBatch: 50, Bias: true}
 	seed := rngs.Derive("sparse")
-	sp, err := dpsgd(context.Background(), x, y, cfg, rngs.New(seed), false)
+	sp, err := dpsgd(context.Background(), NewDesign(x), y, cfg, rngs.New(seed), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	de, err := dpsgd(context.Background(), x, y, cfg, rngs.New(seed), true)
+	de, err := dpsgd(context.Background(), NewDesign(x), y, cfg, rngs.New(seed), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,5 +400,51 @@ func TestDPSGDSparseRows(t *testing.T) {
 	}
 	if dense := newSparseRows(mat.NewDense(2, 2, []float64{1, 2, 0, 3})); dense != nil {
 		t.Error("density 0.75 read as sparse rows")
+	}
+}
+
+// TestDPSGDOnSharedDesign: runs on one Design, concurrent and in sequence,
+// give exactly DPSGD's bits on a fresh X (the design's data are computed
+// once and only read); a non-finite X is an error on every run.
+func TestDPSGDOnSharedDesign(t *testing.T) {
+	t.Parallel()
+	r := newTestRand()
+	x := mat.NewDense(400, 12, nil)
+	y := make([]float64, 400)
+	for i := 0; i < 400; i++ {
+		x.Set(i, r.IntN(6), 0.5)
+		x.Set(i, 6+r.IntN(6), r.Float64()-0.5)
+		y[i] = float64(r.IntN(2))
+	}
+	design := NewDesign(x)
+	for _, bias := range []bool{true, false, true} {
+		cfg := DPSGDConfig{NoiseMultiplier: 0.9, Clip: 0.7, LearningRate: 0.05, Epochs: 3, ExpectedBatch: 40, Bias: bias}
+		seed := rngs.Derive("design", fmt.Sprint(bias))
+		want, err := DPSGD(context.Background(), x, y, cfg, rngs.New(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		got := make([]DPSGDResult, 4)
+		errs := make([]error, 4)
+		for k := range got {
+			wg.Go(func() { got[k], errs[k] = DPSGDOn(context.Background(), design, y, cfg, rngs.New(seed)) })
+		}
+		wg.Wait()
+		for k := range got {
+			if errs[k] != nil {
+				t.Fatal(errs[k])
+			}
+			if !slices.Equal(got[k].Theta, want.Theta) || got[k].Clipped != want.Clipped {
+				t.Fatalf("bias %v, run %d on the shared design: θ %v, DPSGD gives %v", bias, k, got[k].Theta, want.Theta)
+			}
+		}
+	}
+	x.Set(3, 2, math.NaN())
+	bad := NewDesign(x)
+	for range 2 {
+		if _, err := DPSGDOn(context.Background(), bad, y, DPSGDConfig{NoiseMultiplier: 1, Clip: 1, LearningRate: 0.1, Epochs: 1, ExpectedBatch: 40}, rngs.New(rngs.Derive("nan"))); err == nil || !strings.Contains(err.Error(), "not finite") {
+			t.Fatalf("NaN in X: %v, want a not-finite error", err)
+		}
 	}
 }
