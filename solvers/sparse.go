@@ -15,7 +15,7 @@ const sparseMaxDensity = 0.5
 // (DP-SGD reads rows in random order, and each separate array would be one
 // more cache miss per row).
 type sparseRows struct {
-	start []int32
+	start []int
 	ent   []sparseEntry
 }
 
@@ -40,14 +40,14 @@ func newSparseRows(X *mat.Dense) *sparseRows {
 	if float64(nnz) > sparseMaxDensity*float64(raw.Rows)*float64(raw.Cols) {
 		return nil
 	}
-	s := &sparseRows{start: make([]int32, raw.Rows+1), ent: make([]sparseEntry, 0, nnz)}
+	s := &sparseRows{start: make([]int, raw.Rows+1), ent: make([]sparseEntry, 0, nnz)}
 	for i := 0; i < raw.Rows; i++ {
 		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
 			if v != 0 {
 				s.ent = append(s.ent, sparseEntry{val: v, col: j})
 			}
 		}
-		s.start[i+1] = int32(len(s.ent))
+		s.start[i+1] = len(s.ent)
 	}
 	return s
 }
