@@ -499,8 +499,13 @@ var legendCandidates = []string{"top-right", "top-left", "bottom-right", "bottom
 // corner returns the legend's frame at a place inside the panel's axes
 // ("top-right", …, "center-left").
 func (pl *panelLayout) corner(place string) vg.Rectangle {
-	dataC := pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile})
-	sz := pl.legend.size()
+	return cornerBox(pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile}), pl.legend.size(), place)
+}
+
+// cornerBox returns the frame of a legend of size sz at a place inside the
+// axes dataC. placeInside tries every place on one dataC and sz: the data
+// canvas measures every tick label and the size every entry.
+func cornerBox(dataC draw.Canvas, sz vg.Point, place string) vg.Rectangle {
 	vert, horiz, _ := strings.Cut(place, "-")
 	var x, y vg.Length // bottom left corner
 	switch horiz {
@@ -538,7 +543,7 @@ func (pl *panelLayout) placeInside() bool {
 	pts, lines := pl.canvasPoints(dataC)
 	best, bestHits := -1, 0
 	for i, place := range legendCandidates {
-		box := pl.corner(place)
+		box := cornerBox(dataC, sz, place)
 		covers := false
 		for _, p := range pts {
 			r := p.r + 1
@@ -563,7 +568,7 @@ func (pl *panelLayout) placeInside() bool {
 	if best < 0 {
 		return false
 	}
-	pl.box = pl.corner(legendCandidates[best])
+	pl.box = cornerBox(dataC, sz, legendCandidates[best])
 	return true
 }
 
@@ -934,20 +939,39 @@ func textStyle(size vg.Length) text.Style {
 }
 
 // wrap breaks s into lines at spaces (and at its newlines) so that each
-// line, set in sty, is at most width wide where its words allow.
+// line, set in sty, is at most width wide where its words allow. A line
+// grows word by word, its width in font units kept (lineMeter), rather
+// than remeasured from its start for every word.
 func wrap(s string, sty text.Style, width vg.Length) string {
+	m := newLineMeter(sty) // nil: measure with sty.Width
+	var space span
+	if m != nil {
+		space = m.measure(" ")
+	}
 	var out []string
 	for _, para := range strings.Split(s, "\n") {
-		line := ""
+		line, lineSpan := "", span{}
 		for _, w := range strings.Fields(para) {
-			if line != "" && sty.Width(line+" "+w) > width {
-				out = append(out, line)
-				line = ""
+			var wordSpan span
+			if m != nil {
+				wordSpan = m.measure(w)
 			}
 			if line != "" {
-				line += " "
+				var joined span // line + " " + w, when m is set
+				var wide bool
+				if m != nil {
+					joined = m.join(m.join(lineSpan, space), wordSpan)
+					wide = m.width(joined) > width
+				} else {
+					wide = sty.Width(line+" "+w) > width
+				}
+				if !wide {
+					line, lineSpan = line+" "+w, joined
+					continue
+				}
+				out = append(out, line)
 			}
-			line += w
+			line, lineSpan = w, wordSpan
 		}
 		out = append(out, line)
 	}
