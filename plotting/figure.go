@@ -215,7 +215,12 @@ func Write(f *Figure, dir string, formats ...string) ([]string, error) {
 }
 
 // Render draws f in the given format ("png" or "svg") and returns the bytes.
-func Render(f *Figure, format string) (out []byte, err error) {
+func Render(f *Figure, format string) (out []byte, err error) { return render(f, format, false) }
+
+// render is Render; keepFills draws every panel's white background on a
+// PNG too, where Render leaves out those that change no pixel
+// (pngCanvas.whiteUnder), for TestPNGSkipsOnlyBlankFills.
+func render(f *Figure, format string, keepFills bool) (out []byte, err error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
@@ -245,8 +250,12 @@ func Render(f *Figure, format string) (out []byte, err error) {
 		dc.SetColor(color.White)
 		dc.Fill(dc.Rectangle.Path())
 	}
+	png, _ := canvas.(*pngCanvas)
 	for _, pl := range lay.panels {
 		c := draw.Canvas{Canvas: dc.Canvas, Rectangle: pl.tile}
+		if png != nil && !keepFills && opaqueWhite(pl.plot.BackgroundColor) && png.whiteUnder(pl.tile) {
+			pl.plot.BackgroundColor = nil // a no-op fill on a PNG
+		}
 		pl.plot.Draw(c)
 		if f.YLabel != "" && pl.axes {
 			dataC := pl.plot.DataCanvas(c)
@@ -269,6 +278,15 @@ func Render(f *Figure, format string) (out []byte, err error) {
 		return nil, fmt.Errorf("plotting: figure %q: %w", f.Name, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// opaqueWhite reports whether c is opaque white (every channel 0xffff).
+func opaqueWhite(c color.Color) bool {
+	if c == nil {
+		return false
+	}
+	r, g, b, a := c.RGBA()
+	return r&g&b&a == 0xffff
 }
 
 // figLayout is where everything of a figure goes, in points from the
