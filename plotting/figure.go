@@ -332,19 +332,21 @@ const (
 )
 
 // layout places the panels, titles, footnote and legends of a valid figure.
-func (f *Figure) layout() (*figLayout, error) { return f.layoutWith(0, 0, false) }
+func (f *Figure) layout() (*figLayout, error) { return f.layoutWith(0, 0, false, newMeasuredText()) }
 
 // layoutWith lays the figure out with extraW more width per column and
 // extraH more height per row than the default size (for legends outside
 // the axes when the figure's size is not set), and with the legends
-// outside the axes if outside.
-func (f *Figure) layoutWith(extraW, extraH vg.Length, outside bool) (*figLayout, error) {
+// outside the axes if outside; mt measures the texts of the figure's
+// styles and plots, for the layout and the drawing.
+func (f *Figure) layoutWith(extraW, extraH vg.Length, outside bool, mt *measuredText) (*figLayout, error) {
 	cols := f.Columns
 	if cols <= 0 {
 		cols = min(len(f.Panels), 2)
 	}
 	rows := (len(f.Panels) + cols - 1) / cols
 	lay := &figLayout{w: f.Width, h: f.Height, dpi: DefaultDPI, noteStyle: textStyle(noteSize), titleStyle: textStyle(titleSize)}
+	mt.use(&lay.noteStyle, &lay.titleStyle)
 	if f.DPI != 0 {
 		lay.dpi = int(math.Round(f.DPI))
 	}
@@ -371,6 +373,7 @@ func (f *Figure) layoutWith(extraW, extraH vg.Length, outside bool) (*figLayout,
 	}
 	if f.YLabel != "" {
 		lay.yLabel = plot.New().Y.Label.TextStyle
+		mt.use(&lay.yLabel)
 		lay.yLabel.Rotation += math.Pi / 2
 		lay.yLabelW = lay.yLabel.FontExtents().Descent + lay.yLabel.Height(f.YLabel) + vg.Points(5)
 	}
@@ -380,7 +383,7 @@ func (f *Figure) layoutWith(extraW, extraH vg.Length, outside bool) (*figLayout,
 	}
 	lay.panels = make([]panelLayout, len(f.Panels))
 	for i := range f.Panels {
-		p, leg, err := f.panel(&f.Panels[i], lay.w/vg.Length(cols)-lay.yLabelW-20)
+		p, leg, err := f.panel(&f.Panels[i], lay.w/vg.Length(cols)-lay.yLabelW-20, mt)
 		if err != nil {
 			return nil, err
 		}
@@ -430,9 +433,9 @@ func (f *Figure) layoutWith(extraW, extraH vg.Length, outside bool) (*figLayout,
 		case right && f.Width == 0 && extraW == 0:
 			// A figure of the default size grows by the legend instead of
 			// squeezing its panels.
-			return f.layoutWith(legW+legendGap, 0, true)
+			return f.layoutWith(legW+legendGap, 0, true, mt)
 		case !right && f.Height == 0 && extraH == 0:
-			return f.layoutWith(0, legH+legendGap, true)
+			return f.layoutWith(0, legH+legendGap, true, mt)
 		}
 		if right {
 			align(legW+legendGap, 0)
@@ -689,9 +692,11 @@ func LegendCovers(f *Figure) (covered []string, err error) {
 }
 
 // panel makes one panel's plot and its legend (nil when it lists
-// nothing); width is the width its title and note are wrapped to.
-func (f *Figure) panel(pn *Panel, width vg.Length) (*plot.Plot, *legend, error) {
+// nothing), their texts measured by mt; width is the width its title and
+// note are wrapped to.
+func (f *Figure) panel(pn *Panel, width vg.Length, mt *measuredText) (*plot.Plot, *legend, error) {
 	p := plot.New()
+	mt.use(&p.Title.TextStyle, &p.X.Label.TextStyle, &p.X.Tick.Label, &p.Y.Label.TextStyle, &p.Y.Tick.Label, &p.Legend.TextStyle)
 	p.Title.Text = pn.Title
 	if pn.Note != "" {
 		p.Title.Text += "\n" + wrap(pn.Note, p.Title.TextStyle, width-12)
@@ -707,6 +712,7 @@ func (f *Figure) panel(pn *Panel, width vg.Length) (*plot.Plot, *legend, error) 
 	}
 	p.Add(plotter.NewGrid())
 	leg := newLegend()
+	mt.use(&leg.TextStyle)
 	var floor float64 // 0: a linear y axis
 	if f.LogY {
 		floor = logFloor(pn)

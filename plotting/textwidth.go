@@ -30,9 +30,12 @@ type lineMeter struct {
 
 // newLineMeter returns the meter of sty's font, or nil when sty's widths
 // do not come from font.Face.Width alone (a handler other than
-// text.Plain).
+// text.Plain, or measuredText standing for one).
 func newLineMeter(sty text.Style) *lineMeter {
 	h, ok := sty.Handler.(text.Plain)
+	if m, measured := sty.Handler.(*measuredText); measured {
+		h, ok = m.Plain, true
+	}
 	if !ok || h.Fonts == nil {
 		return nil
 	}
@@ -102,3 +105,58 @@ func (m *lineMeter) join(a, b span) span {
 
 // width converts a span's units to points as font.Face.Width does.
 func (m *lineMeter) width(sp span) vg.Length { return gfont.Points(float64(sp.units)) * m.scale }
+
+// measuredText is a figure's text handler: text.Plain with each box (a
+// text's width, height and depth in a font) and each font's extents
+// computed once. gonum measures a tick label, a title or a legend entry
+// again at every step of a layout (plot.Align, DataCanvas, the legend's
+// candidate places) and again when drawing; text.Plain's answers depend
+// on the text and font only, so the remembered ones are the same. A
+// figure's layout makes one (Figure.layout), used by the goroutine that
+// renders the figure only.
+type measuredText struct {
+	text.Plain // the handler it stands for; set by use
+	boxes      map[measureKey][3]vg.Length
+	extents    map[gfont.Font]gfont.Extents
+}
+
+type measureKey struct {
+	txt string
+	fnt gfont.Font
+}
+
+func newMeasuredText() *measuredText {
+	return &measuredText{boxes: map[measureKey][3]vg.Length{}, extents: map[gfont.Font]gfont.Extents{}}
+}
+
+// Box implements text.Handler.
+func (m *measuredText) Box(txt string, fnt gfont.Font) (width, height, depth vg.Length) {
+	k := measureKey{txt, fnt}
+	b, ok := m.boxes[k]
+	if !ok {
+		b[0], b[1], b[2] = m.Plain.Box(txt, fnt)
+		m.boxes[k] = b
+	}
+	return b[0], b[1], b[2]
+}
+
+// Extents implements text.Handler.
+func (m *measuredText) Extents(fnt gfont.Font) gfont.Extents {
+	e, ok := m.extents[fnt]
+	if !ok {
+		e = m.Plain.Extents(fnt)
+		m.extents[fnt] = e
+	}
+	return e
+}
+
+// use makes m the handler of those of styles whose handler is a
+// text.Plain over the fonts of the first one (gonum's default handler, as
+// plot.New and textStyle set it); any other handler is kept.
+func (m *measuredText) use(styles ...*text.Style) {
+	for _, s := range styles {
+		if h, ok := s.Handler.(text.Plain); ok && (m.Fonts == nil || m.Fonts == h.Fonts) {
+			m.Plain, s.Handler = h, m
+		}
+	}
+}

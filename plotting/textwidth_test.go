@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 )
@@ -75,7 +76,8 @@ type otherHandler struct{ text.Plain }
 
 // TestWrapMatchesRemeasuring: wrap breaks random footnotes, at widths
 // from one word to a page, exactly where measuring each candidate line
-// whole breaks them, with the plain handler (lineMeter) and another one.
+// whole breaks them, with the plain handler and measuredText (lineMeter)
+// and another one.
 func TestWrapMatchesRemeasuring(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	var words []string
@@ -86,6 +88,11 @@ func TestWrapMatchesRemeasuring(t *testing.T) {
 		plain := textStyle(size)
 		other := plain
 		other.Handler = otherHandler{plain.Handler.(text.Plain)}
+		measured := plain
+		newMeasuredText().use(&measured)
+		if newLineMeter(measured) == nil {
+			t.Fatal("no meter for measuredText")
+		}
 		for range 200 {
 			var b strings.Builder
 			for range r.IntN(120) {
@@ -95,11 +102,53 @@ func TestWrapMatchesRemeasuring(t *testing.T) {
 			s := b.String()
 			width := vg.Length(10 + r.Float64()*600)
 			want := remeasuredWrap(s, plain, width)
-			for _, sty := range []text.Style{plain, other} {
+			for _, sty := range []text.Style{plain, other, measured} {
 				if got := wrap(s, sty, width); got != want {
 					t.Fatalf("size %v, width %v, %T: wrap(%q) =\n%s\nwant\n%s", size, width, sty.Handler, s, got, want)
 				}
 			}
 		}
+	}
+}
+
+// TestMeasuredTextMatchesPlain: measuredText gives text.Plain's boxes and
+// extents, the first time and when it remembers them, for texts of
+// several fonts and sizes; use takes only styles with gonum's plain
+// handler.
+func TestMeasuredTextMatchesPlain(t *testing.T) {
+	m := newMeasuredText()
+	var styles []text.Style
+	for _, size := range []vg.Length{noteSize, titleSize, 10} {
+		sty := textStyle(size)
+		italic := sty
+		italic.Font.Style = xfont.StyleItalic
+		styles = append(styles, sty, italic)
+	}
+	for i := range styles {
+		m.use(&styles[i])
+	}
+	plain := textStyle(noteSize).Handler.(text.Plain)
+	for range 2 {
+		for _, sty := range styles {
+			if sty.Handler != text.Handler(m) {
+				t.Fatalf("use left %T", sty.Handler)
+			}
+			if got, want := m.Extents(sty.Font), plain.Extents(sty.Font); got != want {
+				t.Errorf("%v: extents %v, want %v", sty.Font, got, want)
+			}
+			for _, s := range meterTexts {
+				w, h, d := m.Box(s, sty.Font)
+				pw, ph, pd := plain.Box(s, sty.Font)
+				if w != pw || h != ph || d != pd {
+					t.Errorf("%v, %q: box %v %v %v, want %v %v %v", sty.Font, s, w, h, d, pw, ph, pd)
+				}
+			}
+		}
+	}
+	other := textStyle(noteSize)
+	other.Handler = otherHandler{plain}
+	m.use(&other)
+	if _, ok := other.Handler.(otherHandler); !ok {
+		t.Errorf("use replaced another handler: %T", other.Handler)
 	}
 }
