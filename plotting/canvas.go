@@ -1,6 +1,7 @@
 package plotting
 
 import (
+	"bytes"
 	"image"
 	"image/color"
 	"image/draw"
@@ -140,4 +141,33 @@ func (c *pngCanvas) FillString(f font.Face, pt vg.Point, s string) {
 		dot.X += advance
 		prev = r
 	}
+}
+
+// whiteUnder reports whether every pixel under r, a rectangle in points
+// (a pixel to spare around it), is opaque white. Render then leaves out a
+// panel's white background fill over r: gg fills it through freetype's
+// RGBAPainter, whose Over blend of opaque white (every channel 0xffff)
+// onto a channel of 255 at any coverage α gives
+// (255·257·(m−α) + m·α)/m >> 8 = m >> 8 = 255, m = 0xffff, so the fill
+// would change no pixel, and it costs a rasterisation of nearly the whole
+// figure.
+func (c *pngCanvas) whiteUnder(r vg.Rectangle) bool {
+	dpi := c.DPI()
+	b := c.img.Bounds()
+	h := float64(b.Dy()) // gg's InvertY flips y about the image's height in pixels
+	x0 := max(b.Min.X, int(math.Floor(r.Min.X.Dots(dpi)))-1)
+	x1 := min(b.Max.X, int(math.Ceil(r.Max.X.Dots(dpi)))+1)
+	y0 := max(b.Min.Y, int(math.Floor(h-r.Max.Y.Dots(dpi)))-1)
+	y1 := min(b.Max.Y, int(math.Ceil(h-r.Min.Y.Dots(dpi)))+1)
+	if x0 >= x1 || y0 >= y1 {
+		return true
+	}
+	white := bytes.Repeat([]byte{0xff}, (x1-x0)*4)
+	for y := y0; y < y1; y++ {
+		i := c.img.PixOffset(x0, y)
+		if !bytes.Equal(c.img.Pix[i:i+len(white)], white) {
+			return false
+		}
+	}
+	return true
 }

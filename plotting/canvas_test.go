@@ -85,3 +85,66 @@ func nonWhite(img *image.RGBA) int {
 	}
 	return n
 }
+
+// TestPNGSkipsOnlyBlankFills: leaving out the panels' white background
+// fills where the canvas is still white under them changes no byte of a
+// PNG, for figures with several panels, a skipped panel, legends inside,
+// outside to the right and below the axes, and set sizes; and whiteUnder
+// sees a dot drawn under a rectangle or a pixel beside it, and nothing
+// farther away.
+func TestPNGSkipsOnlyBlankFills(t *testing.T) {
+	long := sampleFigure()
+	long.Name = "long"
+	for i := range long.Panels {
+		for j := range long.Panels[i].Series {
+			long.Panels[i].Series[j].Label += " with a legend entry long enough to go below the axes"
+		}
+	}
+	skipped := sampleFigure()
+	skipped.Panels = append(skipped.Panels, Panel{Title: "C", Note: "skipped: files absent"})
+	outside := crowdedFigure()
+	outside.Legend = LegendOutside
+	sized := sampleFigure()
+	sized.Width, sized.Height, sized.DPI, sized.Columns = 5*vg.Inch, 7*vg.Inch, 150, 1
+	for _, f := range []*Figure{sampleFigure(), crowdedFigure(), outside, long, skipped, sized} {
+		got, err := Render(f, "png")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := render(f, "png", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s (%s legend, %d panels): the PNG differs without the blank fills", f.Name, f.Legend, len(f.Panels))
+		}
+	}
+
+	c := newPNGCanvas(4*vg.Inch, 3*vg.Inch, DefaultDPI)
+	dc := draw.New(c)
+	r := vg.Rectangle{Min: vg.Point{X: 50, Y: 40}, Max: vg.Point{X: 150, Y: 120}}
+	if !c.whiteUnder(r) || !c.whiteUnder(dc.Rectangle) {
+		t.Fatal("a fresh canvas is not white")
+	}
+	for _, tc := range []struct {
+		at    vg.Point
+		white bool
+	}{
+		{vg.Point{X: 100, Y: 80}, false},   // inside
+		{vg.Point{X: 150.2, Y: 80}, false}, // a pixel right of the edge
+		{vg.Point{X: 100, Y: 39.8}, false}, // a pixel below
+		{vg.Point{X: 160, Y: 80}, true},    // 10 pt to the right
+		{vg.Point{X: 100, Y: 130}, true},   // 10 pt above
+	} {
+		c := newPNGCanvas(4*vg.Inch, 3*vg.Inch, DefaultDPI)
+		dc := draw.New(c)
+		dc.SetColor(color.Black)
+		dc.Fill(vg.Rectangle{Min: tc.at, Max: vg.Point{X: tc.at.X + 0.1, Y: tc.at.Y + 0.1}}.Path())
+		if nonWhite(c.img) == 0 {
+			t.Fatalf("dot at %v not drawn", tc.at)
+		}
+		if got := c.whiteUnder(r); got != tc.white {
+			t.Errorf("dot at %v: whiteUnder = %v, want %v", tc.at, got, tc.white)
+		}
+	}
+}

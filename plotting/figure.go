@@ -215,7 +215,12 @@ func Write(f *Figure, dir string, formats ...string) ([]string, error) {
 }
 
 // Render draws f in the given format ("png" or "svg") and returns the bytes.
-func Render(f *Figure, format string) (out []byte, err error) {
+func Render(f *Figure, format string) (out []byte, err error) { return render(f, format, false) }
+
+// render is Render; keepFills draws every panel's white background on a
+// PNG too, where Render leaves out those that change no pixel
+// (pngCanvas.whiteUnder), for TestPNGSkipsOnlyBlankFills.
+func render(f *Figure, format string, keepFills bool) (out []byte, err error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
@@ -245,8 +250,12 @@ func Render(f *Figure, format string) (out []byte, err error) {
 		dc.SetColor(color.White)
 		dc.Fill(dc.Rectangle.Path())
 	}
+	png, _ := canvas.(*pngCanvas)
 	for _, pl := range lay.panels {
 		c := draw.Canvas{Canvas: dc.Canvas, Rectangle: pl.tile}
+		if png != nil && !keepFills && opaqueWhite(pl.plot.BackgroundColor) && png.whiteUnder(pl.tile) {
+			pl.plot.BackgroundColor = nil // a no-op fill on a PNG
+		}
 		pl.plot.Draw(c)
 		if f.YLabel != "" && pl.axes {
 			dataC := pl.plot.DataCanvas(c)
@@ -269,6 +278,15 @@ func Render(f *Figure, format string) (out []byte, err error) {
 		return nil, fmt.Errorf("plotting: figure %q: %w", f.Name, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// opaqueWhite reports whether c is opaque white (every channel 0xffff).
+func opaqueWhite(c color.Color) bool {
+	if c == nil {
+		return false
+	}
+	r, g, b, a := c.RGBA()
+	return r&g&b&a == 0xffff
 }
 
 // figLayout is where everything of a figure goes, in points from the
@@ -314,19 +332,21 @@ const (
 )
 
 // layout places the panels, titles, footnote and legends of a valid figure.
-func (f *Figure) layout() (*figLayout, error) { return f.layoutWith(0, 0, false) }
+func (f *Figure) layout() (*figLayout, error) { return f.layoutWith(0, 0, false, newMeasuredText()) }
 
 // layoutWith lays the figure out with extraW more width per column and
 // extraH more height per row than the default size (for legends outside
 // the axes when the figure's size is not set), and with the legends
-// outside the axes if outside.
-func (f *Figure) layoutWith(extraW, extraH vg.Length, outside bool) (*figLayout, error) {
+// outside the axes if outside; mt measures the texts of the figure's
+// styles and plots, for the layout and the drawing.
+func (f *Figure) layoutWith(extraW, extraH vg.Length, outside bool, mt *measuredText) (*figLayout, error) {
 	cols := f.Columns
 	if cols <= 0 {
 		cols = min(len(f.Panels), 2)
 	}
 	rows := (len(f.Panels) + cols - 1) / cols
 	lay := &figLayout{w: f.Width, h: f.Height, dpi: DefaultDPI, noteStyle: textStyle(noteSize), titleStyle: textStyle(titleSize)}
+	mt.use(&lay.noteStyle, &lay.titleStyle)
 	if f.DPI != 0 {
 		lay.dpi = int(math.Round(f.DPI))
 	}
@@ -353,6 +373,7 @@ func (f *Figure) layoutWith(extraW, extraH vg.Length, outside bool) (*figLayout,
 	}
 	if f.YLabel != "" {
 		lay.yLabel = plot.New().Y.Label.TextStyle
+		mt.use(&lay.yLabel)
 		lay.yLabel.Rotation += math.Pi / 2
 		lay.yLabelW = lay.yLabel.FontExtents().Descent + lay.yLabel.Height(f.YLabel) + vg.Points(5)
 	}
@@ -362,7 +383,7 @@ func (f *Figure) layoutWith(extraW, extraH vg.Length, outside bool) (*figLayout,
 	}
 	lay.panels = make([]panelLayout, len(f.Panels))
 	for i := range f.Panels {
-		p, leg, err := f.panel(&f.Panels[i], lay.w/vg.Length(cols)-lay.yLabelW-20)
+		p, leg, err := f.panel(&f.Panels[i], lay.w/vg.Length(cols)-lay.yLabelW-20, mt)
 		if err != nil {
 			return nil, err
 		}
@@ -412,9 +433,9 @@ func (f *Figure) layoutWith(extraW, extraH vg.Length, outside bool) (*figLayout,
 		case right && f.Width == 0 && extraW == 0:
 			// A figure of the default size grows by the legend instead of
 			// squeezing its panels.
-			return f.layoutWith(legW+legendGap, 0, true)
+			return f.layoutWith(legW+legendGap, 0, true, mt)
 		case !right && f.Height == 0 && extraH == 0:
-			return f.layoutWith(0, legH+legendGap, true)
+			return f.layoutWith(0, legH+legendGap, true, mt)
 		}
 		if right {
 			align(legW+legendGap, 0)
@@ -499,8 +520,13 @@ var legendCandidates = []string{"top-right", "top-left", "bottom-right", "bottom
 // corner returns the legend's frame at a place inside the panel's axes
 // ("top-right", …, "center-left").
 func (pl *panelLayout) corner(place string) vg.Rectangle {
-	dataC := pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile})
-	sz := pl.legend.size()
+	return cornerBox(pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile}), pl.legend.size(), place)
+}
+
+// cornerBox returns the frame of a legend of size sz at a place inside the
+// axes dataC. placeInside tries every place on one dataC and sz: the data
+// canvas measures every tick label and the size every entry.
+func cornerBox(dataC draw.Canvas, sz vg.Point, place string) vg.Rectangle {
 	vert, horiz, _ := strings.Cut(place, "-")
 	var x, y vg.Length // bottom left corner
 	switch horiz {
@@ -538,7 +564,7 @@ func (pl *panelLayout) placeInside() bool {
 	pts, lines := pl.canvasPoints(dataC)
 	best, bestHits := -1, 0
 	for i, place := range legendCandidates {
-		box := pl.corner(place)
+		box := cornerBox(dataC, sz, place)
 		covers := false
 		for _, p := range pts {
 			r := p.r + 1
@@ -563,7 +589,7 @@ func (pl *panelLayout) placeInside() bool {
 	if best < 0 {
 		return false
 	}
-	pl.box = pl.corner(legendCandidates[best])
+	pl.box = cornerBox(dataC, sz, legendCandidates[best])
 	return true
 }
 
@@ -666,9 +692,11 @@ func LegendCovers(f *Figure) (covered []string, err error) {
 }
 
 // panel makes one panel's plot and its legend (nil when it lists
-// nothing); width is the width its title and note are wrapped to.
-func (f *Figure) panel(pn *Panel, width vg.Length) (*plot.Plot, *legend, error) {
+// nothing), their texts measured by mt; width is the width its title and
+// note are wrapped to.
+func (f *Figure) panel(pn *Panel, width vg.Length, mt *measuredText) (*plot.Plot, *legend, error) {
 	p := plot.New()
+	mt.use(&p.Title.TextStyle, &p.X.Label.TextStyle, &p.X.Tick.Label, &p.Y.Label.TextStyle, &p.Y.Tick.Label, &p.Legend.TextStyle)
 	p.Title.Text = pn.Title
 	if pn.Note != "" {
 		p.Title.Text += "\n" + wrap(pn.Note, p.Title.TextStyle, width-12)
@@ -684,6 +712,7 @@ func (f *Figure) panel(pn *Panel, width vg.Length) (*plot.Plot, *legend, error) 
 	}
 	p.Add(plotter.NewGrid())
 	leg := newLegend()
+	mt.use(&leg.TextStyle)
 	var floor float64 // 0: a linear y axis
 	if f.LogY {
 		floor = logFloor(pn)
@@ -934,20 +963,39 @@ func textStyle(size vg.Length) text.Style {
 }
 
 // wrap breaks s into lines at spaces (and at its newlines) so that each
-// line, set in sty, is at most width wide where its words allow.
+// line, set in sty, is at most width wide where its words allow. A line
+// grows word by word, its width in font units kept (lineMeter), rather
+// than remeasured from its start for every word.
 func wrap(s string, sty text.Style, width vg.Length) string {
+	m := newLineMeter(sty) // nil: measure with sty.Width
+	var space span
+	if m != nil {
+		space = m.measure(" ")
+	}
 	var out []string
 	for _, para := range strings.Split(s, "\n") {
-		line := ""
+		line, lineSpan := "", span{}
 		for _, w := range strings.Fields(para) {
-			if line != "" && sty.Width(line+" "+w) > width {
-				out = append(out, line)
-				line = ""
+			var wordSpan span
+			if m != nil {
+				wordSpan = m.measure(w)
 			}
 			if line != "" {
-				line += " "
+				var joined span // line + " " + w, when m is set
+				var wide bool
+				if m != nil {
+					joined = m.join(m.join(lineSpan, space), wordSpan)
+					wide = m.width(joined) > width
+				} else {
+					wide = sty.Width(line+" "+w) > width
+				}
+				if !wide {
+					line, lineSpan = line+" "+w, joined
+					continue
+				}
+				out = append(out, line)
 			}
-			line += w
+			line, lineSpan = w, wordSpan
 		}
 		out = append(out, line)
 	}

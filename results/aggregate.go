@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -169,7 +170,29 @@ func (c *CellSummary) OverspendsTarget() bool {
 // The cells are summarised concurrently (up to GOMAXPROCS at a time); each
 // cell's summary is computed exactly as it would be alone.
 func Aggregate(recs []Record, ci CIMethod) []CellSummary {
-	order := latestOrder(recs)
+	return aggregate(recs, latestOrder(recs), ci)
+}
+
+// AggregateOrdered is Aggregate of the records recs[i], i in order, for a
+// caller that has already put them in (cell key, trial) order, the reruns
+// of a trial in store order: it neither copies the records out nor sorts
+// them again. If order is not in that order the records are sorted as
+// Aggregate sorts them, so the result is always Aggregate's of those
+// records.
+func AggregateOrdered(recs []Record, order []int, ci CIMethod) []CellSummary {
+	latest, ok := latestOf(recs, order)
+	if !ok {
+		picked := make([]Record, len(order))
+		for n, i := range order {
+			picked[n] = recs[i]
+		}
+		return Aggregate(picked, ci)
+	}
+	return aggregate(recs, latest, ci)
+}
+
+// aggregate summarises recs[i], i in order (latestOrder's), by cell.
+func aggregate(recs []Record, order []int, ci CIMethod) []CellSummary {
 	var spans [][]int // the indices in recs of each cell's records
 	for i := 0; i < len(order); {
 		j := i
@@ -209,26 +232,23 @@ func summarizeCell(recs []Record, which []int, ci CIMethod) CellSummary {
 		Key: first.CellKey, Dataset: first.Dataset, Mechanism: first.Mechanism, Label: first.Label,
 		Epsilon: float64(first.Epsilon), MechParams: first.MechParams, Trials: len(which),
 		Delta: float64(first.Privacy.Delta), Accountant: first.Privacy.Accountant, Tuning: first.Privacy.Tuning,
-		Selection: first.Privacy.Selection, Metrics: map[string]Stat{}, Diagnostics: map[string]Stat{},
+		Selection: first.Privacy.Selection,
 	}
-	metrics := map[string][]float64{}
-	diag := map[string][]float64{}
-	noise := map[string][]float64{}
+	n := len(which)
+	metrics, diag, noise := byName{n: n}, byName{n: n}, byName{n: n}
 	var traces map[string][][]float64 // name -> t -> values over trials
 	var alphaSum, wallSum float64
 	c.EpsSpentMax, c.EpsPerRunMax = math.Inf(-1), math.NaN()
 	seen := map[string]bool{}
+	// lastAssumed are the last record's assumptions, all seen. A run's
+	// records of one cell mostly share one slice (run's per-cell memo), so
+	// comparing with it costs next to nothing.
+	var lastAssumed []string
 	for _, i := range which {
 		r := &recs[i]
-		for k, v := range r.Metrics {
-			metrics[k] = append(metrics[k], float64(v))
-		}
-		for k, v := range r.Diagnostics {
-			diag[k] = append(diag[k], float64(v))
-		}
-		for k, v := range r.Privacy.Noise {
-			noise[k] = append(noise[k], float64(v))
-		}
+		metrics.add(r.Metrics)
+		diag.add(r.Diagnostics)
+		noise.add(r.Privacy.Noise)
 		for k, xs := range r.Traces {
 			if traces == nil {
 				traces = map[string][][]float64{}
@@ -249,26 +269,21 @@ func summarizeCell(recs []Record, which []int, ci CIMethod) CellSummary {
 		if pr := float64(r.Privacy.EpsPerRun); pr != 0 && !(pr <= c.EpsPerRunMax) {
 			c.EpsPerRunMax = pr // NaN until the first tuned trial
 		}
-		for _, a := range r.Privacy.Assumptions {
-			if !seen[a] {
-				seen[a] = true
-				c.Assumptions = append(c.Assumptions, a)
+		if as := r.Privacy.Assumptions; !slices.Equal(as, lastAssumed) {
+			for _, a := range as {
+				if !seen[a] {
+					seen[a] = true
+					c.Assumptions = append(c.Assumptions, a)
+				}
 			}
+			lastAssumed = as
 		}
 		alphaSum += float64(r.Privacy.AlphaStar)
 		wallSum += r.WallSeconds
 	}
-	for k, xs := range metrics {
-		c.Metrics[k] = Summarize(xs, ci)
-	}
-	for k, xs := range diag {
-		c.Diagnostics[k] = Summarize(xs, ci)
-	}
-	if len(noise) > 0 {
-		c.Noise = make(map[string]Stat, len(noise))
-		for k, xs := range noise {
-			c.Noise[k] = Summarize(xs, ci)
-		}
+	c.Metrics, c.Diagnostics = metrics.summarize(ci), diag.summarize(ci)
+	if len(noise.names) > 0 {
+		c.Noise = noise.summarize(ci)
 	}
 	if traces != nil {
 		c.Traces = make(map[string][]Stat, len(traces))
@@ -283,4 +298,45 @@ func summarizeCell(recs []Record, which []int, ci CIMethod) CellSummary {
 	c.AlphaMean = alphaSum / float64(len(which))
 	c.WallMean = wallSum / float64(len(which))
 	return c
+}
+
+// byName collects, by key, a cell's values of one of its records' maps
+// (Metrics, Diagnostics, Privacy.Noise), each key's values in record
+// order. A cell's records mostly have the same keys, so a record is read
+// by looking up the keys already seen, which costs about half of ranging
+// over its map and hashing each key into a map of slices; its map is
+// ranged over only when it has keys not seen yet.
+type byName struct {
+	n     int // the cell's records: the most values a key can have
+	names []string
+	vals  [][]float64 // vals[j] are the values of names[j]
+}
+
+// add appends the values of m, one record's map.
+func (b *byName) add(m map[string]Float) {
+	found := 0
+	for j, name := range b.names {
+		if v, ok := m[name]; ok {
+			b.vals[j] = append(b.vals[j], float64(v))
+			found++
+		}
+	}
+	if found == len(m) {
+		return
+	}
+	for k, v := range m {
+		if !slices.Contains(b.names, k) {
+			b.names = append(b.names, k)
+			b.vals = append(b.vals, append(make([]float64, 0, b.n), float64(v)))
+		}
+	}
+}
+
+// summarize returns the Stat of each key's values.
+func (b *byName) summarize(ci CIMethod) map[string]Stat {
+	out := make(map[string]Stat, len(b.names))
+	for j, name := range b.names {
+		out[name] = Summarize(b.vals[j], ci)
+	}
+	return out
 }

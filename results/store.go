@@ -418,3 +418,34 @@ func latestOrder(recs []Record) []int {
 	})
 	return order
 }
+
+// latestOf is latestOrder of the records recs[i], i in order, when
+// they are in (cell, trial) order, as a renderer hands them over: the last
+// of each run of ok records with one key is the latest, so one pass finds
+// them without hashing or sorting. It reports false, having found nothing,
+// when the ok records are not in that order.
+func latestOf(recs []Record, order []int) ([]int, bool) {
+	latest := make([]int, 0, len(order))
+	for _, i := range order {
+		r := &recs[i]
+		if r.Status != StatusOK {
+			continue
+		}
+		if n := len(latest); n > 0 {
+			p := &recs[latest[n-1]]
+			c := strings.Compare(p.CellKey, r.CellKey)
+			if c == 0 {
+				c = cmp.Compare(p.Trial, r.Trial)
+			}
+			switch {
+			case c > 0:
+				return nil, false
+			case c == 0:
+				latest[n-1] = i // a later rerun of the same trial
+				continue
+			}
+		}
+		latest = append(latest, i)
+	}
+	return latest, true
+}

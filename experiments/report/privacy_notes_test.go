@@ -464,6 +464,25 @@ func TestSchema1StoreStillRendersHonestly(t *testing.T) {
 			t.Errorf("%s: schema-1 records rendered without their assumptions:\n%s", name, note)
 		}
 	}
+	// The renderer states the assumptions in its own copy of the records:
+	// the caller's are left as read.
+	bare := 0
+	for _, r := range got {
+		if r.Schema < 2 && r.Status == results.StatusOK && r.Privacy.Assumptions == nil {
+			bare++
+		}
+	}
+	if bare == 0 {
+		t.Fatal("no schema-1 record without assumptions read back")
+	}
+	if _, err := RenderRecords(spectest.MustParse(t, tunedSpec), dir, got, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range got {
+		if r.Schema < 2 && r.Privacy.Assumptions != nil {
+			t.Errorf("%s trial %d: RenderRecords wrote assumptions into the caller's record", r.Label, r.Trial)
+		}
+	}
 }
 
 // TestDeltaReadsN: a δ rule reads n if its value changes with n anywhere,

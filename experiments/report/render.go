@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -216,53 +217,67 @@ func newView(s *spec.Spec, recs []results.Record) (*view, error) {
 	}
 	v := &view{spec: s, cells: cells, agg: map[string]results.CellSummary{}, skipped: map[string]string{}, over: map[string][]float64{},
 		ledgers: map[string]*ledgerSummary{}, rels: map[string][]string{}, infeasible: map[string]*infeasibleCell{}}
+	// Records in (cell, trial) order, the store's file order kept among
+	// reruns of one trial: sums over trials (the privacy table's mean noise)
+	// then do not depend on the order -j finished them in. The cells are
+	// taken in key order and each record's cell looked up once; within a
+	// cell only (trial, position) pairs are sorted. (Comparing the records'
+	// keys in a sort read scattered records again and again: most of this
+	// pass.)
 	byKey := make(map[string]*spec.Cell, len(v.cells))
 	for i := range v.cells {
 		byKey[v.cells[i].Key] = &v.cells[i]
 	}
-	// Records in (cell, trial) order, the store's file order kept among
-	// reruns of one trial: sums over trials (the privacy table's mean noise)
-	// then do not depend on the order -j finished them in.
-	// (An index is sorted: records are large.)
-	idx := make([]int32, len(recs))
-	for i := range idx {
-		idx[i] = int32(i)
+	keys := slices.Sorted(maps.Keys(byKey))
+	rank := make(map[string]int, len(keys)) // cell key -> index in keys
+	for k, key := range keys {
+		rank[key] = k
 	}
-	slices.SortStableFunc(idx, func(i, j int32) int {
-		a, b := &recs[i], &recs[j]
-		if c := strings.Compare(a.CellKey, b.CellKey); c != 0 {
-			return c
+	type recAt struct{ trial, i int } // a record's trial and index in recs
+	byCell := make([][]recAt, len(keys))
+	for i := range recs {
+		if k, ok := rank[recs[i].CellKey]; ok {
+			byCell[k] = append(byCell[k], recAt{recs[i].Trial, i})
 		}
-		return a.Trial - b.Trial
-	})
-	current := make([]results.Record, 0, len(recs))
-	for _, i := range idx {
-		r := recs[i]
-		c, ok := byKey[r.CellKey]
-		if !ok {
-			continue
-		}
-		if r.Schema < 2 && r.Status == results.StatusOK && r.Privacy.Assumptions == nil {
-			// Schema-1 records predate Privacy.Assumptions: state them from
-			// the spec, as a new run would have recorded them.
-			r.Privacy.Assumptions = run.Assumptions(s, c, &r)
-		}
-		switch r.Status {
-		case results.StatusSkipped:
-			v.skipped[r.Dataset] = r.Error
-		case results.StatusInfeasible:
-			v.addInfeasible(&r)
-		}
-		if r.Status == results.StatusOK {
-			v.addLedger(&r)
-			v.addPipeline(c, r.Privacy.Pipeline)
-			if rel := r.Privacy.Relation; !math.IsInf(float64(r.Epsilon), 1) && !slices.Contains(v.rels[rel], r.Label) {
-				v.rels[rel] = append(v.rels[rel], r.Label)
+	}
+	// Schema-1 records predate Privacy.Assumptions: they are stated from
+	// the spec, as a new run would have recorded them, in a copy (recs is
+	// the caller's).
+	copied := false
+	order := make([]int, 0, len(recs))
+	for k, at := range byCell {
+		slices.SortFunc(at, func(a, b recAt) int { return cmp.Or(cmp.Compare(a.trial, b.trial), cmp.Compare(a.i, b.i)) })
+		c := byKey[keys[k]]
+		var ledger *ledgerSummary // made at the cell's first ok record
+		for _, a := range at {
+			r := &recs[a.i]
+			if r.Schema < 2 && r.Status == results.StatusOK && r.Privacy.Assumptions == nil {
+				if !copied {
+					recs, copied = slices.Clone(recs), true
+					r = &recs[a.i]
+				}
+				r.Privacy.Assumptions = run.Assumptions(s, c, r)
+			}
+			order = append(order, a.i)
+			switch r.Status {
+			case results.StatusSkipped:
+				v.skipped[r.Dataset] = r.Error
+			case results.StatusInfeasible:
+				v.addInfeasible(r)
+			}
+			if r.Status == results.StatusOK {
+				if ledger == nil {
+					ledger = v.newLedger(r)
+				}
+				ledger.add(r)
+				v.addPipeline(c, r.Privacy.Pipeline)
+				if rel := r.Privacy.Relation; !math.IsInf(float64(r.Epsilon), 1) && !slices.Contains(v.rels[rel], r.Label) {
+					v.rels[rel] = append(v.rels[rel], r.Label)
+				}
 			}
 		}
-		current = append(current, r)
 	}
-	for _, c := range results.Aggregate(current, results.CIMethod(s.CI)) {
+	for _, c := range results.AggregateOrdered(recs, order, results.CIMethod(s.CI)) {
 		v.agg[c.Key] = c
 		if c.OverspendsTarget() {
 			v.over[c.Label] = append(v.over[c.Label], c.Epsilon)

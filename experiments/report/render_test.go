@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -146,5 +147,44 @@ func TestRenderIncompleteSaysSo(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), fmt.Sprintf("warning: rendering incomplete results: %d of %d trials stored", len(recs), want)) {
 		t.Errorf("no warning on the log: %q", log.String())
+	}
+}
+
+// TestLedgerNoiseMeans compares a privacy table's noise means with sums
+// over the trials in a map: trials whose noise parameters differ (some
+// missing, some new, ±0 among the values) give each parameter the sum over
+// the trials that have it divided by all of them, bit for bit.
+func TestLedgerNoiseMeans(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	names := []string{"sigma", "k", "scale", "gamma"}
+	values := []float64{0, math.Copysign(0, -1), 0.1, 1e-300, 3, -2.5}
+	for range 100 {
+		v := &view{ledgers: map[string]*ledgerSummary{}}
+		var l *ledgerSummary
+		sums := map[string]float64{}
+		n := 1 + r.IntN(30)
+		for trial := range n {
+			rec := results.Record{CellKey: "c", Trial: trial, Status: results.StatusOK, Privacy: results.Privacy{Noise: map[string]results.Float{}}}
+			for _, k := range names {
+				if r.IntN(3) > 0 {
+					x := values[r.IntN(len(values))] * (1 + r.Float64())
+					rec.Privacy.Noise[k] = results.Float(x)
+					sums[k] += x
+				}
+			}
+			if l == nil {
+				l = v.newLedger(&rec)
+			}
+			l.add(&rec)
+		}
+		got := l.noiseMean()
+		if len(got) != len(sums) || v.ledgers["c"] != l {
+			t.Fatalf("noise means %v, want the keys of %v", got, sums)
+		}
+		for k, sum := range sums {
+			if want := sum / float64(n); math.Float64bits(got[k]) != math.Float64bits(want) {
+				t.Fatalf("%s: mean %v, want %v", k, got[k], want)
+			}
+		}
 	}
 }

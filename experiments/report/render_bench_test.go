@@ -1,0 +1,102 @@
+package report
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/dplab/dplab/experiments/internal/spectest"
+	"github.com/dplab/dplab/experiments/run"
+)
+
+// renderBenchSpec is the Boston panel of experiments/gaussmix_fig4.toml
+// (Lev et al. 2025, Figure 4(c): 4 private mechanisms × 5 ε × 250 trials
+// and 250 of the non-private baseline, 5250 records; its figure, its MSE
+// table and its privacy table) on built-in synthetic data of Boston
+// housing's shape (506 × 13), so that it runs without DPLAB_DATA.
+const renderBenchSpec = `
+name = "render_bench"
+title = "Linear mixing on four more regression datasets (Lev et al. 2025, Figure 4)"
+seed = 50
+trials = 250
+epsilon = { logspace = [-1, 1, 5] }
+delta = "min(1e-6, 0.01/n)"
+metrics = ["test_mse", "train_mse"]
+
+[[dataset]]
+name = "synthetic-linear"
+label = "Boston-shaped"
+params = { n = 506, d = 13, seed = 1 }
+split = { test = 0.2 }
+scale = { x = "max-row-norm", y = "max-abs" }
+
+[[mechanism]]
+name = "sheffet17"
+label = "Sheffet '17"
+
+[[mechanism]]
+name = "adassp"
+label = "AdaSSP [Wang '18]"
+params = { rho = 1e-4 }
+
+[[mechanism]]
+name = "sheffet17-renyi"
+label = "Sheffet '17 (ours)"
+
+[[mechanism]]
+name = "linear-mixing"
+label = "Linear mixing (ours)"
+
+[[mechanism]]
+name = "ridge"
+label = "Baseline (non-private ridge)"
+params = { lambda = 1e-6 }
+
+[[figure]]
+name = "fig4-test-mse"
+title = "Figure 4: linear mixing, k = int(2.5d)"
+metric = "test_mse"
+band = "ci"
+columns = 2
+time_ratio = ["Linear mixing (ours)", "AdaSSP [Wang '18]"]
+note = "Paper calibration (preset = paper). Sketches drawn by the exact sampler (same output distribution as S·[X y] + σΞ)"
+
+[[table]]
+name = "test-mse"
+metric = "test_mse"
+
+[[table]]
+name = "calibration"
+kind = "privacy"
+title = "Calibration and privacy spent (RDP accountant)"
+`
+
+// BenchmarkRenderRecords times RenderRecords as dplab run calls it after
+// the trials: summary.csv, the figure (PNG and SVG) and the tables of a
+// run shaped like the Boston panel of Figure 4 (renderBenchSpec), from
+// the run's records in memory. The run itself is done once, before the
+// timer. Besides wall time it reports the process's CPU time per render
+// (all threads; not reported where unavailable), which other load on the
+// machine disturbs less.
+func BenchmarkRenderRecords(b *testing.B) {
+	s := spectest.MustParse(b, renderBenchSpec)
+	if err := Check(s); err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(b.TempDir(), "out")
+	rep, err := run.Run(b.Context(), s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(rep.Records) != 5250 {
+		b.Fatalf("the run left %d records, want 5250", len(rep.Records))
+	}
+	cpu0 := processCPU()
+	for b.Loop() {
+		if _, err := RenderRecords(s, dir, rep.Records, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if cpu := processCPU() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	}
+}
