@@ -2,15 +2,14 @@ package plotting
 
 import (
 	"bytes"
-	"compress/flate"
 	"encoding/binary"
 	"fmt"
-	"hash/adler32"
 	"hash/crc32"
 	"image"
 	"image/png"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/plot/vg"
@@ -37,9 +36,11 @@ const pngStripeRows = 128
 // encodePNG writes img as a PNG file. An opaque *image.RGBA (what a PNG
 // canvas draws) is written as 8-bit truecolour, its rows cut into
 // horizontal stripes of pngStripeRows rows that are filtered and deflated
-// concurrently (at most GOMAXPROCS at a time); any other image goes through image/png at its fastest
-// compression level. The pixels are exactly img's (TestEncodePNGPixels
-// decodes them with image/png).
+// concurrently (at most GOMAXPROCS at a time) by pngDeflater, a deflate
+// encoder made for such scanlines (whether the image is opaque is found
+// while filtering, filterUp); any other image goes through image/png at
+// its fastest compression level. The pixels are exactly img's
+// (TestEncodePNGPixels decodes them with image/png).
 //
 // The layout follows the PNG specification (W3C, 2nd ed., 2003): the
 // signature, IHDR (§11.2.2: width, height, bit depth 8, colour type 2,
@@ -51,22 +52,21 @@ const pngStripeRows = 128
 // repeat from row to row. The stripes' deflate streams are joined as
 // parallel gzip tools do: every stripe but the last ends with a sync flush
 // (an empty stored block, byte-aligned, RFC 1951 §3.2.4) and no back
-// reference crosses a stripe, so their concatenation is one valid deflate
-// stream; the zlib trailer is the Adler-32 of all the filtered bytes,
+// reference crosses a stripe (pngDeflater's stay within its input), so
+// their concatenation is one valid deflate stream; the zlib trailer is the Adler-32 of all the filtered bytes,
 // combined from the stripes' (adler32Combine).
 func encodePNG(w io.Writer, img image.Image) error {
 	rgba, ok := img.(*image.RGBA)
-	if !ok || !rgba.Opaque() || rgba.Rect.Empty() {
-		enc := png.Encoder{CompressionLevel: png.BestSpeed}
-		return enc.Encode(w, img)
+	if !ok || rgba.Rect.Empty() {
+		return encodePNGStd(w, img)
 	}
 	width, height := rgba.Rect.Dx(), rgba.Rect.Dy()
 	stripes := (height + pngStripeRows - 1) / pngStripeRows
 	type stripe struct {
-		z     bytes.Buffer
-		adler uint32
-		n     int // filtered bytes
-		err   error
+		enc    *stripeEncoder
+		adler  uint32
+		n      int  // filtered bytes
+		opaque bool // as far as filterUp saw
 	}
 	parts := make([]stripe, stripes)
 	var wg sync.WaitGroup
@@ -78,20 +78,36 @@ func encodePNG(w io.Writer, img image.Image) error {
 			defer func() { <-sem; wg.Done() }()
 			y0, y1 := s*pngStripeRows, min(height, (s+1)*pngStripeRows)
 			p := &parts[s]
-			p.err = deflateRows(&p.z, rgba, y0, y1, s == stripes-1, &p.adler, &p.n)
+			p.enc, _ = stripeEncoders.Get().(*stripeEncoder)
+			if p.enc == nil {
+				p.enc = new(stripeEncoder)
+			}
+			p.enc.filtered, p.opaque = filterUp(p.enc.filtered, rgba, y0, y1)
+			if p.opaque {
+				p.enc.z.out = p.enc.z.out[:0]
+				p.adler = p.enc.z.deflate(p.enc.filtered, s == stripes-1)
+				p.n = len(p.enc.filtered)
+			}
 		}()
 	}
 	wg.Wait()
+	defer func() {
+		for i := range parts {
+			stripeEncoders.Put(parts[i].enc)
+		}
+	}()
+	for i := range parts {
+		if !parts[i].opaque {
+			return encodePNGStd(w, img)
+		}
+	}
 	var idat bytes.Buffer
 	// zlib header (RFC 1950 §2.2): CM = 8 (deflate), CINFO = 7 (32 KiB
 	// window), FLEVEL = 0, FCHECK making 0x78_01 a multiple of 31.
 	idat.Write([]byte{0x78, 0x01})
 	adler := uint32(1) // the Adler-32 of no bytes
 	for i := range parts {
-		if parts[i].err != nil {
-			return parts[i].err
-		}
-		idat.Write(parts[i].z.Bytes())
+		idat.Write(parts[i].enc.z.out)
 		adler = adler32Combine(adler, parts[i].adler, parts[i].n)
 	}
 	idat.Write(binary.BigEndian.AppendUint32(nil, adler))
@@ -110,57 +126,75 @@ func encodePNG(w io.Writer, img image.Image) error {
 	return err
 }
 
-// deflateRows filters rows [y0, y1) of img (opaque) as RGB scanlines, each
-// a filter-type byte (2, Up) and 3·width bytes, deflates them at the
-// fastest level into z — closed (final block) when last, else ending with a
-// sync flush — and stores their Adler-32 and count in adler and n.
-func deflateRows(z *bytes.Buffer, img *image.RGBA, y0, y1 int, last bool, adler *uint32, n *int) error {
-	width := img.Rect.Dx()
-	fw, _ := flateWriters.Get().(*flate.Writer)
-	if fw == nil {
-		var err error
-		if fw, err = flate.NewWriter(z, flate.BestSpeed); err != nil {
-			return err
-		}
-	} else {
-		fw.Reset(z)
-	}
-	defer flateWriters.Put(fw)
-	line := make([]byte, 1+3*width)
-	line[0] = 2 // Up
-	h := adler32.New()
-	for y := y0; y < y1; y++ {
-		cur := img.Pix[y*img.Stride : y*img.Stride+4*width]
-		var prev []byte
-		if y > 0 {
-			prev = img.Pix[(y-1)*img.Stride : (y-1)*img.Stride+4*width]
-		}
-		out := line[1:]
-		if prev == nil {
-			for x := range width {
-				copy(out[3*x:3*x+3], cur[4*x:4*x+3])
-			}
-		} else {
-			for x := range width {
-				o, c, p := out[3*x:3*x+3], cur[4*x:4*x+3], prev[4*x:4*x+3]
-				o[0], o[1], o[2] = c[0]-p[0], c[1]-p[1], c[2]-p[2]
-			}
-		}
-		h.Write(line)
-		if _, err := fw.Write(line); err != nil {
-			return err
-		}
-	}
-	*adler, *n = h.Sum32(), (y1-y0)*len(line)
-	if last {
-		return fw.Close()
-	}
-	return fw.Flush()
+// encodePNGStd writes img through image/png at its fastest level.
+func encodePNGStd(w io.Writer, img image.Image) error {
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	return enc.Encode(w, img)
 }
 
-// flateWriters holds deflate writers at the fastest level for reuse (each
-// holds about 1 MB of state).
-var flateWriters sync.Pool
+// stripeEncoder is the reusable state of one stripe's encoding: its
+// filtered scanlines and the deflater writing them.
+type stripeEncoder struct {
+	filtered []byte
+	z        pngDeflater
+}
+
+// stripeEncoders holds stripeEncoders for reuse.
+var stripeEncoders sync.Pool
+
+// filterUp returns buf, resized, holding rows [y0, y1) of img (relative
+// to its top row) as RGB scanlines with filter type 2, Up: each a
+// filter-type byte and 3·width bytes, each byte minus the byte above it
+// (PNG §9.2, modulo 256; the top row's bytes as they are). Pixels equal to
+// the ones above, most of a figure's, are found eight at a time and left
+// as the zeros buf is cleared to. It also reports whether every pixel it
+// compared is opaque: the top row's and those that differ from the pixel
+// above. When every stripe reports so, the whole image is opaque, row by
+// row from the top (a pixel equal to the one above has its alpha), without
+// a pass of its own over the alpha bytes.
+func filterUp(buf []byte, img *image.RGBA, y0, y1 int) ([]byte, bool) {
+	width := img.Rect.Dx()
+	lineLen := 1 + 3*width
+	buf = slices.Grow(buf[:0], (y1-y0)*lineLen)[:(y1-y0)*lineLen]
+	clear(buf)
+	le := binary.LittleEndian
+	alpha := byte(0xff) // AND of the alpha bytes looked at
+	for y := y0; y < y1; y++ {
+		line := buf[(y-y0)*lineLen : (y-y0+1)*lineLen]
+		line[0] = 2 // Up
+		out := line[1:]
+		i := img.PixOffset(img.Rect.Min.X, img.Rect.Min.Y+y)
+		cur := img.Pix[i : i+4*width]
+		if y == 0 {
+			for x := range width {
+				copy(out[3*x:3*x+3], cur[4*x:4*x+3])
+				alpha &= cur[4*x+3]
+			}
+			continue
+		}
+		prev := img.Pix[i-img.Stride : i-img.Stride+4*width]
+		for x := 0; x < width; {
+			if x+8 <= width {
+				c, p := cur[4*x:][:32], prev[4*x:][:32]
+				// (^ and | bind alike in Go: the parentheses are needed.)
+				if (le.Uint64(c)^le.Uint64(p))|(le.Uint64(c[8:])^le.Uint64(p[8:]))|
+					(le.Uint64(c[16:])^le.Uint64(p[16:]))|(le.Uint64(c[24:])^le.Uint64(p[24:])) == 0 {
+					x += 8
+					continue
+				}
+			}
+			for end := min(x+8, width); x < end; x++ {
+				c, p := cur[4*x:][:4], prev[4*x:][:4]
+				if le.Uint32(c) != le.Uint32(p) {
+					o := out[3*x:][:3]
+					o[0], o[1], o[2] = c[0]-p[0], c[1]-p[1], c[2]-p[2]
+					alpha &= c[3]
+				}
+			}
+		}
+	}
+	return buf, alpha == 0xff
+}
 
 // adlerMod is the modulus of Adler-32 (RFC 1950 §8.2), the largest prime
 // below 2¹⁶.

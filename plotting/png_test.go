@@ -14,20 +14,44 @@ import (
 // TestEncodePNGPixels: what encodePNG writes decodes (with image/png, an
 // independent decoder) to exactly the pixels encoded — opaque RGBA images
 // of sizes around the stripe height (one row, one column, a partial last
-// stripe, several stripes), with noise and with flat areas; a translucent
-// image and a non-RGBA image (through image/png) too.
+// stripe, several stripes), with noise, with flat areas, all white, and
+// with plot-like long horizontal lines (filtered runs far beyond 258 bytes,
+// across row and stripe boundaries), a sub-image not at the origin; and
+// translucent images (through image/png): all translucent, or opaque but
+// for one pixel deep in a later stripe, under an opaque one, or for a
+// column translucent all the way down (found in the top row), and a
+// non-RGBA image.
 func TestEncodePNGPixels(t *testing.T) {
 	r := rngs.Derive("test", "encode-png").Rand()
-	sizes := [][2]int{{1, 1}, {1, 300}, {300, 1}, {17, pngStripeRows}, {33, pngStripeRows + 1}, {462, 391}, {924, 782}}
+	sizes := [][2]int{{1, 1}, {1, 300}, {300, 1}, {17, pngStripeRows}, {33, pngStripeRows + 1},
+		{257, 2*pngStripeRows + 3}, {462, 391}, {924, 782}}
+	kinds := []string{"noise", "flat", "white", "lines", "sub-image", "translucent", "one translucent", "translucent column"}
 	for _, sz := range sizes {
-		for _, kind := range []string{"noise", "flat", "translucent"} {
-			img := image.NewRGBA(image.Rect(0, 0, sz[0], sz[1]))
+		for _, kind := range kinds {
+			w, h := sz[0], sz[1]
+			if kind == "sub-image" {
+				w, h = w+5, h+3
+			}
+			img := image.NewRGBA(image.Rect(0, 0, w, h))
 			for i := range img.Pix {
+				x, y := (i/4)%w, (i/4)/w
 				switch kind {
-				case "flat": // a plot-like image: white with a few strokes
+				case "flat": // white with a few strokes
 					img.Pix[i] = 255
 					if (i/4)%97 == 0 {
 						img.Pix[i] = byte(i % 4 * 60)
+					}
+				case "white":
+					img.Pix[i] = 255
+				case "lines", "sub-image", "one translucent", "translucent column":
+					// White with horizontal lines of colours changing
+					// every 100 pixels, every 7th row, and a few specks.
+					img.Pix[i] = 255
+					if y%7 == 3 {
+						img.Pix[i] = byte(40 * (i%4 + x/100))
+					}
+					if r.IntN(1000) == 0 {
+						img.Pix[i] = byte(r.IntN(256))
 					}
 				default:
 					img.Pix[i] = byte(r.IntN(256))
@@ -36,7 +60,22 @@ func TestEncodePNGPixels(t *testing.T) {
 					img.Pix[i] = 255
 				}
 			}
-			if kind == "translucent" { // premultiplied: colour ≤ alpha
+			switch kind {
+			case "sub-image":
+				img = img.SubImage(image.Rect(3, 2, 3+sz[0], 2+sz[1])).(*image.RGBA)
+			case "one translucent":
+				// Below an opaque pixel of the same colour: only the alpha
+				// byte differs from the pixel above.
+				x, y := sz[0]-1, sz[1]-1
+				if y > 0 {
+					img.SetRGBA(x, y-1, color.RGBA{100, 100, 100, 255})
+				}
+				img.SetRGBA(x, y, color.RGBA{100, 100, 100, 254})
+			case "translucent column":
+				for y := range sz[1] {
+					img.SetRGBA(sz[0]/2, y, color.RGBA{0, 0, 0, 128})
+				}
+			case "translucent": // premultiplied: colour ≤ alpha
 				for i := 0; i < len(img.Pix); i += 4 {
 					for c := range 3 {
 						img.Pix[i+c] = min(img.Pix[i+c], img.Pix[i+3])
@@ -52,7 +91,8 @@ func TestEncodePNGPixels(t *testing.T) {
 				t.Fatalf("%v %s: decode: %v", sz, kind, err)
 			}
 			want := image.Image(img)
-			if kind == "translucent" {
+			opaque := img.Opaque()
+			if !opaque {
 				// PNG stores straight alpha: the premultiplied pixels are
 				// those image/png's own round trip gives.
 				var std bytes.Buffer
@@ -63,13 +103,17 @@ func TestEncodePNGPixels(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if got.Bounds() != img.Bounds() {
+			if got.Bounds().Size() != img.Bounds().Size() {
 				t.Fatalf("%v %s: bounds %v", sz, kind, got.Bounds())
 			}
+			// want's pixels are at img's coordinates (or, after image/png's
+			// round trip, from the origin).
+			o := want.Bounds().Min
 			for y := 0; y < sz[1]; y++ {
 				for x := 0; x < sz[0]; x++ {
-					if a, b := color.RGBA64Model.Convert(got.At(x, y)), color.RGBA64Model.Convert(want.At(x, y)); a != b {
-						t.Fatalf("%v %s: pixel (%d, %d) decodes to %v, encoded %v", sz, kind, x, y, a, b)
+					a, w := color.RGBA64Model.Convert(got.At(x, y)), color.RGBA64Model.Convert(want.At(o.X+x, o.Y+y))
+					if a != w {
+						t.Fatalf("%v %s: pixel (%d, %d) decodes to %v, encoded %v", sz, kind, x, y, a, w)
 					}
 				}
 			}
