@@ -77,3 +77,20 @@ func BenchmarkRidge(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSolveRegularizedSketch solves the normal equations of a GaussMix
+// sketch at Boston housing's size (X̃ᵀX̃θ = X̃ᵀỸ with X̃ a 32 × 13 Gaussian
+// sketch, k = int(2.5d)), which linear-mixing, Sheffet '17 and AdaSSP solve
+// once per trial: a run of the Boston panel of [LSS+25] Figure 4 solves
+// 5000 such systems.
+func BenchmarkSolveRegularizedSketch(b *testing.B) {
+	r := newTestRand()
+	gram := Gram(randomDense(r, 32, 13))
+	rhs := randomVec(r, 13, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := SolveRegularized(gram, rhs, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -113,8 +113,42 @@ func solveCholesky(a *mat.SymDense, b []float64, lambda, condMax float64) (theta
 		}
 	}
 	theta = slices.Clone(b)
-	lapack64.Potrs(u, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: theta})
+	potrsVec(u, theta)
 	return theta, true
+}
+
+// potrsVec solves UᵀU x = b for one right-hand side, b in x on entry, U
+// upper triangular: the operations of LAPACK dpotrs (Uᵀy = b, then Ux = y)
+// as gonum's Dpotrs does them through two Dtrsm calls, in the same order and
+// with the same roundings — each xᵢ −= uᵢₖxₖ with the product rounded on its
+// own (what gonum's AxpyUnitary does; the explicit conversion stops the
+// compiler fusing it), a zero uᵢₖ skipped, and division by uᵢᵢ as
+// multiplication by its rounded reciprocal — so the bits are dpotrs's
+// (TestPotrsVecMatchesLapack), without the BLAS calls per entry that cost
+// more than the arithmetic on the sketching mechanisms' 14 × 14 systems.
+func potrsVec(u blas64.Triangular, x []float64) {
+	n, a, lda := u.N, u.Data, u.Stride
+	x = x[:n]
+	// Uᵀy = b, forwards (Dtrsm Left, Upper, Trans, NonUnit).
+	for k := 0; k < n; k++ {
+		x[k] *= 1 / a[k*lda+k]
+		xk := x[k]
+		for i, v := range a[k*lda+k+1 : k*lda+n] {
+			if v != 0 {
+				x[k+1+i] += float64(-v * xk)
+			}
+		}
+	}
+	// Ux = y, backwards (Dtrsm Left, Upper, NoTrans, NonUnit).
+	for i := n - 1; i >= 0; i-- {
+		xi := x[i]
+		for j, v := range a[i*lda+i+1 : i*lda+n] {
+			if v != 0 {
+				xi += float64(-v * x[i+1+j])
+			}
+		}
+		x[i] = xi * (1 / a[i*lda+i])
+	}
 }
 
 // choleskyCondBound returns an upper bound on κ₁(A) = ‖A‖₁‖A⁻¹‖₁ from the
