@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dplab/dplab/internal/benchcpu"
 )
 
 // bostonPanelSpec returns experiments/gaussmix_fig4.toml restricted to its
@@ -72,7 +74,7 @@ func BenchmarkRunBostonPanel(b *testing.B) {
 // + system, all threads) where available.
 func benchRun(b *testing.B, spec string) {
 	i := 0
-	cpu0 := processCPU()
+	cpu0 := benchcpu.Process()
 	for b.Loop() {
 		dir := filepath.Join(b.TempDir(), fmt.Sprint(i))
 		var errb strings.Builder
@@ -81,7 +83,7 @@ func benchRun(b *testing.B, spec string) {
 		}
 		i++
 	}
-	if cpu := processCPU() - cpu0; cpu > 0 {
+	if cpu := benchcpu.Process() - cpu0; cpu > 0 {
 		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	}
 }

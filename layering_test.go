@@ -16,6 +16,7 @@ var allowedImports = map[string][]string{
 	"internal/oncemap":      {},
 	"internal/fileutil":     {},
 	"internal/buildtest":    {},
+	"internal/benchcpu":     {},
 	"internal/fielddoc":     {},
 	"mechanisms/accounting": {"internal/oncemap"},
 	"datasets":              {"internal/suggest", "internal/rngs", "internal/registry", "internal/oncemap"},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dplab/dplab/experiments/internal/spectest"
 	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/internal/benchcpu"
 )
 
 // renderBenchSpec is the Boston panel of experiments/gaussmix_fig4.toml
@@ -90,13 +91,13 @@ func BenchmarkRenderRecords(b *testing.B) {
 	if len(rep.Records) != 5250 {
 		b.Fatalf("the run left %d records, want 5250", len(rep.Records))
 	}
-	cpu0 := processCPU()
+	cpu0 := benchcpu.Process()
 	for b.Loop() {
 		if _, err := RenderRecords(s, dir, rep.Records, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if cpu := processCPU() - cpu0; cpu > 0 {
+	if cpu := benchcpu.Process() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	}
 }

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package main
-
-import "time"
-
-// processCPU returns 0: the benchmarks read CPU time on Unix only.
-func processCPU() time.Duration { return 0 }
