@@ -53,8 +53,9 @@ const pngStripeRows = 128
 // parallel gzip tools do: every stripe but the last ends with a sync flush
 // (an empty stored block, byte-aligned, RFC 1951 §3.2.4) and no back
 // reference crosses a stripe (pngDeflater's stay within its input), so
-// their concatenation is one valid deflate stream; the zlib trailer is the Adler-32 of all the filtered bytes,
-// combined from the stripes' (adler32Combine).
+// their concatenation is one valid deflate stream; the zlib trailer is the
+// Adler-32 of all the filtered bytes, combined from the stripes'
+// (adler32Combine).
 func encodePNG(w io.Writer, img image.Image) error {
 	rgba, ok := img.(*image.RGBA)
 	if !ok || rgba.Rect.Empty() {
