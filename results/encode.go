@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -25,16 +26,46 @@ import (
 // map[string]any) are encoded by encoding/json. On error dst is returned
 // unchanged with the error, as json.Marshal would report it.
 func AppendRecord(dst []byte, r *Record) ([]byte, error) {
+	return appendRecordCached(dst, r, nil)
+}
+
+// appendRecordCached is AppendRecord, taking the encodings of r's cell
+// fields and of its privacy block from cache where they are r's own, and
+// leaving there those it encodes (cache may be nil).
+func appendRecordCached(dst []byte, r *Record, cache *encodeCache) ([]byte, error) {
 	orig := len(dst)
-	dst, err := appendRecord(dst, r)
+	dst, err := appendRecord(dst, r, cache)
 	if err != nil {
 		return dst[:orig], err
 	}
 	return dst, nil
 }
 
-func appendRecord(b []byte, r *Record) ([]byte, error) {
-	var err error
+// encodeCache keeps, per cell, the encoding of the fields that all the
+// trials of a cell usually share — the cell's own (schema, experiment, …,
+// ε) and the privacy block (the ledger calibrated once per cell) — so that
+// a store writing thousands of small trials encodes them once rather than
+// once per trial: together they are most of a record's bytes and of its
+// encoding time. Entries are checked field by field against the record
+// being encoded (sameCell, samePrivacy), so a stale entry is never used; a
+// record that differs is encoded in full and replaces the entry. Safe for
+// concurrent use.
+type encodeCache struct {
+	cells sync.Map // cell key → *cellEncoding
+}
+
+// cellEncoding is one cell's entry in an encodeCache. It is not changed
+// once stored; its maps and slices are the cache's own copies.
+type cellEncoding struct {
+	cell        Record // only the fields appendCellFields encodes
+	cellJSON    []byte
+	privacy     Privacy
+	privacyJSON []byte // nil: no privacy block cached (one with a Pipeline is not)
+}
+
+// appendCellFields appends the fields of r that define its cell, from the
+// record's opening brace to ε.
+func appendCellFields(b []byte, r *Record) []byte {
 	b = append(b, `{"schema":`...)
 	b = strconv.AppendInt(b, int64(r.Schema), 10)
 	b = appendKeyString(b, `,"experiment":`, r.Experiment)
@@ -43,7 +74,65 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 	b = appendKeyString(b, `,"mechanism":`, r.Mechanism)
 	b = appendKeyString(b, `,"label":`, r.Label)
 	b = append(b, `,"epsilon":`...)
-	b = appendFloat(b, r.Epsilon)
+	return appendFloat(b, r.Epsilon)
+}
+
+// sameCell reports whether a and b agree on every field appendCellFields
+// encodes (floats bit for bit).
+func sameCell(a, b *Record) bool {
+	return a.Schema == b.Schema && a.Experiment == b.Experiment && a.CellKey == b.CellKey &&
+		a.Dataset == b.Dataset && a.Mechanism == b.Mechanism && a.Label == b.Label &&
+		sameFloat(a.Epsilon, b.Epsilon)
+}
+
+// samePrivacy reports whether a and b encode alike: every field equal,
+// floats bit for bit, maps and slices element by element. Neither may have
+// a Pipeline (such blocks are not cached). TestSamePrivacySeesEveryField
+// fails when a field is added to Privacy and not compared here.
+func samePrivacy(a, b *Privacy) bool {
+	return sameFloat(a.EpsTarget, b.EpsTarget) && a.TargetScope == b.TargetScope &&
+		sameFloat(a.EpsSpent, b.EpsSpent) && sameFloat(a.Delta, b.Delta) &&
+		a.Accountant == b.Accountant && a.Relation == b.Relation && sameFloat(a.AlphaStar, b.AlphaStar) &&
+		sameFloats(a.Noise, b.Noise) && a.Tuning == b.Tuning && a.TuningNote == b.TuningNote &&
+		a.Selection == b.Selection && sameFloat(a.EpsPerRun, b.EpsPerRun) &&
+		slices.Equal(a.Assumptions, b.Assumptions) && a.Pipeline == nil && b.Pipeline == nil &&
+		bytes.Equal(a.Event, b.Event)
+}
+
+func sameFloat(a, b Float) bool {
+	return math.Float64bits(float64(a)) == math.Float64bits(float64(b))
+}
+
+func sameFloats(a, b map[string]Float) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, x := range a {
+		if y, ok := b[k]; !ok || !sameFloat(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+func appendRecord(b []byte, r *Record, cache *encodeCache) ([]byte, error) {
+	var err error
+	var cached *cellEncoding
+	if cache != nil {
+		if v, ok := cache.cells.Load(r.CellKey); ok {
+			cached = v.(*cellEncoding)
+		}
+	}
+	var fresh cellEncoding // what this record adds to the cache
+	if cached != nil && sameCell(&cached.cell, r) {
+		b = append(b, cached.cellJSON...)
+	} else {
+		start := len(b)
+		b = appendCellFields(b, r)
+		fresh.cell = Record{Schema: r.Schema, Experiment: r.Experiment, CellKey: r.CellKey, Dataset: r.Dataset,
+			Mechanism: r.Mechanism, Label: r.Label, Epsilon: r.Epsilon}
+		fresh.cellJSON = slices.Clone(b[start:])
+	}
 	b = append(b, `,"trial":`...)
 	b = strconv.AppendInt(b, int64(r.Trial), 10)
 	b = appendKeyString(b, `,"seed":`, r.Seed)
@@ -72,8 +161,20 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 		b = appendMap(b, r.Traces, appendSeries)
 	}
 	b = append(b, `,"privacy":`...)
-	if b, err = appendPrivacy(b, &r.Privacy); err != nil {
-		return b, err
+	if cached != nil && cached.privacyJSON != nil && r.Privacy.Pipeline == nil && samePrivacy(&cached.privacy, &r.Privacy) {
+		b = append(b, cached.privacyJSON...)
+	} else {
+		start := len(b)
+		if b, err = appendPrivacy(b, &r.Privacy); err != nil {
+			return b, err
+		}
+		if r.Privacy.Pipeline == nil {
+			fresh.privacy = r.Privacy
+			fresh.privacy.Noise = maps.Clone(r.Privacy.Noise)
+			fresh.privacy.Assumptions = slices.Clone(r.Privacy.Assumptions)
+			fresh.privacy.Event = bytes.Clone(r.Privacy.Event)
+			fresh.privacyJSON = slices.Clone(b[start:])
+		}
 	}
 	if len(r.Diagnostics) > 0 {
 		b = append(b, `,"diagnostics_nonprivate":`...)
@@ -84,6 +185,18 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 		return b, err
 	}
 	b = appendKeyString(b, `,"code_version":`, r.CodeVersion)
+	if cache != nil && (fresh.cellJSON != nil || fresh.privacyJSON != nil) {
+		// Keep what was encoded here, and the other part from the old
+		// entry where it still holds.
+		if fresh.cellJSON == nil {
+			fresh.cell, fresh.cellJSON = cached.cell, cached.cellJSON
+		}
+		if fresh.privacyJSON == nil && cached != nil && cached.privacyJSON != nil && r.Privacy.Pipeline == nil {
+			fresh.privacy, fresh.privacyJSON = cached.privacy, cached.privacyJSON
+		}
+		entry := fresh // on the heap only here: a hit allocates nothing
+		cache.cells.Store(r.CellKey, &entry)
+	}
 	return append(b, '}'), nil
 }
 

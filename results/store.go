@@ -55,6 +55,8 @@ type Store struct {
 	err      error       // the first failed write: the store takes no more records
 	lastSync time.Time
 	dirty    bool
+
+	enc encodeCache // the encodings of the cell and privacy fields of Append's records
 }
 
 // linePool recycles the buffers records are encoded into before they join
@@ -150,7 +152,7 @@ func (s *Store) Append(r Record) error {
 	r.Schema = SchemaVersion
 	bp := linePool.Get().(*[]byte)
 	defer linePool.Put(bp)
-	line, err := AppendRecord((*bp)[:0], &r)
+	line, err := appendRecordCached((*bp)[:0], &r, &s.enc)
 	if err != nil {
 		return fmt.Errorf("results: encode trial %d of cell %s: %w", r.Trial, r.CellKey, err)
 	}
