@@ -191,17 +191,25 @@ func Write(f *Figure, dir string, formats ...string) ([]string, error) {
 		return nil, err
 	}
 	errs := make([]error, len(formats))
+	write := func(i int) {
+		b, err := Render(f, formats[i])
+		if err == nil {
+			err = fileutil.ReplaceFile(filepath.Join(dir, f.Name+"."+formats[i]), b)
+		}
+		errs[i] = err
+	}
+	// The formats are written concurrently, the PNG (by far the longest:
+	// rasterising and deflating) on this goroutine, so that it starts at
+	// once rather than after a format the scheduler happened to run first.
+	first := max(0, slices.Index(formats, "png"))
 	var wg sync.WaitGroup
-	for i, format := range formats {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			b, err := Render(f, format)
-			if err == nil {
-				err = fileutil.ReplaceFile(filepath.Join(dir, f.Name+"."+format), b)
-			}
-			errs[i] = err
-		}()
+	for i := range formats {
+		if i != first {
+			wg.Go(func() { write(i) })
+		}
+	}
+	if len(formats) > 0 {
+		write(first)
 	}
 	wg.Wait()
 	var paths []string

@@ -58,27 +58,38 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 		fmt.Fprintf(log, "warning: rendering incomplete results: %d of %d trials stored (%d cells short, %d with none); the figures and tables say so in their footnotes — rerun dplab run to complete them\n",
 			stored, want, short, empty)
 	}
-	var out []string
 	var buf bytes.Buffer
 	if err := results.WriteSummaryCSV(&buf, v.ordered()); err != nil {
 		return nil, err
 	}
 	// summary.csv, curves.csv, the figures and the tables are written by
-	// concurrent jobs (a figure's PNG encoding is most of a small panel's
-	// rendering time), each replaced atomically but not synced
-	// (fileutil.ReplaceFile: the synced store re-derives them); the paths
-	// and the first error are reported in this order.
-	var jobs []func() ([]string, error)
-	jobs = append(jobs, func() ([]string, error) {
+	// concurrent jobs, started as soon as each is drawn or built, each
+	// replaced atomically but not synced (fileutil.ReplaceFile: the synced
+	// store re-derives them); the paths and the first error are reported
+	// in this order. Figures are drawn and tables built one after the
+	// other here (the view is not safe for concurrent use). A job started
+	// is always waited for, even when a later step fails.
+	jobs := newJobGroup()
+	err = startJobs(jobs, s, dir, outs, v, buf.Bytes())
+	paths, jerr := jobs.wait()
+	if err != nil {
+		return nil, err
+	}
+	return paths, jerr
+}
+
+// startJobs starts RenderRecords' jobs on jobs.
+func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view, summary []byte) error {
+	jobs.start(func() ([]string, error) {
 		path := filepath.Join(dir, results.SummaryFile)
-		if err := fileutil.ReplaceFile(path, buf.Bytes()); err != nil {
+		if err := fileutil.ReplaceFile(path, summary); err != nil {
 			return nil, err
 		}
 		return []string{path}, nil
 	})
 	if len(s.Curves) > 0 {
 		csv := v.curvesCSV()
-		jobs = append(jobs, func() ([]string, error) {
+		jobs.start(func() ([]string, error) {
 			path := filepath.Join(dir, CurvesFile)
 			if err := fileutil.ReplaceFile(path, csv); err != nil {
 				return nil, err
@@ -86,23 +97,20 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 			return []string{path}, nil
 		})
 	}
-	// Figures are drawn and tables built one after the other (the view is
-	// not safe for concurrent use); their files are then rendered and
-	// written concurrently.
 	if len(outs.figures) > 0 {
 		if err := os.MkdirAll(filepath.Join(dir, "figures"), 0o755); err != nil {
-			return out, err
+			return err
 		}
 	}
 	for _, f := range outs.figures {
 		fig, formats := f.draw(v), f.formats()
-		jobs = append(jobs, func() ([]string, error) {
+		jobs.start(func() ([]string, error) {
 			return plotting.Write(fig, filepath.Join(dir, "figures"), formats...)
 		})
 	}
 	if len(outs.tables) > 0 {
 		if err := os.MkdirAll(filepath.Join(dir, "tables"), 0o755); err != nil {
-			return out, err
+			return err
 		}
 	}
 	written := map[string]int{} // table file stem -> [[table]] index
@@ -111,17 +119,16 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 			if j, ok := written[tab.Name]; ok {
 				// A table split per dataset ("mse" → "mse-lin") can meet
 				// another table's name ("mse-lin"): never overwrite.
-				return out, fmt.Errorf("%s: table[%d] %q and table[%d] %q both write tables/%s.*; rename one", s.File, j, s.Tables[j].Name, i, s.Tables[i].Name, tab.Name)
+				return fmt.Errorf("%s: table[%d] %q and table[%d] %q both write tables/%s.*; rename one", s.File, j, s.Tables[j].Name, i, s.Tables[i].Name, tab.Name)
 			}
 			written[tab.Name] = i
 			formats := t.formats()
-			jobs = append(jobs, func() ([]string, error) {
+			jobs.start(func() ([]string, error) {
 				return plotting.WriteTable(tab, filepath.Join(dir, "tables"), formats...)
 			})
 		}
 	}
-	paths, err := runJobs(jobs)
-	return append(out, paths...), err
+	return nil
 }
 
 // DrawFigures returns the spec's figures drawn from recs (as RenderRecords
@@ -156,37 +163,49 @@ func prepare(s *spec.Spec, recs []results.Record) (*outputs, *view, error) {
 	return outs, v, nil
 }
 
-// runJobs runs the jobs, at most GOMAXPROCS at a time, and returns the paths
-// they wrote in job order and the first error in job order.
-func runJobs(jobs []func() ([]string, error)) ([]string, error) {
-	paths := make([][]string, len(jobs))
-	errs := make([]error, len(jobs))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for i, job := range jobs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			paths[i], errs[i] = job()
-		}()
-	}
-	wg.Wait()
-	var out []string
-	for i := range jobs {
-		out = append(out, paths[i]...)
-	}
-	return out, firstError(errs)
+// jobGroup runs jobs as they are added, at most GOMAXPROCS at a time, so
+// that a figure's files are being rendered while the next figure is drawn
+// and the tables are built (a figure's PNG is most of a small panel's
+// rendering time). wait returns the paths the jobs wrote in job order and
+// the first error in job order.
+type jobGroup struct {
+	sem     chan struct{}
+	wg      sync.WaitGroup
+	results []*jobResult
 }
 
-// firstError returns the first non-nil error of errs, or nil.
-func firstError(errs []error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
+type jobResult struct {
+	paths []string
+	err   error
+}
+
+func newJobGroup() *jobGroup {
+	return &jobGroup{sem: make(chan struct{}, runtime.GOMAXPROCS(0))}
+}
+
+// start runs job in a goroutine of its own as soon as a slot is free.
+func (g *jobGroup) start(job func() ([]string, error)) {
+	res := new(jobResult)
+	g.results = append(g.results, res)
+	g.wg.Go(func() {
+		g.sem <- struct{}{}
+		defer func() { <-g.sem }()
+		res.paths, res.err = job()
+	})
+}
+
+// wait waits for every job started.
+func (g *jobGroup) wait() ([]string, error) {
+	g.wg.Wait()
+	var out []string
+	var first error
+	for _, r := range g.results {
+		out = append(out, r.paths...)
+		if first == nil {
+			first = r.err
 		}
 	}
-	return nil
+	return out, first
 }
 
 // view joins the spec's cells with the aggregates of their stored trials.
@@ -248,7 +267,6 @@ func newView(s *spec.Spec, recs []results.Record) (*view, error) {
 	for k, at := range byCell {
 		slices.SortFunc(at, func(a, b recAt) int { return cmp.Or(cmp.Compare(a.trial, b.trial), cmp.Compare(a.i, b.i)) })
 		c := byKey[keys[k]]
-		var ledger *ledgerSummary // made at the cell's first ok record
 		for _, a := range at {
 			r := &recs[a.i]
 			if r.Schema < 2 && r.Status == results.StatusOK && r.Privacy.Assumptions == nil {
@@ -259,6 +277,17 @@ func newView(s *spec.Spec, recs []results.Record) (*view, error) {
 				r.Privacy.Assumptions = run.Assumptions(s, c, r)
 			}
 			order = append(order, a.i)
+		}
+	}
+	// The cells are aggregated while the ledgers, skips and relations are
+	// gathered below (both only read recs from here on).
+	aggregated := make(chan []results.CellSummary, 1)
+	go func() { aggregated <- results.AggregateOrdered(recs, order, results.CIMethod(s.CI)) }()
+	for k, at := range byCell {
+		c := byKey[keys[k]]
+		var ledger *ledgerSummary // made at the cell's first ok record
+		for _, a := range at {
+			r := &recs[a.i]
 			switch r.Status {
 			case results.StatusSkipped:
 				v.skipped[r.Dataset] = r.Error
@@ -277,7 +306,7 @@ func newView(s *spec.Spec, recs []results.Record) (*view, error) {
 			}
 		}
 	}
-	for _, c := range results.AggregateOrdered(recs, order, results.CIMethod(s.CI)) {
+	for _, c := range <-aggregated {
 		v.agg[c.Key] = c
 		if c.OverspendsTarget() {
 			v.over[c.Label] = append(v.over[c.Label], c.Epsilon)
