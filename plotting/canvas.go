@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"git.sr.ht/~sbinet/gg"
+	xfont "golang.org/x/image/font"
 	"golang.org/x/image/math/fixed"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
@@ -123,12 +124,19 @@ func (c *pngCanvas) FillString(f font.Face, pt vg.Point, s string) {
 		c.ctx.DrawString(s, x, y)
 		return
 	}
-	// gg's drawString (x/image/font's Drawer.DrawString) with the glyphs
-	// drawn by draw.DrawMask: the pen at round(64·x)/64, kerning between
-	// drawn runes, a rune without a glyph skipped.
-	src := image.NewUniform(st.color)
+	drawText(c.img, face, x, y, s, st.color)
+}
+
+// drawText draws s on img as gg's drawString (x/image/font's
+// Drawer.DrawString) does, with the glyphs drawn by draw.DrawMask: the pen
+// at round(64·x)/64, round(64·y)/64 in pixels (the baseline's left end),
+// kerning between drawn runes, a rune without a glyph skipped. It reports
+// whether every glyph fell within img's bounds.
+func drawText(img *image.RGBA, face xfont.Face, x, y float64, s string, clr color.Color) (inside bool) {
+	src := image.NewUniform(clr)
 	dot := fixed.Point26_6{X: fixed.Int26_6(math.Round(x * 64)), Y: fixed.Int26_6(math.Round(y * 64))}
 	prev := rune(-1)
+	inside = true
 	for _, r := range s {
 		if prev >= 0 {
 			dot.X += face.Kern(prev, r)
@@ -137,10 +145,88 @@ func (c *pngCanvas) FillString(f font.Face, pt vg.Point, s string) {
 		if !ok {
 			continue
 		}
-		draw.DrawMask(c.img, dr, src, image.Point{}, mask, maskp, draw.Over)
+		inside = inside && dr.In(img.Rect)
+		draw.DrawMask(img, dr, src, image.Point{}, mask, maskp, draw.Over)
 		dot.X += advance
 		prev = r
 	}
+	return inside
+}
+
+// textStrip draws a figure's footnote on rows of its own, full width, on
+// another goroutine while the panels are drawn on the figure's canvas,
+// for render to paste over the canvas's rows when they are still white
+// there (nothing else drew on them): a glyph drawn Over white is the same
+// wherever it is drawn, so the pixels are those of drawing the footnote
+// last on the canvas itself (TestFootnoteStripMatchesCanvas). It draws
+// plain text only: any transform, path or image, or a glyph that falls
+// outside its rows, makes it unusable (ok false) and render draws the
+// footnote on the canvas instead.
+type textStrip struct {
+	img   *image.RGBA // the strip's rows, in the figure's pixel coordinates; white on entry
+	h     vg.Length   // the figure's height
+	dpi   float64
+	color color.Color
+	ok    bool
+}
+
+// newTextStrip returns a white strip of the rows [y0, y1) of a figure
+// w pixels wide and h tall at dpi.
+func newTextStrip(w, y0, y1 int, h vg.Length, dpi int) *textStrip {
+	img := image.NewRGBA(image.Rect(0, y0, w, y1))
+	for i := range img.Pix {
+		img.Pix[i] = 0xff
+	}
+	return &textStrip{img: img, h: h, dpi: float64(dpi), color: color.Black, ok: true}
+}
+
+// SetColor implements vg.Canvas.
+func (t *textStrip) SetColor(clr color.Color) {
+	if clr == nil {
+		clr = color.Black // as vgimg does
+	}
+	t.color = clr
+}
+
+// FillString implements vg.Canvas, as pngCanvas.FillString draws plain text.
+func (t *textStrip) FillString(f font.Face, pt vg.Point, s string) {
+	if f.Font.Size == 0 {
+		return
+	}
+	face := f.FontFace(t.dpi)
+	defer face.Close()
+	if !drawText(t.img, face, pt.X.Dots(t.dpi), t.h.Dots(t.dpi)-pt.Y.Dots(t.dpi), s, t.color) {
+		t.ok = false
+	}
+}
+
+// The rest of vg.Canvas: state a plain text does not change is ignored;
+// anything else makes the strip unusable.
+func (t *textStrip) SetLineWidth(vg.Length)              {}
+func (t *textStrip) SetLineDash([]vg.Length, vg.Length)  {}
+func (t *textStrip) Push()                               {}
+func (t *textStrip) Pop()                                {}
+func (t *textStrip) Rotate(float64)                      { t.ok = false }
+func (t *textStrip) Translate(vg.Point)                  { t.ok = false }
+func (t *textStrip) Scale(float64, float64)              { t.ok = false }
+func (t *textStrip) Stroke(vg.Path)                      { t.ok = false }
+func (t *textStrip) Fill(vg.Path)                        { t.ok = false }
+func (t *textStrip) DrawImage(vg.Rectangle, image.Image) { t.ok = false }
+
+// pasteStrip copies t's rows over c's and reports true when t is usable
+// and c's rows are all opaque white; otherwise it changes nothing.
+func (c *pngCanvas) pasteStrip(t *textStrip) bool {
+	if !t.ok || !t.img.Rect.In(c.img.Rect) {
+		return false
+	}
+	r := t.img.Rect
+	if !whitePixels(c.img, r) {
+		return false
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		copy(c.img.Pix[c.img.PixOffset(r.Min.X, y):][:4*r.Dx()], t.img.Pix[t.img.PixOffset(r.Min.X, y):][:4*r.Dx()])
+	}
+	return true
 }
 
 // whiteUnder reports whether every pixel under r, a rectangle in points
@@ -159,13 +245,19 @@ func (c *pngCanvas) whiteUnder(r vg.Rectangle) bool {
 	x1 := min(b.Max.X, int(math.Ceil(r.Max.X.Dots(dpi)))+1)
 	y0 := max(b.Min.Y, int(math.Floor(h-r.Max.Y.Dots(dpi)))-1)
 	y1 := min(b.Max.Y, int(math.Ceil(h-r.Min.Y.Dots(dpi)))+1)
-	if x0 >= x1 || y0 >= y1 {
+	return whitePixels(c.img, image.Rect(x0, y0, x1, y1))
+}
+
+// whitePixels reports whether every pixel of img in r (within its bounds)
+// is opaque white.
+func whitePixels(img *image.RGBA, r image.Rectangle) bool {
+	if r.Empty() {
 		return true
 	}
-	white := bytes.Repeat([]byte{0xff}, (x1-x0)*4)
-	for y := y0; y < y1; y++ {
-		i := c.img.PixOffset(x0, y)
-		if !bytes.Equal(c.img.Pix[i:i+len(white)], white) {
+	white := bytes.Repeat([]byte{0xff}, r.Dx()*4)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		i := img.PixOffset(r.Min.X, y)
+		if !bytes.Equal(img.Pix[i:i+len(white)], white) {
 			return false
 		}
 	}

@@ -225,10 +225,13 @@ func Write(f *Figure, dir string, formats ...string) ([]string, error) {
 // Render draws f in the given format ("png" or "svg") and returns the bytes.
 func Render(f *Figure, format string) (out []byte, err error) { return render(f, format, false) }
 
-// render is Render; keepFills draws every panel's white background on a
-// PNG too, where Render leaves out those that change no pixel
-// (pngCanvas.whiteUnder), for TestPNGSkipsOnlyBlankFills.
-func render(f *Figure, format string, keepFills bool) (out []byte, err error) {
+// render is Render; with reference set it draws a PNG the plain way — every
+// panel's white background, and the footnote last on the canvas itself —
+// where Render leaves out the fills that change no pixel
+// (pngCanvas.whiteUnder) and draws the footnote apart (textStrip), for
+// the tests that hold the two to the same bytes (TestPNGSkipsOnlyBlankFills,
+// TestFootnoteStripMatchesCanvas).
+func render(f *Figure, format string, reference bool) (out []byte, err error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
@@ -259,9 +262,32 @@ func render(f *Figure, format string, keepFills bool) (out []byte, err error) {
 		dc.Fill(dc.Rectangle.Path())
 	}
 	png, _ := canvas.(*pngCanvas)
+	// A PNG's footnote (its longest text) is drawn on rows of its own on
+	// another goroutine meanwhile (textStrip), and pasted at the end if
+	// nothing else drew there.
+	var strip *textStrip
+	stripDone := make(chan struct{})
+	if png != nil && f.Note != "" && !reference {
+		strip = noteStrip(png, lay)
+		go func() {
+			defer close(stripDone)
+			defer func() {
+				if recover() != nil {
+					strip.ok = false // render draws the footnote itself, and reports the panic then
+				}
+			}()
+			sty := lay.noteStyle
+			if m, ok := sty.Handler.(*measuredText); ok {
+				sty.Handler = m.Plain // measuredText is not for concurrent use; its answers are Plain's
+			}
+			(&draw.Canvas{Canvas: strip}).FillText(sty, notePoint, lay.note)
+		}()
+	} else {
+		close(stripDone)
+	}
 	for _, pl := range lay.panels {
 		c := draw.Canvas{Canvas: dc.Canvas, Rectangle: pl.tile}
-		if png != nil && !keepFills && opaqueWhite(pl.plot.BackgroundColor) && png.whiteUnder(pl.tile) {
+		if png != nil && !reference && opaqueWhite(pl.plot.BackgroundColor) && png.whiteUnder(pl.tile) {
 			pl.plot.BackgroundColor = nil // a no-op fill on a PNG
 		}
 		pl.plot.Draw(c)
@@ -279,13 +305,29 @@ func render(f *Figure, format string, keepFills bool) (out []byte, err error) {
 		dc.FillText(lay.titleStyle, vg.Point{X: lay.w / 2, Y: lay.h - lay.titleH + 4}, lay.title)
 	}
 	if f.Note != "" {
-		dc.FillText(lay.noteStyle, vg.Point{X: 6, Y: 4}, lay.note)
+		<-stripDone
+		if strip == nil || !png.pasteStrip(strip) {
+			dc.FillText(lay.noteStyle, notePoint, lay.note)
+		}
 	}
 	var buf bytes.Buffer
 	if err := writeCanvas(&buf, canvas); err != nil {
 		return nil, fmt.Errorf("plotting: figure %q: %w", f.Name, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// notePoint is where a figure's footnote is drawn: its bottom left corner,
+// in points from the figure's.
+var notePoint = vg.Point{X: 6, Y: 4}
+
+// noteStrip returns a textStrip for the footnote of a figure drawn on c
+// with layout lay: the rows of the footnote's band (lay.noteH at the
+// bottom), with two to spare above.
+func noteStrip(c *pngCanvas, lay *figLayout) *textStrip {
+	b := c.img.Bounds()
+	y0 := max(b.Min.Y, int(math.Floor((lay.h-lay.noteH).Dots(float64(lay.dpi))))-2)
+	return newTextStrip(b.Dx(), y0, b.Max.Y, lay.h, lay.dpi)
 }
 
 // opaqueWhite reports whether c is opaque white (every channel 0xffff).
