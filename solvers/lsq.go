@@ -33,7 +33,77 @@ func GramTo(g *mat.SymDense, X *mat.Dense) {
 	if _, d := X.Dims(); g.SymmetricDim() != d {
 		panic(badShape)
 	}
-	blas64.Syrk(blas.Trans, 1, X.RawMatrix(), 0, g.RawSymmetric())
+	a, c := X.RawMatrix(), g.RawSymmetric()
+	if a.Rows*a.Cols <= gramSmall && c.Uplo == blas.Upper {
+		gramUpper(c, a)
+		return
+	}
+	blas64.Syrk(blas.Trans, 1, a, 0, c)
+}
+
+// gramSmall is the most entries of X that gramUpper takes (128 KiB: X stays
+// in cache across its passes over the rows); larger ones go to dsyrk.
+const gramSmall = 1 << 14
+
+// gramUpper sets the upper triangle of c to aᵀa with the bits of gonum's
+// dsyrk (blas64.Syrk(blas.Trans, 1, a, 0, c), TestGramMatchesSyrk): each
+// cᵢⱼ sums aₗᵢ·aₗⱼ from +0 in order l, each product rounded on its own
+// (the explicit conversion: the Go spec lets a compiler fuse x*y + z
+// otherwise), skipping a zero aₗᵢ as dsyrk does. dsyrk adds row l's
+// aₗᵢ·(aₗᵢ … aₗₙ) into row i of c for each l in turn; here two rows × four
+// columns of c are summed at once in registers and written once — for a
+// sketch's 32 × 14 (Boston), 2.4 against 3.2 µs (BenchmarkGram).
+func gramUpper(c blas64.Symmetric, a blas64.General) {
+	n, k := a.Cols, a.Rows
+	for i := 0; i < n; i += 2 {
+		i2 := min(i+1, n-1) // the second row, or i again when n is odd
+		ci := c.Data[i*c.Stride : i*c.Stride+n]
+		ci2 := c.Data[i2*c.Stride : i2*c.Stride+n]
+		j := i
+		for ; j+4 <= n; j += 4 {
+			var s0, s1, s2, s3, t0, t1, t2, t3 float64
+			for l := range k {
+				row := a.Data[l*a.Stride : l*a.Stride+n]
+				r := row[j : j+4]
+				if u := row[i]; u != 0 {
+					s0 += float64(u * r[0])
+					s1 += float64(u * r[1])
+					s2 += float64(u * r[2])
+					s3 += float64(u * r[3])
+				}
+				if u := row[i2]; u != 0 {
+					t0 += float64(u * r[0])
+					t1 += float64(u * r[1])
+					t2 += float64(u * r[2])
+					t3 += float64(u * r[3])
+				}
+			}
+			ci[j], ci[j+1], ci[j+2], ci[j+3] = s0, s1, s2, s3
+			if i2 != i {
+				// Column j = i is below row i2's diagonal: not stored.
+				if j > i {
+					ci2[j] = t0
+				}
+				ci2[j+1], ci2[j+2], ci2[j+3] = t1, t2, t3
+			}
+		}
+		for ; j < n; j++ {
+			var s, t float64
+			for l := range k {
+				row := a.Data[l*a.Stride : l*a.Stride+n]
+				if u := row[i]; u != 0 {
+					s += float64(u * row[j])
+				}
+				if u := row[i2]; u != 0 {
+					t += float64(u * row[j])
+				}
+			}
+			ci[j] = s
+			if i2 != i && j > i {
+				ci2[j] = t
+			}
+		}
+	}
 }
 
 // Ridge returns the ridge-regression coefficients

@@ -56,6 +56,73 @@ func TestGram(t *testing.T) {
 	}
 }
 
+// TestGramMatchesSyrk: GramTo gives the bits of gonum's dsyrk
+// (blas64.Syrk(blas.Trans, 1, X, 0, G)) on every shape up to 40 × 19 and on
+// the largest X it sums itself (gramSmall entries), with entries of many
+// magnitudes, +0, −0 and, in some matrices, NaN and ±Inf; it writes the
+// upper triangle only, and a strided X is read within its columns.
+// Tolerance: none, except that a NaN may be any NaN (which of two NaN
+// operands' payloads an x86 instruction passes on depends on operand order).
+func TestGramMatchesSyrk(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(4, 4))
+	entry := func(special bool) float64 {
+		switch r.IntN(10) {
+		case 0:
+			return 0
+		case 1:
+			return math.Copysign(0, -1)
+		case 2:
+			return r.NormFloat64() * 1e150
+		case 3:
+			return r.NormFloat64() * 1e-160
+		case 4:
+			if special {
+				return []float64{math.NaN(), math.Inf(1), math.Inf(-1)}[r.IntN(3)]
+			}
+		}
+		return r.NormFloat64() * math.Exp(3*r.NormFloat64())
+	}
+	type shape struct{ rows, cols int }
+	var shapes []shape
+	for rows := 0; rows <= 40; rows += 1 + rows/8 {
+		for cols := 1; cols <= 19; cols++ {
+			shapes = append(shapes, shape{rows, cols})
+		}
+	}
+	shapes = append(shapes, shape{gramSmall / 16, 16}, shape{gramSmall/16 + 1, 16})
+	for n, sh := range shapes {
+		special := n%5 == 0
+		stride := sh.cols + n%3
+		data := make([]float64, sh.rows*stride)
+		for i := range data {
+			data[i] = entry(special)
+		}
+		var x *mat.Dense
+		if sh.rows > 0 {
+			x = mat.NewDense(sh.rows, stride, data).Slice(0, sh.rows, 0, sh.cols).(*mat.Dense)
+		}
+		a := blas64.General{Rows: sh.rows, Cols: sh.cols, Stride: stride, Data: data}
+		want := blas64.Symmetric{Uplo: blas.Upper, N: sh.cols, Stride: sh.cols, Data: make([]float64, sh.cols*sh.cols)}
+		got := mat.NewSymDense(sh.cols, nil)
+		raw := got.RawSymmetric()
+		for i := range raw.Data {
+			raw.Data[i], want.Data[i] = 7, 7 // the lower triangle must stay as it was
+		}
+		blas64.Syrk(blas.Trans, 1, a, 0, want)
+		if x != nil {
+			GramTo(got, x)
+		} else {
+			gramUpper(raw, a) // mat cannot hold 0 rows; what GramTo would call
+		}
+		for i := range raw.Data {
+			if math.Float64bits(raw.Data[i]) != math.Float64bits(want.Data[i]) && !(math.IsNaN(raw.Data[i]) && math.IsNaN(want.Data[i])) {
+				t.Fatalf("%d × %d (stride %d): entry (%d, %d) = %v, dsyrk %v", sh.rows, sh.cols, stride, i/sh.cols, i%sh.cols, raw.Data[i], want.Data[i])
+			}
+		}
+	}
+}
+
 func TestRidge(t *testing.T) {
 	t.Parallel()
 	r := newTestRand()
