@@ -7,6 +7,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -31,6 +34,10 @@ import (
 // and is removed first: the records' wall_s and code_version, summary.csv's
 // wall_s_mean column; files that state wall times (runtime tables,
 // time-ratio figures) are listed in timingOutputs and skipped.
+//
+// PNG figures are hashed by their decoded pixels (pngPixels), not their
+// bytes: issue 10's PNG encoder changed how they are compressed, never
+// what they show.
 //
 // Metric values are not hashed but compared with a tolerance: every
 // record's metrics, summary.csv's statistics of each (cell, metric) and the
@@ -285,8 +292,11 @@ func outputDigests(t *testing.T, spec, dir string) (map[string]string, map[strin
 		case "summary.csv":
 			b = summaryValues(t, dropColumn(t, b, "wall_s_mean"), values)
 		default:
-			if metricTables[rel] {
+			switch {
+			case metricTables[rel]:
 				b = tableValues(t, rel, b, values)
+			case strings.HasSuffix(rel, ".png"):
+				b = pngPixels(t, rel, b)
 			}
 		}
 		sum := sha256.Sum256(b)
@@ -297,6 +307,21 @@ func outputDigests(t *testing.T, spec, dir string) (map[string]string, map[strin
 		t.Fatal(err)
 	}
 	return out, values
+}
+
+// pngPixels returns what a PNG figure shows: its size and its pixels as
+// 8-bit non-premultiplied RGBA, row by row, decoded by image/png. A PNG's
+// bytes also depend on how its encoder compresses (PNG filters, deflate's
+// matches and blocks), which no one sees; its pixels are hashed instead.
+func pngPixels(t *testing.T, rel string, b []byte) []byte {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", rel, err)
+	}
+	nrgba := image.NewNRGBA(img.Bounds())
+	draw.Draw(nrgba, nrgba.Rect, img, img.Bounds().Min, draw.Src)
+	return append(fmt.Appendf(nil, "%d×%d\n", nrgba.Rect.Dx(), nrgba.Rect.Dy()), nrgba.Pix...)
 }
 
 // canonicalRecords returns the records without their timing fields (and
