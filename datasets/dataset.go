@@ -2,7 +2,7 @@ package datasets
 
 import (
 	"fmt"
-	"sync"
+	"sync/atomic"
 
 	"github.com/dplab/dplab/internal/oncemap"
 	"gonum.org/v1/gonum/mat"
@@ -38,7 +38,7 @@ type Dataset struct {
 	Y        []float64  // real targets, or labels in {0, 1} for Binary
 	Features []string   // optional column names, len d when set
 
-	memo *oncemap.Map[string, any] // derived statistics; see Memo
+	memo atomic.Pointer[oncemap.Map[string, any]] // derived statistics; see Memo
 }
 
 // Memo returns the statistic called key of d (XᵀX, λ_min, a factorisation,
@@ -52,17 +52,15 @@ func (d *Dataset) Memo(key string, compute func() (any, error)) (any, error) {
 	return d.memoTable().Do(key, compute)
 }
 
-// memoLock guards the lazy creation of Dataset.memo, so datasets built as
-// struct literals need no constructor.
-var memoLock sync.Mutex
-
+// memoTable returns d's memo table, made on first use (so datasets built
+// as struct literals need no constructor) without a lock: the workers of a
+// run look it up every trial.
 func (d *Dataset) memoTable() *oncemap.Map[string, any] {
-	memoLock.Lock()
-	defer memoLock.Unlock()
-	if d.memo == nil {
-		d.memo = &oncemap.Map[string, any]{}
+	if m := d.memo.Load(); m != nil {
+		return m
 	}
-	return d.memo
+	d.memo.CompareAndSwap(nil, &oncemap.Map[string, any]{})
+	return d.memo.Load()
 }
 
 // Rows returns n, the number of examples.

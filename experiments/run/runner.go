@@ -103,10 +103,10 @@ type runner struct {
 	mu      sync.Mutex
 	recs    []results.Record                // the store's records: read at open, then appended
 	mechs   map[string]mechanisms.Mechanism // by canonical params
-	spent   map[string]accounting.Guarantee // ε of a ledger at a δ, by (event JSON, δ)
+	spent   sync.Map                        // ε of a ledger at δ: event JSON → *sync.Map of δ's bits → accounting.Guarantee
 	report  *Report
 	skipped map[string]string
-	memo    map[string]*cellMemo // by cell key (trialmemo.go)
+	memo    sync.Map // cell key → *cellMemo (trialmemo.go)
 	// datasets memoises each spec dataset's data for the run (data.go).
 	datasets []datasetMemo
 	// prepMemo holds each fixed split's pre-processed data by (dataset,
@@ -123,7 +123,7 @@ func newRunner(s *spec.Spec, cells []spec.Cell, opt Options, log io.Writer) *run
 		cache = defaultCache
 	}
 	r := &runner{spec: s, cells: cells, dataDir: datasets.DataDir(opt.DataDir), cache: cache,
-		acc: s.AccountingConfig(), log: log, mechs: map[string]mechanisms.Mechanism{}, spent: map[string]accounting.Guarantee{},
+		acc: s.AccountingConfig(), log: log, mechs: map[string]mechanisms.Mechanism{},
 		skipped: map[string]string{}, datasets: make([]datasetMemo, len(s.Datasets)), shard: opt.Shard}
 	if opt.Shard.Sharded() {
 		r.assign = Assign(cells, opt.Shard.Count)
@@ -668,22 +668,21 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 }
 
 // epsilon evaluates event (whose JSON is ev) at δ with the spec's accountant,
-// memoised: the trials of a cell usually charge the same ledger.
+// memoised: the trials of a cell usually charge the same ledger. (A
+// sync.Map: the workers look it up every trial, and mostly find it.)
 func (r *runner) epsilon(ev []byte, event accounting.Event, delta float64) (accounting.Guarantee, error) {
-	key := string(ev) + "|" + strconv.FormatFloat(delta, 'g', -1, 64)
-	r.mu.Lock()
-	g, ok := r.spent[key]
-	r.mu.Unlock()
+	byDelta, ok := r.spent.Load(string(ev))
 	if ok {
-		return g, nil
+		if g, ok := byDelta.(*sync.Map).Load(math.Float64bits(delta)); ok {
+			return g.(accounting.Guarantee), nil
+		}
 	}
 	g, err := r.acc.Epsilon(event, delta)
 	if err != nil {
 		return g, err
 	}
-	r.mu.Lock()
-	r.spent[key] = g
-	r.mu.Unlock()
+	byDelta, _ = r.spent.LoadOrStore(string(ev), new(sync.Map))
+	byDelta.(*sync.Map).Store(math.Float64bits(delta), g)
 	return g, nil
 }
 

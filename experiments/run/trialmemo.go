@@ -64,17 +64,11 @@ type encodedEvent struct {
 
 // cellMemo returns the memo of the cell with key k.
 func (r *runner) cellMemo(k string) *cellMemo {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.memo == nil {
-		r.memo = map[string]*cellMemo{}
+	if m, ok := r.memo.Load(k); ok {
+		return m.(*cellMemo)
 	}
-	m := r.memo[k]
-	if m == nil {
-		m = &cellMemo{}
-		r.memo[k] = m
-	}
-	return m
+	m, _ := r.memo.LoadOrStore(k, &cellMemo{})
+	return m.(*cellMemo)
 }
 
 // encodeEvent returns json.Marshal(e): the JSON of the cell's last charged
