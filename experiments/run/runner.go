@@ -107,6 +107,7 @@ type runner struct {
 	report  *Report
 	skipped map[string]string
 	memo    sync.Map // cell key → *cellMemo (trialmemo.go)
+	metrics sync.Map // datasets.Task → []spec.Metric (metricsFor)
 	// datasets memoises each spec dataset's data for the run (data.go).
 	datasets []datasetMemo
 	// prepMemo holds each fixed split's pre-processed data by (dataset,
@@ -512,7 +513,7 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 	}
 	task := data.train.Task
 	rec.Metrics = map[string]results.Float{}
-	for _, m := range s.MetricsFor(task) {
+	for _, m := range r.metricsFor(task) {
 		part := data.test
 		switch m.On {
 		case "train":
@@ -620,7 +621,7 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 		return fmt.Errorf("encode ledger: %w", err)
 	}
 	rec.Privacy.Event = ev
-	rec.Privacy.Noise = floatMap(out.release.Noise)
+	rec.Privacy.Noise = r.noiseMap(rec.CellKey, out.release.Noise)
 	rec.Privacy.TuningNote = out.note
 	rec.Privacy.TargetScope = out.release.TargetScope
 	g, err := r.epsilon(ev, out.charged, delta)
@@ -684,6 +685,15 @@ func (r *runner) epsilon(ev []byte, event accounting.Event, delta float64) (acco
 	byDelta, _ = r.spent.LoadOrStore(string(ev), new(sync.Map))
 	byDelta.(*sync.Map).Store(math.Float64bits(delta), g)
 	return g, nil
+}
+
+// metricsFor returns s.MetricsFor(task), made once per task.
+func (r *runner) metricsFor(task datasets.Task) []spec.Metric {
+	if m, ok := r.metrics.Load(task); ok {
+		return m.([]spec.Metric)
+	}
+	m, _ := r.metrics.LoadOrStore(task, r.spec.MetricsFor(task))
+	return m.([]spec.Metric)
 }
 
 // viaJSON returns m as decoding its JSON gives it back: nil when empty,

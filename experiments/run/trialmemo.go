@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"math"
 	"reflect"
 	"sync"
@@ -34,6 +35,9 @@ type cellMemo struct {
 	paramsSet        bool
 
 	mechanism mechanisms.Mechanism // built from the cell's own params (no tuning candidate)
+
+	noiseSrc map[string]float64 // a release's noise parameters, copied
+	noise    map[string]results.Float
 }
 
 // cellMechanism returns the mechanism of c's own params (r.mechanism),
@@ -195,4 +199,41 @@ func sameBits(a, b reflect.Value, depth int) bool {
 		return true
 	}
 	return false
+}
+
+// noiseMap returns floatMap(src) for a trial of cell: the cell's last
+// conversion when src holds the same entries, bit for bit, as the map it
+// was made from. The records of a cell then share one noise map, which
+// nothing changes once made.
+func (r *runner) noiseMap(cell string, src map[string]float64) map[string]results.Float {
+	if len(src) == 0 {
+		return nil
+	}
+	m := r.cellMemo(cell)
+	m.mu.Lock()
+	if m.noise != nil && sameFloatMap(m.noiseSrc, src) {
+		out := m.noise
+		m.mu.Unlock()
+		return out
+	}
+	m.mu.Unlock()
+	out := floatMap(src)
+	m.mu.Lock()
+	m.noiseSrc, m.noise = maps.Clone(src), out
+	m.mu.Unlock()
+	return out
+}
+
+// sameFloatMap reports whether a and b hold the same keys with the same
+// values bit for bit.
+func sameFloatMap(a, b map[string]float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, x := range a {
+		if y, ok := b[k]; !ok || math.Float64bits(x) != math.Float64bits(y) {
+			return false
+		}
+	}
+	return true
 }

@@ -74,7 +74,7 @@ const (
 // newCurve returns the RDP curve of e: the sum over its leaves of count ×
 // the leaf's RDP. A leaf without an RDP curve is an *UnsupportedError.
 func newCurve(e Event, o rdpOptions) (*curve, error) {
-	c := &curve{monotone: true, sup: math.Inf(1), memo: map[float64]float64{}}
+	c := &curve{monotone: true, sup: math.Inf(1), memo: make(map[float64]float64, 64)} // room for a search's orders: no regrowth
 	err := walk(e, 1, false, func(l Event, count float64, _ bool) error {
 		if count == 0 {
 			return nil
