@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/mechanisms/accounting"
+	"github.com/dplab/dplab/results"
 )
 
 // TestSameBits: the event memo reuses a JSON only for events equal down to
@@ -61,5 +62,41 @@ func TestEncodeEventMemo(t *testing.T) {
 		if err != nil || string(got) != string(want) {
 			t.Errorf("step %d: %s, %v; want %s", i, got, err, want)
 		}
+	}
+}
+
+// TestNoiseMapMemo: a cell's noise map is reused only for a release whose
+// noise parameters are the same bit for bit (−0 is not 0, a NaN payload is
+// its own), and the map handed out always holds the release's values.
+func TestNoiseMapMemo(t *testing.T) {
+	r := &runner{}
+	nan2 := math.Float64frombits(0x7ff8000000000002)
+	steps := []map[string]float64{
+		{"sigma": 1.5, "k": 32},
+		{"sigma": 1.5, "k": 32},
+		{"sigma": 1.5, "k": 32, "extra": 0},
+		{"sigma": math.Copysign(0, -1), "k": 32},
+		{"sigma": 0, "k": 32},
+		{"sigma": math.NaN(), "k": 32},
+		{"sigma": nan2, "k": 32},
+		{"sigma": 1.5, "other": 32},
+		nil,
+	}
+	var prev map[string]results.Float
+	for i, src := range steps {
+		got := r.noiseMap("cell", src)
+		want := floatMap(src)
+		if len(got) != len(want) {
+			t.Fatalf("step %d: %v, want %v", i, got, want)
+		}
+		for k, v := range want {
+			if math.Float64bits(float64(got[k])) != math.Float64bits(float64(v)) {
+				t.Fatalf("step %d: %s = %v, want %v", i, k, got[k], v)
+			}
+		}
+		if reused := i > 0 && got != nil && prev != nil && reflect.ValueOf(got).UnsafePointer() == reflect.ValueOf(prev).UnsafePointer(); reused != (i == 1) {
+			t.Errorf("step %d: reused the previous map = %v", i, reused)
+		}
+		prev = got
 	}
 }
