@@ -87,7 +87,7 @@ func sameCell(a, b *Record) bool {
 
 // samePrivacy reports whether a and b encode alike: every field equal,
 // floats bit for bit, maps and slices element by element. Neither may have
-// a Pipeline (such blocks are not cached). TestSamePrivacySeesEveryField
+// a Pipeline (such blocks are not cached). TestCacheComparesEveryEncodedField
 // fails when a field is added to Privacy and not compared here.
 func samePrivacy(a, b *Privacy) bool {
 	return sameFloat(a.EpsTarget, b.EpsTarget) && a.TargetScope == b.TargetScope &&
