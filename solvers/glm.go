@@ -236,9 +236,16 @@ func (l *GLM) Dim() int {
 
 // ValueGrad implements Function. It makes one pass over X, computing for
 // each row uᵢ = x̃ᵢᵀθ, f(uᵢ) and f'(uᵢ) and accumulating f'(uᵢ)·x̃ᵢ into the
-// gradient, so X is read from memory once per evaluation. (The pass is
-// memory-bound: on the 2-core development machine splitting it over two
-// goroutines gave no speed-up.)
+// gradient, so X is read from memory once per evaluation. Rows go four at
+// a time through dotRows4 and axpyRows4, which return the bits of
+// floats.Dot and floats.AddScaled row by row: the result does not depend
+// on the blocking. (On the 2-core development machine splitting the pass
+// over two goroutines gave no speed-up.)
+//
+// A row with f'(uᵢ) = 0 adds nothing to the gradient, and leaving its
+// (finite) term out changes no bit: the gradient starts at +0, a rounded
+// sum is −0 only when both terms are −0, so no coordinate is ever −0, and
+// adding ±0 to a coordinate that is not −0 leaves it unchanged.
 func (l *GLM) ValueGrad(grad, theta []float64) float64 {
 	dim := l.Dim()
 	if len(theta) != dim || (grad != nil && len(grad) != dim) {
@@ -256,19 +263,36 @@ func (l *GLM) ValueGrad(grad, theta []float64) float64 {
 		gw = grad[:l.d]
 	}
 	var f, gb float64
-	for i := 0; i < raw.Rows; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+l.d]
-		u := floats.Dot(row, w) + b
+	// term adds row i's loss at u to f and returns f'(u), also added to gb.
+	term := func(i int, u float64) float64 {
 		var v, g float64
 		if l.slope == nil {
-			v, g = l.loss.valueDeriv(u, l.y[i])
+			v, g = l.loss.valueDeriv(u+b, l.y[i])
 		} else {
-			v, g = l.clippedValueDeriv(i, u)
+			v, g = l.clippedValueDeriv(i, u+b)
 		}
 		f += v
 		if gw != nil && g != 0 {
-			floats.AddScaled(gw, g, row)
 			gb += g
+		}
+		return g
+	}
+	i := 0
+	var u, g [4]float64
+	for ; i+4 <= raw.Rows; i += 4 {
+		block := raw.Data[i*raw.Stride:]
+		dotRows4(&u, block, raw.Stride, w)
+		for k := range u {
+			g[k] = term(i+k, u[k])
+		}
+		if gw != nil {
+			axpyRows4(gw, &g, block, raw.Stride)
+		}
+	}
+	for ; i < raw.Rows; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+l.d]
+		if g := term(i, floats.Dot(row, w)); gw != nil && g != 0 {
+			floats.AddScaled(gw, g, row)
 		}
 	}
 	if grad != nil && l.bias {

@@ -1,0 +1,27 @@
+//go:build !noasm && !gccgo && !safe
+
+package solvers
+
+import "golang.org/x/sys/cpu"
+
+// haveRowKernels reports whether the AVX kernels of rowkernel_amd64.s run.
+// The build tags are gonum's for its own assembly: with them gonum's
+// floats.Dot is the SSE2 DotUnitary whose order the kernels keep.
+var haveRowKernels = cpu.X86.HasAVX
+
+// dotRows4AVX is dotRows4 without its checks, for AVX: row r's four
+// partial sums sᵣₖ = Σ_{j ≡ k mod 4} x_r[j]θ[j] (gonum's X7 and X8 lanes)
+// are the lanes of one YMM register, the 1–3 trailing products are added
+// to s₀ one by one, and u[r] = (s₂+s₀) + (s₃+s₁) as DotUnitary's ADDPD X8,
+// X7 and final ADDSD leave it. Products are rounded before they are added
+// (no fused multiply–add), as in DotUnitary.
+//
+//go:noescape
+func dotRows4AVX(u *[4]float64, x []float64, stride int, theta []float64)
+
+// axpyRows4AVX is axpyRows4 without its checks, for AVX: each element gets
+// g[j] = (((g[j] + a₀x₀[j]) + a₁x₁[j]) + a₂x₂[j]) + a₃x₃[j], each product
+// and sum rounded, as AxpyUnitaryTo computes one row's term.
+//
+//go:noescape
+func axpyRows4AVX(g []float64, a *[4]float64, x []float64, stride int)

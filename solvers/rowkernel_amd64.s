@@ -1,0 +1,185 @@
+//go:build !noasm && !gccgo && !safe
+
+#include "textflag.h"
+
+// The kernels of rowkernel.go for AVX. Four row pointers: SI, R8, R9, R10
+// (row r at x + r·stride), column index AX, columns CX. Every product is
+// rounded before it is added (VMULPD, then VADDPD: no FMA), as gonum's SSE2
+// kernels do.
+
+// func dotRows4AVX(u *[4]float64, x []float64, stride int, theta []float64)
+TEXT ·dotRows4AVX(SB), NOSPLIT, $0-64
+	MOVQ x_base+8(FP), SI
+	MOVQ stride+32(FP), BX
+	MOVQ theta_base+40(FP), DI
+	MOVQ theta_len+48(FP), CX
+	SHLQ $3, BX
+	LEAQ (SI)(BX*1), R8
+	LEAQ (R8)(BX*1), R9
+	LEAQ (R9)(BX*1), R10
+
+	// R12, R13, R14, DX: the same columns of the next four rows, fetched
+	// into cache while these are summed (PREFETCHT0 never faults, also
+	// past the last row). u's address is reloaded at the end.
+	LEAQ (R10)(BX*1), R12
+	LEAQ (R12)(BX*1), R13
+	LEAQ (R13)(BX*1), R14
+	LEAQ (R14)(BX*1), DX
+
+	// Y0–Y3: row r's partial sums (s₀, s₁, s₂, s₃), sₖ over columns ≡ k mod 4.
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   AX, AX
+	MOVQ   CX, R11
+	SUBQ   $8, R11
+	JL     four
+
+loop:
+	// Eight columns (one 64-byte line of each row) per turn.
+	PREFETCHT0 (R12)(AX*8)
+	PREFETCHT0 (R13)(AX*8)
+	PREFETCHT0 (R14)(AX*8)
+	PREFETCHT0 (DX)(AX*8)
+	VMOVUPD    (DI)(AX*8), Y4
+	VMULPD     (SI)(AX*8), Y4, Y5
+	VMULPD     (R8)(AX*8), Y4, Y6
+	VMULPD     (R9)(AX*8), Y4, Y7
+	VMULPD     (R10)(AX*8), Y4, Y8
+	VADDPD     Y5, Y0, Y0
+	VADDPD     Y6, Y1, Y1
+	VADDPD     Y7, Y2, Y2
+	VADDPD     Y8, Y3, Y3
+	VMOVUPD    32(DI)(AX*8), Y4
+	VMULPD     32(SI)(AX*8), Y4, Y5
+	VMULPD     32(R8)(AX*8), Y4, Y6
+	VMULPD     32(R9)(AX*8), Y4, Y7
+	VMULPD     32(R10)(AX*8), Y4, Y8
+	VADDPD     Y5, Y0, Y0
+	VADDPD     Y6, Y1, Y1
+	VADDPD     Y7, Y2, Y2
+	VADDPD     Y8, Y3, Y3
+	ADDQ       $8, AX
+	SUBQ       $8, R11
+	JGE        loop
+
+four:
+	// Four more columns if at least four are left.
+	ADDQ    $4, R11
+	JL      split
+	VMOVUPD (DI)(AX*8), Y4
+	VMULPD  (SI)(AX*8), Y4, Y5
+	VMULPD  (R8)(AX*8), Y4, Y6
+	VMULPD  (R9)(AX*8), Y4, Y7
+	VMULPD  (R10)(AX*8), Y4, Y8
+	VADDPD  Y5, Y0, Y0
+	VADDPD  Y6, Y1, Y1
+	VADDPD  Y7, Y2, Y2
+	VADDPD  Y8, Y3, Y3
+	ADDQ    $4, AX
+
+split:
+	// (s₂, s₃) of each row to X9–X12 first: a VEX.128 write to Xr clears
+	// the upper half of Yr.
+	VEXTRACTF128 $1, Y0, X9
+	VEXTRACTF128 $1, Y1, X10
+	VEXTRACTF128 $1, Y2, X11
+	VEXTRACTF128 $1, Y3, X12
+	CMPQ         AX, CX
+	JGE          combine
+
+tail:
+	// s₀ += x_r[j]·θ[j] for the last 1–3 columns, one at a time.
+	VMOVSD (DI)(AX*8), X4
+	VMULSD (SI)(AX*8), X4, X5
+	VMULSD (R8)(AX*8), X4, X6
+	VMULSD (R9)(AX*8), X4, X7
+	VMULSD (R10)(AX*8), X4, X8
+	VADDSD X5, X0, X0
+	VADDSD X6, X1, X1
+	VADDSD X7, X2, X2
+	VADDSD X8, X3, X3
+	INCQ   AX
+	CMPQ   AX, CX
+	JL     tail
+
+combine:
+	// u = (s₀+s₂) + (s₁+s₃), DotUnitary's ADDPD X8, X7 and final ADDSD.
+	VADDPD    X9, X0, X0
+	VADDPD    X10, X1, X1
+	VADDPD    X11, X2, X2
+	VADDPD    X12, X3, X3
+	VUNPCKHPD X0, X0, X5
+	VUNPCKHPD X1, X1, X6
+	VUNPCKHPD X2, X2, X7
+	VUNPCKHPD X3, X3, X8
+	VADDSD    X0, X5, X5
+	VADDSD    X1, X6, X6
+	VADDSD    X2, X7, X7
+	VADDSD    X3, X8, X8
+	MOVQ      u+0(FP), DX
+	VMOVSD    X5, (DX)
+	VMOVSD    X6, 8(DX)
+	VMOVSD    X7, 16(DX)
+	VMOVSD    X8, 24(DX)
+	VZEROUPPER
+	RET
+
+// func axpyRows4AVX(g []float64, a *[4]float64, x []float64, stride int)
+TEXT ·axpyRows4AVX(SB), NOSPLIT, $0-64
+	MOVQ g_base+0(FP), DI
+	MOVQ g_len+8(FP), CX
+	MOVQ a+24(FP), DX
+	MOVQ x_base+32(FP), SI
+	MOVQ stride+56(FP), BX
+	SHLQ $3, BX
+	LEAQ (SI)(BX*1), R8
+	LEAQ (R8)(BX*1), R9
+	LEAQ (R9)(BX*1), R10
+
+	// Y0–Y3: a[r] in every lane.
+	VBROADCASTSD (DX), Y0
+	VBROADCASTSD 8(DX), Y1
+	VBROADCASTSD 16(DX), Y2
+	VBROADCASTSD 24(DX), Y3
+	XORQ         AX, AX
+	MOVQ         CX, R11
+	SUBQ         $4, R11
+	JL           tailcheck
+
+loop:
+	VMULPD  (SI)(AX*8), Y0, Y5
+	VMULPD  (R8)(AX*8), Y1, Y6
+	VMULPD  (R9)(AX*8), Y2, Y7
+	VMULPD  (R10)(AX*8), Y3, Y8
+	VADDPD  (DI)(AX*8), Y5, Y4
+	VADDPD  Y6, Y4, Y4
+	VADDPD  Y7, Y4, Y4
+	VADDPD  Y8, Y4, Y4
+	VMOVUPD Y4, (DI)(AX*8)
+	ADDQ    $4, AX
+	SUBQ    $4, R11
+	JGE     loop
+
+tailcheck:
+	CMPQ AX, CX
+	JGE  done
+
+tail:
+	VMULSD (SI)(AX*8), X0, X5
+	VMULSD (R8)(AX*8), X1, X6
+	VMULSD (R9)(AX*8), X2, X7
+	VMULSD (R10)(AX*8), X3, X8
+	VADDSD (DI)(AX*8), X5, X4
+	VADDSD X6, X4, X4
+	VADDSD X7, X4, X4
+	VADDSD X8, X4, X4
+	VMOVSD X4, (DI)(AX*8)
+	INCQ   AX
+	CMPQ   AX, CX
+	JL     tail
+
+done:
+	VZEROUPPER
+	RET

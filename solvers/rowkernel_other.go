@@ -1,0 +1,11 @@
+//go:build !amd64 || noasm || gccgo || safe
+
+package solvers
+
+// haveRowKernels is false: dotRows4 and axpyRows4 make gonum's row-at-a-time
+// calls.
+const haveRowKernels = false
+
+func dotRows4AVX(*[4]float64, []float64, int, []float64) { panic("unreachable") }
+
+func axpyRows4AVX([]float64, *[4]float64, []float64, int) { panic("unreachable") }
