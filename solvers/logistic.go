@@ -14,7 +14,7 @@ func logisticValueDeriv(u, y float64) (v, g float64) {
 	p, q := sigmoidPair(u, e)
 	// max(u, 0) − y·u is exact for y ∈ {0, 1}; adding log1p(e) last keeps
 	// its digits when the rest cancels to 0.
-	return (math.Max(u, 0) - y*u) + math.Log1p(e), (1-y)*p - y*q
+	return (max(u, 0) - y*u) + math.Log1p(e), (1-y)*p - y*q
 }
 
 // logisticDeriv returns f'(u; y) = sigmoid(u) − y as logisticValueDeriv does,
