@@ -2,9 +2,11 @@ package solvers
 
 import (
 	"context"
-	"gonum.org/v1/gonum/mat"
+	"fmt"
 	"math"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/dplab/dplab/internal/rngs"
 )
@@ -46,21 +48,24 @@ func BenchmarkMinimizeLogistic(b *testing.B) {
 	}
 }
 
-// BenchmarkDPSGD runs [RKW23]'s DP-SGD baseline on Adult-sized synthetic
-// data: 36,000 unit-norm rows, 104 features + bias, expected batch 256,
-// 60 epochs (8,460 steps), C = √2, Adam.
+// BenchmarkDPSGD times one DP-SGD training run with dense rows: Adult-sized
+// data (36,000 unit-norm rows, 104 features + bias, 60 epochs, 8,460 steps)
+// and Synthetic-H's training part (1,600 rows, 2,000 features + bias, 60
+// epochs, 420 steps); expected batch 256, C = √2, Adam.
 func BenchmarkDPSGD(b *testing.B) {
-	x, y := logisticData(newTestRand(), 36000, 104, 4)
-	cfg := DPSGDConfig{NoiseMultiplier: 1, Clip: math.Sqrt2, LearningRate: 1e-3, Epochs: 60,
-		ExpectedBatch: 256, Bias: true}
-	b.Run("n=36000,d=105,epochs=60", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := DPSGD(context.Background(), x, y, cfg, rngs.New(rngs.Derive("bench"))); err != nil {
-				b.Fatal(err)
+	for _, sh := range []struct{ n, d int }{{36000, 104}, {1600, 2000}} {
+		x, y := logisticData(newTestRand(), sh.n, sh.d, 4)
+		cfg := DPSGDConfig{NoiseMultiplier: 1, Clip: math.Sqrt2, LearningRate: 1e-3, Epochs: 60,
+			ExpectedBatch: 256, Bias: true}
+		b.Run(fmt.Sprintf("n=%d,d=%d,epochs=60", sh.n, sh.d+1), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := DPSGD(context.Background(), x, y, cfg, rngs.New(rngs.Derive("bench"))); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
 }
 
 // BenchmarkRidge solves ridge regression by the normal equations (Gram by

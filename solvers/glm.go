@@ -280,13 +280,13 @@ func (l *GLM) ValueGrad(grad, theta []float64) float64 {
 	i := 0
 	var u, g [4]float64
 	for ; i+4 <= raw.Rows; i += 4 {
-		block := raw.Data[i*raw.Stride:]
-		dotRows4(&u, block, raw.Stride, w)
+		off, next := stridedRows4(i, raw.Stride, raw.Rows)
+		dotRows4(&u, raw.Data, &off, &next, w)
 		for k := range u {
 			g[k] = term(i+k, u[k])
 		}
 		if gw != nil {
-			axpyRows4(gw, &g, block, raw.Stride)
+			axpyRows4(gw, &g, raw.Data, &off)
 		}
 	}
 	for ; i < raw.Rows; i++ {

@@ -11,39 +11,61 @@ import "gonum.org/v1/gonum/floats"
 // (rowkernel_amd64.s) sum in gonum's amd64 order (see dotRows4), and
 // elsewhere the generic versions below make those very calls.
 
-// dotRows4 sets u[r] = x_rᵀθ for the rows x_r = x[r·stride : r·stride+len(θ)],
-// r = 0, …, 3, each bit for bit as floats.Dot(x_r, θ) computes it. It panics
-// if stride < len(θ) or x is shorter than 3·stride + len(θ).
-func dotRows4(u *[4]float64, x []float64, stride int, theta []float64) {
-	if stride < len(theta) || len(x) < 3*stride+len(theta) {
-		panic(badShape)
-	}
+// dotRows4 sets u[r] = x_rᵀθ for the rows x_r = x[off[r] : off[r]+len(θ)],
+// r = 0, …, 3, each bit for bit as floats.Dot(x_r, θ) computes it. next
+// holds the offsets of the rows the caller sums next (off again if none):
+// the AVX kernel fetches them into cache meanwhile. It panics if a row of
+// off or next is not within x.
+func dotRows4(u *[4]float64, x []float64, off, next *[4]int, theta []float64) {
+	checkRows4(len(x), off, len(theta))
+	checkRows4(len(x), next, len(theta))
 	if haveRowKernels {
-		dotRows4AVX(u, x, stride, theta)
+		dotRows4AVX(u, x, off, next, theta)
 		return
 	}
-	for r := range u {
-		u[r] = floats.Dot(x[r*stride:r*stride+len(theta)], theta)
+	for r, o := range off {
+		u[r] = floats.Dot(x[o:o+len(theta)], theta)
 	}
 }
 
 // axpyRows4 adds a[r]·x_r to g for r = 0, 1, 2, 3 in turn, with x_r =
-// x[r·stride : r·stride+len(g)], each element bit for bit as four calls
+// x[off[r] : off[r]+len(g)], each element bit for bit as four calls
 // floats.AddScaled(g, a[r], x_r) leave it. A call with a[r] = 0 may be
-// left out, as GLM.ValueGrad leaves it out, when x_r is finite: it would
-// add only zeros, which never change g (see GLM.ValueGrad). It panics if
-// stride < len(g) or x is shorter than 3·stride + len(g).
-func axpyRows4(g []float64, a *[4]float64, x []float64, stride int) {
-	if stride < len(g) || len(x) < 3*stride+len(g) {
-		panic(badShape)
-	}
+// left out, as GLM.ValueGrad and DP-SGD leave it out, when x_r is finite:
+// it would add only zeros, which never change g (see GLM.ValueGrad). It
+// panics if a row of off is not within x.
+func axpyRows4(g []float64, a *[4]float64, x []float64, off *[4]int) {
+	checkRows4(len(x), off, len(g))
 	if haveRowKernels {
-		axpyRows4AVX(g, a, x, stride)
+		axpyRows4AVX(g, a, x, off)
 		return
 	}
 	for r, ar := range a {
 		if ar != 0 {
-			floats.AddScaled(g, ar, x[r*stride:r*stride+len(g)])
+			floats.AddScaled(g, ar, x[off[r]:off[r]+len(g)])
 		}
 	}
+}
+
+// checkRows4 panics unless each row [off[r], off[r]+d) is within [0, n).
+func checkRows4(n int, off *[4]int, d int) {
+	for _, o := range off {
+		if o < 0 || o > n-d {
+			panic(badShape)
+		}
+	}
+}
+
+// stridedRows4 returns the offsets of rows i, …, i+3 of a matrix with the
+// given stride, and those of the four rows after them (the same rows again
+// past the last of rows).
+func stridedRows4(i, stride, rows int) (off, next [4]int) {
+	for r := range off {
+		off[r] = (i + r) * stride
+		next[r] = off[r]
+		if i+4+r < rows {
+			next[r] = (i + 4 + r) * stride
+		}
+	}
+	return off, next
 }

@@ -14,14 +14,15 @@ var haveRowKernels = cpu.X86.HasAVX
 // are the lanes of one YMM register, the 1–3 trailing products are added
 // to s₀ one by one, and u[r] = (s₂+s₀) + (s₃+s₁) as DotUnitary's ADDPD X8,
 // X7 and final ADDSD leave it. Products are rounded before they are added
-// (no fused multiply–add), as in DotUnitary.
+// (no fused multiply–add), as in DotUnitary. The rows of next are
+// prefetched.
 //
 //go:noescape
-func dotRows4AVX(u *[4]float64, x []float64, stride int, theta []float64)
+func dotRows4AVX(u *[4]float64, x []float64, off, next *[4]int, theta []float64)
 
 // axpyRows4AVX is axpyRows4 without its checks, for AVX: each element gets
 // g[j] = (((g[j] + a₀x₀[j]) + a₁x₁[j]) + a₂x₂[j]) + a₃x₃[j], each product
 // and sum rounded, as AxpyUnitaryTo computes one row's term.
 //
 //go:noescape
-func axpyRows4AVX(g []float64, a *[4]float64, x []float64, stride int)
+func axpyRows4AVX(g []float64, a *[4]float64, x []float64, off *[4]int)

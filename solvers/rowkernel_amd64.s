@@ -3,28 +3,37 @@
 #include "textflag.h"
 
 // The kernels of rowkernel.go for AVX. Four row pointers: SI, R8, R9, R10
-// (row r at x + r·stride), column index AX, columns CX. Every product is
+// (row r at x + off[r]), column index AX, columns CX. Every product is
 // rounded before it is added (VMULPD, then VADDPD: no FMA), as gonum's SSE2
 // kernels do.
 
-// func dotRows4AVX(u *[4]float64, x []float64, stride int, theta []float64)
-TEXT ·dotRows4AVX(SB), NOSPLIT, $0-64
-	MOVQ x_base+8(FP), SI
-	MOVQ stride+32(FP), BX
-	MOVQ theta_base+40(FP), DI
-	MOVQ theta_len+48(FP), CX
-	SHLQ $3, BX
-	LEAQ (SI)(BX*1), R8
-	LEAQ (R8)(BX*1), R9
-	LEAQ (R9)(BX*1), R10
+// func dotRows4AVX(u *[4]float64, x []float64, off, next *[4]int, theta []float64)
+TEXT ·dotRows4AVX(SB), NOSPLIT, $0-72
+	MOVQ x_base+8(FP), BX
+	MOVQ off+32(FP), DX
+	MOVQ theta_base+48(FP), DI
+	MOVQ theta_len+56(FP), CX
+	MOVQ (DX), SI
+	MOVQ 8(DX), R8
+	MOVQ 16(DX), R9
+	MOVQ 24(DX), R10
+	LEAQ (BX)(SI*8), SI
+	LEAQ (BX)(R8*8), R8
+	LEAQ (BX)(R9*8), R9
+	LEAQ (BX)(R10*8), R10
 
-	// R12, R13, R14, DX: the same columns of the next four rows, fetched
-	// into cache while these are summed (PREFETCHT0 never faults, also
-	// past the last row). u's address is reloaded at the end.
-	LEAQ (R10)(BX*1), R12
-	LEAQ (R12)(BX*1), R13
-	LEAQ (R13)(BX*1), R14
-	LEAQ (R14)(BX*1), DX
+	// R12, R13, R14, DX: the same columns of the rows summed next, fetched
+	// into cache while these are summed (PREFETCHT0 never faults). u's
+	// address is reloaded at the end.
+	MOVQ next+40(FP), DX
+	MOVQ (DX), R12
+	MOVQ 8(DX), R13
+	MOVQ 16(DX), R14
+	MOVQ 24(DX), DX
+	LEAQ (BX)(R12*8), R12
+	LEAQ (BX)(R13*8), R13
+	LEAQ (BX)(R14*8), R14
+	LEAQ (BX)(DX*8), DX
 
 	// Y0–Y3: row r's partial sums (s₀, s₁, s₂, s₃), sₖ over columns ≡ k mod 4.
 	VXORPD Y0, Y0, Y0
@@ -126,17 +135,21 @@ combine:
 	VZEROUPPER
 	RET
 
-// func axpyRows4AVX(g []float64, a *[4]float64, x []float64, stride int)
+// func axpyRows4AVX(g []float64, a *[4]float64, x []float64, off *[4]int)
 TEXT ·axpyRows4AVX(SB), NOSPLIT, $0-64
 	MOVQ g_base+0(FP), DI
 	MOVQ g_len+8(FP), CX
 	MOVQ a+24(FP), DX
-	MOVQ x_base+32(FP), SI
-	MOVQ stride+56(FP), BX
-	SHLQ $3, BX
-	LEAQ (SI)(BX*1), R8
-	LEAQ (R8)(BX*1), R9
-	LEAQ (R9)(BX*1), R10
+	MOVQ x_base+32(FP), BX
+	MOVQ off+56(FP), AX
+	MOVQ (AX), SI
+	MOVQ 8(AX), R8
+	MOVQ 16(AX), R9
+	MOVQ 24(AX), R10
+	LEAQ (BX)(SI*8), SI
+	LEAQ (BX)(R8*8), R8
+	LEAQ (BX)(R9*8), R9
+	LEAQ (BX)(R10*8), R10
 
 	// Y0–Y3: a[r] in every lane.
 	VBROADCASTSD (DX), Y0

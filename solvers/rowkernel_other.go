@@ -6,6 +6,6 @@ package solvers
 // calls.
 const haveRowKernels = false
 
-func dotRows4AVX(*[4]float64, []float64, int, []float64) { panic("unreachable") }
+func dotRows4AVX(*[4]float64, []float64, *[4]int, *[4]int, []float64) { panic("unreachable") }
 
-func axpyRows4AVX([]float64, *[4]float64, []float64, int) { panic("unreachable") }
+func axpyRows4AVX([]float64, *[4]float64, []float64, *[4]int) { panic("unreachable") }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 )
 
 // sameBits reports whether a and b are the same float64 bit for bit, except
@@ -38,11 +39,13 @@ func kernelEntry(r *rand.Rand, special bool) float64 {
 
 // TestRowKernelsMatchGonum: dotRows4 gives the bits of four floats.Dot calls
 // and axpyRows4 those of four floats.AddScaled calls, on every length 0–40
-// and 127–129, strides ≥ the length, every start offset mod 4 (the AVX
-// loads are unaligned; gonum's dot does not depend on alignment), entries
-// of many magnitudes, ±0, and in some cases NaN and ±Inf; with finite x, a
-// coefficient 0 in axpyRows4 leaves g as a skipped call does. Tolerance: none, except
-// that a NaN may be any NaN. The test logs whether the AVX kernels ran.
+// and 127–129, on rows of a strided matrix and on rows gathered from
+// anywhere in x (any order, repeats allowed, any start offset mod 4: the
+// AVX loads are unaligned; gonum's dot does not depend on alignment), with
+// entries of many magnitudes, ±0, and in some cases NaN and ±Inf; with
+// finite x, a coefficient 0 in axpyRows4 leaves g as a skipped call does.
+// Tolerance: none, except that a NaN may be any NaN. The test logs whether
+// the AVX kernels ran.
 func TestRowKernelsMatchGonum(t *testing.T) {
 	t.Parallel()
 	if !haveRowKernels {
@@ -56,83 +59,105 @@ func TestRowKernelsMatchGonum(t *testing.T) {
 	lengths = append(lengths, 127, 128, 129)
 	cases := 0
 	for _, d := range lengths {
-		for offset := range 4 {
-			for rep := range 3 {
-				special := rep == 2
-				stride := d + r.IntN(3)
-				x := make([]float64, offset+3*stride+d)
-				for i := range x {
-					x[i] = kernelEntry(r, special)
-				}
-				x = x[offset:]
-				theta := make([]float64, d)
-				for j := range theta {
-					theta[j] = kernelEntry(r, special)
-				}
-				var u [4]float64
-				dotRows4(&u, x, stride, theta)
-				for k := range u {
-					want := floats.Dot(x[k*stride:k*stride+d], theta)
-					if !sameBits(u[k], want) {
-						t.Fatalf("d = %d, stride %d, offset %d: dotRows4 row %d = %v (%#x), floats.Dot = %v (%#x)",
-							d, stride, offset, k, u[k], math.Float64bits(u[k]), want, math.Float64bits(want))
-					}
-				}
-
-				// Gradients are sums of finite terms that start at +0, as in
-				// ValueGrad; a holds one zero coefficient in most cases.
-				g := make([]float64, d)
-				for j := range g {
-					if r.IntN(4) > 0 {
-						g[j] = r.NormFloat64() * math.Exp(3*r.NormFloat64())
-					}
-				}
-				a := [4]float64{r.NormFloat64(), r.NormFloat64() * 1e-8, r.NormFloat64() * 1e8, 0}
-				if rep > 0 { // 0·Inf is NaN: zero coefficients only for finite x, as in ValueGrad
-					a[3] = r.NormFloat64()
-				}
-				want := append([]float64(nil), g...)
-				for k, ak := range a {
-					if ak != 0 {
-						floats.AddScaled(want, ak, x[k*stride:k*stride+d])
-					}
-				}
-				axpyRows4(g, &a, x, stride)
-				for j := range g {
-					if !sameBits(g[j], want[j]) {
-						t.Fatalf("d = %d, stride %d, offset %d, a = %v: axpyRows4 g[%d] = %v, four AddScaled calls %v",
-							d, stride, offset, a, j, g[j], want[j])
-					}
-				}
-				cases++
+		for rep := range 6 {
+			special := rep%3 == 2
+			stride := d + r.IntN(3)
+			rows := 4 + r.IntN(6)
+			x := make([]float64, rows*stride+d)
+			for i := range x {
+				x[i] = kernelEntry(r, special)
 			}
+			var off, next [4]int
+			if rep < 3 {
+				i := r.IntN(rows - 3)
+				off, next = stridedRows4(i, stride, rows)
+			} else {
+				for k := range off {
+					off[k] = r.IntN(len(x) - d + 1)
+					next[k] = r.IntN(len(x) - d + 1)
+				}
+			}
+			theta := make([]float64, d)
+			for j := range theta {
+				theta[j] = kernelEntry(r, special)
+			}
+			var u [4]float64
+			dotRows4(&u, x, &off, &next, theta)
+			for k := range u {
+				want := floats.Dot(x[off[k]:off[k]+d], theta)
+				if !sameBits(u[k], want) {
+					t.Fatalf("d = %d, rows at %v: dotRows4 row %d = %v (%#x), floats.Dot = %v (%#x)",
+						d, off, k, u[k], math.Float64bits(u[k]), want, math.Float64bits(want))
+				}
+			}
+
+			// Gradients are sums of finite terms that start at +0, as in
+			// ValueGrad; a holds a zero coefficient when x is finite.
+			g := make([]float64, d)
+			for j := range g {
+				if r.IntN(4) > 0 {
+					g[j] = r.NormFloat64() * math.Exp(3*r.NormFloat64())
+				}
+			}
+			a := [4]float64{r.NormFloat64(), r.NormFloat64() * 1e-8, r.NormFloat64() * 1e8, r.NormFloat64()}
+			if !special && rep%3 == 0 { // 0·Inf is NaN: zeros only for finite x, as in ValueGrad
+				a[r.IntN(4)] = 0
+			}
+			want := append([]float64(nil), g...)
+			for k, ak := range a {
+				if ak != 0 {
+					floats.AddScaled(want, ak, x[off[k]:off[k]+d])
+				}
+			}
+			axpyRows4(g, &a, x, &off)
+			for j := range g {
+				if !sameBits(g[j], want[j]) {
+					t.Fatalf("d = %d, rows at %v, a = %v: axpyRows4 g[%d] = %v, four AddScaled calls %v",
+						d, off, a, j, g[j], want[j])
+				}
+			}
+			cases++
 		}
 	}
 	t.Logf("%d cases, AVX kernels: %v", cases, haveRowKernels)
 }
 
-// TestRowKernelsCheckShapes: a stride shorter than the row or an x too short
-// for four rows panics before any memory is read.
+// TestStridedRows4: the offsets of rows i … i+3 and of the next four, which
+// repeat the rows themselves past the last row.
+func TestStridedRows4(t *testing.T) {
+	t.Parallel()
+	off, next := stridedRows4(4, 10, 10)
+	if off != [4]int{40, 50, 60, 70} || next != [4]int{80, 90, 60, 70} {
+		t.Errorf("stridedRows4(4, 10, 10) = %v, %v", off, next)
+	}
+}
+
+// TestRowKernelsCheckShapes: a row reaching past x, or starting before it,
+// panics before any memory is read.
 func TestRowKernelsCheckShapes(t *testing.T) {
 	t.Parallel()
 	theta := make([]float64, 5)
-	var u [4]float64
-	var a [4]float64
+	x := make([]float64, 20)
+	var u, a [4]float64
+	good := [4]int{0, 5, 10, 15}
 	for _, tc := range []struct {
-		name   string
-		x      []float64
-		stride int
+		name      string
+		off, next [4]int
 	}{
-		{"stride < d", make([]float64, 40), 4},
-		{"x one short", make([]float64, 3*6+5-1), 6},
+		{"row past x", [4]int{0, 5, 10, 16}, good},
+		{"negative offset", [4]int{-1, 5, 10, 15}, good},
+		{"next row past x", good, [4]int{0, 5, 16, 15}},
 	} {
 		for _, call := range []struct {
 			kernel string
 			run    func()
 		}{
-			{"dotRows4", func() { dotRows4(&u, tc.x, tc.stride, theta) }},
-			{"axpyRows4", func() { axpyRows4(theta, &a, tc.x, tc.stride) }},
+			{"dotRows4", func() { dotRows4(&u, x, &tc.off, &tc.next, theta) }},
+			{"axpyRows4", func() { axpyRows4(theta, &a, x, &tc.off) }},
 		} {
+			if call.kernel == "axpyRows4" && tc.off == good {
+				continue // axpyRows4 has no next rows
+			}
 			func() {
 				defer func() {
 					if recover() == nil {
@@ -141,6 +166,69 @@ func TestRowKernelsCheckShapes(t *testing.T) {
 				}()
 				call.run()
 			}()
+		}
+	}
+}
+
+// TestValueGradMatchesRowByRow: GLM.ValueGrad, which sums four rows at a
+// time, returns the bits of the row-by-row pass it replaced (floats.Dot,
+// the loss, floats.AddScaled for each row in turn) for both losses, with
+// and without bias and clipping, on row counts that are and are not
+// multiples of four and on a strided view.
+func TestValueGradMatchesRowByRow(t *testing.T) {
+	t.Parallel()
+	rnd := newTestRand()
+	for _, n := range []int{1, 3, 4, 7, 64, 1001} {
+		for _, cfg := range []GLMConfig{{}, {Bias: true}, {Bias: true, Clip: 0.3}, {Loss: LossSquared, Clip: 0.5}} {
+			x, y := logisticData(rnd, n, 37, 4)
+			if cfg.Loss == LossSquared {
+				for i := range y {
+					y[i] = rnd.NormFloat64()
+				}
+			}
+			view := x.Slice(0, n, 0, 33).(*mat.Dense)
+			l, err := NewGLM(view, y, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			theta := randomVec(rnd, l.Dim(), 3)
+			grad := make([]float64, l.Dim())
+			f := l.ValueGrad(grad, theta)
+
+			raw := view.RawMatrix()
+			want := make([]float64, l.Dim())
+			var wantF, gb float64
+			for i := range n {
+				row := raw.Data[i*raw.Stride : i*raw.Stride+33]
+				var b float64
+				if cfg.Bias {
+					b = theta[33]
+				}
+				u := floats.Dot(row, theta[:33]) + b
+				var v, g float64
+				if l.slope == nil {
+					v, g = l.loss.valueDeriv(u, y[i])
+				} else {
+					v, g = l.clippedValueDeriv(i, u)
+				}
+				wantF += v
+				if g != 0 {
+					floats.AddScaled(want[:33], g, row)
+					gb += g
+				}
+			}
+			if cfg.Bias {
+				want[33] = gb
+			}
+			if !sameBits(f, wantF) {
+				t.Errorf("n = %d, %+v: value %v, row by row %v", n, cfg, f, wantF)
+			}
+			for j := range want {
+				if !sameBits(grad[j], want[j]) {
+					t.Errorf("n = %d, %+v: gradient[%d] = %v, row by row %v", n, cfg, j, grad[j], want[j])
+					break
+				}
+			}
 		}
 	}
 }
