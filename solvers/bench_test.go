@@ -101,13 +101,34 @@ func BenchmarkSolveRegularizedSketch(b *testing.B) {
 	}
 }
 
-// BenchmarkGram times GramTo on a GaussMix sketch at Boston housing's size
-// (32 × 14: 13 features and the label), which linear-mixing and Sheffet
-// '17 form once per trial.
+// BenchmarkGram times GramTo on GaussMix sketches, which linear-mixing and
+// Sheffet '17 form once per trial: Boston housing's size (32 × 14: 13
+// features and the label) and gaussmix_fig3's (k = 512 rows × 128
+// features).
 func BenchmarkGram(b *testing.B) {
-	x := randomDense(newTestRand(), 32, 14)
-	g := mat.NewSymDense(14, nil)
+	for _, sh := range []struct{ rows, cols int }{{32, 14}, {512, 128}} {
+		x := randomDense(newTestRand(), sh.rows, sh.cols)
+		g := mat.NewSymDense(sh.cols, nil)
+		b.Run(fmt.Sprintf("%d×%d", sh.rows, sh.cols), func(b *testing.B) {
+			for b.Loop() {
+				GramTo(g, x)
+			}
+		})
+	}
+}
+
+// BenchmarkLogisticHessian times the Hessian of the summed logistic loss,
+// which Minimize's Newton fallback forms, at gaussmix_fig3's size (12,000
+// rows, 128 features).
+func BenchmarkLogisticHessian(b *testing.B) {
+	x, y := logisticData(newTestRand(), 12000, 128, 4)
+	l, err := NewGLM(x, y, GLMConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	theta := randomVec(newTestRand(), l.Dim(), 1)
+	h := mat.NewSymDense(l.Dim(), nil)
 	for b.Loop() {
-		GramTo(g, x)
+		l.Hessian(h, theta)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -316,8 +315,9 @@ func (l *GLM) clippedValueDeriv(i int, u float64) (v, g float64) {
 const hessianChunk = 256
 
 // Hessian implements Function: X̃ᵀ diag(f″(uᵢ)) X̃, accumulated over blocks of
-// rows √f″(uᵢ)·x̃ᵢ by symmetric rank-k updates (256-row blocks stay in
-// cache). f″ = 0 where clipping makes f_C linear.
+// rows √f″(uᵢ)·x̃ᵢ by symmetric rank-k updates (syrkUpperAdd, with dsyrk's
+// bits; 256-row blocks stay in cache). f″ = 0 where clipping makes f_C
+// linear.
 func (l *GLM) Hessian(hess *mat.SymDense, theta []float64) {
 	dim := l.Dim()
 	if len(theta) != dim || hess.SymmetricDim() != dim {
@@ -351,6 +351,6 @@ func (l *GLM) Hessian(hess *mat.SymDense, theta []float64) {
 			}
 		}
 		blk := blas64.General{Rows: rows, Cols: dim, Stride: dim, Data: chunk[:rows*dim]}
-		blas64.Syrk(blas.Trans, 1, blk, 1, h)
+		syrkUpperAdd(h, blk)
 	}
 }

@@ -38,11 +38,20 @@ func GramTo(g *mat.SymDense, X *mat.Dense) {
 		gramUpper(c, a)
 		return
 	}
+	if c.Uplo == blas.Upper {
+		// dsyrk with β = 0 first sets the upper triangle to +0.
+		for i := range c.N {
+			clear(c.Data[i*c.Stride+i : i*c.Stride+c.N])
+		}
+		syrkUpperAdd(c, a)
+		return
+	}
 	blas64.Syrk(blas.Trans, 1, a, 0, c)
 }
 
 // gramSmall is the most entries of X that gramUpper takes (128 KiB: X stays
-// in cache across its passes over the rows); larger ones go to dsyrk.
+// in cache across its passes over the rows); larger ones go to
+// syrkUpperAdd (dsyrk's bits).
 const gramSmall = 1 << 14
 
 // gramUpper sets the upper triangle of c to aᵀa with the bits of gonum's

@@ -26,3 +26,11 @@ func dotRows4AVX(u *[4]float64, x []float64, off, next *[4]int, theta []float64)
 //
 //go:noescape
 func axpyRows4AVX(g []float64, a *[4]float64, x []float64, off *[4]int)
+
+// syrkRows4AVX adds Σₗ a[l·lda+i+r]·a[l·lda+j+m] to c[r·ldc+m] for
+// r < 4 and m < cols (a multiple of 4), l = 0, …, rows−1 in order, each
+// product rounded before it is added: the register-blocked part of
+// syrkUpperAdd. It reads and writes without bounds checks.
+//
+//go:noescape
+func syrkRows4AVX(c []float64, ldc int, a []float64, lda, rows, i, j, cols int)

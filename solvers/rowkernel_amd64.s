@@ -196,3 +196,128 @@ tail:
 done:
 	VZEROUPPER
 	RET
+
+// func syrkRows4AVX(c []float64, ldc int, a []float64, lda, rows, i, j, cols int)
+//
+// Adds Σ_l a[l·lda+i+r]·a[l·lda+j+m] to c[r·ldc+m] for r = 0, …, 3 and
+// m = 0, …, cols−1 (cols a multiple of 4), l = 0, …, rows−1 in order, each
+// product rounded before it is added, eight columns at a time in registers
+// (Y0–Y7: two YMM per row of c).
+TEXT ·syrkRows4AVX(SB), NOSPLIT, $0-96
+	MOVQ c_base+0(FP), DI
+	MOVQ ldc+24(FP), BX
+	SHLQ $3, BX
+	MOVQ a_base+32(FP), SI
+	MOVQ lda+56(FP), DX
+	SHLQ $3, DX
+	MOVQ rows+64(FP), CX
+	MOVQ i+72(FP), R8
+	MOVQ j+80(FP), R9
+	MOVQ cols+88(FP), R10
+
+	// R11: &a[i] (row 0); R12: &a[j] (row 0).
+	LEAQ (SI)(R8*8), R11
+	LEAQ (SI)(R9*8), R12
+
+eight:
+	CMPQ    R10, $8
+	JL      four
+	LEAQ    (DI)(BX*2), R13
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD (DI)(BX*1), Y2
+	VMOVUPD 32(DI)(BX*1), Y3
+	VMOVUPD (R13), Y4
+	VMOVUPD 32(R13), Y5
+	VMOVUPD (R13)(BX*1), Y6
+	VMOVUPD 32(R13)(BX*1), Y7
+	MOVQ    R11, AX
+	MOVQ    R12, R14
+	MOVQ    CX, R8
+	TESTQ   R8, R8
+	JZ      store8
+
+rows8:
+	VMOVUPD      (R14), Y8
+	VMOVUPD      32(R14), Y9
+	VBROADCASTSD (AX), Y10
+	VMULPD       Y8, Y10, Y11
+	VADDPD       Y11, Y0, Y0
+	VMULPD       Y9, Y10, Y11
+	VADDPD       Y11, Y1, Y1
+	VBROADCASTSD 8(AX), Y10
+	VMULPD       Y8, Y10, Y11
+	VADDPD       Y11, Y2, Y2
+	VMULPD       Y9, Y10, Y11
+	VADDPD       Y11, Y3, Y3
+	VBROADCASTSD 16(AX), Y10
+	VMULPD       Y8, Y10, Y11
+	VADDPD       Y11, Y4, Y4
+	VMULPD       Y9, Y10, Y11
+	VADDPD       Y11, Y5, Y5
+	VBROADCASTSD 24(AX), Y10
+	VMULPD       Y8, Y10, Y11
+	VADDPD       Y11, Y6, Y6
+	VMULPD       Y9, Y10, Y11
+	VADDPD       Y11, Y7, Y7
+	ADDQ         DX, AX
+	ADDQ         DX, R14
+	DECQ         R8
+	JNZ          rows8
+
+store8:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, (DI)(BX*1)
+	VMOVUPD Y3, 32(DI)(BX*1)
+	VMOVUPD Y4, (R13)
+	VMOVUPD Y5, 32(R13)
+	VMOVUPD Y6, (R13)(BX*1)
+	VMOVUPD Y7, 32(R13)(BX*1)
+	ADDQ    $64, DI
+	ADDQ    $64, R12
+	SUBQ    $8, R10
+	JMP     eight
+
+four:
+	CMPQ    R10, $4
+	JL      done
+	LEAQ    (DI)(BX*2), R13
+	VMOVUPD (DI), Y0
+	VMOVUPD (DI)(BX*1), Y2
+	VMOVUPD (R13), Y4
+	VMOVUPD (R13)(BX*1), Y6
+	MOVQ    R11, AX
+	MOVQ    R12, R14
+	MOVQ    CX, R8
+	TESTQ   R8, R8
+	JZ      store4
+
+rows4:
+	VMOVUPD      (R14), Y8
+	VBROADCASTSD (AX), Y10
+	VMULPD       Y8, Y10, Y11
+	VADDPD       Y11, Y0, Y0
+	VBROADCASTSD 8(AX), Y10
+	VMULPD       Y8, Y10, Y11
+	VADDPD       Y11, Y2, Y2
+	VBROADCASTSD 16(AX), Y10
+	VMULPD       Y8, Y10, Y11
+	VADDPD       Y11, Y4, Y4
+	VBROADCASTSD 24(AX), Y10
+	VMULPD       Y8, Y10, Y11
+	VADDPD       Y11, Y6, Y6
+	ADDQ         DX, AX
+	ADDQ         DX, R14
+	DECQ         R8
+	JNZ          rows4
+
+store4:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y2, (DI)(BX*1)
+	VMOVUPD Y4, (R13)
+	VMOVUPD Y6, (R13)(BX*1)
+
+done:
+	VZEROUPPER
+	RET

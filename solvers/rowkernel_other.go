@@ -9,3 +9,5 @@ const haveRowKernels = false
 func dotRows4AVX(*[4]float64, []float64, *[4]int, *[4]int, []float64) { panic("unreachable") }
 
 func axpyRows4AVX([]float64, *[4]float64, []float64, *[4]int) { panic("unreachable") }
+
+func syrkRows4AVX([]float64, int, []float64, int, int, int, int, int) { panic("unreachable") }
