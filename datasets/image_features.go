@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"sync"
 
@@ -167,7 +166,7 @@ func convRow(img []float64, w [][]float64, dst []float64) {
 							ws := wf[u*convSide : (u+1)*convSide]
 							h += row[0]*ws[0] + row[1]*ws[1] + row[2]*ws[2] + row[3]*ws[3] + row[4]*ws[4]
 						}
-						best = math.Max(best, h)
+						best = max(best, h)
 					}
 				}
 				dst[f*featsPerFi+pi*poolOut+pj] = best

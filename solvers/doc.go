@@ -101,6 +101,16 @@
 //     their sum is exactly NoiseMultiplier·Clip.
 //   - A GLM is immutable after NewGLM and safe for concurrent use
 //     (one loss can serve parallel runs on the same data).
+//   - Faster kernels keep the bits. On amd64 with AVX, GLM.ValueGrad and
+//     DPSGD's dense batches sum four rows at a time (dotRows4, axpyRows4)
+//     and GramTo and GLM.Hessian update 4 × 8 blocks of the Gram matrix in
+//     registers (syrkUpperAdd), each in the order of the gonum call it
+//     replaces (floats.Dot, floats.AddScaled, dsyrk), with every product
+//     rounded before it is added; TestRowKernelsMatchGonum and
+//     TestSyrkUpperAddMatchesDsyrk check them bit for bit. Without AVX
+//     those gonum calls run. Under -tags noasm gonum and these kernels both
+//     run in pure Go, which sums in another order: results differ in the
+//     last bits, as they would with gonum alone.
 //
 // # References
 //
