@@ -68,3 +68,31 @@ func maxAbsDiff(a, b []float64) float64 {
 	}
 	return m
 }
+
+// sameBits reports whether a and b are the same float64 bit for bit, except
+// that a NaN may be any NaN (which of two NaN operands' payloads an x86
+// instruction passes on depends on operand order).
+func sameBits(a, b float64) bool {
+	return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+}
+
+// kernelEntry returns a test entry: mostly of widely spread magnitudes (so a
+// change in summation order shows in the last bits), sometimes ±0, huge or
+// tiny, and with special set also NaN or ±Inf.
+func kernelEntry(r *rand.Rand, special bool) float64 {
+	switch r.IntN(12) {
+	case 0:
+		return 0
+	case 1:
+		return math.Copysign(0, -1)
+	case 2:
+		return r.NormFloat64() * 1e150
+	case 3:
+		return r.NormFloat64() * 1e-160
+	case 4:
+		if special {
+			return []float64{math.NaN(), math.Inf(1), math.Inf(-1)}[r.IntN(3)]
+		}
+	}
+	return r.NormFloat64() * math.Exp(3*r.NormFloat64())
+}
