@@ -7,33 +7,56 @@
 // rounded before it is added (VMULPD, then VADDPD: no FMA), as gonum's SSE2
 // kernels do.
 
+// ROWS4 sets r0–r3 to base + 8·offs[0…3]: the four rows named by an
+// offsets array (*[4]int at offs; r3 may be offs itself, loaded last).
+#define ROWS4(offs, base, r0, r1, r2, r3) \
+	MOVQ (offs), r0         \
+	MOVQ 8(offs), r1        \
+	MOVQ 16(offs), r2       \
+	MOVQ 24(offs), r3       \
+	LEAQ (base)(r0*8), r0   \
+	LEAQ (base)(r1*8), r1   \
+	LEAQ (base)(r2*8), r2   \
+	LEAQ (base)(r3*8), r3
+
+// DOT4 adds the products of four columns (from AX, plus disp bytes) of θ
+// (DI) and of rows SI, R8, R9, R10 to the partial sums Y0–Y3.
+#define DOT4(disp) \
+	VMOVUPD disp(DI)(AX*8), Y4      \
+	VMULPD  disp(SI)(AX*8), Y4, Y5  \
+	VMULPD  disp(R8)(AX*8), Y4, Y6  \
+	VMULPD  disp(R9)(AX*8), Y4, Y7  \
+	VMULPD  disp(R10)(AX*8), Y4, Y8 \
+	VADDPD  Y5, Y0, Y0              \
+	VADDPD  Y6, Y1, Y1              \
+	VADDPD  Y7, Y2, Y2              \
+	VADDPD  Y8, Y3, Y3
+
+// SYRK4 adds a[l, i+r]·(the four columns in Y8) to acc, with a[l, i+r] at
+// boff(AX); SYRK8 also adds it times the four columns in Y9 to acc2.
+#define SYRK4(boff, acc) \
+	VBROADCASTSD boff(AX), Y10 \
+	VMULPD       Y8, Y10, Y11  \
+	VADDPD       Y11, acc, acc
+
+#define SYRK8(boff, acc, acc2) \
+	SYRK4(boff, acc)          \
+	VMULPD Y9, Y10, Y11       \
+	VADDPD Y11, acc2, acc2
+
 // func dotRows4AVX(u *[4]float64, x []float64, off, next *[4]int, theta []float64)
 TEXT ·dotRows4AVX(SB), NOSPLIT, $0-72
 	MOVQ x_base+8(FP), BX
 	MOVQ off+32(FP), DX
 	MOVQ theta_base+48(FP), DI
 	MOVQ theta_len+56(FP), CX
-	MOVQ (DX), SI
-	MOVQ 8(DX), R8
-	MOVQ 16(DX), R9
-	MOVQ 24(DX), R10
-	LEAQ (BX)(SI*8), SI
-	LEAQ (BX)(R8*8), R8
-	LEAQ (BX)(R9*8), R9
-	LEAQ (BX)(R10*8), R10
+	ROWS4(DX, BX, SI, R8, R9, R10)
 
 	// R12, R13, R14, DX: the same columns of the rows summed next, fetched
 	// into cache while these are summed (PREFETCHT0 never faults). u's
 	// address is reloaded at the end.
-	MOVQ next+40(FP), DX
-	MOVQ (DX), R12
-	MOVQ 8(DX), R13
-	MOVQ 16(DX), R14
-	MOVQ 24(DX), DX
-	LEAQ (BX)(R12*8), R12
-	LEAQ (BX)(R13*8), R13
-	LEAQ (BX)(R14*8), R14
-	LEAQ (BX)(DX*8), DX
+	MOVQ  next+40(FP), DX
+	ROWS4(DX, BX, R12, R13, R14, DX)
 
 	// Y0–Y3: row r's partial sums (s₀, s₁, s₂, s₃), sₖ over columns ≡ k mod 4.
 	VXORPD Y0, Y0, Y0
@@ -51,24 +74,8 @@ loop:
 	PREFETCHT0 (R13)(AX*8)
 	PREFETCHT0 (R14)(AX*8)
 	PREFETCHT0 (DX)(AX*8)
-	VMOVUPD    (DI)(AX*8), Y4
-	VMULPD     (SI)(AX*8), Y4, Y5
-	VMULPD     (R8)(AX*8), Y4, Y6
-	VMULPD     (R9)(AX*8), Y4, Y7
-	VMULPD     (R10)(AX*8), Y4, Y8
-	VADDPD     Y5, Y0, Y0
-	VADDPD     Y6, Y1, Y1
-	VADDPD     Y7, Y2, Y2
-	VADDPD     Y8, Y3, Y3
-	VMOVUPD    32(DI)(AX*8), Y4
-	VMULPD     32(SI)(AX*8), Y4, Y5
-	VMULPD     32(R8)(AX*8), Y4, Y6
-	VMULPD     32(R9)(AX*8), Y4, Y7
-	VMULPD     32(R10)(AX*8), Y4, Y8
-	VADDPD     Y5, Y0, Y0
-	VADDPD     Y6, Y1, Y1
-	VADDPD     Y7, Y2, Y2
-	VADDPD     Y8, Y3, Y3
+	DOT4(0)
+	DOT4(32)
 	ADDQ       $8, AX
 	SUBQ       $8, R11
 	JGE        loop
@@ -77,15 +84,7 @@ four:
 	// Four more columns if at least four are left.
 	ADDQ    $4, R11
 	JL      split
-	VMOVUPD (DI)(AX*8), Y4
-	VMULPD  (SI)(AX*8), Y4, Y5
-	VMULPD  (R8)(AX*8), Y4, Y6
-	VMULPD  (R9)(AX*8), Y4, Y7
-	VMULPD  (R10)(AX*8), Y4, Y8
-	VADDPD  Y5, Y0, Y0
-	VADDPD  Y6, Y1, Y1
-	VADDPD  Y7, Y2, Y2
-	VADDPD  Y8, Y3, Y3
+	DOT4(0)
 	ADDQ    $4, AX
 
 split:
@@ -142,14 +141,7 @@ TEXT ·axpyRows4AVX(SB), NOSPLIT, $0-64
 	MOVQ a+24(FP), DX
 	MOVQ x_base+32(FP), BX
 	MOVQ off+56(FP), AX
-	MOVQ (AX), SI
-	MOVQ 8(AX), R8
-	MOVQ 16(AX), R9
-	MOVQ 24(AX), R10
-	LEAQ (BX)(SI*8), SI
-	LEAQ (BX)(R8*8), R8
-	LEAQ (BX)(R9*8), R9
-	LEAQ (BX)(R10*8), R10
+	ROWS4(AX, BX, SI, R8, R9, R10)
 
 	// Y0–Y3: a[r] in every lane.
 	VBROADCASTSD (DX), Y0
@@ -238,28 +230,12 @@ eight:
 	JZ      store8
 
 rows8:
-	VMOVUPD      (R14), Y8
-	VMOVUPD      32(R14), Y9
-	VBROADCASTSD (AX), Y10
-	VMULPD       Y8, Y10, Y11
-	VADDPD       Y11, Y0, Y0
-	VMULPD       Y9, Y10, Y11
-	VADDPD       Y11, Y1, Y1
-	VBROADCASTSD 8(AX), Y10
-	VMULPD       Y8, Y10, Y11
-	VADDPD       Y11, Y2, Y2
-	VMULPD       Y9, Y10, Y11
-	VADDPD       Y11, Y3, Y3
-	VBROADCASTSD 16(AX), Y10
-	VMULPD       Y8, Y10, Y11
-	VADDPD       Y11, Y4, Y4
-	VMULPD       Y9, Y10, Y11
-	VADDPD       Y11, Y5, Y5
-	VBROADCASTSD 24(AX), Y10
-	VMULPD       Y8, Y10, Y11
-	VADDPD       Y11, Y6, Y6
-	VMULPD       Y9, Y10, Y11
-	VADDPD       Y11, Y7, Y7
+	VMOVUPD (R14), Y8
+	VMOVUPD 32(R14), Y9
+	SYRK8(0, Y0, Y1)
+	SYRK8(8, Y2, Y3)
+	SYRK8(16, Y4, Y5)
+	SYRK8(24, Y6, Y7)
 	ADDQ         DX, AX
 	ADDQ         DX, R14
 	DECQ         R8
@@ -294,19 +270,11 @@ four:
 	JZ      store4
 
 rows4:
-	VMOVUPD      (R14), Y8
-	VBROADCASTSD (AX), Y10
-	VMULPD       Y8, Y10, Y11
-	VADDPD       Y11, Y0, Y0
-	VBROADCASTSD 8(AX), Y10
-	VMULPD       Y8, Y10, Y11
-	VADDPD       Y11, Y2, Y2
-	VBROADCASTSD 16(AX), Y10
-	VMULPD       Y8, Y10, Y11
-	VADDPD       Y11, Y4, Y4
-	VBROADCASTSD 24(AX), Y10
-	VMULPD       Y8, Y10, Y11
-	VADDPD       Y11, Y6, Y6
+	VMOVUPD (R14), Y8
+	SYRK4(0, Y0)
+	SYRK4(8, Y2)
+	SYRK4(16, Y4)
+	SYRK4(24, Y6)
 	ADDQ         DX, AX
 	ADDQ         DX, R14
 	DECQ         R8
