@@ -99,6 +99,68 @@ func TestPoissonSamplerSubsets(t *testing.T) {
 	}
 }
 
+// TestPoissonSamplerSwapOrder: Next draws its swap positions before it
+// swaps (to prefetch them), so its batches must equal, in order, those of
+// the partial Fisher–Yates shuffle written as one loop that draws and swaps
+// in turn, from the same stream — the same bits DP-SGD had before.
+func TestPoissonSamplerSwapOrder(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		n int
+		q float64
+	}{{1, 0.5}, {7, 1}, {50, 0.3}, {1000, 0.01}, {36177, 256.0 / 36177}} {
+		s, err := NewPoissonSampler(tc.n, tc.q, newTestRand())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newTestRand()
+		bin := distuv.Binomial{N: float64(tc.n), P: tc.q, Src: r}
+		perm := make([]int, tc.n)
+		for i := range perm {
+			perm[i] = i
+		}
+		for batch := range 40 {
+			b := tc.n
+			if tc.q < 1 {
+				b = int(bin.Rand())
+			}
+			for j := 0; j < b; j++ {
+				k := j + r.IntN(tc.n-j)
+				perm[j], perm[k] = perm[k], perm[j]
+			}
+			if got := s.Next(); !slices.Equal(got, perm[:b]) {
+				t.Fatalf("n = %d, q = %v, batch %d: %v, want %v", tc.n, tc.q, batch, got, perm[:b])
+			}
+		}
+	}
+}
+
+// TestPrefetch: prefetch reads nothing a program can see and never faults:
+// empty and nil slices, one element at either end of a slice, and spans
+// that start anywhere in a cache line and cross several leave the slice as
+// it was.
+func TestPrefetch(t *testing.T) {
+	t.Parallel()
+	x := make([]float64, 1000)
+	for i := range x {
+		x[i] = float64(i)
+	}
+	want := slices.Clone(x)
+	prefetch[float64](nil)
+	prefetch(x[:0])
+	prefetch(x[999:])
+	prefetch(x[:1])
+	for lo := range 16 {
+		for n := 1; lo+n <= len(x); n += 37 {
+			prefetch(x[lo : lo+n])
+		}
+	}
+	prefetch([]sparseEntry{{val: 1, col: 2}})
+	if !slices.Equal(x, want) {
+		t.Fatal("prefetch changed the slice")
+	}
+}
+
 func TestPoissonSamplerErrors(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -3,6 +3,7 @@ package solvers
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -25,6 +26,8 @@ type PoissonSampler struct {
 	r    *rand.Rand
 	bin  distuv.Binomial
 	perm []int
+	// swaps holds the positions of the current batch's swaps.
+	swaps []int
 }
 
 // NewPoissonSampler returns a sampler of batches of [0, n) at rate q that
@@ -51,8 +54,16 @@ func (s *PoissonSampler) Next() []int {
 	if s.q < 1 {
 		b = int(s.bin.Rand())
 	}
-	for j := 0; j < b; j++ {
+	// The swap positions do not depend on the permutation, so they are
+	// drawn first (the same draws in the same order) and their entries
+	// fetched while the rest are drawn.
+	s.swaps = slices.Grow(s.swaps[:0], b)[:b]
+	for j := range s.swaps {
 		k := j + s.r.IntN(n-j)
+		s.swaps[j] = k
+		prefetch(s.perm[k : k+1])
+	}
+	for j, k := range s.swaps {
 		s.perm[j], s.perm[k] = s.perm[k], s.perm[j]
 	}
 	return s.perm[:b]

@@ -2,7 +2,11 @@
 
 package solvers
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // haveRowKernels reports whether the AVX kernels of rowkernel_amd64.s run.
 // The build tags are gonum's for its own assembly: with them gonum's
@@ -34,3 +38,9 @@ func axpyRows4AVX(g []float64, a *[4]float64, x []float64, off *[4]int)
 //
 //go:noescape
 func syrkRows4AVX(c []float64, ldc int, a []float64, lda, rows, i, j, cols int)
+
+// prefetchSpan issues PREFETCHT0 for each cache line of [p, p+bytes),
+// bytes ≥ 1. A prefetch never faults and changes no value.
+//
+//go:noescape
+func prefetchSpan(p unsafe.Pointer, bytes uintptr)

@@ -289,3 +289,16 @@ store4:
 done:
 	VZEROUPPER
 	RET
+
+// func prefetchSpan(p unsafe.Pointer, bytes uintptr)
+TEXT ·prefetchSpan(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ bytes+8(FP), CX
+	ADDQ AX, CX
+	ANDQ $~63, AX
+prefetchLoop:
+	PREFETCHT0 (AX)
+	ADDQ $64, AX
+	CMPQ AX, CX
+	JB   prefetchLoop
+	RET

@@ -2,6 +2,8 @@
 
 package solvers
 
+import "unsafe"
+
 // haveRowKernels is false: dotRows4 and axpyRows4 make gonum's row-at-a-time
 // calls.
 const haveRowKernels = false
@@ -11,3 +13,5 @@ func dotRows4AVX(*[4]float64, []float64, *[4]int, *[4]int, []float64) { panic("u
 func axpyRows4AVX([]float64, *[4]float64, []float64, *[4]int) { panic("unreachable") }
 
 func syrkRows4AVX([]float64, int, []float64, int, int, int, int, int) { panic("unreachable") }
+
+func prefetchSpan(unsafe.Pointer, uintptr) {}

@@ -61,6 +61,10 @@ func (s *sparseRows) dot(i int, w []float64) float64 {
 	return u
 }
 
+// prefetchRow asks for row i's entries to be fetched into cache; its
+// offsets start[i:i+2] must be in cache already, or they are waited for.
+func (s *sparseRows) prefetchRow(i int) { prefetch(s.ent[s.start[i]:s.start[i+1]]) }
+
 // addScaled adds r·x_i to dst.
 func (s *sparseRows) addScaled(dst []float64, r float64, i int) {
 	for _, e := range s.ent[s.start[i]:s.start[i+1]] {
