@@ -108,7 +108,14 @@
 //     replaces (floats.Dot, floats.AddScaled, dsyrk), with every product
 //     rounded before it is added; TestRowKernelsMatchGonum and
 //     TestSyrkUpperAddMatchesDsyrk check them bit for bit. Without AVX
-//     those gonum calls run. Under -tags noasm gonum and these kernels both
+//     those gonum calls run. With AVX2 and FMA the logistic loss and its
+//     derivative go four rows at a time through logisticRows4, which
+//     repeats the operations of math.Exp (the runtime's exp_amd64.s on its
+//     FMA path), of math.Log1p (math/log1p.go) and of logisticValueDeriv;
+//     TestLogisticRows4MatchesScalar checks it bit for bit. It is left out
+//     at the amd64 level v3 and above, where the compiler may fuse the
+//     scalar code's multiply–adds. DPSGD prefetches the rows of a batch,
+//     which changes no value. Under -tags noasm gonum and these kernels all
 //     run in pure Go, which sums in another order: results differ in the
 //     last bits, as they would with gonum alone.
 //

@@ -262,7 +262,7 @@ func dpsgd(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs
 	theta := res.Theta
 	w := theta[:d]
 	grad := make([]float64, len(theta))
-	var margins []float64 // xᵢᵀw for the rows of the current (sparse) batch
+	var margins, rowDerivs []float64 // xᵢᵀw and its f' for the rows of the current (sparse) batch
 	noiseStd := cfg.NoiseMultiplier * cfg.Clip
 	for t := 0; t < steps; t++ {
 		if t%ctxCheckSteps == 0 {
@@ -278,18 +278,19 @@ func dpsgd(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs
 		var gb float64
 		batch := sampler.Next()
 		res.Examples += len(batch)
-		// deriv returns the (clipped) loss derivative of row i at margin u
-		// and adds it to gb.
-		deriv := func(i int, u float64) float64 {
-			r := loss.deriv(u+b, y[i])
-			if norms != nil {
-				if f := cfg.Clip / (math.Abs(r)*norms[i] + clipSlack); f < 1 {
-					r *= f
-					res.Clipped++
+		// derivs sets r[k] to the (clipped) loss derivative of row
+		// rows[k] at margin u[k] and adds them to gb, in order.
+		derivs := func(rows []int, u, r []float64) {
+			loss.rowDerivs(r, u, b, y, rows)
+			for k, i := range rows {
+				if norms != nil {
+					if f := cfg.Clip / (math.Abs(r[k])*norms[i] + clipSlack); f < 1 {
+						r[k] *= f
+						res.Clipped++
+					}
 				}
+				gb += r[k]
 			}
-			gb += r
-			return r
 		}
 		if sparse != nil {
 			// The margins first, all of them: the rows of a batch are
@@ -317,11 +318,13 @@ func dpsgd(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs
 				}
 				margins[k] = sparse.dot(i, w)
 			}
+			rowDerivs = slices.Grow(rowDerivs[:0], len(batch))[:len(batch)]
+			derivs(batch, margins, rowDerivs)
 			for k, i := range batch {
-				sparse.addScaled(grad[:d], deriv(i, margins[k]), i)
+				sparse.addScaled(grad[:d], rowDerivs[k], i)
 			}
 		} else {
-			denseBatchGrad(grad[:d], raw, batch, w, deriv)
+			denseBatchGrad(grad[:d], raw, batch, w, derivs)
 		}
 		if cfg.Bias {
 			grad[d] = gb
@@ -345,12 +348,13 @@ func dpsgd(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs
 const prefetchRows = 8
 
 // denseBatchGrad adds r_i·x_i to grad for the rows i of batch of a dense X,
-// in batch order, where r_i = deriv(i, x_iᵀw): four rows at a time, each
-// summed by dotRows4 (the bits of floats.Dot) while the next four are
-// fetched, and added by axpyRows4 (the bits of one floats.AddScaled call per
-// row; a zero r_i adds nothing, as X is finite) while they are in cache.
-// deriv is called in batch order.
-func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64, deriv func(i int, u float64) float64) {
+// in batch order, where r_i is set by derivs from u_i = x_iᵀw: four rows at
+// a time, each summed by dotRows4 (the bits of floats.Dot) while the next
+// four are fetched, and added by axpyRows4 (the bits of one
+// floats.AddScaled call per row; a zero r_i adds nothing, as X is finite)
+// while they are in cache. derivs(rows, u, r) sets r[k] for the rows
+// rows[k] at u[k]; it is called on consecutive runs of batch, in order.
+func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64, derivs func(rows []int, u, r []float64)) {
 	d := len(w)
 	k := 0
 	var off, next [4]int
@@ -364,14 +368,14 @@ func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64
 			}
 		}
 		dotRows4(&u, raw.Data, &off, &next, w)
-		for r := range a {
-			a[r] = deriv(batch[k+r], u[r])
-		}
+		derivs(batch[k:k+4], u[:], a[:])
 		axpyRows4(grad, &a, raw.Data, &off)
 	}
 	for ; k < len(batch); k++ {
 		i := batch[k]
 		row := raw.Data[i*raw.Stride : i*raw.Stride+d]
-		floats.AddScaled(grad, deriv(i, floats.Dot(row, w)), row)
+		u[0] = floats.Dot(row, w)
+		derivs(batch[k:k+1], u[:1], a[:1])
+		floats.AddScaled(grad, a[0], row)
 	}
 }

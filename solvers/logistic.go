@@ -17,6 +17,26 @@ func logisticValueDeriv(u, y float64) (v, g float64) {
 	return (max(u, 0) - y*u) + math.Log1p(e), (1-y)*p - y*q
 }
 
+// logisticRows4 sets v[k], g[k] = logisticValueDeriv(z[k], y[k]) for
+// k < 4, with the same bits: by the AVX2 kernel when every |z[k]| is in
+// [1e-4, 20] (where e^−|z| ∈ [2⁻²⁹, 1) takes log1p's main branches, and
+// false for NaN), else lane by lane.
+func logisticRows4(v, g, z, y *[4]float64) {
+	if haveLogisticKernel && kernelMargin(z[0]) && kernelMargin(z[1]) && kernelMargin(z[2]) && kernelMargin(z[3]) {
+		logisticRows4AVX2(v, g, z, y)
+		return
+	}
+	for k := range z {
+		v[k], g[k] = logisticValueDeriv(z[k], y[k])
+	}
+}
+
+// kernelMargin reports whether |z| ∈ [1e-4, 20].
+func kernelMargin(z float64) bool {
+	a := math.Abs(z)
+	return a >= 1e-4 && a <= 20
+}
+
 // logisticDeriv returns f'(u; y) = sigmoid(u) − y as logisticValueDeriv does,
 // without the logarithm.
 func logisticDeriv(u, y float64) float64 {

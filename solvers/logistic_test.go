@@ -297,3 +297,89 @@ func BenchmarkLogisticValueGrad(b *testing.B) {
 		})
 	}
 }
+
+// TestLogisticRows4MatchesScalar: the four-lane logistic loss returns the
+// bits of logisticValueDeriv lane by lane. Margins cover [1e-4, 20] in
+// magnitude (log-uniform and uniform), the points where log1p changes
+// branch (e^−|z| = √2 − 1, u's mantissa against √2's), the points where
+// exp's k = round(x·log₂e) changes, the kernel's range ends, and lanes
+// outside it (0, ±Inf, NaN, huge) that send the block lane by lane. Labels
+// are 0, 1 and fractions. Blocks within range are also given to the kernel
+// directly, so a fallback cannot hide a wrong kernel.
+func TestLogisticRows4MatchesScalar(t *testing.T) {
+	t.Parallel()
+	if !haveLogisticKernel {
+		t.Log("no AVX2 and FMA kernel on this build or CPU: checking the lane-by-lane path only")
+	}
+	r := newTestRand()
+	var margins []float64
+	for range 400000 {
+		switch r.IntN(3) {
+		case 0:
+			margins = append(margins, 40*r.Float64()-20)
+		default:
+			margins = append(margins, math.Copysign(1e-4*math.Pow(2e5, r.Float64()), r.Float64()-0.5))
+		}
+	}
+	near := func(z float64, ulps int) {
+		for k := -ulps; k <= ulps; k++ {
+			v := z
+			for range max(k, -k) {
+				if k > 0 {
+					v = math.Nextafter(v, math.Inf(1))
+				} else {
+					v = math.Nextafter(v, math.Inf(-1))
+				}
+			}
+			margins = append(margins, v, -v)
+		}
+	}
+	near(-math.Log(math.Sqrt2-1), 300) // e = √2 − 1: both log1p branch points
+	for n := range 30 {
+		near((float64(n)+0.5)*math.Ln2, 20) // x·log₂e at a half-integer
+		near(float64(n)*math.Ln2, 20)
+	}
+	near(1e-4, 5)
+	near(20, 5)
+	for _, z := range []float64{0, math.Copysign(0, -1), 1e-5, 25, 700, 800, math.Inf(1), math.Inf(-1), math.NaN()} {
+		margins = append(margins, z)
+	}
+	for len(margins)%4 != 0 {
+		margins = append(margins, 1)
+	}
+	// Shuffle so that out-of-range lanes share blocks with in-range ones.
+	r.Shuffle(len(margins), func(i, j int) { margins[i], margins[j] = margins[j], margins[i] })
+	labels := make([]float64, len(margins))
+	for i := range labels {
+		switch r.IntN(5) {
+		case 0:
+			labels[i] = r.Float64()
+		default:
+			labels[i] = float64(r.IntN(2))
+		}
+	}
+	var kernelBlocks int
+	for i := 0; i < len(margins); i += 4 {
+		z, y := (*[4]float64)(margins[i:i+4]), (*[4]float64)(labels[i:i+4])
+		var v, g [4]float64
+		logisticRows4(&v, &g, z, y)
+		inRange := kernelMargin(z[0]) && kernelMargin(z[1]) && kernelMargin(z[2]) && kernelMargin(z[3])
+		var kv, kg [4]float64
+		if haveLogisticKernel && inRange {
+			logisticRows4AVX2(&kv, &kg, z, y)
+			kernelBlocks++
+		}
+		for k := range z {
+			wv, wg := logisticValueDeriv(z[k], y[k])
+			if !sameBits(v[k], wv) || !sameBits(g[k], wg) {
+				t.Fatalf("z = %v (%#x), y = %v: logisticRows4 %v, %v; scalar %v, %v", z[k], math.Float64bits(z[k]), y[k], v[k], g[k], wv, wg)
+			}
+			if haveLogisticKernel && inRange && (!sameBits(kv[k], wv) || !sameBits(kg[k], wg)) {
+				t.Fatalf("z = %v (%#x), y = %v: kernel %v, %v; scalar %v, %v", z[k], math.Float64bits(z[k]), y[k], kv[k], kg[k], wv, wg)
+			}
+		}
+	}
+	if haveLogisticKernel && kernelBlocks < len(margins)/8 {
+		t.Fatalf("only %d of %d blocks went to the kernel", kernelBlocks, len(margins)/4)
+	}
+}

@@ -268,7 +268,12 @@ func TestMinimizeStopsALineSearchStuckOnOnePoint(t *testing.T) {
 		t.Fatalf("%v (method %s, ‖∇f‖ = %g after %d evaluations)", err, res.Method, res.GradNorm, res.GradEvals)
 	}
 	checkResult(t, obj, res, 1.587e-7)
-	if res.Method != "lbfgs+newton" {
+	switch {
+	case res.Method == "lbfgs+newton":
+	case pureGo:
+		// The seed was found with the assembly kernels' bits.
+		t.Logf("method %q: under -tags noasm the L-BFGS stage need not stall on this seed", res.Method)
+	default:
 		t.Errorf("method %q: the L-BFGS stage was expected to stall on this seed", res.Method)
 	}
 }
