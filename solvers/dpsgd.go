@@ -264,34 +264,36 @@ func dpsgd(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs
 	grad := make([]float64, len(theta))
 	var margins, rowDerivs []float64 // xᵢᵀw and its f' for the rows of the current (sparse) batch
 	noiseStd := cfg.NoiseMultiplier * cfg.Clip
+	// b is the step's intercept and gb its gradient. derivs sets r[k] to
+	// the (clipped) loss derivative of row rows[k] at margin u[k] and adds
+	// them to gb, in order; it is made once, not every step.
+	var b, gb float64
+	derivs := func(rows []int, u, r []float64) {
+		loss.rowDerivs(r, u, b, y, rows)
+		for k, i := range rows {
+			if norms != nil {
+				if f := cfg.Clip / (math.Abs(r[k])*norms[i] + clipSlack); f < 1 {
+					r[k] *= f
+					res.Clipped++
+				}
+			}
+			gb += r[k]
+		}
+	}
+	scratch := make([]float64, 8) // denseBatchGrad's margins and derivatives
 	for t := 0; t < steps; t++ {
 		if t%ctxCheckSteps == 0 {
 			if err := ctx.Err(); err != nil {
 				return DPSGDResult{}, err
 			}
 		}
-		var b float64
+		b, gb = 0, 0
 		if cfg.Bias {
 			b = theta[d]
 		}
 		clear(grad)
-		var gb float64
 		batch := sampler.Next()
 		res.Examples += len(batch)
-		// derivs sets r[k] to the (clipped) loss derivative of row
-		// rows[k] at margin u[k] and adds them to gb, in order.
-		derivs := func(rows []int, u, r []float64) {
-			loss.rowDerivs(r, u, b, y, rows)
-			for k, i := range rows {
-				if norms != nil {
-					if f := cfg.Clip / (math.Abs(r[k])*norms[i] + clipSlack); f < 1 {
-						r[k] *= f
-						res.Clipped++
-					}
-				}
-				gb += r[k]
-			}
-		}
 		if sparse != nil {
 			// The margins first, all of them: the rows of a batch are
 			// scattered over X, and these loads do not depend on one
@@ -324,7 +326,7 @@ func dpsgd(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs
 				sparse.addScaled(grad[:d], rowDerivs[k], i)
 			}
 		} else {
-			denseBatchGrad(grad[:d], raw, batch, w, derivs)
+			denseBatchGrad(grad[:d], raw, batch, w, derivs, scratch)
 		}
 		if cfg.Bias {
 			grad[d] = gb
@@ -354,11 +356,12 @@ const prefetchRows = 8
 // floats.AddScaled call per row; a zero r_i adds nothing, as X is finite)
 // while they are in cache. derivs(rows, u, r) sets r[k] for the rows
 // rows[k] at u[k]; it is called on consecutive runs of batch, in order.
-func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64, derivs func(rows []int, u, r []float64)) {
+// scratch (8 elements) holds the u and r of four rows.
+func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64, derivs func(rows []int, u, r []float64), scratch []float64) {
 	d := len(w)
 	k := 0
 	var off, next [4]int
-	var u, a [4]float64
+	u, a := (*[4]float64)(scratch[:4]), (*[4]float64)(scratch[4:8])
 	for ; k+4 <= len(batch); k += 4 {
 		for r := range off {
 			off[r] = batch[k+r] * raw.Stride
@@ -367,9 +370,9 @@ func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64
 				next[r] = batch[k+4+r] * raw.Stride
 			}
 		}
-		dotRows4(&u, raw.Data, &off, &next, w)
+		dotRows4(u, raw.Data, &off, &next, w)
 		derivs(batch[k:k+4], u[:], a[:])
-		axpyRows4(grad, &a, raw.Data, &off)
+		axpyRows4(grad, a, raw.Data, &off)
 	}
 	for ; k < len(batch); k++ {
 		i := batch[k]
