@@ -258,8 +258,9 @@ func (l *GLM) Dim() int {
 // gradient, so X is read from memory once per evaluation. Rows go four at
 // a time through dotRows4, logisticRows4 (unclipped logistic loss) and
 // axpyRows4, which return the bits of floats.Dot, valueDeriv and
-// floats.AddScaled row by row: the result does not depend on the blocking. (On the 2-core development machine splitting the pass
-// over two goroutines gave no speed-up.)
+// floats.AddScaled row by row: the result does not depend on the
+// blocking. (On the 2-core development machine splitting the pass over two
+// goroutines gave no speed-up.)
 //
 // A row with f'(uᵢ) = 0 adds nothing to the gradient, and leaving its
 // (finite) term out changes no bit: the gradient starts at +0, a rounded
