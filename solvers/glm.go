@@ -70,13 +70,13 @@ func (k glmLoss) deriv(u, y float64) float64 {
 func (k glmLoss) rowDerivs(r, u []float64, b float64, y []float64, rows []int) {
 	j := 0
 	if k == logisticLoss {
-		var z, yr, v, g [4]float64
+		var z, yr, g [4]float64
 		for ; j+4 <= len(u); j += 4 {
 			for m := range z {
 				z[m] = u[j+m] + b
 				yr[m] = y[rows[j+m]]
 			}
-			logisticRows4(&v, &g, &z, &yr)
+			logisticRows4(nil, &g, &z, &yr)
 			copy(r[j:j+4], g[:])
 		}
 	}

@@ -16,7 +16,7 @@ var haveLogisticKernel = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 // logisticRows4 checks). It computes e = e^−|z| as the runtime's
 // exp_amd64.s does on its FMA path, log1p(e) as math/log1p.go's branches
 // for e in [2⁻²⁹, 1) do, and every other step as the scalar code, with no
-// fused operation.
+// fused operation. A nil value skips the loss (and its log1p).
 //
 //go:noescape
 func logisticRows4AVX2(value, deriv, z, y *[4]float64)

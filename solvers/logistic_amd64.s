@@ -112,6 +112,9 @@ TEXT ·logisticRows4AVX2(SB), NOSPLIT, $0-32
 	VSUBPD  Y5, Y4, Y4
 	MOVQ    deriv+8(FP), CX
 	VMOVUPD Y4, (CX)
+	MOVQ    value+0(FP), CX
+	TESTQ   CX, CX
+	JZ      done                     // derivatives only
 
 	// Y13 = max(z, 0) − y·z (z ≠ 0: the caller checks).
 	VMAXPD  Y13, Y0, Y13
@@ -167,7 +170,8 @@ TEXT ·logisticRows4AVX2(SB), NOSPLIT, $0-32
 	VBLENDVPD Y2, Y10, Y11, Y10      // log1p(e)
 
 	VADDPD  Y10, Y13, Y13            // v = (max(z, 0) − y·z) + log1p(e)
-	MOVQ    value+0(FP), CX
 	VMOVUPD Y13, (CX)
+
+done:
 	VZEROUPPER
 	RET

@@ -304,7 +304,7 @@ func BenchmarkLogisticValueGrad(b *testing.B) {
 // branch (e^−|z| = √2 − 1, u's mantissa against √2's), the points where
 // exp's k = round(x·log₂e) changes, the kernel's range ends, and lanes
 // outside it (0, ±Inf, NaN, huge) that send the block lane by lane. Labels
-// are 0, 1 and fractions. Blocks within range are also given to the kernel
+// are 0, 1 and fractions. The derivatives alone (nil v) are checked too. Blocks within range are also given to the kernel
 // directly, so a fallback cannot hide a wrong kernel.
 func TestLogisticRows4MatchesScalar(t *testing.T) {
 	t.Parallel()
@@ -363,6 +363,8 @@ func TestLogisticRows4MatchesScalar(t *testing.T) {
 		z, y := (*[4]float64)(margins[i:i+4]), (*[4]float64)(labels[i:i+4])
 		var v, g [4]float64
 		logisticRows4(&v, &g, z, y)
+		var dg [4]float64
+		logisticRows4(nil, &dg, z, y)
 		inRange := kernelMargin(z[0]) && kernelMargin(z[1]) && kernelMargin(z[2]) && kernelMargin(z[3])
 		var kv, kg [4]float64
 		if haveLogisticKernel && inRange {
@@ -376,6 +378,9 @@ func TestLogisticRows4MatchesScalar(t *testing.T) {
 			}
 			if haveLogisticKernel && inRange && (!sameBits(kv[k], wv) || !sameBits(kg[k], wg)) {
 				t.Fatalf("z = %v (%#x), y = %v: kernel %v, %v; scalar %v, %v", z[k], math.Float64bits(z[k]), y[k], kv[k], kg[k], wv, wg)
+			}
+			if !sameBits(dg[k], wg) {
+				t.Fatalf("z = %v (%#x), y = %v: derivatives only %v; scalar %v", z[k], math.Float64bits(z[k]), y[k], dg[k], wg)
 			}
 		}
 	}
