@@ -304,8 +304,9 @@ func BenchmarkLogisticValueGrad(b *testing.B) {
 // branch (e^−|z| = √2 − 1, u's mantissa against √2's), the points where
 // exp's k = round(x·log₂e) changes, the kernel's range ends, and lanes
 // outside it (0, ±Inf, NaN, huge) that send the block lane by lane. Labels
-// are 0, 1 and fractions. The derivatives alone (nil v) are checked too. Blocks within range are also given to the kernel
-// directly, so a fallback cannot hide a wrong kernel.
+// are 0, 1 and fractions. The derivatives alone (nil v) are checked too.
+// Blocks within range are also given to the kernel directly, so a fallback
+// cannot hide a wrong kernel.
 func TestLogisticRows4MatchesScalar(t *testing.T) {
 	t.Parallel()
 	if !haveLogisticKernel {
