@@ -283,43 +283,31 @@ func (l *GLM) ValueGrad(grad, theta []float64) float64 {
 		gw = grad[:l.d]
 	}
 	var f, gb float64
-	// term adds row i's loss at u to f and returns f'(u), also added to gb.
-	term := func(i int, u float64) float64 {
-		var v, g float64
-		if l.slope == nil {
-			v, g = l.loss.valueDeriv(u+b, l.y[i])
-		} else {
-			v, g = l.clippedValueDeriv(i, u+b)
-		}
+	// add adds a row's loss v to f and its derivative g to gb, in row order.
+	add := func(v, g float64) {
 		f += v
 		if gw != nil && g != 0 {
 			gb += g
 		}
-		return g
 	}
-	// Unclipped logistic rows' terms are added in row order, as term adds
-	// them.
 	logistic4 := l.loss == logisticLoss && l.slope == nil
 	i := 0
 	var u, z, v, g [4]float64
 	for ; i+4 <= raw.Rows; i += 4 {
 		off, next := stridedRows4(i, raw.Stride, raw.Rows)
 		dotRows4(&u, raw.Data, &off, &next, w)
+		for k := range u {
+			z[k] = u[k] + b
+		}
 		if logistic4 {
-			for k := range u {
-				z[k] = u[k] + b
-			}
 			logisticRows4(&v, &g, &z, (*[4]float64)(l.y[i:i+4]))
-			for k := range v {
-				f += v[k]
-				if gw != nil && g[k] != 0 {
-					gb += g[k]
-				}
-			}
 		} else {
-			for k := range u {
-				g[k] = term(i+k, u[k])
+			for k := range z {
+				v[k], g[k] = l.rowValueDeriv(i+k, z[k])
 			}
+		}
+		for k := range v {
+			add(v[k], g[k])
 		}
 		if gw != nil {
 			axpyRows4(gw, &g, raw.Data, &off)
@@ -327,7 +315,9 @@ func (l *GLM) ValueGrad(grad, theta []float64) float64 {
 	}
 	for ; i < raw.Rows; i++ {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+l.d]
-		if g := term(i, floats.Dot(row, w)); gw != nil && g != 0 {
+		v, g := l.rowValueDeriv(i, floats.Dot(row, w)+b)
+		add(v, g)
+		if gw != nil && g != 0 {
 			floats.AddScaled(gw, g, row)
 		}
 	}
@@ -337,9 +327,12 @@ func (l *GLM) ValueGrad(grad, theta []float64) float64 {
 	return f
 }
 
-// clippedValueDeriv returns f_C(u) and f_C'(u) for example i.
-func (l *GLM) clippedValueDeriv(i int, u float64) (v, g float64) {
+// rowValueDeriv returns f(u) and f'(u) for example i, or the clipped
+// f_C(u) and f_C'(u) when the GLM clips.
+func (l *GLM) rowValueDeriv(i int, u float64) (v, g float64) {
 	switch {
+	case l.slope == nil:
+		return l.loss.valueDeriv(u, l.y[i])
 	case u < l.lo[i]:
 		return -l.slope[i]*(u-l.lo[i]) + l.flo[i], -l.slope[i]
 	case u > l.hi[i]:

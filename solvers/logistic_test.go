@@ -215,8 +215,8 @@ func TestLogisticClipping(t *testing.T) {
 				}
 				// Tolerance: |f_C'| ≤ 1, so a jump-free f_C changes by
 				// ≤ 2e-9 across [u0 − 1e-9, u0 + 1e-9].
-				vm, _ := l.clippedValueDeriv(i, u0-1e-9)
-				vp, _ := l.clippedValueDeriv(i, u0+1e-9)
+				vm, _ := l.rowValueDeriv(i, u0-1e-9)
+				vp, _ := l.rowValueDeriv(i, u0+1e-9)
 				if math.Abs(vp-vm) > 2.1e-9 {
 					t.Fatalf("example %d: jump %g at %v", i, vp-vm, u0)
 				}

@@ -181,7 +181,7 @@ func TestValueGradMatchesRowByRow(t *testing.T) {
 				if l.slope == nil {
 					v, g = l.loss.valueDeriv(u, y[i])
 				} else {
-					v, g = l.clippedValueDeriv(i, u)
+					v, g = l.rowValueDeriv(i, u)
 				}
 				wantF += v
 				if g != 0 {
