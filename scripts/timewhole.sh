@@ -26,12 +26,14 @@ trap 'rm -rf "$tmp"' EXIT
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 # one BIN SPEC OUT: runs once and appends "wall cpu" (seconds) to OUT.
 one() {
-	local start end t
+	local start end rc=0
 	rm -rf "$tmp/out"
 	start=$(date +%s.%N)
-	t=$( { /usr/bin/env time -f '%U %S' "$1" run "$2" --out "$tmp/out" -j "$jobs" >/dev/null 2>"$tmp/err"; } 2>&1 ) || true
+	/usr/bin/env time -f "%U %S" "$1" run "$2" --out "$tmp/out" -j "$jobs" >/dev/null 2>"$tmp/err" || rc=$?
 	end=$(date +%s.%N)
-	if ! tail -n 1 "$tmp/err" | grep -Eq '^[0-9.]+ [0-9.]+$'; then
+	# time(1) still prints the times after a failed command, so the exit
+	# status, not the last line, decides whether the run counts.
+	if [ "$rc" -ne 0 ] || ! tail -n 1 "$tmp/err" | grep -Eq "^[0-9.]+ [0-9.]+$"; then
 		echo "run failed: $1 run $2" >&2
 		cat "$tmp/err" >&2
 		exit 1
