@@ -3,12 +3,12 @@ package results
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -353,31 +353,81 @@ func readRecords(r io.Reader, path string, warn func(string)) ([]Record, int64, 
 	if err != nil {
 		return nil, 0, fmt.Errorf("results: read %s: %w", path, err)
 	}
-	var recs []Record
+	var lines []recordLine
 	var good int64
-	for line := 1; len(data) > 0; line++ {
+	for num := 1; len(data) > 0; num++ {
 		nl := bytes.IndexByte(data, '\n')
 		if nl < 0 {
 			if warn != nil && len(bytes.TrimSpace(data)) > 0 {
-				warn(fmt.Sprintf("%s:%d: dropping a torn last line (%d bytes without a final newline) left by an interrupted run", path, line, len(data)))
+				warn(fmt.Sprintf("%s:%d: dropping a torn last line (%d bytes without a final newline) left by an interrupted run", path, num, len(data)))
 			}
 			break
 		}
-		text := data[:nl]
-		data = data[nl+1:]
-		if len(bytes.TrimSpace(text)) > 0 {
-			var rec Record
-			if err := json.Unmarshal(text, &rec); err != nil {
-				return nil, 0, &CorruptError{Path: path, Line: line, Err: err}
-			}
-			if rec.Schema > SchemaVersion {
-				return nil, 0, &CorruptError{Path: path, Line: line, Err: fmt.Errorf("record schema %d is newer than this dplab's (%d)", rec.Schema, SchemaVersion)}
-			}
-			recs = append(recs, rec)
+		if text := data[:nl]; len(bytes.TrimSpace(text)) > 0 {
+			lines = append(lines, recordLine{text: text, num: num})
 		}
+		data = data[nl+1:]
 		good += int64(nl + 1)
 	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(lines)/minDecodeLines))
+	recs, err := decodeRecords(lines, path, workers)
+	if err != nil {
+		return nil, 0, err
+	}
 	return recs, good, nil
+}
+
+// minDecodeLines is the fewest record lines worth a goroutine of their own
+// when readRecords decodes a file: about 1 ms of decoding at ~1 KB a record.
+const minDecodeLines = 256
+
+// recordLine is a non-blank complete line of a trials file and its line
+// number (from 1).
+type recordLine struct {
+	text []byte
+	num  int
+}
+
+// decodeRecords decodes lines into records, in order, on workers goroutines
+// that each take a contiguous run of the lines (decoding is most of the time
+// of reading a large store: a report on the 27 stores of make reproduce,
+// 117 MB of records, spent 65% of its time there). When several lines are bad
+// the error names the first of them, as a sequential decode would.
+func decodeRecords(lines []recordLine, path string, workers int) ([]Record, error) {
+	recs := make([]Record, len(lines))
+	workers = max(1, min(workers, len(lines)))
+	per := (len(lines) + workers - 1) / workers
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := min(w*per, len(lines)), min((w+1)*per, len(lines))
+		wg.Go(func() { errs[w] = decodeRun(recs[lo:hi], lines[lo:hi], path) })
+	}
+	wg.Wait()
+	// The runs are in line order and each stops at its first bad line, so
+	// the first error found is the first bad line of the file.
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return recs, nil
+}
+
+// decodeRun decodes lines into dst (of the same length), stopping at the
+// first line that is not a record this dplab can read.
+func decodeRun(dst []Record, lines []recordLine, path string) error {
+	for k, l := range lines {
+		// UnmarshalJSON checks the syntax itself (json.Unmarshal would check
+		// it once more before calling it).
+		if err := dst[k].UnmarshalJSON(l.text); err != nil {
+			return &CorruptError{Path: path, Line: l.num, Err: err}
+		}
+		if dst[k].Schema > SchemaVersion {
+			return &CorruptError{Path: path, Line: l.num, Err: fmt.Errorf("record schema %d is newer than this dplab's (%d)", dst[k].Schema, SchemaVersion)}
+		}
+	}
+	return nil
 }
 
 // Latest returns, for each key, the last ok record, sorted by (cell, trial).

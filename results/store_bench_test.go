@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 )
@@ -78,4 +79,27 @@ func BenchmarkStoreAppend(b *testing.B) {
 		})
 		finish(b, s)
 	})
+}
+
+// BenchmarkReadRecords measures reading a store of 10,000 realistic records
+// (about 10 MB, see realisticLine), as a report or a resumed run does, in
+// MB/s of trials file.
+func BenchmarkReadRecords(b *testing.B) {
+	var data []byte
+	for i := range 10000 {
+		r := realisticRecord(i)
+		var err error
+		if data, err = AppendRecord(data, &r); err != nil {
+			b.Fatal(err)
+		}
+		data = append(data, '\n')
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		recs, _, err := readRecords(bytes.NewReader(data), "trials.jsonl", nil)
+		if err != nil || len(recs) != 10000 {
+			b.Fatalf("%d records, %v", len(recs), err)
+		}
+	}
 }

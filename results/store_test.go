@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -318,5 +320,47 @@ func TestFailedWriteSticks(t *testing.T) {
 	defer s2.Close()
 	if len(recs) != 0 {
 		t.Errorf("%d records stored, want none", len(recs))
+	}
+}
+
+// TestDecodeRecordsInParallel checks that decoding a store's lines on
+// several goroutines gives the records of one sequential decode, in order,
+// and that with several bad lines in different goroutines' runs the error
+// names the first bad line of the file.
+func TestDecodeRecordsInParallel(t *testing.T) {
+	var lines []recordLine
+	for i := range 23 {
+		text := strings.TrimSuffix(line(t, rec(fmt.Sprintf("c%d", i%3), i, float64(i)/7)), "\n")
+		lines = append(lines, recordLine{text: []byte(text), num: 2*i + 1})
+	}
+	want, err := decodeRecords(lines, "p", 1)
+	if err != nil || len(want) != len(lines) {
+		t.Fatalf("sequential decode: %d records, %v", len(want), err)
+	}
+	for _, workers := range []int{2, 3, 7, 23, 40} {
+		got, err := decodeRecords(lines, "p", workers)
+		if err != nil {
+			t.Fatalf("workers %d: %v", workers, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("workers %d: the records differ from a sequential decode", workers)
+		}
+	}
+	// Bad lines at indices 20, 9 and 15: with 3 workers (runs of 8 lines)
+	// they fall in the last two runs, whichever finishes first; the error
+	// must name index 9's line.
+	bad := slices.Clone(lines)
+	bad[20].text = []byte("{oops")
+	bad[9].text = []byte(`{"schema":99}`)
+	bad[15].text = []byte("[1]")
+	for _, workers := range []int{1, 2, 3, 23} {
+		_, err := decodeRecords(bad, "p", workers)
+		var ce *CorruptError
+		if !errors.As(err, &ce) || ce.Line != lines[9].num || ce.Path != "p" {
+			t.Errorf("workers %d: err = %v, want a *CorruptError at p:%d", workers, err, lines[9].num)
+		}
+	}
+	if got, err := decodeRecords(nil, "p", 2); err != nil || len(got) != 0 {
+		t.Errorf("no lines: %d records, %v", len(got), err)
 	}
 }
