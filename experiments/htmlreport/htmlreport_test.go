@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -138,6 +139,58 @@ func TestBuildErrors(t *testing.T) {
 	}
 	if _, err := Build(nil, Options{}); err == nil {
 		t.Error("no directories: no error")
+	}
+}
+
+// TestBuildKeepsFolderOrder: folders are loaded concurrently, but the page
+// shows them in the order given, and when several paths are bad the error
+// is the first bad one's, as loading them one by one would give.
+func TestBuildKeepsFolderOrder(t *testing.T) {
+	dir := makeResultDir(t)
+	var dirs []string
+	for _, name := range []string{"b", "a", "c"} {
+		d := filepath.Join(t.TempDir(), name)
+		if err := os.CopyFS(d, os.DirFS(dir)); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	page, err := Build(dirs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Folder i's section runs from its id to the next folder's, and names
+	// its own directory and no other.
+	html := string(page)
+	at := make([]int, len(dirs)+1)
+	at[len(dirs)] = len(html)
+	for i := range dirs {
+		if at[i] = strings.Index(html, `id="r`+strconv.Itoa(i+1)+`"`); at[i] < 0 {
+			t.Fatalf("no section r%d", i+1)
+		}
+	}
+	for i := range dirs {
+		if at[i+1] < at[i] {
+			t.Fatalf("section r%d comes after r%d", i+1, i+2)
+		}
+		section := html[at[i]:at[i+1]]
+		for j, d := range dirs {
+			if got := strings.Contains(section, stdhtml.EscapeString(d)); got != (i == j) {
+				t.Errorf("section r%d names %s: %v", i+1, d, got)
+			}
+		}
+	}
+	file := filepath.Join(t.TempDir(), "f.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nope := filepath.Join(t.TempDir(), "nope")
+	for range 5 {
+		_, err := Build(append(slices.Clone(dirs), file, nope, dirs[0]), Options{})
+		var nr *NotResultError
+		if !errors.As(err, &nr) || nr.Path != file {
+			t.Fatalf("err = %v, want the *NotResultError of %s", err, file)
+		}
 	}
 }
 

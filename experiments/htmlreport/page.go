@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/dplab/dplab/results"
 )
@@ -35,11 +38,14 @@ func Build(dirs []string, opt Options) ([]byte, error) {
 	if p.Title == "" {
 		p.Title = "dplab report"
 	}
+	folders, errs := loadFolders(dirs)
 	for i, d := range dirs {
-		f, err := loadFolder(d)
-		if err != nil {
-			return nil, err
+		// In dirs' order, as loading one by one would: the first failing
+		// directory's error, after the warnings of those before it.
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
+		f := folders[i]
 		f.ID = fmt.Sprintf("r%d", i+1)
 		if opt.Warn != nil {
 			for _, w := range f.Warnings {
@@ -54,6 +60,25 @@ func Build(dirs []string, opt Options) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// loadFolders loads dirs on up to GOMAXPROCS goroutines (each folder's
+// records are decoded, aggregated and accounted on its own) and returns, for
+// each of dirs in order, its folder or its error.
+func loadFolders(dirs []string) ([]*folder, []error) {
+	folders := make([]*folder, len(dirs))
+	errs := make([]error, len(dirs))
+	var next atomic.Int64 // the next index of dirs to load
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(dirs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(dirs); i = int(next.Add(1) - 1) {
+				folders[i], errs[i] = loadFolder(dirs[i])
+			}
+		})
+	}
+	wg.Wait()
+	return folders, errs
 }
 
 // page is the template's data.
