@@ -49,10 +49,31 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 		}
 		return nil
 	}
-	var x float64
-	if err := json.Unmarshal(b, &x); err != nil {
-		return err
+	// b is a JSON value the decoder has checked, so a number has JSON's
+	// syntax, a subset of ParseFloat's; encoding/json parses numbers with
+	// ParseFloat too, and refuses one out of float64's range as this does.
+	// (Reading a store is mostly decoding numbers: going through
+	// json.Unmarshal here checked each one's syntax once more.)
+	x, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || !isNumberText(b) {
+		return fmt.Errorf("results: %s is not a number in float64's range", b)
 	}
 	*f = Float(x)
 	return nil
+}
+
+// isNumberText reports whether b starts as a JSON number does and holds
+// only the bytes of one, which keeps out what ParseFloat alone would also
+// take (Inf, NaN, +1, hexadecimal, underscores) should UnmarshalJSON be
+// called on bytes no decoder has checked.
+func isNumberText(b []byte) bool {
+	if len(b) == 0 || b[0] != '-' && (b[0] < '0' || b[0] > '9') {
+		return false
+	}
+	for _, c := range b {
+		if (c < '0' || c > '9') && c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' {
+			return false
+		}
+	}
+	return true
 }

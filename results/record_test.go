@@ -196,3 +196,29 @@ func TestNotApplicableIsNull(t *testing.T) {
 		}
 	}
 }
+
+// TestFloatReadsNumbersAsEncodingJSON checks Float.UnmarshalJSON's number
+// path against encoding/json's float64 decoding, bit for bit, and that
+// what is not a JSON number in float64's range is an error.
+func TestFloatReadsNumbersAsEncodingJSON(t *testing.T) {
+	for _, text := range []string{
+		"0", "-0", "1", "-1", "0.1", "1e-7", "1E+5", "2.5e-300", "5e-324", "1e-320",
+		"2.2250738585072011e-308", "1.7976931348623157e308", "123456789012345678901234567890",
+		"0.30000000000000004", "9007199254740993", "-4.9406564584124654e-324",
+	} {
+		var want float64
+		if err := json.Unmarshal([]byte(text), &want); err != nil {
+			t.Fatalf("%s: encoding/json: %v", text, err)
+		}
+		var got Float
+		if err := json.Unmarshal([]byte(text), &got); err != nil || math.Float64bits(float64(got)) != math.Float64bits(want) {
+			t.Errorf("%s: got %v (%v), want %v", text, float64(got), err, want)
+		}
+	}
+	for _, text := range []string{"1e400", "-1e400", "true", "{}", "[1]", "Inf", "NaN", "+1", "0x1p-2", "1_0", ""} {
+		var got Float
+		if err := got.UnmarshalJSON([]byte(text)); err == nil {
+			t.Errorf("%q: read as %v, want an error", text, float64(got))
+		}
+	}
+}
