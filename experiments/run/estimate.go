@@ -45,7 +45,7 @@ func (p *Plan) Estimate(ctx context.Context, s *spec.Spec, opt Options) error {
 	}
 	r := newRunner(s, cells, opt, log)
 	start := time.Now()
-	if err := r.preload(); err != nil {
+	if err := r.preload(nil); err != nil {
 		return err
 	}
 	p.Setup = time.Since(start)

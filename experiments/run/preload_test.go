@@ -1,0 +1,78 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dplab/dplab/experiments/internal/spectest"
+	"github.com/dplab/dplab/experiments/spec"
+)
+
+// TestResumeLoadsOnlyDatasetsWithPendingTrials: a run loads a dataset only
+// when some of its trials are still to run. Each dataset here is a user CSV
+// file that the test deletes once its trials are stored; before, every run
+// loaded every dataset, so a resume with nothing (or only another dataset's
+// trials) to run failed on the deleted file. A dataset with pending trials
+// is still loaded before any trial runs, and its missing file stops the run.
+func TestResumeLoadsOnlyDatasetsWithPendingTrials(t *testing.T) {
+	dir := t.TempDir()
+	csv := func(name string) string {
+		var b strings.Builder
+		b.WriteString("f1,f2,label\n")
+		for i := range 40 {
+			fmt.Fprintf(&b, "%g,%g,%d\n", float64(i%7)/7, float64(i%5)/5, i%2)
+		}
+		p := filepath.Join(dir, name+".csv")
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := csv("a"), csv("b")
+	dataset := func(label, path string) string {
+		return fmt.Sprintf("\n[[dataset]]\nname = \"features-csv\"\nlabel = %q\nparams = { path = %q, header = true }\n", label, filepath.ToSlash(path))
+	}
+	mkSpec := func(trials int, datasets ...string) *spec.Spec {
+		src := fmt.Sprintf("name = \"lazy\"\nseed = 3\ntrials = %d\nepsilon = [1]\ndelta = 1e-6\n", trials) +
+			strings.Join(datasets, "") + "\n[[mechanism]]\nname = \"logreg\"\n"
+		return spectest.MustParse(t, src)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	run := func(s *spec.Spec) (*Report, error) {
+		return Run(context.Background(), s, Options{OutDir: out, DataDir: dir, Cache: &DataCache{}, Jobs: 2})
+	}
+	if rep, err := run(mkSpec(2, dataset("A", a))); err != nil || rep.Ran != 2 {
+		t.Fatalf("first run: %v (%+v)", err, rep)
+	}
+	if err := os.Remove(a); err != nil {
+		t.Fatal(err)
+	}
+	// A's trials are stored: only B's run, and A's file is not needed.
+	rep, err := run(mkSpec(2, dataset("A", a), dataset("B", b)))
+	if err != nil || rep.Ran != 2 || rep.Stored != 2 {
+		t.Fatalf("run with B added: %v (%+v), want B's 2 trials run and A's 2 stored", err, rep)
+	}
+	if err := os.Remove(b); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing to run: no data needed.
+	rep, err = run(mkSpec(2, dataset("A", a), dataset("B", b)))
+	if err != nil || rep.PendingBefore != 0 || rep.Stored != 4 {
+		t.Fatalf("resume of a finished run: %v (%+v), want nothing pending and 4 stored", err, rep)
+	}
+	// A third trial is pending on each dataset: A's missing file stops the
+	// run before any trial.
+	rep, err = run(mkSpec(3, dataset("A", a), dataset("B", b)))
+	var in *spec.InputError
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "a.csv") {
+		t.Fatalf("a pending trial on a deleted file: err = %v, want an *InputError naming a.csv", err)
+	}
+	if rep != nil && rep.Ran+rep.Failed > 0 {
+		t.Errorf("%d trials ran before the missing file was reported", rep.Ran+rep.Failed)
+	}
+}
