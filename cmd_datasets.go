@@ -148,9 +148,13 @@ func datasetsFetch(ctx context.Context, stdout, stderr io.Writer, dir, mirror st
 	f := &datasets.Fetcher{Mirror: mirror}
 	failed := 0
 	for _, e := range entries {
-		if e.Info.Synthetic {
+		if e.Info.Synthetic || e.Info.UserFile {
 			if len(names) > 0 {
-				fmt.Fprintf(stdout, "%s: built-in generator, nothing to fetch\n", e.Info.Name)
+				what := "built-in generator"
+				if e.Info.UserFile {
+					what = "your own file (the path in the spec's params)"
+				}
+				fmt.Fprintf(stdout, "%s: %s, nothing to fetch\n", e.Info.Name, what)
 			}
 			continue
 		}

@@ -226,6 +226,12 @@ func TestDatasetsFetchWithoutSourceSaysWhereToPlaceTheFile(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "nothing to fetch") {
 		t.Errorf("generator fetch: exit %d, %q", code, out)
 	}
+	// A user file has no source either; before, fetching it printed
+	// nothing at all.
+	code, out, _ = runCLI(t, "datasets", "fetch", "features-csv", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "features-csv: your own file") || !strings.Contains(out, "nothing to fetch") {
+		t.Errorf("user-file fetch: exit %d, %q", code, out)
+	}
 }
 
 // TestDocsListEveryDataset keeps docs/datasets.md in step with the registry.

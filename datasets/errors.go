@@ -82,10 +82,21 @@ type MissingError struct {
 	Dataset string
 	Dir     string   // the data directory searched
 	Files   []string // registered paths relative to Dir (each may also be stored .gz or .bz2)
+	// UserFile marks the user's own file (features-csv): Files are then the
+	// paths given in params, absolute or relative to Dir, and there is
+	// nothing to fetch.
+	UserFile bool
 }
 
-// Error says which files to place in which directory, or to fetch them.
+// Error says which files to place in which directory, or to fetch them (a
+// user file: to check its path).
 func (e *MissingError) Error() string {
+	if e.UserFile {
+		return fmt.Sprintf("dataset %s: missing %s (your own file, named by the spec's params: an absolute path, "+
+			"or one relative to the data directory %s); check the path in the spec, or point dplab at the directory "+
+			"that holds it with --data-dir DIR or the DPLAB_DATA environment variable",
+			e.Dataset, strings.Join(e.Files, ", "), e.Dir)
+	}
 	return fmt.Sprintf("dataset %s: missing %s in data directory %s (each may be stored plain, .gz or .bz2); "+
 		"if the files are elsewhere, point dplab at that directory with --data-dir DIR or the DPLAB_DATA environment variable "+
 		"(the directory is --data-dir, else $DPLAB_DATA, else the user cache); otherwise run 'dplab datasets fetch %s' or place the files there by hand",

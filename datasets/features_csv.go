@@ -71,7 +71,7 @@ func readFeaturesCSV(dir, path string, p FeaturesCSVParams) (*Dataset, error) {
 	t, err := ReadCSVFile(full, CSVOptions{Header: p.Header})
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, statErr := os.Stat(full); statErr != nil {
-			return nil, &MissingError{Dataset: "features-csv", Dir: dir, Files: []string{path}}
+			return nil, &MissingError{Dataset: "features-csv", Dir: dir, Files: []string{path}, UserFile: true}
 		}
 	}
 	if err != nil {

@@ -50,11 +50,15 @@ func TestFeaturesCSV(t *testing.T) {
 	if _, err := loadFrom(dir, "features-csv", `path="absent.csv"`); !errors.As(err, &miss) {
 		t.Errorf("absent file: %v, want a MissingError", err)
 	} else {
-		// The error says how to point dplab at the data, not only how to fetch it.
-		for _, want := range []string{"--data-dir", "DPLAB_DATA", "dplab datasets fetch", dir} {
+		// The error says how to point dplab at the file and to check its
+		// path; a user file cannot be fetched, so it does not suggest that.
+		for _, want := range []string{"absent.csv", "check the path", "--data-dir", "DPLAB_DATA", dir} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("missing-data error does not name %q: %v", want, err)
 			}
+		}
+		if strings.Contains(err.Error(), "fetch") {
+			t.Errorf("missing user file: the error suggests fetching it: %v", err)
 		}
 	}
 }
