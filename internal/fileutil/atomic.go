@@ -6,6 +6,7 @@ package fileutil
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync/atomic"
 )
@@ -29,7 +30,13 @@ func ReplaceFile(path string, data []byte) error { return writeFile(path, data, 
 func writeFile(path string, data []byte, sync bool) error {
 	tmp, err := createTemp(path)
 	if err != nil {
-		return fmt.Errorf("fileutil: %w", err)
+		// The error names the file asked for, not the temporary one beside
+		// it (a missing directory read as "open x.html.tmp4084-1: ...").
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return &fs.PathError{Op: "write", Path: path, Err: err}
 	}
 	_, err = tmp.Write(data)
 	if err == nil && sync {
