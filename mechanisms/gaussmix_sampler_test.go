@@ -255,6 +255,42 @@ func TestMulUpperMatchesGemm(t *testing.T) {
 	}
 }
 
+// TestSketchExactMatchesGemm: sketchExact's G·R, for every p (up to
+// triBlock by mulUpper, above by solvers.MulTransUpper with G drawn
+// transposed), has the bits of gonum's dgemm on G drawn row by row from
+// the same stream and the whole upper-triangular R: the same draws in the
+// same order, and the same sums.
+func TestSketchExactMatchesGemm(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for _, p := range []int{14, triBlock, triBlock + 1, 130} {
+		for _, k := range []int{1, 7, 57} {
+			up := mat.NewDense(p, p, nil)
+			for i := 0; i < p; i++ {
+				for j := i; j < p; j++ {
+					up.Set(i, j, r.NormFloat64()*math.Exp(4*r.NormFloat64()))
+				}
+			}
+			seed := r.Uint64()
+			got := mat.NewDense(k, p, nil)
+			sketchExact(got, up, rand.New(rand.NewPCG(seed, 1)))
+			draws := rand.New(rand.NewPCG(seed, 1))
+			g := mat.NewDense(k, p, nil)
+			for i := range g.RawMatrix().Data {
+				g.RawMatrix().Data[i] = draws.NormFloat64()
+			}
+			want := mat.NewDense(k, p, nil)
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, g.RawMatrix(), up.RawMatrix(), 0, want.RawMatrix())
+			for i := 0; i < k; i++ {
+				for j := 0; j < p; j++ {
+					if a, b := got.At(i, j), want.At(i, j); math.Float64bits(a) != math.Float64bits(b) {
+						t.Fatalf("p=%d k=%d: (G·R)[%d,%d] = %v, dgemm %v", p, k, i, j, a, b)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestSketchOLS: the Cholesky solve of the sketch's normal equations equals
 // gonum's QR least squares on [X̃, Ỹ] (tolerance 1e-10 relative: a
 // well-conditioned 200 × 6 problem), and a rank-deficient X̃ is an error.

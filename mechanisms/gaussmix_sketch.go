@@ -8,7 +8,6 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/solvers"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -160,35 +159,35 @@ func sketchExplicit(m, z *mat.Dense, r *rand.Rand) {
 	}
 }
 
-// triBlock is the column-block width of the triangular product in
-// sketchExact (a multiple of gonum's 64-wide GEMM blocks).
+// triBlock is the most columns of R for which sketchExact multiplies by
+// mulUpper (pure Go); wider ones go to solvers.MulTransUpper (AVX kernels).
 const triBlock = 64
 
-// sketchExact sets m (k × p) to G·R with G ~ N(0, 1)^{k×p} from r and R
-// upper triangular: column block [j0, j1) of G·R is G[:, :j1]·R[:j1, j0:j1],
-// so the zero lower triangle costs at most one block per column block.
+// sketchExact sets m (k × p) to G·R with G ~ N(0, 1)^{k×p} from r (drawn
+// row by row, as a k × p matrix) and R upper triangular, with the bits of
+// gonum's dgemm on the whole of R: by mulUpper up to triBlock columns, and
+// above by solvers.MulTransUpper, for which G is stored transposed as it is
+// drawn (the same draws in the same order).
 func sketchExact(m, rr *mat.Dense, r *rand.Rand) {
 	p, _ := rr.Dims()
 	k, _ := m.Dims()
 	gp := getScratch(k * p)
 	defer scratch.Put(gp)
 	g := (*gp)[:k*p]
-	for i := range g {
-		g[i] = r.NormFloat64()
-	}
-	gm := blas64.General{Rows: k, Cols: p, Stride: p, Data: g}
 	rm, mm := rr.RawMatrix(), m.RawMatrix()
 	if p <= triBlock {
-		mulUpper(gm, rm, mm)
+		for i := range g {
+			g[i] = r.NormFloat64()
+		}
+		mulUpper(blas64.General{Rows: k, Cols: p, Stride: p, Data: g}, rm, mm)
 		return
 	}
-	for j0 := 0; j0 < p; j0 += triBlock {
-		j1 := min(j0+triBlock, p)
-		a := blas64.General{Rows: k, Cols: j1, Stride: gm.Stride, Data: gm.Data}
-		b := blas64.General{Rows: j1, Cols: j1 - j0, Stride: rm.Stride, Data: rm.Data[j0:]}
-		c := blas64.General{Rows: k, Cols: j1 - j0, Stride: mm.Stride, Data: mm.Data[j0:]}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, c)
+	for i := range k {
+		for l := range p {
+			g[l*k+i] = r.NormFloat64()
+		}
 	}
+	solvers.MulTransUpper(mm, blas64.General{Rows: p, Cols: k, Stride: k, Data: g}, rm)
 }
 
 // mulUpper sets c = g·r for r upper triangular (its lower triangle is

@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dplab/dplab/internal/rngs"
@@ -103,10 +104,10 @@ func BenchmarkSolveRegularizedSketch(b *testing.B) {
 
 // BenchmarkGram times GramTo on GaussMix sketches, which linear-mixing and
 // Sheffet '17 form once per trial: Boston housing's size (32 × 14: 13
-// features and the label) and gaussmix_fig3's (k = 512 rows × 128
-// features).
+// features and the label), gaussmix_fig3's (k = 512 rows × 128 features)
+// and gaussmix_fig2's 512-d sets' (k = 1280 rows × 513).
 func BenchmarkGram(b *testing.B) {
-	for _, sh := range []struct{ rows, cols int }{{32, 14}, {512, 128}} {
+	for _, sh := range []struct{ rows, cols int }{{32, 14}, {512, 128}, {1280, 513}} {
 		x := randomDense(newTestRand(), sh.rows, sh.cols)
 		g := mat.NewSymDense(sh.cols, nil)
 		b.Run(fmt.Sprintf("%d×%d", sh.rows, sh.cols), func(b *testing.B) {
@@ -130,5 +131,34 @@ func BenchmarkLogisticHessian(b *testing.B) {
 	h := mat.NewSymDense(l.Dim(), nil)
 	for b.Loop() {
 		l.Hessian(h, theta)
+	}
+}
+
+// BenchmarkMulTransUpper times the exact GaussMix sketch's product G·R at
+// gaussmix_fig2's 512-d size (k = 1280 sketch rows, p = 513) by
+// MulTransUpper and by the dgemm column blocks it falls back on.
+func BenchmarkMulTransUpper(b *testing.B) {
+	const k, p = 1280, 513
+	r := newTestRand()
+	gt := blas64.General{Rows: p, Cols: k, Stride: k, Data: make([]float64, p*k)}
+	for i := range gt.Data {
+		gt.Data[i] = r.NormFloat64()
+	}
+	up := blas64.General{Rows: p, Cols: p, Stride: p, Data: make([]float64, p*p)}
+	for i := range p {
+		for j := i; j < p; j++ {
+			up.Data[i*p+j] = r.NormFloat64()
+		}
+	}
+	c := blas64.General{Rows: k, Cols: p, Stride: p, Data: make([]float64, k*p)}
+	for _, v := range []struct {
+		name string
+		mul  func(c, gt, r blas64.General)
+	}{{"MulTransUpper", MulTransUpper}, {"dgemm", mulTransUpperGemm}} {
+		b.Run(fmt.Sprintf("%s/k=%d,p=%d", v.name, k, p), func(b *testing.B) {
+			for b.Loop() {
+				v.mul(c, gt, up)
+			}
+		})
 	}
 }

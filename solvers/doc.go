@@ -104,11 +104,12 @@
 //   - Faster kernels keep the bits. On amd64 with AVX, GLM.ValueGrad and
 //     DPSGD's dense batches sum four rows at a time (dotRows4, axpyRows4)
 //     and GramTo and GLM.Hessian update 4 × 8 blocks of the Gram matrix in
-//     registers (syrkUpperAdd), each in the order of the gonum call it
-//     replaces (floats.Dot, floats.AddScaled, dsyrk), with every product
-//     rounded before it is added; TestRowKernelsMatchGonum and
-//     TestSyrkUpperAddMatchesDsyrk check them bit for bit. Without AVX
-//     those gonum calls run. With AVX2 and FMA the logistic loss and its
+//     registers (syrkUpperAdd), as MulTransUpper does for the GaussMix
+//     sketch's product G·R, each in the order of the gonum call it
+//     replaces (floats.Dot, floats.AddScaled, dsyrk, dgemm), with every
+//     product rounded before it is added; TestRowKernelsMatchGonum,
+//     TestSyrkUpperAddMatchesDsyrk and TestMulTransUpperMatchesDgemm check
+//     them bit for bit. Without AVX those gonum calls run. With AVX2 and FMA the logistic loss and its
 //     derivative go four rows at a time through logisticRows4, which
 //     repeats the operations of math.Exp (the runtime's exp_amd64.s on its
 //     FMA path), of math.Log1p (math/log1p.go) and of logisticValueDeriv;

@@ -31,13 +31,14 @@ func dotRows4AVX(u *[4]float64, x []float64, off, next *[4]int, theta []float64)
 //go:noescape
 func axpyRows4AVX(g []float64, a *[4]float64, x []float64, off *[4]int)
 
-// syrkRows4AVX adds Σₗ a[l·lda+i+r]·a[l·lda+j+m] to c[r·ldc+m] for
-// r < 4 and m < cols (a multiple of 4), l = 0, …, rows−1 in order, each
-// product rounded before it is added: the register-blocked part of
-// syrkUpperAdd. It reads and writes without bounds checks.
+// gemmRows4AVX adds Σₗ a[l·lda+r]·b[l·ldb+m] to c[r·ldc+m] for r < 4 and
+// m < cols (a multiple of 4), l = 0, …, rows−1 in order, each product
+// rounded before it is added (c += aᵀb for a's first four columns): the
+// register-blocked part of syrkUpperAdd and MulUpper. It reads and writes
+// without bounds checks.
 //
 //go:noescape
-func syrkRows4AVX(c []float64, ldc int, a []float64, lda, rows, i, j, cols int)
+func gemmRows4AVX(c []float64, ldc int, a []float64, lda int, b []float64, ldb, rows, cols int)
 
 // prefetchSpan issues PREFETCHT0 for each cache line of [p, p+bytes),
 // bytes ≥ 1. A prefetch never faults and changes no value.

@@ -32,15 +32,16 @@
 	VADDPD  Y7, Y2, Y2              \
 	VADDPD  Y8, Y3, Y3
 
-// SYRK4 adds a[l, i+r]·(the four columns in Y8) to acc, with a[l, i+r] at
-// boff(AX); SYRK8 also adds it times the four columns in Y9 to acc2.
-#define SYRK4(boff, acc) \
+// GEMM4 adds a[l, r]·(the four columns of b's row l in Y8) to acc, with
+// a[l, r] at boff(AX); GEMM8 also adds it times the four columns in Y9 to
+// acc2.
+#define GEMM4(boff, acc) \
 	VBROADCASTSD boff(AX), Y10 \
 	VMULPD       Y8, Y10, Y11  \
 	VADDPD       Y11, acc, acc
 
-#define SYRK8(boff, acc, acc2) \
-	SYRK4(boff, acc)          \
+#define GEMM8(boff, acc, acc2) \
+	GEMM4(boff, acc)          \
 	VMULPD Y9, Y10, Y11       \
 	VADDPD Y11, acc2, acc2
 
@@ -189,27 +190,24 @@ done:
 	VZEROUPPER
 	RET
 
-// func syrkRows4AVX(c []float64, ldc int, a []float64, lda, rows, i, j, cols int)
+// func gemmRows4AVX(c []float64, ldc int, a []float64, lda int, b []float64, ldb, rows, cols int)
 //
-// Adds Σ_l a[l·lda+i+r]·a[l·lda+j+m] to c[r·ldc+m] for r = 0, …, 3 and
+// Adds Σ_l a[l·lda+r]·b[l·ldb+m] to c[r·ldc+m] for r = 0, …, 3 and
 // m = 0, …, cols−1 (cols a multiple of 4), l = 0, …, rows−1 in order, each
 // product rounded before it is added, eight columns at a time in registers
 // (Y0–Y7: two YMM per row of c).
-TEXT ·syrkRows4AVX(SB), NOSPLIT, $0-96
+TEXT ·gemmRows4AVX(SB), NOSPLIT, $0-112
 	MOVQ c_base+0(FP), DI
 	MOVQ ldc+24(FP), BX
 	SHLQ $3, BX
-	MOVQ a_base+32(FP), SI
+	MOVQ a_base+32(FP), R11 // &a[0]: four entries broadcast per row l
 	MOVQ lda+56(FP), DX
 	SHLQ $3, DX
-	MOVQ rows+64(FP), CX
-	MOVQ i+72(FP), R8
-	MOVQ j+80(FP), R9
-	MOVQ cols+88(FP), R10
-
-	// R11: &a[i] (row 0); R12: &a[j] (row 0).
-	LEAQ (SI)(R8*8), R11
-	LEAQ (SI)(R9*8), R12
+	MOVQ b_base+64(FP), R12 // &b[0]: eight (or four) columns per row l
+	MOVQ ldb+88(FP), SI
+	SHLQ $3, SI
+	MOVQ rows+96(FP), CX
+	MOVQ cols+104(FP), R10
 
 eight:
 	CMPQ    R10, $8
@@ -232,12 +230,12 @@ eight:
 rows8:
 	VMOVUPD (R14), Y8
 	VMOVUPD 32(R14), Y9
-	SYRK8(0, Y0, Y1)
-	SYRK8(8, Y2, Y3)
-	SYRK8(16, Y4, Y5)
-	SYRK8(24, Y6, Y7)
+	GEMM8(0, Y0, Y1)
+	GEMM8(8, Y2, Y3)
+	GEMM8(16, Y4, Y5)
+	GEMM8(24, Y6, Y7)
 	ADDQ         DX, AX
-	ADDQ         DX, R14
+	ADDQ         SI, R14
 	DECQ         R8
 	JNZ          rows8
 
@@ -271,12 +269,12 @@ four:
 
 rows4:
 	VMOVUPD (R14), Y8
-	SYRK4(0, Y0)
-	SYRK4(8, Y2)
-	SYRK4(16, Y4)
-	SYRK4(24, Y6)
+	GEMM4(0, Y0)
+	GEMM4(8, Y2)
+	GEMM4(16, Y4)
+	GEMM4(24, Y6)
 	ADDQ         DX, AX
-	ADDQ         DX, R14
+	ADDQ         SI, R14
 	DECQ         R8
 	JNZ          rows4
 
