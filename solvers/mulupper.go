@@ -15,12 +15,12 @@ import (
 // With AVX, blocks of four rows × eight columns of c are summed in
 // registers (gemmRows4AVX) over a block of rows l at a time (gemmRowBlock:
 // r's block stays in cache while every block of c reads it), the blocks in
-// order, so each cᵢⱼ still sums its products in order l. The products with
-// r's zero lower triangle are left out wherever a whole 4-column block of
-// them is zero, and otherwise added; neither changes a bit when gt and r
-// are finite: such a product is ±0, and a sum from +0 is never −0 (a
-// rounded sum is −0 only when both terms are), so adding ±0 changes
-// nothing. Likewise for dgemm's skipped zeros of gt. Otherwise — a NaN or
+// order, so each cᵢⱼ still sums its products in order l. The products
+// with r's zero lower triangle are left out below each 8-column panel's
+// last diagonal entry, and added within the panel; neither changes a bit
+// when gt and r are finite: such a product is ±0, and a sum from +0 is
+// never −0 (a rounded sum is −0 only when both terms are), so adding ±0
+// changes nothing. Likewise for dgemm's skipped zeros of gt. Otherwise — a NaN or
 // an infinity in gt or r, fewer than 8 columns, no AVX — dgemm runs, on
 // column blocks of r and only the rows above their bottom (its zero rows
 // below add nothing, by the same argument).
@@ -65,7 +65,7 @@ func mulTransUpperRows(c, gt, r blas64.General, rb int) {
 			w := min(8, p4-j)
 			rows := min(l1, j+w) - l0
 			if rows <= 0 {
-				break // a block within the last 1–3 rows: zero in these columns
+				break // l0 ≥ p4: these rows are zero in every kernel column
 			}
 			for l := range rows {
 				copy(bpack[off+l*w:off+(l+1)*w], r.Data[(l0+l)*r.Stride+j:])
