@@ -326,7 +326,7 @@ func dpsgd(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs
 				sparse.addScaled(grad[:d], rowDerivs[k], i)
 			}
 		} else {
-			denseBatchGrad(grad[:d], raw, batch, w, derivs, scratch)
+			denseBatchGrad(grad[:d], raw, batch, w, derivs, scratch, y, norms)
 		}
 		if cfg.Bias {
 			grad[d] = gb
@@ -349,6 +349,12 @@ func dpsgd(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs
 // fastest of 4, 8 and 16 on Adult (BenchmarkDPSGDAdult; 4 and 8 tie).
 const prefetchRows = 8
 
+// densePrefetchMax is the longest dense row (entries) that denseBatchGrad
+// prefetches whole, prefetchRows ahead: 1 KiB. Longer rows are read as long
+// sequential runs, which the processor fetches ahead by itself, and asking
+// for eight of them at once was slower (BenchmarkDPSGD, d = 2001: +20%).
+const densePrefetchMax = 128
+
 // denseBatchGrad adds r_i·x_i to grad for the rows i of batch of a dense X,
 // in batch order, where r_i is set by derivs from u_i = x_iᵀw: four rows at
 // a time, each summed by dotRows4 (the bits of floats.Dot) while the next
@@ -356,8 +362,12 @@ const prefetchRows = 8
 // floats.AddScaled call per row; a zero r_i adds nothing, as X is finite)
 // while they are in cache. derivs(rows, u, r) sets r[k] for the rows
 // rows[k] at u[k]; it is called on consecutive runs of batch, in order.
-// scratch (8 elements) holds the u and r of four rows.
-func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64, derivs func(rows []int, u, r []float64), scratch []float64) {
+// scratch (8 elements) holds the u and r of four rows. The rows
+// prefetchRows ahead are asked for whole (up to densePrefetchMax entries),
+// and the entries of perRow (slices indexed by row, such as the labels and
+// norms derivs reads) 2·prefetchRows ahead: the rows of a batch are
+// scattered, and each of these was a cache miss.
+func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64, derivs func(rows []int, u, r []float64), scratch []float64, perRow ...[]float64) {
 	d := len(w)
 	k := 0
 	var off, next [4]int
@@ -368,6 +378,18 @@ func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64
 			next[r] = off[r]
 			if k+4+r < len(batch) {
 				next[r] = batch[k+4+r] * raw.Stride
+			}
+			if k+prefetchRows+r < len(batch) && d <= densePrefetchMax {
+				o := batch[k+prefetchRows+r] * raw.Stride
+				prefetch(raw.Data[o : o+d])
+			}
+			if k+2*prefetchRows+r < len(batch) {
+				j := batch[k+2*prefetchRows+r]
+				for _, v := range perRow {
+					if v != nil {
+						prefetch(v[j : j+1])
+					}
+				}
 			}
 		}
 		dotRows4(u, raw.Data, &off, &next, w)
