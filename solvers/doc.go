@@ -109,7 +109,10 @@
 //     replaces (floats.Dot, floats.AddScaled, dsyrk, dgemm), with every
 //     product rounded before it is added; TestRowKernelsMatchGonum,
 //     TestSyrkUpperAddMatchesDsyrk and TestMulTransUpperMatchesDgemm check
-//     them bit for bit. Without AVX those gonum calls run. With AVX2 and FMA the logistic loss and its
+//     them bit for bit. On a sparse X (a quarter or fewer of its entries
+//     non-zero, as Adult's one-hot columns) GLM.ValueGrad reads only the
+//     non-zero entries, in the same lanes and order
+//     (TestGLMSparseMatchesDense). Without AVX those gonum calls run. With AVX2 and FMA the logistic loss and its
 //     derivative go four rows at a time through logisticRows4, which
 //     repeats the operations of math.Exp (the runtime's exp_amd64.s on its
 //     FMA path), of math.Log1p (math/log1p.go) and of logisticValueDeriv;

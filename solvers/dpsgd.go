@@ -206,7 +206,7 @@ func (g *Design) checkFinite() error {
 // sparseRows returns X as compressed sparse rows (nil when X is dense),
 // computed once.
 func (g *Design) sparseRows() *sparseRows {
-	g.sparseOnce.Do(func() { g.sparse = newSparseRows(g.x) })
+	g.sparseOnce.Do(func() { g.sparse = newSparseRows(g.x, sparseMaxDensity) })
 	return g.sparse
 }
 

@@ -440,7 +440,7 @@ func TestDPSGDSparseRows(t *testing.T) {
 		x.Set(i, r.IntN(5), 0.6)               // a one-hot block
 		x.Set(i, 5+r.IntN(5), 0.8*r.Float64()) // one continuous value among five
 	}
-	if newSparseRows(x) == nil {
+	if newSparseRows(x, sparseMaxDensity) == nil {
 		t.Fatal("density 0.2 not read as sparse rows")
 	}
 	y := make([]float64, 500)
@@ -460,7 +460,7 @@ func TestDPSGDSparseRows(t *testing.T) {
 	if d := maxAbsDiff(sp.Theta, de.Theta); d > 1e-9 || sp.Clipped != de.Clipped || sp.Examples != de.Examples {
 		t.Fatalf("sparse and dense differ by %v (clipped %d vs %d)", d, sp.Clipped, de.Clipped)
 	}
-	if dense := newSparseRows(mat.NewDense(2, 2, []float64{1, 2, 0, 3})); dense != nil {
+	if dense := newSparseRows(mat.NewDense(2, 2, []float64{1, 2, 0, 3}), sparseMaxDensity); dense != nil {
 		t.Error("density 0.75 read as sparse rows")
 	}
 }

@@ -25,11 +25,30 @@ type sparseEntry struct {
 	col int
 }
 
+// glmSparseMaxDensity is the largest fraction of non-zero entries for which
+// a GLM reads X as compressed sparse rows when the AVX kernels run (on
+// denser rows their vectorised dense loops win).
+const glmSparseMaxDensity = 0.25
+
 // newSparseRows returns X as compressed sparse rows, or nil when more than
-// sparseMaxDensity of its entries are non-zero.
-func newSparseRows(X *mat.Dense) *sparseRows {
+// maxDensity of its entries are non-zero. Its first 64 rows are looked at
+// first, so that a dense X is told at little cost.
+func newSparseRows(X *mat.Dense, maxDensity float64) *sparseRows {
 	raw := X.RawMatrix()
 	nnz := 0
+	if head := min(raw.Rows, 64); raw.Rows > 2*head {
+		for i := range head {
+			for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+				if v != 0 {
+					nnz++
+				}
+			}
+		}
+		if float64(nnz) > 2*maxDensity*float64(head)*float64(raw.Cols) {
+			return nil
+		}
+		nnz = 0
+	}
 	for i := 0; i < raw.Rows; i++ {
 		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
 			if v != 0 {
@@ -37,7 +56,7 @@ func newSparseRows(X *mat.Dense) *sparseRows {
 			}
 		}
 	}
-	if float64(nnz) > sparseMaxDensity*float64(raw.Rows)*float64(raw.Cols) {
+	if float64(nnz) > maxDensity*float64(raw.Rows)*float64(raw.Cols) {
 		return nil
 	}
 	s := &sparseRows{start: make([]int, raw.Rows+1), ent: make([]sparseEntry, 0, nnz)}
@@ -65,9 +84,33 @@ func (s *sparseRows) dot(i int, w []float64) float64 {
 // offsets start[i:i+2] must be in cache already, or they are waited for.
 func (s *sparseRows) prefetchRow(i int) { prefetch(s.ent[s.start[i]:s.start[i+1]]) }
 
-// addScaled adds r·x_i to dst.
+// addScaled adds r·x_i to dst, each product rounded before it is added
+// (the explicit conversion: the Go spec lets a compiler fuse x*y + z
+// otherwise): the bits of floats.AddScaled(dst, r, x_i) on the dense row,
+// whose zero entries add ±0 and change no coordinate that is not −0.
 func (s *sparseRows) addScaled(dst []float64, r float64, i int) {
 	for _, e := range s.ent[s.start[i]:s.start[i+1]] {
-		dst[e.col] += r * e.val
+		dst[e.col] += float64(r * e.val)
 	}
+}
+
+// dotLanes returns x_iᵀw (len(w) columns) with the bits of floats.Dot on
+// the dense row, as dotRows4 computes it: four partial sums sₖ over the
+// columns j ≡ k mod 4 below the last multiple of 4, the 1–3 trailing
+// products added to s₀, then (s₂ + s₀) + (s₃ + s₁), every product rounded
+// before it is added (gonum's DotUnitary on amd64). A zero entry's product
+// is ±0 and changes no partial sum: they start at +0 and are never −0.
+// Only for use where haveRowKernels holds (pure-Go gonum sums in another
+// order).
+func (s *sparseRows) dotLanes(i int, w []float64) float64 {
+	d4 := len(w) &^ 3
+	var acc [4]float64
+	for _, e := range s.ent[s.start[i]:s.start[i+1]] {
+		lane := e.col & 3
+		if e.col >= d4 {
+			lane = 0
+		}
+		acc[lane] += float64(e.val * w[e.col])
+	}
+	return (acc[2] + acc[0]) + (acc[3] + acc[1])
 }
