@@ -135,30 +135,33 @@ func BenchmarkLogisticHessian(b *testing.B) {
 }
 
 // BenchmarkMulTransUpper times the exact GaussMix sketch's product G·R at
-// gaussmix_fig2's 512-d size (k = 1280 sketch rows, p = 513) by
-// MulTransUpper and by the dgemm column blocks it falls back on.
+// gaussmix_fig3's size (k = 512 sketch rows, p = 129) and gaussmix_fig2's
+// 512-d size (k = 1280, p = 513) by MulTransUpper and by the dgemm column
+// blocks it falls back on.
 func BenchmarkMulTransUpper(b *testing.B) {
-	const k, p = 1280, 513
-	r := newTestRand()
-	gt := blas64.General{Rows: p, Cols: k, Stride: k, Data: make([]float64, p*k)}
-	for i := range gt.Data {
-		gt.Data[i] = r.NormFloat64()
-	}
-	up := blas64.General{Rows: p, Cols: p, Stride: p, Data: make([]float64, p*p)}
-	for i := range p {
-		for j := i; j < p; j++ {
-			up.Data[i*p+j] = r.NormFloat64()
+	for _, sh := range []struct{ k, p int }{{512, 129}, {1280, 513}} {
+		k, p := sh.k, sh.p
+		r := newTestRand()
+		gt := blas64.General{Rows: p, Cols: k, Stride: k, Data: make([]float64, p*k)}
+		for i := range gt.Data {
+			gt.Data[i] = r.NormFloat64()
 		}
-	}
-	c := blas64.General{Rows: k, Cols: p, Stride: p, Data: make([]float64, k*p)}
-	for _, v := range []struct {
-		name string
-		mul  func(c, gt, r blas64.General)
-	}{{"MulTransUpper", MulTransUpper}, {"dgemm", mulTransUpperGemm}} {
-		b.Run(fmt.Sprintf("%s/k=%d,p=%d", v.name, k, p), func(b *testing.B) {
-			for b.Loop() {
-				v.mul(c, gt, up)
+		up := blas64.General{Rows: p, Cols: p, Stride: p, Data: make([]float64, p*p)}
+		for i := range p {
+			for j := i; j < p; j++ {
+				up.Data[i*p+j] = r.NormFloat64()
 			}
-		})
+		}
+		c := blas64.General{Rows: k, Cols: p, Stride: p, Data: make([]float64, k*p)}
+		for _, v := range []struct {
+			name string
+			mul  func(c, gt, r blas64.General)
+		}{{"MulTransUpper", MulTransUpper}, {"dgemm", mulTransUpperGemm}} {
+			b.Run(fmt.Sprintf("%s/k=%d,p=%d", v.name, k, p), func(b *testing.B) {
+				for b.Loop() {
+					v.mul(c, gt, up)
+				}
+			})
+		}
 	}
 }

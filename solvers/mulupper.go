@@ -54,6 +54,7 @@ func mulTransUpperRows(c, gt, r blas64.General, rb int) {
 	// block of four rows of c, gt's four columns are packed likewise. The
 	// kernel then reads both as two sequential streams instead of one cache
 	// line per 4 KiB page of gt and r.
+	rb = min(rb, p)
 	bpack := make([]float64, rb*p4)
 	apack := make([]float64, rb*4)
 	type panel struct{ j, w, rows, off int }
