@@ -15,10 +15,11 @@ import (
 // cache while every block of c reads it), the blocks in order, so each cᵢⱼ
 // still sums its products in order l; a block of c that crosses the
 // diagonal or the last column is summed in a scratch block, and only its
-// entries in the upper triangle are copied back. The kernel does not skip a zero aₗᵢ,
-// which changes no bit when a is finite and no entry of c's upper triangle
-// is −0: the product is then ±0, and adding ±0 to a number that is not −0
-// leaves it unchanged, while a sum of two numbers is −0 only when both are.
+// entries in the upper triangle are copied back. The kernel does not skip a
+// zero aₗᵢ, which changes no bit when a is finite and no entry of c's upper
+// triangle is −0: the product is then ±0, and adding ±0 to a number that
+// is not −0 leaves it unchanged, while a sum of two numbers is −0 only
+// when both are.
 // Otherwise — a NaN or an infinity in a, a −0 in c, fewer than 8 columns,
 // no AVX — dsyrk runs itself.
 func syrkUpperAdd(c blas64.Symmetric, a blas64.General) {
