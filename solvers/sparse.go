@@ -31,12 +31,13 @@ type sparseEntry struct {
 const glmSparseMaxDensity = 0.25
 
 // newSparseRows returns X as compressed sparse rows, or nil when more than
-// maxDensity of its entries are non-zero. Its first 64 rows are looked at
-// first, so that a dense X is told at little cost.
+// maxDensity of its entries are non-zero. When maxDensity < 1/2 its first
+// 64 rows are looked at first, so that a clearly denser X (over twice
+// maxDensity there) is told at little cost.
 func newSparseRows(X *mat.Dense, maxDensity float64) *sparseRows {
 	raw := X.RawMatrix()
 	nnz := 0
-	if head := min(raw.Rows, 64); raw.Rows > 2*head {
+	if head := min(raw.Rows, 64); raw.Rows > 2*head && 2*maxDensity < 1 {
 		for i := range head {
 			for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
 				if v != 0 {
