@@ -85,9 +85,10 @@ var renderCommand = &command{
 	UsageLine: "render RESULTDIR|SPEC.toml [--out DIR] [--quick] [--max-cells N] [--max-trials N]",
 	Short:     "re-render figures and tables from stored results",
 	Long: `Render writes summary.csv, figures and tables from the trials already stored,
-running nothing. Given a result directory it uses the spec copy saved there by
-the last run (and its --quick setting); given a spec it renders the spec's
-result directory (--out to choose another).`,
+running nothing. Given a result directory it renders it in place, with the spec
+copy saved there by the last run (and its --quick setting; --out and --quick are
+refused); given a spec it renders the spec's result directory (--out to choose
+another, --quick for the --quick one).`,
 	Run: cmdRender,
 }
 
@@ -408,6 +409,11 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var s *spec.Spec
 	dir := *out
 	if st, err := os.Stat(pos[0]); err == nil && st.IsDir() {
+		// A result directory is rendered in place, with its last run's
+		// --quick setting: a flag that chose otherwise would be ignored.
+		if *out != "" || *quick {
+			return usagef("render: --out and --quick choose the result directory of a SPEC.toml; %s is a result directory, rendered in place with its last run's --quick setting", pos[0])
+		}
 		dir = pos[0]
 		if err := results.CheckDir(dir); err != nil {
 			return storeError(err)

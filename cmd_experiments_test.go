@@ -138,6 +138,18 @@ func TestValidateAndPlan(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "summary.csv") {
 		t.Fatalf("render: %d\n%s%s", code, out, errs)
 	}
+	// --out and --quick pick a spec's result directory; given a result
+	// directory they would be ignored, so they are refused.
+	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
+	for _, flags := range [][]string{{"--out", elsewhere}, {"--quick"}} {
+		code, out, errs = runMain(t, append([]string{"render", outDir}, flags...)...)
+		if code != 2 || !strings.Contains(errs, "is a result directory") || out != "" {
+			t.Errorf("render RESULTDIR %v: exit %d, want 2 and an error saying it is a result directory\n%s%s", flags, code, out, errs)
+		}
+	}
+	if _, err := os.Stat(elsewhere); !os.IsNotExist(err) {
+		t.Errorf("render RESULTDIR --out created %s: %v", elsewhere, err)
+	}
 	if code, _, _ = runMain(t, "run"); code != 2 {
 		t.Errorf("run without a spec: exit %d, want 2", code)
 	}
