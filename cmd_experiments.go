@@ -284,6 +284,10 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if dir == "" {
 		dir = run.ResultDir(s, "results")
 	}
+	// The directory run would refuse is refused here too.
+	if err := results.CheckDir(dir); err != nil {
+		return storeError(err)
+	}
 	recs, err := results.Read(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) })
 	if err != nil {
 		return storeError(err)

@@ -209,10 +209,11 @@ func TestCorruptStoreExit2(t *testing.T) {
 	}
 }
 
-// TestOutForeignDirRefused checks that run and render refuse, with exit 2
-// naming the directory, an --out that is a file or a directory of files that
-// are not dplab's, and write nothing there (issue 9, item 9: rendering
-// overwrote foreign files such as a summary.csv of one's own).
+// TestOutForeignDirRefused checks that run, plan and render refuse, with
+// exit 2 naming the directory, an --out that is a file, a path below a file
+// or a directory of files that are not dplab's, and write nothing there
+// (issue 9, item 9: rendering overwrote foreign files such as a summary.csv
+// of one's own).
 func TestOutForeignDirRefused(t *testing.T) {
 	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), cliSpec)
 	foreign := t.TempDir()
@@ -220,19 +221,24 @@ func TestOutForeignDirRefused(t *testing.T) {
 	writeFile(t, filepath.Join(foreign, "spec.toml"), cliSpec)
 	writeFile(t, filepath.Join(foreign, "notes", "todo.txt"), "keep me\n")
 	file := writeFile(t, filepath.Join(t.TempDir(), "file"), "not a directory\n")
-	for _, target := range []string{foreign, file} {
-		before := snapshot(t, target)
-		for _, args := range [][]string{{"run", spec, "--out", target}, {"render", spec, "--out", target}, {"render", target}} {
-			if args[1] == file && args[0] == "render" {
-				continue
+	belowFile := filepath.Join(file, "results")
+	for _, target := range []string{foreign, file, belowFile} {
+		root := target
+		if target == belowFile {
+			root = file
+		}
+		before := snapshot(t, root)
+		for _, args := range [][]string{{"run", spec, "--out", target}, {"plan", spec, "--out", target}, {"render", spec, "--out", target}, {"render", target}} {
+			if args[1] != foreign && args[0] == "render" && len(args) == 2 {
+				continue // not a directory: render takes it for a spec
 			}
 			code, _, errs := runMain(t, args...)
 			if code != 2 || !strings.Contains(errs, target+" is not a dplab result directory") {
 				t.Errorf("dplab %s: exit %d, want 2 naming %s as not a result directory\n%s", strings.Join(args, " "), code, target, errs)
 			}
 		}
-		if after := snapshot(t, target); after != before {
-			t.Errorf("%s changed:\n%s\nwant\n%s", target, after, before)
+		if after := snapshot(t, root); after != before {
+			t.Errorf("%s changed:\n%s\nwant\n%s", root, after, before)
 		}
 	}
 	// An empty directory, and one dplab made, are fine.

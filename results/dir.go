@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // BusyError reports that another process holds a result directory's lock:
@@ -57,11 +58,15 @@ func (e *NotResultDirError) Error() string {
 // run has opened holds both) or ShardsDir (a sharded run's directory before
 // its merge). Anything else, a file or a directory of other
 // files, is a *NotResultDirError, so that the store, the spec copy and
-// rendered outputs never overwrite foreign files.
+// rendered outputs never overwrite foreign files; so is a path below a file,
+// which can never be a directory.
 func CheckDir(dir string) error {
 	st, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
+	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		return &NotResultDirError{Dir: dir, Reason: "a folder on its path is a file"}
 	}
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
