@@ -40,6 +40,9 @@ func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if err := checkOutputFile(*out); err != nil {
+		return badInput(err)
+	}
 	dirs, err := reportDirs(pos, stderr)
 	if err != nil {
 		return err
@@ -57,6 +60,25 @@ func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d result folder(s), %d bytes)\n", *out, len(dirs), len(page))
+	return nil
+}
+
+// checkOutputFile returns an error naming -o when the page could not be
+// written there for a reason known before it is built: its folder is missing
+// or not a folder, or the path is a folder. (A page of many result folders
+// takes seconds to build.)
+func checkOutputFile(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("-o %s is a directory; give a file name such as %s", path, filepath.Join(path, "report.html"))
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("-o %s: its folder %s: %w", path, dir, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("-o %s: %s is not a folder", path, dir)
+	}
 	return nil
 }
 

@@ -69,6 +69,18 @@ func TestReportCLIErrors(t *testing.T) {
 	if code, _, stderr := runMain(t, "run", spec, "--out", dir); code != 0 {
 		t.Fatalf("run: %d %s", code, stderr)
 	}
+	// An -o the page cannot be written to is bad input, told before the
+	// page is built: a missing folder, a file as the folder, a folder as -o.
+	for _, tc := range []struct{ o, want string }{
+		{filepath.Join(tmp, "missing", "r.html"), "its folder " + filepath.Join(tmp, "missing")},
+		{filepath.Join(file, "r.html"), file + " is not a folder"},
+		{tmp, tmp + " is a directory"},
+	} {
+		code, _, stderr := runMain(t, "report", dir, "-o", tc.o)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("report -o %s: exit %d, stderr %q; want 2 and %q", tc.o, code, stderr, tc.want)
+		}
+	}
 	code, stdout, stderr := runMain(t, "report", dir, file, "-o", out)
 	if code != 0 || !strings.Contains(stderr, "skipping 1 file(s), not result folders: "+file) || !strings.Contains(stdout, "wrote "+out+" (1 result folder(s)") {
 		t.Errorf("report with a file: exit %d, stdout %q, stderr %q", code, stdout, stderr)
