@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -25,7 +26,8 @@ var datasetsCommand = &command{
                   the data directory, verify their SHA-256 and write them
                   atomically; --mirror URL tries a data-directory-shaped mirror first
   verify [NAME...] check the SHA-256 of every registered file present (exit 2 on
-                  a mismatch, printing the expected and actual checksums)
+                  a mismatch, printing the expected and actual checksums, or
+                  when the data directory does not exist)
   info NAME       load the dataset (params with --set key=value, repeatable) and
                   print its shape, label balance or target range, max row norm
                   and λ_min(XᵀX)
@@ -186,6 +188,15 @@ func datasetsVerify(w io.Writer, dir string, names []string) error {
 	entries, err := lookup(names)
 	if err != nil {
 		return err
+	}
+	// Without the directory every file would be "absent" and the command
+	// succeed: a mistyped --data-dir would look like a data folder yet to
+	// fill.
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		if err == nil {
+			err = errors.New("not a directory")
+		}
+		return badInput(fmt.Errorf("nothing to verify: data directory %s: %w (--data-dir, else $DPLAB_DATA, else the user cache)", dir, err))
 	}
 	var ok, unverified, bad, absent int
 	for _, e := range entries {

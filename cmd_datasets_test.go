@@ -47,6 +47,7 @@ func TestDatasetsUsageErrors(t *testing.T) {
 		{"datasets", "list", "extra"},
 		{"datasets", "info", "no-such-data"},
 		{"datasets", "verify", "no-such-data"},
+		{"datasets", "verify", "--data-dir", "/nonexistent/dplab-data"},
 		{"datasets", "info", "synthetic-linear", "--set", "bogus=1"},
 		{"datasets", "info", "synthetic-linear", "--set", "n=-1"},
 	}
