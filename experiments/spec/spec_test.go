@@ -109,6 +109,9 @@ func TestSpecErrors(t *testing.T) {
 			s = strings.Replace(s, "trials = 3", "trials = 3\nmetrics = [\"train_mse\", \"test_mse\"]", 1)
 			return strings.Replace(s, `label = "Lin"`, `label = "Lin"`+"\nsplit = { all = true }", 1)
 		}, 4, "metrics", `metric "test_mse" is computed on the test part, but dataset "Lin" has split.all = true`},
+		{"no metric for a dataset's task", func(s string) string {
+			return strings.Replace(s, "trials = 3", "trials = 3\nmetrics = [\"test_accuracy\"]", 1)
+		}, 4, "metrics", `no metric listed applies to dataset "Lin" (regression data): add one of test_mse, train_mse`},
 		{"split all with tuning", func(s string) string {
 			s = strings.Replace(s, `label = "Lin"`, `label = "Lin"`+"\nsplit = { all = true }", 1)
 			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"oracle\"\ncandidates = { rho = [0.01, 0.1] }", 1)

@@ -65,6 +65,9 @@ func (s *Spec) Validate() error {
 			return s.errAt("metrics", k.line("metrics"), "%s", unknownMetric(m))
 		}
 	}
+	if err := s.checkMetricsApply(k.line("metrics")); err != nil {
+		return err
+	}
 	if err := s.checkTrainOnly(); err != nil {
 		return err
 	}
@@ -386,6 +389,30 @@ func (s *Spec) CheckMetric(block string, i int, name string) error {
 // a --quick run dropped are accepted; Kept filters them out.
 func (s *Spec) CheckLabels(block string, i int, ds, ms []string) error {
 	return s.checkLabels(block, i, ds, ms)
+}
+
+// checkMetricsApply checks that every dataset gets at least one of the
+// listed metrics: a metric is computed only on data of its task, and a
+// dataset none of them fits would run its trials and record nothing to
+// compare.
+func (s *Spec) checkMetricsApply(line int) error {
+	if len(s.Metrics) == 0 {
+		return nil
+	}
+	for _, d := range s.Datasets {
+		e, _ := datasets.Lookup(d.Name)
+		if len(s.MetricsFor(e.Info.Task)) > 0 {
+			continue
+		}
+		var fit []string
+		for _, m := range Metrics {
+			if m.Task == e.Info.Task {
+				fit = append(fit, m.Name)
+			}
+		}
+		return s.errAt("metrics", line, "no metric listed applies to dataset %q (%s data): add one of %s", d.Label, e.Info.Task, strings.Join(fit, ", "))
+	}
+	return nil
 }
 
 // allRows returns the index of the first dataset with split.all, or -1.
