@@ -135,6 +135,9 @@ func TestSpecErrors(t *testing.T) {
 		{"tuning mean below one", func(s string) string {
 			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\nmean = 0.5\ncandidates = { rho = [0.01, 0.1] }", 1)
 		}, 19, "mechanism[0].tuning.mean", "[1, 1000]"},
+		{"tuning mean missing", func(s string) string {
+			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\ncandidates = { rho = [0.01, 0.1] }", 1)
+		}, 16, "mechanism[0].tuning.mean", "mean is not set: private tuning needs the mean number of runs E[K], in [1, 1000]"},
 		// Item 9: a range error names its key, not "params.".
 		{"param out of range", func(s string) string { return strings.Replace(s, "rho = 1e-4", "rho = 2", 1) }, 15, "mechanism[0].params.rho", "rho must be in"},
 		{"dataset param out of range", func(s string) string { return strings.Replace(s, "seed = 3 }", "seed = 3, noise = -1 }", 1) }, 10, "dataset[0].params.noise", "noise"},

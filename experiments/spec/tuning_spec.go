@@ -105,6 +105,9 @@ func (s *Spec) validateTuning(i int, e mechanisms.Entry) error {
 	if _, err := accounting.ParseDistribution(t.Distribution); err != nil {
 		return s.errIn("mechanism", i, "tuning.distribution", "%v", err)
 	}
+	if t.Mean == 0 {
+		return s.errIn("mechanism", i, "tuning.mean", "mean is not set: private tuning needs the mean number of runs E[K], in [1, %d] (every trial fits about mean candidates; the paper uses 15.4066 for Poisson)", MaxTuningMean)
+	}
 	if !(t.Mean >= 1 && t.Mean <= MaxTuningMean) {
 		return s.errIn("mechanism", i, "tuning.mean", "mean = %v: private tuning needs the mean number of runs E[K] in [1, %d] (every trial fits about mean candidates; the paper uses 15.4066 for Poisson)", t.Mean, MaxTuningMean)
 	}
