@@ -296,6 +296,10 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("interrupted: %w", err)
 	}
+	unmerged, err := unmergedShards(ctx, s, dir, recs, stderr)
+	if err != nil {
+		return err
+	}
 	if *estimate {
 		if err := p.Estimate(ctx, s, run.Options{DataDir: *dataDir}); err != nil {
 			if ctx.Err() != nil {
@@ -335,6 +339,10 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stdout, "; %d stored trials belong to cells no longer in the spec", p.Stale)
 	}
 	fmt.Fprintln(stdout)
+	if unmerged != nil {
+		fmt.Fprintf(stdout, "%d of the trials to run are finished in shard files not merged yet (%s): 'dplab merge %s' adds them; 'dplab run' refuses until then\n",
+			unmerged.Trials, strings.Join(unmerged.Files, ", "), dir)
+	}
 	if *estimate {
 		j := *jobs
 		if j == 0 || j > runtime.NumCPU() {
@@ -449,15 +457,44 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return storeError(err)
 }
 
+// unmergedShards returns results.UnmergedShards' report for the spec's
+// cells in dir, whose store holds recs (nil when every shard record is
+// merged).
+func unmergedShards(ctx context.Context, s *spec.Spec, dir string, recs []results.Record, stderr io.Writer) (*results.UnmergedShardsError, error) {
+	cells, err := s.Expand(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("interrupted: %w", err)
+	}
+	keys := make(map[string]bool, len(cells))
+	for i := range cells {
+		keys[cells[i].Key] = true
+	}
+	done := map[results.Key]bool{}
+	for i := range recs {
+		if recs[i].Settled() {
+			done[recs[i].Key()] = true
+		}
+	}
+	err = results.UnmergedShards(dir, func(k results.Key) bool { return keys[k.Cell] }, func(k results.Key) bool { return done[k] },
+		func(w string) { fmt.Fprintln(stderr, "warning:", w) })
+	var um *results.UnmergedShardsError
+	if errors.As(err, &um) {
+		return um, nil
+	}
+	return nil, storeError(err)
+}
+
 // isStoreInputError reports whether err is a result directory that cannot be
-// used as given: one holding foreign files, or a store with a corrupt line.
+// used as given: one holding foreign files, a store with a corrupt line, or
+// shard records not merged yet.
 // Both are bad input (exit 2): the same command fails until the user acts. A
 // directory busy with another run (*results.BusyError) is not: it stays a run
 // failure (exit 1), as the same command succeeds once that run ends.
 func isStoreInputError(err error) bool {
 	var corrupt *results.CorruptError
 	var foreign *results.NotResultDirError
-	return errors.As(err, &corrupt) || errors.As(err, &foreign)
+	var unmerged *results.UnmergedShardsError
+	return errors.As(err, &corrupt) || errors.As(err, &foreign) || errors.As(err, &unmerged)
 }
 
 // storeError marks err as bad input when isStoreInputError says so.

@@ -277,3 +277,41 @@ func snapshot(t *testing.T, root string) string {
 	}
 	return sb.String()
 }
+
+// TestRunRefusesUnmergedShards: an unsharded run on a directory whose shard
+// files hold trials not merged yet would run them again (and a later merge
+// would hold two records of each): it refuses with exit 2 saying to merge,
+// plan says the same, and after dplab merge the run goes on with the rest.
+func TestRunRefusesUnmergedShards(t *testing.T) {
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), cliSpec)
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, errs := runMain(t, "run", spec, "--out", dir, "--shard", "0/2"); code != 0 {
+		t.Fatalf("shard 0/2: exit %d\n%s", code, errs)
+	}
+	shardFile := results.ShardPath(dir, 0, 2)
+	shardRecs, err := results.ReadShard(shardFile, nil)
+	if err != nil || len(shardRecs) == 0 {
+		t.Fatalf("shard 0/2 wrote %d records: %v", len(shardRecs), err)
+	}
+	code, out, errs := runMain(t, "run", spec, "--out", dir)
+	if want := fmt.Sprintf("%d trial(s) finished by shards are not merged into trials.jsonl yet (shard-0-of-2.jsonl): run 'dplab merge %s' first", len(shardRecs), dir); code != 2 || !strings.Contains(errs, want) {
+		t.Fatalf("run beside unmerged shards: exit %d, want 2 and %q\n%s%s", code, want, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, results.TrialsFile)); err == nil {
+		if recs, _ := results.Read(dir, nil); len(recs) != 0 {
+			t.Errorf("the refused run stored %d records", len(recs))
+		}
+	}
+	code, out, _ = runMain(t, "plan", spec, "--out", dir)
+	if want := fmt.Sprintf("%d of the trials to run are finished in shard files not merged yet (shard-0-of-2.jsonl)", len(shardRecs)); code != 0 || !strings.Contains(out, want) {
+		t.Errorf("plan: exit %d, want %q\n%s", code, want, out)
+	}
+	runMain(t, "merge", dir) // exit 1: shard 1/2's trials are gaps
+	code, out, errs = runMain(t, "run", spec, "--out", dir)
+	if want := fmt.Sprintf("%d stored before", len(shardRecs)); code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("run after the merge: exit %d, want %q\n%s%s", code, want, out, errs)
+	}
+	if code, out, _ = runMain(t, "plan", spec, "--out", dir); strings.Contains(out, "not merged") {
+		t.Errorf("plan after the merge still reports unmerged trials:\n%s", out)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/dplab/dplab/internal/fileutil"
 )
@@ -143,6 +144,57 @@ func ReadShard(path string, warn func(string)) ([]Record, error) {
 	defer f.Close()
 	recs, _, err := readRecords(f, path, warn)
 	return recs, err
+}
+
+// UnmergedShardsError reports shard records that dplab merge has not yet
+// added to a result directory's store: an unsharded run would run those
+// trials again, and a later merge would then hold two records of each.
+type UnmergedShardsError struct {
+	Dir    string
+	Trials int      // settled trials in shard files and not in the store
+	Files  []string // the shard files holding them
+}
+
+func (e *UnmergedShardsError) Error() string {
+	return fmt.Sprintf("%s: %d trial(s) finished by shards are not merged into %s yet (%s): run 'dplab merge %s' first (or delete %s to discard them)",
+		e.Dir, e.Trials, TrialsFile, strings.Join(e.Files, ", "), e.Dir, filepath.Join(e.Dir, ShardsDir))
+}
+
+// UnmergedShards returns an *UnmergedShardsError when dir's shard files
+// (ShardFiles) hold a settled record (Record.Settled) of a trial that want
+// selects and done does not: a trial a shard finished whose record dplab
+// merge has not added to the store. Torn last lines of shards still running
+// are skipped with warn.
+func UnmergedShards(dir string, want, done func(Key) bool, warn func(string)) error {
+	shards, err := ShardFiles(dir)
+	if err != nil || len(shards) == 0 {
+		return err
+	}
+	e := &UnmergedShardsError{Dir: dir}
+	seen := map[Key]bool{}
+	for _, sh := range shards {
+		recs, err := ReadShard(sh.Path, warn)
+		if err != nil {
+			return err
+		}
+		found := false
+		for i := range recs {
+			k := recs[i].Key()
+			if !recs[i].Settled() || !want(k) || done(k) || seen[k] {
+				continue
+			}
+			seen[k] = true
+			e.Trials++
+			found = true
+		}
+		if found {
+			e.Files = append(e.Files, filepath.Base(sh.Path))
+		}
+	}
+	if e.Trials == 0 {
+		return nil
+	}
+	return e
 }
 
 // WriteSpecCopy writes the spec source src to dir/spec.toml atomically, as

@@ -1,8 +1,10 @@
 package results
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -119,5 +121,56 @@ func TestMergeShardsWithoutShards(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := MergeShards(dir, nil); err == nil {
 		t.Fatal("merge of a directory without shards succeeded")
+	}
+}
+
+// TestUnmergedShards: only settled shard records of wanted trials the store
+// does not hold count, each trial once; a merge clears them.
+func TestUnmergedShards(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	none := func(Key) bool { return false }
+	all := func(Key) bool { return true }
+	if err := UnmergedShards(dir, all, none, nil); err != nil {
+		t.Fatalf("no shards: %v", err)
+	}
+	failed := shardRec("c1", 3, 0)
+	failed.Status, failed.Error = StatusFailed, "boom"
+	a, _, err := OpenShard(dir, 0, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll(t, a, shardRec("c1", 0, 0.9), shardRec("c1", 1, 0.8), failed, shardRec("old", 0, 0.1))
+	b, _, err := OpenShard(dir, 1, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll(t, b, shardRec("c1", 1, 0.8), shardRec("c1", 2, 0.7))
+	want := func(k Key) bool { return k.Cell == "c1" } // "old": a cell the spec no longer has
+	done := func(k Key) bool { return k == Key{"c1", 2} }
+	err = UnmergedShards(dir, want, done, nil)
+	var um *UnmergedShardsError
+	if !errors.As(err, &um) {
+		t.Fatalf("err = %v, want *UnmergedShardsError", err)
+	}
+	// c1/0 and c1/1 (in both files, counted once); not the failed c1/3,
+	// the merged c1/2 or the unwanted old/0.
+	if um.Trials != 2 || strings.Join(um.Files, ",") != ShardFile(0, 2) {
+		t.Errorf("got %d trials in %v, want 2 in [%s]", um.Trials, um.Files, ShardFile(0, 2))
+	}
+	if msg := um.Error(); !strings.Contains(msg, "dplab merge "+dir) {
+		t.Errorf("error does not say to merge: %s", msg)
+	}
+	res, err := MergeShards(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := map[Key]bool{}
+	for i := range res.Records {
+		if res.Records[i].Settled() {
+			merged[res.Records[i].Key()] = true
+		}
+	}
+	if err := UnmergedShards(dir, want, func(k Key) bool { return merged[k] }, nil); err != nil {
+		t.Errorf("after the merge: %v", err)
 	}
 }

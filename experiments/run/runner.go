@@ -185,6 +185,15 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		return nil, err
 	}
 	defer store.Close()
+	if !opt.Shard.Sharded() {
+		// Trials that shards finished and dplab merge has not added would
+		// run again here, and a later merge would hold them twice.
+		keys := cellKeys(cells)
+		want := func(k results.Key) bool { return keys[k.Cell] }
+		if err := results.UnmergedShards(dir, want, store.Done, warn); err != nil {
+			return nil, err
+		}
+	}
 	// rendered is closed when Options.Render has returned; the deferred
 	// wait runs before the deferred Close, so rendering ends under the lock.
 	var rendered chan struct{}
