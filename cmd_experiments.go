@@ -487,7 +487,7 @@ func unmergedShards(ctx context.Context, s *spec.Spec, dir string, recs []result
 // isStoreInputError reports whether err is a result directory that cannot be
 // used as given: one holding foreign files, a store with a corrupt line, or
 // shard records not merged yet.
-// Both are bad input (exit 2): the same command fails until the user acts. A
+// All are bad input (exit 2): the same command fails until the user acts. A
 // directory busy with another run (*results.BusyError) is not: it stays a run
 // failure (exit 1), as the same command succeeds once that run ends.
 func isStoreInputError(err error) bool {
