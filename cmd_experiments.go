@@ -33,7 +33,8 @@ results/<name>-quick/ with --quick): trials.jsonl, summary.csv, manifest.json,
 figures/, tables/. An interrupted run (Ctrl-C, SIGTERM) loses no finished trial;
 a SIGKILL loses at most the last 0.1 s of them (they run again): rerun the same
 command to resume. With several specs, --out is the parent of
-their result directories. A result directory must be new, empty or dplab's
+their result directories (specs of one name, which would share one, are
+refused). A result directory must be new, empty or dplab's
 (holding trials.jsonl), and only one run may use it at a time.
 
 With --shard i/N (one spec) it runs only shard i of N of the trials (see
@@ -178,14 +179,25 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
-	var failed []string
-	for _, s := range loaded {
-		dir := *out
-		if dir == "" {
-			dir = run.ResultDir(s, "results")
+	dirs := make([]string, len(loaded))
+	for i, s := range loaded {
+		dirs[i] = *out
+		if dirs[i] == "" {
+			dirs[i] = run.ResultDir(s, "results")
 		} else if len(loaded) > 1 {
-			dir = run.ResultDir(s, dir)
+			dirs[i] = run.ResultDir(s, dirs[i])
 		}
+		// Two specs of one name would share a result directory: the second
+		// would find the first's trials stored and overwrite its figures.
+		for j := range i {
+			if filepath.Clean(dirs[j]) == filepath.Clean(dirs[i]) {
+				return usagef("%s and %s would both write %s (both are named %q): give them different names, or run them one at a time with --out", loaded[j].File, s.File, dirs[i], s.Name)
+			}
+		}
+	}
+	var failed []string
+	for i, s := range loaded {
+		dir := dirs[i]
 		fmt.Fprintf(stderr, "dplab run %s -> %s\n", s.File, dir)
 		// The figures and tables are rendered as soon as the trials are
 		// done, while the run syncs its store and writes the manifest

@@ -560,3 +560,32 @@ func TestTimingSpecs(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSpecsSharingAResultDirRefused: two specs of one name given to one
+// run would write one result directory (the second found the first's
+// trials stored and overwrote its figures); the run refuses before
+// anything runs, and specs of different names go to their own folders.
+func TestRunSpecsSharingAResultDirRefused(t *testing.T) {
+	tmp := t.TempDir()
+	a := writeFile(t, filepath.Join(tmp, "a.toml"), cliSpec)
+	b := writeFile(t, filepath.Join(tmp, "b.toml"), strings.Replace(cliSpec, "trials = 2", "trials = 1", 1))
+	out := filepath.Join(tmp, "out")
+	for _, specs := range [][]string{{a, b}, {a, a}} {
+		code, _, errs := runMain(t, append(append([]string{"run"}, specs...), "--out", out)...)
+		if want := "would both write " + filepath.Join(out, "cli"); code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("run %v: exit %d, want 2 and %q\n%s", specs, code, want, errs)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused run created %s: %v", out, err)
+	}
+	c := writeFile(t, filepath.Join(tmp, "c.toml"), strings.Replace(cliSpec, `name = "cli"`, `name = "cli2"`, 1))
+	if code, _, errs := runMain(t, "run", a, c, "--out", out); code != 0 {
+		t.Fatalf("two specs of different names: exit %d\n%s", code, errs)
+	}
+	for _, name := range []string{"cli", "cli2"} {
+		if _, err := os.Stat(filepath.Join(out, name, results.TrialsFile)); err != nil {
+			t.Errorf("no result directory for %s: %v", name, err)
+		}
+	}
+}
