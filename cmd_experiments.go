@@ -497,8 +497,8 @@ func unmergedShards(ctx context.Context, s *spec.Spec, dir string, recs []result
 }
 
 // isStoreInputError reports whether err is a result directory that cannot be
-// used as given: one holding foreign files, a store with a corrupt line, or
-// shard records not merged yet.
+// used as given: one holding foreign files, a store with a corrupt line,
+// shard records not merged yet, or another experiment's trials only.
 // All are bad input (exit 2): the same command fails until the user acts. A
 // directory busy with another run (*results.BusyError) is not: it stays a run
 // failure (exit 1), as the same command succeeds once that run ends.
@@ -506,7 +506,8 @@ func isStoreInputError(err error) bool {
 	var corrupt *results.CorruptError
 	var foreign *results.NotResultDirError
 	var unmerged *results.UnmergedShardsError
-	return errors.As(err, &corrupt) || errors.As(err, &foreign) || errors.As(err, &unmerged)
+	var other *results.OtherExperimentError
+	return errors.As(err, &corrupt) || errors.As(err, &foreign) || errors.As(err, &unmerged) || errors.As(err, &other)
 }
 
 // storeError marks err as bad input when isStoreInputError says so.

@@ -315,3 +315,29 @@ func TestRunRefusesUnmergedShards(t *testing.T) {
 		t.Errorf("plan after the merge still reports unmerged trials:\n%s", out)
 	}
 }
+
+// TestRunRefusesAnotherExperimentsDir: a run whose --out holds only another
+// experiment's trials refuses (exit 2) and leaves that directory as it was
+// (it mixed its records in and replaced the spec copy and summary); a
+// renamed spec, whose cells are stored there, resumes.
+func TestRunRefusesAnotherExperimentsDir(t *testing.T) {
+	tmp := t.TempDir()
+	spec := writeFile(t, filepath.Join(tmp, "spec.toml"), cliSpec)
+	dir := filepath.Join(tmp, "out")
+	if code, _, errs := runMain(t, "run", spec, "--out", dir); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errs)
+	}
+	other := writeFile(t, filepath.Join(tmp, "other.toml"), strings.Replace(strings.Replace(cliSpec, `name = "cli"`, `name = "other"`, 1), "n = 300", "n = 301", 1))
+	before := snapshot(t, dir)
+	code, _, errs := runMain(t, "run", other, "--out", dir)
+	if want := `holds 2 trial(s) of experiment "cli" and none of "other"`; code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("run of another experiment: exit %d, want 2 and %q\n%s", code, want, errs)
+	}
+	if after := snapshot(t, dir); after != before {
+		t.Errorf("the refused run changed %s", dir)
+	}
+	renamed := writeFile(t, filepath.Join(tmp, "renamed.toml"), strings.Replace(cliSpec, `name = "cli"`, `name = "cli_v2"`, 1))
+	if code, out, errs := runMain(t, "run", renamed, "--out", dir); code != 0 || !strings.Contains(out, "2 stored before, 0 run") {
+		t.Errorf("renamed spec: exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -98,3 +98,41 @@ func CheckDir(dir string) error {
 	}
 	return &NotResultDirError{Dir: dir, Reason: fmt.Sprintf("it holds other files (%s) and no %s", list, TrialsFile)}
 }
+
+// OtherExperimentError reports a result directory holding the trials of
+// other experiments only: a run of this spec there would mix its records
+// into theirs and replace their spec copy, figures and tables.
+type OtherExperimentError struct {
+	Dir         string
+	Name        string   // the spec's experiment
+	Experiments []string // the experiments of the stored trials
+	Trials      int
+}
+
+func (e *OtherExperimentError) Error() string {
+	return fmt.Sprintf("%s holds %d trial(s) of experiment %s and none of %q: a result directory holds one experiment; choose another directory",
+		e.Dir, e.Trials, strings.Join(e.Experiments, ", "), e.Name)
+}
+
+// CheckExperiment returns an *OtherExperimentError when stored, the records
+// of the result directory dir, is not empty and holds no record of
+// experiment name nor of a cell that want selects (the spec's cells: a
+// renamed spec keeps them and may resume there).
+func CheckExperiment(dir, name string, stored []Record, want func(cell string) bool) error {
+	if len(stored) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	e := &OtherExperimentError{Dir: dir, Name: name, Trials: len(stored)}
+	for i := range stored {
+		r := &stored[i]
+		if r.Experiment == name || want(r.CellKey) {
+			return nil
+		}
+		if !seen[r.Experiment] {
+			seen[r.Experiment] = true
+			e.Experiments = append(e.Experiments, fmt.Sprintf("%q", r.Experiment))
+		}
+	}
+	return e
+}

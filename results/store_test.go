@@ -364,3 +364,31 @@ func TestDecodeRecordsInParallel(t *testing.T) {
 		t.Errorf("no lines: %d records, %v", len(got), err)
 	}
 }
+
+// TestCheckExperiment: a directory is another experiment's only when it
+// holds trials and none is of the spec's name or of one of its cells.
+func TestCheckExperiment(t *testing.T) {
+	a, b := shardRec("c1", 0, 0.9), shardRec("c2", 0, 0.8)
+	b.Experiment = "y"
+	spec := func(cell string) bool { return cell == "c3" }
+	var oe *OtherExperimentError
+	for _, tc := range []struct {
+		name   string
+		stored []Record
+		want   func(string) bool
+		other  bool
+	}{
+		{"x", nil, spec, false},                                             // a new directory
+		{"x", []Record{b, a}, spec, false},                                  // x's own
+		{"z", []Record{a}, func(c string) bool { return c == "c1" }, false}, // a renamed spec
+		{"z", []Record{a, b, a}, spec, true},
+	} {
+		err := CheckExperiment("d", tc.name, tc.stored, tc.want)
+		if got := errors.As(err, &oe); got != tc.other {
+			t.Errorf("%s over %d records: err = %v, want other experiment %v", tc.name, len(tc.stored), err, tc.other)
+		}
+	}
+	if oe == nil || oe.Trials != 3 || strings.Join(oe.Experiments, ",") != `"x","y"` {
+		t.Errorf("error %+v: want 3 trials of \"x\",\"y\"", oe)
+	}
+}

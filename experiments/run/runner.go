@@ -193,6 +193,9 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		if err := results.UnmergedShards(dir, want, store.Done, warn); err != nil {
 			return nil, err
 		}
+		if err := results.CheckExperiment(dir, s.Name, stored, func(cell string) bool { return keys[cell] }); err != nil {
+			return nil, err
+		}
 	}
 	// rendered is closed when Options.Render has returned; the deferred
 	// wait runs before the deferred Close, so rendering ends under the lock.
