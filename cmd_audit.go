@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/audit"
+	"github.com/dplab/dplab/results"
 )
 
 var auditCommand = &command{
@@ -32,7 +33,8 @@ With an audit spec (a .toml file: mechanisms × an ε grid, see
 experiments/audits/audit_grid.toml), every (mechanism, ε) cell not yet stored
 in DIR/audits.jsonl is audited and stored, then DIR/figures/audit.png|svg
 (claimed against audited ε) and DIR/tables/audit.md|csv are written; DIR is
-results/<name> unless --out is given.`,
+results/<name> unless --out is given, and must be new, empty or an audit's
+(holding audits.jsonl).`,
 	Run: cmdAudit,
 }
 
@@ -139,6 +141,11 @@ func auditSpec(ctx context.Context, path, out string, quick bool, jobs int, stdo
 			name += "-quick"
 		}
 		out = filepath.Join("results", name)
+	}
+	// As for dplab run: the spec copy, figures and tables never overwrite
+	// another directory's files.
+	if err := results.CheckDirFor(out, "an audit result directory", audit.ResultsFile); err != nil {
+		return badInput(err)
 	}
 	res, err := audit.RunSpec(ctx, s, audit.RunOptions{Dir: out, Quick: quick, Jobs: jobs, Progress: stderr})
 	if err != nil {

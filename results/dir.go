@@ -46,11 +46,16 @@ func (e *CorruptError) Unwrap() error { return e.Err }
 // because it holds files that are not dplab's.
 type NotResultDirError struct {
 	Dir    string
+	Kind   string // "an audit result directory"; "" means a dplab run's
 	Reason string
 }
 
 func (e *NotResultDirError) Error() string {
-	return fmt.Sprintf("%s is not a dplab result directory: %s; choose a new or empty directory", e.Dir, e.Reason)
+	kind := e.Kind
+	if kind == "" {
+		kind = "a dplab result directory"
+	}
+	return fmt.Sprintf("%s is not %s: %s; choose a new or empty directory", e.Dir, kind, e.Reason)
 }
 
 // CheckDir returns nil if dir may hold a result directory: it does not exist,
@@ -60,21 +65,27 @@ func (e *NotResultDirError) Error() string {
 // files, is a *NotResultDirError, so that the store, the spec copy and
 // rendered outputs never overwrite foreign files; so is a path below a file,
 // which can never be a directory.
-func CheckDir(dir string) error {
+func CheckDir(dir string) error { return CheckDirFor(dir, "", TrialsFile, LockFile, ShardsDir) }
+
+// CheckDirFor is CheckDir for another kind of result directory (kind names
+// it in errors, as NotResultDirError.Kind), whose own files are store and
+// markers (an audit spec's holds audits.jsonl): nil if dir does not exist,
+// is empty or holds one of them, else a *NotResultDirError.
+func CheckDirFor(dir, kind, store string, markers ...string) error {
 	st, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if errors.Is(err, syscall.ENOTDIR) {
-		return &NotResultDirError{Dir: dir, Reason: "a folder on its path is a file"}
+		return &NotResultDirError{Dir: dir, Kind: kind, Reason: "a folder on its path is a file"}
 	}
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
 	if !st.IsDir() {
-		return &NotResultDirError{Dir: dir, Reason: "it is a file, not a directory"}
+		return &NotResultDirError{Dir: dir, Kind: kind, Reason: "it is a file, not a directory"}
 	}
-	for _, marker := range []string{TrialsFile, LockFile, ShardsDir} {
+	for _, marker := range append([]string{store}, markers...) {
 		if _, err := os.Lstat(filepath.Join(dir, marker)); err == nil {
 			return nil
 		}
@@ -96,7 +107,7 @@ func CheckDir(dir string) error {
 	if len(names) == 4 {
 		list = strings.Join(names[:3], ", ") + ", ..."
 	}
-	return &NotResultDirError{Dir: dir, Reason: fmt.Sprintf("it holds other files (%s) and no %s", list, TrialsFile)}
+	return &NotResultDirError{Dir: dir, Kind: kind, Reason: fmt.Sprintf("it holds other files (%s) and no %s", list, store)}
 }
 
 // OtherExperimentError reports a result directory holding the trials of
