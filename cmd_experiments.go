@@ -175,6 +175,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if loaded[i], err = loadSpec(ctx, p, *quick, *lim); err != nil {
 			return err
 		}
+		if *quick && loaded[i].Quick == nil {
+			fmt.Fprintf(stderr, "warning: %s has no [quick] section: --quick runs it at full size\n", p)
+		}
 		if err := overrideTrials(loaded[i], *trials); err != nil {
 			return err
 		}

@@ -589,3 +589,13 @@ func TestRunSpecsSharingAResultDirRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestRunQuickWithoutQuickSectionWarns: --quick on a spec without [quick]
+// runs it as written, at full size, and says so.
+func TestRunQuickWithoutQuickSectionWarns(t *testing.T) {
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), cliSpec)
+	code, out, errs := runMain(t, "run", spec, "--quick", "--out", filepath.Join(t.TempDir(), "out"))
+	if want := "warning: " + spec + " has no [quick] section: --quick runs it at full size"; code != 0 || !strings.Contains(errs, want) || !strings.Contains(out, "2 run") {
+		t.Errorf("exit %d, want 0, 2 trials run and %q\n%s%s", code, want, out, errs)
+	}
+}
