@@ -595,7 +595,12 @@ func TestRunSpecsSharingAResultDirRefused(t *testing.T) {
 func TestRunQuickWithoutQuickSectionWarns(t *testing.T) {
 	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), cliSpec)
 	code, out, errs := runMain(t, "run", spec, "--quick", "--out", filepath.Join(t.TempDir(), "out"))
-	if want := "warning: " + spec + " has no [quick] section: --quick runs it at full size"; code != 0 || !strings.Contains(errs, want) || !strings.Contains(out, "2 run") {
+	if want := "warning: " + spec + " has no [quick] section: --quick runs its trials at full size"; code != 0 || !strings.Contains(errs, want) || !strings.Contains(out, "2 run") {
 		t.Errorf("exit %d, want 0, 2 trials run and %q\n%s%s", code, want, out, errs)
+	}
+	// A spec without trials (analytic curves only) has nothing to shorten.
+	code, _, errs = runMain(t, "run", "experiments/rgm_theory.toml", "--quick", "--out", filepath.Join(t.TempDir(), "curves"))
+	if code != 0 || strings.Contains(errs, "warning") {
+		t.Errorf("rgm_theory --quick: exit %d, stderr\n%s", code, errs)
 	}
 }
