@@ -465,6 +465,16 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := results.CheckDir(dir); err != nil {
 			return storeError(err)
 		}
+		// Nothing was run into a missing directory; a spec of curves and
+		// tables alone runs no trials and is rendered into a new one.
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			if len(s.Mechanisms) > 0 {
+				return badInput(fmt.Errorf("%s does not exist: no trial of %s is stored there to render (run 'dplab run %s' first, or give --out)", dir, s.Name, pos[0]))
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
 	}
 	paths, err := report.Render(s, dir, stderr)
 	sort.Strings(paths)

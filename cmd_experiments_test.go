@@ -604,3 +604,23 @@ func TestRunQuickWithoutQuickSectionWarns(t *testing.T) {
 		t.Errorf("rgm_theory --quick: exit %d, stderr\n%s", code, errs)
 	}
 }
+
+// TestRenderSpecWithoutResults: rendering a spec whose result directory does
+// not exist is bad input saying to run it first (it warned that nothing was
+// stored, then failed writing summary.csv with exit 1); a spec of curves
+// alone, which runs no trials, is rendered into a new directory.
+func TestRenderSpecWithoutResults(t *testing.T) {
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), cliSpec)
+	missing := filepath.Join(t.TempDir(), "missing")
+	code, _, errs := runMain(t, "render", spec, "--out", missing)
+	if want := missing + " does not exist: no trial of cli is stored there to render (run 'dplab run " + spec + "' first"; code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("render into a missing directory: exit %d, want 2 and %q\n%s", code, want, errs)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("render created %s: %v", missing, err)
+	}
+	curves := filepath.Join(t.TempDir(), "curves")
+	if code, out, errs := runMain(t, "render", "experiments/rgm_theory.toml", "--out", curves); code != 0 || !strings.Contains(out, filepath.Join(curves, "figures")) {
+		t.Errorf("render of a curves-only spec into a new directory: exit %d\n%s%s", code, out, errs)
+	}
+}
