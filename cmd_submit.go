@@ -80,6 +80,22 @@ type submitJob struct {
 // sbatchSafe matches values that may go on an #SBATCH line unquoted.
 var sbatchSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]*$`)
 
+// Resource values checked at submission, so that a typo fails here and not
+// in the scheduler (or, for Kubernetes, when the manifest is applied):
+//   - slurmTime: sbatch --time's formats (minutes, minutes:seconds,
+//     hours:minutes:seconds, days-hours, days-hours:minutes,
+//     days-hours:minutes:seconds; sbatch(1)), or INFINITE / UNLIMITED;
+//   - slurmMem: sbatch --mem, a size with an optional unit K, M, G or T
+//     (megabytes without one; sbatch(1));
+//   - k8sQuantity: a Kubernetes resource quantity for memory: a decimal
+//     with an optional binary (Ki … Ei) or decimal (k, M … E) suffix or an
+//     exponent (the Kubernetes API's resource.Quantity format).
+var (
+	slurmTime   = regexp.MustCompile(`^(?i:infinite|unlimited)$|^\d+(:\d+){0,2}$|^\d+-\d+(:\d+){0,2}$`)
+	slurmMem    = regexp.MustCompile(`^\d+[KMGTkmgt]?$`)
+	k8sQuantity = regexp.MustCompile(`^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|[KMGTPE]i|[kMGTPE])?$`)
+)
+
 func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "slurm" && args[0] != "k8s") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
@@ -125,6 +141,14 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if *cpus < 1 || *trials < 0 {
 		return usagef("--cpus-per-task must be ≥ 1 and --trials ≥ 0")
+	}
+	switch {
+	case engine == "slurm" && *timeLimit != "" && !slurmTime.MatchString(*timeLimit):
+		return usagef("submit slurm: --time %q: want minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes or days-hours:minutes:seconds (sbatch --time), e.g. 2:00:00", *timeLimit)
+	case engine == "slurm" && *mem != "" && !slurmMem.MatchString(*mem):
+		return usagef("submit slurm: --mem %q: want a size with an optional unit K, M, G or T (sbatch --mem), e.g. 4G", *mem)
+	case engine == "k8s" && *mem != "" && !k8sQuantity.MatchString(*mem):
+		return usagef("submit k8s: --mem %q: want a Kubernetes quantity, e.g. 4Gi or 4G", *mem)
 	}
 	if err := checkLimitFlags(lim); err != nil {
 		return err

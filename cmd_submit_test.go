@@ -243,6 +243,13 @@ func TestSubmitK8sIndexedJob(t *testing.T) {
 		c.VolumeMounts[0].Name != pod.Volumes[0].Name || c.VolumeMounts[0].MountPath != "/results" {
 		t.Fatalf("volume: %+v, mounts %+v", pod.Volumes, c.VolumeMounts)
 	}
+	// A memory that is not a Kubernetes quantity is refused.
+	for _, mem := range []string{"lots", "4GB", "4 Gi"} {
+		args := []string{"submit", "k8s", "experiments/quickstart.toml", "--shards", "2", "--pvc", "c", "--image", "i", "--mem", mem}
+		if code := Main(context.Background(), args, &stdout, &stderr); code != 2 {
+			t.Errorf("--mem %q: exit %d, want 2", mem, code)
+		}
+	}
 	// Required flags.
 	for _, missing := range [][]string{{"--pvc", "x"}, {"--image", "x"}} {
 		args := []string{"submit", "k8s", "experiments/quickstart.toml", "--shards", "2"}
@@ -283,5 +290,23 @@ func TestSubmitSlurmDryRun(t *testing.T) {
 	args = []string{"submit", "slurm", "experiments/quickstart.toml", "--shards", "2", "--dry-run", "--partition", "a b"}
 	if code := Main(context.Background(), args, &stdout, &stderr); code != 2 {
 		t.Errorf("--partition 'a b': exit %d, want 2", code)
+	}
+	// --time and --mem in sbatch's formats only: a typo fails here, not in
+	// the scheduler.
+	for _, tc := range []struct {
+		flag, val string
+		ok        bool
+	}{
+		{"--time", "90", true}, {"--time", "30:00", true}, {"--time", "2:00:00", true}, {"--time", "1-12", true},
+		{"--time", "1-12:30", true}, {"--time", "1-12:30:00", true}, {"--time", "UNLIMITED", true},
+		{"--time", "forever", false}, {"--time", "2h", false}, {"--time", "1:2:3:4", false},
+		{"--mem", "4000", true}, {"--mem", "4G", true}, {"--mem", "4GB", false}, {"--mem", "lots", false},
+	} {
+		stderr.Reset()
+		args := []string{"submit", "slurm", "experiments/quickstart.toml", "--shards", "2", "--dry-run", tc.flag, tc.val}
+		code := Main(context.Background(), args, &stdout, &stderr)
+		if tc.ok && code != 0 || !tc.ok && (code != 2 || !strings.Contains(stderr.String(), tc.flag+" \""+tc.val+"\"")) {
+			t.Errorf("%s %s: exit %d, want ok = %v\n%s", tc.flag, tc.val, code, tc.ok, stderr.String())
+		}
 	}
 }
