@@ -313,9 +313,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("interrupted: %w", err)
 	}
-	unmerged, err := unmergedShards(ctx, s, dir, recs, stderr)
+	unmerged, err := p.UnmergedShards(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) })
 	if err != nil {
-		return err
+		return storeError(err)
 	}
 	if *estimate {
 		if err := p.Estimate(ctx, s, run.Options{DataDir: *dataDir}); err != nil {
@@ -482,33 +482,6 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "wrote %s\n", p)
 	}
 	return storeError(err)
-}
-
-// unmergedShards returns results.UnmergedShards' report for the spec's
-// cells in dir, whose store holds recs (nil when every shard record is
-// merged).
-func unmergedShards(ctx context.Context, s *spec.Spec, dir string, recs []results.Record, stderr io.Writer) (*results.UnmergedShardsError, error) {
-	cells, err := s.Expand(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("interrupted: %w", err)
-	}
-	keys := make(map[string]bool, len(cells))
-	for i := range cells {
-		keys[cells[i].Key] = true
-	}
-	done := map[results.Key]bool{}
-	for i := range recs {
-		if recs[i].Settled() {
-			done[recs[i].Key()] = true
-		}
-	}
-	err = results.UnmergedShards(dir, func(k results.Key) bool { return keys[k.Cell] }, func(k results.Key) bool { return done[k] },
-		func(w string) { fmt.Fprintln(stderr, "warning:", w) })
-	var um *results.UnmergedShardsError
-	if errors.As(err, &um) {
-		return um, nil
-	}
-	return nil, storeError(err)
 }
 
 // isStoreInputError reports whether err is a result directory that cannot be

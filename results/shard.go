@@ -161,11 +161,11 @@ func (e *UnmergedShardsError) Error() string {
 }
 
 // UnmergedShards returns an *UnmergedShardsError when dir's shard files
-// (ShardFiles) hold a settled record (Record.Settled) of a trial that want
-// selects and done does not: a trial a shard finished whose record dplab
-// merge has not added to the store. Torn last lines of shards still running
-// are skipped with warn.
-func UnmergedShards(dir string, want, done func(Key) bool, warn func(string)) error {
+// (ShardFiles) hold a settled record (Record.Settled) of a trial of a cell
+// that want selects, which done does not report: a trial a shard finished
+// whose record dplab merge has not added to the store. Torn last lines of
+// shards still running are skipped with warn.
+func UnmergedShards(dir string, want func(cell string) bool, done func(Key) bool, warn func(string)) error {
 	shards, err := ShardFiles(dir)
 	if err != nil || len(shards) == 0 {
 		return err
@@ -180,7 +180,7 @@ func UnmergedShards(dir string, want, done func(Key) bool, warn func(string)) er
 		found := false
 		for i := range recs {
 			k := recs[i].Key()
-			if !recs[i].Settled() || !want(k) || done(k) || seen[k] {
+			if !recs[i].Settled() || !want(k.Cell) || done(k) || seen[k] {
 				continue
 			}
 			seen[k] = true

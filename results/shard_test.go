@@ -129,7 +129,7 @@ func TestMergeShardsWithoutShards(t *testing.T) {
 func TestUnmergedShards(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	none := func(Key) bool { return false }
-	all := func(Key) bool { return true }
+	all := func(string) bool { return true }
 	if err := UnmergedShards(dir, all, none, nil); err != nil {
 		t.Fatalf("no shards: %v", err)
 	}
@@ -145,7 +145,7 @@ func TestUnmergedShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendAll(t, b, shardRec("c1", 1, 0.8), shardRec("c1", 2, 0.7))
-	want := func(k Key) bool { return k.Cell == "c1" } // "old": a cell the spec no longer has
+	want := func(cell string) bool { return cell == "c1" } // "old": a cell the spec no longer has
 	done := func(k Key) bool { return k == Key{"c1", 2} }
 	err = UnmergedShards(dir, want, done, nil)
 	var um *UnmergedShardsError

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,9 @@ type Plan struct {
 	// their files, with the reason: a run records only trial 0 of their
 	// cells, as skipped.
 	Skipped map[string]string
+
+	cellKeys map[string]bool      // the spec's cells
+	settled  map[results.Key]bool // the trials stored settled
 }
 
 // PlanRow is one (dataset, mechanism label) line of a plan.
@@ -72,7 +76,7 @@ func MakePlan(ctx context.Context, s *spec.Spec, recs []results.Record) (*Plan, 
 		}
 	}
 	keys := cellKeys(cells)
-	p := &Plan{Cells: len(cells)}
+	p := &Plan{Cells: len(cells), cellKeys: keys, settled: seen}
 	for k, trials := range stored {
 		if !keys[k] {
 			p.Stale += len(trials)
@@ -117,4 +121,18 @@ func MakePlan(ctx context.Context, s *spec.Spec, recs []results.Record) (*Plan, 
 		p.Rows[i].Epsilons = strings.Join(eps[i], " ")
 	}
 	return p, nil
+}
+
+// UnmergedShards reports the settled trials of the plan's cells in dir's
+// shard files that the records the plan was made from do not hold
+// (results.UnmergedShards; nil when there are none): what dplab merge would
+// add, and dplab run refuses to rerun.
+func (p *Plan) UnmergedShards(dir string, warn func(string)) (*results.UnmergedShardsError, error) {
+	err := results.UnmergedShards(dir, func(cell string) bool { return p.cellKeys[cell] },
+		func(k results.Key) bool { return p.settled[k] }, warn)
+	var um *results.UnmergedShardsError
+	if errors.As(err, &um) {
+		return um, nil
+	}
+	return nil, err
 }

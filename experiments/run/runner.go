@@ -185,15 +185,15 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		return nil, err
 	}
 	defer store.Close()
+	keys := cellKeys(cells)
+	ofSpec := func(cell string) bool { return keys[cell] }
 	if !opt.Shard.Sharded() {
 		// Trials that shards finished and dplab merge has not added would
 		// run again here, and a later merge would hold them twice.
-		keys := cellKeys(cells)
-		want := func(k results.Key) bool { return keys[k.Cell] }
-		if err := results.UnmergedShards(dir, want, store.Done, warn); err != nil {
+		if err := results.UnmergedShards(dir, ofSpec, store.Done, warn); err != nil {
 			return nil, err
 		}
-		if err := results.CheckExperiment(dir, s.Name, stored, func(cell string) bool { return keys[cell] }); err != nil {
+		if err := results.CheckExperiment(dir, s.Name, stored, ofSpec); err != nil {
 			return nil, err
 		}
 	}
@@ -206,7 +206,6 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		}
 	}()
 	if opt.Force {
-		keys := cellKeys(cells)
 		if stored, err = store.Rewrite(func(r *results.Record) bool { return !keys[r.CellKey] }); err != nil {
 			return nil, err
 		}
