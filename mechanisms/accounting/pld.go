@@ -76,6 +76,15 @@ type leafKey struct {
 // A query at δ small enough for it to matter truncates further.
 const logMassTruncation = -50
 
+// minGaussianMu2 is the smallest μ² = Σ count·(Δ/σ)² at which the ledger's
+// merged Gaussian is discretised: a smaller one, which the sum of squares
+// reaches by underflowing (to 0 for Δ/σ below about 1.5e-162), is taken
+// as μ² = minGaussianMu2 instead. That is pessimistic, as a μ-GDP
+// mechanism is μ′-GDP for every μ′ ≥ μ (the trade-off function G_μ
+// decreases in μ, [DRS19] §2.2), and keeps σ = 1/μ and the loss's σ²
+// finite. At μ = 1e-150 every finite loss lies within about 1e-148 of 0.
+const minGaussianMu2 = 1e-300
+
 func newPLDAccountant(h float64) *pldAccountant {
 	return &pldAccountant{h: h, leaves: map[leafKey]*pldLeaf{}}
 }
@@ -161,7 +170,9 @@ func (a *pldAccountant) addTerm(l Event, t pldTerm, count int) error {
 		return nil
 	case t.gaussian > 0:
 		r := t.gaussian
-		a.mu2 += float64(count) * r * r
+		// The floor keeps a Gaussian whose (Δ/σ)² underflows (σ/Δ above
+		// about 1e150) in the ledger, pessimistically (minGaussianMu2).
+		a.mu2 = math.Max(a.mu2+float64(count)*r*r, minGaussianMu2)
 		return a.sizeCheck(-1, Gaussian{Sigma: 1 / math.Sqrt(a.mu2), Sensitivity: 1})
 	case t.part == nil:
 		return nil

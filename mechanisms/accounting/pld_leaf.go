@@ -117,10 +117,10 @@ func neumaierAdd(s, comp, x float64) (float64, float64) {
 // names the interval that would fit.
 type SizeError struct {
 	Sub      Event   // the event whose PLD is too large
-	Points   int     // points needed (0: not known, the composition's tail did not fit)
+	Points   int     // points needed (0: not known, the composition's tail did not fit; math.MaxInt32: at least that many)
 	Limit    int     // the limit it exceeds
 	Interval float64 // the requested interval h
-	Coarsest float64 // an interval at which it would fit
+	Coarsest float64 // an interval at which it would fit (+Inf: none, the losses are not finite)
 }
 
 func (e *SizeError) Error() string {
@@ -128,14 +128,26 @@ func (e *SizeError) Error() string {
 	if e.Sub != nil {
 		kind = "event " + e.Sub.Kind()
 	}
-	// Two significant digits, rounded up so that the suggestion fits.
-	p := math.Pow(10, math.Floor(math.Log10(e.Coarsest))-1)
+	if !finite(e.Coarsest) {
+		return fmt.Sprintf("accounting: the pld accountant cannot evaluate %s: its privacy losses are not finite in float64 (too little noise to discretise at any interval); use the rdp accountant", kind)
+	}
+	if e.Points >= math.MaxInt32 {
+		return fmt.Sprintf("accounting: the pld accountant cannot evaluate %s at interval %g: it needs more than %d grid points (limit %d); use a coarser interval (%.2g or more) or the rdp accountant",
+			kind, e.Interval, math.MaxInt32, e.Limit, roundUp2(e.Coarsest))
+	}
 	if e.Points == 0 {
 		return fmt.Sprintf("accounting: the pld accountant cannot certify %s at interval %g: its composition's tail does not fit %d grid points; use a coarser interval (%.2g or more) or the rdp accountant",
-			kind, e.Interval, e.Limit, math.Ceil(e.Coarsest/p)*p)
+			kind, e.Interval, e.Limit, roundUp2(e.Coarsest))
 	}
 	return fmt.Sprintf("accounting: the pld accountant cannot evaluate %s at interval %g: it needs %d grid points (limit %d); use a coarser interval (%.2g or more) or the rdp accountant",
-		kind, e.Interval, e.Points, e.Limit, math.Ceil(e.Coarsest/p)*p)
+		kind, e.Interval, e.Points, e.Limit, roundUp2(e.Coarsest))
+}
+
+// roundUp2 rounds x > 0 up to two significant digits, so that a suggested
+// interval fits.
+func roundUp2(x float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(x))-1)
+	return math.Ceil(x/p) * p
 }
 
 // Work limits, so that one evaluation stays under 2 s on a laptop core
@@ -171,11 +183,14 @@ func (d *lossDist) grid(h float64, sub Event) (lo, hi int, err error) {
 	}
 	loF, hiF := math.Floor(lossMin/h), math.Ceil(lossUp(lossMax)/h)
 	if !finite(loF) || !finite(hiF) || hiF-loF+1 > maxLeafPoints {
-		pts := 0
+		// Losses that are infinite or NaN at the truncation points (σ² or
+		// 1/σ² out of float64's range) fit no grid: Coarsest is +Inf.
+		pts, coarsest := math.MaxInt32, math.Inf(1)
 		if finite(hiF - loF) {
 			pts = int(math.Min(hiF-loF+1, math.MaxInt32))
+			coarsest = (lossMax - lossMin) / (maxLeafPoints - 2)
 		}
-		return 0, 0, &SizeError{Sub: sub, Points: max(pts, 1), Limit: maxLeafPoints, Interval: h, Coarsest: (lossMax - lossMin) / (maxLeafPoints - 2)}
+		return 0, 0, &SizeError{Sub: sub, Points: pts, Limit: maxLeafPoints, Interval: h, Coarsest: coarsest}
 	}
 	return int(loF), int(hiF), nil
 }

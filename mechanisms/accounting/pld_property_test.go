@@ -1,9 +1,11 @@
 package accounting
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -278,5 +280,59 @@ func TestPLDCalibrationFindsFittingGrid(t *testing.T) {
 	// A target no grid can certify reports the size error.
 	if _, err := NewCalibrator(Config{Kind: "pld", Interval: 1e-9}).Calibrate(ev, target, Bracket{Lo: 0, Hi: 2}); err == nil {
 		t.Error("an unfittable grid calibrated without error")
+	}
+}
+
+// TestPLDExtremeNoise: noise levels at the ends of float64's range. A
+// Gaussian with σ/Δ ≥ 1e200, whose (Δ/σ)² underflows to 0, failed with
+// "needs 1 grid points … (NaN or more)"; it is now accounted at μ = 1e-150
+// (minGaussianMu2, pessimistic), so ε = 0 at δ = 1e-5 and δ at ε = 0 is at
+// least the closed form erf(μ/(2√2)) = 2Φ(μ/2) − 1 ([DRS19] Cor. 2.13) at
+// μ = Δ/σ, alone and composed with a sampled Gaussian. A noise too small
+// for finite losses (σ = 1e-200) is a *SizeError that names no interval
+// and no point count, as no grid holds it.
+func TestPLDExtremeNoise(t *testing.T) {
+	cfg := Config{Kind: "pld"}
+	for _, sigma := range []float64{1e200, 1e300} {
+		for _, e := range []Event{
+			Gaussian{Sigma: sigma, Sensitivity: 1},
+			SelfComposed{Event: Gaussian{Sigma: sigma, Sensitivity: 1}, Count: 1000},
+			NewComposed(Gaussian{Sigma: sigma, Sensitivity: 1}, sgmSteps(0.01, 1, 100)),
+		} {
+			g, err := cfg.Epsilon(e, 1e-5)
+			if err != nil {
+				t.Errorf("σ = %g, %s: %v", sigma, e.Kind(), err)
+				continue
+			}
+			alone, err := cfg.Epsilon(sgmSteps(0.01, 1, 100), 1e-5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := e.(Composed); ok && g.Epsilon < alone.Epsilon {
+				t.Errorf("σ = %g, %s: ε = %v below the sampled Gaussian's alone, %v", sigma, e.Kind(), g.Epsilon, alone.Epsilon)
+			}
+			if _, ok := e.(Composed); !ok && g.Epsilon != 0 {
+				t.Errorf("σ = %g, %s: ε = %v at δ = 1e-5, want 0", sigma, e.Kind(), g.Epsilon)
+			}
+			d, err := Config{Kind: "pld"}.Delta(e, 0)
+			mu := 1 / sigma
+			if c, ok := e.(SelfComposed); ok {
+				mu *= math.Sqrt(float64(c.Count))
+			}
+			if want := math.Erf(mu / (2 * math.Sqrt2)); err != nil || d < want {
+				t.Errorf("σ = %g, %s: δ(0) = %v, %v; closed form %v", sigma, e.Kind(), d, err, want)
+			}
+		}
+	}
+	for _, e := range []Event{Gaussian{Sigma: 1e-200, Sensitivity: 1}, PoissonSampledGaussian{Q: 0.5, NoiseMultiplier: 1e-200}} {
+		_, err := cfg.Epsilon(e, 1e-5)
+		var se *SizeError
+		if !errors.As(err, &se) {
+			t.Errorf("%s σ = 1e-200: err = %v, want a *SizeError", e.Kind(), err)
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, "NaN") || strings.Contains(msg, "grid points") || !strings.Contains(msg, "not finite") {
+			t.Errorf("%s σ = 1e-200: %s", e.Kind(), msg)
+		}
 	}
 }
