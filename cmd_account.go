@@ -546,6 +546,9 @@ type accountResult struct {
 	// Error is why this accountant could not answer (--accountant all
 	// only: a single accountant's error is the command's).
 	Error string `json:"error,omitempty"`
+	// Note qualifies a calibrated value: the PLD grid's limit, not the
+	// target, stopped the search (pldGridNote).
+	Note string `json:"note,omitempty"`
 	query string // "epsilon" (ε at δ), "delta" (δ at ε), "order" or "rdp-target"
 }
 
@@ -672,6 +675,10 @@ func (f *accountFlags) run(name string, cfg accounting.Config) (*accountResult, 
 		if f.accountant == "rdp" {
 			res.Order = jf(g.Alpha)
 		}
+		if res.Sigma != nil && f.accountant == "pld" {
+			res.Note = pldGridNote(cfg, func(x float64) accounting.Event { e, _ := f.event(name, x, true); return e },
+				float64(*res.Sigma), g.Epsilon, f.epsilon, f.delta, res.Parameter)
+		}
 		if name == "rgm" && f.sel == "" {
 			if err := res.addRGMConversions(f.steps, f.delta); err != nil {
 				return nil, err
@@ -693,6 +700,24 @@ func (f *accountFlags) run(name string, cfg accounting.Config) (*accountResult, 
 		res.Pipeline = pr
 	}
 	return res, nil
+}
+
+// pldGridNote says when a PLD calibration stopped at the grid's limit
+// rather than at the target: ε(x) is below the target and the accountant
+// cannot evaluate the event just below x (a *SizeError: the loss range
+// grows as the noise shrinks), so a smaller value may meet the target at a
+// coarser interval. It returns "" otherwise.
+func pldGridNote(cfg accounting.Config, event func(float64) accounting.Event, x, eps, target, delta float64, param string) string {
+	if !(eps < target*(1-1e-6)) {
+		return ""
+	}
+	_, err := cfg.Epsilon(event(x*(1-1e-6)), delta)
+	var se *accounting.SizeError
+	if !errors.As(err, &se) {
+		return ""
+	}
+	return fmt.Sprintf("note: ε is below the target because the pld accountant cannot evaluate --%s below %.10g at interval %g (its grid limit): a smaller --%s may meet the target; try a coarser --interval, or the exact or rdp accountant",
+		param, x, se.Interval, param)
 }
 
 func (r *accountResult) writeJSON(w io.Writer) error {
@@ -744,6 +769,9 @@ func (r *accountResult) writeText(w io.Writer) {
 		}
 	default:
 		fmt.Fprintf(w, "δ = %s at ε = %s (%s)\n", fmtNum(r.Delta), fmtNum(r.Epsilon), r.how())
+	}
+	if r.Note != "" {
+		fmt.Fprintln(w, r.Note)
 	}
 	if r.Derived != "" {
 		fmt.Fprintln(w, r.Derived)

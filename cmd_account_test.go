@@ -402,3 +402,35 @@ func TestAccountAll(t *testing.T) {
 		}
 	}
 }
+
+// TestAccountPLDCalibrationGridLimit: calibrating σ for ε = 1e6 at δ = 0.5
+// with the pld accountant stops where its grid (interval 1e-4) can no
+// longer hold the loss range, σ ≈ 0.093 with ε ≈ 57, far from the exact
+// accountant's σ ≈ 7.07e-4. It printed that σ as if it were the smallest
+// meeting the target; it now says the grid stopped the search. A target
+// the grid reaches (ε = 1) gets no note.
+func TestAccountPLDCalibrationGridLimit(t *testing.T) {
+	for _, tc := range []struct {
+		eps, delta float64
+		limited    bool
+	}{{1e6, 0.5, true}, {1, 1e-5, false}} {
+		code, out, errs := runAccount(t, "gaussian", "--calibrate", "sigma", "--epsilon", fmt.Sprint(tc.eps),
+			"--delta", fmt.Sprint(tc.delta), "--accountant", "pld", "--json")
+		if code != 0 {
+			t.Fatalf("ε = %g: exit %d: %s", tc.eps, code, errs)
+		}
+		var res struct {
+			Sigma, Epsilon float64
+			Note           string
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		if !(res.Epsilon <= tc.eps) {
+			t.Errorf("ε = %g: calibrated ε = %v above the target", tc.eps, res.Epsilon)
+		}
+		if limited := strings.Contains(res.Note, "grid limit"); limited != tc.limited {
+			t.Errorf("ε = %g: σ = %v, ε = %v, note %q; want a grid-limit note: %v", tc.eps, res.Sigma, res.Epsilon, res.Note, tc.limited)
+		}
+	}
+}
