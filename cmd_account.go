@@ -548,7 +548,7 @@ type accountResult struct {
 	Error string `json:"error,omitempty"`
 	// Note qualifies a calibrated value: the PLD grid's limit, not the
 	// target, stopped the search (pldGridNote).
-	Note string `json:"note,omitempty"`
+	Note  string `json:"note,omitempty"`
 	query string // "epsilon" (ε at δ), "delta" (δ at ε), "order" or "rdp-target"
 }
 
