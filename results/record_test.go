@@ -62,7 +62,8 @@ func TestSchema1RecordsUpgrade(t *testing.T) {
 // TestSummaryPrivacyColumns: summary.csv says in its own columns what
 // eps_spent_max guarantees: oracle cells +Inf with the run's ε apart and
 // "NOT PRIVATE", privately tuned cells their selection and "training rows
-// only", every cell its assumptions.
+// only", every cell its assumptions, a cell that spent more than its
+// target ε a warning (it had none: only eps_spent_max showed it).
 func TestSummaryPrivacyColumns(t *testing.T) {
 	oracle := rec("o", 0, 1)
 	oracle.Privacy = Privacy{EpsTarget: 1, EpsSpent: Float(math.Inf(1)), EpsPerRun: 0.97, Tuning: TuningOracle, Selection: SelectionOracle}
@@ -73,8 +74,10 @@ func TestSummaryPrivacyColumns(t *testing.T) {
 	tuned2.Privacy = tuned.Privacy
 	tuned2.Privacy.Assumptions = []string{"b", "c"}
 	plain := rec("q", 0, 1)
+	over := rec("s", 0, 1)
+	over.Privacy.EpsSpent = 1.5
 	var buf bytes.Buffer
-	if err := WriteSummaryCSV(&buf, Aggregate([]Record{oracle, tuned, tuned2, plain}, CINormal)); err != nil {
+	if err := WriteSummaryCSV(&buf, Aggregate([]Record{oracle, tuned, tuned2, plain, over}, CINormal)); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
@@ -83,6 +86,7 @@ func TestSummaryPrivacyColumns(t *testing.T) {
 		{"p", `,private,true,0.99,0.2,not private: validation rows scored without noise,"eps_spent_max protects the training rows only`},
 		{"p", `,a | b | c,`},
 		{"q", `,none,true,0.9,,,eps_spent_max covers the whole procedure,,`},
+		{"s", `,none,true,1.5,,,eps_spent_max covers the whole procedure; WARNING: eps_spent_max exceeds the target epsilon,,`},
 	} {
 		var found bool
 		for _, l := range lines[1:] {

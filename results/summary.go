@@ -160,8 +160,9 @@ func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 // PrivacyNote says in words what the cell's eps_spent_max guarantees:
 // nothing for a non-private mechanism or oracle tuning; for a privately
 // tuned cell, the training rows only (its selection scores other rows without
-// noise, treating them as public); otherwise the whole procedure. A guarantee is qualified by the cell's assumptions when it has
-// any.
+// noise, treating them as public); otherwise the whole procedure. A
+// guarantee is qualified by the cell's assumptions when it has any, and a
+// cell that spent more than its target ε says so.
 func (c *CellSummary) PrivacyNote() string {
 	switch {
 	case c.Tuning == TuningOracle:
@@ -175,6 +176,11 @@ func (c *CellSummary) PrivacyNote() string {
 	}
 	if c.TargetScope != "" {
 		note += "; epsilon is the fit's " + c.TargetScope + ", not a target for eps_spent_max (the whole ledger's (ε, δ))"
+	} else if c.EpsSpentMax > c.Epsilon*(1+1e-9) {
+		// A calibrated fit that overspends fails its trial; one with fixed
+		// constants (a paper's box, preset "code") is stored and flagged,
+		// as the records' tuning_note and the figures' footnotes do.
+		note += "; WARNING: eps_spent_max exceeds the target epsilon"
 	}
 	if len(c.Assumptions) > 0 {
 		note += "; assumes the assumptions column"
