@@ -888,8 +888,8 @@ func logFloor(pn *Panel) float64 {
 }
 
 // bandVertices are the finite (x, lo) and (x, hi) points of s's band; on
-// a log y axis (floor ≠ 0) a non-positive lower bound is drawn at floor
-// (skipped when floor is NaN).
+// a log y axis (floor ≠ 0) a non-positive bound is drawn at floor (skipped
+// when floor is NaN).
 func bandVertices(s Series, floor float64) (out []plotter.XY) {
 	for i := range s.X {
 		lo, hi := s.Lo[i], s.Hi[i]
@@ -900,7 +900,8 @@ func bandVertices(s Series, floor float64) (out []plotter.XY) {
 			if !(floor > 0) {
 				continue
 			}
-			lo = floor
+			// A band of zeros (every trial's metric 0) has hi ≤ 0 too.
+			lo, hi = floor, math.Max(hi, floor)
 		}
 		out = append(out, plotter.XY{X: s.X[i], Y: lo}, plotter.XY{X: s.X[i], Y: hi})
 	}

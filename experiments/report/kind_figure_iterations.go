@@ -106,7 +106,7 @@ func (f *iterationsFigure) draw(v *view) *plotting.Figure {
 	}
 	var extra []string
 	if logY {
-		if floor, used := clampLogY(fig, f.Floor); used {
+		if floor, used := clampLogY(fig, f.Floor, true); used {
 			extra = append(extra, "log y: values ≤ 0 (mean or band) drawn at the floor "+strconv.FormatFloat(floor, 'g', 3, 64))
 		}
 	}
@@ -121,13 +121,14 @@ func (f *iterationsFigure) draw(v *view) *plotting.Figure {
 	return fig
 }
 
-// clampLogY replaces every value ≤ 0 of the figure's lines and bands by a
-// floor, so that a log y axis can draw them, and reports the floor and
-// whether it was used. The floor is the given one, or else a tenth of the
-// power of ten at or below the smallest positive value drawn (1e-12 when
-// there is none). Non-finite values are left for the plotting package to
-// skip.
-func clampLogY(fig *plotting.Figure, floor float64) (float64, bool) {
+// clampLogY replaces every value ≤ 0 of the figure's lines and reference
+// lines, and with bands set of its bands, by a floor, so that a log y axis
+// can draw them, and reports the floor and whether it was used. The floor
+// is the given one, or else a tenth of the power of ten at or below the
+// smallest positive value drawn (1e-12 when there is none). Non-finite
+// values are left for the plotting package to skip, as are band ends ≤ 0
+// when bands is false (it runs them to the bottom of the axes).
+func clampLogY(fig *plotting.Figure, floor float64, bands bool) (float64, bool) {
 	if floor <= 0 {
 		smallest := math.Inf(1)
 		for _, p := range fig.Panels {
@@ -140,6 +141,11 @@ func clampLogY(fig *plotting.Figure, floor float64) (float64, bool) {
 					}
 				}
 			}
+			for _, r := range p.References {
+				if r.Y > 0 && !math.IsInf(r.Y, 0) {
+					smallest = math.Min(smallest, r.Y)
+				}
+			}
 		}
 		floor = 1e-12
 		if !math.IsInf(smallest, 1) {
@@ -150,12 +156,21 @@ func clampLogY(fig *plotting.Figure, floor float64) (float64, bool) {
 	for i := range fig.Panels {
 		for j := range fig.Panels[i].Series {
 			s := &fig.Panels[i].Series[j]
-			for _, xs := range [][]float64{s.Y, s.Lo, s.Hi} {
+			clamped := [][]float64{s.Y}
+			if bands {
+				clamped = append(clamped, s.Lo, s.Hi)
+			}
+			for _, xs := range clamped {
 				for k, x := range xs {
 					if x <= 0 {
 						xs[k], used = floor, true
 					}
 				}
+			}
+		}
+		for j := range fig.Panels[i].References {
+			if r := &fig.Panels[i].References[j]; r.Y <= 0 {
+				r.Y, used = floor, true
 			}
 		}
 	}

@@ -478,7 +478,16 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 		}
 		fig.Panels = append(fig.Panels, panel)
 	}
-	fig.Note = v.note(f.Band, f.Center, joinParts(f.Note, timeRatioText(f.TimeRatio, ratios)), v.keep(f.Datasets, f.Mechanisms, &m.Task))
+	extra := joinParts(f.Note, timeRatioText(f.TimeRatio, ratios))
+	if fig.LogY {
+		// A metric can be 0 (a test error on an easy split): such a center
+		// or reference line is drawn at a floor, and the footnote says so.
+		// (Band ends ≤ 0 run to the bottom of the axes, plotting.logFloor.)
+		if floor, used := clampLogY(fig, 0, false); used {
+			extra = joinParts("log y: values ≤ 0 (a "+f.Center+" or reference line) drawn at the floor "+strconv.FormatFloat(floor, 'g', 3, 64), extra)
+		}
+	}
+	fig.Note = v.note(f.Band, f.Center, extra, v.keep(f.Datasets, f.Mechanisms, &m.Task))
 	return fig
 }
 

@@ -188,3 +188,38 @@ func TestLedgerNoiseMeans(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderLogYZero: a log-y ε figure whose metric is 0 in some cell (a
+// test error on an easy split; here test_mse set to 0) and whose reference
+// line is 0 is drawn with those values at a floor that the footnote names.
+// Rendering failed with "y = 0 on a log axis" and wrote no figure.
+func TestRenderLogYZero(t *testing.T) {
+	src := spectest.Valid + "\n[[figure]]\nname = \"logmse\"\nmetric = \"test_mse\"\nlog_y = true\nformats = [\"svg\"]\n"
+	s := spectest.MustParse(t, src)
+	dir := filepath.Join(t.TempDir(), "out")
+	rep, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := spectest.Cells(t, s)
+	recs := slices.Clone(rep.Records)
+	for i := range recs {
+		if recs[i].CellKey == cells[0].Key || recs[i].Mechanism == "ridge" {
+			recs[i].Metrics = map[string]results.Float{"test_mse": 0, "train_mse": 0}
+		}
+	}
+	other := filepath.Join(t.TempDir(), "zero")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RenderRecords(s, other, recs, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(other, "figures", "logmse.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "drawn at the floor") {
+		t.Error("the footnote does not say which values were drawn at the floor")
+	}
+}
