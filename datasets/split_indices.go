@@ -51,7 +51,9 @@ func ReadSplitIndices(path string) (*SplitIndices, error) {
 	}
 	sum := sha256.Sum256(b)
 	s := &SplitIndices{Path: path, SHA256: hex.EncodeToString(sum[:])}
-	sc := bufio.NewScanner(bytes.NewReader(b))
+	// A UTF-8 byte-order mark (an editor's on Windows) is not part of
+	// line 1, as for the CSV loaders (records.go).
+	sc := bufio.NewScanner(bytes.NewReader(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))))
 	for line := 1; sc.Scan(); line++ {
 		text := strings.TrimSpace(sc.Text())
 		if text == "" || strings.HasPrefix(text, "#") {

@@ -44,6 +44,15 @@ func TestSplitIndices(t *testing.T) {
 	if len(si.SHA256) != 64 {
 		t.Errorf("SHA256 %q", si.SHA256)
 	}
+	// A byte-order mark and CRLF line ends (a file saved on Windows) read
+	// the same rows; the mark failed line 1 as part "\ufefftrain".
+	bom, err := ReadSplitIndices(write("bom.txt", "\xef\xbb\xbftrain 3\r\ntrain 0\r\ntest 4\r\ntrain 1\r\ntest 2\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(bom.Train, si.Train) || !slices.Equal(bom.Test, si.Test) {
+		t.Errorf("with a byte-order mark and CRLF: train %v, test %v; want %v, %v", bom.Train, bom.Test, si.Train, si.Test)
+	}
 
 	for _, tc := range []struct {
 		name, text string
