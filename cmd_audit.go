@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -34,7 +36,8 @@ experiments/audits/audit_grid.toml), every (mechanism, ε) cell not yet stored
 in DIR/audits.jsonl is audited and stored, then DIR/figures/audit.png|svg
 (claimed against audited ε) and DIR/tables/audit.md|csv are written; DIR is
 results/<name> unless --out is given, and must be new, empty or an audit's
-(holding audits.jsonl).`,
+(holding audits.jsonl); one audit at a time may use it. An interrupted audit
+loses no stored cell: rerun it to resume.`,
 	Run: cmdAudit,
 }
 
@@ -144,9 +147,23 @@ func auditSpec(ctx context.Context, path, out string, quick bool, jobs int, stdo
 	}
 	// As for dplab run: the spec copy, figures and tables never overwrite
 	// another directory's files.
-	if err := results.CheckDirFor(out, "an audit result directory", audit.ResultsFile); err != nil {
+	if err := results.CheckDirFor(out, "an audit result directory", audit.ResultsFile, audit.LockFile); err != nil {
 		return badInput(err)
 	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	// One audit at a time per directory, as for dplab run: a second would
+	// audit the same cells and could cut the first's line being appended.
+	lock, err := results.LockDir(out, audit.LockFile)
+	var busy *results.BusyError
+	if errors.As(err, &busy) {
+		busy.Holder = "dplab audit"
+	}
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	res, err := audit.RunSpec(ctx, s, audit.RunOptions{Dir: out, Quick: quick, Jobs: jobs, Progress: stderr})
 	if err != nil {
 		return err

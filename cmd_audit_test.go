@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dplab/dplab/audit"
+	"github.com/dplab/dplab/results"
 )
 
 // TestAuditCommand runs dplab audit on the reference Gaussian mechanism and
@@ -97,5 +100,21 @@ func TestAuditSpecCommand(t *testing.T) {
 	}
 	if after := snapshot(t, runDir); after != before {
 		t.Errorf("the refused audit changed %s", runDir)
+	}
+	// One audit at a time per directory: while another holds its lock, a
+	// second exits 1 naming it and changes nothing (two audits appended
+	// the same cells, and one could cut the other's line being written).
+	lock, err := results.LockDir(out, audit.LockFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before = snapshot(t, out)
+	code, _, errs = runMain(t, "audit", "experiments/audits/audit_grid.toml", "--quick", "--out", out)
+	lock.Unlock()
+	if want := out + " is in use by another dplab audit"; code != 1 || !strings.Contains(errs, want) {
+		t.Errorf("audit of a locked directory: exit %d, want 1 and %q\n%s", code, want, errs)
+	}
+	if after := snapshot(t, out); after != before {
+		t.Errorf("the refused audit changed %s", out)
 	}
 }

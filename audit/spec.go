@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -157,17 +156,34 @@ type RunOptions struct {
 // ResultsFile is the store of an audit spec's result directory.
 const ResultsFile = "audits.jsonl"
 
+// LockFile is the lock of an audit spec's result directory: the caller of
+// RunSpec holds it (results.LockDir in the CLI), so that one audit at a
+// time appends to the store and may cut a torn last line. It is not a
+// run's lock file (a run's directory is not an audit's).
+const LockFile = ".audit-lock"
+
 // RunSpec audits every (mechanism, ε) cell of s whose result is not yet in
 // o.Dir/audits.jsonl, appending each result as it finishes, and returns the
-// results of s's cells in spec order (mechanisms, then ε).
+// results of s's cells in spec order (mechanisms, then ε). The caller holds
+// the directory's LockFile: no other process may write the store meanwhile.
 func RunSpec(ctx context.Context, s *Spec, o RunOptions) ([]Result, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, err
 	}
 	store := filepath.Join(o.Dir, ResultsFile)
-	stored, err := ReadResults(store)
+	stored, tornAt, err := ReadResults(store)
 	if err != nil {
 		return nil, err
+	}
+	if tornAt >= 0 {
+		// Appending after the torn bytes would glue the next result to
+		// them and corrupt a complete line: cut them first.
+		if o.Progress != nil {
+			fmt.Fprintf(o.Progress, "warning: %s: dropping a torn last line left by an interrupted audit (its cell runs again)\n", store)
+		}
+		if err := os.Truncate(store, tornAt); err != nil {
+			return nil, fmt.Errorf("truncate the torn last line of %s: %w", store, err)
+		}
 	}
 	conf := s.Confidence
 	if conf == 0 {
@@ -217,31 +233,39 @@ func cellKey(name string, params []string, eps, delta, conf float64, trials int,
 	return hex.EncodeToString(sum[:12])
 }
 
-// ReadResults reads a result store (absent: none) keyed by cell key; a
-// malformed line is an error naming the file and line.
-func ReadResults(path string) (map[string]Result, error) {
-	f, err := os.Open(path)
+// ReadResults reads a result store (absent: none) keyed by cell key. Each
+// result is appended with its newline in one write, so only the last line
+// can be unfinished: a last line without its newline is torn (an audit
+// killed while appending it, or the NUL bytes a crash may leave); it is
+// left out, and tornAt is its byte offset, for a writer to truncate it
+// (−1: none). A malformed complete line is an error naming the file and
+// line: dropping it could lose a finished audit.
+func ReadResults(path string) (results map[string]Result, tornAt int64, err error) {
+	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return map[string]Result{}, nil
+		return map[string]Result{}, -1, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, -1, err
 	}
-	defer f.Close()
 	out := map[string]Result{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for line := 1; sc.Scan(); line++ {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
+	var offset int64
+	for line := 1; len(data) > 0; line++ {
+		nl := bytes.IndexByte(data, '\n')
+		if nl < 0 {
+			return out, offset, nil
 		}
-		var r Result
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.Key == "" || r.Test == nil {
-			return nil, fmt.Errorf("%s:%d: not an audit result: %v", path, line, err)
+		if text := data[:nl]; len(bytes.TrimSpace(text)) > 0 {
+			var r Result
+			if err := json.Unmarshal(text, &r); err != nil || r.Key == "" || r.Test == nil {
+				return nil, -1, fmt.Errorf("%s:%d: not an audit result: %v", path, line, err)
+			}
+			out[r.Key] = r
 		}
-		out[r.Key] = r
+		data = data[nl+1:]
+		offset += int64(nl + 1)
 	}
-	return out, sc.Err()
+	return out, -1, nil
 }
 
 // appendResult appends r to the store and syncs it.

@@ -35,8 +35,8 @@ func writeSpec(t *testing.T, src string) string {
 }
 
 // TestAuditSpecRunsResumesAndRenders runs a small audit spec, reruns it
-// (nothing is audited twice: the store is unchanged), and renders it twice,
-// byte-identically.
+// (nothing is audited twice: the store is unchanged), renders it twice,
+// byte-identically, and resumes after a torn last line of the store.
 func TestAuditSpecRunsResumesAndRenders(t *testing.T) {
 	s, err := LoadSpec(writeSpec(t, tinySpec))
 	if err != nil {
@@ -91,6 +91,24 @@ func TestAuditSpecRunsResumesAndRenders(t *testing.T) {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("table lacks %q:\n%s", want, md)
 		}
+	}
+	// An audit killed while appending its result leaves a torn last line:
+	// the rerun drops it with a warning, audits that cell again and
+	// appends on a fresh line (it failed: "not an audit result"). The
+	// audit is seeded, so the store comes back byte for byte.
+	lastLine := before[bytes.LastIndexByte(before[:len(before)-1], '\n')+1:]
+	if err := os.WriteFile(store, before[:len(before)-len(lastLine)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var progress bytes.Buffer
+	if _, err := RunSpec(context.Background(), s, RunOptions{Dir: dir, Progress: &progress}); err != nil {
+		t.Fatalf("rerun after a torn last line: %v", err)
+	}
+	if repaired, _ := os.ReadFile(store); !bytes.Equal(repaired, before) {
+		t.Errorf("store after the torn line's rerun:\n%s\nwant:\n%s", repaired, before)
+	}
+	if !strings.Contains(progress.String(), "dropping a torn last line") {
+		t.Errorf("no warning of the torn line: %q", progress.String())
 	}
 	if err := os.WriteFile(store, []byte("{not json\n"), 0o644); err != nil {
 		t.Fatal(err)

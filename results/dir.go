@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -14,14 +15,15 @@ import (
 // BusyError reports that another process holds a result directory's lock:
 // a second run on the directory stops before changing anything.
 type BusyError struct {
-	Dir string
-	PID int // the holder's process id as it recorded it; 0 when unknown
+	Dir    string
+	PID    int    // the holder's process id as it recorded it; 0 when unknown
+	Holder string // what holds it, e.g. "dplab audit"; "" means "dplab run"
 }
 
 func (e *BusyError) Error() string {
-	holder := "another dplab run"
+	holder := "another " + cmp.Or(e.Holder, "dplab run")
 	if e.PID > 0 {
-		holder = fmt.Sprintf("another dplab run (pid %d)", e.PID)
+		holder += fmt.Sprintf(" (pid %d)", e.PID)
 	}
 	return fmt.Sprintf("%s is in use by %s; nothing was changed: wait for it to finish or use another directory", e.Dir, holder)
 }
@@ -41,6 +43,30 @@ func (e *CorruptError) Error() string {
 }
 
 func (e *CorruptError) Unwrap() error { return e.Err }
+
+// DirLock is an exclusive lock on a result directory (LockDir).
+type DirLock struct{ f *os.File }
+
+// LockDir takes the exclusive lock of the lock file name in the existing
+// directory dir without waiting, as Open does for a run's directory with
+// LockFile; another kind of result directory (an audit spec's) uses its own
+// name, which also marks the directory as its kind. If another process
+// holds the lock it returns a *BusyError and changes nothing. The lock
+// dies with its holder, even by SIGKILL; release it with Unlock.
+func LockDir(dir, name string) (*DirLock, error) {
+	f, err := lockDir(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	return &DirLock{f}, nil
+}
+
+// Unlock releases the lock; on nil it does nothing.
+func (l *DirLock) Unlock() {
+	if l != nil {
+		unlockDir(l.f)
+	}
+}
 
 // NotResultDirError reports a directory dplab refuses to write results into,
 // because it holds files that are not dplab's.

@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 )
 
-// lockDir creates the lock file (it marks a result directory) but cannot lock
-// it where flock is unavailable: do not run two dplab runs on the same result
-// directory at once there.
-func lockDir(dir string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_CREATE|os.O_RDWR, 0o666)
+// lockDir creates the lock file name in dir (it marks a result directory)
+// but cannot lock it where flock is unavailable: do not run two dplab runs
+// on the same result directory at once there.
+func lockDir(dir, name string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("results: lock %s: %w", dir, err)
 	}

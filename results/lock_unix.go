@@ -12,13 +12,13 @@ import (
 	"syscall"
 )
 
-// lockDir takes the exclusive advisory lock (flock) of the result directory
-// dir without waiting, and records the holder's pid in the lock file. If
-// another process holds the lock it returns a *BusyError and changes nothing.
-// The kernel releases the lock when the holder dies, even by SIGKILL, so a
-// killed run never blocks its rerun.
-func lockDir(dir string) (*os.File, error) {
-	path := filepath.Join(dir, LockFile)
+// lockDir takes the exclusive advisory lock (flock) of the lock file name
+// in the result directory dir without waiting, and records the holder's pid
+// in it. If another process holds the lock it returns a *BusyError and
+// changes nothing. The kernel releases the lock when the holder dies, even
+// by SIGKILL, so a killed run never blocks its rerun.
+func lockDir(dir, name string) (*os.File, error) {
+	path := filepath.Join(dir, name)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("results: lock %s: %w", dir, err)

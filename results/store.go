@@ -78,7 +78,7 @@ func Open(dir string, warn func(string)) (_ *Store, _ []Record, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("results: %w", err)
 	}
-	lock, err := lockDir(dir)
+	lock, err := lockDir(dir, LockFile)
 	if err != nil {
 		return nil, nil, err
 	}
