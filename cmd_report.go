@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dplab/dplab/audit"
 	"github.com/dplab/dplab/experiments/htmlreport"
 	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/results"
@@ -27,8 +28,9 @@ no network and no other file; it prints cleanly.
 
 Without RESULTDIR it shows every result folder under results/. Arguments that
 are plain files are skipped with a warning (so that 'dplab report results/*'
-passes over the results package's sources); a directory that is not a result
-folder (no trials.jsonl) is an error.`,
+passes over the results package's sources), as are audit spec folders (dplab
+audit SPEC.toml: their figure and table are their own); any other directory
+that is not a result folder (no trials.jsonl) is an error.`,
 	Run: cmdReport,
 }
 
@@ -83,9 +85,16 @@ func checkOutputFile(path string) error {
 }
 
 // reportDirs returns the result folders to show: the arguments, without
-// plain files (warned about), or every folder under results/ holding a
-// trials.jsonl when there are none.
+// plain files and audit spec folders (warned about), or every folder under
+// results/ holding a trials.jsonl when there are none.
 func reportDirs(args []string, stderr io.Writer) ([]string, error) {
+	var audits []string
+	defer func() {
+		if len(audits) > 0 {
+			fmt.Fprintf(stderr, "warning: skipping %d audit result folder(s), which the report does not show (each has its figure and table under figures/ and tables/): %s\n",
+				len(audits), strings.Join(audits, " "))
+		}
+	}()
 	if len(args) == 0 {
 		entries, err := os.ReadDir("results")
 		if err != nil {
@@ -97,6 +106,8 @@ func reportDirs(args []string, stderr io.Writer) ([]string, error) {
 			d := filepath.Join("results", e.Name())
 			if _, err := os.Stat(filepath.Join(d, results.TrialsFile)); err == nil {
 				dirs = append(dirs, d)
+			} else if isAuditDir(d) {
+				audits = append(audits, d)
 			}
 		}
 		if len(dirs) == 0 {
@@ -111,6 +122,12 @@ func reportDirs(args []string, stderr io.Writer) ([]string, error) {
 			files = append(files, a)
 			continue
 		}
+		if isAuditDir(a) {
+			// 'dplab report results/*' after 'dplab audit SPEC.toml'
+			// failed on the audit's folder.
+			audits = append(audits, a)
+			continue
+		}
 		if !slices.Contains(dirs, a) {
 			dirs = append(dirs, a) // missing paths: htmlreport names them
 		}
@@ -119,7 +136,15 @@ func reportDirs(args []string, stderr io.Writer) ([]string, error) {
 		fmt.Fprintf(stderr, "warning: skipping %d file(s), not result folders: %s\n", len(files), strings.Join(files, " "))
 	}
 	if len(dirs) == 0 {
-		return nil, badInput(fmt.Errorf("none of the %d argument(s) is a directory", len(args)))
+		return nil, badInput(fmt.Errorf("none of the %d argument(s) is a run's result folder", len(args)))
 	}
 	return dirs, nil
+}
+
+// isAuditDir reports whether dir is an audit spec's result folder: it
+// holds audits.jsonl and no trials.jsonl.
+func isAuditDir(dir string) bool {
+	_, errAudit := os.Stat(filepath.Join(dir, audit.ResultsFile))
+	_, errTrials := os.Stat(filepath.Join(dir, results.TrialsFile))
+	return errAudit == nil && errTrials != nil
 }

@@ -33,7 +33,7 @@ func TestReportCLIErrors(t *testing.T) {
 	}{
 		{[]string{filepath.Join(tmp, "nope")}, "nope is not a result directory: no such directory"},
 		{[]string{tmp}, "holds no trials.jsonl"},
-		{[]string{file}, "none of the 1 argument(s) is a directory"},
+		{[]string{file}, "none of the 1 argument(s) is a run's result folder"},
 	} {
 		code, _, stderr := runMain(t, append([]string{"report", "-o", out}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -84,6 +84,21 @@ func TestReportCLIErrors(t *testing.T) {
 	code, stdout, stderr := runMain(t, "report", dir, file, "-o", out)
 	if code != 0 || !strings.Contains(stderr, "skipping 1 file(s), not result folders: "+file) || !strings.Contains(stdout, "wrote "+out+" (1 result folder(s)") {
 		t.Errorf("report with a file: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// An audit spec's folder (dplab audit SPEC.toml writes results/<name>
+	// too) among the arguments, as 'dplab report results/*' gives it, is
+	// skipped with a warning; the report failed on it ("holds no
+	// trials.jsonl"). Alone, it is bad input.
+	auditDir := filepath.Join(tmp, "aud")
+	if code, _, stderr := runMain(t, "audit", "experiments/audits/audit_grid.toml", "--quick", "--out", auditDir); code != 0 {
+		t.Fatalf("audit: %d %s", code, stderr)
+	}
+	code, stdout, stderr = runMain(t, "report", dir, auditDir, "-o", out)
+	if code != 0 || !strings.Contains(stderr, "skipping 1 audit result folder(s)") || !strings.Contains(stdout, "wrote "+out+" (1 result folder(s)") {
+		t.Errorf("report with an audit folder: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if code, _, stderr := runMain(t, "report", auditDir, "-o", out); code != 2 || !strings.Contains(stderr, "none of the 1 argument(s) is a run's result folder") {
+		t.Errorf("report of an audit folder alone: exit %d, stderr %q", code, stderr)
 	}
 }
 
