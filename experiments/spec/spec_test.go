@@ -114,11 +114,14 @@ func TestSpecErrors(t *testing.T) {
 		}, 4, "metrics", `no metric listed applies to dataset "Lin" (regression data): add one of test_mse, train_mse`},
 		{"split all with tuning", func(s string) string {
 			s = strings.Replace(s, `label = "Lin"`, `label = "Lin"`+"\nsplit = { all = true }", 1)
-			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"oracle\"\ncandidates = { rho = [0.01, 0.1] }", 1)
+			return strings.Replace(s, "rho = 1e-4 }", "}\n[mechanism.tuning]\nmode = \"oracle\"\ncandidates = { rho = [0.01, 0.1] }", 1)
 		}, 10, "dataset[0].split.all", `mechanism "AdaSSP" is tuned (mode "oracle")`},
 		{"oracle on validation", func(s string) string {
-			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"oracle\"\nselect_on = \"validation\"\ncandidates = { rho = [0.01, 0.1] }", 1)
+			return strings.Replace(s, "rho = 1e-4 }", "}\n[mechanism.tuning]\nmode = \"oracle\"\nselect_on = \"validation\"\ncandidates = { rho = [0.01, 0.1] }", 1)
 		}, 18, "mechanism[0].tuning.select_on", "test set"},
+		{"param also a candidate", func(s string) string {
+			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"oracle\"\ncandidates = { rho = [0.01, 0.1] }", 1)
+		}, 18, "mechanism[0].tuning.candidates.rho", "rho is both a param (params.rho) and a tuning candidate"},
 		{"toml syntax", func(s string) string { return strings.Replace(s, "seed = 1", "seed = = 1", 1) }, 2, "seed", "expected"},
 
 		// Issue 9, item 9: δ rules are checked over training-set sizes, not
@@ -130,13 +133,13 @@ func TestSpecErrors(t *testing.T) {
 		{"delta subnormal", func(s string) string { return strings.Replace(s, `"min(1e-6, 0.01/n)"`, "1e-320", 1) }, 5, "delta", "≥ 1e-300"},
 		// Item 9: private tuning's mean number of runs is bounded.
 		{"tuning mean huge", func(s string) string {
-			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\nmean = 1e9\ncandidates = { rho = [0.01, 0.1] }", 1)
+			return strings.Replace(s, "rho = 1e-4 }", "}\n[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\nmean = 1e9\ncandidates = { rho = [0.01, 0.1] }", 1)
 		}, 19, "mechanism[0].tuning.mean", "[1, 1000]"},
 		{"tuning mean below one", func(s string) string {
-			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\nmean = 0.5\ncandidates = { rho = [0.01, 0.1] }", 1)
+			return strings.Replace(s, "rho = 1e-4 }", "}\n[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\nmean = 0.5\ncandidates = { rho = [0.01, 0.1] }", 1)
 		}, 19, "mechanism[0].tuning.mean", "[1, 1000]"},
 		{"tuning mean missing", func(s string) string {
-			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\ncandidates = { rho = [0.01, 0.1] }", 1)
+			return strings.Replace(s, "rho = 1e-4 }", "}\n[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\ncandidates = { rho = [0.01, 0.1] }", 1)
 		}, 16, "mechanism[0].tuning.mean", "mean is not set: private tuning needs the mean number of runs E[K], in [1, 1000]"},
 		// Item 9: a range error names its key, not "params.".
 		{"param out of range", func(s string) string { return strings.Replace(s, "rho = 1e-4", "rho = 2", 1) }, 15, "mechanism[0].params.rho", "rho must be in"},
@@ -160,7 +163,7 @@ func TestSpecErrors(t *testing.T) {
 		// Item 5: an accountant that cannot evaluate a mechanism's ledger.
 		{"pld with private tuning", func(s string) string {
 			s = strings.Replace(s, `delta = "min(1e-6, 0.01/n)"`, `delta = "min(1e-6, 0.01/n)"`+"\naccountant = { kind = \"pld\" }", 1)
-			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\n[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\nmean = 10\ncandidates = { rho = [0.01, 0.1] }", 1)
+			return strings.Replace(s, "rho = 1e-4 }", "}\n[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\nmean = 10\ncandidates = { rho = [0.01, 0.1] }", 1)
 		}, 13, "mechanism[0]", `"adassp" with private tuning: accountant "pld" cannot account its ledger (event repeat_and_select`},
 		{"pld with linear mixing", func(s string) string {
 			s = strings.Replace(s, `delta = "min(1e-6, 0.01/n)"`, `delta = "min(1e-6, 0.01/n)"`+"\naccountant = { kind = \"pld\" }", 1)

@@ -40,6 +40,12 @@ func (s *Spec) validateTuning(i int, e mechanisms.Entry) error {
 		if dup, ok := duplicateValue(t.Candidates.Values[k].List); ok {
 			return s.errIn("mechanism", i, "tuning.candidates."+k, "%s = %s appears twice among the candidates", k, FormatValue(dup))
 		}
+		// The candidate overrides the fixed value in every run, while the
+		// cell's params (its key, legend and records' p_mech) would still
+		// show the fixed one.
+		if _, fixed := s.Mechanisms[i].Params.Values[k]; fixed {
+			return s.errIn("mechanism", i, "tuning.candidates."+k, "%s is both a param (params.%s) and a tuning candidate, which would override it in every run: drop one of them", k, k)
+		}
 	}
 	if j := s.allRows(); j >= 0 {
 		return s.errIn("dataset", j, "split.all", "mechanism %q is tuned (mode %q), which scores candidates on a validation or test part, but dataset %q has split.all = true (every row trains): tune in a spec with a split", s.Mechanisms[i].Label, t.Mode, s.Datasets[j].Label)
