@@ -3,6 +3,7 @@ package accounting
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -158,12 +159,20 @@ func (a *pldAccountant) add(e Event, count int) error {
 		if !ok {
 			return &UnsupportedError{Accountant: "pld", Sub: l, Reason: noPLD}
 		}
-		return a.addTerm(l, p.pld(), int(n))
+		return a.addTerm(l, p.pld(), n)
 	})
 }
 
+// maxPartCount is the most times the PLD accountant composes one part other
+// than the merged Gaussian (whose count only scales μ²): 2^53, up to which
+// walk's product of nested counts is exact in float64 and a part's total
+// fits an int. A larger count is an error: converted to int it wrapped to a
+// negative number, and a self-composed Gaussian with count 2^63 − 1 was
+// reported as ε = 0.
+const maxPartCount = 1 << 53
+
 // addTerm merges count repetitions of leaf l, whose term is t.
-func (a *pldAccountant) addTerm(l Event, t pldTerm, count int) error {
+func (a *pldAccountant) addTerm(l Event, t pldTerm, count float64) error {
 	switch {
 	case t.nonPrivate:
 		a.nonP = true
@@ -172,20 +181,25 @@ func (a *pldAccountant) addTerm(l Event, t pldTerm, count int) error {
 		r := t.gaussian
 		// The floor keeps a Gaussian whose (Δ/σ)² underflows (σ/Δ above
 		// about 1e150) in the ledger, pessimistically (minGaussianMu2).
-		a.mu2 = math.Max(a.mu2+float64(count)*r*r, minGaussianMu2)
+		a.mu2 = math.Max(a.mu2+count*r*r, minGaussianMu2)
 		return a.sizeCheck(-1, Gaussian{Sigma: 1 / math.Sqrt(a.mu2), Sensitivity: 1})
 	case t.part == nil:
 		return nil
 	}
 	part := *t.part
-	for i := range a.parts {
-		p := &a.parts[i]
-		if p.key == part.key {
-			p.count += count
-			return nil
-		}
+	i := slices.IndexFunc(a.parts, func(p pldPart) bool { return p.key == part.key })
+	total := count
+	if i >= 0 {
+		total += float64(a.parts[i].count)
 	}
-	part.count, part.source = count, l
+	if !(total <= maxPartCount) {
+		return fmt.Errorf("accounting: the pld accountant composes %s at most 2^53 times, not %g times; use the rdp accountant", part.name, total)
+	}
+	if i >= 0 {
+		a.parts[i].count = int(total)
+		return nil
+	}
+	part.count, part.source = int(count), l
 	a.parts = append(a.parts, part)
 	return a.sizeCheck(len(a.parts)-1, part.source)
 }

@@ -336,3 +336,41 @@ func TestPLDExtremeNoise(t *testing.T) {
 		}
 	}
 }
+
+// TestPLDHugeCounts: composition counts beyond int's range. The PLD
+// accountant converted walk's float count to int, which wrapped: a Gaussian
+// (σ = 1) self-composed 2^63 − 1 times was reported as ε = 0 at δ = 1e-5.
+// Now that ledger is an error or an ε of at least μ²/2 − μz, z = √(2 log
+// 1/δ), μ² = 2^63 − 1: a lower bound on the true ε, since there
+// [DRS19] Cor. 2.13's δ(ε) = Φ(z) − e^ε Φ(z − μ) is close to 1 > δ. A
+// non-Gaussian part composed more than 2^53 times is an error naming the
+// limit, and a large count within it agrees with the exact accountant.
+func TestPLDHugeCounts(t *testing.T) {
+	cfg := Config{Kind: "pld"}
+	huge := SelfComposed{Event: Gaussian{Sigma: 1, Sensitivity: 1}, Count: math.MaxInt64}
+	g, err := cfg.Epsilon(huge, 1e-5)
+	mu := math.Sqrt(float64(math.MaxInt64))
+	if lower := mu*mu/2 - mu*math.Sqrt(2*math.Log(1e5)); err == nil && !(g.Epsilon >= lower) {
+		t.Errorf("Gaussian × (2^63 − 1): ε = %v, below %v", g.Epsilon, lower)
+	}
+	for _, e := range []Event{
+		SelfComposed{Event: sgmSteps(0.01, 1, 1), Count: math.MaxInt64},
+		SelfComposed{Event: SelfComposed{Event: Laplace{Scale: 10, Sensitivity: 1}, Count: 100000}, Count: 100000000000},
+	} {
+		if _, err := cfg.Epsilon(e, 1e-5); err == nil || !strings.Contains(err.Error(), "at most 2^53 times") {
+			t.Errorf("%s: err = %v, want the count limit", e.Kind(), err)
+		}
+	}
+	big := SelfComposed{Event: Gaussian{Sigma: 1e6, Sensitivity: 1}, Count: 1 << 40}
+	p, err := cfg.Epsilon(big, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := Config{Kind: "exact"}.Epsilon(big, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Epsilon < x.Epsilon || p.Epsilon > x.Epsilon+1e-3 {
+		t.Errorf("Gaussian(σ = 1e6) × 2^40: PLD ε = %v, exact %v", p.Epsilon, x.Epsilon)
+	}
+}
