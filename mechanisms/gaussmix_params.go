@@ -80,8 +80,19 @@ func checkSketchSize(name string, k, d int) error {
 	if k < d {
 		return fmt.Errorf("%s: k = %d < d = %d: %w; raise k or k_over_d", name, k, d, errSketchTooSmall)
 	}
+	if entries := float64(k) * float64(d+1); entries > maxSketchEntries {
+		return fmt.Errorf("%s: k = %d: the k × (d + 1) sketch (d = %d) would hold %.3g numbers (%.3g GB), above the limit of %d (1 GiB per trial in flight); lower k or k_over_d",
+			name, k, d, entries, entries*8/1e9, maxSketchEntries)
+	}
 	return nil
 }
+
+// maxSketchEntries bounds the entries of a sketch, k × (d + 1) float64s
+// held per trial in flight: 2^27, 1 GiB. A larger k ran the process out of
+// memory (k = 1e9 on d = 4 asked for 40 GB: a fatal error, not an error a
+// trial can record). The specs' largest sketch, compare_classification's
+// k = 5000 on d = 2000, holds 1e7.
+const maxSketchEntries = 1 << 27
 
 // errPaperWrapped: the paper's calibrations split the budget in closed form
 // and cannot absorb Budget.Wrap (private tuning).

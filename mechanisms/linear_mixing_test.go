@@ -118,6 +118,12 @@ func TestLinearMixingErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "k = 4 < d = 6") {
 		t.Errorf("k < d: %v", err)
 	}
+	// A sketch too large for memory is an error the trial records; k = 1e9
+	// crashed the process ("fatal error: out of memory").
+	_, err = (&LinearMixing{p: LinearMixingParams{sketchParams: sketchParams{K: 1e9}}}).Fit(context.Background(), data, Budget{Epsilon: 1, Delta: 1e-6}, rngs.New(rngs.Seed{}))
+	if err == nil || !strings.Contains(err.Error(), "k = 1000000000: the k × (d + 1) sketch") {
+		t.Errorf("k = 1e9: %v", err)
+	}
 	wrap := Budget{Epsilon: 1, Delta: 1e-6, Wrap: func(e accounting.Event) accounting.Event { return e }}
 	if _, err := (&LinearMixing{}).Fit(context.Background(), data, wrap, rngs.New(rngs.Seed{})); err == nil {
 		t.Error("calibration paper under private tuning accepted")
