@@ -38,13 +38,14 @@ func GaussianDelta(mu, eps float64) float64 {
 // invertDecreasing returns the smallest x ≥ lo with f(x) ≤ target for a
 // non-increasing f, by doubling from start and bisection to relative
 // precision 1e-15; the returned x satisfies f(x) ≤ target. It returns +Inf
-// when no x up to 2^60·start works.
+// when no x up to 2^60·start works. A NaN value of f counts as above the
+// target (not certified).
 func invertDecreasing(f func(float64) float64, target, lo, start float64) float64 {
 	if f(lo) <= target {
 		return lo
 	}
 	hi := start
-	for f(hi) > target {
+	for !(f(hi) <= target) {
 		lo = hi
 		hi *= 2
 		if hi > start*math.Exp2(60) {

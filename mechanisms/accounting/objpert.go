@@ -33,6 +33,12 @@ func ObjPertDelta(e ObjectivePerturbation, eps float64) (float64, error) {
 func objPertDelta(e ObjectivePerturbation, eps float64) float64 {
 	c0 := objPertC0(e)
 	s := e.L / e.Sigma
+	if math.IsInf(s*s, 1) {
+		// No noise to speak of (L/σ ≥ 1.3e154): no finite ε holds. The
+		// forms below give NaN there (Inf − Inf), which read as δ ≤ target
+		// made ε = 1.
+		return 1
+	}
 	if eh := eps - c0 - s*s/2; eh < 0 {
 		return -math.Expm1(ln2 + eh + s*s/2 + logNdtr(-s))
 	}

@@ -365,3 +365,27 @@ func TestObjPertProfileIntegration(t *testing.T) {
 		}
 	}
 }
+
+// TestObjPertNoiseless: objective perturbation whose noise is negligible
+// against its sensitivity (L/σ ≥ 1.3e154, so (L/σ)² overflows) certifies no
+// ε: the exact accountant reported ε = 1 at δ = 1e-5 (its profile was NaN,
+// which the inversion read as met). It must be +Inf, as the RDP accountant
+// says, and δ(ε) must be 1 at any finite ε.
+func TestObjPertNoiseless(t *testing.T) {
+	for _, e := range []ObjectivePerturbation{
+		{Sigma: 1e-300, Lambda: 2, Beta: 1, L: 1},
+		{Sigma: 1, Lambda: 2, Beta: 1, L: 1e300},
+	} {
+		got, err := ObjPertEpsilon(e, 1e-5)
+		if err != nil || !math.IsInf(got, 1) {
+			t.Errorf("%+v: ε = %v, %v; want +Inf", e, got, err)
+		}
+		g, err := Config{Kind: "exact"}.Epsilon(e, 1e-5)
+		if err != nil || !math.IsInf(g.Epsilon, 1) {
+			t.Errorf("%+v: exact accountant ε = %v, %v; want +Inf", e, g.Epsilon, err)
+		}
+		if d, err := ObjPertDelta(e, 50); err != nil || d != 1 {
+			t.Errorf("%+v: δ(50) = %v, %v; want 1", e, d, err)
+		}
+	}
+}
