@@ -230,20 +230,10 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 	xPrev := xOf(cMin)
 	var width, em1h, em1mh float64
 	var small bool
-	for i := iLo; i < iHi; i++ {
-		a, b := max(float64(i)*h, cMin), min(float64(i+1)*h, cMax)
-		if !(a < b) {
-			continue
-		}
-		x := xOf(b)
-		if d.anchor != nil {
-			d.anchor.set(b)
-		}
-		xa, xb := min(xPrev, x), max(xPrev, x)
-		xPrev = x
-		if !(xa < xb) {
-			continue
-		}
+	// quad integrates the density over [xa, xb], whose losses lie in
+	// [i h, (i+1) h], onto grid points i and i + 1 (anchored: through
+	// d.anchor, set to the interval's end).
+	quad := func(i int, xa, xb float64, anchored bool) {
 		panels := math.Ceil((xb - xa) / d.panel)
 		w := (xb - xa) / panels
 		var wa, wb float64
@@ -267,7 +257,7 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 				xn := c + t*w/2
 				var dens, loss, lossErr float64
 				ok := false
-				if d.anchor != nil {
+				if anchored {
 					dens, loss, lossErr, ok = d.anchor.eval(xn)
 				}
 				switch {
@@ -311,6 +301,38 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 		p.probs[i-lo] += wa
 		p.probs[i+1-lo] += wb
 	}
+	for i := iLo; i < iHi; i++ {
+		a, b := max(float64(i)*h, cMin), min(float64(i+1)*h, cMax)
+		if !(a < b) {
+			continue
+		}
+		x := xOf(b)
+		if d.anchor != nil {
+			d.anchor.set(b)
+		}
+		xa, xb := min(xPrev, x), max(xPrev, x)
+		xPrev = x
+		if !(xa < xb) {
+			continue
+		}
+		quad(i, xa, xb, d.anchor != nil)
+	}
+	if cMin == cMax && d.xLo != d.xHi {
+		// Every loss of the continuous part rounds to one value (a noise so
+		// large that the loss varies below its ulp, e.g. the sampled
+		// Gaussian at σ ≥ 1e17): the loop above has no interval, and
+		// skipped the whole mass (the leaf summed to 1e-22). It all lies
+		// in the grid interval that holds that loss, raised as the nodes'
+		// losses are.
+		i := min(max(int(math.Floor(lossUp(cMax)/h)), lo), hi-1)
+		if len(p.probs) == 1 {
+			// One grid point: quad needs two; p.probs gains a second one
+			// above, with no mass but a valid index.
+			p.probs = append(p.probs, 0)
+			i = lo
+		}
+		quad(i, min(d.xLo, d.xHi), max(d.xLo, d.xHi), false)
+	}
 	for _, at := range d.atoms {
 		if at.mass == 0 || (d.optimistic && !at.exact) {
 			continue
@@ -331,6 +353,19 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 			continue
 		}
 		split(i, L, at.mass)
+	}
+	if !d.optimistic {
+		// The masses, the one at +∞ included, sum to 1 up to the
+		// quadrature's and the tails' errors: a NaN or a lost part (as
+		// once at noise levels where the losses round to one value) is a
+		// bug to report, not a PLD to compose.
+		sum := p.inf
+		for _, m := range p.probs {
+			sum += m
+		}
+		if !(math.Abs(sum-1) <= 1e-9) {
+			return nil, fmt.Errorf("accounting: internal error: the discretised privacy loss distribution of %v sums to %v, not 1", sub, sum)
+		}
 	}
 	return p, nil
 }
@@ -511,6 +546,10 @@ func sgmNode(sigma, q float64, add bool, dens, loss func(float64) float64) func(
 			l = (x - 0.5) / s2
 		}
 		g := x * x / (2 * s2)
+		if math.IsNaN(g) {
+			// x² and σ² both overflow (σ ≳ 1e154): the same ratio, scaled.
+			g = (x / sigma) * (x / sigma) / 2
+		}
 		if q > 0.5 || g+math.Abs(l) > 100 {
 			L := loss(x)
 			return dens(x), L, unitRoundoff * (5*math.Abs(l) + 2*math.Abs(logq) + math.Abs(log1mq) + 2*math.Abs(L) + 4)

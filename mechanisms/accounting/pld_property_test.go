@@ -291,6 +291,8 @@ func TestPLDCalibrationFindsFittingGrid(t *testing.T) {
 // μ = Δ/σ, alone and composed with a sampled Gaussian. A noise too small
 // for finite losses (σ = 1e-200) is a *SizeError that names no interval
 // and no point count, as no grid holds it.
+//
+// Every discretised leaf is also checked to sum to 1 (discretise).
 func TestPLDExtremeNoise(t *testing.T) {
 	cfg := Config{Kind: "pld"}
 	for _, sigma := range []float64{1e200, 1e300} {
@@ -321,6 +323,19 @@ func TestPLDExtremeNoise(t *testing.T) {
 			}
 			if want := math.Erf(mu / (2 * math.Sqrt2)); err != nil || d < want {
 				t.Errorf("σ = %g, %s: δ(0) = %v, %v; closed form %v", sigma, e.Kind(), d, err, want)
+			}
+		}
+	}
+	// The sampled Gaussian at σ ≥ 1e17, where every loss rounds to one
+	// value: its discretisation skipped the whole continuous mass (ε =
+	// 4.03 for 1000 steps at q = 0.01), and at σ ≥ 1e154, where x² and σ²
+	// overflow, it held NaNs (ε = 10.04). The true ε at δ = 1e-5 is 0 (the
+	// same ledger at σ = 1e8 gives 0).
+	for _, sigma := range []float64{1e17, 1e18, 1e30, 1e160, 1e300} {
+		for _, q := range []float64{0.01, 0.9} {
+			g, err := cfg.Epsilon(sgmSteps(q, sigma, 1000), 1e-5)
+			if err != nil || g.Epsilon != 0 {
+				t.Errorf("sgm q = %g, σ = %g, 1000 steps: ε = %v, %v; want 0", q, sigma, g.Epsilon, err)
 			}
 		}
 	}
