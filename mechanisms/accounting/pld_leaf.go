@@ -218,22 +218,39 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 	// The continuous part, interval by interval; adjacent intervals share
 	// their x end points, so the quadrature covers [xLo, xHi] exactly once.
 	iLo, iHi := int(math.Floor(cMin/h)), int(math.Ceil(cMax/h))
-	xOf := func(eps float64) float64 {
+	xMin, xMax := min(d.xLo, d.xHi), max(d.xLo, d.xHi)
+	// xOf returns the x at which the loss is eps, and whether it had to
+	// be clamped into [xMin, xMax]: a loss next to a saturated end of the
+	// range inverts to ±Inf (the sampled Gaussian's add direction at
+	// q = 1 − 1e-16, whose loss tends to −log(1 − q) as x → −∞:
+	// xAt(36.7367) is −Inf), which made the quadrature's panel count
+	// infinite and the query hang. A NaN is clamped too.
+	xOf := func(eps float64) (float64, bool) {
 		switch eps {
 		case l1:
-			return d.xLo
+			return d.xLo, false
 		case l2:
-			return d.xHi
+			return d.xHi, false
 		}
-		return d.xAt(eps)
+		x := d.xAt(eps)
+		if !(x >= xMin) {
+			return xMin, true
+		}
+		if !(x <= xMax) {
+			return xMax, true
+		}
+		return x, false
 	}
-	xPrev := xOf(cMin)
+	xPrev, _ := xOf(cMin)
 	var width, em1h, em1mh float64
 	var small bool
 	// quad integrates the density over [xa, xb], whose losses lie in
 	// [i h, (i+1) h], onto grid points i and i + 1 (anchored: through
-	// d.anchor, set to the interval's end).
-	quad := func(i int, xa, xb float64, anchored bool) {
+	// d.anchor, set to the interval's end). With spill, [xa, xb] reaches
+	// past the x of loss (i+1) h (an end xOf clamped): a node whose loss
+	// is above the interval goes to the grid point at or above its loss
+	// instead of being held at (i+1) h, which would understate it.
+	quad := func(i int, xa, xb float64, anchored, spill bool) {
 		panels := math.Ceil((xb - xa) / d.panel)
 		w := (xb - xa) / panels
 		var wa, wb float64
@@ -282,6 +299,10 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 				if L < ga {
 					L = ga
 				} else if L > gb {
+					if spill {
+						p.probs[min(int(math.Ceil(L/h)), hi)-lo] += f
+						continue
+					}
 					L = gb
 				}
 				// The smaller weight, that of the farther end point, is
@@ -306,7 +327,7 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 		if !(a < b) {
 			continue
 		}
-		x := xOf(b)
+		x, clamped := xOf(b)
 		if d.anchor != nil {
 			d.anchor.set(b)
 		}
@@ -315,7 +336,7 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 		if !(xa < xb) {
 			continue
 		}
-		quad(i, xa, xb, d.anchor != nil)
+		quad(i, xa, xb, d.anchor != nil, clamped)
 	}
 	if cMin == cMax && d.xLo != d.xHi {
 		// Every loss of the continuous part rounds to one value (a noise so
@@ -331,7 +352,7 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 			p.probs = append(p.probs, 0)
 			i = lo
 		}
-		quad(i, min(d.xLo, d.xHi), max(d.xLo, d.xHi), false)
+		quad(i, xMin, xMax, false, false)
 	}
 	for _, at := range d.atoms {
 		if at.mass == 0 || (d.optimistic && !at.exact) {

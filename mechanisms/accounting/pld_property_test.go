@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // pldCase is one random DP-SGD ledger for the PLD property test.
@@ -387,5 +388,42 @@ func TestPLDHugeCounts(t *testing.T) {
 	}
 	if p.Epsilon < x.Epsilon || p.Epsilon > x.Epsilon+1e-3 {
 		t.Errorf("Gaussian(σ = 1e6) × 2^40: PLD ε = %v, exact %v", p.Epsilon, x.Epsilon)
+	}
+}
+
+// TestPLDSaturatedLoss: the sampled Gaussian at q = 1 − 1e-16 (σ = 0.3),
+// queried at δ = 1e-300 (truncation e^{-400}), hung: in the add direction
+// the loss saturates at −log(1 − q) as x → −∞, a grid loss just below that
+// inverted to x = −Inf, and the quadrature got infinitely many panels. The
+// query must now return (here +Inf: the truncated tails alone exceed δ),
+// and at δ = 1e-5 and 1e-10 agree with the exact Gaussian (q = 1) to the
+// grid, 1e-3.
+func TestPLDSaturatedLoss(t *testing.T) {
+	q := 1 - 1e-16
+	done := make(chan error, 1)
+	go func() {
+		_, err := Config{Kind: "pld"}.Epsilon(sgmSteps(q, 0.3, 1), 1e-300)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("δ = 1e-300: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("δ = 1e-300: no answer within 60 s (the quadrature loops over infinitely many panels)")
+	}
+	for _, delta := range []float64{1e-5, 1e-10} {
+		p, err := Config{Kind: "pld"}.Epsilon(sgmSteps(q, 0.3, 1), delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := Config{Kind: "exact"}.Epsilon(Gaussian{Sigma: 0.3, Sensitivity: 1}, delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(p.Epsilon-x.Epsilon) > 1e-3 {
+			t.Errorf("δ = %g: PLD ε = %v at q = 1 − 1e-16, exact Gaussian %v", delta, p.Epsilon, x.Epsilon)
+		}
 	}
 }
