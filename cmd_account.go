@@ -208,7 +208,7 @@ func cmdAccount(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&f.order, "order", 0, "report the RDP ε(α) at this order α")
 	fs.StringVar(&f.accountant, "accountant", "rdp", "accountant: rdp, pld, exact, or all (the three side by side)")
 	fs.StringVar(&f.orders, "orders", "default", "RDP orders: default, grid, opacus or integer")
-	fs.IntVar(&f.maxOrder, "max-order", 256, "largest order of --orders integer")
+	fs.IntVar(&f.maxOrder, "max-order", 256, "largest order of --orders integer (at most 1000000)")
 	fs.StringVar(&f.sgm, "sgm", "bound", "sampled-Gaussian fractional orders: bound (dp_accounting) or exact")
 	fs.Float64Var(&f.interval, "interval", accounting.DefaultInterval, "PLD discretisation interval")
 	fs.StringVar(&f.calib, "calibrate", "", "calibrate the noise parameter: sigma")

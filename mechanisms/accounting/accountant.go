@@ -47,7 +47,8 @@ type Config struct {
 	// default when empty), "grid" (dp_accounting's DEFAULT_RDP_ORDERS exactly),
 	// "opacus" (Opacus' DEFAULT_ALPHAS) or "integer" (2..MaxOrder).
 	Orders string
-	// MaxOrder is the largest order of the "integer" set; 0 means 256.
+	// MaxOrder is the largest order of the "integer" set, at most
+	// MaxIntegerOrder; 0 means 256.
 	MaxOrder int
 	// ExtraOrders are added to the order set (each > 1), e.g. the orders
 	// beyond 256 that honest DP-SGD at small ε needs (objpert.md §2.7).
@@ -61,6 +62,11 @@ type Config struct {
 	// Interval is the PLD discretisation interval; 0 means 1e-4.
 	Interval float64
 }
+
+// MaxIntegerOrder is the largest Config.MaxOrder: a million orders (8 MB),
+// far above any order an (ε, δ) conversion uses (objpert.md §2.7 goes to
+// 8192).
+const MaxIntegerOrder = 1_000_000
 
 // DefaultInterval is the PLD discretisation interval used when
 // Config.Interval is 0 (dp_accounting's default).
@@ -79,8 +85,10 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("accounting: unknown order set %q (want default, grid, opacus or integer)", c.Orders)
 	}
-	if c.MaxOrder != 0 && c.MaxOrder < 2 {
-		return fmt.Errorf("accounting: max order %d, want ≥ 2 (or 0 for 256)", c.MaxOrder)
+	if c.MaxOrder != 0 && (c.MaxOrder < 2 || c.MaxOrder > MaxIntegerOrder) {
+		// The integer set holds every order up to it: 2^63 − 1 panicked
+		// allocating the slice.
+		return fmt.Errorf("accounting: max order %d, want 2..%d (or 0 for 256)", c.MaxOrder, MaxIntegerOrder)
 	}
 	for _, a := range c.ExtraOrders {
 		if !finite(a) || a <= 1 {

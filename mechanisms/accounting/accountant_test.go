@@ -35,6 +35,17 @@ func TestAccountantConfigsCoverKinds(t *testing.T) {
 	if err := (Config{Kind: "nope"}).Validate(); err == nil {
 		t.Error("an unknown accountant kind validated")
 	}
+	// The integer order set holds every order up to MaxOrder: 2^63 − 1
+	// validated and then panicked allocating it ("makeslice: cap out of
+	// range"), in 'dplab account' and in a spec's [accountant].
+	for _, m := range []int{1, MaxIntegerOrder + 1, math.MaxInt} {
+		if err := (Config{Orders: "integer", MaxOrder: m}).Validate(); err == nil {
+			t.Errorf("max order %d validated", m)
+		}
+	}
+	if err := (Config{Orders: "integer", MaxOrder: MaxIntegerOrder}).Validate(); err != nil {
+		t.Errorf("max order %d: %v", MaxIntegerOrder, err)
+	}
 }
 
 func newAcc(t *testing.T, c Config) Accountant {
