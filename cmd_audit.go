@@ -85,8 +85,8 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if math.IsNaN(*epsilon) || math.IsNaN(*delta) {
 		return usagef("audit needs --epsilon and --delta")
 	}
-	if *trials < 4 {
-		return usagef("--trials = %d: need at least 4 runs per side", *trials)
+	if err := audit.CheckTrials("--trials", *trials); err != nil {
+		return usagef("%v", err)
 	}
 	if !(*confidence > 0 && *confidence < 1) {
 		return usagef("--confidence = %v: must be in (0, 1)", *confidence)

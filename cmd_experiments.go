@@ -281,10 +281,10 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *jobs < 0 {
 		return usagef("-j must be ≥ 1 (0: the number of CPUs)")
 	}
-	if *shards < 0 {
-		return usagef("--shards must be ≥ 1")
-	}
-	if *shards > 0 {
+	if *shards != 0 {
+		if err := run.CheckShards(*shards); err != nil {
+			return usagef("%v", err)
+		}
 		*estimate = true
 	}
 	if err := checkLimitFlags(lim); err != nil {

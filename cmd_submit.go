@@ -136,8 +136,8 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(pos) != 1 {
 		return usagef("submit %s takes one SPEC.toml", engine)
 	}
-	if *shards < 1 {
-		return usagef("--shards must be ≥ 1")
+	if err := run.CheckShards(*shards); err != nil {
+		return usagef("%v", err)
 	}
 	if *cpus < 1 || *trials < 0 {
 		return usagef("--cpus-per-task must be ≥ 1 and --trials ≥ 0")

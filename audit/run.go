@@ -72,14 +72,27 @@ type Outcome struct {
 	SD1   float64 `json:"sd1"`
 }
 
+// MaxTrials is the most runs per side an audit takes: each side keeps one
+// score per run (10^7 runs: 160 MB for both), and 2^63 − 1 panicked
+// allocating them (10^11 ran the process out of memory).
+const MaxTrials = 10_000_000
+
+// CheckTrials returns an error naming key unless 4 ≤ n ≤ MaxTrials.
+func CheckTrials(key string, n int) error {
+	if n < 4 || n > MaxTrials {
+		return fmt.Errorf("%s = %d: want 4..%d runs per side", key, n, MaxTrials)
+	}
+	return nil
+}
+
 // Run runs sample Trials times on each side (on Jobs workers), chooses the
 // threshold test on the even-numbered runs of each side and evaluates it on
 // the odd-numbered ones (auditing.md §2, "split"). The statistic is fixed
 // before any run; the test's sign and threshold are the only choices made
 // from data, and only from the selection half.
 func Run(ctx context.Context, sample Sampler, o Options) (*Outcome, error) {
-	if o.Trials < 4 {
-		return nil, fmt.Errorf("audit: trials = %d: need at least 4 runs per side", o.Trials)
+	if err := CheckTrials("trials", o.Trials); err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
 	}
 	if o.Confidence == 0 {
 		o.Confidence = 0.95

@@ -80,14 +80,14 @@ func (s *Spec) validate() error {
 		return fmt.Errorf("delta = %v: must be in (0, 1)", s.Delta)
 	case s.Confidence != 0 && !(s.Confidence > 0 && s.Confidence < 1):
 		return fmt.Errorf("confidence = %v: must be in (0, 1)", s.Confidence)
-	case s.Trials < 4:
-		return fmt.Errorf("trials = %d: need at least 4 runs per side", s.Trials)
+	case CheckTrials("trials", s.Trials) != nil:
+		return CheckTrials("trials", s.Trials)
 	case len(s.Epsilon) == 0:
 		return errors.New("epsilon: the grid is empty")
 	case len(s.Mechanisms) == 0:
 		return errors.New("mechanism: no [[mechanism]] block")
-	case s.Quick != nil && s.Quick.Trials != 0 && s.Quick.Trials < 4:
-		return fmt.Errorf("quick.trials = %d: need at least 4 runs per side", s.Quick.Trials)
+	case s.Quick != nil && s.Quick.Trials != 0 && CheckTrials("quick.trials", s.Quick.Trials) != nil:
+		return CheckTrials("quick.trials", s.Quick.Trials)
 	}
 	for i, e := range s.Epsilon {
 		if !(e > 0) || math.IsInf(e, 0) {
@@ -96,8 +96,10 @@ func (s *Spec) validate() error {
 	}
 	labels := map[string]bool{}
 	for i, m := range s.Mechanisms {
-		if m.Trials != 0 && m.Trials < 4 {
-			return fmt.Errorf("mechanism[%d].trials = %d: need at least 4 runs per side", i, m.Trials)
+		if m.Trials != 0 {
+			if err := CheckTrials(fmt.Sprintf("mechanism[%d].trials", i), m.Trials); err != nil {
+				return err
+			}
 		}
 		if _, err := NewTarget(context.Background(), m.Name, m.params(), s.Epsilon[0], s.Delta); err != nil {
 			return fmt.Errorf("mechanism[%d]: %w", i, err)

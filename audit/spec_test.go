@@ -131,6 +131,9 @@ func TestAuditSpecErrors(t *testing.T) {
 		{strings.Replace(tinySpec, `name = "dpsgd"`, `name = "nosuch"`, 1), "mechanism[1]"},
 		{strings.Replace(tinySpec, "learning_rate = 0.5", "bogus = 0.5", 1), "bogus"},
 		{strings.Replace(tinySpec, "trials = 200", "trials = 2", 1), "trials"},
+		// Each side keeps a score per run: 2^63 − 1 panicked allocating them.
+		{strings.Replace(tinySpec, "trials = 200", "trials = 9223372036854775807", 1), "trials = 9223372036854775807: want 4..10000000"},
+		{strings.Replace(tinySpec, `label = "DP-SGD"`, "label = \"DP-SGD\"\ntrials = 100000000", 1), "mechanism[1].trials = 100000000: want 4..10000000"},
 		{strings.Replace(tinySpec, "seed = 3", `seed = "x"`, 1), "seed"},
 		{tinySpec + "\n[[mechanism]]\nname = \"dpgd\"\nlabel = \"DP-SGD\"\n", "label"},
 		{"name = [", "a.toml:1"},

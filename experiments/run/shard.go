@@ -13,13 +13,27 @@ import (
 // Index of Count (dplab run --shard i/N). The zero Shard is the whole run.
 type Shard struct{ Index, Count int }
 
-// ParseShard parses "i/N" with 0 ≤ i < N.
+// MaxShards is the most shards a run may be split into: far more than a
+// cluster's job array holds (Slurm's default MaxArraySize is 1001), and
+// small enough for a per-shard table (plan --shards 2^63 − 1 panicked
+// allocating one).
+const MaxShards = 100_000
+
+// CheckShards returns an error unless 1 ≤ n ≤ MaxShards.
+func CheckShards(n int) error {
+	if n < 1 || n > MaxShards {
+		return fmt.Errorf("--shards %d: want 1..%d", n, MaxShards)
+	}
+	return nil
+}
+
+// ParseShard parses "i/N" with 0 ≤ i < N ≤ MaxShards.
 func ParseShard(s string) (Shard, error) {
 	a, b, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return Shard{}, fmt.Errorf("--shard %q: want i/N with 0 ≤ i < N (e.g. 0/4)", s)
+	if !ok || err1 != nil || err2 != nil || n < 1 || n > MaxShards || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("--shard %q: want i/N with 0 ≤ i < N ≤ %d (e.g. 0/4)", s, MaxShards)
 	}
 	return Shard{Index: i, Count: n}, nil
 }

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,9 +66,18 @@ func TestParseShard(t *testing.T) {
 	if sh, err := ParseShard("3/8"); err != nil || sh != (Shard{3, 8}) {
 		t.Fatalf("3/8: %v %v", sh, err)
 	}
-	for _, bad := range []string{"", "3", "8/8", "-1/4", "1/0", "a/b", "1/4/2"} {
+	for _, bad := range []string{"", "3", "8/8", "-1/4", "1/0", "a/b", "1/4/2", "0/100001", "0/9223372036854775807"} {
 		if _, err := ParseShard(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+	if _, err := ParseShard("99999/100000"); err != nil {
+		t.Errorf("99999/100000: %v", err)
+	}
+	// plan --shards 2^63 − 1 panicked allocating its per-shard table.
+	for _, n := range []int{0, MaxShards + 1, math.MaxInt} {
+		if CheckShards(n) == nil {
+			t.Errorf("%d shards accepted", n)
 		}
 	}
 }
