@@ -80,14 +80,18 @@ func (s *Spec) validate() error {
 		return fmt.Errorf("delta = %v: must be in (0, 1)", s.Delta)
 	case s.Confidence != 0 && !(s.Confidence > 0 && s.Confidence < 1):
 		return fmt.Errorf("confidence = %v: must be in (0, 1)", s.Confidence)
-	case CheckTrials("trials", s.Trials) != nil:
-		return CheckTrials("trials", s.Trials)
 	case len(s.Epsilon) == 0:
 		return errors.New("epsilon: the grid is empty")
 	case len(s.Mechanisms) == 0:
 		return errors.New("mechanism: no [[mechanism]] block")
-	case s.Quick != nil && s.Quick.Trials != 0 && CheckTrials("quick.trials", s.Quick.Trials) != nil:
-		return CheckTrials("quick.trials", s.Quick.Trials)
+	}
+	if err := CheckTrials("trials", s.Trials); err != nil {
+		return err
+	}
+	if s.Quick != nil && s.Quick.Trials != 0 {
+		if err := CheckTrials("quick.trials", s.Quick.Trials); err != nil {
+			return err
+		}
 	}
 	for i, e := range s.Epsilon {
 		if !(e > 0) || math.IsInf(e, 0) {
