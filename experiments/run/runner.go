@@ -283,7 +283,9 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	var writeErr error
 	var werrOnce sync.Once
 	var wg sync.WaitGroup
-	for range jobs {
+	// No more workers than trials to run: -j 2^63 − 1 started a goroutine
+	// per unit of it (a minute and more before the first trial).
+	for range max(1, min(jobs, rep.PendingBefore)) {
 		wg.Go(func() {
 			for wctx.Err() == nil {
 				nextMu.Lock()

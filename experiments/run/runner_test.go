@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dplab/dplab/experiments/internal/spectest"
 	"github.com/dplab/dplab/results"
@@ -52,6 +53,27 @@ func TestResultsIndependentOfJobs(t *testing.T) {
 		if got[0][i] != got[1][i] {
 			t.Fatalf("-j 1 and -j 4 differ:\n%s\n%s", got[0][i], got[1][i])
 		}
+	}
+}
+
+// TestHugeJobsStartsFewWorkers: -j far above the trials to run starts a
+// worker per trial at most. -j 2^63 − 1 started a goroutine per unit of it
+// and did not reach its first trial within a minute.
+func TestHugeJobsStartsFewWorkers(t *testing.T) {
+	done := make(chan error, 1)
+	var rep *Report
+	go func() {
+		var err error
+		rep, err = Run(context.Background(), spectest.MustParse(t, spectest.Valid), Options{Jobs: math.MaxInt, OutDir: filepath.Join(t.TempDir(), "out"), Cache: &DataCache{}})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil || rep.Ran != 9 {
+			t.Fatalf("report %+v, %v; want 9 trials run", rep, err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("-j 2^63 − 1: the run did not finish within 30 s")
 	}
 }
 
