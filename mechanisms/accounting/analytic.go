@@ -28,11 +28,49 @@ func GaussianDelta(mu, eps float64) float64 {
 		return 1
 	}
 	la := logNdtr(mu/2 - eps/mu)
+	if mu < smallMu {
+		// δ = Φ(a)·(1 − e^{ε − I}), I = log Φ(a) − log Φ(b) = ∫_b^a φ/Φ,
+		// with a − b = μ: the difference of the two logarithms, each
+		// exact to about 1e-14 absolutely, left δ with a relative error
+		// that grew as μ shrank (1e-8 at μ = 2.5e-7, 1e-2 at μ = 1e-12,
+		// in both directions); the integral of the inverse Mills ratio
+		// over the short interval keeps its relative precision.
+		d := -math.Expm1(eps - millsIntegral(-mu/2-eps/mu, mu))
+		if !(d > 0) {
+			return 0
+		}
+		return math.Exp(la) * d
+	}
 	lb := eps + logNdtr(-mu/2-eps/mu)
 	if lb >= la {
 		return 0
 	}
 	return math.Exp(la) * -math.Expm1(lb-la)
+}
+
+// smallMu is the μ below which GaussianDelta integrates the inverse Mills
+// ratio instead of subtracting logarithms. Against 60-digit values
+// (mpmath) at ε = kμ + μ²/2, k ≤ 8, the integral's relative error stays
+// below 5e-13 for μ ≤ 0.3 while the difference's reaches 8e-11 at
+// μ = 1e-3 and grows as μ shrinks; on [b, b + μ] a 5-point Gauss–Legendre
+// rule is exact to rounding for such μ (its error is O(μ¹⁰) times a
+// tenth derivative of φ/Φ).
+const smallMu = 0.1
+
+// Gauss–Legendre 5-point rule on [−1, 1].
+var gl5Nodes = [5]float64{-0.9061798459386639927976269, -0.5384693101056830910363144, 0, 0.5384693101056830910363144, 0.9061798459386639927976269}
+var gl5Weights = [5]float64{0.2369268850561890875142640, 0.4786286704993664680412915, 0.5688888888888888888888889, 0.4786286704993664680412915, 0.2369268850561890875142640}
+
+// millsIntegral returns ∫_b^{b+w} φ(x)/Φ(x) dx = log Φ(b + w) − log Φ(b)
+// for a small width w, by the 5-point Gauss–Legendre rule; φ/Φ is
+// evaluated as exp(log φ − log Φ), finite for any b.
+func millsIntegral(b, w float64) float64 {
+	var sum float64
+	for j, t := range gl5Nodes {
+		x := b + w*(t+1)/2
+		sum += gl5Weights[j] * math.Exp(-0.5*x*x-lnSqrt2Pi-logNdtr(x))
+	}
+	return sum * w / 2
 }
 
 // invertDecreasing returns the smallest x ≥ lo with f(x) ≤ target for a

@@ -389,3 +389,27 @@ func TestObjPertNoiseless(t *testing.T) {
 		}
 	}
 }
+
+// TestGaussianDeltaSmallMu: δ(ε) of μ-GDP for small μ against
+// δ = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ) evaluated in 60-digit arithmetic
+// (mpmath 1.3.0, mp.dps = 60, mp.ncdf), to 1e-12 relative. Subtracting the
+// two terms' logarithms lost precision as μ shrank: relative errors of
+// 1.4e-8 at μ = 2.5e-7, 2.3e-5 at μ = 1e-10 and 1.4e-2 at μ = 1e-12, all
+// below the true δ (an ε reported too small by up to 4e-4 relative at
+// σ/Δ = 1e12).
+func TestGaussianDeltaSmallMu(t *testing.T) {
+	for _, c := range []struct{ mu, eps, want float64 }{
+		{2.5e-7, 1e-6, 1.7863155012589312e-12},
+		{2.5e-7, 1.2e-6, 3.8331013385905707e-14},
+		{1e-8, 4e-8, 7.1452585753108369e-14},
+		{1e-10, 5e-10, 5.3461655351693528e-18},
+		{1e-5, 4.5e-5, 6.9422766555892821e-12},
+		{1e-12, 6e-12, 1.5635697959756531e-22},
+		{0.001, 0.004, 7.1595624349382469e-9},
+		{1, 3, 0.0015371853694009548},
+	} {
+		if got := GaussianDelta(c.mu, c.eps); !closeRel(got, c.want, 1e-12) {
+			t.Errorf("μ = %g, ε = %g: δ = %.17g, want %.17g (relative error %.2g)", c.mu, c.eps, got, c.want, got/c.want-1)
+		}
+	}
+}
