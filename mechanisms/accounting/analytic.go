@@ -16,7 +16,8 @@ import (
 // Ref: [BW18] Thm 8 (analytic Gaussian mechanism); composition: [DRS19]
 // Cor. 3.3 (μ-GDP composes to √(Σμ_i²)-GDP) and Cor. 2.13 (its profile).
 // Both terms are evaluated in log space, so δ keeps its relative precision
-// down to δ ≈ 1e-300.
+// down to δ ≈ 1e-300; for μ < smallMu their ratio is computed as one
+// integral (millsIntegral), not as a difference of logarithms.
 func GaussianDelta(mu, eps float64) float64 {
 	switch {
 	case mu == 0:
