@@ -57,8 +57,9 @@ func TestResultsIndependentOfJobs(t *testing.T) {
 }
 
 // TestHugeJobsStartsFewWorkers: -j far above the trials to run starts a
-// worker per trial at most. -j 2^63 − 1 started a goroutine per unit of it
-// and did not reach its first trial within a minute.
+// worker per trial at most. -j 2^63 − 1 started a goroutine per unit of it:
+// its trials were done within about a minute, but the loop starting
+// workers went on and the command did not finish.
 func TestHugeJobsStartsFewWorkers(t *testing.T) {
 	done := make(chan error, 1)
 	var rep *Report
