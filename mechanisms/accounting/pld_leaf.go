@@ -344,7 +344,7 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 		// Gaussian at σ ≥ 1e17): the loop above has no interval, and
 		// skipped the whole mass (the leaf summed to 1e-22). It all lies
 		// in the grid interval that holds that loss, raised as the nodes'
-		// losses are.
+		// losses are (spill: a node raised past it goes higher still).
 		i := min(max(int(math.Floor(lossUp(cMax)/h)), lo), hi-1)
 		if len(p.probs) == 1 {
 			// One grid point: quad needs two; p.probs gains a second one
@@ -352,7 +352,7 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 			p.probs = append(p.probs, 0)
 			i = lo
 		}
-		quad(i, xMin, xMax, false, false)
+		quad(i, xMin, xMax, false, true)
 	}
 	for _, at := range d.atoms {
 		if at.mass == 0 || (d.optimistic && !at.exact) {
