@@ -632,19 +632,20 @@ func (f *accountFlags) run(name string, cfg accounting.Config) (*accountResult, 
 	if f.calib != "" && name == "rgm" && f.set["order"] {
 		return f.runRGMTarget(cfg, res)
 	}
+	// calibrated builds the event with the calibrated parameter at x.
+	calibrated := func(x float64) accounting.Event {
+		e, _ := f.event(name, x, true)
+		return e
+	}
 	if f.calib != "" {
 		param := f.calibratedOf(name)
 		cal := accounting.NewCalibrator(cfg)
-		mk := func(x float64) accounting.Event {
-			e, _ := f.event(name, x, true)
-			return e
-		}
-		x, err := cal.Calibrate(mk, accounting.Target{Epsilon: f.epsilon, Delta: f.delta}, accounting.Bracket{})
+		x, err := cal.Calibrate(calibrated, accounting.Target{Epsilon: f.epsilon, Delta: f.delta}, accounting.Bracket{})
 		if err != nil {
 			return nil, fmt.Errorf("calibrate --%s: %w", param, err)
 		}
 		res.Sigma, res.Parameter = jf(x), param
-		res.Event = mk(x)
+		res.Event = calibrated(x)
 	} else {
 		e, err := f.event(name, 0, false)
 		if err != nil {
@@ -676,8 +677,7 @@ func (f *accountFlags) run(name string, cfg accounting.Config) (*accountResult, 
 			res.Order = jf(g.Alpha)
 		}
 		if res.Sigma != nil && f.accountant == "pld" {
-			res.Note = pldGridNote(cfg, func(x float64) accounting.Event { e, _ := f.event(name, x, true); return e },
-				float64(*res.Sigma), g.Epsilon, f.epsilon, f.delta, res.Parameter)
+			res.Note = pldGridNote(cfg, calibrated, float64(*res.Sigma), g.Epsilon, f.epsilon, f.delta, res.Parameter)
 		}
 		if name == "rgm" && f.sel == "" {
 			if err := res.addRGMConversions(f.steps, f.delta); err != nil {

@@ -410,6 +410,62 @@ func centerBand(st results.Stat, m spec.Metric, center, band string) (y, lo, hi 
 	return y, math.Max(lo, m.Min), math.Min(hi, m.Max)
 }
 
+// clampLogY replaces every value ≤ 0 of the figure's lines and reference
+// lines, and with bands set of its bands, by a floor, so that a log y axis
+// can draw them, and reports the floor and whether it was used. The floor
+// is the given one, or else a tenth of the power of ten at or below the
+// smallest positive value drawn (1e-12 when there is none). Non-finite
+// values are left for the plotting package to skip, as are band ends ≤ 0
+// when bands is false (it runs them to the bottom of the axes).
+func clampLogY(fig *plotting.Figure, floor float64, bands bool) (float64, bool) {
+	if floor <= 0 {
+		smallest := math.Inf(1)
+		for _, p := range fig.Panels {
+			for _, s := range p.Series {
+				for _, xs := range [][]float64{s.Y, s.Lo, s.Hi} {
+					for _, x := range xs {
+						if x > 0 && !math.IsInf(x, 0) {
+							smallest = math.Min(smallest, x)
+						}
+					}
+				}
+			}
+			for _, r := range p.References {
+				if r.Y > 0 && !math.IsInf(r.Y, 0) {
+					smallest = math.Min(smallest, r.Y)
+				}
+			}
+		}
+		floor = 1e-12
+		if !math.IsInf(smallest, 1) {
+			floor, _ = strconv.ParseFloat("1e"+strconv.Itoa(int(math.Floor(math.Log10(smallest)))-1), 64)
+		}
+	}
+	used := false
+	for i := range fig.Panels {
+		for j := range fig.Panels[i].Series {
+			s := &fig.Panels[i].Series[j]
+			clamped := [][]float64{s.Y}
+			if bands {
+				clamped = append(clamped, s.Lo, s.Hi)
+			}
+			for _, xs := range clamped {
+				for k, x := range xs {
+					if x <= 0 {
+						xs[k], used = floor, true
+					}
+				}
+			}
+		}
+		for j := range fig.Panels[i].References {
+			if r := &fig.Panels[i].References[j]; r.Y <= 0 {
+				r.Y, used = floor, true
+			}
+		}
+	}
+	return floor, used
+}
+
 func (v *view) figure(f *figureSpec) *plotting.Figure {
 	s := v.spec
 	m, _ := spec.LookupMetric(f.Metric)

@@ -284,7 +284,8 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	var werrOnce sync.Once
 	var wg sync.WaitGroup
 	// No more workers than trials to run: -j 2^63 − 1 started a goroutine
-	// per unit of it (a minute and more before the first trial).
+	// per unit of it, and kept starting them long after the trials were
+	// done.
 	for range max(1, min(jobs, rep.PendingBefore)) {
 		wg.Go(func() {
 			for wctx.Err() == nil {
