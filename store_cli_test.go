@@ -316,6 +316,40 @@ func TestRunRefusesUnmergedShards(t *testing.T) {
 	}
 }
 
+// TestForceRefusesShardRecords: run --force on a directory whose shard files
+// hold records of the forced cells refuses (exit 2, store untouched): the
+// rerun would drop those cells from the store but not from DIR/shards, so a
+// later dplab merge added every old record back as a duplicate of the rerun's
+// and the last merged, the old one, was used. Once DIR/shards is deleted the
+// forced run goes ahead.
+func TestForceRefusesShardRecords(t *testing.T) {
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), cliSpec)
+	dir := filepath.Join(t.TempDir(), "out")
+	for _, shard := range []string{"0/2", "1/2"} {
+		if code, _, errs := runMain(t, "run", spec, "--out", dir, "--shard", shard); code != 0 {
+			t.Fatalf("shard %s: exit %d\n%s", shard, code, errs)
+		}
+	}
+	if code, _, errs := runMain(t, "merge", dir); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, errs)
+	}
+	before := snapshot(t, dir)
+	code, out, errs := runMain(t, "run", spec, "--out", dir, "--force")
+	want := fmt.Sprintf("--force reruns 2 trial(s) whose earlier records stay in shard files (shard-0-of-2.jsonl, shard-1-of-2.jsonl): a later 'dplab merge %s' would add them back beside the rerun's; delete or move %s first", dir, filepath.Join(dir, results.ShardsDir))
+	if code != 2 || !strings.Contains(errs, want) {
+		t.Fatalf("run --force beside merged shards: exit %d, want 2 and %q\n%s%s", code, want, out, errs)
+	}
+	if after := snapshot(t, dir); after != before {
+		t.Errorf("the refused run changed %s", dir)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, results.ShardsDir)); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runMain(t, "run", spec, "--out", dir, "--force"); code != 0 || !strings.Contains(out, "0 stored before, 2 run") {
+		t.Fatalf("run --force without shards: exit %d, want 0 and 2 run\n%s%s", code, out, errs)
+	}
+}
+
 // TestRunRefusesAnotherExperimentsDir: a run whose --out holds only another
 // experiment's trials refuses (exit 2) and leaves that directory as it was
 // (it mixed its records in and replaced the spec copy and summary); a

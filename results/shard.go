@@ -149,13 +149,23 @@ func ReadShard(path string, warn func(string)) ([]Record, error) {
 // UnmergedShardsError reports shard records that dplab merge has not yet
 // added to a result directory's store: an unsharded run would run those
 // trials again, and a later merge would then hold two records of each.
+//
+// With Forced set it reports, for dplab run --force, shard records of the
+// cells about to rerun whether merged or not: the rerun drops those cells'
+// records from the store only, so a later merge would add the old records
+// back beside the new ones (as duplicates, the last merged being used).
 type UnmergedShardsError struct {
 	Dir    string
-	Trials int      // settled trials in shard files and not in the store
+	Trials int      // settled trials in shard files and not in the store (Forced: of the forced cells)
 	Files  []string // the shard files holding them
+	Forced bool
 }
 
 func (e *UnmergedShardsError) Error() string {
+	if e.Forced {
+		return fmt.Sprintf("%s: --force reruns %d trial(s) whose earlier records stay in shard files (%s): a later 'dplab merge %s' would add them back beside the rerun's; delete or move %s first",
+			e.Dir, e.Trials, strings.Join(e.Files, ", "), e.Dir, filepath.Join(e.Dir, ShardsDir))
+	}
 	return fmt.Sprintf("%s: %d trial(s) finished by shards are not merged into %s yet (%s): run 'dplab merge %s' first (or delete %s to discard them)",
 		e.Dir, e.Trials, TrialsFile, strings.Join(e.Files, ", "), e.Dir, filepath.Join(e.Dir, ShardsDir))
 }

@@ -189,8 +189,18 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	ofSpec := func(cell string) bool { return keys[cell] }
 	if !opt.Shard.Sharded() {
 		// Trials that shards finished and dplab merge has not added would
-		// run again here, and a later merge would hold them twice.
-		if err := results.UnmergedShards(dir, ofSpec, store.Done, warn); err != nil {
+		// run again here, and a later merge would hold them twice. --force
+		// reruns every trial, so any shard record of the spec's cells, merged
+		// or not, would come back with a later merge.
+		done := store.Done
+		if opt.Force {
+			done = func(results.Key) bool { return false }
+		}
+		if err := results.UnmergedShards(dir, ofSpec, done, warn); err != nil {
+			var um *results.UnmergedShardsError
+			if errors.As(err, &um) {
+				um.Forced = opt.Force
+			}
 			return nil, err
 		}
 		if err := results.CheckExperiment(dir, s.Name, stored, ofSpec); err != nil {
