@@ -251,8 +251,12 @@ func printReport(w io.Writer, s *spec.Spec, rep *run.Report, outs []string) {
 	if rep.Infeasible > 0 {
 		infeasible = fmt.Sprintf(", %d infeasible (target ε below what the mechanism reaches on the data)", rep.Infeasible)
 	}
-	fmt.Fprintf(w, "%s: %d cells, %d trials: %d stored before, %d run, %d failed, %d skipped%s (%.1fs)\n",
-		s.Name, rep.Cells, rep.Total, rep.Stored, rep.Ran, rep.Failed, rep.Skipped, infeasible, rep.Elapsed.Seconds())
+	beyond := ""
+	if rep.Beyond > 0 {
+		beyond = fmt.Sprintf("; summary, figures and tables also use %d stored trial(s) beyond %d per cell", rep.Beyond, s.Trials)
+	}
+	fmt.Fprintf(w, "%s: %d cells, %d trials: %d stored before, %d run, %d failed, %d skipped%s (%.1fs)%s\n",
+		s.Name, rep.Cells, rep.Total, rep.Stored, rep.Ran, rep.Failed, rep.Skipped, infeasible, rep.Elapsed.Seconds(), beyond)
 	for _, p := range outs {
 		fmt.Fprintf(w, "  wrote %s\n", p)
 	}

@@ -624,3 +624,25 @@ func TestRenderSpecWithoutResults(t *testing.T) {
 		t.Errorf("render of a curves-only spec into a new directory: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestRunReportsTrialsBeyondCount: after a run of 2 trials per cell, a run
+// with --trials 1 said "1 trials: 1 stored before" while summary.csv and the
+// tables summarised both stored trials; the report line now says the
+// rendered outputs also use the stored trial beyond the count.
+func TestRunReportsTrialsBeyondCount(t *testing.T) {
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), cliSpec)
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, errs := runMain(t, "run", spec, "--out", dir); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errs)
+	}
+	code, out, errs := runMain(t, "run", spec, "--out", dir, "--trials", "1")
+	for _, want := range []string{"1 trials: 1 stored before, 0 run", "s); summary, figures and tables also use 1 stored trial(s) beyond 1 per cell\n"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("run --trials 1: exit %d, want %q\n%s%s", code, want, out, errs)
+		}
+	}
+	code, out, errs = runMain(t, "run", spec, "--out", dir)
+	if code != 0 || strings.Contains(out, "beyond") {
+		t.Fatalf("run at the stored count: exit %d, want no note of trials beyond it\n%s%s", code, out, errs)
+	}
+}

@@ -76,6 +76,10 @@ type Report struct {
 	FailedErrors  []string // first few failure messages
 	Elapsed       time.Duration
 	PendingBefore int // trials to run when the run started
+	// Beyond counts the stored ok trials of the spec's cells at an index
+	// at or above their cell's trial count (stored by an earlier run with
+	// more trials): the summary, figures and tables use them too.
+	Beyond int
 }
 
 // ResultDir is the default result directory of a spec under root:
@@ -247,6 +251,9 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	for i := range stored {
 		if c := cellByKey[stored[i].CellKey]; c != nil && stored[i].Status == results.StatusOK {
 			cost.stored(c.Key, planRow(s, c), stored[i].WallSeconds)
+			if stored[i].Trial >= c.Trials {
+				rep.Beyond++
+			}
 		}
 	}
 	for i := range cells {
