@@ -51,7 +51,9 @@ type DPSGDParams struct {
 	LearningRate float64 `toml:"learning_rate" default:"1e-3" range:"> 0"`
 	// Epochs: the run takes epochs·⌈n/batch⌉ steps; 0 means 60 ([RKW23] §5).
 	Epochs int `toml:"epochs" default:"60" range:"≥ 1"`
-	// Batch is the expected batch size B; 0 means 256 ([RKW23] §5).
+	// Batch is the expected batch size B: each row enters a step's batch
+	// with probability q = 1/⌈n/B⌉ (Opacus' DPDataLoader), so B ≥ n gives
+	// q = 1, every row at every step; 0 means 256 ([RKW23] §5).
 	Batch int `toml:"batch" default:"256" range:"≥ 1"`
 	// Clip is the per-example clipping norm C > 0; 0 means √2 ([RKW23] §5:
 	// with unit-norm rows and an intercept every logistic gradient has norm

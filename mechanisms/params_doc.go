@@ -38,7 +38,7 @@ var paramDocs = map[string]string{
 	"DPGDParams.Radius":              "Radius R of the projection ball; 0 means 1 ([HSS24] Prop. 8's proof).",
 	"DPGDParams.Step":                "Step η > 0; 0 means 0.5 (F3).",
 	"DPSGDParams":                    "DPSGDParams is the params table of \"dpsgd\".",
-	"DPSGDParams.Batch":              "Batch is the expected batch size B; 0 means 256 ([RKW23] §5).",
+	"DPSGDParams.Batch":              "Batch is the expected batch size B: each row enters a step's batch with probability q = 1/⌈n/B⌉ (Opacus' DPDataLoader), so B ≥ n gives q = 1, every row at every step; 0 means 256 ([RKW23] §5).",
 	"DPSGDParams.Clip":               "Clip is the per-example clipping norm C > 0; 0 means √2 ([RKW23] §5: with unit-norm rows and an intercept every logistic gradient has norm < √2; for the squared loss, the largest gradient norm at θ = 0 when |y| ≤ 1).",
 	"DPSGDParams.Epochs":             "Epochs: the run takes epochs·⌈n/batch⌉ steps; 0 means 60 ([RKW23] §5).",
 	"DPSGDParams.LearningRate":       "LearningRate is η > 0; 0 means 1e-3 (PyTorch Adam's default). The papers tune it (see DPSGD).",
