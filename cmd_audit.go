@@ -148,6 +148,10 @@ func auditSpec(ctx context.Context, path, out string, quick bool, jobs int, stdo
 	// As for dplab run: the spec copy, figures and tables never overwrite
 	// another directory's files.
 	if err := results.CheckDirFor(out, "an audit result directory", audit.ResultsFile, audit.LockFile); err != nil {
+		var foreign *results.NotResultDirError
+		if _, serr := os.Stat(filepath.Join(out, results.TrialsFile)); errors.As(err, &foreign) && serr == nil {
+			foreign.Reason = fmt.Sprintf("it is a run's (it holds %s)", results.TrialsFile)
+		}
 		return badInput(err)
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {

@@ -87,7 +87,8 @@ func TestAuditSpecCommand(t *testing.T) {
 		t.Errorf("missing spec: exit %d, %q", code, errs)
 	}
 	// As dplab run does, it refuses a directory of other files (here a
-	// run's result directory), and writes nothing there.
+	// run's result directory, which it names as one), and writes nothing
+	// there.
 	runDir := t.TempDir()
 	spec := writeFile(t, filepath.Join(t.TempDir(), "cli.toml"), cliSpec)
 	if code, _, errs := runMain(t, "run", spec, "--out", runDir); code != 0 {
@@ -95,7 +96,7 @@ func TestAuditSpecCommand(t *testing.T) {
 	}
 	before := snapshot(t, runDir)
 	code, _, errs = runMain(t, "audit", "experiments/audits/audit_grid.toml", "--quick", "--out", runDir)
-	if want := runDir + " is not an audit result directory: it holds other files"; code != 2 || !strings.Contains(errs, want) {
+	if want := runDir + " is not an audit result directory: it is a run's (it holds trials.jsonl); choose a new or empty directory"; code != 2 || !strings.Contains(errs, want) {
 		t.Errorf("audit into a run's directory: exit %d, want 2 and %q\n%s", code, want, errs)
 	}
 	if after := snapshot(t, runDir); after != before {

@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dplab/dplab/audit"
 	"github.com/dplab/dplab/experiments/report"
 	"github.com/dplab/dplab/experiments/run"
 	"github.com/dplab/dplab/experiments/spec"
@@ -224,8 +225,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			Force: *force, Trials: *trials, Log: log, Progress: &tty, Args: append([]string{"run"}, args...),
 			Render: render, Shard: shard})
 		var in *spec.InputError
-		if errors.As(err, &in) || isStoreInputError(err) {
+		if errors.As(err, &in) {
 			return badInput(err)
+		}
+		if isStoreInputError(err) {
+			return storeError(err)
 		}
 		if rendered && err == nil {
 			err = rerr
@@ -502,8 +506,14 @@ func isStoreInputError(err error) bool {
 	return errors.As(err, &corrupt) || errors.As(err, &foreign) || errors.As(err, &unmerged) || errors.As(err, &other)
 }
 
-// storeError marks err as bad input when isStoreInputError says so.
+// storeError marks err as bad input when isStoreInputError says so. A
+// directory refused because it is an audit's result directory says so.
 func storeError(err error) error {
+	var foreign *results.NotResultDirError
+	if errors.As(err, &foreign) && isAuditDir(foreign.Dir) {
+		foreign.Reason = fmt.Sprintf("it is an audit's (it holds %s and no %s)", audit.ResultsFile, results.TrialsFile)
+		foreign.Advice = fmt.Sprintf("'dplab audit SPEC.toml --out %s' resumes and re-renders an audit", foreign.Dir)
+	}
 	if isStoreInputError(err) {
 		return badInput(err)
 	}

@@ -79,8 +79,16 @@ const MaxTrials = 10_000_000
 
 // CheckTrials returns an error naming key unless 4 ≤ n ≤ MaxTrials.
 func CheckTrials(key string, n int) error {
+	if err := checkTrialsValue(n); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return nil
+}
+
+// checkTrialsValue is CheckTrials without the key.
+func checkTrialsValue(n int) error {
 	if n < 4 || n > MaxTrials {
-		return fmt.Errorf("%s = %d: want 4..%d runs per side", key, n, MaxTrials)
+		return fmt.Errorf("want 4..%d runs per side, got %d", MaxTrials, n)
 	}
 	return nil
 }

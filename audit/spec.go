@@ -47,8 +47,8 @@ type SpecMechanism struct {
 	Params spec.RawTable `toml:"params"` // overrides of the audit's default params
 }
 
-// LoadSpec reads and strictly decodes an audit spec; errors name the file
-// and the key (and the line of a TOML syntax error).
+// LoadSpec reads and strictly decodes an audit spec; errors name the file,
+// the line and the key (a *spec.SpecError, as a run spec's do).
 func LoadSpec(path string) (*Spec, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -63,57 +63,63 @@ func LoadSpec(path string) (*Spec, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	s := &Spec{File: path}
-	if key, err := spec.DecodeStrict(raw, s); err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", path, key, err)
+	key, err := spec.DecodeStrict(raw, s)
+	if err == nil {
+		key, err = s.validate()
 	}
-	if err := s.validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err != nil {
+		if _, run := raw["dataset"]; run && key == "dataset" {
+			err = fmt.Errorf("%w (a [[dataset]] block makes this an experiment spec: run it with dplab run)", err)
+		}
+		return nil, &spec.SpecError{File: path, Line: spec.KeyLine(src, key), Key: key, Err: err}
 	}
 	return s, nil
 }
 
-func (s *Spec) validate() error {
+// validate returns the key path of the first problem ("" for the whole
+// spec) with its error.
+func (s *Spec) validate() (string, error) {
 	switch {
 	case s.Name == "" || strings.ContainsAny(s.Name, `/\ `):
-		return fmt.Errorf("name %q: want a non-empty file-name-safe name", s.Name)
+		return "name", fmt.Errorf("%q: want a non-empty file-name-safe name", s.Name)
 	case !(s.Delta > 0 && s.Delta < 1):
-		return fmt.Errorf("delta = %v: must be in (0, 1)", s.Delta)
+		return "delta", fmt.Errorf("must be in (0, 1), got %v", s.Delta)
 	case s.Confidence != 0 && !(s.Confidence > 0 && s.Confidence < 1):
-		return fmt.Errorf("confidence = %v: must be in (0, 1)", s.Confidence)
+		return "confidence", fmt.Errorf("must be in (0, 1), got %v", s.Confidence)
 	case len(s.Epsilon) == 0:
-		return errors.New("epsilon: the grid is empty")
+		return "epsilon", errors.New("the grid is empty")
 	case len(s.Mechanisms) == 0:
-		return errors.New("mechanism: no [[mechanism]] block")
+		return "", errors.New("no [[mechanism]] block")
 	}
-	if err := CheckTrials("trials", s.Trials); err != nil {
-		return err
+	if err := checkTrialsValue(s.Trials); err != nil {
+		return "trials", err
 	}
 	if s.Quick != nil && s.Quick.Trials != 0 {
-		if err := CheckTrials("quick.trials", s.Quick.Trials); err != nil {
-			return err
+		if err := checkTrialsValue(s.Quick.Trials); err != nil {
+			return "quick.trials", err
 		}
 	}
 	for i, e := range s.Epsilon {
 		if !(e > 0) || math.IsInf(e, 0) {
-			return fmt.Errorf("epsilon[%d] = %v: must be positive and finite", i, e)
+			return "epsilon", fmt.Errorf("epsilon[%d] = %v: must be positive and finite", i, e)
 		}
 	}
 	labels := map[string]bool{}
 	for i, m := range s.Mechanisms {
 		if m.Trials != 0 {
-			if err := CheckTrials(fmt.Sprintf("mechanism[%d].trials", i), m.Trials); err != nil {
-				return err
+			if err := checkTrialsValue(m.Trials); err != nil {
+				return fmt.Sprintf("mechanism[%d].trials", i), err
 			}
 		}
 		if _, err := NewTarget(context.Background(), m.Name, m.params(), s.Epsilon[0], s.Delta); err != nil {
-			return fmt.Errorf("mechanism[%d]: %w", i, err)
+			return fmt.Sprintf("mechanism[%d]", i), err
 		}
 		if labels[m.label()] {
-			return fmt.Errorf("mechanism[%d]: label %q used twice", i, m.label())
+			return fmt.Sprintf("mechanism[%d].label", i), fmt.Errorf("%q used twice", m.label())
 		}
 		labels[m.label()] = true
 	}
-	return nil
+	return "", nil
 }
 
 func (m SpecMechanism) label() string {

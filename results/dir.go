@@ -74,14 +74,18 @@ type NotResultDirError struct {
 	Dir    string
 	Kind   string // "an audit result directory"; "" means a dplab run's
 	Reason string
+	Advice string // what to do instead; "" means choose a new or empty directory
 }
 
 func (e *NotResultDirError) Error() string {
-	kind := e.Kind
+	kind, advice := e.Kind, e.Advice
 	if kind == "" {
-		kind = "a dplab result directory"
+		kind = "a dplab run's result directory"
 	}
-	return fmt.Sprintf("%s is not %s: %s; choose a new or empty directory", e.Dir, kind, e.Reason)
+	if advice == "" {
+		advice = "choose a new or empty directory"
+	}
+	return fmt.Sprintf("%s is not %s: %s; %s", e.Dir, kind, e.Reason, advice)
 }
 
 // CheckDir returns nil if dir may hold a result directory: it does not exist,

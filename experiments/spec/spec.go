@@ -285,15 +285,33 @@ func ParseWith(path string, src []byte, o LoadOptions) (*Spec, error) {
 				first, line = e, l
 			}
 		}
-		return nil, &SpecError{File: path, Line: line, Key: first.Key, Err: first.Err}
+		return nil, auditHint(raw, &SpecError{File: path, Line: line, Key: first.Key, Err: first.Err})
 	}
 	s.File, s.Source = path, src
 	sum := sha256.Sum256(src)
 	s.SHA256 = hex.EncodeToString(sum[:])
 	if err := s.Validate(); err != nil {
+		var se *SpecError
+		if errors.As(err, &se) {
+			return nil, auditHint(raw, se)
+		}
 		return nil, err
 	}
 	return s, nil
+}
+
+// auditHint adds to the error of a file with [[mechanism]] blocks but
+// neither [[dataset]] nor [[curve]] blocks that it looks like an audit spec,
+// which dplab audit runs (its "confidence" key and a mechanism's "trials"
+// are unknown here).
+func auditHint(raw map[string]any, e *SpecError) *SpecError {
+	_, data := raw["dataset"]
+	_, curves := raw["curve"]
+	if _, mechs := raw["mechanism"]; data || curves || !mechs {
+		return e
+	}
+	e.Err = fmt.Errorf("%w (without [[dataset]] blocks this looks like an audit spec: run it with dplab audit)", e.Err)
+	return e
 }
 
 // errAt returns a SpecError at key on line.
@@ -314,6 +332,16 @@ func (s *Spec) errIn(table string, i int, key string, format string, args ...any
 		path += "." + key
 	}
 	return &SpecError{File: s.File, Line: s.keys.lineIn(s.Source, table, i, key), Key: path, Err: fmt.Errorf(format, args...)}
+}
+
+// KeyLine returns the line of src (a TOML file) that defines a decoder key
+// path ("mechanism[1].params.rho", "delta"), or else its closest parent's;
+// 0 when unknown. Other spec formats (audit specs) use it to name lines.
+func KeyLine(src []byte, path string) int {
+	if path == "" {
+		return 0
+	}
+	return indexKeys(src).linePath(src, path)
 }
 
 // DecodeStrict decodes a raw params table (as the spec keeps it) into the

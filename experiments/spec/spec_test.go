@@ -444,3 +444,35 @@ func TestCellKeysStable(t *testing.T) {
 		t.Fatalf("cells found: %v", seen)
 	}
 }
+
+// TestAuditSpecHint: an audit spec given to dplab run, plan or validate was
+// refused for its "confidence" key (or a mechanism's "trials") without
+// saying that dplab audit runs it; a run spec with the same fault gets no
+// hint.
+func TestAuditSpecHint(t *testing.T) {
+	const hint = "(without [[dataset]] blocks this looks like an audit spec: run it with dplab audit)"
+	audit, err := os.ReadFile("../../experiments/audits/audit_grid.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noConfidence := strings.Replace(string(audit), "confidence = 0.95\n", "", 1)
+	for _, tc := range []struct {
+		name, src string
+		line      int
+		key       string
+		hint      bool
+	}{
+		{"audit spec", string(audit), 8, "confidence", true},
+		{"audit spec without confidence", noConfidence, 14, "mechanism[0].trials", true},
+		{"run spec with confidence", strings.Replace(validSpec, "trials = 3", "trials = 3\nconfidence = 0.9", 1), 4, "confidence", false},
+	} {
+		_, err := Parse("a.toml", []byte(tc.src))
+		se, ok := err.(*SpecError)
+		if !ok {
+			t.Fatalf("%s: err = %v (%T), want *SpecError", tc.name, err, err)
+		}
+		if se.Line != tc.line || se.Key != tc.key || strings.Contains(se.Error(), hint) != tc.hint {
+			t.Errorf("%s: %q (line %d, key %q); want line %d, key %q, hint %v", tc.name, se.Error(), se.Line, se.Key, tc.line, tc.key, tc.hint)
+		}
+	}
+}
