@@ -251,7 +251,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	for i := range stored {
 		if c := cellByKey[stored[i].CellKey]; c != nil && stored[i].Status == results.StatusOK {
 			cost.stored(c.Key, planRow(s, c), stored[i].WallSeconds)
-			if stored[i].Trial >= c.Trials {
+			if stored[i].Trial >= c.Trials && !opt.Shard.Sharded() { // a shard renders nothing
 				rep.Beyond++
 			}
 		}
