@@ -2,7 +2,6 @@ package mechanisms
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
@@ -157,16 +156,17 @@ type Mechanism interface {
 	EventShaper
 }
 
-// checkModel reports a model that produced a non-finite parameter, which is
-// a numerical failure of the fit rather than a result.
+// checkLinear reports a model that produced a non-finite parameter, which
+// is a numerical failure of the fit rather than a result.
 func checkLinear(name string, m *Linear) error {
+	const why = "the fit overflowed float64 (at a tiny ε the noise can be that large); a numerical failure, not a result"
 	for i, v := range m.Theta {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s: coefficient %d is %v", name, i, v)
+			return fmt.Errorf("%s: coefficient %d is %v: %s", name, i, v, why)
 		}
 	}
 	if math.IsNaN(m.Intercept) || math.IsInf(m.Intercept, 0) {
-		return errors.New(name + ": non-finite intercept")
+		return fmt.Errorf("%s: the intercept is %v: %s", name, m.Intercept, why)
 	}
 	return nil
 }

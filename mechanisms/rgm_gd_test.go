@@ -929,3 +929,13 @@ func TestDGDAssumptions(t *testing.T) {
 		t.Errorf("dgd assumptions %q", plain.Assumptions)
 	}
 }
+
+// TestRGMTinyEpsilonFailsClearly: at ε = 1e-12 RGM's relative noise makes
+// gradient descent overflow; the trial failed with "coefficient 0 is NaN"
+// alone, and now says the fit overflowed and that this is no result.
+func TestRGMTinyEpsilonFailsClearly(t *testing.T) {
+	_, err := tryDGD("dgd-rgm", DGDParams{}, tinyData(t, datasets.Regression, 400, 5), Budget{Epsilon: 1e-12, Delta: 1e-6}, "tiny-eps")
+	if want := "the fit overflowed float64"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want one saying %q", err, want)
+	}
+}
