@@ -646,3 +646,14 @@ func TestRunReportsTrialsBeyondCount(t *testing.T) {
 		t.Fatalf("run at the stored count: exit %d, want no note of trials beyond it\n%s%s", code, out, errs)
 	}
 }
+
+// TestInvalidLedgerNamed: at ε = 1e-320 sheffet17-renyi's Laplace scale
+// 4C²/ε overflows; the trial failed with "encode ledger: json: … unsupported
+// value: +Inf" and now names the ledger's invalid parameter.
+func TestInvalidLedgerNamed(t *testing.T) {
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), strings.NewReplacer("epsilon = [1]", "epsilon = [1e-320]", `name = "adassp"`, `name = "sheffet17-renyi"`, "trials = 2", "trials = 1").Replace(cliSpec))
+	code, out, errs := runMain(t, "run", spec, "--out", filepath.Join(t.TempDir(), "out"))
+	if want := "the mechanism's ledger is invalid: composed: events[0]: accounting: laplace: scale = +Inf, want a finite value ≥ 0"; code != 1 || !strings.Contains(errs, want) {
+		t.Fatalf("exit %d, want 1 and %q\n%s%s", code, want, out, errs)
+	}
+}

@@ -674,6 +674,11 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 	if out.release == nil || out.release.Event == nil || out.charged == nil {
 		return errors.New("the mechanism returned no privacy event")
 	}
+	// A ledger with a parameter out of range (a Laplace scale 4C²/ε that
+	// overflows at ε = 1e-320) is named as such, not as a JSON error.
+	if err := accounting.Validate(out.charged); err != nil {
+		return fmt.Errorf("the mechanism's ledger is invalid: %w", err)
+	}
 	ev, err := r.encodeEvent(rec.CellKey, false, out.charged)
 	if err != nil {
 		return fmt.Errorf("encode ledger: %w", err)
