@@ -143,6 +143,9 @@ func (a *AdaSSP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs 
 	eps3 := b.Epsilon / 3
 	logTerm := math.Log(6 / b.Delta)
 	m := math.Sqrt(logTerm) / eps3 // [Wang18] Alg. 2: noise multiplier of each release
+	if math.IsInf(m, 0) {
+		return nil, fmt.Errorf("adassp: noise multiplier √log(6/δ)/(ε/3) = %v at ε = %g: ε is too small for float64", m, b.Epsilon)
+	}
 	if a.p.Calibration == "accountant" {
 		var err error
 		m, err = b.Calibrate(adasspEvent, accounting.Bracket{})

@@ -140,3 +140,14 @@ func TestAdaSSPPresetCodeRefusesTuning(t *testing.T) {
 		t.Errorf("default preset, EventShapes: %v", err)
 	}
 }
+
+// TestAdaSSPTinyEpsilon: at ε = 1e-320 the paper's noise multiplier
+// √log(6/δ)/(ε/3) overflows; the fit failed with "regularization λ = NaN"
+// and now says ε is too small.
+func TestAdaSSPTinyEpsilon(t *testing.T) {
+	d := tinyData(t, datasets.Regression, 200, 3)
+	_, err := (&AdaSSP{}).Fit(context.Background(), d, Budget{Epsilon: 1e-320, Delta: 1e-6}, rngs.New(rngs.Derive("tiny")))
+	if want := "ε is too small for float64"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want one saying %q", err, want)
+	}
+}
