@@ -7,7 +7,8 @@ import (
 // FuzzCalibrateSGM: DP-SGD's noise multiplier calibrated by the RDP or the
 // PLD accountant never overshoots: a fresh accountant's ε at the returned
 // multiplier is at most the target (the runner's promise for calibrated
-// mechanisms). Run for 240 s when written (35,957 inputs, RDP and PLD): nothing found.
+// mechanisms). Run for 240 s when written (35,957 inputs, RDP and PLD):
+// nothing found.
 func FuzzCalibrateSGM(f *testing.F) {
 	f.Add(false, 0.01, uint16(1000), 1.0, 1e-5)
 	f.Add(true, 256.0/45000, uint16(100), 0.5, 1e-6)
