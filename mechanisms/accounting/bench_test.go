@@ -50,6 +50,18 @@ func BenchmarkCalibrateSigma(b *testing.B) {
 			}
 		})
 	}
+	// The PLD accountant on DP-SGD on Adult (BenchmarkPLDEpsilon's event):
+	// each evaluation takes a large share of a second.
+	adult := func(x float64) Event {
+		return SelfComposed{Event: PoissonSampledGaussian{Q: 256.0 / 45000, NoiseMultiplier: x}, Count: 1758}
+	}
+	b.Run("accountant=pld", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := NewCalibrator(Config{Kind: "pld"}).Calibrate(adult, Target{1, 1e-5}, Bracket{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkPLDEpsilon: PLD ε of DP-SGD on Adult-sized data (q = 256/45000,

@@ -130,7 +130,15 @@ func (c *Calibrator) calibrate(event func(float64) Event, t Target, b Bracket) (
 	// shrinks as the noise grows: a 10^5-fold Gaussian at σ = 1 needs 10^9
 	// points, at σ = 100 a few thousand); it is the error only if no x fits.
 	var invalid, tooBig error
+	// The accountant is deterministic, and the search would evaluate the
+	// bracket's upper end and the returned point twice each (2 of 22
+	// evaluations of a PLD calibration of DP-SGD, 0.4 s each): valid
+	// evaluations are remembered by x.
+	seen := map[float64]float64{}
 	f := func(x float64) (float64, error) {
+		if eps, ok := seen[x]; ok {
+			return eps, nil
+		}
 		e := event(x)
 		if e == nil {
 			return 0, fmt.Errorf("accounting: calibration: event(%g) is nil", x)
@@ -144,6 +152,9 @@ func (c *Calibrator) calibrate(event func(float64) Event, t Target, b Bracket) (
 		if errors.As(err, &se) {
 			tooBig = err
 			return math.Inf(1), nil
+		}
+		if err == nil {
+			seen[x] = eps
 		}
 		return eps, err
 	}
