@@ -329,3 +329,26 @@ func TestCheckBoundsMemo(t *testing.T) {
 		t.Errorf("NaN row: %v", err)
 	}
 }
+
+// TestSmallestGammaEvaluatesEachPointOnce: the γ search (Algorithm 5's
+// calibration, once per cell) evaluated the bracket's upper end twice and
+// repeated points inside SmallestFeasible; each γ is now accounted once,
+// and the γ found meets ε/2.
+func TestSmallestGammaEvaluatesEachPointOnce(t *testing.T) {
+	calls := map[float64]int{}
+	g, err := smallestGamma(func(gamma float64) (float64, error) {
+		calls[gamma]++
+		return gaussMixEpsilon(57, gamma, 1e-5)
+	}, 0.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for x, n := range calls {
+		if n > 1 {
+			t.Errorf("γ = %v evaluated %d times", x, n)
+		}
+	}
+	if eps, err := gaussMixEpsilon(57, g, 1e-5); err != nil || eps > 0.5 {
+		t.Errorf("ε(γ = %v) = %v (%v), want ≤ 0.5", g, eps, err)
+	}
+}

@@ -115,13 +115,13 @@ func (c *gammaCache) get(k int, eps, delta float64, compute func() (float64, err
 // in γ; an error of f counts as infeasible (e.g. γ outside Theorem 1's
 // γ > 5/2). The upper end is found by doubling from 2·lo.
 func smallestGamma(f func(gamma float64) (float64, error), target, lo float64) (float64, error) {
-	g := func(x float64) (float64, error) {
+	g := accounting.Memoize(func(x float64) (float64, error) {
 		v, err := f(x)
 		if err != nil {
 			return math.Inf(1), nil
 		}
 		return v, nil
-	}
+	})
 	hi := 2 * lo
 	for {
 		v, _ := g(hi)

@@ -130,15 +130,10 @@ func (c *Calibrator) calibrate(event func(float64) Event, t Target, b Bracket) (
 	// shrinks as the noise grows: a 10^5-fold Gaussian at σ = 1 needs 10^9
 	// points, at σ = 100 a few thousand); it is the error only if no x fits.
 	var invalid, tooBig error
-	// The accountant is deterministic, and the search would evaluate the
-	// bracket's upper end and the returned point twice each (2 of 22
-	// evaluations of a PLD calibration of DP-SGD, 0.4 s each): valid
-	// evaluations are remembered by x.
-	seen := map[float64]float64{}
-	f := func(x float64) (float64, error) {
-		if eps, ok := seen[x]; ok {
-			return eps, nil
-		}
+	// Memoized: the bracket's upper end and the returned point are asked
+	// for again (a repeated point's side effects on invalid and tooBig do
+	// not matter: the doubling loop never repeats a point).
+	f := Memoize(func(x float64) (float64, error) {
 		e := event(x)
 		if e == nil {
 			return 0, fmt.Errorf("accounting: calibration: event(%g) is nil", x)
@@ -153,11 +148,8 @@ func (c *Calibrator) calibrate(event func(float64) Event, t Target, b Bracket) (
 			tooBig = err
 			return math.Inf(1), nil
 		}
-		if err == nil {
-			seen[x] = eps
-		}
 		return eps, err
-	}
+	})
 	lo, hi := b.Lo, b.Hi
 	if b == (Bracket{}) {
 		lo, hi = 0, 1

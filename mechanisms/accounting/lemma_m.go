@@ -99,7 +99,7 @@ func LemmaMCalibrate(cfg Config, event func(x float64) Event, t Target) (float64
 	if t.Delta == 0 {
 		return 0, fmt.Errorf("accounting: Lemma M: δ = 0, want a value in (0, 1)")
 	}
-	f := func(x float64) (float64, error) {
+	f := Memoize(func(x float64) (float64, error) {
 		e := event(x)
 		if e == nil {
 			return 0, fmt.Errorf("accounting: Lemma M calibration: event(%g) is nil", x)
@@ -109,7 +109,7 @@ func LemmaMCalibrate(cfg Config, event func(x float64) Event, t Target) (float64
 		}
 		v, _, err := LemmaMEpsilon(cfg, e, t.Delta)
 		return v, err
-	}
+	})
 	lo, hi := 0.5, 1.0
 	v, err := f(hi)
 	if err != nil {

@@ -96,6 +96,25 @@ func minimizeFrom(f func(float64) float64, lo, x0, hi, tol float64) (float64, fl
 	return bestX, bestF
 }
 
+// Memoize returns f remembering each x's value (errors are not
+// remembered), for a deterministic f searched by a bracket doubling and then
+// SmallestFeasible, which evaluate some points twice (the bracket's upper
+// end, points SmallestFeasible returns to, a caller's re-check): a fifth of
+// a calibration's evaluations (BenchmarkCalibrateSigma).
+func Memoize(f func(float64) (float64, error)) func(float64) (float64, error) {
+	seen := map[float64]float64{}
+	return func(x float64) (float64, error) {
+		if v, ok := seen[x]; ok {
+			return v, nil
+		}
+		v, err := f(x)
+		if err == nil {
+			seen[x] = v
+		}
+		return v, err
+	}
+}
+
 // SmallestFeasible returns the smallest x in [lo, hi] (to relative
 // tolerance rtol, 0 meaning 1e-9) with f(x) ≤ target, for f non-increasing
 // in x; the returned x was evaluated and satisfies f(x) ≤ target. It
