@@ -273,3 +273,16 @@ func BenchmarkObjPertAMPAdult(b *testing.B) {
 		})
 	}
 }
+
+// TestCalibrateAMPRuleFails: at ε = 1e-8 (δ = 1e-6) the RDP accountant
+// needs more than 1.3× the analytic Gaussian's σ at every λ (the analytic
+// Gaussian reaches ε → 0 at a finite σ when δ > 0; the RDP conversion does
+// not), so the paper's rule has no (σ, λ). The error said only that; it now
+// gives the least σ that meets the target, so the user can set f.
+func TestCalibrateAMPRuleFails(t *testing.T) {
+	t.Parallel()
+	_, err := accounting.CalibrateAMP(accounting.NewCalibrator(accounting.Config{}), accounting.Target{Epsilon: 1e-8, Delta: 1e-6}, math.Sqrt2, ampBeta, 0.01, 0.15, 1.3)
+	if want := "the least σ meeting the target under this accountant is"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want one saying %q", err, want)
+	}
+}

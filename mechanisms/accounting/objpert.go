@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -142,6 +143,7 @@ func CalibrateAMP(cal *Calibrator, t Target, c, beta, tau, sigmaOut, f float64) 
 	if lambda0 == 0 {
 		lambda0 = 1e-6
 	}
+	least := math.Inf(1) // the least σ meeting the target on the grid
 	for k := 0; k < 2000; k++ {
 		lambda := lambda0 * math.Pow(1.05, float64(k))
 		if lambda <= beta {
@@ -160,6 +162,13 @@ func CalibrateAMP(cal *Calibrator, t Target, c, beta, tau, sigmaOut, f float64) 
 		if s <= f*sigmaG {
 			return mk(s).(AMP), nil
 		}
+		least = math.Min(least, s)
 	}
-	return AMP{}, fmt.Errorf("accounting: CalibrateAMP: no λ on the grid (2β/ε)·1.05^k, k < 2000, gives σ ≤ %g·σ_G = %g", f, f*sigmaG)
+	msg := fmt.Sprintf("accounting: CalibrateAMP: no λ on the grid (2β/ε)·1.05^k, k < 2000, gives σ ≤ %g·σ_G = %g", f, f*sigmaG)
+	if !math.IsInf(least, 1) {
+		// At a tiny ε the RDP conversion needs far more noise than the
+		// analytic Gaussian (which reaches ε → 0 at a finite σ when δ > 0).
+		msg += fmt.Sprintf(": the least σ meeting the target under this accountant is %.4g = %.3g·σ_G (raise the param f)", least, least/sigmaG)
+	}
+	return AMP{}, errors.New(msg)
 }
