@@ -3,7 +3,7 @@ GO ?= go
 BENCH ?= .
 BENCHCOUNT ?= 6
 
-.PHONY: all build quickstart test test-process test-slurm test-properties test-golden test-browser test-long lint bench reproduce clean
+.PHONY: all build quickstart test test-race test-process test-slurm test-properties test-golden test-browser test-long lint bench reproduce clean
 
 all: lint test
 
@@ -21,6 +21,10 @@ build:
 ## test: the test suite CI runs (long checks skip under -short)
 test:
 	$(GO) test -short -count=1 ./...
+
+## test-race: the race detector over the concurrent runner, the store, the CLI and the mechanisms (short mode; the accountant's and the audit's tests, minutes under -race, are left out)
+test-race:
+	$(GO) test -race -short -count=1 . ./experiments/run ./results ./internal/... ./mechanisms
 
 ## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, signals, 4 shard processes and merge)
 test-process:
