@@ -118,6 +118,12 @@ func (m *Sheffet17) setup(b Budget, k int, c2 float64) (sheffetSetup, error) {
 			s.gamma = 4 / eps * (math.Sqrt(2*float64(k)*l) + l)
 		}
 		s.threshold = s.gamma
+		// The ledger's GaussMix event has γ = min(γ, W)/C² (event above);
+		// at a large ε the box gives γ/C² ≤ 1, where Lemma 1, by which it
+		// is accounted, does not hold: refused before the fit.
+		if g := math.Min(s.gamma, s.threshold) / s.c2; !(g > 1) {
+			return s, fmt.Errorf("sheffet17: at ε = %g (k = %d) Algorithm 4's noise gives γ/C² = %.4g ≤ 1, outside Lemma 1 (γ > 1) by which dplab accounts it; use a smaller ε or sheffet17-renyi", eps, k, g)
+		}
 		return s, nil
 	}
 	var g float64

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
@@ -34,7 +35,8 @@ func wellConditioned(n, d int) *datasets.Dataset {
 }
 
 // TestSheffetBranches: Algorithm 4's Laplace test (line 5) sends data with a
-// large λ_min([X y]ᵀ[X y]) to the noise-free sketch (line 6) at large ε, and
+// large λ_min([X y]ᵀ[X y]) to the noise-free sketch (line 6) at large ε
+// (200: at k = 40 the box's γ/C² = 1.35, within Lemma 1), and
 // the paper's datasets (λ_min ≈ 0 after scaling) to the noisy one; the
 // ledger is the same in both branches. In the noise-free branch the model is
 // the least-squares solution on S·Z from the trial's "sketch" stream.
@@ -47,7 +49,7 @@ func TestSheffetBranches(t *testing.T) {
 		eps    float64
 		branch float64
 	}{
-		{"well conditioned, ε = 1000", wc, 1000, 1},
+		{"well conditioned, ε = 200", wc, 200, 1},
 		{"near-singular data", tiny, 1, 0},
 	} {
 		for _, renyi := range []bool{false, true} {
@@ -119,5 +121,22 @@ func TestSheffetCalibrationParam(t *testing.T) {
 	e, _ = Lookup("sheffet17-renyi")
 	if _, _, err := e.Build(func(v any) error { v.(*Sheffet17Params).Calibration = calAccountant; return nil }); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestSheffetBoxOutsideLemma1: at ε = 1000 (k = 40) Algorithm 4's box gives
+// γ/C² = 0.27 ≤ 1, where Lemma 1 does not hold; the fit ran and the trial
+// failed afterwards at accounting ("gaussmix: gamma = 0.27, want > 1"). It is
+// now refused before the fit, saying so; sheffet17-renyi calibrates γ > 1.
+func TestSheffetBoxOutsideLemma1(t *testing.T) {
+	wc := wellConditioned(2000, 4)
+	m := &Sheffet17{p: Sheffet17Params{sketchParams: sketchParams{K: 40}}}
+	_, err := m.Fit(context.Background(), wc, Budget{Epsilon: 1000, Delta: 1e-6}, rngs.New(rngs.Derive("box")))
+	if want := "outside Lemma 1 (γ > 1) by which dplab accounts it"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want one saying %q", err, want)
+	}
+	m.renyi = true
+	if _, err := m.Fit(context.Background(), wc, Budget{Epsilon: 1000, Delta: 1e-6}, rngs.New(rngs.Derive("box"))); err != nil {
+		t.Fatalf("sheffet17-renyi at ε = 1000: %v", err)
 	}
 }
