@@ -674,13 +674,14 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 	if out.release == nil || out.release.Event == nil || out.charged == nil {
 		return errors.New("the mechanism returned no privacy event")
 	}
-	// A ledger with a parameter out of range (a Laplace scale 4C²/ε that
-	// overflows at ε = 1e-320) is named as such, not as a JSON error.
-	if err := accounting.Validate(out.charged); err != nil {
-		return fmt.Errorf("the mechanism's ledger is invalid: %w", err)
-	}
 	ev, err := r.encodeEvent(rec.CellKey, false, out.charged)
 	if err != nil {
+		// A ledger with a parameter out of range (a Laplace scale 4C²/ε
+		// that overflows at ε = 1e-320) is named as such, not as a JSON
+		// error; a valid one is checked again by the accountant below.
+		if verr := accounting.Validate(out.charged); verr != nil {
+			return fmt.Errorf("the mechanism's ledger is invalid: %w", verr)
+		}
 		return fmt.Errorf("encode ledger: %w", err)
 	}
 	rec.Privacy.Event = ev
