@@ -332,7 +332,8 @@ kind = "runtime"
 // maximum row norm and max |y| of the training rows, and, for the add/remove
 // ledger only, the public training size n that sets δ = 1/n^2; the
 // non-private reference lists nothing. Every assumption of every record
-// appears verbatim in every figure and table footnote of the dataset, and
+// appears verbatim in every figure and table footnote of the dataset, with
+// the datasets or mechanisms it holds for when it does not hold for all, and
 // the fit's counters are stored as non-private diagnostics
 // ("diagnostics_nonprivate", no "stats").
 func TestAssumptionsRecordedAndFootnoted(t *testing.T) {
@@ -390,6 +391,11 @@ func TestAssumptionsRecordedAndFootnoted(t *testing.T) {
 					t.Errorf("%s: the footnote omits the assumption %q recorded on %s:\n%s", name, x, ds, note)
 				}
 			}
+		}
+		// Linear mixing's zero-out relation fixes n: the public-n phrase is
+		// AdaSSP's alone, and the footnote must not leave it to every curve.
+		if !strings.Contains(note, publicN+" (AdaSSP)") {
+			t.Errorf("%s: the public-n assumption holds for AdaSSP only but is not attributed to it:\n%s", name, note)
 		}
 		switch {
 		case len(shown) == 2 && !strings.Contains(note, testDataDependent+" (Declared)"):
@@ -499,5 +505,44 @@ func TestDeltaReadsN(t *testing.T) {
 		if got := s.Delta.ReadsN(); got != c.want {
 			t.Errorf("δ = %s: reads n %v, want %v", c.rule, got, c.want)
 		}
+	}
+}
+
+// TestAssumptionsTextNamesWhere: a footnote phrase that holds for only some
+// of the shown cells with a guarantee names the mechanisms, the datasets,
+// both, or each dataset's mechanisms when that is not every combination;
+// a phrase that holds everywhere names nothing, and cells without a
+// guarantee (oracle tuning: ε spent +Inf) are not counted as places where
+// a phrase could hold.
+func TestAssumptionsTextNamesWhere(t *testing.T) {
+	s := &spec.Spec{
+		Datasets:   []spec.DatasetSpec{{Label: "D1"}, {Label: "D2"}},
+		Mechanisms: []spec.MechanismSpec{{Label: "M1"}, {Label: "M2"}, {Label: "Oracle"}},
+	}
+	// holds[d][m] lists the phrases recorded by mechanism m on dataset d.
+	holds := [2][3][]string{
+		{{"all", "m1", "d1", "m1d1", "mixed"}, {"all", "d1"}, nil},
+		{{"all", "m1"}, {"all", "mixed"}, nil},
+	}
+	v := &view{spec: s, agg: map[string]results.CellSummary{}}
+	for d := range 2 {
+		for m := range 3 {
+			key := strconv.Itoa(d) + "/" + strconv.Itoa(m)
+			v.cells = append(v.cells, spec.Cell{Key: key, Dataset: d, Mechanism: m, Private: true})
+			eps := 1.0
+			if m == 2 {
+				eps = math.Inf(1)
+			}
+			v.agg[key] = results.CellSummary{EpsSpentMax: eps, Assumptions: holds[d][m]}
+		}
+	}
+	all := func(*spec.Cell) bool { return true }
+	want := "all; m1 (M1); d1 (D1); m1d1 (M1 on D1); mixed (M1 on D1; M2 on D2)"
+	if got := v.assumptionsText(all); got != want {
+		t.Errorf("both datasets shown:\n got %q\nwant %q", got, want)
+	}
+	d2 := func(c *spec.Cell) bool { return c.Dataset == 1 }
+	if got, want := v.assumptionsText(d2), "all; m1 (M1); mixed (M2)"; got != want {
+		t.Errorf("D2 only:\n got %q\nwant %q", got, want)
 	}
 }

@@ -913,33 +913,86 @@ func plural(n int, one, many string) string {
 }
 
 // assumptionsText lists, deduplicated in the spec's cell order, the
-// assumptions recorded with the shown cells' trials; a phrase that holds for
-// some of the shown datasets only names them.
+// assumptions recorded with the shown cells' trials. A phrase that holds for
+// only some of the shown cells with a guarantee (a finite ε spent) names
+// where it holds: the mechanisms ("(DP-SGD)"), the datasets ("(Adult)"),
+// both ("(DP-SGD on Adult)"), or, when that is not every combination of
+// them, each dataset's mechanisms ("(M1 on Adult; M2 on Crime)"). Without
+// the names a reader would take a mechanism's assumption (a tuning's public
+// validation rows, DP-SGD's public n) for every curve's.
 func (v *view) assumptionsText(keep func(*spec.Cell) bool) string {
+	type pair struct{ dataset, mechanism string }
 	var order []string
-	where := map[string][]string{} // phrase -> dataset labels
-	all := map[string]bool{}       // dataset labels with a private cell shown
+	where := map[string]map[pair]bool{} // phrase -> where it holds
+	var datasets, mechs []string        // labels with a guaranteed cell shown, in cell order
+	shown := map[pair]bool{}            // (dataset, mechanism) with a guaranteed cell shown
 	for i := range v.cells {
 		c := &v.cells[i]
 		a, ok := v.agg[c.Key]
-		if !ok || !c.Private || !keep(c) {
+		if !ok || !c.Private || !keep(c) || math.IsInf(a.EpsSpentMax, 1) {
 			continue
 		}
-		label := v.spec.Datasets[c.Dataset].Label
-		all[label] = true
+		at := pair{v.spec.Datasets[c.Dataset].Label, v.spec.Mechanisms[c.Mechanism].Label}
+		if !slices.Contains(datasets, at.dataset) {
+			datasets = append(datasets, at.dataset)
+		}
+		if !slices.Contains(mechs, at.mechanism) {
+			mechs = append(mechs, at.mechanism)
+		}
+		shown[at] = true
 		for _, p := range a.Assumptions {
-			if _, seen := where[p]; !seen {
+			if where[p] == nil {
 				order = append(order, p)
+				where[p] = map[pair]bool{}
 			}
-			if !slices.Contains(where[p], label) {
-				where[p] = append(where[p], label)
-			}
+			where[p][at] = true
 		}
 	}
 	var out []string
 	for _, p := range order {
-		if len(where[p]) < len(all) {
-			p += " (" + strings.Join(where[p], ", ") + ")"
+		var ds, ms []string // in cell order
+		for _, d := range datasets {
+			for at := range where[p] {
+				if at.dataset == d {
+					ds = append(ds, d)
+					break
+				}
+			}
+		}
+		for _, m := range mechs {
+			for at := range where[p] {
+				if at.mechanism == m {
+					ms = append(ms, m)
+					break
+				}
+			}
+		}
+		product := true // p holds on every shown (dataset, mechanism) of ds × ms
+		for at := range shown {
+			if slices.Contains(ds, at.dataset) && slices.Contains(ms, at.mechanism) && !where[p][at] {
+				product = false
+			}
+		}
+		someDatasets, someMechs := len(ds) < len(datasets), len(ms) < len(mechs)
+		switch {
+		case !product:
+			var groups []string
+			for _, d := range ds {
+				var on []string
+				for _, m := range ms {
+					if where[p][pair{d, m}] {
+						on = append(on, m)
+					}
+				}
+				groups = append(groups, strings.Join(on, ", ")+" on "+d)
+			}
+			p += " (" + strings.Join(groups, "; ") + ")"
+		case someDatasets && someMechs:
+			p += " (" + strings.Join(ms, ", ") + " on " + strings.Join(ds, ", ") + ")"
+		case someDatasets:
+			p += " (" + strings.Join(ds, ", ") + ")"
+		case someMechs:
+			p += " (" + strings.Join(ms, ", ") + ")"
 		}
 		out = append(out, p)
 	}
