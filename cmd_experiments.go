@@ -333,7 +333,11 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "%s — %s\nresult directory: %s\n\n", s.Name, s.Title, dir)
+	heading := s.Name
+	if s.Title != "" {
+		heading += " — " + s.Title
+	}
+	fmt.Fprintf(stdout, "%s\nresult directory: %s\n\n", heading, dir)
 	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
 	head := "dataset\tmechanism\tε values\ttrials/cell\tstored\tto run"
 	if *estimate {

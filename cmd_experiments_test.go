@@ -117,6 +117,9 @@ func TestValidateAndPlan(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "1 cells, 2 trials: 0 stored, 2 to run") {
 		t.Fatalf("plan before running: %d\n%s", code, out)
 	}
+	if first, _, _ := strings.Cut(out, "\n"); first != "cli" {
+		t.Errorf("plan of a spec without a title: heading %q, want its name alone", first)
+	}
 	code, out, errs = runMain(t, "plan", spec, "--out", outDir, "--estimate", "-j", "1")
 	if code != 0 || !strings.Contains(out, "s/trial") || !strings.Contains(out, "estimated wall time on 1 concurrent trial(s)") {
 		t.Fatalf("plan --estimate: %d\n%s%s", code, out, errs)
