@@ -55,15 +55,6 @@ func RegisterCurve(info CurveInfo, fn CurveFunc) {
 	curveRegistry[info.Name] = curveEntry{info: info, fn: fn}
 }
 
-// List returns the registered curve functions, sorted by name.
-func List() []CurveInfo {
-	var out []CurveInfo
-	for _, n := range Names() {
-		out = append(out, curveRegistry[n].info)
-	}
-	return out
-}
-
 // Names returns the registered curve names, sorted.
 func Names() []string {
 	names := make([]string, 0, len(curveRegistry))

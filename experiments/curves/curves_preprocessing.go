@@ -216,16 +216,6 @@ var table2Mechanisms = []struct {
 // gives the same cells: RDP 2αε², SRDP αμ²τ²ε²/(2L²)).
 const nGD = 1000
 
-// hssPreByName returns Table 2's pre-processor called name.
-func hssPreByName(name string) hssPre {
-	for _, p := range hssPres {
-		if p.name == name {
-			return p
-		}
-	}
-	panic("curves: unknown pre-processor " + name)
-}
-
 // table2Cell returns a Table 2 cell, [HSS24]'s pipeline RDP at alpha (the
 // paper analysis, Eq. 43; pure form for Laplace and exponential).
 func table2Cell(mech string, pre hssPre, p CurveParams) (float64, error) {

@@ -71,9 +71,6 @@ func Assign(cells []spec.Cell, n int) Assignment {
 	return a
 }
 
-// Shards is the number of shards.
-func (a Assignment) Shards() int { return a.n }
-
 // Of returns the shard of trial t of cell ci (its index in the grid).
 func (a Assignment) Of(ci, t int) int { return (a.base[ci] + t%a.n) % a.n }
 
