@@ -312,8 +312,8 @@ func TestRunRefusesUnmergedShards(t *testing.T) {
 	if want := fmt.Sprintf("%d stored before", len(shardRecs)); code != 0 || !strings.Contains(out, want) {
 		t.Fatalf("run after the merge: exit %d, want %q\n%s%s", code, want, out, errs)
 	}
-	if code, out, _ = runMain(t, "plan", spec, "--out", dir); strings.Contains(out, "not merged") {
-		t.Errorf("plan after the merge still reports unmerged trials:\n%s", out)
+	if code, out, _ = runMain(t, "plan", spec, "--out", dir); code != 0 || strings.Contains(out, "not merged") {
+		t.Errorf("plan after the merge: exit %d, or it still reports unmerged trials:\n%s", code, out)
 	}
 }
 

@@ -115,14 +115,14 @@ func TestPipelineErrors(t *testing.T) {
 
 // TestPipelineAccepted: what validation lets through, and what it builds.
 func TestPipelineAccepted(t *testing.T) {
-	s, err := Parse("p.toml", []byte(strings.Replace(pipelineBase, `preprocess = [{ name = "quantize", eta = 0.1 }]`,
+	_, err := Parse("p.toml", []byte(strings.Replace(pipelineBase, `preprocess = [{ name = "quantize", eta = 0.1 }]`,
 		`preprocess = [{ name = "quantize", eta = 0.1 }, { name = "pca-rank", k = 2 }]`, 1)+"gap_k = 0.02\n"))
 	if err == nil {
 		t.Fatal("a key after the inline collection table should be a pipeline key, and gap_k is not one")
 	}
 	src := strings.Replace(pipelineBase, "collection = { max_local = 30 }", "mode = \"paper\"\nanalyses = [\"paper\", \"group\"]\ngroup_size_offset = 2\non_violation = \"group\"\ncollection = { max_cluster = 20, gap_k = 0.02 }", 1)
 	src = strings.Replace(src, `preprocess = [{ name = "quantize", eta = 0.1 }]`, `preprocess = [{ name = "quantize", eta = 0.1 }, { name = "pca-rank", k = 2 }]`, 1)
-	s, err = Parse("p.toml", []byte(src))
+	s, err := Parse("p.toml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
