@@ -1,5 +1,7 @@
 # dplab — see README.md. Every target works on a fresh machine with Go installed.
 GO ?= go
+# staticcheck, run by make lint (fetched from the Go module proxy on first use)
+STATICCHECK_VERSION ?= v0.8.2
 BENCH ?= .
 BENCHCOUNT ?= 6
 
@@ -54,6 +56,7 @@ test-long:
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	@bad=$$(grep -rnE --include='*.go' '"math/rand"|[^.a-zA-Z]rand\.(Float64|NormFloat64|ExpFloat64|Int|IntN|Int64|Uint64|Perm|Shuffle|N)\(' . | grep -v '^./internal/rngs/' || true); \
 	if [ -n "$$bad" ]; then echo "randomness outside a named stream:"; echo "$$bad"; exit 1; fi
 

@@ -151,6 +151,8 @@ func (e scratchNoRDP) MarshalJSON() ([]byte, error) {
 	type plain scratchNoRDP
 	return withKind(e.Kind(), plain(e))
 }
+
+//lint:ignore U1000 the method set of a complete leaf but rdp: the point of the type
 func (scratchNoRDP) relation() string { return "" }
 
 // TestThrowawayEventKind: a complete throwaway leaf kind passes the
