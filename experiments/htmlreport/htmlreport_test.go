@@ -216,3 +216,76 @@ func TestParseMarkdownTable(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryLegendsMatchFigures: the page's summary names each cell as the
+// folder's figures do: a mechanism behind non-private pre-processing is
+// marked so ("(pre-processed: pca-rank[k=2])"), and an accounted tuning's
+// non-private selection, beside a plain mechanism of the same label stem.
+// (The summary used to mark tuning only, so "DP-GD" behind PCA read like
+// the DP-GD beside it.)
+func TestSummaryLegendsMatchFigures(t *testing.T) {
+	const src = `name = "legends"
+seed = 3
+trials = 2
+epsilon = [1]
+delta = 1e-5
+[[dataset]]
+name = "lowrank-logistic"
+params = { n = 200, d = 6, k = 2 }
+scale = { x = "none" }
+split = { validation = 0.2 }
+[[mechanism]]
+name = "dpgd"
+label = "DP-GD"
+params = { iterations = 5 }
+preprocess = [{ name = "pca-rank", k = 2 }]
+[mechanism.pipeline]
+collection = { gap_k = 0.05 }
+on_violation = "group"
+[[mechanism]]
+name = "dpgd"
+label = "DP-GD alone"
+params = { iterations = 5 }
+[[mechanism]]
+name = "dpsgd"
+label = "DP-SGD"
+params = { epochs = 1, batch = 32 }
+[mechanism.tuning]
+mode = "private"
+mean = 2
+candidates = { learning_rate = [0.1, 1] }
+[[figure]]
+name = "acc"
+metric = "test_accuracy"
+`
+	s := spectest.MustParse(t, src)
+	dir := filepath.Join(t.TempDir(), "legends")
+	rep, err := run.Run(context.Background(), s, run.Options{OutDir: dir, Jobs: 2, Args: []string{"run", "legends.toml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.RenderRecords(s, dir, rep.Records, nil); err != nil {
+		t.Fatal(err)
+	}
+	page, err := Build([]string{dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := regexp.MustCompile(`(?s)<table class="sortable" id="summary-table">.*?<tbody>(.*?)</tbody>`).FindStringSubmatch(string(page))
+	if rows == nil {
+		t.Fatal("no summary table")
+	}
+	text := stdhtml.UnescapeString(rows[1])
+	svg, err := os.ReadFile(filepath.Join(dir, "figures", "acc.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"DP-GD (pre-processed: pca-rank[k=2])", "DP-GD alone", "DP-SGD (tuning accounted, selection not private)"} {
+		if !strings.Contains(text, ">"+want+"<") {
+			t.Errorf("summary lacks the cell %q", want)
+		}
+		if !strings.Contains(stdhtml.UnescapeString(string(svg)), ">"+want+"<") {
+			t.Errorf("figure legend lacks %q: the test's premise is off", want)
+		}
+	}
+}

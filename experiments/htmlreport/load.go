@@ -133,8 +133,8 @@ func (f *folder) addCells(s *spec.Spec, recs []results.Record) error {
 		}
 		for _, c := range cells {
 			order = append(order, c.Key)
-			legend[c.Key] = c.Label + tuningMark(s.Mechanisms[c.Mechanism].Tuning.Mode)
 		}
+		legend = report.Legends(s, cells, recs)
 		keep := map[string]bool{}
 		for _, k := range order {
 			keep[k] = true
@@ -163,7 +163,7 @@ func (f *folder) addCells(s *spec.Spec, recs []results.Record) error {
 		}
 		row := cellRow{Sum: a, Legend: legend[key], Private: !math.IsInf(a.Epsilon, 1)}
 		if row.Legend == "" {
-			row.Legend = a.Label + tuningMark(a.Tuning)
+			row.Legend = a.Label + report.TuningMark(a.Tuning)
 		}
 		if r := first[key]; r != nil {
 			row.Relation = r.Privacy.Relation
@@ -187,18 +187,6 @@ func (f *folder) addCells(s *spec.Spec, recs []results.Record) error {
 		slices.Sort(f.Metrics)
 	}
 	return nil
-}
-
-// tuningMark is what a legend adds for a tuning mode: non-private tuning is
-// always labelled.
-func tuningMark(mode string) string {
-	switch mode {
-	case spec.TuneOracle:
-		return " (non-private tuning)"
-	case spec.TunePrivate:
-		return " (tuning accounted, selection not private)"
-	}
-	return ""
 }
 
 // readFigures inlines every figure of dir: its SVG when there is one, else

@@ -355,14 +355,43 @@ func (v *view) ordered() []results.CellSummary {
 // non-private selection of accounted tuning, are always marked, and so is
 // non-private pre-processing unless the label names it (pipelineLegend).
 func (v *view) legend(c *spec.Cell) string {
-	label := c.Label + v.pipelineLegend(c)
-	switch v.spec.Mechanisms[c.Mechanism].Tuning.Mode {
+	return c.Label + v.pipelineLegend(c) + TuningMark(v.spec.Mechanisms[c.Mechanism].Tuning.Mode)
+}
+
+// TuningMark is what a legend adds for a tuning mode (spec.TuneOracle,
+// spec.TunePrivate): non-private tuning, and the non-private selection of
+// accounted tuning, are always labelled; "" without tuning.
+func TuningMark(mode string) string {
+	switch mode {
 	case spec.TuneOracle:
-		return label + " (non-private tuning)"
+		return " (non-private tuning)"
 	case spec.TunePrivate:
-		return label + " (tuning accounted, selection not private)"
+		return " (tuning accounted, selection not private)"
 	}
-	return label
+	return ""
+}
+
+// Legends returns the legend entry of each of s's cells by cell key, as
+// its figures and tables show it (tuning and pre-processing marked); recs
+// are the stored records, whose pipelines say where only group privacy
+// applied. For pages that show cells outside a figure (dplab report).
+func Legends(s *spec.Spec, cells []spec.Cell, recs []results.Record) map[string]string {
+	v := &view{spec: s, cells: cells}
+	byKey := make(map[string]*spec.Cell, len(cells))
+	for i := range cells {
+		byKey[cells[i].Key] = &cells[i]
+	}
+	for i := range recs {
+		r := &recs[i]
+		if c := byKey[r.CellKey]; c != nil && r.Status == results.StatusOK {
+			v.addPipeline(c, r.Privacy.Pipeline)
+		}
+	}
+	out := make(map[string]string, len(cells))
+	for i := range cells {
+		out[cells[i].Key] = v.legend(&cells[i])
+	}
+	return out
 }
 
 // keep returns the filter of the cells a figure or table shows: datasets

@@ -108,12 +108,7 @@ func (v *view) lineLabel(c *spec.Cell, panelBy string, manyEps bool) string {
 			label += "[" + strings.Join(parts, ",") + "]"
 		}
 	}
-	switch m.Tuning.Mode {
-	case spec.TuneOracle:
-		label += " (non-private tuning)"
-	case spec.TunePrivate:
-		label += " (tuning accounted, selection not private)"
-	}
+	label += TuningMark(m.Tuning.Mode)
 	if manyEps && c.Private {
 		label += ", ε = " + strconv.FormatFloat(c.Epsilon, 'g', 4, 64)
 	}
