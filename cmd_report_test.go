@@ -120,10 +120,15 @@ const browserChecker = `<script>
   }, true);
   window.addEventListener("unhandledrejection", function (e) { errors.push("unhandled rejection: " + e.reason); });
   window.addEventListener("load", function () {
-    var r = {errors: errors, images: 0, broken: [], links: 0, unresolved: [], sorted: false, buttons: 0};
+    var r = {errors: errors, images: 0, broken: [], scaled: 0, unscaled: [], links: 0, unresolved: [], sorted: false, buttons: 0};
     Array.prototype.forEach.call(document.images, function (img) {
       r.images++;
       if (!img.complete || img.naturalWidth === 0) { r.broken.push(img.alt); }
+      if (img.classList.contains("scaled")) {
+        var want = Math.min(parseFloat(img.style.getPropertyValue("--w")), img.parentElement.clientWidth);
+        if (!(Math.abs(img.clientWidth - want) <= 3)) { r.unscaled.push(img.alt + ": " + img.clientWidth + " px, want " + want); }
+        r.scaled++;
+      }
     });
     Array.prototype.forEach.call(document.querySelectorAll("nav#toc a, a.skip"), function (a) {
       r.links++;
@@ -198,7 +203,8 @@ func chromium(t *testing.T, bin, profile, page string, flags ...string) []byte {
 }
 
 // TestReportInBrowser builds a report from small --quick runs and opens it
-// in headless chromium: every image decodes (naturalWidth > 0), no console
+// in headless chromium: every image decodes (naturalWidth > 0) and shows at
+// its screen width (1.5 times its print width, at most the page's), no console
 // or script error and no failed load, every table-of-contents link resolves
 // to an element, the summary sorts from its header buttons, and a screenshot
 // is not blank (its luminance varies and a share of its pixels is not
@@ -243,9 +249,9 @@ func TestReportInBrowser(t *testing.T) {
 		t.Fatalf("the checker wrote no result; the DOM ends %q", tail(dom, 300))
 	}
 	var r struct {
-		Errors, Broken, Unresolved []string
-		Images, Links, Buttons     int
-		Sorted                     bool
+		Errors, Broken, Unresolved, Unscaled []string
+		Images, Scaled, Links, Buttons       int
+		Sorted                               bool
 	}
 	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &r); err != nil {
 		t.Fatal(err)
@@ -257,6 +263,11 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	if r.Images != nFigs || nFigs == 0 || len(r.Broken) > 0 {
 		t.Errorf("%d images of %d on the page; not decoded: %q", r.Images, nFigs, r.Broken)
+	}
+	// Every figure is an SVG, shown at 1.5 times its print width or the
+	// page's width, whichever is less.
+	if r.Scaled != nFigs || len(r.Unscaled) > 0 {
+		t.Errorf("%d of %d images scaled for the screen; at the wrong width: %q", r.Scaled, nFigs, r.Unscaled)
 	}
 	if r.Links < 1+6*len(dirs) || len(r.Unresolved) > 0 {
 		t.Errorf("%d TOC links; unresolved: %q", r.Links, r.Unresolved)

@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"context"
 	"errors"
+	"fmt"
 	stdhtml "html"
 	"math"
 	"os"
@@ -62,6 +63,19 @@ func TestBuildShowsEveryPart(t *testing.T) {
 	figs, _ := filepath.Glob(filepath.Join(dir, "figures", "*.svg"))
 	if nImg != len(figs) || nImg == 0 {
 		t.Errorf("%d inlined images for %d figures", nImg, len(figs))
+	}
+	// Each figure is shown at 1.5 times its print width on a screen.
+	for _, p := range figs {
+		b, _ := os.ReadFile(p)
+		m := regexp.MustCompile(`<svg width="([0-9.]+)pt"`).FindSubmatch(b)
+		if m == nil {
+			t.Fatalf("%s: no width in pt", p)
+		}
+		pt, _ := strconv.ParseFloat(string(m[1]), 64)
+		want := fmt.Sprintf(`class="scaled" style="--w: %dpx"`, int(math.Round(1.5*pt*4/3)))
+		if !strings.Contains(html, want) {
+			t.Errorf("%s (%g pt wide): no image with %s", p, pt, want)
+		}
 	}
 	tables, _ := filepath.Glob(filepath.Join(dir, "tables", "*.md"))
 	for _, p := range tables {
@@ -286,6 +300,28 @@ metric = "test_accuracy"
 		}
 		if !strings.Contains(stdhtml.UnescapeString(string(svg)), ">"+want+"<") {
 			t.Errorf("figure legend lacks %q: the test's premise is off", want)
+		}
+	}
+}
+
+// TestScreenWidth: an SVG figure is shown on screens at 1.5 times its print
+// width (pt → 4/3 px); a root element without a width in points, or an
+// absurd one, keeps the figure's own size.
+func TestScreenWidth(t *testing.T) {
+	for _, tc := range []struct {
+		svg  string
+		want int
+	}{
+		{`<?xml version="1.0"?>` + "\n" + `<svg width="302.4pt" height="330.05pt" viewBox="0 0 302.4 330.05">`, 605},
+		{`<svg height="10pt" width="604.8pt">`, 1210},
+		{`<svg width="400px" height="300px">`, 0},
+		{`<svg viewBox="0 0 10 10">`, 0},
+		{`<svg width="1e9pt">`, 0},
+		{`<svg width="0pt">`, 0},
+		{``, 0},
+	} {
+		if got := screenWidth([]byte(tc.svg)); got != tc.want {
+			t.Errorf("screenWidth(%q) = %d, want %d", tc.svg, got, tc.want)
 		}
 	}
 }

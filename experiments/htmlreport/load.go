@@ -14,7 +14,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dplab/dplab/experiments/report"
@@ -53,6 +55,32 @@ type folder struct {
 type image struct {
 	Name, Alt, Mime string
 	Data            []byte
+	// Width is the CSS width in px the page shows the figure at on a
+	// screen (screenWidth); 0: its own size.
+	Width int
+}
+
+// screenScale is how much larger than its print size the page shows a
+// figure on a screen: a 4.2-inch panel's 8-pt footnote is hard to read at
+// 96 px per inch. The figure never exceeds the page's width; printed, it
+// takes its own size.
+const screenScale = 1.5
+
+var svgWidthPt = regexp.MustCompile(`<svg[^>]*?\swidth="([0-9.]+)pt"`)
+
+// screenWidth returns the CSS width in px at which the page shows an SVG
+// figure: screenScale times its width in points (4/3 px each), or 0 when
+// its root element gives no width in points.
+func screenWidth(svg []byte) int {
+	m := svgWidthPt.FindSubmatch(svg[:min(len(svg), 1024)])
+	if m == nil {
+		return 0
+	}
+	pt, err := strconv.ParseFloat(string(m[1]), 64)
+	if err != nil || !(pt > 0 && pt < 1e5) {
+		return 0
+	}
+	return int(math.Round(screenScale * pt * 4 / 3))
 }
 
 // cellRow is one cell's aggregate and ledger.
@@ -221,7 +249,11 @@ func readFigures(dir string) ([]image, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, image{Name: stem, Alt: "figure " + stem, Mime: mime, Data: b})
+		img := image{Name: stem, Alt: "figure " + stem, Mime: mime, Data: b}
+		if mime == "image/svg+xml" {
+			img.Width = screenWidth(b)
+		}
+		out = append(out, img)
 	}
 	return out, nil
 }
