@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 )
 
@@ -30,6 +31,24 @@ type Table struct {
 	Rows  int       // data rows
 	Cols  int       // columns
 	Data  []float64 // row-major, Rows × Cols; NaN marks a Missing cell
+	// jumps are the data rows whose line does not follow the previous data
+	// row's (the first row, and rows after blank lines), with their lines:
+	// enough to give every row's line (Line) without a slice per row.
+	jumps []rowLine
+}
+
+// rowLine is a data row (0-based) and its 1-based line in the file.
+type rowLine struct{ row, line int }
+
+// Line returns the 1-based line of the file that holds data row i (0-based),
+// for errors about a row's values found after reading; 0 if i is out of
+// range.
+func (t *Table) Line(i int) int {
+	if i < 0 || i >= t.Rows || len(t.jumps) == 0 {
+		return 0
+	}
+	k := sort.Search(len(t.jumps), func(k int) bool { return t.jumps[k].row > i }) - 1
+	return t.jumps[k].line + i - t.jumps[k].row
 }
 
 // errorf returns the *FileError of a problem with the table's content,
@@ -112,6 +131,9 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Table, error) {
 				v = math.NaN()
 			}
 			t.Data = append(t.Data, v)
+		}
+		if n := len(t.jumps); n == 0 || t.jumps[n-1].line+t.Rows-t.jumps[n-1].row != rec.line {
+			t.jumps = append(t.jumps, rowLine{t.Rows, rec.line})
 		}
 		t.Rows++
 	}

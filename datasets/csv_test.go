@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -215,4 +216,33 @@ func FuzzReadCSV(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTableLine: Line gives each data row's line in the file, past skipped
+// lines, the header and blank lines, for errors found after reading.
+func TestTableLine(t *testing.T) {
+	src := "# note\nx,y\n1,2\n3,4\n\n\n5,6\n7,8\n\n9,0\n"
+	tab, err := ReadCSV(strings.NewReader(src), "t.csv", CSVOptions{SkipLines: 1, Header: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int{3, 4, 7, 8, 10}
+	if tab.Rows != len(want) {
+		t.Fatalf("%d rows, want %d", tab.Rows, len(want))
+	}
+	lines := strings.Split(src, "\n")
+	for i, w := range want {
+		if got := tab.Line(i); got != w {
+			t.Errorf("Line(%d) = %d, want %d", i, got, w)
+		}
+		// The oracle: the row's values are on that line.
+		if got := fmt.Sprintf("%g,%g", tab.Data[2*i], tab.Data[2*i+1]); lines[w-1] != got {
+			t.Errorf("row %d is %q, but line %d is %q", i, got, w, lines[w-1])
+		}
+	}
+	for _, i := range []int{-1, len(want)} {
+		if got := tab.Line(i); got != 0 {
+			t.Errorf("Line(%d) = %d, want 0", i, got)
+		}
+	}
 }

@@ -106,8 +106,8 @@ func readFeaturesCSV(dir, path string, p FeaturesCSVParams) (*Dataset, error) {
 		case 1:
 			y[i] = 1
 		default:
-			return nil, fmt.Errorf("dataset features-csv: %w", &FileError{Path: full, Column: columnLabel(t.Names, label),
-				Err: fmt.Errorf("data row %d: label %v is not 0/1 or −1/+1", i+1, row[label])})
+			return nil, fmt.Errorf("dataset features-csv: %w", &FileError{Path: full, Line: t.Line(i), Column: columnLabel(t.Names, label),
+				Err: fmt.Errorf("label %v is not 0/1 or −1/+1", row[label])})
 		}
 		for j, v := range row {
 			if j == label {

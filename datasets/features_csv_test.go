@@ -14,7 +14,7 @@ func TestFeaturesCSV(t *testing.T) {
 	writeFiles(t, dir, map[string]string{
 		"a.csv":      "f1,y,f2\n1,1,2\n3,-1,4\n5,0,6\n",
 		"b.csv":      "f1,y,f2\n7,1,8\n",
-		"bad.csv":    "f1,y,f2\n1,2,3\n",
+		"bad.csv":    "f1,y,f2\n1,1,3\n\n4,2,6\n",
 		"narrow.csv": "f1,y\n1,1\n",
 	})
 	l, err := loadFrom(dir, "features-csv", `path="a.csv"`, "header=true", `label="y"`)
@@ -36,10 +36,10 @@ func TestFeaturesCSV(t *testing.T) {
 		t.Errorf("fixed split: %+v, %v", l3, err)
 	}
 	for name, kv := range map[string][]string{
-		"label 2":     {`path="bad.csv"`, "header=true", `label="y"`},
-		"label \"z\"": {`path="a.csv"`, "header=true", `label="z"`},
-		"columns":     {`path="a.csv"`, `test_path="narrow.csv"`, "header=true", `label="y"`},
-		"path":        {},
+		"line 4: column \"y\": label 2": {`path="bad.csv"`, "header=true", `label="y"`},
+		"label \"z\"":                   {`path="a.csv"`, "header=true", `label="z"`},
+		"columns":                       {`path="a.csv"`, `test_path="narrow.csv"`, "header=true", `label="y"`},
+		"path":                          {},
 	} {
 		_, err := loadFrom(dir, "features-csv", kv...)
 		if err == nil || !strings.Contains(err.Error(), name) {
