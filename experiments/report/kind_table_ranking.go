@@ -12,14 +12,14 @@ import (
 	"github.com/dplab/dplab/results"
 )
 
-// rankingTable is the "ranking" table kind: per dataset, one row per ε with
-// the winner and the runner-up among the private cells by the metric's
-// mean, the margin between them with its interval, the verdict (a tie
-// when the winner's 95% CI overlaps any other ranked cell's, else a win),
-// the mechanisms tied with the winner, the wall time per trial of both, and the ε each spent next to its target, flagging every
-// ranked cell whose spent ε differs from its target, and the mechanisms
-// that could not run at that ε (infeasible: the target is below the
-// smallest ε they reach on the data).
+// rankingTable ranks the private cells by the metric's mean: per dataset,
+// one row per ε with the winner and the runner-up, the margin between them
+// with its interval, the verdict (a tie when the winner's 95% CI overlaps
+// any other ranked cell's, else a win), the mechanisms tied with the
+// winner, the wall time per trial of both, and the ε each spent next to its
+// target, flagging every ranked cell whose spent ε differs from its target,
+// and the mechanisms that could not run at that ε (infeasible: the target
+// is below the smallest ε they reach on the data).
 type rankingTable struct {
 	// Title is the tables' title ("Ranking by <metric>" when empty); the
 	// dataset's label is appended.

@@ -513,3 +513,16 @@ func TestRegisterRefusesIncompleteKinds(t *testing.T) {
 		})
 	}
 }
+
+// TestKindDocsReadAsHelp: what 'dplab kinds' prints for each kind is help
+// for spec writers: it does not begin with a leftover of its Go doc
+// comment ("is, per dataset …", the type's name) or point at a source file.
+func TestKindDocsReadAsHelp(t *testing.T) {
+	for _, k := range Kinds() {
+		doc := k.Doc
+		if doc == "" || strings.HasPrefix(doc, "is ") || strings.HasPrefix(doc, "is,") || strings.Contains(doc, ".go") ||
+			strings.HasPrefix(doc, strings.ToLower(k.Kind[:1])+k.Kind[1:]+"Table") || strings.HasPrefix(doc, k.Kind+"Figure") {
+			t.Errorf("%s %s: %q", k.Block, k.Kind, doc)
+		}
+	}
+}
