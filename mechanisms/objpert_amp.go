@@ -109,8 +109,8 @@ type ObjPertAMPParams struct {
 	F float64 `toml:"f" default:"1.3" range:"> 0"`
 	// Clip is the clipping norm C > 0 of the per-example gradients; 0 means
 	// √2 ([RKW23] §5; for the logistic loss a no-op on unit-norm rows with
-	// an intercept; for the squared loss C_Y·√(C_X² + 1) with C_X = C_Y = 1,
-	// see glmConstants).
+	// an intercept; for the squared loss C_Y·√(C_X² + 1) with the rows'
+	// bounds C_X = C_Y = 1).
 	Clip float64 `toml:"clip" default:"√2" range:"> 0"`
 	// Method is the optimiser of line 4: "lbfgs" (default; Newton fallback)
 	// or "newton". Either yields a θ̃ with ‖∇L^P(θ̃)‖ ≤ τ.

@@ -53,7 +53,7 @@ var paramDocs = map[string]string{
 	"LogRegParams.NoBias":            "NoBias drops the intercept (default: fit one, as [RKW23] §5 and scikit-learn do).",
 	"LogRegParams.Tol":               "Tol is the gradient-norm tolerance; 0 means 1e-6.",
 	"ObjPertAMPParams":               "ObjPertAMPParams is the params table of \"objpert-amp\".",
-	"ObjPertAMPParams.Clip":          "Clip is the clipping norm C > 0 of the per-example gradients; 0 means √2 ([RKW23] §5; for the logistic loss a no-op on unit-norm rows with an intercept; for the squared loss C_Y·√(C_X² + 1) with C_X = C_Y = 1, see glmConstants).",
+	"ObjPertAMPParams.Clip":          "Clip is the clipping norm C > 0 of the per-example gradients; 0 means √2 ([RKW23] §5; for the logistic loss a no-op on unit-norm rows with an intercept; for the squared loss C_Y·√(C_X² + 1) with the rows' bounds C_X = C_Y = 1).",
 	"ObjPertAMPParams.F":             "F is the factor f of the (σ, λ) rule σ ≤ f·σ_G; 0 means 1.3 ([RKW23] §5).",
 	"ObjPertAMPParams.Method":        "Method is the optimiser of line 4: \"lbfgs\" (default; Newton fallback) or \"newton\". Either yields a θ̃ with ‖∇L^P(θ̃)‖ ≤ τ.",
 	"ObjPertAMPParams.SigmaOut":      "SigmaOut is the output noise σ_out > 0; 0 means 0.15 ([RKW23] §5).",

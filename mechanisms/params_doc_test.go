@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -156,5 +157,20 @@ func TestParamDefaultsMeanZero(t *testing.T) {
 	t.Logf("%d (mechanism, key) defaults checked by fitting", checked)
 	if checked < 50 {
 		t.Errorf("only %d defaults checked; the parser or the test configurations lost coverage", checked)
+	}
+}
+
+// TestParamDocsNameNoGoIdentifiers: 'dplab mechanisms NAME' prints these docs
+// to spec writers, who cannot look up an unexported Go name
+// (lowerCamelCase, such as a helper function) or a source file.
+func TestParamDocsNameNoGoIdentifiers(t *testing.T) {
+	ident := regexp.MustCompile(`\b[a-z]{2,}[A-Z][A-Za-z0-9]*\b|\b\w+\.go\b`) // not math such as nJ
+	for field, doc := range paramDocs {
+		if !strings.Contains(field, ".") {
+			continue // a type's doc, not printed
+		}
+		if m := ident.FindString(doc); m != "" {
+			t.Errorf("%s: the doc names %q: %s", field, m, doc)
+		}
 	}
 }
