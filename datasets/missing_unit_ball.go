@@ -58,9 +58,9 @@ func init() {
 		Description: "preprocessing.md §6 spec T3 (generator gaussian_unit_ball): rows x ~ N(0, I_d/d) clipped to the unit " +
 			"ball (d = 5, n = 1000), target y = ⟨θ, x⟩ + 0.1·N(0, 1) with θ uniform on the unit sphere; p = round(missing_fraction·n) " +
 			"rows (missing_fraction = 0.1), uniform without replacement, miss features_per_row = 1 features each, uniform without " +
-			"replacement (missing completely at random). The package refuses non-finite features (doc.go invariant), so the " +
-			"registered dataset is the complete rows; GenerateMissingUnitBall returns the same rows and the missing cells, " +
-			"which datasets/preprocess turns into NaN for its imputers. The complete rows do not depend on missing_fraction " +
+			"replacement (missing completely at random). A dataset holds finite features only, so this one is the complete " +
+			"rows; the imputation probes (table kind probes) use the same rows with the missing cells blanked for their " +
+			"imputers. The complete rows do not depend on missing_fraction " +
 			"or features_per_row. Deterministic from seed.",
 		Task: Regression, Synthetic: true, Papers: []string{"HSS24 Table 3 (probes)"},
 		License: "generated; no restriction", Source: "dplab, following preprocessing.md §6 (T3)",
