@@ -17,9 +17,15 @@ func TestListIsSortedAndWellFormed(t *testing.T) {
 		t.Error("List is not sorted by name")
 	}
 	hexRE := regexp.MustCompile(`^[0-9a-f]{64}$`)
+	// 'dplab datasets info' prints the description to users, who cannot
+	// look up an unexported Go name or a source file.
+	goRE := regexp.MustCompile(`\b[a-z]{2,}[A-Z][A-Za-z0-9]*\b|\b\w+\.go\b|\bGenerate[A-Z]\w*`)
 	for _, in := range infos {
 		if in.Title == "" || in.Description == "" || in.License == "" || in.Source == "" {
 			t.Errorf("%s: Title, Description, License and Source must be set", in.Name)
+		}
+		if m := goRE.FindString(in.Description + " " + in.Title); m != "" {
+			t.Errorf("%s: the description names the Go identifier or file %q", in.Name, m)
 		}
 		if in.Task != Regression && in.Task != Binary {
 			t.Errorf("%s: task %v", in.Name, in.Task)
