@@ -13,12 +13,13 @@ all: lint test
 quickstart: build
 	./dplab run experiments/quickstart.toml
 
-## build: the dplab binary (the first build also downloads and compiles the
+## build: the dplab binary, with its git revision for the results' provenance
+## even where GOFLAGS says -buildvcs=false (the first build also downloads and compiles the
 ## dependencies, gonum and gonum/plot: about 100 CPU-seconds, 1–2 minutes on
 ## 2 cores; later builds take seconds)
 build:
 	@echo "building ./dplab (a first build compiles the dependencies too: 1–2 minutes on 2 cores; later builds take seconds)"
-	$(GO) build -o dplab .
+	$(GO) build -buildvcs=auto -o dplab .
 
 ## test: the test suite CI runs (long checks skip under -short)
 test:
@@ -28,9 +29,9 @@ test:
 test-race:
 	$(GO) test -race -short -count=1 . ./experiments/run ./results ./internal/... ./mechanisms
 
-## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, signals, 4 shard processes and merge)
+## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, signals, 4 shard processes and merge; the builds state their git revision)
 test-process:
-	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun' .
+	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision' .
 
 ## test-slurm: submit a spec as 4 shards to a single-host Slurm cluster started by .ci/slurm-local.sh (root, slurm-wlm and munge; skips without them)
 test-slurm:

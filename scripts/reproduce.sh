@@ -16,7 +16,9 @@ if [ -z "${DPLAB_DATA:-}" ]; then
 	exit 2
 fi
 echo "building ./dplab"
-go build -o dplab . || exit 1
+# -buildvcs=auto: the manifests name the git revision even where GOFLAGS
+# turns VCS stamping off.
+go build -buildvcs=auto -o dplab . || exit 1
 log=$(mktemp -d)
 failed=0
 start=$(date +%s.%N)
