@@ -28,9 +28,13 @@ func TestBuildsRecordRevision(t *testing.T) {
 	if err != nil {
 		t.Skipf("no make: %v", err)
 	}
+	reproduce, err := os.ReadFile("scripts/reproduce.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
 	commands := map[string]string{
 		"make build":           buildLine(t, "Makefile (make -n build)", string(makeBuild)),
-		"scripts/reproduce.sh": buildLine(t, "scripts/reproduce.sh", readText(t, "scripts/reproduce.sh")),
+		"scripts/reproduce.sh": buildLine(t, "scripts/reproduce.sh", string(reproduce)),
 	}
 	for name, cmd := range commands {
 		bin := filepath.Join(t.TempDir(), "dplab")
@@ -65,13 +69,4 @@ func buildLine(t *testing.T, what, text string) string {
 		t.Fatalf("%s: %d lines build ./dplab (%q), want 1", what, len(found), found)
 	}
 	return found[0]
-}
-
-func readText(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

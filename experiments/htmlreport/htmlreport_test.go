@@ -25,8 +25,14 @@ import (
 // data, 2 ε, 3 trials) into a new result folder and renders it.
 func makeResultDir(t *testing.T) string {
 	t.Helper()
+	return runSpec(t, spectest.Valid)
+}
+
+// runSpec runs the spec src into a new result folder and renders it.
+func runSpec(t *testing.T, src string) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "t")
-	s := spectest.MustParse(t, spectest.Valid)
+	s := spectest.MustParse(t, src)
 	rep, err := run.Run(context.Background(), s, run.Options{OutDir: dir, Jobs: 2, Args: []string{"run", "t.toml"}})
 	if err != nil {
 		t.Fatal(err)
@@ -272,15 +278,7 @@ candidates = { learning_rate = [0.1, 1] }
 name = "acc"
 metric = "test_accuracy"
 `
-	s := spectest.MustParse(t, src)
-	dir := filepath.Join(t.TempDir(), "legends")
-	rep, err := run.Run(context.Background(), s, run.Options{OutDir: dir, Jobs: 2, Args: []string{"run", "legends.toml"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := report.RenderRecords(s, dir, rep.Records, nil); err != nil {
-		t.Fatal(err)
-	}
+	dir := runSpec(t, src)
 	page, err := Build([]string{dir}, Options{})
 	if err != nil {
 		t.Fatal(err)

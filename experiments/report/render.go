@@ -979,26 +979,15 @@ func (v *view) assumptionsText(keep func(*spec.Cell) bool) string {
 	}
 	var out []string
 	for _, p := range order {
-		var ds, ms []string // in cell order
-		for _, d := range datasets {
-			for at := range where[p] {
-				if at.dataset == d {
-					ds = append(ds, d)
-					break
-				}
-			}
+		inDS, inMS := map[string]bool{}, map[string]bool{}
+		for at := range where[p] {
+			inDS[at.dataset], inMS[at.mechanism] = true, true
 		}
-		for _, m := range mechs {
-			for at := range where[p] {
-				if at.mechanism == m {
-					ms = append(ms, m)
-					break
-				}
-			}
-		}
+		ds := slices.DeleteFunc(slices.Clone(datasets), func(d string) bool { return !inDS[d] }) // in cell order
+		ms := slices.DeleteFunc(slices.Clone(mechs), func(m string) bool { return !inMS[m] })
 		product := true // p holds on every shown (dataset, mechanism) of ds × ms
 		for at := range shown {
-			if slices.Contains(ds, at.dataset) && slices.Contains(ms, at.mechanism) && !where[p][at] {
+			if inDS[at.dataset] && inMS[at.mechanism] && !where[p][at] {
 				product = false
 			}
 		}
