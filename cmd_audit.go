@@ -165,19 +165,19 @@ func auditSpec(ctx context.Context, path, out string, quick bool, jobs int, stdo
 		busy.Holder = "dplab audit"
 	}
 	if err != nil {
-		return err
+		return storeError(err)
 	}
 	defer lock.Unlock()
 	res, err := audit.RunSpec(ctx, s, audit.RunOptions{Dir: out, Quick: quick, Jobs: jobs, Progress: stderr})
 	if err != nil {
-		return err
+		return storeError(err)
 	}
 	paths, err := audit.Render(s, res, out)
 	for _, p := range paths {
 		fmt.Fprintln(stdout, p)
 	}
 	if err != nil {
-		return err
+		return storeError(err)
 	}
 	var refuted []string
 	for _, r := range res {

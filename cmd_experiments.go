@@ -20,6 +20,7 @@ import (
 	"github.com/dplab/dplab/experiments/report"
 	"github.com/dplab/dplab/experiments/run"
 	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/results"
 )
 
@@ -498,7 +499,8 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // isStoreInputError reports whether err is a result directory that cannot be
 // used as given: one holding foreign files, a store with a corrupt line,
-// shard records not merged yet, or another experiment's trials only.
+// shard records not merged yet, another experiment's trials only, or a
+// symbolic link where dplab would write.
 // All are bad input (exit 2): the same command fails until the user acts. A
 // directory busy with another run (*results.BusyError) is not: it stays a run
 // failure (exit 1), as the same command succeeds once that run ends.
@@ -507,7 +509,8 @@ func isStoreInputError(err error) bool {
 	var foreign *results.NotResultDirError
 	var unmerged *results.UnmergedShardsError
 	var other *results.OtherExperimentError
-	return errors.As(err, &corrupt) || errors.As(err, &foreign) || errors.As(err, &unmerged) || errors.As(err, &other)
+	var link *fileutil.SymlinkError
+	return errors.As(err, &corrupt) || errors.As(err, &foreign) || errors.As(err, &unmerged) || errors.As(err, &other) || errors.As(err, &link)
 }
 
 // storeError marks err as bad input when isStoreInputError says so. A

@@ -17,6 +17,7 @@ import (
 	"text/template"
 
 	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/results"
 )
 
@@ -216,14 +217,21 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "# %s\n%s\n# %s (sbatch --dependency=afterok:<array job id>)\n%s", j.ArrayScript, array.String(), j.MergeScript, merge.String())
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(j.ArrayScript), 0o755); err != nil {
+	// The scripts go inside the result directory, never through a link
+	// there (fileutil.WriteScriptIn).
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(j.ArrayScript, array.Bytes(), 0o755); err != nil {
-		return err
+	if err := fileutil.MkdirAllIn(dir, results.ShardsDir); err != nil {
+		return storeError(err)
 	}
-	if err := os.WriteFile(j.MergeScript, merge.Bytes(), 0o755); err != nil {
-		return err
+	for _, sc := range []struct {
+		path string
+		text []byte
+	}{{j.ArrayScript, array.Bytes()}, {j.MergeScript, merge.Bytes()}} {
+		if err := fileutil.WriteScriptIn(dir, filepath.Join(results.ShardsDir, filepath.Base(sc.path)), sc.text); err != nil {
+			return storeError(err)
+		}
 	}
 	arrayID, err := sbatch(ctx, j.ArrayScript)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/plotting"
 )
 
@@ -52,12 +53,12 @@ func Render(s *Spec, results []Result, dir string) ([]string, error) {
 	}
 	fig := &plotting.Figure{Name: "audit", Title: title, XLabel: "claimed ε (ledger)", YLabel: fmt.Sprintf("audited lower bound on ε (%g confidence)", confidenceOf(s)),
 		Panels: []plotting.Panel{{Series: series}}, Note: note} // legend placed where it covers no point
-	figDir, tabDir := filepath.Join(dir, "figures"), filepath.Join(dir, "tables")
-	for _, d := range []string{figDir, tabDir} {
-		if err := mkdir(d); err != nil {
+	for _, d := range []string{"figures", "tables"} {
+		if err := fileutil.MkdirAllIn(dir, d); err != nil {
 			return nil, err
 		}
 	}
+	figDir, tabDir := filepath.Join(dir, "figures"), filepath.Join(dir, "tables")
 	p, err := plotting.Write(fig, figDir, plotting.Formats...)
 	paths = append(paths, p...)
 	if err != nil {

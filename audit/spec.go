@@ -193,7 +193,7 @@ func RunSpec(ctx context.Context, s *Spec, o RunOptions) ([]Result, error) {
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "warning: %s: dropping a torn last line left by an interrupted audit (its cell runs again)\n", store)
 		}
-		if err := os.Truncate(store, tornAt); err != nil {
+		if err := truncateIn(o.Dir, ResultsFile, tornAt); err != nil {
 			return nil, fmt.Errorf("truncate the torn last line of %s: %w", store, err)
 		}
 	}
@@ -229,7 +229,7 @@ func RunSpec(ctx context.Context, s *Spec, o RunOptions) ([]Result, error) {
 			r := Result{Key: key, Mechanism: m.Name, Label: m.label(), Params: t.Params, Relation: t.Relation, Pair: t.Pair,
 				TargetEpsilon: eps, ClaimedEpsilon: t.Claimed, Delta: s.Delta, LowerBound: res.LowerBound,
 				Confidence: conf, Trials: trials, Seed: s.Seed, Test: res}
-			if err := appendResult(store, r); err != nil {
+			if err := appendResult(o.Dir, r); err != nil {
 				return out, err
 			}
 			out = append(out, r)
@@ -280,13 +280,28 @@ func ReadResults(path string) (results map[string]Result, tornAt int64, err erro
 	return out, -1, nil
 }
 
-// appendResult appends r to the store and syncs it.
-func appendResult(path string, r Result) error {
+// truncateIn truncates the file name in the result directory dir to size
+// bytes, never through a symbolic link (fileutil.OpenFileIn).
+func truncateIn(dir, name string, size int64) error {
+	f, err := fileutil.OpenFileIn(dir, name, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// appendResult appends r to the store of the result directory dir and
+// syncs it.
+func appendResult(dir string, r Result) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := fileutil.OpenFileIn(dir, ResultsFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
@@ -307,7 +322,5 @@ func writeSpecCopy(s *Spec, dir string) error {
 	if err != nil {
 		return err
 	}
-	return fileutil.WriteFileAtomic(filepath.Join(dir, "spec.toml"), src)
+	return fileutil.WriteFileAtomicIn(dir, "spec.toml", src)
 }
-
-func mkdir(d string) error { return os.MkdirAll(d, 0o755) }

@@ -185,7 +185,8 @@ func (f *Figure) Validate() error {
 // Write renders f into dir as <Name>.<format> for each format and returns the
 // paths written, in the order of formats, up to the first format that
 // failed, and that failure. The formats are rendered and their files
-// written (atomically) concurrently.
+// written (atomically) concurrently. Neither dir nor a file is written
+// through a symbolic link (fileutil.ReplaceFileInFolder).
 func Write(f *Figure, dir string, formats ...string) ([]string, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
@@ -194,7 +195,7 @@ func Write(f *Figure, dir string, formats ...string) ([]string, error) {
 	write := func(i int) {
 		b, err := Render(f, formats[i])
 		if err == nil {
-			err = fileutil.ReplaceFile(filepath.Join(dir, f.Name+"."+formats[i]), b)
+			err = fileutil.ReplaceFileInFolder(dir, f.Name+"."+formats[i], b)
 		}
 		errs[i] = err
 	}

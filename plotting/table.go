@@ -56,7 +56,8 @@ type Entry struct {
 var TableFormats = []string{"md", "tex", "csv"}
 
 // WriteTable writes t into dir as <Name>.<format> for each format and returns
-// the paths written.
+// the paths written. Neither dir nor a file is written through a symbolic
+// link (fileutil.ReplaceFileInFolder).
 func WriteTable(t *Table, dir string, formats ...string) ([]string, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
@@ -79,7 +80,7 @@ func WriteTable(t *Table, dir string, formats ...string) ([]string, error) {
 			return paths, err
 		}
 		path := filepath.Join(dir, t.Name+"."+format)
-		if err := fileutil.ReplaceFile(path, buf.Bytes()); err != nil {
+		if err := fileutil.ReplaceFileInFolder(dir, t.Name+"."+format, buf.Bytes()); err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)

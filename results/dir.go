@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/dplab/dplab/internal/fileutil"
 )
 
 // BusyError reports that another process holds a result directory's lock:
@@ -94,13 +97,17 @@ func (e *NotResultDirError) Error() string {
 // its merge). Anything else, a file or a directory of other
 // files, is a *NotResultDirError, so that the store, the spec copy and
 // rendered outputs never overwrite foreign files; so is a path below a file,
-// which can never be a directory.
+// which can never be a directory. A symbolic link inside dir, at any depth,
+// is a *fileutil.SymlinkError naming it (dir itself may be one): every
+// write into dir refuses links (fileutil.OpenFileIn), and this refuses
+// them before anything is read or run.
 func CheckDir(dir string) error { return CheckDirFor(dir, "", TrialsFile, LockFile, ShardsDir) }
 
 // CheckDirFor is CheckDir for another kind of result directory (kind names
 // it in errors, as NotResultDirError.Kind), whose own files are store and
 // markers (an audit spec's holds audits.jsonl): nil if dir does not exist,
-// is empty or holds one of them, else a *NotResultDirError.
+// is empty or holds one of them and no symbolic link, else a
+// *NotResultDirError or a *fileutil.SymlinkError.
 func CheckDirFor(dir, kind, store string, markers ...string) error {
 	st, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -117,7 +124,7 @@ func CheckDirFor(dir, kind, store string, markers ...string) error {
 	}
 	for _, marker := range append([]string{store}, markers...) {
 		if _, err := os.Lstat(filepath.Join(dir, marker)); err == nil {
-			return nil
+			return checkNoLinks(dir)
 		}
 	}
 	f, err := os.Open(dir)
@@ -138,6 +145,31 @@ func CheckDirFor(dir, kind, store string, markers ...string) error {
 		list = strings.Join(names[:3], ", ") + ", ..."
 	}
 	return &NotResultDirError{Dir: dir, Kind: kind, Reason: fmt.Sprintf("it holds other files (%s) and no %s", list, store)}
+}
+
+// checkNoLinks returns a *fileutil.SymlinkError naming a symbolic link
+// inside the directory dir, at any depth, or nil if there is none. Entries
+// that vanish meanwhile (a render's temporary files) are no error.
+func checkNoLinks(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	for _, e := range ents {
+		path := filepath.Join(dir, e.Name())
+		if e.Type()&fs.ModeSymlink != 0 {
+			return &fileutil.SymlinkError{Path: path}
+		}
+		if e.IsDir() {
+			if err := checkNoLinks(path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // OtherExperimentError reports a result directory holding the trials of

@@ -27,7 +27,9 @@
 //     is, is a *CorruptError naming file and line, and nothing is changed: it
 //     may hold a finished trial, so it is never dropped silently.
 //   - A result directory is new, empty, or holds trials.jsonl or .lock;
-//     CheckDir refuses anything else, so outputs never overwrite foreign files.
+//     CheckDir refuses anything else, so outputs never overwrite foreign files,
+//     and a directory holding a symbolic link; no write into a result
+//     directory follows a link (internal/fileutil's ...In functions).
 //     Files are written with mode 0666 less the umask.
 //   - Only settled records count as done: status "ok", or "infeasible" (the
 //     target is below what the mechanism can reach on the data); a failed

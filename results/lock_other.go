@@ -5,14 +5,15 @@ package results
 import (
 	"fmt"
 	"os"
-	"path/filepath"
+
+	"github.com/dplab/dplab/internal/fileutil"
 )
 
 // lockDir creates the lock file name in dir (it marks a result directory)
 // but cannot lock it where flock is unavailable: do not run two dplab runs
 // on the same result directory at once there.
 func lockDir(dir, name string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_RDWR, 0o666)
+	f, err := fileutil.OpenFileIn(dir, name, os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("results: lock %s: %w", dir, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/dplab/dplab/internal/fileutil"
 )
 
 // lockDir takes the exclusive advisory lock (flock) of the lock file name
@@ -19,7 +21,7 @@ import (
 // by SIGKILL, so a killed run never blocks its rerun.
 func lockDir(dir, name string) (*os.File, error) {
 	path := filepath.Join(dir, name)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	f, err := fileutil.OpenFileIn(dir, name, os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("results: lock %s: %w", dir, err)
 	}

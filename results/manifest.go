@@ -66,16 +66,21 @@ func ReadManifestFile(path string) (*Manifest, error) {
 	return &m, nil
 }
 
-// WriteManifest writes m to dir atomically.
-func WriteManifest(dir string, m *Manifest) error {
-	return WriteManifestFile(filepath.Join(dir, ManifestFile), m)
+// WriteManifest writes m to dir's ManifestFile atomically.
+func WriteManifest(dir string, m *Manifest) error { return writeManifest(dir, ManifestFile, m) }
+
+// WriteShardManifest writes m to shard i of n's manifest in dir
+// (ShardManifestPath) atomically.
+func WriteShardManifest(dir string, i, n int, m *Manifest) error {
+	return writeManifest(dir, shardManifestName(i, n), m)
 }
 
-// WriteManifestFile writes m to path atomically.
-func WriteManifestFile(path string, m *Manifest) error {
+// writeManifest writes m to the file name in the result directory dir
+// atomically.
+func writeManifest(dir, name string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
-	return fileutil.WriteFileAtomic(path, append(b, '\n'))
+	return fileutil.WriteFileAtomicIn(dir, name, append(b, '\n'))
 }

@@ -33,17 +33,25 @@ func ShardPath(dir string, i, n int) string { return filepath.Join(dir, ShardsDi
 // ShardManifestPath is the path of shard i of n's manifest in dir: the
 // manifest of a result directory, written by the shard's runs only.
 func ShardManifestPath(dir string, i, n int) string {
-	return filepath.Join(dir, ShardsDir, fmt.Sprintf("shard-%d-of-%d.json", i, n))
+	return filepath.Join(dir, shardManifestName(i, n))
+}
+
+// shardManifestName is ShardManifestPath relative to the result directory.
+func shardManifestName(i, n int) string {
+	return filepath.Join(ShardsDir, fmt.Sprintf("shard-%d-of-%d.json", i, n))
 }
 
 // ShardSpecPath is the path of the copy of a spec with SHA-256 sum (hex) in
 // dir's ShardsDir. The name carries the digest, so shards of two versions of
 // a spec never overwrite each other's copy.
-func ShardSpecPath(dir, sum string) string {
+func ShardSpecPath(dir, sum string) string { return filepath.Join(dir, shardSpecName(sum)) }
+
+// shardSpecName is ShardSpecPath relative to the result directory.
+func shardSpecName(sum string) string {
 	if len(sum) > 16 {
 		sum = sum[:16]
 	}
-	return filepath.Join(dir, ShardsDir, "spec-"+sum+".toml")
+	return filepath.Join(ShardsDir, "spec-"+sum+".toml")
 }
 
 // WriteShardSpec writes the spec source src to its ShardSpecPath in dir
@@ -51,11 +59,12 @@ func ShardSpecPath(dir, sum string) string {
 // and returns the path.
 func WriteShardSpec(dir string, src []byte) (string, error) {
 	sum := sha256.Sum256(src)
-	path := ShardSpecPath(dir, hex.EncodeToString(sum[:]))
+	name := shardSpecName(hex.EncodeToString(sum[:]))
+	path := filepath.Join(dir, name)
 	if b, err := os.ReadFile(path); err == nil && string(b) == string(src) {
 		return path, nil
 	}
-	return path, fileutil.WriteFileAtomic(path, src)
+	return path, fileutil.WriteFileAtomicIn(dir, name, src)
 }
 
 // OpenShard opens (creating if needed) the record file of shard i of n in
@@ -73,14 +82,17 @@ func OpenShard(dir string, i, n int, warn func(string)) (*Store, []Record, error
 	if err := CheckDir(dir); err != nil {
 		return nil, nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, ShardsDir), 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("results: %w", err)
+	}
+	if err := fileutil.MkdirAllIn(dir, ShardsDir); err != nil {
 		return nil, nil, fmt.Errorf("results: %w", err)
 	}
 	merged, err := Read(dir, warn)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, recs, err := openFile(ShardPath(dir, i, n), nil, warn)
+	s, recs, err := openFile(dir, filepath.Join(ShardsDir, ShardFile(i, n)), nil, warn)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -211,5 +223,5 @@ func UnmergedShards(dir string, want func(cell string) bool, done func(Key) bool
 // a run does: dplab merge gives a merged directory the copy an unsharded
 // run leaves.
 func WriteSpecCopy(dir string, src []byte) error {
-	return fileutil.WriteFileAtomic(filepath.Join(dir, "spec.toml"), src)
+	return fileutil.WriteFileAtomicIn(dir, "spec.toml", src)
 }

@@ -44,8 +44,9 @@ const LockFile = ".lock"
 // Append calls. An open Store holds its directory's exclusive lock until
 // Close.
 type Store struct {
-	path string
-	lock *os.File // the held lock of the directory; nil where locking is unavailable
+	dir, name string   // the result directory and the file's name in it
+	path      string   // dir/name
+	lock      *os.File // the held lock of the directory; nil where locking is unavailable
 
 	mu       sync.Mutex
 	f        *os.File
@@ -87,15 +88,17 @@ func Open(dir string, warn func(string)) (_ *Store, _ []Record, err error) {
 			unlockDir(lock)
 		}
 	}()
-	return openFile(filepath.Join(dir, TrialsFile), lock, warn)
+	return openFile(dir, TrialsFile, lock, warn)
 }
 
-// openFile opens (creating if needed) the store file at path for appending,
-// with lock (nil: none) as the guarantee that no other process writes it:
-// it reads the records there, truncates a torn tail, and returns the store
-// positioned for appending with the records read.
-func openFile(path string, lock *os.File, warn func(string)) (*Store, []Record, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+// openFile opens (creating if needed) the store file name in the result
+// directory dir for appending (fileutil.OpenFileIn: never through a
+// symbolic link), with lock (nil: none) as the guarantee that no other
+// process writes it: it reads the records there, truncates a torn tail,
+// and returns the store positioned for appending with the records read.
+func openFile(dir, name string, lock *os.File, warn func(string)) (*Store, []Record, error) {
+	path := filepath.Join(dir, name)
+	f, err := fileutil.OpenFileIn(dir, name, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, nil, fmt.Errorf("results: %w", err)
 	}
@@ -117,7 +120,7 @@ func openFile(path string, lock *os.File, warn func(string)) (*Store, []Record, 
 		f.Close()
 		return nil, nil, fmt.Errorf("results: %w", err)
 	}
-	s := &Store{path: path, lock: lock, f: f, lastSync: time.Now()}
+	s := &Store{dir: dir, name: name, path: path, lock: lock, f: f, lastSync: time.Now()}
 	s.setDone(recs)
 	return s, recs, nil
 }
@@ -314,10 +317,10 @@ func (s *Store) Rewrite(keep func(*Record) bool) ([]Record, error) {
 			kept = append(kept, recs[i])
 		}
 	}
-	if err := fileutil.WriteFileAtomic(s.path, buf); err != nil {
+	if err := fileutil.WriteFileAtomicIn(s.dir, s.name, buf); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(s.path, os.O_RDWR, 0)
+	f, err := fileutil.OpenFileIn(s.dir, s.name, os.O_RDWR, 0)
 	if err == nil {
 		_, err = f.Seek(0, io.SeekEnd)
 		if err != nil {

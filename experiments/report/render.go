@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -98,7 +97,7 @@ func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view,
 		})
 	}
 	if len(outs.figures) > 0 {
-		if err := os.MkdirAll(filepath.Join(dir, "figures"), 0o755); err != nil {
+		if err := fileutil.MkdirAllIn(dir, "figures"); err != nil {
 			return err
 		}
 	}
@@ -109,7 +108,7 @@ func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view,
 		})
 	}
 	if len(outs.tables) > 0 {
-		if err := os.MkdirAll(filepath.Join(dir, "tables"), 0o755); err != nil {
+		if err := fileutil.MkdirAllIn(dir, "tables"); err != nil {
 			return err
 		}
 	}

@@ -841,5 +841,8 @@ func (r *runner) writeManifest(dir string, run results.Run) error {
 		}
 	}
 	m.Runs = append(m.Runs, run)
-	return results.WriteManifestFile(path, m)
+	if r.shard.Sharded() {
+		return results.WriteShardManifest(dir, r.shard.Index, r.shard.Count, m)
+	}
+	return results.WriteManifest(dir, m)
 }
