@@ -30,7 +30,8 @@ Without RESULTDIR it shows every result folder under results/. Arguments that
 are plain files are skipped with a warning (so that 'dplab report results/*'
 passes over the results package's sources), as are audit spec folders (dplab
 audit SPEC.toml: their figure and table are their own); any other directory
-that is not a result folder (no trials.jsonl) is an error.`,
+that is not a result folder (no trials.jsonl) is an error. The page (-o) must
+be written outside every result folder: a path in or below one is refused.`,
 	Run: cmdReport,
 }
 
@@ -68,7 +69,9 @@ func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 // checkOutputFile returns an error naming -o when the page could not be
 // written there for a reason known before it is built: its folder is missing
 // or not a folder, or the path is a folder. (A page of many result folders
-// takes seconds to build.)
+// takes seconds to build.) It also refuses a path in or below a result
+// folder: the page would replace one of its files or sit among them (-o
+// DIR/trials.jsonl replaced the store with the page; issue 34, item 3).
 func checkOutputFile(path string) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return fmt.Errorf("-o %s is a directory; give a file name such as %s", path, filepath.Join(path, "report.html"))
@@ -81,7 +84,47 @@ func checkOutputFile(path string) error {
 	if !st.IsDir() {
 		return fmt.Errorf("-o %s: %s is not a folder", path, dir)
 	}
+	in, err := resultDirAround(dir)
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	if in != "" {
+		return fmt.Errorf("-o %s is inside the result folder %s: the page would replace or sit among its files; write it outside (e.g. -o report.html)", path, in)
+	}
 	return nil
+}
+
+// resultDirAround returns the result folder (a run's, a sharded run's or an
+// audit's) that the existing folder dir is, or is below, once links are
+// resolved; "" if none.
+func resultDirAround(dir string) (string, error) {
+	dir, err := filepath.EvalSymlinks(dir)
+	if err == nil {
+		dir, err = filepath.Abs(dir)
+	}
+	if err != nil {
+		return "", err
+	}
+	for !isResultFolder(dir) {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", nil
+		}
+		dir = parent
+	}
+	return dir, nil
+}
+
+// isResultFolder reports whether dir holds a store (trials.jsonl or
+// audits.jsonl) or shard files.
+func isResultFolder(dir string) bool {
+	for _, store := range []string{results.TrialsFile, audit.ResultsFile} {
+		if _, err := os.Lstat(filepath.Join(dir, store)); err == nil {
+			return true
+		}
+	}
+	shards, _ := results.ShardFiles(dir)
+	return len(shards) > 0
 }
 
 // reportDirs returns the result folders to show: the arguments, without

@@ -102,6 +102,58 @@ func TestReportCLIErrors(t *testing.T) {
 	}
 }
 
+// TestReportOutputInResultDirRefused: an -o that is a file of a result
+// folder, or any path in or below one (a run's, a sharded run's or an
+// audit's, also through a link), is bad input naming the folder, and the
+// folder is left as it was (issue 34, item 3: -o DIR/trials.jsonl replaced
+// the store with the page, exit 0, and the next run exited 2).
+func TestReportOutputInResultDirRefused(t *testing.T) {
+	tmp := t.TempDir()
+	spec := writeFile(t, filepath.Join(tmp, "cli.toml"), cliSpec)
+	dir, sharded, audited := filepath.Join(tmp, "res"), filepath.Join(tmp, "sharded"), filepath.Join(tmp, "aud")
+	for _, args := range [][]string{
+		{"run", spec, "--out", dir},
+		{"run", spec, "--out", sharded, "--shard", "0/2"},
+		{"audit", "experiments/audits/audit_grid.toml", "--quick", "--out", audited},
+	} {
+		if code, _, stderr := runMain(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+	}
+	link := filepath.Join(tmp, "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	all := func() string { return snapshot(t, dir) + snapshot(t, sharded) + snapshot(t, audited) }
+	for _, tc := range []struct{ o, folder string }{
+		{filepath.Join(dir, "trials.jsonl"), dir},
+		{filepath.Join(dir, "manifest.json"), dir},
+		{filepath.Join(dir, "report.html"), dir},
+		{filepath.Join(dir, "figures", "r.html"), dir},
+		{filepath.Join(link, "trials.jsonl"), dir},
+		{filepath.Join(sharded, "shards", "shard-0-of-2.jsonl"), sharded},
+		{filepath.Join(audited, "audits.jsonl"), audited},
+	} {
+		if err := os.MkdirAll(filepath.Dir(tc.o), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		before := all()
+		code, _, stderr := runMain(t, "report", dir, "-o", tc.o)
+		if want := "-o " + tc.o + " is inside the result folder " + tc.folder; code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("report -o %s: exit %d, stderr %q; want 2 and %q", tc.o, code, stderr, want)
+		}
+		if after := all(); after != before {
+			t.Errorf("report -o %s changed the result folders", tc.o)
+		}
+	}
+	if code, stdout, stderr := runMain(t, "report", dir, "-o", filepath.Join(tmp, "r.html")); code != 0 {
+		t.Errorf("report beside the result folders: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runMain(t, "run", spec, "--out", dir); code != 0 {
+		t.Errorf("rerun: exit %d\n%s", code, stderr)
+	}
+}
+
 // browserChecker is prepended to the page's <head> for the browser test:
 // it records console errors, script errors and failed loads from the first
 // line on, and once the page (images included) has loaded writes into the
