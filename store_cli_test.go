@@ -149,6 +149,86 @@ func TestSecondRunOnBusyDirRefused(t *testing.T) {
 	}
 }
 
+// TestSecondShardOnBusyShardRefused starts a real shard run (dplab run
+// --shard 0/2) and, while it runs, the same shard again on the same --out.
+// The second must exit 1 naming the shard and the first's pid; the first
+// must store each of its 3000 trials exactly once, in a shard file of whole
+// records, with one run in its manifest (issue 34, item 7: both exited 0
+// and the shard file held interleaved bytes, so merge and resume exited 2).
+func TestSecondShardOnBusyShardRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs dplab twice at once as real processes")
+	}
+	bin := buildDplab(t)
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), busySpec)
+	dir := filepath.Join(t.TempDir(), "out")
+	var firstOut bytes.Buffer
+	first := exec.Command(bin, "run", spec, "-j", "2", "--out", dir, "--shard", "0/2")
+	first.Stdout, first.Stderr = &firstOut, &firstOut
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- first.Wait() }()
+	defer func() {
+		first.Process.Kill()
+		<-done
+	}()
+	shardFile := results.ShardPath(dir, 0, 2)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, _ := os.ReadFile(shardFile)
+		if bytes.Count(b, []byte("\n")) >= 500 {
+			break
+		}
+		select {
+		case err := <-done:
+			done <- err
+			t.Fatalf("the first shard ended (%v) before storing 500 trials:\n%s", err, firstOut.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first shard stored fewer than 500 trials in 60 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Refused with the first's pid, the second ran while the first held
+	// the shard.
+	out, err := exec.Command(bin, "run", spec, "-j", "1", "--out", dir, "--shard", "0/2").CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("second shard: %v, want exit status 1\n%s", err, out)
+	}
+	if msg := fmt.Sprintf("%s is in use by another dplab run --shard 0/2 (pid %d)", dir, first.Process.Pid); !strings.Contains(string(out), msg) {
+		t.Errorf("second shard's output lacks %q:\n%s", msg, out)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("first shard: %v\n%s", err, firstOut.String())
+	}
+	done <- nil
+	recs, err := results.ReadShard(shardFile, nil)
+	if err != nil {
+		t.Fatalf("the shard file: %v", err)
+	}
+	seen := map[results.Key]bool{}
+	for i := range recs {
+		if recs[i].Status != results.StatusOK || seen[recs[i].Key()] {
+			t.Fatalf("record %d: status %s, stored before: %v", i, recs[i].Status, seen[recs[i].Key()])
+		}
+		seen[recs[i].Key()] = true
+	}
+	if len(recs) != 3000 {
+		t.Errorf("the shard file holds %d records, want 3000", len(recs))
+	}
+	m, err := results.ReadManifestFile(results.ShardManifestPath(dir, 0, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Runs) != 1 || m.Runs[0].Status != "complete" || m.Runs[0].TrialsRun != 3000 {
+		t.Errorf("shard manifest runs: %+v, want the first shard alone, complete with 3000 trials", m.Runs)
+	}
+}
+
 // TestCorruptStoreExit2 checks that a store with a complete line that is not
 // a record is bad input (exit 2) naming file and line for run, plan and
 // render, and is left untouched; only an unfinished last line is repaired

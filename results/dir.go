@@ -47,6 +47,10 @@ func (e *CorruptError) Error() string {
 
 func (e *CorruptError) Unwrap() error { return e.Err }
 
+// errLockUnsupported is in the error of a lock the file system cannot
+// take (lockDir).
+var errLockUnsupported = errors.New("the file system does not support flock")
+
 // DirLock is an exclusive lock on a result directory (LockDir).
 type DirLock struct{ f *os.File }
 

@@ -30,6 +30,11 @@ func lockDir(dir, name string) (*os.File, error) {
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, &BusyError{Dir: dir, PID: readPID(path)}
 		}
+		if errors.Is(err, syscall.ENOLCK) || errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EOPNOTSUPP) {
+			// No lock manager (an NFS mount without lockd) or no flock at
+			// all (Lustre mounted with noflock).
+			err = fmt.Errorf("%w: %w", errLockUnsupported, err)
+		}
 		return nil, fmt.Errorf("results: lock %s: %w", path, err)
 	}
 	// The pid is only for the message a second run prints: failing to

@@ -90,6 +90,53 @@ func TestOpenBusyDirChangesNothing(t *testing.T) {
 	}
 }
 
+// TestOpenShardBusy: a shard held open (as a running shard holds it) is a
+// *BusyError naming the shard for a second OpenShard of it, which changes
+// nothing, while another shard of the directory opens; once the holder
+// closes, the shard opens again (issue 34, item 7).
+func TestOpenShardBusy(t *testing.T) {
+	dir := t.TempDir()
+	first, _, err := OpenShard(dir, 0, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Append(rec("c", 0, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	list := func() string { return listDir(t, dir) + listDir(t, filepath.Join(dir, ShardsDir)) }
+	before := list()
+	s, _, err := OpenShard(dir, 0, 2, nil)
+	var be *BusyError
+	if want := fmt.Sprintf("%s is in use by another dplab run --shard 0/2 (pid %d)", dir, os.Getpid()); !errors.As(err, &be) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("second OpenShard: %v, want a *BusyError saying %q", err, want)
+	}
+	if s != nil {
+		s.Close()
+	}
+	if after := list(); after != before {
+		t.Errorf("the refused OpenShard changed the directory:\n%q\nwant\n%q", after, before)
+	}
+	other, _, err := OpenShard(dir, 1, 2, nil)
+	if err != nil {
+		t.Fatalf("another shard: %v", err)
+	}
+	other.Close()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, recs, err := OpenShard(dir, 0, 2, nil)
+	if err != nil {
+		t.Fatalf("after the holder closed: %v", err)
+	}
+	again.Close()
+	if len(recs) != 1 {
+		t.Errorf("the shard holds %d records, want 1", len(recs))
+	}
+}
+
 // TestWriteFileAtomicMode checks that files written atomically (rendered
 // figures and tables, summary.csv, manifest.json, spec.toml), synced or not,
 // get mode 0666 less the umask, not os.CreateTemp's 0600 (issue 9, item 9),

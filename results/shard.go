@@ -17,10 +17,10 @@ import (
 
 // ShardsDir is the subdirectory of a result directory that holds the files
 // of a sharded run (dplab run --shard i/N): per shard its records
-// (ShardFile) and its manifest (ShardManifestPath), and the spec copies
-// (ShardSpecPath). Each file has exactly one writer, the process running its
-// shard, so no lock is needed: a sharded run is safe on a network file
-// system shared by hosts, where flock may not work across them.
+// (ShardFile), its manifest (ShardManifestPath) and its lock, and the spec
+// copies (ShardSpecPath). Each shard's files have one writer, the process
+// holding the shard's lock (OpenShard), never the directory's: shards run
+// at once, on hosts sharing a network file system.
 const ShardsDir = "shards"
 
 // ShardFile is the name of shard i of n's record file within ShardsDir.
@@ -68,14 +68,17 @@ func WriteShardSpec(dir string, src []byte) (string, error) {
 }
 
 // OpenShard opens (creating if needed) the record file of shard i of n in
-// the result directory dir for appending, without taking the directory's
-// lock: the file has one writer, the shard's process. It returns the
-// records of the shard file. Trials stored with status ok in the shard file
-// or in the directory's own store (TrialsFile, read without the lock and not
-// modified) count as done, so a shard skips trials a merge or an unsharded
-// run already stored. A torn last line of the shard file is truncated as
-// Open does.
-func OpenShard(dir string, i, n int, warn func(string)) (*Store, []Record, error) {
+// the result directory dir for appending. It takes the shard's own lock
+// (shards/shard-i-of-n.lock), not the directory's, first: if another
+// process holds it (the same shard run twice at once) it returns a
+// *BusyError having changed nothing. Where the file system cannot lock
+// (flock fails with ENOLCK, ENOSYS or EOPNOTSUPP) it warns and goes on
+// unlocked. It returns the records of the shard file. Trials stored with
+// status ok in the shard file or in the directory's own store (TrialsFile,
+// read without the directory's lock and not modified) count as done, so a
+// shard skips trials a merge or an unsharded run already stored. A torn
+// last line of the shard file is truncated as Open does.
+func OpenShard(dir string, i, n int, warn func(string)) (_ *Store, _ []Record, err error) {
 	if n < 1 || i < 0 || i >= n {
 		return nil, nil, fmt.Errorf("results: shard %d of %d: want 0 ≤ i < n", i, n)
 	}
@@ -88,11 +91,29 @@ func OpenShard(dir string, i, n int, warn func(string)) (*Store, []Record, error
 	if err := fileutil.MkdirAllIn(dir, ShardsDir); err != nil {
 		return nil, nil, fmt.Errorf("results: %w", err)
 	}
+	lock, err := lockDir(dir, filepath.Join(ShardsDir, fmt.Sprintf("shard-%d-of-%d.lock", i, n)))
+	var busy *BusyError
+	switch {
+	case errors.As(err, &busy):
+		busy.Holder = fmt.Sprintf("dplab run --shard %d/%d", i, n)
+		return nil, nil, err
+	case errors.Is(err, errLockUnsupported):
+		if warn != nil {
+			warn(fmt.Sprintf("%v; shard %d/%d runs unlocked: never run it twice at once", err, i, n))
+		}
+	case err != nil:
+		return nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			unlockDir(lock)
+		}
+	}()
 	merged, err := Read(dir, warn)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, recs, err := openFile(dir, filepath.Join(ShardsDir, ShardFile(i, n)), nil, warn)
+	s, recs, err := openFile(dir, filepath.Join(ShardsDir, ShardFile(i, n)), lock, warn)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -108,7 +108,7 @@ func openFile(dir, name string, lock *os.File, warn func(string)) (*Store, []Rec
 		return nil, nil, err
 	}
 	// Truncate a torn tail so the next append starts on a fresh line. The
-	// lock (or, for a shard file, its single writer) guarantees no live
+	// lock (the directory's, or a shard file's own) guarantees no live
 	// writer is behind it.
 	if st, err := f.Stat(); err == nil && st.Size() != good {
 		if err := f.Truncate(good); err != nil {

@@ -97,8 +97,9 @@ func (r *runner) trialRange(ci int) (first, step int) {
 	return r.assign.First(ci, r.shard.Index), r.assign.n
 }
 
-// openShard opens the shard's record file in dir (no lock: it has one
-// writer) and writes the spec's copy beside it, where dplab merge finds it.
+// openShard opens the shard's record file in dir (under the shard's own
+// lock, not the directory's) and writes the spec's copy beside it, where
+// dplab merge finds it.
 func (r *runner) openShard(dir string, warn func(string)) (*results.Store, []results.Record, error) {
 	store, recs, err := results.OpenShard(dir, r.shard.Index, r.shard.Count, warn)
 	if err != nil {
