@@ -499,8 +499,8 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // isStoreInputError reports whether err is a result directory that cannot be
 // used as given: one holding foreign files, a store with a corrupt line,
-// shard records not merged yet, another experiment's trials only, or a
-// symbolic link where dplab would write.
+// shard records not merged yet, another experiment's trials only, a
+// symbolic link where dplab would write, or shard records that conflict.
 // All are bad input (exit 2): the same command fails until the user acts. A
 // directory busy with another run (*results.BusyError) is not: it stays a run
 // failure (exit 1), as the same command succeeds once that run ends.
@@ -510,7 +510,9 @@ func isStoreInputError(err error) bool {
 	var unmerged *results.UnmergedShardsError
 	var other *results.OtherExperimentError
 	var link *fileutil.SymlinkError
-	return errors.As(err, &corrupt) || errors.As(err, &foreign) || errors.As(err, &unmerged) || errors.As(err, &other) || errors.As(err, &link)
+	var conflict *results.ConflictError
+	return errors.As(err, &corrupt) || errors.As(err, &foreign) || errors.As(err, &unmerged) || errors.As(err, &other) || errors.As(err, &link) ||
+		errors.As(err, &conflict)
 }
 
 // storeError marks err as bad input when isStoreInputError says so. A

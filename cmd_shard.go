@@ -26,14 +26,17 @@ var mergeCommand = &command{
 	Long: `Merge appends the records of RESULTDIR/shards/shard-i-of-N.jsonl (written by
 "dplab run --shard i/N") to RESULTDIR/trials.jsonl, under the directory's lock,
 skipping records the store already holds: merging twice changes nothing. It
-reports trials with several distinct ok records (duplicates; "differ" when
-they disagree beyond timing) and every trial of the spec with no ok record,
+reports trials with several records identical apart from timing (duplicates)
+and every trial of the spec with no ok record,
 by dataset, mechanism label, ε and trial index, with the shard that should
 have produced it. With no trial missing it writes spec.toml and
 manifest.json and renders the figures and tables; with trials missing or
 failed it exits non-zero (rerun the shards it names: a resumed shard runs
 only what it lacks). The spec and its --quick and --trials settings are
-those the shards recorded in RESULTDIR/shards.`,
+those the shards recorded in RESULTDIR/shards; a shard file without its
+manifest (shard-i-of-N.json) is refused. Records of one trial that differ
+beyond timing (wall_s, code_version, wall_* diagnostics) fail the merge
+(exit 2) naming them and their files, and nothing is appended.`,
 	Run: cmdMerge,
 }
 
@@ -94,8 +97,8 @@ type shardSetup struct {
 	files    map[int][]run.Shard // count -> shard files present
 }
 
-// readShardSetup reads the shard manifests of dir and checks that they
-// agree on the spec, --quick and --trials.
+// readShardSetup reads the shard manifests of dir, checks that every shard
+// file has one and that they agree on the spec, --quick and --trials.
 func readShardSetup(dir string, shards []results.ShardName) (*shardSetup, error) {
 	su := &shardSetup{data: map[string]string{}, files: map[int][]run.Shard{}}
 	var first string // "spec sha, quick, trials" of the first manifest
@@ -110,7 +113,10 @@ func readShardSetup(dir string, shards []results.ShardName) (*shardSetup, error)
 			return nil, err
 		}
 		if len(m.Runs) == 0 {
-			continue // killed before its manifest: its records still merge
+			// Nothing says which spec its records are of: another spec's
+			// records were appended this way.
+			return nil, fmt.Errorf("%s has no manifest (%s): nothing says which spec and settings its records are of, so nothing was merged; rerun shard %d/%d to completion (it resumes and writes its manifest) or move the file away",
+				sh.Path, path, sh.Index, sh.Count)
 		}
 		last := m.Runs[len(m.Runs)-1]
 		id := fmt.Sprintf("spec sha256 %s, quick %v, trials %d", m.SpecSHA256, last.Quick, last.Trials)
@@ -126,9 +132,6 @@ func readShardSetup(dir string, shards []results.ShardName) (*shardSetup, error)
 		for k, v := range m.Datasets {
 			su.data[k] = v
 		}
-	}
-	if first == "" {
-		return nil, fmt.Errorf("no shard of %s recorded its manifest (%s/shard-i-of-N.json): rerun one shard to completion, then merge", dir, results.ShardsDir)
 	}
 	return su, nil
 }
@@ -179,12 +182,8 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "%s: merged %d shard file(s) into %s: %d records read, %d added (%d already stored)\n",
 		s.Name, len(res.Shards), filepath.Join(dir, results.TrialsFile), res.Read, res.Added, res.Read-res.Added)
 	for _, d := range res.Duplicates {
-		how := "identical apart from timing"
-		if d.Differ {
-			how = "DIFFER beyond timing: the runs were not deterministic, or not of the same code and data"
-		}
-		fmt.Fprintf(stdout, "duplicate: %s / %s / %s / trial %d: %d ok records (%s), %s; the last merged is used\n",
-			d.Dataset, d.Label, epsLabel(d.Epsilon), d.Key.Trial, len(d.Sources), strings.Join(d.Sources, ", "), how)
+		fmt.Fprintf(stdout, "duplicate: %s / %s / %s / trial %d: %d records (%s), identical apart from timing; the last merged is used\n",
+			d.Dataset, d.Label, epsLabel(d.Epsilon), d.Key.Trial, len(d.Sources), strings.Join(d.Sources, ", "))
 	}
 	cells, err := s.Expand(ctx)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -168,5 +169,79 @@ func copyDir(t *testing.T, src, dst string) {
 		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestMergeRefusesConflictsAndShardsWithoutManifest (issue 34, item 9): a
+// shard record whose test_mse and ε spent were edited beside the original
+// fails the merge with exit 2 naming the trial, both files and the fields,
+// and nothing is appended; a shard file without its manifest (here another
+// spec's, copied in) is refused with exit 2 naming it, before anything is
+// written. Before, the first merged with a "DIFFER" warning and used the
+// edited record, and the second appended the other spec's records.
+func TestMergeRefusesConflictsAndShardsWithoutManifest(t *testing.T) {
+	tmp := t.TempDir()
+	spec := writeFile(t, filepath.Join(tmp, "cli.toml"), cliSpec)
+	other := writeFile(t, filepath.Join(tmp, "other.toml"), strings.Replace(strings.Replace(cliSpec, `name = "cli"`, `name = "other"`, 1), "epsilon = [1]", "epsilon = [2]", 1))
+	shardRun := func(spec, dir, shard string) {
+		t.Helper()
+		if code, _, errs := runMain(t, "run", spec, "--out", dir, "--shard", shard); code != 0 {
+			t.Fatalf("run --shard %s: exit %d\n%s", shard, code, errs)
+		}
+	}
+
+	tampered := filepath.Join(tmp, "tampered")
+	shardRun(spec, tampered, "0/2")
+	shardRun(spec, tampered, "1/2")
+	b, err := os.ReadFile(results.ShardPath(tampered, 0, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal(bytes.TrimSpace(b), &r); err != nil {
+		t.Fatal(err)
+	}
+	r["metrics"].(map[string]any)["test_mse"] = 1e-9
+	r["privacy"].(map[string]any)["eps_spent"] = 0.001
+	r["wall_s"] = 123.0
+	line, _ := json.Marshal(r)
+	f, err := os.OpenFile(results.ShardPath(tampered, 1, 2), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(append(line, '\n'))
+	f.Close()
+	code, out, errs := runMain(t, "merge", tampered)
+	want := fmt.Sprintf("trial %.0f (cell %s): shards/shard-0-of-2.jsonl, shards/shard-1-of-2.jsonl differ in metrics.test_mse, privacy.eps_spent", r["trial"], r["cell_key"])
+	if code != 2 || !strings.Contains(errs, "1 trial(s) have records that differ beyond timing") || !strings.Contains(errs, want) {
+		t.Errorf("merge with an edited record: exit %d, want 2 and %q\n%s%s", code, want, out, errs)
+	}
+	if recs, err := results.Read(tampered, nil); err != nil || len(recs) != 0 {
+		t.Errorf("the refused merge appended %d record(s) (%v)", len(recs), err)
+	}
+
+	orphan := filepath.Join(tmp, "orphan")
+	shardRun(spec, orphan, "0/2")
+	shardRun(spec, orphan, "1/2")
+	foreign := filepath.Join(tmp, "foreign")
+	shardRun(other, foreign, "0/3")
+	b, err = os.ReadFile(results.ShardPath(foreign, 0, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, results.ShardPath(orphan, 0, 3), string(b))
+	before := snapshot(t, orphan)
+	code, out, errs = runMain(t, "merge", orphan)
+	if want := results.ShardPath(orphan, 0, 3) + " has no manifest"; code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("merge with a shard file without manifest: exit %d, want 2 and %q\n%s%s", code, want, out, errs)
+	}
+	if after := snapshot(t, orphan); after != before {
+		t.Error("the refused merge changed the directory")
+	}
+	if err := os.Remove(results.ShardPath(orphan, 0, 3)); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runMain(t, "merge", orphan); code != 0 {
+		t.Errorf("merge without the foreign file: exit %d\n%s%s", code, out, errs)
 	}
 }

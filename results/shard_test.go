@@ -65,8 +65,8 @@ func TestOpenShardTakesNoLock(t *testing.T) {
 }
 
 // TestMergeShardsIdempotentAndDuplicates merges two shard files twice: the
-// second merge adds nothing; a trial in two shards is a duplicate, marked
-// as differing only when more than timing differs.
+// second merge adds nothing; a trial in two shards whose records differ in
+// timing alone (wall_s, code_version, a wall_ diagnostic) is a duplicate.
 func TestMergeShardsIdempotentAndDuplicates(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	a, _, err := OpenShard(dir, 0, 2, nil)
@@ -74,33 +74,32 @@ func TestMergeShardsIdempotentAndDuplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	same := shardRec("c1", 1, 0.8)
-	same.WallSeconds = 9 // timing differs only
+	same.WallSeconds, same.CodeVersion = 9, "w" // timing differs only
+	same.Diagnostics = map[string]Float{"wall_ns_per_iter": 7}
 	appendAll(t, a, shardRec("c1", 0, 0.9), shardRec("c1", 1, 0.8), shardRec("c2", 0, 0.5))
 	b, _, err := OpenShard(dir, 1, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	appendAll(t, b, same, shardRec("c2", 0, 0.25), shardRec("c2", 1, 0.6))
+	appendAll(t, b, same, shardRec("c2", 0, 0.5), shardRec("c2", 1, 0.6))
 	for round := range 2 {
 		res, err := MergeShards(dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantAdded := 6
+		wantAdded := 5 // c2/0's second line is byte-identical to its first
 		if round == 1 {
 			wantAdded = 0
 		}
-		if res.Read != 6 || res.Added != wantAdded || len(res.Records) != 6 {
+		if res.Read != 6 || res.Added != wantAdded || len(res.Records) != 5 {
 			t.Fatalf("round %d: read %d, added %d (want %d), %d records", round, res.Read, res.Added, wantAdded, len(res.Records))
 		}
-		if len(res.Duplicates) != 2 {
+		// c1/1 differs in timing; c2/0's lines are one.
+		if len(res.Duplicates) != 1 {
 			t.Fatalf("round %d: duplicates %+v", round, res.Duplicates)
 		}
-		for _, d := range res.Duplicates {
-			wantDiffer := d.Key.Cell == "c2"
-			if d.Differ != wantDiffer || len(d.Sources) != 2 || d.Sources[0] != ShardFile(0, 2) || d.Sources[1] != ShardFile(1, 2) {
-				t.Errorf("round %d: %+v", round, d)
-			}
+		if d := res.Duplicates[0]; d.Key != (Key{"c1", 1}) || len(d.Fields) != 0 || len(d.Sources) != 2 || d.Sources[0] != ShardFile(0, 2) || d.Sources[1] != ShardFile(1, 2) {
+			t.Errorf("round %d: %+v", round, d)
 		}
 	}
 	st, err := os.Stat(filepath.Join(dir, TrialsFile))
@@ -113,6 +112,81 @@ func TestMergeShardsIdempotentAndDuplicates(t *testing.T) {
 	}
 	if st, _ := os.Stat(filepath.Join(dir, TrialsFile)); st.Size() != before {
 		t.Error("a repeated merge changed the store")
+	}
+}
+
+// TestMergeShardsConflictAppendsNothing: records of one trial that differ
+// beyond timing — a metric and ε spent, or the status (ok against
+// infeasible) — fail the merge with a *ConflictError naming each trial, its
+// files and the fields, and nothing is appended; once the wrong shard file
+// is moved away the merge goes through (issue 34, item 9: the tampered
+// record was warned about and used).
+func TestMergeShardsConflictAppendsNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	main, _, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll(t, main, shardRec("c0", 0, 0.3))
+	a, _, err := OpenShard(dir, 0, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll(t, a, shardRec("c1", 0, 0.9), shardRec("c2", 0, 0.5))
+	tampered := shardRec("c1", 0, 0.1)
+	tampered.Privacy.EpsSpent = 3
+	infeasible := shardRec("c2", 0, 0.5)
+	infeasible.Status, infeasible.Metrics = StatusInfeasible, nil
+	fromStore := shardRec("c0", 0, 0.4)
+	b, _, err := OpenShard(dir, 1, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll(t, b, tampered, infeasible, fromStore, shardRec("c3", 0, 0.7))
+	store := filepath.Join(dir, TrialsFile)
+	before, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = MergeShards(dir, nil)
+	var ce *ConflictError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want a *ConflictError", err)
+	}
+	got := map[Key]string{}
+	for _, d := range ce.Conflicts {
+		got[d.Key] = strings.Join(d.Sources, ",") + " " + strings.Join(d.Fields, ",")
+	}
+	s0, s1 := ShardFile(0, 2), ShardFile(1, 2)
+	want := map[Key]string{
+		{"c0", 0}: TrialsFile + "," + s1 + " metrics.test_accuracy",
+		{"c1", 0}: s0 + "," + s1 + " metrics.test_accuracy,privacy.eps_spent",
+		{"c2", 0}: s0 + "," + s1 + " metrics,status",
+	}
+	if len(got) != len(want) {
+		t.Errorf("conflicts %v, want %v", got, want)
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("conflict of %v: %q, want %q", k, got[k], w)
+		}
+	}
+	msg := err.Error()
+	for _, w := range []string{dir, "3 trial(s) have records that differ beyond timing", "appended nothing",
+		"D / M / ε=1 / trial 0 (cell c1): shards/" + s0 + ", shards/" + s1 + " differ in metrics.test_accuracy, privacy.eps_spent"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("the error lacks %q:\n%s", w, msg)
+		}
+	}
+	if after, _ := os.ReadFile(store); string(after) != string(before) {
+		t.Errorf("the refused merge changed the store:\n%s", after)
+	}
+	if err := os.Rename(ShardPath(dir, 1, 2), filepath.Join(t.TempDir(), s1)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := MergeShards(dir, nil)
+	if err != nil || res.Added != 2 {
+		t.Fatalf("merge without the wrong shard: %v, %+v", err, res)
 	}
 }
 
