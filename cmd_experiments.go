@@ -460,12 +460,24 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := results.CheckDir(dir); err != nil {
 			return storeError(err)
 		}
+		specPath := filepath.Join(dir, "spec.toml")
 		m, err := results.ReadManifest(dir)
+		var corrupt *results.CorruptManifestError
+		if errors.As(err, &corrupt) {
+			// The trials do not depend on it; the next run rewrites it.
+			fmt.Fprintf(stderr, "warning: %v: rendering without it (the next dplab run on %s rewrites it)\n", err, dir)
+			m, err = &results.Manifest{}, nil
+		}
 		if err != nil {
 			return err
 		}
-		q := len(m.Runs) > 0 && m.Runs[len(m.Runs)-1].Quick
-		if s, err = loadSpec(ctx, filepath.Join(dir, "spec.toml"), q, *lim); err != nil {
+		var q bool
+		if len(m.Runs) > 0 {
+			q = m.Runs[len(m.Runs)-1].Quick
+		} else if q, err = storedQuick(ctx, specPath, *lim, dir); err != nil {
+			return storeError(err)
+		}
+		if s, err = loadSpec(ctx, specPath, q, *lim); err != nil {
 			return err
 		}
 	} else {
@@ -495,6 +507,56 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "wrote %s\n", p)
 	}
 	return storeError(err)
+}
+
+// storedQuick reports, for a result directory whose manifest (which
+// records each run's --quick) is missing or unreadable, whether its stored
+// trials are of the --quick variant of the spec at path: whether fewer of
+// the quick variant's trials lack a settled record than of the full one's
+// (false for a spec without [quick], and on a tie).
+func storedQuick(ctx context.Context, path string, lim spec.Limits, dir string) (bool, error) {
+	full, err := loadSpec(ctx, path, false, lim)
+	if err != nil || full.Quick == nil {
+		return false, err
+	}
+	quick, err := loadSpec(ctx, path, true, lim)
+	if err != nil {
+		return false, err
+	}
+	recs, err := results.Read(dir, nil)
+	if err != nil {
+		return false, err
+	}
+	mf, err := missingTrials(ctx, full, recs)
+	if err != nil {
+		return false, err
+	}
+	mq, err := missingTrials(ctx, quick, recs)
+	return mq < mf, err
+}
+
+// missingTrials counts the trials of s's grid without a settled record in
+// recs.
+func missingTrials(ctx context.Context, s *spec.Spec, recs []results.Record) (int64, error) {
+	cells, err := s.Expand(ctx)
+	if err != nil {
+		return 0, err
+	}
+	trials := make(map[string]int, len(cells))
+	var missing int64
+	for _, c := range cells {
+		trials[c.Key] = c.Trials
+		missing += int64(c.Trials)
+	}
+	seen := map[results.Key]bool{}
+	for i := range recs {
+		r := &recs[i]
+		if n, ok := trials[r.CellKey]; ok && r.Settled() && r.Trial < n && !seen[r.Key()] {
+			seen[r.Key()] = true
+			missing--
+		}
+	}
+	return missing, nil
 }
 
 // isStoreInputError reports whether err is a result directory that cannot be

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -109,6 +110,10 @@ func readShardSetup(dir string, shards []results.ShardName) (*shardSetup, error)
 		su.files[sh.Count] = append(su.files[sh.Count], run.Shard{Index: sh.Index, Count: sh.Count})
 		path := results.ShardManifestPath(dir, sh.Index, sh.Count)
 		m, err := results.ReadManifestFile(path)
+		var corrupt *results.CorruptManifestError
+		if errors.As(err, &corrupt) {
+			return nil, fmt.Errorf("%w: rerun shard %d/%d to completion (it resumes and rewrites its manifest), then merge", err, sh.Index, sh.Count)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -191,7 +196,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	gaps := run.Gaps(cells, res.Records, su.counts)
 	missing, failed := printGaps(stdout, s, gaps, su)
-	if err := writeMergedProvenance(dir, s, su); err != nil {
+	if err := writeMergedProvenance(dir, s, su, warn); err != nil {
 		return err
 	}
 	if missing > 0 {
@@ -286,12 +291,18 @@ func printGaps(w io.Writer, s *spec.Spec, gaps []run.Gap, su *shardSetup) (missi
 // writeMergedProvenance writes the spec copy and the manifest of a merged
 // directory: the shard runs (each once: a repeated merge adds none) and the
 // data files they verified, so that dplab render DIR works as after an
-// unsharded run.
-func writeMergedProvenance(dir string, s *spec.Spec, su *shardSetup) error {
+// unsharded run. A manifest there that does not parse is rebuilt from the
+// shards', with a warning.
+func writeMergedProvenance(dir string, s *spec.Spec, su *shardSetup, warn func(string)) error {
 	if err := results.WriteSpecCopy(dir, s.Source); err != nil {
 		return err
 	}
 	m, err := results.ReadManifest(dir)
+	var corrupt *results.CorruptManifestError
+	if errors.As(err, &corrupt) {
+		warn(fmt.Sprintf("%v: rebuilding it from the shards' manifests (runs it alone recorded are lost)", err))
+		m, err = &results.Manifest{}, nil
+	}
 	if err != nil {
 		return err
 	}

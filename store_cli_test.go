@@ -477,3 +477,73 @@ func TestRunRefusesAnotherExperimentsDir(t *testing.T) {
 		t.Errorf("renamed spec: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestCorruptManifestRepaired (issue 34, item 10): a manifest.json that does
+// not parse no longer stops render, which warns naming it and renders the
+// stored trials as the variant (here --quick) they are of; the next run
+// warns and rewrites it from itself, and a merge rebuilds it from the
+// shards' manifests. Before, render exited 1 every time and every run left
+// the file as it was, until it was deleted by hand.
+func TestCorruptManifestRepaired(t *testing.T) {
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), symlinkSpec+"\n[quick]\ntrials = 1\n")
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, errs := runMain(t, "run", spec, "--quick", "--out", dir); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errs)
+	}
+	manifest := filepath.Join(dir, results.ManifestFile)
+	corrupt := func(path string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(`{"experiment": "cli", "runs": [`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	corrupt(manifest)
+	code, out, errs := runMain(t, "render", dir)
+	if code != 0 || !strings.Contains(errs, "warning: results: "+manifest+" is not a readable manifest") || !strings.Contains(out, "wrote "+filepath.Join(dir, "figures", "mse.svg")) {
+		t.Errorf("render with a corrupt manifest: exit %d, want 0, a warning naming it and the figure\n%s%s", code, out, errs)
+	}
+	if strings.Contains(errs, "incomplete") {
+		t.Errorf("render took the --quick trials for an incomplete full run:\n%s", errs)
+	}
+	code, _, errs = runMain(t, "run", spec, "--quick", "--out", dir)
+	if code != 0 || !strings.Contains(errs, manifest+" is not a readable manifest") || !strings.Contains(errs, "rewriting it from this run") {
+		t.Errorf("rerun with a corrupt manifest: exit %d, want 0 and a warning that it is rewritten\n%s", code, errs)
+	}
+	m, err := results.ReadManifest(dir)
+	if err != nil || len(m.Runs) != 1 || !m.Runs[0].Quick || m.Experiment != "cli" {
+		t.Fatalf("the rewritten manifest: %+v, %v; want one --quick run of cli", m, err)
+	}
+	if code, _, errs := runMain(t, "render", dir); code != 0 || strings.Contains(errs, "warning") {
+		t.Errorf("render after the rerun: exit %d\n%s", code, errs)
+	}
+
+	// A merged directory's manifest is rebuilt from the shards'.
+	sharded := filepath.Join(t.TempDir(), "sharded")
+	for _, sh := range []string{"0/2", "1/2"} {
+		if code, _, errs := runMain(t, "run", spec, "--out", sharded, "--shard", sh); code != 0 {
+			t.Fatalf("run --shard %s: exit %d\n%s", sh, code, errs)
+		}
+	}
+	if code, _, errs := runMain(t, "merge", sharded); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, errs)
+	}
+	corrupt(filepath.Join(sharded, results.ManifestFile))
+	if code, _, errs := runMain(t, "merge", sharded); code != 0 || !strings.Contains(errs, "rebuilding it from the shards' manifests") {
+		t.Errorf("merge with a corrupt manifest: exit %d\n%s", code, errs)
+	}
+	if m, err := results.ReadManifest(sharded); err != nil || len(m.Runs) != 2 {
+		t.Errorf("the rebuilt manifest: %+v, %v; want the 2 shard runs", m, err)
+	}
+	// A shard's corrupt manifest stops the merge (it alone says what spec
+	// the shard ran) until the shard's rerun rewrites it.
+	corrupt(results.ShardManifestPath(sharded, 0, 2))
+	if code, _, errs := runMain(t, "merge", sharded); code != 2 || !strings.Contains(errs, "rerun shard 0/2 to completion") {
+		t.Errorf("merge with a corrupt shard manifest: exit %d, want 2 and the shard to rerun\n%s", code, errs)
+	}
+	if code, _, errs := runMain(t, "run", spec, "--out", sharded, "--shard", "0/2"); code != 0 || !strings.Contains(errs, "rewriting it from this run") {
+		t.Errorf("rerun of shard 0/2: exit %d\n%s", code, errs)
+	}
+	if code, _, errs := runMain(t, "merge", sharded); code != 0 {
+		t.Errorf("merge after the shard's rerun: exit %d\n%s", code, errs)
+	}
+}

@@ -44,13 +44,28 @@ type Run struct {
 	Shard string `json:"shard,omitempty"`
 }
 
+// CorruptManifestError is a manifest file that does not parse. The trials
+// do not depend on it: a run (or merge) that finds it warns and writes a
+// new one from itself, and dplab render warns and goes on.
+type CorruptManifestError struct {
+	Path string
+	Err  error
+}
+
+func (e *CorruptManifestError) Error() string {
+	return fmt.Sprintf("results: %s is not a readable manifest (%v)", e.Path, e.Err)
+}
+
+func (e *CorruptManifestError) Unwrap() error { return e.Err }
+
 // ReadManifest reads dir's manifest; a missing file gives an empty manifest.
 func ReadManifest(dir string) (*Manifest, error) {
 	return ReadManifestFile(filepath.Join(dir, ManifestFile))
 }
 
 // ReadManifestFile reads the manifest at path (a result directory's, or a
-// shard's: ShardManifestPath); a missing file gives an empty manifest.
+// shard's: ShardManifestPath); a missing file gives an empty manifest, one
+// that does not parse a *CorruptManifestError.
 func ReadManifestFile(path string) (*Manifest, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -61,7 +76,7 @@ func ReadManifestFile(path string) (*Manifest, error) {
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("results: %s: %w", path, err)
+		return nil, &CorruptManifestError{Path: path, Err: err}
 	}
 	return &m, nil
 }

@@ -354,7 +354,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	default:
 		manifestRun.Status = "complete"
 	}
-	if err := r.writeManifest(dir, manifestRun); err != nil {
+	if err := r.writeManifest(dir, manifestRun, warn); err != nil {
 		warn(err.Error())
 	}
 	for label, why := range r.skipped {
@@ -812,12 +812,20 @@ var codeVersion = sync.OnceValue(func() string {
 	return v
 })
 
-func (r *runner) writeManifest(dir string, run results.Run) error {
+// writeManifest adds run to the manifest of dir (the shard's, for a shard
+// run). A manifest that does not parse is replaced by one of this run
+// alone, with a warning: left as it was, it failed every later render.
+func (r *runner) writeManifest(dir string, run results.Run, warn func(string)) error {
 	path := filepath.Join(dir, results.ManifestFile)
 	if r.shard.Sharded() {
 		path = results.ShardManifestPath(dir, r.shard.Index, r.shard.Count)
 	}
 	m, err := results.ReadManifestFile(path)
+	var corrupt *results.CorruptManifestError
+	if errors.As(err, &corrupt) {
+		warn(fmt.Sprintf("%v: rewriting it from this run (the earlier runs it recorded are lost; the trials are not)", err))
+		m, err = &results.Manifest{}, nil
+	}
 	if err != nil {
 		return err
 	}
