@@ -172,6 +172,17 @@ func copyDir(t *testing.T, src, dst string) {
 	}
 }
 
+// runShards runs the shards ("i/N") of spec into dir in this process,
+// failing t on a non-zero exit.
+func runShards(t *testing.T, spec, dir string, shards ...string) {
+	t.Helper()
+	for _, sh := range shards {
+		if code, _, errs := runMain(t, "run", spec, "--out", dir, "--shard", sh); code != 0 {
+			t.Fatalf("run --shard %s: exit %d\n%s", sh, code, errs)
+		}
+	}
+}
+
 // TestMergeRefusesConflictsAndShardsWithoutManifest (issue 34, item 9): a
 // shard record whose test_mse and ε spent were edited beside the original
 // fails the merge with exit 2 naming the trial, both files and the fields,
@@ -183,16 +194,8 @@ func TestMergeRefusesConflictsAndShardsWithoutManifest(t *testing.T) {
 	tmp := t.TempDir()
 	spec := writeFile(t, filepath.Join(tmp, "cli.toml"), cliSpec)
 	other := writeFile(t, filepath.Join(tmp, "other.toml"), strings.Replace(strings.Replace(cliSpec, `name = "cli"`, `name = "other"`, 1), "epsilon = [1]", "epsilon = [2]", 1))
-	shardRun := func(spec, dir, shard string) {
-		t.Helper()
-		if code, _, errs := runMain(t, "run", spec, "--out", dir, "--shard", shard); code != 0 {
-			t.Fatalf("run --shard %s: exit %d\n%s", shard, code, errs)
-		}
-	}
-
 	tampered := filepath.Join(tmp, "tampered")
-	shardRun(spec, tampered, "0/2")
-	shardRun(spec, tampered, "1/2")
+	runShards(t, spec, tampered, "0/2", "1/2")
 	b, err := os.ReadFile(results.ShardPath(tampered, 0, 2))
 	if err != nil {
 		t.Fatal(err)
@@ -221,10 +224,9 @@ func TestMergeRefusesConflictsAndShardsWithoutManifest(t *testing.T) {
 	}
 
 	orphan := filepath.Join(tmp, "orphan")
-	shardRun(spec, orphan, "0/2")
-	shardRun(spec, orphan, "1/2")
+	runShards(t, spec, orphan, "0/2", "1/2")
 	foreign := filepath.Join(tmp, "foreign")
-	shardRun(other, foreign, "0/3")
+	runShards(t, other, foreign, "0/3")
 	b, err = os.ReadFile(results.ShardPath(foreign, 0, 3))
 	if err != nil {
 		t.Fatal(err)

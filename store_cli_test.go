@@ -44,6 +44,61 @@ name = "adassp"
 name = "ridge"
 `
 
+// background is a process started by startUntilLines.
+type background struct {
+	cmd  *exec.Cmd
+	out  bytes.Buffer // its stdout and stderr; read it once it has ended
+	done chan struct{}
+	err  error // Wait's, once done is closed
+}
+
+// startUntilLines starts bin with args and returns once file holds n
+// lines, failing t if the process ends first or 60 s pass. The process is
+// killed, if still running, when t ends.
+func startUntilLines(t *testing.T, file string, n int, bin string, args ...string) *background {
+	t.Helper()
+	b := &background{cmd: exec.Command(bin, args...), done: make(chan struct{})}
+	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.out
+	if err := b.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { b.err = b.cmd.Wait(); close(b.done) }()
+	t.Cleanup(func() {
+		b.cmd.Process.Kill()
+		<-b.done
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		data, _ := os.ReadFile(file)
+		if bytes.Count(data, []byte("\n")) >= n {
+			return b
+		}
+		if !b.running() {
+			t.Fatalf("%s ended (%v) before %s held %d lines:\n%s", strings.Join(args, " "), b.err, file, n, b.out.String())
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s held fewer than %d lines after 60 s", file, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// running reports whether the process has not ended yet.
+func (b *background) running() bool {
+	select {
+	case <-b.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// wait waits for the process to end and returns Wait's error.
+func (b *background) wait() error {
+	<-b.done
+	return b.err
+}
+
 // TestSecondRunOnBusyDirRefused starts a real dplab run and, while it runs,
 // a second one on the same --out (plain, then with --force). The second must
 // exit 1 with the in-use message and change nothing; the first must store
@@ -68,52 +123,21 @@ func TestSecondRunOnBusyDirRefused(t *testing.T) {
 	for _, extra := range [][]string{nil, {"--force"}} {
 		t.Run("second run"+strings.Join(append([]string{""}, extra...), " "), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
-			var firstOut bytes.Buffer
-			first := exec.Command(bin, "run", spec, "-j", "2", "--out", dir)
-			first.Stdout, first.Stderr = &firstOut, &firstOut
-			if err := first.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- first.Wait() }()
-			defer func() {
-				first.Process.Kill()
-				<-done
-			}()
 			// Start the second run once the store is large and growing.
-			deadline := time.Now().Add(60 * time.Second)
-			for {
-				b, _ := os.ReadFile(filepath.Join(dir, results.TrialsFile))
-				if bytes.Count(b, []byte("\n")) >= 1500 {
-					break
-				}
-				select {
-				case err := <-done:
-					done <- err
-					t.Fatalf("the first run ended (%v) before storing 1500 trials:\n%s", err, firstOut.String())
-				default:
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("the first run stored fewer than 1500 trials in 60 s")
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			first := startUntilLines(t, filepath.Join(dir, results.TrialsFile), 1500, bin, "run", spec, "-j", "2", "--out", dir)
 			specBefore, err := os.Stat(filepath.Join(dir, "spec.toml"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			out, err := exec.Command(bin, append([]string{"run", spec, "-j", "1", "--out", dir}, extra...)...).CombinedOutput()
-			select {
-			case err := <-done:
-				done <- err
+			if !first.running() {
 				t.Fatal("the first run ended before the second did: make busySpec heavier")
-			default:
 			}
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 				t.Errorf("second run: %v, want exit status 1\n%s", err, out)
 			}
-			msg := fmt.Sprintf("%s is in use by another dplab run (pid %d)", dir, first.Process.Pid)
+			msg := fmt.Sprintf("%s is in use by another dplab run (pid %d)", dir, first.cmd.Process.Pid)
 			if !strings.Contains(string(out), msg) {
 				t.Errorf("second run's output lacks %q:\n%s", msg, out)
 			}
@@ -125,10 +149,9 @@ func TestSecondRunOnBusyDirRefused(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, results.ManifestFile)); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("the second run wrote %s (%v)", results.ManifestFile, err)
 			}
-			if err := <-done; err != nil {
-				t.Fatalf("first run: %v\n%s", err, firstOut.String())
+			if err := first.wait(); err != nil {
+				t.Fatalf("first run: %v\n%s", err, first.out.String())
 			}
-			done <- nil
 			got := recordSet(t, dir)
 			if len(got) != len(want) {
 				t.Fatalf("the store has %d records, want %d", len(got), len(want))
@@ -162,36 +185,8 @@ func TestSecondShardOnBusyShardRefused(t *testing.T) {
 	bin := buildDplab(t)
 	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), busySpec)
 	dir := filepath.Join(t.TempDir(), "out")
-	var firstOut bytes.Buffer
-	first := exec.Command(bin, "run", spec, "-j", "2", "--out", dir, "--shard", "0/2")
-	first.Stdout, first.Stderr = &firstOut, &firstOut
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- first.Wait() }()
-	defer func() {
-		first.Process.Kill()
-		<-done
-	}()
 	shardFile := results.ShardPath(dir, 0, 2)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		b, _ := os.ReadFile(shardFile)
-		if bytes.Count(b, []byte("\n")) >= 500 {
-			break
-		}
-		select {
-		case err := <-done:
-			done <- err
-			t.Fatalf("the first shard ended (%v) before storing 500 trials:\n%s", err, firstOut.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the first shard stored fewer than 500 trials in 60 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	first := startUntilLines(t, shardFile, 500, bin, "run", spec, "-j", "2", "--out", dir, "--shard", "0/2")
 	// Refused with the first's pid, the second ran while the first held
 	// the shard.
 	out, err := exec.Command(bin, "run", spec, "-j", "1", "--out", dir, "--shard", "0/2").CombinedOutput()
@@ -199,13 +194,12 @@ func TestSecondShardOnBusyShardRefused(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Errorf("second shard: %v, want exit status 1\n%s", err, out)
 	}
-	if msg := fmt.Sprintf("%s is in use by another dplab run --shard 0/2 (pid %d)", dir, first.Process.Pid); !strings.Contains(string(out), msg) {
+	if msg := fmt.Sprintf("%s is in use by another dplab run --shard 0/2 (pid %d)", dir, first.cmd.Process.Pid); !strings.Contains(string(out), msg) {
 		t.Errorf("second shard's output lacks %q:\n%s", msg, out)
 	}
-	if err := <-done; err != nil {
-		t.Fatalf("first shard: %v\n%s", err, firstOut.String())
+	if err := first.wait(); err != nil {
+		t.Fatalf("first shard: %v\n%s", err, first.out.String())
 	}
-	done <- nil
 	recs, err := results.ReadShard(shardFile, nil)
 	if err != nil {
 		t.Fatalf("the shard file: %v", err)
@@ -406,11 +400,7 @@ func TestRunRefusesUnmergedShards(t *testing.T) {
 func TestForceRefusesShardRecords(t *testing.T) {
 	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), cliSpec)
 	dir := filepath.Join(t.TempDir(), "out")
-	for _, shard := range []string{"0/2", "1/2"} {
-		if code, _, errs := runMain(t, "run", spec, "--out", dir, "--shard", shard); code != 0 {
-			t.Fatalf("shard %s: exit %d\n%s", shard, code, errs)
-		}
-	}
+	runShards(t, spec, dir, "0/2", "1/2")
 	if code, _, errs := runMain(t, "merge", dir); code != 0 {
 		t.Fatalf("merge: exit %d\n%s", code, errs)
 	}
@@ -478,6 +468,20 @@ func TestRunRefusesAnotherExperimentsDir(t *testing.T) {
 	}
 }
 
+// outputsSpec is cliSpec with a figure and a table, so that render writes
+// figures/ and tables/.
+const outputsSpec = cliSpec + `
+[[figure]]
+name = "mse"
+metric = "test_mse"
+formats = ["svg"]
+
+[[table]]
+name = "mse"
+metric = "test_mse"
+formats = ["md"]
+`
+
 // TestCorruptManifestRepaired (issue 34, item 10): a manifest.json that does
 // not parse no longer stops render, which warns naming it and renders the
 // stored trials as the variant (here --quick) they are of; the next run
@@ -485,7 +489,7 @@ func TestRunRefusesAnotherExperimentsDir(t *testing.T) {
 // shards' manifests. Before, render exited 1 every time and every run left
 // the file as it was, until it was deleted by hand.
 func TestCorruptManifestRepaired(t *testing.T) {
-	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), symlinkSpec+"\n[quick]\ntrials = 1\n")
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), outputsSpec+"\n[quick]\ntrials = 1\n")
 	dir := filepath.Join(t.TempDir(), "out")
 	if code, _, errs := runMain(t, "run", spec, "--quick", "--out", dir); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errs)
@@ -519,11 +523,7 @@ func TestCorruptManifestRepaired(t *testing.T) {
 
 	// A merged directory's manifest is rebuilt from the shards'.
 	sharded := filepath.Join(t.TempDir(), "sharded")
-	for _, sh := range []string{"0/2", "1/2"} {
-		if code, _, errs := runMain(t, "run", spec, "--out", sharded, "--shard", sh); code != 0 {
-			t.Fatalf("run --shard %s: exit %d\n%s", sh, code, errs)
-		}
-	}
+	runShards(t, spec, sharded, "0/2", "1/2")
 	if code, _, errs := runMain(t, "merge", sharded); code != 0 {
 		t.Fatalf("merge: exit %d\n%s", code, errs)
 	}

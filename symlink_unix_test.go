@@ -9,20 +9,6 @@ import (
 	"testing"
 )
 
-// symlinkSpec is cliSpec with a figure and a table, so that render writes
-// figures/ and tables/.
-const symlinkSpec = cliSpec + `
-[[figure]]
-name = "mse"
-metric = "test_mse"
-formats = ["svg"]
-
-[[table]]
-name = "mse"
-metric = "test_mse"
-formats = ["md"]
-`
-
 // TestNoWriteThroughSymlinks plants a symbolic link to a file or folder
 // outside the result directory at each kind of path dplab writes there —
 // the lock, the store, an atomically replaced file, an output folder, the
@@ -35,7 +21,7 @@ formats = ["md"]
 // (spec.toml, manifest.json, summary.csv) replaced the link itself, with
 // exit 0.
 func TestNoWriteThroughSymlinks(t *testing.T) {
-	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), symlinkSpec)
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), outputsSpec)
 	auditSpec := "experiments/audits/audit_grid.toml"
 	t.Setenv("PATH", t.TempDir()) // no sbatch: dplab submit must stop before it
 	ran := filepath.Join(t.TempDir(), "ran")
