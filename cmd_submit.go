@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"unicode/utf8"
 
 	"github.com/dplab/dplab/experiments/run"
 	"github.com/dplab/dplab/results"
@@ -129,6 +130,18 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		parallelism = fs.Int("parallelism", 0, "pods at once (default: all shards)")
 	}
 	lim := limitFlags(fs)
+	// Every argument goes into the generated files (the command line in
+	// their header, the values in their commands): one that could end a
+	// line there is refused before anything else is done.
+	for i, a := range args[1:] {
+		what := "the first argument"
+		if i > 0 {
+			what = "the argument after " + args[i]
+		}
+		if err := checkScriptText(what, a); err != nil {
+			return err
+		}
+	}
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		return err
@@ -162,8 +175,17 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := overrideTrials(s, *trials); err != nil {
 		return err
 	}
+	command := []string{"dplab", "submit"}
+	for _, a := range args {
+		command = append(command, shellQuote(a))
+	}
 	j := &submitJob{Name: s.Name, Shards: *shards, LastIndex: *shards - 1, CPUs: *cpus, Mem: *mem,
-		Label: dnsLabel(s.Name), Command: strings.Join(append([]string{"dplab", "submit"}, args...), " ")}
+		Label: dnsLabel(s.Name), Command: strings.Join(command, " ")}
+	// Values not given as arguments but found here: absolute paths (the
+	// working directory's), this binary's path, $DPLAB_DATA.
+	if err := checkScriptText("$DPLAB_DATA", os.Getenv("DPLAB_DATA")); err != nil {
+		return err
+	}
 	if engine == "k8s" {
 		return submitK8s(stdout, j, k8sOptions{spec: pos[0], out: *out, defaultOut: filepath.Base(run.ResultDir(s, "")),
 			quick: *quick, trials: *trials, dataDir: *dataDir, dplab: *dplab, pvc: *pvc, image: *image, mount: *mount,
@@ -185,6 +207,11 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if bin == "" {
 		if bin, err = os.Executable(); err != nil {
 			return fmt.Errorf("submit: locate the dplab binary (give --dplab): %w", err)
+		}
+	}
+	for _, v := range []struct{ what, val string }{{"the result directory", dir}, {"the spec's path", specPath}, {"the dplab binary's path", bin}} {
+		if err := checkScriptText(v.what, v.val); err != nil {
+			return err
 		}
 	}
 	for _, v := range []struct{ flag, val string }{{"--out", dir}, {"--time", *timeLimit}, {"--mem", *mem},
@@ -337,6 +364,29 @@ func runFlags(quick bool, trials int, dataDir string, quote func(string) string)
 		b.WriteString(" --data-dir " + quote(dataDir))
 	}
 	return b.String()
+}
+
+// checkScriptText refuses a value that is to be written into a generated
+// script or manifest (what names it) when it holds a character that could
+// end a line there or is not text: a control character (U+0000–U+001F,
+// U+007F–U+009F, among them U+0085 NEL), a line or paragraph separator
+// (U+2028, U+2029) or bytes that are not UTF-8. bash ends a line at '\n'
+// only, and quoting keeps that one inside a command, but the files also
+// hold comments (the command line that made them), #SBATCH lines and YAML,
+// whose readers differ on what ends a line (YAML 1.1 also breaks at NEL,
+// U+2028 and U+2029): such a value would run its rest as a command or add
+// manifest documents. No path, name or flag needs them.
+func checkScriptText(what, v string) error {
+	for i, r := range v {
+		bad := r < 0x20 || r >= 0x7f && r <= 0x9f || r == '\u2028' || r == '\u2029'
+		if r == utf8.RuneError && !strings.HasPrefix(v[i:], "\uFFFD") {
+			return usagef("%s, %q, is not UTF-8 text (byte %d): it would be written into the generated scripts and manifests", what, v, i)
+		}
+		if bad {
+			return usagef("%s, %q, holds %U, a control character or line break: it would be written into the generated scripts and manifests, where it could end a line", what, v, r)
+		}
+	}
+	return nil
 }
 
 // shellQuote quotes s for a POSIX shell: single quotes, with each ' as '\”.
