@@ -94,6 +94,9 @@ func (s *Spec) validate() (string, error) {
 	case len(s.Mechanisms) == 0:
 		return "", errors.New("no [[mechanism]] block")
 	}
+	if err := spec.NameFits(s.Name, len(spec.QuickSuffix), "with "+spec.QuickSuffix+" (a --quick audit's result directory)"); err != nil {
+		return "name", err
+	}
 	if err := checkTrialsValue(s.Trials); err != nil {
 		return "trials", err
 	}

@@ -87,7 +87,7 @@ type Report struct {
 func ResultDir(s *spec.Spec, root string) string {
 	name := s.Name
 	if s.QuickApplied {
-		name += "-quick"
+		name += spec.QuickSuffix
 	}
 	return filepath.Join(root, name)
 }
