@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/results"
 )
 
@@ -67,7 +68,7 @@ type submitJob struct {
 	Partition, Account   string
 	Dir, DirQ            string // result directory: as is (for #SBATCH lines) and shell-quoted
 	Spec, Dplab          string // shell-quoted
-	RunFlags             string // " --quick --trials N --data-dir D", shell-quoted
+	RunFlags             string // " --quick --trials N --data-dir D …" (shardFlags), shell-quoted
 	DataEnv              string // DPLAB_DATA to export (slurm: shell-quoted)
 	Command              string // the dplab submit command line, for the header
 	ArrayScript          string
@@ -188,8 +189,8 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if engine == "k8s" {
 		return submitK8s(stdout, j, k8sOptions{spec: pos[0], out: *out, defaultOut: filepath.Base(run.ResultDir(s, "")),
-			quick: *quick, trials: *trials, dataDir: *dataDir, dplab: *dplab, pvc: *pvc, image: *image, mount: *mount,
-			name: *name, parallelism: *parallelism})
+			flags: shardFlags(*quick, *trials, *dataDir, *lim), dataDir: *dataDir, dplab: *dplab, pvc: *pvc, image: *image,
+			mount: *mount, name: *name, parallelism: *parallelism})
 	}
 	// Slurm: absolute paths, as the tasks may start elsewhere.
 	dir := *out
@@ -226,7 +227,9 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	j.JobName = "dplab-" + j.Label
 	j.Time, j.Partition, j.Account = *timeLimit, *partition, *account
 	j.Dir, j.DirQ, j.Spec, j.Dplab = dir, shellQuote(dir), shellQuote(specPath), shellQuote(bin)
-	j.RunFlags = runFlags(*quick, *trials, *dataDir, shellQuote)
+	for _, f := range shardFlags(*quick, *trials, *dataDir, *lim) {
+		j.RunFlags += " " + shellQuote(f)
+	}
 	if *dataDir == "" && os.Getenv("DPLAB_DATA") != "" {
 		j.DataEnv = shellQuote(os.Getenv("DPLAB_DATA"))
 	}
@@ -288,8 +291,7 @@ func sbatch(ctx context.Context, args ...string) (string, error) {
 // k8sOptions are the flags of dplab submit k8s.
 type k8sOptions struct {
 	spec, out, defaultOut   string
-	quick                   bool
-	trials                  int
+	flags                   []string // shardFlags
 	dataDir, dplab          string
 	pvc, image, mount, name string
 	parallelism             int
@@ -336,34 +338,37 @@ func submitK8s(w io.Writer, j *submitJob, o k8sOptions) error {
 	j.BackoffLimit = j.Shards // one retry per shard on average
 	j.Command0 = []string{dplab}
 	j.Args = []string{"run", o.spec, "--out", dir, "--shard", fmt.Sprintf("$(JOB_COMPLETION_INDEX)/%d", j.Shards), "-j", strconv.Itoa(j.CPUs)}
-	if o.quick {
-		j.Args = append(j.Args, "--quick")
-	}
-	if o.trials > 0 {
-		j.Args = append(j.Args, "--trials", strconv.Itoa(o.trials))
-	}
-	if o.dataDir != "" {
-		j.Args = append(j.Args, "--data-dir", o.dataDir)
-	} else {
+	j.Args = append(j.Args, o.flags...)
+	if o.dataDir == "" {
 		j.DataEnv = os.Getenv("DPLAB_DATA")
 	}
 	return submitTmpl.ExecuteTemplate(w, "k8s_job.yaml.tmpl", j)
 }
 
-// runFlags are the dplab run flags a shard repeats from the submission,
-// each value through quote.
-func runFlags(quick bool, trials int, dataDir string, quote func(string) string) string {
-	var b strings.Builder
+// shardFlags are the dplab run flags a shard repeats from the submission:
+// --quick, --trials, --data-dir, and the limits raised or lowered from
+// their defaults (a shard would refuse what the submission accepted).
+func shardFlags(quick bool, trials int, dataDir string, lim spec.Limits) []string {
+	var out []string
 	if quick {
-		b.WriteString(" --quick")
+		out = append(out, "--quick")
 	}
 	if trials > 0 {
-		fmt.Fprintf(&b, " --trials %d", trials)
+		out = append(out, "--trials", strconv.Itoa(trials))
 	}
 	if dataDir != "" {
-		b.WriteString(" --data-dir " + quote(dataDir))
+		out = append(out, "--data-dir", dataDir)
 	}
-	return b.String()
+	for _, l := range []struct {
+		flag   string
+		v, def int64
+	}{{"--max-cells", lim.MaxCells, spec.DefaultMaxCells}, {"--max-trials", lim.MaxTrials, spec.DefaultMaxTrials},
+		{"--max-data-bytes", lim.MaxDataBytes, spec.DefaultMaxDataBytes}} {
+		if l.v != l.def {
+			out = append(out, l.flag, strconv.FormatInt(l.v, 10))
+		}
+	}
+	return out
 }
 
 // checkScriptText refuses a value that is to be written into a generated

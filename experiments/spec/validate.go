@@ -48,6 +48,11 @@ func (s *Spec) Validate() error {
 		if err := s.validateDataset(i, labels); err != nil {
 			return err
 		}
+		// A user's file is sized in the default data directory here; the
+		// run checks again in its own.
+		if _, err := s.CheckData(i, datasets.DataDir("")); err != nil {
+			return err
+		}
 	}
 	// Count the grid before anything builds it (a sweep's points are
 	// checked one by one below).
