@@ -331,6 +331,28 @@ func injected(v string, c rune) string {
 	return v + string(c) + "touch pwned" + string(c)
 }
 
+// submitArgs is "submit ENGINE" with the arguments of base (pairs of a flag
+// and its value: flag "" is the positional SPEC, --quick is given as
+// --quick=value), the value at index at replaced by v.
+func submitArgs(engine string, base [][2]string, at int, v string) []string {
+	args := []string{"submit", engine}
+	for i, fv := range base {
+		val := fv[1]
+		if i == at {
+			val = v
+		}
+		switch fv[0] {
+		case "":
+			args = append(args, val)
+		case "--quick":
+			args = append(args, "--quick="+val)
+		default:
+			args = append(args, fv[0], val)
+		}
+	}
+	return args
+}
+
 // stubCommands puts sbatch, srun and dplab stubs first on PATH: each
 // appends its name and arguments, one line per call, to the returned log;
 // sbatch prints the job id 42.
@@ -392,25 +414,9 @@ func TestSubmitSlurmRefusesLineBreaks(t *testing.T) {
 		{"--data-dir", "/data"}, {"--dplab", "/opt/dplab"}, {"--cpus-per-task", "2"}, {"--mem", "1G"},
 		{"--time", "10"}, {"--partition", "short"}, {"--account", "lab"}, {"--max-cells", "1000"}, {"--max-trials", "100000"}}
 	argsWith := func(out string, at int, v string) []string {
-		args := []string{"submit", "slurm"}
-		for i, fv := range base {
-			val := fv[1]
-			if fv[0] == "--out" {
-				val = out
-			}
-			if i == at {
-				val = v
-			}
-			switch fv[0] {
-			case "":
-				args = append(args, val)
-			case "--quick":
-				args = append(args, "--quick="+val)
-			default:
-				args = append(args, fv[0], val)
-			}
-		}
-		return args
+		b := slices.Clone(base)
+		b[slices.IndexFunc(b, func(f [2]string) bool { return f[0] == "--out" })][1] = out
+		return submitArgs("slurm", b, at, v)
 	}
 	n := 0
 	check := func(name string, args []string, out string) {
@@ -524,24 +530,7 @@ func TestSubmitK8sRefusesLineBreaks(t *testing.T) {
 		{"--out", "res"}, {"--quick", "true"}, {"--trials", "3"}, {"--data-dir", "/data"}, {"--dplab", "dplab"},
 		{"--cpus-per-task", "2"}, {"--mem", "1Gi"}, {"--parallelism", "1"}, {"--name", "job"},
 		{"--max-cells", "1000"}, {"--max-trials", "100000"}}
-	argsWith := func(at int, v string) []string {
-		args := []string{"submit", "k8s"}
-		for i, fv := range base {
-			val := fv[1]
-			if i == at {
-				val = v
-			}
-			switch fv[0] {
-			case "":
-				args = append(args, val)
-			case "--quick":
-				args = append(args, "--quick="+val)
-			default:
-				args = append(args, fv[0], val)
-			}
-		}
-		return args
-	}
+	argsWith := func(at int, v string) []string { return submitArgs("k8s", base, at, v) }
 	documents := func(y []byte) (int, error) {
 		dec := yaml.NewDecoder(bytes.NewReader(y))
 		n := 0

@@ -27,38 +27,26 @@ func loadedShape(l *Loaded) Shape {
 // its shape but that does not tell Shape fails here.
 func TestShapeBoundsLoadedData(t *testing.T) {
 	for _, e := range entries.All() {
-		switch {
-		case e.Info.Synthetic:
-			got, err := e.testShape("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			l, err := e.LoadTest("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := loadedShape(l); got != want {
-				t.Errorf("%s: Shape %v, loaded %v", e.Info.Name, got, want)
-			}
-			if def, err := e.Shape("", nil); err != nil || def != (Shape{Rows: int64(e.Info.Rows), Cols: int64(e.Info.Cols)}) {
-				t.Errorf("%s: default Shape %v (%v), registry %d × %d", e.Info.Name, def, err, e.Info.Rows, e.Info.Cols)
-			}
-		case e.Info.UserFile:
-			got, err := e.testShape(".")
-			if err != nil {
-				t.Fatal(err)
-			}
-			l, err := e.LoadTest(".")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := loadedShape(l); got.Values() < want.Values() {
-				t.Errorf("%s: Shape %v, loaded %v", e.Info.Name, got, want)
-			}
-		default:
+		if !e.Info.Synthetic && !e.Info.UserFile {
 			if e.Info.Rows <= 0 || e.Info.Cols <= 0 {
 				t.Errorf("%s: registry shape %d × %d unknown", e.Info.Name, e.Info.Rows, e.Info.Cols)
 			}
+			continue
+		}
+		got, err := e.testShape(".") // the user file's test path is relative to the package
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := e.LoadTest(".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := loadedShape(l)
+		if e.Info.UserFile && got.Values() < want.Values() || e.Info.Synthetic && got != want {
+			t.Errorf("%s: Shape %v, loaded %v", e.Info.Name, got, want)
+		}
+		if def, err := e.Shape("", nil); e.Info.Synthetic && (err != nil || def != (Shape{Rows: int64(e.Info.Rows), Cols: int64(e.Info.Cols)})) {
+			t.Errorf("%s: default Shape %v (%v), registry %d × %d", e.Info.Name, def, err, e.Info.Rows, e.Info.Cols)
 		}
 	}
 }
