@@ -29,9 +29,9 @@ test:
 test-race:
 	$(GO) test -race -short -count=1 . ./experiments/run ./results ./internal/... ./mechanisms
 
-## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, signals, 4 shard processes and merge; the builds state their git revision)
+## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, signals, 4 shard processes and merge; the builds state their git revision; the peak RSS of datasets loaded one at a time)
 test-process:
-	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSecondShardOnBusyShardRefused|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision' .
+	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSecondShardOnBusyShardRefused|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestDatasetsOneAtATimePeakRSS' .
 
 ## test-slurm: submit a spec as 4 shards to a single-host Slurm cluster started by .ci/slurm-local.sh (root, slurm-wlm and munge; skips without them)
 test-slurm:

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/experiments/spec"
 )
 
 var datasetsCommand = &command{
@@ -79,6 +80,8 @@ func cmdDatasets(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		var sets multiFlag
 		fs.Var(&sets, "set", "dataset param as key=value (repeatable), e.g. --set split=3")
 		maxEig := fs.Int("max-eig-dim", 2000, "compute λ_min(XᵀX) only up to this many features")
+		maxData := byteSize(spec.DefaultMaxDataBytes)
+		fs.Var(&maxData, "max-data-bytes", "refuse to load more (the dataset's values, 8 bytes each); a number of bytes, or with a unit: 500MB, 4GB, 4GiB")
 		pos, err := parseInterleaved(fs, rest)
 		if err != nil {
 			return err
@@ -86,7 +89,7 @@ func cmdDatasets(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if len(pos) != 1 {
 			return usagef("datasets info takes one dataset name, got %d", len(pos))
 		}
-		return datasetsInfo(stdout, datasets.DataDir(*dataDir), pos[0], sets, *maxEig)
+		return datasetsInfo(stdout, datasets.DataDir(*dataDir), pos[0], sets, *maxEig, int64(maxData))
 	}
 	return usagef("datasets: unknown subcommand %q (want list, fetch, verify or info)", sub)
 }
@@ -230,7 +233,7 @@ func datasetsVerify(w io.Writer, dir string, names []string) error {
 	return nil
 }
 
-func datasetsInfo(w io.Writer, dir, name string, sets []string, maxEig int) error {
+func datasetsInfo(w io.Writer, dir, name string, sets []string, maxEig int, maxData int64) error {
 	e, err := datasets.Lookup(name)
 	if err != nil {
 		return badInput(err)
@@ -257,6 +260,13 @@ func datasetsInfo(w io.Writer, dir, name string, sets []string, maxEig int) erro
 			opt = " (optional)"
 		}
 		fmt.Fprintf(w, "file:        %s%s — %s\n", f.Path, opt, state)
+	}
+	sh, err := e.Shape(dir, datasets.DecodeKV(sets))
+	if err == nil {
+		err = spec.DataTooLarge(name, sh, maxData)
+	}
+	if err != nil {
+		return badInput(err)
 	}
 	l, err := e.Load(dir, datasets.DecodeKV(sets))
 	if err != nil {

@@ -114,19 +114,21 @@ func loadSpec(ctx context.Context, path string, quick bool, lim spec.Limits) (*s
 	return s, nil
 }
 
-// limitFlags adds --max-cells and --max-trials to fs.
+// limitFlags adds --max-cells, --max-trials and --max-data-bytes to fs.
 func limitFlags(fs *flag.FlagSet) *spec.Limits {
 	l := &spec.Limits{}
 	fs.Int64Var(&l.MaxCells, "max-cells", spec.DefaultMaxCells,
 		"refuse a spec that expands to more cells (or a mechanism with more sweep points × tuning candidates)")
 	fs.Int64Var(&l.MaxTrials, "max-trials", spec.DefaultMaxTrials, "refuse a spec with more trials (cells × trials per cell)")
+	l.MaxDataBytes = spec.DefaultMaxDataBytes
+	fs.Var((*byteSize)(&l.MaxDataBytes), "max-data-bytes", "refuse a dataset whose values (8 bytes each) take more; a number of bytes, or with a unit: 500MB, 4GB, 4GiB")
 	return l
 }
 
 // checkLimitFlags reports limit flags below 1 (a usage error).
 func checkLimitFlags(l *spec.Limits) error {
-	if l.MaxCells < 1 || l.MaxTrials < 1 {
-		return usagef("--max-cells and --max-trials must be ≥ 1")
+	if l.MaxCells < 1 || l.MaxTrials < 1 || l.MaxDataBytes < 1 {
+		return usagef("--max-cells, --max-trials and --max-data-bytes must be ≥ 1")
 	}
 	return nil
 }

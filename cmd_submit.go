@@ -15,9 +15,11 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"unicode/utf8"
 
 	"github.com/dplab/dplab/experiments/run"
 	"github.com/dplab/dplab/internal/fileutil"
+	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/results"
 )
 
@@ -67,7 +69,7 @@ type submitJob struct {
 	Partition, Account   string
 	Dir, DirQ            string // result directory: as is (for #SBATCH lines) and shell-quoted
 	Spec, Dplab          string // shell-quoted
-	RunFlags             string // " --quick --trials N --data-dir D", shell-quoted
+	RunFlags             string // " --quick --trials N --data-dir D …" (shardFlags), shell-quoted
 	DataEnv              string // DPLAB_DATA to export (slurm: shell-quoted)
 	Command              string // the dplab submit command line, for the header
 	ArrayScript          string
@@ -130,6 +132,18 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		parallelism = fs.Int("parallelism", 0, "pods at once (default: all shards)")
 	}
 	lim := limitFlags(fs)
+	// Every argument goes into the generated files (the command line in
+	// their header, the values in their commands): one that could end a
+	// line there is refused before anything else is done.
+	for i, a := range args[1:] {
+		what := "the first argument"
+		if i > 0 {
+			what = "the argument after " + args[i]
+		}
+		if err := checkScriptText(what, a); err != nil {
+			return err
+		}
+	}
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		return err
@@ -163,12 +177,21 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := overrideTrials(s, *trials); err != nil {
 		return err
 	}
+	command := []string{"dplab", "submit"}
+	for _, a := range args {
+		command = append(command, shellQuote(a))
+	}
 	j := &submitJob{Name: s.Name, Shards: *shards, LastIndex: *shards - 1, CPUs: *cpus, Mem: *mem,
-		Label: dnsLabel(s.Name), Command: strings.Join(append([]string{"dplab", "submit"}, args...), " ")}
+		Label: dnsLabel(s.Name), Command: strings.Join(command, " ")}
+	// Values not given as arguments but found here: absolute paths (the
+	// working directory's), this binary's path, $DPLAB_DATA.
+	if err := checkScriptText("$DPLAB_DATA", os.Getenv("DPLAB_DATA")); err != nil {
+		return err
+	}
 	if engine == "k8s" {
 		return submitK8s(stdout, j, k8sOptions{spec: pos[0], out: *out, defaultOut: filepath.Base(run.ResultDir(s, "")),
-			quick: *quick, trials: *trials, dataDir: *dataDir, dplab: *dplab, pvc: *pvc, image: *image, mount: *mount,
-			name: *name, parallelism: *parallelism})
+			flags: shardFlags(*quick, *trials, *dataDir, *lim), dataDir: *dataDir, dplab: *dplab, pvc: *pvc, image: *image,
+			mount: *mount, name: *name, parallelism: *parallelism})
 	}
 	// Slurm: absolute paths, as the tasks may start elsewhere.
 	dir := *out
@@ -188,6 +211,11 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("submit: locate the dplab binary (give --dplab): %w", err)
 		}
 	}
+	for _, v := range []struct{ what, val string }{{"the result directory", dir}, {"the spec's path", specPath}, {"the dplab binary's path", bin}} {
+		if err := checkScriptText(v.what, v.val); err != nil {
+			return err
+		}
+	}
 	for _, v := range []struct{ flag, val string }{{"--out", dir}, {"--time", *timeLimit}, {"--mem", *mem},
 		{"--partition", *partition}, {"--account", *account}} {
 		if !sbatchSafe.MatchString(v.val) {
@@ -200,7 +228,9 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	j.JobName = "dplab-" + j.Label
 	j.Time, j.Partition, j.Account = *timeLimit, *partition, *account
 	j.Dir, j.DirQ, j.Spec, j.Dplab = dir, shellQuote(dir), shellQuote(specPath), shellQuote(bin)
-	j.RunFlags = runFlags(*quick, *trials, *dataDir, shellQuote)
+	for _, f := range shardFlags(*quick, *trials, *dataDir, *lim) {
+		j.RunFlags += " " + shellQuote(f)
+	}
 	if *dataDir == "" && os.Getenv("DPLAB_DATA") != "" {
 		j.DataEnv = shellQuote(os.Getenv("DPLAB_DATA"))
 	}
@@ -269,8 +299,7 @@ func sbatch(ctx context.Context, args ...string) (string, error) {
 // k8sOptions are the flags of dplab submit k8s.
 type k8sOptions struct {
 	spec, out, defaultOut   string
-	quick                   bool
-	trials                  int
+	flags                   []string // shardFlags
 	dataDir, dplab          string
 	pvc, image, mount, name string
 	parallelism             int
@@ -317,34 +346,60 @@ func submitK8s(w io.Writer, j *submitJob, o k8sOptions) error {
 	j.BackoffLimit = j.Shards // one retry per shard on average
 	j.Command0 = []string{dplab}
 	j.Args = []string{"run", o.spec, "--out", dir, "--shard", fmt.Sprintf("$(JOB_COMPLETION_INDEX)/%d", j.Shards), "-j", strconv.Itoa(j.CPUs)}
-	if o.quick {
-		j.Args = append(j.Args, "--quick")
-	}
-	if o.trials > 0 {
-		j.Args = append(j.Args, "--trials", strconv.Itoa(o.trials))
-	}
-	if o.dataDir != "" {
-		j.Args = append(j.Args, "--data-dir", o.dataDir)
-	} else {
+	j.Args = append(j.Args, o.flags...)
+	if o.dataDir == "" {
 		j.DataEnv = os.Getenv("DPLAB_DATA")
 	}
 	return submitTmpl.ExecuteTemplate(w, "k8s_job.yaml.tmpl", j)
 }
 
-// runFlags are the dplab run flags a shard repeats from the submission,
-// each value through quote.
-func runFlags(quick bool, trials int, dataDir string, quote func(string) string) string {
-	var b strings.Builder
+// shardFlags are the dplab run flags a shard repeats from the submission:
+// --quick, --trials, --data-dir, and the limits raised or lowered from
+// their defaults (a shard would refuse what the submission accepted).
+func shardFlags(quick bool, trials int, dataDir string, lim spec.Limits) []string {
+	var out []string
 	if quick {
-		b.WriteString(" --quick")
+		out = append(out, "--quick")
 	}
 	if trials > 0 {
-		fmt.Fprintf(&b, " --trials %d", trials)
+		out = append(out, "--trials", strconv.Itoa(trials))
 	}
 	if dataDir != "" {
-		b.WriteString(" --data-dir " + quote(dataDir))
+		out = append(out, "--data-dir", dataDir)
 	}
-	return b.String()
+	for _, l := range []struct {
+		flag   string
+		v, def int64
+	}{{"--max-cells", lim.MaxCells, spec.DefaultMaxCells}, {"--max-trials", lim.MaxTrials, spec.DefaultMaxTrials},
+		{"--max-data-bytes", lim.MaxDataBytes, spec.DefaultMaxDataBytes}} {
+		if l.v != l.def {
+			out = append(out, l.flag, strconv.FormatInt(l.v, 10))
+		}
+	}
+	return out
+}
+
+// checkScriptText refuses a value that is to be written into a generated
+// script or manifest (what names it) when it holds a character that could
+// end a line there or is not text: a control character (U+0000–U+001F,
+// U+007F–U+009F, among them U+0085 NEL), a line or paragraph separator
+// (U+2028, U+2029) or bytes that are not UTF-8. bash ends a line at '\n'
+// only, and quoting keeps that one inside a command, but the files also
+// hold comments (the command line that made them), #SBATCH lines and YAML,
+// whose readers differ on what ends a line (YAML 1.1 also breaks at NEL,
+// U+2028 and U+2029): such a value would run its rest as a command or add
+// manifest documents. No path, name or flag needs them.
+func checkScriptText(what, v string) error {
+	for i, r := range v {
+		bad := r < 0x20 || r >= 0x7f && r <= 0x9f || r == '\u2028' || r == '\u2029'
+		if r == utf8.RuneError && !strings.HasPrefix(v[i:], "\uFFFD") {
+			return usagef("%s, %q, is not UTF-8 text (byte %d): it would be written into the generated scripts and manifests", what, v, i)
+		}
+		if bad {
+			return usagef("%s, %q, holds %U, a control character or line break: it would be written into the generated scripts and manifests, where it could end a line", what, v, r)
+		}
+	}
+	return nil
 }
 
 // shellQuote quotes s for a POSIX shell: single quotes, with each ' as '\”.

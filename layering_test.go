@@ -27,7 +27,7 @@ var allowedImports = map[string][]string{
 	"plotting":              {"internal/fileutil"},
 	// experiments/spec ← experiments/run ← experiments/report: one way.
 	"experiments/curves":            {"mechanisms/accounting", "datasets/preprocess"},
-	"experiments/spec":              {"internal/suggest", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
+	"experiments/spec":              {"internal/suggest", "internal/fileutil", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
 	"experiments/run":               {"experiments/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
 	"experiments/report":            {"internal/suggest", "internal/fielddoc", "experiments/spec", "experiments/run", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
 	"experiments/htmlreport":        {"experiments/report", "experiments/spec", "mechanisms/accounting", "results"},

@@ -50,7 +50,10 @@ type SpecMechanism struct {
 // LoadSpec reads and strictly decodes an audit spec; errors name the file,
 // the line and the key (a *spec.SpecError, as a run spec's do).
 func LoadSpec(path string) (*Spec, error) {
-	src, err := os.ReadFile(path)
+	src, err := spec.ReadSource(path)
+	if err == nil {
+		err = spec.CheckSource(path, src) // size and nesting, before the TOML library
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +93,9 @@ func (s *Spec) validate() (string, error) {
 		return "epsilon", errors.New("the grid is empty")
 	case len(s.Mechanisms) == 0:
 		return "", errors.New("no [[mechanism]] block")
+	}
+	if err := spec.NameFits(s.Name, len(spec.QuickSuffix), "with "+spec.QuickSuffix+" (a --quick audit's result directory)"); err != nil {
+		return "name", err
 	}
 	if err := checkTrialsValue(s.Trials); err != nil {
 		return "trials", err

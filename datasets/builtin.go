@@ -17,6 +17,11 @@ func (p LinearParams) withDefaults() LinearParams {
 	return p
 }
 
+func (p LinearParams) shape(string, Info) (Shape, error) {
+	q := p.withDefaults()
+	return Shape{Rows: int64(q.N), Cols: int64(q.D)}, nil
+}
+
 // Validate implements Params.
 func (p LinearParams) Validate() error {
 	q := p.withDefaults()
@@ -37,6 +42,11 @@ type LogisticParams struct {
 func (p LogisticParams) withDefaults() LogisticParams {
 	p.N, p.D, p.Noise = orDefault(p.N, 1000), orDefault(p.D, 10), orDefault(p.Noise, 0.25)
 	return p
+}
+
+func (p LogisticParams) shape(string, Info) (Shape, error) {
+	q := p.withDefaults()
+	return Shape{Rows: int64(q.N), Cols: int64(q.D)}, nil
 }
 
 // Validate implements Params.

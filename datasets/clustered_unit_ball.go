@@ -26,6 +26,11 @@ func (p ClusteredUnitBallParams) withDefaults() ClusteredUnitBallParams {
 	return p
 }
 
+func (p ClusteredUnitBallParams) shape(string, Info) (Shape, error) {
+	q := p.withDefaults()
+	return Shape{Rows: int64(q.N), Cols: int64(q.D)}, nil
+}
+
 // Validate implements Params.
 func (p ClusteredUnitBallParams) Validate() error {
 	q := p.withDefaults()

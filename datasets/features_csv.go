@@ -35,6 +35,19 @@ func (p FeaturesCSVParams) Validate() error {
 	return nil
 }
 
+// shape bounds the values of the user's files by their size.
+func (p FeaturesCSVParams) shape(dir string, _ Info) (Shape, error) {
+	var n int64
+	for _, path := range []string{p.Path, p.TestPath} {
+		v, err := fileValues(dir, path)
+		if err != nil {
+			return Shape{}, err
+		}
+		n += v
+	}
+	return Shape{Rows: n}, nil
+}
+
 func init() {
 	Register(Info{
 		Name:  "features-csv",

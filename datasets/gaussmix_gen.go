@@ -23,6 +23,11 @@ func (p LowRankParams) withDefaults() LowRankParams {
 	return p
 }
 
+func (p LowRankParams) shape(string, Info) (Shape, error) {
+	q := p.withDefaults()
+	return Shape{Rows: int64(q.N), Cols: int64(q.D)}, nil
+}
+
 // Validate implements Params.
 func (p LowRankParams) Validate() error {
 	q := p.withDefaults()
@@ -47,6 +52,11 @@ type MLPParams struct {
 func (p MLPParams) withDefaults() MLPParams {
 	p.N, p.D, p.Hidden, p.Noise = orDefault(p.N, 10240), orDefault(p.D, 512), orDefault(p.Hidden, 100), orDefault(p.Noise, 0.1)
 	return p
+}
+
+func (p MLPParams) shape(string, Info) (Shape, error) {
+	q := p.withDefaults()
+	return Shape{Rows: int64(q.N), Cols: int64(q.D)}, nil
 }
 
 // Validate implements Params.

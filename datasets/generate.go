@@ -10,7 +10,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 )
 
-// maxCells caps n·d of a generated dataset (8 bytes each: 800 MB).
+// maxCells caps n·d of a file whose header states its dimensions (LibSVM,
+// IDX): a damaged header must not make the reader allocate without bound.
 const maxCells = 100_000_000
 
 // generatorRand returns the random stream of generator name at seed: ChaCha8
@@ -28,15 +29,17 @@ func orDefault[T int | float64](v, def T) T {
 	return v
 }
 
-// checkShape validates generator sizes n and d (after defaults).
+// checkShape validates generator sizes n and d (after defaults). Their
+// memory is bounded where a spec is checked (Entry.Shape against
+// --max-data-bytes), not here.
 func checkShape(n, d int) error {
 	switch {
 	case n < 1:
 		return fmt.Errorf("n = %d: must be ≥ 1 (0 means the default)", n)
 	case d < 1:
 		return fmt.Errorf("d = %d: must be ≥ 1 (0 means the default)", d)
-	case float64(n)*float64(d) > maxCells:
-		return fmt.Errorf("n·d = %d·%d: more than %d cells", n, d, maxCells)
+	case float64(n)*float64(d+1) > math.MaxInt64/8:
+		return fmt.Errorf("n·d = %d·%d: too large to address", n, d)
 	}
 	return nil
 }

@@ -23,6 +23,9 @@ const higgsCols = 28
 // per node for [HMB23]'s 2 nodes.
 const higgsDefaultRows = 2_000_000
 
+// higgsFileRows is the number of rows of HIGGS.csv (UCI).
+const higgsFileRows = 11_000_000
+
 // higgsFeatures names the 28 columns after the label in the UCI file's order
 // (UCI page): 21 low-level kinematic features (lepton, missing energy, four
 // jets), then 7 high-level invariant masses.
@@ -52,6 +55,14 @@ func (p HIGGSParams) maxRows() int {
 		return higgsDefaultRows
 	}
 	return *p.MaxRows
+}
+
+func (p HIGGSParams) shape(string, Info) (Shape, error) {
+	rows := p.maxRows()
+	if rows == 0 || rows > higgsFileRows {
+		rows = higgsFileRows
+	}
+	return Shape{Rows: int64(rows), Cols: higgsCols}, nil
 }
 
 // Validate implements Params.

@@ -20,6 +20,11 @@ func (p HIGGSLikeParams) withDefaults() HIGGSLikeParams {
 	return p
 }
 
+func (p HIGGSLikeParams) shape(string, Info) (Shape, error) {
+	q := p.withDefaults()
+	return Shape{Rows: int64(q.N), Cols: int64(higgsCols)}, nil
+}
+
 // Validate implements Params.
 func (p HIGGSLikeParams) Validate() error {
 	q := p.withDefaults()

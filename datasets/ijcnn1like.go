@@ -21,6 +21,11 @@ func (p IJCNN1LikeParams) withDefaults() IJCNN1LikeParams {
 	return p
 }
 
+func (p IJCNN1LikeParams) shape(string, Info) (Shape, error) {
+	q := p.withDefaults()
+	return Shape{Rows: int64(q.N), Cols: int64(q.D)}, nil
+}
+
 // Validate implements Params.
 func (p IJCNN1LikeParams) Validate() error {
 	q := p.withDefaults()

@@ -50,6 +50,12 @@ func (p ImageFeaturesParams) Validate() error {
 	return nil
 }
 
+// shape bounds the rows by the registry's and the columns by the images'
+// pixels, held while their F·16 features are computed.
+func (p ImageFeaturesParams) shape(_ string, info Info) (Shape, error) {
+	return Shape{Rows: int64(info.Rows), Cols: int64(max(imgSide*imgSide, featsPerFi*orDefault(p.Filters, 8)))}, nil
+}
+
 func (p ImageFeaturesParams) images() ImageParams {
 	return ImageParams{Classes: p.Classes, Part: p.Part}
 }

@@ -25,6 +25,11 @@ func (p LowRankLogisticParams) withDefaults() LowRankLogisticParams {
 	return p
 }
 
+func (p LowRankLogisticParams) shape(string, Info) (Shape, error) {
+	q := p.withDefaults()
+	return Shape{Rows: int64(q.N), Cols: int64(q.D)}, nil
+}
+
 // Validate implements Params.
 func (p LowRankLogisticParams) Validate() error {
 	q := p.withDefaults()

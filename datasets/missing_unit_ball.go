@@ -25,6 +25,11 @@ func (p MissingUnitBallParams) withDefaults() MissingUnitBallParams {
 	return p
 }
 
+func (p MissingUnitBallParams) shape(string, Info) (Shape, error) {
+	q := p.withDefaults()
+	return Shape{Rows: int64(q.N), Cols: int64(q.D)}, nil
+}
+
 // MissingRows returns p = round(missing_fraction · n), the number of rows with
 // missing features (defaults applied).
 func (p MissingUnitBallParams) MissingRows() int {

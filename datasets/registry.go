@@ -77,6 +77,9 @@ type Entry struct {
 	load  func(dir string, decode func(v any) error) (*Loaded, error)
 	test  func(dir string) (*Loaded, error)
 	check func(decode func(v any) error) error
+	// shape is Shape; testShape the shape of the test params' data.
+	shape     func(dir string, decode func(v any) error) (Shape, error)
+	testShape func(dir string) (Shape, error)
 }
 
 var entries = registry.New[Entry]("dataset")
@@ -101,6 +104,19 @@ func Register[P Params](info Info, load func(dir string, p P) (*Loaded, error), 
 		l.setName(name)
 		return l, nil
 	}
+	// params decodes and validates the spec's params, as Load does.
+	params := func(decode func(v any) error) (P, error) {
+		var p P
+		if decode != nil {
+			if err := decode(&p); err != nil {
+				return p, fmt.Errorf("dataset %s: params: %w", name, err)
+			}
+		}
+		if err := p.Validate(); err != nil {
+			return p, fmt.Errorf("dataset %s: params: %w", name, err)
+		}
+		return p, nil
+	}
 	entries.Add(name, Entry{
 		Info: info,
 		load: func(dir string, decode func(v any) error) (*Loaded, error) {
@@ -114,17 +130,17 @@ func Register[P Params](info Info, load func(dir string, p P) (*Loaded, error), 
 		},
 		test: func(dir string) (*Loaded, error) { return run(dir, test) },
 		check: func(decode func(v any) error) error {
-			var p P
-			if decode != nil {
-				if err := decode(&p); err != nil {
-					return fmt.Errorf("dataset %s: params: %w", name, err)
-				}
-			}
-			if err := p.Validate(); err != nil {
-				return fmt.Errorf("dataset %s: params: %w", name, err)
-			}
-			return nil
+			_, err := params(decode)
+			return err
 		},
+		shape: func(dir string, decode func(v any) error) (Shape, error) {
+			p, err := params(decode)
+			if err != nil {
+				return Shape{}, err
+			}
+			return shapeOf(info, dir, p)
+		},
+		testShape: func(dir string) (Shape, error) { return shapeOf(info, dir, test) },
 	})
 }
 

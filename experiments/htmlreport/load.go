@@ -118,12 +118,15 @@ func loadFolder(dir string) (*folder, error) {
 		warn(fmt.Sprintf("manifest: %v", err))
 	}
 	specPath := filepath.Join(dir, "spec.toml")
-	src, err := os.ReadFile(specPath)
-	if err != nil {
+	src, err := spec.ReadSource(specPath)
+	if err != nil && !errors.Is(err, spec.ErrSourceTooLarge) {
 		return nil, &NotResultError{Path: dir, Reason: "it holds no readable spec.toml: " + err.Error()}
 	}
 	f.SpecText = string(src)
-	s, err := spec.Parse(specPath, src)
+	var s *spec.Spec
+	if err == nil { // a spec.toml above the bound is shown as a spec error, without its text
+		s, err = spec.Parse(specPath, src)
+	}
 	if err == nil && f.Manifest != nil && len(f.Manifest.Runs) > 0 && f.Manifest.Runs[len(f.Manifest.Runs)-1].Quick {
 		err = s.ApplyQuick()
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"sort"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/internal/fielddoc"
+	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/internal/suggest"
 	"github.com/dplab/dplab/plotting"
 )
@@ -253,6 +255,9 @@ func decodeOutputs(s *spec.Spec) (*outputs, error) {
 			return nil, s.OutputError("figure", i, "kind", "figure kind %q%s: want %s", o.Kind, suggest.DidYouMean(o.Kind, FigureKinds()), strings.Join(FigureKinds(), ", "))
 		}
 		f, err := k.Decode(&Block{Spec: s, Kind: "figure", Index: i, Out: o})
+		if err == nil {
+			err = checkFileNames(s, "figure", i, 0, f.formats())
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -265,12 +270,41 @@ func decodeOutputs(s *spec.Spec) (*outputs, error) {
 			return nil, s.OutputError("table", i, "kind", "table kind %q%s: want %s", o.Kind, suggest.DidYouMean(o.Kind, TableKinds()), strings.Join(TableKinds(), ", "))
 		}
 		t, err := k.Decode(&Block{Spec: s, Kind: "table", Index: i, Out: o})
+		if err == nil {
+			err = checkFileNames(s, "table", i, 1+maxStem, t.formats())
+		}
 		if err != nil {
 			return nil, err
 		}
 		out.tables = append(out.tables, t)
 	}
 	return out, nil
+}
+
+// checkFileNames checks that the files of output block i (a figure or a
+// table) can be named: its name, a split table's part (split bytes, for a
+// table written per dataset or panel), the longest of its formats'
+// extensions and the temporary suffix they are first written under must
+// fit a file name.
+func checkFileNames(s *spec.Spec, block string, i, split int, formats []string) error {
+	ext := ""
+	for _, f := range formats {
+		if len(f)+1 > len(ext) {
+			ext = "." + f
+		}
+	}
+	with := fmt.Sprintf("with its extension %s and the temporary suffix of the file it is first written to", ext)
+	if split > 0 {
+		with = fmt.Sprintf("with the -<dataset or panel> part of a table split per dataset or panel (at most %d bytes), its extension %s and the temporary suffix of the file it is first written to", split, ext)
+	}
+	name := s.Figures
+	if block == "table" {
+		name = s.Tables
+	}
+	if err := spec.NameFits(name[i].Name, split+len(ext)+fileutil.TempSuffixMax, with); err != nil {
+		return s.OutputError(block, i, "name", "%v", err)
+	}
+	return nil
 }
 
 // Check decodes and checks every figure and table block of s, so that a

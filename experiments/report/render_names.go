@@ -4,13 +4,20 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"sort"
+	"strings"
 )
+
+// maxStem bounds the part of a file name that stands for a label, so that
+// a table split per dataset or panel has names at most its block's name +
+// 1 + maxStem bytes long (checked at load: checkFileNames).
+const maxStem = 64
 
 // labelStems maps each label to the part of a file name that stands for it
 // when a table is split per dataset or per panel: the label's slug, unique
-// among labels. A label whose slug is empty (an all-Greek label) or shared
-// with another label ("Data A" and "data-a") gets a short hash of itself
-// appended ("data-a-1f2e3d4c"), so names never collide and depend only on
+// among labels. A label whose slug is empty (an all-Greek label), shared
+// with another label ("Data A" and "data-a") or longer than maxStem gets a
+// short hash of itself appended to its slug, cut to fit ("data-a-1f2e3d4c"),
+// so names never collide, never exceed maxStem bytes, and depend only on
 // the set of labels, not on their order.
 func labelStems(labels []string) map[string]string {
 	uniq := map[string]bool{}
@@ -29,7 +36,7 @@ func labelStems(labels []string) map[string]string {
 	hashed := func(l string, n int) string {
 		sum := sha256.Sum256([]byte(l))
 		h := hex.EncodeToString(sum[:])[:n]
-		if s := slug(l); s != "" {
+		if s := strings.TrimRight(slug(l)[:min(len(slug(l)), max(maxStem-1-n, 0))], "-"); s != "" {
 			return s + "-" + h
 		}
 		return h
@@ -37,7 +44,7 @@ func labelStems(labels []string) map[string]string {
 	stems := make(map[string]string, len(sorted))
 	for _, l := range sorted {
 		s := slug(l)
-		if s == "" || slugs[s] > 1 {
+		if s == "" || slugs[s] > 1 || len(s) > maxStem {
 			s = hashed(l, 8)
 		}
 		stems[l] = s

@@ -125,6 +125,11 @@ func TestLabelStems(t *testing.T) {
 		{[]string{"α", "β", "γ"}, nil},
 		// A label spelled as another's hashed stem still gets its own name.
 		{[]string{"Data A", "data-a", "data-a-" + labelStems([]string{"Data A", "data-a"})["Data A"][len("data-a-"):]}, nil},
+		// Long labels (issue 34): cut, with a hash, to at most maxStem
+		// bytes; a slug of exactly maxStem bytes is kept.
+		{[]string{strings.Repeat("long label ", 30) + "1", strings.Repeat("long label ", 30) + "2", strings.Repeat("x", maxStem)},
+			map[string]string{strings.Repeat("x", maxStem): strings.Repeat("x", maxStem)}},
+		{[]string{strings.Repeat("α", 200) + "1", strings.Repeat("a", 300), strings.Repeat("a", 300) + "!"}, nil},
 	}
 	for _, tc := range tests {
 		got := labelStems(tc.labels)
@@ -137,7 +142,7 @@ func TestLabelStems(t *testing.T) {
 		seen := map[string]string{}
 		for _, l := range tc.labels {
 			s := got[l]
-			if !stemRE.MatchString(s) {
+			if !stemRE.MatchString(s) || len(s) > maxStem {
 				t.Errorf("%v: label %q has stem %q", tc.labels, l, s)
 			}
 			if o, dup := seen[s]; dup {

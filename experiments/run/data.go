@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -25,6 +26,13 @@ type DataCache struct {
 
 	verifyOnce sync.Once
 	verifier   *datasets.VerifyCache
+
+	// resident holds the keys of the datasets loaded and not forgotten;
+	// peak is its largest size (what a run that loads one dataset at a
+	// time keeps at one).
+	mu       sync.Mutex
+	resident map[string]bool
+	peak     int
 }
 
 // defaultCache is the process's data cache.
@@ -60,8 +68,8 @@ func (c *DataCache) verified(dir, name string) ([]datasets.VerifiedFile, error) 
 // load returns the dataset's loaded (preprocessed, unsplit) data, after
 // verifying its files: a file whose checksum does not match is an error.
 func (c *DataCache) load(dir string, d spec.DatasetSpec) (*datasets.Loaded, error) {
-	b, _ := json.Marshal(d.Params) // map keys sorted
-	v, err := c.get("load|"+dir+"|"+d.Name+"|"+string(b), func() (any, error) {
+	key := loadKey(dir, d)
+	v, err := c.get(key, func() (any, error) {
 		e, err := datasets.Lookup(d.Name)
 		if err != nil {
 			return nil, err
@@ -69,15 +77,47 @@ func (c *DataCache) load(dir string, d spec.DatasetSpec) (*datasets.Loaded, erro
 		if _, err := c.verified(dir, d.Name); err != nil {
 			return nil, err
 		}
-		return e.Load(dir, func(v any) error {
+		l, err := e.Load(dir, func(v any) error {
 			_, err := spec.DecodeStrict(d.Params, v)
 			return err
 		})
+		if err == nil {
+			c.mu.Lock()
+			if c.resident == nil {
+				c.resident = map[string]bool{}
+			}
+			c.resident[key] = true
+			c.peak = max(c.peak, len(c.resident))
+			c.mu.Unlock()
+		}
+		return l, err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return v.(*datasets.Loaded), nil
+}
+
+// loadKey and splitKey are the cache's keys of a dataset's loaded data and
+// of its fixed split under a spec's seed.
+func loadKey(dir string, d spec.DatasetSpec) string {
+	b, _ := json.Marshal(d.Params) // map keys sorted
+	return "load|" + dir + "|" + d.Name + "|" + string(b)
+}
+
+func splitKey(dir string, seed int64, d spec.DatasetSpec) string {
+	return "split|" + dir + "|" + strconv.FormatInt(seed, 10) + "|" + spec.DatasetKey(d)
+}
+
+// forget drops dataset d's loaded data and fixed split (under seed) from
+// the cache: the next load reads it again.
+func (c *DataCache) forget(dir string, seed int64, d spec.DatasetSpec) {
+	key := loadKey(dir, d)
+	c.m.Delete(key)
+	c.m.Delete(splitKey(dir, seed, d))
+	c.mu.Lock()
+	delete(c.resident, key)
+	c.mu.Unlock()
 }
 
 // split is a trial's data: scaled train, optional validation, and test parts.
@@ -94,10 +134,17 @@ type split struct {
 // and the dataset, and shared; a resampled split uses the trial's "split"
 // stream. What does not depend on the trial is looked up once per run
 // (datasetMemo), not once per trial.
-func (r *runner) prepare(i int, rs rngs.Streams) (*split, error) {
+func (r *runner) prepare(ctx context.Context, i int, rs rngs.Streams) (*split, error) {
 	d := r.spec.Datasets[i]
 	m := &r.datasets[i]
-	m.once.Do(func() { m.loaded, m.fixed, m.err = r.prepareOnce(d) })
+	m.once.Do(func() {
+		if m.err = r.gate.acquire(ctx, i); m.err != nil {
+			return
+		}
+		if m.loaded, m.fixed, m.err = r.prepareOnce(d); m.err != nil {
+			r.gate.vacate(i) // nothing loaded to release
+		}
+	})
 	if m.err != nil {
 		return nil, m.err
 	}
@@ -122,9 +169,8 @@ func (r *runner) prepareOnce(d spec.DatasetSpec) (*datasets.Loaded, *split, erro
 	if err != nil || d.Split.Resample {
 		return loaded, nil, err
 	}
-	key := spec.DatasetKey(d)
-	v, err := r.cache.get("split|"+r.dataDir+"|"+strconv.FormatInt(r.spec.Seed, 10)+"|"+key, func() (any, error) {
-		sp, err := splitAndScale(loaded, d, rngs.Derive("dplab/fixed-split", strconv.FormatInt(r.spec.Seed, 10), key).Rand())
+	v, err := r.cache.get(splitKey(r.dataDir, r.spec.Seed, d), func() (any, error) {
+		sp, err := splitAndScale(loaded, d, rngs.Derive("dplab/fixed-split", strconv.FormatInt(r.spec.Seed, 10), spec.DatasetKey(d)).Rand())
 		if sp != nil {
 			sp.shared = true
 		}

@@ -56,6 +56,10 @@ type Options struct {
 	// (results.OpenShard: no directory lock) with its own manifest; dplab
 	// merge joins the shards into the store. Not with Force.
 	Shard Shard
+	// DataMemory is the memory the datasets may take at once; above it
+	// (residentPerByte bytes per byte of their values) they are loaded one
+	// at a time. 0 means half of what the process may use (memoryBudget).
+	DataMemory int64
 }
 
 // Report summarises a run.
@@ -87,7 +91,7 @@ type Report struct {
 func ResultDir(s *spec.Spec, root string) string {
 	name := s.Name
 	if s.QuickApplied {
-		name += "-quick"
+		name += spec.QuickSuffix
 	}
 	return filepath.Join(root, name)
 }
@@ -114,6 +118,8 @@ type runner struct {
 	metrics sync.Map // datasets.Task → []spec.Metric (metricsFor)
 	// datasets memoises each spec dataset's data for the run (data.go).
 	datasets []datasetMemo
+	// gate, when set, keeps one dataset loaded at a time (datagate.go).
+	gate *dataGate
 	// prepMemo holds each fixed split's pre-processed data by (dataset,
 	// steps); pipeSpent each pipeline event's analyses by (event, δ)
 	// (pipeline.go).
@@ -233,7 +239,11 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	rep := &Report{Dir: dir, Cells: len(cells), SkipReasons: r.skipped}
 	r.report = rep
 
-	if err := r.preload(r.datasetsWithPending(store)); err != nil {
+	need := r.datasetsWithPending(store)
+	if err := r.planData(need, opt.DataMemory); err != nil {
+		return rep, err
+	}
+	if err := r.preload(need); err != nil {
 		return rep, err
 	}
 	// The pending trials are visited twice (counted, then scheduled) rather
@@ -293,7 +303,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		return !store.Done(results.Key{Cell: c.Key, Trial: t}) && !(skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0)
 	}
 	next, stop := iter.Pull2(func(yield func(int, int) bool) {
-		schedule(len(cells), func(ci int) int { return cells[ci].Trials }, r.trialRange, todo, yield)
+		r.scheduleTrials(cells, todo, yield)
 	})
 	defer stop()
 	var nextMu sync.Mutex
@@ -388,6 +398,8 @@ func (r *runner) preload(need []bool) error {
 		_, err := r.cache.load(r.dataDir, d)
 		var missing *datasets.MissingError
 		switch {
+		case err == nil && r.gate != nil:
+			r.forget(i) // loaded again at its turn
 		case err == nil:
 		case errors.As(err, &missing) && d.Optional:
 			r.skipped[d.Label] = err.Error()
@@ -512,8 +524,12 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 			ok = true
 		}
 	}()
+	defer r.gate.done(c.Dataset)
 	rs := rngs.New(seed)
-	data, err := r.prepare(c.Dataset, rs)
+	data, err := r.prepare(ctx, c.Dataset, rs)
+	if ctx.Err() != nil {
+		return rec, false // cancelled, perhaps while waiting for its data
+	}
 	if err != nil {
 		var missing *datasets.MissingError
 		if errors.As(err, &missing) {

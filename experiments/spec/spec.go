@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/BurntSushi/toml"
 )
@@ -252,15 +251,16 @@ func Load(path string) (*Spec, error) { return LoadWith(path, LoadOptions{}) }
 
 // LoadWith is Load with options (grid limits, cancellation).
 func LoadWith(path string, o LoadOptions) (*Spec, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadSource(path)
 	if err != nil {
-		return nil, &SpecError{File: path, Err: err}
+		return nil, err
 	}
 	return ParseWith(path, src, o)
 }
 
 // Parse decodes spec source src (from file name path) strictly and validates
-// it with the default limits.
+// it with the default limits. Source larger than MaxSourceBytes or nested
+// deeper than MaxNesting is refused before it is parsed (CheckSource).
 func Parse(path string, src []byte) (*Spec, error) { return ParseWith(path, src, LoadOptions{}) }
 
 // ParseWith is Parse with options (grid limits, cancellation).
@@ -268,6 +268,9 @@ func ParseWith(path string, src []byte, o LoadOptions) (*Spec, error) {
 	// The TOML library parses (a syntax error carries its position); the
 	// spec's own decoder fills the structs with per-element key paths
 	// (decode.go), placed on their lines by the key index.
+	if err := CheckSource(path, src); err != nil {
+		return nil, err
+	}
 	var raw map[string]any
 	if _, err := toml.Decode(string(src), &raw); err != nil {
 		var pe toml.ParseError

@@ -26,6 +26,9 @@ func (s *Spec) Validate() error {
 	if !specNameRE.MatchString(s.Name) {
 		return s.errAt("name", k.line("name"), "name %q must match [a-z0-9][a-z0-9_-]* (it names the result directory)", s.Name)
 	}
+	if err := NameFits(s.Name, len(QuickSuffix), "with "+QuickSuffix+" (a --quick run's result directory)"); err != nil {
+		return s.errAt("name", k.line("name"), "%v", err)
+	}
 	if s.Seed < 0 {
 		return s.errAt("seed", k.line("seed"), "seed must be ≥ 0, got %d", s.Seed)
 	}
@@ -43,6 +46,11 @@ func (s *Spec) Validate() error {
 	labels := map[string]bool{}
 	for i := range s.Datasets {
 		if err := s.validateDataset(i, labels); err != nil {
+			return err
+		}
+		// A user's file is sized in the default data directory here; the
+		// run checks again in its own.
+		if _, err := s.CheckData(i, datasets.DataDir("")); err != nil {
 			return err
 		}
 	}

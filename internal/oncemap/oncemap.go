@@ -46,3 +46,22 @@ func (m *Map[K, V]) Len() int {
 	defer m.mu.Unlock()
 	return len(m.entries)
 }
+
+// Delete forgets key: the next Do of it computes again. A Do of key in
+// progress still returns its value to its callers.
+func (m *Map[K, V]) Delete(key K) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.entries, key)
+}
+
+// DeleteFunc forgets every key for which del returns true.
+func (m *Map[K, V]) DeleteFunc(del func(K) bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k := range m.entries {
+		if del(k) {
+			delete(m.entries, k)
+		}
+	}
+}

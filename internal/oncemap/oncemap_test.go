@@ -32,3 +32,22 @@ func TestDoRunsOncePerKey(t *testing.T) {
 		t.Fatalf("the first error is not kept: %v", err)
 	}
 }
+
+// TestDeleteForgets: a deleted key is computed again; DeleteFunc deletes
+// exactly the keys it selects.
+func TestDeleteForgets(t *testing.T) {
+	var m Map[string, int]
+	calls := 0
+	get := func(k string) int {
+		v, _ := m.Do(k, func() (int, error) { calls++; return calls, nil })
+		return v
+	}
+	get("a")
+	get("b")
+	get("c")
+	m.Delete("a")
+	m.DeleteFunc(func(k string) bool { return k == "b" })
+	if a, b, c := get("a"), get("b"), get("c"); a != 4 || b != 5 || c != 3 || m.Len() != 3 {
+		t.Errorf("after deleting a and b: a = %d, b = %d, c = %d (want recomputed 4, 5 and the old 3), %d keys", a, b, c, m.Len())
+	}
+}
