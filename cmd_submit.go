@@ -18,8 +18,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/dplab/dplab/experiments/run"
-	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/results"
 )
 
