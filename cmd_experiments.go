@@ -130,6 +130,18 @@ func checkLimitFlags(l *spec.Limits) error {
 	return nil
 }
 
+// checkTrialsFlag refuses a --trials below 1 given on the command line:
+// "--trials 0" used to mean the spec's count silently, as leaving the flag
+// out does.
+func checkTrialsFlag(fs *flag.FlagSet, n int) error {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "trials" })
+	if set && n < 1 {
+		return usagef("--trials must be ≥ 1, got %d (leave it out to run the spec's count)", n)
+	}
+	return nil
+}
+
 // overrideTrials applies a --trials override (n > 0) and checks the grid
 // again: the override may take it over the limits.
 func overrideTrials(s *spec.Spec, n int) error {
@@ -165,8 +177,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if *jobs < 0 || *trials < 0 {
-		return usagef("-j and --trials must be ≥ 0")
+	if *jobs < 0 {
+		return usagef("-j must be ≥ 0 (0: the number of CPUs)")
+	}
+	if err := checkTrialsFlag(fs, *trials); err != nil {
+		return err
 	}
 	if err := checkLimitFlags(lim); err != nil {
 		return err
@@ -283,8 +298,8 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(specs) != 1 {
 		return usagef("plan takes one SPEC.toml")
 	}
-	if *trials < 0 {
-		return usagef("--trials must be ≥ 0")
+	if err := checkTrialsFlag(fs, *trials); err != nil {
+		return err
 	}
 	if *jobs < 0 {
 		return usagef("-j must be ≥ 1 (0: the number of CPUs)")

@@ -175,6 +175,11 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		return nil, fmt.Errorf("--force cannot be combined with --shard: a shard never rewrites the store (delete %s to start over)", dir)
 	}
 	r := newRunner(s, cells, opt, log)
+	// What opening creates is removed again when the run stops before its
+	// first trial (fresh), e.g. on a dataset that does not load.
+	fresh := newPaths(dir, filepath.Join(dir, results.LockFile), filepath.Join(dir, results.TrialsFile), filepath.Join(dir, "spec.toml"),
+		filepath.Join(dir, results.ShardsDir), results.ShardSpecPath(dir, s.SHA256),
+		results.ShardPath(dir, opt.Shard.Index, max(opt.Shard.Count, 1)))
 	// Open takes the directory's lock before it reads, repairs or rewrites
 	// anything; the store holds it until the deferred Close, after the
 	// manifest and Options.Render. A shard opens its own file instead.
@@ -219,6 +224,19 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 			<-rendered
 		}
 	}()
+	// The data are loaded before anything in the directory changes: a
+	// dataset that does not load leaves the store, its spec copy and a
+	// directory the run created as they were (--force included).
+	rep := &Report{Dir: dir, Cells: len(cells), SkipReasons: r.skipped}
+	r.report = rep
+	var need []bool // nil (every dataset) under --force: every trial is pending
+	if !opt.Force {
+		need = r.datasetsWithPending(store)
+	}
+	if err := r.preload(need); err != nil {
+		removeNew(fresh) // under the lock, which the deferred Close releases
+		return rep, err
+	}
 	if opt.Force {
 		if stored, err = store.Rewrite(func(r *results.Record) bool { return !keys[r.CellKey] }); err != nil {
 			return nil, err
@@ -230,12 +248,6 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		}
 	}
 	r.store, r.recs = store, stored
-	rep := &Report{Dir: dir, Cells: len(cells), SkipReasons: r.skipped}
-	r.report = rep
-
-	if err := r.preload(r.datasetsWithPending(store)); err != nil {
-		return rep, err
-	}
 	// The pending trials are visited twice (counted, then scheduled) rather
 	// than listed: a spec may have 10⁸ of them. Datasets skipped before the
 	// run started are skipped in both passes alike.
