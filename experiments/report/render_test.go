@@ -150,6 +150,39 @@ func TestRenderIncompleteSaysSo(t *testing.T) {
 	}
 }
 
+// TestMissingDataSaysSo: the tables of an optional dataset whose files are
+// absent say "data missing: wine …", not "over 0 trials (none stored)"; the
+// other dataset's tables and the figure over both keep their trial counts
+// (issue 34, item 17).
+func TestMissingDataSaysSo(t *testing.T) {
+	src := strings.Replace(spectest.Valid, "[[mechanism]]", "[[dataset]]\nname = \"wine\"\noptional = true\n\n[[mechanism]]", 1) +
+		"\n[[table]]\nname = \"cal\"\nkind = \"privacy\"\n"
+	s := spectest.MustParse(t, src)
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, DataDir: t.TempDir(), Cache: &run.DataCache{}}); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, "tables", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	const missing = "data missing: wine (its files were not found: dplab datasets fetch wine)"
+	for _, name := range []string{"mse-wine-quality-red.md", "cal-wine-quality-red.md", "mse-wine-quality-red.tex"} {
+		if got := read(name); !strings.Contains(got, missing) || strings.Contains(got, "none stored") {
+			t.Errorf("%s: want %q and no \"none stored\":\n%s", name, missing, got)
+		}
+	}
+	for _, name := range []string{"mse-lin.md", "cal-lin.md"} {
+		if got := read(name); strings.Contains(got, "data missing") || !strings.Contains(got, "over 3 trials") {
+			t.Errorf("%s: want \"over 3 trials\" and no missing data:\n%s", name, got)
+		}
+	}
+}
+
 // TestLedgerNoiseMeans compares a privacy table's noise means with sums
 // over the trials in a map: trials whose noise parameters differ (some
 // missing, some new, ±0 among the values) give each parameter the sum over

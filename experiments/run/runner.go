@@ -268,6 +268,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 			}
 		}
 	}
+	var skipFirst []int // the cells of skipped datasets whose trial 0 records the reason
 	for i := range cells {
 		c := &cells[i]
 		row := planRow(s, c)
@@ -276,8 +277,15 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 			rep.Total++
 			if store.Done(results.Key{Cell: c.Key, Trial: t}) {
 				rep.Stored++
-			} else if skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0 {
-				rep.Skipped++ // trial 0 records the reason; the rest are counted
+			} else if skippedAtStart[s.Datasets[c.Dataset].Label] {
+				// Nothing runs: trial 0 records the reason (below, outside
+				// the progress bar, whose count is of trials run), the rest
+				// are counted.
+				if t == 0 {
+					skipFirst = append(skipFirst, i)
+				} else {
+					rep.Skipped++
+				}
 			} else {
 				rep.PendingBefore++
 				cost.pending(c.Key, row)
@@ -302,7 +310,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	defer cancel()
 	todo := func(ci, t int) bool {
 		c := &cells[ci]
-		return !store.Done(results.Key{Cell: c.Key, Trial: t}) && !(skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0)
+		return !store.Done(results.Key{Cell: c.Key, Trial: t}) && !skippedAtStart[s.Datasets[c.Dataset].Label]
 	}
 	next, stop := iter.Pull2(func(yield func(int, int) bool) {
 		schedule(len(cells), func(ci int) int { return cells[ci].Trials }, r.trialRange, todo, yield)
@@ -311,6 +319,17 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	var nextMu sync.Mutex
 	var writeErr error
 	var werrOnce sync.Once
+	for _, ci := range skipFirst {
+		rec, ok := r.trial(wctx, &cells[ci], 0) // a skipped record, at once: the data are absent
+		if !ok {
+			break
+		}
+		if writeErr = store.Append(rec); writeErr != nil {
+			cancel()
+			break
+		}
+		r.count(&rec)
+	}
 	var wg sync.WaitGroup
 	// No more workers than trials to run: -j 2^63 − 1 started a goroutine
 	// per unit of it, and kept starting them long after the trials were
