@@ -737,6 +737,9 @@ func (v *view) note(band, center, extra string, keep func(*spec.Cell) bool) stri
 	if inf := v.infeasibleText(keep); inf != "" {
 		parts = append(parts, inf)
 	}
+	if k0 := v.dataIndependentText(keep); k0 != "" {
+		parts = append(parts, k0)
+	}
 	if ex := v.excludedText(keep); ex != "" {
 		parts = append(parts, ex)
 	}

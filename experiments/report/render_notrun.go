@@ -2,7 +2,8 @@ package report
 
 // Cells without results that figures and tables must still account for:
 // infeasible cells (the target is below what the mechanism reaches on the
-// data) and (mechanism, dataset) pairs the spec leaves out.
+// data), (mechanism, dataset) pairs the spec leaves out, and the trials of
+// private tuning that drew no run and released the data-independent model.
 
 import (
 	"fmt"
@@ -186,3 +187,36 @@ func (v *view) excludedText(keep func(*spec.Cell) bool) string {
 
 // excludedEntry is a table entry for an excluded pair: "not run".
 func excludedEntry() plotting.Entry { return plotting.Entry{Present: true, Text: "not run (see note)"} }
+
+// dataIndependentText is the footnote part counting, per shown cell, the
+// trials whose private tuning drew K = 0 runs and so released the
+// data-independent zero model (results.Record.DataIndependent): "K = 0
+// (private tuning drew no run and released the data-independent zero
+// model; counted in the mean, as the protocol releases it): DP-SGD at
+// ε = 10 (1 of 20 trials)". "" when there are none.
+func (v *view) dataIndependentText(keep func(*spec.Cell) bool) string {
+	datasets := map[int]bool{}
+	for i := range v.cells {
+		if keep(&v.cells[i]) {
+			datasets[v.cells[i].Dataset] = true
+		}
+	}
+	var parts []string
+	for i := range v.cells {
+		c := &v.cells[i]
+		a, ok := v.agg[c.Key]
+		if !ok || a.DataIndependent == 0 || !keep(c) {
+			continue
+		}
+		where := v.legend(c)
+		if len(datasets) > 1 {
+			where = v.spec.Datasets[c.Dataset].Label + " " + where
+		}
+		parts = append(parts, fmt.Sprintf("%s at ε = %s (%d of %d %s)", where, strconv.FormatFloat(c.Epsilon, 'g', 3, 64),
+			a.DataIndependent, a.Trials, plural(a.Trials, "trial", "trials")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "K = 0 (private tuning drew no run and released the data-independent zero model; counted in the mean, as the protocol releases it; no noise): " + strings.Join(parts, ", ")
+}

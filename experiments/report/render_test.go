@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -254,5 +255,119 @@ func TestRenderLogYZero(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "drawn at the floor") {
 		t.Error("the footnote does not say which values were drawn at the floor")
+	}
+}
+
+// TestDataIndependentReleasesCounted: private tuning that draws K = 0 runs
+// releases the zero model (results.Record.DataIndependent). Each cell's
+// count of such trials is in summary.csv (data_independent_releases, after
+// count) and in the footnotes of its tables and figure; the privacy
+// table's noise columns average only the trials that ran, so DP-SGD's q
+// and steps are the runs' own values (before, 0.1187 for 0.125 and 76 for
+// 80 with one K = 0 trial of 20) (issue 34, item 15).
+func TestDataIndependentReleasesCounted(t *testing.T) {
+	src := strings.Replace(spectest.Valid, `[[mechanism]]
+name = "ridge"
+label = "Ridge"`, `[[mechanism]]
+name = "dpsgd"
+label = "DP-SGD"
+params = { epochs = 2, batch = 64 }
+[mechanism.tuning]
+mode = "private"
+distribution = "poisson"
+mean = 1
+select_on = "test"
+candidates = { learning_rate = [0.1, 0.3] }`, 1) + "\n[[table]]\nname = \"cal\"\nkind = \"privacy\"\n"
+	s := spectest.MustParse(t, src)
+	s.Trials = 12
+	dir := filepath.Join(t.TempDir(), "out")
+	rep, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k0 := map[string]int{} // cell key -> trials with K = 0 (from the tuning note)
+	q, steps := map[string]float64{}, map[string]float64{}
+	for _, r := range rep.Records {
+		if r.Privacy.Tuning != results.TuningPrivate {
+			continue
+		}
+		if strings.Contains(r.Privacy.TuningNote, "K = 0") {
+			k0[r.CellKey]++
+			if len(r.Privacy.Noise) != 0 {
+				t.Errorf("a K = 0 record has noise %v", r.Privacy.Noise)
+			}
+			continue
+		}
+		q[r.CellKey], steps[r.CellKey] = float64(r.Privacy.Noise["q"]), float64(r.Privacy.Noise["steps"])
+	}
+	var cells []spec.Cell
+	for _, c := range spectest.Cells(t, s) {
+		if c.Label == "DP-SGD" {
+			cells = append(cells, c)
+		}
+	}
+	if len(cells) != 2 || k0[cells[0].Key]+k0[cells[1].Key] == 0 || len(q) != 2 {
+		t.Fatalf("want K = 0 draws and runs in both DP-SGD cells (mean 1: P(K = 0) = 0.37); K = 0 per cell %v", k0)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := lines[0]
+	col := slices.Index(head, "data_independent_releases")
+	if col < 0 || head[col-1] != "count" {
+		t.Fatalf("summary.csv header %v: want data_independent_releases after count", head)
+	}
+	rows := 0
+	for _, f := range lines[1:] {
+		key := f[len(f)-1]
+		want := k0[key] // 0 for AdaSSP's cells
+		if f[col] != strconv.Itoa(want) {
+			t.Errorf("summary.csv, cell %s: data_independent_releases %s, want %d", key, f[col], want)
+		}
+		rows++
+	}
+	if rows == 0 {
+		t.Fatal("summary.csv has no rows")
+	}
+	cal, err := os.ReadFile(filepath.Join(dir, "tables", "cal.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mse, err := os.ReadFile(filepath.Join(dir, "tables", "mse.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs, err := DrawFigures(s, rep.Records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig := []byte(figs[0].Note) // the figure's caption (its SVG wraps the lines)
+	for _, c := range cells {
+		if k0[c.Key] == 0 {
+			continue
+		}
+		want := fmt.Sprintf("DP-SGD (tuning accounted, selection not private) at ε = %s (%d of 12 trials)", strconv.FormatFloat(c.Epsilon, 'g', 3, 64), k0[c.Key])
+		for name, out := range map[string][]byte{"cal.md": cal, "mse.md": mse, "the figure's footnote": fig} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("%s does not count the K = 0 releases: want %q", name, want)
+			}
+		}
+		// The privacy table's row: q and steps as every run had them.
+		row := ""
+		for _, l := range strings.Split(string(cal), "\n") {
+			if strings.HasPrefix(l, "| DP-SGD") && strings.Contains(l, ", ε = "+strconv.FormatFloat(c.Epsilon, 'g', 4, 64)+" |") {
+				row = l
+			}
+		}
+		for _, v := range []float64{q[c.Key], steps[c.Key]} {
+			if s := "| " + strconv.FormatFloat(v, 'g', 4, 64) + " |"; !strings.Contains(row, s) {
+				t.Errorf("privacy table row %q lacks %s (the runs' value)", row, s)
+			}
+		}
 	}
 }
