@@ -24,6 +24,7 @@ type infeasibleCell struct {
 	trials int
 	lo, hi float64 // smallest ε reached, over the trials
 	order  float64 // RDP order of an RDP target (lo, hi are RDP ε then); 0 otherwise
+	reason string  // why, when no smallest ε was recorded (the record's error, shortened)
 }
 
 // addInfeasible counts an infeasible record of a current cell.
@@ -39,6 +40,10 @@ func (v *view) addInfeasible(r *results.Record) {
 	}
 	c.trials++
 	c.lo, c.hi = math.Min(c.lo, floor), math.Max(c.hi, floor)
+	if math.IsNaN(floor) && c.reason == "" {
+		line, _, _ := strings.Cut(r.Error, "\n")
+		c.reason = line
+	}
 	if o, ok := r.Diagnostics[results.InfeasibleOrder]; ok {
 		c.order = float64(o)
 	}
@@ -53,6 +58,9 @@ func (c *infeasibleCell) floorText() string {
 		val = f(c.lo) + "–" + f(c.hi)
 	}
 	if math.IsNaN(c.lo) {
+		if c.reason != "" {
+			return c.reason
+		}
 		val = "not recorded"
 	}
 	if c.order > 0 {
@@ -138,6 +146,9 @@ func (v *view) infeasibleText(keep func(*spec.Cell) bool) string {
 		for _, ic := range g.cells {
 			merged.lo, merged.hi = math.Min(merged.lo, ic.lo), math.Max(merged.hi, ic.hi)
 			merged.order = ic.order
+			if merged.reason == "" {
+				merged.reason = ic.reason
+			}
 		}
 		floors := merged.floorText()
 		if len(g.cells) > 1 && merged.lo != merged.hi {

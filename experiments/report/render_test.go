@@ -371,3 +371,62 @@ candidates = { learning_rate = [0.1, 0.3] }`, 1) + "\n[[table]]\nname = \"cal\"\
 		}
 	}
 }
+
+// TestCalibrationFailureSettled: a calibration that cannot meet its target
+// whatever the rows (linear mixing's paper calibration finds no γ ≤ 1.6e30
+// meeting ε = 1e-30) is found at validation (a warning naming the
+// mechanism, dataset and ε), recorded infeasible with its reason instead of
+// failed, not rerun by a second run, and named in the footnotes with its
+// reason; a spec change (another δ: new cells) runs it again (issue 34,
+// item 16). Before, every run failed the trial again, exit 1.
+func TestCalibrationFailureSettled(t *testing.T) {
+	src := `name = "lm"
+seed = 1
+trials = 2
+epsilon = [1e-30, 1]
+delta = 1e-6
+
+[[dataset]]
+name = "synthetic-linear"
+label = "Lin"
+params = { n = 300, d = 4 }
+
+[[mechanism]]
+name = "linear-mixing"
+label = "LM"
+
+[[table]]
+name = "mse"
+metric = "test_mse"
+`
+	s := spectest.MustParse(t, src)
+	if w := strings.Join(s.Warnings, "\n"); !strings.Contains(w, `mechanism[0] "LM" on dataset Lin at ε = 1e-30`) || !strings.Contains(w, "no γ ≤") || !strings.Contains(w, "recorded infeasible") {
+		t.Errorf("validation warnings %q: want the infeasible calibration at ε = 1e-30", s.Warnings)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	opt := run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}}
+	rep, _, err := runAndRender(s, opt)
+	if err != nil || rep.Failed != 0 || rep.Infeasible != 2 || rep.Ran != 2 {
+		t.Fatalf("first run: %v; %d ok, %d failed, %d infeasible; want 2 ok, 2 infeasible", err, rep.Ran, rep.Failed, rep.Infeasible)
+	}
+	for _, r := range rep.Records {
+		if r.Epsilon == 1e-30 && (r.Status != results.StatusInfeasible || !strings.Contains(r.Error, "no γ ≤")) {
+			t.Errorf("trial %d at ε = 1e-30: %s %q; want infeasible with the reason", r.Trial, r.Status, r.Error)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "tables", "mse.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "LM at ε = 1e-30 (linear-mixing: calibrate γ at ε = 1e-30") || !strings.Contains(string(b), "no γ ≤") {
+		t.Errorf("the footnote does not give the reason:\n%s", b)
+	}
+	again, err := run.Run(context.Background(), spectest.MustParse(t, src), opt)
+	if err != nil || again.Ran+again.Failed+again.Infeasible != 0 || again.Stored != 4 {
+		t.Errorf("rerun: %v; %d run, %d failed, %d infeasible, %d stored; want nothing run, 4 stored", err, again.Ran, again.Failed, again.Infeasible, again.Stored)
+	}
+	changed, err := run.Run(context.Background(), spectest.MustParse(t, strings.Replace(src, "delta = 1e-6", "delta = 1e-7", 1)), opt)
+	if err != nil || changed.Infeasible != 2 || changed.Ran != 2 {
+		t.Errorf("changed spec: %v; %d ok, %d infeasible; want its 4 new trials run", err, changed.Ran, changed.Infeasible)
+	}
+}

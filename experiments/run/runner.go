@@ -584,13 +584,12 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 	}
 	if err != nil {
 		rec.Status, rec.Error = results.StatusFailed, err.Error()
-		if ie, ok := accounting.IsInfeasible(err); ok {
-			markInfeasible(&rec, ie)
-		}
+		markInfeasible(&rec, err)
 		return rec, true
 	}
 	if err := r.account(&rec, out, delta); err != nil {
 		rec.Status, rec.Error = results.StatusFailed, err.Error()
+		markInfeasible(&rec, err)
 		return rec, true
 	}
 	rec.Privacy.Assumptions = withRelease(r.assumptions(c, &rec), out.release, &rec)
@@ -640,15 +639,28 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 	return rec, true
 }
 
-// markInfeasible records a trial whose fit found no noise level that meets
-// its target: the one place where a calibration's *accounting.InfeasibleError
-// (from any mechanism, tuned or not) becomes a settled, non-failing outcome
-// instead of a failure. Its reason stays in Error, and the smallest ε the
-// calibration reached (an RDP ε at an order when the target was one) in the
-// diagnostics: it is read from the data without noise, like every
-// diagnostic, and nothing was released.
-func markInfeasible(rec *results.Record, ie *accounting.InfeasibleError) {
+// markInfeasible records a trial whose fit cannot meet its target, when
+// err says so: the one place where a calibration's
+// *accounting.InfeasibleError (no noise level meets the target) or a
+// *mechanisms.OutOfRangeError (the target is outside the range where the
+// mechanism's formulas or analysis hold, or its ledger is unbounded), from
+// any mechanism, tuned or not, becomes a settled, non-failing outcome
+// instead of a failure: the same spec and data give the same answer, so a
+// rerun does not repeat it. Its reason stays in Error, and the smallest ε a
+// calibration reached (an RDP ε at an order when the target was one), when
+// it found one, in the diagnostics: it is read from the data without noise,
+// like every diagnostic, and nothing was released. Any other error leaves
+// the record failed.
+func markInfeasible(rec *results.Record, err error) {
+	var ie *accounting.InfeasibleError
+	var oor *mechanisms.OutOfRangeError
+	if !errors.As(err, &ie) && !errors.As(err, &oor) {
+		return
+	}
 	rec.Status = results.StatusInfeasible
+	if ie == nil || math.IsNaN(ie.Floor) {
+		return
+	}
 	if rec.Diagnostics == nil {
 		rec.Diagnostics = map[string]results.Float{}
 	}
@@ -755,6 +767,14 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 		// overspend; the record states the scope instead.
 		if err := out.release.CheckSpent(float64(rec.Privacy.EpsSpent), float64(rec.Privacy.EpsTarget)); err != nil {
 			return err
+		}
+		// A private release whose ledger no accountant bounds (noise below
+		// float64's range at a huge ε) is not a non-private result: the
+		// target is out of the mechanism's range (validation refuses the
+		// targets it can foresee; mechanisms.TargetChecker).
+		if math.IsInf(float64(rec.Privacy.EpsSpent), 1) {
+			return &mechanisms.OutOfRangeError{Reason: fmt.Sprintf("the ledger's ε spent is +Inf under %s at δ = %g (no guarantee): target ε = %g is outside the range where this mechanism's noise can be accounted",
+				r.acc.Describe(), delta, float64(rec.Privacy.EpsTarget))}
 		}
 		if float64(rec.Privacy.EpsSpent) > float64(rec.Privacy.EpsTarget)*(1+1e-9) {
 			rec.Privacy.TuningNote = strings.TrimSpace(rec.Privacy.TuningNote + " ε spent exceeds the target")
