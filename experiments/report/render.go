@@ -926,12 +926,7 @@ func (v *view) incompleteText(keep func(*spec.Cell) bool) string {
 	if stored >= want {
 		return ""
 	}
-	datasets := map[int]bool{}
-	for i := range v.cells {
-		if keep(&v.cells[i]) {
-			datasets[v.cells[i].Dataset] = true
-		}
-	}
+	name := v.cellNamer(keep)
 	var listed []string
 	for i := range v.cells {
 		c := &v.cells[i]
@@ -947,10 +942,7 @@ func (v *view) incompleteText(keep func(*spec.Cell) bool) string {
 			listed = append(listed, fmt.Sprintf("%d more", short-maxShortListed))
 			break
 		}
-		where := v.legend(c)
-		if len(datasets) > 1 {
-			where = v.spec.Datasets[c.Dataset].Label + " " + where
-		}
+		where := name(c)
 		if c.Private {
 			where += " at ε = " + strconv.FormatFloat(c.Epsilon, 'g', 3, 64)
 		}

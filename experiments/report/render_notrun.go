@@ -101,12 +101,7 @@ func (v *view) infeasibleAt(di int, eps float64, want func(c *spec.Cell) bool) [
 // mechanism reaches on the data; nothing released, not drawn): RGM at
 // ε = 0.1, 0.316 (smallest ε 4.26)". "" when there are none.
 func (v *view) infeasibleText(keep func(*spec.Cell) bool) string {
-	datasets := map[int]bool{}
-	for i := range v.cells {
-		if keep(&v.cells[i]) {
-			datasets[v.cells[i].Dataset] = true
-		}
-	}
+	name := v.cellNamer(keep)
 	type group struct {
 		where string
 		eps   []string
@@ -120,10 +115,7 @@ func (v *view) infeasibleText(keep func(*spec.Cell) bool) string {
 		if !ok || !keep(c) {
 			continue
 		}
-		where := v.legend(c)
-		if len(datasets) > 1 {
-			where = v.spec.Datasets[c.Dataset].Label + " " + where
-		}
+		where := name(c)
 		g := byWhere[where]
 		if g == nil {
 			g = &group{where: where}
@@ -206,12 +198,7 @@ func excludedEntry() plotting.Entry { return plotting.Entry{Present: true, Text:
 // model; counted in the mean, as the protocol releases it): DP-SGD at
 // ε = 10 (1 of 20 trials)". "" when there are none.
 func (v *view) dataIndependentText(keep func(*spec.Cell) bool) string {
-	datasets := map[int]bool{}
-	for i := range v.cells {
-		if keep(&v.cells[i]) {
-			datasets[v.cells[i].Dataset] = true
-		}
-	}
+	name := v.cellNamer(keep)
 	var parts []string
 	for i := range v.cells {
 		c := &v.cells[i]
@@ -219,15 +206,28 @@ func (v *view) dataIndependentText(keep func(*spec.Cell) bool) string {
 		if !ok || a.DataIndependent == 0 || !keep(c) {
 			continue
 		}
-		where := v.legend(c)
-		if len(datasets) > 1 {
-			where = v.spec.Datasets[c.Dataset].Label + " " + where
-		}
-		parts = append(parts, fmt.Sprintf("%s at ε = %s (%d of %d %s)", where, strconv.FormatFloat(c.Epsilon, 'g', 3, 64),
+		parts = append(parts, fmt.Sprintf("%s at ε = %s (%d of %d %s)", name(c), strconv.FormatFloat(c.Epsilon, 'g', 3, 64),
 			a.DataIndependent, a.Trials, plural(a.Trials, "trial", "trials")))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return "K = 0 (private tuning drew no run and released the data-independent zero model; counted in the mean, as the protocol releases it; no noise): " + strings.Join(parts, ", ")
+}
+
+// cellNamer returns how a footnote names a cell: its legend, after its
+// dataset's label when the cells keep accepts span several datasets.
+func (v *view) cellNamer(keep func(*spec.Cell) bool) func(c *spec.Cell) string {
+	datasets := map[int]bool{}
+	for i := range v.cells {
+		if keep(&v.cells[i]) {
+			datasets[v.cells[i].Dataset] = true
+		}
+	}
+	return func(c *spec.Cell) string {
+		if len(datasets) > 1 {
+			return v.spec.Datasets[c.Dataset].Label + " " + v.legend(c)
+		}
+		return v.legend(c)
+	}
 }
