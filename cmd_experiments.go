@@ -78,8 +78,11 @@ var validateCommand = &command{
 	Long: `Validate loads each spec strictly and checks it without running or expanding
 anything: keys and types, value ranges (δ over training sets of 2 to 10⁹ rows),
 names, repeated sweep values, that the accountant can evaluate every
-mechanism's ledger, and the grid's size (counted before it is built; a spec
-above --max-cells cells or --max-trials trials is refused).`,
+mechanism's ledger, that every ε is in each mechanism's range, and the grid's
+size (counted before it is built; a spec above --max-cells cells or
+--max-trials trials is refused). It warns of δ ≥ 1/n at a dataset's declared
+size and of targets a mechanism's calibration cannot meet (a run records
+those trials infeasible).`,
 	Run: cmdValidate,
 }
 
@@ -114,6 +117,20 @@ func loadSpec(ctx context.Context, path string, quick bool, lim spec.Limits) (*s
 	return s, nil
 }
 
+// printWarnings prints what validating s found that does not stop a run
+// (spec.Spec.Warnings), each once, naming the spec file.
+func printWarnings(w io.Writer, specs ...*spec.Spec) {
+	seen := map[string]bool{}
+	for _, s := range specs {
+		for _, msg := range s.Warnings {
+			if !seen[msg] {
+				seen[msg] = true
+				fmt.Fprintf(w, "warning: %s: %s\n", s.File, msg)
+			}
+		}
+	}
+}
+
 // limitFlags adds --max-cells, --max-trials and --max-data-bytes to fs.
 func limitFlags(fs *flag.FlagSet) *spec.Limits {
 	l := &spec.Limits{}
@@ -129,6 +146,18 @@ func limitFlags(fs *flag.FlagSet) *spec.Limits {
 func checkLimitFlags(l *spec.Limits) error {
 	if l.MaxCells < 1 || l.MaxTrials < 1 || l.MaxDataBytes < 1 {
 		return usagef("--max-cells, --max-trials and --max-data-bytes must be ≥ 1")
+	}
+	return nil
+}
+
+// checkTrialsFlag refuses a --trials below 1 given on the command line:
+// "--trials 0" used to mean the spec's count silently, as leaving the flag
+// out does.
+func checkTrialsFlag(fs *flag.FlagSet, n int) error {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "trials" })
+	if set && n < 1 {
+		return usagef("--trials must be ≥ 1, got %d (leave it out to run the spec's count)", n)
 	}
 	return nil
 }
@@ -168,8 +197,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if *jobs < 0 || *trials < 0 {
-		return usagef("-j and --trials must be ≥ 0")
+	if *jobs < 0 {
+		return usagef("-j must be ≥ 0 (0: the number of CPUs)")
+	}
+	if err := checkTrialsFlag(fs, *trials); err != nil {
+		return err
 	}
 	if err := checkLimitFlags(lim); err != nil {
 		return err
@@ -187,6 +219,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err := overrideTrials(loaded[i], *trials); err != nil {
 			return err
 		}
+		printWarnings(stderr, loaded[i])
 	}
 	dirs := make([]string, len(loaded))
 	for i, s := range loaded {
@@ -256,7 +289,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 func printReport(w io.Writer, s *spec.Spec, rep *run.Report, outs []string) {
 	infeasible := ""
 	if rep.Infeasible > 0 {
-		infeasible = fmt.Sprintf(", %d infeasible (target ε below what the mechanism reaches on the data)", rep.Infeasible)
+		infeasible = fmt.Sprintf(", %d infeasible (the mechanism cannot meet the target ε there: recorded with the reason, not rerun)", rep.Infeasible)
 	}
 	beyond := ""
 	if rep.Beyond > 0 {
@@ -286,8 +319,8 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(specs) != 1 {
 		return usagef("plan takes one SPEC.toml")
 	}
-	if *trials < 0 {
-		return usagef("--trials must be ≥ 0")
+	if err := checkTrialsFlag(fs, *trials); err != nil {
+		return err
 	}
 	if *jobs < 0 {
 		return usagef("-j must be ≥ 1 (0: the number of CPUs)")
@@ -308,6 +341,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := overrideTrials(s, *trials); err != nil {
 		return err
 	}
+	printWarnings(stderr, s)
 	dir := *out
 	if dir == "" {
 		dir = run.ResultDir(s, "results")
@@ -408,9 +442,9 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var bad []string
 	for _, p := range specs {
 		s, err := report.Load(p, opts)
+		q := s
 		if err == nil && s.Quick != nil {
 			// The quick variant must be valid too.
-			var q *spec.Spec
 			if q, err = spec.LoadWith(p, opts); err == nil {
 				err = q.ApplyQuick()
 			}
@@ -425,6 +459,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			bad = append(bad, err.Error())
 			continue
 		}
+		printWarnings(stderr, s, q)
 		// Counted, not expanded: validation never builds the grid.
 		cells, _ := s.Size()
 		fmt.Fprintf(stdout, "ok  %s: %s (%d cells × %d trials)\n", p, s.Name, cells, s.Trials)

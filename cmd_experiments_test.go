@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -104,6 +106,81 @@ params = { path = "`+filepath.ToSlash(badCSV)+`", header = true }`, 1), `name = 
 			}
 		})
 	}
+}
+
+// TestLoadErrorLeavesNoTrace: a run whose dataset does not load removes
+// what it created (the result directory and its missing parents, .lock,
+// trials.jsonl; a shard's files) and changes nothing that existed: an
+// empty directory stays empty, a store, its spec copy and manifest keep
+// their bytes, with --force too (which used to drop the stored trials
+// before loading) (issue 34, item 17).
+func TestLoadErrorLeavesNoTrace(t *testing.T) {
+	dir := t.TempDir()
+	specPath := writeFile(t, filepath.Join(dir, "s.toml"), cliSpec)
+	stored := filepath.Join(dir, "stored")
+	if code, _, errs := runMain(t, "run", specPath, "--out", stored); code != 0 {
+		t.Fatalf("first run: %d\n%s", code, errs)
+	}
+	before := dirBytes(t, stored)
+	// The same spec with a second dataset whose file is missing: the first
+	// dataset's cells are those stored.
+	writeFile(t, specPath, cliSpec+"\n[[dataset]]\nname = \"wine\"\n")
+	noData := []string{"--data-dir", filepath.Join(dir, "nodata")}
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, out, gone string // gone: the path that must not exist afterwards ("": out must hold what it held)
+		extra           []string
+	}{
+		{"new nested directory", filepath.Join(dir, "new", "a", "b"), filepath.Join(dir, "new"), nil},
+		{"new shard directory", filepath.Join(dir, "shardnew"), filepath.Join(dir, "shardnew"), []string{"--shard", "0/2"}},
+		{"existing empty directory", empty, "", nil},
+		{"existing store", stored, "", nil},
+		{"existing store, --force", stored, "", []string{"--force"}},
+		{"existing store, a shard", stored, "", []string{"--shard", "1/2"}},
+	} {
+		was := map[string]string{}
+		if c.gone == "" {
+			was = dirBytes(t, c.out)
+		}
+		code, _, errs := runMain(t, append(append([]string{"run", specPath, "--out", c.out}, noData...), c.extra...)...)
+		if code != 2 || !strings.Contains(errs, "winequality-red.csv") {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 naming the missing file", c.name, code, errs)
+		}
+		if c.gone != "" {
+			if _, err := os.Lstat(c.gone); !os.IsNotExist(err) {
+				t.Errorf("%s: %s is left behind (%v)", c.name, c.gone, err)
+			}
+			continue
+		}
+		if now := dirBytes(t, c.out); !maps.Equal(now, was) {
+			t.Errorf("%s: the directory changed:\nbefore %q\nafter  %q", c.name, slices.Sorted(maps.Keys(was)), slices.Sorted(maps.Keys(now)))
+		}
+	}
+	if now := dirBytes(t, stored); !maps.Equal(now, before) {
+		t.Errorf("the store changed")
+	}
+}
+
+// dirBytes maps every file under dir (relative path) to its content.
+func dirBytes(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func TestValidateAndPlan(t *testing.T) {
@@ -528,6 +605,49 @@ func TestHelpAndBadFlags(t *testing.T) {
 	want := "dplab run: flag provided but not defined: -bogus\nRun 'dplab run --help' for usage.\n"
 	if code != 2 || errs != want || out != "" {
 		t.Errorf("bad flag: exit %d, stdout %q, stderr %q; want exit 2 and stderr %q", code, out, errs, want)
+	}
+}
+
+// TestUnknownFlagDidYouMean: an unknown flag close to a defined one gets
+// a "did you mean", as unknown spec keys do (issue 34, item 17); a flag
+// close to none gets none (TestHelpAndBadFlags' -bogus).
+func TestUnknownFlagDidYouMean(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--trails", "2", "x.toml"}, "dplab run: flag provided but not defined: -trails (did you mean --trials?)\n"},
+		{[]string{"plan", "x.toml", "-qiuck"}, "dplab plan: flag provided but not defined: -qiuck (did you mean --quick?)\n"},
+		{[]string{"run", "-k", "2", "x.toml"}, "dplab run: flag provided but not defined: -k (did you mean -j?)\n"},
+		{[]string{"account", "gaussian", "--sigam", "2"}, "dplab account: flag provided but not defined: -sigam (did you mean --sigma?)\n"},
+	} {
+		code, out, errs := runMain(t, c.args...)
+		if code != 2 || out != "" || !strings.HasPrefix(errs, c.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and stderr starting %q", c.args, code, out, errs, c.want)
+		}
+	}
+}
+
+// TestTrialsFlagBelowOneRefused: --trials 0 (or below) is a usage error
+// for run, plan and submit, not "the spec's count" (issue 34, item 17); nothing is
+// written. --trials 1 overrides the spec's 2.
+func TestTrialsFlagBelowOneRefused(t *testing.T) {
+	dir := t.TempDir()
+	specPath := writeFile(t, filepath.Join(dir, "cli.toml"), cliSpec)
+	out := filepath.Join(dir, "out")
+	for _, cmd := range [][]string{{"run"}, {"plan"}, {"submit", "slurm", "--shards", "2", "--dry-run"}} {
+		for _, n := range []string{"0", "-1"} {
+			code, _, errs := runMain(t, append(cmd, specPath, "--trials", n, "--out", out)...)
+			if want := "--trials must be ≥ 1, got " + n; code != 2 || !strings.Contains(errs, want) {
+				t.Errorf("%s --trials %s: exit %d, stderr %q; want exit 2 and %q", cmd, n, code, errs, want)
+			}
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused --trials created %s (%v)", out, err)
+	}
+	if code, stdout, errs := runMain(t, "run", specPath, "--trials", "1", "--out", out); code != 0 || !strings.Contains(stdout, "1 cells, 1 trials") {
+		t.Errorf("--trials 1: exit %d\n%s%s", code, stdout, errs)
 	}
 }
 

@@ -154,6 +154,9 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := run.CheckShards(*shards); err != nil {
 		return usagef("%v", err)
 	}
+	if err := checkTrialsFlag(fs, *trials); err != nil {
+		return err
+	}
 	if *cpus < 1 || *trials < 0 {
 		return usagef("--cpus-per-task must be ≥ 1 and --trials ≥ 0")
 	}

@@ -23,6 +23,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/dplab/dplab/internal/suggest"
 )
 
 // command is one entry of the CLI table. The table's order is the help order.
@@ -262,7 +264,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 				fs.Usage()
 				return nil, err
 			}
-			return nil, usagef("%v", err)
+			return nil, usagef("%v%s", err, flagSuggestion(fs, err))
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -275,6 +277,27 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// flagSuggestion is the "did you mean" of an unknown flag, as unknown keys
+// get: " (did you mean --trials?)" for -trails; "" for any other parse
+// error, or when no defined flag is close.
+func flagSuggestion(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	c, ok := suggest.Closest(name, names)
+	if !ok {
+		return ""
+	}
+	dashes := "--"
+	if len(c) == 1 {
+		dashes = "-"
+	}
+	return " (did you mean " + dashes + c + "?)"
 }
 
 // parseQuiet parses args with fs's Usage silenced: the flag package calls

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 )
 
-// splitSizes returns the train, validation and test row counts of n rows:
+// SplitSizes returns the train, validation and test row counts of n rows:
 //
 //	n_train = ⌊(1 − test − validation)·n⌋, n_val = ⌊validation·n⌋, n_test = n − n_train − n_val
 //
@@ -14,7 +14,7 @@ import (
 // benchmark's `int(0.8 * n)` when test = 0.2 (gaussmix.md §6.2, objpert.md
 // §5.1). The 1e-9 guards against fractions like 1 − 0.2 landing just below an
 // integer in floating point.
-func splitSizes(n int, test, validation float64) (nTrain, nVal, nTest int) {
+func SplitSizes(n int, test, validation float64) (nTrain, nVal, nTest int) {
 	nTrain = int(math.Floor((1-test-validation)*float64(n) + 1e-9))
 	nVal = int(math.Floor(validation*float64(n) + 1e-9))
 	return nTrain, nVal, n - nTrain - nVal
@@ -33,7 +33,7 @@ func CheckSplit(n int, test, validation float64) error {
 	if test+validation >= 1 {
 		return fmt.Errorf("test + validation fractions %v + %v: must be below 1", test, validation)
 	}
-	tr, va, te := splitSizes(n, test, validation)
+	tr, va, te := SplitSizes(n, test, validation)
 	switch {
 	case tr < 1:
 		return fmt.Errorf("%d rows leave no training row with test %v and validation %v", n, test, validation)
@@ -77,7 +77,7 @@ func SplitOrdered(d *Dataset, test, validation float64) (train, val, tst *Datase
 
 // cut splits d into the rows perm[:nTrain], the next nVal and the rest.
 func cut(d *Dataset, perm []int, test, validation float64) (train, val, tst *Dataset) {
-	nTrain, nVal, _ := splitSizes(d.Rows(), test, validation)
+	nTrain, nVal, _ := SplitSizes(d.Rows(), test, validation)
 	train = d.Subset(perm[:nTrain])
 	if validation > 0 {
 		val = d.Subset(perm[nTrain : nTrain+nVal])

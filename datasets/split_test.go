@@ -35,7 +35,7 @@ func TestSplitSizesFollowThePapersRule(t *testing.T) {
 		{10, 10, 0, 0, 0, 0},
 	}
 	for _, c := range cases {
-		tr, va, te := splitSizes(c.n, c.testFrac, c.valFrac)
+		tr, va, te := SplitSizes(c.n, c.testFrac, c.valFrac)
 		if tr != c.train || va != c.val || te != c.test {
 			t.Errorf("n=%d test=%v val=%v: sizes %d/%d/%d, want %d/%d/%d", c.n, c.testFrac, c.valFrac, tr, va, te, c.train, c.val, c.test)
 		}

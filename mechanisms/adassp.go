@@ -142,12 +142,11 @@ func (a *AdaSSP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs 
 	d := train.Cols()
 	eps3 := b.Epsilon / 3
 	logTerm := math.Log(6 / b.Delta)
-	m := math.Sqrt(logTerm) / eps3 // [Wang18] Alg. 2: noise multiplier of each release
-	if math.IsInf(m, 0) {
-		return nil, fmt.Errorf("adassp: noise multiplier √log(6/δ)/(ε/3) = %v at ε = %g: ε is too small for float64", m, b.Epsilon)
+	m, err := adasspBoxNoise(b)
+	if err != nil {
+		return nil, err
 	}
 	if a.p.Calibration == "accountant" {
-		var err error
 		m, err = b.Calibrate(adasspEvent, accounting.Bracket{})
 		if err != nil {
 			return nil, err
@@ -190,6 +189,27 @@ func (a *AdaSSP) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs 
 	}
 	return &Release{Model: model, Event: adasspEvent(m), Calibrated: a.p.Calibration == "accountant",
 		Noise: map[string]float64{"noise_multiplier": m, "lambda": lambda, "lambda_min_tilde": lamTilde}}, nil
+}
+
+// adasspBoxNoise is the box's noise multiplier of each release,
+// √log(6/δ)/(ε/3) ([Wang18] Alg. 2), or an *OutOfRangeError when ε is too
+// small for it to be a float64.
+func adasspBoxNoise(b Budget) (float64, error) {
+	m := math.Sqrt(math.Log(6/b.Delta)) / (b.Epsilon / 3)
+	if math.IsInf(m, 0) {
+		return 0, &OutOfRangeError{Reason: fmt.Sprintf("adassp: noise multiplier √log(6/δ)/(ε/3) = %v at ε = %g: ε is too small for float64", m, b.Epsilon)}
+	}
+	return m, nil
+}
+
+// CheckTarget implements TargetChecker: the box's ledger at b (nil when
+// calibrated by the accountant).
+func (a *AdaSSP) CheckTarget(b Budget, _ DataShape) (accounting.Event, error) {
+	m, err := adasspBoxNoise(b)
+	if err != nil || a.p.Calibration == "accountant" {
+		return nil, err
+	}
+	return adasspEvent(m), nil
 }
 
 // EventShapes implements Mechanism.

@@ -75,6 +75,21 @@ func validateCalibration(c string) error {
 	return nil
 }
 
+// sketchTargetEvent is the CheckTarget of a sketch mechanism: the ledger
+// setup gives for the sketch size kOf gives the data's declared columns;
+// nothing when they are not known or that size does not fit them (Fit
+// refuses it on the data).
+func sketchTargetEvent(d DataShape, kOf func(d int) int, setup func(k int) (accounting.Event, error)) (accounting.Event, error) {
+	if d.Cols == 0 {
+		return nil, nil
+	}
+	k := kOf(d.Cols)
+	if checkSketchSize("", k, d.Cols) != nil {
+		return nil, nil
+	}
+	return setup(k)
+}
+
 // checkSketchSize reports a sketch too small for the least-squares solve.
 func checkSketchSize(name string, k, d int) error {
 	if k < d {
@@ -129,7 +144,8 @@ func smallestGamma(f func(gamma float64) (float64, error), target, lo float64) (
 			break
 		}
 		if hi > 1e30 {
-			return 0, fmt.Errorf("no γ ≤ %g meets ε = %g", hi, target)
+			return 0, &accounting.InfeasibleError{Target: accounting.Target{Epsilon: target}, Floor: math.NaN(), X: math.NaN(),
+				Reason: fmt.Sprintf("no γ ≤ %g meets ε = %g", hi, target)}
 		}
 		hi *= 2
 	}

@@ -210,6 +210,22 @@ func (l *LinearMixing) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 		"gamma": s.gamma, "sigma2": sigma2, "lambda_tilde": lamTilde, "eta_std": s.etaStd, "k": float64(k)}}, nil
 }
 
+// CheckTarget implements TargetChecker: the setup at b for the sketch size
+// the data's declared columns give (nothing when they are not known).
+func (l *LinearMixing) CheckTarget(b Budget, d DataShape) (accounting.Event, error) {
+	if l.p.Calibration != calAccountant && b.Wrap != nil {
+		return nil, nil // EventShapes refuses it
+	}
+	cx, cy := l.p.cx(), l.p.cy()
+	if d.Task == datasets.Binary {
+		cy = 1
+	}
+	return sketchTargetEvent(d, l.p.k, func(k int) (accounting.Event, error) {
+		s, err := l.setup(b, k, cx*cx+cy*cy)
+		return s.event(), err
+	})
+}
+
 // EventShapes implements Mechanism.
 func (l *LinearMixing) EventShapes(b Budget) ([]accounting.Event, error) {
 	if l.p.Calibration != calAccountant && b.Wrap != nil {

@@ -146,12 +146,12 @@ func (a *ObjPertAMP) Fit(ctx context.Context, train *datasets.Dataset, b Budget,
 	if err := checkBounds("objpert-amp", train, 1, 0); err != nil {
 		return nil, err
 	}
-	lossName, beta, defClip := glmConstants(train.Task, 1, 1)
-	tau, sigmaOut, c := orDefault(a.p.Tau, 0.01), orDefault(a.p.SigmaOut, 0.15), orDefault(a.p.Clip, defClip)
-	ev, err := accounting.CalibrateAMP(b.calibrator(), b.Target(), c, beta, tau, sigmaOut, orDefault(a.p.F, 1.3))
+	lossName, beta, _ := glmConstants(train.Task, 1, 1)
+	ev, err := a.calibrate(b, train.Task)
 	if err != nil {
-		return nil, fmt.Errorf("objpert-amp: %w", err)
+		return nil, err
 	}
+	tau, sigmaOut, c := ev.Tau, ev.SigmaOut, ev.ObjPert.L
 	loss, err := solvers.NewGLM(train.X, train.Y, solvers.GLMConfig{Loss: lossName, Bias: true, Clip: c})
 	if err != nil {
 		return nil, fmt.Errorf("objpert-amp: %w", err)
@@ -184,6 +184,28 @@ func (a *ObjPertAMP) Fit(ctx context.Context, train *datasets.Dataset, b Budget,
 		Noise: map[string]float64{"sigma": ev.ObjPert.Sigma, "lambda": ev.ObjPert.Lambda, "beta": beta, "clip": c, "tau": tau, "sigma_out": sigmaOut},
 		Stats: map[string]float64{"iterations": float64(res.Iterations), "passes": float64(res.GradEvals),
 			"grad_evals": float64(res.GradEvals) * n, "hess_evals": float64(res.HessEvals), "grad_norm": res.GradNorm}}, nil
+}
+
+// calibrate chooses (σ, λ) for a fit on data of task by [RKW23]'s rule
+// (accounting.CalibrateAMP): a function of the budget and the params only.
+func (a *ObjPertAMP) calibrate(b Budget, task datasets.Task) (accounting.AMP, error) {
+	_, beta, defClip := glmConstants(task, 1, 1)
+	tau, sigmaOut, c := orDefault(a.p.Tau, 0.01), orDefault(a.p.SigmaOut, 0.15), orDefault(a.p.Clip, defClip)
+	ev, err := accounting.CalibrateAMP(b.calibrator(), b.Target(), c, beta, tau, sigmaOut, orDefault(a.p.F, 1.3))
+	if err != nil {
+		return ev, fmt.Errorf("objpert-amp: %w", err)
+	}
+	return ev, nil
+}
+
+// CheckTarget implements TargetChecker: the calibration at b, which an
+// infeasible target fails whatever the rows.
+func (a *ObjPertAMP) CheckTarget(b Budget, d DataShape) (accounting.Event, error) {
+	if b.Wrap != nil {
+		return nil, nil // EventShapes refuses it
+	}
+	_, err := a.calibrate(b, d.Task)
+	return nil, err
 }
 
 // EventShapes implements Mechanism.

@@ -157,7 +157,7 @@ func (o *ObjPertKifer) setup(b Budget, cx float64) (kiferSetup, error) {
 		eps2 = rho * b.Epsilon
 	}
 	if !(eps2 > 0) {
-		return s, fmt.Errorf("output noise: no ε left (ε = %g, Kifer's part %g)", b.Epsilon, kifer)
+		return s, &OutOfRangeError{Reason: fmt.Sprintf("output noise: no ε left (ε = %g, Kifer's part %g)", b.Epsilon, kifer)}
 	}
 	// Noise multiplier z for sensitivity 1, scaled: Gaussian RDP depends on
 	// σ_out/sensitivity only.
@@ -223,6 +223,16 @@ func (o *ObjPertKifer) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 		Stats: map[string]float64{"iterations": float64(res.Iterations), "passes": float64(res.GradEvals),
 			"grad_evals": float64(res.GradEvals) * float64(train.Rows()), "hess_evals": float64(res.HessEvals),
 			"grad_norm": res.GradNorm}}, nil
+}
+
+// CheckTarget implements TargetChecker: the ledger of the setup at b, a
+// function of the budget and the params only.
+func (o *ObjPertKifer) CheckTarget(b Budget, _ DataShape) (accounting.Event, error) {
+	s, err := o.setup(b, orDefault(o.p.BoundX, 1))
+	if err != nil {
+		return nil, fmt.Errorf("objpert-kifer: %w", err)
+	}
+	return s.event, nil
 }
 
 // EventShapes implements Mechanism.

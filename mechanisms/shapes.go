@@ -1,6 +1,7 @@
 package mechanisms
 
 import (
+	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/mechanisms/accounting"
 )
 
@@ -31,3 +32,33 @@ const (
 	shapeSteps = 100 // DP-SGD steps
 	shapeQ     = 0.01
 )
+
+// DataShape is what is known of a mechanism's training data before it is
+// loaded: its task and declared size (Rows, Cols: 0 when not known).
+type DataShape struct {
+	Task       datasets.Task
+	Rows, Cols int
+}
+
+// TargetChecker is implemented by a mechanism whose Fit, for some targets,
+// cannot meet them whatever the rows are: its noise is a closed form of
+// (ε, δ) (a paper's constants), or its calibration searches a bounded grid.
+// CheckTarget returns, for budget b on data of shape d, the ledger that
+// the fixed constants spend (nil when the noise is calibrated to b, or
+// depends on what d leaves unknown), or the error Fit would return:
+// an *OutOfRangeError when b lies outside the range where the mechanism's
+// formulas or analysis hold, an *accounting.InfeasibleError when its
+// calibration cannot meet b. Spec validation refuses out-of-range targets
+// and ledgers that no accountant bounds (ε spent = +Inf), and warns of
+// infeasible ones; a run records such trials infeasible.
+type TargetChecker interface {
+	CheckTarget(b Budget, d DataShape) (accounting.Event, error)
+}
+
+// OutOfRangeError is a target outside the range in which a mechanism's noise
+// formula or its privacy analysis holds (ε too small for the noise to be a
+// float64; γ ≤ 1 outside Lemma 1), whatever the data. Validation refuses
+// the target; a trial that meets it is recorded infeasible, with Reason.
+type OutOfRangeError struct{ Reason string }
+
+func (e *OutOfRangeError) Error() string { return e.Reason }

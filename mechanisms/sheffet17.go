@@ -122,7 +122,7 @@ func (m *Sheffet17) setup(b Budget, k int, c2 float64) (sheffetSetup, error) {
 		// at a large ε the box gives γ/C² ≤ 1, where Lemma 1, by which it
 		// is accounted, does not hold: refused before the fit.
 		if g := math.Min(s.gamma, s.threshold) / s.c2; !(g > 1) {
-			return s, fmt.Errorf("sheffet17: at ε = %g (k = %d) Algorithm 4's noise gives γ/C² = %.4g ≤ 1, outside Lemma 1 (γ > 1) by which dplab accounts it; use a smaller ε or sheffet17-renyi", eps, k, g)
+			return s, &OutOfRangeError{Reason: fmt.Sprintf("sheffet17: at ε = %g (k = %d) Algorithm 4's noise gives γ/C² = %.4g ≤ 1, outside Lemma 1 (γ > 1) by which dplab accounts it; use a smaller ε or sheffet17-renyi", eps, k, g)}
 		}
 		return s, nil
 	}
@@ -200,6 +200,19 @@ func (m *Sheffet17) Fit(ctx context.Context, train *datasets.Dataset, b Budget, 
 		"gamma": math.Min(s.gamma, s.threshold) / c2, "sigma2": s.gamma, "threshold": s.threshold,
 		"laplace_scale": s.scale, "k": float64(k)},
 		Stats: map[string]float64{"no_noise_branch": test}}, nil
+}
+
+// CheckTarget implements TargetChecker: the setup at b for the sketch size
+// the data's declared columns give (nothing when they are not known).
+func (m *Sheffet17) CheckTarget(b Budget, d DataShape) (accounting.Event, error) {
+	if m.renyi && m.p.Calibration != calAccountant && b.Wrap != nil {
+		return nil, nil // EventShapes refuses it
+	}
+	cx, cy := m.p.cx(), m.p.cy()
+	return sketchTargetEvent(d, m.p.k, func(k int) (accounting.Event, error) {
+		s, err := m.setup(b, k, cx*cx+cy*cy)
+		return s.event(), err
+	})
 }
 
 // EventShapes implements Mechanism.

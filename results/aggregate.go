@@ -119,7 +119,12 @@ type CellSummary struct {
 	Epsilon    float64
 	MechParams map[string]any
 	Trials     int
-	Metrics    map[string]Stat
+	// DataIndependent counts, of Trials, those that released private
+	// tuning's data-independent model (K = 0 runs drawn;
+	// Record.DataIndependent). Their metrics are in Metrics, as the
+	// protocol released that model; they ran nothing, so they have no noise.
+	DataIndependent int
+	Metrics         map[string]Stat
 	// Privacy over trials: the largest ε spent (the guarantee that holds for
 	// every trial; +Inf for oracle tuning and non-private mechanisms), the
 	// largest one-run ε of a tuned cell (NaN otherwise), δ, accountant,
@@ -280,6 +285,9 @@ func summarizeCell(recs []Record, which []int, ci CIMethod) CellSummary {
 		}
 		alphaSum += float64(r.Privacy.AlphaStar)
 		wallSum += r.WallSeconds
+		if r.DataIndependent() {
+			c.DataIndependent++
+		}
 	}
 	c.Metrics, c.Diagnostics = metrics.summarize(ci), diag.summarize(ci)
 	if len(noise.names) > 0 {

@@ -61,6 +61,20 @@ const (
 // other trial (failed, skipped).
 func (r *Record) Settled() bool { return r.Status == StatusOK || r.Status == StatusInfeasible }
 
+// DiagRuns is the diagnostics key of a tuned trial's number of runs: K for
+// private tuning, the candidates for oracle tuning.
+const DiagRuns = "runs"
+
+// DataIndependent reports whether the trial released private tuning's
+// data-independent model: repeat-and-select drew K = 0 runs [PS22], so no
+// run was selected and the zero model (mechanisms.DataIndependentModel) was
+// released, as the protocol requires. Such a record has diagnostics runs =
+// 0 and no noise of its own; its metrics are the zero model's.
+func (r *Record) DataIndependent() bool {
+	runs, ok := r.Diagnostics[DiagRuns]
+	return ok && runs == 0 && r.Privacy.Tuning == TuningPrivate
+}
+
 // Tuning modes, as Privacy.Tuning records them.
 const (
 	TuningNone    = "none"

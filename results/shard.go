@@ -30,6 +30,16 @@ func ShardFile(i, n int) string { return fmt.Sprintf("shard-%d-of-%d.jsonl", i, 
 // directory dir.
 func ShardPath(dir string, i, n int) string { return filepath.Join(dir, ShardsDir, ShardFile(i, n)) }
 
+// shardLockName is the name, relative to the result directory, of the
+// lock that shard i of n takes before it touches its files (OpenShard).
+func shardLockName(i, n int) string {
+	return filepath.Join(ShardsDir, fmt.Sprintf("shard-%d-of-%d.lock", i, n))
+}
+
+// ShardLockPath is the path of shard i of n's lock in the result directory
+// dir.
+func ShardLockPath(dir string, i, n int) string { return filepath.Join(dir, shardLockName(i, n)) }
+
 // ShardManifestPath is the path of shard i of n's manifest in dir: the
 // manifest of a result directory, written by the shard's runs only.
 func ShardManifestPath(dir string, i, n int) string {
@@ -91,7 +101,7 @@ func OpenShard(dir string, i, n int, warn func(string)) (_ *Store, _ []Record, e
 	if err := fileutil.MkdirAllIn(dir, ShardsDir); err != nil {
 		return nil, nil, fmt.Errorf("results: %w", err)
 	}
-	lock, err := lockDir(dir, filepath.Join(ShardsDir, fmt.Sprintf("shard-%d-of-%d.lock", i, n)))
+	lock, err := lockDir(dir, shardLockName(i, n))
 	var busy *BusyError
 	switch {
 	case errors.As(err, &busy):

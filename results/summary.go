@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,12 +25,18 @@ const SummaryFile = "summary.csv"
 // rests on but does not account for, separated by " | ". A non-private
 // reference has no ε, δ, accountant or α*. After params (all of a cell's
 // mechanism params as JSON) come the p_<key> columns, one per mechanism
-// param of any cell, sorted (summaryParams).
+// param of any cell, sorted (summaryParams). When a cell is tuned
+// privately, data_independent_releases follows count (colDataIndependent).
 var summaryHeader = []string{
 	"dataset", "dataset_name", "label", "mechanism", "params", "epsilon", "delta", "accountant", "tuning",
 	"private", "eps_spent_max", "eps_per_run_max", "selection", "privacy_note", "assumptions", "alpha_star_mean", "metric", "count", "mean", "sd", "se",
 	"ci_low", "ci_high", "median", "q1", "q3", "min", "max", "wall_s_mean", "cell_key",
 }
+
+// colDataIndependent is the column, after count, of the trials of the cell
+// that released private tuning's data-independent model (K = 0 runs drawn;
+// CellSummary.DataIndependent), present when some cell is tuned privately.
+const colDataIndependent = "data_independent_releases"
 
 // summaryParamsAt is the index in summaryHeader after which the p_<key>
 // columns go (after "params").
@@ -80,6 +87,10 @@ func WriteSummaryCSV(w io.Writer, cells []CellSummary) error {
 	cw := csv.NewWriter(w)
 	params := summaryParams(cells)
 	header := append(append(append([]string(nil), summaryHeader[:summaryParamsAt]...), prefixed("p_", params)...), summaryHeader[summaryParamsAt:]...)
+	tuned := slices.ContainsFunc(cells, func(c CellSummary) bool { return c.Tuning == TuningPrivate })
+	if tuned {
+		header = slices.Insert(header, slices.Index(header, "count")+1, colDataIndependent)
+	}
 	if err := cw.Write(header); err != nil {
 		return err
 	}
@@ -109,7 +120,11 @@ func WriteSummaryCSV(w io.Writer, cells []CellSummary) error {
 			}
 			row = append(row, epsilon, delta, accountant, c.Tuning,
 				strconv.FormatBool(private), optNum(c.EpsSpentMax), optNum(c.EpsPerRunMax), c.Selection, note, strings.Join(c.Assumptions, " | "),
-				alpha, m, strconv.Itoa(s.Count), statNum(s.Mean), statNum(s.SD), statNum(s.SE), statNum(s.CILow), statNum(s.CIHigh),
+				alpha, m, strconv.Itoa(s.Count))
+			if tuned {
+				row = append(row, strconv.Itoa(c.DataIndependent))
+			}
+			row = append(row, statNum(s.Mean), statNum(s.SD), statNum(s.SE), statNum(s.CILow), statNum(s.CIHigh),
 				statNum(s.Median), statNum(s.Q1), statNum(s.Q3), statNum(s.Min), statNum(s.Max), statNum(c.WallMean), c.Key)
 			if err := cw.Write(row); err != nil {
 				return err

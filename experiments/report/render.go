@@ -709,12 +709,14 @@ func (v *view) note(band, center, extra string, keep func(*spec.Cell) bool) stri
 		parts = append(parts, "tuning: "+strings.Join(tuning, "; "))
 	}
 	trials := v.trialsText(keep)
-	switch band {
-	case "ci":
+	switch missing := v.missingDataText(keep); {
+	case missing != "":
+		parts = append(parts, missing)
+	case band == "ci":
 		parts = append(parts, fmt.Sprintf("%s with 95%% CI (%s) over %s", center, v.ciText(keep), trials))
-	case "iqr":
+	case band == "iqr":
 		parts = append(parts, fmt.Sprintf("%s with interquartile band over %s", center, trials))
-	case "minmax":
+	case band == "minmax":
 		parts = append(parts, fmt.Sprintf("%s with min–max band over %s", center, trials))
 	default:
 		parts = append(parts, fmt.Sprintf("%s over %s", center, trials))
@@ -733,6 +735,9 @@ func (v *view) note(band, center, extra string, keep func(*spec.Cell) bool) stri
 	parts = append(parts, v.pipelineText(keep)...)
 	if inf := v.infeasibleText(keep); inf != "" {
 		parts = append(parts, inf)
+	}
+	if k0 := v.dataIndependentText(keep); k0 != "" {
+		parts = append(parts, k0)
 	}
 	if ex := v.excludedText(keep); ex != "" {
 		parts = append(parts, ex)
@@ -834,6 +839,36 @@ func (v *view) trialRange(keep func(*spec.Cell) bool) (lo, hi int) {
 	return lo, hi
 }
 
+// missingDataText says why the shown cells have no trials when it is that
+// their optional datasets' files are absent (skipped records):
+// "data missing: gisette (its files were not found: dplab datasets fetch
+// gisette)". "" when some shown cell has trials or one of their datasets
+// was not skipped.
+func (v *view) missingDataText(keep func(*spec.Cell) bool) string {
+	if lo, _ := v.trialRange(keep); lo >= 0 {
+		return ""
+	}
+	var names []string
+	for i := range v.cells {
+		c := &v.cells[i]
+		if !keep(c) {
+			continue
+		}
+		d := v.spec.Datasets[c.Dataset]
+		if _, skipped := v.skipped[d.Label]; !skipped {
+			return ""
+		}
+		if !slices.Contains(names, d.Name) {
+			names = append(names, d.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("data missing: %s (%s not found: dplab datasets fetch %s)", strings.Join(names, ", "),
+		plural(len(names), "its files were", "their files were"), strings.Join(names, " "))
+}
+
 // trialsText is the number of trials aggregated in the shown cells, from
 // the stored records (not the spec: a run with --trials, or an earlier
 // larger run, changes it): "20 trials", or "20–40 trials per cell" when the
@@ -890,12 +925,7 @@ func (v *view) incompleteText(keep func(*spec.Cell) bool) string {
 	if stored >= want {
 		return ""
 	}
-	datasets := map[int]bool{}
-	for i := range v.cells {
-		if keep(&v.cells[i]) {
-			datasets[v.cells[i].Dataset] = true
-		}
-	}
+	name := v.cellNamer(keep)
 	var listed []string
 	for i := range v.cells {
 		c := &v.cells[i]
@@ -911,10 +941,7 @@ func (v *view) incompleteText(keep func(*spec.Cell) bool) string {
 			listed = append(listed, fmt.Sprintf("%d more", short-maxShortListed))
 			break
 		}
-		where := v.legend(c)
-		if len(datasets) > 1 {
-			where = v.spec.Datasets[c.Dataset].Label + " " + where
-		}
+		where := name(c)
 		if c.Private {
 			where += " at ε = " + strconv.FormatFloat(c.Epsilon, 'g', 3, 64)
 		}

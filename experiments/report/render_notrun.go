@@ -2,7 +2,8 @@ package report
 
 // Cells without results that figures and tables must still account for:
 // infeasible cells (the target is below what the mechanism reaches on the
-// data) and (mechanism, dataset) pairs the spec leaves out.
+// data), (mechanism, dataset) pairs the spec leaves out, and the trials of
+// private tuning that drew no run and released the data-independent model.
 
 import (
 	"fmt"
@@ -23,6 +24,7 @@ type infeasibleCell struct {
 	trials int
 	lo, hi float64 // smallest ε reached, over the trials
 	order  float64 // RDP order of an RDP target (lo, hi are RDP ε then); 0 otherwise
+	reason string  // why, when no smallest ε was recorded (the record's error, shortened)
 }
 
 // addInfeasible counts an infeasible record of a current cell.
@@ -38,6 +40,10 @@ func (v *view) addInfeasible(r *results.Record) {
 	}
 	c.trials++
 	c.lo, c.hi = math.Min(c.lo, floor), math.Max(c.hi, floor)
+	if math.IsNaN(floor) && c.reason == "" {
+		line, _, _ := strings.Cut(r.Error, "\n")
+		c.reason = line
+	}
 	if o, ok := r.Diagnostics[results.InfeasibleOrder]; ok {
 		c.order = float64(o)
 	}
@@ -52,6 +58,9 @@ func (c *infeasibleCell) floorText() string {
 		val = f(c.lo) + "–" + f(c.hi)
 	}
 	if math.IsNaN(c.lo) {
+		if c.reason != "" {
+			return c.reason
+		}
 		val = "not recorded"
 	}
 	if c.order > 0 {
@@ -92,12 +101,7 @@ func (v *view) infeasibleAt(di int, eps float64, want func(c *spec.Cell) bool) [
 // mechanism reaches on the data; nothing released, not drawn): RGM at
 // ε = 0.1, 0.316 (smallest ε 4.26)". "" when there are none.
 func (v *view) infeasibleText(keep func(*spec.Cell) bool) string {
-	datasets := map[int]bool{}
-	for i := range v.cells {
-		if keep(&v.cells[i]) {
-			datasets[v.cells[i].Dataset] = true
-		}
-	}
+	name := v.cellNamer(keep)
 	type group struct {
 		where string
 		eps   []string
@@ -111,10 +115,7 @@ func (v *view) infeasibleText(keep func(*spec.Cell) bool) string {
 		if !ok || !keep(c) {
 			continue
 		}
-		where := v.legend(c)
-		if len(datasets) > 1 {
-			where = v.spec.Datasets[c.Dataset].Label + " " + where
-		}
+		where := name(c)
 		g := byWhere[where]
 		if g == nil {
 			g = &group{where: where}
@@ -137,6 +138,9 @@ func (v *view) infeasibleText(keep func(*spec.Cell) bool) string {
 		for _, ic := range g.cells {
 			merged.lo, merged.hi = math.Min(merged.lo, ic.lo), math.Max(merged.hi, ic.hi)
 			merged.order = ic.order
+			if merged.reason == "" {
+				merged.reason = ic.reason
+			}
 		}
 		floors := merged.floorText()
 		if len(g.cells) > 1 && merged.lo != merged.hi {
@@ -186,3 +190,44 @@ func (v *view) excludedText(keep func(*spec.Cell) bool) string {
 
 // excludedEntry is a table entry for an excluded pair: "not run".
 func excludedEntry() plotting.Entry { return plotting.Entry{Present: true, Text: "not run (see note)"} }
+
+// dataIndependentText is the footnote part counting, per shown cell, the
+// trials whose private tuning drew K = 0 runs and so released the
+// data-independent zero model (results.Record.DataIndependent): "K = 0
+// (private tuning drew no run and released the data-independent zero
+// model; counted in the mean, as the protocol releases it): DP-SGD at
+// ε = 10 (1 of 20 trials)". "" when there are none.
+func (v *view) dataIndependentText(keep func(*spec.Cell) bool) string {
+	name := v.cellNamer(keep)
+	var parts []string
+	for i := range v.cells {
+		c := &v.cells[i]
+		a, ok := v.agg[c.Key]
+		if !ok || a.DataIndependent == 0 || !keep(c) {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s at ε = %s (%d of %d %s)", name(c), strconv.FormatFloat(c.Epsilon, 'g', 3, 64),
+			a.DataIndependent, a.Trials, plural(a.Trials, "trial", "trials")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "K = 0 (private tuning drew no run and released the data-independent zero model; counted in the mean, as the protocol releases it; no noise): " + strings.Join(parts, ", ")
+}
+
+// cellNamer returns how a footnote names a cell: its legend, after its
+// dataset's label when the cells keep accepts span several datasets.
+func (v *view) cellNamer(keep func(*spec.Cell) bool) func(c *spec.Cell) string {
+	datasets := map[int]bool{}
+	for i := range v.cells {
+		if keep(&v.cells[i]) {
+			datasets[v.cells[i].Dataset] = true
+		}
+	}
+	return func(c *spec.Cell) string {
+		if len(datasets) > 1 {
+			return v.spec.Datasets[c.Dataset].Label + " " + v.legend(c)
+		}
+		return v.legend(c)
+	}
+}

@@ -36,8 +36,12 @@ func (v *view) newLedger(r *results.Record) *ledgerSummary {
 // add adds an ok record of the cell. Its noise parameters are looked up by
 // the names seen so far (a cell's trials mostly have the same ones), which
 // costs less than ranging over its map; it is ranged over only for names
-// not seen yet.
+// not seen yet. A release of private tuning's data-independent model ran
+// nothing and is left out: its missing noise would count as zeros.
 func (l *ledgerSummary) add(r *results.Record) {
+	if r.DataIndependent() {
+		return
+	}
 	m := r.Privacy.Noise
 	found := 0
 	for j, name := range l.noiseNames {
@@ -59,8 +63,8 @@ func (l *ledgerSummary) add(r *results.Record) {
 }
 
 // noiseMean returns the mean of each noise parameter over the cell's
-// trials (the sum over the trials that have it, divided by all of them),
-// by name.
+// trials that ran (the sum over the trials that have it, divided by all of
+// them but the data-independent releases), by name.
 func (l *ledgerSummary) noiseMean() map[string]float64 {
 	out := make(map[string]float64, len(l.noiseNames))
 	for j, name := range l.noiseNames {

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -150,6 +151,39 @@ func TestRenderIncompleteSaysSo(t *testing.T) {
 	}
 }
 
+// TestMissingDataSaysSo: the tables of an optional dataset whose files are
+// absent say "data missing: wine …", not "over 0 trials (none stored)"; the
+// other dataset's tables and the figure over both keep their trial counts
+// (issue 34, item 17).
+func TestMissingDataSaysSo(t *testing.T) {
+	src := strings.Replace(spectest.Valid, "[[mechanism]]", "[[dataset]]\nname = \"wine\"\noptional = true\n\n[[mechanism]]", 1) +
+		"\n[[table]]\nname = \"cal\"\nkind = \"privacy\"\n"
+	s := spectest.MustParse(t, src)
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, DataDir: t.TempDir(), Cache: &run.DataCache{}}); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, "tables", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	const missing = "data missing: wine (its files were not found: dplab datasets fetch wine)"
+	for _, name := range []string{"mse-wine-quality-red.md", "cal-wine-quality-red.md", "mse-wine-quality-red.tex"} {
+		if got := read(name); !strings.Contains(got, missing) || strings.Contains(got, "none stored") {
+			t.Errorf("%s: want %q and no \"none stored\":\n%s", name, missing, got)
+		}
+	}
+	for _, name := range []string{"mse-lin.md", "cal-lin.md"} {
+		if got := read(name); strings.Contains(got, "data missing") || !strings.Contains(got, "over 3 trials") {
+			t.Errorf("%s: want \"over 3 trials\" and no missing data:\n%s", name, got)
+		}
+	}
+}
+
 // TestLedgerNoiseMeans compares a privacy table's noise means with sums
 // over the trials in a map: trials whose noise parameters differ (some
 // missing, some new, ±0 among the values) give each parameter the sum over
@@ -221,5 +255,178 @@ func TestRenderLogYZero(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "drawn at the floor") {
 		t.Error("the footnote does not say which values were drawn at the floor")
+	}
+}
+
+// TestDataIndependentReleasesCounted: private tuning that draws K = 0 runs
+// releases the zero model (results.Record.DataIndependent). Each cell's
+// count of such trials is in summary.csv (data_independent_releases, after
+// count) and in the footnotes of its tables and figure; the privacy
+// table's noise columns average only the trials that ran, so DP-SGD's q
+// and steps are the runs' own values (before, 0.1187 for 0.125 and 76 for
+// 80 with one K = 0 trial of 20) (issue 34, item 15).
+func TestDataIndependentReleasesCounted(t *testing.T) {
+	src := strings.Replace(spectest.Valid, `[[mechanism]]
+name = "ridge"
+label = "Ridge"`, `[[mechanism]]
+name = "dpsgd"
+label = "DP-SGD"
+params = { epochs = 2, batch = 64 }
+[mechanism.tuning]
+mode = "private"
+distribution = "poisson"
+mean = 1
+select_on = "test"
+candidates = { learning_rate = [0.1, 0.3] }`, 1) + "\n[[table]]\nname = \"cal\"\nkind = \"privacy\"\n"
+	s := spectest.MustParse(t, src)
+	s.Trials = 12
+	dir := filepath.Join(t.TempDir(), "out")
+	rep, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k0 := map[string]int{} // cell key -> trials with K = 0 (from the tuning note)
+	q, steps := map[string]float64{}, map[string]float64{}
+	for _, r := range rep.Records {
+		if r.Privacy.Tuning != results.TuningPrivate {
+			continue
+		}
+		if strings.Contains(r.Privacy.TuningNote, "K = 0") {
+			k0[r.CellKey]++
+			if len(r.Privacy.Noise) != 0 {
+				t.Errorf("a K = 0 record has noise %v", r.Privacy.Noise)
+			}
+			continue
+		}
+		q[r.CellKey], steps[r.CellKey] = float64(r.Privacy.Noise["q"]), float64(r.Privacy.Noise["steps"])
+	}
+	var cells []spec.Cell
+	for _, c := range spectest.Cells(t, s) {
+		if c.Label == "DP-SGD" {
+			cells = append(cells, c)
+		}
+	}
+	if len(cells) != 2 || k0[cells[0].Key]+k0[cells[1].Key] == 0 || len(q) != 2 {
+		t.Fatalf("want K = 0 draws and runs in both DP-SGD cells (mean 1: P(K = 0) = 0.37); K = 0 per cell %v", k0)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := lines[0]
+	col := slices.Index(head, "data_independent_releases")
+	if col < 0 || head[col-1] != "count" {
+		t.Fatalf("summary.csv header %v: want data_independent_releases after count", head)
+	}
+	rows := 0
+	for _, f := range lines[1:] {
+		key := f[len(f)-1]
+		want := k0[key] // 0 for AdaSSP's cells
+		if f[col] != strconv.Itoa(want) {
+			t.Errorf("summary.csv, cell %s: data_independent_releases %s, want %d", key, f[col], want)
+		}
+		rows++
+	}
+	if rows == 0 {
+		t.Fatal("summary.csv has no rows")
+	}
+	cal, err := os.ReadFile(filepath.Join(dir, "tables", "cal.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mse, err := os.ReadFile(filepath.Join(dir, "tables", "mse.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs, err := DrawFigures(s, rep.Records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig := []byte(figs[0].Note) // the figure's caption (its SVG wraps the lines)
+	for _, c := range cells {
+		if k0[c.Key] == 0 {
+			continue
+		}
+		want := fmt.Sprintf("DP-SGD (tuning accounted, selection not private) at ε = %s (%d of 12 trials)", strconv.FormatFloat(c.Epsilon, 'g', 3, 64), k0[c.Key])
+		for name, out := range map[string][]byte{"cal.md": cal, "mse.md": mse, "the figure's footnote": fig} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("%s does not count the K = 0 releases: want %q", name, want)
+			}
+		}
+		// The privacy table's row: q and steps as every run had them.
+		row := ""
+		for _, l := range strings.Split(string(cal), "\n") {
+			if strings.HasPrefix(l, "| DP-SGD") && strings.Contains(l, ", ε = "+strconv.FormatFloat(c.Epsilon, 'g', 4, 64)+" |") {
+				row = l
+			}
+		}
+		for _, v := range []float64{q[c.Key], steps[c.Key]} {
+			if s := "| " + strconv.FormatFloat(v, 'g', 4, 64) + " |"; !strings.Contains(row, s) {
+				t.Errorf("privacy table row %q lacks %s (the runs' value)", row, s)
+			}
+		}
+	}
+}
+
+// TestCalibrationFailureSettled: a calibration that cannot meet its target
+// whatever the rows (linear mixing's paper calibration finds no γ ≤ 1.6e30
+// meeting ε = 1e-30) is found at validation (a warning naming the
+// mechanism, dataset and ε), recorded infeasible with its reason instead of
+// failed, not rerun by a second run, and named in the footnotes with its
+// reason; a spec change (another δ: new cells) runs it again (issue 34,
+// item 16). Before, every run failed the trial again, exit 1.
+func TestCalibrationFailureSettled(t *testing.T) {
+	src := `name = "lm"
+seed = 1
+trials = 2
+epsilon = [1e-30, 1]
+delta = 1e-6
+
+[[dataset]]
+name = "synthetic-linear"
+label = "Lin"
+params = { n = 300, d = 4 }
+
+[[mechanism]]
+name = "linear-mixing"
+label = "LM"
+
+[[table]]
+name = "mse"
+metric = "test_mse"
+`
+	s := spectest.MustParse(t, src)
+	if w := strings.Join(s.Warnings, "\n"); !strings.Contains(w, `mechanism[0] "LM" on dataset Lin at ε = 1e-30`) || !strings.Contains(w, "no γ ≤") || !strings.Contains(w, "recorded infeasible") {
+		t.Errorf("validation warnings %q: want the infeasible calibration at ε = 1e-30", s.Warnings)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	opt := run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}}
+	rep, _, err := runAndRender(s, opt)
+	if err != nil || rep.Failed != 0 || rep.Infeasible != 2 || rep.Ran != 2 {
+		t.Fatalf("first run: %v; %d ok, %d failed, %d infeasible; want 2 ok, 2 infeasible", err, rep.Ran, rep.Failed, rep.Infeasible)
+	}
+	for _, r := range rep.Records {
+		if r.Epsilon == 1e-30 && (r.Status != results.StatusInfeasible || !strings.Contains(r.Error, "no γ ≤")) {
+			t.Errorf("trial %d at ε = 1e-30: %s %q; want infeasible with the reason", r.Trial, r.Status, r.Error)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "tables", "mse.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "LM at ε = 1e-30 (linear-mixing: calibrate γ at ε = 1e-30") || !strings.Contains(string(b), "no γ ≤") {
+		t.Errorf("the footnote does not give the reason:\n%s", b)
+	}
+	again, err := run.Run(context.Background(), spectest.MustParse(t, src), opt)
+	if err != nil || again.Ran+again.Failed+again.Infeasible != 0 || again.Stored != 4 {
+		t.Errorf("rerun: %v; %d run, %d failed, %d infeasible, %d stored; want nothing run, 4 stored", err, again.Ran, again.Failed, again.Infeasible, again.Stored)
+	}
+	changed, err := run.Run(context.Background(), spectest.MustParse(t, strings.Replace(src, "delta = 1e-6", "delta = 1e-7", 1)), opt)
+	if err != nil || changed.Infeasible != 2 || changed.Ran != 2 {
+		t.Errorf("changed spec: %v; %d ok, %d infeasible; want its 4 new trials run", err, changed.Ran, changed.Infeasible)
 	}
 }

@@ -76,3 +76,52 @@ func TestResumeLoadsOnlyDatasetsWithPendingTrials(t *testing.T) {
 		t.Errorf("%d trials ran before the missing file was reported", rep.Ran+rep.Failed)
 	}
 }
+
+// TestSkippedDatasetCountedOnce: the trials of an optional dataset without
+// its files are skipped, not run: the progress bar counts only the trials
+// run ("6/6 trials"), and the report says 6 run and 6 skipped, one count
+// for each, with trial 0 of each skipped cell storing the reason. Before,
+// the bar also counted those trial-0 records ("8/8 trials" beside "6 run,
+// 6 skipped"; the --quick objpert_fig2 run: "63/63" beside "54 run, 18
+// skipped") (issue 34, item 17).
+func TestSkippedDatasetCountedOnce(t *testing.T) {
+	s := spectest.MustParse(t, `name = "skip"
+seed = 3
+trials = 3
+epsilon = [1, 2]
+delta = 1e-6
+[[dataset]]
+name = "synthetic-linear"
+params = { n = 200, d = 3 }
+[[dataset]]
+name = "wine"
+optional = true
+[[mechanism]]
+name = "adassp"
+`)
+	var log strings.Builder
+	off := false
+	rep, err := Run(context.Background(), s, Options{OutDir: filepath.Join(t.TempDir(), "out"), DataDir: t.TempDir(),
+		Cache: &DataCache{}, Jobs: 2, Log: &log, Progress: &off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Ran != 6 || rep.Skipped != 6 || rep.PendingBefore != 6 {
+		t.Errorf("report: %d run, %d skipped, %d pending before; want 6, 6, 6", rep.Ran, rep.Skipped, rep.PendingBefore)
+	}
+	if !strings.Contains(log.String(), "\n6/6 trials ") && !strings.HasPrefix(log.String(), "6/6 trials ") {
+		t.Errorf("progress does not end at 6/6 trials:\n%s", log.String())
+	}
+	skips := 0
+	for _, r := range rep.Records {
+		if r.Status == "skipped" {
+			skips++
+			if r.Trial != 0 || !strings.Contains(r.Error, "winequality-red.csv") {
+				t.Errorf("skip record: trial %d, error %q", r.Trial, r.Error)
+			}
+		}
+	}
+	if skips != 2 {
+		t.Errorf("%d skip records, want one per skipped cell (2)", skips)
+	}
+}

@@ -181,6 +181,12 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		return nil, fmt.Errorf("--force cannot be combined with --shard: a shard never rewrites the store (delete %s to start over)", dir)
 	}
 	r := newRunner(s, cells, opt, log)
+	// What opening creates is removed again when the run stops before its
+	// first trial (fresh), e.g. on a dataset that does not load.
+	fresh := newPaths(dir, filepath.Join(dir, results.LockFile), filepath.Join(dir, results.TrialsFile), filepath.Join(dir, "spec.toml"),
+		filepath.Join(dir, results.ShardsDir), results.ShardLockPath(dir, opt.Shard.Index, max(opt.Shard.Count, 1)),
+		results.ShardSpecPath(dir, s.SHA256),
+		results.ShardPath(dir, opt.Shard.Index, max(opt.Shard.Count, 1)))
 	// Open takes the directory's lock before it reads, repairs or rewrites
 	// anything; the store holds it until the deferred Close, after the
 	// manifest and Options.Render. A shard opens its own file instead.
@@ -225,6 +231,25 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 			<-rendered
 		}
 	}()
+	// The data are loaded before anything in the directory changes: a
+	// dataset that does not load leaves the store, its spec copy and a
+	// directory the run created as they were (--force included).
+	rep := &Report{Dir: dir, Cells: len(cells), SkipReasons: r.skipped}
+	r.report = rep
+	need := r.datasetsWithPending(store)
+	if opt.Force { // every trial of the spec's cells is pending
+		for i := range cells {
+			need[cells[i].Dataset] = true
+		}
+	}
+	if err := r.planData(need, opt.DataMemory); err != nil {
+		removeNew(fresh) // under the lock, which the deferred Close releases
+		return rep, err
+	}
+	if err := r.preload(need); err != nil {
+		removeNew(fresh)
+		return rep, err
+	}
 	if opt.Force {
 		if stored, err = store.Rewrite(func(r *results.Record) bool { return !keys[r.CellKey] }); err != nil {
 			return nil, err
@@ -236,16 +261,6 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		}
 	}
 	r.store, r.recs = store, stored
-	rep := &Report{Dir: dir, Cells: len(cells), SkipReasons: r.skipped}
-	r.report = rep
-
-	need := r.datasetsWithPending(store)
-	if err := r.planData(need, opt.DataMemory); err != nil {
-		return rep, err
-	}
-	if err := r.preload(need); err != nil {
-		return rep, err
-	}
 	// The pending trials are visited twice (counted, then scheduled) rather
 	// than listed: a spec may have 10⁸ of them. Datasets skipped before the
 	// run started are skipped in both passes alike.
@@ -266,6 +281,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 			}
 		}
 	}
+	var skipFirst []int // the cells of skipped datasets whose trial 0 records the reason
 	for i := range cells {
 		c := &cells[i]
 		row := planRow(s, c)
@@ -274,8 +290,15 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 			rep.Total++
 			if store.Done(results.Key{Cell: c.Key, Trial: t}) {
 				rep.Stored++
-			} else if skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0 {
-				rep.Skipped++ // trial 0 records the reason; the rest are counted
+			} else if skippedAtStart[s.Datasets[c.Dataset].Label] {
+				// Nothing runs: trial 0 records the reason (below, outside
+				// the progress bar, whose count is of trials run), the rest
+				// are counted.
+				if t == 0 {
+					skipFirst = append(skipFirst, i)
+				} else {
+					rep.Skipped++
+				}
 			} else {
 				rep.PendingBefore++
 				cost.pending(c.Key, row)
@@ -300,7 +323,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	defer cancel()
 	todo := func(ci, t int) bool {
 		c := &cells[ci]
-		return !store.Done(results.Key{Cell: c.Key, Trial: t}) && !(skippedAtStart[s.Datasets[c.Dataset].Label] && t > 0)
+		return !store.Done(results.Key{Cell: c.Key, Trial: t}) && !skippedAtStart[s.Datasets[c.Dataset].Label]
 	}
 	next, stop := iter.Pull2(func(yield func(int, int) bool) {
 		r.scheduleTrials(cells, todo, yield)
@@ -309,6 +332,17 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	var nextMu sync.Mutex
 	var writeErr error
 	var werrOnce sync.Once
+	for _, ci := range skipFirst {
+		rec, ok := r.trial(wctx, &cells[ci], 0) // a skipped record, at once: the data are absent
+		if !ok {
+			break
+		}
+		if writeErr = store.Append(rec); writeErr != nil {
+			cancel()
+			break
+		}
+		r.count(&rec)
+	}
 	var wg sync.WaitGroup
 	// No more workers than trials to run: -j 2^63 − 1 started a goroutine
 	// per unit of it, and kept starting them long after the trials were
@@ -569,13 +603,12 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 	}
 	if err != nil {
 		rec.Status, rec.Error = results.StatusFailed, err.Error()
-		if ie, ok := accounting.IsInfeasible(err); ok {
-			markInfeasible(&rec, ie)
-		}
+		markInfeasible(&rec, err)
 		return rec, true
 	}
 	if err := r.account(&rec, out, delta); err != nil {
 		rec.Status, rec.Error = results.StatusFailed, err.Error()
+		markInfeasible(&rec, err)
 		return rec, true
 	}
 	rec.Privacy.Assumptions = withRelease(r.assumptions(c, &rec), out.release, &rec)
@@ -625,15 +658,28 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 	return rec, true
 }
 
-// markInfeasible records a trial whose fit found no noise level that meets
-// its target: the one place where a calibration's *accounting.InfeasibleError
-// (from any mechanism, tuned or not) becomes a settled, non-failing outcome
-// instead of a failure. Its reason stays in Error, and the smallest ε the
-// calibration reached (an RDP ε at an order when the target was one) in the
-// diagnostics: it is read from the data without noise, like every
-// diagnostic, and nothing was released.
-func markInfeasible(rec *results.Record, ie *accounting.InfeasibleError) {
+// markInfeasible records a trial whose fit cannot meet its target, when
+// err says so: the one place where a calibration's
+// *accounting.InfeasibleError (no noise level meets the target) or a
+// *mechanisms.OutOfRangeError (the target is outside the range where the
+// mechanism's formulas or analysis hold, or its ledger is unbounded), from
+// any mechanism, tuned or not, becomes a settled, non-failing outcome
+// instead of a failure: the same spec and data give the same answer, so a
+// rerun does not repeat it. Its reason stays in Error, and the smallest ε a
+// calibration reached (an RDP ε at an order when the target was one), when
+// it found one, in the diagnostics: it is read from the data without noise,
+// like every diagnostic, and nothing was released. Any other error leaves
+// the record failed.
+func markInfeasible(rec *results.Record, err error) {
+	var ie *accounting.InfeasibleError
+	var oor *mechanisms.OutOfRangeError
+	if !errors.As(err, &ie) && !errors.As(err, &oor) {
+		return
+	}
 	rec.Status = results.StatusInfeasible
+	if ie == nil || math.IsNaN(ie.Floor) {
+		return
+	}
 	if rec.Diagnostics == nil {
 		rec.Diagnostics = map[string]results.Float{}
 	}
@@ -740,6 +786,14 @@ func (r *runner) account(rec *results.Record, out *fitted, delta float64) error 
 		// overspend; the record states the scope instead.
 		if err := out.release.CheckSpent(float64(rec.Privacy.EpsSpent), float64(rec.Privacy.EpsTarget)); err != nil {
 			return err
+		}
+		// A private release whose ledger no accountant bounds (noise below
+		// float64's range at a huge ε) is not a non-private result: the
+		// target is out of the mechanism's range (validation refuses the
+		// targets it can foresee; mechanisms.TargetChecker).
+		if math.IsInf(float64(rec.Privacy.EpsSpent), 1) {
+			return &mechanisms.OutOfRangeError{Reason: fmt.Sprintf("the ledger's ε spent is +Inf under %s at δ = %g (no guarantee): target ε = %g is outside the range where this mechanism's noise can be accounted",
+				r.acc.Describe(), delta, float64(rec.Privacy.EpsTarget))}
 		}
 		if float64(rec.Privacy.EpsSpent) > float64(rec.Privacy.EpsTarget)*(1+1e-9) {
 			rec.Privacy.TuningNote = strings.TrimSpace(rec.Privacy.TuningNote + " ε spent exceeds the target")

@@ -13,6 +13,7 @@ import (
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
+	"github.com/dplab/dplab/results"
 )
 
 // selection returns the metric that scores tuning candidates and the data
@@ -109,7 +110,7 @@ func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b me
 	cands, _ := t.Candidates.Points()
 
 	var best *mechanisms.Release
-	stats := map[string]float64{"runs": float64(k)}
+	stats := map[string]float64{results.DiagRuns: float64(k)} // 0: Record.DataIndependent
 	var base []byte
 	var baseEvent, baseRun accounting.Event // one run's own event, and as charged behind the pipeline
 	var baseM mechanisms.Mechanism

@@ -47,6 +47,11 @@ type Spec struct {
 	// QuickDropped holds the dataset and mechanism labels the [quick]
 	// overrides dropped: figures and tables may still name them.
 	QuickDropped map[string]bool `toml:"-"`
+	// Warnings are what validation found that a run survives but a user
+	// should hear of (δ ≥ 1/n on a dataset; a target a mechanism's
+	// calibration cannot meet, whose trials a run records infeasible), one
+	// sentence each; the CLI prints them.
+	Warnings []string `toml:"-"`
 }
 
 // AccountantSpec selects the accountant that evaluates every ledger.

@@ -23,6 +23,7 @@ var specNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // references between blocks resolved. It fills documented defaults.
 func (s *Spec) Validate() error {
 	k := s.keys
+	s.Warnings = nil
 	if !specNameRE.MatchString(s.Name) {
 		return s.errAt("name", k.line("name"), "name %q must match [a-z0-9][a-z0-9_-]* (it names the result directory)", s.Name)
 	}
@@ -66,6 +67,9 @@ func (s *Spec) Validate() error {
 		}
 	}
 	if err := s.checkDuplicateCells(); err != nil {
+		return err
+	}
+	if err := s.checkTargets(); err != nil {
 		return err
 	}
 	for _, m := range s.Metrics {

@@ -32,15 +32,21 @@ func (e *UnsupportedError) Error() string {
 // InfeasibleError is returned by calibration when no noise level reaches the
 // target: Floor is the smallest ε found (ε decreases with the noise towards
 // this floor) and X the parameter value at which it was reached. Order > 0
-// marks an RDP target (ε at that order, no δ), as RGMCalibrate's.
+// marks an RDP target (ε at that order, no δ), as RGMCalibrate's. Reason,
+// when set, says why instead, for a search that stops without a floor
+// (CalibrateAMP's grid of λ); Floor and X are NaN then.
 type InfeasibleError struct {
 	Target Target
 	Floor  float64
 	X      float64
 	Order  float64
+	Reason string
 }
 
 func (e *InfeasibleError) Error() string {
+	if e.Reason != "" {
+		return "accounting: " + e.Reason
+	}
 	if e.Order > 0 {
 		return fmt.Sprintf("accounting: target RDP ε = %g at order α = %g is unreachable: the smallest achievable RDP ε at that order is %.6g",
 			e.Target.Epsilon, e.Order, e.Floor)

@@ -1,7 +1,6 @@
 package accounting
 
 import (
-	"errors"
 	"fmt"
 	"math"
 )
@@ -126,7 +125,9 @@ func ObjPertLowerBoundDelta(e ObjectivePerturbation, eps float64) (float64, erro
 // smallest objective noise with ε_AMP(σ, λ) ≤ ε (Thm 4.1, accounted by cal);
 // the first pair with σ ≤ f·σ_G is returned (with the λ actually used; the
 // authors' code returns 1.05× that λ, which is also private since the RDP
-// decreases in λ). Errors if no λ among the first 2000 grid points works.
+// decreases in λ). If no λ among the first 2000 grid points works (or the
+// grid's first λ overflows), the error is an *InfeasibleError with the
+// reason: the same target always fails.
 func CalibrateAMP(cal *Calibrator, t Target, c, beta, tau, sigmaOut, f float64) (AMP, error) {
 	if err := t.Validate(); err != nil {
 		return AMP{}, err
@@ -144,8 +145,13 @@ func CalibrateAMP(cal *Calibrator, t Target, c, beta, tau, sigmaOut, f float64) 
 		lambda0 = 1e-6
 	}
 	least := math.Inf(1) // the least σ meeting the target on the grid
+	overflow := ""
 	for k := 0; k < 2000; k++ {
 		lambda := lambda0 * math.Pow(1.05, float64(k))
+		if math.IsInf(lambda, 0) {
+			overflow = fmt.Sprintf(" (its λ overflows float64 from k = %d on)", k)
+			break
+		}
 		if lambda <= beta {
 			continue
 		}
@@ -164,11 +170,11 @@ func CalibrateAMP(cal *Calibrator, t Target, c, beta, tau, sigmaOut, f float64) 
 		}
 		least = math.Min(least, s)
 	}
-	msg := fmt.Sprintf("accounting: CalibrateAMP: no λ on the grid (2β/ε)·1.05^k, k < 2000, gives σ ≤ %g·σ_G = %g", f, f*sigmaG)
+	msg := fmt.Sprintf("CalibrateAMP: no λ on the grid (2β/ε)·1.05^k, k < 2000%s, gives σ ≤ %g·σ_G = %g", overflow, f, f*sigmaG)
 	if !math.IsInf(least, 1) {
 		// At a tiny ε the RDP conversion needs far more noise than the
 		// analytic Gaussian (which reaches ε → 0 at a finite σ when δ > 0).
 		msg += fmt.Sprintf(": the least σ meeting the target under this accountant is %.4g = %.3g·σ_G (raise the param f)", least, least/sigmaG)
 	}
-	return AMP{}, errors.New(msg)
+	return AMP{}, &InfeasibleError{Target: t, Floor: math.NaN(), X: math.NaN(), Reason: msg}
 }
