@@ -15,18 +15,29 @@ import (
 //
 // Ref: [BW18] Thm 8 (analytic Gaussian mechanism); composition: [DRS19]
 // Cor. 3.3 (μ-GDP composes to √(Σμ_i²)-GDP) and Cor. 2.13 (its profile).
-// Both terms are evaluated in log space, so δ keeps its relative precision
-// down to δ ≈ 1e-300; for μ < smallMu their ratio is computed as one
-// integral (millsIntegral), not as a difference of logarithms.
+// Both terms are evaluated in log space (gaussianLogDelta), so δ keeps its
+// relative precision down to the smallest normal float64; for μ < smallMu
+// their ratio is computed as one integral (millsIntegral), not as a
+// difference of logarithms.
 func GaussianDelta(mu, eps float64) float64 {
+	return math.Exp(gaussianLogDelta(mu, eps))
+}
+
+// gaussianLogDelta returns log δ(ε) of GaussianDelta, with full relative
+// precision also where δ is subnormal or underflows: the inversions
+// (GaussianEpsilon, AnalyticGaussianSigma) compare it with log δ, because a
+// subnormal δ(ε) rounded to the nearest multiple of 2^−1074 may fall below
+// the target while the true δ(ε) is above it (at δ = 5e-324 that made the
+// exact accountant's ε 0.016 too small).
+func gaussianLogDelta(mu, eps float64) float64 {
 	switch {
 	case mu == 0:
 		if eps >= 0 {
-			return 0
+			return math.Inf(-1)
 		}
-		return -math.Expm1(eps)
+		return log1mExp(eps)
 	case math.IsInf(mu, 1):
-		return 1
+		return 0
 	}
 	la := logNdtr(mu/2 - eps/mu)
 	if mu < smallMu {
@@ -36,17 +47,17 @@ func GaussianDelta(mu, eps float64) float64 {
 		// that grew as μ shrank (1e-8 at μ = 2.5e-7, 1e-2 at μ = 1e-12,
 		// in both directions); the integral of the inverse Mills ratio
 		// over the short interval keeps its relative precision.
-		d := -math.Expm1(eps - millsIntegral(-mu/2-eps/mu, mu))
-		if !(d > 0) {
-			return 0
+		x := eps - millsIntegral(-mu/2-eps/mu, mu)
+		if !(x < 0) {
+			return math.Inf(-1)
 		}
-		return math.Exp(la) * d
+		return la + log1mExp(x)
 	}
 	lb := eps + logNdtr(-mu/2-eps/mu)
 	if lb >= la {
-		return 0
+		return math.Inf(-1)
 	}
-	return math.Exp(la) * -math.Expm1(lb-la)
+	return la + log1mExp(lb-la)
 }
 
 // smallMu is the μ below which GaussianDelta integrates the inverse Mills
@@ -106,7 +117,7 @@ func invertDecreasing(f func(float64) float64, target, lo, start float64) float6
 }
 
 // GaussianEpsilon returns the smallest ε ≥ 0 with GaussianDelta(μ, ε) ≤ δ
-// (to relative precision 1e-15, rounded up).
+// (to relative precision 1e-15, rounded up), compared in log space.
 func GaussianEpsilon(mu, delta float64) (float64, error) {
 	if err := checkDelta(delta); err != nil {
 		return 0, err
@@ -120,7 +131,7 @@ func GaussianEpsilon(mu, delta float64) (float64, error) {
 		}
 		return math.Inf(1), nil
 	}
-	return invertDecreasing(func(e float64) float64 { return GaussianDelta(mu, e) }, delta, 0, 1), nil
+	return invertDecreasing(func(e float64) float64 { return gaussianLogDelta(mu, e) }, logPos(delta), 0, 1), nil
 }
 
 // AnalyticGaussianEpsilon returns the tight ε of the Gaussian mechanism with
@@ -144,6 +155,6 @@ func AnalyticGaussianSigma(epsilon, delta float64) (float64, error) {
 	if delta == 0 {
 		return math.Inf(1), nil
 	}
-	s := invertDecreasing(func(s float64) float64 { return GaussianDelta(1/s, epsilon) }, delta, 0, 1)
+	s := invertDecreasing(func(s float64) float64 { return gaussianLogDelta(1/s, epsilon) }, logPos(delta), 0, 1)
 	return s, nil
 }

@@ -201,7 +201,7 @@ func RGMCorollary1(e RGM, count int, delta float64) (eps float64, ok bool, err e
 		return 0, false, fmt.Errorf("accounting: rgm corollary 1: δ = %v, want a value in (0, 1)", delta)
 	}
 	eta, g, d := e.Eta, e.Gamma, float64(e.D)
-	l := math.Log(1 / delta)
+	l := -logPos(delta)
 	var chi float64
 	if e.V1 {
 		chi = eta*eta/g + eta*eta*(2+eta)*(2+eta)*d/2
@@ -234,7 +234,7 @@ func RGMEpsilonMironov(e RGM, count int, delta float64) (eps, alpha float64, err
 	if math.IsInf(lo, 1) {
 		return math.Inf(1), 0, nil
 	}
-	l := math.Log(1 / delta)
+	l := -logPos(delta)
 	f := func(a float64) float64 {
 		return float64(count)*rgmRDP(e, math.Max(a, lo)) + l/(a-1)
 	}
