@@ -115,11 +115,11 @@ func RGMCalibrate(t RGMTarget) (RGM, error) {
 		e.Sigma = minSigma(e.Gamma)
 		// Rounding may leave the bound a few ulps above ε: raise γ (and
 		// with it σ) until it is not.
-		for i := 0; i < 64 && !(rgmCalibratedRDP(e, a) <= eps); i++ {
+		for i := 0; i < 64 && !(rgmBestRDP(e, a) <= eps); i++ {
 			e.Gamma *= 1 + 1e-15*float64(int(1)<<min(i, 40))
 			e.Sigma = minSigma(e.Gamma)
 		}
-		if !(rgmCalibratedRDP(e, a) <= eps) {
+		if !(rgmBestRDP(e, a) <= eps) {
 			return RGM{}, fmt.Errorf("accounting: rgm calibration did not meet ε = %g at α = %g (η = %g, d = %d)", eps, a, eta, t.D)
 		}
 	case RGMTheoremV1:
@@ -163,16 +163,6 @@ func minOrderWanted(r RGMRule, alpha float64) float64 {
 		return 1
 	}
 	return alpha
-}
-
-// rgmCalibratedRDP is the bound RGMCalibrate checks: Theorem 1 v2 at α for
-// an event whose σ holds from α on.
-func rgmCalibratedRDP(e RGM, alpha float64) float64 {
-	lo := rgmMinOrder(e)
-	if math.IsInf(lo, 1) {
-		return math.Inf(1)
-	}
-	return rgmRDP(e, math.Max(alpha, lo))
 }
 
 // RGMCorollary1 returns the closed-form (ε, δ) guarantee of count adaptive
@@ -230,13 +220,9 @@ func RGMEpsilonMironov(e RGM, count int, delta float64) (eps, alpha float64, err
 	if !(delta > 0 && delta < 1) {
 		return 0, 0, fmt.Errorf("accounting: rgm: δ = %v, want a value in (0, 1)", delta)
 	}
-	lo := rgmMinOrder(e)
-	if math.IsInf(lo, 1) {
-		return math.Inf(1), 0, nil
-	}
 	l := -logPos(delta)
 	f := func(a float64) float64 {
-		return float64(count)*rgmRDP(e, math.Max(a, lo)) + l/(a-1)
+		return float64(count)*rgmBestRDP(e, a) + l/(a-1)
 	}
 	sup := rgmSup(e)
 	// The objective is +Inf at the domain's ends and unimodal in between
