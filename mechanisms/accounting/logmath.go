@@ -27,6 +27,16 @@ func logPos(x float64) float64 {
 	return math.Log(x)
 }
 
+// logRatio returns log(c/x) for c ≥ 1 and x ∈ (0, 1]: math.Log(c/x) where
+// x is normal and c/x finite, else log c − log x (c/x overflows to +Inf for
+// x below c/MaxFloat64, and logPos is right for a subnormal x).
+func logRatio(c, x float64) float64 {
+	if r := c / x; x >= minNormal && !math.IsInf(r, 1) {
+		return math.Log(r)
+	}
+	return math.Log(c) - logPos(x)
+}
+
 // logAdd returns log(exp(a) + exp(b)).
 func logAdd(a, b float64) float64 {
 	if a < b {

@@ -191,7 +191,7 @@ func RGMCorollary1(e RGM, count int, delta float64) (eps float64, ok bool, err e
 		return 0, false, fmt.Errorf("accounting: rgm corollary 1: δ = %v, want a value in (0, 1)", delta)
 	}
 	eta, g, d := e.Eta, e.Gamma, float64(e.D)
-	l := -logPos(delta)
+	l := logRatio(1, delta)
 	var chi float64
 	if e.V1 {
 		chi = eta*eta/g + eta*eta*(2+eta)*(2+eta)*d/2
@@ -220,7 +220,7 @@ func RGMEpsilonMironov(e RGM, count int, delta float64) (eps, alpha float64, err
 	if !(delta > 0 && delta < 1) {
 		return 0, 0, fmt.Errorf("accounting: rgm: δ = %v, want a value in (0, 1)", delta)
 	}
-	l := -logPos(delta)
+	l := logRatio(1, delta)
 	f := func(a float64) float64 {
 		return float64(count)*rgmBestRDP(e, a) + l/(a-1)
 	}
