@@ -90,7 +90,8 @@ of ε_RDP(α) + log(1/δ)/(α − 1) over α (the paper's conversion), next to t
 accountant's (tighter) conversion.
 
 Accountants: all (rdp, pld and exact side by side, each with its ε or δ, or
-"n/a" and why when it cannot evaluate the event), rdp (default; orders "default" = dp_accounting's grid refined by a
+"n/a" and why when it cannot evaluate a valid event the others answer; invalid
+input is an error, as with one accountant), rdp (default; orders "default" = dp_accounting's grid refined by a
 continuous search over α, "grid" = dp_accounting's grid exactly, "opacus",
 "integer" = 2..--max-order), pld (pessimistic connect-the-dots PLD, --interval),
 exact (the tight closed form of a composed Gaussian or one objective
@@ -253,6 +254,7 @@ func cmdAccount(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		kinds = []string{"rdp", "pld", "exact"}
 	}
 	var all []*accountResult
+	var failed []error
 	for _, kind := range kinds {
 		g := f
 		g.accountant = kind
@@ -266,10 +268,14 @@ func cmdAccount(_ context.Context, args []string, stdout, stderr io.Writer) erro
 			if len(kinds) == 1 {
 				return badInput(err)
 			}
+			failed = append(failed, err)
 			res = &accountResult{Accountant: kind, Error: err.Error()}
 		}
 		res.Derived = derived
 		all = append(all, res)
+	}
+	if len(kinds) > 1 && len(failed) == len(kinds) {
+		return badInput(noAnswer(kinds, failed))
 	}
 	if len(all) == 1 {
 		if f.asJSON {
@@ -284,7 +290,7 @@ func cmdAccount(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, r := range all {
 		fmt.Fprintf(stdout, "%-6s ", r.Accountant+":")
 		if r.Error != "" {
-			fmt.Fprintf(stdout, "n/a (%s)\n", strings.TrimPrefix(r.Error, "accounting: "))
+			fmt.Fprintf(stdout, "n/a, does not apply to this input (%s)\n", strings.TrimPrefix(r.Error, "accounting: "))
 			continue
 		}
 		r.Derived = ""
@@ -294,6 +300,27 @@ func cmdAccount(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stdout, derived)
 	}
 	return nil
+}
+
+// noAnswer is the error of "--accountant all" when no accountant answers:
+// invalid input, which every accountant refuses alike (a NaN or negative
+// parameter, δ outside [0, 1], ε = +Inf: the single accountants' own error),
+// or an event and query none of them evaluates (each one's reason).
+// Otherwise the failing accountants' rows say "n/a": they do not apply to
+// input the others answer.
+func noAnswer(kinds []string, errs []error) error {
+	same := true
+	for _, err := range errs[1:] {
+		same = same && err.Error() == errs[0].Error()
+	}
+	if same {
+		return errs[0]
+	}
+	parts := make([]string, len(errs))
+	for i, err := range errs {
+		parts[i] = kinds[i] + ": " + strings.TrimPrefix(err.Error(), "accounting: ")
+	}
+	return fmt.Errorf("no accountant answers: %s", strings.Join(parts, "; "))
 }
 
 // practitionerSGM turns "sgm --n N --batch-size B --epochs E" into --q and
@@ -423,7 +450,10 @@ func (f *accountFlags) checkFlags(event string, required, optional []string) err
 	if f.set["rule"] && !(event == "rgm" && f.calib != "" && f.set["order"]) {
 		return errors.New("--rule applies to rgm's RDP-target calibration (--calibrate gamma --epsilon E --order A)")
 	}
-	if f.set["order"] && f.accountant != "rdp" {
+	switch {
+	case f.set["order"] && f.accountant == "all":
+		return errors.New("--order is an RDP query: use --accountant rdp (the pld and exact accountants have no RDP curve)")
+	case f.set["order"] && f.accountant != "rdp":
 		return fmt.Errorf("--order is an RDP query; the %s accountant has no RDP curve", f.accountant)
 	}
 	if f.steps < 1 {

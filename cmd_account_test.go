@@ -396,7 +396,7 @@ func TestAccountAll(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	// T = ⌈60·60000/256⌉ = 14063, q = 256/60000.
-	for _, want := range []string{"rdp:", "pld:", "exact: n/a (", "q = B/n = 0.00426667", "T = ⌈E·n/B⌉ = 14063"} {
+	for _, want := range []string{"rdp:", "pld:", "exact: n/a, does not apply to this input (the exact accountant cannot evaluate", "q = B/n = 0.00426667", "T = ⌈E·n/B⌉ = 14063"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -432,5 +432,57 @@ func TestAccountPLDCalibrationGridLimit(t *testing.T) {
 		if limited := strings.Contains(res.Note, "grid limit"); limited != tc.limited {
 			t.Errorf("ε = %g: σ = %v, ε = %v, note %q; want a grid-limit note: %v", tc.eps, res.Sigma, res.Epsilon, res.Note, tc.limited)
 		}
+	}
+}
+
+// TestAccountAllInvalidInput (issue 34 item 14): input every accountant
+// refuses (NaN, ±Inf, negative or out-of-range parameters, δ outside [0, 1],
+// ε = +Inf) exits 2 with the single accountants' own message under
+// --accountant all too; on main it printed three "n/a" rows and exited 0,
+// and "gaussian --sigma 1 --epsilon Inf" printed δ = 0, 1.9e-44 and NaN.
+// Where the input is valid and only some accountants evaluate the event,
+// the others' rows say "n/a" and that they do not apply, exit 0.
+func TestAccountAllInvalidInput(t *testing.T) {
+	for _, args := range []string{
+		"gaussian --sigma NaN --delta 1e-5",
+		"gaussian --sigma -1 --delta 1e-5",
+		"gaussian --sigma Inf --delta 1e-5",
+		"gaussian --sigma 1 --sensitivity 0 --delta 1e-5",
+		"gaussian --sigma 1 --delta NaN",
+		"gaussian --sigma 1 --delta 2",
+		"gaussian --sigma 1 --delta -1e-5",
+		"gaussian --sigma 1 --epsilon Inf",
+		"gaussian --sigma 1 --epsilon NaN",
+		"gaussian --sigma 1 --epsilon -1",
+		"gaussian --sigma 1 --steps 10 --epsilon Inf",
+		"laplace --scale NaN --delta 1e-5",
+		"laplace --scale 1 --epsilon Inf",
+		"sgm --q 2 --sigma 1 --delta 1e-5",
+		"sgm --q NaN --sigma 1 --delta 1e-5",
+		"sgm --q 0.01 --sigma 1 --epsilon Inf",
+		"objpert --sigma 1 --lambda NaN --beta 0.5 --lipschitz 1 --delta 1e-5",
+		"objpert --sigma 1 --lambda 1 --beta 0.5 --lipschitz 1 --epsilon Inf",
+		"gaussmix --k 10 --gamma NaN --delta 1e-5",
+		"rgm --eta NaN --gamma 1 --d 3 --delta 1e-5",
+		"gaussian --calibrate sigma --epsilon Inf --delta 1e-5",
+		"gaussian --calibrate sigma --epsilon 1 --delta 2",
+		"gaussian --calibrate sigma --sensitivity NaN --epsilon 1 --delta 1e-5",
+		"pipeline --mech dp-sgd --q NaN --sigma 1 --clip 1 --mu-x 1 --delta-inf 2 --delta-2 0.1 --relation add_remove --delta 1e-5",
+	} {
+		var msgs []string
+		for _, acct := range []string{"rdp", "pld", "exact", "all"} {
+			code, out, errs := runAccount(t, append(strings.Fields(args), "--accountant", acct)...)
+			if code != 2 || out != "" || !strings.HasPrefix(errs, "dplab account: ") {
+				t.Errorf("%s --accountant %s: exit %d, stdout %q, stderr %q; want exit 2 and an error", args, acct, code, out, errs)
+			}
+			msgs = append(msgs, errs)
+		}
+		if msgs[3] != msgs[0] {
+			t.Errorf("%s: --accountant all says %q, rdp says %q", args, msgs[3], msgs[0])
+		}
+	}
+	code, out, errs := runAccount(t, "laplace", "--scale", "1", "--delta", "1e-5", "--accountant", "all")
+	if code != 0 || !strings.Contains(out, "exact: n/a, does not apply to this input (the exact accountant cannot evaluate event laplace") {
+		t.Errorf("laplace --accountant all: exit %d (%s):\n%s", code, errs, out)
 	}
 }

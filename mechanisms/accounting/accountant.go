@@ -136,7 +136,12 @@ func (c Config) New() (Accountant, error) {
 }
 
 // Epsilon composes e into a fresh accountant and returns its ε at delta.
+// An invalid delta is refused before e is looked at, so that every
+// accountant gives the same error for it, whether or not it evaluates e.
 func (c Config) Epsilon(e Event, delta float64) (Guarantee, error) {
+	if err := checkDelta(delta); err != nil {
+		return Guarantee{}, err
+	}
 	acc, err := c.New()
 	if err != nil {
 		return Guarantee{}, err
@@ -147,8 +152,12 @@ func (c Config) Epsilon(e Event, delta float64) (Guarantee, error) {
 	return acc.Epsilon(delta)
 }
 
-// Delta composes e into a fresh accountant and returns its δ at epsilon.
+// Delta composes e into a fresh accountant and returns its δ at epsilon
+// (an invalid epsilon is refused first, as in Epsilon).
 func (c Config) Delta(e Event, epsilon float64) (float64, error) {
+	if err := checkEpsilon(epsilon); err != nil {
+		return 0, err
+	}
 	acc, err := c.New()
 	if err != nil {
 		return 0, err
@@ -166,9 +175,12 @@ func checkDelta(delta float64) error {
 	return nil
 }
 
+// checkEpsilon refuses an ε that is NaN, negative or +Inf (δ at ε = +Inf is
+// no guarantee anyone asks for, and the accountants answered 0, 1.9e-44 and
+// NaN to it: issue 34).
 func checkEpsilon(eps float64) error {
-	if math.IsNaN(eps) || eps < 0 {
-		return fmt.Errorf("accounting: ε = %v, want a value ≥ 0", eps)
+	if !(eps >= 0) || math.IsInf(eps, 1) {
+		return fmt.Errorf("accounting: ε = %v, want a finite value ≥ 0", eps)
 	}
 	return nil
 }

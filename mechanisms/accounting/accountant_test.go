@@ -258,3 +258,31 @@ func TestLaplaceRDP(t *testing.T) {
 		t.Errorf("KL: %v, want %v", got, want)
 	}
 }
+
+// TestQueryCheckedFirst (issue 34 item 14): an invalid query (δ outside
+// [0, 1], ε NaN, negative or +Inf) gets the same error from every
+// accountant, before and whether or not it evaluates the event; ε = +Inf
+// gave δ = 0 (rdp), 1.9e-44 (pld) and NaN (exact).
+func TestQueryCheckedFirst(t *testing.T) {
+	for _, e := range []Event{Gaussian{Sigma: 1, Sensitivity: 1}, Laplace{Scale: 1, Sensitivity: 1}, GaussMix{K: 10, Gamma: 50}} {
+		for _, delta := range []float64{math.NaN(), -1e-5, 2} {
+			want := checkDelta(delta)
+			for _, k := range []string{"rdp", "pld", "exact"} {
+				if _, err := (Config{Kind: k}).Epsilon(e, delta); err == nil || err.Error() != want.Error() {
+					t.Errorf("%s %s ε at δ = %v: %v, want %v", k, e.Kind(), delta, err, want)
+				}
+			}
+		}
+		for _, eps := range []float64{math.NaN(), -1, math.Inf(1)} {
+			want := checkEpsilon(eps)
+			if want == nil {
+				t.Fatalf("ε = %v accepted", eps)
+			}
+			for _, k := range []string{"rdp", "pld", "exact"} {
+				if _, err := (Config{Kind: k}).Delta(e, eps); err == nil || err.Error() != want.Error() {
+					t.Errorf("%s %s δ at ε = %v: %v, want %v", k, e.Kind(), eps, err, want)
+				}
+			}
+		}
+	}
+}

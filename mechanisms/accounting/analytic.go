@@ -15,20 +15,37 @@ import (
 //
 // Ref: [BW18] Thm 8 (analytic Gaussian mechanism); composition: [DRS19]
 // Cor. 3.3 (μ-GDP composes to √(Σμ_i²)-GDP) and Cor. 2.13 (its profile).
-// Both terms are evaluated in log space, so δ keeps its relative precision
-// down to δ ≈ 1e-300; for μ < smallMu their ratio is computed as one
-// integral (millsIntegral), not as a difference of logarithms.
+// Both terms are evaluated in log space (gaussianDeltaParts), so δ keeps
+// its relative precision down to the smallest normal float64, and its
+// logarithm (gaussianLogDelta) below; for μ < smallMu their ratio is
+// computed as one integral (millsIntegral), not as a difference of
+// logarithms.
 func GaussianDelta(mu, eps float64) float64 {
+	la, x := gaussianDeltaParts(mu, eps)
+	return math.Exp(la) * -math.Expm1(x)
+}
+
+// gaussianLogDelta returns log GaussianDelta(μ, ε), with full relative
+// precision also where δ is subnormal or underflows (see invertProfile).
+func gaussianLogDelta(mu, eps float64) float64 {
+	la, x := gaussianDeltaParts(mu, eps)
+	return la + log1mExp(x)
+}
+
+// gaussianDeltaParts returns la and x ≤ 0 with GaussianDelta(μ, ε) =
+// e^{la}·(1 − e^x) (la = x = −Inf for δ = 0).
+func gaussianDeltaParts(mu, eps float64) (la, x float64) {
+	zero := math.Inf(-1)
 	switch {
 	case mu == 0:
 		if eps >= 0 {
-			return 0
+			return zero, zero
 		}
-		return -math.Expm1(eps)
+		return 0, eps
 	case math.IsInf(mu, 1):
-		return 1
+		return 0, zero
 	}
-	la := logNdtr(mu/2 - eps/mu)
+	la = logNdtr(mu/2 - eps/mu)
 	if mu < smallMu {
 		// δ = Φ(a)·(1 − e^{ε − I}), I = log Φ(a) − log Φ(b) = ∫_b^a φ/Φ,
 		// with a − b = μ: the difference of the two logarithms, each
@@ -36,17 +53,17 @@ func GaussianDelta(mu, eps float64) float64 {
 		// that grew as μ shrank (1e-8 at μ = 2.5e-7, 1e-2 at μ = 1e-12,
 		// in both directions); the integral of the inverse Mills ratio
 		// over the short interval keeps its relative precision.
-		d := -math.Expm1(eps - millsIntegral(-mu/2-eps/mu, mu))
-		if !(d > 0) {
-			return 0
+		x = eps - millsIntegral(-mu/2-eps/mu, mu)
+		if !(x < 0) {
+			return zero, zero
 		}
-		return math.Exp(la) * d
+		return la, x
 	}
 	lb := eps + logNdtr(-mu/2-eps/mu)
 	if lb >= la {
-		return 0
+		return zero, zero
 	}
-	return math.Exp(la) * -math.Expm1(lb-la)
+	return la, lb - la
 }
 
 // smallMu is the μ below which GaussianDelta integrates the inverse Mills
@@ -105,8 +122,21 @@ func invertDecreasing(f func(float64) float64, target, lo, start float64) float6
 	return hi
 }
 
+// invertProfile returns the smallest x ≥ 0 at which a non-increasing
+// privacy profile, given as δ(x) (lin) and log δ(x) (lg), is ≤ delta
+// (invertDecreasing). A subnormal delta is compared in log space: a
+// subnormal δ(x) is rounded to a multiple of 2^−1074, which may fall below
+// the target while the true δ(x) is above it (at δ = 5e-324 the exact
+// accountant's ε was 0.016 too small); a normal one as δ itself.
+func invertProfile(lin, lg func(float64) float64, delta float64) float64 {
+	if delta >= minNormal {
+		return invertDecreasing(lin, delta, 0, 1)
+	}
+	return invertDecreasing(lg, logPos(delta), 0, 1)
+}
+
 // GaussianEpsilon returns the smallest ε ≥ 0 with GaussianDelta(μ, ε) ≤ δ
-// (to relative precision 1e-15, rounded up).
+// (to relative precision 1e-15, rounded up; invertProfile).
 func GaussianEpsilon(mu, delta float64) (float64, error) {
 	if err := checkDelta(delta); err != nil {
 		return 0, err
@@ -120,7 +150,8 @@ func GaussianEpsilon(mu, delta float64) (float64, error) {
 		}
 		return math.Inf(1), nil
 	}
-	return invertDecreasing(func(e float64) float64 { return GaussianDelta(mu, e) }, delta, 0, 1), nil
+	return invertProfile(func(e float64) float64 { return GaussianDelta(mu, e) },
+		func(e float64) float64 { return gaussianLogDelta(mu, e) }, delta), nil
 }
 
 // AnalyticGaussianEpsilon returns the tight ε of the Gaussian mechanism with
@@ -144,6 +175,7 @@ func AnalyticGaussianSigma(epsilon, delta float64) (float64, error) {
 	if delta == 0 {
 		return math.Inf(1), nil
 	}
-	s := invertDecreasing(func(s float64) float64 { return GaussianDelta(1/s, epsilon) }, delta, 0, 1)
+	s := invertProfile(func(s float64) float64 { return GaussianDelta(1/s, epsilon) },
+		func(s float64) float64 { return gaussianLogDelta(1/s, epsilon) }, delta)
 	return s, nil
 }

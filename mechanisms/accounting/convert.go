@@ -29,7 +29,13 @@ func epsAt(a, r, delta float64) float64 {
 	case delta*delta+math.Expm1(-r) > 0:
 		return 0
 	case a > 1.01:
-		return r + math.Log1p(-1/a) - math.Log(delta*a)/(a-1)
+		ld := math.Log(delta * a)
+		if delta < minNormal {
+			// log δ + log α: the product of a subnormal δ loses digits,
+			// and logPos is right where math.Log is not (subnormals).
+			ld = logPos(delta) + math.Log(a)
+		}
+		return r + math.Log1p(-1/a) - ld/(a-1)
 	}
 	return math.Inf(1)
 }

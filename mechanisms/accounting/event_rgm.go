@@ -1,7 +1,5 @@
 package accounting
 
-import "math"
-
 // RGM is the relative Gaussian mechanism ([HMB23] Def. 3) on a query R with
 // (Eta, RRel)-relative L2 sensitivity ([HMB23] Def. 2: for neighbours x ~ y,
 // ‖R(x) − R(y)‖² ≤ η²‖R(x)‖² + R_rel²), releasing R(x) + N(0, v(x)·I_D) with
@@ -16,11 +14,14 @@ import "math"
 // and exists only as a labelled variant.
 //
 // Theorem 1 needs σ² ≥ γη⁻²(1 − η(α−1))R_rel², which holds from the order
-// α₀ = 1 + (1 − σ²η²/(γR_rel²))/η on; below α₀ the bound at α₀ is used (the
-// Rényi divergence is non-decreasing in α, [vEH14] Thm 3). RRel = 0 (a purely
-// relative query) needs no baseline noise. For the std_linear form the same
-// bound holds at every order when Sigma ≥ √Gamma·RRel/η (derivation in
-// rgmStdLinearOK's comment); with a smaller Sigma it gives no guarantee.
+// α₀ = 1 + (1 − σ²η²/(γR_rel²))/η on. A query with (η, R_rel)-relative
+// sensitivity has (η', R_rel) for every η' ≥ η too, and the RDP at α is the
+// least bound over them (rgmBestRDP): below α₀ it is the bound at the η'
+// from which the condition holds at α, never above the bound at α₀ (the
+// Rényi divergence is non-decreasing in α, [vEH14] Thm 3), and it is
+// non-decreasing in η. RRel = 0 (a purely relative query) needs no baseline
+// noise. For the std_linear form the same bound holds at every order when
+// Sigma ≥ √Gamma·RRel/η' (derivation in rgmMinOrder's comment).
 type RGM struct {
 	Eta   float64 `json:"eta"`             // relative sensitivity η > 0 (≤ 1 for V1)
 	Gamma float64 `json:"gamma"`           // γ > 0
@@ -81,9 +82,5 @@ func (e RGM) MarshalJSON() ([]byte, error) {
 func (RGM) relation() string { return RelationReplaceOne }
 
 func (e RGM) rdp(rdpOptions) (rdpTerm, error) {
-	lo := rgmMinOrder(e)
-	if math.IsInf(lo, 1) {
-		return rdpTerm{infinite: true}, nil
-	}
-	return rdpTerm{sup: rgmSup(e), at: func(a float64) float64 { return rgmRDP(e, math.Max(a, lo)) }}, nil
+	return rdpTerm{sup: rgmSup(e), at: func(a float64) float64 { return rgmBestRDP(e, a) }}, nil
 }

@@ -15,7 +15,7 @@ import (
 //
 // Ref: [She19] Thm 2, as restated in [LSS+25] §3 (gaussmix.md §3.4).
 func Sheffet2019Epsilon(k int, gamma, delta float64) float64 {
-	l := math.Log(4 / delta)
+	l := logRatio(4, delta)
 	return 2*math.Sqrt(2*float64(k)*l)/gamma + 2*l/gamma
 }
 
@@ -50,9 +50,16 @@ func GaussMixTheorem1Epsilon(k int, gamma, eta, delta float64) (eps, alpha float
 	if !(delta > 0 && delta < 1) {
 		return 0, 0, fmt.Errorf("accounting: GaussMix Theorem 1: δ = %v, want a value in (0, 1)", delta)
 	}
-	e, a, err := GaussMixEpsilon(k, gamma, delta/3)
+	// A subnormal δ/3 rounded down (3·d3 is exact there): rounding to
+	// nearest could raise it by 2^−1075, 7e-4 of δ/3 at δ = 1e-320 (δ/3
+	// is 0 at the smallest subnormal: ε = +Inf).
+	d3 := delta / 3
+	if d3 < minNormal && 3*d3 > delta {
+		d3 = math.Nextafter(d3, 0)
+	}
+	e, a, err := GaussMixEpsilon(k, gamma, d3)
 	if err != nil {
 		return 0, 0, err
 	}
-	return math.Sqrt(2*math.Log(3.75/delta))/eta + e, a, nil
+	return math.Sqrt(2*logRatio(3.75, delta))/eta + e, a, nil
 }

@@ -43,7 +43,7 @@ func LemmaMEpsilon(cfg Config, e Event, delta float64) (eps, alpha float64, err 
 	if c.infinite {
 		return math.Inf(1), 0, nil
 	}
-	l := math.Log(1 / delta)
+	l := logRatio(1, delta)
 	return lemmaM(func(a float64) float64 { return c.atOrCeil(a) }, c.sup, l)
 }
 

@@ -11,6 +11,32 @@ const (
 	lnSqrt2Pi = 0.91893853320467274178032973640561763986139747363778 // log(√(2π))
 )
 
+// minNormal is the smallest normal float64, 2^−1022.
+const minNormal = 0x1p-1022
+
+// logPos returns log x for x ≥ 0, correct for subnormal x (below 2^−1022,
+// such as δ = 1e-320). Go's math.Log on amd64 and s390x (assembly) reads a
+// subnormal's exponent field as if the number were normal and returns about
+// −709.09 for every x < 2^−1022 (log(1e-320) = −736.83, not −709.09;
+// golang/go#56600), which made the RDP conversion's −log(δ)/(α − 1)
+// too small. A subnormal is scaled by 2^64 first (exactly).
+func logPos(x float64) float64 {
+	if x > 0 && x < minNormal {
+		return math.Log(x*0x1p64) - 64*ln2
+	}
+	return math.Log(x)
+}
+
+// logRatio returns log(c/x) for c ≥ 1 and x ∈ (0, 1]: math.Log(c/x) where
+// x is normal and c/x finite, else log c − log x (c/x overflows to +Inf for
+// x below c/MaxFloat64, and logPos is right for a subnormal x).
+func logRatio(c, x float64) float64 {
+	if r := c / x; x >= minNormal && !math.IsInf(r, 1) {
+		return math.Log(r)
+	}
+	return math.Log(c) - logPos(x)
+}
+
 // logAdd returns log(exp(a) + exp(b)).
 func logAdd(a, b float64) float64 {
 	if a < b {
@@ -81,7 +107,7 @@ func ndtri(p float64) float64 {
 	if p > 0.5 {
 		return -ndtri(1 - p)
 	}
-	lp := math.Log(p)
+	lp := logPos(p)
 	z := 0.0
 	if p < 0.1 {
 		z = -math.Sqrt(-2 * lp)

@@ -31,18 +31,39 @@ func ObjPertDelta(e ObjectivePerturbation, eps float64) (float64, error) {
 }
 
 func objPertDelta(e ObjectivePerturbation, eps float64) float64 {
+	y, s, e2 := objPertParts(e, eps)
+	if s > 0 {
+		return math.Min(1, 2*GaussianDelta(s, e2))
+	}
+	return -math.Expm1(y)
+}
+
+// objPertLogDelta returns log δ(ε) of ObjPertDelta, precise where δ is
+// subnormal (ObjPertEpsilon, invertProfile).
+func objPertLogDelta(e ObjectivePerturbation, eps float64) float64 {
+	y, s, e2 := objPertParts(e, eps)
+	if s > 0 {
+		return math.Min(0, ln2+gaussianLogDelta(s, e2))
+	}
+	// y ≤ 0 in exact arithmetic; rounding must not make log δ NaN.
+	return log1mExp(math.Min(0, y))
+}
+
+// objPertParts returns δ(ε)'s case: δ = 1 − e^y (s = 0), or
+// δ = min(1, 2·GaussianDelta(s, e2)) (s > 0).
+func objPertParts(e ObjectivePerturbation, eps float64) (y, s, e2 float64) {
 	c0 := objPertC0(e)
-	s := e.L / e.Sigma
+	s = e.L / e.Sigma
 	if math.IsInf(s*s, 1) {
-		// No noise to speak of (L/σ ≥ 1.3e154): no finite ε holds. The
-		// forms below give NaN there (Inf − Inf), which read as δ ≤ target
-		// made ε = 1.
-		return 1
+		// No noise to speak of (L/σ ≥ 1.3e154): no finite ε holds (δ = 1).
+		// The forms below give NaN there (Inf − Inf), which read as δ ≤
+		// target made ε = 1.
+		return math.Inf(-1), 0, 0
 	}
 	if eh := eps - c0 - s*s/2; eh < 0 {
-		return -math.Expm1(ln2 + eh + s*s/2 + logNdtr(-s))
+		return ln2 + eh + s*s/2 + logNdtr(-s), 0, 0
 	}
-	return math.Min(1, 2*GaussianDelta(s, eps-c0))
+	return 0, s, eps - c0
 }
 
 // ObjPertEpsilon returns the smallest ε with ObjPertDelta(e, ε) ≤ δ.
@@ -56,7 +77,8 @@ func ObjPertEpsilon(e ObjectivePerturbation, delta float64) (float64, error) {
 	if delta == 0 {
 		return math.Inf(1), nil
 	}
-	return invertDecreasing(func(x float64) float64 { return objPertDelta(e, x) }, delta, 0, 1), nil
+	return invertProfile(func(x float64) float64 { return objPertDelta(e, x) },
+		func(x float64) float64 { return objPertLogDelta(e, x) }, delta), nil
 }
 
 // KiferEpsilon returns the ε at which the classical condition of Kifer,
@@ -78,7 +100,7 @@ func KiferEpsilon(e ObjectivePerturbation, delta float64) (float64, error) {
 		return 0, fmt.Errorf("accounting: δ = %v, want a value in (0, 1)", delta)
 	}
 	l2, s2 := e.L*e.L, e.Sigma*e.Sigma
-	root := (4*l2 + math.Sqrt(16*l2*l2+32*s2*l2*math.Log(2/delta))) / (2 * s2)
+	root := (4*l2 + math.Sqrt(16*l2*l2+32*s2*l2*logRatio(2, delta))) / (2 * s2)
 	return math.Max(2*e.Beta/e.Lambda, root), nil
 }
 

@@ -64,11 +64,10 @@ func newPipeline(e Preprocessed, o rdpOptions) (*pipeline, error) {
 	p.rdp, p.rdpSup = base.atOrCeil, base.sup
 	if base.costly {
 		// Theorem 2's p search and group privacy touch many orders of a
-		// sampled-Gaussian curve, O(α) each: round every order up to a grid
-		// of 32 points per doubling of α − 1 and memoise (the curve's
-		// memo). Rounding up is valid: D_α is non-decreasing in α
-		// ([vEH14] Thm 3), so a bound at a larger order bounds D_α.
-		p.rdp = func(a float64) float64 { return base.atOrCeil(roundOrderUp(a, base.sup)) }
+		// sampled-Gaussian curve, O(α) each: evaluate it only on a grid
+		// of 32 orders per doubling of α − 1 (and at integers), memoised
+		// by the curve, and bound the orders in between (gridBound).
+		p.rdp = base.gridBound
 	}
 	p.g = e.GroupSize()
 	if p.group, err = newGroupTerm(e.Event, p.g, o); err != nil {
@@ -146,18 +145,37 @@ func walkRelations(e Event, count float64, visit func(Event, float64)) {
 // there).
 const costlyOrderCap = 4096
 
-// roundOrderUp returns the smallest order of the grid {1 + 2^(k/32)} that is
-// ≥ a (a itself when it is an integer, or when rounding would leave the
-// domain (1, sup)).
-func roundOrderUp(a, sup float64) float64 {
+// gridBound returns an RDP bound of c at order a from c's values at
+// integer orders and on the grid {1 + 2^(k/32)}: at an integer a its value;
+// otherwise, with g₀ < a < g₁ the grid orders around a (a itself where g₁
+// leaves the domain (1, sup)),
+//
+//	ε(a) ≤ min(ε(g₁), [(1−t)(g₀−1)ε(g₀) + t(g₁−1)ε(g₁)]/(a−1)),   t = (a−g₀)/(g₁−g₀).
+//
+// Both are valid for every pair P, Q of neighbouring outputs: D_α(P‖Q) is
+// non-decreasing in α ([vEH14] Thm 3), and (α−1)D_α(P‖Q) = log E_Q[(dP/dQ)^α]
+// is convex in α (Hölder's inequality), so at a it is at most the chord
+// between g₀ and g₁, where c bounds it. The chord, unlike the value at g₁
+// alone (the rounding up this replaces), is continuous in a: Theorem 2's
+// searches over p and over α on the staircase of rounded orders stopped on
+// different steps as the noise moved, and the pipeline's ε rose with σ (issue
+// 34: 1.7308164 at σ = 5.47149, 1.7307825 at 5.4714).
+func (c *curve) gridBound(a float64) float64 {
 	if a == math.Trunc(a) {
-		return a
+		return c.atOrCeil(a)
 	}
-	r := 1 + math.Exp2(math.Ceil(32*math.Log2(a-1))/32)
-	if r < a || r >= sup {
-		return a
+	l := math.Log2(a - 1)
+	g0, g1 := 1+math.Exp2(math.Floor(32*l)/32), 1+math.Exp2(math.Ceil(32*l)/32)
+	if !(g0 < a && a < g1) || g1 >= c.sup {
+		return c.atOrCeil(a) // on the grid, or beyond its last order
 	}
-	return r
+	r0, r1 := c.atOrCeil(g0), c.atOrCeil(g1)
+	t := (a - g0) / (g1 - g0)
+	chord := ((1-t)*(g0-1)*r0 + t*(g1-1)*r1) / (a - 1)
+	if !(chord <= r1) { // NaN (an infinite end) or above ε(g₁)
+		return r1
+	}
+	return chord
 }
 
 // GroupSize returns the group size g of the group analysis: replace-one
@@ -263,7 +281,7 @@ func newGroupTerm(e Event, g int, o rdpOptions) (*groupTerm, error) {
 func mironovGroup(c *curve, g int) (func(float64) float64, float64) {
 	at, top := c.atOrCeil, c.sup
 	if c.costly {
-		at = func(a float64) float64 { return c.atOrCeil(roundOrderUp(a, c.sup)) }
+		at = c.gridBound
 		top = math.Min(top, costlyOrderCap)
 	}
 	if g <= 1 {

@@ -819,3 +819,112 @@ func TestDeltaInfCappedAtN(t *testing.T) {
 		t.Errorf("%v (%v) vs %v (%v)", ea, err1, eb, err2)
 	}
 }
+
+// dpSGDPipe is a DP-SGD pipeline under add/remove with noise multiplier z.
+func dpSGDPipe(z, q, clip, muX float64, steps, dInf int, d2 float64, n int) Preprocessed {
+	s := SRDP{Mechanism: SRDPDPSGD, NoiseMultiplier: z, Clip: clip, MuX: muX, Steps: steps, Q: q}
+	ev, err := s.Event()
+	if err != nil {
+		panic(err)
+	}
+	return Preprocessed{Event: ev, SRDP: &s, DeltaInf: dInf, Delta2: d2, N: n, Relation: RelationAddRemove}
+}
+
+// TestPipelineMonotoneInNoise (issue 34 item 12): a pipeline's ε does not
+// rise with the mechanism's noise (every analysis' bound at each order
+// falls with it; the searches over Theorem 2's p and over α must not turn
+// that into a rise). On main the sampled Gaussian's orders were rounded up
+// to a grid, a staircase on which the searches stopped on different steps:
+// DP-SGD (q = 0.290, C = 0.117, μ_x = 0.152, T = 7, Δ∞ = 1, Δ₂ = 0.258,
+// n = 924, δ = 2.99e-8) gave ε = 1.7307825 at σ = 5.4714 and 1.7308164 at
+// 5.47149. The check allows a relative 1e-9 (the searches' tolerance).
+func TestPipelineMonotoneInNoise(t *testing.T) {
+	check := func(name string, ev func(z float64) Preprocessed, zs []float64, delta float64) {
+		t.Helper()
+		prev, prevZ := math.Inf(1), 0.0
+		for _, z := range zs {
+			g, err := Config{}.Epsilon(ev(z), delta)
+			if err != nil {
+				t.Fatalf("%s σ = %g: %v", name, z, err)
+			}
+			if g.Epsilon > prev*(1+1e-9) {
+				t.Errorf("%s: ε = %.10g at σ = %g, above %.10g at the smaller σ = %g", name, g.Epsilon, z, prev, prevZ)
+			}
+			prev, prevZ = g.Epsilon, z
+		}
+	}
+	issue := func(z float64) Preprocessed {
+		return dpSGDPipe(z, 0.29013727803883976, 0.11665760681055415, 0.15202140993059854, 7, 1, 0.258134692124497, 924)
+	}
+	check("issue 34", issue, []float64{5.47, 5.4714, 5.47149, 5.471495, 5.4715, 5.47151, 5.4716, 5.472}, 2.9934011809678115e-08)
+	r := rand.New(rand.NewPCG(34, 14))
+	for trial := 0; trial < 6; trial++ {
+		q := math.Exp(-r.Float64() * 5)
+		clip, muX := 0.05+r.Float64(), 0.05+r.Float64()
+		steps, dInf, n := 1+r.IntN(20), 1+r.IntN(3), 200+r.IntN(2000)
+		d2 := 0.05 + r.Float64()
+		delta := math.Exp(-5 - r.Float64()*20)
+		z0 := 1 + r.Float64()*8
+		zs := make([]float64, 6)
+		for i := range zs {
+			zs[i] = z0 * (1 + 1e-4*float64(i)*r.Float64())
+		}
+		for i := 1; i < len(zs); i++ {
+			zs[i] = math.Max(zs[i], zs[i-1])
+		}
+		check(fmt.Sprintf("trial %d", trial), func(z float64) Preprocessed { return dpSGDPipe(z, q, clip, muX, steps, dInf, d2, n) }, zs, delta)
+	}
+}
+
+// TestGridBound: the sampled Gaussian's RDP between grid orders, as the
+// pipeline's analyses use it (the chord of (α−1)ε(α)), lies between the
+// exact RDP there (numerical integration, SGM "exact") and the value at the
+// next grid order (the rounding up it replaced), on random curves and
+// orders; at integers it is the curve's value.
+func TestGridBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(34, 15))
+	for trial := 0; trial < 40; trial++ {
+		e := SelfComposed{Event: PoissonSampledGaussian{Q: math.Exp(-r.Float64() * 8), NoiseMultiplier: 0.5 + r.Float64()*6}, Count: 1 + r.IntN(500)}
+		c, err := newCurve(e, rdpOptions{orders: GridOrders()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact, err := newCurve(e, rdpOptions{orders: GridOrders(), sgmExact: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 0; k < 10; k++ {
+			a := 1 + math.Exp(r.Float64()*math.Log(200))*0.02
+			l := math.Log2(a - 1)
+			g1 := 1 + math.Exp2(math.Ceil(32*l)/32)
+			got := c.gridBound(a)
+			if lo, hi := exact.at(a), c.atOrCeil(g1); !(got >= lo*(1-1e-9)) || !(got <= hi) {
+				t.Fatalf("%+v α = %g: bound %.12g, want in [exact %.12g, value at the next grid order %g: %.12g]", e, a, got, lo, g1, hi)
+			}
+			if n := math.Round(a); n > 1 && c.gridBound(n) != c.atOrCeil(n) {
+				t.Fatalf("%+v α = %g: bound %v, want the curve's %v", e, n, c.gridBound(n), c.atOrCeil(n))
+			}
+		}
+	}
+}
+
+// BenchmarkPipelineEpsilon: ε at δ = 1e-5 of a 1000-step DP-SGD pipeline
+// (q = 0.01, z = 1, C = μ_x = 1, Δ∞ = 5, Δ₂ = 0.01, n = 60000, add/remove)
+// from a fresh accountant, and the calibration of its z to ε = 1.
+func BenchmarkPipelineEpsilon(b *testing.B) {
+	mk := func(z float64) Event { return dpSGDPipe(z, 0.01, 1, 1, 1000, 5, 0.01, 60000) }
+	b.Run("epsilon", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := (Config{}).Epsilon(mk(1), 1e-5); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("calibrate", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := NewCalibrator(Config{}).Calibrate(mk, Target{1, 1e-5}, Bracket{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

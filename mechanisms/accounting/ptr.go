@@ -79,7 +79,7 @@ func PTRTheorem7(eps, beta, delta, lipschitz, mu float64) (Theorem7, error) {
 	if err != nil {
 		return Theorem7{}, err
 	}
-	l := math.Log(1 / delta)
+	l := logRatio(1, delta)
 	rho := paperFactor * k
 	t := Theorem7{Rho: rho, EpsHat: 3 * math.Sqrt(rho*l), AlphaStar: 1 + math.Sqrt(l/rho)}
 	t.EpsTotal = t.EpsHat + eps
@@ -118,7 +118,7 @@ func PTRExactFactor(eps, beta, delta, lipschitz, mu float64) (epsHat, epsTotal, 
 		return 0, 0, 0, err
 	}
 	r := func(a float64) float64 { return (2*a - 1) / (2 * (a - 1)) * a * k }
-	epsHat, alpha, err = lemmaM(r, math.Inf(1), math.Log(1/delta))
+	epsHat, alpha, err = lemmaM(r, math.Inf(1), logRatio(1, delta))
 	return epsHat, epsHat + eps, alpha, err
 }
 
@@ -140,7 +140,7 @@ func PTRFailure(deltaK, beta float64, n int, eps, delta float64) (paper, algorit
 	}
 	paper = math.Min(1, math.Exp(-(deltaK-beta)*float64(n)*eps/ptrConstant)/(2*delta))
 	j, _ := PTRDistance(deltaK, beta, n)
-	t := math.Log(2/delta) / eps
+	t := logRatio(2, delta) / eps
 	if j >= t {
 		algorithm1 = math.Exp(-eps*j) / delta
 	} else {
@@ -157,7 +157,7 @@ func PTRPassBound(eps, delta float64) (float64, error) {
 	if !finite(eps) || eps <= 0 || !(delta > 0 && delta < 1) {
 		return 0, fmt.Errorf("accounting: ptr: ε = %v, δ = %v, want ε > 0 and δ ∈ (0, 1)", eps, delta)
 	}
-	a := math.Log(2/delta)/eps - 1
+	a := logRatio(2, delta)/eps - 1
 	if a >= 0 {
 		return 0.5 * math.Exp(-eps*a), nil
 	}

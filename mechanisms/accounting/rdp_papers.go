@@ -161,11 +161,73 @@ func rgmMinOrder(e RGM) float64 {
 	return a0
 }
 
-// RGMEpsilon returns the RGM RDP bound at order α (Theorem 1 of v2, or v1
-// when e.V1), with a *DomainError outside 1 < α < 1 + 1/(η(2+η)). Below the
-// order from which Theorem 1's baseline-noise condition holds it returns the
-// bound at that order (RDP is non-decreasing in α); +Inf when the condition
-// holds at no order.
+// rgmBestRDP returns the RDP bound of e at order α: the least Theorem 1
+// bound over the relative sensitivities (η', R_rel) with η' ≥ η, which the
+// query has too (Eq. (3) of [HMB23] Def. 2 with η' ≥ η follows from it with
+// η), so each is valid for e; the least is non-decreasing in η, as the
+// mechanism's privacy is (more sensitive queries are admissible).
+//
+// At η' Theorem 1 gives bound (5) at order α when α < 1 + 1/(η'(2+η')) and
+// its baseline noise σ² ≥ γη'⁻²(1 − η'(α−1))R_rel² holds, i.e. with
+// c = σ²/(γR_rel²):
+//
+//	cη'² + (α−1)η' ≥ 1   ⇔   η' ≥ η₁(α) = 2/((α−1) + √((α−1)² + 4c)),
+//
+// and, RDP being non-decreasing in α ([vEH14] Thm 3), at α any order
+// α' ≥ α where it applies. (5) increases in η' and in α', so the least is
+// either (5) at (max(η, η₁(α)), α), or (5) at (η', α₀(η')) for some
+// η' ∈ [η, η₁(α)), α₀(η') > α being the order from which the baseline noise
+// holds at η' (rgmMinOrder). The latter, h(x) = (5) at (x, α₀(x)), is
+// strictly decreasing in x wherever finite: with p = 1 + x, u = cx² and
+// D = u(p+1) − p = K at α₀,
+//
+//	h(x) = x(p − u)(1 + γd(2+x)²(1+x)²)/(2γD),
+//	x·d log h/dx = 1 + xN'/N − u(2p² − ux)/(D(p − u)),   N = 1 + γd(2+x)²(1+x)²,
+//
+// where u(2p² − ux)/(D(p − u)) ≥ 2p − x/p (u ≥ p/(p+1) where D > 0, u ≤ 1,
+// D ≤ 1) and xN'/N ≤ 2x(2x+3)/((x+1)(x+2)), and 2p − x/p − 1 − 2x(2x+3)/((x+1)(x+2))
+// = (2x³ + 2x² − x + 2)/((x+1)(x+2)) > 0. So the least is at
+// η' = max(η, η₁(α)), order α; the rule this replaces (η' = η, and below α₀(η)
+// the bound at α₀(η)) is h(η) ≥ h(η₁(α)) there, and gave no bound (+Inf) for
+// η with α₀(η) beyond the order limit, though larger η' give one (issue 34:
+// ε +Inf at η = 0.00914, 15.63 at 0.0100, 3.28 at 0.0115, 4.31 at 0.02).
+//
+// The std_linear form's bound (rgmMinOrder) holds at every order when
+// σ ≥ √γR_rel/η': the least is at η' = max(η, √γR_rel/σ). The v1 formula
+// is not a bound (rgm.md §2.3) and its labelled variant keeps the rule at η.
+func rgmBestRDP(e RGM, alpha float64) float64 {
+	x := e.Eta
+	switch {
+	case e.V1:
+		lo := rgmMinOrder(e)
+		if math.IsInf(lo, 1) {
+			return math.Inf(1)
+		}
+		return rgmRDP(e, math.Max(alpha, lo))
+	case e.RRel == 0:
+	case e.Sigma == 0:
+		return math.Inf(1)
+	case e.Form == RGMStdLinear:
+		x = math.Max(x, math.Sqrt(e.Gamma)*e.RRel/e.Sigma)
+	default:
+		c := e.Sigma * e.Sigma / (e.Gamma * e.RRel * e.RRel)
+		am1 := alpha - 1
+		x1 := 2 / (am1 + math.Sqrt(am1*am1+4*c))
+		// Rounding may leave x1 a few ulps below the root: raise it until
+		// the baseline-noise condition holds in floating point.
+		for i := 0; i < 8 && c*x1*x1+am1*x1 < 1; i++ {
+			x1 = math.Nextafter(x1, math.Inf(1))
+		}
+		x = math.Max(x, x1)
+	}
+	e.Eta = x
+	return rgmRDP(e, alpha)
+}
+
+// RGMEpsilon returns the RGM RDP bound at order α (Theorem 1 of v2 at the
+// best admissible η' ≥ η, rgmBestRDP; v1 when e.V1), with a *DomainError
+// outside 1 < α < 1 + 1/(η(2+η)); +Inf where no admissible η' gives a bound
+// at α.
 func RGMEpsilon(e RGM, alpha float64) (float64, error) {
 	if err := e.Validate(); err != nil {
 		return 0, err
@@ -173,11 +235,7 @@ func RGMEpsilon(e RGM, alpha float64) (float64, error) {
 	if !(alpha > 1 && alpha < rgmSup(e)) {
 		return 0, &DomainError{Sub: e, Alpha: alpha, Lo: 1, Hi: rgmSup(e)}
 	}
-	lo := rgmMinOrder(e)
-	if math.IsInf(lo, 1) {
-		return math.Inf(1), nil
-	}
-	return rgmRDP(e, math.Max(alpha, lo)), nil
+	return rgmBestRDP(e, alpha), nil
 }
 
 // GaussMixRDP returns φ(α; k, γ) of Lemma 1 with a *DomainError outside

@@ -38,7 +38,7 @@ func expm1OverX(x float64) float64 {
 // logxOverXm1 returns log(x)/(x − 1), by its Taylor series for |1 − x| ≤ 0.1.
 func logxOverXm1(x float64) float64 {
 	if x < 0.9 || x > 1.1 {
-		return math.Log(x) / (x - 1)
+		return logPos(x) / (x - 1)
 	}
 	y := 1 - x
 	sum, p := 0.0, 1.0
@@ -62,7 +62,7 @@ func tnbMean(gamma, shape float64) float64 {
 	case 0:
 		return 1 / (gamma * logxOverXm1(gamma))
 	}
-	return 1 / (gamma * expm1OverX(shape*math.Log(gamma)) * logxOverXm1(gamma))
+	return 1 / (gamma * expm1OverX(shape*logPos(gamma)) * logxOverXm1(gamma))
 }
 
 // tnbGamma returns the halting probability γ whose TNB(η) has the given
@@ -109,7 +109,7 @@ func newSelector(e RepeatAndSelect, base *curve, orders []float64) *selector {
 		// c = (1 + η) min_α̂ [(1 − 1/α̂) ε(α̂) − log(γ)/α̂]      ([PS22] Thm 2)
 		m := math.Inf(1)
 		for i, a := range orders {
-			if v := (1-1/a)*s.rdp[i] - math.Log(s.gamma)/a; v < m {
+			if v := (1-1/a)*s.rdp[i] - logPos(s.gamma)/a; v < m {
 				m = v
 			}
 		}

@@ -47,7 +47,7 @@ func sgmLogAm1Int(q, sigma float64, alpha int) float64 {
 	if alpha < 2 {
 		return math.Inf(-1)
 	}
-	logq, log1mq := math.Log(q), math.Log1p(-q)
+	logq, log1mq := logPos(q), math.Log1p(-q)
 	inv2s2 := 1 / (2 * sigma * sigma)
 	a := float64(alpha)
 	// log C(α, 2), then updated by C(α,i+1) = C(α,i)(α−i)/(i+1).
@@ -78,7 +78,7 @@ const maxFracTerms = 1000
 // stops when both partial terms decrease and are below e^{−30} of the total,
 // and returns +Inf after 1000 terms (quirk 2) so that the order is excluded.
 func sgmLogAFracBound(q, sigma, alpha float64) float64 {
-	logq, log1mq := math.Log(q), math.Log1p(-q)
+	logq, log1mq := logPos(q), math.Log1p(-q)
 	s2 := sigma * sigma
 	z0 := s2*math.Log(1/q-1) + 0.5
 	inv2s2 := 1 / (2 * s2)
@@ -183,7 +183,7 @@ const maxQuadPanels = 1 << 22
 // Gauss–Legendre in log space (relative error ≲ 1e-13). Beyond
 // maxQuadPanels panels it returns +Inf, which excludes the order.
 func sgmLogAm1Exact(q, sigma, alpha float64) float64 {
-	logq, log1mq := math.Log(q), math.Log1p(-q)
+	logq, log1mq := logPos(q), math.Log1p(-q)
 	s2 := sigma * sigma
 	logNorm := -math.Log(sigma) - lnSqrt2Pi
 	h := func(z float64) float64 {

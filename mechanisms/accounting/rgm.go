@@ -115,11 +115,11 @@ func RGMCalibrate(t RGMTarget) (RGM, error) {
 		e.Sigma = minSigma(e.Gamma)
 		// Rounding may leave the bound a few ulps above ε: raise γ (and
 		// with it σ) until it is not.
-		for i := 0; i < 64 && !(rgmCalibratedRDP(e, a) <= eps); i++ {
+		for i := 0; i < 64 && !(rgmBestRDP(e, a) <= eps); i++ {
 			e.Gamma *= 1 + 1e-15*float64(int(1)<<min(i, 40))
 			e.Sigma = minSigma(e.Gamma)
 		}
-		if !(rgmCalibratedRDP(e, a) <= eps) {
+		if !(rgmBestRDP(e, a) <= eps) {
 			return RGM{}, fmt.Errorf("accounting: rgm calibration did not meet ε = %g at α = %g (η = %g, d = %d)", eps, a, eta, t.D)
 		}
 	case RGMTheoremV1:
@@ -165,16 +165,6 @@ func minOrderWanted(r RGMRule, alpha float64) float64 {
 	return alpha
 }
 
-// rgmCalibratedRDP is the bound RGMCalibrate checks: Theorem 1 v2 at α for
-// an event whose σ holds from α on.
-func rgmCalibratedRDP(e RGM, alpha float64) float64 {
-	lo := rgmMinOrder(e)
-	if math.IsInf(lo, 1) {
-		return math.Inf(1)
-	}
-	return rgmRDP(e, math.Max(alpha, lo))
-}
-
 // RGMCorollary1 returns the closed-form (ε, δ) guarantee of count adaptive
 // RGM releases ([HMB23] Corollary 1, App. A.5; v1 when e.V1):
 //
@@ -201,7 +191,7 @@ func RGMCorollary1(e RGM, count int, delta float64) (eps float64, ok bool, err e
 		return 0, false, fmt.Errorf("accounting: rgm corollary 1: δ = %v, want a value in (0, 1)", delta)
 	}
 	eta, g, d := e.Eta, e.Gamma, float64(e.D)
-	l := math.Log(1 / delta)
+	l := logRatio(1, delta)
 	var chi float64
 	if e.V1 {
 		chi = eta*eta/g + eta*eta*(2+eta)*(2+eta)*d/2
@@ -230,13 +220,9 @@ func RGMEpsilonMironov(e RGM, count int, delta float64) (eps, alpha float64, err
 	if !(delta > 0 && delta < 1) {
 		return 0, 0, fmt.Errorf("accounting: rgm: δ = %v, want a value in (0, 1)", delta)
 	}
-	lo := rgmMinOrder(e)
-	if math.IsInf(lo, 1) {
-		return math.Inf(1), 0, nil
-	}
-	l := math.Log(1 / delta)
+	l := logRatio(1, delta)
 	f := func(a float64) float64 {
-		return float64(count)*rgmRDP(e, math.Max(a, lo)) + l/(a-1)
+		return float64(count)*rgmBestRDP(e, a) + l/(a-1)
 	}
 	sup := rgmSup(e)
 	// The objective is +Inf at the domain's ends and unimodal in between
