@@ -173,16 +173,25 @@ func TestPLDProperties(t *testing.T) {
 // composition's tilt, so the search stays near eps.
 func optimisticEpsilon(t *testing.T, c pldCase, h, eps, slack float64) float64 {
 	t.Helper()
+	dists := []*lossDist{sgmLoss(c.sigma, c.q, false, logMassTruncation), sgmLoss(c.sigma, c.q, c.q < 1, logMassTruncation)}
+	return optimisticEpsilonOf(t, c.String(), dists, c.T, c.delta, h, eps, slack)
+}
+
+// optimisticEpsilonOf is optimisticEpsilon for count-fold compositions of
+// the loss distributions dists (one per direction): the largest ε' in
+// [eps − slack, eps] at which some direction's optimistic δ, less its
+// error bounds, exceeds delta; 0 when there is none.
+func optimisticEpsilonOf(t *testing.T, name string, dists []*lossDist, count int, delta, h, eps, slack float64) float64 {
+	t.Helper()
 	out := 0.0
-	for _, add := range []bool{false, true} {
-		d := sgmLoss(c.sigma, c.q, add && c.q < 1, logMassTruncation)
+	for _, d := range dists {
 		d.optimistic = true
 		d.inf = 0
 		l, err := d.discretise(h, nil)
 		if err != nil {
-			t.Fatalf("%v: %v", c, err)
+			t.Fatalf("%v: %v", name, err)
 		}
-		terms := []leafTerm{{l, c.T}}
+		terms := []leafTerm{{l, count}}
 		cm := compress(terms)
 		theta := cm.saddleTilt(eps)
 		tau := initialTail(tilts{}.of(terms, theta), theta, h)
@@ -194,30 +203,30 @@ func optimisticEpsilon(t *testing.T, c pldCase, h, eps, slack float64) float64 {
 				continue
 			}
 			if err != nil {
-				t.Fatalf("%v: %v", c, err)
+				t.Fatalf("%v: %v", name, err)
 			}
 			comp = next
 			// Longer windows while the wrapped tails' charge is not small.
-			if _, _, eA := comp.deltaParts(eps - slack); eA > 1e-3*c.delta && tau > minTail {
-				tau = math.Max(minTail, tau*1e-3*c.delta/eA/10)
+			if _, _, eA := comp.deltaParts(eps - slack); eA > 1e-3*delta && tau > minTail {
+				tau = math.Max(minTail, tau*1e-3*delta/eA/10)
 				continue
 			}
 			break
 		}
 		if comp == nil {
-			t.Fatalf("%v: no optimistic composition fits", c)
+			t.Fatalf("%v: no optimistic composition fits", name)
 		}
 		lower := func(e float64) float64 {
 			dh, eR, eA := comp.deltaParts(e)
 			return (dh - eR - eA) * (1 - comp.relErr)
 		}
 		lo, hi := math.Max(0, eps-slack), eps
-		if !(lower(lo) > c.delta) {
+		if !(lower(lo) > delta) {
 			continue
 		}
 		for hi-lo > 1e-12*math.Max(1, hi) {
 			mid := 0.5 * (lo + hi)
-			if lower(mid) > c.delta {
+			if lower(mid) > delta {
 				lo = mid
 			} else {
 				hi = mid
