@@ -504,8 +504,9 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 	best, thetaCap := math.Inf(1), math.Inf(1)
 	budget := pldWorkBudget
 	var sizeErr error
+	how := heldAuto
 	for it := 0; it < 8; it++ {
-		c, err := composeTilted(terms, cache, theta, tau, h, budget, sub)
+		c, err := composeHeld(terms, cache, theta, tau, h, budget, sub, how)
 		if se, big := err.(*SizeError); big && se.Limit < maxPLDPoints {
 			break // the work budget is spent: keep the bounds found
 		}
@@ -514,9 +515,9 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 			// window, a longer wrapped tail (charged) a Gaussian-like one.
 			// Trying either costs no transform when it does not fit.
 			sizeErr = err
-			if c2, err2 := composeTilted(terms, cache, theta/1.3, tau, h, budget, sub); err2 == nil {
+			if c2, err2 := composeHeld(terms, cache, theta/1.3, tau, h, budget, sub, how); err2 == nil {
 				c, err, theta, thetaCap = c2, nil, theta/1.3, theta
-			} else if c2, err2 := composeTilted(terms, cache, theta, math.Min(maxTail, tau*1e3), h, budget, sub); err2 == nil {
+			} else if c2, err2 := composeHeld(terms, cache, theta, math.Min(maxTail, tau*1e3), h, budget, sub, how); err2 == nil {
 				c, err, tau = c2, nil, math.Min(maxTail, tau*1e3)
 			}
 		}
@@ -563,6 +564,10 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 			next = math.Min(next, thetaCap/1.1)
 			if math.Abs(next-theta) > 0.02*theta {
 				theta, done = next, false
+			} else if how != heldPrecise && !(eR <= errorShare*delta) {
+				// The tilt is settled and the rounding still takes more
+				// than its share: compose precisely (heldPrecise).
+				how, done = heldPrecise, false
 			}
 		}
 		if done {
@@ -598,16 +603,17 @@ func deltaOfTerms(terms []leafTerm, eps, h float64, sub Event) (float64, error) 
 	best := math.Inf(1)
 	budget := pldWorkBudget
 	var sizeErr error
+	how := heldAuto
 	for it := 0; it < 8; it++ {
-		c, err := composeTilted(terms, cache, theta, tau, h, budget, sub)
+		c, err := composeHeld(terms, cache, theta, tau, h, budget, sub, how)
 		if se, big := err.(*SizeError); big && se.Limit < maxPLDPoints {
 			break // the work budget is spent: keep the bounds found
 		}
 		if _, big := err.(*SizeError); big && math.IsInf(best, 1) {
 			sizeErr = err
-			if c2, err2 := composeTilted(terms, cache, theta/1.3, tau, h, budget, sub); err2 == nil {
+			if c2, err2 := composeHeld(terms, cache, theta/1.3, tau, h, budget, sub, how); err2 == nil {
 				c, err, theta = c2, nil, theta/1.3
-			} else if c2, err2 := composeTilted(terms, cache, theta, math.Min(maxTail, tau*1e3), h, budget, sub); err2 == nil {
+			} else if c2, err2 := composeHeld(terms, cache, theta, math.Min(maxTail, tau*1e3), h, budget, sub, how); err2 == nil {
 				c, err, tau = c2, nil, math.Min(maxTail, tau*1e3)
 			}
 		}
@@ -625,11 +631,17 @@ func deltaOfTerms(terms []leafTerm, eps, h float64, sub Event) (float64, error) 
 		budget -= c.size()
 		d := c.deltaUpper(eps)
 		best = math.Min(best, d)
-		_, _, eA := c.deltaParts(eps)
-		if eA <= errorShare*d || tau <= minTail {
+		_, eR, eA := c.deltaParts(eps)
+		again := false
+		if how != heldPrecise && !(eR <= errorShare*d) {
+			how, again = heldPrecise, true // as in epsilonOfTerms
+		}
+		if eA > errorShare*d && tau > minTail {
+			tau, again = math.Max(minTail, tau*errorShare*d/eA/10), true
+		}
+		if !again {
 			break
 		}
-		tau = math.Max(minTail, tau*errorShare*d/eA/10)
 	}
 	if math.IsInf(best, 1) {
 		if sizeErr == nil {
