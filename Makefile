@@ -37,9 +37,9 @@ test-process:
 test-slurm:
 	DPLAB_SLURM_TEST=1 $(GO) test -count=1 -v -run 'TestSlurmIntegration' .
 
-## test-properties: the full randomized property tests (200 PLD ledgers; make test runs 40)
+## test-properties: the full randomized property tests (200 PLD ledgers, 300 Laplace points; make test runs 40 and 60)
 test-properties:
-	$(GO) test -count=1 -run 'TestPLDProperties' ./mechanisms/accounting
+	$(GO) test -count=1 -run 'TestPLDProperties|TestLaplacePLD' ./mechanisms/accounting
 
 ## test-golden: every spec's --quick outputs against testdata/golden/quick (needs DPLAB_DATA)
 test-golden:

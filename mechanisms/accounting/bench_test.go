@@ -102,6 +102,10 @@ func BenchmarkPLDWorstCase(b *testing.B) {
 		// The slowest of the sweep after issue 17's spectral evaluation
 		// (1.12 s on the 2-core machine).
 		{"q=1e-4,σ=0.6,T=50,δ=1e-15,h=1e-5", 1e-4, 0.6, 50, 1e-15, 1e-5},
+		// Issue 34's tiny-q example, where the precise coefficients
+		// (pld_precise.go) serve, at its intervals 1e-5 and 3e-6.
+		{"q=1e-5,σ=1,T=100000,δ=1e-12,h=1e-5", 1e-5, 1, 100000, 1e-12, 1e-5},
+		{"q=1e-5,σ=1,T=100000,δ=1e-12,h=3e-6", 1e-5, 1, 100000, 1e-12, 3e-6},
 	} {
 		e := SelfComposed{Event: PoissonSampledGaussian{Q: c.q, NoiseMultiplier: c.sigma}, Count: c.T}
 		b.Run(c.name, func(b *testing.B) {

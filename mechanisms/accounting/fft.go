@@ -286,3 +286,25 @@ func fftErrorBound(n int) float64 {
 	eta := 16 * unitRoundoff
 	return stages * eta / (1 - stages*eta)
 }
+
+// coefficientError returns a bound on every coefficient's error,
+// max_k |fl(F x)_k − (F x)_k|, for the forward transform of a real x of
+// length n with ‖x‖₁ ≤ l1 and ‖x‖₂ ≤ l2: the smaller of the normwise
+// bound, ε_F √n ‖x‖₂ (‖·‖_∞ ≤ ‖·‖₂), and a componentwise one,
+// 2 ε_F ‖x‖₁. The latter, by the forward error analysis of sums
+// ([Hig02] §3.1, with Lemma 3.5 for the complex products): every value
+// after s stages is Σ_{j∈S} t_j z_j over a set S of the packed inputs
+// z_j = x_{2j} + i x_{2j+1}, |t_j| = 1, the sets of the two values a
+// butterfly a ± ŵb combines being disjoint; a butterfly's rounding is at
+// most η(|a| + |b|) (twiddle error μ ≤ 8u, product √2γ₂, sum u: η = 16u as
+// above), so by induction a value's error is at most ((1 + η)^s − 1)
+// Σ_{j∈S} |z_j|, and after the log₂(n/2) complex stages at most
+// ((1 + η)^{log₂(n/2)} − 1)‖x‖₁ (Σ|z_j| ≤ ‖x‖₁). The real split pass forms
+// X_k from Z_k and Z_{n/2−k}, adding both of their errors and its own
+// rounding: ≤ 2((1 + η)^{log₂ n} − 1)‖x‖₁ ≤ 2 ε_F ‖x‖₁. For a probability
+// vector concentrated on a few points (a rarely sampled mechanism's PLD)
+// ‖x‖₂ ≈ ‖x‖₁ and this is √n/2 times the normwise bound.
+func coefficientError(n int, l1, l2 float64) float64 {
+	ef := fftErrorBound(n)
+	return math.Min(2*ef*l1, ef*math.Sqrt(float64(n))*l2)
+}

@@ -17,7 +17,8 @@ import (
 // bound: the discretisation is pessimistic, and the composition's rounding
 // error is bounded and added to δ.
 type pldAccountant struct {
-	h     float64
+	h     float64 // the interval asked for
+	step  float64 // the grid step used, ≤ h (gridStep)
 	led   ledger
 	nonP  bool
 	mu2   float64   // Σ count·(Δ/σ)² of the Gaussian parts: one Gaussian ([DRS19] Cor. 3.3)
@@ -87,7 +88,7 @@ const logMassTruncation = -50
 const minGaussianMu2 = 1e-300
 
 func newPLDAccountant(h float64) *pldAccountant {
-	return &pldAccountant{h: h, leaves: map[leafKey]*pldLeaf{}}
+	return &pldAccountant{h: h, step: h, leaves: map[leafKey]*pldLeaf{}}
 }
 
 func (a *pldAccountant) Name() string { return "pld" }
@@ -130,28 +131,29 @@ func (a *pldAccountant) Compose(e Event, count int) error {
 		return err
 	}
 	a.mu.Lock()
-	if b.mu2 != a.mu2 {
-		// The merged Gaussian changed; the other parts keep their indices.
+	if b.mu2 != a.mu2 || b.step != a.step {
+		// The merged Gaussian or the grid changed; the other parts keep
+		// their indices.
 		for k := range a.leaves {
-			if k.part < 0 {
+			if k.part < 0 || b.step != a.step {
 				delete(a.leaves, k)
 			}
 		}
 	}
 	a.mu.Unlock()
-	a.nonP, a.mu2, a.parts = b.nonP, b.mu2, b.parts
+	a.nonP, a.mu2, a.parts, a.step = b.nonP, b.mu2, b.parts, b.step
 	a.led.append(e, count, rel)
 	return nil
 }
 
 // clone copies the composable state (not the ledger or the cache).
 func (a *pldAccountant) clone() *pldAccountant {
-	return &pldAccountant{h: a.h, nonP: a.nonP, mu2: a.mu2, parts: append([]pldPart(nil), a.parts...), leaves: map[leafKey]*pldLeaf{}}
+	return &pldAccountant{h: a.h, step: a.step, nonP: a.nonP, mu2: a.mu2, parts: append([]pldPart(nil), a.parts...), leaves: map[leafKey]*pldLeaf{}}
 }
 
 // add merges count repetitions of e into the parts.
 func (a *pldAccountant) add(e Event, count int) error {
-	return walk(e, float64(count), false, func(l Event, n float64, _ bool) error {
+	err := walk(e, float64(count), false, func(l Event, n float64, _ bool) error {
 		if n == 0 {
 			return nil
 		}
@@ -161,6 +163,61 @@ func (a *pldAccountant) add(e Event, count int) error {
 		}
 		return a.addTerm(l, p.pld(), n)
 	})
+	if err != nil {
+		return err
+	}
+	if step := a.gridStep(); step != a.step {
+		a.step = step
+		for i := range a.parts {
+			if err := a.sizeCheck(i, a.parts[i].source); err != nil {
+				return err
+			}
+		}
+		if a.mu2 > 0 {
+			return a.sizeCheck(-1, Gaussian{Sigma: 1 / math.Sqrt(a.mu2), Sensitivity: 1})
+		}
+	}
+	return nil
+}
+
+// gridStep returns the grid step for the ledger's parts: the interval h,
+// or, when the parts' exact point masses all lie at ±ℓ for one loss
+// ℓ ≥ h (a Laplace mechanism's ±ε₀), ℓ/⌈ℓ/h⌉ ∈ [h/2, h], on whose grid
+// they lie. Connect-the-dots splits a point mass between the grid losses
+// around it, moving part of it up by up to h: the T-fold Laplace
+// mechanism's PLD then had δ(ε) > 0 up to T·h above its largest loss
+// Tε₀, from which on the true δ is 0, and its ε at small δ (where ε
+// approaches Tε₀) was up to T·h above the exact one and the RDP
+// accountant's (issue 34). On the aligned grid the point masses stay
+// where they are.
+func (a *pldAccountant) gridStep() float64 {
+	unit := 0.0
+	for i := range a.parts {
+		for _, add := range []bool{false, true} {
+			for _, at := range a.parts[i].loss(add, logMassTruncation).atoms {
+				if !at.exact || at.mass == 0 || at.loss == 0 {
+					continue
+				}
+				if l := math.Abs(at.loss); unit == 0 {
+					unit = l
+				} else if l != unit {
+					return a.h
+				}
+			}
+		}
+	}
+	if !(unit >= a.h) || !finite(unit) {
+		return a.h
+	}
+	// The grid loss k·step, as computed, at or just above ℓ: below it by
+	// an ulp, the point mass would leave a crumb (about 1e-12 of it) one
+	// grid step higher, a new largest loss of tiny mass.
+	k := math.Ceil(unit / a.h)
+	step := unit / k
+	for k*step < unit {
+		step = math.Nextafter(step, math.Inf(1))
+	}
+	return step
 }
 
 // maxPartCount is the most times the PLD accountant composes one part other
@@ -208,7 +265,7 @@ func (a *pldAccountant) addTerm(l Event, t pldTerm, count float64) error {
 // default truncation) fits the grid limit, without building it.
 func (a *pldAccountant) sizeCheck(part int, sub Event) error {
 	for _, add := range []bool{false, true} {
-		if _, _, err := a.lossDistOf(part, add, logMassTruncation).grid(a.h, sub); err != nil {
+		if _, _, err := a.lossDistOf(part, add, logMassTruncation).grid(a.step, sub); err != nil {
 			return err
 		}
 	}
@@ -241,7 +298,7 @@ func (a *pldAccountant) leaf(part int, add bool, logMass float64, sub Event) (*p
 	if ok {
 		return l, nil
 	}
-	l, err := a.lossDistOf(part, add, logMass).discretise(a.h, sub)
+	l, err := a.lossDistOf(part, add, logMass).discretise(a.step, sub)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +383,7 @@ func (a *pldAccountant) Epsilon(delta float64) (Guarantee, error) {
 	}
 	lm := a.truncationFor(delta)
 	eps, err := a.eachDirection(lm, func(terms []leafTerm) (float64, error) {
-		return epsilonOfTerms(terms, delta, a.h, a.Ledger())
+		return epsilonOfTerms(terms, delta, a.step, a.Ledger())
 	})
 	if err != nil {
 		return g, err
@@ -383,7 +440,7 @@ func (a *pldAccountant) Delta(epsilon float64) (float64, error) {
 	best := 1.0
 	for it := 0; it < 6; it++ {
 		d, err := a.eachDirection(lm, func(terms []leafTerm) (float64, error) {
-			return deltaOfTerms(terms, epsilon, a.h, a.Ledger())
+			return deltaOfTerms(terms, epsilon, a.step, a.Ledger())
 		})
 		if err != nil {
 			if it > 0 {
@@ -440,12 +497,16 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 	cm := compress(terms)
 	cache := tilts{}
 	theta := cm.chernoffTilt(delta)
+	if theta >= maxTilt {
+		theta = cm.conversionTilt(delta)
+	}
 	tau := initialTail(cache.of(terms, theta), theta, h)
 	best, thetaCap := math.Inf(1), math.Inf(1)
 	budget := pldWorkBudget
 	var sizeErr error
+	how := heldAuto
 	for it := 0; it < 8; it++ {
-		c, err := composeTilted(terms, cache, theta, tau, h, budget, sub)
+		c, err := composeHeld(terms, cache, theta, tau, h, budget, sub, how)
 		if se, big := err.(*SizeError); big && se.Limit < maxPLDPoints {
 			break // the work budget is spent: keep the bounds found
 		}
@@ -454,9 +515,9 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 			// window, a longer wrapped tail (charged) a Gaussian-like one.
 			// Trying either costs no transform when it does not fit.
 			sizeErr = err
-			if c2, err2 := composeTilted(terms, cache, theta/1.3, tau, h, budget, sub); err2 == nil {
+			if c2, err2 := composeHeld(terms, cache, theta/1.3, tau, h, budget, sub, how); err2 == nil {
 				c, err, theta, thetaCap = c2, nil, theta/1.3, theta
-			} else if c2, err2 := composeTilted(terms, cache, theta, math.Min(maxTail, tau*1e3), h, budget, sub); err2 == nil {
+			} else if c2, err2 := composeHeld(terms, cache, theta, math.Min(maxTail, tau*1e3), h, budget, sub, how); err2 == nil {
 				c, err, tau = c2, nil, math.Min(maxTail, tau*1e3)
 			}
 		}
@@ -491,11 +552,22 @@ func epsilonOfTerms(terms []leafTerm, delta, h float64, sub Event) (float64, err
 			tau = math.Max(minTail, tau*errorShare*delta/eA/10)
 			done = false
 		}
-		if !inside || eR > errorShare*delta {
+		if !inside || !(eR <= errorShare*delta) {
 			next := math.Min(1.5*theta+1, math.Max(theta/1.5, cm.saddleTilt(eps)))
+			if math.IsNaN(eR) {
+				// An untilting factor overflowed above the answer: the
+				// tilt is far too steep (a Chernoff tilt near the point
+				// where it ceases to exist); the conversion tilt is the
+				// smaller.
+				next = math.Min(theta/1.5, cm.conversionTilt(delta))
+			}
 			next = math.Min(next, thetaCap/1.1)
 			if math.Abs(next-theta) > 0.02*theta {
 				theta, done = next, false
+			} else if how != heldPrecise && !(eR <= errorShare*delta) {
+				// The tilt is settled and the rounding still takes more
+				// than its share: compose precisely (heldPrecise).
+				how, done = heldPrecise, false
 			}
 		}
 		if done {
@@ -531,16 +603,17 @@ func deltaOfTerms(terms []leafTerm, eps, h float64, sub Event) (float64, error) 
 	best := math.Inf(1)
 	budget := pldWorkBudget
 	var sizeErr error
+	how := heldAuto
 	for it := 0; it < 8; it++ {
-		c, err := composeTilted(terms, cache, theta, tau, h, budget, sub)
+		c, err := composeHeld(terms, cache, theta, tau, h, budget, sub, how)
 		if se, big := err.(*SizeError); big && se.Limit < maxPLDPoints {
 			break // the work budget is spent: keep the bounds found
 		}
 		if _, big := err.(*SizeError); big && math.IsInf(best, 1) {
 			sizeErr = err
-			if c2, err2 := composeTilted(terms, cache, theta/1.3, tau, h, budget, sub); err2 == nil {
+			if c2, err2 := composeHeld(terms, cache, theta/1.3, tau, h, budget, sub, how); err2 == nil {
 				c, err, theta = c2, nil, theta/1.3
-			} else if c2, err2 := composeTilted(terms, cache, theta, math.Min(maxTail, tau*1e3), h, budget, sub); err2 == nil {
+			} else if c2, err2 := composeHeld(terms, cache, theta, math.Min(maxTail, tau*1e3), h, budget, sub, how); err2 == nil {
 				c, err, tau = c2, nil, math.Min(maxTail, tau*1e3)
 			}
 		}
@@ -558,11 +631,17 @@ func deltaOfTerms(terms []leafTerm, eps, h float64, sub Event) (float64, error) 
 		budget -= c.size()
 		d := c.deltaUpper(eps)
 		best = math.Min(best, d)
-		_, _, eA := c.deltaParts(eps)
-		if eA <= errorShare*d || tau <= minTail {
+		_, eR, eA := c.deltaParts(eps)
+		again := false
+		if how != heldPrecise && !(eR <= errorShare*d) {
+			how, again = heldPrecise, true // as in epsilonOfTerms
+		}
+		if eA > errorShare*d && tau > minTail {
+			tau, again = math.Max(minTail, tau*errorShare*d/eA/10), true
+		}
+		if !again {
 			break
 		}
-		tau = math.Max(minTail, tau*errorShare*d/eA/10)
 	}
 	if math.IsInf(best, 1) {
 		if sizeErr == nil {
@@ -652,10 +731,32 @@ func (cm *compressed) saddleTilt(eps float64) float64 {
 
 // chernoffTilt returns the θ minimising the Chernoff bound's ε,
 // (K(θ) + log(1/δ))/θ: the root of θK'(θ) − K(θ) = log(1/δ) (the left side
-// is non-decreasing, its derivative is θK”(θ) ≥ 0).
+// is non-decreasing, its derivative is θK”(θ) ≥ 0), or maxTilt when there
+// is none: θK' − K tends to −log p_top, p_top the mass of the largest
+// composed loss, which can be below log(1/δ) (conversionTilt then serves).
 func (cm *compressed) chernoffTilt(delta float64) float64 {
 	target := -math.Log(delta)
 	f := func(t float64) float64 { k, d := cm.cgf(t); return t*d - k - target }
+	return cm.solveIncreasing(f)
+}
+
+// conversionTilt returns the θ minimising the conversion bound on ε at δ,
+//
+//	ε(θ) = (K(θ) + log(1/δ) − log(θ+1) + θ log(θ/(θ+1)))/θ,
+//
+// from δ(ε) = E[(1 − e^{ε−L})₊] ≤ e^{K(θ)−θε} sup_{x>0} (1 − e^{−x}) e^{−θx}
+// = e^{K(θ)−θε} θ^θ/(θ+1)^{θ+1} ([CKS20] Prop. 12 at the order α = θ + 1,
+// where (α−1)D_α = K(θ)): the root of θK'(θ) − K(θ) + log(θ+1) = log(1/δ)
+// (the left side increases: its derivative is θK”(θ) + 1/(θ+1) > 0, and
+// it grows without bound). It exists where the Chernoff tilt does not: a
+// bounded loss whose largest value carries more than about δ of the mass
+// (a Laplace mechanism composed a few times) sent the Chernoff tilt to
+// maxTilt, where the untilting factors overflow one grid step below the
+// top loss, and ε stayed at the top loss, Tε₀ (issue 34). It is smaller
+// than the Chernoff tilt where both exist.
+func (cm *compressed) conversionTilt(delta float64) float64 {
+	target := -math.Log(delta)
+	f := func(t float64) float64 { k, d := cm.cgf(t); return t*d - k + math.Log1p(t) - target }
 	return cm.solveIncreasing(f)
 }
 

@@ -58,6 +58,7 @@ type tiltedTerm struct {
 	lower int
 	w     []float64
 	logZ  float64 // log Σ_i p_i e^{θ L_i} over the finite losses
+	norm1 float64 // a bound on ‖w‖₁ = Σ w_i (1 up to rounding)
 	norm2 float64 // ‖w‖₂
 	count int
 	mean  float64 // tilted mean of the grid index
@@ -97,15 +98,19 @@ func tilt(t leafTerm, theta float64) tiltedTerm {
 		m1 += x * float64(i)
 	}
 	mean := m1 / sum
-	var sq, v float64
+	var l1, sq, v float64
 	inv := 1 / sum
 	for i := range w {
 		w[i] *= inv
+		l1 += w[i]
 		sq += w[i] * w[i]
 		d := float64(i) - mean
 		v += w[i] * d * d
 	}
-	return tiltedTerm{lower: p.lower, w: w, logZ: top + math.Log(sum), norm2: math.Sqrt(sq), count: t.count,
+	// (The sum of len(w) non-negative terms is exact to a relative
+	// (len(w) − 1)u.)
+	l1 *= 1 + float64(len(w))*unitRoundoff
+	return tiltedTerm{lower: p.lower, w: w, logZ: top + math.Log(sum), norm1: l1, norm2: math.Sqrt(sq), count: t.count,
 		mean: float64(p.lower) + mean, sd: math.Sqrt(v)}
 }
 
@@ -195,6 +200,10 @@ const (
 	heldAuto held = iota
 	heldDense
 	heldSpectral
+	// heldPrecise is heldAuto with the kept coefficients of a spectral
+	// composition computed precisely (pld_precise.go), and a dense one's
+	// product bounded frequency by frequency too (productBound).
+	heldPrecise
 )
 
 // composeHeld is composeTilted with the representation chosen by how.
@@ -236,77 +245,99 @@ func composeHeld(terms []leafTerm, cache tilts, theta, tau, h float64, limit int
 			Coarsest: h * float64(hi-lo+1) / float64(min(limit, maxPLDPoints)) * 1.05}
 	}
 	plan := planFor(n)
+	ef := fftErrorBound(n)
 	// Fold each tilted part into length n (position = index − lower mod n)
 	// and transform.
 	spectra := make([][]complex128, len(tt))
+	bounds := make([]partBound, len(tt))
 	off := 0
 	s1, minNorm := 0.0, math.Inf(1)
 	for i, t := range tt {
-		buf := t.w
+		buf, l1, l2 := t.w, t.norm1, t.norm2
 		if len(buf) > n {
 			buf = make([]float64, n)
 			for i, v := range t.w {
 				buf[i%n] += v
 			}
+			// Folding adds up to ⌈len/n⌉ masses per entry: the sum keeps
+			// to that many roundings, the 2-norm is the folded one's.
+			l1 *= 1 + float64(len(t.w)/n+1)*unitRoundoff
+			sq := 0.0
+			for _, v := range buf {
+				sq += v * v
+			}
+			l2 = math.Sqrt(sq) * (1 + float64(n)*unitRoundoff)
 		}
 		spectra[i] = plan.forwardInto(spectrumBuffer(plan.m+1), buf)
 		off += t.count * t.lower
-		s1 += float64(t.count) * t.norm2
-		minNorm = math.Min(minNorm, t.norm2)
+		s1 += float64(t.count) * l2
+		minNorm = math.Min(minNorm, l2)
+		bounds[i] = newPartBound(t.count, coefficientError(n, l1, l2), l1)
 	}
 	out.lower = lo
-	// Error of the product of spectra (see the file comment of fft.go for
-	// ε_F): with ĉ_i = c_i + e_i, ‖e_i‖₂ ≤ ε_F √n ‖w_i‖₂ and |c_i| ≤ 1,
+	// Error of the product of spectra, two bounds (the smaller is used).
+	// Normwise (see the file comment of fft.go for ε_F): with
+	// ĉ_i = c_i + e_i, ‖e_i‖₂ ≤ ε_F √n ‖w_i‖₂ and |c_i| ≤ 1,
 	// |Π ĉ_i^{n_i} − Π c_i^{n_i}| ≤ G Σ n_i |e_i|, G = Π (1 + max|e_i|)^{n_i};
 	// the polar powers and products add a relative (π+1)u per unit of count
 	// plus 3u per product, and u absolutely. Divided by √n (Parseval:
 	// ‖y‖₂ ≤ min_i ‖w_i‖₂), eSpec bounds the 2-norm error of the
-	// composition the product transforms; the inverse transform adds ε_F of
-	// its input and of its output.
-	ef := fftErrorBound(n)
+	// composition the product transforms. Frequency by frequency
+	// (productBound): every coefficient's error is at most E_i (fft.go,
+	// coefficientError), and raising it to the power n_i multiplies it by
+	// n_i max(|ĉ_i|, |c_i|)^{n_i−1}, which is small wherever the
+	// composition's spectrum is: for a long composition that is all but a
+	// few frequencies, and this bound is then smaller by orders of
+	// magnitude. The inverse transform adds ε_F of its input and u of its
+	// output.
 	g := math.Exp(ef * math.Sqrt(float64(n)) * s1)
-	eSpec := g*ef*s1 +
-		((math.Pi+1)*unitRoundoff*float64(nTot)+3*unitRoundoff*float64(len(tt)))*minNorm +
-		unitRoundoff
+	rho := (math.Pi+1)*unitRoundoff*float64(nTot) + 3*unitRoundoff*float64(len(tt))
+	eSpec := g*ef*s1 + rho*minNorm + unitRoundoff
 	out.err1 = tauLo + tauHi
+	pb := productBound{parts: bounds, rho: rho}
 	var ks []int
+	tauC := dropShare * eSpec
 	if how != heldDense {
-		ks = keptFrequencies(spectra, tt, dropShare*eSpec, g)
+		ks = keptFrequencies(spectra, tt, tauC, g)
 	}
 	if ks != nil && (how == heldSpectral || len(ks)*sparseRatio <= n) {
 		// Few coefficients matter: evaluate from them (pld_spectral.go),
-		// charging the dropped ones (each ≤ τ_c = dropShare·eSpec).
+		// charging the dropped ones (each ≤ τ_c = dropShare·eSpec, and
+		// within productBound.dropped of the exact one).
 		c := make([]complex128, len(ks))
-		for j, k := range ks {
-			acc := complex(1, 0)
-			for i, t := range tt {
-				acc *= powComplex(spectra[i][k], t.count)
-			}
-			c[j] = acc
+		var sq float64
+		if how == heldPrecise {
+			sq = pb.multiplyPrecise(plan, spectra, tt, ks, c)
+		} else {
+			sq = pb.multiply(spectra, tt, ks, c, true)
 		}
+		wDrop := float64(n)
+		for _, k := range ks {
+			wDrop -= freqWeight(k, n)
+		}
+		dd := pb.dropped(tt, tauC)
+		fine := math.Sqrt((sq+wDrop*dd*dd)/float64(n)) * (1 + float64(n)*unitRoundoff)
 		out.spec = newSpectrum(plan, (((lo-off)%n)+n)%n, ks, c, theta, h)
-		out.err2 = eSpec + dropShare*eSpec
+		out.err2 = math.Min(eSpec, fine) + tauC
 		for _, sp := range spectra {
 			releaseSpectrumBuffer(sp)
 		}
 	} else {
+		// The frequency-by-frequency bound costs a tenth of a dense
+		// composition: it is taken once the query found the rounding to
+		// matter (heldPrecise).
 		acc := spectra[0]
-		for i, t := range tt {
-			if t.count > 1 {
-				powSpectrum(spectra[i], t.count)
-			}
-			if i > 0 {
-				for k := range acc {
-					acc[k] *= spectra[i][k]
-				}
-			}
+		eProd := eSpec
+		if sq := pb.multiply(spectra, tt, nil, acc, how == heldPrecise); how == heldPrecise {
+			eProd = math.Min(eSpec, math.Sqrt(sq/float64(n))*(1+float64(n)*unitRoundoff))
 		}
 		cyc := plan.inverse(acc)
 		out.y = make([]float64, n)
 		for j := range out.y {
 			out.y[j] = cyc[(((lo+j-off)%n)+n)%n]
 		}
-		out.err2 = eSpec + ef*g*ef*s1 + (ef+unitRoundoff)*minNorm
+		// (‖Ĉ‖₂/√n ≤ ‖C‖₂/√n + eProd ≤ minNorm + eProd.)
+		out.err2 = eProd + (ef+unitRoundoff)*(minNorm+eProd)
 	}
 	// The tilted mass above the window is ≤ tauHi; its untilted mass is at
 	// most tauHi·Z e^{−θ L} at the window's top loss.
@@ -356,10 +387,7 @@ func keptFrequencies(spectra [][]complex128, tt []tiltedTerm, tauC, g float64) [
 	if !(g <= 1.5) || !(tauC > 0) {
 		return nil
 	}
-	thr := make([]float64, len(tt))
-	for i, t := range tt {
-		thr[i] = math.Exp(2 * math.Log(tauC/2) / float64(t.count))
-	}
+	thr := dropThresholds(tt, tauC)
 	var ks []int
 	for k := range spectra[0] {
 		keep := true
@@ -376,18 +404,200 @@ func keptFrequencies(spectra [][]complex128, tt []tiltedTerm, tauC, g float64) [
 	return ks
 }
 
-// powSpectrum raises each coefficient to the power k by binary powering.
-// Each complex product has relative error ≤ √2·γ₂ < 3u, and an error made
-// at a squaring is raised with the rest, so the result's relative error is
-// at most 3(k−1)u (below the (π+1)·k·u that composeTilted charges);
-// products that underflow lose at most u absolutely.
-func powSpectrum(c []complex128, k int) {
-	for i, v := range c {
-		c[i] = powComplex(v, k)
+// dropThresholds returns, per part, the squared modulus (τ_c/2)^{2/n_i} at
+// or below which keptFrequencies drops a frequency.
+func dropThresholds(tt []tiltedTerm, tauC float64) []float64 {
+	thr := make([]float64, len(tt))
+	for i, t := range tt {
+		thr[i] = math.Exp(2 * math.Log(tauC/2) / float64(t.count))
+	}
+	return thr
+}
+
+// powUp returns an upper bound on m^n for m ≥ 0 and an integer n ≥ 0:
+// math.Pow, whose repeated squaring for the integer part of the exponent
+// carries a relative error of up to about (n + 2)u, raised by that.
+func powUp(m, n float64) float64 { return math.Pow(m, n) * (1 + 4*(n+2)*unitRoundoff) }
+
+// tinyAbs bounds the absolute error that underflow adds to a computed
+// power or product of spectra (each complex product loses at most a few
+// 2^−1074 to underflow, and a power takes fewer than 2·64 products).
+const tinyAbs = 0x1p-1000
+
+// partBound bounds what one part's computed spectrum ĉ contributes to the
+// error of a product of powers of spectra: with |ĉ_k − c_k| ≤ e at every
+// frequency and m = max(|ĉ_k|, |c_k|),
+//
+//	|ĉ_k^n − c_k^n| ≤ n e m^{n−1}   (mean value theorem on z ↦ z^n).
+//
+// Where a = |ĉ_k| ≥ n e (t = n e/a ≤ 1; a computed to 2u): m ≤ a + e, so
+// m^n ≤ a^n e^t ≤ a^n (1 + (e−1)t) =: M and n e m^{n−1} ≤ t m^n ≤ t M, with
+// a^n taken from the computed power (relative rounding ≤ rho, powComplex).
+// Elsewhere m < (n+1)e and m ≤ |c| + e ≤ ‖w‖₁ + e: the constants fbM, fbD.
+type partBound struct {
+	count    int
+	ne       float64 // n·e
+	rho      float64 // relative error of |fl(ĉ^n)| against |ĉ|^n, with |·|'s rounding
+	fbM, fbD float64
+	e, l1    float64
+}
+
+// newPartBound returns the bound for a part composed count times whose
+// coefficients are exact to e and whose masses sum to at most l1.
+func newPartBound(count int, e, l1 float64) partBound {
+	n := float64(count)
+	// (The rounding of |ĉ| that decides t > 1 moves the first by up to 6u.)
+	m := math.Min((n+1)*e, l1+e) * (1 + 8*unitRoundoff)
+	return partBound{
+		count: count, ne: n * e * (1 + 4*unitRoundoff), e: e, l1: l1,
+		rho: (math.Pi+1)*unitRoundoff*n + 8*unitRoundoff,
+		fbM: powUp(m, n), fbD: n * e * powUp(m, n-1) * (1 + 2*unitRoundoff),
 	}
 }
 
-// powComplex returns v^k by binary powering (as powSpectrum).
+// at returns M ≥ max(|ĉ|, |c|)^n and D ≥ |ĉ^n − c^n| at a frequency where
+// the computed coefficient is v and its computed power p.
+func (b *partBound) at(v, p complex128) (M, D float64) {
+	a2 := real(v)*real(v) + imag(v)*imag(v)
+	if !(a2 >= b.ne*b.ne) {
+		return b.fbM, b.fbD // t > 1 (no root needed to see it)
+	}
+	t := b.ne / math.Sqrt(a2) * (1 + 4*unitRoundoff)
+	if !(t <= 1) {
+		return b.fbM, b.fbD
+	}
+	M = (absHigh(p)*(1+b.rho) + tinyAbs) * (1 + (math.E-1)*t)
+	return M, t * M
+}
+
+// absHigh returns |z| up to 2u relative, never below it by more than that:
+// where the squares may underflow, |Re z| + |Im z|.
+func absHigh(z complex128) float64 {
+	if a := math.Sqrt(real(z)*real(z) + imag(z)*imag(z)); a > 0x1p-500 {
+		return a
+	}
+	return math.Abs(real(z)) + math.Abs(imag(z))
+}
+
+// productBound bounds, frequency by frequency, the error of the computed
+// product of powers of the parts' spectra, Π fl(ĉ_i^{n_i}), against the
+// exact Π c_i^{n_i}: with M_i and D_i of each part (partBound.at),
+//
+//	|Π ĉ_i^{n_i} − Π c_i^{n_i}| ≤ Σ_i D_i Π_{j≠i} M_j
+//
+// (telescoping), plus the powers' and products' rounding, rho Π M_j, and
+// underflow, tinyAbs.
+type productBound struct {
+	parts []partBound
+	rho   float64
+}
+
+// productErr accumulates productBound's sum over the parts: after parts
+// 1..m, prod = Π M_i and sumD = Σ_i D_i Π_{j≠i} M_j.
+type productErr struct{ prod, sumD float64 }
+
+// add takes in one more part's M and D.
+func (e *productErr) add(M, D float64) {
+	e.sumD = e.sumD*M + D*e.prod
+	e.prod *= M
+}
+
+// bound returns the bound on the product's error: sumD plus the rounding
+// rho of the powers and products, relative to prod, and underflow.
+func (e *productErr) bound(rho float64) float64 { return e.sumD + rho*e.prod + tinyAbs }
+
+// freqWeight returns the weight of frequency k ∈ [0, n/2] in Parseval's
+// identity for a real sequence of length n: 1 at 0 and n/2, else 2 (k and
+// n − k).
+func freqWeight(k, n int) float64 {
+	if k == 0 || 2*k == n {
+		return 1
+	}
+	return 2
+}
+
+// multiply writes the product Π ĉ_i^{n_i} of the parts' spectra at the
+// frequencies ks (all of them, in place of out = spectra[0], when ks is
+// nil) to out and, with bound, returns Σ_k w_k Δ_k² with Δ_k the bound on
+// its error (w_k = freqWeight).
+func (pb *productBound) multiply(spectra [][]complex128, tt []tiltedTerm, ks []int, out []complex128, bound bool) (sq float64) {
+	n := 2 * (len(spectra[0]) - 1)
+	if !bound && ks == nil {
+		// The plain product, part by part (the tight loops of the
+		// unbounded dense path).
+		for i, t := range tt {
+			for k, v := range spectra[i] {
+				spectra[i][k] = powComplex(v, t.count)
+			}
+			if i > 0 {
+				for k := range out {
+					out[k] *= spectra[i][k]
+				}
+			}
+		}
+		return 0
+	}
+	visit := func(j, k int) {
+		var c complex128
+		e := productErr{prod: 1}
+		for i, t := range tt {
+			v := spectra[i][k]
+			p := powComplex(v, t.count)
+			if bound {
+				e.add(pb.parts[i].at(v, p))
+			}
+			if i == 0 {
+				c = p
+			} else {
+				c *= p
+			}
+		}
+		out[j] = c
+		if bound {
+			d := e.bound(pb.rho)
+			sq += freqWeight(k, n) * d * d
+		}
+	}
+	if ks == nil {
+		for k := range out {
+			visit(k, k)
+		}
+	}
+	for j, k := range ks {
+		visit(j, k)
+	}
+	return sq
+}
+
+// dropped returns a bound on the error Δ_k (as multiply's) at a frequency
+// keptFrequencies dropped at τ_c: some part j has a computed |ĉ_j|² at most
+// its threshold thr_j (dropThresholds), so max(|ĉ_j|, |c_j|) ≤
+// √thr_j (1 + 8u) + e_j (the rounding of the squares and the root), and
+// every other part's is at most ‖w_i‖₁ + e_i; the largest over j.
+func (pb *productBound) dropped(tt []tiltedTerm, tauC float64) float64 {
+	thr := dropThresholds(tt, tauC)
+	worst := 0.0
+	for j := range tt {
+		e := productErr{prod: 1}
+		for i, t := range tt {
+			b := &pb.parts[i]
+			n := float64(t.count)
+			m := b.l1 + b.e
+			if i == j {
+				m = math.Sqrt(thr[j])*(1+8*unitRoundoff) + b.e
+			}
+			e.add(powUp(m, n), n*b.e*powUp(m, n-1)*(1+2*unitRoundoff))
+		}
+		worst = math.Max(worst, e.bound(pb.rho))
+	}
+	return worst
+}
+
+// powComplex returns v^k by binary powering. Each complex product has
+// relative error ≤ √2·γ₂ < 3u, and an error made at a squaring is raised
+// with the rest, so the result's relative error is at most 3(k−1)u (below
+// the (π+1)·k·u that composeTilted charges); products that underflow lose
+// at most tinyAbs absolutely.
 func powComplex(v complex128, k int) complex128 {
 	acc := complex(1, 0)
 	for e := k; ; {

@@ -70,9 +70,9 @@ type lossDist struct {
 	}
 	atoms []lossAtom
 	inf   float64
-	// optimistic (tests only) puts each interval's mass at its lower grid
-	// loss and drops the inexact atoms: a PLD below the true one, for
-	// lower bounds.
+	// optimistic (tests only) puts each interval's mass and each exact
+	// atom at its lower grid loss and drops the inexact atoms: a PLD below
+	// the true one, for lower bounds.
 	optimistic bool
 }
 
@@ -371,6 +371,10 @@ func (d *lossDist) discretise(h float64, sub Event) (*pldLeaf, error) {
 		}
 		if len(p.probs) == 1 {
 			p.probs[0] += at.mass
+			continue
+		}
+		if d.optimistic {
+			p.probs[i-lo] += at.mass // at the grid loss at or below L
 			continue
 		}
 		split(i, L, at.mass)

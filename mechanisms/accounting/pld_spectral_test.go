@@ -46,7 +46,8 @@ func selfConvolve(p []float64, count int) []float64 {
 // for) — untilted, where the FFT's error swamps the tail, and at tilts
 // around the saddle point; for a composed Gaussian, a sampled Gaussian and
 // both together (two parts). The dense path (inverse transform and walk)
-// meets the same bound, and epsilonUpper of the two paths agree.
+// and the precise coefficients (pld_precise.go, whose bound must be the
+// smaller) meet the same bound, and epsilonUpper of the two paths agree.
 func TestSpectralEvaluation(t *testing.T) {
 	type part struct {
 		d     *lossDist
@@ -65,7 +66,7 @@ func TestSpectralEvaluation(t *testing.T) {
 	}
 	const oracleRel = 1e-10
 	worst := 0.0
-	spectral := 0
+	spectral, precise := 0, 0
 	selfConv := map[string][]float64{} // the slow part, shared by the ledgers
 	for _, lg := range ledgers {
 		var terms []leafTerm
@@ -96,8 +97,8 @@ func TestSpectralEvaluation(t *testing.T) {
 		for _, eps := range []float64{0.25, 1, 2, 4} {
 			sad := cm.saddleTilt(eps)
 			for _, th := range []float64{0, sad / 4, sad, 2 * sad} {
-				var comps [2]*composedPLD
-				for i, how := range []held{heldDense, heldSpectral} {
+				var comps [3]*composedPLD
+				for i, how := range []held{heldDense, heldSpectral, heldPrecise} {
 					c, err := composeHeld(terms, nil, th, 1e-300, lg.h, maxPLDPoints, nil, how)
 					if err != nil {
 						t.Fatal(err)
@@ -108,6 +109,14 @@ func TestSpectralEvaluation(t *testing.T) {
 					continue // G > 1.5: no coefficient may be dropped
 				}
 				spectral++
+				if comps[2].spec != nil {
+					precise++
+					// The precise coefficients' bound is the smaller.
+					_, eR1, _ := comps[1].deltaParts(eps)
+					if _, eR2, _ := comps[2].deltaParts(eps); eR2 > eR1*(1+1e-9) {
+						t.Errorf("%s ε=%g θ=%g: precise rounding bound %.3g above the plain one %.3g", lg.name, eps, th, eR2, eR1)
+					}
+				}
 				want := deltaExact(eps)
 				for _, c := range comps {
 					dh, eR, eA := c.deltaParts(eps)
@@ -138,8 +147,8 @@ func TestSpectralEvaluation(t *testing.T) {
 			}
 		}
 	}
-	if spectral < 20 {
-		t.Fatalf("only %d of the compositions were held as spectra", spectral)
+	if spectral < 20 || precise < 15 {
+		t.Fatalf("only %d of the compositions were held as spectra, %d with precise coefficients", spectral, precise)
 	}
 	t.Logf("%d spectral compositions: largest error %.3g of its bound", spectral, worst)
 }
