@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -141,10 +140,7 @@ func overrideTrials(s *spec.Spec, n int) error {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	// A run allocates many short-lived values per trial and keeps little:
-	// collect less often (the heap may grow to 5× the live data, a few tens
-	// of MB for the papers' specs) — 8–10% of a small panel's CPU was GC.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	defer boundGC(runGCPercent, runGCHeadroom)() // collect less often, within bounds
 	fs := newFlagSet("run", stdout)
 	jobs := fs.Int("j", 0, "concurrent trials (default: number of CPUs)")
 	out := fs.String("out", "", "result directory (default results/<name>)")
@@ -214,16 +210,23 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		var outs []string
 		var rerr error
 		rendered := false
-		render := func(recs []results.Record) {
-			outs, rerr = report.RenderRecords(s, dir, recs, log)
-			rendered = true
-		}
-		if shard.Sharded() {
-			render = nil // dplab merge renders
-		}
-		rep, err := run.Run(ctx, s, run.Options{Jobs: *jobs, OutDir: dir, DataDir: *dataDir,
+		opts := run.Options{Jobs: *jobs, OutDir: dir, DataDir: *dataDir,
 			Force: *force, Trials: *trials, Log: log, Progress: &tty, Args: append([]string{"run"}, args...),
-			Render: render, Shard: shard})
+			Shard: shard}
+		if !shard.Sharded() { // dplab merge renders a sharded run
+			// The run gives the collector each stored record; it keeps
+			// what the figures and tables need, not the records.
+			col, err := report.NewCollector(s)
+			if err != nil {
+				return err
+			}
+			opts.Records = col.Add
+			opts.Render = func() {
+				outs, rerr = col.Render(dir, log)
+				rendered = true
+			}
+		}
+		rep, err := run.Run(ctx, s, opts)
 		var in *spec.InputError
 		if errors.As(err, &in) {
 			return badInput(err)
@@ -313,13 +316,12 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := results.CheckDir(dir); err != nil {
 		return storeError(err)
 	}
-	recs, err := results.Read(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) })
+	p, err := run.MakePlan(ctx, s, results.FromDir(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) }))
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted: %w", ctx.Err())
+	}
 	if err != nil {
 		return storeError(err)
-	}
-	p, err := run.MakePlan(ctx, s, recs)
-	if err != nil {
-		return fmt.Errorf("interrupted: %w", err)
 	}
 	unmerged, err := p.UnmergedShards(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) })
 	if err != nil {
@@ -382,7 +384,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				j, wall.Round(100*time.Millisecond), p.Setup.Round(10*time.Millisecond))
 		}
 		if *shards > 0 {
-			return printShardPlan(ctx, stdout, s, p, recs, *shards, j)
+			return printShardPlan(ctx, stdout, s, p, *shards, j)
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -155,25 +156,45 @@ func (e *OtherExperimentError) Error() string {
 		e.Dir, e.Trials, strings.Join(e.Experiments, ", "), e.Name)
 }
 
-// CheckExperiment returns an *OtherExperimentError when stored, the records
-// of the result directory dir, is not empty and holds no record of
-// experiment name nor of a cell that want selects (the spec's cells: a
-// renamed spec keeps them and may resume there).
-func CheckExperiment(dir, name string, stored []Record, want func(cell string) bool) error {
-	if len(stored) == 0 {
+// ExperimentCheck finds, from the records of a result directory's store
+// given one at a time (Add), whether it may hold experiment Name: Err
+// returns an *OtherExperimentError when the store is not empty and holds no
+// record of experiment Name nor of a cell that Want selects (the spec's
+// cells: a renamed spec keeps them and may resume there). Its memory is the
+// other experiments' names.
+type ExperimentCheck struct {
+	Name string
+	Want func(cell string) bool
+
+	trials int
+	ours   bool
+	others []string // the other experiments, in order of first record
+}
+
+// Add counts one stored record.
+func (c *ExperimentCheck) Add(r *Record) {
+	c.trials++
+	if c.ours {
+		return
+	}
+	if r.Experiment == c.Name || c.Want(r.CellKey) {
+		c.ours = true
+		return
+	}
+	if !slices.Contains(c.others, r.Experiment) {
+		c.others = append(c.others, r.Experiment)
+	}
+}
+
+// Err returns an *OtherExperimentError naming dir when the records added
+// are all of other experiments; nil otherwise (and for no records).
+func (c *ExperimentCheck) Err(dir string) error {
+	if c.trials == 0 || c.ours {
 		return nil
 	}
-	seen := map[string]bool{}
-	e := &OtherExperimentError{Dir: dir, Name: name, Trials: len(stored)}
-	for i := range stored {
-		r := &stored[i]
-		if r.Experiment == name || want(r.CellKey) {
-			return nil
-		}
-		if !seen[r.Experiment] {
-			seen[r.Experiment] = true
-			e.Experiments = append(e.Experiments, fmt.Sprintf("%q", r.Experiment))
-		}
+	quoted := make([]string, len(c.others))
+	for i, e := range c.others {
+		quoted[i] = fmt.Sprintf("%q", e)
 	}
-	return e
+	return &OtherExperimentError{Dir: dir, Name: c.Name, Experiments: quoted, Trials: c.trials}
 }

@@ -9,10 +9,9 @@ import (
 
 // MergeResult is what MergeShards did.
 type MergeResult struct {
-	Shards  []ShardName // the shard files read
-	Read    int         // records in the shard files
-	Added   int         // records appended to the store (0 on a repeated merge)
-	Records []Record    // the store's records after the merge
+	Shards []ShardName // the shard files read
+	Read   int         // records in the shard files
+	Added  int         // records appended to the store (0 on a repeated merge)
 	// Duplicates are the trials with more than one distinct ok record
 	// among the store and the shard files.
 	Duplicates []Duplicate
@@ -46,7 +45,8 @@ func MergeShards(dir string, warn func(string)) (*MergeResult, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("results: %s has no shard files (%s/shard-i-of-N.jsonl): nothing to merge", dir, ShardsDir)
 	}
-	store, recs, err := Open(dir, warn)
+	var recs []Record
+	store, err := Open(dir, warn, func(r *Record) { recs = append(recs, *r) })
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,8 @@ func MergeShards(dir string, warn func(string)) (*MergeResult, error) {
 		note(line, &recs[i], TrialsFile)
 	}
 	for _, sh := range shards {
-		srecs, err := ReadShard(sh.Path, warn)
+		var srecs []Record
+		err := ScanShard(sh.Path, warn, func(r *Record) { srecs = append(srecs, *r) })
 		if err != nil {
 			return nil, err
 		}
@@ -108,7 +109,6 @@ func MergeShards(dir string, warn func(string)) (*MergeResult, error) {
 			if err := store.Append(*r); err != nil {
 				return nil, err
 			}
-			recs = append(recs, *r)
 			res.Added++
 		}
 	}
@@ -138,7 +138,6 @@ func MergeShards(dir string, warn func(string)) (*MergeResult, error) {
 		}
 		return a.Key.Trial - b.Key.Trial
 	})
-	res.Records = recs
 	return res, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/dplab/dplab/experiments/internal/spectest"
 	"github.com/dplab/dplab/experiments/run"
 	"github.com/dplab/dplab/internal/benchcpu"
+	"github.com/dplab/dplab/results"
 )
 
 // renderBenchSpec is the Boston panel of experiments/gaussmix_fig4.toml
@@ -84,16 +85,39 @@ func BenchmarkRenderRecords(b *testing.B) {
 		b.Fatal(err)
 	}
 	dir := filepath.Join(b.TempDir(), "out")
-	rep, err := run.Run(b.Context(), s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}})
-	if err != nil {
+	if _, err := run.Run(b.Context(), s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}}); err != nil {
 		b.Fatal(err)
 	}
-	if len(rep.Records) != 5250 {
-		b.Fatalf("the run left %d records, want 5250", len(rep.Records))
+	recs, err := results.Read(dir, nil)
+	if err != nil || len(recs) != 5250 {
+		b.Fatalf("the run left %d records (%v), want 5250", len(recs), err)
 	}
 	cpu0 := benchcpu.Process()
 	for b.Loop() {
-		if _, err := RenderRecords(s, dir, rep.Records, nil); err != nil {
+		if _, err := RenderRecords(s, dir, recs, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if cpu := benchcpu.Process() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	}
+}
+
+// BenchmarkRenderStore times Render as dplab render calls it: the store of
+// renderBenchSpec's run (5250 records) scanned from its file into a
+// Collector, then summary.csv, the figure and the tables written.
+func BenchmarkRenderStore(b *testing.B) {
+	s := spectest.MustParse(b, renderBenchSpec)
+	if err := Check(s); err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(b.TempDir(), "out")
+	if _, err := run.Run(b.Context(), s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}}); err != nil {
+		b.Fatal(err)
+	}
+	cpu0 := benchcpu.Process()
+	for b.Loop() {
+		if _, err := Render(s, dir, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,13 +43,20 @@ type Options struct {
 	// Cache shares loaded data between runs in one process; nil means the
 	// process-wide cache.
 	Cache *DataCache
-	// Render, when set, is called with the store's records (Report.Records)
-	// as soon as every trial has finished and been handed to the store —
-	// not when the run was interrupted or a write failed. It runs
-	// concurrently with the store's final fsync and the manifest, under the
-	// directory's lock; Run returns after it has returned. The CLI renders
-	// the figures and tables here.
-	Render func(recs []results.Record)
+	// Records, when set, is given every record of the store once, as the
+	// store holds it: at open those read (in file order; with Force, those
+	// Rewrite keeps), then each record as it is appended, with its params
+	// as the store reads them back. The calls are serialised; the record is
+	// valid only during the call. A run keeps no record itself: the CLI
+	// aggregates them here (report.Collector) for Render, so that neither
+	// holds the store in memory.
+	Records func(*results.Record)
+	// Render, when set, is called once every trial has finished and been
+	// handed to the store (and to Records) — not when the run was
+	// interrupted or a write failed. It runs concurrently with the store's
+	// final fsync and the manifest, under the directory's lock; Run returns
+	// after it has returned. The CLI renders the figures and tables here.
+	Render func()
 	// Shard, when Count > 0, runs only the trials Assign gives to shard
 	// Index, appending them to the shard's own file under OutDir
 	// (results.OpenShard: no directory lock) with its own manifest; dplab
@@ -66,12 +72,8 @@ type Report struct {
 	// Infeasible counts the trials whose target ε the mechanism cannot
 	// reach on their data (results.StatusInfeasible): recorded with the
 	// reason, not failures.
-	Infeasible  int
-	SkipReasons map[string]string // dataset label -> reason
-	// Records are the store's records after the run (those read at open
-	// and those appended), for rendering without a re-read; nil (and only
-	// then) when the run was interrupted or could not write.
-	Records       []results.Record
+	Infeasible    int
+	SkipReasons   map[string]string // dataset label -> reason
 	Interrupted   bool
 	FailedErrors  []string // first few failure messages
 	Elapsed       time.Duration
@@ -105,7 +107,7 @@ type runner struct {
 	assign  Assignment // of the cells to shard.Count shards, when sharded
 
 	mu      sync.Mutex
-	recs    []results.Record                // the store's records: read at open, then appended
+	sink    func(*results.Record)           // Options.Records, under mu; nil: none
 	mechs   map[string]mechanisms.Mechanism // by canonical params
 	spent   sync.Map                        // ε of a ledger at δ: event JSON → *sync.Map of δ's bits → accounting.Guarantee
 	report  *Report
@@ -138,8 +140,8 @@ func newRunner(s *spec.Spec, cells []spec.Cell, opt Options, log io.Writer) *run
 }
 
 // Run runs every trial of s not yet stored in the result directory
-// (experiments/report renders the figures and tables from Report.Records,
-// afterwards or from Options.Render). Cancelling
+// (experiments/report renders the figures and tables from the records
+// Options.Records is given, in Options.Render). Cancelling
 // ctx stops scheduling and abandons running fits; finished trials stay
 // stored. It returns an error if a trial failed (the run continues past
 // failures) or the run was interrupted.
@@ -175,22 +177,48 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		return nil, fmt.Errorf("--force cannot be combined with --shard: a shard never rewrites the store (delete %s to start over)", dir)
 	}
 	r := newRunner(s, cells, opt, log)
+	rep := &Report{Dir: dir, Cells: len(cells), SkipReasons: r.skipped}
+	r.report = rep
+	keys := cellKeys(cells)
+	ofSpec := func(cell string) bool { return keys[cell] }
+	cellByKey := make(map[string]*spec.Cell, len(cells))
+	for i := range cells {
+		cellByKey[cells[i].Key] = &cells[i]
+	}
+	// The stored records are read once, as the store opens, and not kept:
+	// the progress ETA's cost model takes their wall times, and
+	// Options.Records each record (with Force, those Rewrite keeps: the
+	// spec's cells are dropped).
+	cost := newCostModel()
+	exp := results.ExperimentCheck{Name: s.Name, Want: ofSpec}
+	visit := func(rec *results.Record) {
+		exp.Add(rec)
+		if opt.Force && keys[rec.CellKey] {
+			return
+		}
+		if c := cellByKey[rec.CellKey]; c != nil && rec.Status == results.StatusOK {
+			cost.stored(c.Key, planRow(s, c), rec.WallSeconds)
+			if rec.Trial >= c.Trials && !opt.Shard.Sharded() { // a shard renders nothing
+				rep.Beyond++
+			}
+		}
+		if opt.Records != nil {
+			opt.Records(rec)
+		}
+	}
 	// Open takes the directory's lock before it reads, repairs or rewrites
 	// anything; the store holds it until the deferred Close, after the
 	// manifest and Options.Render. A shard opens its own file instead.
 	var store *results.Store
-	var stored []results.Record
 	if opt.Shard.Sharded() {
-		store, stored, err = r.openShard(dir, warn)
+		store, err = r.openShard(dir, warn, visit)
 	} else {
-		store, stored, err = results.Open(dir, warn)
+		store, err = results.Open(dir, warn, visit)
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	keys := cellKeys(cells)
-	ofSpec := func(cell string) bool { return keys[cell] }
 	if !opt.Shard.Sharded() {
 		// Trials that shards finished and dplab merge has not added would
 		// run again here, and a later merge would hold them twice. --force
@@ -207,7 +235,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 			}
 			return nil, err
 		}
-		if err := results.CheckExperiment(dir, s.Name, stored, ofSpec); err != nil {
+		if err := exp.Err(dir); err != nil {
 			return nil, err
 		}
 	}
@@ -220,7 +248,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		}
 	}()
 	if opt.Force {
-		if stored, err = store.Rewrite(func(r *results.Record) bool { return !keys[r.CellKey] }); err != nil {
+		if err := store.Rewrite(func(r *results.Record) bool { return !keys[r.CellKey] }); err != nil {
 			return nil, err
 		}
 	}
@@ -229,9 +257,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	r.store, r.recs = store, stored
-	rep := &Report{Dir: dir, Cells: len(cells), SkipReasons: r.skipped}
-	r.report = rep
+	r.store, r.sink = store, opt.Records
 
 	if err := r.preload(r.datasetsWithPending(store)); err != nil {
 		return rep, err
@@ -242,19 +268,6 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	skippedAtStart := make(map[string]bool, len(r.skipped))
 	for label := range r.skipped {
 		skippedAtStart[label] = true
-	}
-	cost := newCostModel()
-	cellByKey := make(map[string]*spec.Cell, len(cells))
-	for i := range cells {
-		cellByKey[cells[i].Key] = &cells[i]
-	}
-	for i := range stored {
-		if c := cellByKey[stored[i].CellKey]; c != nil && stored[i].Status == results.StatusOK {
-			cost.stored(c.Key, planRow(s, c), stored[i].WallSeconds)
-			if stored[i].Trial >= c.Trials && !opt.Shard.Sharded() { // a shard renders nothing
-				rep.Beyond++
-			}
-		}
 	}
 	for i := range cells {
 		c := &cells[i]
@@ -272,8 +285,6 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 			}
 		}
 	}
-	// count appends a record per trial (capped: a spec may have 10⁸ pending).
-	r.recs = slices.Grow(r.recs, min(rep.PendingBefore, 1<<16))
 	manifestRun := results.Run{Build: results.CurrentBuild(), Args: opt.Args, Jobs: jobs, Quick: s.QuickApplied, Start: start,
 		Trials: opt.Trials}
 	if opt.Shard.Sharded() {
@@ -331,14 +342,12 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	prog.finish()
 	rep.Interrupted = ctx.Err() != nil
 	if opt.Render != nil && !rep.Interrupted && writeErr == nil {
-		// Every record is appended (r.recs is complete and no longer
-		// changes): render while the store syncs and the manifest is
-		// written.
-		recs := r.records()
+		// Every record is appended and given to Options.Records: render
+		// while the store syncs and the manifest is written.
 		rendered = make(chan struct{})
 		go func() {
 			defer close(rendered)
-			opt.Render(recs)
+			opt.Render()
 		}()
 	}
 	if err := store.Sync(); err != nil && writeErr == nil {
@@ -367,7 +376,6 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		rep.Elapsed = time.Since(start)
 		return rep, fmt.Errorf("interrupted: %d of %d pending trials finished and are stored in %s; rerun the same command to resume", rep.Ran+rep.Failed, rep.PendingBefore, dir)
 	}
-	rep.Records = r.records()
 	rep.Elapsed = time.Since(start)
 	if rep.Failed > 0 {
 		return rep, fmt.Errorf("%d trial(s) failed (records in %s); first: %s", rep.Failed, store.Path(), strings.Join(rep.FailedErrors, "; "))
@@ -421,15 +429,6 @@ func (r *runner) datasetsWithPending(store *results.Store) []bool {
 	return need
 }
 
-// records returns the store's records after the trials (read at open, then
-// appended): never nil, so that a spec of curves only still renders.
-func (r *runner) records() []results.Record {
-	if r.recs == nil {
-		return []results.Record{}
-	}
-	return r.recs
-}
-
 func cellKeys(cells []spec.Cell) map[string]bool {
 	keys := make(map[string]bool, len(cells))
 	for _, c := range cells {
@@ -438,13 +437,19 @@ func cellKeys(cells []spec.Cell) map[string]bool {
 	return keys
 }
 
+// count counts a record the store took and gives it to Options.Records.
 func (r *runner) count(rec *results.Record) {
-	kept := *rec // as the store will read it back: params through JSON (omitempty, float64 numbers)
-	kept.MechParams, kept.DataParams = r.storedParams(rec)
-	kept.Schema = results.SchemaVersion
+	var kept results.Record
+	if r.sink != nil { // set before the trials start
+		kept = *rec // as the store will read it back: params through JSON (omitempty, float64 numbers)
+		kept.MechParams, kept.DataParams = r.storedParams(rec)
+		kept.Schema = results.SchemaVersion
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.recs = append(r.recs, kept)
+	if r.sink != nil {
+		r.sink(&kept)
+	}
 	switch rec.Status {
 	case results.StatusOK:
 		r.report.Ran++

@@ -1,11 +1,14 @@
 // Package fileutil holds the file helpers shared by the packages that write
 // results: atomic writes that never leave a partial file, synced to disk
-// (WriteFileAtomic) or not (ReplaceFile, for re-derivable outputs).
+// (WriteFileAtomic, WriteAtomic) or not (ReplaceFile, for re-derivable
+// outputs).
 package fileutil
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"sync/atomic"
@@ -15,7 +18,22 @@ import (
 // rename, so readers never see a partial file and a crash leaves the old or
 // the new content. The file gets mode 0666 less the umask (0644 under the
 // usual umask 022), as os.WriteFile would give it.
-func WriteFileAtomic(path string, data []byte) error { return writeFile(path, data, true) }
+func WriteFileAtomic(path string, data []byte) error {
+	return writeFile(path, true, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+// WriteAtomic is WriteFileAtomic of the content write writes to its
+// (buffered) writer, for a file too large to hold in memory (a store's
+// rewrite): if write fails, path is left as it was.
+func WriteAtomic(path string, write func(io.Writer) error) error {
+	return writeFile(path, true, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<16)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+}
 
 // ReplaceFile writes data to path through a temporary file and a rename, as
 // WriteFileAtomic does, without waiting for the disk (no fsync): readers,
@@ -25,9 +43,13 @@ func WriteFileAtomic(path string, data []byte) error { return writeFile(path, da
 // (figures, tables, summaries, the HTML report: "dplab render" regenerates
 // them from the synced store), where an fsync per file would make the disk
 // the slowest part of rendering.
-func ReplaceFile(path string, data []byte) error { return writeFile(path, data, false) }
+func ReplaceFile(path string, data []byte) error {
+	return writeFile(path, false, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
 
-func writeFile(path string, data []byte, sync bool) error {
+// writeFile writes path through a temporary file beside it, filled by
+// write, synced when sync is set, and renamed over path.
+func writeFile(path string, sync bool, write func(io.Writer) error) error {
 	tmp, err := createTemp(path)
 	if err != nil {
 		// The error names the file asked for, not the temporary one beside
@@ -38,7 +60,7 @@ func writeFile(path string, data []byte, sync bool) error {
 		}
 		return &fs.PathError{Op: "write", Path: path, Err: err}
 	}
-	_, err = tmp.Write(data)
+	err = write(tmp)
 	if err == nil && sync {
 		err = tmp.Sync()
 	}
