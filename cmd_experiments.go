@@ -461,6 +461,11 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := results.CheckDir(dir); err != nil {
 			return storeError(err)
 		}
+		unlock, err := readLock(dir)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 		m, err := results.ReadManifest(dir)
 		if err != nil {
 			return err
@@ -489,6 +494,11 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				return err
 			}
 		}
+		unlock, err := readLock(dir)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 	}
 	paths, err := report.Render(s, dir, stderr)
 	sort.Strings(paths)
@@ -496,6 +506,20 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "wrote %s\n", p)
 	}
 	return storeError(err)
+}
+
+// readLock takes the shared lock of the result directory dir for a render
+// (results.ReadLockDir): the store, the spec copy and the manifest are then
+// those a finished run or merge left, and no run can start, and render
+// newer outputs, until unlock. A directory a run holds is refused: that
+// run renders when it ends (a render of part of its trials used to
+// replace the outputs of all of them).
+func readLock(dir string) (unlock func(), err error) {
+	lock, err := results.ReadLockDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w (a run renders its figures and tables when it ends)", err)
+	}
+	return lock.Unlock, nil
 }
 
 // isStoreInputError reports whether err is a result directory that cannot be

@@ -191,7 +191,13 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	// One scan of the merged store finds the gaps and collects what the
-	// figures and tables need.
+	// figures and tables need, under the directory's shared lock: a run
+	// started since the merge would render newer outputs.
+	unlock, err := readLock(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	col, err := report.NewCollector(s)
 	if err != nil {
 		return err

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -153,6 +155,91 @@ func TestSecondRunOnBusyDirRefused(t *testing.T) {
 				t.Errorf("manifest runs: %+v, want the first run alone, complete with 6000 trials", m.Runs)
 			}
 		})
+	}
+}
+
+// TestRenderDuringRunRefused starts a real dplab run (busySpec, 6000
+// trials) and, while it stores trials, runs dplab render on its directory:
+// the render must exit 1 naming the run and write nothing, and the outputs
+// the run leaves must count every trial (issue 34, item 8: a render that
+// overlapped the end of a run rewrote summary.csv, figures and tables from
+// 332 of 2,100 trials, both exiting 0).
+func TestRenderDuringRunRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs dplab and renders beside it as real processes")
+	}
+	bin := buildDplab(t)
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), busySpec)
+	dir := filepath.Join(t.TempDir(), "out")
+	var runOut bytes.Buffer
+	run := exec.Command(bin, "run", spec, "-j", "2", "--out", dir)
+	run.Stdout, run.Stderr = &runOut, &runOut
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- run.Wait() }()
+	defer func() {
+		run.Process.Kill()
+		<-done
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(dir, results.TrialsFile))
+		if bytes.Count(b, []byte("\n")) >= 1500 {
+			break
+		}
+		select {
+		case err := <-done:
+			done <- err
+			t.Fatalf("the run ended (%v) before storing 1500 trials:\n%s", err, runOut.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run stored fewer than 1500 trials in 60 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	out, err := exec.Command(bin, "render", dir).CombinedOutput()
+	select {
+	case err := <-done:
+		done <- err
+		t.Fatal("the run ended before the render did: make busySpec heavier")
+	default:
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("render during the run: %v, want exit status 1\n%s", err, out)
+	}
+	if msg := fmt.Sprintf("%s is in use by another dplab run (pid %d)", dir, run.Process.Pid); !strings.Contains(string(out), msg) {
+		t.Errorf("the render's output lacks %q:\n%s", msg, out)
+	}
+	for _, f := range []string{results.SummaryFile, "figures", "tables"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("the render wrote %s during the run (%v)", f, err)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v\n%s", err, runOut.String())
+	}
+	done <- nil
+	f, err := os.Open(filepath.Join(dir, results.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := slices.Index(rows[0], "count")
+	if len(rows) != 1+6*2 || count < 0 { // 6 cells (5 ε and ridge's), 2 metrics
+		t.Fatalf("summary.csv has %d rows: %q", len(rows), rows)
+	}
+	for _, row := range rows[1:] {
+		if row[count] != "1000" {
+			t.Errorf("summary.csv row counts %s trials, want 1000: %q", row[count], row)
+		}
 	}
 }
 

@@ -45,7 +45,8 @@ func (e *CorruptError) Error() string {
 
 func (e *CorruptError) Unwrap() error { return e.Err }
 
-// DirLock is an exclusive lock on a result directory (LockDir).
+// DirLock is a lock on a result directory: exclusive (LockDir) or shared
+// (ReadLockDir).
 type DirLock struct{ f *os.File }
 
 // LockDir takes the exclusive lock of the lock file name in the existing
@@ -56,6 +57,21 @@ type DirLock struct{ f *os.File }
 // dies with its holder, even by SIGKILL; release it with Unlock.
 func LockDir(dir, name string) (*DirLock, error) {
 	f, err := lockDir(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	return &DirLock{f}, nil
+}
+
+// ReadLockDir takes the shared lock of the run result directory dir (its
+// LockFile) without waiting, for a reader that must see the store, the
+// spec copy and the manifest as one run left them and write outputs
+// derived from them (dplab render, and dplab merge's render): readers
+// share it, and no run or merge can take the directory while they hold it.
+// If a run or a merge holds the directory it returns a *BusyError naming
+// its pid, having changed nothing. Release it with Unlock.
+func ReadLockDir(dir string) (*DirLock, error) {
+	f, err := lockDirShared(dir, LockFile)
 	if err != nil {
 		return nil, err
 	}

@@ -24,11 +24,16 @@ func lockDir(dir, name string) (*os.File, error) {
 		return nil, fmt.Errorf("results: lock %s: %w", dir, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, &BusyError{Dir: dir, PID: readPID(path)}
+		defer f.Close()
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("results: lock %s: %w", path, err)
 		}
-		return nil, fmt.Errorf("results: lock %s: %w", path, err)
+		// A shared lock is granted while only readers hold the lock: then
+		// renders hold it, and record no pid.
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) == nil {
+			return nil, &BusyError{Dir: dir, Holder: "dplab render"}
+		}
+		return nil, &BusyError{Dir: dir, PID: readPID(path)}
 	}
 	// The pid is only for the message a second run prints: failing to
 	// record it is not an error.
@@ -38,7 +43,28 @@ func lockDir(dir, name string) (*os.File, error) {
 	return f, nil
 }
 
-// unlockDir releases a lock taken by lockDir; nil is a no-op.
+// lockDirShared takes the shared advisory lock of the lock file name in
+// dir without waiting: any number of readers hold it at once, none while a
+// writer holds the exclusive lock (lockDir), whose pid the *BusyError then
+// names. It records no pid.
+func lockDirShared(dir, name string) (*os.File, error) {
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("results: lock %s: %w", dir, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, &BusyError{Dir: dir, PID: readPID(path)}
+		}
+		return nil, fmt.Errorf("results: lock %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// unlockDir releases a lock taken by lockDir or lockDirShared; nil is a
+// no-op.
 func unlockDir(f *os.File) {
 	if f == nil {
 		return

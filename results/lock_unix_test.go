@@ -125,3 +125,43 @@ func TestWriteFileAtomicMode(t *testing.T) {
 		}
 	}
 }
+
+// TestReadLockSharedByReadersOnly: renders share a directory's lock (two
+// ReadLockDirs at once), a run cannot open the store while one holds it (a
+// *BusyError naming a render), and a render cannot take it while a run has
+// the store open (a *BusyError naming the run's pid) — issue 34, item 8: a
+// render overlapping a run's end rewrote the outputs from part of the
+// trials.
+func TestReadLockSharedByReadersOnly(t *testing.T) {
+	dir := t.TempDir()
+	a, err := ReadLockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadLockDir(dir)
+	if err != nil {
+		t.Fatalf("a second reader: %v", err)
+	}
+	var busy *BusyError
+	if _, err := Open(dir, nil, nil); !errors.As(err, &busy) || busy.Holder != "dplab render" || !strings.Contains(err.Error(), "in use by another dplab render") {
+		t.Fatalf("Open beside readers: %v, want a *BusyError naming a render", err)
+	}
+	a.Unlock()
+	if _, err := Open(dir, nil, nil); !errors.As(err, &busy) {
+		t.Fatalf("Open beside the remaining reader: %v, want a *BusyError", err)
+	}
+	b.Unlock()
+	s, err := Open(dir, nil, nil)
+	if err != nil {
+		t.Fatalf("Open once the readers left: %v", err)
+	}
+	if _, err := ReadLockDir(dir); !errors.As(err, &busy) || busy.PID != os.Getpid() {
+		t.Fatalf("a reader beside an open store: %v, want a *BusyError naming pid %d", err, os.Getpid())
+	}
+	s.Close()
+	l, err := ReadLockDir(dir)
+	if err != nil {
+		t.Fatalf("a reader once the store closed: %v", err)
+	}
+	l.Unlock()
+}
