@@ -29,9 +29,9 @@ test:
 test-race:
 	$(GO) test -race -short -count=1 . ./experiments/run ./results ./internal/... ./mechanisms
 
-## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, a render during a run, signals, 4 shard processes and merge; the builds state their git revision; peak RSS of runs and renders growing < 1 KB a trial)
+## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, a render during a run, a full disk, signals, 4 shard processes and merge; the builds state their git revision; peak RSS of runs and renders growing < 1 KB a trial)
 test-process:
-	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused|TestRenderDuringRunRefused|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestMemoryBoundedByCells' .
+	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused|TestRenderDuringRunRefused|TestWriteErrorReportsWhatIsStored|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestMemoryBoundedByCells' .
 
 ## test-memory: a 10⁶-trial run and its render as real processes, each under 300 MB peak RSS (1–2 minutes on 2 cores; a 1 GB store in the temporary directory)
 test-memory:

@@ -258,12 +258,16 @@ func printReport(w io.Writer, s *spec.Spec, rep *run.Report, outs []string) {
 	if rep.Infeasible > 0 {
 		infeasible = fmt.Sprintf(", %d infeasible (target ε below what the mechanism reaches on the data)", rep.Infeasible)
 	}
+	lost := ""
+	if rep.Lost > 0 {
+		lost = fmt.Sprintf("; %d finished trial(s) not stored (a write failed): a rerun runs them", rep.Lost)
+	}
 	beyond := ""
 	if rep.Beyond > 0 {
 		beyond = fmt.Sprintf("; summary, figures and tables also use %d stored trial(s) beyond %d per cell", rep.Beyond, s.Trials)
 	}
-	fmt.Fprintf(w, "%s: %d cells, %d trials: %d stored before, %d run, %d failed, %d skipped%s (%.1fs)%s\n",
-		s.Name, rep.Cells, rep.Total, rep.Stored, rep.Ran, rep.Failed, rep.Skipped, infeasible, rep.Elapsed.Seconds(), beyond)
+	fmt.Fprintf(w, "%s: %d cells, %d trials: %d stored before, %d run, %d failed, %d skipped%s (%.1fs)%s%s\n",
+		s.Name, rep.Cells, rep.Total, rep.Stored, rep.Ran, rep.Failed, rep.Skipped, infeasible, rep.Elapsed.Seconds(), lost, beyond)
 	for _, p := range outs {
 		fmt.Fprintf(w, "  wrote %s\n", p)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -47,14 +48,23 @@ type Store struct {
 
 	mu       sync.Mutex
 	f        *os.File
-	done     KeySet      // the settled trials (Record.Settled), read and appended
-	pending  []byte      // encoded lines not yet written
-	timer    *time.Timer // writes pending at most flushDelay after it started; nil when idle
-	err      error       // the first failed write: the store takes no more records
+	done     KeySet // the settled trials (Record.Settled), read and appended
+	pending  []byte // encoded lines not yet written
+	ends     []pendingEnd
+	written  map[string]int // the records Append wrote to the file, by status
+	timer    *time.Timer    // writes pending at most flushDelay after it started; nil when idle
+	err      error          // the first failed write: the store takes no more records
 	lastSync time.Time
 	dirty    bool
 
 	enc encodeCache // the encodings of the cell and privacy fields of Append's records
+}
+
+// pendingEnd is where a pending line ends in Store.pending, and its
+// record's status.
+type pendingEnd struct {
+	end    int
+	status string
 }
 
 // linePool recycles the buffers records are encoded into before they join
@@ -169,6 +179,7 @@ func (s *Store) Append(r Record) error {
 		return s.err
 	}
 	s.pending = append(s.pending, line...)
+	s.ends = append(s.ends, pendingEnd{len(s.pending), r.Status})
 	s.noteDone(&r)
 	if len(s.pending) >= flushBytes {
 		return s.flushLocked()
@@ -199,7 +210,17 @@ func (s *Store) flushLocked() error {
 	if len(s.pending) == 0 {
 		return nil
 	}
-	if _, err := s.f.Write(s.pending); err != nil {
+	n, err := s.f.Write(s.pending)
+	for _, e := range s.ends {
+		if e.end <= n { // a whole line reached the file
+			if s.written == nil {
+				s.written = map[string]int{}
+			}
+			s.written[e.status]++
+		}
+	}
+	s.ends = s.ends[:0]
+	if err != nil {
 		// A short write may leave a torn line: nothing may follow it.
 		s.err = fmt.Errorf("results: write %s: %w", s.path, err)
 		return s.err
@@ -222,6 +243,15 @@ func (s *Store) syncLocked() error {
 	s.dirty = false
 	s.lastSync = time.Now()
 	return nil
+}
+
+// Written returns how many of the records appended are in the file, by
+// status (a Record.Status): after a failed write, those appended but not
+// written (or written in part) are not.
+func (s *Store) Written() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.written)
 }
 
 // Sync writes the records appended so far and then flushes them to stable

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dplab/dplab/datasets"
@@ -78,6 +79,10 @@ type Report struct {
 	FailedErrors  []string // first few failure messages
 	Elapsed       time.Duration
 	PendingBefore int // trials to run when the run started
+	// Lost counts the trials that finished but are not in the store, a
+	// write having failed (Ran, Failed, Skipped and Infeasible then count
+	// the records written); a resumed run reruns them.
+	Lost int
 	// Beyond counts the stored ok trials of the spec's cells at an index
 	// at or above their cell's trial count (stored by an earlier run with
 	// more trials): the summary, figures and tables use them too.
@@ -308,6 +313,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	})
 	defer stop()
 	var nextMu sync.Mutex
+	var finished atomic.Int64 // trials handed to the store
 	var writeErr error
 	var werrOnce sync.Once
 	var wg sync.WaitGroup
@@ -328,6 +334,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 				if !ok {
 					return // cancelled: nothing stored
 				}
+				finished.Add(1)
 				if err := store.Append(rec); err != nil {
 					werrOnce.Do(func() { writeErr = err })
 					cancel()
@@ -353,6 +360,14 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	if err := store.Sync(); err != nil && writeErr == nil {
 		writeErr = err
 	}
+	if writeErr != nil {
+		// The counts are of the records in the file: those appended since
+		// the last successful write (and the one refused) are lost, and
+		// rerun on resume.
+		w := store.Written()
+		rep.Ran, rep.Failed, rep.Skipped, rep.Infeasible = w[results.StatusOK], w[results.StatusFailed], w[results.StatusSkipped], w[results.StatusInfeasible]
+		rep.Lost = int(finished.Load()) - (rep.Ran + rep.Failed + rep.Skipped + rep.Infeasible)
+	}
 	manifestRun.End = time.Now()
 	manifestRun.TrialsRun, manifestRun.Failed, manifestRun.Skipped, manifestRun.Infeasible = rep.Ran, rep.Failed, rep.Skipped, rep.Infeasible
 	switch {
@@ -369,14 +384,13 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	for label, why := range r.skipped {
 		fmt.Fprintf(log, "skipped dataset %q: %s\n", label, why)
 	}
+	rep.Elapsed = time.Since(start)
 	if writeErr != nil {
 		return rep, writeErr
 	}
 	if rep.Interrupted {
-		rep.Elapsed = time.Since(start)
 		return rep, fmt.Errorf("interrupted: %d of %d pending trials finished and are stored in %s; rerun the same command to resume", rep.Ran+rep.Failed, rep.PendingBefore, dir)
 	}
-	rep.Elapsed = time.Since(start)
 	if rep.Failed > 0 {
 		return rep, fmt.Errorf("%d trial(s) failed (records in %s); first: %s", rep.Failed, store.Path(), strings.Join(rep.FailedErrors, "; "))
 	}
