@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -53,6 +52,62 @@ name = "adassp"
 name = "ridge"
 `
 
+// busyRun is a real dplab run in the background (startBusyRun).
+type busyRun struct {
+	cmd  *exec.Cmd
+	out  *bytes.Buffer // its stdout and stderr
+	done chan error    // holds its exit once it ended (put back by each reader)
+}
+
+// startBusyRun starts "dplab run spec -j 2 --out dir" and returns once its
+// store holds 1500 records, the run still going (busySpec stores 6000); the
+// test's cleanup kills it if it still runs.
+func startBusyRun(t *testing.T, bin, spec, dir string) *busyRun {
+	t.Helper()
+	r := &busyRun{cmd: exec.Command(bin, "run", spec, "-j", "2", "--out", dir), out: new(bytes.Buffer), done: make(chan error, 1)}
+	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { r.done <- r.cmd.Wait() }()
+	t.Cleanup(func() {
+		r.cmd.Process.Kill()
+		<-r.done
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(dir, results.TrialsFile))
+		if bytes.Count(b, []byte("\n")) >= 1500 {
+			return r
+		}
+		if !r.running() {
+			t.Fatalf("the run ended (%v) before storing 1500 trials:\n%s", r.wait(), r.out.String())
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run stored fewer than 1500 trials in 60 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// running reports whether the run has not ended yet.
+func (r *busyRun) running() bool {
+	select {
+	case err := <-r.done:
+		r.done <- err
+		return false
+	default:
+		return true
+	}
+}
+
+// wait waits for the run to end and returns how it ended.
+func (r *busyRun) wait() error {
+	err := <-r.done
+	r.done <- err
+	return err
+}
+
 // TestSecondRunOnBusyDirRefused starts a real dplab run and, while it runs,
 // a second one on the same --out (plain, then with --force). The second must
 // exit 1 with the in-use message and change nothing; the first must store
@@ -77,52 +132,21 @@ func TestSecondRunOnBusyDirRefused(t *testing.T) {
 	for _, extra := range [][]string{nil, {"--force"}} {
 		t.Run("second run"+strings.Join(append([]string{""}, extra...), " "), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
-			var firstOut bytes.Buffer
-			first := exec.Command(bin, "run", spec, "-j", "2", "--out", dir)
-			first.Stdout, first.Stderr = &firstOut, &firstOut
-			if err := first.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- first.Wait() }()
-			defer func() {
-				first.Process.Kill()
-				<-done
-			}()
-			// Start the second run once the store is large and growing.
-			deadline := time.Now().Add(60 * time.Second)
-			for {
-				b, _ := os.ReadFile(filepath.Join(dir, results.TrialsFile))
-				if bytes.Count(b, []byte("\n")) >= 1500 {
-					break
-				}
-				select {
-				case err := <-done:
-					done <- err
-					t.Fatalf("the first run ended (%v) before storing 1500 trials:\n%s", err, firstOut.String())
-				default:
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("the first run stored fewer than 1500 trials in 60 s")
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			// The second run starts once the store is large and growing.
+			first := startBusyRun(t, bin, spec, dir)
 			specBefore, err := os.Stat(filepath.Join(dir, "spec.toml"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			out, err := exec.Command(bin, append([]string{"run", spec, "-j", "1", "--out", dir}, extra...)...).CombinedOutput()
-			select {
-			case err := <-done:
-				done <- err
+			if !first.running() {
 				t.Fatal("the first run ended before the second did: make busySpec heavier")
-			default:
 			}
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 				t.Errorf("second run: %v, want exit status 1\n%s", err, out)
 			}
-			msg := fmt.Sprintf("%s is in use by another dplab run (pid %d)", dir, first.Process.Pid)
+			msg := fmt.Sprintf("%s is in use by another dplab run (pid %d)", dir, first.cmd.Process.Pid)
 			if !strings.Contains(string(out), msg) {
 				t.Errorf("second run's output lacks %q:\n%s", msg, out)
 			}
@@ -134,10 +158,9 @@ func TestSecondRunOnBusyDirRefused(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, results.ManifestFile)); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("the second run wrote %s (%v)", results.ManifestFile, err)
 			}
-			if err := <-done; err != nil {
-				t.Fatalf("first run: %v\n%s", err, firstOut.String())
+			if err := first.wait(); err != nil {
+				t.Fatalf("first run: %v\n%s", err, first.out.String())
 			}
-			done <- nil
 			got := recordSet(t, dir)
 			if len(got) != len(want) {
 				t.Fatalf("the store has %d records, want %d", len(got), len(want))
@@ -171,47 +194,16 @@ func TestRenderDuringRunRefused(t *testing.T) {
 	bin := buildDplab(t)
 	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), busySpec)
 	dir := filepath.Join(t.TempDir(), "out")
-	var runOut bytes.Buffer
-	run := exec.Command(bin, "run", spec, "-j", "2", "--out", dir)
-	run.Stdout, run.Stderr = &runOut, &runOut
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- run.Wait() }()
-	defer func() {
-		run.Process.Kill()
-		<-done
-	}()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		b, _ := os.ReadFile(filepath.Join(dir, results.TrialsFile))
-		if bytes.Count(b, []byte("\n")) >= 1500 {
-			break
-		}
-		select {
-		case err := <-done:
-			done <- err
-			t.Fatalf("the run ended (%v) before storing 1500 trials:\n%s", err, runOut.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the run stored fewer than 1500 trials in 60 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	run := startBusyRun(t, bin, spec, dir)
 	out, err := exec.Command(bin, "render", dir).CombinedOutput()
-	select {
-	case err := <-done:
-		done <- err
+	if !run.running() {
 		t.Fatal("the run ended before the render did: make busySpec heavier")
-	default:
 	}
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Errorf("render during the run: %v, want exit status 1\n%s", err, out)
 	}
-	if msg := fmt.Sprintf("%s is in use by another dplab run (pid %d)", dir, run.Process.Pid); !strings.Contains(string(out), msg) {
+	if msg := fmt.Sprintf("%s is in use by another dplab run (pid %d)", dir, run.cmd.Process.Pid); !strings.Contains(string(out), msg) {
 		t.Errorf("the render's output lacks %q:\n%s", msg, out)
 	}
 	for _, f := range []string{results.SummaryFile, "figures", "tables"} {
@@ -219,19 +211,14 @@ func TestRenderDuringRunRefused(t *testing.T) {
 			t.Errorf("the render wrote %s during the run (%v)", f, err)
 		}
 	}
-	if err := <-done; err != nil {
-		t.Fatalf("run: %v\n%s", err, runOut.String())
+	if err := run.wait(); err != nil {
+		t.Fatalf("run: %v\n%s", err, run.out.String())
 	}
-	done <- nil
-	f, err := os.Open(filepath.Join(dir, results.SummaryFile))
+	b, err := os.ReadFile(filepath.Join(dir, results.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, b)
 	count := slices.Index(rows[0], "count")
 	if len(rows) != 1+6*2 || count < 0 { // 6 cells (5 ε and ridge's), 2 metrics
 		t.Fatalf("summary.csv has %d rows: %q", len(rows), rows)

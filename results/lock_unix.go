@@ -18,22 +18,9 @@ import (
 // changes nothing. The kernel releases the lock when the holder dies, even
 // by SIGKILL, so a killed run never blocks its rerun.
 func lockDir(dir, name string) (*os.File, error) {
-	path := filepath.Join(dir, name)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	f, err := flockDir(dir, name, syscall.LOCK_EX)
 	if err != nil {
-		return nil, fmt.Errorf("results: lock %s: %w", dir, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		defer f.Close()
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("results: lock %s: %w", path, err)
-		}
-		// A shared lock is granted while only readers hold the lock: then
-		// renders hold it, and record no pid.
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) == nil {
-			return nil, &BusyError{Dir: dir, Holder: "dplab render"}
-		}
-		return nil, &BusyError{Dir: dir, PID: readPID(path)}
+		return nil, err
 	}
 	// The pid is only for the message a second run prints: failing to
 	// record it is not an error.
@@ -48,19 +35,31 @@ func lockDir(dir, name string) (*os.File, error) {
 // writer holds the exclusive lock (lockDir), whose pid the *BusyError then
 // names. It records no pid.
 func lockDirShared(dir, name string) (*os.File, error) {
+	return flockDir(dir, name, syscall.LOCK_SH)
+}
+
+// flockDir opens (creating) the lock file name in dir and takes its flock
+// how (LOCK_EX or LOCK_SH) without waiting. When the lock is held, the
+// *BusyError names the holder: the pid it recorded, or a render when only
+// readers hold it (they record no pid, and a shared lock is then granted).
+func flockDir(dir, name string, how int) (*os.File, error) {
 	path := filepath.Join(dir, name)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("results: lock %s: %w", dir, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, &BusyError{Dir: dir, PID: readPID(path)}
-		}
+	err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+	if err == nil {
+		return f, nil
+	}
+	defer f.Close()
+	if !errors.Is(err, syscall.EWOULDBLOCK) {
 		return nil, fmt.Errorf("results: lock %s: %w", path, err)
 	}
-	return f, nil
+	if how == syscall.LOCK_EX && syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) == nil {
+		return nil, &BusyError{Dir: dir, Holder: "dplab render"}
+	}
+	return nil, &BusyError{Dir: dir, PID: readPID(path)}
 }
 
 // unlockDir releases a lock taken by lockDir or lockDirShared; nil is a

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dplab/dplab/experiments/internal/spectest"
 	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/internal/benchcpu"
 	"github.com/dplab/dplab/results"
 )
@@ -80,14 +81,7 @@ title = "Calibration and privacy spent (RDP accountant)"
 // (all threads; not reported where unavailable), which other load on the
 // machine disturbs less.
 func BenchmarkRenderRecords(b *testing.B) {
-	s := spectest.MustParse(b, renderBenchSpec)
-	if err := Check(s); err != nil {
-		b.Fatal(err)
-	}
-	dir := filepath.Join(b.TempDir(), "out")
-	if _, err := run.Run(b.Context(), s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}}); err != nil {
-		b.Fatal(err)
-	}
+	s, dir := renderBenchRun(b)
 	recs, err := results.Read(dir, nil)
 	if err != nil || len(recs) != 5250 {
 		b.Fatalf("the run left %d records (%v), want 5250", len(recs), err)
@@ -107,14 +101,7 @@ func BenchmarkRenderRecords(b *testing.B) {
 // renderBenchSpec's run (5250 records) scanned from its file into a
 // Collector, then summary.csv, the figure and the tables written.
 func BenchmarkRenderStore(b *testing.B) {
-	s := spectest.MustParse(b, renderBenchSpec)
-	if err := Check(s); err != nil {
-		b.Fatal(err)
-	}
-	dir := filepath.Join(b.TempDir(), "out")
-	if _, err := run.Run(b.Context(), s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}}); err != nil {
-		b.Fatal(err)
-	}
+	s, dir := renderBenchRun(b)
 	cpu0 := benchcpu.Process()
 	for b.Loop() {
 		if _, err := Render(s, dir, nil); err != nil {
@@ -124,4 +111,18 @@ func BenchmarkRenderStore(b *testing.B) {
 	if cpu := benchcpu.Process() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	}
+}
+
+// renderBenchRun runs renderBenchSpec into a new result directory and
+// returns the spec and the directory.
+func renderBenchRun(b *testing.B) (*spec.Spec, string) {
+	s := spectest.MustParse(b, renderBenchSpec)
+	if err := Check(s); err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(b.TempDir(), "out")
+	if _, err := run.Run(b.Context(), s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}}); err != nil {
+		b.Fatal(err)
+	}
+	return s, dir
 }
