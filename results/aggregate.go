@@ -195,10 +195,10 @@ func Aggregate(recs []Record, ci CIMethod) []CellSummary {
 // trial so far (ε spent of a fixed ledger, a non-tuned cell's one-run ε)
 // is held once for the cell: a trial of AdaSSP keeps 5 numbers (two
 // metrics, two noise parameters and the wall time), 41 bytes with its
-// page's bitsets, where its record took about 3 KB; the identity fields are
-// kept once per cell. A store whose trial indices are
-// sparse (a hand-edited one) costs a page per stray index. Not safe for
-// concurrent use.
+// page's bitsets, where a run that kept its records grew by 2.3 KB a trial
+// (TestMemoryBoundedByCells); the identity fields are kept once per cell. A
+// store whose trial indices are sparse (a hand-edited one) costs a page per
+// stray index. Not safe for concurrent use.
 type Aggregator struct {
 	ci    CIMethod
 	cells map[string]*cellRows

@@ -3,8 +3,9 @@ package results
 import "math/bits"
 
 // KeySet is a set of trial keys held as one bitset of trial indices per
-// cell: a cell with 10⁶ stored trials takes 125 KB, where a map of keys took
-// about 60 MB. The zero value is an empty set ready to use; it is not safe
+// cell: a cell with 10⁶ stored trials takes 125 KB, where a map of keys
+// took 83 MB (83 bytes a key, measured with one shared cell key string).
+// The zero value is an empty set ready to use; it is not safe
 // for concurrent use.
 type KeySet struct {
 	cells map[string]*trialBits
