@@ -13,10 +13,9 @@ import (
 
 // MergeResult is what MergeShards did.
 type MergeResult struct {
-	Shards  []ShardName // the shard files read
-	Read    int         // records in the shard files
-	Added   int         // records appended to the store (0 on a repeated merge)
-	Records []Record    // the store's records after the merge
+	Shards []ShardName // the shard files read
+	Read   int         // records in the shard files
+	Added  int         // records appended to the store (0 on a repeated merge)
 	// Duplicates are the trials with more than one distinct settled record
 	// among the store and the shard files, all identical apart from timing
 	// (records that differ beyond it are a *ConflictError).
@@ -93,7 +92,8 @@ func MergeShards(dir string, warn func(string)) (*MergeResult, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("results: %s has no shard files (%s/shard-i-of-N.jsonl): nothing to merge", dir, ShardsDir)
 	}
-	store, recs, err := Open(dir, warn)
+	var recs []Record
+	store, err := Open(dir, warn, func(r *Record) { recs = append(recs, *r) })
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +133,8 @@ func MergeShards(dir string, warn func(string)) (*MergeResult, error) {
 	}
 	var add []Record // the shard records to append, in order
 	for _, sh := range shards {
-		srecs, err := ReadShard(sh.Path, warn)
+		var srecs []Record
+		err := ScanShard(sh.Path, warn, func(r *Record) { srecs = append(srecs, *r) })
 		if err != nil {
 			return nil, err
 		}
@@ -191,7 +192,6 @@ func MergeShards(dir string, warn func(string)) (*MergeResult, error) {
 	}
 	res.Added = len(add)
 	sortDuplicates(res.Duplicates)
-	res.Records = append(recs, add...)
 	return res, nil
 }
 

@@ -30,21 +30,21 @@ func appendAll(t *testing.T, s *Store, recs ...Record) {
 // and a trial stored in the directory's store counts as done for a shard.
 func TestOpenShardTakesNoLock(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	main, _, err := Open(dir, nil)
+	main, _, err := openAll(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	appendAll(t, main, shardRec("c1", 0, 0.9))
-	holder, _, err := Open(dir, nil)
+	holder, _, err := openAll(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer holder.Close()
-	a, _, err := OpenShard(dir, 0, 2, nil)
+	a, _, err := openShardAll(dir, 0, 2, nil)
 	if err != nil {
 		t.Fatalf("shard 0 beside a held lock: %v", err)
 	}
-	b, _, err := OpenShard(dir, 1, 2, nil)
+	b, _, err := openShardAll(dir, 1, 2, nil)
 	if err != nil {
 		t.Fatalf("shard 1 beside shard 0: %v", err)
 	}
@@ -54,12 +54,13 @@ func TestOpenShardTakesNoLock(t *testing.T) {
 	appendAll(t, a, shardRec("c1", 1, 0.8))
 	appendAll(t, b, shardRec("c1", 2, 0.7))
 	for i, want := range []int{1, 2} {
-		recs, err := ReadShard(ShardPath(dir, i, 2), nil)
+		var recs []Record
+		err := ScanShard(ShardPath(dir, i, 2), nil, func(r *Record) { recs = append(recs, *r) })
 		if err != nil || len(recs) != 1 || recs[0].Trial != want {
 			t.Errorf("shard %d holds %v, %v", i, recs, err)
 		}
 	}
-	if _, _, err := OpenShard(dir, 2, 2, nil); err == nil {
+	if _, _, err := openShardAll(dir, 2, 2, nil); err == nil {
 		t.Error("shard 2 of 2 accepted")
 	}
 }
@@ -69,7 +70,7 @@ func TestOpenShardTakesNoLock(t *testing.T) {
 // timing alone (wall_s, code_version, a wall_ diagnostic) is a duplicate.
 func TestMergeShardsIdempotentAndDuplicates(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	a, _, err := OpenShard(dir, 0, 2, nil)
+	a, _, err := openShardAll(dir, 0, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestMergeShardsIdempotentAndDuplicates(t *testing.T) {
 	same.WallSeconds, same.CodeVersion = 9, "w" // timing differs only
 	same.Diagnostics = map[string]Float{"wall_ns_per_iter": 7}
 	appendAll(t, a, shardRec("c1", 0, 0.9), shardRec("c1", 1, 0.8), shardRec("c2", 0, 0.5))
-	b, _, err := OpenShard(dir, 1, 2, nil)
+	b, _, err := openShardAll(dir, 1, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +92,8 @@ func TestMergeShardsIdempotentAndDuplicates(t *testing.T) {
 		if round == 1 {
 			wantAdded = 0
 		}
-		if res.Read != 6 || res.Added != wantAdded || len(res.Records) != 5 {
-			t.Fatalf("round %d: read %d, added %d (want %d), %d records", round, res.Read, res.Added, wantAdded, len(res.Records))
+		if recs, err := Read(dir, nil); res.Read != 6 || res.Added != wantAdded || len(recs) != 5 || err != nil {
+			t.Fatalf("round %d: read %d, added %d (want %d), %d records (%v)", round, res.Read, res.Added, wantAdded, len(recs), err)
 		}
 		// c1/1 differs in timing; c2/0's lines are one.
 		if len(res.Duplicates) != 1 {
@@ -123,12 +124,12 @@ func TestMergeShardsIdempotentAndDuplicates(t *testing.T) {
 // record was warned about and used).
 func TestMergeShardsConflictAppendsNothing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	main, _, err := Open(dir, nil)
+	main, err := Open(dir, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	appendAll(t, main, shardRec("c0", 0, 0.3))
-	a, _, err := OpenShard(dir, 0, 2, nil)
+	a, err := OpenShard(dir, 0, 2, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestMergeShardsConflictAppendsNothing(t *testing.T) {
 	infeasible := shardRec("c2", 0, 0.5)
 	infeasible.Status, infeasible.Metrics = StatusInfeasible, nil
 	fromStore := shardRec("c0", 0, 0.4)
-	b, _, err := OpenShard(dir, 1, 2, nil)
+	b, err := OpenShard(dir, 1, 2, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,12 +210,12 @@ func TestUnmergedShards(t *testing.T) {
 	}
 	failed := shardRec("c1", 3, 0)
 	failed.Status, failed.Error = StatusFailed, "boom"
-	a, _, err := OpenShard(dir, 0, 2, nil)
+	a, _, err := openShardAll(dir, 0, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	appendAll(t, a, shardRec("c1", 0, 0.9), shardRec("c1", 1, 0.8), failed, shardRec("old", 0, 0.1))
-	b, _, err := OpenShard(dir, 1, 2, nil)
+	b, _, err := openShardAll(dir, 1, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,15 +235,16 @@ func TestUnmergedShards(t *testing.T) {
 	if msg := um.Error(); !strings.Contains(msg, "dplab merge "+dir) {
 		t.Errorf("error does not say to merge: %s", msg)
 	}
-	res, err := MergeShards(dir, nil)
-	if err != nil {
+	if _, err := MergeShards(dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	merged := map[Key]bool{}
-	for i := range res.Records {
-		if res.Records[i].Settled() {
-			merged[res.Records[i].Key()] = true
+	if err := Scan(dir, nil, func(r *Record) {
+		if r.Settled() {
+			merged[r.Key()] = true
 		}
+	}); err != nil {
+		t.Fatal(err)
 	}
 	if err := UnmergedShards(dir, want, func(k Key) bool { return merged[k] }, nil); err != nil {
 		t.Errorf("after the merge: %v", err)
