@@ -29,9 +29,9 @@ test:
 test-race:
 	$(GO) test -race -short -count=1 . ./experiments/run ./results ./internal/... ./mechanisms
 
-## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, a shard run twice at once, a render during a run, a full disk, signals, 4 shard processes and merge; the builds state their git revision; the peak RSS of datasets loaded one at a time, and of runs and renders growing < 1 KB a trial)
+## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, a shard run twice at once, a render during a run, a full disk, signals, 4 shard processes and merge; the builds state their git revision; the peak RSS of datasets loaded one at a time, of runs and renders growing < 1 KB a trial, and of a merge < 512 bytes)
 test-process:
-	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSecondShardOnBusyShardRefused|TestRenderDuringRunRefused|TestWriteErrorReportsWhatIsStored|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestDatasetsOneAtATimePeakRSS|TestMemoryBoundedByCells' .
+	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSecondShardOnBusyShardRefused|TestRenderDuringRunRefused|TestWriteErrorReportsWhatIsStored|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestDatasetsOneAtATimePeakRSS|TestMemoryBoundedByCells|TestMergeMemoryBounded' .
 
 ## test-memory: a 10⁶-trial run and its render as real processes, each under 300 MB peak RSS (1–2 minutes on 2 cores; a 1 GB store in the temporary directory)
 test-memory:

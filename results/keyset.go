@@ -26,6 +26,17 @@ type trialBits struct {
 // increasing order, so its indices always extend the bitset.
 const farGap = 1 << 16
 
+// claimFar moves to a dense table that now has n entries (by put) the
+// entries of far whose index lies below n.
+func claimFar[V any](far map[int]V, n int, put func(t int, v V)) {
+	for t, v := range far {
+		if t >= 0 && t < n {
+			put(t, v)
+			delete(far, t)
+		}
+	}
+}
+
 // Add adds k and reports whether it was not in the set.
 func (s *KeySet) Add(k Key) bool {
 	if s.cells == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -182,13 +183,23 @@ func ShardFiles(dir string) ([]ShardName, error) {
 // modifying it, as Scan does; a torn last line (a shard still running, or
 // killed) is skipped with a warning.
 func ScanShard(path string, warn func(string), visit func(*Record)) error {
+	_, err := scanShard(path, -1, warn, visit)
+	return err
+}
+
+// scanShard is ScanShard of the first limit bytes of the file (all of it
+// if limit < 0); it returns the length of their complete lines.
+func scanShard(path string, limit int64, warn func(string), visit func(*Record)) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("results: %w", err)
+		return 0, fmt.Errorf("results: %w", err)
 	}
 	defer f.Close()
-	_, err = scanRecords(f, path, warn, visit)
-	return err
+	var r io.Reader = f
+	if limit >= 0 {
+		r = io.LimitReader(f, limit)
+	}
+	return scanRecords(r, path, warn, visit)
 }
 
 // UnmergedShardsError reports shard records that dplab merge has not yet

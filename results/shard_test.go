@@ -191,6 +191,140 @@ func TestMergeShardsConflictAppendsNothing(t *testing.T) {
 	}
 }
 
+// writeShards writes each list of records as one shard file of len(shards)
+// in dir, closed.
+func writeShards(t *testing.T, dir string, shards ...[]Record) {
+	t.Helper()
+	for i, recs := range shards {
+		s, err := OpenShard(dir, i, len(shards), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		appendAll(t, s, recs...)
+	}
+}
+
+// TestMergeShardsFilesChangedMeanwhile: MergeShards reads the shard files
+// twice, to decide and then to append, holding only digests. A shard that
+// goes on appending between the reads has only what the first read saw
+// merged (the next merge adds the rest); a shard file whose records
+// changed or went away between them stops the merge with the file named,
+// and the store is cut back to its bytes before the merge, although the
+// lines of the shard read before it were appended (and, more than
+// flushBytes of them, written) already.
+func TestMergeShardsFilesChangedMeanwhile(t *testing.T) {
+	const first = 400 // shard 0's records: more than flushBytes
+	setup := func(t *testing.T) (dir string, before []byte) {
+		dir = filepath.Join(t.TempDir(), "out")
+		store, err := Open(dir, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		appendAll(t, store, shardRec("c0", 0, 0.3))
+		var shard0 []Record
+		for i := range first {
+			shard0 = append(shard0, shardRec("c1", i, 0.9))
+		}
+		writeShards(t, dir, shard0, []Record{shardRec("c2", 0, 0.5), shardRec("c2", 1, 0.6)})
+		if st, err := os.Stat(ShardPath(dir, 0, 2)); err != nil || st.Size() <= flushBytes {
+			t.Fatalf("shard 0 holds %v bytes (%v), want more than %d", st.Size(), err, flushBytes)
+		}
+		before, err = os.ReadFile(filepath.Join(dir, TrialsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dir, before
+	}
+	t.Run("grown", func(t *testing.T) {
+		dir, _ := setup(t)
+		res, err := mergeShards(dir, nil, func() {
+			s, err := OpenShard(dir, 1, 2, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			appendAll(t, s, shardRec("c2", 2, 0.7))
+		})
+		if err != nil || res.Read != first+2 || res.Added != first+2 {
+			t.Fatalf("merge: %v, %+v; want %d read and added", err, res, first+2)
+		}
+		if recs, err := Read(dir, nil); err != nil || len(recs) != 1+first+2 {
+			t.Fatalf("the store holds %d records (%v), want %d: the one appended meanwhile waits for the next merge", len(recs), err, 1+first+2)
+		}
+		if res, err := MergeShards(dir, nil); err != nil || res.Read != first+3 || res.Added != 1 {
+			t.Fatalf("second merge: %v, %+v; want the record appended meanwhile added", err, res)
+		}
+	})
+	for _, tc := range []struct {
+		name   string
+		shard1 []Record // what shard 1's file holds from between on
+	}{
+		{"edited", []Record{shardRec("c2", 0, 0.5), shardRec("c2", 1, 0.1)}},
+		{"shortened", []Record{shardRec("c2", 0, 0.5)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, before := setup(t)
+			_, err := mergeShards(dir, nil, func() {
+				var b []byte
+				for i := range tc.shard1 {
+					line, err := AppendRecord(nil, &tc.shard1[i])
+					if err != nil {
+						t.Fatal(err)
+					}
+					b = append(append(b, line...), '\n')
+				}
+				if err := os.WriteFile(ShardPath(dir, 1, 2), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if err == nil || !strings.Contains(err.Error(), ShardPath(dir, 1, 2)+" changed during the merge") || !strings.Contains(err.Error(), "nothing was appended") {
+				t.Fatalf("merge: %v; want shard 1's file named as changed, nothing appended", err)
+			}
+			if after, _ := os.ReadFile(filepath.Join(dir, TrialsFile)); string(after) != string(before) {
+				t.Errorf("the store changed:\n%s\nwas\n%s", after, before)
+			}
+		})
+	}
+}
+
+// TestMergeShardsListsFieldsOfListedConflicts: a shard of other code
+// conflicts in every trial; the merge holds the first record of only the
+// conflicts its error lists (conflictListMax), and those have their fields.
+func TestMergeShardsListsFieldsOfListedConflicts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	const n = conflictListMax + 5
+	var a, b []Record
+	for i := range n {
+		a = append(a, shardRec("c", i, 0.5))
+		other := shardRec("c", i, 0.5)
+		other.Metrics["test_accuracy"] = 0.25
+		b = append(b, other)
+	}
+	writeShards(t, dir, a, b)
+	_, err := MergeShards(dir, nil)
+	var ce *ConflictError
+	if !errors.As(err, &ce) || len(ce.Conflicts) != n {
+		t.Fatalf("err = %v, want a *ConflictError of %d trials", err, n)
+	}
+	for i, d := range ce.Conflicts {
+		want := ""
+		if i < conflictListMax {
+			want = "metrics.test_accuracy"
+		}
+		if d.Key != (Key{"c", i}) || strings.Join(d.Fields, ",") != want || len(d.Sources) != 2 || d.Label != "M" {
+			t.Errorf("conflict %d: %+v; want trial %d, fields %q", i, d, i, want)
+		}
+	}
+	if msg := err.Error(); !strings.Contains(msg, "… and 5 more") || strings.Count(msg, "differ in metrics.test_accuracy") != conflictListMax {
+		t.Errorf("the error does not list %d conflicts and count 5 more:\n%s", conflictListMax, msg)
+	}
+	if _, err := os.Stat(filepath.Join(dir, TrialsFile)); err != nil {
+		t.Fatal(err)
+	}
+	if recs, err := Read(dir, nil); err != nil || len(recs) != 0 {
+		t.Errorf("the store holds %d records (%v), want none", len(recs), err)
+	}
+}
+
 // TestMergeShardsWithoutShards is an error naming the directory.
 func TestMergeShardsWithoutShards(t *testing.T) {
 	dir := t.TempDir()

@@ -249,6 +249,45 @@ func (s *Store) syncLocked() error {
 	return nil
 }
 
+// size returns the length of the store's file once the records appended
+// so far are written.
+func (s *Store) size() (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return 0, errors.New("results: size of a closed store")
+	}
+	if err := s.flushLocked(); err != nil {
+		return 0, err
+	}
+	n, err := s.f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, fmt.Errorf("results: %w", err)
+	}
+	return n, nil
+}
+
+// truncate cuts the store's file back to size bytes (size's), dropping the
+// records appended since, written or pending, and a failed write's torn
+// line, and syncs it: MergeShards appends all of its records or none.
+// Done and Written are not updated: the store is closed next.
+func (s *Store) truncate(size int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return errors.New("results: truncate a closed store")
+	}
+	s.pending, s.ends, s.err = s.pending[:0], s.ends[:0], nil
+	if err := s.f.Truncate(size); err != nil {
+		return fmt.Errorf("results: truncate %s: %w", s.path, err)
+	}
+	if _, err := s.f.Seek(size, io.SeekStart); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	s.dirty = true
+	return s.syncLocked()
+}
+
 // Written returns how many of the records appended are in the file, by
 // status (a Record.Status): after a failed write, those appended but not
 // written (or written in part) are not.
