@@ -15,7 +15,8 @@ type KeySet struct {
 // trialBits is the set of one cell's trial indices: dense holds bit t of
 // the trials 0 ≤ t < 64·len(dense), far the others (negative indices, and
 // indices far beyond those stored, as only a hand-edited store holds), so
-// that one stray index cannot allocate a bitset up to it.
+// that one stray index cannot allocate a bitset up to it; a far index moves
+// to dense once dense grows past it (claimFar).
 type trialBits struct {
 	dense []uint64
 	far   map[int]struct{}
@@ -96,6 +97,7 @@ func (b *trialBits) add(t int) bool {
 	if t >= 0 && t < 64*len(b.dense)+farGap {
 		if w := t / 64; w >= len(b.dense) {
 			b.dense = append(b.dense, make([]uint64, max(w+1, 2*len(b.dense))-len(b.dense))...)
+			claimFar(b.far, 64*len(b.dense), func(t int, _ struct{}) { b.dense[t/64] |= 1 << (t % 64) })
 		}
 		b.dense[t/64] |= 1 << (t % 64)
 		return true

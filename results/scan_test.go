@@ -110,3 +110,36 @@ func TestKeySet(t *testing.T) {
 		t.Error("each does not visit exactly the keys added")
 	}
 }
+
+// TestFarTrialsCoveredLater: a trial index far beyond the others is kept
+// aside (KeySet's far, trialSlots' far) until the dense table grows past
+// it; it must then still be found, and not be added twice. (KeySet lost
+// it: after Add of 70000, 65000 and 130000, Has(70000) was false, a second
+// Add of it returned true and Len was 4, so a stored trial would run again.)
+func TestFarTrialsCoveredLater(t *testing.T) {
+	order := []int{70000, 65000, 130000, 3, 1 << 40, -5}
+	var s KeySet
+	var slots trialSlots
+	for i, trial := range order {
+		if !s.Add(Key{"c", trial}) {
+			t.Fatalf("Add(%d) found it in the set", trial)
+		}
+		slots.put(trial, mergeTrial{first: mergeLine{sum: lineSum{byte(i + 1)}}})
+		for j, earlier := range order[:i+1] {
+			if !s.Has(Key{"c", earlier}) || s.Add(Key{"c", earlier}) {
+				t.Errorf("after adding %v: trial %d lost from the KeySet", order[:i+1], earlier)
+			}
+			if m, ok := slots.get(earlier); !ok || m.first.sum[0] != byte(j+1) {
+				t.Errorf("after adding %v: trial %d lost from the trialSlots", order[:i+1], earlier)
+			}
+		}
+	}
+	if s.Len() != len(order) || s.Count("c", func(int) bool { return true }) != len(order) {
+		t.Errorf("Len %d, Count %d; want %d", s.Len(), s.Count("c", func(int) bool { return true }), len(order))
+	}
+	n := 0
+	slots.each(func(int, *mergeTrial) { n++ })
+	if n != len(order) {
+		t.Errorf("trialSlots.each visits %d trials, want %d", n, len(order))
+	}
+}
