@@ -5,7 +5,7 @@ STATICCHECK_VERSION ?= v0.8.2
 BENCH ?= .
 BENCHCOUNT ?= 6
 
-.PHONY: all build quickstart test test-race test-process test-slurm test-properties test-golden test-browser test-long lint bench reproduce clean
+.PHONY: all build quickstart test test-race test-process test-memory test-slurm test-properties test-golden test-browser test-long lint bench reproduce clean
 
 all: lint test
 
@@ -29,9 +29,13 @@ test:
 test-race:
 	$(GO) test -race -short -count=1 . ./experiments/run ./results ./internal/... ./mechanisms
 
-## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, signals, 4 shard processes and merge; the builds state their git revision; the peak RSS of datasets loaded one at a time)
+## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, a shard run twice at once, a render during a run, a full disk, signals, 4 shard processes and merge; the builds state their git revision; the peak RSS of datasets loaded one at a time, of runs and renders growing < 1 KB a trial, and of a merge < 512 bytes)
 test-process:
-	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSecondShardOnBusyShardRefused|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestDatasetsOneAtATimePeakRSS' .
+	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSecondShardOnBusyShardRefused|TestRenderDuringRunRefused|TestWriteErrorReportsWhatIsStored|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestDatasetsOneAtATimePeakRSS|TestMemoryBoundedByCells|TestMergeMemoryBounded' .
+
+## test-memory: a 10⁶-trial run and its render as real processes, each under 300 MB peak RSS (1–2 minutes on 2 cores; a 1 GB store in the temporary directory)
+test-memory:
+	$(GO) test -count=1 -timeout 20m -run 'TestMillionTrialsMemory' .
 
 ## test-slurm: submit a spec as 4 shards to a single-host Slurm cluster started by .ci/slurm-local.sh (root, slurm-wlm and munge; skips without them)
 test-slurm:

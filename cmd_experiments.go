@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -173,10 +172,7 @@ func overrideTrials(s *spec.Spec, n int) error {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	// A run allocates many short-lived values per trial and keeps little:
-	// collect less often (the heap may grow to 5× the live data, a few tens
-	// of MB for the papers' specs) — 8–10% of a small panel's CPU was GC.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	defer boundGC(runGCPercent, runGCHeadroom)() // collect less often, within bounds
 	fs := newFlagSet("run", stdout)
 	jobs := fs.Int("j", 0, "concurrent trials (default: number of CPUs)")
 	out := fs.String("out", "", "result directory (default results/<name>)")
@@ -250,16 +246,23 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		var outs []string
 		var rerr error
 		rendered := false
-		render := func(recs []results.Record) {
-			outs, rerr = report.RenderRecords(s, dir, recs, log)
-			rendered = true
-		}
-		if shard.Sharded() {
-			render = nil // dplab merge renders
-		}
-		rep, err := run.Run(ctx, s, run.Options{Jobs: *jobs, OutDir: dir, DataDir: *dataDir,
+		opts := run.Options{Jobs: *jobs, OutDir: dir, DataDir: *dataDir,
 			Force: *force, Trials: *trials, Log: log, Progress: &tty, Args: append([]string{"run"}, args...),
-			Render: render, Shard: shard})
+			Shard: shard}
+		if !shard.Sharded() { // dplab merge renders a sharded run
+			// The run gives the collector each stored record; it keeps
+			// what the figures and tables need, not the records.
+			col, err := report.NewCollector(s)
+			if err != nil {
+				return err
+			}
+			opts.Records = col.Add
+			opts.Render = func() {
+				outs, rerr = col.Render(dir, log)
+				rendered = true
+			}
+		}
+		rep, err := run.Run(ctx, s, opts)
 		var in *spec.InputError
 		if errors.As(err, &in) {
 			return badInput(err)
@@ -291,12 +294,16 @@ func printReport(w io.Writer, s *spec.Spec, rep *run.Report, outs []string) {
 	if rep.Infeasible > 0 {
 		infeasible = fmt.Sprintf(", %d infeasible (the mechanism cannot meet the target ε there: recorded with the reason, not rerun)", rep.Infeasible)
 	}
+	lost := ""
+	if rep.Lost > 0 {
+		lost = fmt.Sprintf("; %d finished trial(s) not stored (a write failed): a rerun runs them", rep.Lost)
+	}
 	beyond := ""
 	if rep.Beyond > 0 {
 		beyond = fmt.Sprintf("; summary, figures and tables also use %d stored trial(s) beyond %d per cell", rep.Beyond, s.Trials)
 	}
-	fmt.Fprintf(w, "%s: %d cells, %d trials: %d stored before, %d run, %d failed, %d skipped%s (%.1fs)%s\n",
-		s.Name, rep.Cells, rep.Total, rep.Stored, rep.Ran, rep.Failed, rep.Skipped, infeasible, rep.Elapsed.Seconds(), beyond)
+	fmt.Fprintf(w, "%s: %d cells, %d trials: %d stored before, %d run, %d failed, %d skipped%s (%.1fs)%s%s\n",
+		s.Name, rep.Cells, rep.Total, rep.Stored, rep.Ran, rep.Failed, rep.Skipped, infeasible, rep.Elapsed.Seconds(), lost, beyond)
 	for _, p := range outs {
 		fmt.Fprintf(w, "  wrote %s\n", p)
 	}
@@ -350,13 +357,12 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := results.CheckDir(dir); err != nil {
 		return storeError(err)
 	}
-	recs, err := results.Read(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) })
+	p, err := run.MakePlan(ctx, s, results.FromDir(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) }))
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted: %w", ctx.Err())
+	}
 	if err != nil {
 		return storeError(err)
-	}
-	p, err := run.MakePlan(ctx, s, recs)
-	if err != nil {
-		return fmt.Errorf("interrupted: %w", err)
 	}
 	unmerged, err := p.UnmergedShards(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) })
 	if err != nil {
@@ -419,7 +425,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				j, wall.Round(100*time.Millisecond), p.Setup.Round(10*time.Millisecond))
 		}
 		if *shards > 0 {
-			return printShardPlan(ctx, stdout, s, p, recs, *shards, j)
+			return printShardPlan(ctx, stdout, s, p, *shards, j)
 		}
 	}
 	return nil
@@ -497,6 +503,11 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := results.CheckDir(dir); err != nil {
 			return storeError(err)
 		}
+		unlock, err := readLock(dir)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 		specPath := filepath.Join(dir, "spec.toml")
 		m, err := results.ReadManifest(dir)
 		var corrupt *results.CorruptManifestError
@@ -537,6 +548,11 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				return err
 			}
 		}
+		unlock, err := readLock(dir)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 	}
 	paths, err := report.Render(s, dir, stderr)
 	sort.Strings(paths)
@@ -560,40 +576,49 @@ func storedQuick(ctx context.Context, path string, lim spec.Limits, dir string) 
 	if err != nil {
 		return false, err
 	}
-	recs, err := results.Read(dir, nil)
+	var settled results.KeySet // the store is scanned, not held
+	if err := results.Scan(dir, nil, func(r *results.Record) {
+		if r.Settled() {
+			settled.Add(r.Key())
+		}
+	}); err != nil {
+		return false, err
+	}
+	mf, err := missingTrials(ctx, full, &settled)
 	if err != nil {
 		return false, err
 	}
-	mf, err := missingTrials(ctx, full, recs)
-	if err != nil {
-		return false, err
-	}
-	mq, err := missingTrials(ctx, quick, recs)
+	mq, err := missingTrials(ctx, quick, &settled)
 	return mq < mf, err
 }
 
-// missingTrials counts the trials of s's grid without a settled record in
-// recs.
-func missingTrials(ctx context.Context, s *spec.Spec, recs []results.Record) (int64, error) {
+// missingTrials counts the trials of s's grid not in settled, the trials
+// stored with a settled record.
+func missingTrials(ctx context.Context, s *spec.Spec, settled *results.KeySet) (int64, error) {
 	cells, err := s.Expand(ctx)
 	if err != nil {
 		return 0, err
 	}
-	trials := make(map[string]int, len(cells))
 	var missing int64
 	for _, c := range cells {
-		trials[c.Key] = c.Trials
-		missing += int64(c.Trials)
-	}
-	seen := map[results.Key]bool{}
-	for i := range recs {
-		r := &recs[i]
-		if n, ok := trials[r.CellKey]; ok && r.Settled() && r.Trial < n && !seen[r.Key()] {
-			seen[r.Key()] = true
-			missing--
-		}
+		stored := settled.Count(c.Key, func(t int) bool { return t >= 0 && t < c.Trials })
+		missing += int64(c.Trials - stored)
 	}
 	return missing, nil
+}
+
+// readLock takes the shared lock of the result directory dir for a render
+// (results.ReadLockDir): the store, the spec copy and the manifest are then
+// those a finished run or merge left, and no run can start, and render
+// newer outputs, until unlock. A directory a run holds is refused: that
+// run renders when it ends (a render of part of its trials used to
+// replace the outputs of all of them).
+func readLock(dir string) (unlock func(), err error) {
+	lock, err := results.ReadLockDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w (a run renders its figures and tables when it ends)", err)
+	}
+	return lock.Unlock, nil
 }
 
 // isStoreInputError reports whether err is a result directory that cannot be

@@ -62,8 +62,8 @@ func parseShardFlag(v string, nspecs int, force bool) (run.Shard, error) {
 
 // printShardPlan prints each of n shards' trials and estimated wall time
 // on jobs concurrent trials (dplab plan --shards).
-func printShardPlan(ctx context.Context, w io.Writer, s *spec.Spec, p *run.Plan, recs []results.Record, n, jobs int) error {
-	est, err := p.ShardEstimates(ctx, s, recs, n, jobs)
+func printShardPlan(ctx context.Context, w io.Writer, s *spec.Spec, p *run.Plan, n, jobs int) error {
+	est, err := p.ShardEstimates(ctx, s, n, jobs)
 	if err != nil {
 		return err
 	}
@@ -194,7 +194,25 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	gaps := run.Gaps(cells, res.Records, su.counts)
+	// One scan of the merged store finds the gaps and collects what the
+	// figures and tables need, under the directory's shared lock: a run
+	// started since the merge would render newer outputs.
+	unlock, err := readLock(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	col, err := report.NewCollector(s)
+	if err != nil {
+		return err
+	}
+	stored := results.FromDir(dir, warn)
+	gaps, err := run.Gaps(cells, func(visit func(*results.Record)) error {
+		return stored(func(r *results.Record) { col.Add(r); visit(r) })
+	}, su.counts)
+	if err != nil {
+		return storeError(err)
+	}
 	missing, failed := printGaps(stdout, s, gaps, su)
 	if err := writeMergedProvenance(dir, s, su, warn); err != nil {
 		return err
@@ -202,7 +220,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if missing > 0 {
 		return fmt.Errorf("%d trial(s) missing (listed above); nothing rendered", missing)
 	}
-	outs, err := report.RenderRecords(s, dir, res.Records, stderr)
+	outs, err := col.Render(dir, stderr)
 	sort.Strings(outs)
 	for _, p := range outs {
 		fmt.Fprintf(stdout, "wrote %s\n", p)

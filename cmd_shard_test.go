@@ -110,7 +110,7 @@ func TestShardProcessesMergeMatchSingleRun(t *testing.T) {
 	}
 
 	// Delete shard 2's records: merge names exactly its trials.
-	lost, err := results.ReadShard(results.ShardPath(gapDir, 2, 4), nil)
+	lost, err := readShard(results.ShardPath(gapDir, 2, 4))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,13 @@ func buildDplab(t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// readShard returns the records of a shard file.
+func readShard(path string) ([]results.Record, error) {
+	var recs []results.Record
+	err := results.ScanShard(path, nil, func(r *results.Record) { recs = append(recs, *r) })
+	return recs, err
 }
 
 // busySpec is 6000 cheap trials (a few seconds with -j 2): a store that grows
@@ -200,8 +208,8 @@ func TestSecondShardOnBusyShardRefused(t *testing.T) {
 	if err := first.wait(); err != nil {
 		t.Fatalf("first shard: %v\n%s", err, first.out.String())
 	}
-	recs, err := results.ReadShard(shardFile, nil)
-	if err != nil {
+	var recs []results.Record
+	if err := results.ScanShard(shardFile, nil, func(r *results.Record) { recs = append(recs, *r) }); err != nil {
 		t.Fatalf("the shard file: %v", err)
 	}
 	seen := map[results.Key]bool{}
@@ -220,6 +228,56 @@ func TestSecondShardOnBusyShardRefused(t *testing.T) {
 	}
 	if len(m.Runs) != 1 || m.Runs[0].Status != "complete" || m.Runs[0].TrialsRun != 3000 {
 		t.Errorf("shard manifest runs: %+v, want the first shard alone, complete with 3000 trials", m.Runs)
+	}
+}
+
+// TestRenderDuringRunRefused starts a real dplab run (busySpec, 6000
+// trials) and, while it stores trials, runs dplab render on its directory:
+// the render must exit 1 naming the run and write nothing, and the outputs
+// the run leaves must count every trial (issue 34, item 8: a render that
+// overlapped the end of a run rewrote summary.csv, figures and tables from
+// 332 of 2,100 trials, both exiting 0).
+func TestRenderDuringRunRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs dplab and renders beside it as real processes")
+	}
+	bin := buildDplab(t)
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), busySpec)
+	dir := filepath.Join(t.TempDir(), "out")
+	// The render starts once the store is large and growing.
+	run := startUntilLines(t, filepath.Join(dir, results.TrialsFile), 1500, bin, "run", spec, "-j", "2", "--out", dir)
+	out, err := exec.Command(bin, "render", dir).CombinedOutput()
+	if !run.running() {
+		t.Fatal("the run ended before the render did: make busySpec heavier")
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("render during the run: %v, want exit status 1\n%s", err, out)
+	}
+	if msg := fmt.Sprintf("%s is in use by another dplab run (pid %d)", dir, run.cmd.Process.Pid); !strings.Contains(string(out), msg) {
+		t.Errorf("the render's output lacks %q:\n%s", msg, out)
+	}
+	for _, f := range []string{results.SummaryFile, "figures", "tables"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("the render wrote %s during the run (%v)", f, err)
+		}
+	}
+	if err := run.wait(); err != nil {
+		t.Fatalf("run: %v\n%s", err, run.out.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, results.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, b)
+	count := slices.Index(rows[0], "count")
+	if len(rows) != 1+6*2 || count < 0 { // 6 cells (5 ε and ridge's), 2 metrics
+		t.Fatalf("summary.csv has %d rows: %q", len(rows), rows)
+	}
+	for _, row := range rows[1:] {
+		if row[count] != "1000" {
+			t.Errorf("summary.csv row counts %s trials, want 1000: %q", row[count], row)
+		}
 	}
 }
 
@@ -364,7 +422,7 @@ func TestRunRefusesUnmergedShards(t *testing.T) {
 		t.Fatalf("shard 0/2: exit %d\n%s", code, errs)
 	}
 	shardFile := results.ShardPath(dir, 0, 2)
-	shardRecs, err := results.ReadShard(shardFile, nil)
+	shardRecs, err := readShard(shardFile)
 	if err != nil || len(shardRecs) == 0 {
 		t.Fatalf("shard 0/2 wrote %d records: %v", len(shardRecs), err)
 	}

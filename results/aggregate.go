@@ -2,10 +2,13 @@ package results
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -47,6 +50,7 @@ func (m CIMethod) Validate() error {
 // Stat summarises one sample.
 type Stat struct {
 	Count          int
+	Sum            float64 // of the values in sample order; Mean is Sum / Count
 	Mean, SD, SE   float64 // SD is the sample standard deviation (n−1)
 	CIHalf         float64 // half-width of the 95% CI of the mean
 	CILow, CIHigh  float64
@@ -70,7 +74,7 @@ func Summarize(xs []float64, ci CIMethod) Stat {
 	for _, x := range xs {
 		sum += x
 	}
-	s.Mean = sum / float64(n)
+	s.Sum, s.Mean = sum, sum/float64(n)
 	if n > 1 {
 		var ss float64
 		for _, x := range xs {
@@ -169,182 +173,443 @@ func (c *CellSummary) OverspendsTarget() bool {
 	return c.Tuning != TuningOracle && c.TargetScope == "" && c.EpsSpentMax > c.Epsilon*(1+1e-9)
 }
 
-// Aggregate summarises records by cell. Only ok records count (see Latest).
-// Cells are returned sorted by key.
-//
-// The cells are summarised concurrently (up to GOMAXPROCS at a time); each
-// cell's summary is computed exactly as it would be alone.
+// Aggregate summarises records by cell. Only ok records count, the last
+// one of each trial (a trial rerun, or merged twice, has several). Cells are returned sorted by key. It is an
+// Aggregator given recs in order.
 func Aggregate(recs []Record, ci CIMethod) []CellSummary {
-	return aggregate(recs, latestOrder(recs), ci)
+	a := NewAggregator(ci)
+	for i := range recs {
+		a.Add(&recs[i])
+	}
+	return a.Cells()
 }
 
-// AggregateOrdered is Aggregate of the records recs[i], i in order, for a
-// caller that has already put them in (cell key, trial) order, the reruns
-// of a trial in store order: it neither copies the records out nor sorts
-// them again. If order is not in that order the records are sorted as
-// Aggregate sorts them, so the result is always Aggregate's of those
-// records.
-func AggregateOrdered(recs []Record, order []int, ci CIMethod) []CellSummary {
-	latest, ok := latestOf(recs, order)
-	if !ok {
-		picked := make([]Record, len(order))
-		for n, i := range order {
-			picked[n] = recs[i]
-		}
-		return Aggregate(picked, ci)
-	}
-	return aggregate(recs, latest, ci)
+// Aggregator summarises records by cell as they are added, in any order,
+// without keeping them: a run adds each record as it is stored, a render as
+// it reads the store (Scan), so neither holds the store in memory. Cells
+// gives the summaries Aggregate gives of the records in the order added:
+// only ok records count, the last added of each (cell, trial); every
+// statistic is computed in trial order, as from a sorted store.
+//
+// Exact quantiles (Stat.Median, Q1, Q3) and sums in trial order need every
+// value, so a cell keeps, per trial, the numbers its summary reads: each
+// metric, diagnostic and noise value, ε spent, one-run ε, α*, the wall
+// time, the trace values, and which of the cell's distinct (target scope,
+// assumptions) the record states. They are held by trial index in pages of
+// pageSize trials, 8 bytes a number, and a number that is the same in every
+// trial so far (ε spent of a fixed ledger, a non-tuned cell's one-run ε)
+// is held once for the cell: a trial of AdaSSP keeps 5 numbers (two
+// metrics, two noise parameters and the wall time), 41 bytes with its
+// page's bitsets, where a run that kept its records grew by 2.3 KB a trial
+// (TestMemoryBoundedByCells); the identity fields are kept once per cell. A
+// store whose trial indices are sparse (a hand-edited one) costs a page per
+// stray index. Not safe for concurrent use.
+type Aggregator struct {
+	ci    CIMethod
+	cells map[string]*cellRows
 }
 
-// aggregate summarises recs[i], i in order (latestOrder's), by cell.
-func aggregate(recs []Record, order []int, ci CIMethod) []CellSummary {
-	var spans [][]int // the indices in recs of each cell's records
-	for i := 0; i < len(order); {
-		j := i
-		for j < len(order) && recs[order[j]].CellKey == recs[order[i]].CellKey {
-			j++
-		}
-		spans = append(spans, order[i:j])
-		i = j
-	}
-	if len(spans) == 0 {
-		return nil
-	}
-	cells := make([]CellSummary, len(spans))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(spans)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(spans) {
-					return
-				}
-				cells[i] = summarizeCell(recs, spans[i], ci)
-			}
-		}()
-	}
-	wg.Wait()
-	return cells
+// NewAggregator returns an empty Aggregator whose summaries compute
+// confidence intervals by ci.
+func NewAggregator(ci CIMethod) *Aggregator {
+	return &Aggregator{ci: ci, cells: map[string]*cellRows{}}
 }
 
-// summarizeCell summarises the records recs[i], i in which, of one cell.
-func summarizeCell(recs []Record, which []int, ci CIMethod) CellSummary {
-	first := &recs[which[0]]
-	c := CellSummary{
-		Key: first.CellKey, Dataset: first.Dataset, Mechanism: first.Mechanism, Label: first.Label,
-		Epsilon: float64(first.Epsilon), MechParams: first.MechParams, Trials: len(which),
-		Delta: float64(first.Privacy.Delta), Accountant: first.Privacy.Accountant, Tuning: first.Privacy.Tuning,
-		Selection: first.Privacy.Selection,
-	}
-	n := len(which)
-	metrics, diag, noise := byName{n: n}, byName{n: n}, byName{n: n}
-	var traces map[string][][]float64 // name -> t -> values over trials
-	var alphaSum, wallSum float64
-	c.EpsSpentMax, c.EpsPerRunMax = math.Inf(-1), math.NaN()
-	seen := map[string]bool{}
-	// lastAssumed are the last record's assumptions, all seen. A run's
-	// records of one cell mostly share one slice (run's per-cell memo), so
-	// comparing with it costs next to nothing.
-	var lastAssumed []string
-	for _, i := range which {
-		r := &recs[i]
-		metrics.add(r.Metrics)
-		diag.add(r.Diagnostics)
-		noise.add(r.Privacy.Noise)
-		for k, xs := range r.Traces {
-			if traces == nil {
-				traces = map[string][][]float64{}
-			}
-			at := traces[k]
-			for len(at) < len(xs) {
-				at = append(at, nil)
-			}
-			for t, x := range xs {
-				at[t] = append(at[t], float64(x))
-			}
-			traces[k] = at
-		}
-		if c.TargetScope == "" {
-			c.TargetScope = r.Privacy.TargetScope
-		}
-		c.EpsSpentMax = math.Max(c.EpsSpentMax, float64(r.Privacy.EpsSpent))
-		if pr := float64(r.Privacy.EpsPerRun); pr != 0 && !(pr <= c.EpsPerRunMax) {
-			c.EpsPerRunMax = pr // NaN until the first tuned trial
-		}
-		if as := r.Privacy.Assumptions; !slices.Equal(as, lastAssumed) {
-			for _, a := range as {
-				if !seen[a] {
-					seen[a] = true
-					c.Assumptions = append(c.Assumptions, a)
-				}
-			}
-			lastAssumed = as
-		}
-		alphaSum += float64(r.Privacy.AlphaStar)
-		wallSum += r.WallSeconds
-		if r.DataIndependent() {
-			c.DataIndependent++
-		}
-	}
-	c.Metrics, c.Diagnostics = metrics.summarize(ci), diag.summarize(ci)
-	if len(noise.names) > 0 {
-		c.Noise = noise.summarize(ci)
-	}
-	if traces != nil {
-		c.Traces = make(map[string][]Stat, len(traces))
-		for k, at := range traces {
-			st := make([]Stat, len(at))
-			for t, xs := range at {
-				st[t] = Summarize(xs, ci)
-			}
-			c.Traces[k] = st
-		}
-	}
-	c.AlphaMean = alphaSum / float64(len(which))
-	c.WallMean = wallSum / float64(len(which))
-	return c
+// Trial slots per page of a cellRows.
+const (
+	pageBits  = 9
+	pageSize  = 1 << pageBits
+	pageWords = pageSize / 64
+)
+
+// The columns every cell has, before those of its records' maps.
+const (
+	colSpent  = iota // Privacy.EpsSpent
+	colPerRun        // Privacy.EpsPerRun
+	colAlpha         // Privacy.AlphaStar
+	colWall          // WallSeconds
+	colAttrs         // the index in cellRows.sets of the record's attrSet
+	fixedCols
+)
+
+// The maps of a record whose keys are columns.
+const (
+	mapMetrics = iota
+	mapDiagnostics
+	mapNoise
+	numMaps
+)
+
+// cellRows is what an Aggregator keeps of one cell's ok records: per trial
+// the numbers of the last one added.
+type cellRows struct {
+	pages map[int]*page // by trial >> pageBits
+	cols  []column      // the fixed columns, then the maps' keys
+	keys  [numMaps][]keyCol
+	// traces are the names of the records' traces, in order of appearance.
+	traces   []string
+	sets     []attrSet
+	setIndex map[string]uint32 // attrSet.key() -> index in sets, once there are many
+	lastSet  int               // the index of the last record's set; -1 before any
+	// first is the smallest trial, whose record names the cell
+	// (CellSummary's identity fields, in id); named is false before any.
+	first int
+	named bool
+	id    CellSummary
 }
 
-// byName collects, by key, a cell's values of one of its records' maps
-// (Metrics, Diagnostics, Privacy.Noise), each key's values in record
-// order. A cell's records mostly have the same keys, so a record is read
-// by looking up the keys already seen, which costs about half of ranging
-// over its map and hashing each key into a map of slices; its map is
-// ranged over only when it has keys not seen yet.
-type byName struct {
-	n     int // the cell's records: the most values a key can have
-	names []string
-	vals  [][]float64 // vals[j] are the values of names[j]
+// keyCol is the column of a key of one of a record's maps.
+type keyCol struct {
+	name string
+	col  int
 }
 
-// add appends the values of m, one record's map.
-func (b *byName) add(m map[string]Float) {
+// column is what a cell keeps of one column beyond its pages: while every
+// value so far is v (bit for bit), same is set and no page holds values;
+// seen is false before the first value.
+type column struct {
+	seen, same bool
+	v          float64
+}
+
+// page holds the columns of pageSize consecutive trials: ok marks the
+// trials with an ok record, dataIndependent those whose record released
+// private tuning's data-independent model (Record.DataIndependent), has[j]
+// those with a value in column j, and vals[j] the values (nil while column
+// j is the same everywhere).
+type page struct {
+	ok              [pageWords]uint64
+	dataIndependent [pageWords]uint64
+	has             [][pageWords]uint64
+	vals            []*[pageSize]float64
+	traces          map[string]*[pageSize][]float64
+}
+
+// attrSet is what a record says in words that a summary reads: its target
+// scope and assumptions.
+type attrSet struct {
+	scope   string
+	assumed []string
+}
+
+func (a attrSet) key() string { return a.scope + "\x00" + strings.Join(a.assumed, "\x00") }
+
+func bit(words *[pageWords]uint64, slot int) bool { return words[slot/64]&(1<<(slot%64)) != 0 }
+
+// Add adds r: a later ok record of a trial replaces an earlier one. r is
+// not retained, but r.MechParams is (as the summary's MechParams) when r
+// names its cell: it must not be modified afterwards.
+func (a *Aggregator) Add(r *Record) {
+	if r.Status != StatusOK {
+		return
+	}
+	c := a.cells[r.CellKey]
+	if c == nil {
+		c = &cellRows{pages: map[int]*page{}, cols: make([]column, fixedCols), lastSet: -1}
+		a.cells[r.CellKey] = c
+	}
+	c.add(r)
+}
+
+func (c *cellRows) add(r *Record) {
+	t := r.Trial
+	slot := t & (pageSize - 1)
+	p := c.pages[t>>pageBits] // an arithmetic shift: a negative trial has a page too
+	if p == nil {
+		p = &page{}
+		c.pages[t>>pageBits] = p
+	}
+	if bit(&p.ok, slot) { // a rerun: the trial's earlier record is forgotten
+		for j := range p.has {
+			p.has[j][slot/64] &^= 1 << (slot % 64)
+		}
+		for _, tr := range p.traces {
+			tr[slot] = nil
+		}
+	}
+	p.ok[slot/64] |= 1 << (slot % 64)
+	if r.DataIndependent() {
+		p.dataIndependent[slot/64] |= 1 << (slot % 64)
+	} else {
+		p.dataIndependent[slot/64] &^= 1 << (slot % 64)
+	}
+	if !c.named || t <= c.first {
+		c.first, c.named = t, true
+		c.id = CellSummary{Key: r.CellKey, Dataset: r.Dataset, Mechanism: r.Mechanism, Label: r.Label,
+			Epsilon: float64(r.Epsilon), MechParams: r.MechParams, Delta: float64(r.Privacy.Delta),
+			Accountant: r.Privacy.Accountant, Tuning: r.Privacy.Tuning, Selection: r.Privacy.Selection}
+	}
+	c.set(p, slot, colSpent, float64(r.Privacy.EpsSpent))
+	c.set(p, slot, colPerRun, float64(r.Privacy.EpsPerRun))
+	c.set(p, slot, colAlpha, float64(r.Privacy.AlphaStar))
+	c.set(p, slot, colWall, r.WallSeconds)
+	c.set(p, slot, colAttrs, float64(c.attrSet(attrSet{r.Privacy.TargetScope, r.Privacy.Assumptions})))
+	c.setMap(p, slot, mapMetrics, r.Metrics)
+	c.setMap(p, slot, mapDiagnostics, r.Diagnostics)
+	c.setMap(p, slot, mapNoise, r.Privacy.Noise)
+	for k, xs := range r.Traces {
+		if !slices.Contains(c.traces, k) {
+			c.traces = append(c.traces, k)
+		}
+		if p.traces == nil {
+			p.traces = map[string]*[pageSize][]float64{}
+		}
+		tr := p.traces[k]
+		if tr == nil {
+			tr = new([pageSize][]float64)
+			p.traces[k] = tr
+		}
+		vals := make([]float64, len(xs)) // not nil: a trial with an empty trace has the name
+		for i, x := range xs {
+			vals[i] = float64(x)
+		}
+		tr[slot] = vals
+	}
+}
+
+// setMap sets the values of m, one of a record's maps (group g), in their
+// columns. A cell's records mostly have the same keys, so the keys already
+// seen are looked up first, which costs about half of ranging over the
+// map; it is ranged over only when it has keys not seen yet.
+func (c *cellRows) setMap(p *page, slot, g int, m map[string]Float) {
 	found := 0
-	for j, name := range b.names {
-		if v, ok := m[name]; ok {
-			b.vals[j] = append(b.vals[j], float64(v))
+	for _, k := range c.keys[g] {
+		if v, ok := m[k.name]; ok {
+			c.set(p, slot, k.col, float64(v))
 			found++
 		}
 	}
 	if found == len(m) {
 		return
 	}
-	for k, v := range m {
-		if !slices.Contains(b.names, k) {
-			b.names = append(b.names, k)
-			b.vals = append(b.vals, append(make([]float64, 0, b.n), float64(v)))
+	for name, v := range m {
+		if !slices.ContainsFunc(c.keys[g], func(k keyCol) bool { return k.name == name }) {
+			c.keys[g] = append(c.keys[g], keyCol{name, len(c.cols)})
+			c.cols = append(c.cols, column{})
+			c.set(p, slot, len(c.cols)-1, float64(v))
 		}
 	}
 }
 
-// summarize returns the Stat of each key's values.
-func (b *byName) summarize(ci CIMethod) map[string]Stat {
-	out := make(map[string]Stat, len(b.names))
-	for j, name := range b.names {
-		out[name] = Summarize(b.vals[j], ci)
+// set sets the value of column j at slot of p.
+func (c *cellRows) set(p *page, slot, j int, v float64) {
+	for len(p.has) <= j {
+		p.has, p.vals = append(p.has, [pageWords]uint64{}), append(p.vals, nil)
 	}
+	p.has[j][slot/64] |= 1 << (slot % 64)
+	col := &c.cols[j]
+	switch {
+	case !col.seen:
+		col.seen, col.same, col.v = true, true, v
+		return
+	case col.same && math.Float64bits(v) == math.Float64bits(col.v):
+		return
+	case col.same:
+		// The first value that differs: every page with values in the
+		// column holds them from now on.
+		col.same = false
+		for _, q := range c.pages {
+			if j < len(q.has) && q.has[j] != [pageWords]uint64{} {
+				q.vals[j] = new([pageSize]float64)
+				for i := range q.vals[j] {
+					q.vals[j][i] = col.v
+				}
+			}
+		}
+	}
+	if p.vals[j] == nil {
+		p.vals[j] = new([pageSize]float64)
+	}
+	p.vals[j][slot] = v
+}
+
+// attrSet returns the index of s among the cell's distinct sets, adding
+// it if new. A cell's records mostly share one set (the runner's per-cell
+// memo), so the last record's is tried first.
+func (c *cellRows) attrSet(s attrSet) uint32 {
+	same := func(t attrSet) bool { return t.scope == s.scope && slices.Equal(t.assumed, s.assumed) }
+	if c.lastSet >= 0 && same(c.sets[c.lastSet]) {
+		return uint32(c.lastSet)
+	}
+	const linear = 8 // sets searched one by one before a map is made
+	i := -1
+	if c.setIndex == nil {
+		i = slices.IndexFunc(c.sets, same)
+		if i < 0 && len(c.sets) >= linear {
+			c.setIndex = make(map[string]uint32, 2*linear)
+			for k, t := range c.sets {
+				c.setIndex[t.key()] = uint32(k)
+			}
+		}
+	}
+	if i < 0 && c.setIndex != nil {
+		if k, ok := c.setIndex[s.key()]; ok {
+			i = int(k)
+		}
+	}
+	if i < 0 {
+		i = len(c.sets)
+		c.sets = append(c.sets, s)
+		if c.setIndex != nil {
+			c.setIndex[s.key()] = uint32(i)
+		}
+	}
+	c.lastSet = i
+	return uint32(i)
+}
+
+// Cells returns the summaries of the cells added, sorted by key. The cells
+// are summarised concurrently (up to GOMAXPROCS at a time); each cell's
+// summary is computed exactly as it would be alone.
+func (a *Aggregator) Cells() []CellSummary {
+	keys := slices.Sorted(maps.Keys(a.cells))
+	out := make([]CellSummary, len(keys))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(keys)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(keys) {
+					return
+				}
+				out[i] = a.cells[keys[i]].summarize(a.ci)
+			}
+		})
+	}
+	wg.Wait()
 	return out
+}
+
+// inOrder returns the cell's pages in trial order, its number of trials
+// and how many of them released the data-independent model.
+func (c *cellRows) inOrder() (pages []*page, n, dataIndependent int) {
+	pages = make([]*page, 0, len(c.pages))
+	for _, k := range slices.Sorted(maps.Keys(c.pages)) {
+		p := c.pages[k]
+		pages = append(pages, p)
+		for w := range p.ok {
+			n += bits.OnesCount64(p.ok[w])
+			dataIndependent += bits.OnesCount64(p.ok[w] & p.dataIndependent[w])
+		}
+	}
+	return pages, n, dataIndependent
+}
+
+// each calls f with the page and slot of each of the cell's trials, in
+// trial order (pages: inOrder's).
+func each(pages []*page, f func(p *page, i int)) {
+	for _, p := range pages {
+		for w, word := range p.ok {
+			for word != 0 {
+				f(p, 64*w+bits.TrailingZeros64(word))
+				word &= word - 1
+			}
+		}
+	}
+}
+
+// values returns column j's values of the trials that have one, in trial
+// order, appended to dst[:0].
+func (c *cellRows) values(dst []float64, pages []*page, j int) []float64 {
+	dst = dst[:0]
+	col := &c.cols[j]
+	each(pages, func(p *page, i int) {
+		if j < len(p.has) && bit(&p.has[j], i) {
+			if col.same {
+				dst = append(dst, col.v)
+			} else {
+				dst = append(dst, p.vals[j][i])
+			}
+		}
+	})
+	return dst
+}
+
+// summarize returns the cell's summary over its trials in trial order.
+func (c *cellRows) summarize(ci CIMethod) CellSummary {
+	pages, n, dataIndependent := c.inOrder()
+	s := c.id
+	s.Trials, s.DataIndependent = n, dataIndependent
+	xs := make([]float64, 0, n)
+	byName := func(g int) map[string]Stat {
+		out := make(map[string]Stat, len(c.keys[g]))
+		for _, k := range c.keys[g] {
+			if xs = c.values(xs, pages, k.col); len(xs) > 0 { // none: only replaced records had the key
+				out[k.name] = Summarize(xs, ci)
+			}
+		}
+		return out
+	}
+	s.Metrics, s.Diagnostics = byName(mapMetrics), byName(mapDiagnostics)
+	if noise := byName(mapNoise); len(noise) > 0 {
+		s.Noise = noise // nil when no trial has noise parameters
+	}
+	for _, k := range c.traces {
+		var at [][]float64 // t -> values over the trials reaching t
+		has := false       // a trial has the trace (perhaps empty)
+		each(pages, func(p *page, i int) {
+			tr := p.traces[k]
+			if tr == nil || tr[i] == nil {
+				return
+			}
+			has = true
+			for len(at) < len(tr[i]) {
+				at = append(at, nil)
+			}
+			for t, x := range tr[i] {
+				at[t] = append(at[t], x)
+			}
+		})
+		if !has {
+			continue // only replaced records had it
+		}
+		if s.Traces == nil {
+			s.Traces = map[string][]Stat{} // nil when no trial has a trace
+		}
+		st := make([]Stat, len(at))
+		for t, vals := range at {
+			st[t] = Summarize(vals, ci)
+		}
+		s.Traces[k] = st
+	}
+	seen := map[string]bool{}
+	last := -1 // the last trial's set of assumptions, all of them seen
+	for _, set := range c.values(xs, pages, colAttrs) {
+		if int(set) == last {
+			continue
+		}
+		as := c.sets[int(set)]
+		if s.TargetScope == "" {
+			s.TargetScope = as.scope
+		}
+		for _, a := range as.assumed {
+			if !seen[a] {
+				seen[a] = true
+				s.Assumptions = append(s.Assumptions, a)
+			}
+		}
+		last = int(set)
+	}
+	s.EpsSpentMax, s.EpsPerRunMax = math.Inf(-1), math.NaN()
+	for _, x := range c.values(xs, pages, colSpent) {
+		s.EpsSpentMax = math.Max(s.EpsSpentMax, x)
+	}
+	for _, pr := range c.values(xs, pages, colPerRun) {
+		if pr != 0 && !(pr <= s.EpsPerRunMax) {
+			s.EpsPerRunMax = pr // NaN until the first tuned trial
+		}
+	}
+	s.AlphaMean = sum(c.values(xs, pages, colAlpha)) / float64(n)
+	s.WallMean = sum(c.values(xs, pages, colWall)) / float64(n)
+	return s
+}
+
+// sum adds xs up in order.
+func sum(xs []float64) float64 {
+	var t float64
+	for _, x := range xs {
+		t += x
+	}
+	return t
 }

@@ -42,6 +42,12 @@ func mixedRecords(r *rand.Rand) []Record {
 				if r.IntN(8) == 0 {
 					rc.Status = StatusFailed
 				}
+				if r.IntN(4) == 0 { // private tuning, a K = 0 release in half of them
+					rc.Privacy.Tuning = TuningPrivate
+					if r.IntN(2) == 0 {
+						rc.Diagnostics = map[string]Float{DiagRuns: 0}
+					}
+				}
 				recs = append(recs, rc)
 			}
 		}
@@ -53,38 +59,41 @@ func mixedRecords(r *rand.Rand) []Record {
 // same reports whether two summaries print alike (NaN equal to NaN).
 func same(a, b []CellSummary) bool { return fmt.Sprintf("%+v", a) == fmt.Sprintf("%+v", b) }
 
-// TestAggregateOrderedMatchesAggregate: given the records' indices in
-// (cell, trial, store) order, AggregateOrdered summarises exactly what
-// Aggregate does from the records in store order; given them in any other
-// order it still does (it sorts them itself).
-func TestAggregateOrderedMatchesAggregate(t *testing.T) {
+// TestAggregateIndependentOfStoreOrder: an Aggregator's summaries depend
+// on the order records are added only among the records of one trial (the
+// last ok one wins): the records in any order that keeps each trial's
+// records in their order, and the latest ok record of each trial alone in
+// (cell, trial) order, summarise alike. Reversing the store makes each
+// trial's other rerun the latest.
+func TestAggregateIndependentOfStoreOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 20 {
 		recs := mixedRecords(r)
-		want := Aggregate(recs, CIAuto)
-		order := make([]int, len(recs))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(i, j int) int {
-			return cmp.Or(strings.Compare(recs[i].CellKey, recs[j].CellKey), cmp.Compare(recs[i].Trial, recs[j].Trial))
-		})
-		if got := AggregateOrdered(recs, order, CIAuto); !same(got, want) {
-			t.Fatalf("AggregateOrdered in (cell, trial) order:\n%+v\nAggregate:\n%+v", got, want)
-		}
-		if _, ok := latestOf(recs, order); !ok {
-			t.Fatal("latestOf did not take the sorted order")
-		}
-		// Reversed: the reruns' order flips too, so the other rerun of a
-		// trial is the latest, as Aggregate of the records in that order
-		// has it.
-		slices.Reverse(order)
-		picked := make([]Record, len(order))
-		for n, i := range order {
-			picked[n] = recs[i]
-		}
-		if got, want := AggregateOrdered(recs, order, CIAuto), Aggregate(picked, CIAuto); !same(got, want) {
-			t.Fatalf("AggregateOrdered out of order:\n%+v\nAggregate:\n%+v", got, want)
+		rev := slices.Clone(recs)
+		slices.Reverse(rev)
+		for _, store := range [][]Record{recs, rev} {
+			want := Aggregate(store, CIAuto)
+			sorted := slices.Clone(store)
+			slices.SortStableFunc(sorted, func(a, b Record) int {
+				return cmp.Or(strings.Compare(a.CellKey, b.CellKey), cmp.Compare(a.Trial, b.Trial))
+			})
+			if got := Aggregate(sorted, CIAuto); !same(got, want) {
+				t.Fatalf("in (cell, trial) order:\n%+v\nin store order:\n%+v", got, want)
+			}
+			var latest []Record
+			for _, rc := range sorted {
+				if rc.Status != StatusOK {
+					continue
+				}
+				if n := len(latest); n > 0 && latest[n-1].Key() == rc.Key() {
+					latest[n-1] = rc
+					continue
+				}
+				latest = append(latest, rc)
+			}
+			if got := Aggregate(latest, CIAuto); !same(got, want) {
+				t.Fatalf("latest ok records only:\n%+v\nall records:\n%+v", got, want)
+			}
 		}
 	}
 }
@@ -97,7 +106,56 @@ func TestAggregateOrderedMatchesAggregate(t *testing.T) {
 func TestAggregateCollectsEveryKey(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 20 {
-		recs := mixedRecords(r)
+		checkAggregate(t, mixedRecords(r))
+	}
+}
+
+// TestAggregateAcrossPages checks Aggregate against the direct computation
+// of TestAggregateCollectsEveryKey over trials that span many of an
+// Aggregator's pages, negative and far ones among them, with values that
+// are the same in every trial for a while (held once per cell) before they
+// differ, and reruns whose records lack keys the first had.
+func TestAggregateAcrossPages(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 10 {
+		var recs []Record
+		switchAt := r.IntN(400) // the records after it get varying values
+		for n := range 3000 {
+			trial := r.IntN(2500)
+			switch r.IntN(20) {
+			case 0:
+				trial = -1 - r.IntN(600)
+			case 1:
+				trial = 1<<40 + r.IntN(3)
+			}
+			rc := rec(fmt.Sprintf("cell%d", r.IntN(2)), trial, 0.5)
+			rc.Privacy.EpsSpent, rc.Privacy.AlphaStar, rc.WallSeconds = 1, 2, 3
+			rc.Privacy.Noise = map[string]Float{"sigma": 4}
+			rc.Privacy.Assumptions = []string{"x public"}
+			if n > switchAt {
+				rc.Metrics["test_mse"] = Float(r.Float64())
+				rc.Privacy.EpsSpent, rc.WallSeconds = Float(r.Float64()), r.Float64()
+				if r.IntN(3) == 0 {
+					rc.Privacy.Noise = nil
+					rc.Privacy.Assumptions = []string{"y public", "x public"}
+				}
+			}
+			if r.IntN(10) == 0 {
+				rc.Status = StatusFailed
+			}
+			if r.IntN(5) == 0 { // a K = 0 release of private tuning
+				rc.Privacy.Tuning, rc.Diagnostics = TuningPrivate, map[string]Float{DiagRuns: 0}
+			}
+			recs = append(recs, rc)
+		}
+		checkAggregate(t, recs)
+	}
+}
+
+// checkAggregate compares Aggregate(recs) with a direct computation.
+func checkAggregate(t *testing.T, recs []Record) {
+	t.Helper()
+	{
 		latest := map[string]map[int]*Record{}
 		for i := range recs {
 			rc := &recs[i]
@@ -135,6 +193,12 @@ func TestAggregateCollectsEveryKey(t *testing.T) {
 					}
 				}
 			}
+			dataIndependent := 0
+			for _, rc := range cell {
+				if rc.DataIndependent() {
+					dataIndependent++
+				}
+			}
 			noise := field(func(rc *Record) map[string]Float { return rc.Privacy.Noise })
 			if len(noise) == 0 {
 				noise = nil
@@ -148,6 +212,10 @@ func TestAggregateCollectsEveryKey(t *testing.T) {
 				{"noise", c.Noise, noise},
 				{"assumptions", c.Assumptions, assumed},
 				{"trials", c.Trials, len(cell)},
+				{"data-independent releases", c.DataIndependent, dataIndependent},
+				{"ε spent", c.EpsSpentMax, field(func(rc *Record) map[string]Float { return map[string]Float{"": rc.Privacy.EpsSpent} })[""].Max},
+				{"α* mean", c.AlphaMean, field(func(rc *Record) map[string]Float { return map[string]Float{"": rc.Privacy.AlphaStar} })[""].Mean},
+				{"wall mean", c.WallMean, field(func(rc *Record) map[string]Float { return map[string]Float{"": Float(rc.WallSeconds)} })[""].Mean},
 			} {
 				if g, w := fmt.Sprintf("%+v", f.got), fmt.Sprintf("%+v", f.want); g != w {
 					t.Fatalf("cell %s %s:\n%s\nwant\n%s", c.Key, f.name, g, w)

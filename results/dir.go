@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -48,10 +49,11 @@ func (e *CorruptError) Error() string {
 func (e *CorruptError) Unwrap() error { return e.Err }
 
 // errLockUnsupported is in the error of a lock the file system cannot
-// take (lockDir).
+// take (flockDir).
 var errLockUnsupported = errors.New("the file system does not support flock")
 
-// DirLock is an exclusive lock on a result directory (LockDir).
+// DirLock is a lock on a result directory: exclusive (LockDir) or shared
+// (ReadLockDir).
 type DirLock struct{ f *os.File }
 
 // LockDir takes the exclusive lock of the lock file name in the existing
@@ -62,6 +64,21 @@ type DirLock struct{ f *os.File }
 // dies with its holder, even by SIGKILL; release it with Unlock.
 func LockDir(dir, name string) (*DirLock, error) {
 	f, err := lockDir(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	return &DirLock{f}, nil
+}
+
+// ReadLockDir takes the shared lock of the run result directory dir (its
+// LockFile) without waiting, for a reader that must see the store, the
+// spec copy and the manifest as one run left them and write outputs
+// derived from them (dplab render, and dplab merge's render): readers
+// share it, and no run or merge can take the directory while they hold it.
+// If a run or a merge holds the directory it returns a *BusyError naming
+// its pid, having changed nothing. Release it with Unlock.
+func ReadLockDir(dir string) (*DirLock, error) {
+	f, err := lockDirShared(dir, LockFile)
 	if err != nil {
 		return nil, err
 	}
@@ -191,25 +208,45 @@ func (e *OtherExperimentError) Error() string {
 		e.Dir, e.Trials, strings.Join(e.Experiments, ", "), e.Name)
 }
 
-// CheckExperiment returns an *OtherExperimentError when stored, the records
-// of the result directory dir, is not empty and holds no record of
-// experiment name nor of a cell that want selects (the spec's cells: a
-// renamed spec keeps them and may resume there).
-func CheckExperiment(dir, name string, stored []Record, want func(cell string) bool) error {
-	if len(stored) == 0 {
+// ExperimentCheck finds, from the records of a result directory's store
+// given one at a time (Add), whether it may hold experiment Name: Err
+// returns an *OtherExperimentError when the store is not empty and holds no
+// record of experiment Name nor of a cell that Want selects (the spec's
+// cells: a renamed spec keeps them and may resume there). Its memory is the
+// other experiments' names.
+type ExperimentCheck struct {
+	Name string
+	Want func(cell string) bool
+
+	trials int
+	ours   bool
+	others []string // the other experiments, in order of first record
+}
+
+// Add counts one stored record.
+func (c *ExperimentCheck) Add(r *Record) {
+	c.trials++
+	if c.ours {
+		return
+	}
+	if r.Experiment == c.Name || c.Want(r.CellKey) {
+		c.ours = true
+		return
+	}
+	if !slices.Contains(c.others, r.Experiment) {
+		c.others = append(c.others, r.Experiment)
+	}
+}
+
+// Err returns an *OtherExperimentError naming dir when the records added
+// are all of other experiments; nil otherwise (and for no records).
+func (c *ExperimentCheck) Err(dir string) error {
+	if c.trials == 0 || c.ours {
 		return nil
 	}
-	seen := map[string]bool{}
-	e := &OtherExperimentError{Dir: dir, Name: name, Trials: len(stored)}
-	for i := range stored {
-		r := &stored[i]
-		if r.Experiment == name || want(r.CellKey) {
-			return nil
-		}
-		if !seen[r.Experiment] {
-			seen[r.Experiment] = true
-			e.Experiments = append(e.Experiments, fmt.Sprintf("%q", r.Experiment))
-		}
+	quoted := make([]string, len(c.others))
+	for i, e := range c.others {
+		quoted[i] = fmt.Sprintf("%q", e)
 	}
-	return e
+	return &OtherExperimentError{Dir: dir, Name: c.Name, Experiments: quoted, Trials: c.trials}
 }

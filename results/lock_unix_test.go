@@ -24,7 +24,7 @@ import (
 // must keep the lock.
 func TestOpenBusyDirChangesNothing(t *testing.T) {
 	dir := t.TempDir()
-	first, _, err := Open(dir, nil)
+	first, _, err := openAll(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestOpenBusyDirChangesNothing(t *testing.T) {
 		t.Helper()
 		before := listDir(t, dir)
 		var warnings []string
-		s, _, err := Open(dir, func(w string) { warnings = append(warnings, w) })
+		s, _, err := openAll(dir, func(w string) { warnings = append(warnings, w) })
 		if s != nil {
 			s.Close()
 		}
@@ -66,12 +66,11 @@ func TestOpenBusyDirChangesNothing(t *testing.T) {
 	}
 	busy("while the first store appends")
 
-	kept, err := first.Rewrite(func(r *Record) bool { return r.Trial != 1 })
-	if err != nil {
+	if err := first.Rewrite(func(r *Record) bool { return r.Trial != 1 }); err != nil {
 		t.Fatal(err)
 	}
-	if len(kept) != 2 {
-		t.Fatalf("Rewrite kept %d records, want 2", len(kept))
+	if kept, err := Read(dir, nil); err != nil || len(kept) != 2 {
+		t.Fatalf("Rewrite kept %d records (%v), want 2", len(kept), err)
 	}
 	busy("after the first store rewrote trials.jsonl")
 	if err := first.Append(rec("c", 1, 1)); err != nil {
@@ -80,7 +79,7 @@ func TestOpenBusyDirChangesNothing(t *testing.T) {
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, recs, err := Open(dir, nil)
+	s, recs, err := openAll(dir, nil)
 	if err != nil {
 		t.Fatalf("Open after the holder closed: %v", err)
 	}
@@ -96,7 +95,7 @@ func TestOpenBusyDirChangesNothing(t *testing.T) {
 // closes, the shard opens again (issue 34, item 7).
 func TestOpenShardBusy(t *testing.T) {
 	dir := t.TempDir()
-	first, _, err := OpenShard(dir, 0, 2, nil)
+	first, err := OpenShard(dir, 0, 2, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +107,7 @@ func TestOpenShardBusy(t *testing.T) {
 	}
 	list := func() string { return listDir(t, dir) + listDir(t, filepath.Join(dir, ShardsDir)) }
 	before := list()
-	s, _, err := OpenShard(dir, 0, 2, nil)
+	s, err := OpenShard(dir, 0, 2, nil, nil)
 	var be *BusyError
 	if want := fmt.Sprintf("%s is in use by another dplab run --shard 0/2 (pid %d)", dir, os.Getpid()); !errors.As(err, &be) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("second OpenShard: %v, want a *BusyError saying %q", err, want)
@@ -119,7 +118,7 @@ func TestOpenShardBusy(t *testing.T) {
 	if after := list(); after != before {
 		t.Errorf("the refused OpenShard changed the directory:\n%q\nwant\n%q", after, before)
 	}
-	other, _, err := OpenShard(dir, 1, 2, nil)
+	other, err := OpenShard(dir, 1, 2, nil, nil)
 	if err != nil {
 		t.Fatalf("another shard: %v", err)
 	}
@@ -127,7 +126,7 @@ func TestOpenShardBusy(t *testing.T) {
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again, recs, err := OpenShard(dir, 0, 2, nil)
+	again, recs, err := openShardAll(dir, 0, 2, nil)
 	if err != nil {
 		t.Fatalf("after the holder closed: %v", err)
 	}
@@ -172,4 +171,44 @@ func TestWriteFileAtomicMode(t *testing.T) {
 			t.Errorf("%s: %d files in the directory, want the 3 written (no temporaries left)", name, len(ents))
 		}
 	}
+}
+
+// TestReadLockSharedByReadersOnly: renders share a directory's lock (two
+// ReadLockDirs at once), a run cannot open the store while one holds it (a
+// *BusyError naming a render), and a render cannot take it while a run has
+// the store open (a *BusyError naming the run's pid) — issue 34, item 8: a
+// render overlapping a run's end rewrote the outputs from part of the
+// trials.
+func TestReadLockSharedByReadersOnly(t *testing.T) {
+	dir := t.TempDir()
+	a, err := ReadLockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadLockDir(dir)
+	if err != nil {
+		t.Fatalf("a second reader: %v", err)
+	}
+	var busy *BusyError
+	if _, err := Open(dir, nil, nil); !errors.As(err, &busy) || busy.Holder != "dplab render" || !strings.Contains(err.Error(), "in use by another dplab render") {
+		t.Fatalf("Open beside readers: %v, want a *BusyError naming a render", err)
+	}
+	a.Unlock()
+	if _, err := Open(dir, nil, nil); !errors.As(err, &busy) {
+		t.Fatalf("Open beside the remaining reader: %v, want a *BusyError", err)
+	}
+	b.Unlock()
+	s, err := Open(dir, nil, nil)
+	if err != nil {
+		t.Fatalf("Open once the readers left: %v", err)
+	}
+	if _, err := ReadLockDir(dir); !errors.As(err, &busy) || busy.PID != os.Getpid() {
+		t.Fatalf("a reader beside an open store: %v, want a *BusyError naming pid %d", err, os.Getpid())
+	}
+	s.Close()
+	l, err := ReadLockDir(dir)
+	if err != nil {
+		t.Fatalf("a reader once the store closed: %v", err)
+	}
+	l.Unlock()
 }

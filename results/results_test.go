@@ -50,7 +50,7 @@ func rec(cell string, trial int, mse float64) Record {
 
 func TestStoreResumesAndDropsTornLine(t *testing.T) {
 	dir := t.TempDir()
-	s, got, err := Open(dir, nil)
+	s, got, err := openAll(dir, nil)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("Open empty: %v, %d records", err, len(got))
 	}
@@ -70,7 +70,7 @@ func TestStoreResumesAndDropsTornLine(t *testing.T) {
 	f.Close()
 
 	var warnings []string
-	s, got, err = Open(dir, func(w string) { warnings = append(warnings, w) })
+	s, got, err = openAll(dir, func(w string) { warnings = append(warnings, w) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,4 +191,18 @@ func TestAggregateUsesLatestOKRecordPerTrial(t *testing.T) {
 	if cells[1].EpsSpentMax != 0.9 {
 		t.Errorf("eps spent max = %v", cells[1].EpsSpentMax)
 	}
+}
+
+// openAll is Open keeping the records it reads.
+func openAll(dir string, warn func(string)) (*Store, []Record, error) {
+	var recs []Record
+	s, err := Open(dir, warn, func(r *Record) { recs = append(recs, *r) })
+	return s, recs, err
+}
+
+// openShardAll is OpenShard keeping the records it reads.
+func openShardAll(dir string, i, n int, warn func(string)) (*Store, []Record, error) {
+	var recs []Record
+	s, err := OpenShard(dir, i, n, warn, func(r *Record) { recs = append(recs, *r) })
+	return s, recs, err
 }

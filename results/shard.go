@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -83,56 +84,57 @@ func WriteShardSpec(dir string, src []byte) (string, error) {
 // process holds it (the same shard run twice at once) it returns a
 // *BusyError having changed nothing. Where the file system cannot lock
 // (flock fails with ENOLCK, ENOSYS or EOPNOTSUPP) it warns and goes on
-// unlocked. It returns the records of the shard file. Trials stored with
-// status ok in the shard file or in the directory's own store (TrialsFile,
-// read without the directory's lock and not modified) count as done, so a
-// shard skips trials a merge or an unsharded run already stored. A torn
-// last line of the shard file is truncated as Open does.
-func OpenShard(dir string, i, n int, warn func(string)) (_ *Store, _ []Record, err error) {
+// unlocked. It calls visit (unless nil) with each record of the shard
+// file, as Open does. Trials stored settled in the shard file or in the
+// directory's own store (TrialsFile, scanned without the directory's lock
+// and not modified) count as done, so a shard skips trials a merge or an
+// unsharded run already stored. A torn last line of the shard file is
+// truncated as Open does.
+func OpenShard(dir string, i, n int, warn func(string), visit func(*Record)) (_ *Store, err error) {
 	if n < 1 || i < 0 || i >= n {
-		return nil, nil, fmt.Errorf("results: shard %d of %d: want 0 ≤ i < n", i, n)
+		return nil, fmt.Errorf("results: shard %d of %d: want 0 ≤ i < n", i, n)
 	}
 	if err := CheckDir(dir); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, fmt.Errorf("results: %w", err)
+		return nil, fmt.Errorf("results: %w", err)
 	}
 	if err := fileutil.MkdirAllIn(dir, ShardsDir); err != nil {
-		return nil, nil, fmt.Errorf("results: %w", err)
+		return nil, fmt.Errorf("results: %w", err)
 	}
 	lock, err := lockDir(dir, shardLockName(i, n))
 	var busy *BusyError
 	switch {
 	case errors.As(err, &busy):
 		busy.Holder = fmt.Sprintf("dplab run --shard %d/%d", i, n)
-		return nil, nil, err
+		return nil, err
 	case errors.Is(err, errLockUnsupported):
 		if warn != nil {
 			warn(fmt.Sprintf("%v; shard %d/%d runs unlocked: never run it twice at once", err, i, n))
 		}
 	case err != nil:
-		return nil, nil, err
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
 			unlockDir(lock)
 		}
 	}()
-	merged, err := Read(dir, warn)
-	if err != nil {
-		return nil, nil, err
-	}
-	s, recs, err := openFile(dir, filepath.Join(ShardsDir, ShardFile(i, n)), lock, warn)
-	if err != nil {
-		return nil, nil, err
-	}
-	for j := range merged {
-		if merged[j].Settled() {
-			s.done[merged[j].Key()] = true
+	var merged KeySet
+	if err := Scan(dir, warn, func(r *Record) {
+		if r.Settled() {
+			merged.Add(r.Key())
 		}
+	}); err != nil {
+		return nil, err
 	}
-	return s, recs, nil
+	s, err := openFile(dir, filepath.Join(ShardsDir, ShardFile(i, n)), lock, warn, visit)
+	if err != nil {
+		return nil, err
+	}
+	merged.each(func(k Key) { s.done.Add(k) })
+	return s, nil
 }
 
 // ShardName is a shard record file found in a result directory.
@@ -177,16 +179,27 @@ func ShardFiles(dir string) ([]ShardName, error) {
 	return out, nil
 }
 
-// ReadShard returns the records of a shard file without modifying it; a torn
-// last line (a shard still running, or killed) is skipped with a warning.
-func ReadShard(path string, warn func(string)) ([]Record, error) {
+// ScanShard calls visit with each record of a shard file, in order, without
+// modifying it, as Scan does; a torn last line (a shard still running, or
+// killed) is skipped with a warning.
+func ScanShard(path string, warn func(string), visit func(*Record)) error {
+	_, err := scanShard(path, -1, warn, visit)
+	return err
+}
+
+// scanShard is ScanShard of the first limit bytes of the file (all of it
+// if limit < 0); it returns the length of their complete lines.
+func scanShard(path string, limit int64, warn func(string), visit func(*Record)) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("results: %w", err)
+		return 0, fmt.Errorf("results: %w", err)
 	}
 	defer f.Close()
-	recs, _, err := readRecords(f, path, warn)
-	return recs, err
+	var r io.Reader = f
+	if limit >= 0 {
+		r = io.LimitReader(f, limit)
+	}
+	return scanRecords(r, path, warn, visit)
 }
 
 // UnmergedShardsError reports shard records that dplab merge has not yet
@@ -224,21 +237,19 @@ func UnmergedShards(dir string, want func(cell string) bool, done func(Key) bool
 		return err
 	}
 	e := &UnmergedShardsError{Dir: dir}
-	seen := map[Key]bool{}
+	var seen KeySet
 	for _, sh := range shards {
-		recs, err := ReadShard(sh.Path, warn)
-		if err != nil {
-			return err
-		}
 		found := false
-		for i := range recs {
-			k := recs[i].Key()
-			if !recs[i].Settled() || !want(k.Cell) || done(k) || seen[k] {
-				continue
+		err := ScanShard(sh.Path, warn, func(r *Record) {
+			k := r.Key()
+			if !r.Settled() || !want(k.Cell) || done(k) || !seen.Add(k) {
+				return
 			}
-			seen[k] = true
 			e.Trials++
 			found = true
+		})
+		if err != nil {
+			return err
 		}
 		if found {
 			e.Files = append(e.Files, filepath.Base(sh.Path))

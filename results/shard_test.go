@@ -30,21 +30,21 @@ func appendAll(t *testing.T, s *Store, recs ...Record) {
 // and a trial stored in the directory's store counts as done for a shard.
 func TestOpenShardTakesNoLock(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	main, _, err := Open(dir, nil)
+	main, _, err := openAll(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	appendAll(t, main, shardRec("c1", 0, 0.9))
-	holder, _, err := Open(dir, nil)
+	holder, _, err := openAll(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer holder.Close()
-	a, _, err := OpenShard(dir, 0, 2, nil)
+	a, _, err := openShardAll(dir, 0, 2, nil)
 	if err != nil {
 		t.Fatalf("shard 0 beside a held lock: %v", err)
 	}
-	b, _, err := OpenShard(dir, 1, 2, nil)
+	b, _, err := openShardAll(dir, 1, 2, nil)
 	if err != nil {
 		t.Fatalf("shard 1 beside shard 0: %v", err)
 	}
@@ -54,12 +54,13 @@ func TestOpenShardTakesNoLock(t *testing.T) {
 	appendAll(t, a, shardRec("c1", 1, 0.8))
 	appendAll(t, b, shardRec("c1", 2, 0.7))
 	for i, want := range []int{1, 2} {
-		recs, err := ReadShard(ShardPath(dir, i, 2), nil)
+		var recs []Record
+		err := ScanShard(ShardPath(dir, i, 2), nil, func(r *Record) { recs = append(recs, *r) })
 		if err != nil || len(recs) != 1 || recs[0].Trial != want {
 			t.Errorf("shard %d holds %v, %v", i, recs, err)
 		}
 	}
-	if _, _, err := OpenShard(dir, 2, 2, nil); err == nil {
+	if _, _, err := openShardAll(dir, 2, 2, nil); err == nil {
 		t.Error("shard 2 of 2 accepted")
 	}
 }
@@ -69,7 +70,7 @@ func TestOpenShardTakesNoLock(t *testing.T) {
 // timing alone (wall_s, code_version, a wall_ diagnostic) is a duplicate.
 func TestMergeShardsIdempotentAndDuplicates(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	a, _, err := OpenShard(dir, 0, 2, nil)
+	a, _, err := openShardAll(dir, 0, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestMergeShardsIdempotentAndDuplicates(t *testing.T) {
 	same.WallSeconds, same.CodeVersion = 9, "w" // timing differs only
 	same.Diagnostics = map[string]Float{"wall_ns_per_iter": 7}
 	appendAll(t, a, shardRec("c1", 0, 0.9), shardRec("c1", 1, 0.8), shardRec("c2", 0, 0.5))
-	b, _, err := OpenShard(dir, 1, 2, nil)
+	b, _, err := openShardAll(dir, 1, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +92,8 @@ func TestMergeShardsIdempotentAndDuplicates(t *testing.T) {
 		if round == 1 {
 			wantAdded = 0
 		}
-		if res.Read != 6 || res.Added != wantAdded || len(res.Records) != 5 {
-			t.Fatalf("round %d: read %d, added %d (want %d), %d records", round, res.Read, res.Added, wantAdded, len(res.Records))
+		if recs, err := Read(dir, nil); res.Read != 6 || res.Added != wantAdded || len(recs) != 5 || err != nil {
+			t.Fatalf("round %d: read %d, added %d (want %d), %d records (%v)", round, res.Read, res.Added, wantAdded, len(recs), err)
 		}
 		// c1/1 differs in timing; c2/0's lines are one.
 		if len(res.Duplicates) != 1 {
@@ -123,12 +124,12 @@ func TestMergeShardsIdempotentAndDuplicates(t *testing.T) {
 // record was warned about and used).
 func TestMergeShardsConflictAppendsNothing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	main, _, err := Open(dir, nil)
+	main, err := Open(dir, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	appendAll(t, main, shardRec("c0", 0, 0.3))
-	a, _, err := OpenShard(dir, 0, 2, nil)
+	a, err := OpenShard(dir, 0, 2, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestMergeShardsConflictAppendsNothing(t *testing.T) {
 	infeasible := shardRec("c2", 0, 0.5)
 	infeasible.Status, infeasible.Metrics = StatusInfeasible, nil
 	fromStore := shardRec("c0", 0, 0.4)
-	b, _, err := OpenShard(dir, 1, 2, nil)
+	b, err := OpenShard(dir, 1, 2, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,6 +191,140 @@ func TestMergeShardsConflictAppendsNothing(t *testing.T) {
 	}
 }
 
+// writeShards writes each list of records as one shard file of len(shards)
+// in dir, closed.
+func writeShards(t *testing.T, dir string, shards ...[]Record) {
+	t.Helper()
+	for i, recs := range shards {
+		s, err := OpenShard(dir, i, len(shards), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		appendAll(t, s, recs...)
+	}
+}
+
+// TestMergeShardsFilesChangedMeanwhile: MergeShards reads the shard files
+// twice, to decide and then to append, holding only digests. A shard that
+// goes on appending between the reads has only what the first read saw
+// merged (the next merge adds the rest); a shard file whose records
+// changed or went away between them stops the merge with the file named,
+// and the store is cut back to its bytes before the merge, although the
+// lines of the shard read before it were appended (and, more than
+// flushBytes of them, written) already.
+func TestMergeShardsFilesChangedMeanwhile(t *testing.T) {
+	const first = 400 // shard 0's records: more than flushBytes
+	setup := func(t *testing.T) (dir string, before []byte) {
+		dir = filepath.Join(t.TempDir(), "out")
+		store, err := Open(dir, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		appendAll(t, store, shardRec("c0", 0, 0.3))
+		var shard0 []Record
+		for i := range first {
+			shard0 = append(shard0, shardRec("c1", i, 0.9))
+		}
+		writeShards(t, dir, shard0, []Record{shardRec("c2", 0, 0.5), shardRec("c2", 1, 0.6)})
+		if st, err := os.Stat(ShardPath(dir, 0, 2)); err != nil || st.Size() <= flushBytes {
+			t.Fatalf("shard 0 holds %v bytes (%v), want more than %d", st.Size(), err, flushBytes)
+		}
+		before, err = os.ReadFile(filepath.Join(dir, TrialsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dir, before
+	}
+	t.Run("grown", func(t *testing.T) {
+		dir, _ := setup(t)
+		res, err := mergeShards(dir, nil, func() {
+			s, err := OpenShard(dir, 1, 2, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			appendAll(t, s, shardRec("c2", 2, 0.7))
+		})
+		if err != nil || res.Read != first+2 || res.Added != first+2 {
+			t.Fatalf("merge: %v, %+v; want %d read and added", err, res, first+2)
+		}
+		if recs, err := Read(dir, nil); err != nil || len(recs) != 1+first+2 {
+			t.Fatalf("the store holds %d records (%v), want %d: the one appended meanwhile waits for the next merge", len(recs), err, 1+first+2)
+		}
+		if res, err := MergeShards(dir, nil); err != nil || res.Read != first+3 || res.Added != 1 {
+			t.Fatalf("second merge: %v, %+v; want the record appended meanwhile added", err, res)
+		}
+	})
+	for _, tc := range []struct {
+		name   string
+		shard1 []Record // what shard 1's file holds from between on
+	}{
+		{"edited", []Record{shardRec("c2", 0, 0.5), shardRec("c2", 1, 0.1)}},
+		{"shortened", []Record{shardRec("c2", 0, 0.5)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, before := setup(t)
+			_, err := mergeShards(dir, nil, func() {
+				var b []byte
+				for i := range tc.shard1 {
+					line, err := AppendRecord(nil, &tc.shard1[i])
+					if err != nil {
+						t.Fatal(err)
+					}
+					b = append(append(b, line...), '\n')
+				}
+				if err := os.WriteFile(ShardPath(dir, 1, 2), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if err == nil || !strings.Contains(err.Error(), ShardPath(dir, 1, 2)+" changed during the merge") || !strings.Contains(err.Error(), "nothing was appended") {
+				t.Fatalf("merge: %v; want shard 1's file named as changed, nothing appended", err)
+			}
+			if after, _ := os.ReadFile(filepath.Join(dir, TrialsFile)); string(after) != string(before) {
+				t.Errorf("the store changed:\n%s\nwas\n%s", after, before)
+			}
+		})
+	}
+}
+
+// TestMergeShardsListsFieldsOfListedConflicts: a shard of other code
+// conflicts in every trial; the merge holds the first record of only the
+// conflicts its error lists (conflictListMax), and those have their fields.
+func TestMergeShardsListsFieldsOfListedConflicts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	const n = conflictListMax + 5
+	var a, b []Record
+	for i := range n {
+		a = append(a, shardRec("c", i, 0.5))
+		other := shardRec("c", i, 0.5)
+		other.Metrics["test_accuracy"] = 0.25
+		b = append(b, other)
+	}
+	writeShards(t, dir, a, b)
+	_, err := MergeShards(dir, nil)
+	var ce *ConflictError
+	if !errors.As(err, &ce) || len(ce.Conflicts) != n {
+		t.Fatalf("err = %v, want a *ConflictError of %d trials", err, n)
+	}
+	for i, d := range ce.Conflicts {
+		want := ""
+		if i < conflictListMax {
+			want = "metrics.test_accuracy"
+		}
+		if d.Key != (Key{"c", i}) || strings.Join(d.Fields, ",") != want || len(d.Sources) != 2 || d.Label != "M" {
+			t.Errorf("conflict %d: %+v; want trial %d, fields %q", i, d, i, want)
+		}
+	}
+	if msg := err.Error(); !strings.Contains(msg, "… and 5 more") || strings.Count(msg, "differ in metrics.test_accuracy") != conflictListMax {
+		t.Errorf("the error does not list %d conflicts and count 5 more:\n%s", conflictListMax, msg)
+	}
+	if _, err := os.Stat(filepath.Join(dir, TrialsFile)); err != nil {
+		t.Fatal(err)
+	}
+	if recs, err := Read(dir, nil); err != nil || len(recs) != 0 {
+		t.Errorf("the store holds %d records (%v), want none", len(recs), err)
+	}
+}
+
 // TestMergeShardsWithoutShards is an error naming the directory.
 func TestMergeShardsWithoutShards(t *testing.T) {
 	dir := t.TempDir()
@@ -209,12 +344,12 @@ func TestUnmergedShards(t *testing.T) {
 	}
 	failed := shardRec("c1", 3, 0)
 	failed.Status, failed.Error = StatusFailed, "boom"
-	a, _, err := OpenShard(dir, 0, 2, nil)
+	a, _, err := openShardAll(dir, 0, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	appendAll(t, a, shardRec("c1", 0, 0.9), shardRec("c1", 1, 0.8), failed, shardRec("old", 0, 0.1))
-	b, _, err := OpenShard(dir, 1, 2, nil)
+	b, _, err := openShardAll(dir, 1, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,15 +369,16 @@ func TestUnmergedShards(t *testing.T) {
 	if msg := um.Error(); !strings.Contains(msg, "dplab merge "+dir) {
 		t.Errorf("error does not say to merge: %s", msg)
 	}
-	res, err := MergeShards(dir, nil)
-	if err != nil {
+	if _, err := MergeShards(dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	merged := map[Key]bool{}
-	for i := range res.Records {
-		if res.Records[i].Settled() {
-			merged[res.Records[i].Key()] = true
+	if err := Scan(dir, nil, func(r *Record) {
+		if r.Settled() {
+			merged[r.Key()] = true
 		}
+	}); err != nil {
+		t.Fatal(err)
 	}
 	if err := UnmergedShards(dir, want, func(k Key) bool { return merged[k] }, nil); err != nil {
 		t.Errorf("after the merge: %v", err)

@@ -34,7 +34,7 @@ func BenchmarkStoreAppend(b *testing.B) {
 		recs[i] = realisticRecord(i)
 	}
 	open := func(b *testing.B) *Store {
-		s, _, err := Open(b.TempDir(), nil)
+		s, _, err := openAll(b.TempDir(), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -97,9 +97,10 @@ func BenchmarkReadRecords(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		recs, _, err := readRecords(bytes.NewReader(data), "trials.jsonl", nil)
-		if err != nil || len(recs) != 10000 {
-			b.Fatalf("%d records, %v", len(recs), err)
+		n := 0
+		_, err := scanRecords(bytes.NewReader(data), "trials.jsonl", nil, func(*Record) { n++ })
+		if err != nil || n != 10000 {
+			b.Fatalf("%d records, %v", n, err)
 		}
 	}
 }

@@ -64,7 +64,7 @@ func TestTornVersusCorrupt(t *testing.T) {
 			var warnings []string
 			warn := func(w string) { warnings = append(warnings, w) }
 			recs, rerr := Read(dir, warn)
-			s, orecs, oerr := Open(dir, warn)
+			s, orecs, oerr := openAll(dir, warn)
 			if s != nil {
 				s.Close()
 			}
@@ -104,7 +104,7 @@ func TestTornVersusCorrupt(t *testing.T) {
 
 func TestRewriteKeepsSelected(t *testing.T) {
 	dir := t.TempDir()
-	s, _, err := Open(dir, nil)
+	s, _, err := openAll(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,12 +114,11 @@ func TestRewriteKeepsSelected(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	kept, err := s.Rewrite(func(r *Record) bool { return r.CellKey == "keep" })
-	if err != nil {
+	if err := s.Rewrite(func(r *Record) bool { return r.CellKey == "keep" }); err != nil {
 		t.Fatal(err)
 	}
-	if len(kept) != 2 || kept[0].CellKey != "keep" || kept[1].Trial != 1 {
-		t.Fatalf("Rewrite returned %+v", kept)
+	if kept, err := Read(dir, nil); err != nil || len(kept) != 2 || kept[0].CellKey != "keep" || kept[1].Trial != 1 {
+		t.Fatalf("Rewrite kept %+v (%v)", kept, err)
 	}
 	if s.Done(Key{"drop", 0}) || !s.Done(Key{"keep", 1}) {
 		t.Error("Done does not reflect the rewritten store")
@@ -139,7 +138,7 @@ func TestRewriteKeepsSelected(t *testing.T) {
 		t.Fatalf("after Rewrite and Append: %+v", all)
 	}
 	s.Close()
-	if _, err := s.Rewrite(func(*Record) bool { return true }); err == nil {
+	if err := s.Rewrite(func(*Record) bool { return true }); err == nil {
 		t.Error("Rewrite of a closed store succeeded")
 	}
 }
@@ -190,7 +189,7 @@ func TestCheckDir(t *testing.T) {
 			continue
 		}
 		before := listDir(t, tc.dir)
-		if s, _, err := Open(tc.dir, nil); !errors.As(err, &nr) {
+		if s, _, err := openAll(tc.dir, nil); !errors.As(err, &nr) {
 			if s != nil {
 				s.Close()
 			}
@@ -232,7 +231,7 @@ func listDir(t *testing.T, dir string) string {
 func TestAppendBatchesWholeLines(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, TrialsFile)
-	s, _, err := Open(dir, nil)
+	s, _, err := openAll(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +287,7 @@ func TestAppendBatchesWholeLines(t *testing.T) {
 // torn line), and Close still releases the directory.
 func TestFailedWriteSticks(t *testing.T) {
 	dir := t.TempDir()
-	s, _, err := Open(dir, nil)
+	s, _, err := openAll(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +312,7 @@ func TestFailedWriteSticks(t *testing.T) {
 	if err := s.Close(); err == nil {
 		t.Error("Close after a failed write succeeded")
 	}
-	s2, recs, err := Open(dir, nil)
+	s2, recs, err := openAll(dir, nil)
 	if err != nil {
 		t.Fatalf("Open after Close: %v", err)
 	}
@@ -333,13 +332,13 @@ func TestDecodeRecordsInParallel(t *testing.T) {
 		text := strings.TrimSuffix(line(t, rec(fmt.Sprintf("c%d", i%3), i, float64(i)/7)), "\n")
 		lines = append(lines, recordLine{text: []byte(text), num: 2*i + 1})
 	}
-	want, err := decodeRecords(lines, "p", 1)
-	if err != nil || len(want) != len(lines) {
-		t.Fatalf("sequential decode: %d records, %v", len(want), err)
+	want := make([]Record, len(lines))
+	if err := decodeRecords(want, lines, "p", 1); err != nil {
+		t.Fatalf("sequential decode: %v", err)
 	}
 	for _, workers := range []int{2, 3, 7, 23, 40} {
-		got, err := decodeRecords(lines, "p", workers)
-		if err != nil {
+		got := make([]Record, len(lines))
+		if err := decodeRecords(got, lines, "p", workers); err != nil {
 			t.Fatalf("workers %d: %v", workers, err)
 		}
 		if !reflect.DeepEqual(got, want) {
@@ -354,20 +353,20 @@ func TestDecodeRecordsInParallel(t *testing.T) {
 	bad[9].text = []byte(`{"schema":99}`)
 	bad[15].text = []byte("[1]")
 	for _, workers := range []int{1, 2, 3, 23} {
-		_, err := decodeRecords(bad, "p", workers)
+		err := decodeRecords(make([]Record, len(bad)), bad, "p", workers)
 		var ce *CorruptError
 		if !errors.As(err, &ce) || ce.Line != lines[9].num || ce.Path != "p" {
 			t.Errorf("workers %d: err = %v, want a *CorruptError at p:%d", workers, err, lines[9].num)
 		}
 	}
-	if got, err := decodeRecords(nil, "p", 2); err != nil || len(got) != 0 {
-		t.Errorf("no lines: %d records, %v", len(got), err)
+	if err := decodeRecords(nil, nil, "p", 2); err != nil {
+		t.Errorf("no lines: %v", err)
 	}
 }
 
-// TestCheckExperiment: a directory is another experiment's only when it
+// TestExperimentCheck: a directory is another experiment's only when it
 // holds trials and none is of the spec's name or of one of its cells.
-func TestCheckExperiment(t *testing.T) {
+func TestExperimentCheck(t *testing.T) {
 	a, b := shardRec("c1", 0, 0.9), shardRec("c2", 0, 0.8)
 	b.Experiment = "y"
 	spec := func(cell string) bool { return cell == "c3" }
@@ -383,7 +382,11 @@ func TestCheckExperiment(t *testing.T) {
 		{"z", []Record{a}, func(c string) bool { return c == "c1" }, false}, // a renamed spec
 		{"z", []Record{a, b, a}, spec, true},
 	} {
-		err := CheckExperiment("d", tc.name, tc.stored, tc.want)
+		c := ExperimentCheck{Name: tc.name, Want: tc.want}
+		for i := range tc.stored {
+			c.Add(&tc.stored[i])
+		}
+		err := c.Err("d")
 		if got := errors.As(err, &oe); got != tc.other {
 			t.Errorf("%s over %d records: err = %v, want other experiment %v", tc.name, len(tc.stored), err, tc.other)
 		}

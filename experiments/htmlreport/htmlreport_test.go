@@ -33,11 +33,10 @@ func runSpec(t *testing.T, src string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "t")
 	s := spectest.MustParse(t, src)
-	rep, err := run.Run(context.Background(), s, run.Options{OutDir: dir, Jobs: 2, Args: []string{"run", "t.toml"}})
-	if err != nil {
+	if _, err := run.Run(context.Background(), s, run.Options{OutDir: dir, Jobs: 2, Args: []string{"run", "t.toml"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := report.RenderRecords(s, dir, rep.Records, nil); err != nil {
+	if _, err := report.Render(s, dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	return dir

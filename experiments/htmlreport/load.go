@@ -108,10 +108,6 @@ func loadFolder(dir string) (*folder, error) {
 	}
 	f := &folder{Dir: dir, Name: filepath.Base(filepath.Clean(dir))}
 	warn := func(w string) { f.Warnings = append(f.Warnings, w) }
-	recs, err := results.Read(dir, warn)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
 	if m, err := results.ReadManifest(dir); err == nil {
 		f.Manifest = m
 	} else {
@@ -135,7 +131,7 @@ func loadFolder(dir string) (*folder, error) {
 		f.SpecErr = err.Error()
 		s = nil
 	}
-	if err := f.addCells(s, recs); err != nil {
+	if err := f.addCells(s, results.FromDir(dir, warn)); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	if f.Figures, err = readFigures(filepath.Join(dir, "figures")); err != nil {
@@ -147,12 +143,14 @@ func loadFolder(dir string) (*folder, error) {
 	return f, nil
 }
 
-// addCells aggregates the records of s's current cells (every record's cell
-// when s is nil) in the spec's expansion order, with each cell's ledger.
-func (f *folder) addCells(s *spec.Spec, recs []results.Record) error {
+// addCells aggregates the stored records of s's current cells (every
+// record's cell when s is nil) in the spec's expansion order, with each
+// cell's ledger, in one scan of the store that keeps no record.
+func (f *folder) addCells(s *spec.Spec, stored results.Source) error {
 	ci := results.CINormal
 	var order []string // cell keys
-	legend := map[string]string{}
+	var keep map[string]bool
+	var legends *report.Legends
 	if s != nil {
 		f.Name, f.Title, f.Metrics = s.Name, s.Title, s.Metrics
 		if s.CI != "" {
@@ -162,33 +160,50 @@ func (f *folder) addCells(s *spec.Spec, recs []results.Record) error {
 		if err != nil {
 			return err
 		}
+		keep = make(map[string]bool, len(cells))
 		for _, c := range cells {
 			order = append(order, c.Key)
+			keep[c.Key] = true
 		}
-		legend = report.Legends(s, cells, recs)
-		keep := map[string]bool{}
-		for _, k := range order {
-			keep[k] = true
-		}
-		recs = slices.DeleteFunc(slices.Clone(recs), func(r results.Record) bool { return !keep[r.CellKey] })
+		legends = report.NewLegends(s, cells)
 	}
-	first := map[string]*results.Record{} // the first ok record per cell
-	for i := range recs {
-		r := &recs[i]
-		if _, ok := first[r.CellKey]; !ok && r.Status == results.StatusOK {
-			first[r.CellKey] = r
+	type ledger struct {
+		relation string
+		event    []byte
+	}
+	first := map[string]ledger{} // of the first ok record per cell
+	listed := map[string]bool{}  // the cells in order
+	agg := results.NewAggregator(ci)
+	err := stored(func(r *results.Record) {
+		if keep != nil && !keep[r.CellKey] {
+			return
 		}
-		if s == nil && !slices.Contains(order, r.CellKey) {
+		if legends != nil {
+			legends.Add(r)
+		}
+		if _, ok := first[r.CellKey]; !ok && r.Status == results.StatusOK {
+			first[r.CellKey] = ledger{r.Privacy.Relation, r.Privacy.Event}
+		}
+		if s == nil && !listed[r.CellKey] {
+			listed[r.CellKey] = true
 			order = append(order, r.CellKey)
 		}
+		agg.Add(r)
+	})
+	if err != nil {
+		return err
 	}
-	agg := map[string]results.CellSummary{}
-	for _, c := range results.Aggregate(recs, ci) {
-		agg[c.Key] = c
+	legend := map[string]string{}
+	if legends != nil {
+		legend = legends.ByKey()
+	}
+	sums := map[string]results.CellSummary{}
+	for _, c := range agg.Cells() {
+		sums[c.Key] = c
 	}
 	metrics := map[string]bool{}
 	for _, key := range order {
-		a, ok := agg[key]
+		a, ok := sums[key]
 		if !ok {
 			continue
 		}
@@ -196,14 +211,14 @@ func (f *folder) addCells(s *spec.Spec, recs []results.Record) error {
 		if row.Legend == "" {
 			row.Legend = a.Label + report.TuningMark(a.Tuning)
 		}
-		if r := first[key]; r != nil {
-			row.Relation = r.Privacy.Relation
-			if row.Private && len(r.Privacy.Event) > 0 {
+		if l, ok := first[key]; ok {
+			row.Relation = l.relation
+			if row.Private && len(l.event) > 0 {
 				cfg := accounting.Config{Kind: a.Accountant}
 				if s != nil {
 					cfg = s.AccountingConfig()
 				}
-				row.Components = report.LedgerComponents(cfg, r.Privacy.Event, a.Delta)
+				row.Components = report.LedgerComponents(cfg, l.event, a.Delta)
 			}
 		}
 		for m := range a.Metrics {

@@ -4,8 +4,10 @@
 // with the aggregates of their stored trials (the view), and renders the
 // figures (PNG, SVG), tables (Markdown, LaTeX, CSV) and summary.csv.
 //
-// Check decodes every block before a run; RenderRecords renders a run's
-// records, Render those read back from a result directory (dplab render).
+// Check decodes every block before a run; a Collector gathers, record by
+// record, what the figures and tables need (a run gives it each record it
+// stores; Render scans a result directory's store into one, for dplab
+// render), so no render holds the store in memory.
 // docs/ARCHITECTURE.md §3.6 and §5.3 describe the contracts and how to add
 // a kind.
 //

@@ -82,11 +82,10 @@ func TestFootnoteNamesTheInterval(t *testing.T) {
 	} {
 		s := spectest.MustParse(t, tc.ci+spectest.Valid)
 		dir := filepath.Join(t.TempDir(), "out")
-		rep, _, err := runAndRender(s, run.Options{OutDir: dir, Jobs: 2})
-		if err != nil {
+		if _, _, err := runAndRender(s, run.Options{OutDir: dir, Jobs: 2}); err != nil {
 			t.Fatal(err)
 		}
-		figs, err := DrawFigures(s, rep.Records)
+		figs, err := DrawFigures(s, stored(t, dir))
 		if err != nil {
 			t.Fatal(err)
 		}

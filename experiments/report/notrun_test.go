@@ -75,7 +75,8 @@ metric = "test_mse"
 	}
 	// Targets 0.5 and 2 at δ = min(1e-6, 0.01/n): the Gaussian with σ = 1
 	// spends ε ≈ 5.6 there, so both private cells are infeasible.
-	floor, err := accounting.Config{}.Epsilon(floorEvent(1), float64(rep.Records[0].Privacy.Delta))
+	recs := stored(t, dir)
+	floor, err := accounting.Config{}.Epsilon(floorEvent(1), float64(recs[0].Privacy.Delta))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ metric = "test_mse"
 		t.Fatalf("report: %d infeasible, %d failed, %d ok; want 6, 0, 3 (ridge)", rep.Infeasible, rep.Failed, rep.Ran)
 	}
 	var inf int
-	for _, r := range rep.Records {
+	for _, r := range recs {
 		if r.Status != results.StatusInfeasible {
 			continue
 		}
@@ -101,7 +102,7 @@ metric = "test_mse"
 	if err != nil || again.Ran+again.Infeasible+again.Failed != 0 || again.Stored != 9 {
 		t.Fatalf("rerun: ran %d, infeasible %d, stored %d (%v); want nothing rerun, 9 stored", again.Ran, again.Infeasible, again.Stored, err)
 	}
-	plan, err := run.MakePlan(context.Background(), spectest.MustParse(t, src), rep.Records)
+	plan, err := run.MakePlan(context.Background(), spectest.MustParse(t, src), results.FromDir(dir, nil))
 	if err != nil || plan.Stored != 9 || plan.Infeasible != 6 || plan.Total != 9 {
 		t.Fatalf("plan: %d of %d stored, %d infeasible (%v); want 9 of 9, 6", plan.Stored, plan.Total, plan.Infeasible, err)
 	}

@@ -2,8 +2,6 @@ package report
 
 import (
 	"bytes"
-	"cmp"
-	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -19,7 +17,6 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/experiments/curves"
-	"github.com/dplab/dplab/experiments/run"
 	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/mechanisms/accounting"
@@ -29,24 +26,41 @@ import (
 
 // Render writes summary.csv, the spec's figures (figures/) and tables
 // (tables/) in dir from the trials stored there, without running anything.
-// Only trials of the spec's current cells count. It returns the paths
-// written.
+// Only trials of the spec's current cells count. The store is scanned
+// (results.Scan) into a Collector, so its records are never all in memory.
+// It returns the paths written.
 func Render(s *spec.Spec, dir string, log io.Writer) ([]string, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	recs, err := results.Read(dir, func(w string) { fmt.Fprintln(log, "warning:", w) })
+	return RenderFrom(s, dir, results.FromDir(dir, func(w string) { fmt.Fprintln(log, "warning:", w) }), log)
+}
+
+// RenderRecords renders from recs, records of dir's store held in memory,
+// in store order.
+func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Writer) ([]string, error) {
+	return RenderFrom(s, dir, results.FromSlice(recs), log)
+}
+
+// RenderFrom renders the records of stored (a store's records in store
+// order) into dir, through a Collector.
+func RenderFrom(s *spec.Spec, dir string, stored results.Source, log io.Writer) ([]string, error) {
+	c, err := NewCollector(s)
 	if err != nil {
 		return nil, err
 	}
-	return RenderRecords(s, dir, recs, log)
+	if err := stored(c.Add); err != nil {
+		return nil, err
+	}
+	return c.Render(dir, log)
 }
 
-// RenderRecords renders from recs, the records of dir's store in file
-// order (run.Report.Records: those the run read and appended, saving a
-// re-read).
-func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Writer) ([]string, error) {
-	outs, v, err := prepare(s, recs)
+// Render writes summary.csv, the figures and the tables of the collected
+// records in dir (dplab run calls it once the trials are done, with the
+// records the run gave the Collector) and returns the paths written.
+func (col *Collector) Render(dir string, log io.Writer) ([]string, error) {
+	s := col.spec
+	outs, v, err := col.prepare()
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +91,7 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 	return paths, jerr
 }
 
-// startJobs starts RenderRecords' jobs on jobs.
+// startJobs starts the render's jobs on jobs.
 func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view, summary []byte) error {
 	jobs.start(func() ([]string, error) {
 		path := filepath.Join(dir, results.SummaryFile)
@@ -134,7 +148,14 @@ func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view,
 // draws them, without writing files): for checks of what a figure shows,
 // such as plotting.LegendCovers.
 func DrawFigures(s *spec.Spec, recs []results.Record) ([]*plotting.Figure, error) {
-	outs, v, err := prepare(s, recs)
+	c, err := NewCollector(s)
+	if err != nil {
+		return nil, err
+	}
+	for i := range recs {
+		c.Add(&recs[i])
+	}
+	outs, v, err := c.prepare()
 	if err != nil {
 		return nil, err
 	}
@@ -145,19 +166,17 @@ func DrawFigures(s *spec.Spec, recs []results.Record) ([]*plotting.Figure, error
 	return figs, nil
 }
 
-// prepare decodes the spec's figures and tables and makes the view of
-// recs they are drawn from (with the [[curve]] values evaluated).
-func prepare(s *spec.Spec, recs []results.Record) (*outputs, *view, error) {
-	outs, err := decodeOutputs(s)
+// prepare decodes the spec's figures and tables and makes the view of the
+// collected records they are drawn from (with the [[curve]] values
+// evaluated).
+func (col *Collector) prepare() (*outputs, *view, error) {
+	outs, err := decodeOutputs(col.spec)
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := newView(s, recs)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(s.Curves) > 0 {
-		v.curves = evalCurves(s)
+	v := col.view()
+	if len(col.spec.Curves) > 0 {
+		v.curves = evalCurves(col.spec)
 	}
 	return outs, v, nil
 }
@@ -228,101 +247,6 @@ type view struct {
 	pipes map[int]*pipeNote
 }
 
-func newView(s *spec.Spec, recs []results.Record) (*view, error) {
-	cells, err := s.Expand(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	v := &view{spec: s, cells: cells, agg: map[string]results.CellSummary{}, skipped: map[string]string{}, over: map[string][]float64{},
-		ledgers: map[string]*ledgerSummary{}, rels: map[string][]string{}, infeasible: map[string]*infeasibleCell{}}
-	// Records in (cell, trial) order, the store's file order kept among
-	// reruns of one trial: sums over trials (the privacy table's mean noise)
-	// then do not depend on the order -j finished them in. The cells are
-	// taken in key order and each record's cell looked up once; within a
-	// cell only (trial, position) pairs are sorted. (Comparing the records'
-	// keys in a sort read scattered records again and again: most of this
-	// pass.)
-	byKey := make(map[string]*spec.Cell, len(v.cells))
-	for i := range v.cells {
-		byKey[v.cells[i].Key] = &v.cells[i]
-	}
-	keys := slices.Sorted(maps.Keys(byKey))
-	rank := make(map[string]int, len(keys)) // cell key -> index in keys
-	for k, key := range keys {
-		rank[key] = k
-	}
-	type recAt struct{ trial, i int } // a record's trial and index in recs
-	byCell := make([][]recAt, len(keys))
-	for i := range recs {
-		if k, ok := rank[recs[i].CellKey]; ok {
-			byCell[k] = append(byCell[k], recAt{recs[i].Trial, i})
-		}
-	}
-	// Schema-1 records predate Privacy.Assumptions: they are stated from
-	// the spec, as a new run would have recorded them, in a copy (recs is
-	// the caller's).
-	copied := false
-	order := make([]int, 0, len(recs))
-	for k, at := range byCell {
-		slices.SortFunc(at, func(a, b recAt) int { return cmp.Or(cmp.Compare(a.trial, b.trial), cmp.Compare(a.i, b.i)) })
-		c := byKey[keys[k]]
-		for _, a := range at {
-			r := &recs[a.i]
-			if r.Schema < 2 && r.Status == results.StatusOK && r.Privacy.Assumptions == nil {
-				if !copied {
-					recs, copied = slices.Clone(recs), true
-					r = &recs[a.i]
-				}
-				r.Privacy.Assumptions = run.Assumptions(s, c, r)
-			}
-			order = append(order, a.i)
-		}
-	}
-	// The cells are aggregated while the ledgers, skips and relations are
-	// gathered below (both only read recs from here on).
-	aggregated := make(chan []results.CellSummary, 1)
-	go func() { aggregated <- results.AggregateOrdered(recs, order, results.CIMethod(s.CI)) }()
-	for k, at := range byCell {
-		c := byKey[keys[k]]
-		var ledger *ledgerSummary // made at the cell's first ok record
-		for _, a := range at {
-			r := &recs[a.i]
-			switch r.Status {
-			case results.StatusSkipped:
-				v.skipped[r.Dataset] = r.Error
-			case results.StatusInfeasible:
-				v.addInfeasible(r)
-			}
-			if r.Status == results.StatusOK {
-				if ledger == nil {
-					ledger = v.newLedger(r)
-				}
-				ledger.add(r)
-				v.addPipeline(c, r.Privacy.Pipeline)
-				if rel := r.Privacy.Relation; !math.IsInf(float64(r.Epsilon), 1) && !slices.Contains(v.rels[rel], r.Label) {
-					v.rels[rel] = append(v.rels[rel], r.Label)
-				}
-			}
-		}
-	}
-	for _, c := range <-aggregated {
-		v.agg[c.Key] = c
-		if c.OverspendsTarget() {
-			v.over[c.Label] = append(v.over[c.Label], c.Epsilon)
-		}
-	}
-	for label := range v.skipped {
-		// A dataset skipped in an earlier run but present now has ok trials.
-		for _, c := range v.cells {
-			if s.Datasets[c.Dataset].Label == label && v.agg[c.Key].Trials > 0 {
-				delete(v.skipped, label)
-				break
-			}
-		}
-	}
-	return v, nil
-}
-
 // ordered returns the aggregated cells in the spec's expansion order.
 // newStyler returns a function giving each series label a style index,
 // in order of first appearance, so a label keeps its colour across panels.
@@ -370,25 +294,37 @@ func TuningMark(mode string) string {
 	return ""
 }
 
-// Legends returns the legend entry of each of s's cells by cell key, as
-// its figures and tables show it (tuning and pre-processing marked); recs
-// are the stored records, whose pipelines say where only group privacy
-// applied. For pages that show cells outside a figure (dplab report).
-func Legends(s *spec.Spec, cells []spec.Cell, recs []results.Record) map[string]string {
-	v := &view{spec: s, cells: cells}
-	byKey := make(map[string]*spec.Cell, len(cells))
+// Legends gathers, from stored records given one at a time (Add), the
+// legend entry of each of a spec's cells as its figures and tables show it
+// (tuning and pre-processing marked): the records' pipelines say where only
+// group privacy applied. For pages that show cells outside a figure (dplab
+// report).
+type Legends struct {
+	v     *view
+	byKey map[string]*spec.Cell
+}
+
+// NewLegends returns the Legends of cells, s's expanded cells.
+func NewLegends(s *spec.Spec, cells []spec.Cell) *Legends {
+	l := &Legends{v: &view{spec: s, cells: cells}, byKey: make(map[string]*spec.Cell, len(cells))}
 	for i := range cells {
-		byKey[cells[i].Key] = &cells[i]
+		l.byKey[cells[i].Key] = &cells[i]
 	}
-	for i := range recs {
-		r := &recs[i]
-		if c := byKey[r.CellKey]; c != nil && r.Status == results.StatusOK {
-			v.addPipeline(c, r.Privacy.Pipeline)
-		}
+	return l
+}
+
+// Add notes a stored record.
+func (l *Legends) Add(r *results.Record) {
+	if c := l.byKey[r.CellKey]; c != nil && r.Status == results.StatusOK {
+		l.v.addPipeline(c, r.Privacy.Pipeline)
 	}
-	out := make(map[string]string, len(cells))
-	for i := range cells {
-		out[cells[i].Key] = v.legend(&cells[i])
+}
+
+// ByKey returns the legend entry of each cell by cell key.
+func (l *Legends) ByKey() map[string]string {
+	out := make(map[string]string, len(l.v.cells))
+	for i := range l.v.cells {
+		out[l.v.cells[i].Key] = l.v.legend(&l.v.cells[i])
 	}
 	return out
 }

@@ -6,7 +6,9 @@ import (
 
 	"github.com/dplab/dplab/experiments/internal/spectest"
 	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/internal/benchcpu"
+	"github.com/dplab/dplab/results"
 )
 
 // renderBenchSpec is the Boston panel of experiments/gaussmix_fig4.toml
@@ -79,25 +81,48 @@ title = "Calibration and privacy spent (RDP accountant)"
 // (all threads; not reported where unavailable), which other load on the
 // machine disturbs less.
 func BenchmarkRenderRecords(b *testing.B) {
-	s := spectest.MustParse(b, renderBenchSpec)
-	if err := Check(s); err != nil {
-		b.Fatal(err)
-	}
-	dir := filepath.Join(b.TempDir(), "out")
-	rep, err := run.Run(b.Context(), s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if len(rep.Records) != 5250 {
-		b.Fatalf("the run left %d records, want 5250", len(rep.Records))
+	s, dir := renderBenchRun(b)
+	recs, err := results.Read(dir, nil)
+	if err != nil || len(recs) != 5250 {
+		b.Fatalf("the run left %d records (%v), want 5250", len(recs), err)
 	}
 	cpu0 := benchcpu.Process()
 	for b.Loop() {
-		if _, err := RenderRecords(s, dir, rep.Records, nil); err != nil {
+		if _, err := RenderRecords(s, dir, recs, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
 	if cpu := benchcpu.Process() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	}
+}
+
+// BenchmarkRenderStore times Render as dplab render calls it: the store of
+// renderBenchSpec's run (5250 records) scanned from its file into a
+// Collector, then summary.csv, the figure and the tables written.
+func BenchmarkRenderStore(b *testing.B) {
+	s, dir := renderBenchRun(b)
+	cpu0 := benchcpu.Process()
+	for b.Loop() {
+		if _, err := Render(s, dir, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if cpu := benchcpu.Process() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	}
+}
+
+// renderBenchRun runs renderBenchSpec into a new result directory and
+// returns the spec and the directory.
+func renderBenchRun(b *testing.B) (*spec.Spec, string) {
+	s := spectest.MustParse(b, renderBenchSpec)
+	if err := Check(s); err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(b.TempDir(), "out")
+	if _, err := run.Run(b.Context(), s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}}); err != nil {
+		b.Fatal(err)
+	}
+	return s, dir
 }

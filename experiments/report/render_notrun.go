@@ -27,25 +27,26 @@ type infeasibleCell struct {
 	reason string  // why, when no smallest ε was recorded (the record's error, shortened)
 }
 
-// addInfeasible counts an infeasible record of a current cell.
-func (v *view) addInfeasible(r *results.Record) {
+// addInfeasible counts an infeasible record of the cell, at at in the
+// view's order: the order of an RDP target is the last one there, the
+// reason the first one there.
+func (n *cellNotes) addInfeasible(r *results.Record, at recordAt) {
 	floor := math.NaN()
 	if f, ok := r.Diagnostics[results.InfeasibleFloor]; ok {
 		floor = float64(f)
 	}
-	c := v.infeasible[r.CellKey]
+	c := n.infeasible
 	if c == nil {
 		c = &infeasibleCell{lo: floor, hi: floor}
-		v.infeasible[r.CellKey] = c
+		n.infeasible = c
 	}
 	c.trials++
 	c.lo, c.hi = math.Min(c.lo, floor), math.Max(c.hi, floor)
-	if math.IsNaN(floor) && c.reason == "" {
-		line, _, _ := strings.Cut(r.Error, "\n")
-		c.reason = line
+	if line, _, _ := strings.Cut(r.Error, "\n"); math.IsNaN(floor) && line != "" && (c.reason == "" || at.before(n.reasonAt)) {
+		c.reason, n.reasonAt = line, at
 	}
-	if o, ok := r.Diagnostics[results.InfeasibleOrder]; ok {
-		c.order = float64(o)
+	if o, ok := r.Diagnostics[results.InfeasibleOrder]; ok && (!n.ordered || n.orderAt.before(at)) {
+		c.order, n.orderAt, n.ordered = float64(o), at, true
 	}
 }
 

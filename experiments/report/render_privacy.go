@@ -13,62 +13,21 @@ import (
 	"github.com/dplab/dplab/results"
 )
 
-// ledgerSummary is what a privacy table shows of a cell: the first trial's
-// ledger and the mean of each noise parameter over trials.
+// ledgerSummary is the ledger a privacy table shows of a cell: its first
+// trial's charged event and δ.
 type ledgerSummary struct {
 	event []byte
 	delta float64
-	// noise[j] is the sum of noise parameter noiseNames[j] over the
-	// cell's ok trials, in (trial, store) order.
-	noiseNames []string
-	noise      []float64
-	count      int
 }
 
-// newLedger returns the ledger summary of r's cell, which r, its first ok
-// record, starts.
-func (v *view) newLedger(r *results.Record) *ledgerSummary {
-	l := &ledgerSummary{event: r.Privacy.Event, delta: float64(r.Privacy.Delta)}
-	v.ledgers[r.CellKey] = l
-	return l
-}
-
-// add adds an ok record of the cell. Its noise parameters are looked up by
-// the names seen so far (a cell's trials mostly have the same ones), which
-// costs less than ranging over its map; it is ranged over only for names
-// not seen yet. A release of private tuning's data-independent model ran
-// nothing and is left out: its missing noise would count as zeros.
-func (l *ledgerSummary) add(r *results.Record) {
-	if r.DataIndependent() {
-		return
-	}
-	m := r.Privacy.Noise
-	found := 0
-	for j, name := range l.noiseNames {
-		if x, ok := m[name]; ok {
-			l.noise[j] += float64(x)
-			found++
-		}
-	}
-	if found < len(m) {
-		for k, x := range m {
-			if !slices.Contains(l.noiseNames, k) {
-				var sum float64 // 0 + x, as adding to a new map entry gave
-				sum += float64(x)
-				l.noiseNames, l.noise = append(l.noiseNames, k), append(l.noise, sum)
-			}
-		}
-	}
-	l.count++
-}
-
-// noiseMean returns the mean of each noise parameter over the cell's
+// noiseMeans returns the mean of each noise parameter over the cell's
 // trials that ran (the sum over the trials that have it, divided by all of
-// them but the data-independent releases), by name.
-func (l *ledgerSummary) noiseMean() map[string]float64 {
-	out := make(map[string]float64, len(l.noiseNames))
-	for j, name := range l.noiseNames {
-		out[name] = l.noise[j] / float64(l.count)
+// them but the releases of private tuning's data-independent model, which
+// ran nothing: their missing noise would count as zeros), by name.
+func noiseMeans(a *results.CellSummary) map[string]float64 {
+	out := make(map[string]float64, len(a.Noise))
+	for name, st := range a.Noise {
+		out[name] = st.Sum / float64(a.Trials-a.DataIndependent)
 	}
 	return out
 }
@@ -150,7 +109,7 @@ func (v *view) privacyTables(t *tableSpec) []*plotting.Table {
 				}
 				vals[colPerRun] = a.EpsPerRunMax
 			}
-			mean := l.noiseMean()
+			mean := noiseMeans(&a)
 			for _, k := range slices.Sorted(maps.Keys(mean)) {
 				if !slices.Contains(cols, k) {
 					cols = append(cols, k)

@@ -21,17 +21,32 @@ import (
 )
 
 // runAndRender runs s and renders its figures and tables from the run's
-// records, as the CLI's run command does.
+// records, as the CLI's run command does: a Collector given each record
+// (run.Options.Records) renders once the trials are done.
 func runAndRender(s *spec.Spec, opt run.Options) (*run.Report, []string, error) {
-	rep, err := run.Run(context.Background(), s, opt)
-	if rep == nil || rep.Records == nil {
-		return rep, nil, err
+	col, err := NewCollector(s)
+	if err != nil {
+		return nil, nil, err
 	}
-	outs, rerr := RenderRecords(s, rep.Dir, rep.Records, opt.Log)
+	var outs []string
+	var rerr error
+	opt.Records = col.Add
+	opt.Render = func() { outs, rerr = col.Render(opt.OutDir, opt.Log) }
+	rep, err := run.Run(context.Background(), s, opt)
 	if err == nil {
 		err = rerr
 	}
 	return rep, outs, err
+}
+
+// stored returns the records of the store in dir.
+func stored(t *testing.T, dir string) []results.Record {
+	t.Helper()
+	recs, err := results.Read(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
 }
 
 // TestRenderIsByteIdentical re-renders stored results and compares every
@@ -68,13 +83,12 @@ func TestRenderIndependentOfRecordOrder(t *testing.T) {
 	s := spectest.MustParse(t, src)
 	s.Trials = 40
 	dir := filepath.Join(t.TempDir(), "a")
-	rep, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}})
-	if err != nil {
+	if _, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}}); err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(1, 1))
 	for perm := 0; perm < 5; perm++ {
-		recs := slices.Clone(rep.Records)
+		recs := stored(t, dir)
 		r.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
 		other := filepath.Join(t.TempDir(), "b")
 		if err := os.MkdirAll(other, 0o755); err != nil {
@@ -103,8 +117,7 @@ func TestRenderIncompleteSaysSo(t *testing.T) {
 	s := spectest.MustParse(t, spectest.Valid)
 	dir := filepath.Join(t.TempDir(), "out")
 	var log bytes.Buffer
-	rep, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}, Log: &log})
-	if err != nil {
+	if _, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}, Log: &log}); err != nil {
 		t.Fatal(err)
 	}
 	table := func(d string) string {
@@ -121,7 +134,7 @@ func TestRenderIncompleteSaysSo(t *testing.T) {
 	// Drop trial 2 of the first cell and every trial of the second.
 	cells := spectest.Cells(t, s)
 	var recs []results.Record
-	for _, r := range rep.Records {
+	for _, r := range stored(t, dir) {
 		if r.CellKey == cells[0].Key && r.Trial == 2 || r.CellKey == cells[1].Key {
 			continue
 		}
@@ -186,18 +199,18 @@ func TestMissingDataSaysSo(t *testing.T) {
 
 // TestLedgerNoiseMeans compares a privacy table's noise means with sums
 // over the trials in a map: trials whose noise parameters differ (some
-// missing, some new, ±0 among the values) give each parameter the sum over
-// the trials that have it divided by all of them, bit for bit.
+// missing, some new, ±0 among the values), added in any order, give each
+// parameter the sum over the trials that have it, in trial order, divided
+// by all of them, bit for bit.
 func TestLedgerNoiseMeans(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	names := []string{"sigma", "k", "scale", "gamma"}
 	values := []float64{0, math.Copysign(0, -1), 0.1, 1e-300, 3, -2.5}
 	for range 100 {
-		v := &view{ledgers: map[string]*ledgerSummary{}}
-		var l *ledgerSummary
 		sums := map[string]float64{}
 		n := 1 + r.IntN(30)
-		for trial := range n {
+		recs := make([]results.Record, n)
+		for trial := range recs {
 			rec := results.Record{CellKey: "c", Trial: trial, Status: results.StatusOK, Privacy: results.Privacy{Noise: map[string]results.Float{}}}
 			for _, k := range names {
 				if r.IntN(3) > 0 {
@@ -206,13 +219,12 @@ func TestLedgerNoiseMeans(t *testing.T) {
 					sums[k] += x
 				}
 			}
-			if l == nil {
-				l = v.newLedger(&rec)
-			}
-			l.add(&rec)
+			recs[trial] = rec
 		}
-		got := l.noiseMean()
-		if len(got) != len(sums) || v.ledgers["c"] != l {
+		r.Shuffle(n, func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+		cells := results.Aggregate(recs, results.CIAuto)
+		got := noiseMeans(&cells[0])
+		if len(got) != len(sums) {
 			t.Fatalf("noise means %v, want the keys of %v", got, sums)
 		}
 		for k, sum := range sums {
@@ -231,12 +243,11 @@ func TestRenderLogYZero(t *testing.T) {
 	src := spectest.Valid + "\n[[figure]]\nname = \"logmse\"\nmetric = \"test_mse\"\nlog_y = true\nformats = [\"svg\"]\n"
 	s := spectest.MustParse(t, src)
 	dir := filepath.Join(t.TempDir(), "out")
-	rep, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}})
-	if err != nil {
+	if _, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}}); err != nil {
 		t.Fatal(err)
 	}
 	cells := spectest.Cells(t, s)
-	recs := slices.Clone(rep.Records)
+	recs := stored(t, dir)
 	for i := range recs {
 		if recs[i].CellKey == cells[0].Key || recs[i].Mechanism == "ridge" {
 			recs[i].Metrics = map[string]results.Float{"test_mse": 0, "train_mse": 0}
@@ -281,13 +292,13 @@ candidates = { learning_rate = [0.1, 0.3] }`, 1) + "\n[[table]]\nname = \"cal\"\
 	s := spectest.MustParse(t, src)
 	s.Trials = 12
 	dir := filepath.Join(t.TempDir(), "out")
-	rep, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}})
+	_, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	k0 := map[string]int{} // cell key -> trials with K = 0 (from the tuning note)
 	q, steps := map[string]float64{}, map[string]float64{}
-	for _, r := range rep.Records {
+	for _, r := range stored(t, dir) {
 		if r.Privacy.Tuning != results.TuningPrivate {
 			continue
 		}
@@ -342,7 +353,7 @@ candidates = { learning_rate = [0.1, 0.3] }`, 1) + "\n[[table]]\nname = \"cal\"\
 	if err != nil {
 		t.Fatal(err)
 	}
-	figs, err := DrawFigures(s, rep.Records)
+	figs, err := DrawFigures(s, stored(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +420,7 @@ metric = "test_mse"
 	if err != nil || rep.Failed != 0 || rep.Infeasible != 2 || rep.Ran != 2 {
 		t.Fatalf("first run: %v; %d ok, %d failed, %d infeasible; want 2 ok, 2 infeasible", err, rep.Ran, rep.Failed, rep.Infeasible)
 	}
-	for _, r := range rep.Records {
+	for _, r := range stored(t, dir) {
 		if r.Epsilon == 1e-30 && (r.Status != results.StatusInfeasible || !strings.Contains(r.Error, "no γ ≤")) {
 			t.Errorf("trial %d at ε = 1e-30: %s %q; want infeasible with the reason", r.Trial, r.Status, r.Error)
 		}

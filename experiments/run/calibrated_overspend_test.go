@@ -210,11 +210,13 @@ name = "dgd-rgm"
 params = { iterations = 3, mu = 1 }
 `
 	dir := filepath.Join(t.TempDir(), "out")
-	rep, err := Run(context.Background(), spectest.MustParse(t, src), Options{OutDir: dir, Cache: &DataCache{}})
-	if err != nil || rep.Ran != 2 {
-		t.Fatalf("run: %+v, %v", rep, err)
+	var recs []results.Record
+	rep, err := Run(context.Background(), spectest.MustParse(t, src), Options{OutDir: dir, Cache: &DataCache{},
+		Records: func(r *results.Record) { recs = append(recs, *r) }})
+	if err != nil || rep.Ran != 2 || len(recs) != 2 {
+		t.Fatalf("run: %+v, %d records, %v", rep, len(recs), err)
 	}
-	for _, r := range rep.Records {
+	for _, r := range recs {
 		joined := strings.Join(r.Privacy.Assumptions, " | ")
 		if !strings.Contains(joined, "η") || !strings.Contains(joined, "node") {
 			t.Errorf("trial %d: assumptions %q lack the release's (η, the node split)", r.Trial, r.Privacy.Assumptions)

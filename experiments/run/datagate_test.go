@@ -68,7 +68,8 @@ func TestDatasetsLoadOneAtATime(t *testing.T) {
 	}{{0, 2, 3}, {1, 1, 1}, {1, 3, 1}, {40_000, 3, 1}} {
 		cache := &DataCache{}
 		var log bytes.Buffer
-		rep, err := Run(context.Background(), spectest.MustParse(t, gateSpec), Options{OutDir: filepath.Join(t.TempDir(), "out"),
+		dir := filepath.Join(t.TempDir(), "out")
+		rep, err := Run(context.Background(), spectest.MustParse(t, gateSpec), Options{OutDir: dir,
 			Cache: cache, Jobs: tc.jobs, DataMemory: tc.budget, Log: &log})
 		if err != nil || rep.Ran != 3*3*4 {
 			t.Fatalf("budget %d: %v (%+v)", tc.budget, err, rep)
@@ -77,7 +78,11 @@ func TestDatasetsLoadOneAtATime(t *testing.T) {
 		if cache.peak != tc.peak || serial != (tc.peak == 1) || tc.peak == 1 && len(cache.resident) != 0 {
 			t.Errorf("budget %d, -j %d: at most %d datasets loaded at once, %d at the end (want %d); log:\n%s", tc.budget, tc.jobs, cache.peak, len(cache.resident), tc.peak, log.String())
 		}
-		got := stripped(rep.Records)
+		recs, err := results.Read(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := stripped(recs)
 		if want == nil {
 			want = got
 		} else if !slices.Equal(got, want) {

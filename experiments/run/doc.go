@@ -4,8 +4,10 @@
 // tuning (non-private oracle or Papernot–Steinke private selection); the
 // accounting of what each trial spent, tuning included; its metrics and the
 // assumptions its guarantee rests on; and one record per trial, appended to
-// the store (results.Store) as it finishes. Run returns the records
-// (Report.Records); experiments/report renders them.
+// the store (results.Store) as it finishes. Run keeps no record: it hands
+// each stored one to Options.Records (experiments/report's Collector
+// aggregates them for the figures and tables), so its memory is bounded by
+// cells, not trials.
 //
 // docs/ARCHITECTURE.md §3.5 describes the contracts.
 //

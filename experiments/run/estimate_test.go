@@ -27,7 +27,7 @@ func TestEstimate(t *testing.T) {
 			}
 		}
 	}
-	p, err := MakePlan(context.Background(), s, recs)
+	p, err := MakePlan(context.Background(), s, results.FromSlice(recs))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,13 +29,11 @@ import (
 func runPipeline(t *testing.T, src string) map[string][]results.Record {
 	t.Helper()
 	s := spectest.MustParse(t, src)
-	rep, _ := Run(context.Background(), s, Options{OutDir: filepath.Join(t.TempDir(), "out"), Cache: &DataCache{}, Jobs: 2})
-	if rep == nil || rep.Records == nil {
-		t.Fatalf("run: %+v", rep)
-	}
 	out := map[string][]results.Record{}
-	for _, r := range rep.Records {
-		out[r.Label] = append(out[r.Label], r)
+	rep, _ := Run(context.Background(), s, Options{OutDir: filepath.Join(t.TempDir(), "out"), Cache: &DataCache{}, Jobs: 2,
+		Records: func(r *results.Record) { out[r.Label] = append(out[r.Label], *r) }})
+	if rep == nil || rep.Interrupted {
+		t.Fatalf("run: %+v", rep)
 	}
 	return out
 }

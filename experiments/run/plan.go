@@ -23,8 +23,8 @@ type Plan struct {
 	// cells, as skipped.
 	Skipped map[string]string
 
-	cellKeys map[string]bool      // the spec's cells
-	settled  map[results.Key]bool // the trials stored settled
+	cellKeys map[string]bool // the spec's cells
+	settled  results.KeySet  // the trials stored settled
 }
 
 // PlanRow is one (dataset, mechanism label) line of a plan.
@@ -48,40 +48,41 @@ func (r *PlanRow) key() string { return rowKey(r.Dataset, r.Label) }
 
 func rowKey(dataset, label string) string { return dataset + "\x00" + label }
 
-// MakePlan joins the spec's cells with stored records. It counts each
-// cell's stored trials from the records instead of visiting every trial
-// index, so its work is linear in cells + records, not in trials (a spec
-// may have 10⁸ trials). It stops with ctx's error when ctx is done.
-func MakePlan(ctx context.Context, s *spec.Spec, recs []results.Record) (*Plan, error) {
+// MakePlan joins the spec's cells with the records of stored (the result
+// directory's store, results.FromDir). It counts each cell's stored trials
+// in a bitset per cell as the records stream past instead of visiting every
+// trial index, so its work is linear in cells + records, not in trials (a
+// spec may have 10⁸ trials), and its memory a bit per stored trial. It
+// stops with ctx's error when ctx is done.
+func MakePlan(ctx context.Context, s *spec.Spec, stored results.Source) (*Plan, error) {
 	cells, err := s.Expand(ctx)
 	if err != nil {
 		return nil, err
 	}
-	// settled trial indexes per cell, one per key (Latest's ok records, then
-	// the infeasible ones: Record.Settled, which the runner does not repeat)
-	stored := map[string][]int{}
-	seen := map[results.Key]bool{}
-	for _, r := range results.Latest(recs) {
-		stored[r.CellKey] = append(stored[r.CellKey], r.Trial)
-		seen[r.Key()] = true
-	}
-	infeasible := map[string]int{}
-	for i := range recs {
-		if r := &recs[i]; r.Status == results.StatusInfeasible && !seen[r.Key()] {
-			seen[r.Key()] = true
-			stored[r.CellKey] = append(stored[r.CellKey], r.Trial)
-			if r.Trial >= 0 {
-				infeasible[r.CellKey]++
-			}
+	// The settled trials (Record.Settled, which the runner does not
+	// repeat), and of them those with an ok record: a trial with an ok and
+	// an infeasible record counts as ok.
+	var settled, okTrials, infeasible results.KeySet
+	if err := stored(func(r *results.Record) {
+		switch r.Status {
+		case results.StatusOK:
+			okTrials.Add(r.Key())
+		case results.StatusInfeasible:
+			infeasible.Add(r.Key())
+		default:
+			return
 		}
+		settled.Add(r.Key())
+	}); err != nil {
+		return nil, err
 	}
 	keys := cellKeys(cells)
-	p := &Plan{Cells: len(cells), cellKeys: keys, settled: seen}
-	for k, trials := range stored {
-		if !keys[k] {
-			p.Stale += len(trials)
+	p := &Plan{Cells: len(cells), cellKeys: keys, settled: settled}
+	settled.Cells(func(cell string, n int) {
+		if !keys[cell] {
+			p.Stale += n
 		}
-	}
+	})
 	index := map[string]int{}
 	var eps [][]string // per row, joined at the end (not quadratically)
 	for ci, c := range cells {
@@ -102,15 +103,11 @@ func MakePlan(ctx context.Context, s *spec.Spec, recs []results.Record) (*Plan, 
 			e = strconv.FormatFloat(c.Epsilon, 'g', 4, 64)
 		}
 		eps[i] = append(eps[i], e)
-		done := 0
-		for _, t := range stored[c.Key] {
-			if t >= 0 && t < c.Trials {
-				done++
-			}
-		}
+		done := settled.Count(c.Key, func(t int) bool { return t >= 0 && t < c.Trials })
+		inf := infeasible.Count(c.Key, func(t int) bool { return t >= 0 && !okTrials.Has(results.Key{Cell: c.Key, Trial: t}) })
 		p.Total += c.Trials
 		p.Stored += done
-		p.Infeasible += min(infeasible[c.Key], done)
+		p.Infeasible += min(inf, done)
 		row.Stored += done
 		row.ToRun += c.Trials - done
 		if done < c.Trials {
@@ -129,7 +126,7 @@ func MakePlan(ctx context.Context, s *spec.Spec, recs []results.Record) (*Plan, 
 // add, and dplab run refuses to rerun.
 func (p *Plan) UnmergedShards(dir string, warn func(string)) (*results.UnmergedShardsError, error) {
 	err := results.UnmergedShards(dir, func(cell string) bool { return p.cellKeys[cell] },
-		func(k results.Key) bool { return p.settled[k] }, warn)
+		p.settled.Has, warn)
 	var um *results.UnmergedShardsError
 	if errors.As(err, &um) {
 		return um, nil

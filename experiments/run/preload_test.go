@@ -11,6 +11,7 @@ import (
 
 	"github.com/dplab/dplab/experiments/internal/spectest"
 	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/results"
 )
 
 // TestResumeLoadsOnlyDatasetsWithPendingTrials: a run loads a dataset only
@@ -101,7 +102,8 @@ name = "adassp"
 `)
 	var log strings.Builder
 	off := false
-	rep, err := Run(context.Background(), s, Options{OutDir: filepath.Join(t.TempDir(), "out"), DataDir: t.TempDir(),
+	dir := filepath.Join(t.TempDir(), "out")
+	rep, err := Run(context.Background(), s, Options{OutDir: dir, DataDir: t.TempDir(),
 		Cache: &DataCache{}, Jobs: 2, Log: &log, Progress: &off})
 	if err != nil {
 		t.Fatal(err)
@@ -112,8 +114,12 @@ name = "adassp"
 	if !strings.Contains(log.String(), "\n6/6 trials ") && !strings.HasPrefix(log.String(), "6/6 trials ") {
 		t.Errorf("progress does not end at 6/6 trials:\n%s", log.String())
 	}
+	recs, err := results.Read(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	skips := 0
-	for _, r := range rep.Records {
+	for _, r := range recs {
 		if r.Status == "skipped" {
 			skips++
 			if r.Trial != 0 || !strings.Contains(r.Error, "winequality-red.csv") {

@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dplab/dplab/datasets"
@@ -44,13 +44,20 @@ type Options struct {
 	// Cache shares loaded data between runs in one process; nil means the
 	// process-wide cache.
 	Cache *DataCache
-	// Render, when set, is called with the store's records (Report.Records)
-	// as soon as every trial has finished and been handed to the store —
-	// not when the run was interrupted or a write failed. It runs
-	// concurrently with the store's final fsync and the manifest, under the
-	// directory's lock; Run returns after it has returned. The CLI renders
-	// the figures and tables here.
-	Render func(recs []results.Record)
+	// Records, when set, is given every record of the store once, as the
+	// store holds it: at open those read (in file order; with Force, those
+	// Rewrite keeps), then each record as it is appended, with its params
+	// as the store reads them back. The calls are serialised; the record is
+	// valid only during the call. A run keeps no record itself: the CLI
+	// aggregates them here (report.Collector) for Render, so that neither
+	// holds the store in memory.
+	Records func(*results.Record)
+	// Render, when set, is called once every trial has finished and been
+	// handed to the store (and to Records) — not when the run was
+	// interrupted or a write failed. It runs concurrently with the store's
+	// final fsync and the manifest, under the directory's lock; Run returns
+	// after it has returned. The CLI renders the figures and tables here.
+	Render func()
 	// Shard, when Count > 0, runs only the trials Assign gives to shard
 	// Index, appending them to the shard's own file under OutDir
 	// (results.OpenShard: no directory lock) with its own manifest; dplab
@@ -70,16 +77,16 @@ type Report struct {
 	// Infeasible counts the trials whose target ε the mechanism cannot
 	// reach on their data (results.StatusInfeasible): recorded with the
 	// reason, not failures.
-	Infeasible  int
-	SkipReasons map[string]string // dataset label -> reason
-	// Records are the store's records after the run (those read at open
-	// and those appended), for rendering without a re-read; nil (and only
-	// then) when the run was interrupted or could not write.
-	Records       []results.Record
+	Infeasible    int
+	SkipReasons   map[string]string // dataset label -> reason
 	Interrupted   bool
 	FailedErrors  []string // first few failure messages
 	Elapsed       time.Duration
 	PendingBefore int // trials to run when the run started
+	// Lost counts the trials that finished but are not in the store, a
+	// write having failed (Ran, Failed, Skipped and Infeasible then count
+	// the records written); a resumed run reruns them.
+	Lost int
 	// Beyond counts the stored ok trials of the spec's cells at an index
 	// at or above their cell's trial count (stored by an earlier run with
 	// more trials): the summary, figures and tables use them too.
@@ -109,7 +116,7 @@ type runner struct {
 	assign  Assignment // of the cells to shard.Count shards, when sharded
 
 	mu      sync.Mutex
-	recs    []results.Record                // the store's records: read at open, then appended
+	sink    func(*results.Record)           // Options.Records, under mu; nil: none
 	mechs   map[string]mechanisms.Mechanism // by canonical params
 	spent   sync.Map                        // ε of a ledger at δ: event JSON → *sync.Map of δ's bits → accounting.Guarantee
 	report  *Report
@@ -144,8 +151,8 @@ func newRunner(s *spec.Spec, cells []spec.Cell, opt Options, log io.Writer) *run
 }
 
 // Run runs every trial of s not yet stored in the result directory
-// (experiments/report renders the figures and tables from Report.Records,
-// afterwards or from Options.Render). Cancelling
+// (experiments/report renders the figures and tables from the records
+// Options.Records is given, in Options.Render). Cancelling
 // ctx stops scheduling and abandons running fits; finished trials stay
 // stored. It returns an error if a trial failed (the run continues past
 // failures) or the run was interrupted.
@@ -187,22 +194,48 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		filepath.Join(dir, results.ShardsDir), results.ShardLockPath(dir, opt.Shard.Index, max(opt.Shard.Count, 1)),
 		results.ShardSpecPath(dir, s.SHA256),
 		results.ShardPath(dir, opt.Shard.Index, max(opt.Shard.Count, 1)))
+	rep := &Report{Dir: dir, Cells: len(cells), SkipReasons: r.skipped}
+	r.report = rep
+	keys := cellKeys(cells)
+	ofSpec := func(cell string) bool { return keys[cell] }
+	cellByKey := make(map[string]*spec.Cell, len(cells))
+	for i := range cells {
+		cellByKey[cells[i].Key] = &cells[i]
+	}
+	// The stored records are read once, as the store opens, and not kept:
+	// the progress ETA's cost model takes their wall times, and
+	// Options.Records each record (with Force, those Rewrite keeps: the
+	// spec's cells are dropped).
+	cost := newCostModel()
+	exp := results.ExperimentCheck{Name: s.Name, Want: ofSpec}
+	visit := func(rec *results.Record) {
+		exp.Add(rec)
+		if opt.Force && keys[rec.CellKey] {
+			return
+		}
+		if c := cellByKey[rec.CellKey]; c != nil && rec.Status == results.StatusOK {
+			cost.stored(c.Key, planRow(s, c), rec.WallSeconds)
+			if rec.Trial >= c.Trials && !opt.Shard.Sharded() { // a shard renders nothing
+				rep.Beyond++
+			}
+		}
+		if opt.Records != nil {
+			opt.Records(rec)
+		}
+	}
 	// Open takes the directory's lock before it reads, repairs or rewrites
 	// anything; the store holds it until the deferred Close, after the
 	// manifest and Options.Render. A shard opens its own file instead.
 	var store *results.Store
-	var stored []results.Record
 	if opt.Shard.Sharded() {
-		store, stored, err = r.openShard(dir, warn)
+		store, err = r.openShard(dir, warn, visit)
 	} else {
-		store, stored, err = results.Open(dir, warn)
+		store, err = results.Open(dir, warn, visit)
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	keys := cellKeys(cells)
-	ofSpec := func(cell string) bool { return keys[cell] }
 	if !opt.Shard.Sharded() {
 		// Trials that shards finished and dplab merge has not added would
 		// run again here, and a later merge would hold them twice. --force
@@ -219,7 +252,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 			}
 			return nil, err
 		}
-		if err := results.CheckExperiment(dir, s.Name, stored, ofSpec); err != nil {
+		if err := exp.Err(dir); err != nil {
 			return nil, err
 		}
 	}
@@ -234,8 +267,6 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	// The data are loaded before anything in the directory changes: a
 	// dataset that does not load leaves the store, its spec copy and a
 	// directory the run created as they were (--force included).
-	rep := &Report{Dir: dir, Cells: len(cells), SkipReasons: r.skipped}
-	r.report = rep
 	need := r.datasetsWithPending(store)
 	if opt.Force { // every trial of the spec's cells is pending
 		for i := range cells {
@@ -251,7 +282,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		return rep, err
 	}
 	if opt.Force {
-		if stored, err = store.Rewrite(func(r *results.Record) bool { return !keys[r.CellKey] }); err != nil {
+		if err := store.Rewrite(func(r *results.Record) bool { return !keys[r.CellKey] }); err != nil {
 			return nil, err
 		}
 	}
@@ -260,26 +291,13 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	r.store, r.recs = store, stored
+	r.store, r.sink = store, opt.Records
 	// The pending trials are visited twice (counted, then scheduled) rather
 	// than listed: a spec may have 10⁸ of them. Datasets skipped before the
 	// run started are skipped in both passes alike.
 	skippedAtStart := make(map[string]bool, len(r.skipped))
 	for label := range r.skipped {
 		skippedAtStart[label] = true
-	}
-	cost := newCostModel()
-	cellByKey := make(map[string]*spec.Cell, len(cells))
-	for i := range cells {
-		cellByKey[cells[i].Key] = &cells[i]
-	}
-	for i := range stored {
-		if c := cellByKey[stored[i].CellKey]; c != nil && stored[i].Status == results.StatusOK {
-			cost.stored(c.Key, planRow(s, c), stored[i].WallSeconds)
-			if stored[i].Trial >= c.Trials && !opt.Shard.Sharded() { // a shard renders nothing
-				rep.Beyond++
-			}
-		}
 	}
 	var skipFirst []int // the cells of skipped datasets whose trial 0 records the reason
 	for i := range cells {
@@ -305,8 +323,6 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 			}
 		}
 	}
-	// count appends a record per trial (capped: a spec may have 10⁸ pending).
-	r.recs = slices.Grow(r.recs, min(rep.PendingBefore, 1<<16))
 	manifestRun := results.Run{Build: results.CurrentBuild(), Args: opt.Args, Jobs: jobs, Quick: s.QuickApplied, Start: start,
 		Trials: opt.Trials}
 	if opt.Shard.Sharded() {
@@ -330,6 +346,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	})
 	defer stop()
 	var nextMu sync.Mutex
+	var finished atomic.Int64 // trials handed to the store
 	var writeErr error
 	var werrOnce sync.Once
 	for _, ci := range skipFirst {
@@ -337,6 +354,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		if !ok {
 			break
 		}
+		finished.Add(1)
 		if writeErr = store.Append(rec); writeErr != nil {
 			cancel()
 			break
@@ -361,6 +379,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 				if !ok {
 					return // cancelled: nothing stored
 				}
+				finished.Add(1)
 				if err := store.Append(rec); err != nil {
 					werrOnce.Do(func() { writeErr = err })
 					cancel()
@@ -375,18 +394,24 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	prog.finish()
 	rep.Interrupted = ctx.Err() != nil
 	if opt.Render != nil && !rep.Interrupted && writeErr == nil {
-		// Every record is appended (r.recs is complete and no longer
-		// changes): render while the store syncs and the manifest is
-		// written.
-		recs := r.records()
+		// Every record is appended and given to Options.Records: render
+		// while the store syncs and the manifest is written.
 		rendered = make(chan struct{})
 		go func() {
 			defer close(rendered)
-			opt.Render(recs)
+			opt.Render()
 		}()
 	}
 	if err := store.Sync(); err != nil && writeErr == nil {
 		writeErr = err
+	}
+	if writeErr != nil {
+		// The counts are of the records in the file: those appended since
+		// the last successful write (and the one refused) are lost, and
+		// rerun on resume.
+		w := store.Written()
+		rep.Ran, rep.Failed, rep.Skipped, rep.Infeasible = w[results.StatusOK], w[results.StatusFailed], w[results.StatusSkipped], w[results.StatusInfeasible]
+		rep.Lost = int(finished.Load()) - (rep.Ran + rep.Failed + rep.Skipped + rep.Infeasible)
 	}
 	manifestRun.End = time.Now()
 	manifestRun.TrialsRun, manifestRun.Failed, manifestRun.Skipped, manifestRun.Infeasible = rep.Ran, rep.Failed, rep.Skipped, rep.Infeasible
@@ -404,15 +429,13 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	for label, why := range r.skipped {
 		fmt.Fprintf(log, "skipped dataset %q: %s\n", label, why)
 	}
+	rep.Elapsed = time.Since(start)
 	if writeErr != nil {
 		return rep, writeErr
 	}
 	if rep.Interrupted {
-		rep.Elapsed = time.Since(start)
 		return rep, fmt.Errorf("interrupted: %d of %d pending trials finished and are stored in %s; rerun the same command to resume", rep.Ran+rep.Failed, rep.PendingBefore, dir)
 	}
-	rep.Records = r.records()
-	rep.Elapsed = time.Since(start)
 	if rep.Failed > 0 {
 		return rep, fmt.Errorf("%d trial(s) failed (records in %s); first: %s", rep.Failed, store.Path(), strings.Join(rep.FailedErrors, "; "))
 	}
@@ -467,15 +490,6 @@ func (r *runner) datasetsWithPending(store *results.Store) []bool {
 	return need
 }
 
-// records returns the store's records after the trials (read at open, then
-// appended): never nil, so that a spec of curves only still renders.
-func (r *runner) records() []results.Record {
-	if r.recs == nil {
-		return []results.Record{}
-	}
-	return r.recs
-}
-
 func cellKeys(cells []spec.Cell) map[string]bool {
 	keys := make(map[string]bool, len(cells))
 	for _, c := range cells {
@@ -484,13 +498,19 @@ func cellKeys(cells []spec.Cell) map[string]bool {
 	return keys
 }
 
+// count counts a record the store took and gives it to Options.Records.
 func (r *runner) count(rec *results.Record) {
-	kept := *rec // as the store will read it back: params through JSON (omitempty, float64 numbers)
-	kept.MechParams, kept.DataParams = r.storedParams(rec)
-	kept.Schema = results.SchemaVersion
+	var kept results.Record
+	if r.sink != nil { // set before the trials start
+		kept = *rec // as the store will read it back: params through JSON (omitempty, float64 numbers)
+		kept.MechParams, kept.DataParams = r.storedParams(rec)
+		kept.Schema = results.SchemaVersion
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.recs = append(r.recs, kept)
+	if r.sink != nil {
+		r.sink(&kept)
+	}
 	switch rec.Status {
 	case results.StatusOK:
 		r.report.Ran++

@@ -100,16 +100,16 @@ func (r *runner) trialRange(ci int) (first, step int) {
 // openShard opens the shard's record file in dir (under the shard's own
 // lock, not the directory's) and writes the spec's copy beside it, where
 // dplab merge finds it.
-func (r *runner) openShard(dir string, warn func(string)) (*results.Store, []results.Record, error) {
-	store, recs, err := results.OpenShard(dir, r.shard.Index, r.shard.Count, warn)
+func (r *runner) openShard(dir string, warn func(string), visit func(*results.Record)) (*results.Store, error) {
+	store, err := results.OpenShard(dir, r.shard.Index, r.shard.Count, warn, visit)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if _, err := results.WriteShardSpec(dir, r.spec.Source); err != nil {
 		store.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	return store, recs, nil
+	return store, nil
 }
 
 // Gap is a trial of the grid without an ok record after a merge.
@@ -125,33 +125,26 @@ type Gap struct {
 	Error  string
 }
 
-// Gaps returns the trials of cells (s's grid) with no settled record (ok or infeasible) in recs, in
-// grid order, naming for each shard count in counts the shard that
-// Assign gives it. A cell whose trial 0 is recorded as skipped (an optional
-// dataset without its files) has no gaps: an unsharded run stores only that
-// record too.
-func Gaps(cells []spec.Cell, recs []results.Record, counts []int) []Gap {
-	type state struct {
-		ok, skipped bool
-		failed      string
-		hasFailed   bool
-	}
-	seen := map[results.Key]*state{}
-	for i := range recs {
-		r := &recs[i]
-		st := seen[r.Key()]
-		if st == nil {
-			st = &state{}
-			seen[r.Key()] = st
-		}
+// Gaps returns the trials of cells (s's grid) with no settled record (ok or
+// infeasible) in stored, in grid order, naming for each shard count in
+// counts the shard that Assign gives it. A cell whose trial 0 is recorded as
+// skipped (an optional dataset without its files) has no gaps: an unsharded
+// run stores only that record too. It keeps a bit per settled or skipped
+// trial and the last error of each failed one.
+func Gaps(cells []spec.Cell, stored results.Source, counts []int) ([]Gap, error) {
+	var settled, skipped results.KeySet
+	failed := map[results.Key]string{} // the last failed record's error
+	if err := stored(func(r *results.Record) {
 		switch r.Status {
 		case results.StatusOK, results.StatusInfeasible:
-			st.ok = true // settled: no gap
+			settled.Add(r.Key()) // no gap
 		case results.StatusSkipped:
-			st.skipped = true
+			skipped.Add(r.Key())
 		case results.StatusFailed:
-			st.hasFailed, st.failed = true, r.Error
+			failed[r.Key()] = r.Error
 		}
+	}); err != nil {
+		return nil, err
 	}
 	assigns := make([]Assignment, len(counts))
 	for i, n := range counts {
@@ -160,23 +153,21 @@ func Gaps(cells []spec.Cell, recs []results.Record, counts []int) []Gap {
 	var gaps []Gap
 	for ci := range cells {
 		c := &cells[ci]
-		if st := seen[results.Key{Cell: c.Key, Trial: 0}]; st != nil && st.skipped && !st.ok {
+		if k := (results.Key{Cell: c.Key, Trial: 0}); skipped.Has(k) && !settled.Has(k) {
 			continue
 		}
 		for t := 0; t < c.Trials; t++ {
-			st := seen[results.Key{Cell: c.Key, Trial: t}]
-			if st != nil && st.ok {
+			k := results.Key{Cell: c.Key, Trial: t}
+			if settled.Has(k) {
 				continue
 			}
 			g := Gap{Cell: c, Trial: t}
-			if st != nil && st.hasFailed {
-				g.Failed, g.Error = true, st.failed
-			}
+			g.Error, g.Failed = failed[k]
 			for _, a := range assigns {
 				g.Shards = append(g.Shards, Shard{Index: a.Of(ci, t), Count: a.n})
 			}
 			gaps = append(gaps, g)
 		}
 	}
-	return gaps
+	return gaps, nil
 }

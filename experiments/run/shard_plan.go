@@ -18,8 +18,8 @@ type ShardEstimate struct {
 	Wall   time.Duration // Setup + Work / jobs
 }
 
-// ShardEstimates splits the pending trials of s (recs: the stored records)
-// into n shards as Assign does and estimates each shard's wall time on
+// ShardEstimates splits the pending trials of s (those not stored settled
+// when MakePlan made p) into n shards as Assign does and estimates each shard's wall time on
 // jobs ≥ 1 concurrent trials from the row costs Estimate measured on p
 // (MakePlan's plan of s): each shard process loads the datasets (p.Setup)
 // and does the one-off work of every cell it touches, so a cell with k of
@@ -27,7 +27,7 @@ type ShardEstimate struct {
 // Estimate found skipped (p.Skipped) only trial 0 counts: only it runs, to
 // record the skip. Like EstimatedWall it assumes perfect parallelism; it
 // fails when a row with trials to run was not timed.
-func (p *Plan) ShardEstimates(ctx context.Context, s *spec.Spec, recs []results.Record, n, jobs int) ([]ShardEstimate, error) {
+func (p *Plan) ShardEstimates(ctx context.Context, s *spec.Spec, n, jobs int) ([]ShardEstimate, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("run: %d shards: want ≥ 1", n)
 	}
@@ -39,10 +39,6 @@ func (p *Plan) ShardEstimates(ctx context.Context, s *spec.Spec, recs []results.
 	rowOf := map[string]*PlanRow{}
 	for i := range p.Rows {
 		rowOf[p.Rows[i].key()] = &p.Rows[i]
-	}
-	done := map[results.Key]bool{}
-	for _, r := range results.Latest(recs) {
-		done[r.Key()] = true
 	}
 	a := Assign(cells, n)
 	out := make([]ShardEstimate, n)
@@ -59,7 +55,7 @@ func (p *Plan) ShardEstimates(ctx context.Context, s *spec.Spec, recs []results.
 		for sh := range out {
 			k := 0
 			for t := a.First(ci, sh); t < c.Trials; t += n {
-				if !done[results.Key{Cell: c.Key, Trial: t}] && (!skipped || t == 0) {
+				if !p.settled.Has(results.Key{Cell: c.Key, Trial: t}) && (!skipped || t == 0) {
 					k++
 				}
 			}

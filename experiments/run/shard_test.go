@@ -96,7 +96,7 @@ func TestShardsMatchUnshardedRun(t *testing.T) {
 	want := comparable(t, single)
 	dir := filepath.Join(t.TempDir(), "sharded")
 	// A directory lock held elsewhere does not stop shards (they take none).
-	holder, _, err := results.Open(dir, nil)
+	holder, err := results.Open(dir, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,14 +157,18 @@ func TestGapsNameMissingTrials(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	lost, err := results.ReadShard(results.ShardPath(dir, 1, 3), nil)
+	var lost []results.Record
+	err := results.ScanShard(results.ShardPath(dir, 1, 3), nil, func(r *results.Record) { lost = append(lost, *r) })
 	if err != nil || len(lost) == 0 {
 		t.Fatalf("shard 1: %d records, %v", len(lost), err)
 	}
 	if err := os.Remove(results.ShardPath(dir, 1, 3)); err != nil {
 		t.Fatal(err)
 	}
-	res, err := results.MergeShards(dir, nil)
+	if _, err := results.MergeShards(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.Read(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,14 +176,17 @@ func TestGapsNameMissingTrials(t *testing.T) {
 	cells := spectest.Cells(t, s)
 	// One trial of shard 0 failed: its (only) record is a failed one.
 	var failedKey results.Key
-	for i := range res.Records {
-		if res.Records[i].Status == results.StatusOK {
-			res.Records[i].Status, res.Records[i].Error = results.StatusFailed, "boom"
-			failedKey = res.Records[i].Key()
+	for i := range recs {
+		if recs[i].Status == results.StatusOK {
+			recs[i].Status, recs[i].Error = results.StatusFailed, "boom"
+			failedKey = recs[i].Key()
 			break
 		}
 	}
-	gaps := Gaps(cells, res.Records, []int{3})
+	gaps, err := Gaps(cells, results.FromSlice(recs), []int{3})
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[results.Key]bool{failedKey: true}
 	for _, r := range lost {
 		want[r.Key()] = true
@@ -216,7 +223,7 @@ func TestShardEstimates(t *testing.T) {
 	s := spectest.MustParse(t, spectest.Valid)
 	cells := spectest.Cells(t, s)
 	recs := []results.Record{{CellKey: cells[0].Key, Trial: 1, Status: results.StatusOK}}
-	p, err := MakePlan(ctx, s, recs)
+	p, err := MakePlan(ctx, s, results.FromSlice(recs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +240,7 @@ func TestShardEstimates(t *testing.T) {
 		p.Rows[i].Cost = &RowCost{PerCell: time.Duration(1000 * (i + 1)), PerTrial: time.Duration(10 * (i + 1))}
 	}
 	const n = 4
-	est, err := p.ShardEstimates(ctx, s, recs, n, 2)
+	est, err := p.ShardEstimates(ctx, s, n, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +274,7 @@ func TestShardEstimates(t *testing.T) {
 	}
 	// A skipped dataset runs trial 0 of each cell only.
 	p.Skipped = map[string]string{"Lin": "absent"}
-	if est, err = p.ShardEstimates(ctx, s, recs, n, 2); err != nil {
+	if est, err = p.ShardEstimates(ctx, s, n, 2); err != nil {
 		t.Fatal(err)
 	}
 	total = 0

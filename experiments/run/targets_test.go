@@ -58,11 +58,13 @@ func TestExtremeTargetsRefusedOrAccounted(t *testing.T) {
 					return
 				}
 				warned := strings.Contains(strings.Join(s.Warnings, "\n"), "recorded infeasible")
-				rep, _ := Run(context.Background(), s, Options{OutDir: filepath.Join(t.TempDir(), "out"), Cache: cache, Jobs: 1})
-				if rep == nil || len(rep.Records) != 1 {
-					t.Fatalf("want one record, got %+v", rep)
+				dir := filepath.Join(t.TempDir(), "out")
+				rep, _ := Run(context.Background(), s, Options{OutDir: dir, Cache: cache, Jobs: 1})
+				recs, err := results.Read(dir, nil)
+				if rep == nil || err != nil || len(recs) != 1 {
+					t.Fatalf("want one record, got %+v (%v)", rep, err)
 				}
-				r := rep.Records[0]
+				r := recs[0]
 				switch r.Status {
 				case results.StatusOK:
 					if spent := float64(r.Privacy.EpsSpent); math.IsInf(spent, 1) || math.IsNaN(spent) {

@@ -1,13 +1,15 @@
 // Package fileutil holds the file helpers shared by the packages that write
 // results: atomic writes that never leave a partial file, synced to disk
-// (WriteFileAtomic) or not (ReplaceFile, for re-derivable outputs), and
-// the functions through which every write into a result directory goes
-// (the ...In functions of root.go), which never leave it.
+// (WriteFileAtomic, WriteAtomicIn) or not (ReplaceFile, for re-derivable
+// outputs), and the functions through which every write into a result
+// directory goes (the ...In functions of root.go), which never leave it.
 package fileutil
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,24 +41,43 @@ func ReplaceFile(path string, data []byte) error {
 // directory dir, under the rules of OpenFileIn: the write cannot leave dir,
 // and a symbolic link at name or on its way is a *SymlinkError.
 func WriteFileAtomicIn(dir, name string, data []byte) error {
-	return writeIn(dir, name, data, 0o666, true)
+	return writeIn(dir, name, 0o666, true, writeData(data))
+}
+
+// WriteAtomicIn is WriteFileAtomicIn of the content write writes to its
+// (buffered) writer, for a file too large to hold in memory (a store's
+// rewrite): if write fails, the file is left as it was.
+func WriteAtomicIn(dir, name string, write func(io.Writer) error) error {
+	return writeIn(dir, name, 0o666, true, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<16)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 }
 
 // ReplaceFileIn is ReplaceFile of the file name inside the directory dir,
 // under the rules of OpenFileIn.
 func ReplaceFileIn(dir, name string, data []byte) error {
-	return writeIn(dir, name, data, 0o666, false)
+	return writeIn(dir, name, 0o666, false, writeData(data))
 }
 
 // WriteScriptIn is WriteFileAtomicIn for a script: the file gets mode 0755
 // less the umask, as os.WriteFile(path, data, 0o755) would give it.
 func WriteScriptIn(dir, name string, data []byte) error {
-	return writeIn(dir, name, data, 0o755, true)
+	return writeIn(dir, name, 0o755, true, writeData(data))
 }
 
-// writeIn writes data to name in dir through a temporary file beside it
-// (synced when sync is set) and a rename, both through an os.Root on dir.
-func writeIn(dir, name string, data []byte, perm fs.FileMode, sync bool) (err error) {
+// writeData returns the write function of writeIn that writes data.
+func writeData(data []byte) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := w.Write(data); return err }
+}
+
+// writeIn writes name in dir through a temporary file beside it, filled by
+// write, synced when sync is set, and a rename, both through an os.Root on
+// dir.
+func writeIn(dir, name string, perm fs.FileMode, sync bool, write func(io.Writer) error) (err error) {
 	path := filepath.Join(dir, name)
 	root, err := openChecked(dir, name)
 	if err != nil {
@@ -69,7 +90,7 @@ func writeIn(dir, name string, data []byte, perm fs.FileMode, sync bool) (err er
 	if err != nil {
 		return asWriteError(path, err)
 	}
-	_, err = tmp.Write(data)
+	err = write(tmp)
 	if err == nil && sync {
 		err = tmp.Sync()
 	}
