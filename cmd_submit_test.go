@@ -404,12 +404,8 @@ func runSbatchScripts(t *testing.T, dir string) string {
 func TestSubmitSlurmRefusesLineBreaks(t *testing.T) {
 	_, log := stubCommands(t)
 	t.Setenv("DPLAB_DATA", "")
-	src, err := os.ReadFile("experiments/quickstart.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmp := t.TempDir()
-	specPath := writeFile(t, filepath.Join(tmp, "s.toml"), string(src))
+	src, specPath := copyQuickstart(t, tmp)
 	base := [][2]string{{"", specPath}, {"--shards", "2"}, {"--out", ""}, {"--quick", "true"}, {"--trials", "3"},
 		{"--data-dir", "/data"}, {"--dplab", "/opt/dplab"}, {"--cpus-per-task", "2"}, {"--mem", "1G"},
 		{"--time", "10"}, {"--partition", "short"}, {"--account", "lab"}, {"--max-cells", "1000"}, {"--max-trials", "100000"}}
@@ -452,7 +448,7 @@ func TestSubmitSlurmRefusesLineBreaks(t *testing.T) {
 				// cannot be in a file name).
 				v = filepath.Join(tmp, injected(fmt.Sprintf("s%d", n), c)+".toml")
 				if c != 0 {
-					writeFile(t, v, string(src))
+					writeFile(t, v, src)
 				}
 			}
 			check(fmt.Sprintf("%U in %s", c, cmp.Or(fv[0], "SPEC")), argsWith(out, i, v), out)
@@ -470,7 +466,7 @@ func TestSubmitSlurmRefusesLineBreaks(t *testing.T) {
 		check(fmt.Sprintf("%U in $DPLAB_DATA", c), slices.Delete(slices.Clone(args), i, i+2), out)
 		t.Setenv("DPLAB_DATA", "")
 		wd := filepath.Join(tmp, injected(fmt.Sprintf("wd%d", n), c))
-		writeFile(t, filepath.Join(wd, "s.toml"), string(src))
+		writeFile(t, filepath.Join(wd, "s.toml"), src)
 		t.Chdir(wd)
 		out = filepath.Join(tmp, fmt.Sprintf("out%d", n))
 		check(fmt.Sprintf("%U in the working directory", c), argsWith(out, 0, "s.toml"), out)
@@ -488,7 +484,7 @@ func TestSubmitSlurmRefusesLineBreaks(t *testing.T) {
 	if err := os.Symlink(filepath.Join(filepath.Dir(log), "dplab"), bin); err != nil {
 		t.Fatal(err)
 	}
-	spec2 := writeFile(t, filepath.Join(tmp, hostile, "s.toml"), string(src))
+	spec2 := writeFile(t, filepath.Join(tmp, hostile, "s.toml"), src)
 	out := filepath.Join(tmp, "ok")
 	var stdout, stderr bytes.Buffer
 	args := []string{"submit", "slurm", spec2, "--shards", "2", "--out", out, "--dplab", bin, "--data-dir", hostile}
@@ -520,12 +516,8 @@ func TestSubmitSlurmRefusesLineBreaks(t *testing.T) {
 // YAML's own syntax in them are accepted and come out exactly.
 func TestSubmitK8sRefusesLineBreaks(t *testing.T) {
 	t.Setenv("DPLAB_DATA", "")
-	src, err := os.ReadFile("experiments/quickstart.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmp := t.TempDir()
-	specPath := writeFile(t, filepath.Join(tmp, "s.toml"), string(src))
+	src, specPath := copyQuickstart(t, tmp)
 	base := [][2]string{{"", specPath}, {"--shards", "2"}, {"--pvc", "claim"}, {"--image", "img:1"}, {"--mount", "/results"},
 		{"--out", "res"}, {"--quick", "true"}, {"--trials", "3"}, {"--data-dir", "/data"}, {"--dplab", "dplab"},
 		{"--cpus-per-task", "2"}, {"--mem", "1Gi"}, {"--parallelism", "1"}, {"--name", "job"},
@@ -566,7 +558,7 @@ func TestSubmitK8sRefusesLineBreaks(t *testing.T) {
 			case "":
 				v = filepath.Join(tmp, injected(fmt.Sprintf("s%d", i), c)+".toml")
 				if c != 0 {
-					writeFile(t, v, string(src))
+					writeFile(t, v, src)
 				}
 			}
 			check(fmt.Sprintf("%U in %s", c, cmp.Or(fv[0], "SPEC")), argsWith(i, v))
@@ -617,4 +609,16 @@ func TestSubmitK8sRefusesLineBreaks(t *testing.T) {
 		len(pod.Volumes) != 1 || pod.Volumes[0].PersistentVolumeClaim.ClaimName != hostile {
 		t.Errorf("job: %+v\nwant image and claim %q, args %q", pod, hostile, want)
 	}
+}
+
+// copyQuickstart copies experiments/quickstart.toml into dir as s.toml and
+// returns its text and the copy's path, which the injection tests then
+// vary.
+func copyQuickstart(t *testing.T, dir string) (src, path string) {
+	t.Helper()
+	b, err := os.ReadFile("experiments/quickstart.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b), writeFile(t, filepath.Join(dir, "s.toml"), string(b))
 }
