@@ -188,7 +188,8 @@ func TestReportOutputInResultDirRefused(t *testing.T) {
 // whether the page laid them out itself, outside a .table-block of a
 // result's tables/*.md, and whether their first column stays in view), per
 // folder the claim rows shown in its claims section and whether that
-// section comes first, and where the first content (the overview) starts.
+// section comes first, and where the first content (main's first section)
+// starts.
 const browserChecker = `<script>
 (function () {
   var errors = [];
@@ -232,8 +233,8 @@ const browserChecker = `<script>
       var firstSection = f.querySelector("section");
       r.folders.push({id: f.id, claims: rows, first: !!c && firstSection === c});
     });
-    var overview = document.getElementById("overview");
-    if (overview) { r.contentTop = overview.getBoundingClientRect().top; }
+    var first = document.querySelector("main section");
+    if (first) { r.contentTop = first.getBoundingClientRect().top; }
     var tables = document.querySelectorAll("table.sortable");
     Array.prototype.forEach.call(tables, function (table) {
       Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
@@ -393,10 +394,10 @@ func chromium(t *testing.T, bin, profile, page string, flags ...string) []byte {
 // result's own table wider than the page keeps its first column in view; at
 // 500 px (headless chromium's narrowest window) the page does not scroll
 // sideways either and every table wider than its box keeps its first column
-// in view. The page opens on content
-// (the overview starts in the top half of the window, not below a screen
-// of contents), and each folder's claims are shown, first in its section,
-// one row per claim of its claims.json. Run by `make test-browser`
+// in view. The page opens on content (its first section starts in the top
+// half of the window, not below a screen of contents), and each folder's
+// claims are shown, first in its section, one row per claim of its
+// claims.json. Run by `make test-browser`
 // (.ci/run); skipped under -short.
 func TestReportInBrowser(t *testing.T) {
 	if testing.Short() {
@@ -434,7 +435,7 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	r := checkInBrowser(t, bin, page, 1280)
 	nFigs := strings.Count(string(src), "<img ")
-	t.Logf("browser at 1280 px: %d images, %d TOC links, %d sort buttons, sorted %v, %d errors, page %d px in a %d px window, %d tables wider than their box, overview at %.0f px",
+	t.Logf("browser at 1280 px: %d images, %d TOC links, %d sort buttons, sorted %v, %d errors, page %d px in a %d px window, %d tables wider than their box, content at %.0f px",
 		r.Images, r.Links, r.Buttons, r.Sorted, len(r.Errors), r.ScrollWidth, r.ClientWidth, len(r.Overflowing), r.ContentTop)
 	if len(r.Errors) > 0 {
 		t.Errorf("console/script/load errors: %q", r.Errors)
@@ -470,7 +471,7 @@ func TestReportInBrowser(t *testing.T) {
 		t.Error("no folder has claims: the check of the claims shown checks nothing")
 	}
 	narrow := checkInBrowser(t, bin, page, 500) // headless chromium's narrowest window
-	t.Logf("browser at 500 px: page %d px in a %d px window, %d tables wider than their box, overview at %.0f px",
+	t.Logf("browser at 500 px: page %d px in a %d px window, %d tables wider than their box, content at %.0f px",
 		narrow.ScrollWidth, narrow.ClientWidth, len(narrow.Overflowing), narrow.ContentTop)
 	checkFits(t, narrow, 500, false)
 
@@ -508,8 +509,8 @@ func TestReportInBrowser(t *testing.T) {
 }
 
 // checkFits fails t when the page r was checked at width px wide scrolls
-// sideways, does not open on content (the overview in the window's top
-// half), or shows a table wider than its box whose first column scrolls
+// sideways, does not open on content (main's first section in the
+// window's top half), or shows a table wider than its box whose first column scrolls
 // out of view; with ownFit, also when a table the page lays out itself
 // (not a result's tables/*.md) is wider than its box.
 func checkFits(t *testing.T, r browserCheck, width int, ownFit bool) {
@@ -518,7 +519,7 @@ func checkFits(t *testing.T, r browserCheck, width int, ownFit bool) {
 		t.Errorf("at %d px the page scrolls sideways: %d px wide in a %d px window", width, r.ScrollWidth, r.ClientWidth)
 	}
 	if !(r.ContentTop >= 0 && r.ContentTop < r.WindowHeight/2) {
-		t.Errorf("at %d px the page does not open on content: the overview starts at %.0f px of a %.0f px window (-1: none)", width, r.ContentTop, r.WindowHeight)
+		t.Errorf("at %d px the page does not open on content: its first section starts at %.0f px of a %.0f px window (-1: none)", width, r.ContentTop, r.WindowHeight)
 	}
 	for _, o := range r.Overflowing {
 		if ownFit && o.Own {

@@ -30,8 +30,8 @@ func readCaption(dir, name string) (template.HTML, error) {
 }
 
 // markdownHTML renders the little Markdown a caption file uses: paragraphs
-// (separated by blank lines), bullet lists ("- " or "* "), **bold**,
-// *italic* and `code`. Every character of the text is escaped first; the
+// (separated by blank lines), "#" headings (a bold line), bullet lists ("- "
+// or "* "), **bold**, *italic* and `code`. Every character of the text is escaped first; the
 // only markup in the result is that of those forms.
 func markdownHTML(md string) template.HTML {
 	var b strings.Builder
@@ -61,11 +61,14 @@ func markdownHTML(md string) template.HTML {
 			items = append(items, strings.TrimSpace(t[2:]))
 		case len(items) > 0 && line != t: // an indented line continues the item
 			items[len(items)-1] += " " + t
+		case strings.HasPrefix(t, "#"): // a heading: a bold line of its own
+			flush()
+			b.WriteString("<p><strong>" + inlineHTML(strings.TrimSpace(strings.TrimLeft(t, "#"))) + "</strong></p>\n")
 		default:
 			if len(items) > 0 {
 				flush()
 			}
-			para = append(para, strings.TrimLeft(t, "# "))
+			para = append(para, t)
 		}
 	}
 	flush()
