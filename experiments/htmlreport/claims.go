@@ -193,7 +193,8 @@ var verdictClasses = [][2]string{
 	{"contradicted", "contradicted"}, {"notrun", "not run"}, {"other", "other"},
 }
 
-// Tally counts the claims by verdict class: "holds 3 · tie 1 · contradicted 1".
+// Tally counts the claims by verdict class: "holds 3 · tie 1 · contradicted
+// 1", a line breaking only between counts.
 func (c *claims) Tally() string {
 	n := map[string]int{}
 	for _, it := range c.Items {
@@ -202,7 +203,7 @@ func (c *claims) Tally() string {
 	var parts []string
 	for _, vc := range verdictClasses {
 		if n[vc[0]] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", vc[1], n[vc[0]]))
+			parts = append(parts, fmt.Sprintf("%s\u00a0%d", strings.ReplaceAll(vc[1], " ", "\u00a0"), n[vc[0]])) // unbroken
 		}
 	}
 	if len(parts) == 0 {

@@ -113,13 +113,17 @@ func (f *folder) SummaryColumns() []string {
 		[]string{"ε spent (max)", "δ", "accountant", "tuning", "wall s/trial"})
 }
 
-// summarize fills f.Rows: one per cell, in SummaryColumns' order. The
-// privacy fields that do not apply to a non-private mechanism (ε target, δ,
+// summarize fills f.Rows: one per cell, in SummaryColumns' order, the ε
+// target with what it meant to the fits when not the whole procedure's
+// (ε, δ) target (ε spent is then not held to it). The privacy fields that do not apply to a non-private mechanism (ε target, δ,
 // accountant) are "—"; its ε spent is ∞, no guarantee.
 func (f *folder) summarize() {
 	for _, c := range f.Cells {
 		a := &c.Sum
 		target, delta, accountant := numCell(a.Epsilon), numCell(a.Delta), textCell(a.Accountant)
+		if a.TargetScope != "" { // what the target meant, when ε spent is not to be held to it
+			target.HTML += `<br><span class="note">` + template.HTML(html.EscapeString(a.TargetScope)) + `</span>`
+		}
 		if !c.Private {
 			target.HTML, delta.HTML, accountant.HTML = notApplicable, notApplicable, notApplicable
 		}
@@ -306,6 +310,7 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"dataURI":        dataURI,
 	"manifestJSON":   manifestJSON,
 	"add1":           func(i int) int { return i + 1 },
+	"isNaN":          math.IsNaN,
 	"orNone": func(s string) string {
 		if s == "" {
 			return "none"
