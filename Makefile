@@ -49,7 +49,7 @@ test-properties:
 test-golden:
 	$(GO) test -count=1 -run 'TestQuickSpecOutputsGolden' .
 
-## test-browser: 'dplab report' from --quick runs opened in headless chromium (images, console, TOC, sort, screenshot)
+## test-browser: 'dplab report' from --quick runs and an audit opened in headless chromium (images, console, TOC, sort, no sideways scroll, claims, screenshot)
 test-browser:
 	$(GO) test -count=1 -run 'TestReportInBrowser' -v .
 

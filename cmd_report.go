@@ -20,18 +20,21 @@ var reportCommand = &command{
 	Name:      "report",
 	UsageLine: "report [RESULTDIR...] [-o report.html] [--title TEXT]",
 	Short:     "build one self-contained HTML page from result folders",
-	Long: `Report writes one static HTML page showing every given result folder: its
-figures (inlined), tables, the privacy ledger of each cell (accountant, δ, α*,
-ε spent per ledger component, tuning), provenance (manifest.json), the spec
-that produced it, and a sortable summary table of every cell. The page needs
-no network and no other file; it prints cleanly.
+	Long: `Report writes one static HTML page showing every given result folder, a
+run's (dplab run) or an audit's (dplab audit SPEC.toml): its claims and
+their verdicts (claims.json) first, then its figures (inlined) and tables,
+each with its caption file, a sortable table of its cells (of an audit: of
+its audits), the privacy ledger of each cell (accountant, δ, α*, ε spent per
+ledger component, tuning), provenance (manifest.json) and the spec that
+produced it. A side table of contents folds away. The page needs no network
+and no other file; it prints cleanly.
 
 Without RESULTDIR it shows every result folder under results/. Arguments that
 are plain files are skipped with a warning (so that 'dplab report results/*'
-passes over the results package's sources), as are audit spec folders (dplab
-audit SPEC.toml: their figure and table are their own); any other directory
-that is not a result folder (no trials.jsonl) is an error. The page (-o) must
-be written outside every result folder: a path in or below one is refused.`,
+passes over the results package's sources); any other directory that is not
+a result folder (no trials.jsonl nor audits.jsonl) is an error. The page (-o)
+must be written outside every result folder: a path in or below one is
+refused.`,
 	Run: cmdReport,
 }
 
@@ -128,16 +131,10 @@ func isResultFolder(dir string) bool {
 }
 
 // reportDirs returns the result folders to show: the arguments, without
-// plain files and audit spec folders (warned about), or every folder under
-// results/ holding a trials.jsonl when there are none.
+// plain files (warned about), or every folder under results/ holding a
+// store (a run's trials.jsonl or an audit's audits.jsonl) when there are
+// none.
 func reportDirs(args []string, stderr io.Writer) ([]string, error) {
-	var audits []string
-	defer func() {
-		if len(audits) > 0 {
-			fmt.Fprintf(stderr, "warning: skipping %d audit result folder(s), which the report does not show (each has its figure and table under figures/ and tables/): %s\n",
-				len(audits), strings.Join(audits, " "))
-		}
-	}()
 	if len(args) == 0 {
 		entries, err := os.ReadDir("results")
 		if err != nil {
@@ -147,10 +144,8 @@ func reportDirs(args []string, stderr io.Writer) ([]string, error) {
 		for _, e := range entries {
 			// os.Stat follows a symbolic link to a result folder elsewhere.
 			d := filepath.Join("results", e.Name())
-			if _, err := os.Stat(filepath.Join(d, results.TrialsFile)); err == nil {
+			if hasStore(d) {
 				dirs = append(dirs, d)
-			} else if isAuditDir(d) {
-				audits = append(audits, d)
 			}
 		}
 		if len(dirs) == 0 {
@@ -165,12 +160,6 @@ func reportDirs(args []string, stderr io.Writer) ([]string, error) {
 			files = append(files, a)
 			continue
 		}
-		if isAuditDir(a) {
-			// 'dplab report results/*' after 'dplab audit SPEC.toml'
-			// failed on the audit's folder.
-			audits = append(audits, a)
-			continue
-		}
 		if !slices.Contains(dirs, a) {
 			dirs = append(dirs, a) // missing paths: htmlreport names them
 		}
@@ -179,9 +168,19 @@ func reportDirs(args []string, stderr io.Writer) ([]string, error) {
 		fmt.Fprintf(stderr, "warning: skipping %d file(s), not result folders: %s\n", len(files), strings.Join(files, " "))
 	}
 	if len(dirs) == 0 {
-		return nil, badInput(fmt.Errorf("none of the %d argument(s) is a run's result folder", len(args)))
+		return nil, badInput(fmt.Errorf("none of the %d argument(s) is a result folder", len(args)))
 	}
 	return dirs, nil
+}
+
+// hasStore reports whether dir holds a run's or an audit's store.
+func hasStore(dir string) bool {
+	for _, store := range []string{results.TrialsFile, audit.ResultsFile} {
+		if _, err := os.Stat(filepath.Join(dir, store)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // isAuditDir reports whether dir is an audit spec's result folder: it

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"image/png"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -32,8 +34,8 @@ func TestReportCLIErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{filepath.Join(tmp, "nope")}, "nope is not a result directory: no such directory"},
-		{[]string{tmp}, "holds no trials.jsonl"},
-		{[]string{file}, "none of the 1 argument(s) is a run's result folder"},
+		{[]string{tmp}, "holds no trials.jsonl nor audits.jsonl"},
+		{[]string{file}, "none of the 1 argument(s) is a result folder"},
 	} {
 		code, _, stderr := runMain(t, append([]string{"report", "-o", out}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -86,20 +88,42 @@ func TestReportCLIErrors(t *testing.T) {
 		t.Errorf("report with a file: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	// An audit spec's folder (dplab audit SPEC.toml writes results/<name>
-	// too) among the arguments, as 'dplab report results/*' gives it, is
-	// skipped with a warning; the report failed on it ("holds no
-	// trials.jsonl"). Alone, it is bad input.
+	// too) is shown beside the runs', as 'dplab report results/*' and
+	// 'dplab report' without arguments give it, and alone: its audits, its
+	// figure and its table (it used to be skipped with a warning).
 	auditDir := filepath.Join(tmp, "aud")
 	if code, _, stderr := runMain(t, "audit", "experiments/audits/audit_grid.toml", "--quick", "--out", auditDir); code != 0 {
 		t.Fatalf("audit: %d %s", code, stderr)
 	}
 	code, stdout, stderr = runMain(t, "report", dir, auditDir, "-o", out)
-	if code != 0 || !strings.Contains(stderr, "skipping 1 audit result folder(s)") || !strings.Contains(stdout, "wrote "+out+" (1 result folder(s)") {
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "wrote "+out+" (2 result folder(s)") {
 		t.Errorf("report with an audit folder: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	if code, _, stderr := runMain(t, "report", auditDir, "-o", out); code != 2 || !strings.Contains(stderr, "none of the 1 argument(s) is a run's result folder") {
+	if code, _, stderr := runMain(t, "report", auditDir, "-o", out); code != 0 {
 		t.Errorf("report of an audit folder alone: exit %d, stderr %q", code, stderr)
 	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="r1-audits-table"`, `id="r1-fig-audit"`, `id="r1-table-audit"`, "Output perturbation"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the audit folder's page lacks %s", want)
+		}
+	}
+	t.Run("no arguments, audits among runs", func(t *testing.T) {
+		wd := t.TempDir()
+		for name, src := range map[string]string{"run": dir, "audit": auditDir} {
+			if err := os.CopyFS(filepath.Join(wd, "results", name), os.DirFS(src)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Chdir(wd)
+		code, stdout, stderr := runMain(t, "report", "-o", out)
+		if code != 0 || !strings.Contains(stdout, "(2 result folder(s)") {
+			t.Errorf("report: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+	})
 }
 
 // TestReportOutputInResultDirRefused: an -o that is a file of a result
@@ -158,8 +182,14 @@ func TestReportOutputInResultDirRefused(t *testing.T) {
 // it records console errors, script errors and failed loads from the first
 // line on, and once the page (images included) has loaded writes into the
 // DOM, as JSON: the images and those that did not decode (naturalWidth 0),
-// the table-of-contents links and those whose target id is absent, and
-// whether activating the summary's "ε target" header sorted the rows.
+// the table-of-contents links and those whose target id is absent, whether
+// activating a cells table's "ε target" header sorted its rows, how wide
+// the page is against the window, the tables wider than their box (and
+// whether the page laid them out itself, outside a .table-block of a
+// result's tables/*.md, and whether their first column stays in view), per
+// folder the claim rows shown in its claims section and whether that
+// section comes first, and where the first content (main's first section)
+// starts.
 const browserChecker = `<script>
 (function () {
   var errors = [];
@@ -171,8 +201,11 @@ const browserChecker = `<script>
     else { errors.push("error: " + e.message); }
   }, true);
   window.addEventListener("unhandledrejection", function (e) { errors.push("unhandled rejection: " + e.reason); });
+  function visible(el) { return !!el && el.getClientRects().length > 0 && el.offsetHeight > 0; }
   window.addEventListener("load", function () {
-    var r = {errors: errors, images: 0, broken: [], scaled: 0, unscaled: [], links: 0, unresolved: [], sorted: false, buttons: 0};
+    var r = {errors: errors, images: 0, broken: [], scaled: 0, unscaled: [], links: 0, unresolved: [], sorted: false, buttons: 0,
+      scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth,
+      overflowing: [], folders: [], contentTop: -1, windowHeight: window.innerHeight};
     Array.prototype.forEach.call(document.images, function (img) {
       r.images++;
       if (!img.complete || img.naturalWidth === 0) { r.broken.push(img.alt); }
@@ -187,14 +220,34 @@ const browserChecker = `<script>
       var id = decodeURIComponent(a.getAttribute("href").replace(/^#/, ""));
       if (!document.getElementById(id)) { r.unresolved.push(id); }
     });
-    var table = document.getElementById("summary-table");
-    var ths = table.tHead.rows[0].cells, col = -1;
-    for (var i = 0; i < ths.length; i++) {
-      var b = ths[i].querySelector("button");
-      if (b && b.tabIndex >= 0) { r.buttons++; }
-      if (ths[i].textContent.trim() === "ε target") { col = i; }
-    }
-    if (col >= 0) {
+    Array.prototype.forEach.call(document.querySelectorAll("table"), function (table) {
+      var box = table.parentElement;
+      if (!visible(table) || table.getBoundingClientRect().width <= box.clientWidth + 1) { return; }
+      var first = table.rows[0] && table.rows[0].cells[0];
+      r.overflowing.push({table: (table.id || (table.closest("[id]") || {}).id || "?") + " " + Math.round(table.getBoundingClientRect().width) + " px in " + box.clientWidth,
+        own: !table.closest(".table-block"), sticky: !!first && getComputedStyle(first).position === "sticky"});
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("section.folder"), function (f) {
+      var c = document.getElementById(f.id + "-claims"), rows = 0;
+      if (c) { Array.prototype.forEach.call(c.querySelectorAll("tr.claim"), function (tr) { if (visible(tr)) { rows++; } }); }
+      var firstSection = f.querySelector("section");
+      r.folders.push({id: f.id, claims: rows, first: !!c && firstSection === c});
+    });
+    var first = document.querySelector("main section");
+    if (first) { r.contentTop = first.getBoundingClientRect().top; }
+    var tables = document.querySelectorAll("table.sortable");
+    Array.prototype.forEach.call(tables, function (table) {
+      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
+        var b = th.querySelector("button");
+        if (b && b.tabIndex >= 0) { r.buttons++; }
+      });
+    });
+    Array.prototype.some.call(tables, function (table) {
+      var ths = table.tHead.rows[0].cells, col = -1;
+      for (var i = 0; i < ths.length; i++) {
+        if (ths[i].textContent.trim() === "ε target") { col = i; }
+      }
+      if (col < 0) { return false; }
       ths[col].querySelector("button").click();
       var prev = -Infinity, ok = table.tBodies[0].rows.length > 1;
       Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
@@ -204,7 +257,8 @@ const browserChecker = `<script>
         prev = x;
       });
       r.sorted = ok && ths[col].getAttribute("aria-sort") === "ascending";
-    }
+      return true;
+    });
     var pre = document.createElement("pre");
     pre.id = "dplab-check";
     pre.textContent = JSON.stringify(r);
@@ -213,6 +267,80 @@ const browserChecker = `<script>
 }());
 </script>
 `
+
+// browserCheck is what browserChecker reports.
+type browserCheck struct {
+	Errors, Broken, Unresolved, Unscaled []string
+	Images, Scaled, Links, Buttons       int
+	Sorted                               bool
+	ScrollWidth, ClientWidth             int
+	Overflowing                          []struct {
+		Table       string
+		Own, Sticky bool
+	}
+	Folders []struct {
+		ID     string
+		Claims int
+		First  bool
+	}
+	ContentTop, WindowHeight float64
+}
+
+// checkInBrowser opens page with browserChecker in headless chromium, in a
+// window width px wide, and returns what the checker found.
+func checkInBrowser(t *testing.T, bin, page string, width int) browserCheck {
+	t.Helper()
+	src, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := strings.TrimSuffix(page, ".html") + fmt.Sprintf("-checked-%d.html", width)
+	withChecker := strings.Replace(string(src), "<head>\n", "<head>\n"+browserChecker, 1)
+	if withChecker == string(src) {
+		t.Fatal("no <head> to inject the checker into")
+	}
+	if err := os.WriteFile(checked, []byte(withChecker), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := chromium(t, bin, filepath.Join(filepath.Dir(page), fmt.Sprintf("profile-%d", width)), checked,
+		"--virtual-time-budget=15000", fmt.Sprintf("--window-size=%d,1000", width), "--dump-dom")
+	m := regexp.MustCompile(`(?s)<pre id="dplab-check">(.*?)</pre>`).FindSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the checker wrote no result; the DOM ends %q", tail(dom, 300))
+	}
+	var r browserCheck
+	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// claimsFixture is a claims.json in the shape the report reads (see
+// htmlreport.readClaims), written into a run's folder that has none: the
+// runs here state no [[claim]].
+const claimsFixture = `{"claims": [
+ {"id": "c1", "paper": "A beats B at every ε", "where": "Fig. 1", "verdict": "holds at 1 of 2",
+  "points": [{"at": "ε = 0.1", "a": "0.06 ± 0.01", "b": "0.07 ± 0.01", "verdict": "tie"}, {"at": "ε = 10", "a": 0.0007, "b": 0.0009, "verdict": "holds"}]},
+ {"id": "c2", "paper": "A within 2× of non-private", "where": "§4, p. 7", "verdict": "holds", "points": [{"ratio": 1.09}]},
+ {"id": "c3", "paper": "C beats D", "where": "Table 3", "verdict": "not run: no cell of C", "points": []}
+]}`
+
+// claimsIn counts the claims of dir's claims.json (0 without one).
+func claimsIn(t *testing.T, dir string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "claims.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0
+	}
+	var doc struct{ Claims []json.RawMessage }
+	if err == nil {
+		err = json.Unmarshal(b, &doc)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(doc.Claims)
+}
 
 // findChromium returns the headless browser to use: $DPLAB_CHROMIUM, else
 // chromium (Debian's package, which .ci/run installs) or chromium-browser.
@@ -254,13 +382,23 @@ func chromium(t *testing.T, bin, profile, page string, flags ...string) []byte {
 	return out
 }
 
-// TestReportInBrowser builds a report from small --quick runs and opens it
-// in headless chromium: every image decodes (naturalWidth > 0) and shows at
-// its screen width (1.5 times its print width, at most the page's), no console
-// or script error and no failed load, every table-of-contents link resolves
-// to an element, the summary sorts from its header buttons, and a screenshot
-// is not blank (its luminance varies and a share of its pixels is not
-// white). Run by `make test-browser` (.ci/run); skipped under -short.
+// TestReportInBrowser builds a report from small --quick runs and a --quick
+// audit and opens it in headless chromium: every image decodes
+// (naturalWidth > 0) and shows at its screen width (1.5 times its print
+// width, at most the page's), no console or script error and no failed
+// load, every table-of-contents link resolves to an element, a cells table
+// sorts from its header buttons, and a screenshot is not blank (its
+// luminance varies and a share of its pixels is not white). At 1280 px the
+// page does not scroll sideways, every table the page lays out itself fits
+// its box (the summary used to be reachable only by scrolling it), and a
+// result's own table wider than the page keeps its first column in view; at
+// 500 px (headless chromium's narrowest window) the page does not scroll
+// sideways either and every table wider than its box keeps its first column
+// in view. The page opens on content (its first section starts in the top
+// half of the window, not below a screen of contents), and each folder's
+// claims are shown, first in its section, one row per claim of its
+// claims.json. Run by `make test-browser`
+// (.ci/run); skipped under -short.
 func TestReportInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("headless-browser check of 'dplab report': run by make test-browser")
@@ -277,8 +415,16 @@ func TestReportInBrowser(t *testing.T) {
 		if code, _, stderr := runMain(t, "run", s, "--quick", "-j", "2", "--out", dir); code != 0 {
 			t.Fatalf("run %s --quick: exit %d\n%s", s, code, stderr)
 		}
+		if _, err := os.Stat(filepath.Join(dir, "claims.json")); errors.Is(err, fs.ErrNotExist) {
+			writeFile(t, filepath.Join(dir, "claims.json"), claimsFixture)
+		}
 		dirs = append(dirs, dir)
 	}
+	auditDir := filepath.Join(tmp, "audit_grid")
+	if code, _, stderr := runMain(t, "audit", "experiments/audits/audit_grid.toml", "--quick", "-j", "2", "--out", auditDir); code != 0 {
+		t.Fatalf("audit --quick: exit %d\n%s", code, stderr)
+	}
+	dirs = append(dirs, auditDir)
 	page := filepath.Join(tmp, "report.html")
 	if code, _, stderr := runMain(t, append([]string{"report", "-o", page}, dirs...)...); code != 0 {
 		t.Fatalf("report: exit %d\n%s", code, stderr)
@@ -287,29 +433,10 @@ func TestReportInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checked := filepath.Join(tmp, "checked.html")
-	withChecker := strings.Replace(string(src), "<head>\n", "<head>\n"+browserChecker, 1)
-	if withChecker == string(src) {
-		t.Fatal("no <head> to inject the checker into")
-	}
-	if err := os.WriteFile(checked, []byte(withChecker), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom := chromium(t, bin, filepath.Join(tmp, "profile1"), checked, "--virtual-time-budget=15000", "--dump-dom")
-	m := regexp.MustCompile(`(?s)<pre id="dplab-check">(.*?)</pre>`).FindSubmatch(dom)
-	if m == nil {
-		t.Fatalf("the checker wrote no result; the DOM ends %q", tail(dom, 300))
-	}
-	var r struct {
-		Errors, Broken, Unresolved, Unscaled []string
-		Images, Scaled, Links, Buttons       int
-		Sorted                               bool
-	}
-	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &r); err != nil {
-		t.Fatal(err)
-	}
+	r := checkInBrowser(t, bin, page, 1280)
 	nFigs := strings.Count(string(src), "<img ")
-	t.Logf("browser: %d images, %d TOC links, %d sort buttons, sorted %v, %d errors", r.Images, r.Links, r.Buttons, r.Sorted, len(r.Errors))
+	t.Logf("browser at 1280 px: %d images, %d TOC links, %d sort buttons, sorted %v, %d errors, page %d px in a %d px window, %d tables wider than their box, content at %.0f px",
+		r.Images, r.Links, r.Buttons, r.Sorted, len(r.Errors), r.ScrollWidth, r.ClientWidth, len(r.Overflowing), r.ContentTop)
 	if len(r.Errors) > 0 {
 		t.Errorf("console/script/load errors: %q", r.Errors)
 	}
@@ -325,8 +452,28 @@ func TestReportInBrowser(t *testing.T) {
 		t.Errorf("%d TOC links; unresolved: %q", r.Links, r.Unresolved)
 	}
 	if !r.Sorted || r.Buttons == 0 {
-		t.Errorf("summary sort: sorted %v, %d focusable header buttons", r.Sorted, r.Buttons)
+		t.Errorf("cells sort: sorted %v, %d focusable header buttons", r.Sorted, r.Buttons)
 	}
+	checkFits(t, r, 1280, true)
+	if len(r.Folders) != len(dirs) {
+		t.Errorf("%d folder sections for %d folders", len(r.Folders), len(dirs))
+	}
+	total := 0
+	for i, f := range r.Folders[:min(len(r.Folders), len(dirs))] {
+		want := claimsIn(t, dirs[i])
+		total += want
+		if f.Claims != want || want > 0 && !f.First {
+			t.Errorf("folder %s (%s): %d claims shown (first in its section: %v), want the %d of its claims.json first",
+				f.ID, dirs[i], f.Claims, f.First, want)
+		}
+	}
+	if total == 0 {
+		t.Error("no folder has claims: the check of the claims shown checks nothing")
+	}
+	narrow := checkInBrowser(t, bin, page, 500) // headless chromium's narrowest window
+	t.Logf("browser at 500 px: page %d px in a %d px window, %d tables wider than their box, content at %.0f px",
+		narrow.ScrollWidth, narrow.ClientWidth, len(narrow.Overflowing), narrow.ContentTop)
+	checkFits(t, narrow, 500, false)
 
 	shot := filepath.Join(tmp, "shot.png")
 	chromium(t, bin, filepath.Join(tmp, "profile2"), page, "--window-size=1280,1600", "--screenshot="+shot)
@@ -358,6 +505,29 @@ func TestReportInBrowser(t *testing.T) {
 	t.Logf("screenshot %dx%d: luminance mean %.1f, sd %.1f, %.2f%% of pixels below 200", b.Dx(), b.Dy(), mean, sd, 100*dark/n)
 	if b.Dx() < 800 || sd < 10 || dark/n < 0.005 {
 		t.Errorf("the screenshot looks blank: %dx%d, luminance sd %.1f, %.3f%% dark pixels", b.Dx(), b.Dy(), sd, 100*dark/n)
+	}
+}
+
+// checkFits fails t when the page r was checked at width px wide scrolls
+// sideways, does not open on content (main's first section in the
+// window's top half), or shows a table wider than its box whose first column scrolls
+// out of view; with ownFit, also when a table the page lays out itself
+// (not a result's tables/*.md) is wider than its box.
+func checkFits(t *testing.T, r browserCheck, width int, ownFit bool) {
+	t.Helper()
+	if r.ScrollWidth > r.ClientWidth {
+		t.Errorf("at %d px the page scrolls sideways: %d px wide in a %d px window", width, r.ScrollWidth, r.ClientWidth)
+	}
+	if !(r.ContentTop >= 0 && r.ContentTop < r.WindowHeight/2) {
+		t.Errorf("at %d px the page does not open on content: its first section starts at %.0f px of a %.0f px window (-1: none)", width, r.ContentTop, r.WindowHeight)
+	}
+	for _, o := range r.Overflowing {
+		if ownFit && o.Own {
+			t.Errorf("at %d px the page's own table %s is wider than its box", width, o.Table)
+		}
+		if !o.Sticky {
+			t.Errorf("at %d px the table %s is wider than its box and its first column scrolls out of view", width, o.Table)
+		}
 	}
 }
 

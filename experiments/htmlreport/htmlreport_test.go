@@ -106,7 +106,7 @@ func TestBuildShowsEveryPart(t *testing.T) {
 		n[r.CellKey]++
 		spent[r.CellKey] = math.Max(spent[r.CellKey], float64(r.Privacy.EpsSpent))
 	}
-	rows := regexp.MustCompile(`(?s)<table class="sortable" id="summary-table">.*?<tbody>(.*?)</tbody>`).FindStringSubmatch(html)
+	rows := regexp.MustCompile(`(?s)<table class="sortable" id="r1-cells-table">.*?<tbody>(.*?)</tbody>`).FindStringSubmatch(html)
 	if rows == nil {
 		t.Fatal("no summary table")
 	}
@@ -118,7 +118,7 @@ func TestBuildShowsEveryPart(t *testing.T) {
 		if !strings.Contains(rows[1], `">`+mean) {
 			t.Errorf("cell %s: mean test MSE %s not in the summary", key, mean)
 		}
-		if !strings.Contains(rows[1], `data-sort="`+keyOf(spent[key])+`">`+num(spent[key])) {
+		if !strings.Contains(rows[1], `data-sort="`+keyOf(spent[key])+`"><span class="n">`+num(spent[key])+`</span>`) {
 			t.Errorf("cell %s: ε spent %s not in the summary", key, num(spent[key]))
 		}
 	}
@@ -282,7 +282,7 @@ metric = "test_accuracy"
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := regexp.MustCompile(`(?s)<table class="sortable" id="summary-table">.*?<tbody>(.*?)</tbody>`).FindStringSubmatch(string(page))
+	rows := regexp.MustCompile(`(?s)<table class="sortable" id="r1-cells-table">.*?<tbody>(.*?)</tbody>`).FindStringSubmatch(string(page))
 	if rows == nil {
 		t.Fatal("no summary table")
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"io/fs"
 	"math"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dplab/dplab/audit"
 	"github.com/dplab/dplab/experiments/report"
 	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/mechanisms/accounting"
@@ -35,7 +37,8 @@ func (e *NotResultError) Error() string {
 	return fmt.Sprintf("%s is not a result directory: %s", e.Path, e.Reason)
 }
 
-// folder is what the page shows of one result directory.
+// folder is what the page shows of one result directory: a run's, or an
+// audit spec's (Audit).
 type folder struct {
 	Dir      string
 	ID       string // HTML id prefix
@@ -43,11 +46,15 @@ type folder struct {
 	Title    string
 	SpecText string
 	SpecErr  string // why the spec could not be loaded ("" when it was)
+	Audit    bool   // an audit spec's folder (audits.jsonl), not a run's
 	Manifest *results.Manifest
+	Claims   *claims // nil: no claims file
 	Figures  []image
 	Tables   []table
 	Cells    []cellRow
 	Metrics  []string
+	Rows     []summaryRow // Cells in the sortable summary
+	Audits   []auditRow
 	Warnings []string
 }
 
@@ -55,6 +62,7 @@ type folder struct {
 type image struct {
 	Name, Alt, Mime string
 	Data            []byte
+	Caption         template.HTML // its caption file, rendered ("" without one)
 	// Width is the CSS width in px the page shows the figure at on a
 	// screen (screenWidth); 0: its own size.
 	Width int
@@ -92,7 +100,8 @@ type cellRow struct {
 	Private    bool
 }
 
-// loadFolder reads dir: its store, manifest, spec copy, figures and tables.
+// loadFolder reads dir: its store, manifest, spec copy, claims, figures and
+// tables; for an audit's folder, its audits instead of a run's cells.
 func loadFolder(dir string) (*folder, error) {
 	st, err := os.Stat(dir)
 	switch {
@@ -103,25 +112,53 @@ func loadFolder(dir string) (*folder, error) {
 	case !st.IsDir():
 		return nil, &NotResultError{Path: dir, Reason: "it is a file, not a directory"}
 	}
-	if _, err := os.Stat(filepath.Join(dir, results.TrialsFile)); err != nil {
-		return nil, &NotResultError{Path: dir, Reason: "it holds no " + results.TrialsFile + " (run 'dplab run SPEC.toml' to make one)"}
-	}
 	f := &folder{Dir: dir, Name: filepath.Base(filepath.Clean(dir))}
-	warn := func(w string) { f.Warnings = append(f.Warnings, w) }
-	if m, err := results.ReadManifest(dir); err == nil {
-		f.Manifest = m
-	} else {
-		warn(fmt.Sprintf("manifest: %v", err))
+	if _, err := os.Stat(filepath.Join(dir, results.TrialsFile)); err != nil {
+		if _, aerr := os.Stat(filepath.Join(dir, audit.ResultsFile)); aerr != nil {
+			return nil, &NotResultError{Path: dir, Reason: "it holds no " + results.TrialsFile + " nor " + audit.ResultsFile +
+				" (run 'dplab run SPEC.toml' or 'dplab audit SPEC.toml' to make one)"}
+		}
+		f.Audit = true
 	}
+	warn := func(w string) { f.Warnings = append(f.Warnings, w) }
 	specPath := filepath.Join(dir, "spec.toml")
 	src, err := spec.ReadSource(specPath)
 	if err != nil && !errors.Is(err, spec.ErrSourceTooLarge) {
 		return nil, &NotResultError{Path: dir, Reason: "it holds no readable spec.toml: " + err.Error()}
 	}
 	f.SpecText = string(src)
+	if f.Audit {
+		err = f.loadAudit(dir, err)
+	} else {
+		err = f.loadRun(dir, src, err, warn)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if f.Claims, err = readClaims(dir); err != nil {
+		warn(err.Error())
+	}
+	if f.Figures, err = readFigures(filepath.Join(dir, "figures")); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if f.Tables, err = readTables(filepath.Join(dir, "tables")); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return f, nil
+}
+
+// loadRun reads a run's folder: its manifest and its stored cells under
+// the spec copy src (srcErr: why it could not be read).
+func (f *folder) loadRun(dir string, src []byte, srcErr error, warn func(string)) error {
+	if m, err := results.ReadManifest(dir); err == nil {
+		f.Manifest = m
+	} else {
+		warn(fmt.Sprintf("manifest: %v", err))
+	}
 	var s *spec.Spec
+	err := srcErr
 	if err == nil { // a spec.toml above the bound is shown as a spec error, without its text
-		s, err = spec.Parse(specPath, src)
+		s, err = spec.Parse(filepath.Join(dir, "spec.toml"), src)
 	}
 	if err == nil && f.Manifest != nil && len(f.Manifest.Runs) > 0 && f.Manifest.Runs[len(f.Manifest.Runs)-1].Quick {
 		err = s.ApplyQuick()
@@ -132,15 +169,27 @@ func loadFolder(dir string) (*folder, error) {
 		s = nil
 	}
 	if err := f.addCells(s, results.FromDir(dir, warn)); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return err
 	}
-	if f.Figures, err = readFigures(filepath.Join(dir, "figures")); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+	f.summarize()
+	return nil
+}
+
+// loadAudit reads an audit spec's folder: its spec copy (srcErr: why it
+// could not be read) and its stored audits.
+func (f *folder) loadAudit(dir string, srcErr error) error {
+	var s *audit.Spec
+	err := srcErr
+	if err == nil {
+		s, err = audit.LoadSpec(filepath.Join(dir, "spec.toml"))
 	}
-	if f.Tables, err = readTables(filepath.Join(dir, "tables")); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+	if err != nil {
+		f.SpecErr = err.Error()
+		s = nil
+	} else {
+		f.Name, f.Title = s.Name, s.Title
 	}
-	return f, nil
+	return f.addAudits(dir, s)
 }
 
 // addCells aggregates the stored records of s's current cells (every
@@ -268,6 +317,9 @@ func readFigures(dir string) ([]image, error) {
 			return nil, err
 		}
 		img := image{Name: stem, Alt: "figure " + stem, Mime: mime, Data: b}
+		if img.Caption, err = readCaption(dir, stem); err != nil {
+			return nil, err
+		}
 		if mime == "image/svg+xml" {
 			img.Width = screenWidth(b)
 		}

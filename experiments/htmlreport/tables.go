@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"errors"
+	"html/template"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,6 +18,8 @@ type table struct {
 	Header []string
 	Rows   [][]tableCell
 	Notes  []string
+	// Caption is its caption file, rendered ("" without one).
+	Caption template.HTML
 }
 
 // tableCell is one cell of a table; Bold marks a best entry.
@@ -25,8 +28,9 @@ type tableCell struct {
 	Bold bool
 }
 
-// readTables reads every tables/*.md of a result directory in name order.
-// A missing directory has no tables.
+// readTables reads every tables/*.md of a result directory but the caption
+// files, in name order, each with its caption file. A missing directory has
+// no tables.
 func readTables(dir string) ([]table, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -37,7 +41,7 @@ func readTables(dir string) ([]table, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") && !strings.HasSuffix(e.Name(), CaptionSuffix) {
 			names = append(names, e.Name())
 		}
 	}
@@ -48,7 +52,11 @@ func readTables(dir string) ([]table, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, parseMarkdownTable(strings.TrimSuffix(n, ".md"), string(b)))
+		t := parseMarkdownTable(strings.TrimSuffix(n, ".md"), string(b))
+		if t.Caption, err = readCaption(dir, t.Name); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
 	}
 	return out, nil
 }
