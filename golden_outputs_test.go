@@ -68,6 +68,7 @@ func TestQuickSpecOutputsGolden(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
 			checkLegends(t, spec, dir)
+			checkQuantityLabels(t, dir)
 			got, gotValues := outputDigests(t, name, dir)
 			path := filepath.Join("testdata", "golden", "quick", name+".json")
 			valuesPath := filepath.Join("testdata", "golden", "quick", name+".values.json")

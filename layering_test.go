@@ -18,6 +18,7 @@ var allowedImports = map[string][]string{
 	"internal/buildtest":    {},
 	"internal/benchcpu":     {},
 	"internal/fielddoc":     {},
+	"internal/datatest":     {"datasets"},
 	"mechanisms/accounting": {"internal/oncemap"},
 	"datasets":              {"internal/suggest", "internal/rngs", "internal/registry", "internal/oncemap"},
 	"datasets/preprocess":   {"internal/rngs", "mechanisms/accounting", "datasets"},

@@ -10,37 +10,15 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/datatest"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms/accounting"
 )
 
 // tinyData returns a small scaled dataset of task t from the built-in
-// generators (rows scaled to norm ≤ 1, regression targets to |y| ≤ 1).
+// generators (datatest.Tiny).
 func tinyData(t testing.TB, task datasets.Task, n, d int) *datasets.Dataset {
-	t.Helper()
-	name := "synthetic-linear"
-	if task == datasets.Binary {
-		name = "synthetic-logistic"
-	}
-	e, err := datasets.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := e.Load("", func(v any) error {
-		return datasets.DecodeKV([]string{fmt.Sprintf("n=%d", n), fmt.Sprintf("d=%d", d), "seed=4"})(v)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds := l.All.Clone()
-	sc := datasets.Scaling{X: "max-row-norm", Y: "max-abs"}
-	if task == datasets.Binary {
-		sc.Y = "none"
-	}
-	if err := sc.Apply(ds); err != nil {
-		t.Fatal(err)
-	}
-	return ds
+	return datatest.Tiny(t, task, n, d)
 }
 
 // TestConformance runs every registered mechanism on its test config: the

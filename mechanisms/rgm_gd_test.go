@@ -729,6 +729,20 @@ func TestDGDIJCNN1LabelSplit(t *testing.T) {
 	if both != 50 {
 		t.Errorf("%d rows in both nodes, want 50 (issue 11)", both)
 	}
+	// The code's "label" split does not separate the labels: both nodes hold
+	// about the file's share of positives (rgm_fig1_code.toml's panel title
+	// states these counts).
+	for i, want := range []int{1350, 12215} {
+		got := 0
+		for _, r := range code[i] {
+			if y[r] == 1 {
+				got++
+			}
+		}
+		if got != want {
+			t.Errorf("code preset: node %d holds %d positives, want %d", i+1, got, want)
+		}
+	}
 	paper, err := dgdSplitRows(y, n, DGDParams{Split: dgdSplitLabel}.config())
 	if err != nil {
 		t.Fatal(err)

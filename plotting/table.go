@@ -33,9 +33,12 @@ type Table struct {
 	RowHeader string // header of the first column, e.g. "ε"
 	Rows      []string
 	Columns   []string
-	Cells     [][]Entry // Cells[row][column]
-	Better    Better
-	Note      string // accountant, δ, tuning mode
+	// TeXColumns, when set, are the LaTeX headers of the columns, written
+	// as they are (math as math: `$\sqrt{\gamma}$`); else Columns, escaped.
+	TeXColumns []string
+	Cells      [][]Entry // Cells[row][column]
+	Better     Better
+	Note       string // accountant, δ, tuning mode
 	// Digits is the number of significant digits of an entry printed
 	// without an interval (a value identical over trials, such as a row
 	// count); 0 means 4.
@@ -97,6 +100,9 @@ func (t *Table) validate() error {
 	}
 	if len(t.Cells) != len(t.Rows) {
 		return fmt.Errorf("plotting: table %q: %d rows of cells for %d row labels", t.Name, len(t.Cells), len(t.Rows))
+	}
+	if t.TeXColumns != nil && len(t.TeXColumns) != len(t.Columns) {
+		return fmt.Errorf("plotting: table %q: %d LaTeX headers for %d columns", t.Name, len(t.TeXColumns), len(t.Columns))
 	}
 	for i, r := range t.Cells {
 		if len(r) != len(t.Columns) {
@@ -288,7 +294,11 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 	fmt.Fprintf(&b, "\\label{tab:%s}\n", texEscape(t.Name))
 	b.WriteString("\\begin{tabular}{l" + strings.Repeat("r", len(t.Columns)) + "}\n\\toprule\n")
 	b.WriteString(texEscape(t.RowHeader))
-	for _, c := range t.Columns {
+	for j, c := range t.Columns {
+		if t.TeXColumns != nil {
+			b.WriteString(" & " + t.TeXColumns[j])
+			continue
+		}
 		b.WriteString(" & " + texEscape(c))
 	}
 	b.WriteString(" \\\\\n\\midrule\n")
@@ -377,3 +387,7 @@ var texReplacer = strings.NewReplacer(
 )
 
 func texEscape(s string) string { return texReplacer.Replace(s) }
+
+// TeXEscape returns s as LaTeX text: special characters escaped and the
+// Greek letters and symbols of dplab's labels set as math.
+func TeXEscape(s string) string { return texEscape(s) }

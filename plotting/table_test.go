@@ -31,3 +31,29 @@ func TestTextCells(t *testing.T) {
 		t.Errorf("csv:\n%s", csvb.String())
 	}
 }
+
+// TestTeXColumns: LaTeX headers given as math are written as they are (the
+// Markdown and CSV keep the Unicode labels), and a count that differs
+// from the columns' is refused.
+func TestTeXColumns(t *testing.T) {
+	tab := &Table{Name: "d", RowHeader: "node", Rows: []string{"1"}, Columns: []string{"γ_code = √γ", "c/n"},
+		TeXColumns: []string{`$\gamma_{\mathrm{code}} = \sqrt{\gamma}$`, `$c/n$`}, Better: NoBest,
+		Cells: [][]Entry{{{Present: true, Mean: 0.5}, {Present: true, Mean: 2}}}}
+	var tex, md strings.Builder
+	if err := tab.WriteLaTeX(&tex); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tex.String(), "node & $\\gamma_{\\mathrm{code}} = \\sqrt{\\gamma}$ & $c/n$ \\\\") {
+		t.Errorf("latex:\n%s", tex.String())
+	}
+	if !strings.Contains(md.String(), "| node | γ_code = √γ | c/n |") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+	tab.TeXColumns = tab.TeXColumns[:1]
+	if _, err := WriteTable(tab, t.TempDir(), "tex"); err == nil || !strings.Contains(err.Error(), "1 LaTeX headers for 2 columns") {
+		t.Errorf("WriteTable with 1 LaTeX header for 2 columns: %v", err)
+	}
+}

@@ -35,6 +35,10 @@ type Collector struct {
 	// in (cell key, trial, position) order.
 	skipped map[string]skip
 	rels    map[string]map[string]bool // relation -> labels of the private cells' ok records
+	// derived aggregates, record by record, the values tables print
+	// derived from stored keys (quantity.of), of the cells whose mechanism
+	// has some.
+	derived *results.Aggregator
 }
 
 // recordAt orders the records of a cell as the view takes them: by trial,
@@ -73,7 +77,7 @@ func NewCollector(s *spec.Spec) (*Collector, error) {
 		return nil, err
 	}
 	c := &Collector{spec: s, cells: cells, byKey: make(map[string]*spec.Cell, len(cells)),
-		agg: results.NewAggregator(results.CIMethod(s.CI)), notes: map[string]*cellNotes{},
+		agg: results.NewAggregator(results.CIMethod(s.CI)), derived: results.NewAggregator(results.CIMethod(s.CI)), notes: map[string]*cellNotes{},
 		skipped: map[string]skip{}, rels: map[string]map[string]bool{}}
 	for i := range cells {
 		c.byKey[cells[i].Key] = &cells[i]
@@ -119,6 +123,10 @@ func (col *Collector) Add(r *results.Record) {
 			r = &up
 		}
 		col.agg.Add(r)
+		if mech := col.spec.Mechanisms[c.Mechanism].Name; derives(mech) {
+			// Every ok record, so that a rerun's replaces its trial's.
+			col.derived.Add(&results.Record{CellKey: r.CellKey, Trial: r.Trial, Status: results.StatusOK, Diagnostics: derivedValues(mech, r)})
+		}
 		if notes.ledger == nil || at.before(notes.ledgerAt) {
 			notes.ledger, notes.ledgerAt = &ledgerSummary{event: r.Privacy.Event, delta: float64(r.Privacy.Delta)}, at
 		}
@@ -188,6 +196,10 @@ func (col *Collector) view() *view {
 		for _, g := range inOrder(n.groups) {
 			v.addPipeline(c, &results.Pipeline{Group: g})
 		}
+	}
+	v.derived = map[string]results.CellSummary{}
+	for _, c := range col.derived.Cells() {
+		v.derived[c.Key] = c
 	}
 	for _, c := range col.agg.Cells() {
 		v.agg[c.Key] = c

@@ -199,6 +199,32 @@ func TestIterationsFigure(t *testing.T) {
 	}
 }
 
+// TestIterationsPanelTitles: panel_titles titles the figure's panels and
+// the table's tables by their panel_by value (issue 35: the RGM code
+// preset's "label" split is not a label split, and its panel says so); a
+// value without a title keeps "split = <value>", and the tables keep their
+// file names.
+func TestIterationsPanelTitles(t *testing.T) {
+	titles := "panel_titles = { label = \"the code's “label” split: labels not separated\" }\n"
+	outs, v := iterView(t, "[[figure]]\nname = \"f\"\nkind = \"iterations\"\ntrace = \"excess_objective\"\npanel_by = \"split\"\n"+titles+
+		"[[table]]\nname = \"it\"\nkind = \"iterations\"\ntrace = \"excess_objective\"\npanel_by = \"split\"\n"+titles)
+	fig := outs.figures[0].draw(v)
+	var got []string
+	for _, p := range fig.Panels {
+		got = append(got, p.Title)
+	}
+	if want := []string{"split = random", "the code's “label” split: labels not separated"}; !slices.Equal(got, want) {
+		t.Errorf("panel titles %q, want %q", got, want)
+	}
+	tabs := outs.tables[0].build(v)
+	if len(tabs) != 2 || tabs[0].Name != "it-split-random" || tabs[1].Name != "it-split-label" {
+		t.Fatalf("tables %d, want it-split-random and it-split-label", len(tabs))
+	}
+	if want := "excess_objective per iteration — the code's “label” split: labels not separated"; tabs[1].Title != want {
+		t.Errorf("table title %q, want %q", tabs[1].Title, want)
+	}
+}
+
 // TestIterationsFigurePanelsByDataset: without panel_by, one panel per
 // dataset, and the lines keep their full labels.
 func TestIterationsFigurePanelsByDataset(t *testing.T) {
@@ -309,6 +335,9 @@ func TestIterationAndDiagnosticsErrors(t *testing.T) {
 		{"negative floor", "[[figure]]\nname = \"f\"\nkind = \"iterations\"\ntrace = \"x\"\nfloor = -1.0\n", "figure[0].floor", "floor = -1"},
 		{"table at negative", "[[table]]\nname = \"t\"\nkind = \"iterations\"\ntrace = \"x\"\nat = [0, -1]\n", "table[0].at", "iteration -1"},
 		{"table at unknown word", "[[table]]\nname = \"t\"\nkind = \"iterations\"\ntrace = \"x\"\nat = \"first\"\n", "table[0].at", `"first": want integers`},
+		{"panel_titles without panel_by", "[[figure]]\nname = \"f\"\nkind = \"iterations\"\ntrace = \"x\"\npanel_titles = { random = \"R\" }\n", "figure[0].panel_titles", "needs panel_by"},
+		{"panel_titles of no value", "[[table]]\nname = \"t\"\nkind = \"iterations\"\ntrace = \"x\"\npanel_by = \"split\"\npanel_titles = { bias = \"B\" }\n", "table[0].panel_titles", `key "bias" is not a value of split (its values: label, random)`},
+		{"empty panel title", "[[figure]]\nname = \"f\"\nkind = \"iterations\"\ntrace = \"x\"\npanel_by = \"split\"\npanel_titles = { label = \" \" }\n", "figure[0].panel_titles", "panel_titles.label is empty"},
 		{"diagnostics without columns", "[[table]]\nname = \"t\"\nkind = \"diagnostics\"\n", "table[0].columns", "needs columns"},
 		{"diagnostics grouped column", "[[table]]\nname = \"t\"\nkind = \"diagnostics\"\ncolumns = [\"node1/eta\"]\n", "table[0].columns", "without its group"},
 		{"diagnostics column twice", "[[table]]\nname = \"t\"\nkind = \"diagnostics\"\ncolumns = [\"eta\"]\nnoise_columns = [\"eta\"]\n", "table[0].noise_columns", "already in columns"},

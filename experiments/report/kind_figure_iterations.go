@@ -32,6 +32,10 @@ type iterationsFigure struct {
 	Note         string    `toml:"note"`       // added to the footnote
 	figureLayout           // legend, width, height, dpi
 
+	// PanelTitles titles the panels by their panel_by value, e.g.
+	// { label = "…" }; default "<panel_by> = <value>".
+	PanelTitles map[string]string `toml:"panel_titles"`
+
 	name string
 	sel  iterSpec
 }
@@ -45,7 +49,7 @@ func init() {
 			if err := b.Decode(&f); err != nil {
 				return nil, err
 			}
-			f.sel = iterSpec{Trace: f.Trace, PanelBy: f.PanelBy, Datasets: f.Datasets, Mechanisms: f.Mechanisms, Epsilon: f.Epsilon}
+			f.sel = iterSpec{Trace: f.Trace, PanelBy: f.PanelBy, PanelTitles: f.PanelTitles, Datasets: f.Datasets, Mechanisms: f.Mechanisms, Epsilon: f.Epsilon}
 			if err := checkIterSpec(b, &f.sel); err != nil {
 				return nil, err
 			}

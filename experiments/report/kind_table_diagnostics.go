@@ -80,22 +80,39 @@ type diagRow struct {
 	group string
 }
 
+// diagColumn is one printed column of a diagnostics table: a quantity
+// (quantities.go) of a requested key, per mechanism. Mechanisms whose
+// quantities of the requested keys share a label share the column.
+type diagColumn struct {
+	label, tex string
+	// of maps a mechanism's registry name to the requested key (and its
+	// store) and the quantity the column prints for it.
+	of map[string]diagSource
+	// derived: every quantity of the column is derived (a column no row
+	// has is then left out); legend: what the footnote says of it.
+	derived bool
+	legend  []legendEntry
+}
+
+type diagSource struct {
+	key   string
+	noise bool
+	q     quantity
+}
+
 // build implements Table.
 func (t *diagnosticsTable) build(v *view) []*plotting.Table {
 	s := v.spec
-	cols := append(slices.Clone(t.Columns), t.NoiseColumns...)
-	// value returns the Stat of column j in a cell's group.
-	value := func(a *results.CellSummary, group string, j int) (results.Stat, bool) {
-		key := cols[j]
-		if group != "" {
-			key = group + "/" + key
-		}
-		if j < len(t.Columns) {
-			st, ok := a.Diagnostics[key]
-			return st, ok
-		}
-		st, ok := a.Noise[key]
-		return st, ok
+	type request struct {
+		key   string
+		noise bool
+	}
+	var reqs []request
+	for _, k := range t.Columns {
+		reqs = append(reqs, request{k, false})
+	}
+	for _, k := range t.NoiseColumns {
+		reqs = append(reqs, request{k, true})
 	}
 	keep := func(c *spec.Cell) bool {
 		if !v.wantDataset(t.Datasets, c.Dataset) || !v.wantMechanism(t.Mechanisms, c.Mechanism) {
@@ -116,8 +133,37 @@ func (t *diagnosticsTable) build(v *view) []*plotting.Table {
 		if !v.wantDataset(t.Datasets, di) {
 			continue
 		}
+		// The columns: each requested key's quantities for the mechanisms
+		// the table selects, keys in the requested order.
+		var cols []*diagColumn
+		byLabel := map[string]*diagColumn{}
+		for _, r := range reqs {
+			// A key no mechanism's quantities know prints under its name.
+			known := false
+			for mi, m := range s.Mechanisms {
+				known = known || v.wantMechanism(t.Mechanisms, mi) && quantitiesOf(m.Name, r.key) != nil
+			}
+			for mi, m := range s.Mechanisms {
+				if !v.wantMechanism(t.Mechanisms, mi) || known && quantitiesOf(m.Name, r.key) == nil {
+					continue
+				}
+				for _, q := range columnsOf(m.Name, r.key) {
+					col := byLabel[q.label]
+					if col == nil {
+						col = &diagColumn{label: q.label, tex: q.tex, of: map[string]diagSource{}, derived: true}
+						byLabel[q.label] = col
+						cols = append(cols, col)
+					}
+					if _, ok := col.of[m.Name]; !ok {
+						col.of[m.Name] = diagSource{r.key, r.noise, q}
+					}
+					col.derived = col.derived && q.of != nil
+					col.legend = append(col.legend, legendEntry{q: q, key: r.key, mechs: []string{m.Label}})
+				}
+			}
+		}
 		tab := &plotting.Table{Name: t.name, Title: title + ": read from the private data without noise (NOT DP) — " + d.Label,
-			RowHeader: "mechanism, ε / group", Columns: cols, Better: plotting.NoBest, Digits: 6}
+			RowHeader: "mechanism, ε / group", Better: plotting.NoBest, Digits: 6}
 		if len(s.Datasets) > 1 {
 			tab.Name = t.name + "-" + v.datasetStem(d.Label)
 		}
@@ -129,15 +175,15 @@ func (t *diagnosticsTable) build(v *view) []*plotting.Table {
 			}
 			a := v.agg[c.Key]
 			groups := map[string]bool{}
-			for j, name := range cols {
+			for _, r := range reqs {
 				m := a.Diagnostics
-				if j >= len(t.Columns) {
+				if r.noise {
 					m = a.Noise
 				}
 				for k := range m {
-					if g, n, ok := cutLast(k); ok && n == name {
+					if g, n, ok := cutLast(k); ok && n == r.key {
 						groups[g] = true
-					} else if k == name {
+					} else if k == r.key {
 						groups[""] = true
 					}
 				}
@@ -147,7 +193,6 @@ func (t *diagnosticsTable) build(v *view) []*plotting.Table {
 			}
 		}
 		for _, r := range rows {
-			a := v.agg[r.cell.Key]
 			label := v.legend(r.cell)
 			if r.cell.Private {
 				label += ", ε = " + strconv.FormatFloat(r.cell.Epsilon, 'g', 4, 64)
@@ -156,18 +201,48 @@ func (t *diagnosticsTable) build(v *view) []*plotting.Table {
 				label += " / " + r.group
 			}
 			tab.Rows = append(tab.Rows, label)
+			mech := s.Mechanisms[r.cell.Mechanism].Name
 			var row []plotting.Entry
-			for j := range cols {
-				st, ok := value(&a, r.group, j)
+			for _, col := range cols {
+				src, has := col.of[mech]
+				var st results.Stat
+				ok := false
+				if has {
+					key := src.key
+					if r.group != "" {
+						key = r.group + "/" + key
+					}
+					st, ok = v.quantityStat(r.cell.Key, src.noise, key, src.q)
+				}
 				row = append(row, plotting.Entry{Mean: st.Mean, Half: st.CIHalf, Present: ok && st.Count > 0})
 			}
 			tab.Cells = append(tab.Cells, row)
+		}
+		// Derived columns no row has (the authors' code's units, when no
+		// row ran its preset) are left out.
+		var legend columnLegend
+		for j := len(cols) - 1; j >= 0; j-- {
+			if cols[j].derived && !slices.ContainsFunc(tab.Cells, func(row []plotting.Entry) bool { return row[j].Present }) {
+				cols = slices.Delete(cols, j, j+1)
+				for i := range tab.Cells {
+					tab.Cells[i] = slices.Delete(tab.Cells[i], j, j+1)
+				}
+			}
+		}
+		for _, col := range cols {
+			tab.Columns, tab.TeXColumns = append(tab.Columns, col.label), append(tab.TeXColumns, col.tex)
+			for _, e := range col.legend {
+				legend.add(e.q, e.key, e.mechs[0])
+			}
 		}
 		extra := "NOT DIFFERENTIALLY PRIVATE: every value of this table is read from the private training data without noise (the records' diagnostics_nonprivate"
 		if len(t.NoiseColumns) > 0 {
 			extra += "; " + strings.Join(t.NoiseColumns, ", ") + ": the noise parameters of privacy.noise, which a mechanism may compute from the data"
 		}
 		extra += "), for diagnosis only, not covered by ε; a row \"… / g\" holds the keys g/<column> (e.g. a node's); mean ± 95% CI half-width over the ok trials"
+		if l := legend.String(); l != "" {
+			extra += "; " + l
+		}
 		if t.Note != "" {
 			extra += "; " + t.Note
 		}

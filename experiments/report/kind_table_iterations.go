@@ -25,6 +25,10 @@ type iterationsTable struct {
 	Formats    []string  `toml:"formats"`    // default ["md", "tex", "csv"]
 	Note       string    `toml:"note"`       // added to the footnote
 
+	// PanelTitles titles the tables by their panel_by value, as the
+	// figure's; the files keep the names of "<panel_by> = <value>".
+	PanelTitles map[string]string `toml:"panel_titles"`
+
 	name string
 	sel  iterSpec
 }
@@ -79,7 +83,7 @@ func init() {
 			if err := b.Decode(&t); err != nil {
 				return nil, err
 			}
-			t.sel = iterSpec{Trace: t.Trace, PanelBy: t.PanelBy, Datasets: t.Datasets, Mechanisms: t.Mechanisms, Epsilon: t.Epsilon}
+			t.sel = iterSpec{Trace: t.Trace, PanelBy: t.PanelBy, PanelTitles: t.PanelTitles, Datasets: t.Datasets, Mechanisms: t.Mechanisms, Epsilon: t.Epsilon}
 			if err := checkIterSpec(b, &t.sel); err != nil {
 				return nil, err
 			}
@@ -96,11 +100,11 @@ func (t *iterationsTable) formats() []string { return t.Formats }
 // build implements Table.
 func (t *iterationsTable) build(v *view) []*plotting.Table {
 	panels := v.iterPanels(&t.sel)
-	var titles []string
+	var names []string
 	for _, p := range panels {
-		titles = append(titles, p.title)
+		names = append(names, p.stem)
 	}
-	stems := labelStems(titles)
+	stems := labelStems(names)
 	var out []*plotting.Table
 	for _, p := range panels {
 		tab := &plotting.Table{Name: t.name, Title: t.Title, RowHeader: "t", Better: plotting.NoBest}
@@ -109,7 +113,7 @@ func (t *iterationsTable) build(v *view) []*plotting.Table {
 		}
 		tab.Title += " — " + p.title
 		if len(panels) > 1 {
-			tab.Name = t.name + "-" + stems[p.title]
+			tab.Name = t.name + "-" + stems[p.stem]
 		}
 		steps := 0
 		for _, l := range p.lines {

@@ -245,6 +245,9 @@ type view struct {
 	// pipes holds what the records say about each mechanism block's
 	// pre-processing (render_pipeline.go); nil when none has any.
 	pipes map[int]*pipeNote
+	// derived holds, by cell key, the summaries of the values tables print
+	// derived from stored keys (quantity.of), by derivedKey.
+	derived map[string]results.CellSummary
 }
 
 // ordered returns the aggregated cells in the spec's expansion order.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -21,6 +22,9 @@ type iterSpec struct {
 	Datasets   []string  // labels; default all
 	Mechanisms []string  // labels; default all
 	Epsilon    []float64 // ε values of private cells to show; default all
+	// PanelTitles titles panels by their panel_by value (as printed,
+	// e.g. "label"); a panel without one is titled "<panel_by> = <value>".
+	PanelTitles map[string]string
 }
 
 // iterLine is one line of an iterations panel: one cell's per-iteration
@@ -35,9 +39,13 @@ type iterLine struct {
 // iterPanel is one panel of an iterations figure (one table of an
 // iterations table).
 type iterPanel struct {
-	title string // dataset label, or "key = value" (with the dataset label when there are several)
-	note  string // "skipped: …" for a skipped dataset
-	lines []iterLine
+	// stem is the panel's name: the dataset label, or "key = value" (with
+	// the dataset label when there are several); table files are named by
+	// it. title is what the panel says it shows: stem, or the block's
+	// panel_titles entry.
+	stem, title string
+	note        string // "skipped: …" for a skipped dataset
+	lines       []iterLine
 }
 
 // checkIterSpec checks an iterations block's trace, panel_by and labels
@@ -55,6 +63,27 @@ func checkIterSpec(b *Block, sp *iterSpec) error {
 	for _, e := range sp.Epsilon {
 		if !(e > 0) || math.IsInf(e, 0) {
 			return b.Errorf("epsilon", "ε = %v: want finite values > 0", e)
+		}
+	}
+	if len(sp.PanelTitles) > 0 {
+		if sp.PanelBy == "" {
+			return b.Errorf("panel_titles", "panel_titles needs panel_by: it titles the panels by their panel_by value")
+		}
+		var values []string
+		for _, m := range b.Spec.Mechanisms {
+			if len(sp.Mechanisms) == 0 || slices.Contains(sp.Mechanisms, m.Label) {
+				for _, x := range m.Params.Values[sp.PanelBy].List {
+					values = append(values, spec.FormatValue(x))
+				}
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(sp.PanelTitles)) {
+			if !slices.Contains(values, k) {
+				return b.Errorf("panel_titles", "panel_titles key %q is not a value of %s (its values: %s)", k, sp.PanelBy, strings.Join(slices.Compact(slices.Sorted(slices.Values(values))), ", "))
+			}
+			if strings.TrimSpace(sp.PanelTitles[k]) == "" {
+				return b.Errorf("panel_titles", "panel_titles.%s is empty: want the panel's title", k)
+			}
 		}
 	}
 	if sp.PanelBy != "" {
@@ -150,11 +179,18 @@ func (v *view) iterPanels(sp *iterSpec) []iterPanel {
 			values = []string{""} // one panel for the dataset
 		}
 		for _, val := range values {
-			p := iterPanel{title: label}
+			p := iterPanel{stem: label}
 			if val != "" {
-				p.title = sp.PanelBy + " = " + val
+				p.stem = sp.PanelBy + " = " + val
 				if len(shownData) > 1 {
-					p.title = label + " — " + p.title
+					p.stem = label + " — " + p.stem
+				}
+			}
+			p.title = p.stem
+			if t, ok := sp.PanelTitles[val]; ok && val != "" {
+				p.title = t
+				if len(shownData) > 1 {
+					p.title = label + " — " + t
 				}
 			}
 			if why, ok := v.skipped[label]; ok {

@@ -20,16 +20,14 @@ type ledgerSummary struct {
 	delta float64
 }
 
-// noiseMeans returns the mean of each noise parameter over the cell's
-// trials that ran (the sum over the trials that have it, divided by all of
-// them but the releases of private tuning's data-independent model, which
-// ran nothing: their missing noise would count as zeros), by name.
-func noiseMeans(a *results.CellSummary) map[string]float64 {
-	out := make(map[string]float64, len(a.Noise))
-	for name, st := range a.Noise {
-		out[name] = st.Sum / float64(a.Trials-a.DataIndependent)
-	}
-	return out
+// noiseMean returns the mean of a noise parameter's quantity (its stored
+// key or a value derived from it) over the cell's trials that ran: the sum
+// over the trials that have it, divided by all of them but the releases of
+// private tuning's data-independent model, which ran nothing (their
+// missing noise would count as zeros).
+func (v *view) noiseMean(a *results.CellSummary, key string, q quantity) (float64, bool) {
+	st, ok := v.quantityStat(a.Key, true, key, q)
+	return st.Sum / float64(a.Trials-a.DataIndependent), ok
 }
 
 // components returns the ε at the cell's δ of each component of a composed
@@ -82,6 +80,8 @@ func (v *view) privacyTables(t *tableSpec) []*plotting.Table {
 			tab.Name = t.Name + "-" + v.datasetStem(d.Label)
 		}
 		cols := []string{"ε target", "ε spent (max)", "δ", "α* (mean)"}
+		tex := map[string]string{} // LaTeX headers of the noise columns
+		var legend columnLegend
 		type row struct {
 			label string
 			vals  map[string]float64
@@ -109,12 +109,26 @@ func (v *view) privacyTables(t *tableSpec) []*plotting.Table {
 				}
 				vals[colPerRun] = a.EpsPerRunMax
 			}
-			mean := noiseMeans(&a)
-			for _, k := range slices.Sorted(maps.Keys(mean)) {
-				if !slices.Contains(cols, k) {
-					cols = append(cols, k)
+			m := s.Mechanisms[c.Mechanism]
+			for _, k := range slices.Sorted(maps.Keys(a.Noise)) {
+				group, _, _ := cutLast(k)
+				for _, q := range columnsOf(m.Name, k) {
+					x, ok := v.noiseMean(&a, k, q)
+					if !ok {
+						continue // a derived value this cell's records do not have
+					}
+					col, colTeX := q.label, q.tex
+					if group != "" {
+						col, colTeX = col+" ("+group+")", colTeX+" "+plotting.TeXEscape("("+group+")")
+					}
+					if !slices.Contains(cols, col) {
+						cols = append(cols, col)
+						tex[col] = colTeX
+					}
+					vals[col] = x
+					_, name, _ := cutLast(k)
+					legend.add(q, name, m.Label)
 				}
-				vals[k] = mean[k]
 			}
 			for i, e := range v.components(l) {
 				name := fmt.Sprintf("ε component %d", i+1)
@@ -126,6 +140,13 @@ func (v *view) privacyTables(t *tableSpec) []*plotting.Table {
 			rows = append(rows, row{v.legend(c) + ", ε = " + strconv.FormatFloat(c.Epsilon, 'g', 4, 64), vals})
 		}
 		tab.Columns = cols
+		for _, col := range cols {
+			t, ok := tex[col]
+			if !ok {
+				t = plotting.TeXEscape(col)
+			}
+			tab.TeXColumns = append(tab.TeXColumns, t)
+		}
 		for _, r := range rows {
 			tab.Rows = append(tab.Rows, r.label)
 			var cells []plotting.Entry
@@ -136,6 +157,9 @@ func (v *view) privacyTables(t *tableSpec) []*plotting.Table {
 			tab.Cells = append(tab.Cells, cells)
 		}
 		extra := "ε components: each part of the composed ledger, by the same accountant at the same δ (the total is not their sum under RDP); noise parameters are means over trials"
+		if l := legend.String(); l != "" {
+			extra += "; " + l
+		}
 		if t.Note != "" {
 			extra += "; " + t.Note
 		}

@@ -223,13 +223,15 @@ func TestLedgerNoiseMeans(t *testing.T) {
 		}
 		r.Shuffle(n, func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
 		cells := results.Aggregate(recs, results.CIAuto)
-		got := noiseMeans(&cells[0])
-		if len(got) != len(sums) {
-			t.Fatalf("noise means %v, want the keys of %v", got, sums)
-		}
-		for k, sum := range sums {
-			if want := sum / float64(n); math.Float64bits(got[k]) != math.Float64bits(want) {
-				t.Fatalf("%s: mean %v, want %v", k, got[k], want)
+		v := &view{agg: map[string]results.CellSummary{"c": cells[0]}}
+		for _, k := range names {
+			got, ok := v.noiseMean(&cells[0], k, quantity{})
+			sum, want := sums[k]
+			if ok != want {
+				t.Fatalf("%s: has a mean %v, want %v", k, ok, want)
+			}
+			if want := sum / float64(n); ok && math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("%s: mean %v, want %v", k, got, want)
 			}
 		}
 	}
