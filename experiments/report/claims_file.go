@@ -169,18 +169,20 @@ func (c *Claims) JSON() ([]byte, error) {
 }
 
 // claimsCSVHeader is claims.csv's header: a row per point.
-var claimsCSVHeader = []string{"claim", "verdict", "point", "outcome", "why",
+var claimsCSVHeader = []string{"run", "claim", "verdict", "point", "outcome", "why",
 	"a", "a_mean", "a_half", "a_n", "b", "b_mean", "b_half", "b_n",
 	"estimate", "low", "high", "expect", "paper"}
 
 // CSV returns claims.csv's bytes: a row per point of every claim (numbers
 // at full precision; "" where none applies, "-inf" and "inf" for an
-// unbounded interval), preceded on a quick run by a row saying so.
+// unbounded interval), its first column "QUICK RUN" for a --quick run's
+// points, "full" otherwise.
 func (c *Claims) CSV() ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
+	run := "full"
 	if c.Quick {
-		w.Write([]string{"# " + quickBanner})
+		run = "QUICK RUN"
 	}
 	w.Write(claimsCSVHeader)
 	side := func(s *ClaimSide) []string {
@@ -191,7 +193,7 @@ func (c *Claims) CSV() ([]byte, error) {
 	}
 	for _, cl := range c.Claims {
 		for _, p := range cl.Points {
-			row := []string{cl.ID, cl.Verdict, p.Point, p.Outcome, p.Why}
+			row := []string{run, cl.ID, cl.Verdict, p.Point, p.Outcome, p.Why}
 			row = append(row, side(p.A)...)
 			row = append(row, side(p.B)...)
 			row = append(row, results.StatNum(float64(p.Estimate)), bound(float64(p.Low), -1), bound(float64(p.High), 1),
