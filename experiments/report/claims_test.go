@@ -135,7 +135,7 @@ func TestClaimVerdicts(t *testing.T) {
 			p.Why = "no data"
 		}
 		for i := 0; i+1 < len(coords); i += 2 {
-			p.coords = append(p.coords, coord{coords[i], coords[i+1]})
+			p.coords = append(p.coords, coord{coords[i], coords[i+1], coords[i+1]})
 		}
 		return p
 	}
@@ -570,5 +570,61 @@ func TestReadmeClaimExample(t *testing.T) {
 	}
 	if err := Check(s); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestClaimsPairExactly: the sides pair on exact coordinates, not on the
+// 4 digits points are named with: ε = 1 and 1.00001 are two points (they
+// were four pairs when ε was matched as printed).
+func TestClaimsPairExactly(t *testing.T) {
+	src := `name = "pairs"
+seed = 1
+trials = 2
+epsilon = [1, 1.00001]
+delta = 1e-6
+
+[[dataset]]
+name = "synthetic-linear"
+label = "Lin"
+params = { n = 400, d = 4, seed = 3 }
+
+[[mechanism]]
+name = "adassp"
+label = "A"
+params = { rho = 1e-4 }
+
+[[mechanism]]
+name = "adassp"
+label = "B"
+params = { rho = 1e-2 }
+
+[[claim]]
+id = "a-better"
+quote = "A beats B"
+where = "§1"
+check = "better"
+quantity = "metric:test_mse"
+a = { mechanism = "A" }
+b = { mechanism = "B" }
+`
+	s := spectest.MustParse(t, src)
+	var recs []results.Record
+	for _, c := range spectest.Cells(t, s) {
+		for trial := range 2 {
+			recs = append(recs, results.Record{Schema: results.SchemaVersion, CellKey: c.Key, Dataset: "Lin", Label: c.Label,
+				Epsilon: results.Float(c.Epsilon), Trial: trial, Status: results.StatusOK,
+				Metrics: map[string]results.Float{"test_mse": results.Float(1 + float64(c.Mechanism))}})
+		}
+	}
+	dir := t.TempDir()
+	if _, err := RenderRecords(s, dir, recs, nil); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadClaims(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl := c.Claims[0]; len(cl.Points) != 2 || cl.Summary != "holds (2 points)" {
+		t.Errorf("%s, points %+v", cl.Summary, cl.Points)
 	}
 }
