@@ -135,11 +135,10 @@ var quantityKinds = []string{"metric", "trace", "diagnostic", "noise", "eps_spen
 
 // claim is a decoded and checked [[claim]] block, ready to evaluate.
 type claim struct {
-	spec  claimSpec
-	index int
-	kind  checkKind
-	q     quantity
-	a, b  *side
+	spec claimSpec
+	kind checkKind
+	q    quantity
+	a, b *side
 	// higher is the quantity's better direction (better, crossover).
 	higher bool
 	// lo, hi bound the region of ratio, difference and value checks;
@@ -214,7 +213,7 @@ func decodeClaims(s *spec.Spec) ([]*claim, error) {
 // decodeClaim decodes one [[claim]] block strictly and checks it against
 // the spec: labels, params keys, ε, curves and the keys its check needs.
 func decodeClaim(b *Block) (*claim, error) {
-	c := &claim{index: b.Index}
+	c := &claim{}
 	cs := &c.spec
 	if err := b.Decode(cs); err != nil {
 		return nil, err
@@ -400,19 +399,37 @@ func (c *claim) resolveSide(b *Block, key string, own *selection) (*side, error)
 	if len(s.mechs) == 0 {
 		return nil, b.Errorf(key, "%s selects no mechanism", where)
 	}
-	// A params key must be one of a selected mechanism's.
+	// A params key must be one of a selected mechanism's, and each value
+	// one of its values (a --quick run may have replaced them).
 	for _, k := range s.sel.Params.Keys {
 		var known []string
-		found := false
+		var values []any
 		for _, mi := range s.mechs {
 			for _, pk := range sp.Mechanisms[mi].Params.Keys {
-				found = found || pk == k
 				known = append(known, pk)
+				if pk == k {
+					values = append(values, sp.Mechanisms[mi].Params.Values[k].List...)
+				}
 			}
 		}
-		if !found {
+		if values == nil {
 			slices.Sort(known)
 			return nil, b.Errorf(paramsKey(key, own, k), "no mechanism %s selects has params key %q%s (keys: %s)", where, k, suggest.DidYouMean(k, known), strings.Join(slices.Compact(known), ", "))
+		}
+		for _, w := range s.sel.Params.Values[k].List {
+			if sp.QuickApplied || slices.ContainsFunc(values, func(x any) bool { return sameValue(x, w) }) {
+				continue
+			}
+			var texts []string
+			for _, x := range values {
+				texts = append(texts, spec.FormatValue(x))
+			}
+			texts = slices.Compact(texts)
+			hint := ""
+			if str, ok := w.(string); ok {
+				hint = suggest.DidYouMean(str, texts)
+			}
+			return nil, b.Errorf(paramsKey(key, own, k), "no mechanism %s selects has %s = %s%s (values: %s)", where, k, spec.FormatValue(w), hint, strings.Join(texts, ", "))
 		}
 	}
 	return s, nil

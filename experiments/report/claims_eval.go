@@ -69,7 +69,7 @@ type row struct {
 	coords []coord
 	eps, x float64 // the cell's ε (+Inf: non-private) or the curve's x
 	axis   float64 // the claim's axis value (NaN: none)
-	di, mi int     // dataset and mechanism indices (−1 for curves)
+	di     int     // the dataset's index (−1 for curves)
 	side   ClaimSide
 	why    string // not run: why
 }
@@ -106,7 +106,7 @@ func (v *view) rows(c *claim, s *side) []row {
 			!matchParams(s.sel.Params, cell.Params) {
 			continue
 		}
-		r := row{eps: cell.Epsilon, x: math.NaN(), axis: math.NaN(), di: cell.Dataset, mi: cell.Mechanism}
+		r := row{eps: cell.Epsilon, x: math.NaN(), axis: math.NaN(), di: cell.Dataset}
 		add := func(name, value, text string) {
 			if !s.pinned[name] {
 				r.coords = append(r.coords, coord{name, value, text})
@@ -163,7 +163,7 @@ func (v *view) curveRows(c *claim, s *side) []row {
 			if xs != nil && !slices.ContainsFunc(xs, func(x float64) bool { return sameFloat(x, p.X) }) {
 				continue
 			}
-			r := row{eps: math.NaN(), x: p.X, axis: p.X, di: -1, mi: -1}
+			r := row{eps: math.NaN(), x: p.X, axis: p.X, di: -1}
 			if len(uniqueCurveLabels(sp, s.curves)) > 1 {
 				r.coords = append(r.coords, coord{s.mechCoord(), cv.Label, cv.Label})
 			}
@@ -174,8 +174,11 @@ func (v *view) curveRows(c *claim, s *side) []row {
 				r.coords = append(r.coords, coord{"x", strconv.FormatFloat(p.X, 'g', -1, 64), cv.X + " = " + strconv.FormatFloat(p.X, 'g', 4, 64)})
 			}
 			r.side = ClaimSide{Label: cv.Label, Mean: results.Float(p.Y), Half: 0}
-			if p.Err != nil {
+			switch {
+			case p.Err != nil:
 				r.why, r.side.Mean = "the curve has no value here: "+p.Err.Error(), results.Float(math.NaN())
+			case math.IsNaN(p.Y):
+				r.why = "the curve's value is not a number"
 			}
 			out = append(out, r)
 		}

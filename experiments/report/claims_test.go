@@ -510,6 +510,7 @@ func TestClaimErrors(t *testing.T) {
 		{"no direction for a diagnostic", block(strings.Replace(better, "metric:test_mse", "diagnostic:eta", 1)), atHeader, "claim[0].better", `needs better = "lower" or "higher"`},
 		{"missing side", block("check = \"ratio\"\nquantity = \"metric:test_mse\"\na = { mechanism = \"AdaSSP\" }\nmax = 1\n"), 3, "claim[0].check", "give a = { … } and b = { … }"},
 		{"params key", block(better + "params = { rhoo = 1 }\n"), 7, "claim[0].params.rhoo", `no mechanism a selects has params key "rhoo" (did you mean "rho"?)`},
+		{"params value", block(better + "params = { rho = 1e-3 }\n"), 7, "claim[0].params.rho", "no mechanism a selects has rho = 0.001 (values: 0.0001)"},
 		{"ε not in the grid", block(better + "epsilon = [1]\n"), 7, "claim[0].epsilon", "ε = 1 is not in the spec's grid [0.5 2]"},
 		{"curve key on cells", block(better + "x = [1]\n"), 7, "claim[0].x", `it needs quantity = "curve"`},
 		{"paper value without tolerance", block("check = \"value\"\nquantity = \"metric:test_mse\"\nmechanism = \"AdaSSP\"\npaper_value = 1\n"), 6, "claim[0].paper_value", "needs tolerance"},
