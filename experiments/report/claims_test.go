@@ -205,6 +205,54 @@ label = "Ridge"
 exclude = { "Lin2" = "measured cost" }
 `
 
+// okRecord is an ok record of cell c at trial, without metrics.
+func okRecord(s *spec.Spec, c spec.Cell, trial int) results.Record {
+	return results.Record{Schema: results.SchemaVersion, Experiment: s.Name, CellKey: c.Key, Dataset: s.Datasets[c.Dataset].Label,
+		Mechanism: c.Entry.Info.Name, Label: c.Label, Epsilon: results.Float(c.Epsilon), Trial: trial, Status: results.StatusOK,
+		Privacy: results.Privacy{EpsTarget: results.Float(c.Epsilon), EpsSpent: results.Float(c.Epsilon), Delta: 1e-6, Accountant: "rdp"}}
+}
+
+// renderClaims renders recs of s into a new directory and reads its
+// claims.json back.
+func renderClaims(t *testing.T, s *spec.Spec, recs []results.Record) (*Claims, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := RenderRecords(s, dir, recs, nil); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadClaims(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, dir
+}
+
+// claimBetter and claimLin2 are claims of claimsSpec: AdaSSP better than
+// ridge, and AdaSSP's error below 10 on Lin2.
+const (
+	claimBetter = `
+[[claim]]
+id = "adassp-better"
+quote = "AdaSSP beats ridge"
+where = "§1"
+check = "better"
+quantity = "metric:test_mse"
+a = { mechanism = "AdaSSP" }
+b = { mechanism = "Ridge" }
+`
+	claimLin2 = `
+[[claim]]
+id = "lin2"
+quote = "AdaSSP's error is below 10 on Lin2"
+where = "§2"
+check = "value"
+quantity = "metric:test_mse"
+dataset = "Lin2"
+mechanism = "AdaSSP"
+max = 10
+`
+)
+
 // claimsRecords returns hand-made records of claimsSpec's cells: test_mse
 // per (dataset, label, ε) as listed (three trials), diagnostics node1/eta
 // = 0.1 and node2/eta = 0.3 for AdaSSP on Lin, and AdaSSP's trials on Lin2
@@ -219,9 +267,7 @@ func claimsRecords(t *testing.T, s *spec.Spec) []results.Record {
 		ds := s.Datasets[c.Dataset].Label
 		key := fmt.Sprintf("%s/%s/%g", ds, s.Mechanisms[c.Mechanism].Label, c.Epsilon)
 		for trial := range 3 {
-			r := results.Record{Schema: results.SchemaVersion, Experiment: s.Name, CellKey: c.Key, Dataset: ds,
-				Mechanism: c.Entry.Info.Name, Label: c.Label, Epsilon: results.Float(c.Epsilon), Trial: trial, Status: results.StatusOK,
-				Privacy: results.Privacy{EpsTarget: results.Float(c.Epsilon), EpsSpent: results.Float(c.Epsilon), Delta: 1e-6, Accountant: "rdp"}}
+			r := okRecord(s, c, trial)
 			xs, ok := mse[key]
 			switch {
 			case key == "Lin2/AdaSSP/0.5":
@@ -249,16 +295,7 @@ func claimsRecords(t *testing.T, s *spec.Spec) []results.Record {
 // that the three files say the same (claims.json read back renders
 // claims.md and claims.csv byte for byte).
 func TestClaimsEvaluated(t *testing.T) {
-	src := claimsSpec + `
-[[claim]]
-id = "adassp-better"
-quote = "AdaSSP beats ridge"
-where = "§1"
-check = "better"
-quantity = "metric:test_mse"
-a = { mechanism = "AdaSSP" }
-b = { mechanism = "Ridge" }
-
+	src := claimsSpec + claimBetter + `
 [[claim]]
 id = "ratio-paper"
 quote = "AdaSSP is 4× and 1× ridge"
@@ -291,17 +328,7 @@ quantity = "diagnostic:eta"
 dataset = "Lin"
 mechanism = "AdaSSP"
 max = 0.2
-
-[[claim]]
-id = "lin2"
-quote = "AdaSSP's error is below 10 on Lin2"
-where = "§2"
-check = "value"
-quantity = "metric:test_mse"
-dataset = "Lin2"
-mechanism = "AdaSSP"
-max = 10
-
+` + claimLin2 + `
 [[claim]]
 id = "crossover"
 quote = "ridge wins below ε = 1, AdaSSP above"
@@ -329,14 +356,7 @@ abs_tolerance = 1e-9
 	if err := Check(s); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if _, err := RenderRecords(s, dir, claimsRecords(t, s), nil); err != nil {
-		t.Fatal(err)
-	}
-	c, err := ReadClaims(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, dir := renderClaims(t, s, claimsRecords(t, s))
 	half3 := 4.302652729749464 / math.Sqrt(3) // the half-width of {3, 4, 5}
 	type pointWant struct{ point, outcome, why string }
 	want := map[string]struct {
@@ -419,26 +439,7 @@ func TestClaimsQuick(t *testing.T) {
 [quick]
 trials = 1
 mechanisms = ["AdaSSP"]
-
-[[claim]]
-id = "vs-ridge"
-quote = "AdaSSP beats ridge"
-where = "§1"
-check = "better"
-quantity = "metric:test_mse"
-a = { mechanism = "AdaSSP" }
-b = { mechanism = "Ridge" }
-
-[[claim]]
-id = "lin2"
-quote = "AdaSSP's error is below 10 on Lin2"
-where = "§2"
-check = "value"
-quantity = "metric:test_mse"
-dataset = "Lin2"
-mechanism = "AdaSSP"
-max = 10
-`
+` + claimBetter + claimLin2
 	s := spectest.MustParse(t, src)
 	if err := s.ApplyQuick(); err != nil {
 		t.Fatal(err)
@@ -452,14 +453,7 @@ max = 10
 			recs = append(recs, r)
 		}
 	}
-	dir := t.TempDir()
-	if _, err := RenderRecords(s, dir, recs, nil); err != nil {
-		t.Fatal(err)
-	}
-	c, err := ReadClaims(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, dir := renderClaims(t, s, recs)
 	if !c.Quick || c.Claims[0].Verdict != NotRun || c.Claims[0].Summary != `not run: mechanism "Ridge" is not in this --quick run` {
 		t.Errorf("quick %v, first claim %s %q", c.Quick, c.Claims[0].Verdict, c.Claims[0].Summary)
 	}
@@ -578,53 +572,28 @@ func TestReadmeClaimExample(t *testing.T) {
 // 4 digits points are named with: ε = 1 and 1.00001 are two points (they
 // were four pairs when ε was matched as printed).
 func TestClaimsPairExactly(t *testing.T) {
-	src := `name = "pairs"
-seed = 1
-trials = 2
-epsilon = [1, 1.00001]
-delta = 1e-6
-
-[[dataset]]
-name = "synthetic-linear"
-label = "Lin"
-params = { n = 400, d = 4, seed = 3 }
-
-[[mechanism]]
-name = "adassp"
-label = "A"
-params = { rho = 1e-4 }
-
-[[mechanism]]
-name = "adassp"
-label = "B"
-params = { rho = 1e-2 }
-
+	src := strings.Replace(strings.Replace(claimsSpec, "epsilon = [0.5, 2]", "epsilon = [1, 1.00001]", 1),
+		"name = \"ridge\"\nlabel = \"Ridge\"", "name = \"adassp\"\nlabel = \"B\"\nparams = { rho = 1e-2 }", 1) + `
 [[claim]]
 id = "a-better"
-quote = "A beats B"
+quote = "AdaSSP beats B"
 where = "§1"
 check = "better"
 quantity = "metric:test_mse"
-a = { mechanism = "A" }
+dataset = "Lin"
+a = { mechanism = "AdaSSP" }
 b = { mechanism = "B" }
 `
 	s := spectest.MustParse(t, src)
 	var recs []results.Record
 	for _, c := range spectest.Cells(t, s) {
 		for trial := range 2 {
-			recs = append(recs, results.Record{Schema: results.SchemaVersion, CellKey: c.Key, Dataset: "Lin", Label: c.Label,
-				Epsilon: results.Float(c.Epsilon), Trial: trial, Status: results.StatusOK,
-				Metrics: map[string]results.Float{"test_mse": results.Float(1 + float64(c.Mechanism))}})
+			r := okRecord(s, c, trial)
+			r.Metrics = map[string]results.Float{"test_mse": results.Float(1 + float64(c.Mechanism))}
+			recs = append(recs, r)
 		}
 	}
-	dir := t.TempDir()
-	if _, err := RenderRecords(s, dir, recs, nil); err != nil {
-		t.Fatal(err)
-	}
-	c, err := ReadClaims(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := renderClaims(t, s, recs)
 	if cl := c.Claims[0]; len(cl.Points) != 2 || cl.Summary != "holds (2 points)" {
 		t.Errorf("%s, points %+v", cl.Summary, cl.Points)
 	}
