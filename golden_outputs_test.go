@@ -273,6 +273,7 @@ func outputDigests(t *testing.T, spec, dir string) (map[string]string, map[strin
 	out := map[string]string{}
 	values := map[string]string{}
 	metricTables := metricTableFiles(t, spec, dir)
+	var claims map[string]string // the claims files' digests, made once
 	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() {
 			return err
@@ -288,6 +289,12 @@ func outputDigests(t *testing.T, spec, dir string) (map[string]string, map[strin
 			return err
 		}
 		switch rel {
+		case report.ClaimsMarkdown, report.ClaimsCSV, report.ClaimsJSON:
+			if claims == nil {
+				claims = claimsDigests(t, dir, values)
+			}
+			out[rel] = claims[rel]
+			return nil
 		case "trials.jsonl":
 			b = canonicalRecords(t, b, values)
 		case "summary.csv":
@@ -360,7 +367,7 @@ func canonicalRecords(t *testing.T, b []byte, values map[string]string) []byte {
 		}
 		if diag, ok := m["diagnostics_nonprivate"].(map[string]any); ok {
 			for k := range diag {
-				if strings.HasPrefix(k, "wall_") { // a wall-clock measurement (results.Record.Diagnostics)
+				if results.IsTimingKey(k) { // a wall-clock measurement (results.Record.Diagnostics)
 					delete(diag, k)
 				}
 			}
@@ -370,6 +377,79 @@ func canonicalRecords(t *testing.T, b []byte, values map[string]string) []byte {
 	}
 	sort.Strings(lines)
 	return []byte(strings.Join(lines, "\n"))
+}
+
+// claimsDigests returns the digests of the claims files of dir (claims.md,
+// claims.csv, claims.json), after checking that the three say the same:
+// claims.md and claims.csv are claims.json's encodings (Claims.Markdown,
+// CSV). Every number of a point (the sides' means, half-widths and
+// trials, the checked value and its interval, the paper's value) goes to
+// values as "claims.json/<claim>/<point>/<field>", compared with
+// metricTolerance, except the numbers of a timing claim (wall-clock: they
+// differ from run to run), which are dropped; the digests are those of the
+// three encodings of the claims without their numbers, so verdicts,
+// outcomes, labels and texts are hashed exactly.
+func claimsDigests(t *testing.T, dir string, values map[string]string) map[string]string {
+	t.Helper()
+	c, err := report.ReadClaims(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encodings := func(c *report.Claims) map[string][]byte {
+		js, err := c.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		csv, err := c.CSV()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return map[string][]byte{report.ClaimsMarkdown: c.Markdown(), report.ClaimsCSV: csv, report.ClaimsJSON: js}
+	}
+	for name, b := range encodings(c) {
+		file, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(file, b) {
+			t.Errorf("%s is not claims.json's encoding", name)
+		}
+	}
+	nan := results.Float(math.NaN())
+	take := func(key string, x *results.Float, timing bool) {
+		if !timing && !math.IsNaN(float64(*x)) {
+			values[key] = results.StatNum(float64(*x))
+		}
+		*x = nan
+	}
+	for ci := range c.Claims {
+		cl := &c.Claims[ci]
+		for pi := range cl.Points {
+			p := &cl.Points[pi]
+			key := fmt.Sprintf("claims.json/%s/%d/", cl.ID, pi)
+			for name, side := range map[string]*report.ClaimSide{"a": p.A, "b": p.B} {
+				if side == nil {
+					continue
+				}
+				take(key+name+"_mean", &side.Mean, cl.Timing)
+				take(key+name+"_half", &side.Half, cl.Timing)
+				if !cl.Timing {
+					values[key+name+"_n"] = strconv.Itoa(side.N)
+				}
+				side.N = 0
+			}
+			take(key+"estimate", &p.Estimate, cl.Timing)
+			take(key+"low", &p.Low, cl.Timing)
+			take(key+"high", &p.High, cl.Timing)
+			take(key+"paper", &p.Paper, cl.Timing)
+		}
+	}
+	out := map[string]string{}
+	for name, b := range encodings(c) {
+		sum := sha256.Sum256(b)
+		out[name] = hex.EncodeToString(sum[:])
+	}
+	return out
 }
 
 // summaryValues moves summary.csv's statistics columns (summaryStats) into

@@ -592,16 +592,27 @@ func diffPaths(prefix string, x, y map[string]any) []string {
 	return out
 }
 
+// IsTimingKey reports whether a diagnostics key is a wall-clock
+// measurement, which varies between identical runs: its name (after a
+// group prefix, "node1/") starts with "wall_".
+func IsTimingKey(k string) bool {
+	_, name, ok := strings.Cut(k, "/")
+	if !ok {
+		name = k
+	}
+	return strings.HasPrefix(name, "wall_")
+}
+
 // WithoutTiming returns a copy of r without the fields that vary between
-// identical runs of a trial: wall_s, code_version and the diagnostics whose
-// keys start with "wall_".
+// identical runs of a trial: wall_s, code_version and the timing
+// diagnostics (IsTimingKey).
 func WithoutTiming(r *Record) *Record {
 	x := *r
 	x.WallSeconds, x.CodeVersion = 0, ""
 	if len(r.Diagnostics) > 0 {
 		x.Diagnostics = make(map[string]Float, len(r.Diagnostics))
 		for k, v := range r.Diagnostics {
-			if !strings.HasPrefix(k, "wall_") {
+			if !IsTimingKey(k) {
 				x.Diagnostics[k] = v
 			}
 		}

@@ -124,8 +124,8 @@ func WriteSummaryCSV(w io.Writer, cells []CellSummary) error {
 			if tuned {
 				row = append(row, strconv.Itoa(c.DataIndependent))
 			}
-			row = append(row, statNum(s.Mean), statNum(s.SD), statNum(s.SE), statNum(s.CILow), statNum(s.CIHigh),
-				statNum(s.Median), statNum(s.Q1), statNum(s.Q3), statNum(s.Min), statNum(s.Max), statNum(c.WallMean), c.Key)
+			row = append(row, StatNum(s.Mean), StatNum(s.SD), StatNum(s.SE), StatNum(s.CILow), StatNum(s.CIHigh),
+				StatNum(s.Median), StatNum(s.Q1), StatNum(s.Q3), StatNum(s.Min), StatNum(s.Max), StatNum(c.WallMean), c.Key)
 			if err := cw.Write(row); err != nil {
 				return err
 			}
@@ -153,10 +153,10 @@ func optNum(x float64) string {
 	return num(x)
 }
 
-// statNum formats a statistic: "" when undefined (NaN: the SD of one
+// StatNum formats a statistic for a CSV file: "" when undefined (NaN: the SD of one
 // trial), "inf" or "-inf" for a diverged metric (the spelling pandas and
 // numpy read as a float), num otherwise.
-func statNum(x float64) string {
+func StatNum(x float64) string {
 	switch {
 	case math.IsNaN(x):
 		return ""

@@ -2,8 +2,10 @@ package curves
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/dplab/dplab/mechanisms/accounting"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Analytic curves of the relative Gaussian mechanism paper ([HMB23],
@@ -123,4 +125,57 @@ func init() {
 		g, err := accounting.Config{}.Epsilon(ev, p.Get("delta"))
 		return g.Epsilon, err
 	})
+}
+
+// rgmOrthogonal is max_i ‖X_i‖² X_iᵀA⁻²X_i, the quantity [HMB23] §5.2
+// ("Orthogonal data", App. B.3) bounds by 2d, on a balanced orthogonal
+// dataset: d directions e_k, each at its own scale a_k = 10^((k mod 5) − 2)
+// and in equal proportion (two rows each), A = XᵀX/n + μI. It is computed
+// from the rows, by solving with A; its closed form, a⁴/(a²/d + μ)²
+// maximised over the scales (d² for μ = 0), is the test's oracle.
+func rgmOrthogonal(p CurveParams) (float64, error) {
+	d, mu := int(p.Get("d")), p.Get("mu")
+	if float64(d) != p.Get("d") || d < 1 || d > 1000 {
+		return 0, fmt.Errorf("d = %g: want an integer in [1, 1000]", p.Get("d"))
+	}
+	if !(mu >= 0) || math.IsInf(mu, 0) {
+		return 0, fmt.Errorf("mu = %g: want a finite μ ≥ 0", mu)
+	}
+	const perDir = 2
+	n := perDir * d
+	x := mat.NewDense(n, d, nil)
+	for k := 0; k < d; k++ {
+		for r := 0; r < perDir; r++ {
+			x.Set(k*perDir+r, k, math.Pow(10, float64(k%5-2)))
+		}
+	}
+	var a mat.SymDense
+	a.SymOuterK(1/float64(n), x.T())
+	for k := 0; k < d; k++ {
+		a.SetSym(k, k, a.At(k, k)+mu)
+	}
+	var chol mat.Cholesky
+	if !chol.Factorize(&a) {
+		return 0, fmt.Errorf("A is not positive definite")
+	}
+	best := 0.0
+	var sol mat.VecDense
+	for i := 0; i < n; i++ {
+		row := mat.VecDenseCopyOf(x.RowView(i))
+		if err := chol.SolveVecTo(&sol, row); err != nil {
+			return 0, err
+		}
+		nx, na := mat.Norm(row, 2), mat.Norm(&sol, 2)
+		best = math.Max(best, nx*nx*na*na)
+	}
+	return best, nil
+}
+
+func init() {
+	RegisterCurve(CurveInfo{
+		Name: "rgm-orthogonal", Title: "‖x‖²xᵀA⁻²x on balanced orthogonal data",
+		Ref: "Hendrikx et al. v2 §5.2 'Orthogonal data' (App. B.3), which bounds it by 2d: the largest ‖X_i‖²X_iᵀA⁻²X_i " +
+			"of d orthogonal directions at scales 10^((k mod 5) − 2), two rows each, A = XᵀX/n + μI (μ: mu, default 0)",
+		Params: []string{"d"}, Optional: []string{"mu"},
+	}, rgmOrthogonal)
 }

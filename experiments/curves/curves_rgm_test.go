@@ -76,3 +76,29 @@ func TestRGMBoundOverExact(t *testing.T) {
 		t.Errorf("min ratio v1 %.5f (want < 1), v2 %.5f (want ≥ 1); v1 at α = 5.2: %.5f", minV1, minV2, at52)
 	}
 }
+
+// TestRGMOrthogonalCurve: the quantity [HMB23] §5.2 bounds by 2d, computed
+// from the balanced orthogonal rows, equals its closed form a⁴/(a²/d + μ)²
+// maximised over the scales a (d² at μ = 0: above 2d for every d > 2, the
+// paper's bound dropping a square).
+func TestRGMOrthogonalCurve(t *testing.T) {
+	for _, d := range []float64{1, 2, 3, 5, 22} {
+		for _, mu := range []float64{0, 1e-3} {
+			want := 0.0
+			for k := 0; k < int(d); k++ {
+				a2 := math.Pow(10, 2*float64(k%5-2))
+				want = math.Max(want, a2*a2/((a2/d+mu)*(a2/d+mu)))
+			}
+			got := curve(t, "rgm-orthogonal", CurveParams{"d": d, "mu": mu})
+			if math.Abs(got-want) > 1e-9*want {
+				t.Errorf("d = %g, μ = %g: %v, closed form %v", d, mu, got, want)
+			}
+			if mu == 0 && math.Abs(got-d*d) > 1e-9*d*d {
+				t.Errorf("d = %g: %v, want d² = %v", d, got, d*d)
+			}
+		}
+	}
+	if _, err := rgmOrthogonal(CurveParams{"d": 2.5}); err == nil {
+		t.Error("d = 2.5 accepted")
+	}
+}

@@ -235,10 +235,11 @@ func registerSelectionTable(kind, doc, example string, tablesOf func(v *view, s 
 func (t *selectionTable) build(v *view) []*plotting.Table { return t.tablesOf(v, &t.spec) }
 func (t *selectionTable) formats() []string               { return t.Formats }
 
-// outputs are a spec's decoded figures and tables.
+// outputs are a spec's decoded figures, tables and claims.
 type outputs struct {
 	figures []Figure
 	tables  []Table
+	claims  []*claim
 }
 
 // decodeOutputs decodes every [[figure]] and [[table]] block of s by its
@@ -278,6 +279,10 @@ func decodeOutputs(s *spec.Spec) (*outputs, error) {
 		}
 		out.tables = append(out.tables, t)
 	}
+	var err error
+	if out.claims, err = decodeClaims(s); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -307,8 +312,9 @@ func checkFileNames(s *spec.Spec, block string, i, split int, formats []string) 
 	return nil
 }
 
-// Check decodes and checks every figure and table block of s, so that a
-// spec whose outputs cannot be drawn is refused before anything runs.
+// Check decodes and checks every figure, table and claim block of s, so
+// that a spec whose outputs cannot be drawn is refused before anything
+// runs.
 func Check(s *spec.Spec) error {
 	_, err := decodeOutputs(s)
 	return err

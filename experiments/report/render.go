@@ -141,6 +141,10 @@ func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view,
 			})
 		}
 	}
+	if len(outs.claims) > 0 {
+		claims := evaluateClaims(s, outs.claims, v)
+		jobs.start(func() ([]string, error) { return claims.write(dir) })
+	}
 	return nil
 }
 

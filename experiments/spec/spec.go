@@ -29,7 +29,11 @@ type Spec struct {
 	Figures     []OutputSpec    `toml:"figure"` // decoded by their kind (experiments/report)
 	Tables      []OutputSpec    `toml:"table"`
 	Curves      []CurveSpec     `toml:"curve"` // analytic curves (no trials)
-	Quick       *QuickSpec      `toml:"quick"`
+	// Claims are the paper's claims as checks over the stored cells or the
+	// curves, each decoded and checked by experiments/report, as figures
+	// and tables are (experiments/README.md, "Paper claims").
+	Claims []RawTable `toml:"claim"`
+	Quick  *QuickSpec `toml:"quick"`
 	// FigureDefaults are the keys every [[figure]] block inherits unless
 	// it sets them (width, height, dpi, legend); decoded and checked by
 	// experiments/report, as the blocks are.

@@ -150,16 +150,25 @@ func (p *ParamTable) UnmarshalTOML(raw any) error {
 	return nil
 }
 
+// Swept lists the keys whose values vary (a list or a generator of more
+// than one value), sorted.
+func (p ParamTable) Swept() []string {
+	var swept []string
+	for _, k := range p.Keys {
+		if vals := p.Values[k]; vals.Sweep && len(vals.List) > 1 {
+			swept = append(swept, k)
+		}
+	}
+	return swept
+}
+
 // Points expands the table into the cartesian product of its sweeps, in a
 // deterministic order (keys sorted, values in spec order, last key fastest).
-// swept lists the keys that vary.
+// swept lists the keys that vary (Swept).
 func (p ParamTable) Points() (points []map[string]any, swept []string) {
 	points = []map[string]any{{}}
 	for _, k := range p.Keys {
 		vals := p.Values[k]
-		if vals.Sweep && len(vals.List) > 1 {
-			swept = append(swept, k)
-		}
 		var next []map[string]any
 		for _, pt := range points {
 			for _, v := range vals.List {
@@ -173,7 +182,7 @@ func (p ParamTable) Points() (points []map[string]any, swept []string) {
 		}
 		points = next
 	}
-	return points, swept
+	return points, p.Swept()
 }
 
 // eachPoint calls f with each point of the sweep, in Points' order, building
