@@ -464,17 +464,7 @@ func (c *claim) checkSelection(b *Block, prefix string, sel *selection) error {
 	if curve && len(sel.Params.Keys) > 0 {
 		return b.Errorf(prefix+"params", "params selects cells: quantity = \"curve\" reads [[curve]] blocks (curve, panel, x)")
 	}
-	var dsLabels, mechLabels, curveLabels, panels []string
-	for _, d := range sp.Datasets {
-		dsLabels = append(dsLabels, d.Label)
-	}
-	for _, m := range sp.Mechanisms {
-		mechLabels = append(mechLabels, m.Label)
-	}
-	for _, cv := range sp.Curves {
-		curveLabels = append(curveLabels, cv.Label)
-		panels = append(panels, cv.Panel)
-	}
+	dsLabels, mechLabels, curveLabels, panels := sp.DatasetLabels(), sp.MechanismLabels(), sp.CurveLabels(), sp.CurvePanels()
 	names := func(key string, vals spec.Values, known []string, what string, ok func(string) bool) error {
 		for _, v := range vals.List {
 			l, isText := v.(string)
@@ -482,7 +472,7 @@ func (c *claim) checkSelection(b *Block, prefix string, sel *selection) error {
 				return b.Errorf(prefix+key, "%s: want a %s or a list of them, got %v", key, what, v)
 			}
 			if !ok(l) && !sp.QuickDropped[l] {
-				return b.Errorf(prefix+key, "no %s %q%s", what, l, suggest.DidYouMean(l, known))
+				return b.Errorf(prefix+key, "%s", spec.UnknownName(what, l, known))
 			}
 		}
 		return nil

@@ -340,14 +340,15 @@ func checkCurveRefs(b *Block, curves, panels []string) error {
 	if len(s.Curves) == 0 {
 		return b.Errorf("kind", "kind = \"curves\" needs [[curve]] blocks")
 	}
+	known, knownPanels := s.CurveLabels(), s.CurvePanels()
 	for _, l := range curves {
-		if !slices.ContainsFunc(s.Curves, func(c spec.CurveSpec) bool { return c.Label == l }) {
-			return b.Errorf("curves", "no curve labelled %q", l)
+		if !slices.Contains(known, l) {
+			return b.Errorf("curves", "%s", spec.UnknownName("curve labelled", l, known))
 		}
 	}
 	for _, p := range panels {
-		if !slices.ContainsFunc(s.Curves, func(c spec.CurveSpec) bool { return c.Panel == p }) {
-			return b.Errorf("panels", "no curve in panel %q", p)
+		if !slices.Contains(knownPanels, p) {
+			return b.Errorf("panels", "%s", spec.UnknownName("curve panel", p, knownPanels))
 		}
 	}
 	return nil

@@ -85,6 +85,37 @@ func TestOutputErrors(t *testing.T) {
 	}
 }
 
+// TestUnknownLabelsSuggest: a misspelt dataset, mechanism, curve or panel
+// label is the same error, with a did-you-mean, whichever block names it
+// (a figure's and a table's labels had none, a claim's had).
+func TestUnknownLabelsSuggest(t *testing.T) {
+	base := strings.Replace(spectest.Valid, "[[figure]]", testCurve+"\n[[figure]]", 1)
+	add := func(block, keys string) string {
+		return strings.Replace(base, "[["+block+"]]\nname = \"mse\"\n", "[["+block+"]]\nname = \"mse\"\n"+keys+"\n", 1)
+	}
+	const claim = "\n[[claim]]\nid = \"c\"\nquote = \"q\"\nwhere = \"§1\"\ncheck = \"value\"\nmax = 1\n"
+	mech := `no mechanism labelled "AdaSP" (did you mean "AdaSSP"?)`
+	data := `no dataset labelled "Lim" (did you mean "Lin"?)`
+	for _, tc := range []struct{ name, src, key, want string }{
+		{"figure mechanism", add("figure", `mechanisms = ["AdaSP"]`), "figure[0].mechanisms", mech},
+		{"figure dataset", add("figure", `datasets = ["Lim"]`), "figure[0].datasets", data},
+		{"table mechanism", add("table", `mechanisms = ["AdaSSP", "AdaSP"]`), "table[0].mechanisms", mech},
+		{"privacy table dataset", strings.Replace(add("table", `datasets = ["Lim"]`), "metric = \"test_mse\"\ndatasets", "kind = \"privacy\"\ndatasets", 1), "table[0].datasets", data},
+		{"claim mechanism", base + claim + "quantity = \"metric:test_mse\"\nmechanism = \"AdaSP\"\n", "claim[0].mechanism", mech},
+		{"claim dataset", base + claim + "quantity = \"metric:test_mse\"\ndataset = \"Lim\"\n", "claim[0].dataset", data},
+		{"curves figure curve", base + "\n[[figure]]\nname = \"c\"\nkind = \"curves\"\ncurves = [\"RPD\"]\n", "figure[1].curves", `no curve labelled "RPD" (did you mean "RDP"?)`},
+		{"claim curve", base + claim + "quantity = \"curve\"\ncurve = \"RPD\"\n", "claim[0].curve", `no curve labelled "RPD" (did you mean "RDP"?)`},
+		{"curves figure panel", base + "\n[[figure]]\nname = \"c\"\nkind = \"curves\"\npanels = [\"pp\"]\n", "figure[1].panels", `no curve panel "pp" (did you mean "p"?)`},
+		{"quick mechanism", base + "\n[quick]\nmechanisms = [\"AdaSP\"]\n", "quick.mechanisms", mech},
+	} {
+		_, err := parseChecked("spec.toml", tc.src)
+		var se *spec.SpecError
+		if !errors.As(err, &se) || se.Key != tc.key || se.Err.Error() != tc.want {
+			t.Errorf("%s: %v; want at %s: %s", tc.name, err, tc.key, tc.want)
+		}
+	}
+}
+
 // TestFigureSizeOptions: a figure's width, height and dpi keys, and the
 // spec's figure_defaults under them, set the PNG's size in pixels.
 func TestFigureSizeOptions(t *testing.T) {
