@@ -16,6 +16,7 @@ import (
 	"github.com/dplab/dplab/experiments/internal/spectest"
 	"github.com/dplab/dplab/experiments/run"
 	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/internal/fielddoc"
 	"github.com/dplab/dplab/plotting"
 )
 
@@ -248,6 +249,13 @@ const exampleName = "example"
 // testIterative's mechanisms, testCurve, and one [[block]] of the kind,
 // named exampleName, with keys.
 func kindSpec(block, kind, keys string) string {
+	return fmt.Sprintf("%s\n[[%s]]\nname = %q\nkind = %q\n%s\n", kindBase(), block, exampleName, kind, keys)
+}
+
+// kindBase is the kinds' test spec without blocks of its own:
+// spectest.Valid's datasets, mechanisms, ε and trials without its figure
+// and table, testIterative's mechanisms and testCurve.
+func kindBase() string {
 	base := spectest.Valid
 	if i := strings.Index(base, "\n[[figure]]"); i >= 0 {
 		base = base[:i]
@@ -255,7 +263,7 @@ func kindSpec(block, kind, keys string) string {
 	if i := strings.Index(base, "\n[[table]]"); i >= 0 {
 		base = base[:i]
 	}
-	return fmt.Sprintf("%s%s%s\n[[%s]]\nname = %q\nkind = %q\n%s\n", base, testIterative, testCurve, block, exampleName, kind, keys)
+	return base + testIterative + testCurve
 }
 
 // exerciseKind checks a registered figure or table kind on its Example:
@@ -379,6 +387,75 @@ func exerciseKind(block, kind, dir string, cache *run.DataCache) (err error) {
 		}
 	}
 	return nil
+}
+
+// TestClaimCheckExamples: the example "dplab kinds" prints for each
+// [[claim]] check kind is valid in the kinds' test spec, runs and is
+// evaluated (a verdict with its points, not "not run"), the value example
+// holds against the closed form it quotes (Gaussian RDP at α = 2, σ = 1:
+// α/(2σ²) = 1, Mironov 2017 Prop. 7); and the keys "dplab kinds" leaves out
+// of a check kind are exactly those its decoding refuses: each such key,
+// added to the example, is an error at that key.
+func TestClaimCheckExamples(t *testing.T) {
+	claimBlock := func(check, keys string) string { return fmt.Sprintf("\n[[claim]]\ncheck = %q\n%s\n", check, keys) }
+	src := kindBase()
+	for _, k := range CheckKinds() {
+		src += claimBlock(k, checkKinds[k].example)
+	}
+	s := spectest.MustParse(t, src)
+	if err := Check(s); err != nil {
+		t.Fatalf("the examples do not decode: %v", err)
+	}
+	dir := t.TempDir()
+	if _, _, err := runAndRender(s, run.Options{OutDir: dir, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadClaims(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Claims) != len(checkKinds) {
+		t.Fatalf("%d claims evaluated for %d check kinds", len(c.Claims), len(checkKinds))
+	}
+	for i, k := range CheckKinds() {
+		cl := c.Claims[i]
+		if cl.Check != k || cl.Verdict == NotRun || len(cl.Points) == 0 {
+			t.Errorf("check %s: claim %s (%s) %s with %d points", k, cl.ID, cl.Check, cl.Summary, len(cl.Points))
+		}
+		if k == "value" && cl.Verdict != Holds {
+			t.Errorf("the value example (Gaussian RDP at α = 2, σ = 1 is 1): %s", cl.Summary)
+		}
+	}
+
+	// A value of each key's type, for the keys a check kind does not take.
+	values := map[string]string{"b": `{ mechanism = "Ridge" }`, "better": `"lower"`, "over": `"epsilon"`, "at": "1",
+		"direction": `"increasing"`, "paper_value": "1", "paper_is": `"value"`, "tolerance": "0.1",
+		"abs_tolerance": "0.1", "factor": "2", "min": "0", "max": "1"}
+	docs := map[string][]string{}
+	for _, d := range Kinds() {
+		if d.Block == "claim" {
+			for _, p := range d.Params {
+				docs[d.Kind] = append(docs[d.Kind], p.Key)
+			}
+		}
+	}
+	for _, k := range CheckKinds() {
+		for _, f := range fielddoc.Fields(reflect.TypeOf(claimSpec{}), kindDocs) {
+			if f.Key == "check" || slices.Contains(docs[k], f.Key) {
+				continue
+			}
+			v, ok := values[f.Key]
+			if !ok {
+				t.Errorf("check %s: dplab kinds leaves out %s, which the test has no value for", k, f.Key)
+				continue
+			}
+			bad := spectest.MustParse(t, kindBase()+claimBlock(k, checkKinds[k].example+"\n"+f.Key+" = "+v))
+			var se *spec.SpecError
+			if err := Check(bad); !errors.As(err, &se) || se.Key != "claim[0]."+f.Key {
+				t.Errorf("check %s with %s = %s, a key dplab kinds does not list for it: Check = %v, want an error at claim[0].%s", k, f.Key, v, err, f.Key)
+			}
+		}
+	}
 }
 
 // TestEveryKindRenders exercises every registered figure and table kind on
