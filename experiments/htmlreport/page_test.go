@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"fmt"
 	stdhtml "html"
 	"math"
 	"os"
@@ -245,35 +246,21 @@ func TestClaimsShownFirst(t *testing.T) {
 	}
 }
 
-// TestClaimsFromRender: the claims a real render writes (a spec with
-// [[claim]] blocks, run and rendered) are shown one row per claim, each
-// with the summary, the paper's words and what is checked that claims.json
-// holds, and one evidence row per point; the overview's count of verdicts
-// adds up to the claims.
+// TestClaimsFromRender: the claims a real render writes are shown one row
+// per claim, each with the summary, the paper's words and what is checked
+// that claims.json holds, and one evidence row per point; the overview's
+// count of verdicts adds up to the claims. The spec states the example
+// claim of every check kind that "dplab kinds" prints (report.Kinds).
 func TestClaimsFromRender(t *testing.T) {
-	dir := runSpec(t, spectest.Valid+`
-[[claim]]
-id = "adassp-falls"
-quote = "AdaSSP's error <em>falls</em> with ε"
-where = "§1"
-check = "monotone"
-quantity = "metric:test_mse"
-mechanism = "AdaSSP"
-direction = "decreasing"
-
-[[claim]]
-id = "ridge-close"
-quote = "AdaSSP is close to ridge at ε = 2"
-where = "Fig. 1"
-check = "ratio"
-quantity = "metric:test_mse"
-epsilon = 2
-a = { mechanism = "AdaSSP" }
-b = { mechanism = "Ridge" }
-min = 0.5
-max = 2
-reading = "close: within a factor 2"
-`)
+	src := spectest.Valid + "\n[[curve]]\nname = \"gaussian-rdp\"\nlabel = \"RDP\"\npanel = \"p\"\nx = \"alpha\"\nparams = { alpha = [2, 4], sigma = 1 }\n"
+	checks := 0
+	for _, k := range report.Kinds() {
+		if k.Block == "claim" {
+			src += fmt.Sprintf("\n[[claim]]\n%s = %q\n%s\n", k.Key, k.Kind, k.Example)
+			checks++
+		}
+	}
+	dir := runSpec(t, src)
 	c, err := report.ReadClaims(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -284,8 +271,8 @@ reading = "close: within a factor 2"
 	}
 	claims := section(t, page, "r1-claims")
 	rows := claimRows(claims)
-	if len(rows) != 2 || len(c.Claims) != 2 {
-		t.Fatalf("%d claim rows for %d claims in claims.json, want 2", len(rows), len(c.Claims))
+	if len(rows) != checks || len(c.Claims) != checks || checks < 6 {
+		t.Fatalf("%d claim rows for %d claims in claims.json, want one per check kind (%d)", len(rows), len(c.Claims), checks)
 	}
 	total := 0
 	for i, cl := range c.Claims {

@@ -500,20 +500,12 @@ func UnknownName(what, name string, known []string) string {
 
 // DatasetLabels returns the datasets' labels in spec order.
 func (s *Spec) DatasetLabels() []string {
-	out := make([]string, len(s.Datasets))
-	for i, d := range s.Datasets {
-		out[i] = d.Label
-	}
-	return out
+	return labelsOf(s.Datasets, func(d DatasetSpec) string { return d.Label })
 }
 
 // CurveLabels returns the [[curve]] blocks' labels in spec order.
 func (s *Spec) CurveLabels() []string {
-	out := make([]string, len(s.Curves))
-	for i, c := range s.Curves {
-		out[i] = c.Label
-	}
-	return out
+	return labelsOf(s.Curves, func(c CurveSpec) string { return c.Label })
 }
 
 // CurvePanels returns the [[curve]] blocks' panels, each once, in spec
@@ -530,9 +522,14 @@ func (s *Spec) CurvePanels() []string {
 
 // MechanismLabels returns the mechanisms' labels in spec order.
 func (s *Spec) MechanismLabels() []string {
-	out := make([]string, len(s.Mechanisms))
-	for i, m := range s.Mechanisms {
-		out[i] = m.Label
+	return labelsOf(s.Mechanisms, func(m MechanismSpec) string { return m.Label })
+}
+
+// labelsOf returns label(x) for each of xs, in order.
+func labelsOf[T any](xs []T, label func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = label(x)
 	}
 	return out
 }
