@@ -9,8 +9,8 @@ import (
 )
 
 // TestKindsListsEveryKind: "dplab kinds" has a row per registered figure
-// and table kind, and "dplab kinds KIND" every key of its block with its
-// type and doc, and the example.
+// and table kind and per [[claim]] check kind, and "dplab kinds KIND" every
+// key of its block with its type and doc, and the example.
 func TestKindsListsEveryKind(t *testing.T) {
 	code, out, errOut := runCLI(t, "kinds")
 	if code != 0 {
@@ -29,7 +29,7 @@ func TestKindsListsEveryKind(t *testing.T) {
 			t.Fatalf("kinds %s: exit %d: %s", k.Kind, code, errOut)
 		}
 		flat := strings.Join(strings.Fields(desc), " ")
-		if !strings.Contains(desc, "[["+k.Block+"]] kind = \""+k.Kind+"\"\n") {
+		if !strings.Contains(desc, "[["+k.Block+"]] "+k.Key+" = \""+k.Kind+"\"\n") {
 			t.Errorf("kinds %s: no heading for the %s kind:\n%s", k.Kind, k.Block, desc)
 		}
 		for _, p := range k.Params {
@@ -50,11 +50,38 @@ func TestKindsListsEveryKind(t *testing.T) {
 			t.Errorf("dplab kinds epsilon lacks %q:\n%s", w, out)
 		}
 	}
+	// The claim checks (experiments/README.md, "Paper claims"): each with
+	// the keys of its kind only, the example's check first.
+	for _, tc := range []struct {
+		check      string
+		has, lacks []string
+	}{
+		{"better", []string{"a", "b", "better", "quote"}, []string{"min", "paper_value", "over", "check"}},
+		{"ratio", []string{"b", "min", "max", "paper_value", "tolerance", "factor"}, []string{"better", "over", "at", "direction"}},
+		{"value", []string{"a", "paper_value", "paper_is", "min"}, []string{"b", "better", "over"}},
+		{"crossover", []string{"b", "better", "over", "at", "paper_value"}, []string{"direction", "min", "tolerance"}},
+		{"monotone", []string{"over", "direction", "any_of"}, []string{"b", "at", "paper_value", "min"}},
+	} {
+		code, out, errOut := runCLI(t, "kinds", tc.check)
+		if code != 0 || !strings.HasPrefix(out, "[[claim]] check = \""+tc.check+"\"\n") || !strings.Contains(out, "\n  [[claim]]\n  check = \""+tc.check+"\"\n  id = ") {
+			t.Errorf("dplab kinds %s: exit %d, %s\n%s", tc.check, code, errOut, out)
+		}
+		for _, k := range tc.has {
+			if !regexp.MustCompile(`\n  ` + k + `  \S`).MatchString(out) {
+				t.Errorf("dplab kinds %s lacks the key %s:\n%s", tc.check, k, out)
+			}
+		}
+		for _, k := range tc.lacks {
+			if regexp.MustCompile(`\n  ` + k + `  \S`).MatchString(out) {
+				t.Errorf("dplab kinds %s lists %s, which a %s check does not take", tc.check, k, tc.check)
+			}
+		}
+	}
 }
 
 func TestKindsUnknownName(t *testing.T) {
 	code, _, errOut := runCLI(t, "kinds", "epsillon")
-	if code != 2 || !strings.Contains(errOut, `unknown figure or table kind "epsillon" (did you mean "epsilon"?); known kinds: curves,`) {
+	if code != 2 || !strings.Contains(errOut, `unknown figure or table kind or claim check "epsillon" (did you mean "epsilon"?); known kinds: better, crossover, curves,`) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html"
 	"image/png"
-	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -187,9 +185,10 @@ func TestReportOutputInResultDirRefused(t *testing.T) {
 // the page is against the window, the tables wider than their box (and
 // whether the page laid them out itself, outside a .table-block of a
 // result's tables/*.md, and whether their first column stays in view), per
-// folder the claim rows shown in its claims section and whether that
-// section comes first, and where the first content (main's first section)
-// starts.
+// folder the claim rows shown in its claims section, whether that
+// section comes first and whether it says the folder has none, where the
+// first content (main's first section) starts, and how wide the page is
+// with its folded sections (the claims' evidence) open.
 const browserChecker = `<script>
 (function () {
   var errors = [];
@@ -205,7 +204,7 @@ const browserChecker = `<script>
   window.addEventListener("load", function () {
     var r = {errors: errors, images: 0, broken: [], scaled: 0, unscaled: [], links: 0, unresolved: [], sorted: false, buttons: 0,
       scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth,
-      overflowing: [], folders: [], contentTop: -1, windowHeight: window.innerHeight};
+      overflowing: [], folders: [], contentTop: -1, windowHeight: window.innerHeight, unfolded: 0, unfoldedScrollWidth: 0};
     Array.prototype.forEach.call(document.images, function (img) {
       r.images++;
       if (!img.complete || img.naturalWidth === 0) { r.broken.push(img.alt); }
@@ -231,10 +230,14 @@ const browserChecker = `<script>
       var c = document.getElementById(f.id + "-claims"), rows = 0;
       if (c) { Array.prototype.forEach.call(c.querySelectorAll("tr.claim"), function (tr) { if (visible(tr)) { rows++; } }); }
       var firstSection = f.querySelector("section");
-      r.folders.push({id: f.id, claims: rows, first: !!c && firstSection === c});
+      r.folders.push({id: f.id, claims: rows, first: !!c && firstSection === c, none: !!c && /No claims\.json in this folder/.test(c.textContent)});
     });
     var first = document.querySelector("main section");
     if (first) { r.contentTop = first.getBoundingClientRect().top; }
+    // The claims' evidence, unfolded, still fits the page's width.
+    Array.prototype.forEach.call(document.querySelectorAll("main details"), function (d) { d.open = true; r.unfolded++; });
+    r.unfoldedScrollWidth = document.documentElement.scrollWidth;
+    Array.prototype.forEach.call(document.querySelectorAll("main details"), function (d) { d.open = false; });
     var tables = document.querySelectorAll("table.sortable");
     Array.prototype.forEach.call(tables, function (table) {
       Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
@@ -282,8 +285,12 @@ type browserCheck struct {
 		ID     string
 		Claims int
 		First  bool
+		None   bool // the claims section says the folder has none
 	}
 	ContentTop, WindowHeight float64
+	// Unfolded is the number of folded sections (the claims' evidence)
+	// opened, and UnfoldedScrollWidth the page's width with them open.
+	Unfolded, UnfoldedScrollWidth int
 }
 
 // checkInBrowser opens page with browserChecker in headless chromium, in a
@@ -315,31 +322,15 @@ func checkInBrowser(t *testing.T, bin, page string, width int) browserCheck {
 	return r
 }
 
-// claimsFixture is a claims.json in the shape the report reads (see
-// htmlreport.readClaims), written into a run's folder that has none: the
-// runs here state no [[claim]].
-const claimsFixture = `{"claims": [
- {"id": "c1", "paper": "A beats B at every ε", "where": "Fig. 1", "verdict": "holds at 1 of 2",
-  "points": [{"at": "ε = 0.1", "a": "0.06 ± 0.01", "b": "0.07 ± 0.01", "verdict": "tie"}, {"at": "ε = 10", "a": 0.0007, "b": 0.0009, "verdict": "holds"}]},
- {"id": "c2", "paper": "A within 2× of non-private", "where": "§4, p. 7", "verdict": "holds", "points": [{"ratio": 1.09}]},
- {"id": "c3", "paper": "C beats D", "where": "Table 3", "verdict": "not run: no cell of C", "points": []}
-]}`
-
-// claimsIn counts the claims of dir's claims.json (0 without one).
-func claimsIn(t *testing.T, dir string) int {
+// claimBlocks counts the [[claim]] blocks of the spec file path: the claims
+// its run's folder must show.
+func claimBlocks(t *testing.T, path string) int {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "claims.json"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0
-	}
-	var doc struct{ Claims []json.RawMessage }
-	if err == nil {
-		err = json.Unmarshal(b, &doc)
-	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(doc.Claims)
+	return len(regexp.MustCompile(`(?m)^\[\[claim\]\]\s*$`).FindAll(b, -1))
 }
 
 // findChromium returns the headless browser to use: $DPLAB_CHROMIUM, else
@@ -396,8 +387,10 @@ func chromium(t *testing.T, bin, profile, page string, flags ...string) []byte {
 // sideways either and every table wider than its box keeps its first column
 // in view. The page opens on content (its first section starts in the top
 // half of the window, not below a screen of contents), and each folder's
-// claims are shown, first in its section, one row per claim of its
-// claims.json. Run by `make test-browser`
+// claims are shown, first in its section: one row per [[claim]] block of
+// its spec (rgm_theory's, and rgm_fig1's with DPLAB_DATA, as their runs'
+// render wrote them), and "No claims.json" for a folder whose spec states
+// none. Run by `make test-browser`
 // (.ci/run); skipped under -short.
 func TestReportInBrowser(t *testing.T) {
 	if testing.Short() {
@@ -405,26 +398,28 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	bin := findChromium(t)
 	tmp := t.TempDir()
-	specs := []string{"experiments/quickstart.toml"}
+	// rgm_theory states claims on curves alone (no data); rgm_fig1 on
+	// ijcnn1's trials.
+	specs := []string{"experiments/quickstart.toml", "experiments/rgm_theory.toml"}
 	if os.Getenv("DPLAB_DATA") != "" {
-		specs = append(specs, "experiments/compare_regression.toml")
+		specs = append(specs, "experiments/compare_regression.toml", "experiments/rgm_fig1.toml")
 	}
 	var dirs []string
+	var wantClaims []int // per folder: its spec's [[claim]] blocks
 	for _, s := range specs {
 		dir := filepath.Join(tmp, strings.TrimSuffix(filepath.Base(s), ".toml"))
 		if code, _, stderr := runMain(t, "run", s, "--quick", "-j", "2", "--out", dir); code != 0 {
 			t.Fatalf("run %s --quick: exit %d\n%s", s, code, stderr)
 		}
-		if _, err := os.Stat(filepath.Join(dir, "claims.json")); errors.Is(err, fs.ErrNotExist) {
-			writeFile(t, filepath.Join(dir, "claims.json"), claimsFixture)
-		}
 		dirs = append(dirs, dir)
+		wantClaims = append(wantClaims, claimBlocks(t, s))
 	}
 	auditDir := filepath.Join(tmp, "audit_grid")
 	if code, _, stderr := runMain(t, "audit", "experiments/audits/audit_grid.toml", "--quick", "-j", "2", "--out", auditDir); code != 0 {
 		t.Fatalf("audit --quick: exit %d\n%s", code, stderr)
 	}
 	dirs = append(dirs, auditDir)
+	wantClaims = append(wantClaims, 0)
 	page := filepath.Join(tmp, "report.html")
 	if code, _, stderr := runMain(t, append([]string{"report", "-o", page}, dirs...)...); code != 0 {
 		t.Fatalf("report: exit %d\n%s", code, stderr)
@@ -435,8 +430,8 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	r := checkInBrowser(t, bin, page, 1280)
 	nFigs := strings.Count(string(src), "<img ")
-	t.Logf("browser at 1280 px: %d images, %d TOC links, %d sort buttons, sorted %v, %d errors, page %d px in a %d px window, %d tables wider than their box, content at %.0f px",
-		r.Images, r.Links, r.Buttons, r.Sorted, len(r.Errors), r.ScrollWidth, r.ClientWidth, len(r.Overflowing), r.ContentTop)
+	t.Logf("browser at 1280 px: %d images, %d TOC links, %d sort buttons, sorted %v, %d errors, page %d px in a %d px window (%d px with its %d folded sections open), %d tables wider than their box, content at %.0f px",
+		r.Images, r.Links, r.Buttons, r.Sorted, len(r.Errors), r.ScrollWidth, r.ClientWidth, r.UnfoldedScrollWidth, r.Unfolded, len(r.Overflowing), r.ContentTop)
 	if len(r.Errors) > 0 {
 		t.Errorf("console/script/load errors: %q", r.Errors)
 	}
@@ -458,17 +453,25 @@ func TestReportInBrowser(t *testing.T) {
 	if len(r.Folders) != len(dirs) {
 		t.Errorf("%d folder sections for %d folders", len(r.Folders), len(dirs))
 	}
-	total := 0
+	withClaims, without := 0, 0
 	for i, f := range r.Folders[:min(len(r.Folders), len(dirs))] {
-		want := claimsIn(t, dirs[i])
-		total += want
-		if f.Claims != want || want > 0 && !f.First {
-			t.Errorf("folder %s (%s): %d claims shown (first in its section: %v), want the %d of its claims.json first",
-				f.ID, dirs[i], f.Claims, f.First, want)
+		want := wantClaims[i]
+		switch {
+		case want > 0:
+			withClaims++
+			if f.Claims != want || !f.First || f.None {
+				t.Errorf("folder %s (%s): %d claim rows shown (first in its section: %v, says none: %v), want its spec's %d [[claim]] blocks first",
+					f.ID, dirs[i], f.Claims, f.First, f.None, want)
+			}
+		default:
+			without++
+			if f.Claims != 0 || !f.None {
+				t.Errorf("folder %s (%s), whose spec states no claim: %d claim rows, says it has none: %v", f.ID, dirs[i], f.Claims, f.None)
+			}
 		}
 	}
-	if total == 0 {
-		t.Error("no folder has claims: the check of the claims shown checks nothing")
+	if withClaims == 0 || without == 0 {
+		t.Errorf("%d folders with claims, %d without: the check of the claims shown needs both", withClaims, without)
 	}
 	narrow := checkInBrowser(t, bin, page, 500) // headless chromium's narrowest window
 	t.Logf("browser at 500 px: page %d px in a %d px window, %d tables wider than their box, content at %.0f px",
@@ -509,7 +512,7 @@ func TestReportInBrowser(t *testing.T) {
 }
 
 // checkFits fails t when the page r was checked at width px wide scrolls
-// sideways, does not open on content (main's first section in the
+// sideways (also with its folded sections open), does not open on content (main's first section in the
 // window's top half), or shows a table wider than its box whose first column scrolls
 // out of view; with ownFit, also when a table the page lays out itself
 // (not a result's tables/*.md) is wider than its box.
@@ -517,6 +520,9 @@ func checkFits(t *testing.T, r browserCheck, width int, ownFit bool) {
 	t.Helper()
 	if r.ScrollWidth > r.ClientWidth {
 		t.Errorf("at %d px the page scrolls sideways: %d px wide in a %d px window", width, r.ScrollWidth, r.ClientWidth)
+	}
+	if r.UnfoldedScrollWidth > r.ClientWidth {
+		t.Errorf("at %d px, with the %d folded sections (the claims' evidence) open, the page scrolls sideways: %d px wide in a %d px window", width, r.Unfolded, r.UnfoldedScrollWidth, r.ClientWidth)
 	}
 	if !(r.ContentTop >= 0 && r.ContentTop < r.WindowHeight/2) {
 		t.Errorf("at %d px the page does not open on content: its first section starts at %.0f px of a %.0f px window (-1: none)", width, r.ContentTop, r.WindowHeight)

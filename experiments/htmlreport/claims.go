@@ -1,213 +1,156 @@
 package htmlreport
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
+	"html/template"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"strconv"
+	"math"
 	"strings"
+
+	"github.com/dplab/dplab/experiments/report"
+	"github.com/dplab/dplab/results"
 )
 
-// ClaimsFile is the file of a result folder holding its claims and their
-// verdicts, as the run's claims check writes them; the page shows them at
-// the top of the folder.
-const ClaimsFile = "claims.json"
-
-// claims is what the page shows of a folder's ClaimsFile.
+// claims is what the page shows of a folder's claims.json (report.Claims,
+// as the run's render wrote it): each claim with its verdict and its
+// per-point evidence, and the verdicts counted.
 type claims struct {
-	Items []claim
+	Quick  bool   // a --quick run's verdicts (report.ClaimsQuickBanner)
+	Banner string // report.ClaimsQuickBanner
+	CI     string // the spec's CI method
+	Items  []claimRow
+	Tally  string // "holds 3 · tie 1", unbroken within a count
 }
 
-// claim is one claim: the paper's words and where they are, its verdict,
-// and the per-point evidence as a small table.
-type claim struct {
-	ID, Words, Where, Verdict string
-	Evidence                  evidence
+// claimRow is one claim as the page shows it.
+type claimRow struct {
+	report.Claim
+	Class string // the verdict's class: holds, partly, tie, contradicted, notrun, other
+	// HasB and HasPaper say whether the evidence has a b side and a paper
+	// value at some point (the column is left out otherwise).
+	HasB, HasPaper bool
+	Evidence       []evidenceRow
 }
 
-// evidence is a claim's points as a table: the keys of the points (objects)
-// in first-seen order, one row per point.
-type evidence struct {
-	Columns []string
-	Rows    [][]string
+// evidenceRow is one point of a claim: its columns as HTML, escaped.
+type evidenceRow struct {
+	Point, Outcome, Class string
+	A, B, Estimate, Paper template.HTML
+	Expect                string
 }
 
-// readClaims reads dir's ClaimsFile; nil without one. It is the one place
-// that knows the file's schema:
-//
-//	{"claims": [{"id": ..., "paper": the paper's words, "where": ...,
-//	             "verdict": ..., "points": [per-point evidence, ...]}, ...]}
-//
-// Each point is shown as the row of a table whose columns are the points'
-// keys (a point that is not an object is shown whole, in a column "point").
+// readClaims reads dir's claims.json with report.ReadClaims; nil without
+// one. A malformed file, or one of a newer format, is an error naming it
+// (and its line, where JSON gives one).
 func readClaims(dir string) (*claims, error) {
-	path := filepath.Join(dir, ClaimsFile)
-	b, err := os.ReadFile(path)
+	c, err := report.ReadClaims(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var doc struct {
-		Claims []struct {
-			ID      string            `json:"id"`
-			Paper   string            `json:"paper"`
-			Where   string            `json:"where"`
-			Verdict string            `json:"verdict"`
-			Points  []json.RawMessage `json:"points"`
-		} `json:"claims"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("%s:%d: %v", path, 1+bytes.Count(b[:se.Offset], []byte("\n")), err)
+	out := &claims{Quick: c.Quick, Banner: report.ClaimsQuickBanner, CI: c.CI}
+	count := map[string]int{}
+	for _, cl := range c.Claims {
+		row := claimRow{Claim: cl, Class: verdictClass(cl.Verdict)}
+		for _, t := range []*string{&row.Statement, &row.Reading, &row.Paper, &row.Why} {
+			*t = strings.TrimSuffix(strings.TrimSpace(*t), ".") // the page ends the sentence
 		}
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	out := &claims{}
-	for _, c := range doc.Claims {
-		ev, err := pointsTable(c.Points)
-		if err != nil {
-			return nil, fmt.Errorf("%s: claim %q: points: %v", path, c.ID, err)
+		if row.Paper == report.NoPaperValue {
+			row.Paper = "" // "The paper gives no value."
 		}
-		out.Items = append(out.Items, claim{ID: c.ID, Words: c.Paper, Where: c.Where, Verdict: c.Verdict, Evidence: ev})
+		count[row.Class]++
+		for _, p := range cl.Points {
+			row.HasB = row.HasB || p.B != nil
+			row.HasPaper = row.HasPaper || !math.IsNaN(float64(p.Paper))
+			ev := evidenceRow{Point: p.Point, Outcome: outcomeText(p.Outcome), Class: verdictClass(p.Outcome),
+				A: sideHTML(p.A), B: sideHTML(p.B), Estimate: estimateHTML(p), Expect: p.Expect, Paper: numHTML(float64(p.Paper))}
+			if p.Why != "" {
+				ev.Outcome += ": " + p.Why
+			}
+			row.Evidence = append(row.Evidence, ev)
+		}
+		out.Items = append(out.Items, row)
 	}
+	out.Tally = tally(count)
 	return out, nil
 }
 
-// pointsTable lays the points out as a table: one column per key of the
-// objects, in first-seen order, and "point" for a point that is not an
-// object. A missing key is "—".
-func pointsTable(points []json.RawMessage) (evidence, error) {
-	var ev evidence
-	col := map[string]int{}
-	var rows []map[int]string
-	for _, p := range points {
-		kvs, err := objectFields(p)
-		if err != nil {
-			return ev, err
-		}
-		row := map[int]string{}
-		for _, kv := range kvs {
-			i, ok := col[kv[0]]
-			if !ok {
-				i = len(ev.Columns)
-				col[kv[0]] = i
-				ev.Columns = append(ev.Columns, kv[0])
-			}
-			row[i] = kv[1]
-		}
-		rows = append(rows, row)
-	}
-	for _, row := range rows {
-		cells := make([]string, len(ev.Columns))
-		for i := range cells {
-			if v, ok := row[i]; ok {
-				cells[i] = v
-			} else {
-				cells[i] = "—"
-			}
-		}
-		ev.Rows = append(ev.Rows, cells)
-	}
-	return ev, nil
+// verdictClasses are the verdicts (and point outcomes) in the order their
+// counts are shown: the report's constant, the page's class and words.
+// A verdict the page does not know is "other".
+var verdictClasses = []struct{ verdict, class, words string }{
+	{report.Holds, "holds", "holds"}, {report.Partly, "partly", "holds partly"}, {report.Tie, "tie", "tie"},
+	{report.Contradicted, "contradicted", "contradicted"}, {report.NotRun, "notrun", "not run"}, {"", "other", "other"},
 }
 
-// objectFields returns a JSON object's keys and values as text, in the
-// file's order; a value that is not an object is one field "point".
-func objectFields(raw json.RawMessage) ([][2]string, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if tok != json.Delim('{') {
-		return [][2]string{{"point", jsonText(raw)}}, nil
-	}
-	var out [][2]string
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, [2]string{key.(string), jsonText(v)})
-	}
-	return out, nil
-}
-
-// jsonText is a JSON value as the page shows it: a string's text, a number
-// with up to 6 significant digits, null as "—", anything else compact JSON.
-func jsonText(v json.RawMessage) string {
-	v = bytes.TrimSpace(v)
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		return s
-	}
-	if string(v) == "null" {
-		return "—"
-	}
-	if x, err := strconv.ParseFloat(string(v), 64); err == nil {
-		return prettyExp(strconv.FormatFloat(x, 'g', 6, 64))
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, v) == nil {
-		return buf.String()
-	}
-	return string(v)
-}
-
-// verdictClass sorts a verdict into the classes the page colours and
-// counts: holds, partly (holds at k of n), tie, contradicted, notrun
-// (not run: why), other.
+// verdictClass is the page's class of a verdict or point outcome
+// (report.Holds …): holds, partly, tie, contradicted, notrun or other.
 func verdictClass(v string) string {
-	v = strings.ToLower(strings.TrimSpace(v))
-	switch {
-	case strings.HasPrefix(v, "holds at"):
-		return "partly"
-	case strings.HasPrefix(v, "holds"):
-		return "holds"
-	case strings.HasPrefix(v, "tie"):
-		return "tie"
-	case strings.HasPrefix(v, "contradicted"):
-		return "contradicted"
-	case strings.HasPrefix(v, "not run"):
-		return "notrun"
+	for _, vc := range verdictClasses {
+		if vc.verdict == v && v != "" {
+			return vc.class
+		}
 	}
 	return "other"
 }
 
-// verdictClasses are the classes in the order their counts are shown, with
-// their words.
-var verdictClasses = [][2]string{
-	{"holds", "holds"}, {"partly", "holds partly"}, {"tie", "tie"},
-	{"contradicted", "contradicted"}, {"notrun", "not run"}, {"other", "other"},
+// outcomeText is a point's outcome in words: "not run" for report.NotRun.
+func outcomeText(o string) string {
+	for _, vc := range verdictClasses {
+		if vc.verdict == o && o != "" {
+			return vc.words
+		}
+	}
+	return o
 }
 
-// Tally counts the claims by verdict class: "holds 3 · tie 1 · contradicted
-// 1", a line breaking only between counts.
-func (c *claims) Tally() string {
-	n := map[string]int{}
-	for _, it := range c.Items {
-		n[verdictClass(it.Verdict)]++
-	}
+// tally counts the claims by verdict class: "holds 3 · tie 1 ·
+// contradicted 1", a line breaking only between counts.
+func tally(count map[string]int) string {
 	var parts []string
 	for _, vc := range verdictClasses {
-		if n[vc[0]] > 0 {
-			parts = append(parts, fmt.Sprintf("%s\u00a0%d", strings.ReplaceAll(vc[1], " ", "\u00a0"), n[vc[0]])) // unbroken
+		if n := count[vc.class]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s\u00a0%d", strings.ReplaceAll(vc.words, " ", "\u00a0"), n)) // unbroken
 		}
 	}
 	if len(parts) == 0 {
 		return "no claims"
 	}
 	return strings.Join(parts, " · ")
+}
+
+// sideHTML is a compared value: "Relative (split = random): 0.0033 ±
+// 0.0015 (n = 3)", the label escaped and the numbers unbroken; the label alone
+// without a value, "—" without a side.
+func sideHTML(s *report.ClaimSide) template.HTML {
+	if s == nil {
+		return notApplicable
+	}
+	out := template.HTML(html.EscapeString(s.Label))
+	if math.IsNaN(float64(s.Mean)) {
+		return out
+	}
+	out += ": " + statHTML(results.Stat{Mean: float64(s.Mean), CIHalf: float64(s.Half)})
+	if s.N > 0 {
+		out += " " + nowrap(fmt.Sprintf("(n = %d)", s.N))
+	}
+	return out
+}
+
+// estimateHTML is the checked number and its interval: "−0.0016 [−0.0046,
+// 0.0013]"; the number alone when the interval's ends print alike (an
+// exact value, such as a curve's), "—" without one.
+func estimateHTML(p report.ClaimPoint) template.HTML {
+	if math.IsNaN(float64(p.Estimate)) {
+		return notApplicable
+	}
+	lo, hi := p.Interval()
+	if num(lo) == num(hi) {
+		return numHTML(float64(p.Estimate))
+	}
+	return numHTML(float64(p.Estimate)) + " " + nowrap("["+num(lo)+", "+num(hi)+"]")
 }

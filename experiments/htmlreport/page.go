@@ -304,7 +304,6 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"key":            keyOf,
 	"breakable":      breakable,
 	"cell":           cellHTML,
-	"verdictClass":   verdictClass,
 	"components":     componentsText,
 	"assumptionRefs": assumptionRefs,
 	"dataURI":        dataURI,

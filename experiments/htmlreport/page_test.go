@@ -1,16 +1,18 @@
 package htmlreport
 
 import (
-	"encoding/json"
+	"fmt"
 	stdhtml "html"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/dplab/dplab/experiments/internal/spectest"
+	"github.com/dplab/dplab/experiments/report"
 	"github.com/dplab/dplab/results"
 )
 
@@ -53,30 +55,94 @@ func section(t *testing.T, page, id string) string {
 	return ""
 }
 
-// claimsJSON is a claims file as the claims check writes it (see
-// readClaims): HTML in the paper's words, a point with a key the others
-// lack, a point that is not an object, every verdict class.
-const claimsJSON = `{"claims": [
- {"id": "c-partly", "paper": "A <b>beats</b> B at every ε", "where": "Fig. 1, p. 6", "verdict": "holds at 1 of 2",
-  "points": [{"at": "ε = 0.1", "a": "0.06 ± 0.01", "b": "0.07 ± 0.01", "verdict": "tie"}, {"at": "ε = 10", "a": 0.00070001, "b": 9e-07, "verdict": "holds", "note": "x"}]},
- {"id": "c-holds", "paper": "ratio in [1, 2]", "where": "§4", "verdict": "holds", "points": ["ratio 1.09"]},
- {"id": "c-tie", "paper": "C beats D", "where": "Table 3", "verdict": "tie", "points": []},
- {"id": "c-no", "paper": "E is 10× F", "where": "Table 4", "verdict": "contradicted", "points": []},
- {"id": "c-notrun", "paper": "on Gisette", "where": "Fig. 4", "verdict": "not run: gisette missing", "points": []}
-]}`
+// testClaims is a claims.json as the claims engine writes it (a
+// report.Claims, saved with its own JSON method): every verdict, HTML in
+// the paper's words, a label and a region, a point without b, a point not
+// run, an unbounded interval and a --quick run's.
+func testClaims() *report.Claims {
+	nan := results.Float(math.NaN())
+	side := func(label string, mean, half float64, n int) *report.ClaimSide {
+		return &report.ClaimSide{Label: label, Mean: results.Float(mean), Half: results.Float(half), N: n}
+	}
+	return &report.Claims{Version: report.ClaimsVersion, Spec: "t", Title: "T", Quick: true, CI: "t", Claims: []report.Claim{
+		{ID: "c-partly", Quote: "A <b>beats</b> B at every ε", Where: "Fig. 1, p. 6", Check: "better",
+			Statement: "AdaSSP lower than Ridge in test_mse", Paper: "paper gives no value",
+			Verdict: report.Partly, Summary: "holds at 1 of 2 points", Held: 1, Tied: 1,
+			Points: []report.ClaimPoint{
+				{Point: "ε = 0.5", Outcome: report.Tie, A: side("AdaSSP", 0.06, 0.01, 3), B: side("Ridge <i>", 0.07, 0.01, 3),
+					Estimate: -0.01, Low: -0.03, High: 0.01, Expect: "< 0", Paper: nan},
+				{Point: "ε = 2", Outcome: report.Holds, A: side("AdaSSP", 7.4372e-7, 1e-8, 3), B: side("Ridge <i>", 0.07, 0.01, 3),
+					Estimate: -0.07, Low: -0.08, High: -0.06, Expect: "< 0", Paper: nan},
+			}},
+		{ID: "c-holds", Quote: "ratio in [1, 2]", Where: "§4", Check: "value", Statement: "AdaSSP's test_mse",
+			Reading: "“close to” read as within a factor 2.", Paper: "1.5, within a factor 2",
+			Verdict: report.Holds, Summary: "holds", Held: 1,
+			Points: []report.ClaimPoint{{Point: "ε = 2", Outcome: report.Holds, A: side("AdaSSP", 1.09, math.NaN(), 1),
+				Estimate: 1.09, Low: nan, High: nan, Expect: "[0.75, 3]", Paper: 1.5}}},
+		{ID: "c-tie", Quote: "C beats D", Where: "Table 3", Check: "better", Statement: "C lower than D", Paper: "paper gives no value",
+			Verdict: report.Tie, Summary: "tie", Tied: 1,
+			Points: []report.ClaimPoint{{Point: "ε = 1", Outcome: report.Tie, A: side("C", 1, 0.5, 3), B: side("D", 1.2, 0.5, 3),
+				Estimate: -0.2, Low: -1.2, High: 0.8, Expect: "< 0", Paper: nan}}},
+		{ID: "c-no", Quote: "E is 10× F", Where: "Table 4", Check: "ratio", Statement: "E / F", Paper: "10, within 5%",
+			Verdict: report.Contradicted, Summary: "contradicted at 1 of 1 points", Contradicting: 1,
+			Points: []report.ClaimPoint{{Point: "ε = 1", Outcome: report.Contradicted, A: side("E", 2, 0.1, 3), B: side("F", 1, 0.1, 3),
+				Estimate: 2, Low: 1.7, High: 2.3, Expect: "[9.5, 10.5]", Paper: 10}}},
+		{ID: "c-notrun", Quote: "on Gisette", Where: "Fig. 4", Check: "better", Statement: "G lower than H", Paper: "paper gives no value",
+			Verdict: report.NotRun, Summary: "not run: gisette missing", NotRun: 1, Why: "gisette missing",
+			Points: []report.ClaimPoint{{Point: "dataset = Gisette", Outcome: report.NotRun, Why: "no stored trial",
+				Estimate: nan, Low: nan, High: nan, Expect: "< 0", Paper: nan}}},
+	}}
+}
 
-// TestClaimsShownFirst: a folder's claims.json is shown at the top of its
-// section, before its figures, one row per claim in the file's order, each
-// with its verdict (coloured by class), the paper's words (escaped) and
-// where they are, and its points as a table whose columns are the points'
-// keys in the file's order ("—" for a key a point lacks); the overview
-// counts the verdicts. A folder without claims.json says so; a malformed
-// one is a warning naming the file and line, and the page is still built.
-func TestClaimsShownFirst(t *testing.T) {
-	dir := makeResultDir(t)
-	if err := os.WriteFile(filepath.Join(dir, "claims.json"), []byte(claimsJSON), 0o644); err != nil {
+// writeClaims writes c as dir's claims.json with its own JSON method.
+func writeClaims(t *testing.T, dir string, c *report.Claims) {
+	t.Helper()
+	b, err := c.JSON()
+	if err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, report.ClaimsJSON), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tagText returns the text of each <tag> element of s, markup removed and
+// entities unescaped, spaces collapsed.
+func tagText(s, tag string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`(?s)<`+tag+`(?:\s[^>]*)?>(.*?)</`+tag+`>`).FindAllStringSubmatch(s, -1) {
+		text := stdhtml.UnescapeString(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(m[1], ""))
+		out = append(out, strings.Join(strings.Fields(text), " "))
+	}
+	return out
+}
+
+// claimRows returns the claims table's rows in a claims section: each
+// claim's row with the row of its evidence, when it has one.
+func claimRows(section string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`(?s)<tr class="claim">(.*?)</tr>\n(?:<tr class="evidence-row">(.*?)</tr>\n)?`).FindAllStringSubmatch(section, -1) {
+		out = append(out, m[1]+m[2])
+	}
+	return out
+}
+
+// TestClaimsShownFirst: a folder's claims.json (report.Claims, read with
+// report.ReadClaims) is shown at the top of its section, before its
+// figures: the QUICK RUN banner of a --quick run, one row per claim in the
+// file's order, each with its verdict's summary coloured by its verdict
+// constant, its id, where, the paper's words (escaped), what is checked
+// (and the spec's reading), the paper's value, why a claim was not run,
+// and its points as a folded table (point, outcome, a and b as label mean
+// ± half (n), the checked value [interval], the region, the paper's value;
+// b and paper left out when no point has one); the overview counts the
+// verdicts. A folder without claims.json says so; a malformed one, or one
+// of a newer format, is a warning naming the file (and the line, for a
+// syntax error), and the page is still built.
+func TestClaimsShownFirst(t *testing.T) {
+	dir := makeResultDir(t)
+	c := testClaims()
+	writeClaims(t, dir, c)
 	page, warns := buildOne(t, dir)
 	if len(warns) > 0 {
 		t.Errorf("warnings: %q", warns)
@@ -86,69 +152,152 @@ func TestClaimsShownFirst(t *testing.T) {
 	if first := regexp.MustCompile(`<section [^>]*id="([^"]+)"`).FindAllStringSubmatch(folder, 3); len(first) < 2 || first[1][1] != "r1-claims" {
 		t.Errorf("the folder's first section is not its claims: %v", first)
 	}
-	var doc struct {
-		Claims []struct{ ID, Paper, Where, Verdict string }
+	if !strings.Contains(claims, stdhtml.EscapeString(report.ClaimsQuickBanner)) {
+		t.Error("a --quick run's claims are not marked QUICK RUN")
 	}
-	if err := json.Unmarshal([]byte(claimsJSON), &doc); err != nil {
-		t.Fatal(err)
-	}
-	rows := regexp.MustCompile(`(?s)<tr class="claim">(.*?)</tr>\n`).FindAllStringSubmatch(claims, -1)
-	if len(rows) != len(doc.Claims) {
-		t.Fatalf("%d claim rows for %d claims", len(rows), len(doc.Claims))
+	rows := claimRows(claims)
+	if len(rows) != len(c.Claims) {
+		t.Fatalf("%d claim rows for %d claims", len(rows), len(c.Claims))
 	}
 	classes := []string{"partly", "holds", "tie", "contradicted", "notrun"}
-	for i, c := range doc.Claims {
-		row := rows[i][1]
-		for _, want := range []string{
-			`<span class="verdict v-` + classes[i] + `">` + stdhtml.EscapeString(c.Verdict) + `</span>`,
-			">" + stdhtml.EscapeString(c.Paper), ">" + stdhtml.EscapeString(c.Where) + "<", ">" + c.ID + "<",
-		} {
+	for i, cl := range c.Claims {
+		row := rows[i]
+		wants := []string{
+			`<span class="verdict v-` + classes[i] + `">` + stdhtml.EscapeString(cl.Summary) + `</span>`,
+			"<q>" + stdhtml.EscapeString(cl.Quote) + "</q>", ">" + stdhtml.EscapeString(cl.Where) + "<", ">" + cl.ID + "<",
+			"Checked: " + stdhtml.EscapeString(cl.Statement) + ".",
+		}
+		if cl.Paper == report.NoPaperValue {
+			wants = append(wants, " The paper gives no value.")
+		} else {
+			wants = append(wants, " Paper: "+stdhtml.EscapeString(cl.Paper)+".")
+		}
+		if cl.Reading != "" {
+			wants = append(wants, "Reading: "+stdhtml.EscapeString(strings.TrimSuffix(cl.Reading, "."))+". ")
+		}
+		if cl.Why != "" {
+			wants = append(wants, "Not run: "+cl.Why+".")
+		}
+		for _, want := range wants {
 			if !strings.Contains(row, want) {
-				t.Errorf("claim %s: row lacks %s\n%s", c.ID, want, row)
+				t.Errorf("claim %s: row lacks %s\n%s", cl.ID, want, row)
 			}
 		}
-	}
-	if strings.Contains(claims, "<b>beats") {
-		t.Error("the paper's words are not escaped")
-	}
-	ev := regexp.MustCompile(`(?s)<table class="evidence">(.*?)</table>`).FindAllStringSubmatch(rows[0][1], -1)
-	if len(ev) != 1 {
-		t.Fatalf("claim 1: %d evidence tables", len(ev))
-	}
-	cells := func(s, tag string) []string {
-		var out []string
-		for _, m := range regexp.MustCompile(`<`+tag+`[^>]*>(.*?)</`+tag+`>`).FindAllStringSubmatch(s, -1) {
-			out = append(out, stdhtml.UnescapeString(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(m[1], "")))
+		ev := regexp.MustCompile(`(?s)<table class="evidence">(.*?)</table>`).FindAllStringSubmatch(row, -1)
+		if len(ev) != 1 || !strings.Contains(row, "<details><summary>evidence of "+cl.ID+": "+strconv.Itoa(len(cl.Points))+" point(s)</summary>") {
+			t.Fatalf("claim %s: %d evidence tables, want one folded", cl.ID, len(ev))
 		}
-		return out
+		if got := strings.Count(ev[0][1], "<tr>") - 1; got != len(cl.Points) {
+			t.Errorf("claim %s: %d evidence rows for %d points", cl.ID, got, len(cl.Points))
+		}
 	}
-	if got, want := strings.Join(cells(ev[0][1], "th"), "|"), "at|a|b|verdict|note"; got != want {
-		t.Errorf("evidence columns %q, want %q", got, want)
+	if strings.Contains(claims, "<b>beats") || strings.Contains(claims, "Ridge <i>") {
+		t.Error("the paper's words or a label are not escaped")
 	}
-	if got, want := strings.Join(cells(ev[0][1], "td"), "|"), "ε = 0.1|0.06 ± 0.01|0.07 ± 0.01|tie|—|ε = 10|0.00070001|9×10⁻⁷|holds|x"; got != want {
-		t.Errorf("evidence cells %q, want %q", got, want)
+	ev := func(i int) string {
+		return regexp.MustCompile(`(?s)<table class="evidence">(.*?)</table>`).FindStringSubmatch(rows[i])[1]
 	}
-	if got := strings.Join(cells(rows[1][1], "td"), "|"); !strings.Contains(got, "|ratio 1.09") {
-		t.Errorf("a point that is not an object: cells %q", got)
+	for _, tc := range []struct {
+		claim       int
+		head, cells string
+	}{
+		{0, "point|outcome|a: mean ± 95% CI (n)|b: mean ± 95% CI (n)|checked value [interval]|holds if",
+			"ε = 0.5|tie|AdaSSP: 0.06 ± 0.01 (n = 3)|Ridge <i>: 0.07 ± 0.01 (n = 3)|-0.01 [-0.03, 0.01]|< 0|" +
+				"ε = 2|holds|AdaSSP: 7.437×10⁻⁷ ± 10⁻⁸ (n = 3)|Ridge <i>: 0.07 ± 0.01 (n = 3)|-0.07 [-0.08, -0.06]|< 0"},
+		{1, "point|outcome|a: mean ± 95% CI (n)|checked value [interval]|holds if|paper",
+			"ε = 2|holds|AdaSSP: 1.09 (n = 1)|1.09 [−∞, ∞]|[0.75, 3]|1.5"},
+		{4, "point|outcome|a: mean ± 95% CI (n)|checked value [interval]|holds if",
+			"dataset = Gisette|not run: no stored trial|—|—|< 0"},
+	} {
+		e := ev(tc.claim)
+		if got := strings.Join(tagText(e, "th"), "|"); got != tc.head {
+			t.Errorf("claim %d: evidence columns\n%q, want\n%q", tc.claim, got, tc.head)
+		}
+		if got := strings.Join(tagText(e, "td"), "|"); got != tc.cells {
+			t.Errorf("claim %d: evidence cells\n%q, want\n%q", tc.claim, got, tc.cells)
+		}
 	}
-	if want := strings.ReplaceAll("holds_1 · holds_partly_1 · tie_1 · contradicted_1 · not_run_1", "_", "\u00a0"); !strings.Contains(section(t, page, "overview"), want) || !strings.Contains(claims, want) {
-		t.Errorf("no tally %q", want)
+	want := strings.ReplaceAll("holds_1 · holds_partly_1 · tie_1 · contradicted_1 · not_run_1", "_", "\u00a0")
+	if ov := section(t, page, "overview"); !strings.Contains(ov, want) || !strings.Contains(ov, "quick run") || !strings.Contains(claims, want) {
+		t.Errorf("no tally %q (marked quick run in the overview)", want)
 	}
 
-	if err := os.WriteFile(filepath.Join(dir, "claims.json"), []byte("{\n \"claims\": [\n  {\"id\": \"x\",}\n]}"), 0o644); err != nil {
-		t.Fatal(err)
+	path := filepath.Join(dir, report.ClaimsJSON)
+	for _, tc := range []struct{ name, text, want string }{
+		{"syntax error", "{\n \"version\": 1,\n \"claims\": [\n  {\"id\": \"x\",}\n]}", path + ":4: "},
+		{"wrong type", "{\"version\": 1,\n\"claims\": {}}", path + ":2: "},
+		{"newer format", `{"version": 99, "claims": []}`, path + ": format version 99 is newer"},
+		{"another schema", `{"claims": [{"id": "x", "paper": "words", "verdict": "holds"}]}`, path + ": no format version"},
+	} {
+		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		page, warns = buildOne(t, dir)
+		if len(warns) != 1 || !strings.Contains(warns[0], tc.want) || !strings.Contains(page, stdhtml.EscapeString(tc.want)) {
+			t.Errorf("%s: warnings %q, want one naming %s, shown on the page", tc.name, warns, tc.want)
+		}
 	}
-	page, warns = buildOne(t, dir)
-	want := filepath.Join(dir, "claims.json") + ":3: "
-	if len(warns) != 1 || !strings.Contains(warns[0], want) || !strings.Contains(page, stdhtml.EscapeString(want)) {
-		t.Errorf("malformed claims.json: warnings %q, want one naming %s, shown on the page", warns, want)
-	}
-	if err := os.Remove(filepath.Join(dir, "claims.json")); err != nil {
+	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
 	page, _ = buildOne(t, dir)
 	if c := section(t, page, "r1-claims"); !strings.Contains(c, "No claims.json") || strings.Contains(c, `class="claim"`) {
 		t.Errorf("a folder without claims.json:\n%s", c)
+	}
+}
+
+// TestClaimsFromRender: the claims a real render writes are shown one row
+// per claim, each with the summary, the paper's words and what is checked
+// that claims.json holds, and one evidence row per point; the overview's
+// count of verdicts adds up to the claims. The spec states the example
+// claim of every check kind that "dplab kinds" prints (report.Kinds).
+func TestClaimsFromRender(t *testing.T) {
+	src := spectest.Valid + "\n[[curve]]\nname = \"gaussian-rdp\"\nlabel = \"RDP\"\npanel = \"p\"\nx = \"alpha\"\nparams = { alpha = [2, 4], sigma = 1 }\n"
+	checks := 0
+	for _, k := range report.Kinds() {
+		if k.Block == "claim" {
+			src += fmt.Sprintf("\n[[claim]]\n%s = %q\n%s\n", k.Key, k.Kind, k.Example)
+			checks++
+		}
+	}
+	dir := runSpec(t, src)
+	c, err := report.ReadClaims(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, warns := buildOne(t, dir)
+	if len(warns) > 0 {
+		t.Errorf("warnings: %q", warns)
+	}
+	claims := section(t, page, "r1-claims")
+	rows := claimRows(claims)
+	if len(rows) != checks || len(c.Claims) != checks || checks < 6 {
+		t.Fatalf("%d claim rows for %d claims in claims.json, want one per check kind (%d)", len(rows), len(c.Claims), checks)
+	}
+	total := 0
+	for i, cl := range c.Claims {
+		row := rows[i]
+		for _, want := range []string{stdhtml.EscapeString(cl.Summary), "<q>" + stdhtml.EscapeString(cl.Quote) + "</q>",
+			"Checked: " + stdhtml.EscapeString(cl.Statement), `class="verdict v-` + verdictClass(cl.Verdict) + `"`} {
+			if !strings.Contains(row, want) {
+				t.Errorf("claim %s: row lacks %s\n%s", cl.ID, want, row)
+			}
+		}
+		if n := strings.Count(row, "<tr>") - 1; n != len(cl.Points) || n == 0 {
+			t.Errorf("claim %s: %d evidence rows for %d points", cl.ID, n, len(cl.Points))
+		}
+		total++
+	}
+	var sum int
+	for _, m := range regexp.MustCompile(`\x{a0}(\d+)`).FindAllStringSubmatch(regexp.MustCompile(`(?s)<td class="text"><a href="#r1-claims">(.*?)</td>`).FindString(page), -1) {
+		n, _ := strconv.Atoi(m[1])
+		sum += n
+	}
+	if sum != total {
+		t.Errorf("the overview counts %d verdicts for %d claims", sum, total)
+	}
+	if strings.Contains(claims, "QUICK RUN") {
+		t.Error("a full run's claims are marked QUICK RUN")
 	}
 }
 
@@ -412,6 +561,28 @@ func TestMarkdownHTML(t *testing.T) {
 	} {
 		if got := string(markdownHTML(tc.in)); got != tc.want {
 			t.Errorf("markdownHTML(%q) =\n%q\nwant\n%q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestEstimateHTML: a claim's checked value with its interval, the value
+// alone when the interval's ends print alike (an exact curve value, its
+// rounding allowance invisible at 4 digits), ∞ where unbounded (null in
+// claims.json), "—" without a value.
+func TestEstimateHTML(t *testing.T) {
+	nan := results.Float(math.NaN())
+	for _, tc := range []struct {
+		est, lo, hi results.Float
+		want        string
+	}{
+		{-0.0016, -0.0046, 0.0013, "-0.0016 [-0.0046, 0.0013]"},
+		{5.0831, 5.08309999, 5.0831001, "5.083"},
+		{2, nan, 3, "2 [−∞, 3]"},
+		{nan, nan, nan, "—"},
+	} {
+		got := stdhtml.UnescapeString(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(string(estimateHTML(report.ClaimPoint{Estimate: tc.est, Low: tc.lo, High: tc.hi})), ""))
+		if got != tc.want {
+			t.Errorf("estimate %g [%g, %g]: %q, want %q", tc.est, tc.lo, tc.hi, got, tc.want)
 		}
 	}
 }

@@ -65,9 +65,11 @@ type claimSpec struct {
 	// The claim's selection, shared by its sides: dataset, mechanism,
 	// params, epsilon (cells) or curve, panel, x (curves).
 	selection
-	// A and B are the sides' own selections, over the claim's; a
-	// coordinate a side sets is not paired with the other side.
+	// A is the side a's own selection, over the claim's; a coordinate a
+	// side sets is not paired with the other side.
 	A *selection `toml:"a"`
+	// B is the side b's own selection, over the claim's (checks comparing
+	// two sides).
 	B *selection `toml:"b"`
 	// Over is the axis of crossover and monotone checks: epsilon (the
 	// default for cells), a swept params key, or x (curves).
@@ -94,9 +96,11 @@ type claimSpec struct {
 	// Factor is a multiplicative tolerance around paper_value (> 1): p/f
 	// ≤ x ≤ p·f.
 	Factor *float64 `toml:"factor"`
-	// Min and Max bound the region when the paper gives no number (this
-	// spec's reading of its words; say it in reading).
+	// Min is the region's lower bound when the paper gives no number
+	// (this spec's reading of its words; say it in reading).
 	Min *float64 `toml:"min"`
+	// Max is the region's upper bound when the paper gives no number
+	// (this spec's reading of its words; say it in reading).
 	Max *float64 `toml:"max"`
 	// AnyOf makes a group of points hold when one of them does: points
 	// (all of them), or the coordinate its points differ in (mechanism,
@@ -110,23 +114,51 @@ type claimSpec struct {
 
 // checkKind is a kind of check: how many sides it compares, which keys it
 // needs, and how it turns the sides' rows into points. A new kind is an
-// entry here, its evaluation, and its rule in experiments/README.md.
+// entry here, its evaluation, its doc and example (claims_kinds.go: "dplab
+// kinds" lists them, TestClaimCheckExamples runs the example), and its
+// rule in experiments/README.md.
 type checkKind struct {
 	sides     int  // 1: a alone; 2: a against b
 	direction bool // needs the quantity's better direction (better, crossover)
 	region    bool // compares with a region: paper_value ± tolerance, or min/max
 	axis      bool // needs an ordered axis (over): crossover, monotone
 	eval      func(c *claim, v *view, as, bs []row) []ClaimPoint
+	doc       string // what it decides, for "dplab kinds"
+	example   string // a small valid [[claim]] of the kind, without check
 }
 
 // checkKinds are the check kinds by name.
 var checkKinds = map[string]checkKind{
-	"better":     {sides: 2, direction: true, eval: evalBetter},
-	"ratio":      {sides: 2, region: true, eval: evalRatio},
-	"difference": {sides: 2, region: true, eval: evalDifference},
-	"value":      {sides: 1, region: true, eval: evalValue},
-	"crossover":  {sides: 2, direction: true, axis: true, eval: evalCrossover},
-	"monotone":   {sides: 1, axis: true, eval: evalMonotone},
+	"better":     {sides: 2, direction: true, eval: evalBetter, doc: betterDoc, example: betterExample},
+	"ratio":      {sides: 2, region: true, eval: evalRatio, doc: ratioDoc, example: ratioExample},
+	"difference": {sides: 2, region: true, eval: evalDifference, doc: differenceDoc, example: differenceExample},
+	"value":      {sides: 1, region: true, eval: evalValue, doc: valueDoc, example: valueExample},
+	"crossover":  {sides: 2, direction: true, axis: true, eval: evalCrossover, doc: crossoverDoc, example: crossoverExample},
+	"monotone":   {sides: 1, axis: true, eval: evalMonotone, doc: monotoneDoc, example: monotoneExample},
+}
+
+// applies reports whether the [[claim]] key applies to checks of the kind
+// (every key but check itself; those not listed here apply to all).
+func (k checkKind) applies(key string) bool {
+	switch key {
+	case "check":
+		return false
+	case "b":
+		return k.sides == 2
+	case "better":
+		return k.direction
+	case "over":
+		return k.axis
+	case "at":
+		return k.axis && k.sides == 2
+	case "direction":
+		return k.axis && k.sides == 1
+	case "paper_value":
+		return k.region || k.axis && k.sides == 2 // a crossover's: where the paper puts it
+	case "paper_is", "tolerance", "abs_tolerance", "factor", "min", "max":
+		return k.region
+	}
+	return true
 }
 
 // quantityKinds are the quantities a claim may read; those with a name
@@ -464,17 +496,7 @@ func (c *claim) checkSelection(b *Block, prefix string, sel *selection) error {
 	if curve && len(sel.Params.Keys) > 0 {
 		return b.Errorf(prefix+"params", "params selects cells: quantity = \"curve\" reads [[curve]] blocks (curve, panel, x)")
 	}
-	var dsLabels, mechLabels, curveLabels, panels []string
-	for _, d := range sp.Datasets {
-		dsLabels = append(dsLabels, d.Label)
-	}
-	for _, m := range sp.Mechanisms {
-		mechLabels = append(mechLabels, m.Label)
-	}
-	for _, cv := range sp.Curves {
-		curveLabels = append(curveLabels, cv.Label)
-		panels = append(panels, cv.Panel)
-	}
+	dsLabels, mechLabels, curveLabels, panels := sp.DatasetLabels(), sp.MechanismLabels(), sp.CurveLabels(), sp.CurvePanels()
 	names := func(key string, vals spec.Values, known []string, what string, ok func(string) bool) error {
 		for _, v := range vals.List {
 			l, isText := v.(string)
@@ -482,7 +504,7 @@ func (c *claim) checkSelection(b *Block, prefix string, sel *selection) error {
 				return b.Errorf(prefix+key, "%s: want a %s or a list of them, got %v", key, what, v)
 			}
 			if !ok(l) && !sp.QuickDropped[l] {
-				return b.Errorf(prefix+key, "no %s %q%s", what, l, suggest.DidYouMean(l, known))
+				return b.Errorf(prefix+key, "%s", spec.UnknownName(what, l, known))
 			}
 		}
 		return nil
@@ -640,8 +662,8 @@ func (c *claim) decodeRegion(b *Block) error {
 				}
 			}
 		}
-		if cs.PaperValue.List != nil && !c.kind.axis {
-			return b.Errorf("paper_value", "check %q takes no paper_value (a ratio, difference or value check does)", cs.Check)
+		if cs.PaperValue.List != nil && !c.kind.applies("paper_value") {
+			return b.Errorf("paper_value", "check %q takes no paper_value (a ratio, difference, value or crossover check does)", cs.Check)
 		}
 		if cs.PaperIs != "" {
 			return b.Errorf("paper_is", "check %q compares no region: paper_is does not apply", cs.Check)

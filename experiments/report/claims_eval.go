@@ -978,7 +978,7 @@ func valuesText(v spec.Values) string {
 func (c *claim) paperText(s *spec.Spec) string {
 	cs := &c.spec
 	if len(c.paper) == 0 {
-		return "paper gives no value"
+		return NoPaperValue
 	}
 	var num string
 	if len(c.paper) == 1 {

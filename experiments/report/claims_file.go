@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -51,6 +52,10 @@ const (
 	NotRun = "not_run"
 )
 
+// NoPaperValue is a claim's Paper when the paper gives no number (the
+// spec reads its words; Reading says how).
+const NoPaperValue = "paper gives no value"
+
 // Claims is the content of claims.json: a spec's paper claims, each checked
 // against the trials stored in the result directory (experiments/README.md,
 // "Paper claims", states the rules).
@@ -80,7 +85,7 @@ type Claim struct {
 	// ("close to" read as "within a factor 3"); "" when none.
 	Reading string `json:"reading,omitempty"`
 	// Paper is the paper's number with the tolerance it is compared at
-	// ("1e-34, within a factor 10"), or "paper gives no value".
+	// ("1e-34, within a factor 10"), or NoPaperValue.
 	Paper string `json:"paper"`
 	// Verdict is Holds, Partly, Tie, Contradicted or NotRun; Summary says
 	// it with the counts ("holds at 2 of 3 points; 1 point not run").
@@ -140,24 +145,50 @@ type ClaimSide struct {
 
 // ReadClaims reads dir's claims.json; a missing file is an error satisfying
 // errors.Is(err, fs.ErrNotExist) (the spec has no [[claim]] block, or was
-// rendered before claims existed).
+// rendered before claims existed). A file that is not JSON of this shape
+// is an error naming it and, where JSON gives the offset, its line; one
+// without a format version (not written by dplab) or with a newer one is
+// refused.
 func ReadClaims(dir string) (*Claims, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ClaimsJSON))
+	path := filepath.Join(dir, ClaimsJSON)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var c Claims
 	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ClaimsJSON), err)
+		return nil, fmt.Errorf("%s: %w", jsonPlace(path, b, err), err)
 	}
-	if c.Version > ClaimsVersion {
-		return nil, fmt.Errorf("%s: format version %d is newer than this dplab's (%d)", filepath.Join(dir, ClaimsJSON), c.Version, ClaimsVersion)
+	switch {
+	case c.Version > ClaimsVersion:
+		return nil, fmt.Errorf("%s: format version %d is newer than this dplab's (%d)", path, c.Version, ClaimsVersion)
+	case c.Version < 1:
+		return nil, fmt.Errorf("%s: no format version: not a claims file dplab wrote (version %d)", path, ClaimsVersion)
 	}
 	return &c, nil
 }
 
-// quickBanner opens every claims file of a --quick run.
-const quickBanner = "QUICK RUN (--quick: the spec's [quick] overrides, few trials): these verdicts are the smoke run's and may differ from the full run's."
+// jsonPlace is path, with ":LINE" when err, from decoding b, gives the
+// offset of the fault.
+func jsonPlace(path string, b []byte, err error) string {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return path
+	}
+	return fmt.Sprintf("%s:%d", path, 1+bytes.Count(b[:min(off, int64(len(b)))], []byte("\n")))
+}
+
+// ClaimsQuickBanner opens every claims file of a --quick run (and the
+// claims dplab report shows of one).
+const ClaimsQuickBanner = "QUICK RUN (--quick: the spec's [quick] overrides, few trials): these verdicts are the smoke run's and may differ from the full run's."
 
 // JSON returns claims.json's bytes.
 func (c *Claims) JSON() ([]byte, error) {
@@ -224,7 +255,7 @@ func (c *Claims) Markdown() []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Paper claims: %s\n\n", c.Spec)
 	if c.Quick {
-		b.WriteString("**" + quickBanner + "**\n\n")
+		b.WriteString("**" + ClaimsQuickBanner + "**\n\n")
 	}
 	if c.Title != "" {
 		fmt.Fprintf(&b, "%s.\n\n", strings.TrimSuffix(c.Title, "."))
@@ -276,18 +307,25 @@ func sideText(s *ClaimSide) string {
 	return fmt.Sprintf("%s: %s%s", s.Label, e.String(), n)
 }
 
-// estimateText is "−0.0016 [−0.0046, 0.0013]" (4 significant digits).
-func estimateText(p ClaimPoint) string {
-	if math.IsNaN(float64(p.Estimate)) {
-		return "—"
-	}
-	lo, hi := float64(p.Low), float64(p.High)
+// Interval returns the bounds of the estimate's interval: −∞ and +∞ where
+// it is unbounded (null in claims.json).
+func (p ClaimPoint) Interval() (lo, hi float64) {
+	lo, hi = float64(p.Low), float64(p.High)
 	if math.IsNaN(lo) {
 		lo = math.Inf(-1)
 	}
 	if math.IsNaN(hi) {
 		hi = math.Inf(1)
 	}
+	return lo, hi
+}
+
+// estimateText is "−0.0016 [−0.0046, 0.0013]" (4 significant digits).
+func estimateText(p ClaimPoint) string {
+	if math.IsNaN(float64(p.Estimate)) {
+		return "—"
+	}
+	lo, hi := p.Interval()
 	if lo == hi {
 		return numText(lo)
 	}

@@ -477,6 +477,28 @@ mechanisms = ["AdaSSP"]
 	}
 }
 
+// TestReadClaimsRefuses: a claims.json that is not JSON of report.Claims'
+// shape is an error naming the file and the line of the fault; one
+// without a format version (another schema) or with a newer one is
+// refused, not read as claims with empty fields.
+func TestReadClaimsRefuses(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ClaimsJSON)
+	for _, tc := range []struct{ name, text, want string }{
+		{"syntax error", "{\n \"version\": 1,\n \"claims\": [\n  {\"id\": \"x\",}\n]}", path + ":4: invalid character '}'"},
+		{"wrong type", "{\"version\": 1,\n\"claims\": [{\"held\": \"two\"}]}", path + ":2: json: cannot unmarshal string"},
+		{"newer format", `{"version": 2, "claims": []}`, path + ": format version 2 is newer than this dplab's (1)"},
+		{"another schema", `{"claims": [{"id": "x", "paper": "the words", "verdict": "holds at 1 of 2"}]}`, path + ": no format version"},
+	} {
+		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if c, err := ReadClaims(dir); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: ReadClaims = %v, %v; want an error starting %q", tc.name, c, err, tc.want)
+		}
+	}
+}
+
 // TestClaimErrors: a [[claim]] block is decoded strictly; each problem is a
 // *spec.SpecError naming the file, the line and the key, with a "did you
 // mean" for a misspelt key, label, check kind or quantity.

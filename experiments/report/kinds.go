@@ -148,17 +148,19 @@ func register[T any](kinds map[string]Kind[T], block, kind string, k Kind[T]) {
 
 //go:generate env DPLAB_UPDATE_PARAMDOCS=1 go test -run TestKindDocsGenerated .
 
-// KindDoc documents a registered figure or table kind for "dplab kinds".
+// KindDoc documents a registered figure or table kind, or a [[claim]]
+// check kind, for "dplab kinds".
 type KindDoc struct {
-	Block   string           // "figure" or "table"
-	Kind    string           // "epsilon", "privacy", …
-	Doc     string           // what the kind draws
+	Block   string           // "figure", "table" or "claim"
+	Kind    string           // "epsilon", "privacy", …; a claim's "better", "ratio", …
+	Key     string           // the key naming the kind in the block: "kind", or a claim's "check"
+	Doc     string           // what the kind draws (a claim's: what it decides)
 	Example string           // a small valid block of the kind (its keys, in TOML)
-	Params  []fielddoc.Field // the block's keys (besides name and kind)
+	Params  []fielddoc.Field // the block's keys (besides name and kind; a claim's besides check)
 }
 
 // Kinds documents every registered figure kind, then every table kind,
-// each sorted by name.
+// then every [[claim]] check kind, each sorted by name.
 func Kinds() []KindDoc {
 	var out []KindDoc
 	for _, kind := range FigureKinds() {
@@ -169,7 +171,7 @@ func Kinds() []KindDoc {
 		k := tableKinds[kind]
 		out = append(out, kindDoc("table", kind, k.Params, k.Doc, k.Example))
 	}
-	return out
+	return append(out, claimKindDocs()...)
 }
 
 func kindDoc(block, kind string, params any, doc, example string) KindDoc {
@@ -179,7 +181,7 @@ func kindDoc(block, kind string, params any, doc, example string) KindDoc {
 		doc = strings.TrimPrefix(kindDocs[t.Name()], t.Name()+" ")
 		doc = strings.TrimPrefix(doc, "is ")
 	}
-	return KindDoc{Block: block, Kind: kind, Doc: doc, Example: strings.TrimSpace(example), Params: fielddoc.Fields(t, kindDocs)}
+	return KindDoc{Block: block, Kind: kind, Key: "kind", Doc: doc, Example: strings.TrimSpace(example), Params: fielddoc.Fields(t, kindDocs)}
 }
 
 // FigureKinds and TableKinds list the registered kinds, sorted.
@@ -340,14 +342,15 @@ func checkCurveRefs(b *Block, curves, panels []string) error {
 	if len(s.Curves) == 0 {
 		return b.Errorf("kind", "kind = \"curves\" needs [[curve]] blocks")
 	}
+	known, knownPanels := s.CurveLabels(), s.CurvePanels()
 	for _, l := range curves {
-		if !slices.ContainsFunc(s.Curves, func(c spec.CurveSpec) bool { return c.Label == l }) {
-			return b.Errorf("curves", "no curve labelled %q", l)
+		if !slices.Contains(known, l) {
+			return b.Errorf("curves", "%s", spec.UnknownName("curve labelled", l, known))
 		}
 	}
 	for _, p := range panels {
-		if !slices.ContainsFunc(s.Curves, func(c spec.CurveSpec) bool { return c.Panel == p }) {
-			return b.Errorf("panels", "no curve in panel %q", p)
+		if !slices.Contains(knownPanels, p) {
+			return b.Errorf("panels", "%s", spec.UnknownName("curve panel", p, knownPanels))
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/dplab/dplab/experiments/internal/spectest"
 	"github.com/dplab/dplab/experiments/run"
 	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/internal/fielddoc"
 	"github.com/dplab/dplab/plotting"
 )
 
@@ -82,6 +83,37 @@ func TestOutputErrors(t *testing.T) {
 				t.Errorf("got %q (line %d, key %q); want line %d, key %q, mentioning %q", se.Error(), se.Line, se.Key, tc.line, tc.key, tc.want)
 			}
 		})
+	}
+}
+
+// TestUnknownLabelsSuggest: a misspelt dataset, mechanism, curve or panel
+// label is the same error, with a did-you-mean, whichever block names it
+// (a figure's and a table's labels had none, a claim's had).
+func TestUnknownLabelsSuggest(t *testing.T) {
+	base := strings.Replace(spectest.Valid, "[[figure]]", testCurve+"\n[[figure]]", 1)
+	add := func(block, keys string) string {
+		return strings.Replace(base, "[["+block+"]]\nname = \"mse\"\n", "[["+block+"]]\nname = \"mse\"\n"+keys+"\n", 1)
+	}
+	const claim = "\n[[claim]]\nid = \"c\"\nquote = \"q\"\nwhere = \"§1\"\ncheck = \"value\"\nmax = 1\n"
+	mech := `no mechanism labelled "AdaSP" (did you mean "AdaSSP"?)`
+	data := `no dataset labelled "Lim" (did you mean "Lin"?)`
+	for _, tc := range []struct{ name, src, key, want string }{
+		{"figure mechanism", add("figure", `mechanisms = ["AdaSP"]`), "figure[0].mechanisms", mech},
+		{"figure dataset", add("figure", `datasets = ["Lim"]`), "figure[0].datasets", data},
+		{"table mechanism", add("table", `mechanisms = ["AdaSSP", "AdaSP"]`), "table[0].mechanisms", mech},
+		{"privacy table dataset", strings.Replace(add("table", `datasets = ["Lim"]`), "metric = \"test_mse\"\ndatasets", "kind = \"privacy\"\ndatasets", 1), "table[0].datasets", data},
+		{"claim mechanism", base + claim + "quantity = \"metric:test_mse\"\nmechanism = \"AdaSP\"\n", "claim[0].mechanism", mech},
+		{"claim dataset", base + claim + "quantity = \"metric:test_mse\"\ndataset = \"Lim\"\n", "claim[0].dataset", data},
+		{"curves figure curve", base + "\n[[figure]]\nname = \"c\"\nkind = \"curves\"\ncurves = [\"RPD\"]\n", "figure[1].curves", `no curve labelled "RPD" (did you mean "RDP"?)`},
+		{"claim curve", base + claim + "quantity = \"curve\"\ncurve = \"RPD\"\n", "claim[0].curve", `no curve labelled "RPD" (did you mean "RDP"?)`},
+		{"curves figure panel", base + "\n[[figure]]\nname = \"c\"\nkind = \"curves\"\npanels = [\"pp\"]\n", "figure[1].panels", `no curve panel "pp" (did you mean "p"?)`},
+		{"quick mechanism", base + "\n[quick]\nmechanisms = [\"AdaSP\"]\n", "quick.mechanisms", mech},
+	} {
+		_, err := parseChecked("spec.toml", tc.src)
+		var se *spec.SpecError
+		if !errors.As(err, &se) || se.Key != tc.key || se.Err.Error() != tc.want {
+			t.Errorf("%s: %v; want at %s: %s", tc.name, err, tc.key, tc.want)
+		}
 	}
 }
 
@@ -217,6 +249,13 @@ const exampleName = "example"
 // testIterative's mechanisms, testCurve, and one [[block]] of the kind,
 // named exampleName, with keys.
 func kindSpec(block, kind, keys string) string {
+	return fmt.Sprintf("%s\n[[%s]]\nname = %q\nkind = %q\n%s\n", kindBase(), block, exampleName, kind, keys)
+}
+
+// kindBase is the kinds' test spec without blocks of its own:
+// spectest.Valid's datasets, mechanisms, ε and trials without its figure
+// and table, testIterative's mechanisms and testCurve.
+func kindBase() string {
 	base := spectest.Valid
 	if i := strings.Index(base, "\n[[figure]]"); i >= 0 {
 		base = base[:i]
@@ -224,7 +263,7 @@ func kindSpec(block, kind, keys string) string {
 	if i := strings.Index(base, "\n[[table]]"); i >= 0 {
 		base = base[:i]
 	}
-	return fmt.Sprintf("%s%s%s\n[[%s]]\nname = %q\nkind = %q\n%s\n", base, testIterative, testCurve, block, exampleName, kind, keys)
+	return base + testIterative + testCurve
 }
 
 // exerciseKind checks a registered figure or table kind on its Example:
@@ -348,6 +387,75 @@ func exerciseKind(block, kind, dir string, cache *run.DataCache) (err error) {
 		}
 	}
 	return nil
+}
+
+// TestClaimCheckExamples: the example "dplab kinds" prints for each
+// [[claim]] check kind is valid in the kinds' test spec, runs and is
+// evaluated (a verdict with its points, not "not run"), the value example
+// holds against the closed form it quotes (Gaussian RDP at α = 2, σ = 1:
+// α/(2σ²) = 1, Mironov 2017 Prop. 7); and the keys "dplab kinds" leaves out
+// of a check kind are exactly those its decoding refuses: each such key,
+// added to the example, is an error at that key.
+func TestClaimCheckExamples(t *testing.T) {
+	claimBlock := func(check, keys string) string { return fmt.Sprintf("\n[[claim]]\ncheck = %q\n%s\n", check, keys) }
+	src := kindBase()
+	for _, k := range CheckKinds() {
+		src += claimBlock(k, checkKinds[k].example)
+	}
+	s := spectest.MustParse(t, src)
+	if err := Check(s); err != nil {
+		t.Fatalf("the examples do not decode: %v", err)
+	}
+	dir := t.TempDir()
+	if _, _, err := runAndRender(s, run.Options{OutDir: dir, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadClaims(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Claims) != len(checkKinds) {
+		t.Fatalf("%d claims evaluated for %d check kinds", len(c.Claims), len(checkKinds))
+	}
+	for i, k := range CheckKinds() {
+		cl := c.Claims[i]
+		if cl.Check != k || cl.Verdict == NotRun || len(cl.Points) == 0 {
+			t.Errorf("check %s: claim %s (%s) %s with %d points", k, cl.ID, cl.Check, cl.Summary, len(cl.Points))
+		}
+		if k == "value" && cl.Verdict != Holds {
+			t.Errorf("the value example (Gaussian RDP at α = 2, σ = 1 is 1): %s", cl.Summary)
+		}
+	}
+
+	// A value of each key's type, for the keys a check kind does not take.
+	values := map[string]string{"b": `{ mechanism = "Ridge" }`, "better": `"lower"`, "over": `"epsilon"`, "at": "1",
+		"direction": `"increasing"`, "paper_value": "1", "paper_is": `"value"`, "tolerance": "0.1",
+		"abs_tolerance": "0.1", "factor": "2", "min": "0", "max": "1"}
+	docs := map[string][]string{}
+	for _, d := range Kinds() {
+		if d.Block == "claim" {
+			for _, p := range d.Params {
+				docs[d.Kind] = append(docs[d.Kind], p.Key)
+			}
+		}
+	}
+	for _, k := range CheckKinds() {
+		for _, f := range fielddoc.Fields(reflect.TypeOf(claimSpec{}), kindDocs) {
+			if f.Key == "check" || slices.Contains(docs[k], f.Key) {
+				continue
+			}
+			v, ok := values[f.Key]
+			if !ok {
+				t.Errorf("check %s: dplab kinds leaves out %s, which the test has no value for", k, f.Key)
+				continue
+			}
+			bad := spectest.MustParse(t, kindBase()+claimBlock(k, checkKinds[k].example+"\n"+f.Key+" = "+v))
+			var se *spec.SpecError
+			if err := Check(bad); !errors.As(err, &se) || se.Key != "claim[0]."+f.Key {
+				t.Errorf("check %s with %s = %s, a key dplab kinds does not list for it: Check = %v, want an error at claim[0].%s", k, f.Key, v, err, f.Key)
+			}
+		}
+	}
 }
 
 // TestEveryKindRenders exercises every registered figure and table kind on

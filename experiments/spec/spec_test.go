@@ -200,7 +200,7 @@ func TestSpecErrors(t *testing.T) {
 		// exclude: labels of this spec's datasets, each with a reason.
 		{"exclude an unknown dataset", func(s string) string {
 			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\nexclude = { \"Lim\" = \"slow\" }", 1)
-		}, 16, "mechanism[0].exclude", `no dataset is labelled "Lim" (did you mean "Lin"?)`},
+		}, 16, "mechanism[0].exclude", `no dataset labelled "Lim" (did you mean "Lin"?)`},
 		{"exclude without a reason", func(s string) string {
 			return strings.Replace(s, "rho = 1e-4 }", "rho = 1e-4 }\nexclude = { \"Lin\" = \" \" }", 1)
 		}, 16, "mechanism[0].exclude", `dataset "Lin": give the reason`},

@@ -299,12 +299,9 @@ func (s *Spec) validateMechanism(i int, labels map[string]bool) error {
 	}
 	for _, ds := range slices.Sorted(maps.Keys(m.Exclude)) {
 		why := m.Exclude[ds]
-		if !slices.ContainsFunc(s.Datasets, func(d DatasetSpec) bool { return d.Label == ds }) && !s.QuickDropped[ds] {
-			var known []string
-			for _, d := range s.Datasets {
-				known = append(known, d.Label)
-			}
-			return s.errIn("mechanism", i, "exclude", "no dataset is labelled %q%s (datasets: %s)", ds, suggest.DidYouMean(ds, known), strings.Join(known, ", "))
+		if s.DatasetIndex(ds) < 0 && !s.QuickDropped[ds] {
+			known := s.DatasetLabels()
+			return s.errIn("mechanism", i, "exclude", "%s (datasets: %s)", UnknownName("dataset labelled", ds, known), strings.Join(known, ", "))
 		}
 		if strings.TrimSpace(why) == "" {
 			return s.errIn("mechanism", i, "exclude", "dataset %q: give the reason it is left out (the figures and tables print it)", ds)
@@ -481,15 +478,60 @@ func (s *Spec) checkMetric(block string, i int, name string) error {
 func (s *Spec) checkLabels(block string, i int, ds, ms []string) error {
 	for _, l := range ds {
 		if s.DatasetIndex(l) < 0 && !s.QuickDropped[l] {
-			return s.errIn(block, i, "datasets", "no dataset labelled %q", l)
+			return s.errIn(block, i, "datasets", "%s", UnknownName("dataset labelled", l, s.DatasetLabels()))
 		}
 	}
 	for _, l := range ms {
 		if s.MechanismIndex(l) < 0 && !s.QuickDropped[l] {
-			return s.errIn(block, i, "mechanisms", "no mechanism labelled %q", l)
+			return s.errIn(block, i, "mechanisms", "%s", UnknownName("mechanism labelled", l, s.MechanismLabels()))
 		}
 	}
 	return nil
+}
+
+// UnknownName words the error for a name that names nothing of the spec,
+// with the closest of known: `no mechanism labelled "AdaSP" (did you mean
+// "AdaSSP"?)` (what = "mechanism labelled"). Every block that names
+// datasets, mechanisms or curves by label (figures, tables, claims,
+// [quick], a mechanism's exclude) says it so.
+func UnknownName(what, name string, known []string) string {
+	return fmt.Sprintf("no %s %q%s", what, name, suggest.DidYouMean(name, known))
+}
+
+// DatasetLabels returns the datasets' labels in spec order.
+func (s *Spec) DatasetLabels() []string {
+	return labelsOf(s.Datasets, func(d DatasetSpec) string { return d.Label })
+}
+
+// CurveLabels returns the [[curve]] blocks' labels in spec order.
+func (s *Spec) CurveLabels() []string {
+	return labelsOf(s.Curves, func(c CurveSpec) string { return c.Label })
+}
+
+// CurvePanels returns the [[curve]] blocks' panels, each once, in spec
+// order.
+func (s *Spec) CurvePanels() []string {
+	var out []string
+	for _, c := range s.Curves {
+		if !slices.Contains(out, c.Panel) {
+			out = append(out, c.Panel)
+		}
+	}
+	return out
+}
+
+// MechanismLabels returns the mechanisms' labels in spec order.
+func (s *Spec) MechanismLabels() []string {
+	return labelsOf(s.Mechanisms, func(m MechanismSpec) string { return m.Label })
+}
+
+// labelsOf returns label(x) for each of xs, in order.
+func labelsOf[T any](xs []T, label func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = label(x)
+	}
+	return out
 }
 
 // Kept returns the labels that name a dataset or a mechanism of the spec
@@ -540,22 +582,22 @@ func (s *Spec) validateQuick() error {
 	}
 	for _, l := range q.Datasets {
 		if s.DatasetIndex(l) < 0 {
-			return s.errAt("quick.datasets", k.line("quick.datasets"), "no dataset labelled %q", l)
+			return s.errAt("quick.datasets", k.line("quick.datasets"), "%s", UnknownName("dataset labelled", l, s.DatasetLabels()))
 		}
 	}
 	for _, l := range q.Mechanisms {
 		if s.MechanismIndex(l) < 0 {
-			return s.errAt("quick.mechanisms", k.line("quick.mechanisms"), "no mechanism labelled %q", l)
+			return s.errAt("quick.mechanisms", k.line("quick.mechanisms"), "%s", UnknownName("mechanism labelled", l, s.MechanismLabels()))
 		}
 	}
 	for l := range q.Params {
 		if s.MechanismIndex(l) < 0 {
-			return s.errAt("quick.params."+l, k.line("quick.params."+l), "no mechanism labelled %q", l)
+			return s.errAt("quick.params."+l, k.line("quick.params."+l), "%s", UnknownName("mechanism labelled", l, s.MechanismLabels()))
 		}
 	}
 	for l := range q.DatasetParams {
 		if s.DatasetIndex(l) < 0 {
-			return s.errAt("quick.dataset_params."+l, k.line("quick.dataset_params."+l), "no dataset labelled %q", l)
+			return s.errAt("quick.dataset_params."+l, k.line("quick.dataset_params."+l), "%s", UnknownName("dataset labelled", l, s.DatasetLabels()))
 		}
 	}
 	return nil

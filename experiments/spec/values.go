@@ -22,6 +22,10 @@ type Values struct {
 	Sweep bool
 }
 
+// TOMLType names what Values decodes from, for "dplab kinds"
+// (internal/fielddoc.Typed).
+func (*Values) TOMLType() string { return "value or array of values" }
+
 // UnmarshalTOML implements toml.Unmarshaler.
 func (v *Values) UnmarshalTOML(raw any) error {
 	vals, sweep, err := parseValues(raw)

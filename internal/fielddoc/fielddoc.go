@@ -74,10 +74,19 @@ func Fields(t reflect.Type, docs map[string]string) []Field {
 	return out
 }
 
+// Typed is a type that decodes from TOML itself and names what it
+// accepts ("value or array of values"), for Field.Type.
+type Typed interface {
+	TOMLType() string
+}
+
 // tomlType names the TOML type a Go field decodes from.
 func tomlType(t reflect.Type) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if v, ok := reflect.New(t).Interface().(Typed); ok {
+		return v.TOMLType()
 	}
 	switch t.Kind() {
 	case reflect.Float32, reflect.Float64:

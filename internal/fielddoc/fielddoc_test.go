@@ -12,11 +12,18 @@ type inner struct {
 	Bound float64 `toml:"bound" default:"1" range:"≥ 0"`
 }
 
+// sweep decodes from TOML itself and names what it accepts (Typed).
+type sweep struct{ list []any }
+
+func (*sweep) TOMLType() string { return "value or array of values" }
+
 type outer struct {
 	inner
 	Name  string   `toml:"name" default:"a" range:"a | b" only:"x y"`
 	Flag  bool     `toml:"flag" default:"false"`
 	Tags  []string `toml:"tags"`
+	Eps   sweep    `toml:"eps"`
+	Sides *sweep   `toml:"sides"`
 	Skip  int      `toml:"-"`
 	plain int
 }
@@ -29,11 +36,14 @@ func TestFields(t *testing.T) {
 		{Key: "name", Type: "string", Default: "a", Range: "a | b", Doc: "the name", Only: []string{"x", "y"}, GoName: "outer.Name"},
 		{Key: "flag", Type: "boolean", Default: "false", Range: "true | false", GoName: "outer.Flag"},
 		{Key: "tags", Type: "array of strings", GoName: "outer.Tags"},
+		{Key: "eps", Type: "value or array of values", GoName: "outer.Eps"},
+		{Key: "sides", Type: "value or array of values", GoName: "outer.Sides"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Fields =\n%+v\nwant\n%+v", got, want)
 	}
 	_ = outer{}.plain
+	_ = sweep{}.list
 }
 
 func TestGenerate(t *testing.T) {
