@@ -113,6 +113,7 @@ type claimSpec struct {
 // entry here, its evaluation, and its rule in experiments/README.md.
 type checkKind struct {
 	sides     int  // 1: a alone; 2: a against b
+	optionalB bool // one-sided, or a − b when b is given (monotone)
 	direction bool // needs the quantity's better direction (better, crossover)
 	region    bool // compares with a region: paper_value ± tolerance, or min/max
 	axis      bool // needs an ordered axis (over): crossover, monotone
@@ -126,7 +127,7 @@ var checkKinds = map[string]checkKind{
 	"difference": {sides: 2, region: true, eval: evalDifference},
 	"value":      {sides: 1, region: true, eval: evalValue},
 	"crossover":  {sides: 2, direction: true, axis: true, eval: evalCrossover},
-	"monotone":   {sides: 1, axis: true, eval: evalMonotone},
+	"monotone":   {sides: 1, optionalB: true, axis: true, eval: evalMonotone},
 }
 
 // quantityKinds are the quantities a claim may read; those with a name
@@ -298,17 +299,20 @@ func (c *claim) decodeSides(b *Block) error {
 	if err := c.checkSelection(b, "", &cs.selection); err != nil {
 		return err
 	}
-	if c.kind.sides == 1 && cs.B != nil {
+	if c.kind.sides == 1 && cs.B != nil && !c.kind.optionalB {
 		return b.Errorf("b", "check %q reads one side (a, or the claim's own selection): b does not apply", cs.Check)
 	}
 	if c.kind.sides == 2 && (cs.A == nil || cs.B == nil) {
 		return b.Errorf("check", "check %q compares two sides: give a = { … } and b = { … }", cs.Check)
 	}
+	if cs.B != nil && cs.A == nil { // monotone on a − b
+		return b.Errorf("b", "check %q reads a − b when b is given: give a = { … } too", cs.Check)
+	}
 	var err error
 	if c.a, err = c.resolveSide(b, "a", cs.A); err != nil {
 		return err
 	}
-	if c.kind.sides == 2 {
+	if cs.B != nil {
 		if c.b, err = c.resolveSide(b, "b", cs.B); err != nil {
 			return err
 		}
