@@ -534,11 +534,8 @@ func (c *claim) pairPoints(v *view, as, bs []row, decide func(p *ClaimPoint, a, 
 		p := c.point(v, a, b)
 		switch {
 		case a == nil || b == nil:
-			have, missing, which := a, c.b, "b"
-			if a == nil {
-				have, missing, which = b, c.a, "a"
-			}
-			p.Outcome, p.Why = NotRun, v.missingWhy(have, missing, which)
+			_, p.Why = c.unpaired(v, a, b)
+			p.Outcome = NotRun
 		case p.Outcome != NotRun:
 			decide(&p, a, b)
 		}
@@ -547,6 +544,16 @@ func (c *claim) pairPoints(v *view, as, bs []row, decide func(p *ClaimPoint, a, 
 		}
 	}
 	return out
+}
+
+// unpaired returns the row of a pair without a partner (a or b is nil)
+// and why it has none.
+func (c *claim) unpaired(v *view, a, b *row) (*row, string) {
+	have, missing, which := a, c.b, "b"
+	if a == nil {
+		have, missing, which = b, c.a, "a"
+	}
+	return have, v.missingWhy(have, missing, which)
 }
 
 // missingWhy says why a row of one side has no partner on the other
@@ -706,12 +713,9 @@ func (c *claim) differenceRows(v *view, as, bs []row) []row {
 	for _, pr := range pairs(as, bs) {
 		a, b := pr[0], pr[1]
 		if a == nil || b == nil {
-			have, missing, which := a, c.b, "b"
-			if a == nil {
-				have, missing, which = b, c.a, "a"
-			}
+			have, why := c.unpaired(v, a, b)
 			r := *have
-			r.why = v.missingWhy(have, missing, which)
+			r.why = why
 			r.side = ClaimSide{Label: have.side.Label, Mean: results.Float(math.NaN()), Half: results.Float(math.NaN())}
 			out = append(out, r)
 			continue
