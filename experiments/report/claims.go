@@ -119,6 +119,7 @@ type claimSpec struct {
 // rule in experiments/README.md.
 type checkKind struct {
 	sides     int  // 1: a alone; 2: a against b
+	optionalB bool // one-sided, or a − b when b is given (monotone)
 	direction bool // needs the quantity's better direction (better, crossover)
 	region    bool // compares with a region: paper_value ± tolerance, or min/max
 	axis      bool // needs an ordered axis (over): crossover, monotone
@@ -134,7 +135,7 @@ var checkKinds = map[string]checkKind{
 	"difference": {sides: 2, region: true, eval: evalDifference, doc: differenceDoc, example: differenceExample},
 	"value":      {sides: 1, region: true, eval: evalValue, doc: valueDoc, example: valueExample},
 	"crossover":  {sides: 2, direction: true, axis: true, eval: evalCrossover, doc: crossoverDoc, example: crossoverExample},
-	"monotone":   {sides: 1, axis: true, eval: evalMonotone, doc: monotoneDoc, example: monotoneExample},
+	"monotone":   {sides: 1, optionalB: true, axis: true, eval: evalMonotone, doc: monotoneDoc, example: monotoneExample},
 }
 
 // applies reports whether the [[claim]] key applies to checks of the kind
@@ -144,7 +145,7 @@ func (k checkKind) applies(key string) bool {
 	case "check":
 		return false
 	case "b":
-		return k.sides == 2
+		return k.sides == 2 || k.optionalB
 	case "better":
 		return k.direction
 	case "over":
@@ -330,17 +331,20 @@ func (c *claim) decodeSides(b *Block) error {
 	if err := c.checkSelection(b, "", &cs.selection); err != nil {
 		return err
 	}
-	if c.kind.sides == 1 && cs.B != nil {
+	if c.kind.sides == 1 && cs.B != nil && !c.kind.optionalB {
 		return b.Errorf("b", "check %q reads one side (a, or the claim's own selection): b does not apply", cs.Check)
 	}
 	if c.kind.sides == 2 && (cs.A == nil || cs.B == nil) {
 		return b.Errorf("check", "check %q compares two sides: give a = { … } and b = { … }", cs.Check)
 	}
+	if cs.B != nil && cs.A == nil { // monotone on a − b
+		return b.Errorf("b", "check %q reads a − b when b is given: give a = { … } too", cs.Check)
+	}
 	var err error
 	if c.a, err = c.resolveSide(b, "a", cs.A); err != nil {
 		return err
 	}
-	if c.kind.sides == 2 {
+	if cs.B != nil {
 		if c.b, err = c.resolveSide(b, "b", cs.B); err != nil {
 			return err
 		}

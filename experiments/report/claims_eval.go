@@ -534,11 +534,8 @@ func (c *claim) pairPoints(v *view, as, bs []row, decide func(p *ClaimPoint, a, 
 		p := c.point(v, a, b)
 		switch {
 		case a == nil || b == nil:
-			have, missing, which := a, c.b, "b"
-			if a == nil {
-				have, missing, which = b, c.a, "a"
-			}
-			p.Outcome, p.Why = NotRun, v.missingWhy(have, missing, which)
+			_, p.Why = c.unpaired(v, a, b)
+			p.Outcome = NotRun
 		case p.Outcome != NotRun:
 			decide(&p, a, b)
 		}
@@ -547,6 +544,16 @@ func (c *claim) pairPoints(v *view, as, bs []row, decide func(p *ClaimPoint, a, 
 		}
 	}
 	return out
+}
+
+// unpaired returns the row of a pair without a partner (a or b is nil)
+// and why it has none.
+func (c *claim) unpaired(v *view, a, b *row) (*row, string) {
+	have, missing, which := a, c.b, "b"
+	if a == nil {
+		have, missing, which = b, c.a, "a"
+	}
+	return have, v.missingWhy(have, missing, which)
 }
 
 // missingWhy says why a row of one side has no partner on the other
@@ -646,8 +653,12 @@ func evalCrossover(c *claim, v *view, as, bs []row) []ClaimPoint {
 
 // evalMonotone: along the axis, each value's interval lies strictly above
 // (increasing) or below (decreasing) the previous one's, within each group
-// of rows that agree on every other coordinate.
-func evalMonotone(c *claim, v *view, as, _ []row) []ClaimPoint {
+// of rows that agree on every other coordinate. With a side b, the value
+// is a − b (differenceRows).
+func evalMonotone(c *claim, v *view, as, bs []row) []ClaimPoint {
+	if c.b != nil {
+		as = c.differenceRows(v, as, bs)
+	}
 	sign, expect := 1, "> 0 (increasing)"
 	if c.spec.Direction == "decreasing" {
 		sign, expect = -1, "< 0 (decreasing)"
@@ -689,6 +700,42 @@ func evalMonotone(c *claim, v *view, as, _ []row) []ClaimPoint {
 			}
 			out = append(out, p)
 		}
+	}
+	return out
+}
+
+// differenceRows pairs a's rows with b's as two-sided checks do and
+// returns a row of a − b per pair: mean a − b, CI half-width the sum of
+// the two (the interval [lo_a − hi_b, hi_a − lo_b], [Moo66]), n the fewer
+// trials. A row without a partner, or whose partner is not run, is not run.
+func (c *claim) differenceRows(v *view, as, bs []row) []row {
+	var out []row
+	for _, pr := range pairs(as, bs) {
+		a, b := pr[0], pr[1]
+		if a == nil || b == nil {
+			have, why := c.unpaired(v, a, b)
+			r := *have
+			r.why = why
+			r.side = ClaimSide{Label: have.side.Label, Mean: results.Float(math.NaN()), Half: results.Float(math.NaN())}
+			out = append(out, r)
+			continue
+		}
+		r := *a
+		r.coords = slices.Clone(a.coords)
+		for _, k := range b.coords {
+			if _, ok := r.value(k.name); !ok {
+				r.coords = append(r.coords, k)
+			}
+		}
+		if math.IsNaN(r.axis) { // a has no axis (a non-private cell): b's
+			r.axis = b.axis
+		}
+		r.side = ClaimSide{Label: a.side.Label + " − " + b.side.Label, Mean: a.side.Mean - b.side.Mean,
+			Half: a.side.Half + b.side.Half, N: min(a.side.N, b.side.N)}
+		if r.why == "" {
+			r.why = b.why
+		}
+		out = append(out, r)
 	}
 	return out
 }
@@ -897,6 +944,9 @@ func (c *claim) statement(s *spec.Spec) string {
 	case "crossover":
 		return fmt.Sprintf("%s %s than %s%s below %s = %s, %s above", a, c.betterWord(), b, in, c.axisName(s), numText(c.at), b)
 	case "monotone":
+		if c.b != nil {
+			a = a + " − " + b
+		}
 		return fmt.Sprintf("%s%s %s in %s", of, a, c.spec.Direction, c.axisName(s))
 	}
 	return c.spec.Check

@@ -69,7 +69,8 @@ b = { mechanism = "AdaSSP" }
 at = 1`
 
 	monotoneDoc = "a increasing or decreasing along an axis (over: ε, a swept params key, or x): " +
-		"each step's change, next − previous, lies above 0 or below."
+		"each step's change, next − previous, lies above 0 or below; with a side b, " +
+		"the gap a − b follows the axis instead (\"the gap narrows as ε grows\")."
 	monotoneExample = `id = "adassp-improves"
 quote = "AdaSSP's error falls as ε grows"
 where = "Fig. 1"

@@ -320,6 +320,16 @@ mechanism = "AdaSSP"
 direction = "decreasing"
 
 [[claim]]
+id = "gap-decreasing"
+quote = "AdaSSP's gap over ridge narrows with ε"
+where = "Fig. 1"
+check = "monotone"
+quantity = "metric:test_mse"
+a = { mechanism = "AdaSSP" }
+b = { mechanism = "Ridge" }
+direction = "decreasing"
+
+[[claim]]
 id = "eta-per-node"
 quote = "η ≤ 0.2"
 where = "§5"
@@ -371,7 +381,12 @@ abs_tolerance = 1e-9
 		// 0.2484 lies in [0.5, 1.5].
 		"ratio-paper": {Partly, "holds at 1 of 2 points (the others tie)", []pointWant{{"ε = 0.5", Tie, ""}, {"ε = 2", Holds, ""}}},
 		// [0.752, 1.248] − [1.516, 6.484] lies below 0.
-		"decreasing":   {Holds, "holds", []pointWant{{"Lin, ε = 0.5 → ε = 2", Holds, ""}}},
+		"decreasing": {Holds, "holds", []pointWant{{"Lin, ε = 0.5 → ε = 2", Holds, ""}}},
+		// AdaSSP − Ridge is 3 ± 2.484 at ε = 0.5 and 0 ± 0.2484 at ε = 2
+		// (Ridge exact): the step's interval, −3 ± 1.1·2.484, lies below 0.
+		// Ridge is not run on Lin2, so neither is the gap there.
+		"gap-decreasing": {Holds, "holds; 1 point not run", []pointWant{{"Lin, ε = 0.5 → ε = 2", Holds, ""},
+			{"Lin2, ε = 0.5 → ε = 2", NotRun, "b (Ridge) is not run on Lin2: measured cost"}}},
 		"eta-per-node": {Contradicted, "contradicted at 2 of 4 points", []pointWant{{"ε = 0.5, node1", Holds, ""}, {"ε = 0.5, node2", Contradicted, ""}, {"ε = 2, node1", Holds, ""}, {"ε = 2, node2", Contradicted, ""}}},
 		"lin2":         {Holds, "holds; 1 point not run", []pointWant{{"ε = 0.5", NotRun, "infeasible (smallest ε 4.26)"}, {"ε = 2", Holds, ""}}},
 		// Below 1, Ridge's 1 lies below AdaSSP's [1.516, 6.484]; above, the
@@ -402,6 +417,14 @@ abs_tolerance = 1e-9
 	if p.A.Label != "AdaSSP" || p.B.Label != "Ridge" || float64(p.A.Mean) != 4 || math.Abs(float64(p.A.Half)-half3) > 1e-12 ||
 		p.A.N != 3 || float64(p.B.Half) != 0 || float64(p.Estimate) != 3 || math.Abs(float64(p.Low)-(4-half3-1)) > 1e-9 {
 		t.Errorf("evidence %+v a %+v b %+v", p, p.A, p.B)
+	}
+	if r := c.Claims[3]; r.Statement != "metric test_mse of AdaSSP − Ridge decreasing in ε" {
+		t.Errorf("gap-decreasing: statement %q", r.Statement)
+	}
+	if p := c.Claims[3].Points[0]; p.A.Label != "AdaSSP − Ridge" || float64(p.A.Mean) != 3 || math.Abs(float64(p.A.Half)-half3) > 1e-12 || p.A.N != 3 ||
+		float64(p.B.Mean) != 0 || math.Abs(float64(p.B.Half)-half3/10) > 1e-12 || float64(p.Estimate) != -3 ||
+		math.Abs(float64(p.Low)-(-3-1.1*half3)) > 1e-9 || math.Abs(float64(p.High)-(-3+1.1*half3)) > 1e-9 {
+		t.Errorf("gap-decreasing evidence %+v a %+v b %+v", p, p.A, p.B)
 	}
 	if r := c.Claims[1]; r.Paper != "4 at ε = 0.5; 1 at ε = 2, compared within ±50%" || float64(r.Points[0].Paper) != 4 || r.Points[0].Expect != "[2, 6]" {
 		t.Errorf("ratio-paper: paper %q, point paper %v, expect %q", r.Paper, r.Points[0].Paper, r.Points[0].Expect)
@@ -534,6 +557,8 @@ func TestClaimErrors(t *testing.T) {
 		{"paper values without their ε", block("check = \"value\"\nquantity = \"metric:test_mse\"\nmechanism = \"AdaSSP\"\npaper_value = [1, 2]\ntolerance = 0.1\n"), 6, "claim[0].paper_value", "need the claim's epsilon list"},
 		{"any_of", block(better + "any_of = \"node\"\n"), 7, "claim[0].any_of", `any_of = "node": want points`},
 		{"monotone without direction", block("check = \"monotone\"\nquantity = \"metric:test_mse\"\nmechanism = \"AdaSSP\"\n"), atHeader, "claim[0].direction", "want increasing or decreasing"},
+		{"b on a value check", block("check = \"value\"\nquantity = \"metric:test_mse\"\na = { mechanism = \"AdaSSP\" }\nb = { mechanism = \"Ridge\" }\nmax = 1\n"), 6, "claim[0].b", "b does not apply"},
+		{"monotone on b without a", block("check = \"monotone\"\nquantity = \"metric:test_mse\"\nb = { mechanism = \"Ridge\" }\ndirection = \"decreasing\"\n"), 5, "claim[0].b", "give a = { … } too"},
 		{"no quote", claimsSpec + "\n[[claim]]\nid = \"c\"\nwhere = \"§1\"\n" + better, atHeader, "claim[0].quote", "a claim needs quote"},
 		{"bad id", strings.Replace(block(better), `id = "c"`, `id = "C 1"`, 1), 0, "claim[0].id", "a claim needs an id"},
 		{"duplicate id", block(better) + "\n[[claim]]\nid = \"c\"\nquote = \"q\"\nwhere = \"§1\"\n" + better, 9, "claim[1].id", `claim id "c" is already claim[0]'s`},
