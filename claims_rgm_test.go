@@ -23,27 +23,8 @@ func TestRGMClaimsFullSize(t *testing.T) {
 	if testing.Short() || os.Getenv("DPLAB_DATA") == "" {
 		t.Skip("full-size RGM runs: not under -short, and they need DPLAB_DATA")
 	}
-	claims := map[string]*report.Claims{}
-	for _, name := range []string{"rgm_fig2_ijcnn1", "rgm_fig1", "rgm_theory"} {
-		dir := filepath.Join(t.TempDir(), name)
-		if code, _, errs := runMain(t, "run", filepath.Join("experiments", name+".toml"), "--out", dir, "-j", "2"); code != 0 {
-			t.Fatalf("%s: exit %d: %s", name, code, errs)
-		}
-		c, err := report.ReadClaims(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		claims[name] = c
-	}
-	find := func(spec, id string) report.Claim {
-		for _, c := range claims[spec].Claims {
-			if c.ID == id {
-				return c
-			}
-		}
-		t.Fatalf("%s has no claim %s", spec, id)
-		return report.Claim{}
-	}
+	claims := fullSizeClaims(t, "rgm_fig2_ijcnn1", "rgm_fig1", "rgm_theory")
+	find := func(spec, id string) report.Claim { t.Helper(); return findClaim(t, claims, spec, id) }
 	near := func(x results.Float, want, rel float64) bool { return math.Abs(float64(x)-want) <= rel*math.Abs(want) }
 
 	c := find("rgm_fig2_ijcnn1", "fig2-rgm-below-clipped-high")
@@ -69,4 +50,39 @@ func TestRGMClaimsFullSize(t *testing.T) {
 	if c = find("rgm_theory", "corollary1-example"); c.Verdict != report.Holds || !near((c.Points[0].A.Mean), 0.8701, 1e-4) {
 		t.Errorf("Corollary 1 example: %s, %+v", c.Summary, *c.Points[0].A)
 	}
+}
+
+// fullSizeClaims runs the named specs of experiments/ at full size (-j 2,
+// each into a new directory) and returns their claims by spec and id.
+func fullSizeClaims(t *testing.T, names ...string) map[string]map[string]report.Claim {
+	t.Helper()
+	out := map[string]map[string]report.Claim{}
+	for _, name := range names {
+		dir := filepath.Join(t.TempDir(), name)
+		if code, _, errs := runMain(t, "run", filepath.Join("experiments", name+".toml"), "--out", dir, "-j", "2"); code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errs)
+		}
+		c, err := report.ReadClaims(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Quick {
+			t.Fatalf("%s: a --quick run", name)
+		}
+		out[name] = map[string]report.Claim{}
+		for _, cl := range c.Claims {
+			out[name][cl.ID] = cl
+		}
+	}
+	return out
+}
+
+// findClaim returns claim id of spec, failing the test when there is none.
+func findClaim(t *testing.T, claims map[string]map[string]report.Claim, spec, id string) report.Claim {
+	t.Helper()
+	cl, ok := claims[spec][id]
+	if !ok {
+		t.Fatalf("%s has no claim %s", spec, id)
+	}
+	return cl
 }

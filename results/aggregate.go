@@ -142,7 +142,13 @@ type CellSummary struct {
 	Selection    string
 	Assumptions  []string
 	AlphaMean    float64
-	WallMean     float64
+	// WallMean is Wall.Mean: the mean wall time of a fit, in seconds.
+	WallMean float64
+	// Wall summarises the trials' wall times of the fit (Record.WallSeconds,
+	// in seconds): mean and 95% CI over trials, by the Aggregator's CI
+	// method. A timing measurement: it varies from run to run and with the
+	// machine's load.
+	Wall Stat
 	// Diagnostics summarises the records' non-private diagnostics (work
 	// counters read from the data without noise; see Record.Diagnostics).
 	Diagnostics map[string]Stat
@@ -601,7 +607,8 @@ func (c *cellRows) summarize(ci CIMethod) CellSummary {
 		}
 	}
 	s.AlphaMean = sum(c.values(xs, pages, colAlpha)) / float64(n)
-	s.WallMean = sum(c.values(xs, pages, colWall)) / float64(n)
+	s.Wall = Summarize(c.values(xs, pages, colWall), ci)
+	s.WallMean = s.Wall.Mean
 	return s
 }
 

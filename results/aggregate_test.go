@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -216,11 +217,48 @@ func checkAggregate(t *testing.T, recs []Record) {
 				{"ε spent", c.EpsSpentMax, field(func(rc *Record) map[string]Float { return map[string]Float{"": rc.Privacy.EpsSpent} })[""].Max},
 				{"α* mean", c.AlphaMean, field(func(rc *Record) map[string]Float { return map[string]Float{"": rc.Privacy.AlphaStar} })[""].Mean},
 				{"wall mean", c.WallMean, field(func(rc *Record) map[string]Float { return map[string]Float{"": Float(rc.WallSeconds)} })[""].Mean},
+				{"wall", c.Wall, field(func(rc *Record) map[string]Float { return map[string]Float{"": Float(rc.WallSeconds)} })[""]},
 			} {
 				if g, w := fmt.Sprintf("%+v", f.got), fmt.Sprintf("%+v", f.want); g != w {
 					t.Fatalf("cell %s %s:\n%s\nwant\n%s", c.Key, f.name, g, w)
 				}
 			}
+		}
+	}
+}
+
+// TestAggregateWallTimeCI: a cell's wall time per fit is summarised with
+// its 95% CI like a metric (CellSummary.Wall), by the Aggregator's CI
+// method, against hand-computed values: {0.019, 0.020, 0.021} s has mean
+// 0.020 and SD 0.001, so a half-width of t_{0.975,2}·0.001/√3 =
+// 0.0024841 (auto and t: 3 trials) or 1.96·0.001/√3 = 0.0011316 (normal);
+// a rerun's wall time replaces the first run's, and a failed trial's does
+// not count.
+func TestAggregateWallTimeCI(t *testing.T) {
+	var recs []Record
+	for trial, w := range []float64{0.5, 0.020, 0.021} { // trial 0 is rerun below
+		rc := rec("cell", trial, 0.1)
+		rc.WallSeconds = w
+		recs = append(recs, rc)
+	}
+	rerun := rec("cell", 0, 0.1)
+	rerun.WallSeconds = 0.019
+	failed := rec("cell", 3, 0.1)
+	failed.Status, failed.WallSeconds = StatusFailed, 9
+	recs = append(recs, rerun, failed)
+	for _, tc := range []struct {
+		ci   CIMethod
+		half float64
+	}{
+		{CIAuto, 4.302652729749464 * 0.001 / 1.7320508075688772},
+		{CIStudentT, 4.302652729749464 * 0.001 / 1.7320508075688772},
+		{CINormal, 1.96 * 0.001 / 1.7320508075688772},
+	} {
+		c := Aggregate(recs, tc.ci)[0]
+		w := c.Wall
+		if w.Count != 3 || math.Abs(w.Mean-0.020) > 1e-15 || math.Abs(w.SD-0.001) > 1e-12 || math.Abs(w.CIHalf-tc.half) > 1e-12 ||
+			w.Min != 0.019 || w.Max != 0.021 || c.WallMean != w.Mean {
+			t.Errorf("ci %s: wall %+v (WallMean %g), want mean 0.020 ± %.7f over 3 trials", tc.ci, w, c.WallMean, tc.half)
 		}
 	}
 }

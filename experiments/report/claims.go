@@ -54,7 +54,8 @@ type claimSpec struct {
 	Check string `toml:"check"`
 	// Quantity is what the check reads: metric:NAME, trace:NAME (at
 	// iteration), diagnostic:KEY, noise:KEY (a KEY recorded per group,
-	// "node1/eta", gives a point per group), eps_spent, or curve (the
+	// "node1/eta", gives a point per group), eps_spent, wall_s (the wall
+	// time of a fit, in seconds: a timing quantity), or curve (the
 	// [[curve]] values).
 	Quantity string `toml:"quantity"`
 	// Iteration is a trace's index t; default its last.
@@ -164,7 +165,7 @@ func (k checkKind) applies(key string) bool {
 
 // quantityKinds are the quantities a claim may read; those with a name
 // take it after a colon ("metric:test_mse").
-var quantityKinds = []string{"metric", "trace", "diagnostic", "noise", "eps_spent", "curve"}
+var quantityKinds = []string{"metric", "trace", "diagnostic", "noise", "eps_spent", "wall_s", "curve"}
 
 // claim is a decoded and checked [[claim]] block, ready to evaluate.
 type claim struct {
@@ -291,13 +292,13 @@ func (c *claim) decodeQuantity(b *Block) error {
 	cs := &c.spec
 	kind, name, hasName := strings.Cut(cs.Quantity, ":")
 	c.q = claimQuantity{kind: kind, name: name, iteration: -1}
-	want := "want metric:NAME, trace:NAME, diagnostic:KEY, noise:KEY, eps_spent or curve"
+	want := "want metric:NAME, trace:NAME, diagnostic:KEY, noise:KEY, eps_spent, wall_s or curve"
 	switch kind {
 	case "metric", "trace", "diagnostic", "noise":
 		if !hasName || name == "" {
 			return b.Errorf("quantity", "quantity %q names no %s: %s", cs.Quantity, kind, want)
 		}
-	case "eps_spent", "curve":
+	case "eps_spent", "wall_s", "curve":
 		if hasName {
 			return b.Errorf("quantity", "quantity %q: %s takes no name", cs.Quantity, kind)
 		}

@@ -300,8 +300,18 @@ func (q claimQuantity) read(a *results.CellSummary) []groupValue {
 		}
 	case "eps_spent":
 		return []groupValue{{mean: a.EpsSpentMax, half: 0, n: a.Trials}}
+	case "wall_s":
+		if a.Wall.Count > 0 {
+			return []groupValue{stat(a.Wall)}
+		}
 	}
 	return missing
+}
+
+// timing reports whether the quantity is a wall-clock time: wall_s, or a
+// diagnostic "wall_…" (results.IsTimingKey).
+func (q claimQuantity) timing() bool {
+	return q.kind == "wall_s" || q.kind == "diagnostic" && results.IsTimingKey(q.name)
 }
 
 // text names the quantity in statements and reasons.
@@ -309,6 +319,8 @@ func (q claimQuantity) text() string {
 	switch q.kind {
 	case "eps_spent":
 		return "ε spent"
+	case "wall_s":
+		return "wall time per fit (s)"
 	case "curve":
 		return "the curve's value"
 	case "trace":
@@ -766,7 +778,7 @@ func axisText(axis string, r *row) string {
 func (c *claim) evaluate(v *view) Claim {
 	cs := &c.spec
 	out := Claim{ID: cs.ID, Quote: cs.Quote, Where: cs.Where, Check: cs.Check, Reading: cs.Reading,
-		Statement: c.statement(v.spec), Paper: c.paperText(v.spec), Timing: c.q.kind == "diagnostic" && results.IsTimingKey(c.q.name)}
+		Statement: c.statement(v.spec), Paper: c.paperText(v.spec), Timing: c.q.timing()}
 	as := v.rows(c, c.a)
 	var bs []row
 	if c.b != nil {

@@ -99,8 +99,9 @@ type Claim struct {
 	// Why is, for a claim not run, why none of its points could be
 	// evaluated.
 	Why string `json:"why,omitempty"`
-	// Timing is set when the quantity is a wall-clock time (a diagnostic
-	// "wall_…", results.IsTimingKey): its numbers vary from run to run (the
+	// Timing is set when the quantity is a wall-clock time (wall_s, or a
+	// diagnostic "wall_…", results.IsTimingKey): its numbers, and so its
+	// outcomes, vary from run to run and with the machine's load (the
 	// golden test leaves them out).
 	Timing bool         `json:"timing,omitempty"`
 	Points []ClaimPoint `json:"points"`
@@ -263,7 +264,11 @@ func (c *Claims) Markdown() []byte {
 	fmt.Fprintf(&b, "Each claim is checked on the stored trials with 95%% confidence intervals of the mean (ci = %q); overlapping intervals are a tie. The rules: experiments/README.md, \"Paper claims\".\n\n", c.CI)
 	b.WriteString("| claim | where | the paper says | checked | verdict |\n|---|---|---|---|---|\n")
 	for _, cl := range c.Claims {
-		fmt.Fprintf(&b, "| %s | %s | “%s” | %s | **%s** |\n", mdCell(cl.ID), mdCell(cl.Where), mdCell(cl.Quote), mdCell(cl.Statement), mdCell(cl.Summary))
+		timing := ""
+		if cl.Timing {
+			timing = " (timing)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | “%s” | %s | **%s**%s |\n", mdCell(cl.ID), mdCell(cl.Where), mdCell(cl.Quote), mdCell(cl.Statement), mdCell(cl.Summary), timing)
 	}
 	for _, cl := range c.Claims {
 		fmt.Fprintf(&b, "\n## %s: %s\n\n", cl.ID, cl.Summary)
@@ -271,6 +276,9 @@ func (c *Claims) Markdown() []byte {
 		fmt.Fprintf(&b, "Checked: %s. Paper: %s.", cl.Statement, cl.Paper)
 		if cl.Reading != "" {
 			fmt.Fprintf(&b, " Reading: %s.", strings.TrimSuffix(cl.Reading, "."))
+		}
+		if cl.Timing {
+			b.WriteString(" Timing: wall-clock times of this run, on this machine under its load; they vary from run to run.")
 		}
 		b.WriteString("\n\n")
 		if len(cl.Points) == 0 {

@@ -256,7 +256,8 @@ max = 10
 // claimsRecords returns hand-made records of claimsSpec's cells: test_mse
 // per (dataset, label, ε) as listed (three trials), diagnostics node1/eta
 // = 0.1 and node2/eta = 0.3 for AdaSSP on Lin, and AdaSSP's trials on Lin2
-// at ε = 0.5 infeasible.
+// at ε = 0.5 infeasible; a fit takes 0.019, 0.020 and 0.021 s (AdaSSP)
+// or 0.002 s (Ridge).
 func claimsRecords(t *testing.T, s *spec.Spec) []results.Record {
 	mse := map[string][]float64{
 		"Lin/AdaSSP/0.5": {3, 4, 5}, "Lin/AdaSSP/2": {0.9, 1, 1.1},
@@ -280,6 +281,10 @@ func claimsRecords(t *testing.T, s *spec.Spec) []results.Record {
 			}
 			if ds == "Lin" && c.Private {
 				r.Diagnostics = map[string]results.Float{"node1/eta": 0.1, "node2/eta": 0.3}
+			}
+			r.WallSeconds = 0.002
+			if c.Private {
+				r.WallSeconds = 0.019 + 0.001*float64(trial)
 			}
 			recs = append(recs, r)
 		}
@@ -361,6 +366,18 @@ dataset = "Lin"
 epsilon = [2]
 paper_value = 2
 abs_tolerance = 1e-9
+
+[[claim]]
+id = "wall-ratio"
+quote = "AdaSSP takes 5 to 20 times as long as ridge"
+where = "§4"
+check = "ratio"
+quantity = "wall_s"
+dataset = "Lin"
+a = { mechanism = "AdaSSP" }
+b = { mechanism = "Ridge" }
+min = 5
+max = 20
 `
 	s := spectest.MustParse(t, src)
 	if err := Check(s); err != nil {
@@ -393,6 +410,9 @@ abs_tolerance = 1e-9
 		// intervals overlap.
 		"crossover": {Partly, "holds at 1 of 2 points (the others tie)", []pointWant{{"ε = 0.5", Holds, ""}, {"ε = 2", Tie, ""}}},
 		"spent":     {Holds, "holds", []pointWant{{"Lin, ε = 2", Holds, ""}}},
+		// AdaSSP's 0.020 ± 0.0024841 s (t_{0.975,2}·0.001/√3) over Ridge's
+		// exact 0.002 s is 10 [8.758, 11.242], within [5, 20].
+		"wall-ratio": {Holds, "holds (2 points)", []pointWant{{"ε = 0.5", Holds, ""}, {"ε = 2", Holds, ""}}},
 	}
 	if len(c.Claims) != len(want) {
 		t.Fatalf("%d claims, want %d", len(c.Claims), len(want))
@@ -431,6 +451,25 @@ abs_tolerance = 1e-9
 	}
 	if r := c.Claims[0]; r.Paper != "paper gives no value" || r.Statement != "AdaSSP lower than Ridge in metric test_mse" {
 		t.Errorf("adassp-better: paper %q, statement %q", r.Paper, r.Statement)
+	}
+	// A wall-time claim is marked timing, with its interval from the
+	// trials' wall times; the other claims are not.
+	for _, cl := range c.Claims {
+		if cl.Timing != (cl.ID == "wall-ratio") {
+			t.Errorf("%s: timing %v", cl.ID, cl.Timing)
+		}
+		if cl.ID != "wall-ratio" {
+			continue
+		}
+		p := cl.Points[1]
+		if cl.Statement != "AdaSSP / Ridge in wall time per fit (s)" || p.A.N != 3 || math.Abs(float64(p.A.Mean)-0.020) > 1e-15 ||
+			math.Abs(float64(p.A.Half)-0.001*half3) > 1e-12 || math.Abs(float64(p.Estimate)-10) > 1e-9 ||
+			math.Abs(float64(p.Low)-(0.020-0.001*half3)/0.002) > 1e-9 || math.Abs(float64(p.High)-(0.020+0.001*half3)/0.002) > 1e-9 {
+			t.Errorf("wall-ratio: %q, point %+v a %+v b %+v", cl.Statement, p, *p.A, *p.B)
+		}
+	}
+	if md := string(c.Markdown()); !strings.Contains(md, "| **holds (2 points)** (timing) |") || !strings.Contains(md, "Timing: wall-clock times of this run") {
+		t.Errorf("claims.md does not mark the timing claim:\n%s", md)
 	}
 	if c.Quick || c.CI != "auto" || c.Spec != "claims" || c.Version != ClaimsVersion {
 		t.Errorf("header %+v", c)

@@ -22,7 +22,7 @@ var kindDocs = map[string]string{
 	"claimSpec.Over":                "Over is the axis of crossover and monotone checks: epsilon (the default for cells), a swept params key, or x (curves).",
 	"claimSpec.PaperIs":             "PaperIs says what paper_value is: value (the default: compared within a tolerance), upper_bound (the paper says x ≤ p) or lower_bound (x ≥ p).",
 	"claimSpec.PaperValue":          "PaperValue is the paper's number (ratio, difference, value: compared within tolerance, abs_tolerance or factor; crossover: where it puts the crossover), or a list of them, one per value of the claim's epsilon (or x) list.",
-	"claimSpec.Quantity":            "Quantity is what the check reads: metric:NAME, trace:NAME (at iteration), diagnostic:KEY, noise:KEY (a KEY recorded per group, \"node1/eta\", gives a point per group), eps_spent, or curve (the [[curve]] values).",
+	"claimSpec.Quantity":            "Quantity is what the check reads: metric:NAME, trace:NAME (at iteration), diagnostic:KEY, noise:KEY (a KEY recorded per group, \"node1/eta\", gives a point per group), eps_spent, wall_s (the wall time of a fit, in seconds: a timing quantity), or curve (the [[curve]] values).",
 	"claimSpec.Quote":               "Quote is the paper's words.",
 	"claimSpec.Reading":             "Reading says how the spec reads words of the paper that give no number (\"close to\": within a factor 2).",
 	"claimSpec.Tolerance":           "Tolerance is a relative tolerance around paper_value: |x − p| ≤ tolerance·|p|.",
