@@ -60,7 +60,7 @@ func TestKindsListsEveryKind(t *testing.T) {
 		{"ratio", []string{"b", "min", "max", "paper_value", "tolerance", "factor"}, []string{"better", "over", "at", "direction"}},
 		{"value", []string{"a", "paper_value", "paper_is", "min"}, []string{"b", "better", "over"}},
 		{"crossover", []string{"b", "better", "over", "at", "paper_value"}, []string{"direction", "min", "tolerance"}},
-		{"monotone", []string{"over", "direction", "any_of"}, []string{"b", "at", "paper_value", "min"}},
+		{"monotone", []string{"over", "direction", "any_of", "b"}, []string{"at", "paper_value", "min"}},
 	} {
 		code, out, errOut := runCLI(t, "kinds", tc.check)
 		if code != 0 || !strings.HasPrefix(out, "[[claim]] check = \""+tc.check+"\"\n") || !strings.Contains(out, "\n  [[claim]]\n  check = \""+tc.check+"\"\n  id = ") {
