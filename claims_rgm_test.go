@@ -3,7 +3,6 @@ package main
 import (
 	"math"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/dplab/dplab/experiments/report"
@@ -25,15 +24,7 @@ func TestRGMClaimsFullSize(t *testing.T) {
 	}
 	claims := map[string]*report.Claims{}
 	for _, name := range []string{"rgm_fig2_ijcnn1", "rgm_fig1", "rgm_theory"} {
-		dir := filepath.Join(t.TempDir(), name)
-		if code, _, errs := runMain(t, "run", filepath.Join("experiments", name+".toml"), "--out", dir, "-j", "2"); code != 0 {
-			t.Fatalf("%s: exit %d: %s", name, code, errs)
-		}
-		c, err := report.ReadClaims(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		claims[name] = c
+		claims[name] = runSpecClaims(t, name)
 	}
 	find := func(spec, id string) report.Claim {
 		for _, c := range claims[spec].Claims {
