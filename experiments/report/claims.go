@@ -37,6 +37,8 @@ type selection struct {
 	Curve     spec.Values     `toml:"curve"`     // curve labels (quantity "curve")
 	Panel     spec.Values     `toml:"panel"`     // curve panels
 	X         spec.Values     `toml:"x"`         // curve abscissae
+	Row       spec.Values     `toml:"row"`       // table rows (quantity "table:NAME"; '*' matches any text)
+	Column    spec.Values     `toml:"column"`    // table columns (quantity "table:NAME")
 }
 
 // claimSpec is a decoded [[claim]] block: a paper's claim and the check
@@ -55,8 +57,10 @@ type claimSpec struct {
 	// Quantity is what the check reads: metric:NAME, trace:NAME (at
 	// iteration), diagnostic:KEY, noise:KEY (a KEY recorded per group,
 	// "node1/eta", gives a point per group), eps_spent, wall_s (the wall
-	// time of a fit, in seconds: a timing quantity), or curve (the
-	// [[curve]] values).
+	// time of a fit, in seconds: a timing quantity), curve (the [[curve]]
+	// values), table:NAME (the entries of a [[table]] block,
+	// claims_table.go) or proportion:KEY (the share of trials whose 0/1
+	// diagnostic KEY is 1, claims_proportion.go).
 	Quantity string `toml:"quantity"`
 	// Iteration is a trace's index t; default its last.
 	Iteration *int `toml:"iteration"`
@@ -64,7 +68,8 @@ type claimSpec struct {
 	// better and crossover checks; a metric's own by default (and only).
 	Better string `toml:"better"`
 	// The claim's selection, shared by its sides: dataset, mechanism,
-	// params, epsilon (cells) or curve, panel, x (curves).
+	// params, epsilon (cells), curve, panel, x (curves) or row, column
+	// (tables).
 	selection
 	// A is the side a's own selection, over the claim's; a coordinate a
 	// side sets is not paired with the other side.
@@ -111,6 +116,10 @@ type claimSpec struct {
 	// Reading says how the spec reads words of the paper that give no
 	// number ("close to": within a factor 2).
 	Reading string `toml:"reading"`
+	// Pool counts the trials of the points that differ only in this
+	// coordinate together, as one point (proportion quantities only:
+	// "⊥ in 40 of 40 trials for ε ≤ 2" pools epsilon).
+	Pool string `toml:"pool"`
 }
 
 // checkKind is a kind of check: how many sides it compares, which keys it
@@ -165,7 +174,7 @@ func (k checkKind) applies(key string) bool {
 
 // quantityKinds are the quantities a claim may read; those with a name
 // take it after a colon ("metric:test_mse").
-var quantityKinds = []string{"metric", "trace", "diagnostic", "noise", "eps_spent", "wall_s", "curve"}
+var quantityKinds = []string{"metric", "trace", "diagnostic", "noise", "eps_spent", "wall_s", "curve", "table", "proportion"}
 
 // claim is a decoded and checked [[claim]] block, ready to evaluate.
 type claim struct {
@@ -188,6 +197,9 @@ type claim struct {
 	// without): the points that differ only in it form a group, which
 	// holds when one of them does.
 	anyOf string
+	// pool is the coordinate of pool ("" without): the points that differ
+	// only in it are counted as one (claims_proportion.go).
+	pool string
 }
 
 // claimQuantity is what a claim reads of each selected cell or curve point.
@@ -284,6 +296,9 @@ func decodeClaim(b *Block) (*claim, error) {
 	if err := c.decodeAnyOf(b); err != nil {
 		return nil, err
 	}
+	if err := c.decodePool(b); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -292,9 +307,9 @@ func (c *claim) decodeQuantity(b *Block) error {
 	cs := &c.spec
 	kind, name, hasName := strings.Cut(cs.Quantity, ":")
 	c.q = claimQuantity{kind: kind, name: name, iteration: -1}
-	want := "want metric:NAME, trace:NAME, diagnostic:KEY, noise:KEY, eps_spent, wall_s or curve"
+	want := "want metric:NAME, trace:NAME, diagnostic:KEY, noise:KEY, eps_spent, wall_s, curve, table:NAME or proportion:KEY"
 	switch kind {
-	case "metric", "trace", "diagnostic", "noise":
+	case "metric", "trace", "diagnostic", "noise", "table", "proportion":
 		if !hasName || name == "" {
 			return b.Errorf("quantity", "quantity %q names no %s: %s", cs.Quantity, kind, want)
 		}
@@ -312,6 +327,11 @@ func (c *claim) decodeQuantity(b *Block) error {
 				names = append(names, m.Name)
 			}
 			return b.Errorf("quantity", "unknown metric %q%s", name, suggest.DidYouMean(name, names))
+		}
+	}
+	if kind == "table" {
+		if err := checkTableName(b, name); err != nil {
+			return err
 		}
 	}
 	if cs.Iteration != nil {
@@ -349,14 +369,10 @@ func (c *claim) decodeSides(b *Block) error {
 		if c.b, err = c.resolveSide(b, "b", cs.B); err != nil {
 			return err
 		}
+		// A coordinate a side pins is not among its rows' coordinates,
+		// so it is never paired; the other side keeps it, to name its
+		// points (b pinned at x = 101: a's points are its x).
 		c.b.isB = true
-		// A coordinate either side pins is not paired.
-		for k := range c.a.pinned {
-			c.b.pinned[k] = true
-		}
-		for k := range c.b.pinned {
-			c.a.pinned[k] = true
-		}
 	}
 	return nil
 }
@@ -383,6 +399,8 @@ func (c *claim) resolveSide(b *Block, key string, own *selection) (*side, error)
 		over(&s.sel.Curve, own.Curve, "")
 		over(&s.sel.Panel, own.Panel, "panel")
 		over(&s.sel.X, own.X, "x")
+		over(&s.sel.Row, own.Row, "row")
+		over(&s.sel.Column, own.Column, "column")
 		if len(own.Params.Keys) > 0 {
 			merged := spec.ParamTable{Values: map[string]spec.Values{}}
 			for _, k := range s.sel.Params.Keys {
@@ -403,6 +421,9 @@ func (c *claim) resolveSide(b *Block, key string, own *selection) (*side, error)
 	where := key
 	if where == "" {
 		where = "the claim"
+	}
+	if c.q.kind == "table" { // its rows are found when the table is built
+		return s, nil
 	}
 	if c.q.kind == "curve" {
 		for i, cv := range sp.Curves {
@@ -485,21 +506,42 @@ func paramsKey(side string, own *selection, k string) string {
 // claim's, prefix "", or a side's, prefix "a." or "b.") against the spec.
 func (c *claim) checkSelection(b *Block, prefix string, sel *selection) error {
 	sp := b.Spec
-	curve := c.q.kind == "curve"
-	for key, vals := range map[string]spec.Values{"dataset": sel.Dataset, "mechanism": sel.Mechanism, "epsilon": sel.Epsilon, "curve": sel.Curve, "panel": sel.Panel, "x": sel.X} {
-		if vals.List == nil {
+	// Each key selects in one family: cells, [[curve]] values or the
+	// entries of a [[table]]; the quantity reads one of them.
+	family := func(kind string) string {
+		switch kind {
+		case "curve":
+			return "curves"
+		case "table":
+			return "table"
+		}
+		return "cells"
+	}
+	want := family(c.q.kind)
+	type selKey struct {
+		key, family string
+		vals        spec.Values
+	}
+	keys := []selKey{{"dataset", "cells", sel.Dataset}, {"mechanism", "cells", sel.Mechanism}, {"epsilon", "cells", sel.Epsilon},
+		{"curve", "curves", sel.Curve}, {"panel", "curves", sel.Panel}, {"x", "curves", sel.X},
+		{"row", "table", sel.Row}, {"column", "table", sel.Column}}
+	if len(sel.Params.Keys) > 0 {
+		keys = append(keys, selKey{"params", "cells", spec.Values{List: []any{}}})
+	}
+	for _, k := range keys {
+		if k.vals.List == nil || k.family == want {
 			continue
 		}
-		isCurveKey := key == "curve" || key == "panel" || key == "x"
-		if isCurveKey != curve {
-			if curve {
-				return b.Errorf(prefix+key, "%s selects cells: quantity = \"curve\" reads [[curve]] blocks (curve, panel, x)", key)
-			}
-			return b.Errorf(prefix+key, "%s selects [[curve]] values: it needs quantity = \"curve\"", key)
+		switch {
+		case want == "curves":
+			return b.Errorf(prefix+k.key, "%s selects %s: quantity = \"curve\" reads [[curve]] blocks (curve, panel, x)", k.key, map[string]string{"cells": "cells", "table": "[[table]] entries"}[k.family])
+		case want == "table":
+			return b.Errorf(prefix+k.key, "%s selects %s: quantity = %q reads the entries of a [[table]] block (row, column)", k.key, map[string]string{"cells": "cells", "curves": "[[curve]] values"}[k.family], c.spec.Quantity)
+		case k.family == "curves":
+			return b.Errorf(prefix+k.key, "%s selects [[curve]] values: it needs quantity = \"curve\"", k.key)
+		default:
+			return b.Errorf(prefix+k.key, "%s selects [[table]] entries: it needs quantity = \"table:NAME\"", k.key)
 		}
-	}
-	if curve && len(sel.Params.Keys) > 0 {
-		return b.Errorf(prefix+"params", "params selects cells: quantity = \"curve\" reads [[curve]] blocks (curve, panel, x)")
 	}
 	dsLabels, mechLabels, curveLabels, panels := sp.DatasetLabels(), sp.MechanismLabels(), sp.CurveLabels(), sp.CurvePanels()
 	names := func(key string, vals spec.Values, known []string, what string, ok func(string) bool) error {
@@ -513,6 +555,13 @@ func (c *claim) checkSelection(b *Block, prefix string, sel *selection) error {
 			}
 		}
 		return nil
+	}
+	for key, vals := range map[string]spec.Values{"row": sel.Row, "column": sel.Column} {
+		for _, v := range vals.List {
+			if _, isText := v.(string); !isText {
+				return b.Errorf(prefix+key, "%s: want a label (a text, '*' matching any text) or a list of them, got %v", key, v)
+			}
+		}
 	}
 	if err := names("dataset", sel.Dataset, dsLabels, "dataset labelled", func(l string) bool { return slices.Contains(dsLabels, l) }); err != nil {
 		return err
@@ -591,6 +640,9 @@ func (c *claim) decodeAxis(b *Block) error {
 			}
 		}
 		return nil
+	}
+	if c.q.kind == "table" {
+		return b.Errorf("check", "check %q needs an ordered axis: a table's rows have none", cs.Check)
 	}
 	switch over := cs.Over; {
 	case over == "" && c.q.kind == "curve", over == "x":
@@ -756,7 +808,7 @@ func (c *claim) decodeAnyOf(b *Block) error {
 	case "":
 		return nil
 	case "points", "mechanism", "dataset", "epsilon", "group":
-		if c.q.kind == "curve" && a != "points" {
+		if (c.q.kind == "curve" || c.q.kind == "table") && a != "points" {
 			break
 		}
 		c.anyOf = a
@@ -766,20 +818,34 @@ func (c *claim) decodeAnyOf(b *Block) error {
 			c.anyOf = map[string]string{"curve": "mechanism", "panel": "panel", "x": "x"}[a]
 			return nil
 		}
+	case "row", "column":
+		if c.q.kind == "table" {
+			c.anyOf = a
+			return nil
+		}
 	default:
-		for _, s := range []*side{c.a, c.b} {
-			if s == nil {
-				continue
-			}
-			for _, mi := range s.mechs {
-				if slices.Contains(b.Spec.Mechanisms[mi].Params.Keys, a) {
-					c.anyOf = "param:" + a
-					return nil
-				}
+		if c.hasParamsKey(b.Spec, a) {
+			c.anyOf = "param:" + a
+			return nil
+		}
+	}
+	return b.Errorf("any_of", "any_of = %q: want points, or a coordinate the points differ in: mechanism, dataset, epsilon, group or a swept params key (cells), curve, panel or x (curves), row or column (tables)", a)
+}
+
+// hasParamsKey reports whether a mechanism a side selects has params key
+// k (a coordinate its points may differ in).
+func (c *claim) hasParamsKey(sp *spec.Spec, k string) bool {
+	for _, s := range []*side{c.a, c.b} {
+		if s == nil {
+			continue
+		}
+		for _, mi := range s.mechs {
+			if slices.Contains(sp.Mechanisms[mi].Params.Keys, k) {
+				return true
 			}
 		}
 	}
-	return b.Errorf("any_of", "any_of = %q: want points, or a coordinate the points differ in: mechanism, dataset, epsilon, group or a swept params key (cells), curve, panel or x (curves)", a)
+	return false
 }
 
 // sameFloat reports whether two ε or x values are the same (to 1e-9

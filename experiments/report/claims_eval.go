@@ -89,8 +89,11 @@ func (v *view) rows(c *claim, s *side) []row {
 	if s.dropped != "" {
 		return nil
 	}
-	if c.q.kind == "curve" {
+	switch c.q.kind {
+	case "curve":
 		return v.curveRows(c, s)
+	case "table":
+		return v.tableRows(c, s)
 	}
 	sp := v.spec
 	xs := floatsOrNil(s.sel.Epsilon)
@@ -144,7 +147,7 @@ func (v *view) rows(c *claim, s *side) []row {
 			if g.group != "" && !s.pinned["group"] {
 				gr.coords = append(gr.coords, coord{"group", g.group, g.group})
 			}
-			gr.side.Mean, gr.side.Half, gr.side.N = results.Float(g.mean), results.Float(g.half), g.n
+			gr.side.Mean, gr.side.Half, gr.side.N, gr.side.Count = results.Float(g.mean), results.Float(g.half), g.n, g.count
 			gr.why = g.why
 			out = append(out, gr)
 		}
@@ -247,6 +250,7 @@ type groupValue struct {
 	group      string
 	mean, half float64
 	n          int
+	count      *int // a proportion's trials with the indicator 1 (of n); nil otherwise
 	why        string
 }
 
@@ -284,16 +288,11 @@ func (q claimQuantity) read(a *results.CellSummary) []groupValue {
 		if q.kind == "noise" {
 			m = a.Noise
 		}
-		if st, ok := m[q.name]; ok {
-			return []groupValue{stat(st)}
-		}
 		var out []groupValue
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			if g, name, ok := strings.Cut(k, "/"); ok && name == q.name {
-				gv := stat(m[k])
-				gv.group = g
-				out = append(out, gv)
-			}
+		for _, gs := range keyedStats(m, q.name) {
+			gv := stat(gs.stat)
+			gv.group = gs.group
+			out = append(out, gv)
 		}
 		if len(out) > 0 {
 			return out
@@ -304,6 +303,8 @@ func (q claimQuantity) read(a *results.CellSummary) []groupValue {
 		if a.Wall.Count > 0 {
 			return []groupValue{stat(a.Wall)}
 		}
+	case "proportion":
+		return q.readProportion(a)
 	}
 	return missing
 }
@@ -312,6 +313,28 @@ func (q claimQuantity) read(a *results.CellSummary) []groupValue {
 // diagnostic "wall_…" (results.IsTimingKey).
 func (q claimQuantity) timing() bool {
 	return q.kind == "wall_s" || q.kind == "diagnostic" && results.IsTimingKey(q.name)
+}
+
+// groupStat is a key's summary in one diagnostic group ("" when the key is
+// recorded once per trial).
+type groupStat struct {
+	group string
+	stat  results.Stat
+}
+
+// keyedStats returns the summaries of key name in m: the key itself, or
+// else each group's "<group>/name", in the groups' order.
+func keyedStats(m map[string]results.Stat, name string) []groupStat {
+	if st, ok := m[name]; ok {
+		return []groupStat{{"", st}}
+	}
+	var out []groupStat
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if g, n, ok := strings.Cut(k, "/"); ok && n == name {
+			out = append(out, groupStat{g, m[k]})
+		}
+	}
+	return out
 }
 
 // text names the quantity in statements and reasons.
@@ -323,6 +346,10 @@ func (q claimQuantity) text() string {
 		return "wall time per fit (s)"
 	case "curve":
 		return "the curve's value"
+	case "table":
+		return "table " + q.name
+	case "proportion":
+		return "the share of trials with " + q.name + " = 1"
 	case "trace":
 		if q.iteration < 0 {
 			return "trace " + q.name + " at the last iteration"
@@ -385,12 +412,8 @@ func (v *view) pointTexts(points []ClaimPoint) {
 			switch {
 			case k.name == "dataset" && len(v.spec.Datasets) == 1, k.name == "epsilon" && len(eps) == 1,
 				len(points) > 1 && shared[k] == len(points):
-			case k.name == "epsilon":
-				parts = append(parts, "ε = "+k.text)
-			case strings.HasPrefix(k.name, "param:"):
-				parts = append(parts, strings.TrimPrefix(k.name, "param:")+" = "+k.text)
-			default: // dataset, group, panel, x, mechanism
-				parts = append(parts, k.text)
+			default: // ε, params, dataset, group, panel, x, mechanism, row, column
+				parts = append(parts, pointName(k))
 			}
 		}
 		if p.step != "" {
@@ -406,6 +429,9 @@ func (v *view) pointTexts(points []ClaimPoint) {
 // interval is a side's 95% CI: mean ± half, unbounded without a half-width
 // (a single trial).
 func interval(s *ClaimSide) (lo, hi float64) {
+	if s.Count != nil { // a proportion: its exact binomial interval
+		return clopperPearson(*s.Count, s.N)
+	}
 	m, h := float64(s.Mean), float64(s.Half)
 	if math.IsNaN(h) {
 		return math.Inf(-1), math.Inf(1)
@@ -779,10 +805,10 @@ func (c *claim) evaluate(v *view) Claim {
 	cs := &c.spec
 	out := Claim{ID: cs.ID, Quote: cs.Quote, Where: cs.Where, Check: cs.Check, Reading: cs.Reading,
 		Statement: c.statement(v.spec), Paper: c.paperText(v.spec), Timing: c.q.timing()}
-	as := v.rows(c, c.a)
+	as := c.pooled(v.rows(c, c.a))
 	var bs []row
 	if c.b != nil {
-		bs = v.rows(c, c.b)
+		bs = c.pooled(v.rows(c, c.b))
 	}
 	out.Points = c.kind.eval(c, v, as, bs)
 	v.pointTexts(out.Points)
@@ -941,8 +967,11 @@ func (c *claim) statement(s *spec.Spec) string {
 	}
 	// A curve is its own quantity: "Theorem 1 v2 − exact D_α".
 	in, of := " in "+c.q.text(), c.q.text()+" of "
-	if c.q.kind == "curve" {
+	switch c.q.kind {
+	case "curve":
 		in, of = "", "value of "
+	case "table":
+		of = "the entries of " + c.q.text() + ": "
 	}
 	switch c.spec.Check {
 	case "better":
@@ -995,9 +1024,15 @@ func (c *claim) axisNameOf(s *spec.Spec) string {
 // what it pins.
 func (c *claim) sideText(s *spec.Spec, sd *side) string {
 	var names []string
-	if c.q.kind == "curve" {
+	switch c.q.kind {
+	case "curve":
 		names = uniqueCurveLabels(s, sd.curves)
-	} else {
+	case "table":
+		names = textValues(sd.sel.Column)
+		if names == nil {
+			names = []string{"every column"}
+		}
+	default:
 		for _, mi := range sd.mechs {
 			names = append(names, s.Mechanisms[mi].Label)
 		}
@@ -1015,9 +1050,9 @@ func (c *claim) sideText(s *spec.Spec, sd *side) string {
 			pins = append(pins, k+" = "+valuesText(sd.sel.Params.Values[k]))
 		}
 	}
-	for key, vals := range map[string]spec.Values{"dataset": sd.sel.Dataset, "epsilon": sd.sel.Epsilon, "panel": sd.sel.Panel, "x": sd.sel.X} {
+	for key, vals := range map[string]spec.Values{"dataset": sd.sel.Dataset, "epsilon": sd.sel.Epsilon, "panel": sd.sel.Panel, "x": sd.sel.X, "row": sd.sel.Row} {
 		if sd.pinned[key] {
-			pins = append(pins, map[string]string{"dataset": "on ", "epsilon": "ε = ", "panel": "", "x": "x = "}[key]+valuesText(vals))
+			pins = append(pins, map[string]string{"dataset": "on ", "epsilon": "ε = ", "panel": "", "x": "x = ", "row": "row "}[key]+valuesText(vals))
 		}
 	}
 	slices.Sort(pins)

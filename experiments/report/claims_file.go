@@ -142,6 +142,11 @@ type ClaimSide struct {
 	Mean  results.Float `json:"mean"`
 	Half  results.Float `json:"half"`
 	N     int           `json:"n"`
+	// Count is, for a proportion (quantity proportion:KEY), the number of
+	// the N trials whose indicator is 1 (Mean is Count/N); its interval is
+	// the exact binomial one (Clopper–Pearson, 95%), not Mean ± Half (Half
+	// is null). Absent for every other quantity.
+	Count *int `json:"count,omitempty"`
 }
 
 // ReadClaims reads dir's claims.json; a missing file is an error satisfying
@@ -306,6 +311,10 @@ func sideText(s *ClaimSide) string {
 	}
 	if math.IsNaN(float64(s.Mean)) {
 		return s.Label
+	}
+	if s.Count != nil {
+		lo, hi := clopperPearson(*s.Count, s.N)
+		return fmt.Sprintf("%s: %d of %d = %s [%s, %s]", s.Label, *s.Count, s.N, numText(float64(s.Mean)), numText(lo), numText(hi))
 	}
 	e := plotting.Entry{Mean: float64(s.Mean), Half: float64(s.Half), Present: true}
 	n := ""

@@ -598,6 +598,10 @@ func TestClaimErrors(t *testing.T) {
 		{"monotone without direction", block("check = \"monotone\"\nquantity = \"metric:test_mse\"\nmechanism = \"AdaSSP\"\n"), atHeader, "claim[0].direction", "want increasing or decreasing"},
 		{"b on a value check", block("check = \"value\"\nquantity = \"metric:test_mse\"\na = { mechanism = \"AdaSSP\" }\nb = { mechanism = \"Ridge\" }\nmax = 1\n"), 6, "claim[0].b", "b does not apply"},
 		{"monotone on b without a", block("check = \"monotone\"\nquantity = \"metric:test_mse\"\nb = { mechanism = \"Ridge\" }\ndirection = \"decreasing\"\n"), 5, "claim[0].b", "give a = { … } too"},
+		{"unknown table", block("check = \"value\"\nquantity = \"table:t3\"\nmax = 1\n"), 4, "claim[0].quantity", `no [[table]] named "t3"`},
+		{"table key on cells", block(better + "row = \"r\"\n"), 7, "claim[0].row", `row selects [[table]] entries: it needs quantity = "table:NAME"`},
+		{"pool on a metric", block(better + "pool = \"epsilon\"\n"), 7, "claim[0].pool", "it applies to proportion quantities only"},
+		{"pool coordinate", block("check = \"value\"\nquantity = \"proportion:bot\"\nmechanism = \"AdaSSP\"\nmin = 0.5\npool = \"node\"\n"), 7, "claim[0].pool", `pool = "node": want a coordinate`},
 		{"no quote", claimsSpec + "\n[[claim]]\nid = \"c\"\nwhere = \"§1\"\n" + better, atHeader, "claim[0].quote", "a claim needs quote"},
 		{"bad id", strings.Replace(block(better), `id = "c"`, `id = "C 1"`, 1), 0, "claim[0].id", "a claim needs an id"},
 		{"duplicate id", block(better) + "\n[[claim]]\nid = \"c\"\nquote = \"q\"\nwhere = \"§1\"\n" + better, 9, "claim[1].id", `claim id "c" is already claim[0]'s`},
@@ -682,5 +686,31 @@ b = { mechanism = "B" }
 	c, _ := renderClaims(t, s, recs)
 	if cl := c.Claims[0]; len(cl.Points) != 2 || cl.Summary != "holds (2 points)" {
 		t.Errorf("%s, points %+v", cl.Summary, cl.Points)
+	}
+}
+
+// TestClaimsOneSidePinned: a coordinate one side pins is not paired, and
+// the other side's points keep it as their name: AdaSSP at each ε over
+// AdaSSP at ε = 2 is a point per ε ("ε = 0.5", "ε = 2"; they were two
+// points named "—", the statement "AdaSSP (ε = ) / …", when a side's pin
+// also hid the coordinate from the other side).
+func TestClaimsOneSidePinned(t *testing.T) {
+	s := spectest.MustParse(t, claimsSpec+`
+[[claim]]
+id = "over-eps-2"
+quote = "the error at ε = 0.5 is at most 5 times that at ε = 2"
+where = "§1"
+check = "ratio"
+quantity = "metric:test_mse"
+dataset = "Lin"
+a = { mechanism = "AdaSSP" }
+b = { mechanism = "AdaSSP", epsilon = [2] }
+max = 5
+`)
+	c, _ := renderClaims(t, s, claimsRecords(t, s))
+	cl := c.Claims[0]
+	if cl.Statement != "AdaSSP / AdaSSP (ε = 2) in metric test_mse" || len(cl.Points) != 2 ||
+		cl.Points[0].Point != "ε = 0.5" || cl.Points[1].Point != "ε = 2" || float64(cl.Points[0].Estimate) != 4 {
+		t.Errorf("%q: %+v", cl.Statement, cl.Points)
 	}
 }

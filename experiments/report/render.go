@@ -127,8 +127,10 @@ func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view,
 		}
 	}
 	written := map[string]int{} // table file stem -> [[table]] index
+	v.built = map[string][]*plotting.Table{}
 	for i, t := range outs.tables {
 		for _, tab := range t.build(v) {
+			v.built[s.Tables[i].Name] = append(v.built[s.Tables[i].Name], tab)
 			if j, ok := written[tab.Name]; ok {
 				// A table split per dataset ("mse" → "mse-lin") can meet
 				// another table's name ("mse-lin"): never overwrite.
@@ -252,6 +254,10 @@ type view struct {
 	// derived holds, by cell key, the summaries of the values tables print
 	// derived from stored keys (quantity.of), by derivedKey.
 	derived map[string]results.CellSummary
+	// built holds the tables each [[table]] block built (several when it
+	// is split per dataset or panel), by block name, for the claims that
+	// read them (claims_table.go); set as a render builds them.
+	built map[string][]*plotting.Table
 }
 
 // ordered returns the aggregated cells in the spec's expansion order.
