@@ -163,3 +163,8 @@ func (t *iterationsTable) build(v *view) []*plotting.Table {
 	}
 	return out
 }
+
+// tracesRead implements traceReader.
+func (t *iterationsTable) tracesRead(u traceUses) {
+	u.add(t.Trace, traceUse{All: !t.At.set, At: t.At.ts, Last: t.At.last})
+}
