@@ -289,6 +289,7 @@ func TestGenerateErrors(t *testing.T) {
 		{"table spec=t name=mes", `doc.md:1: section table name=mes spec=t: spec t renders no table "mes" (did you mean "mse"?) (its tables: mse)`},
 		{"table spec=u name=mse", "doc.md:1: section table name=mse spec=u: " + filepath.Join(cfg.Specs, "u.toml")},
 		{"claims specs=t,../t", `doc.md:1: section claims specs=t,../t: spec "../t": want a spec's name`},
+		{"table spec=t name=mse rows=0.7", `doc.md:1: section table name=mse rows=0.7 spec=t: no row of table mse of t contains "0.7" (its rows: 0.5; 2)`},
 	} {
 		if err := os.WriteFile(doc, []byte("<!-- dplab:begin "+c.section+" -->\n<!-- dplab:end -->\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -303,5 +304,20 @@ func TestGenerateErrors(t *testing.T) {
 	}
 	if _, err := New(cfg).Generate(nil, []string{"t"}); err == nil || !strings.Contains(err.Error(), "no evidence of t") {
 		t.Errorf("without evidence: %v", err)
+	}
+}
+
+// TestTableRows: rows= keeps the rows whose label contains its text.
+func TestTableRows(t *testing.T) {
+	cfg, doc := setup(t, "auto")
+	if err := os.WriteFile(doc, []byte("<!-- dplab:begin table spec=t name=mse rows=0.5 -->\n<!-- dplab:end -->\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := New(cfg).Generate([]string{doc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tableLines(string(files[0].New)), []string{"| ε | AdaSSP |", "|---|---:|", "| 0.5 | 4.0 ± 2.5 |"}; !slices.Equal(got, want) {
+		t.Errorf("rows %q, want %q", got, want)
 	}
 }

@@ -12,8 +12,10 @@
 //	<!-- dplab:end -->
 //
 // Kinds: "table" (spec, name: a table file stem the spec's render writes,
-// tables/<name>.md) and "claims" (specs: a comma-separated list of spec
-// names; their claims' verdicts in one table).
+// tables/<name>.md; optionally rows: only the rows whose label contains
+// that text, such as rows=Relative[split=random]) and "claims" (specs: a
+// comma-separated list of spec names; their claims' verdicts in one
+// table).
 package docgen
 
 import (
@@ -51,11 +53,17 @@ func (s *Section) String() string {
 	return strings.Join(parts, " ")
 }
 
-// sectionArgs are the keys each kind takes (all required).
-var sectionArgs = map[string][]string{
-	"table":  {"spec", "name"},
-	"claims": {"specs"},
-}
+// sectionArgs are the keys each kind requires, and optionalArgs those it
+// may take.
+var (
+	sectionArgs = map[string][]string{
+		"table":  {"spec", "name"},
+		"claims": {"specs"},
+	}
+	optionalArgs = map[string][]string{
+		"table": {"rows"},
+	}
+)
 
 // Parse returns the marked sections of doc, in order; name names the
 // document in errors. A begin marker without its end, an end without a
@@ -113,10 +121,11 @@ func parseBegin(line string) (*Section, error) {
 	if !ok {
 		return nil, fmt.Errorf("section kind %q: want %s", s.Kind, strings.Join(slices.Sorted(maps.Keys(sectionArgs)), " or "))
 	}
+	allowed := append(slices.Clone(keys), optionalArgs[s.Kind]...)
 	for _, w := range words[1:] {
 		k, v, ok := strings.Cut(w, "=")
-		if !ok || v == "" || !slices.Contains(keys, k) {
-			return nil, fmt.Errorf("%s section: %q: want key=value with a key of %s", s.Kind, w, strings.Join(keys, ", "))
+		if !ok || v == "" || !slices.Contains(allowed, k) {
+			return nil, fmt.Errorf("%s section: %q: want key=value with a key of %s", s.Kind, w, strings.Join(allowed, ", "))
 		}
 		if _, dup := s.Args[k]; dup {
 			return nil, fmt.Errorf("%s section: %s given twice", s.Kind, k)
