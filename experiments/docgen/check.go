@@ -49,37 +49,58 @@ func Check(files []*File) []Stale {
 	return out
 }
 
-// maxDiffLines is how many lines of each side a diff excerpt shows.
-const maxDiffLines = 6
+// maxDiffLines is how many changed lines a diff excerpt shows.
+const maxDiffLines = 12
 
-// diffExcerpt shows the lines between the common first and last lines of
-// a and b: at most maxDiffLines of each, "-" for a's, "+" for b's, with the
-// line number in a of the first.
+// diffExcerpt shows the lines that differ between a (as held) and b (as
+// generated), by a longest common subsequence of lines: "-" and the line's
+// number in a for a's, "+" and its number in b for b's, at most
+// maxDiffLines of them.
 func diffExcerpt(a, b string) string {
 	if a == "" && b != "" {
 		return "(missing: make docs writes it)\n"
 	}
 	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	pre := 0
-	for pre < len(al) && pre < len(bl) && al[pre] == bl[pre] {
-		pre++
+	// lcs[i][j] is the length of a longest common subsequence of al[i:]
+	// and bl[j:].
+	lcs := make([][]int, len(al)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(bl)+1)
 	}
-	suf := 0
-	for suf < len(al)-pre && suf < len(bl)-pre && al[len(al)-1-suf] == bl[len(bl)-1-suf] {
-		suf++
-	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "@@ line %d of the section (or file) @@\n", pre+1)
-	side := func(mark string, lines []string) {
-		for i, l := range lines {
-			if i == maxDiffLines {
-				fmt.Fprintf(&sb, "%s … (%d more lines)\n", mark, len(lines)-i)
-				break
+	for i := len(al) - 1; i >= 0; i-- {
+		for j := len(bl) - 1; j >= 0; j-- {
+			if al[i] == bl[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
 			}
-			sb.WriteString(mark + " " + l + "\n")
 		}
 	}
-	side("-", al[pre:len(al)-suf])
-	side("+", bl[pre:len(bl)-suf])
+	var sb strings.Builder
+	shown, more := 0, 0
+	emit := func(mark string, line int, text string) {
+		if shown == maxDiffLines {
+			more++
+			return
+		}
+		fmt.Fprintf(&sb, "%s %4d | %s\n", mark, line, text)
+		shown++
+	}
+	i, j := 0, 0
+	for i < len(al) || j < len(bl) {
+		switch {
+		case i < len(al) && j < len(bl) && al[i] == bl[j]:
+			i, j = i+1, j+1
+		case i < len(al) && (j == len(bl) || lcs[i+1][j] >= lcs[i][j+1]):
+			emit("-", i+1, al[i])
+			i++
+		default:
+			emit("+", j+1, bl[j])
+			j++
+		}
+	}
+	if more > 0 {
+		fmt.Fprintf(&sb, "… and %d more changed lines\n", more)
+	}
 	return sb.String()
 }

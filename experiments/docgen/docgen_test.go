@@ -260,10 +260,16 @@ func TestGenerateAndCheck(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("stale after ci = \"normal\": %q, want %q", names, want)
 	}
-	for i, l := range []string{"**tie** |", "**holds** |", "- | 0.5 | 4.0 ± 2.5 |", "+ | 0.5 | 4.0 ± 1.1 |"} {
-		if d := stale[i/2].Diff; !strings.Contains(d, l) {
+	// Each changed line once, "-" as held, "+" as generated, after its
+	// line in the section.
+	for i, l := range []string{"-    4 | | adassp-close", "**tie** |", "+    4 | | adassp-close", "**holds** |",
+		"-    6 | | 0.5 | 4.0 ± 2.5 |", "+    6 | | 0.5 | 4.0 ± 1.1 |", "-    7 | | 2 | 1.20 ± 0.75 |", "+    7 | | 2 | 1.20 ± 0.34 |"} {
+		if d := stale[i/4].Diff; !strings.Contains(d, l) {
 			t.Errorf("the diff lacks %q:\n%s", l, d)
 		}
+	}
+	if d := stale[1].Diff; strings.Count(d, "\n") != 6 {
+		t.Errorf("the table's diff shows other lines than the two rows and the interval's line:\n%s", d)
 	}
 	if s := stale[1].String(); !strings.Contains(s, "doc.md:17: section table name=mse spec=t differs from what make docs generates") {
 		t.Errorf("message %q", s)

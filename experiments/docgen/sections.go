@@ -98,7 +98,7 @@ func Parse(name string, doc []byte) ([]Section, error) {
 			open.end = pos
 			out = append(out, *open)
 			open = nil
-		case strings.Contains(line, "dplab:begin") || strings.Contains(line, "dplab:end"):
+		case strings.Contains(line, "<!-- dplab:"):
 			return nil, fmt.Errorf("%s:%d: a section marker must be a line of its own: %q or %q", name, n, beginMarker+"KIND key=value ... -->", endMarker)
 		}
 		pos = next

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
@@ -83,6 +84,13 @@ func NewEvidence(s *spec.Spec, stored results.Source) (*Evidence, error) {
 	v := d.view(s, col.cells)
 	if have, want, short, empty := v.completeness(func(*spec.Cell) bool { return true }); have < want {
 		return nil, fmt.Errorf("%s: %d of %d trials stored (%d cells short, %d with none): evidence is made of a finished run; complete it first (dplab run)", s.Name, have, want, short, empty)
+	}
+	// A skipped dataset's reason names the data directory: $DPLAB_DATA
+	// instead, so that the evidence is the same on every machine.
+	if dir := datasets.DataDir(""); dir != "" {
+		for label, why := range d.skipped {
+			d.skipped[label] = strings.ReplaceAll(why, dir, "$DPLAB_DATA")
+		}
 	}
 	e := &Evidence{Spec: s.Name, SpecSHA256: s.SHA256, CI: s.CI, Quick: s.QuickApplied, d: d,
 		CodeVersions: slices.Sorted(maps.Keys(versions))}
