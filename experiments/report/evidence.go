@@ -94,7 +94,7 @@ func NewEvidence(s *spec.Spec, stored results.Source) (*Evidence, error) {
 	}
 	e := &Evidence{Spec: s.Name, SpecSHA256: s.SHA256, CI: s.CI, Quick: s.QuickApplied, d: d,
 		CodeVersions: slices.Sorted(maps.Keys(versions))}
-	e.Timing = slices.ContainsFunc(outs.claims, func(c *claim) bool { return c.q.kind == "diagnostic" && results.IsTimingKey(c.q.name) })
+	e.Timing = readsTiming(outs)
 	e.traces = outs.tracesRead()
 	for _, c := range d.cells {
 		if c.summary != nil {
@@ -108,6 +108,11 @@ func NewEvidence(s *spec.Spec, stored results.Source) (*Evidence, error) {
 		}
 	}
 	return e, nil
+}
+
+// readsTiming reports whether a claim of outs reads a wall-clock time.
+func readsTiming(outs *outputs) bool {
+	return slices.ContainsFunc(outs.claims, func(c *claim) bool { return c.q.kind == "diagnostic" && results.IsTimingKey(c.q.name) })
 }
 
 // dropTiming removes a summary's wall-clock times.
@@ -166,6 +171,9 @@ func (e *Evidence) view(s *spec.Spec) (*outputs, *view, error) {
 	}
 	if err := e.checkTraces(outs); err != nil {
 		return nil, nil, err
+	}
+	if !e.Timing && readsTiming(outs) {
+		return nil, nil, fmt.Errorf("the evidence of %s was made without wall-clock times (no claim read one then); a claim now reads one: refresh the evidence from the full-size run (dplab docs --refresh, or make reproduce)", e.Spec)
 	}
 	cells, err := s.Expand(context.Background())
 	if err != nil {

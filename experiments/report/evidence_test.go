@@ -245,7 +245,8 @@ func TestEvidenceFollowsSpecChanges(t *testing.T) {
 
 // TestEvidenceKeepsTimingOnlyForClaims: wall-clock times (a cell's mean
 // wall time, the "wall_…" diagnostics) differ from run to run, so the
-// evidence keeps them only when a claim reads one.
+// evidence keeps them only when a claim reads one; evidence without them
+// refuses a spec whose claim has come to read one.
 func TestEvidenceKeepsTimingOnlyForClaims(t *testing.T) {
 	timed := func(s *spec.Spec) []results.Record {
 		recs := iterRecordsComplete(t, s)
@@ -255,17 +256,24 @@ func TestEvidenceKeepsTimingOnlyForClaims(t *testing.T) {
 		}
 		return recs
 	}
+	timingClaim := "\n[[claim]]\nid = \"slow\"\nquote = \"clipping is slower\"\nwhere = \"App. C\"\ncheck = \"ratio\"\nquantity = \"diagnostic:wall_ns_per_iter\"\na = { mechanism = \"Clip\" }\nb = { mechanism = \"RGM\" }\nmin = 1\n"
 	for _, c := range []struct {
 		claim string
 		keep  bool
 	}{
 		{"", false},
-		{"\n[[claim]]\nid = \"slow\"\nquote = \"clipping is slower\"\nwhere = \"App. C\"\ncheck = \"ratio\"\nquantity = \"diagnostic:wall_ns_per_iter\"\na = { mechanism = \"Clip\" }\nb = { mechanism = \"RGM\" }\nmin = 1\n", true},
+		{timingClaim, true},
 	} {
 		s := spectest.MustParse(t, iterSpecSrc+c.claim)
 		e := evidenceOf(t, s, timed(s))
 		if e.Timing != c.keep {
 			t.Errorf("claim %q: Timing %v", c.claim, e.Timing)
+		}
+		// Evidence made without the times cannot serve a spec whose claim
+		// now reads them.
+		_, err := e.Outputs(spectest.MustParse(t, iterSpecSrc+timingClaim))
+		if c.keep != (err == nil) || err != nil && !strings.Contains(err.Error(), "made without wall-clock times") {
+			t.Errorf("claim %q: evidence rendered for a timing claim: %v", c.claim, err)
 		}
 		for key, cd := range e.d.cells {
 			_, has := cd.summary.Diagnostics["wall_ns_per_iter"]
