@@ -304,6 +304,10 @@ func (q claimQuantity) read(a *results.CellSummary) []groupValue {
 	return missing
 }
 
+// timing reports whether the quantity is a wall-clock time (a diagnostic
+// "wall_…", results.IsTimingKey): its values vary from run to run.
+func (q claimQuantity) timing() bool { return q.kind == "diagnostic" && results.IsTimingKey(q.name) }
+
 // text names the quantity in statements and reasons.
 func (q claimQuantity) text() string {
 	switch q.kind {
@@ -719,7 +723,7 @@ func axisText(axis string, r *row) string {
 func (c *claim) evaluate(v *view) Claim {
 	cs := &c.spec
 	out := Claim{ID: cs.ID, Quote: cs.Quote, Where: cs.Where, Check: cs.Check, Reading: cs.Reading,
-		Statement: c.statement(v.spec), Paper: c.paperText(v.spec), Timing: c.q.kind == "diagnostic" && results.IsTimingKey(c.q.name)}
+		Statement: c.statement(v.spec), Paper: c.paperText(v.spec), Timing: c.q.timing()}
 	as := v.rows(c, c.a)
 	var bs []row
 	if c.b != nil {

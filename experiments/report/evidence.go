@@ -112,7 +112,7 @@ func NewEvidence(s *spec.Spec, stored results.Source) (*Evidence, error) {
 
 // readsTiming reports whether a claim of outs reads a wall-clock time.
 func readsTiming(outs *outputs) bool {
-	return slices.ContainsFunc(outs.claims, func(c *claim) bool { return c.q.kind == "diagnostic" && results.IsTimingKey(c.q.name) })
+	return slices.ContainsFunc(outs.claims, func(c *claim) bool { return c.q.timing() })
 }
 
 // dropTiming removes a summary's wall-clock times.

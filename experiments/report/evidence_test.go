@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/big"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -335,6 +336,33 @@ func TestEvidenceStat(t *testing.T) {
 		b, _ := json.Marshal(evFloat(x))
 		if err := json.Unmarshal(b, &back); err != nil || big.NewFloat(float64(back)).Cmp(big.NewFloat(x)) != 0 {
 			t.Errorf("%v: %s read back as %v (%v)", x, b, back, err)
+		}
+	}
+}
+
+// TestEvidenceCarriesEverySummaryField: the evidence file encodes each
+// field of results.CellSummary and results.Stat by name (evSummary,
+// evStat); a field added to either must be added there too (and to
+// dropTiming when it is a wall-clock time), or the evidence would render
+// it as zero.
+func TestEvidenceCarriesEverySummaryField(t *testing.T) {
+	for _, c := range []struct {
+		typ     reflect.Type
+		handled []string
+	}{
+		{reflect.TypeFor[results.CellSummary](), []string{"Key", "Dataset", "Mechanism", "Label", "Epsilon", "MechParams", "Trials",
+			"DataIndependent", "Metrics", "EpsSpentMax", "EpsPerRunMax", "Delta", "Accountant", "Tuning", "Selection", "Assumptions",
+			"AlphaMean", "WallMean", "Diagnostics", "Noise", "TargetScope", "Traces", "DatasetName"}},
+		// The interval's fields are computed again (Stat.WithCI).
+		{reflect.TypeFor[results.Stat](), []string{"Count", "Sum", "Mean", "SD", "SE", "CIHalf", "CILow", "CIHigh", "Median", "Q1", "Q3", "Min", "Max"}},
+	} {
+		for i := range c.typ.NumField() {
+			if f := c.typ.Field(i); !slices.Contains(c.handled, f.Name) {
+				t.Errorf("%s.%s: not in the evidence file (evidence.go)", c.typ, f.Name)
+			}
+		}
+		if c.typ.NumField() != len(c.handled) {
+			t.Errorf("%s has %d fields, the evidence handles %d", c.typ, c.typ.NumField(), len(c.handled))
 		}
 	}
 }
