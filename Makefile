@@ -5,7 +5,7 @@ STATICCHECK_VERSION ?= v0.8.2
 BENCH ?= .
 BENCHCOUNT ?= 6
 
-.PHONY: all build quickstart test test-race test-process test-memory test-slurm test-properties test-golden test-browser test-long lint bench reproduce clean
+.PHONY: all build quickstart docs test test-race test-process test-memory test-slurm test-properties test-golden test-browser test-long lint bench reproduce clean
 
 all: lint test
 
@@ -72,9 +72,17 @@ bench:
 
 ## reproduce: every paper spec at full size, one after another, with each
 ## spec's plan estimate beside its measured wall time and the total (hours;
-## needs DPLAB_DATA; resumes where it stopped)
+## needs DPLAB_DATA; resumes where it stopped); then refreshes the docs'
+## evidence from the runs and regenerates the docs (dplab docs --refresh results)
 reproduce:
 	scripts/reproduce.sh -j $(or $(J),2)
+
+## docs: regenerate the marked sections of docs/reproduction/*.md (numeric tables,
+## verdicts) and the evidence folders' summary.csv and claims.md from the committed
+## evidence of full-size runs (docs/reproduction/evidence/<spec>/evidence.json), with
+## the current specs and code; make test fails when they differ (docs/README.md)
+docs:
+	$(GO) run . docs
 
 ## clean: the binary and every run's outputs (results/<name>/), not the results package
 clean:

@@ -46,6 +46,9 @@ import (
 // metricTolerance relative (issue 17: a linear model's MSE from the split's
 // sufficient statistics differs from the row-by-row sum by rounding);
 // everything else in those files is hashed exactly.
+// Each run's evidence (report.Evidence, what the generated docs are
+// rendered from) must render its tables, claims and summary.csv as the run
+// wrote them (checkEvidence).
 // DPLAB_UPDATE_GOLDEN=1 rewrites the goldens (review the diff). The specs
 // read the shared datasets; without DPLAB_DATA the test skips.
 func TestQuickSpecOutputsGolden(t *testing.T) {
@@ -68,6 +71,7 @@ func TestQuickSpecOutputsGolden(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
 			checkLegends(t, spec, dir)
+			checkEvidence(t, name, spec, dir)
 			checkQuantityLabels(t, dir)
 			got, gotValues := outputDigests(t, name, dir)
 			path := filepath.Join("testdata", "golden", "quick", name+".json")

@@ -32,9 +32,10 @@ var allowedImports = map[string][]string{
 	"experiments/run":               {"experiments/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
 	"experiments/report":            {"internal/suggest", "internal/fielddoc", "experiments/spec", "experiments/run", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
 	"experiments/htmlreport":        {"experiments/report", "experiments/spec", "mechanisms/accounting", "results", "audit"},
+	"experiments/docgen":            {"experiments/report", "experiments/spec", "results", "plotting", "internal/fileutil", "internal/suggest"},
 	"experiments/internal/spectest": {"experiments/spec"},
 	"audit":                         {"experiments/spec", "datasets/preprocess", "plotting", "internal/fileutil", "mechanisms", "mechanisms/accounting", "datasets", "solvers", "internal/rngs"},
-	".":                             {"experiments/spec", "experiments/run", "experiments/report", "experiments/htmlreport", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil", "audit", "internal/suggest"},
+	".":                             {"experiments/spec", "experiments/run", "experiments/report", "experiments/htmlreport", "experiments/docgen", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil", "audit", "internal/suggest"},
 }
 
 // TestLayering fails when a package imports a dplab package that the

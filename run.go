@@ -47,6 +47,7 @@ func init() {
 		validateCommand,
 		renderCommand,
 		reportCommand,
+		docsCommand,
 		mergeCommand,
 		submitCommand,
 		accountCommand,

@@ -75,6 +75,7 @@ func Summarize(xs []float64, ci CIMethod) Stat {
 		sum += x
 	}
 	s.Sum, s.Mean = sum, sum/float64(n)
+	s.SD = math.NaN()
 	if n > 1 {
 		var ss float64
 		for _, x := range xs {
@@ -82,6 +83,24 @@ func Summarize(xs []float64, ci CIMethod) Stat {
 			ss += d * d
 		}
 		s.SD = math.Sqrt(ss / float64(n-1))
+	}
+	s = s.WithCI(ci)
+	s.Median = quantile7(sorted, 0.5)
+	s.Q1 = quantile7(sorted, 0.25)
+	s.Q3 = quantile7(sorted, 0.75)
+	s.Min, s.Max = sorted[0], sorted[n-1]
+	return s
+}
+
+// WithCI returns s with its standard error and 95% CI of the mean (SE,
+// CIHalf, CILow, CIHigh) computed by the method ci from its Count, Mean and
+// SD, as Summarize computes them: a summary kept without its interval
+// (report.Evidence) gets the interval of any method, bit for bit what
+// Summarize of the sample would give. With fewer than two values they are
+// NaN.
+func (s Stat) WithCI(ci CIMethod) Stat {
+	n := s.Count
+	if n > 1 {
 		s.SE = s.SD / math.Sqrt(float64(n))
 		z := 1.96
 		if ci.UsesStudentT(n) {
@@ -92,10 +111,6 @@ func Summarize(xs []float64, ci CIMethod) Stat {
 		s.SD, s.SE, s.CIHalf = math.NaN(), math.NaN(), math.NaN()
 	}
 	s.CILow, s.CIHigh = s.Mean-s.CIHalf, s.Mean+s.CIHalf
-	s.Median = quantile7(sorted, 0.5)
-	s.Q1 = quantile7(sorted, 0.25)
-	s.Q3 = quantile7(sorted, 0.75)
-	s.Min, s.Max = sorted[0], sorted[n-1]
 	return s
 }
 

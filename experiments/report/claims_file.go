@@ -349,6 +349,42 @@ func estimateText(p ClaimPoint) string {
 	return fmt.Sprintf("%s [%s, %s]", numText(float64(p.Estimate)), numText(lo), numText(hi))
 }
 
+// Measured says in a few words what the claim's evaluated points measured:
+// the number each checks (the value, the ratio a / b, the difference
+// a − b, a monotone check's step), the one point's with its interval
+// ("1.5 [1.2, 1.9]"), or their range ("1.04 to 2.9 over 3 points"); "—"
+// when no point was evaluated. The verdict tables of the generated docs
+// print it beside Statement.
+func (c *Claim) Measured() string {
+	var pts []ClaimPoint
+	for _, p := range c.Points {
+		if p.Outcome != NotRun && !math.IsNaN(float64(p.Estimate)) {
+			pts = append(pts, p)
+		}
+	}
+	var what string
+	switch c.Check {
+	case "better", "crossover":
+		what = "a − b "
+	case "monotone":
+		what = "steps "
+	}
+	switch len(pts) {
+	case 0:
+		return "—"
+	case 1:
+		return what + estimateText(pts[0])
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range pts {
+		lo, hi = math.Min(lo, float64(p.Estimate)), math.Max(hi, float64(p.Estimate))
+	}
+	if numText(lo) == numText(hi) {
+		return fmt.Sprintf("%s%s at %d points", what, numText(lo), len(pts))
+	}
+	return fmt.Sprintf("%s%s to %s over %d points", what, numText(lo), numText(hi), len(pts))
+}
+
 // numText is x to 4 significant digits, "−∞"/"∞" when unbounded, "—" when
 // NaN (no value).
 func numText(x float64) string {

@@ -168,43 +168,97 @@ func inOrder(m map[string]recordAt) []string {
 	})
 }
 
-// view returns the view of the records added so far.
-func (col *Collector) view() *view {
-	s := col.spec
-	v := &view{spec: s, cells: col.cells, agg: map[string]results.CellSummary{}, skipped: map[string]string{}, over: map[string][]float64{},
-		ledgers: map[string]*ledgerSummary{}, rels: map[string][]string{}, infeasible: map[string]*infeasibleCell{}}
+// digest is what a view is made of besides the spec: per cell its
+// summaries and the notes a Collector keeps of it, per dataset the last
+// skip's reason and per relation the labels whose ledgers have it. A
+// Collector makes it from records (Collector.digest); an Evidence keeps it
+// (evidence.go), so that a view is made again without them.
+type digest struct {
+	cells   map[string]*cellDigest // by cell key
+	skipped map[string]string      // dataset label -> reason
+	rels    map[string][]string    // neighbouring relation -> labels, sorted
+}
+
+// cellDigest is what a view takes of one cell.
+type cellDigest struct {
+	summary *results.CellSummary // nil: no ok trial
+	derived *results.CellSummary // the derived values' summaries (quantity.of); nil: none
+	ledger  *ledgerSummary       // of the first ok record
+	// analyses and groups are the distinct values of the ok records'
+	// privacy.pipeline, in order of first appearance.
+	analyses, groups []string
+	infeasible       *infeasibleCell
+}
+
+// digest returns the digest of the records added so far.
+func (col *Collector) digest() *digest {
+	d := &digest{cells: map[string]*cellDigest{}, skipped: map[string]string{}, rels: map[string][]string{}}
+	cell := func(key string) *cellDigest {
+		if d.cells[key] == nil {
+			d.cells[key] = &cellDigest{}
+		}
+		return d.cells[key]
+	}
 	for label, k := range col.skipped {
-		v.skipped[label] = k.why
+		d.skipped[label] = k.why
 	}
 	for rel, labels := range col.rels {
-		v.rels[rel] = slices.Sorted(maps.Keys(labels))
+		d.rels[rel] = slices.Sorted(maps.Keys(labels))
 	}
-	// The mechanisms' pipeline notes, cell by cell in key order, as the
-	// records sorted by (cell, trial) give them.
-	for _, key := range slices.Sorted(maps.Keys(col.notes)) {
-		n := col.notes[key]
+	for key, n := range col.notes {
+		c := cell(key)
+		c.ledger, c.infeasible = n.ledger, n.infeasible
+		c.analyses, c.groups = inOrder(n.analyses), inOrder(n.groups)
+	}
+	for _, a := range col.derived.Cells() {
+		cell(a.Key).derived = &a
+	}
+	for _, a := range col.agg.Cells() {
+		cell(a.Key).summary = &a
+	}
+	return d
+}
+
+// view returns the view of the records added so far.
+func (col *Collector) view() *view { return col.digest().view(col.spec, col.cells) }
+
+// view returns the view of s's current cells (cells: s.Expand's) made of
+// d. A digest's cells that are not current are left out.
+func (d *digest) view(s *spec.Spec, cells []spec.Cell) *view {
+	v := &view{spec: s, cells: cells, agg: map[string]results.CellSummary{}, skipped: maps.Clone(d.skipped), over: map[string][]float64{},
+		ledgers: map[string]*ledgerSummary{}, rels: maps.Clone(d.rels), infeasible: map[string]*infeasibleCell{},
+		derived: map[string]results.CellSummary{}}
+	byKey := make(map[string]*spec.Cell, len(cells))
+	for i := range cells {
+		byKey[cells[i].Key] = &cells[i]
+	}
+	// Cell by cell in key order, as the records sorted by (cell, trial)
+	// give them: the mechanisms' pipeline notes and the overspends.
+	for _, key := range slices.Sorted(maps.Keys(d.cells)) {
+		c, n := byKey[key], d.cells[key]
+		if c == nil {
+			continue
+		}
 		if n.ledger != nil {
 			v.ledgers[key] = n.ledger
 		}
 		if n.infeasible != nil {
 			v.infeasible[key] = n.infeasible
 		}
-		c := col.byKey[key]
-		for _, a := range inOrder(n.analyses) {
+		for _, a := range n.analyses {
 			v.addPipeline(c, &results.Pipeline{Analysis: a})
 		}
-		for _, g := range inOrder(n.groups) {
+		for _, g := range n.groups {
 			v.addPipeline(c, &results.Pipeline{Group: g})
 		}
-	}
-	v.derived = map[string]results.CellSummary{}
-	for _, c := range col.derived.Cells() {
-		v.derived[c.Key] = c
-	}
-	for _, c := range col.agg.Cells() {
-		v.agg[c.Key] = c
-		if c.OverspendsTarget() {
-			v.over[c.Label] = append(v.over[c.Label], c.Epsilon)
+		if n.derived != nil {
+			v.derived[key] = *n.derived
+		}
+		if a := n.summary; a != nil {
+			v.agg[key] = *a
+			if a.OverspendsTarget() {
+				v.over[a.Label] = append(v.over[a.Label], a.Epsilon)
+			}
 		}
 	}
 	for label := range v.skipped {

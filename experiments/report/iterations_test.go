@@ -275,6 +275,44 @@ func TestIterationsTable(t *testing.T) {
 	}
 }
 
+// TestIterationsTablePanelRows: with rows = "panels" one table has a row
+// per panel (split = random, split = label) at one iteration, a column per
+// line; by hand at t = 1: RGM's {2, 1, 3} is 2 ± t₂·1/√3, Clip's 4 (every
+// trial), GD's single trial 0.5; at "last" (t = 2) RGM 0, Clip 2, GD 0.25.
+func TestIterationsTablePanelRows(t *testing.T) {
+	h := t975nu2 / math.Sqrt(3)
+	for _, c := range []struct {
+		at    string
+		title string
+		want  []plotting.Entry
+	}{
+		{"1", "excess_objective at t = 1", []plotting.Entry{{Mean: 2, Half: h, Present: true}, {Mean: 4, Present: true}, {Mean: 0.5, Half: math.NaN(), Present: true}}},
+		{"\"last\"", "excess_objective at the last iteration", []plotting.Entry{{Mean: 0, Present: true}, {Mean: 2, Present: true}, {Mean: 0.25, Half: math.NaN(), Present: true}}},
+	} {
+		outs, v := iterView(t, "[[table]]\nname = \"it\"\nkind = \"iterations\"\ntrace = \"excess_objective\"\npanel_by = \"split\"\nrows = \"panels\"\nat = "+c.at+"\n")
+		tabs := outs.tables[0].build(v)
+		if len(tabs) != 1 {
+			t.Fatalf("at = %s: %d tables", c.at, len(tabs))
+		}
+		tab := tabs[0]
+		if tab.Name != "it" || tab.Title != c.title || tab.RowHeader != "split" || !slices.Equal(tab.Rows, []string{"split = random", "split = label"}) ||
+			!slices.Equal(tab.Columns, []string{"RGM", "Clip", "GD"}) {
+			t.Fatalf("at = %s: name %q, title %q, header %q, rows %q, columns %q", c.at, tab.Name, tab.Title, tab.RowHeader, tab.Rows, tab.Columns)
+		}
+		for i := range tab.Rows {
+			for j, w := range c.want {
+				g := tab.Cells[i][j]
+				if g.Present != w.Present || !near(g.Mean, w.Mean) || !(near(g.Half, w.Half) || math.IsNaN(w.Half) && math.IsNaN(g.Half)) {
+					t.Errorf("at = %s, %s, %s: got %+v, want %+v", c.at, tab.Rows[i], tab.Columns[j], g, w)
+				}
+			}
+		}
+		if !strings.Contains(tab.Note, "rows: panels (split)") || !strings.Contains(tab.Note, "trials per line: GD 1 (spec: 3)") {
+			t.Errorf("footnote: %s", tab.Note)
+		}
+	}
+}
+
 // TestDiagnosticsTable: one row per (cell, group), groups in natural order
 // (node2 before node10), the cell's ungrouped keys in its own row first,
 // entries means over trials by hand: node1/eta = 1, 2, 3 over the trials:
@@ -335,6 +373,9 @@ func TestIterationAndDiagnosticsErrors(t *testing.T) {
 		{"negative floor", "[[figure]]\nname = \"f\"\nkind = \"iterations\"\ntrace = \"x\"\nfloor = -1.0\n", "figure[0].floor", "floor = -1"},
 		{"table at negative", "[[table]]\nname = \"t\"\nkind = \"iterations\"\ntrace = \"x\"\nat = [0, -1]\n", "table[0].at", "iteration -1"},
 		{"table at unknown word", "[[table]]\nname = \"t\"\nkind = \"iterations\"\ntrace = \"x\"\nat = \"first\"\n", "table[0].at", `"first": want integers`},
+		{"rows = panels at two iterations", "[[table]]\nname = \"t\"\nkind = \"iterations\"\ntrace = \"x\"\nrows = \"panels\"\nat = [0, \"last\"]\n", "table[0].at", "shows one iteration"},
+		{"rows = panels at every iteration", "[[table]]\nname = \"t\"\nkind = \"iterations\"\ntrace = \"x\"\nrows = \"panels\"\n", "table[0].at", "shows one iteration"},
+		{"unknown rows", "[[table]]\nname = \"t\"\nkind = \"iterations\"\ntrace = \"x\"\nrows = \"x\"\n", "table[0].rows", "panels"},
 		{"panel_titles without panel_by", "[[figure]]\nname = \"f\"\nkind = \"iterations\"\ntrace = \"x\"\npanel_titles = { random = \"R\" }\n", "figure[0].panel_titles", "needs panel_by"},
 		{"panel_titles of no value", "[[table]]\nname = \"t\"\nkind = \"iterations\"\ntrace = \"x\"\npanel_by = \"split\"\npanel_titles = { bias = \"B\" }\n", "table[0].panel_titles", `key "bias" is not a value of split (its values: label, random)`},
 		{"empty panel title", "[[figure]]\nname = \"f\"\nkind = \"iterations\"\ntrace = \"x\"\npanel_by = \"split\"\npanel_titles = { label = \" \" }\n", "figure[0].panel_titles", "panel_titles.label is empty"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/plotting"
@@ -13,10 +14,12 @@ import (
 // iterationsTable tabulates a trace per iteration: one table per panel of
 // the iterations figure with the same keys (per dataset, or per value of
 // panel_by), rows iterations t, columns the lines' labels, entries the mean
-// ± 95% CI half-width over trials.
+// ± 95% CI half-width over trials; with rows = "panels", one table at one
+// iteration whose rows are the panels.
 type iterationsTable struct {
 	Trace      string    `toml:"trace"`      // required
 	At         iterAt    `toml:"at"`         // iterations to show: [0, 10, 20, 40], "last", or both ([0, 20, "last"]); default every iteration
+	Rows       string    `toml:"rows"`       // "t" (default: a table per panel, a row per iteration) or "panels" (one table, a row per panel, at one iteration)
 	PanelBy    string    `toml:"panel_by"`   // as the figure's
 	Datasets   []string  `toml:"datasets"`   // labels; default all
 	Mechanisms []string  `toml:"mechanisms"` // labels; default all
@@ -91,15 +94,32 @@ func init() {
 			if t.Formats, err = b.Formats(t.Formats, plotting.TableFormats); err != nil {
 				return nil, err
 			}
+			if t.Rows, err = b.OneOf("rows", t.Rows, "t", "t", "panels"); err != nil {
+				return nil, err
+			}
+			if t.Rows == "panels" && len(t.At.ts)+btoi(t.At.last) != 1 {
+				return nil, b.Errorf("at", "a table with rows = \"panels\" shows one iteration: set at = T or at = \"last\"")
+			}
 			return &t, nil
 		}})
 }
 
 func (t *iterationsTable) formats() []string { return t.Formats }
 
+// btoi is 1 for true, 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // build implements Table.
 func (t *iterationsTable) build(v *view) []*plotting.Table {
 	panels := v.iterPanels(&t.sel)
+	if t.Rows == "panels" {
+		return []*plotting.Table{t.panelRows(v, panels)}
+	}
 	var names []string
 	for _, p := range panels {
 		names = append(names, p.stem)
@@ -162,4 +182,70 @@ func (t *iterationsTable) build(v *view) []*plotting.Table {
 		out = append(out, tab)
 	}
 	return out
+}
+
+// tracesRead implements traceReader.
+func (t *iterationsTable) tracesRead(u traceUses) {
+	u.add(t.Trace, traceUse{All: !t.At.set, At: t.At.ts, Last: t.At.last})
+}
+
+// panelRows is the table of rows = "panels": a row per panel (its title),
+// a column per line label (in order of first appearance), entries the
+// trace at the table's one iteration (with at = "last", each line's last).
+func (t *iterationsTable) panelRows(v *view, panels []iterPanel) *plotting.Table {
+	at := "the last iteration"
+	if !t.At.last {
+		at = "t = " + strconv.Itoa(t.At.ts[0])
+	}
+	tab := &plotting.Table{Name: t.name, Title: t.Title, RowHeader: t.PanelBy, Better: plotting.NoBest}
+	if tab.Title == "" {
+		tab.Title = t.Trace + " at " + at
+	}
+	if tab.RowHeader == "" {
+		tab.RowHeader = "dataset"
+	}
+	col := map[string]int{}
+	for _, p := range panels {
+		for _, l := range p.lines {
+			if _, ok := col[l.label]; !ok {
+				col[l.label] = len(tab.Columns)
+				tab.Columns = append(tab.Columns, l.label)
+			}
+		}
+	}
+	var notes []string
+	for _, p := range panels {
+		tab.Rows = append(tab.Rows, p.title)
+		row := make([]plotting.Entry, len(tab.Columns))
+		for _, l := range p.lines {
+			i := len(l.stats) - 1
+			if !t.At.last {
+				i = t.At.ts[0]
+			}
+			if i >= 0 && i < len(l.stats) {
+				st := l.stats[i]
+				row[col[l.label]] = plotting.Entry{Mean: st.Mean, Half: st.CIHalf, Present: st.Count > 0}
+			}
+		}
+		tab.Cells = append(tab.Cells, row)
+		if p.note != "" {
+			notes = append(notes, p.title+": "+p.note)
+		}
+	}
+	extra := fmt.Sprintf("rows: panels (%s); entries: the trace %q at %s, computed from the training data without noise (evaluation only, not released)", tab.RowHeader, t.Trace, at)
+	if tp := trialsPerLine(panels); tp != "" {
+		extra += "; " + tp
+	}
+	if len(notes) > 0 {
+		extra += "; " + strings.Join(notes, "; ")
+	}
+	if t.Note != "" {
+		extra += "; " + t.Note
+	}
+	tab.Note = v.note("ci", "mean", extra, func(c *spec.Cell) bool {
+		return slices.ContainsFunc(panels, func(p iterPanel) bool {
+			return slices.ContainsFunc(p.lines, func(l iterLine) bool { return l.cell == c })
+		})
+	})
+	return tab
 }

@@ -59,11 +59,16 @@ func RenderFrom(s *spec.Spec, dir string, stored results.Source, log io.Writer) 
 // records in dir (dplab run calls it once the trials are done, with the
 // records the run gave the Collector) and returns the paths written.
 func (col *Collector) Render(dir string, log io.Writer) ([]string, error) {
-	s := col.spec
 	outs, v, err := col.prepare()
 	if err != nil {
 		return nil, err
 	}
+	return renderView(col.spec, outs, v, dir, log)
+}
+
+// renderView writes summary.csv, the figures, the tables and the claims of
+// the view v of s's outputs outs in dir and returns the paths written.
+func renderView(s *spec.Spec, outs *outputs, v *view, dir string, log io.Writer) ([]string, error) {
 	if log == nil {
 		log = io.Discard // the warning below wrote to a nil log: TestObjPertQuickSpecs panicked
 	}
@@ -71,8 +76,8 @@ func (col *Collector) Render(dir string, log io.Writer) ([]string, error) {
 		fmt.Fprintf(log, "warning: rendering incomplete results: %d of %d trials stored (%d cells short, %d with none); the figures and tables say so in their footnotes — rerun dplab run to complete them\n",
 			stored, want, short, empty)
 	}
-	var buf bytes.Buffer
-	if err := results.WriteSummaryCSV(&buf, v.ordered()); err != nil {
+	summary, err := v.summaryCSV()
+	if err != nil {
 		return nil, err
 	}
 	// summary.csv, curves.csv, the figures and the tables are written by
@@ -83,12 +88,19 @@ func (col *Collector) Render(dir string, log io.Writer) ([]string, error) {
 	// other here (the view is not safe for concurrent use). A job started
 	// is always waited for, even when a later step fails.
 	jobs := newJobGroup()
-	err = startJobs(jobs, s, dir, outs, v, buf.Bytes())
+	err = startJobs(jobs, s, dir, outs, v, summary)
 	paths, jerr := jobs.wait()
 	if err != nil {
 		return nil, err
 	}
 	return paths, jerr
+}
+
+// summaryCSV returns summary.csv's bytes.
+func (v *view) summaryCSV() ([]byte, error) {
+	var buf bytes.Buffer
+	err := results.WriteSummaryCSV(&buf, v.ordered())
+	return buf.Bytes(), err
 }
 
 // startJobs starts the render's jobs on jobs.
@@ -180,11 +192,16 @@ func (col *Collector) prepare() (*outputs, *view, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	v := col.view()
-	if len(col.spec.Curves) > 0 {
-		v.curves = evalCurves(col.spec)
+	return outs, col.digest().viewWithCurves(col.spec, col.cells), nil
+}
+
+// viewWithCurves is d's view of s with the [[curve]] values evaluated.
+func (d *digest) viewWithCurves(s *spec.Spec, cells []spec.Cell) *view {
+	v := d.view(s, cells)
+	if len(s.Curves) > 0 {
+		v.curves = evalCurves(s)
 	}
-	return outs, v, nil
+	return v
 }
 
 // jobGroup runs jobs as they are added, at most GOMAXPROCS at a time, so

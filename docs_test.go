@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dplab/dplab/experiments/docgen"
+	"github.com/dplab/dplab/experiments/report"
+	specpkg "github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/results"
+)
+
+// TestReproductionDocsGenerated renders every marked section of
+// docs/reproduction/*.md (tables and verdicts), and the summary.csv and
+// claims.md of every evidence folder, from the committed evidence of the
+// full-size runs with the current specs and code, and fails when a file
+// differs, naming the document, the section and a diff excerpt: a change of
+// a spec's CI method, a label or a table's format cannot leave a doc stale.
+// make docs regenerates them.
+func TestReproductionDocsGenerated(t *testing.T) {
+	docs, err := filepath.Glob(filepath.Join("docs", "reproduction", "*.md"))
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("no reproduction docs: %v", err)
+	}
+	g := docgen.New(docgen.Config{Specs: "experiments", Evidence: filepath.Join("docs", "reproduction", "evidence")})
+	names, err := g.Specs(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := g.Generate(docs, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range docgen.Check(files) {
+		t.Errorf("%s(run make docs and review the diff)", s)
+	}
+}
+
+// checkEvidence makes the evidence of the quick run of spec stored in dir
+// and checks that it renders what the run wrote: every table's CSV (its
+// numbers at full precision and its best/tied columns) but those stating
+// wall times the evidence does not keep, claims.json byte for byte, and
+// summary.csv but its wall-time column.
+func checkEvidence(t *testing.T, name, path, dir string) {
+	t.Helper()
+	s, err := report.Load(path, specpkg.LoadOptions{})
+	if err == nil {
+		err = s.ApplyQuick()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := report.NewEvidence(s, results.FromDir(dir, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.JSON()
+	if err == nil {
+		e, err = report.ParseEvidence(path, b)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.Outputs(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(rel string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if got, want := dropColumn(t, out.Summary, "wall_s_mean"), dropColumn(t, read(results.SummaryFile), "wall_s_mean"); !bytes.Equal(got, want) {
+		t.Errorf("evidence: summary.csv differs from the run's")
+	}
+	if out.Claims != nil {
+		if got, _ := out.Claims.JSON(); !bytes.Equal(got, read(report.ClaimsJSON)) {
+			t.Errorf("evidence: claims differ from the run's claims.json")
+		}
+	}
+	checked := 0
+	for _, tab := range out.Tables {
+		rel := "tables/" + tab.Name + ".csv"
+		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil || timingOutputs[name+"/"+rel] || timingPrefixed(name+"/"+rel) {
+			continue // not written as CSV, or wall times
+		}
+		var got bytes.Buffer
+		if err := tab.WriteCSV(&got); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), read(rel)) {
+			t.Errorf("evidence: %s differs from the run's:\n%s\nrun:\n%s", rel, got.String(), strings.TrimSpace(string(read(rel))))
+		}
+		checked++
+	}
+	if len(out.Tables) > 0 && checked == 0 && !strings.HasPrefix(name, "compare_") {
+		t.Errorf("evidence: none of the %d tables checked", len(out.Tables))
+	}
+}
