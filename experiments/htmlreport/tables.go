@@ -25,7 +25,8 @@ type tableCell struct {
 	Bold bool
 }
 
-// readTables reads every tables/*.md of a result directory in name order.
+// readTables reads every tables/*.md of a result directory (not the
+// tables' caption files, *.caption.md) in name order.
 // A missing directory has no tables.
 func readTables(dir string) ([]table, error) {
 	entries, err := os.ReadDir(dir)
@@ -37,7 +38,7 @@ func readTables(dir string) ([]table, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") && !strings.HasSuffix(e.Name(), ".caption.md") { // not a table's caption file
 			names = append(names, e.Name())
 		}
 	}

@@ -23,7 +23,7 @@ type iterationsTable struct {
 	Epsilon    []float64 `toml:"epsilon"`    // ε of the private cells to show; default all
 	Title      string    `toml:"title"`      // table title; default none
 	Formats    []string  `toml:"formats"`    // default ["md", "tex", "csv"]
-	Note       string    `toml:"note"`       // added to the footnote
+	Note       string    `toml:"note"`       // added to the caption file
 
 	name string
 	sel  iterSpec
@@ -145,16 +145,11 @@ func (t *iterationsTable) build(v *view) []*plotting.Table {
 				tab.Cells[i] = []plotting.Entry{{}}
 			}
 		}
-		extra := fmt.Sprintf("rows: iteration t (t = 0 is the starting point); entries: the trace %q, computed from the training data without noise (evaluation only, not released)", t.Trace)
-		if tp := trialsPerLine([]iterPanel{p}); tp != "" {
-			extra += "; " + tp
-		}
-		if t.Note != "" {
-			extra += "; " + t.Note
-		}
-		tab.Note = v.note("ci", "mean", extra, func(c *spec.Cell) bool {
+		tab.Caption = v.caption("ci", "mean", func(c *spec.Cell) bool {
 			return slices.ContainsFunc(p.lines, func(l iterLine) bool { return l.cell == c })
-		})
+		}, "rows: iteration t (t = 0 is the starting point)",
+			fmt.Sprintf("entries: the trace %q, computed from the training data without noise (evaluation only, not released)", t.Trace),
+			trialsPerLine([]iterPanel{p}), t.Note)
 		out = append(out, tab)
 	}
 	return out
