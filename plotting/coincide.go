@@ -33,15 +33,18 @@ type seriesStyle struct {
 
 // dashStyles are the patterns that tell coinciding curves apart, after
 // the solid and the dashed line of Series.Dashed.
-var dashStyles = []struct {
-	name   string
-	dashes []vg.Length
-}{
+var dashStyles = []dashStyle{
 	{"dotted", []vg.Length{1.5, 2.5}},
 	{"dash-dotted", []vg.Length{6, 2, 1.5, 2}},
 	{"long-dashed", []vg.Length{10, 3}},
 	{"dash-dot-dotted", []vg.Length{6, 2, 1.5, 2, 1.5, 2}},
 	{"short-dashed", []vg.Length{2.5, 2}},
+}
+
+// dashStyle is a named dash pattern.
+type dashStyle struct {
+	name   string
+	dashes []vg.Length
 }
 
 // dashed is the pattern of Series.Dashed.
@@ -154,8 +157,9 @@ func coincide(a, b Series, span float64, log bool) bool {
 
 // seriesStyles returns the style of each series label: Dashed's pattern
 // or a solid line; a label drawn on top of an earlier one of the same
-// pattern in some panel gets the first pattern of dashStyles its group
-// does not use, and every label after the first of a group has its
+// pattern in some panel gets the first pattern of dashStyles no curve of
+// the figure has (else the first its group does not use), and every label
+// after the first of a group has its
 // thinned markers shifted between the first's.
 func (f *Figure) seriesStyles() map[string]seriesStyle {
 	styles := map[string]seriesStyle{}
@@ -176,9 +180,22 @@ func (f *Figure) seriesStyles() map[string]seriesStyle {
 		for k, label := range c.labels {
 			st := styles[label]
 			if used[st.name] && !restyled[label] {
-				for _, d := range dashStyles {
-					if !slices.ContainsFunc(c.labels, func(l string) bool { return styles[l].name == d.name }) {
-						st.dashes, st.name = d.dashes, d.name
+				// The first pattern no curve has, else the first its
+				// group does not use.
+				inGroup := func(name string) bool {
+					return slices.ContainsFunc(c.labels, func(l string) bool { return styles[l].name == name })
+				}
+				anywhere := func(name string) bool {
+					for _, s := range styles {
+						if s.name == name {
+							return true
+						}
+					}
+					return false
+				}
+				for _, taken := range []func(string) bool{anywhere, inGroup} {
+					if i := slices.IndexFunc(dashStyles, func(d dashStyle) bool { return !taken(d.name) }); i >= 0 {
+						st.dashes, st.name = dashStyles[i].dashes, dashStyles[i].name
 						break
 					}
 				}

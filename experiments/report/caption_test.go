@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,5 +158,30 @@ func TestAxisKeys(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "figure[0]."+tc.key) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v; want an error at figure[0].%s saying %q", tc.keys, err, tc.key, tc.want)
 		}
+	}
+}
+
+// TestCaptionPhrases: a phrase is stated once, followed by the labels and
+// groups it concerns unless it concerns every one shown; a curve's source
+// splits at "; " outside parentheses only.
+func TestCaptionPhrases(t *testing.T) {
+	var p phrases
+	for _, g := range []string{"A", "B, b"} {
+		for _, l := range []string{"M1", "M2, x"} {
+			p.show(g, l)
+			p.add("everywhere", g, l)
+		}
+	}
+	p.add("one", "A", "M1")
+	p.add("group", "B, b", "M1")
+	p.add("group", "B, b", "M2, x")
+	p.add("label", "A", "M2, x")
+	p.add("label", "B, b", "M2, x")
+	want := []string{"everywhere", "one (M1 on A)", "group (B, b)", "label (M2, x)"}
+	if got := p.texts(); !slices.Equal(got, want) {
+		t.Errorf("phrases %q, want %q", got, want)
+	}
+	if got := splitTop("a (b; c); d [e; f]; g", "; "); !slices.Equal(got, []string{"a (b; c)", "d [e; f]", "g"}) {
+		t.Errorf("splitTop: %q", got)
 	}
 }

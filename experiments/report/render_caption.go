@@ -212,9 +212,9 @@ func (p *phrases) texts() []string {
 			}
 			text += " (" + strings.Join(each, "; ") + ")"
 		case someGroups && someLabels:
-			text += " (" + strings.Join(ls, sep) + " on " + strings.Join(gs, ", ") + ")"
+			text += " (" + strings.Join(ls, sep) + " on " + strings.Join(gs, listSeparator(gs)) + ")"
 		case someGroups:
-			text += " (" + strings.Join(gs, ", ") + ")"
+			text += " (" + strings.Join(gs, listSeparator(gs)) + ")"
 		case someLabels:
 			text += " (" + strings.Join(ls, sep) + ")"
 		}
@@ -223,8 +223,8 @@ func (p *phrases) texts() []string {
 	return out
 }
 
-// listSeparator joins labels with ", ", or with "; " when a label holds a
-// comma itself ("SRDP (paper), η = 0.01").
+// listSeparator joins labels (or groups) with ", ", or with "; " when one
+// holds a comma itself ("SRDP (paper), η = 0.01").
 func listSeparator(labels []string) string {
 	if slices.ContainsFunc(labels, func(l string) bool { return strings.Contains(l, ",") }) {
 		return "; "
@@ -250,4 +250,26 @@ func (v *view) assumptionsText(keep func(*spec.Cell) bool) []string {
 		}
 	}
 	return p.texts()
+}
+
+// splitTop splits s at the separators sep outside parentheses and
+// brackets: a source "Prop. 5: Δ₂ = 12.2/(n δ_min) (n ≥ 101; constant = 1:
+// …)" is one phrase.
+func splitTop(s, sep string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		}
+		if depth == 0 && strings.HasPrefix(s[i:], sep) {
+			out = append(out, s[start:i])
+			start = i + len(sep)
+			i += len(sep) - 1
+		}
+	}
+	return append(out, s[start:])
 }

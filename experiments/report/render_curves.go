@@ -93,7 +93,8 @@ func (v *view) curveFigure(f *figureSpec) *plotting.Figure {
 
 // curveCaption is the caption of curves drawn in panels (and among
 // labels, when given): no line, and as notes each part of each curve's
-// source (its registry entry's reference, parts split at "; ") and its
+// source (its registry entry's reference, parts split at "; " outside
+// parentheses) and its
 // fixed parameters, each phrase once, naming the curves (and panels) it
 // concerns (phrases.texts), then the points left out and extra.
 func (v *view) curveCaption(labels, panels []string, extra string, undefined int) plotting.Caption {
@@ -102,7 +103,7 @@ func (v *view) curveCaption(labels, panels []string, extra string, undefined int
 		if len(labels) > 0 && !slices.Contains(labels, c.Label) || !slices.Contains(panels, c.Panel) {
 			continue
 		}
-		for _, part := range strings.Split(curveRef(c.Name), "; ") {
+		for _, part := range splitTop(curveRef(c.Name), "; ") {
 			p.add(part, c.Panel, c.Label)
 		}
 		var fixed []string
