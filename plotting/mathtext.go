@@ -2,6 +2,7 @@ package plotting
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -112,7 +113,7 @@ func parseMath(s string) []textRun {
 				shift = -1
 			}
 			if rs[i+1] == '{' {
-				if end := indexRune(rs[i+2:], '}'); end > 0 {
+				if end := slices.Index(rs[i+2:], '}'); end > 0 {
 					add(string(rs[i+2:i+2+end]), shift)
 					i += 2 + end
 					continue
@@ -126,15 +127,6 @@ func parseMath(s string) []textRun {
 		add(string(r), 0)
 	}
 	return out
-}
-
-func indexRune(rs []rune, r rune) int {
-	for i, x := range rs {
-		if x == r {
-			return i
-		}
-	}
-	return -1
 }
 
 // PlainText writes s's markup as Unicode: a sub- or superscript whose
