@@ -7,12 +7,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"html"
 	"image"
 	"image/draw"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -70,7 +72,8 @@ func TestQuickSpecOutputsGolden(t *testing.T) {
 			if code, _, errs := runMain(t, "run", spec, "--quick", "--out", dir, "-j", "2"); code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
-			checkLegends(t, spec, dir)
+			checkFigures(t, spec, dir)
+			checkCaptions(t, name, dir)
 			checkEvidence(t, name, spec, dir)
 			checkQuantityLabels(t, dir)
 			got, gotValues := outputDigests(t, name, dir)
@@ -110,11 +113,13 @@ func TestQuickSpecOutputsGolden(t *testing.T) {
 	}
 }
 
-// checkLegends draws the figures of the quick run of spec stored in dir
+// checkFigures draws the figures of the quick run of spec stored in dir
 // and fails when a legend covers a data point, a marker or a CI band vertex
 // (issue 13: the legend covered objpert_fig4's k = 100 point and the Crime
-// panel of gaussmix_fig2).
-func checkLegends(t *testing.T, path, dir string) {
+// panel of gaussmix_fig2), or when a caption line takes more than one line
+// in the image (issue 35: the footnote took more than half of
+// preprocessing fig3).
+func checkFigures(t *testing.T, path, dir string) {
 	t.Helper()
 	s, err := report.Load(path, specpkg.LoadOptions{})
 	if err == nil {
@@ -139,13 +144,94 @@ func checkLegends(t *testing.T, path, dir string) {
 		for _, c := range covered {
 			t.Errorf("figure %s: %s", f.Name, c)
 		}
+		if n, err := plotting.CaptionLines(f); err != nil || n > 1 {
+			t.Errorf("figure %s: caption line on %d lines (%v): want at most one (%q)", f.Name, n, err, f.Caption.Line)
+		}
 	}
 }
 
+// checkCaptions checks the caption files of the quick run of spec name in
+// dir (issue 35): every figure and table has its <name>.caption.md and
+// .caption.tex, the LaTeX one in ASCII; and nothing of the footnotes the
+// figures and tables carried before issue 35 is lost. Those footnotes are
+// frozen in testdata/footnotes/<spec>.json (every figure's and table's
+// footnote of the quick runs on main 1fc2701, captured before the change):
+// every phrase of each — its parts between "; ", ": ", ", ", parentheses
+// and full stops — must appear in the caption file (with the table, whose
+// caption line is printed under it, or the figure's SVG, whose legend
+// names its curves: a phrase of every curve of a figure or table no longer
+// names them), the math markup written as Unicode
+// as the caption files write it (plotting.PlainText). Wall-time ratios
+// ("3.10×") differ from run to run and are not compared.
+func checkCaptions(t *testing.T, name, dir string) {
+	t.Helper()
+	for _, sub := range []string{"figures", "tables"} {
+		entries, _ := os.ReadDir(filepath.Join(dir, sub))
+		for _, e := range entries {
+			n := e.Name()
+			if strings.HasSuffix(n, plotting.CaptionMarkdown) || strings.HasSuffix(n, plotting.CaptionTeX) || strings.HasSuffix(n, ".csv") {
+				continue
+			}
+			stem := strings.TrimSuffix(n, filepath.Ext(n))
+			for _, c := range plotting.CaptionFiles {
+				b, err := os.ReadFile(filepath.Join(dir, sub, stem+c))
+				if err != nil || len(b) == 0 {
+					t.Errorf("%s/%s: no caption file %s (%v)", sub, n, stem+c, err)
+				}
+				for _, r := range string(b) {
+					if c == plotting.CaptionTeX && r > 127 {
+						t.Errorf("%s/%s%s: non-ASCII %q", sub, stem, c, r)
+						break
+					}
+				}
+			}
+		}
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "footnotes", name+".json"))
+	if err != nil {
+		t.Fatalf("the footnotes before issue 35: %v", err)
+	}
+	var before map[string]string
+	if err := json.Unmarshal(b, &before); err != nil {
+		t.Fatal(err)
+	}
+	for out, note := range before {
+		caption, err := os.ReadFile(filepath.Join(dir, out+plotting.CaptionMarkdown))
+		if err != nil {
+			t.Errorf("%s: %v", out, err)
+			continue
+		}
+		text := string(caption)
+		if tab, err := os.ReadFile(filepath.Join(dir, out+".md")); err == nil {
+			text += "\n" + string(tab)
+		}
+		if svg, err := os.ReadFile(filepath.Join(dir, out+".svg")); err == nil {
+			text += "\n" + html.UnescapeString(string(svg)) // the image names its curves in its legend
+		}
+		text = plotting.PlainText(text)
+		for _, p := range phraseSplit.Split(note, -1) {
+			p = plotting.PlainText(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(p), ".")))
+			if len(p) < 2 || timeRatioPhrase.MatchString(p) {
+				continue
+			}
+			if !strings.Contains(text, p) {
+				t.Errorf("%s: the caption files lose %q of the footnote before issue 35", out, p)
+			}
+		}
+	}
+}
+
+// phraseSplit cuts a footnote into the phrases checkCaptions looks for;
+// timeRatioPhrase matches a wall-time ratio.
+var (
+	phraseSplit     = regexp.MustCompile(`; |: |, | \(|\)|\. `)
+	timeRatioPhrase = regexp.MustCompile(`[0-9]×`)
+)
+
 // timingOutputs names the outputs (spec/file) whose content states wall
-// times, so they differ from run to run: the GaussMix figures with a
-// "faster by" time ratio, the objective-perturbation runtime tables and the
-// RGM time-per-iteration tables.
+// times, so they differ from run to run: the caption files of the GaussMix
+// figures with a "faster by" time ratio, the objective-perturbation runtime
+// tables and the RGM time-per-iteration tables.
 var timingOutputs = map[string]bool{}
 
 func init() {
@@ -153,7 +239,9 @@ func init() {
 		"gaussmix_fig2/figures/fig2-test-mse", "gaussmix_fig3/figures/fig3-test-error",
 		"gaussmix_fig4/figures/fig4-test-mse", "gaussmix_fig5/figures/fig5-test-error",
 	} {
-		timingOutputs[f+".png"], timingOutputs[f+".svg"] = true, true
+		// The time ratio is in the caption files (issue 35), no longer
+		// in the image.
+		timingOutputs[f+plotting.CaptionMarkdown], timingOutputs[f+plotting.CaptionTeX] = true, true
 	}
 	for _, d := range []string{"adult", "synthetic-h", "synthetic-l"} {
 		for _, ext := range []string{".csv", ".md", ".tex"} {

@@ -59,8 +59,9 @@ formats = ["md", "tex", "csv"]
 		t.Fatal(err)
 	}
 	// trials.jsonl, .lock, manifest.json, spec.toml, summary.csv, 2 figures, 3 tables
-	if files != 10 {
-		t.Errorf("found %d files, want 10", files)
+	// and the figure's and the table's caption files (.caption.md, .caption.tex)
+	if files != 14 {
+		t.Errorf("found %d files, want 14", files)
 	}
 }
 

@@ -18,14 +18,14 @@ func Render(s *Spec, results []Result, dir string) ([]string, error) {
 	if err := writeSpecCopy(s, dir); err != nil {
 		return nil, err
 	}
-	note := footnote(s, results)
+	caption := captionOf(s, results)
 	var series []plotting.Series
 	lo, hi := s.Epsilon[0], s.Epsilon[0]
 	for _, e := range s.Epsilon {
 		lo, hi = min(lo, e), max(hi, e)
 	}
 	series = append(series, plotting.Series{Label: "claimed ε (y = x)", X: []float64{0, hi}, Y: []float64{0, hi}, Style: 0, Dashed: true})
-	tab := &plotting.Table{Name: "audit", Title: s.Title, RowHeader: "target ε", Better: plotting.NoBest, Note: note, Digits: 3}
+	tab := &plotting.Table{Name: "audit", Title: s.Title, RowHeader: "target ε", Better: plotting.NoBest, Caption: caption, Digits: 3}
 	for _, e := range s.Epsilon {
 		tab.Rows = append(tab.Rows, fmt.Sprintf("%g", e))
 	}
@@ -52,7 +52,7 @@ func Render(s *Spec, results []Result, dir string) ([]string, error) {
 		title = s.Name
 	}
 	fig := &plotting.Figure{Name: "audit", Title: title, XLabel: "claimed ε (ledger)", YLabel: fmt.Sprintf("audited lower bound on ε (%g confidence)", confidenceOf(s)),
-		Panels: []plotting.Panel{{Series: series}}, Note: note} // legend placed where it covers no point
+		Panels: []plotting.Panel{{Series: series}}, Caption: caption} // legend placed where it covers no point
 	for _, d := range []string{"figures", "tables"} {
 		if err := fileutil.MkdirAllIn(dir, d); err != nil {
 			return nil, err
@@ -85,22 +85,29 @@ func confidenceOf(s *Spec) float64 {
 	return s.Confidence
 }
 
-// footnote states what the numbers are: the accountant, δ, the confidence,
-// the runs, the pairs' relations, and that an audit refutes but never
-// certifies.
-func footnote(s *Spec, results []Result) string {
+// captionOf states what the numbers are: on the caption line the
+// accountant, δ and the confidence, and that an audit refutes but never
+// certifies; in the caption files the method and, per mechanism, the
+// pair's relation and the runs.
+func captionOf(s *Spec, results []Result) plotting.Caption {
 	rel := map[string]string{}
 	runs := map[string]int{}
 	for _, r := range results {
 		rel[r.Label] = r.Relation
 		runs[r.Label] = r.Trials
 	}
-	var parts []string
-	for _, m := range s.Mechanisms {
-		parts = append(parts, fmt.Sprintf("%s: %s pair, %d runs per side", m.label(), relationText(rel[m.label()]), runs[m.label()]))
+	notes := []string{
+		fmt.Sprintf("Claimed ε: the mechanism's ledger under the RDP accountant at δ = %g", s.Delta),
+		fmt.Sprintf("Audited: a Clopper–Pearson lower bound on ε (confidence %g) from a threshold test chosen on half of the runs and evaluated on the other half", confidenceOf(s)),
+		"it can refute a claim (a point above y = x), never certify one",
 	}
-	return fmt.Sprintf("Claimed ε: the mechanism's ledger under the RDP accountant at δ = %g. Audited: a Clopper–Pearson lower bound on ε (confidence %g) from a threshold test chosen on half of the runs and evaluated on the other half; it can refute a claim (a point above y = x), never certify one. %s.",
-		s.Delta, confidenceOf(s), strings.Join(parts, "; "))
+	for _, m := range s.Mechanisms {
+		notes = append(notes, fmt.Sprintf("%s: %s pair, %d runs per side", m.label(), relationText(rel[m.label()]), runs[m.label()]))
+	}
+	return plotting.Caption{
+		Line:  fmt.Sprintf("Claimed ε: RDP accountant at δ = %g; audited: Clopper–Pearson lower bound (confidence %g), which can refute a claim (above y = x), never certify one", s.Delta, confidenceOf(s)),
+		Notes: notes,
+	}
 }
 
 func relationText(rel string) string {

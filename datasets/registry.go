@@ -24,7 +24,7 @@ type Info struct {
 	// categories present, rows dropped by comparing rows), one phrase each.
 	// Like the papers, dplab does not account for it: the runner copies each
 	// phrase into every trial's privacy assumptions, and figures and tables
-	// repeat them in their footnotes. Empty for data-independent loading.
+	// repeat them in their captions. Empty for data-independent loading.
 	DataDependent []string
 }
 

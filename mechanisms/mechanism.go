@@ -108,7 +108,7 @@ type Release struct {
 	// TargetScope says what the budget's ε meant to this fit when it is not
 	// a target for the (ε, δ) the whole fit spends, e.g. "per-step RDP ε at
 	// α = 2" for a paper that calibrates each step to an RDP budget. The
-	// record states it, figures and tables footnote it, and the ε recorded
+	// record states it, figures and tables caption it, and the ε recorded
 	// as spent remains the accountant's (ε, δ) of the whole ledger. Empty:
 	// the budget is the (ε, δ) target of the whole fit.
 	TargetScope string

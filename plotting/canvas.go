@@ -9,6 +9,7 @@ import (
 
 	"git.sr.ht/~sbinet/gg"
 	xfont "golang.org/x/image/font"
+	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
@@ -106,13 +107,14 @@ func (c *pngCanvas) Scale(x, y float64) {
 }
 
 // FillString draws s with its baseline's left end at pt, as vgimg's
-// Canvas.FillString does, measuring y from the figure's exact height.
+// Canvas.FillString does, measuring y from the figure's exact height, and
+// with the font's kerning at the text's size (kerned).
 func (c *pngCanvas) FillString(f font.Face, pt vg.Point, s string) {
 	if f.Font.Size == 0 {
 		return
 	}
 	dpi := c.DPI()
-	face := f.FontFace(dpi)
+	face := newKerned(f, dpi)
 	defer face.Close()
 	x, y := pt.X.Dots(dpi), c.h.Dots(dpi)-pt.Y.Dots(dpi)
 	st := c.text[len(c.text)-1]
@@ -127,16 +129,49 @@ func (c *pngCanvas) FillString(f font.Face, pt vg.Point, s string) {
 	drawText(c.img, face, x, y, s, st.color)
 }
 
+// kerned is the face f.FontFace(dpi) with the kerning of its font at its
+// size. x/image's opentype.Face.Kern (v0.30.0) evaluates the kerning at
+// fixed.Int26_6(UnitsPerEm) pixels per em whatever the face's size: 32
+// px for Liberation Serif's 2048 units, so an 8 pt text at 110 dpi (12.2
+// px per em) was kerned 2.6 times too tight, and the A and T of
+// "NON-PRIVATE" in a caption line overlapped. gonum's measurements
+// (font.Face.Width) kern in font units and were right: the drawn text
+// was narrower than measured.
+type kerned struct {
+	xfont.Face
+	font *sfnt.Font
+	ppem fixed.Int26_6 // the face's size in pixels per em, as opentype.NewFace rounds it
+	buf  sfnt.Buffer
+}
+
+// newKerned returns the face of f at dpi with its kerning at its size.
+func newKerned(f font.Face, dpi float64) *kerned {
+	return &kerned{Face: f.FontFace(dpi), font: f.Face, ppem: fixed.Int26_6(0.5 + f.Font.Size.Points()*dpi*64/72)}
+}
+
+// Kern implements xfont.Face: the kerning of r0 and r1 at the face's
+// size, unhinted (as the face's glyphs are), 0 where the font has none.
+func (k *kerned) Kern(r0, r1 rune) fixed.Int26_6 {
+	g0, err0 := k.font.GlyphIndex(&k.buf, r0)
+	g1, err1 := k.font.GlyphIndex(&k.buf, r1)
+	if err0 != nil || err1 != nil {
+		return 0
+	}
+	v, err := k.font.Kern(&k.buf, g0, g1, k.ppem, xfont.HintingNone)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
 // drawText draws s on img as gg's drawString (x/image/font's
 // Drawer.DrawString) does, with the glyphs drawn by draw.DrawMask: the pen
 // at round(64·x)/64, round(64·y)/64 in pixels (the baseline's left end),
-// kerning between drawn runes, a rune without a glyph skipped. It reports
-// whether every glyph fell within img's bounds.
-func drawText(img *image.RGBA, face xfont.Face, x, y float64, s string, clr color.Color) (inside bool) {
+// kerning between drawn runes, a rune without a glyph skipped.
+func drawText(img *image.RGBA, face xfont.Face, x, y float64, s string, clr color.Color) {
 	src := image.NewUniform(clr)
 	dot := fixed.Point26_6{X: fixed.Int26_6(math.Round(x * 64)), Y: fixed.Int26_6(math.Round(y * 64))}
 	prev := rune(-1)
-	inside = true
 	for _, r := range s {
 		if prev >= 0 {
 			dot.X += face.Kern(prev, r)
@@ -145,88 +180,10 @@ func drawText(img *image.RGBA, face xfont.Face, x, y float64, s string, clr colo
 		if !ok {
 			continue
 		}
-		inside = inside && dr.In(img.Rect)
 		draw.DrawMask(img, dr, src, image.Point{}, mask, maskp, draw.Over)
 		dot.X += advance
 		prev = r
 	}
-	return inside
-}
-
-// textStrip draws a figure's footnote on rows of its own, full width, on
-// another goroutine while the panels are drawn on the figure's canvas,
-// for render to paste over the canvas's rows when they are still white
-// there (nothing else drew on them): a glyph drawn Over white is the same
-// wherever it is drawn, so the pixels are those of drawing the footnote
-// last on the canvas itself (TestFootnoteStripMatchesCanvas). It draws
-// plain text only: any transform, path or image, or a glyph that falls
-// outside its rows, makes it unusable (ok false) and render draws the
-// footnote on the canvas instead.
-type textStrip struct {
-	img   *image.RGBA // the strip's rows, in the figure's pixel coordinates; white on entry
-	h     vg.Length   // the figure's height
-	dpi   float64
-	color color.Color
-	ok    bool
-}
-
-// newTextStrip returns a white strip of the rows [y0, y1) of a figure
-// w pixels wide and h tall at dpi.
-func newTextStrip(w, y0, y1 int, h vg.Length, dpi int) *textStrip {
-	img := image.NewRGBA(image.Rect(0, y0, w, y1))
-	for i := range img.Pix {
-		img.Pix[i] = 0xff
-	}
-	return &textStrip{img: img, h: h, dpi: float64(dpi), color: color.Black, ok: true}
-}
-
-// SetColor implements vg.Canvas.
-func (t *textStrip) SetColor(clr color.Color) {
-	if clr == nil {
-		clr = color.Black // as vgimg does
-	}
-	t.color = clr
-}
-
-// FillString implements vg.Canvas, as pngCanvas.FillString draws plain text.
-func (t *textStrip) FillString(f font.Face, pt vg.Point, s string) {
-	if f.Font.Size == 0 {
-		return
-	}
-	face := f.FontFace(t.dpi)
-	defer face.Close()
-	if !drawText(t.img, face, pt.X.Dots(t.dpi), t.h.Dots(t.dpi)-pt.Y.Dots(t.dpi), s, t.color) {
-		t.ok = false
-	}
-}
-
-// The rest of vg.Canvas: state a plain text does not change is ignored;
-// anything else makes the strip unusable.
-func (t *textStrip) SetLineWidth(vg.Length)              {}
-func (t *textStrip) SetLineDash([]vg.Length, vg.Length)  {}
-func (t *textStrip) Push()                               {}
-func (t *textStrip) Pop()                                {}
-func (t *textStrip) Rotate(float64)                      { t.ok = false }
-func (t *textStrip) Translate(vg.Point)                  { t.ok = false }
-func (t *textStrip) Scale(float64, float64)              { t.ok = false }
-func (t *textStrip) Stroke(vg.Path)                      { t.ok = false }
-func (t *textStrip) Fill(vg.Path)                        { t.ok = false }
-func (t *textStrip) DrawImage(vg.Rectangle, image.Image) { t.ok = false }
-
-// pasteStrip copies t's rows over c's and reports true when t is usable
-// and c's rows are all opaque white; otherwise it changes nothing.
-func (c *pngCanvas) pasteStrip(t *textStrip) bool {
-	if !t.ok || !t.img.Rect.In(c.img.Rect) {
-		return false
-	}
-	r := t.img.Rect
-	if !whitePixels(c.img, r) {
-		return false
-	}
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		copy(c.img.Pix[c.img.PixOffset(r.Min.X, y):][:4*r.Dx()], t.img.Pix[t.img.PixOffset(r.Min.X, y):][:4*r.Dx()])
-	}
-	return true
 }
 
 // whiteUnder reports whether every pixel under r, a rectangle in points

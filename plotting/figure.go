@@ -8,7 +8,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -23,28 +22,48 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Figure is one figure file: a grid of panels sharing axis labels and scales.
+// Figure is one figure file: a grid of panels sharing axis labels and
+// scales, one legend, and a caption line.
 type Figure struct {
-	Name           string // file stem: <Name>.png, <Name>.svg
+	Name           string // file stem: <Name>.png, <Name>.svg, <Name>.caption.md, <Name>.caption.tex
 	Title          string // drawn above the panels; may be empty
 	XLabel, YLabel string
 	LogX, LogY     bool
-	Panels         []Panel
-	Columns        int    // panels per row; 0 means up to 2
-	Note           string // footnote: accountant, δ, tuning mode, deviations
-	// Width and Height are the whole figure's size (panels, title and
-	// footnote). 0 means DefaultPanelWidth per column, and
-	// DefaultPanelHeight per row plus the title and the footnote. Text and
-	// lines keep their sizes in points, as a paper's figure does.
+	// X and Y set an axis's limits and labelled ticks; what they leave
+	// unset is chosen from the data (with headroom around it).
+	X, Y Axis
+	// HLines are horizontal lines drawn across every panel (thin, grey,
+	// not in the legend), such as y = 1 on a ratio.
+	HLines  []float64
+	Panels  []Panel
+	Columns int // panels per row; 0 means up to 2
+	// Caption is the caption line drawn under the panels (at most one line
+	// at default sizes) and the notes of the caption files.
+	Caption Caption
+	// Width and Height are the whole figure's size (panels, title, legend
+	// and caption line). 0 means DefaultPanelWidth per column, and
+	// DefaultPanelHeight per row plus the title and the caption line (and
+	// a legend outside the axes). Text and lines keep their sizes in
+	// points, as a paper's figure does.
 	Width, Height vg.Length
 	// DPI is the PNG resolution in pixels per inch; 0 means DefaultDPI.
 	// (An SVG is sized in points and does not depend on it.)
 	DPI float64
-	// Legend places each panel's legend: "" or LegendAuto (the default:
-	// inside the axes where it covers no data point, else outside them),
-	// one of the corners ("top-right", "top-left", "bottom-right",
-	// "bottom-left", kept even where it covers data), or LegendOutside.
+	// Legend places the figure's one legend: "" or LegendAuto (the
+	// default: in an empty slot of the panel grid or an empty panel, else
+	// inside a panel's axes where it covers no data point, else outside
+	// them), one of the corners ("top-right", "top-left", "bottom-right",
+	// "bottom-left": inside the first panel's axes, kept even where it
+	// covers data), or LegendOutside (below the panels, or right of a
+	// single panel).
 	Legend string
+}
+
+// Axis sets an axis of a figure: its limits (nil: from the data) and
+// its labelled ticks (none: chosen for the range).
+type Axis struct {
+	Min, Max *float64
+	Ticks    []float64
 }
 
 // The figure size defaults and limits (Figure.Width, Height and DPI).
@@ -110,10 +129,36 @@ func CheckSize(width, height, dpi float64) error {
 	return nil
 }
 
+// CheckAxis checks an axis setting: finite limits, min below max,
+// positive limits and ticks on a log axis. The error names the key
+// (prefix + "_min", "_max", "_ticks") at fault.
+func CheckAxis(prefix string, a Axis, log bool) error {
+	for _, l := range []struct {
+		key string
+		v   *float64
+	}{{"_min", a.Min}, {"_max", a.Max}} {
+		if l.v == nil {
+			continue
+		}
+		if math.IsNaN(*l.v) || math.IsInf(*l.v, 0) || log && !(*l.v > 0) {
+			return fmt.Errorf("%s%s = %v: want a finite value%s", prefix, l.key, *l.v, map[bool]string{true: " > 0 (a log axis)"}[log])
+		}
+	}
+	if a.Min != nil && a.Max != nil && !(*a.Min < *a.Max) {
+		return fmt.Errorf("%s_min = %v, %s_max = %v: want min < max", prefix, *a.Min, prefix, *a.Max)
+	}
+	for _, v := range a.Ticks {
+		if math.IsNaN(v) || math.IsInf(v, 0) || log && !(v > 0) {
+			return fmt.Errorf("%s_ticks: %v: want finite values%s", prefix, v, map[bool]string{true: " > 0 (a log axis)"}[log])
+		}
+	}
+	return nil
+}
+
 // Panel is one set of axes.
 type Panel struct {
 	Title      string
-	Note       string // a second title line (e.g. "skipped: files absent")
+	Note       string // under the title: why a panel has no data, in full ("data missing: …")
 	Series     []Series
 	References []Reference
 }
@@ -125,11 +170,16 @@ type Series struct {
 	Lo, Hi []float64 // band bounds; both nil for no band
 	Style  int       // colour/marker index; keep it fixed per method across panels
 	Dashed bool
-	// MarkEvery > 1 draws a marker at every MarkEvery-th point only (the
-	// first included), for dense series such as per-iteration curves; 0 or
-	// 1 marks every point.
+	// MarkEvery > 1 draws a marker at every MarkEvery-th point only, 1 at
+	// every point; 0 (automatic) marks every point of a series of at
+	// most maxMarkers points (points that are the data) and about
+	// maxMarkers points of a denser one (an analytic curve, a trace per
+	// iteration), where markers at every point would merge into a bar.
 	MarkEvery int
 }
+
+// maxMarkers is the most markers a series gets by default.
+const maxMarkers = 12
 
 // Reference is a horizontal dashed line, e.g. a non-private baseline.
 type Reference struct {
@@ -142,7 +192,7 @@ type Reference struct {
 var Formats = []string{"png", "svg"}
 
 // Validate checks the figure's data: lengths match, values on log axes are
-// positive, formats are known.
+// positive, axis settings are valid, formats are known.
 func (f *Figure) Validate() error {
 	if f.Name == "" {
 		return errors.New("plotting: figure without a name")
@@ -158,6 +208,17 @@ func (f *Figure) Validate() error {
 	}
 	if f.Legend != "" && !slices.Contains(LegendPlaces, f.Legend) {
 		return fmt.Errorf("plotting: figure %q: legend %q: want one of %s", f.Name, f.Legend, strings.Join(LegendPlaces, ", "))
+	}
+	if err := CheckAxis("x", f.X, f.LogX); err != nil {
+		return fmt.Errorf("plotting: figure %q: %w", f.Name, err)
+	}
+	if err := CheckAxis("y", f.Y, f.LogY); err != nil {
+		return fmt.Errorf("plotting: figure %q: %w", f.Name, err)
+	}
+	for _, y := range f.HLines {
+		if math.IsNaN(y) || math.IsInf(y, 0) || f.LogY && !(y > 0) {
+			return fmt.Errorf("plotting: figure %q: horizontal line at y = %v: want a finite value (> 0 on a log axis)", f.Name, y)
+		}
 	}
 	for _, p := range f.Panels {
 		for _, s := range p.Series {
@@ -182,56 +243,86 @@ func (f *Figure) Validate() error {
 	return nil
 }
 
-// Write renders f into dir as <Name>.<format> for each format and returns the
-// paths written, in the order of formats, up to the first format that
-// failed, and that failure. The formats are rendered and their files
-// written (atomically) concurrently. Neither dir nor a file is written
-// through a symbolic link (fileutil.ReplaceFileInFolder).
+// Write renders f into dir as <Name>.<format> for each format, and its
+// caption files <Name>.caption.md and <Name>.caption.tex, and returns the
+// paths written (the formats' in their order, then the caption files'),
+// up to the first file that failed, and that failure. The files are
+// rendered and written (atomically) concurrently. Neither dir nor a file
+// is written through a symbolic link (fileutil.ReplaceFileInFolder).
 func Write(f *Figure, dir string, formats ...string) ([]string, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	errs := make([]error, len(formats))
+	captions, err := f.captionFiles()
+	if err != nil {
+		return nil, err
+	}
+	names := slices.Clone(formats)
+	for _, c := range CaptionFiles {
+		names = append(names, c)
+	}
+	errs := make([]error, len(names))
 	write := func(i int) {
-		b, err := Render(f, formats[i])
+		var b []byte
+		var err error
+		name := f.Name + names[i]
+		if i < len(formats) {
+			name = f.Name + "." + formats[i]
+			b, err = Render(f, formats[i])
+		} else {
+			b = captions[i-len(formats)]
+		}
 		if err == nil {
-			err = fileutil.ReplaceFileInFolder(dir, f.Name+"."+formats[i], b)
+			err = fileutil.ReplaceFileInFolder(dir, name, b)
 		}
 		errs[i] = err
 	}
-	// The formats are written concurrently, the PNG (by far the longest:
+	// The files are written concurrently, the PNG (by far the longest:
 	// rasterising and deflating) on this goroutine, so that it starts at
-	// once rather than after a format the scheduler happened to run first.
+	// once rather than after a file the scheduler happened to run first.
 	first := max(0, slices.Index(formats, "png"))
 	var wg sync.WaitGroup
-	for i := range formats {
+	for i := range names {
 		if i != first {
 			wg.Go(func() { write(i) })
 		}
 	}
-	if len(formats) > 0 {
-		write(first)
-	}
+	write(first)
 	wg.Wait()
 	var paths []string
-	for i, format := range formats {
+	for i, n := range names {
 		if errs[i] != nil {
 			return paths, errs[i]
 		}
-		paths = append(paths, filepath.Join(dir, f.Name+"."+format))
+		if i < len(formats) {
+			n = "." + n
+		}
+		paths = append(paths, filepath.Join(dir, f.Name+n))
 	}
 	return paths, nil
+}
+
+// CaptionNotes returns the notes of f's caption files: f.Caption's, each
+// once, then which curves coincide and how they are told apart.
+func (f *Figure) CaptionNotes() []string { return f.Caption.notes(f.coincidenceNotes()...) }
+
+// captionFiles returns the contents of f's caption files, in the order
+// of CaptionFiles.
+func (f *Figure) captionFiles() ([][]byte, error) {
+	notes, title := f.CaptionNotes(), captionTitle(f.Name, f.Title, f.Caption)
+	return [][]byte{
+		captionMarkdown(title, f.Caption, notes),
+		captionTeX("figures/"+f.Name+".png", "fig", f.Name, title, f.Caption, notes),
+	}, nil
 }
 
 // Render draws f in the given format ("png" or "svg") and returns the bytes.
 func Render(f *Figure, format string) (out []byte, err error) { return render(f, format, false) }
 
-// render is Render; with reference set it draws a PNG the plain way — every
-// panel's white background, and the footnote last on the canvas itself —
-// where Render leaves out the fills that change no pixel
-// (pngCanvas.whiteUnder) and draws the footnote apart (textStrip), for
-// the tests that hold the two to the same bytes (TestPNGSkipsOnlyBlankFills,
-// TestFootnoteStripMatchesCanvas).
+// render is Render; with reference set it draws a PNG the plain way,
+// every panel's white background included, where Render leaves out the
+// fills that change no pixel (pngCanvas.whiteUnder), for the test that
+// holds the two to the same bytes (TestPNGSkipsOnlyBlankFills).
 func render(f *Figure, format string, reference bool) (out []byte, err error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
@@ -263,29 +354,6 @@ func render(f *Figure, format string, reference bool) (out []byte, err error) {
 		dc.Fill(dc.Rectangle.Path())
 	}
 	png, _ := canvas.(*pngCanvas)
-	// A PNG's footnote (its longest text) is drawn on rows of its own on
-	// another goroutine meanwhile (textStrip), and pasted at the end if
-	// nothing else drew there.
-	var strip *textStrip
-	stripDone := make(chan struct{})
-	if png != nil && f.Note != "" && !reference {
-		strip = noteStrip(png, lay)
-		go func() {
-			defer close(stripDone)
-			defer func() {
-				if recover() != nil {
-					strip.ok = false // render draws the footnote itself, and reports the panic then
-				}
-			}()
-			sty := lay.noteStyle
-			if m, ok := sty.Handler.(*measuredText); ok {
-				sty.Handler = m.Plain // measuredText is not for concurrent use; its answers are Plain's
-			}
-			(&draw.Canvas{Canvas: strip}).FillText(sty, notePoint, lay.note)
-		}()
-	} else {
-		close(stripDone)
-	}
 	for _, pl := range lay.panels {
 		c := draw.Canvas{Canvas: dc.Canvas, Rectangle: pl.tile}
 		if png != nil && !reference && opaqueWhite(pl.plot.BackgroundColor) && png.whiteUnder(pl.tile) {
@@ -297,19 +365,16 @@ func render(f *Figure, format string, reference bool) (out []byte, err error) {
 			x := pl.tile.Min.X - lay.yLabelW + lay.yLabel.Height(f.YLabel)
 			dc.FillText(lay.yLabel, vg.Point{X: x, Y: (dataC.Min.Y + dataC.Max.Y) / 2}, f.YLabel)
 		}
-		if pl.legend != nil {
-			drawLegend(dc, pl.legend, pl.box)
-		}
+	}
+	if lay.legend != nil {
+		lay.legend.draw(dc, lay.legendBox)
 	}
 	if f.Title != "" {
 		lay.titleStyle.XAlign = draw.XCenter
 		dc.FillText(lay.titleStyle, vg.Point{X: lay.w / 2, Y: lay.h - lay.titleH + 4}, lay.title)
 	}
-	if f.Note != "" {
-		<-stripDone
-		if strip == nil || !png.pasteStrip(strip) {
-			dc.FillText(lay.noteStyle, notePoint, lay.note)
-		}
+	if lay.caption != "" {
+		dc.FillText(lay.captionStyle, captionPoint, lay.caption)
 	}
 	var buf bytes.Buffer
 	if err := writeCanvas(&buf, canvas); err != nil {
@@ -318,18 +383,9 @@ func render(f *Figure, format string, reference bool) (out []byte, err error) {
 	return buf.Bytes(), nil
 }
 
-// notePoint is where a figure's footnote is drawn: its bottom left corner,
-// in points from the figure's.
-var notePoint = vg.Point{X: 6, Y: 4}
-
-// noteStrip returns a textStrip for the footnote of a figure drawn on c
-// with layout lay: the rows of the footnote's band (lay.noteH at the
-// bottom), with two to spare above.
-func noteStrip(c *pngCanvas, lay *figLayout) *textStrip {
-	b := c.img.Bounds()
-	y0 := max(b.Min.Y, int(math.Floor((lay.h-lay.noteH).Dots(float64(lay.dpi))))-2)
-	return newTextStrip(b.Dx(), y0, b.Max.Y, lay.h, lay.dpi)
-}
+// captionPoint is where a figure's caption line is drawn: its bottom
+// left corner, in points from the figure's.
+var captionPoint = vg.Point{X: 6, Y: 4}
 
 // opaqueWhite reports whether c is opaque white (every channel 0xffff).
 func opaqueWhite(c color.Color) bool {
@@ -343,12 +399,12 @@ func opaqueWhite(c color.Color) bool {
 // figLayout is where everything of a figure goes, in points from the
 // bottom left corner.
 type figLayout struct {
-	w, h                  vg.Length
-	dpi                   int
-	note                  string // the footnote, wrapped
-	noteStyle, titleStyle text.Style
-	noteH, titleH         vg.Length
-	title                 string // the title, wrapped
+	w, h                     vg.Length
+	dpi                      int
+	caption                  string // the caption line (wrapped only when it does not fit at minCaptionSize)
+	captionStyle, titleStyle text.Style
+	captionH, titleH         vg.Length
+	title                    string // the title, wrapped
 	// yLabel is the y axis title, drawn by Render left of each panel's
 	// tile (gonum/plot pads a log y axis as if its centred title were
 	// at the arithmetic mean of the range, leaving a gap above the axes);
@@ -356,71 +412,53 @@ type figLayout struct {
 	yLabel  text.Style
 	yLabelW vg.Length
 	panels  []panelLayout
+	// free are the tiles of the grid's slots without a panel.
+	free      []vg.Rectangle
+	legend    *legend // nil: nothing to list
+	legendBox vg.Rectangle
 }
 
-// panelLayout is one panel's plot, its tile and its legend.
+// panelLayout is one panel's plot and its tile.
 type panelLayout struct {
-	panel  *Panel
-	plot   *plot.Plot
-	axes   bool // drawn with axes (not an empty, skipped panel)
-	tile   vg.Rectangle
-	legend *legend      // nil: nothing to list
-	box    vg.Rectangle // the legend's frame
+	panel *Panel
+	plot  *plot.Plot
+	axes  bool // drawn with axes (not an empty, skipped panel)
+	tile  vg.Rectangle
 }
 
 // Text sizes in points and the legend's geometry.
 const (
-	titleSize, noteSize, legendSize = 13, 8, 8
+	titleSize, captionSize, legendSize = 13, 8, 8
+	// minCaptionSize is the smallest size a caption line is set in to fit
+	// on one line; below it the line wraps.
+	minCaptionSize = 6.5
 	// legendInset is the gap between the axes and a legend inside them,
 	// legendPad the frame's padding around the entries, legendGap the gap
-	// between the axes and a legend outside them.
+	// between the panels and a legend outside them.
 	legendInset, legendPad, legendGap = vg.Length(3), vg.Length(3), vg.Length(6)
 	// maxLegendShare is the largest part of the axes' area a legend inside
 	// them may cover (a larger one hides the bands under it).
 	maxLegendShare = 0.25
 	// markerRadius is a series marker's radius.
 	markerRadius = vg.Length(2.6)
+	// headroom is the part of an axis's range left free on each side of
+	// the data (in decades on a log axis), so no marker sits on the frame.
+	headroom = 0.04
 )
 
-// layout places the panels, titles, footnote and legends of a valid figure.
-func (f *Figure) layout() (*figLayout, error) { return f.layoutWith(0, 0, false, newMeasuredText()) }
-
-// layoutWith lays the figure out with extraW more width per column and
-// extraH more height per row than the default size (for legends outside
-// the axes when the figure's size is not set), and with the legends
-// outside the axes if outside; mt measures the texts of the figure's
-// styles and plots, for the layout and the drawing.
-func (f *Figure) layoutWith(extraW, extraH vg.Length, outside bool, mt *measuredText) (*figLayout, error) {
+// layout places the panels, titles, caption line and legend of a valid
+// figure.
+func (f *Figure) layout() (*figLayout, error) {
+	mt := newMeasuredText()
 	cols := f.Columns
 	if cols <= 0 {
 		cols = min(len(f.Panels), 2)
 	}
 	rows := (len(f.Panels) + cols - 1) / cols
-	lay := &figLayout{w: f.Width, h: f.Height, dpi: DefaultDPI, noteStyle: textStyle(noteSize), titleStyle: textStyle(titleSize)}
-	mt.use(&lay.noteStyle, &lay.titleStyle)
+	lay := &figLayout{w: f.Width, h: f.Height, dpi: DefaultDPI, captionStyle: textStyle(captionSize), titleStyle: textStyle(titleSize)}
+	mt.use(&lay.captionStyle, &lay.titleStyle)
 	if f.DPI != 0 {
 		lay.dpi = int(math.Round(f.DPI))
-	}
-	if lay.w == 0 {
-		lay.w = (DefaultPanelWidth + extraW) * vg.Length(cols)
-	}
-	lay.note = wrap(f.Note, lay.noteStyle, lay.w-12)
-	if f.Note != "" {
-		lay.noteH = lay.noteStyle.Height(lay.note) + 8
-	}
-	lay.title = wrap(f.Title, lay.titleStyle, lay.w-12)
-	if f.Title != "" {
-		lay.titleH = lay.titleStyle.Height(lay.title) + 8
-	}
-	if lay.h == 0 {
-		lay.h = (DefaultPanelHeight+extraH)*vg.Length(rows) + lay.noteH + lay.titleH
-	}
-	if ph := (lay.h - lay.noteH - lay.titleH) / vg.Length(rows); ph < minPanelSide {
-		return nil, fmt.Errorf("plotting: figure %q: height %.3g in leaves %.2g in per row of panels after the title and footnote: want at least %.2g in",
-			f.Name, inches(lay.h), inches(ph), inches(minPanelSide))
-	}
-	if pw := lay.w / vg.Length(cols); pw < minPanelSide {
-		return nil, fmt.Errorf("plotting: figure %q: width %.3g in leaves %.2g in per panel: want at least %.2g in", f.Name, inches(lay.w), inches(pw), inches(minPanelSide))
 	}
 	if f.YLabel != "" {
 		lay.yLabel = plot.New().Y.Label.TextStyle
@@ -428,155 +466,191 @@ func (f *Figure) layoutWith(extraW, extraH vg.Length, outside bool, mt *measured
 		lay.yLabel.Rotation += math.Pi / 2
 		lay.yLabelW = lay.yLabel.FontExtents().Descent + lay.yLabel.Height(f.YLabel) + vg.Points(5)
 	}
+	styles := f.seriesStyles()
 	grid := make([][]*plot.Plot, rows)
 	for r := range grid {
 		grid[r] = make([]*plot.Plot, cols)
 	}
+	panelW := DefaultPanelWidth
+	if f.Width != 0 {
+		panelW = f.Width / vg.Length(cols)
+	}
 	lay.panels = make([]panelLayout, len(f.Panels))
 	for i := range f.Panels {
-		p, leg, err := f.panel(&f.Panels[i], lay.w/vg.Length(cols)-lay.yLabelW-20, mt)
+		p, err := f.panel(&f.Panels[i], panelW-lay.yLabelW-20, mt, styles)
 		if err != nil {
 			return nil, err
 		}
 		grid[i/cols][i%cols] = p
-		lay.panels[i] = panelLayout{panel: &f.Panels[i], plot: p, legend: leg, axes: p.Y.Width > 0}
+		lay.panels[i] = panelLayout{panel: &f.Panels[i], plot: p, axes: p.Y.Width > 0}
 	}
-	area := draw.Canvas{Rectangle: vg.Rectangle{Min: vg.Point{Y: lay.noteH}, Max: vg.Point{X: lay.w, Y: lay.h - lay.titleH}}}
-	align := func(right, below vg.Length) {
-		tiles := draw.Tiles{Rows: rows, Cols: cols, PadTop: 4, PadBottom: 4 + below, PadLeft: 4 + lay.yLabelW, PadRight: 8 + right,
-			PadX: 8 + right + lay.yLabelW, PadY: 8 + below}
-		canvases := plot.Align(grid, tiles, area)
-		for i := range lay.panels {
-			lay.panels[i].tile = canvases[i/cols][i%cols].Rectangle
+	lay.legend = f.legend(styles, mt)
+
+	// Place the grid in an area of w × h less the title, the caption
+	// line and room for a legend outside (right of or below the panels).
+	sized := func(right, below vg.Length) error {
+		lay.w, lay.h = f.Width, f.Height
+		if lay.w == 0 {
+			lay.w = DefaultPanelWidth*vg.Length(cols) + right
 		}
+		lay.setTexts(f)
+		if lay.h == 0 {
+			lay.h = DefaultPanelHeight*vg.Length(rows) + lay.titleH + lay.captionH + below
+		}
+		if cw := (lay.w - right) / vg.Length(cols); cw < minPanelSide {
+			return fmt.Errorf("plotting: figure %q: width %.3g in leaves %.3g in per panel (%d columns): want at least %.3g in", f.Name, inches(lay.w), inches(cw), cols, inches(minPanelSide))
+		}
+		if rh := (lay.h - lay.titleH - lay.captionH - below) / vg.Length(rows); rh < minPanelSide {
+			return fmt.Errorf("plotting: figure %q: height %.3g in leaves %.3g in per row of panels (%d rows, after the title, legend and caption line): want at least %.3g in", f.Name, inches(lay.h), inches(rh), rows, inches(minPanelSide))
+		}
+		area := draw.Canvas{Rectangle: vg.Rectangle{Min: vg.Point{Y: lay.captionH + below}, Max: vg.Point{X: lay.w - right, Y: lay.h - lay.titleH}}}
+		tiles := draw.Tiles{Rows: rows, Cols: cols, PadTop: 4, PadBottom: 4, PadLeft: 4 + lay.yLabelW, PadRight: 8,
+			PadX: 8 + lay.yLabelW, PadY: 8}
+		canvases := plot.Align(grid, tiles, area)
+		lay.free = nil
+		for i := range rows * cols {
+			if i < len(lay.panels) {
+				lay.panels[i].tile = canvases[i/cols][i%cols].Rectangle
+			} else {
+				lay.free = append(lay.free, canvases[i/cols][i%cols].Rectangle)
+			}
+		}
+		return nil
 	}
-	align(0, 0)
+	if err := sized(0, 0); err != nil {
+		return nil, err
+	}
+	if lay.legend == nil {
+		return lay, nil
+	}
 	place := f.Legend
 	if place == "" {
 		place = LegendAuto
 	}
-	if outside {
-		place = LegendOutside
-	}
-	if place == LegendAuto {
-		for i := range lay.panels {
-			if !lay.panels[i].placeInside() {
-				place = LegendOutside
-				break
-			}
-		}
-	}
 	switch place {
 	case LegendAuto:
-		// placed
+		if lay.placeFree() || lay.placeInside() {
+			return lay, nil
+		}
 	case LegendOutside:
-		// To the right of the axes when the widest legend takes at most a
-		// third of a panel's width, else below them (long labels).
-		var legW, legH vg.Length
-		for _, pl := range lay.panels {
-			if pl.legend != nil {
-				sz := pl.legend.size()
-				legW, legH = max(legW, sz.X), max(legH, sz.Y)
-			}
-		}
-		right := legW <= lay.w/vg.Length(cols)/3
-		switch {
-		case right && f.Width == 0 && extraW == 0:
-			// A figure of the default size grows by the legend instead of
-			// squeezing its panels.
-			return f.layoutWith(legW+legendGap, 0, true, mt)
-		case !right && f.Height == 0 && extraH == 0:
-			return f.layoutWith(0, legH+legendGap, true, mt)
-		}
-		if right {
-			align(legW+legendGap, 0)
-		} else {
-			align(0, legH+legendGap)
-		}
-		for i := range lay.panels {
-			pl := &lay.panels[i]
-			if pl.legend == nil {
-				continue
-			}
-			sz := pl.legend.size()
-			if right {
-				top := pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile}).Max.Y
-				pl.box = vg.Rectangle{Min: vg.Point{X: pl.tile.Max.X + legendGap, Y: top - sz.Y}, Max: vg.Point{X: pl.tile.Max.X + legendGap + sz.X, Y: top}}
-			} else {
-				left := pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile}).Min.X
-				pl.box = vg.Rectangle{Min: vg.Point{X: left, Y: pl.tile.Min.Y - legendGap - sz.Y}, Max: vg.Point{X: left + sz.X, Y: pl.tile.Min.Y - legendGap}}
-			}
-		}
 	default:
-		for i := range lay.panels {
-			pl := &lay.panels[i]
-			if pl.legend != nil {
-				pl.box = pl.corner(place)
+		for _, pl := range lay.panels {
+			if pl.axes {
+				lay.legend.cols = 1
+				lay.legendBox = cornerBox(pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile}), lay.legend.size(), place)
+				return lay, nil
 			}
 		}
 	}
+	// Outside: right of a single panel when the legend takes at most a
+	// third of its width, else below the panels in as many columns as fit.
+	l := lay.legend
+	l.cols = 1
+	if sz := l.size(); len(f.Panels) == 1 && sz.X <= (lay.w-lay.yLabelW)/3 {
+		if err := sized(sz.X+legendGap, 0); err != nil {
+			return nil, err
+		}
+		dataC := lay.panels[0].plot.DataCanvas(draw.Canvas{Rectangle: lay.panels[0].tile})
+		x := lay.w - sz.X - legendInset
+		lay.legendBox = vg.Rectangle{Min: vg.Point{X: x, Y: dataC.Max.Y - sz.Y}, Max: vg.Point{X: x + sz.X, Y: dataC.Max.Y}}
+		return lay, nil
+	}
+	w := lay.w - 2*legendInset
+	if f.Width == 0 {
+		w = DefaultPanelWidth*vg.Length(cols) - 2*legendInset
+	}
+	l.cols = l.fitColumns(w)
+	sz := l.size()
+	if err := sized(0, sz.Y+legendGap); err != nil {
+		return nil, err
+	}
+	x := (lay.w - sz.X) / 2
+	lay.legendBox = vg.Rectangle{Min: vg.Point{X: x, Y: lay.captionH + legendGap/2}, Max: vg.Point{X: x + sz.X, Y: lay.captionH + legendGap/2 + sz.Y}}
 	return lay, nil
 }
 
-// legend is a panel's legend: gonum's, drawn where layout places it, and
-// its entries' texts (which gonum keeps to itself).
-type legend struct {
-	plot.Legend
-	texts []string
-}
-
-func newLegend() *legend {
-	l := &legend{Legend: plot.NewLegend()}
-	l.TextStyle.Font.Size = legendSize
-	l.Top, l.Left = true, true
-	l.Padding = vg.Points(1.5)
-	return l
-}
-
-func (l *legend) add(text string, thumbs ...plot.Thumbnailer) {
-	l.Add(text, thumbs...)
-	l.texts = append(l.texts, text)
-}
-
-// size is the size of the legend's frame: the entries as gonum's
-// Legend.Draw lays them out (the icon, a space, the text; entries one text
-// height apart plus the padding, the font's descent below the last), and
-// the frame's padding around them.
-func (l *legend) size() vg.Point {
-	sty := l.TextStyle
-	var w, enth vg.Length
-	for _, e := range l.texts {
-		w = max(w, l.ThumbnailWidth+sty.Rectangle(" "+e).Max.X)
-		enth = max(enth, sty.Rectangle(e).Max.Y)
+// setTexts wraps the title to the figure's width and sets the caption
+// line on one line, in a smaller size (down to minCaptionSize) when it
+// does not fit at captionSize, wrapped below that; it sets their heights.
+func (lay *figLayout) setTexts(f *Figure) {
+	lay.title, lay.titleH = "", 0
+	if f.Title != "" {
+		lay.title = wrap(f.Title, lay.titleStyle, lay.w-12)
+		lay.titleH = lay.titleStyle.Height(lay.title) + 8
 	}
-	n := vg.Length(len(l.texts))
-	h := n*enth + (n-1)*l.Padding + sty.FontExtents().Descent
-	return vg.Point{X: w + 2*legendPad, Y: h + 2*legendPad}
+	lay.caption, lay.captionH = "", 0
+	line := strings.TrimSpace(strings.ReplaceAll(f.Caption.Line, "\n", " "))
+	if line == "" {
+		return
+	}
+	width := lay.w - 12
+	size := lay.captionStyle.Font.Size
+	if w := lay.captionStyle.Width(line); w > width {
+		size = max(minCaptionSize, captionSize*width/w)
+		size = vg.Length(math.Floor(float64(size)*10) / 10)
+	}
+	lay.captionStyle.Font.Size = size
+	lay.caption = line
+	if lay.captionStyle.Width(line) > width {
+		lay.caption = wrap(line, lay.captionStyle, width)
+	}
+	lay.captionH = lay.captionStyle.Height(lay.caption) + 8
 }
 
-// drawLegend draws l's frame (white, a grey border) and its entries in box.
-func drawLegend(dc draw.Canvas, l *legend, box vg.Rectangle) {
-	dc.SetColor(color.NRGBA{R: 255, G: 255, B: 255, A: 230})
-	dc.Fill(box.Path())
-	dc.SetLineStyle(draw.LineStyle{Color: color.Gray{Y: 170}, Width: vg.Points(0.6)})
-	dc.Stroke(box.Path())
-	inner := vg.Rectangle{Min: vg.Point{X: box.Min.X + legendPad, Y: box.Min.Y + legendPad}, Max: vg.Point{X: box.Max.X - legendPad, Y: box.Max.Y - legendPad}}
-	l.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: inner})
+// CaptionLines is the number of lines the caption line of f takes in its
+// image (0 without one; 1 unless it is too long for the figure's width
+// even at the smallest caption size).
+func CaptionLines(f *Figure) (int, error) {
+	if err := f.Validate(); err != nil {
+		return 0, err
+	}
+	lay, err := f.layout()
+	if err != nil {
+		return 0, err
+	}
+	if lay.caption == "" {
+		return 0, nil
+	}
+	return strings.Count(lay.caption, "\n") + 1, nil
+}
+
+// placeFree puts the legend in an empty slot of the panel grid, or under
+// the note of a panel without axes (a skipped dataset), in as many
+// columns as fit, and reports whether it fits in one.
+func (lay *figLayout) placeFree() bool {
+	l := lay.legend
+	var slots []vg.Rectangle
+	for _, r := range lay.free {
+		slots = append(slots, vg.Rectangle{Min: vg.Point{X: r.Min.X + legendInset, Y: r.Min.Y + legendInset}, Max: vg.Point{X: r.Max.X - legendInset, Y: r.Max.Y - legendInset}})
+	}
+	for _, pl := range lay.panels {
+		if pl.axes {
+			continue
+		}
+		top := pl.tile.Max.Y - pl.plot.Title.TextStyle.Height(pl.plot.Title.Text) - 2*pl.plot.Title.Padding - legendGap
+		slots = append(slots, vg.Rectangle{Min: vg.Point{X: pl.tile.Min.X + legendInset, Y: pl.tile.Min.Y + legendInset}, Max: vg.Point{X: pl.tile.Max.X - legendInset, Y: top}})
+	}
+	for _, s := range slots {
+		for cols := 1; cols <= 3; cols++ {
+			l.cols = cols
+			sz := l.size()
+			if sz.X <= s.Size().X && sz.Y <= s.Size().Y {
+				x := s.Min.X + (s.Size().X-sz.X)/2
+				lay.legendBox = vg.Rectangle{Min: vg.Point{X: x, Y: s.Max.Y - sz.Y}, Max: vg.Point{X: x + sz.X, Y: s.Max.Y}}
+				return true
+			}
+		}
+	}
+	l.cols = 1
+	return false
 }
 
 // legendCandidates are the places tried for a legend inside the axes, in
 // order of preference.
 var legendCandidates = []string{"top-right", "top-left", "bottom-right", "bottom-left", "top-center", "bottom-center", "center-right", "center-left"}
 
-// corner returns the legend's frame at a place inside the panel's axes
-// ("top-right", …, "center-left").
-func (pl *panelLayout) corner(place string) vg.Rectangle {
-	return cornerBox(pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile}), pl.legend.size(), place)
-}
-
 // cornerBox returns the frame of a legend of size sz at a place inside the
-// axes dataC. placeInside tries every place on one dataC and sz: the data
-// canvas measures every tick label and the size every entry.
+// axes dataC ("top-right", …, "center-left").
 func cornerBox(dataC draw.Canvas, sz vg.Point, place string) vg.Rectangle {
 	vert, horiz, _ := strings.Cut(place, "-")
 	var x, y vg.Length // bottom left corner
@@ -599,48 +673,54 @@ func cornerBox(dataC draw.Canvas, sz vg.Point, place string) vg.Rectangle {
 	return vg.Rectangle{Min: vg.Point{X: x, Y: y}, Max: vg.Point{X: x + sz.X, Y: y + sz.Y}}
 }
 
-// placeInside puts the panel's legend at the first of legendCandidates
-// that fits in the axes (in at most maxLegendShare of their area) and covers no data point (a marker, with its
-// radius, or a band vertex), preferring among those the place crossing
-// the fewest lines; it reports false when there is no such place.
-func (pl *panelLayout) placeInside() bool {
-	if pl.legend == nil {
-		return true
-	}
-	dataC := pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile})
-	sz := pl.legend.size()
-	if sz.X > dataC.Size().X-2*legendInset || sz.Y > dataC.Size().Y-2*legendInset || sz.X*sz.Y > maxLegendShare*dataC.Size().X*dataC.Size().Y {
-		return false
-	}
-	pts, lines := pl.canvasPoints(dataC)
-	best, bestHits := -1, 0
-	for i, place := range legendCandidates {
-		box := cornerBox(dataC, sz, place)
-		covers := false
-		for _, p := range pts {
-			r := p.r + 1
-			if p.X >= box.Min.X-r && p.X <= box.Max.X+r && p.Y >= box.Min.Y-r && p.Y <= box.Max.Y+r {
-				covers = true
-				break
-			}
-		}
-		if covers {
+// placeInside puts the legend, in one column, inside the axes of one of
+// the panels, at the first of legendCandidates that fits (in at most
+// maxLegendShare of the axes' area) and covers no data point (a point of
+// a series, with a marker's radius, or a band vertex), preferring among
+// those the place crossing the fewest lines (the first panel's on a
+// tie); it reports false when there is no such place.
+func (lay *figLayout) placeInside() bool {
+	l := lay.legend
+	l.cols = 1
+	sz := l.size()
+	best, bestHits := vg.Rectangle{}, -1
+	for _, pl := range lay.panels {
+		if !pl.axes {
 			continue
 		}
-		hits := 0
-		for _, p := range lines {
-			if inRect(p, box) {
-				hits++
+		dataC := pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile})
+		if sz.X > dataC.Size().X-2*legendInset || sz.Y > dataC.Size().Y-2*legendInset || sz.X*sz.Y > maxLegendShare*dataC.Size().X*dataC.Size().Y {
+			continue
+		}
+		pts, lines := pl.canvasPoints(dataC)
+		for _, place := range legendCandidates {
+			box := cornerBox(dataC, sz, place)
+			covers := false
+			for _, p := range pts {
+				r := p.r + 1
+				if p.X >= box.Min.X-r && p.X <= box.Max.X+r && p.Y >= box.Min.Y-r && p.Y <= box.Max.Y+r {
+					covers = true
+					break
+				}
+			}
+			if covers {
+				continue
+			}
+			hits := 0
+			for _, p := range lines {
+				if inRect(p, box) {
+					hits++
+				}
+			}
+			if bestHits < 0 || hits < bestHits {
+				best, bestHits = box, hits
 			}
 		}
-		if best < 0 || hits < bestHits {
-			best, bestHits = i, hits
-		}
 	}
-	if best < 0 {
+	if bestHits < 0 {
 		return false
 	}
-	pl.box = cornerBox(dataC, sz, legendCandidates[best])
+	lay.legendBox = best
 	return true
 }
 
@@ -648,17 +728,18 @@ func inRect(p vg.Point, r vg.Rectangle) bool {
 	return p.X >= r.Min.X && p.X <= r.Max.X && p.Y >= r.Min.Y && p.Y <= r.Max.Y
 }
 
-// canvasPoint is a data point on the canvas: a marker (r its radius) or a
-// band vertex (r = 0), and what it is.
+// canvasPoint is a data point on the canvas: a point of a series (r the
+// marker radius) or a band vertex (r = 0), and what it is.
 type canvasPoint struct {
 	vg.Point
 	r    vg.Length
 	what string
 }
 
-// canvasPoints returns the panel's data points on dataC (markers and band
-// vertices, the points a legend must not cover) and points sampled along
-// its lines and reference lines (which it should avoid).
+// canvasPoints returns the panel's data points on dataC (the points of
+// its series, marked or not, and its band vertices: the points a legend
+// must not cover) and points sampled along its lines and reference lines
+// (which it should avoid).
 func (pl *panelLayout) canvasPoints(dataC draw.Canvas) (pts []canvasPoint, lines []vg.Point) {
 	p := pl.plot
 	tx, ty := p.Transforms(&dataC)
@@ -712,9 +793,10 @@ func isLog(s plot.Normalizer) bool {
 	return ok
 }
 
-// LegendCovers lays f out as Render does and returns, for each panel whose
-// legend box contains a data point (a marker's centre or a band vertex), a
-// description of the points it covers; nil when no legend covers data.
+// LegendCovers lays f out as Render does and returns, for the legend
+// when it contains a data point of a panel (a point of a series or a
+// band vertex), a description of the points it covers; nil when it
+// covers no data.
 func LegendCovers(f *Figure) (covered []string, err error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
@@ -725,16 +807,16 @@ func LegendCovers(f *Figure) (covered []string, err error) {
 		}
 	}()
 	lay, err := f.layout()
-	if err != nil {
+	if err != nil || lay.legend == nil {
 		return nil, err
 	}
 	for _, pl := range lay.panels {
-		if pl.legend == nil {
+		if !pl.axes {
 			continue
 		}
 		pts, _ := pl.canvasPoints(pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile}))
 		for _, p := range pts {
-			if inRect(p.Point, pl.box) {
+			if inRect(p.Point, lay.legendBox) {
 				covered = append(covered, fmt.Sprintf("panel %q: legend covers %s", pl.panel.Title, p.what))
 			}
 		}
@@ -742,37 +824,33 @@ func LegendCovers(f *Figure) (covered []string, err error) {
 	return covered, nil
 }
 
-// panel makes one panel's plot and its legend (nil when it lists
-// nothing), their texts measured by mt; width is the width its title and
-// note are wrapped to.
-func (f *Figure) panel(pn *Panel, width vg.Length, mt *measuredText) (*plot.Plot, *legend, error) {
+// panel makes one panel's plot, its texts measured by mt, its series
+// drawn in styles; width is the width its title and note are wrapped to.
+func (f *Figure) panel(pn *Panel, width vg.Length, mt *measuredText, styles map[string]seriesStyle) (*plot.Plot, error) {
 	p := plot.New()
-	mt.use(&p.Title.TextStyle, &p.X.Label.TextStyle, &p.X.Tick.Label, &p.Y.Label.TextStyle, &p.Y.Tick.Label, &p.Legend.TextStyle)
-	p.Title.Text = pn.Title
+	mt.use(&p.Title.TextStyle, &p.X.Label.TextStyle, &p.X.Tick.Label, &p.Y.Label.TextStyle, &p.Y.Tick.Label)
+	p.Title.Text = wrap(pn.Title, p.Title.TextStyle, width-12)
 	if pn.Note != "" {
 		p.Title.Text += "\n" + wrap(pn.Note, p.Title.TextStyle, width-12)
 	}
 	p.X.Label.Text = f.XLabel // the y label is drawn by Render (figLayout.yLabel)
+	p.X.Tick.Marker, p.Y.Tick.Marker = linearTicks{}, linearTicks{}
 	if f.LogX {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = logTicks{}
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks{}
 	}
 	if f.LogY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicks{}
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
+	}
+	if len(f.X.Ticks) > 0 {
+		p.X.Tick.Marker = fixedTicks(f.X.Ticks)
+	}
+	if len(f.Y.Ticks) > 0 {
+		p.Y.Tick.Marker = fixedTicks(f.Y.Ticks)
 	}
 	p.Add(plotter.NewGrid())
-	leg := newLegend()
-	mt.use(&leg.TextStyle)
 	var floor float64 // 0: a linear y axis
 	if f.LogY {
 		floor = logFloor(pn)
-	}
-	xmin, xmax := math.Inf(1), math.Inf(-1)
-	for _, s := range pn.Series {
-		for _, x := range s.X {
-			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
-		}
 	}
 	drawn := 0 // series with at least one finite point
 	for _, s := range pn.Series {
@@ -783,54 +861,24 @@ func (f *Figure) panel(pn *Panel, width vg.Length, mt *measuredText) (*plot.Plot
 		if s.Lo != nil {
 			band, err := bandPolygon(s, col, floor)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			if band != nil {
 				p.Add(band)
 			}
 		}
-		pts := make(plotter.XYs, 0, len(s.X))
-		for i := range s.X {
-			if isFinite(s.Y[i]) {
-				pts = append(pts, plotter.XY{X: s.X[i], Y: s.Y[i]})
-			}
+		line, points, err := seriesPlotters(s, styles[s.Label])
+		if err != nil {
+			return nil, err
 		}
-		if len(pts) == 0 {
+		if line == nil {
 			continue
 		}
-		line, points, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return nil, nil, fmt.Errorf("plotting: series %q: %w", s.Label, err)
+		p.Add(line)
+		if points != nil {
+			p.Add(points)
 		}
-		if s.MarkEvery > 1 {
-			var marked plotter.XYs
-			for i := 0; i < len(pts); i += s.MarkEvery {
-				marked = append(marked, pts[i])
-			}
-			if points, err = plotter.NewScatter(marked); err != nil {
-				return nil, nil, fmt.Errorf("plotting: series %q: %w", s.Label, err)
-			}
-		}
-		line.Color = col
-		line.Width = vg.Points(1.4)
-		if s.Dashed {
-			line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		}
-		points.Color = col
-		points.Shape = plotutil.Shape(s.Style)
-		points.Radius = markerRadius
-		p.Add(line, points)
-		leg.add(s.Label, line, points)
 		drawn++
-	}
-	if !(xmin < xmax) {
-		xmin, xmax = 1, 10
-		if len(pn.Series) > 0 && len(pn.Series[0].X) > 0 {
-			xmin, xmax = pn.Series[0].X[0]/2, pn.Series[0].X[0]*2
-		}
-		// One x value (e.g. a single ε): widen the axis around it, which a
-		// log axis needs (gonum would pad [x, x] to an interval reaching 0).
-		p.X.Min, p.X.Max = xmin, xmax
 	}
 	if drawn == 0 && len(pn.References) == 0 {
 		// Nothing to draw (a skipped dataset): hidden axes on a [1, 10]
@@ -838,26 +886,133 @@ func (f *Figure) panel(pn *Panel, width vg.Length, mt *measuredText) (*plot.Plot
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 1, 10, 1, 10
 		p.HideAxes()
 		p.X.Label.Text, p.Y.Label.Text = "", ""
-		p.Title.Text = wrap(p.Title.Text, p.Title.TextStyle, width-12)
+		return p, nil
 	}
+	xmin, xmax := p.X.Min, p.X.Max
+	if drawn == 0 || !(xmin < xmax) {
+		// One x value (e.g. a single ε), or none: widen the axis around
+		// it, which a log axis needs (gonum would pad [x, x] to an
+		// interval reaching 0).
+		xmin, xmax = 1, 10
+		if x := firstX(pn); x != 0 {
+			xmin, xmax = x/2, x*2
+			if !f.LogX && x < 0 {
+				xmin, xmax = x*2, x/2
+			}
+		}
+	}
+	xmin, xmax = padRange(xmin, xmax, f.LogX)
+	xmin, xmax = limits(xmin, xmax, f.X)
+	p.X.Min, p.X.Max = xmin, xmax
 	for _, r := range pn.References {
 		line, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: r.Y}, {X: xmax, Y: r.Y}})
 		if err != nil {
-			return nil, nil, fmt.Errorf("plotting: reference %q: %w", r.Label, err)
+			return nil, fmt.Errorf("plotting: reference %q: %w", r.Label, err)
 		}
-		line.Color = color.Black
-		if r.Style > 0 {
-			line.Color = plotutil.Color(r.Style)
-		}
-		line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-		line.Width = vg.Points(1.2)
+		line.LineStyle = referenceStyle(r)
 		p.Add(line)
-		leg.add(r.Label, line)
 	}
-	if len(leg.texts) == 0 {
-		leg = nil
+	for _, y := range f.HLines {
+		line, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: y}, {X: xmax, Y: y}})
+		if err != nil {
+			return nil, fmt.Errorf("plotting: horizontal line at %v: %w", y, err)
+		}
+		line.LineStyle = draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(0.9), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
+		p.Add(line)
 	}
-	return p, leg, nil
+	p.X.Min, p.X.Max = xmin, xmax // the lines above span exactly this
+	ymin, ymax := p.Y.Min, p.Y.Max
+	if !(ymin < ymax) {
+		ymin, ymax = ymin-1, ymax+1
+		if f.LogY {
+			ymin, ymax = p.Y.Min/2, p.Y.Max*2
+		}
+	}
+	ymin, ymax = padRange(ymin, ymax, f.LogY)
+	p.Y.Min, p.Y.Max = limits(ymin, ymax, f.Y)
+	return p, nil
+}
+
+// firstX is the first x value of the panel's series (0 when none has one).
+func firstX(pn *Panel) float64 {
+	for _, s := range pn.Series {
+		if len(s.X) > 0 {
+			return s.X[0]
+		}
+	}
+	return 0
+}
+
+// padRange widens [lo, hi] by headroom of its length on each side (of
+// its decades on a log axis).
+func padRange(lo, hi float64, log bool) (float64, float64) {
+	if log {
+		k := math.Pow(hi/lo, headroom)
+		return lo / k, hi * k
+	}
+	d := (hi - lo) * headroom
+	return lo - d, hi + d
+}
+
+// limits applies an axis's set limits to [lo, hi].
+func limits(lo, hi float64, a Axis) (float64, float64) {
+	if a.Min != nil {
+		lo = *a.Min
+	}
+	if a.Max != nil {
+		hi = *a.Max
+	}
+	return lo, hi
+}
+
+// referenceStyle is how a reference line is drawn: dashed, black (or its
+// style's colour).
+func referenceStyle(r Reference) draw.LineStyle {
+	st := draw.LineStyle{Color: color.Black, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
+	if r.Style > 0 {
+		st.Color = plotutil.Color(r.Style)
+	}
+	return st
+}
+
+// seriesPlotters returns the line and the markers (nil for none) of a
+// series in its style; a nil line when it has no finite point.
+func seriesPlotters(s Series, sty seriesStyle) (*plotter.Line, *plotter.Scatter, error) {
+	pts := make(plotter.XYs, 0, len(s.X))
+	for i := range s.X {
+		if isFinite(s.Y[i]) {
+			pts = append(pts, plotter.XY{X: s.X[i], Y: s.Y[i]})
+		}
+	}
+	if len(pts) == 0 {
+		return nil, nil, nil
+	}
+	line, err := plotter.NewLine(pts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("plotting: series %q: %w", s.Label, err)
+	}
+	line.Color = plotutil.Color(s.Style)
+	line.Width = vg.Points(1.4)
+	line.Dashes = sty.dashes
+	every := s.MarkEvery
+	if every <= 0 {
+		every = 1
+		if len(pts) > maxMarkers {
+			every = (len(pts) + maxMarkers - 3) / (maxMarkers - 2) // about maxMarkers − 2 markers
+		}
+	}
+	var marked plotter.XYs
+	for i := int(sty.phase * float64(every)); i < len(pts); i += every {
+		marked = append(marked, pts[i])
+	}
+	points, err := plotter.NewScatter(marked)
+	if err != nil {
+		return nil, nil, fmt.Errorf("plotting: series %q: %w", s.Label, err)
+	}
+	points.Color = line.Color
+	points.Shape = plotutil.Shape(s.Style)
+	points.Radius = markerRadius
+	return line, points, nil
 }
 
 // logFloor is where a log y axis draws the non-positive lower bounds of
@@ -934,78 +1089,6 @@ func bandPolygon(s Series, col color.Color, floor float64) (*plotter.Polygon, er
 	return poly, nil
 }
 
-// logTicks labels 1, 3 times powers of ten when the range spans one to three
-// decades (an ε grid of 0.1, 0.3, 1, 3, 10 gets a label at each point), 1, 2,
-// 3 and 5 times powers of ten on shorter ranges (every mantissa when that
-// leaves fewer than two labels), and only powers of ten from three decades
-// on (gonum's LogTicks can leave a short range without labels). Beyond
-// maxLogLabels decades it marks only powers of ten and labels every k-th,
-// so a privacy profile spanning 1 to 1e-50 keeps legible labels. Powers of
-// ten outside [1e-3, 1e4] are written 1e<exp>, so that seven decades fit
-// under a panel.
-type logTicks struct{}
-
-// maxLogLabels is the most decade labels an axis gets.
-const maxLogLabels = 8
-
-// Ticks implements plot.Ticker.
-func (logTicks) Ticks(lo, hi float64) []plot.Tick {
-	if !(lo > 0) || !(hi > lo) {
-		return nil
-	}
-	decades := math.Log10(hi / lo)
-	var labelled func(m float64) bool
-	switch {
-	case decades >= 3:
-		labelled = func(m float64) bool { return m == 1 }
-	case decades >= 1:
-		labelled = func(m float64) bool { return m == 1 || m == 3 }
-	default:
-		labelled = func(m float64) bool { return m == 1 || m == 2 || m == 3 || m == 5 }
-		if countLabels(lo, hi, labelled) < 2 {
-			labelled = func(float64) bool { return true }
-		}
-	}
-	last, every := 9.0, 1
-	if decades > maxLogLabels {
-		last, every = 1, int(math.Ceil(decades/maxLogLabels))
-	}
-	var ticks []plot.Tick
-	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
-		for m := 1.0; m <= last; m++ {
-			// m·10^e correctly rounded (math.Pow(10, e) is not, e.g. at
-			// e = −23, which would print as 1.0000000000000001e-23).
-			v, _ := strconv.ParseFloat(strconv.FormatFloat(m, 'f', 0, 64)+"e"+strconv.FormatFloat(e, 'f', 0, 64), 64)
-			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
-				continue
-			}
-			t := plot.Tick{Value: v} // a minor tick unless labelled
-			if labelled(m) && int(e)%every == 0 {
-				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
-				if m == 1 && (e < -3 || e > 4) {
-					t.Label = "1e" + strconv.FormatFloat(e, 'f', 0, 64) // "1e5", not "100000" or "1e+06"
-				}
-			}
-			ticks = append(ticks, t)
-		}
-	}
-	return ticks
-}
-
-// countLabels is the number of mantissas m·10^e in [lo, hi] that labelled
-// accepts.
-func countLabels(lo, hi float64, labelled func(m float64) bool) int {
-	n := 0
-	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
-		for m := 1.0; m <= 9; m++ {
-			if v := m * math.Pow(10, e); labelled(m) && v >= lo*(1-1e-9) && v <= hi*(1+1e-9) {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 func textStyle(size vg.Length) text.Style {
 	return text.Style{
 		Color:   color.Black,
@@ -1020,6 +1103,9 @@ func textStyle(size vg.Length) text.Style {
 // than remeasured from its start for every word.
 func wrap(s string, sty text.Style, width vg.Length) string {
 	m := newLineMeter(sty) // nil: measure with sty.Width
+	if hasMarkup(s) {
+		m = nil // the meter measures plain text
+	}
 	var space span
 	if m != nil {
 		space = m.measure(" ")

@@ -22,7 +22,7 @@ func sampleFigure() *Figure {
 	eps := []float64{0.1, 0.316, 1, 3.16, 10}
 	return &Figure{
 		Name: "sample", Title: "Sample", XLabel: "ε", YLabel: "test MSE", LogX: true,
-		Note: "accountant rdp, δ = 1e-6, tuning none",
+		Caption: Caption{Line: "accountant rdp, δ = 1e-6, tuning none", Notes: []string{"every trial's split is fixed"}},
 		Panels: []Panel{
 			{Title: "A", Series: []Series{
 				{Label: "AdaSSP", X: eps, Y: []float64{3, 1, .5, .3, .25}, Lo: []float64{2.5, .8, .45, .28, .24}, Hi: []float64{3.5, 1.2, .55, .32, .26}},
@@ -54,8 +54,8 @@ func TestRenderIsDeterministic(t *testing.T) {
 func TestWriteFigureFiles(t *testing.T) {
 	dir := t.TempDir()
 	paths, err := Write(sampleFigure(), dir, Formats...)
-	if err != nil || len(paths) != 2 {
-		t.Fatalf("Write: %v %v", paths, err)
+	if err != nil || len(paths) != 4 {
+		t.Fatalf("Write: %v %v, want the png, the svg and the two caption files", paths, err)
 	}
 	png, _ := os.ReadFile(filepath.Join(dir, "sample.png"))
 	if !bytes.HasPrefix(png, []byte("\x89PNG")) {
@@ -102,7 +102,7 @@ func sampleTable() *Table {
 			{{Mean: 0.51234, Half: 0.0213, Present: true}, {Mean: 0.31, Half: 0.012, Present: true}, {}},
 			{{Mean: 0.1, Half: 0.004, Present: true}, {Mean: 0.1, Half: 0.005, Present: true}, {Mean: 0.2, Half: 0, Present: true}},
 		},
-		Note: "Accountant: rdp; δ = 1e-6; tuning: none.",
+		Caption: Caption{Line: "Accountant: rdp; δ = 1e-6; tuning: none", Notes: []string{"mean with 95% CI (1.96·SE) over 20 trials"}},
 	}
 }
 
@@ -227,44 +227,66 @@ func TestBoldOnlyClearWinners(t *testing.T) {
 	}
 }
 
-// TestLogTicks: labels never crowd: at most 8 labelled ticks on any range,
-// every label is a power of ten over ≥ 3 decades, 1 and 3 multiples are
-// labelled from one to three decades (an ε grid 0.1, 0.3, 1, 3, 10 has a
-// label at each point: issue 13), 1, 2, 3 and 5 multiples on shorter ranges,
-// and a range too short for those labels every mantissa.
+// TestLogTicks (issue 35): a log axis has a tick at every decade, minor
+// ticks at 2…9 times each decade up to maxMinorDecades decades, labels
+// written as powers of ten, 10^{−7} (drawn 10⁻⁷, never "1e-7"), when a
+// decade outside [10⁻², 10³] is in range, else as decimals; every decade
+// labelled up to maxLogLabels decades (every k-th beyond, the others
+// ticked unlabelled); 1 and 3 times each decade from one to three
+// decades (an ε grid 0.1, 0.3, 1, 3, 10 has a label at each point: issue
+// 13), 1, 2, 3 and 5 times on shorter ranges, and a range too short for
+// four such labels gets a linear axis's labels.
 func TestLogTicks(t *testing.T) {
 	for _, tc := range []struct {
 		lo, hi float64
-		exact  bool // want is every label, in order
-		want   []string
+		want   []string // every label, in order
 	}{
-		{1.7, 1e7, false, []string{"1e5", "1e7"}},
-		{0.1, 10, true, []string{"0.1", "0.3", "1", "3", "10"}},
-		{0.3, 3, true, []string{"0.3", "1", "3"}},
-		{0.05, 20, true, []string{"0.1", "0.3", "1", "3", "10"}},
-		{0.5, 4, true, []string{"0.5", "1", "2", "3"}},
-		{0.8, 1.2, true, []string{"0.8", "0.9", "1"}},
-		{1e-6, 200, false, []string{"1e-6", "0.01", "1"}},
+		{1.7, 1e7, []string{"10^{1}", "10^{2}", "10^{3}", "10^{4}", "10^{5}", "10^{6}", "10^{7}"}},
+		{1e-6, 200, []string{"10^{−6}", "10^{−5}", "10^{−4}", "10^{−3}", "10^{−2}", "10^{−1}", "10^{0}", "10^{1}", "10^{2}"}},
+		{1e-24, 1, []string{"10^{−24}", "10^{−21}", "10^{−18}", "10^{−15}", "10^{−12}", "10^{−9}", "10^{−6}", "10^{−3}", "10^{0}"}},
+		{0.01, 1000, []string{"0.01", "0.1", "1", "10", "100", "1000"}},
+		{0.001, 100, []string{"10^{−3}", "10^{−2}", "10^{−1}", "10^{0}", "10^{1}", "10^{2}"}},
+		{0.1, 10, []string{"0.1", "0.3", "1", "3", "10"}},
+		{0.3, 3, []string{"0.3", "1", "3"}},
+		{0.05, 20, []string{"0.1", "0.3", "1", "3", "10"}},
+		{2e-5, 5e-4, []string{"3×10^{−5}", "10^{−4}", "3×10^{−4}"}},
+		{0.5, 4, []string{"0.5", "1", "2", "3"}},
+		{0.8, 1.2, nil}, // linear labels, below
 	} {
+		ticks := (logTicks{}).Ticks(tc.lo, tc.hi)
 		var labels []string
-		for _, tk := range (logTicks{}).Ticks(tc.lo, tc.hi) {
+		decades := map[float64]bool{}
+		for _, tk := range ticks {
 			if tk.Label != "" {
 				labels = append(labels, tk.Label)
 			}
+			if e := math.Log10(tk.Value); math.Abs(e-math.Round(e)) < 1e-9 {
+				decades[math.Round(e)] = true
+			}
 		}
-		if len(labels) > 8 {
-			t.Errorf("[%g, %g]: %d labels %v", tc.lo, tc.hi, len(labels), labels)
-		}
-		if tc.exact {
-			if strings.Join(labels, " ") != strings.Join(tc.want, " ") {
-				t.Errorf("[%g, %g]: labels %v, want %v", tc.lo, tc.hi, labels, tc.want)
+		if len(tc.want) == 0 {
+			// A range within half a decade: linear labels, at least minLabels.
+			if len(labels) < minLabels {
+				t.Errorf("[%g, %g]: labels %v: want at least %d", tc.lo, tc.hi, labels, minLabels)
 			}
 			continue
 		}
-		for _, w := range tc.want {
-			if !slices.Contains(labels, w) {
-				t.Errorf("[%g, %g]: labels %v lack %q", tc.lo, tc.hi, labels, w)
+		if strings.Join(labels, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("[%g, %g]: labels %v, want %v", tc.lo, tc.hi, labels, tc.want)
+		}
+		for e := math.Ceil(math.Log10(tc.lo)); e <= math.Floor(math.Log10(tc.hi)); e++ {
+			if !decades[e] {
+				t.Errorf("[%g, %g]: no tick at 10^%g", tc.lo, tc.hi, e)
 			}
+		}
+		minor := 0
+		for _, tk := range ticks {
+			if tk.Label == "" {
+				minor++
+			}
+		}
+		if d := math.Log10(tc.hi / tc.lo); d >= 1 && d <= maxMinorDecades && minor < 8*int(d)-len(labels) {
+			t.Errorf("[%g, %g]: %d minor ticks over %.1f decades: want the 2…9 multiples", tc.lo, tc.hi, minor, d)
 		}
 	}
 }
@@ -356,8 +378,8 @@ func TestLegendAvoidsData(t *testing.T) {
 	}
 	pl := lay.panels[0]
 	dataC := pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile})
-	if !inRect(pl.box.Min, dataC.Rectangle) || !inRect(pl.box.Max, dataC.Rectangle) {
-		t.Errorf("legend %v not inside the axes %v although a place is free", pl.box, dataC.Rectangle)
+	if !inRect(lay.legendBox.Min, dataC.Rectangle) || !inRect(lay.legendBox.Max, dataC.Rectangle) {
+		t.Errorf("legend %v not inside the axes %v although a place is free", lay.legendBox, dataC.Rectangle)
 	}
 
 	// Points everywhere: no free place inside.
@@ -374,8 +396,8 @@ func TestLegendAvoidsData(t *testing.T) {
 	}
 	pl = lay.panels[0]
 	dataC = pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile})
-	if pl.box.Min.X < dataC.Max.X {
-		t.Errorf("legend %v overlaps the axes %v: want it outside", pl.box, dataC.Rectangle)
+	if lay.legendBox.Min.X < dataC.Max.X {
+		t.Errorf("legend %v overlaps the axes %v: want it outside", lay.legendBox, dataC.Rectangle)
 	}
 	if covered, err := LegendCovers(full); err != nil || len(covered) > 0 {
 		t.Errorf("outside legend: %v %v", covered, err)
@@ -389,9 +411,8 @@ func TestLegendAvoidsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	pl = lay.panels[0]
-	dataC = pl.plot.DataCanvas(draw.Canvas{Rectangle: pl.tile})
-	if pl.box.Max.Y > pl.tile.Min.Y || pl.box.Min.Y < 0 {
-		t.Errorf("wide legend %v: want it below the panel's tile %v, on the canvas", pl.box, pl.tile)
+	if lay.legendBox.Max.Y > pl.tile.Min.Y || lay.legendBox.Min.Y < 0 {
+		t.Errorf("wide legend %v: want it below the panel's tile %v, on the canvas", lay.legendBox, pl.tile)
 	}
 }
 
@@ -425,7 +446,7 @@ func TestSingleXOnLogAxis(t *testing.T) {
 // TestLogBandFloor: on a log y axis a band reaching 0 (an MSE's CI clipped
 // to its range) runs down to half the smallest positive value drawn, and
 // does not stretch the axis over decades no point needs (it used to be
-// drawn at y/1000).
+// drawn at y/1000); the axis leaves its headroom below that.
 func TestLogBandFloor(t *testing.T) {
 	x := []float64{0.1, 1, 10}
 	f := &Figure{Name: "floor", LogX: true, LogY: true, Panels: []Panel{{Title: "A", Series: []Series{
@@ -435,8 +456,9 @@ func TestLogBandFloor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lo := lay.panels[0].plot.Y.Min; lo != 0.0003 {
-		t.Errorf("y axis from %g, want 0.0003 (half of 0.0006)", lo)
+	// 0.0003 (half of 0.0006), less the headroom below it.
+	if lo := lay.panels[0].plot.Y.Min; !(lo < 0.0003 && lo > 0.0002) {
+		t.Errorf("y axis from %g, want just under 0.0003 (half of 0.0006)", lo)
 	}
 	if _, err := Render(f, "png"); err != nil {
 		t.Error(err)

@@ -24,7 +24,7 @@ func TestTextCells(t *testing.T) {
 	if !strings.Contains(md.String(), "| α\\|τ ε² & 50% | 2 |") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
-	if !strings.Contains(tex.String(), `$\alpha$|τ $\varepsilon$² \& 50\%`) {
+	if !strings.Contains(tex.String(), `$\alpha$\textbar{}$\tau$ $\varepsilon$\textsuperscript{2} \& 50\%`) {
 		t.Errorf("latex:\n%s", tex.String())
 	}
 	if !strings.Contains(csvb.String(), "a,α|τ ε² & 50%,,2,0,,\n") {

@@ -106,18 +106,18 @@ func (m *lineMeter) join(a, b span) span {
 // width converts a span's units to points as font.Face.Width does.
 func (m *lineMeter) width(sp span) vg.Length { return gfont.Points(float64(sp.units)) * m.scale }
 
-// measuredText is a figure's text handler: text.Plain with each box (a
-// text's width, height and depth in a font) and each font's extents
-// computed once. gonum measures a tick label, a title or a legend entry
+// measuredText is a figure's text handler: mathText (text.Plain with
+// sub- and superscripts) with each box (a text's width, height and depth
+// in a font) and each font's extents computed once. gonum measures a tick label, a title or a legend entry
 // again at every step of a layout (plot.Align, DataCanvas, the legend's
 // candidate places) and again when drawing; text.Plain's answers depend
 // on the text and font only, so the remembered ones are the same. A
 // figure's layout makes one (Figure.layout), used by the goroutine that
 // renders the figure only.
 type measuredText struct {
-	text.Plain // the handler it stands for; set by use
-	boxes      map[measureKey][3]vg.Length
-	extents    map[gfont.Font]gfont.Extents
+	mathText // the handler it stands for (text.Plain with math); set by use
+	boxes    map[measureKey][3]vg.Length
+	extents  map[gfont.Font]gfont.Extents
 }
 
 type measureKey struct {
@@ -134,7 +134,7 @@ func (m *measuredText) Box(txt string, fnt gfont.Font) (width, height, depth vg.
 	k := measureKey{txt, fnt}
 	b, ok := m.boxes[k]
 	if !ok {
-		b[0], b[1], b[2] = m.Plain.Box(txt, fnt)
+		b[0], b[1], b[2] = m.mathText.Box(txt, fnt)
 		m.boxes[k] = b
 	}
 	return b[0], b[1], b[2]

@@ -23,7 +23,7 @@ var meterTexts = []string{
 // text.Style.Width (gonum's font.Face.Width) gives, at each text size a
 // figure uses.
 func TestLineMeterMatchesWidth(t *testing.T) {
-	for _, size := range []vg.Length{titleSize, noteSize, 10, 11.5} {
+	for _, size := range []vg.Length{titleSize, captionSize, 10, 11.5} {
 		sty := textStyle(size)
 		m := newLineMeter(sty)
 		if m == nil {
@@ -84,7 +84,7 @@ func TestWrapMatchesRemeasuring(t *testing.T) {
 	for _, s := range meterTexts {
 		words = append(words, strings.Fields(s)...)
 	}
-	for _, size := range []vg.Length{noteSize, titleSize} {
+	for _, size := range []vg.Length{captionSize, titleSize} {
 		plain := textStyle(size)
 		other := plain
 		other.Handler = otherHandler{plain.Handler.(text.Plain)}
@@ -118,7 +118,7 @@ func TestWrapMatchesRemeasuring(t *testing.T) {
 func TestMeasuredTextMatchesPlain(t *testing.T) {
 	m := newMeasuredText()
 	var styles []text.Style
-	for _, size := range []vg.Length{noteSize, titleSize, 10} {
+	for _, size := range []vg.Length{captionSize, titleSize, 10} {
 		sty := textStyle(size)
 		italic := sty
 		italic.Font.Style = xfont.StyleItalic
@@ -127,7 +127,7 @@ func TestMeasuredTextMatchesPlain(t *testing.T) {
 	for i := range styles {
 		m.use(&styles[i])
 	}
-	plain := textStyle(noteSize).Handler.(text.Plain)
+	plain := textStyle(captionSize).Handler.(text.Plain)
 	for range 2 {
 		for _, sty := range styles {
 			if sty.Handler != text.Handler(m) {
@@ -145,7 +145,7 @@ func TestMeasuredTextMatchesPlain(t *testing.T) {
 			}
 		}
 	}
-	other := textStyle(noteSize)
+	other := textStyle(captionSize)
 	other.Handler = otherHandler{plain}
 	m.use(&other)
 	if _, ok := other.Handler.(otherHandler); !ok {

@@ -272,7 +272,7 @@ func (g *Generator) evidenceLink(docDir, text, name, file string) string {
 }
 
 // tableSection is the table name of spec's render, as tables/<name>.md
-// holds it without its footnote (only the rows whose label contains rows,
+// holds it without its caption (only the rows whose label contains rows,
 // when not ""), then a line naming its evidence and intervals.
 func (g *Generator) tableSection(docDir, name, table, rows string) ([]byte, error) {
 	r, err := g.run(name)

@@ -236,7 +236,7 @@ func (v *view) sideLabel(s *side, cell *spec.Cell) string {
 func (v *view) notRunWhy(cell *spec.Cell) string {
 	label := v.spec.Datasets[cell.Dataset].Label
 	if why, ok := v.skipped[label]; ok {
-		return fmt.Sprintf("dataset %q skipped (%s)", label, shortReason(why))
+		return fmt.Sprintf("dataset %q %s", label, skipNote(why, v.spec.Datasets[cell.Dataset].Name))
 	}
 	if ic, ok := v.infeasible[cell.Key]; ok {
 		return "infeasible (" + ic.floorText() + ")"

@@ -15,7 +15,7 @@ import (
 // store order, everything the figures and tables of a spec are drawn from,
 // without keeping the records: the per-cell aggregates (a
 // results.Aggregator, which keeps a few numbers per trial) and, per cell, a
-// few facts the footnotes and privacy tables state. dplab run gives it each
+// few facts the captions and privacy tables state. dplab run gives it each
 // record as it is stored (run.Options.Records), dplab render each record as
 // it scans the store, so neither holds the store in memory.
 //

@@ -21,10 +21,10 @@
 //     trials, and what ε meant to cells with a target scope (never warned
 //     about as overspending).
 //   - Values read from the data without noise (traces, diagnostics) are
-//     labelled so where they are shown (iterations footnotes; the
-//     diagnostics table's title and footnote).
+//     labelled so where they are shown (iterations captions; the
+//     diagnostics table's title and caption).
 //   - A mechanism run behind non-private pre-processing ([HSS24]) is
-//     labelled in legends unless its label names the steps, and footnotes
+//     labelled in legends unless its label names the steps, and captions
 //     state the steps, sensitivities and analyses its ε rests on
 //     (render_pipeline.go).
 //

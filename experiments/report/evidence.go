@@ -125,7 +125,7 @@ func dropTiming(a *results.CellSummary) {
 }
 
 // EvidenceOutputs is what a spec's evidence renders to with the current
-// code: every table as a render builds it, without its footnote (which
+// code: every table as a render builds it, without its caption (which
 // also counts the trials of trace iterations the evidence does not keep;
 // a document's prose explains), the claims, summary.csv.
 type EvidenceOutputs struct {
@@ -262,10 +262,13 @@ func viewOutputs(s *spec.Spec, outs *outputs, v *view) (*EvidenceOutputs, error)
 	if out.Summary, err = v.summaryCSV(); err != nil {
 		return nil, err
 	}
-	for _, t := range outs.tables {
+	v.built = map[string][]*plotting.Table{} // the tables claims read (quantity table:NAME), as a render keeps them
+	for i, t := range outs.tables {
 		for _, tab := range t.build(v) {
-			tab.Note = ""
-			out.Tables = append(out.Tables, tab)
+			v.built[s.Tables[i].Name] = append(v.built[s.Tables[i].Name], tab)
+			shown := *tab
+			shown.Caption = plotting.Caption{}
+			out.Tables = append(out.Tables, &shown)
 		}
 	}
 	if len(outs.claims) > 0 {

@@ -79,6 +79,10 @@ func recordsOutputs(t *testing.T, s *spec.Spec, recs []results.Record) *Evidence
 	if err != nil {
 		t.Fatal(err)
 	}
+	if out.Claims != nil {
+		// The claims a render writes, read back: what evidence must give.
+		out.Claims, _ = renderClaims(t, s, recs)
+	}
 	return out
 }
 
@@ -202,6 +206,10 @@ b = { mechanism = "Clip" }
 		{"run", spectest.Valid + "[[table]]\nname = \"privacy\"\nkind = \"privacy\"\n", func(*spec.Spec) []results.Record { return stored(t, dir) }},
 		{"claims", claimsSpec + claimBetter + claimLin2, func(s *spec.Spec) []results.Record { return claimsRecords(t, s) }},
 		{"iterations", iterSpecSrc + iterTables, func(s *spec.Spec) []results.Record { return iterRecordsComplete(t, s) }},
+		// A claim on a [[table]]'s entries reads the tables the evidence
+		// builds, as a render's claims read the tables it writes.
+		{"table claims", tableClaimsSpec + "[[claim]]\nid = \"r\"\nquote = \"q\"\nwhere = \"w\"\ncheck = \"value\"\nquantity = \"table:t2\"\nrow = \"dedup*\"\nmax = 1200\n",
+			func(*spec.Spec) []results.Record { return nil }},
 		// A claim on wall_s keeps each cell's wall times with their
 		// interval (CellSummary.Wall), which the evidence recomputes.
 		{"wall time", claimsSpec + wallClaim, func(s *spec.Spec) []results.Record {

@@ -89,8 +89,8 @@ func TestFootnoteNamesTheInterval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(figs[0].Note, tc.want) {
-			t.Errorf("ci %q: footnote %q lacks %q", tc.ci, figs[0].Note, tc.want)
+		if !strings.Contains(captionText(figs[0].Caption), tc.want) {
+			t.Errorf("ci %q: footnote %q lacks %q", tc.ci, captionText(figs[0].Caption), tc.want)
 		}
 	}
 }

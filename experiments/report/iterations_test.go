@@ -183,13 +183,13 @@ func TestIterationsFigure(t *testing.T) {
 				}
 			}
 			for _, want := range tc.notes {
-				if !strings.Contains(fig.Note, want) {
-					t.Errorf("footnote lacks %q:\n%s", want, fig.Note)
+				if !strings.Contains(captionText(fig.Caption), want) {
+					t.Errorf("footnote lacks %q:\n%s", want, captionText(fig.Caption))
 				}
 			}
 			for _, not := range tc.notNotes {
-				if strings.Contains(fig.Note, not) {
-					t.Errorf("footnote has %q:\n%s", not, fig.Note)
+				if strings.Contains(captionText(fig.Caption), not) {
+					t.Errorf("footnote has %q:\n%s", not, captionText(fig.Caption))
 				}
 			}
 			if err := fig.Validate(); err != nil {
@@ -270,8 +270,8 @@ func TestIterationsTable(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(tab.Note, "target scope of RGM") || !strings.Contains(tab.Note, "trials per line: GD 1 (spec: 3)") {
-		t.Errorf("footnote: %s", tab.Note)
+	if !strings.Contains(captionText(tab.Caption), "target scope of RGM") || !strings.Contains(captionText(tab.Caption), "trials per line: GD 1 (spec: 3)") {
+		t.Errorf("footnote: %s", captionText(tab.Caption))
 	}
 }
 
@@ -307,8 +307,8 @@ func TestIterationsTablePanelRows(t *testing.T) {
 				}
 			}
 		}
-		if !strings.Contains(tab.Note, "rows: panels (split)") || !strings.Contains(tab.Note, "trials per line: GD 1 (spec: 3)") {
-			t.Errorf("footnote: %s", tab.Note)
+		if notes := strings.Join(tab.Caption.Notes, "; "); !strings.Contains(notes, "rows: panels (split)") || !strings.Contains(notes, "trials per line: GD 1 (spec: 3)") {
+			t.Errorf("caption notes: %s", notes)
 		}
 	}
 }
@@ -351,9 +351,9 @@ func TestDiagnosticsTable(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(tab.Title, "without noise (NOT DP)") || !strings.Contains(tab.Note, "NOT DIFFERENTIALLY PRIVATE") ||
-		!strings.Contains(tab.Note, "gamma: the noise parameters of privacy.noise") {
-		t.Errorf("title %q, footnote %q: want both to say the values are not private", tab.Title, tab.Note)
+	if !strings.Contains(tab.Title, "without noise (NOT DP)") || !strings.Contains(captionText(tab.Caption), "NOT DIFFERENTIALLY PRIVATE") ||
+		!strings.Contains(captionText(tab.Caption), "gamma: the noise parameters of privacy.noise") {
+		t.Errorf("title %q, footnote %q: want both to say the values are not private", tab.Title, captionText(tab.Caption))
 	}
 	if tab.Digits != 6 {
 		t.Errorf("digits %d, want 6 (row counts print exactly)", tab.Digits)

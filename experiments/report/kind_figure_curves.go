@@ -14,8 +14,8 @@ type curvesFigure struct {
 	YLabel       string   `toml:"y_label"` // y axis label; default none
 	Columns      int      `toml:"columns"` // panels per row; 0 means up to 2
 	Formats      []string `toml:"formats"` // default ["png", "svg"]
-	Note         string   `toml:"note"`    // added to the footnote
-	figureLayout          // legend, width, height, dpi
+	Note         string   `toml:"note"`    // added to the caption file
+	figureLayout          // legend, size, axes, reference lines
 
 	spec figureSpec
 }
@@ -30,7 +30,7 @@ func init() {
 			return nil, err
 		}
 		var err error
-		if err := f.figureLayout.check(b); err != nil {
+		if err := f.figureLayout.check(b, f.LogX != nil && *f.LogX, f.LogY); err != nil {
 			return nil, err
 		}
 		if f.Formats, err = b.Formats(f.Formats, plotting.Formats); err != nil {

@@ -17,12 +17,16 @@ type epsilonFigure struct {
 	YLabel     string   `toml:"y_label"`    // y axis label; default the metric's title
 	Columns    int      `toml:"columns"`    // panels per row; 0 means up to 2
 	Formats    []string `toml:"formats"`    // default ["png", "svg"]
-	Note       string   `toml:"note"`       // added to the footnote
+	Note       string   `toml:"note"`       // added to the caption file
 	// TimeRatio names two mechanism labels [A, B]: each panel's note gives
 	// A's mean wall time per fit over B's at the largest ε (the GaussMix
 	// paper's "Faster by" of Figures 3 and 5).
-	TimeRatio    []string `toml:"time_ratio"`
-	figureLayout          // legend, width, height, dpi
+	TimeRatio []string `toml:"time_ratio"`
+	// BandMinTrials is the fewest trials a point's band is drawn from
+	// (default 3: with 2 trials a Student-t CI has t = 12.7 and buries the
+	// curves); set it to 1 or 2 to draw bands from fewer.
+	BandMinTrials int `toml:"band_min_trials"`
+	figureLayout      // legend, size, axes, reference lines
 
 	spec figureSpec
 }
@@ -43,11 +47,14 @@ func init() {
 		if f.Center, err = b.OneOf("center", f.Center, "mean", "mean", "median"); err != nil {
 			return nil, err
 		}
-		if err := f.figureLayout.check(b); err != nil {
+		if err := f.figureLayout.check(b, f.LogX == nil || *f.LogX, f.LogY); err != nil {
 			return nil, err
 		}
 		if f.Formats, err = b.Formats(f.Formats, plotting.Formats); err != nil {
 			return nil, err
+		}
+		if f.BandMinTrials < 0 {
+			return nil, b.Errorf("band_min_trials", "band_min_trials = %d: want ≥ 1 (or 0 for the default %d)", f.BandMinTrials, defaultBandMinTrials)
 		}
 		if len(f.TimeRatio) > 0 {
 			if len(f.TimeRatio) != 2 || f.TimeRatio[0] == f.TimeRatio[1] {
@@ -67,7 +74,8 @@ func init() {
 		}
 		f.spec = figureSpec{Name: b.Out.Name, Kind: "epsilon", LogX: f.LogX, Title: f.Title, Metric: f.Metric,
 			Datasets: ds, Mechanisms: ms, Band: f.Band, Center: f.Center, LogY: f.LogY, XLabel: f.XLabel,
-			YLabel: f.YLabel, Columns: f.Columns, Formats: f.Formats, Note: f.Note, TimeRatio: ratio, Layout: f.figureLayout}
+			YLabel: f.YLabel, Columns: f.Columns, Formats: f.Formats, Note: f.Note, TimeRatio: ratio, BandMinTrials: f.BandMinTrials,
+			Layout: f.figureLayout}
 		return &f, nil
 	}})
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/plotting"
@@ -16,21 +15,24 @@ import (
 // each t) with a band, one panel per dataset or, with panel_by, per value
 // of a mechanism param. Non-private mechanisms are dashed lines.
 type iterationsFigure struct {
-	Trace        string    `toml:"trace"`      // required: the trace's name
-	PanelBy      string    `toml:"panel_by"`   // a mechanism param key: one panel per value; default one panel per dataset
-	Datasets     []string  `toml:"datasets"`   // labels; default all
-	Mechanisms   []string  `toml:"mechanisms"` // labels; default all
-	Epsilon      []float64 `toml:"epsilon"`    // ε of the private cells to draw; default all (the legend then names ε when several)
-	Band         string    `toml:"band"`       // "minmax" (default), "ci", "none"
-	LogY         *bool     `toml:"log_y"`      // default true
-	Floor        float64   `toml:"floor"`      // log y: values ≤ 0 are drawn at this floor; 0 means a tenth of the decade of the smallest positive value drawn
-	Title        string    `toml:"title"`      // figure title; default none
-	XLabel       string    `toml:"x_label"`    // default "iteration t"
-	YLabel       string    `toml:"y_label"`    // default the trace's name
-	Columns      int       `toml:"columns"`    // panels per row; 0 means up to 2
-	Formats      []string  `toml:"formats"`    // default ["png", "svg"]
-	Note         string    `toml:"note"`       // added to the footnote
-	figureLayout           // legend, width, height, dpi
+	Trace      string    `toml:"trace"`      // required: the trace's name
+	PanelBy    string    `toml:"panel_by"`   // a mechanism param key: one panel per value; default one panel per dataset
+	Datasets   []string  `toml:"datasets"`   // labels; default all
+	Mechanisms []string  `toml:"mechanisms"` // labels; default all
+	Epsilon    []float64 `toml:"epsilon"`    // ε of the private cells to draw; default all (the legend then names ε when several)
+	Band       string    `toml:"band"`       // "minmax" (default), "ci", "none"
+	LogY       *bool     `toml:"log_y"`      // default true
+	Floor      float64   `toml:"floor"`      // log y: values ≤ 0 are drawn at this floor; 0 means a tenth of the decade of the smallest positive value drawn
+	// BandMinTrials is the fewest trials a point's band is drawn from
+	// (default 3); set it to 1 or 2 to draw bands from fewer.
+	BandMinTrials int      `toml:"band_min_trials"`
+	Title         string   `toml:"title"`   // figure title; default none
+	XLabel        string   `toml:"x_label"` // default "iteration t"
+	YLabel        string   `toml:"y_label"` // default the trace's name
+	Columns       int      `toml:"columns"` // panels per row; 0 means up to 2
+	Formats       []string `toml:"formats"` // default ["png", "svg"]
+	Note          string   `toml:"note"`    // added to the caption file
+	figureLayout           // legend, size, axes, reference lines
 
 	// PanelTitles titles the panels by their panel_by value, e.g.
 	// { label = "…" }; default "<panel_by> = <value>".
@@ -57,7 +59,7 @@ func init() {
 			if f.Band, err = b.OneOf("band", f.Band, "minmax", "minmax", "ci", "none"); err != nil {
 				return nil, err
 			}
-			if err := f.figureLayout.check(b); err != nil {
+			if err := f.figureLayout.check(b, false, f.LogY == nil || *f.LogY); err != nil {
 				return nil, err
 			}
 			if f.Formats, err = b.Formats(f.Formats, plotting.Formats); err != nil {
@@ -65,6 +67,9 @@ func init() {
 			}
 			if f.Floor < 0 || math.IsInf(f.Floor, 0) || math.IsNaN(f.Floor) {
 				return nil, b.Errorf("floor", "floor = %v: want a finite value > 0 (or 0 for the default)", f.Floor)
+			}
+			if f.BandMinTrials < 0 {
+				return nil, b.Errorf("band_min_trials", "band_min_trials = %d: want ≥ 1 (or 0 for the default %d)", f.BandMinTrials, defaultBandMinTrials)
 			}
 			if f.Columns < 0 {
 				return nil, b.Errorf("columns", "columns = %d: want ≥ 1 (or 0 for the default)", f.Columns)
@@ -92,6 +97,7 @@ func (f *iterationsFigure) draw(v *view) *plotting.Figure {
 	}
 	panels := v.iterPanels(&f.sel)
 	style := newStyler()
+	sparse := &sparseBands{min: f.BandMinTrials}
 	for _, p := range panels {
 		panel := plotting.Panel{Title: p.title, Note: p.note}
 		for _, l := range p.lines {
@@ -100,10 +106,12 @@ func (f *iterationsFigure) draw(v *view) *plotting.Figure {
 				y, lo, hi := centerBand(st, unbounded, "mean", f.Band)
 				s.X, s.Y = append(s.X, float64(t)), append(s.Y, y)
 				if f.Band != "none" {
+					if !sparse.enough(l.label, st.Count) {
+						lo, hi = math.NaN(), math.NaN()
+					}
 					s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
 				}
 			}
-			s.MarkEvery = (len(s.X) + 9) / 10 // about ten markers per line
 			panel.Series = append(panel.Series, s)
 		}
 		fig.Panels = append(fig.Panels, panel)
@@ -114,13 +122,10 @@ func (f *iterationsFigure) draw(v *view) *plotting.Figure {
 			extra = append(extra, "log y: values ≤ 0 (mean or band) drawn at the floor "+strconv.FormatFloat(floor, 'g', 3, 64))
 		}
 	}
-	if t := trialsPerLine(panels); t != "" {
-		extra = append(extra, t)
-	}
-	extra = append(extra, fmt.Sprintf("x: iteration t (t = 0 is the starting point); y: the trace %q, computed from the training data without noise (evaluation only, not released); dashed: non-private", f.Trace))
-	if f.Note != "" {
-		extra = append(extra, f.Note)
-	}
-	fig.Note = v.note(f.Band, "mean", strings.Join(extra, "; "), v.iterKeep(&f.sel))
+	extra = append(extra, trialsPerLine(panels), sparse.note(),
+		"x: iteration t (t = 0 is the starting point)",
+		fmt.Sprintf("y: the trace %q, computed from the training data without noise (evaluation only, not released)", f.Trace),
+		"dashed: non-private", f.Note)
+	fig.Caption = v.caption(f.Band, "mean", v.iterKeep(&f.sel), extra...)
 	return fig
 }

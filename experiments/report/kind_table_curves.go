@@ -15,7 +15,7 @@ type curvesTable struct {
 	Formulas bool     `toml:"formulas"`
 	Title    string   `toml:"title"`   // table title; the panel is appended; default none
 	Formats  []string `toml:"formats"` // default ["md", "tex", "csv"]
-	Note     string   `toml:"note"`    // added to the footnote
+	Note     string   `toml:"note"`    // added to the caption file
 
 	spec tableSpec
 }

@@ -19,7 +19,7 @@ import (
 // "node1/eta") is column <name> of the row (cell, group): a mechanism with
 // per-node values gets one row per node; keys without a group fill the
 // cell's own row. Every value is read from the private data without noise:
-// the title and footnote say so.
+// the title and caption say so.
 type diagnosticsTable struct {
 	Columns      []string  `toml:"columns"`       // diagnostics names (the part after "/"), in order
 	NoiseColumns []string  `toml:"noise_columns"` // noise parameter names (the part after "/"), in order, after columns
@@ -28,7 +28,7 @@ type diagnosticsTable struct {
 	Epsilon      []float64 `toml:"epsilon"`       // ε of the private cells to show; default all
 	Title        string    `toml:"title"`         // default "Diagnostics"
 	Formats      []string  `toml:"formats"`       // default ["md", "tex", "csv"]
-	Note         string    `toml:"note"`          // added to the footnote
+	Note         string    `toml:"note"`          // added to the caption file
 
 	name string
 }
@@ -235,18 +235,13 @@ func (t *diagnosticsTable) build(v *view) []*plotting.Table {
 				legend.add(e.q, e.key, e.mechs[0])
 			}
 		}
-		extra := "NOT DIFFERENTIALLY PRIVATE: every value of this table is read from the private training data without noise (the records' diagnostics_nonprivate"
+		extra := []string{"NOT DIFFERENTIALLY PRIVATE: every value of this table is read from the private training data without noise (the records' diagnostics_nonprivate), for diagnosis only, not covered by ε"}
 		if len(t.NoiseColumns) > 0 {
-			extra += "; " + strings.Join(t.NoiseColumns, ", ") + ": the noise parameters of privacy.noise, which a mechanism may compute from the data"
+			extra = append(extra, strings.Join(t.NoiseColumns, ", ")+": the noise parameters of privacy.noise, which a mechanism may compute from the data")
 		}
-		extra += "), for diagnosis only, not covered by ε; a row \"… / g\" holds the keys g/<column> (e.g. a node's); mean ± 95% CI half-width over the ok trials"
-		if l := legend.String(); l != "" {
-			extra += "; " + l
-		}
-		if t.Note != "" {
-			extra += "; " + t.Note
-		}
-		tab.Note = v.note("none", "mean", extra, func(c *spec.Cell) bool { return c.Dataset == di && keep(c) })
+		extra = append(extra, "a row \"… / g\" holds the keys g/<column> (e.g. a node's)", "mean ± 95% CI half-width over the ok trials", legend.String(), t.Note)
+		tab.Caption = v.caption("none", "mean", func(c *spec.Cell) bool { return c.Dataset == di && keep(c) }, extra...)
+		tab.Caption.Line = "NOT DIFFERENTIALLY PRIVATE (read from the training data without noise); " + tab.Caption.Line
 		out = append(out, tab)
 	}
 	return out

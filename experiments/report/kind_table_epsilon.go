@@ -13,7 +13,7 @@ type epsilonTable struct {
 	Mechanisms []string  `toml:"mechanisms"` // labels; default all
 	Epsilon    []float64 `toml:"epsilon"`    // ε values to show; default all
 	Formats    []string  `toml:"formats"`    // default ["md", "tex", "csv"]
-	Note       string    `toml:"note"`       // added to the footnote
+	Note       string    `toml:"note"`       // added to the caption file
 
 	spec tableSpec
 }

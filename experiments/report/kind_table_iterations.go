@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/plotting"
@@ -26,7 +25,7 @@ type iterationsTable struct {
 	Epsilon    []float64 `toml:"epsilon"`    // ε of the private cells to show; default all
 	Title      string    `toml:"title"`      // table title; default none
 	Formats    []string  `toml:"formats"`    // default ["md", "tex", "csv"]
-	Note       string    `toml:"note"`       // added to the footnote
+	Note       string    `toml:"note"`       // added to the caption file
 
 	// PanelTitles titles the tables by their panel_by value, as the
 	// figure's; the files keep the names of "<panel_by> = <value>".
@@ -169,16 +168,11 @@ func (t *iterationsTable) build(v *view) []*plotting.Table {
 				tab.Cells[i] = []plotting.Entry{{}}
 			}
 		}
-		extra := fmt.Sprintf("rows: iteration t (t = 0 is the starting point); entries: the trace %q, computed from the training data without noise (evaluation only, not released)", t.Trace)
-		if tp := trialsPerLine([]iterPanel{p}); tp != "" {
-			extra += "; " + tp
-		}
-		if t.Note != "" {
-			extra += "; " + t.Note
-		}
-		tab.Note = v.note("ci", "mean", extra, func(c *spec.Cell) bool {
+		tab.Caption = v.caption("ci", "mean", func(c *spec.Cell) bool {
 			return slices.ContainsFunc(p.lines, func(l iterLine) bool { return l.cell == c })
-		})
+		}, "rows: iteration t (t = 0 is the starting point)",
+			fmt.Sprintf("entries: the trace %q, computed from the training data without noise (evaluation only, not released)", t.Trace),
+			trialsPerLine([]iterPanel{p}), t.Note)
 		out = append(out, tab)
 	}
 	return out
@@ -232,20 +226,12 @@ func (t *iterationsTable) panelRows(v *view, panels []iterPanel) *plotting.Table
 			notes = append(notes, p.title+": "+p.note)
 		}
 	}
-	extra := fmt.Sprintf("rows: panels (%s); entries: the trace %q at %s, computed from the training data without noise (evaluation only, not released)", tab.RowHeader, t.Trace, at)
-	if tp := trialsPerLine(panels); tp != "" {
-		extra += "; " + tp
-	}
-	if len(notes) > 0 {
-		extra += "; " + strings.Join(notes, "; ")
-	}
-	if t.Note != "" {
-		extra += "; " + t.Note
-	}
-	tab.Note = v.note("ci", "mean", extra, func(c *spec.Cell) bool {
+	tab.Caption = v.caption("ci", "mean", func(c *spec.Cell) bool {
 		return slices.ContainsFunc(panels, func(p iterPanel) bool {
 			return slices.ContainsFunc(p.lines, func(l iterLine) bool { return l.cell == c })
 		})
-	})
+	}, append([]string{fmt.Sprintf("rows: panels (%s)", tab.RowHeader),
+		fmt.Sprintf("entries: the trace %q at %s, computed from the training data without noise (evaluation only, not released)", t.Trace, at),
+		trialsPerLine(panels)}, append(notes, t.Note)...)...)
 	return tab
 }

@@ -26,7 +26,7 @@ type probesTable struct {
 	Seed       uint64   `toml:"seed"`        // seed of the probes' random draws; 0 is a seed like any other
 	Title      string   `toml:"title"`       // table title; default none
 	Formats    []string `toml:"formats"`     // default ["md", "tex", "csv"]
-	Note       string   `toml:"note"`        // added to the footnote
+	Note       string   `toml:"note"`        // added to the caption file
 
 	name string
 }
@@ -71,7 +71,7 @@ func (t *probesTable) build(*view) []*plotting.Table {
 	reports, err := preprocess.RunStandardProbes(preprocess.ProbeConfig{N: t.N, D: t.D, Random: t.Random, PerTarget: t.PerTarget,
 		Eta: t.Eta, MaxCluster: t.MaxCluster, K: t.K, Seed: t.Seed})
 	if err != nil {
-		tab.Note = "the probes failed: " + err.Error()
+		tab.Caption = plotting.Caption{Line: "the probes failed: " + err.Error()}
 		return []*plotting.Table{tab}
 	}
 	text := func(s string) plotting.Entry { return plotting.Entry{Present: true, Text: s} }
@@ -96,6 +96,7 @@ func (t *probesTable) build(*view) []*plotting.Table {
 			tab.Cells = append(tab.Cells, row)
 		}
 	}
-	tab.Note = strings.TrimSpace("observed: the largest value over the swaps of the pair with the largest observed/bound ratio, each pair's bound computed on the collection the two neighbours realise; a refuted bound is not a guarantee. " + t.Note)
+	tab.Caption = plotting.Caption{Line: "a refuted bound is not a guarantee", Notes: []string{
+		"observed: the largest value over the swaps of the pair with the largest observed/bound ratio, each pair's bound computed on the collection the two neighbours realise", t.Note}}
 	return []*plotting.Table{tab}
 }

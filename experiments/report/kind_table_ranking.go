@@ -34,7 +34,7 @@ type rankingTable struct {
 	Epsilon []float64 `toml:"epsilon"`
 	// Formats are the table formats written; default ["md", "tex", "csv"].
 	Formats []string `toml:"formats"`
-	// Note is added to the footnote.
+	// Note is added to the caption file.
 	Note string `toml:"note"`
 	// NonPrivateTuning says what to do with oracle-tuned cells (ε spent = ∞):
 	// "rank" them, labelled non-private (the default), or "exclude" them.
@@ -124,20 +124,19 @@ func (t *rankingTable) build(v *view) []*plotting.Table {
 		keep := func(c *spec.Cell) bool {
 			return c.Dataset == di && v.wantMechanism(t.mechs, c.Mechanism)
 		}
-		extra := fmt.Sprintf("winner: the best mean %s among the private cells at each ε", m.Title)
+		winner := fmt.Sprintf("winner: the best mean %s among the private cells at each ε", m.Title)
 		if t.NonPrivateTuning == "exclude" {
-			extra += " (oracle-tuned cells excluded)"
+			winner += " (oracle-tuned cells excluded)"
 		} else {
-			extra += " (oracle-tuned cells ranked, marked non-private tuning: their ε spent is ∞)"
+			winner += " (oracle-tuned cells ranked, marked non-private tuning: their ε spent is ∞)"
 		}
-		extra += "; margin: |runner-up − winner| ± (CI half-width of the winner + of the runner-up), which contains 0 exactly when the two 95% CIs overlap; " +
-			"verdict: a tie when the winner's CI overlaps that of any other ranked cell (listed under tied with winner), else a win; s/trial: mean wall seconds of a trial's fit (tuning runs included) on this machine with -j trials in parallel; " +
-			"ε spent: the largest over trials, by the accountant below; ε flags: each ranked cell whose ε spent is above its target (OVERSPENT), below it by more than 0.1%, infinite (non-private tuning), or whose target was not the whole fit's (target scope); " +
-			"infeasible: the mechanisms whose target ε is below the smallest they reach on the data (not ranked: nothing released)"
-		if t.Note != "" {
-			extra += "; " + t.Note
-		}
-		tab.Note = joinNotes(v.referenceTexts(di, t.Metric, t.mechs), v.note("ci", "mean", extra, keep))
+		tab.Caption = withReferences(v.referenceTexts(di, t.Metric, t.mechs), v.caption("ci", "mean", keep, winner,
+			"margin: |runner-up − winner| ± (CI half-width of the winner + of the runner-up), which contains 0 exactly when the two 95% CIs overlap",
+			"verdict: a tie when the winner's CI overlaps that of any other ranked cell (listed under tied with winner), else a win",
+			"s/trial: mean wall seconds of a trial's fit (tuning runs included) on this machine with -j trials in parallel",
+			"ε spent: the largest over trials, by the accountant below",
+			"ε flags: each ranked cell whose ε spent is above its target (OVERSPENT), below it by more than 0.1%, infinite (non-private tuning), or whose target was not the whole fit's (target scope)",
+			"infeasible: the mechanisms whose target ε is below the smallest they reach on the data (not ranked: nothing released)", t.Note))
 		out = append(out, tab)
 	}
 	return out

@@ -162,12 +162,12 @@ func TestRankingTable(t *testing.T) {
 			entry: map[string][2]float64{"margin": {1, 1.5 * h}}},
 	})
 	for _, tab := range append(all, honest...) {
-		if !strings.Contains(tab.Note, "Reference (non-private): Ridge: 0.05") || !strings.Contains(tab.Note, "a tie") || !strings.Contains(tab.Note, "Accountant: rdp") {
-			t.Errorf("%s note %q", tab.Name, tab.Note)
+		if !strings.Contains(captionText(tab.Caption), "Reference (non-private): Ridge: 0.05") || !strings.Contains(captionText(tab.Caption), "a tie") || !strings.Contains(captionText(tab.Caption), "Accountant: rdp") {
+			t.Errorf("%s note %q", tab.Name, captionText(tab.Caption))
 		}
 	}
-	if !strings.Contains(all[0].Note, "Tuned: NON-PRIVATE tuning") || !strings.Contains(honest[0].Note, "oracle-tuned cells excluded") {
-		t.Errorf("notes do not label the oracle tuning: %q / %q", all[0].Note, honest[0].Note)
+	if !strings.Contains(captionText(all[0].Caption), "Tuned: NON-PRIVATE tuning") || !strings.Contains(captionText(honest[0].Caption), "oracle-tuned cells excluded") {
+		t.Errorf("notes do not label the oracle tuning: %q / %q", captionText(all[0].Caption), captionText(honest[0].Caption))
 	}
 
 	bad := strings.Replace(rankingSpec, `non_private_tuning = "exclude"`, `non_private_tuning = "maybe"`, 1)

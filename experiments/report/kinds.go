@@ -207,7 +207,7 @@ type selectionTable struct {
 	Datasets   []string `toml:"datasets"`   // labels; default all
 	Mechanisms []string `toml:"mechanisms"` // labels; default all
 	Formats    []string `toml:"formats"`    // default ["md", "tex", "csv"]
-	Note       string   `toml:"note"`       // added to the footnote
+	Note       string   `toml:"note"`       // added to the caption file
 
 	spec     tableSpec
 	tablesOf func(v *view, s *tableSpec) []*plotting.Table
@@ -300,6 +300,11 @@ func checkFileNames(s *spec.Spec, block string, i, split int, formats []string) 
 			ext = "." + f
 		}
 	}
+	for _, c := range plotting.CaptionFiles { // written beside every figure and table
+		if len(c) > len(ext) {
+			ext = c
+		}
+	}
 	with := fmt.Sprintf("with its extension %s and the temporary suffix of the file it is first written to", ext)
 	if split > 0 {
 		with = fmt.Sprintf("with the -<dataset or panel> part of a table split per dataset or panel (at most %d bytes), its extension %s and the temporary suffix of the file it is first written to", split, ext)
@@ -376,12 +381,13 @@ type figureSpec struct {
 	YLabel     string
 	Columns    int
 	Formats    []string // default ["png", "svg"]
-	Note       string   // added to the footnote (e.g. a documented deviation)
+	Note       string   // added to the caption file (e.g. a documented deviation)
 	// TimeRatio names two mechanism labels [A, B]: each panel's note gives
 	// A's mean wall time per fit over B's at the largest ε (the GaussMix
 	// paper's "Faster by" of Figures 3 and 5).
-	TimeRatio []string
-	Layout    figureLayout // legend, width, height, dpi
+	TimeRatio     []string
+	BandMinTrials int          // fewest trials a point's band is drawn from; 0: defaultBandMinTrials
+	Layout        figureLayout // legend, size, axes, reference lines
 }
 
 // tableSpec is a decoded [[table]] block, as the table builders read it: rows ε (or datasets), columns methods,

@@ -55,7 +55,7 @@ func TestOutputErrors(t *testing.T) {
 		}, 24, "figure[0].kind", "want " + strings.Join(FigureKinds(), ", ")},
 		{"unknown figure key", func(s string) string {
 			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nbnad = \"ci\"", 1)
-		}, 24, "figure[0].bnad", `unknown key (did you mean "band"?); valid keys: band, center, columns,`},
+		}, 24, "figure[0].bnad", `unknown key (did you mean "band"?); valid keys: band, band_min_trials, center, columns,`},
 		{"misspelt figure kind", func(s string) string {
 			return strings.Replace(s, `metric = "test_mse"`, `metric = "test_mse"`+"\nkind = \"epsillon\"", 1)
 		}, 24, "figure[0].kind", `figure kind "epsillon" (did you mean "epsilon"?): want`},
@@ -351,6 +351,11 @@ func exerciseKind(block, kind, dir string, cache *run.DataCache) (err error) {
 		if filepath.Dir(rel) == sub {
 			name := filepath.Base(rel)
 			ext := filepath.Ext(name)
+			for _, c := range plotting.CaptionFiles {
+				if strings.HasSuffix(name, c) {
+					ext = c
+				}
+			}
 			stem := strings.TrimSuffix(name, ext)
 			written[stem] = append(written[stem], strings.TrimPrefix(ext, "."))
 		}
@@ -364,8 +369,12 @@ func exerciseKind(block, kind, dir string, cache *run.DataCache) (err error) {
 			block == "table" && stem != exampleName && !strings.HasPrefix(stem, exampleName+"-") {
 			return fmt.Errorf("render wrote %s/%s.*, not named after the block %q", sub, stem, exampleName)
 		}
-		if got := written[stem]; !slices.Equal(got, formats) {
-			return fmt.Errorf("render wrote %s/%s in formats %v, want %v", sub, stem, got, formats)
+		want := slices.Clone(formats) // and the caption files (issue 35)
+		for _, c := range plotting.CaptionFiles {
+			want = append(want, strings.TrimPrefix(c, "."))
+		}
+		if got := written[stem]; !slices.Equal(got, want) {
+			return fmt.Errorf("render wrote %s/%s in formats %v, want %v", sub, stem, got, want)
 		}
 	}
 

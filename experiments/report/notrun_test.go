@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -111,11 +110,7 @@ metric = "test_mse"
 	read := func(name string) string {
 		for _, p := range outs {
 			if filepath.Base(p) == name {
-				b, err := os.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return string(b)
+				return withCaption(t, p)
 			}
 		}
 		t.Fatalf("%s not written (%v)", name, outs)
@@ -156,8 +151,7 @@ params = { n = 300, d = 3, seed = 4 }
 	var lin2 string
 	for _, p := range outs {
 		if filepath.Base(p) == "mse-lin2.md" {
-			b, _ := os.ReadFile(p)
-			lin2 = string(b)
+			lin2 = withCaption(t, p)
 		}
 	}
 	if strings.Count(lin2, "not run (see note)") != 2 || !strings.Contains(lin2, "NOT RUN (left out by the spec): AdaSSP on Lin2: too slow on Lin2 (measured)") ||

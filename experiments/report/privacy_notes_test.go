@@ -18,6 +18,7 @@ import (
 	"github.com/dplab/dplab/experiments/run"
 	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/mechanisms/accounting"
+	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
 )
 
@@ -62,8 +63,9 @@ func readSummary(t *testing.T, dir string) []map[string]string {
 	return out
 }
 
-// footnotes returns the footnote of every figure of s rendered from dir's
-// records, and the text of every Markdown table written there.
+// footnotes returns the caption (line and notes) of every figure of s
+// rendered from dir's records, and the text of every Markdown table
+// written there with its caption file.
 func footnotes(t *testing.T, s *spec.Spec, dir string) map[string]string {
 	t.Helper()
 	recs, err := results.Read(dir, nil)
@@ -80,15 +82,14 @@ func footnotes(t *testing.T, s *spec.Spec, dir string) map[string]string {
 	}
 	out := map[string]string{}
 	for i, f := range outs.figures {
-		out["figure "+s.Figures[i].Name] = f.draw(v).Note
+		out["figure "+s.Figures[i].Name] = captionText(f.draw(v).Caption)
 	}
 	mds, _ := filepath.Glob(filepath.Join(dir, "tables", "*.md"))
 	for _, p := range mds {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
+		if strings.HasSuffix(p, plotting.CaptionMarkdown) {
+			continue
 		}
-		out["table "+filepath.Base(p)] = string(b)
+		out["table "+filepath.Base(p)] = withCaption(t, p)
 	}
 	if len(out) == 0 {
 		t.Fatal("no figure or table")
@@ -379,6 +380,7 @@ func TestAssumptionsRecordedAndFootnoted(t *testing.T) {
 		t.Fatalf("%d footnotes, want the figure's and 6 tables'", len(notes))
 	}
 	for name, note := range notes {
+		note = plotting.PlainText(note) // caption files write "n^2" as n²
 		shown := []string{"Declared", "Plain"}
 		if strings.HasSuffix(name, "-declared.md") {
 			shown = []string{"Declared"}
@@ -387,14 +389,14 @@ func TestAssumptionsRecordedAndFootnoted(t *testing.T) {
 		}
 		for _, ds := range shown {
 			for x := range byDataset[ds] {
-				if !strings.Contains(note, x) {
+				if !strings.Contains(note, plotting.PlainText(x)) {
 					t.Errorf("%s: the footnote omits the assumption %q recorded on %s:\n%s", name, x, ds, note)
 				}
 			}
 		}
 		// Linear mixing's zero-out relation fixes n: the public-n phrase is
 		// AdaSSP's alone, and the footnote must not leave it to every curve.
-		if !strings.Contains(note, publicN+" (AdaSSP)") {
+		if !strings.Contains(note, plotting.PlainText(publicN)+" (AdaSSP)") {
 			t.Errorf("%s: the public-n assumption holds for AdaSSP only but is not attributed to it:\n%s", name, note)
 		}
 		switch {
@@ -538,11 +540,39 @@ func TestAssumptionsTextNamesWhere(t *testing.T) {
 	}
 	all := func(*spec.Cell) bool { return true }
 	want := "all; m1 (M1); d1 (D1); m1d1 (M1 on D1); mixed (M1 on D1; M2 on D2)"
-	if got := v.assumptionsText(all); got != want {
+	if got := strings.Join(v.assumptionsText(all), "; "); got != want {
 		t.Errorf("both datasets shown:\n got %q\nwant %q", got, want)
 	}
 	d2 := func(c *spec.Cell) bool { return c.Dataset == 1 }
-	if got, want := v.assumptionsText(d2), "all; m1 (M1); mixed (M2)"; got != want {
+	if got, want := strings.Join(v.assumptionsText(d2), "; "), "all; m1 (M1); mixed (M2)"; got != want {
 		t.Errorf("D2 only:\n got %q\nwant %q", got, want)
 	}
+}
+
+// captionText is a caption's line and notes in one text, for tests of what
+// a figure or table says.
+func captionText(c plotting.Caption) string {
+	return strings.Join(append([]string{c.Line}, c.Notes...), "; ")
+}
+
+// withCaption returns the file at path followed by its caption file
+// (<stem>.caption.tex beside a LaTeX table, <stem>.caption.md beside
+// anything else): what a figure or table says, in the image or table and
+// in its caption (issue 35).
+func withCaption(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := filepath.Ext(path)
+	suffix := plotting.CaptionMarkdown
+	if ext == ".tex" {
+		suffix = plotting.CaptionTeX
+	}
+	c, err := os.ReadFile(strings.TrimSuffix(path, ext) + suffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n" + string(c)
 }

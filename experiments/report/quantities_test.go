@@ -303,8 +303,8 @@ func TestQuantitiesInPapersUnits(t *testing.T) {
 	}
 	for _, phrase := range []string{"γ_code = √γ: the authors' code's γ = η√(α/ε)", "(√gamma; authors' code", "c_code = c/n: the authors' code's clipping threshold c (code preset only) [code scale",
 		"σ: Relative, Relative (paper): baseline noise std", " / Clipped: noise std per coordinate"} {
-		if !strings.Contains(diag.Note, phrase) {
-			t.Errorf("diagnostics footnote lacks %q:\n%s", phrase, diag.Note)
+		if notes := strings.Join(diag.Caption.Notes, "; "); !strings.Contains(notes, phrase) {
+			t.Errorf("diagnostics caption notes lack %q:\n%s", phrase, notes)
 		}
 	}
 

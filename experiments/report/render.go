@@ -73,7 +73,7 @@ func renderView(s *spec.Spec, outs *outputs, v *view, dir string, log io.Writer)
 		log = io.Discard // the warning below wrote to a nil log: TestObjPertQuickSpecs panicked
 	}
 	if stored, want, short, empty := v.completeness(func(*spec.Cell) bool { return true }); stored < want {
-		fmt.Fprintf(log, "warning: rendering incomplete results: %d of %d trials stored (%d cells short, %d with none); the figures and tables say so in their footnotes — rerun dplab run to complete them\n",
+		fmt.Fprintf(log, "warning: rendering incomplete results: %d of %d trials stored (%d cells short, %d with none); the figures and tables say so in their captions — rerun dplab run to complete them\n",
 			stored, want, short, empty)
 	}
 	summary, err := v.summaryCSV()
@@ -477,6 +477,7 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 		fig.YLabel = f.YLabel
 	}
 	style := newStyler()
+	sparse := &sparseBands{min: f.BandMinTrials}
 	var ratios []timeRatio
 	for _, di := range shown {
 		d := s.Datasets[di]
@@ -485,7 +486,7 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 			panel.Title += scaledYNote
 		}
 		if why, ok := v.skipped[d.Label]; ok {
-			panel.Note = "skipped: " + shortReason(why)
+			panel.Note = skipNote(why, d.Name)
 		}
 		series := map[string]*plotting.Series{}
 		var order []string
@@ -517,6 +518,9 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 			sr.X = append(sr.X, c.Epsilon)
 			sr.Y = append(sr.Y, y)
 			if f.Band != "none" {
+				if !sparse.enough(label, st.Count) {
+					lo, hi = math.NaN(), math.NaN()
+				}
 				sr.Lo, sr.Hi = append(sr.Lo, lo), append(sr.Hi, hi)
 			}
 		}
@@ -528,16 +532,18 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 		}
 		fig.Panels = append(fig.Panels, panel)
 	}
-	extra := joinParts(f.Note, timeRatioText(f.TimeRatio, ratios))
+	var extra []string
 	if fig.LogY {
 		// A metric can be 0 (a test error on an easy split): such a center
-		// or reference line is drawn at a floor, and the footnote says so.
+		// or reference line is drawn at a floor, and the caption says so.
 		// (Band ends ≤ 0 run to the bottom of the axes, plotting.logFloor.)
 		if floor, used := clampLogY(fig, 0, false); used {
-			extra = joinParts("log y: values ≤ 0 (a "+f.Center+" or reference line) drawn at the floor "+strconv.FormatFloat(floor, 'g', 3, 64), extra)
+			extra = append(extra, "log y: values ≤ 0 (a "+f.Center+" or reference line) drawn at the floor "+strconv.FormatFloat(floor, 'g', 3, 64))
 		}
 	}
-	fig.Note = v.note(f.Band, f.Center, extra, v.keep(f.Datasets, f.Mechanisms, &m.Task))
+	extra = append(extra, sparse.note())
+	extra = append(extra, f.Note, timeRatioText(f.TimeRatio, ratios))
+	fig.Caption = v.caption(f.Band, f.Center, v.keep(f.Datasets, f.Mechanisms, &m.Task), extra...)
 	return fig
 }
 
@@ -569,7 +575,7 @@ type timeRatio struct {
 	eps, r float64
 }
 
-// timeRatioText states the panels' time ratios in one footnote sentence:
+// timeRatioText states the panels' time ratios in one caption sentence:
 // "AdaSSP / Mixing mean wall time per fit at ε = 2: 1.23×", or per panel
 // "…at the largest ε: Crime 3.10× (ε = 10), Wine 2.00× (ε = 10)" ("" for
 // none). (It used to be a second line of each panel's title.)
@@ -585,17 +591,6 @@ func timeRatioText(labels []string, ratios []timeRatio) string {
 		each = append(each, fmt.Sprintf("%s %.2f× (ε = %.4g)", r.panel, r.r, r.eps))
 	}
 	return fmt.Sprintf("%s / %s mean wall time per fit at the largest ε: %s", labels[0], labels[1], strings.Join(each, ", "))
-}
-
-// joinParts joins the non-empty footnote parts with "; ".
-func joinParts(parts ...string) string {
-	var out []string
-	for _, p := range parts {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, "; ")
 }
 
 // timeRatio returns the ratio of the mean wall time per fit of the
@@ -630,98 +625,58 @@ func (v *view) timeRatio(di int, labels []string) (eps, ratio float64, ok bool) 
 	return best, wall[0][best] / wall[1][best], true
 }
 
-func shortReason(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > 60 {
-		s = s[:57] + "..."
+// skipNote is what the panel of a skipped dataset (registry name name)
+// says: the reason in full, its first line, where it names the data
+// directory (a path of the machine that ran it) the command that fetches
+// the files instead: "skipped: dataset gisette: missing
+// gisette/gisette_train.data, gisette/gisette_train.labels (dplab datasets
+// fetch gisette)".
+func skipNote(why, name string) string {
+	s, _, _ := strings.Cut(why, "\n")
+	if i := strings.Index(s, " in data directory "); i >= 0 {
+		s = s[:i] + " (dplab datasets fetch " + name + ")"
 	}
-	return s
+	return "skipped: " + s
 }
 
-// note is the provenance footnote of a figure or table showing the cells
-// keep accepts: accountant, δ, neighbouring relation, tuning (and whether the
-// selection is private), band and the number of trials actually aggregated,
-// warnings, and then what ε does not account for (the assumptions recorded
-// with the trials).
-func (v *view) note(band, center, extra string, keep func(*spec.Cell) bool) string {
-	s := v.spec
-	parts := []string{"Accountant: " + s.AccountingConfig().Describe()}
-	parts = append(parts, "δ = "+v.deltaText(), "neighbouring: "+v.relationText())
-	shown := map[int]bool{} // mechanisms with a cell shown
-	for i := range v.cells {
-		if keep(&v.cells[i]) {
-			shown[v.cells[i].Mechanism] = true
-		}
+// defaultBandMinTrials is the fewest trials a point's band is drawn from
+// unless a figure asks for fewer (band_min_trials): from 2 trials a
+// Student-t CI has t = 12.7 and buries the curves.
+const defaultBandMinTrials = 3
+
+// sparseBands leaves out the band of a point with fewer than min trials
+// (defaultBandMinTrials when min is 0) and notes the series it did so for.
+type sparseBands struct {
+	min    int
+	labels []string
+}
+
+// enough reports whether a point of the series label with count trials
+// gets its band.
+func (b *sparseBands) enough(label string, count int) bool {
+	m := b.min
+	if m <= 0 {
+		m = defaultBandMinTrials
 	}
-	var tuning []string
-	for i, m := range s.Mechanisms {
-		if !shown[i] {
-			continue
-		}
-		switch m.Tuning.Mode {
-		case spec.TuneOracle:
-			tuning = append(tuning, m.Label+": NON-PRIVATE tuning (best on the test set, not charged: ε spent = ∞; the records keep the released run's ε as eps_per_run)")
-		case spec.TunePrivate:
-			on := "validation rows scored without noise"
-			if m.Tuning.SelectOn == "test" {
-				on = "TEST rows scored without noise, the published protocol"
-			}
-			tuning = append(tuning, fmt.Sprintf("%s: private tuning, %s K with mean %g, runs charged, SELECTION NOT PRIVATE (%s)", m.Label, m.Tuning.Distribution, m.Tuning.Mean, on))
-		}
+	if count >= m {
+		return true
 	}
-	if len(tuning) == 0 {
-		parts = append(parts, "tuning: none")
-	} else {
-		parts = append(parts, "tuning: "+strings.Join(tuning, "; "))
+	if !slices.Contains(b.labels, label) {
+		b.labels = append(b.labels, label)
 	}
-	trials := v.trialsText(keep)
-	switch missing := v.missingDataText(keep); {
-	case missing != "":
-		parts = append(parts, missing)
-	case band == "ci":
-		parts = append(parts, fmt.Sprintf("%s with 95%% CI (%s) over %s", center, v.ciText(keep), trials))
-	case band == "iqr":
-		parts = append(parts, fmt.Sprintf("%s with interquartile band over %s", center, trials))
-	case band == "minmax":
-		parts = append(parts, fmt.Sprintf("%s with min–max band over %s", center, trials))
-	default:
-		parts = append(parts, fmt.Sprintf("%s over %s", center, trials))
+	return false
+}
+
+// note says where bands were left out ("" where none was).
+func (b *sparseBands) note() string {
+	if len(b.labels) == 0 {
+		return ""
 	}
-	for _, label := range slices.Sorted(maps.Keys(v.over)) {
-		eps := slices.Clone(v.over[label])
-		slices.Sort(eps)
-		eps = slices.Compact(eps)
-		var list []string
-		for _, e := range eps {
-			list = append(list, strconv.FormatFloat(e, 'g', 3, 64))
-		}
-		parts = append(parts, fmt.Sprintf("WARNING: %s spent more than the target ε at ε = %s", label, strings.Join(list, ", ")))
+	m := b.min
+	if m <= 0 {
+		m = defaultBandMinTrials
 	}
-	parts = append(parts, v.scopeText(keep)...)
-	parts = append(parts, v.pipelineText(keep)...)
-	if inf := v.infeasibleText(keep); inf != "" {
-		parts = append(parts, inf)
-	}
-	if k0 := v.dataIndependentText(keep); k0 != "" {
-		parts = append(parts, k0)
-	}
-	if ex := v.excludedText(keep); ex != "" {
-		parts = append(parts, ex)
-	}
-	if inc := v.incompleteText(keep); inc != "" {
-		parts = append(parts, inc)
-	}
-	if s.QuickApplied {
-		parts = append(parts, "QUICK RUN (reduced trials/grid)")
-	}
-	if extra != "" {
-		parts = append(parts, extra)
-	}
-	note := strings.Join(parts, "; ") + "."
-	if a := v.assumptionsText(keep); a != "" {
-		note += " ε does not account for: " + a + "."
-	}
-	return note
+	return fmt.Sprintf("no band where a point has fewer than %d trials (band_min_trials) (%s)", m, strings.Join(b.labels, listSeparator(b.labels)))
 }
 
 // scopeText states, once per distinct target scope among the shown cells,
@@ -923,7 +878,7 @@ func (v *view) incompleteText(keep func(*spec.Cell) bool) string {
 	return out
 }
 
-// maxShortListed is how many short cells a footnote names.
+// maxShortListed is how many short cells a caption names.
 const maxShortListed = 6
 
 func plural(n int, one, many string) string {
@@ -931,82 +886,6 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// assumptionsText lists, deduplicated in the spec's cell order, the
-// assumptions recorded with the shown cells' trials. A phrase that holds for
-// only some of the shown cells with a guarantee (a finite ε spent) names
-// where it holds: the mechanisms ("(DP-SGD)"), the datasets ("(Adult)"),
-// both ("(DP-SGD on Adult)"), or, when that is not every combination of
-// them, each dataset's mechanisms ("(M1 on Adult; M2 on Crime)"). Without
-// the names a reader would take a mechanism's assumption (a tuning's public
-// validation rows, DP-SGD's public n) for every curve's.
-func (v *view) assumptionsText(keep func(*spec.Cell) bool) string {
-	type pair struct{ dataset, mechanism string }
-	var order []string
-	where := map[string]map[pair]bool{} // phrase -> where it holds
-	var datasets, mechs []string        // labels with a guaranteed cell shown, in cell order
-	shown := map[pair]bool{}            // (dataset, mechanism) with a guaranteed cell shown
-	for i := range v.cells {
-		c := &v.cells[i]
-		a, ok := v.agg[c.Key]
-		if !ok || !c.Private || !keep(c) || math.IsInf(a.EpsSpentMax, 1) {
-			continue
-		}
-		at := pair{v.spec.Datasets[c.Dataset].Label, v.spec.Mechanisms[c.Mechanism].Label}
-		if !slices.Contains(datasets, at.dataset) {
-			datasets = append(datasets, at.dataset)
-		}
-		if !slices.Contains(mechs, at.mechanism) {
-			mechs = append(mechs, at.mechanism)
-		}
-		shown[at] = true
-		for _, p := range a.Assumptions {
-			if where[p] == nil {
-				order = append(order, p)
-				where[p] = map[pair]bool{}
-			}
-			where[p][at] = true
-		}
-	}
-	var out []string
-	for _, p := range order {
-		inDS, inMS := map[string]bool{}, map[string]bool{}
-		for at := range where[p] {
-			inDS[at.dataset], inMS[at.mechanism] = true, true
-		}
-		ds := slices.DeleteFunc(slices.Clone(datasets), func(d string) bool { return !inDS[d] }) // in cell order
-		ms := slices.DeleteFunc(slices.Clone(mechs), func(m string) bool { return !inMS[m] })
-		product := true // p holds on every shown (dataset, mechanism) of ds × ms
-		for at := range shown {
-			if inDS[at.dataset] && inMS[at.mechanism] && !where[p][at] {
-				product = false
-			}
-		}
-		someDatasets, someMechs := len(ds) < len(datasets), len(ms) < len(mechs)
-		switch {
-		case !product:
-			var groups []string
-			for _, d := range ds {
-				var on []string
-				for _, m := range ms {
-					if where[p][pair{d, m}] {
-						on = append(on, m)
-					}
-				}
-				groups = append(groups, strings.Join(on, ", ")+" on "+d)
-			}
-			p += " (" + strings.Join(groups, "; ") + ")"
-		case someDatasets && someMechs:
-			p += " (" + strings.Join(ms, ", ") + " on " + strings.Join(ds, ", ") + ")"
-		case someDatasets:
-			p += " (" + strings.Join(ds, ", ") + ")"
-		case someMechs:
-			p += " (" + strings.Join(ms, ", ") + ")"
-		}
-		out = append(out, p)
-	}
-	return strings.Join(out, "; ")
 }
 
 // relationText names the neighbouring relation of the private ledgers
@@ -1151,7 +1030,7 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 				refNotes = append(refNotes, s.Datasets[di].Label+" "+r)
 			}
 		}
-		tab.Note = joinNotes(refNotes, v.note("ci", "mean", t.Note, keep))
+		tab.Caption = withReferences(refNotes, v.caption("ci", "mean", keep, t.Note))
 		return []*plotting.Table{&tab}
 	}
 	var out []*plotting.Table
@@ -1176,18 +1055,11 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 			}
 			tab.Cells = append(tab.Cells, row)
 		}
-		// One table per dataset: its footnote is about that dataset's cells.
-		tab.Note = joinNotes(refs(di), v.note("ci", "mean", t.Note, func(c *spec.Cell) bool { return c.Dataset == di && keep(c) }))
+		// One table per dataset: its caption is about that dataset's cells.
+		tab.Caption = withReferences(refs(di), v.caption("ci", "mean", func(c *spec.Cell) bool { return c.Dataset == di && keep(c) }, t.Note))
 		out = append(out, &tab)
 	}
 	return out
-}
-
-func joinNotes(refs []string, note string) string {
-	if len(refs) == 0 {
-		return note
-	}
-	return "Reference (non-private): " + strings.Join(refs, "; ") + ". " + note
 }
 
 // relationName is how notes write an accounting relation: "add/remove",

@@ -87,17 +87,24 @@ func (v *view) curveFigure(f *figureSpec) *plotting.Figure {
 		}
 		fig.Panels = append(fig.Panels, pn)
 	}
-	fig.Note = v.curveNote(f.Curves, v.panels(f.Panels), f.Note, undefined)
+	fig.Caption = v.curveCaption(f.Curves, v.panels(f.Panels), f.Note, undefined)
 	return fig
 }
 
-// curveNote lists the function and fixed parameters of each curve drawn in
-// the panels (and among labels, when given).
-func (v *view) curveNote(labels, panels []string, extra string, undefined int) string {
-	var parts []string
+// curveCaption is the caption of curves drawn in panels (and among
+// labels, when given): no line, and as notes each part of each curve's
+// source (its registry entry's reference, parts split at "; " outside
+// parentheses) and its
+// fixed parameters, each phrase once, naming the curves (and panels) it
+// concerns (phrases.texts), then the points left out and extra.
+func (v *view) curveCaption(labels, panels []string, extra string, undefined int) plotting.Caption {
+	var p phrases
 	for _, c := range v.spec.Curves {
 		if len(labels) > 0 && !slices.Contains(labels, c.Label) || !slices.Contains(panels, c.Panel) {
 			continue
+		}
+		for _, part := range splitTop(curveRef(c.Name), "; ") {
+			p.add(part, c.Panel, c.Label)
 		}
 		var fixed []string
 		for _, k := range c.Params.Keys {
@@ -105,15 +112,15 @@ func (v *view) curveNote(labels, panels []string, extra string, undefined int) s
 				fixed = append(fixed, k+" = "+spec.FormatValue(c.Params.Values[k].List[0]))
 			}
 		}
-		parts = append(parts, fmt.Sprintf("%s: %s (%s)", c.Label, curveRef(c.Name), strings.Join(fixed, ", ")))
+		if len(fixed) > 0 {
+			p.add(strings.Join(fixed, ", "), c.Panel, c.Label)
+		}
 	}
+	notes := p.texts()
 	if undefined > 0 {
-		parts = append(parts, fmt.Sprintf("%d points outside a curve's domain are not drawn (see curves.csv)", undefined))
+		notes = append(notes, fmt.Sprintf("%d points outside a curve's domain are not drawn (see curves.csv)", undefined))
 	}
-	if extra != "" {
-		parts = append(parts, extra)
-	}
-	return strings.Join(parts, "; ") + "."
+	return plotting.Caption{Notes: append(notes, extra)}
 }
 
 // curveTables makes one table per curve panel: rows the x values, columns
@@ -158,7 +165,7 @@ func (v *view) curveTables(t *tableSpec) []*plotting.Table {
 			}
 			tab.Cells = append(tab.Cells, row)
 		}
-		tab.Note = v.curveNote(tab.Columns, []string{panel}, t.Note, 0)
+		tab.Caption = v.curveCaption(tab.Columns, []string{panel}, t.Note, 0)
 		out = append(out, tab)
 	}
 	return out
@@ -211,7 +218,7 @@ func (v *view) curvePanelsTable(t *tableSpec) *plotting.Table {
 			tab.Cells[i] = append(tab.Cells[i], plotting.Entry{})
 		}
 	}
-	tab.Note = v.curveNote(tab.Columns, panels, t.Note, 0)
+	tab.Caption = v.curveCaption(tab.Columns, panels, t.Note, 0)
 	return tab
 }
 

@@ -194,7 +194,7 @@ func (v *view) iterPanels(sp *iterSpec) []iterPanel {
 				}
 			}
 			if why, ok := v.skipped[label]; ok {
-				p.note = "skipped: " + shortReason(why)
+				p.note = skipNote(why, v.spec.Datasets[di].Name)
 			}
 			for i := range v.cells {
 				c := &v.cells[i]

@@ -96,7 +96,7 @@ func (v *view) infeasibleAt(di int, eps float64, want func(c *spec.Cell) bool) [
 	return out
 }
 
-// infeasibleText is the footnote part naming the shown cells with
+// infeasibleText is the caption part naming the shown cells with
 // infeasible trials, per mechanism (and dataset when several are shown),
 // with their ε values and smallest ε: "INFEASIBLE (target ε below what the
 // mechanism reaches on the data; nothing released, not drawn): RGM at
@@ -152,7 +152,7 @@ func (v *view) infeasibleText(keep func(*spec.Cell) bool) string {
 	return "INFEASIBLE (target ε below the smallest the mechanism reaches on the data; nothing released, not drawn): " + strings.Join(parts, "; ")
 }
 
-// excludedText is the footnote part naming the (mechanism, dataset) pairs
+// excludedText is the caption part naming the (mechanism, dataset) pairs
 // the spec leaves out (MechanismSpec.Exclude) whose cells the output would
 // show: "NOT RUN (excluded by the spec): GaussMix head on Synthetic-H: 16 s
 // per trial …". A pair counts as shown when keep accepts a cell of it (a
@@ -192,7 +192,7 @@ func (v *view) excludedText(keep func(*spec.Cell) bool) string {
 // excludedEntry is a table entry for an excluded pair: "not run".
 func excludedEntry() plotting.Entry { return plotting.Entry{Present: true, Text: "not run (see note)"} }
 
-// dataIndependentText is the footnote part counting, per shown cell, the
+// dataIndependentText is the caption part counting, per shown cell, the
 // trials whose private tuning drew K = 0 runs and so released the
 // data-independent zero model (results.Record.DataIndependent): "K = 0
 // (private tuning drew no run and released the data-independent zero
@@ -216,7 +216,7 @@ func (v *view) dataIndependentText(keep func(*spec.Cell) bool) string {
 	return "K = 0 (private tuning drew no run and released the data-independent zero model; counted in the mean, as the protocol releases it; no noise): " + strings.Join(parts, ", ")
 }
 
-// cellNamer returns how a footnote names a cell: its legend, after its
+// cellNamer returns how a caption names a cell: its legend, after its
 // dataset's label when the cells keep accepts span several datasets.
 func (v *view) cellNamer(keep func(*spec.Cell) bool) func(c *spec.Cell) string {
 	datasets := map[int]bool{}

@@ -11,7 +11,7 @@ import (
 
 // Pre-processed mechanisms (a spec's preprocess key): the legend says a
 // mechanism ran behind non-private pre-processing when its label does not,
-// with "paper bounds" and "group privacy" when they apply, and the footnote
+// with "paper bounds" and "group privacy" when they apply, and the caption
 // states, per shown mechanism, the steps, the sensitivities and the
 // analyses that gave the recorded ε (the records' privacy.pipeline); the
 // full statement with the declared collection is among the assumptions.
@@ -88,11 +88,12 @@ func (v *view) pipelineLegend(c *spec.Cell) string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-// pipelineText states, per shown mechanism with pre-processing, its steps,
-// the sensitivities and the analyses of its records: "pre-processing:
-// DP-GD: quantize[eta=0.1] (rows clipped to the unit ball first), safe
-// sensitivities, ε by [HSS24] Theorem 2 (tight_pq) conditional on the
-// declared collection". Nil when no shown mechanism has any.
+// pipelineText states, for the shown mechanisms with pre-processing, the
+// steps, the sensitivities and the analyses of their records, each phrase
+// once with the mechanisms it concerns (phrases.texts): "pre-processing:
+// quantize[eta=0.1] (rows clipped to the unit ball first) (DP-GD)", "safe
+// sensitivities", "ε by [HSS24] Theorem 2 (tight_pq) conditional on the
+// declared collection (DP-GD)". Nil when no shown mechanism has any.
 func (v *view) pipelineText(keep func(*spec.Cell) bool) []string {
 	shown := map[int]bool{}
 	for i := range v.cells {
@@ -100,32 +101,35 @@ func (v *view) pipelineText(keep func(*spec.Cell) bool) []string {
 			shown[v.cells[i].Mechanism] = true
 		}
 	}
-	var out []string
+	var p phrases
 	for i, m := range v.spec.Mechanisms {
-		p := m.Preprocessing()
-		if p == nil || !shown[i] {
+		if shown[i] {
+			p.show("", m.Label)
+		}
+		pl := m.Preprocessing()
+		if pl == nil || !shown[i] {
 			continue
 		}
+		p.add("pre-processing: "+pl.StepsText()+" (rows clipped to the unit ball first)", "", m.Label)
 		mode := "safe sensitivities"
-		if string(p.Mode) == "paper" {
+		if string(pl.Mode) == "paper" {
 			mode = "PAPER sensitivities (as [HSS24] prints them, several refuted; reproduction only)"
 		}
-		text := fmt.Sprintf("%s: %s (rows clipped to the unit ball first), %s", m.Label, p.StepsText(), mode)
+		p.add(mode, "", m.Label)
 		n := v.pipes[i]
 		switch {
 		case n == nil:
 			// no stored private trial (a non-private reference, or none yet)
 		case len(n.groups) > 0:
-			text += fmt.Sprintf(", ε by group privacy only (%s)", strings.Join(n.groups, "; "))
+			p.add(fmt.Sprintf("ε by group privacy only (%s)", strings.Join(n.groups, "; ")), "", m.Label)
 			if other := slices.DeleteFunc(slices.Clone(n.analyses), func(a string) bool { return a == "group" }); len(other) > 0 {
-				text += ", elsewhere by " + strings.Join(other, ", ")
+				p.add("elsewhere ε by "+strings.Join(other, ", "), "", m.Label)
 			}
 		case len(n.analyses) > 0:
-			text += ", ε by " + analysesText(n.analyses) + " conditional on the declared collection"
+			p.add("ε by "+analysesText(n.analyses)+" conditional on the declared collection", "", m.Label)
 		}
-		out = append(out, "pre-processing: "+text)
 	}
-	return out
+	return p.texts()
 }
 
 // analysesText names the winning analyses: "[HSS24] Theorem 2 (tight_pq)",

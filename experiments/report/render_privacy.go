@@ -156,16 +156,10 @@ func (v *view) privacyTables(t *tableSpec) []*plotting.Table {
 			}
 			tab.Cells = append(tab.Cells, cells)
 		}
-		extra := "ε components: each part of the composed ledger, by the same accountant at the same δ (the total is not their sum under RDP); noise parameters are means over trials"
-		if l := legend.String(); l != "" {
-			extra += "; " + l
-		}
-		if t.Note != "" {
-			extra += "; " + t.Note
-		}
-		tab.Note = v.note("none", "mean", extra, func(c *spec.Cell) bool {
+		tab.Caption = v.caption("none", "mean", func(c *spec.Cell) bool {
 			return c.Dataset == di && c.Private && v.wantMechanism(t.Mechanisms, c.Mechanism)
-		})
+		}, "ε components: each part of the composed ledger, by the same accountant at the same δ (the total is not their sum under RDP)",
+			"noise parameters are means over trials", legend.String(), t.Note)
 		out = append(out, tab)
 	}
 	return out

@@ -64,13 +64,10 @@ func (v *view) runtimeTables(t *tableSpec) []*plotting.Table {
 			tab.Rows = append(tab.Rows, label)
 			tab.Cells = append(tab.Cells, []plotting.Entry{{Mean: a.WallMean, Present: true}, runs, grads})
 		}
-		extra := "wall time of the whole trial's fit on this machine (-j trials in parallel); per-example gradients summed over every tuning run; mean ± 95% CI over trials"
-		if t.Note != "" {
-			extra += "; " + t.Note
-		}
-		tab.Note = v.note("none", "mean", extra, func(c *spec.Cell) bool {
+		tab.Caption = v.caption("none", "mean", func(c *spec.Cell) bool {
 			return c.Dataset == di && v.wantMechanism(t.Mechanisms, c.Mechanism)
-		})
+		}, "wall time of the whole trial's fit on this machine (-j trials in parallel)",
+			"per-example gradients summed over every tuning run", "mean ± 95% CI over trials", t.Note)
 		out = append(out, tab)
 	}
 	return out

@@ -122,11 +122,7 @@ func TestRenderIncompleteSaysSo(t *testing.T) {
 	}
 	table := func(d string) string {
 		t.Helper()
-		b, err := os.ReadFile(filepath.Join(d, "tables", s.Tables[0].Name+".md"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+		return withCaption(t, filepath.Join(d, "tables", s.Tables[0].Name+".md"))
 	}
 	if got := table(dir); strings.Contains(got, "INCOMPLETE") || strings.Contains(log.String(), "incomplete") {
 		t.Fatalf("a complete run is called incomplete:\n%s\n%s", got, log.String())
@@ -178,11 +174,7 @@ func TestMissingDataSaysSo(t *testing.T) {
 	}
 	read := func(name string) string {
 		t.Helper()
-		b, err := os.ReadFile(filepath.Join(dir, "tables", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+		return withCaption(t, filepath.Join(dir, "tables", name))
 	}
 	const missing = "data missing: wine (its files were not found: dplab datasets fetch wine)"
 	for _, name := range []string{"mse-wine-quality-red.md", "cal-wine-quality-red.md", "mse-wine-quality-red.tex"} {
@@ -262,11 +254,7 @@ func TestRenderLogYZero(t *testing.T) {
 	if _, err := RenderRecords(s, other, recs, nil); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(other, "figures", "logmse.svg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), "drawn at the floor") {
+	if b := withCaption(t, filepath.Join(other, "figures", "logmse.svg")); !strings.Contains(b, "drawn at the floor") {
 		t.Error("the footnote does not say which values were drawn at the floor")
 	}
 }
@@ -351,7 +339,11 @@ candidates = { learning_rate = [0.1, 0.3] }`, 1) + "\n[[table]]\nname = \"cal\"\
 	if err != nil {
 		t.Fatal(err)
 	}
-	mse, err := os.ReadFile(filepath.Join(dir, "tables", "mse.md"))
+	calCaption, err := os.ReadFile(filepath.Join(dir, "tables", "cal.caption.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mse, err := os.ReadFile(filepath.Join(dir, "tables", "mse.caption.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,13 +351,13 @@ candidates = { learning_rate = [0.1, 0.3] }`, 1) + "\n[[table]]\nname = \"cal\"\
 	if err != nil {
 		t.Fatal(err)
 	}
-	fig := []byte(figs[0].Note) // the figure's caption (its SVG wraps the lines)
+	fig := []byte(captionText(figs[0].Caption)) // the figure's caption
 	for _, c := range cells {
 		if k0[c.Key] == 0 {
 			continue
 		}
 		want := fmt.Sprintf("DP-SGD (tuning accounted, selection not private) at ε = %s (%d of 12 trials)", strconv.FormatFloat(c.Epsilon, 'g', 3, 64), k0[c.Key])
-		for name, out := range map[string][]byte{"cal.md": cal, "mse.md": mse, "the figure's footnote": fig} {
+		for name, out := range map[string][]byte{"cal.caption.md": calCaption, "mse.caption.md": mse, "the figure's caption": fig} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("%s does not count the K = 0 releases: want %q", name, want)
 			}
@@ -427,11 +419,8 @@ metric = "test_mse"
 			t.Errorf("trial %d at ε = 1e-30: %s %q; want infeasible with the reason", r.Trial, r.Status, r.Error)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "tables", "mse.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), "LM at ε = 1e-30 (linear-mixing: calibrate γ at ε = 1e-30") || !strings.Contains(string(b), "no γ ≤") {
+	b := withCaption(t, filepath.Join(dir, "tables", "mse.md"))
+	if !strings.Contains(b, "LM at ε = 1e-30 (linear-mixing: calibrate γ at ε = 1e-30") || !strings.Contains(b, "no γ ≤") {
 		t.Errorf("the footnote does not give the reason:\n%s", b)
 	}
 	again, err := run.Run(context.Background(), spectest.MustParse(t, src), opt)

@@ -76,16 +76,16 @@ func TestTimeRatioAndRelations(t *testing.T) {
 		t.Errorf("panel note %q, want none", fig.Panels[0].Note)
 	}
 	const head = "AdaSSP / Mixing mean wall time per fit at ε = 2: "
-	_, after, found := strings.Cut(fig.Note, head)
+	_, after, found := strings.Cut(captionText(fig.Caption), head)
 	if !found {
-		t.Fatalf("footnote %q lacks %q", fig.Note, head)
+		t.Fatalf("footnote %q lacks %q", captionText(fig.Caption), head)
 	}
 	want := (wall["AdaSSP"] / n["AdaSSP"]) / (wall["Mixing"] / n["Mixing"])
 	if got, _, _ := strings.Cut(after, "×"); got+"×" != fmt.Sprintf("%.2f×", want) {
 		t.Errorf("ratio %q, want %.2f×", got, want)
 	}
-	if !strings.Contains(fig.Note, "neighbouring: add/remove (AdaSSP), zero-out (Mixing)") {
-		t.Errorf("footnote %q", fig.Note)
+	if !strings.Contains(captionText(fig.Caption), "neighbouring: add/remove (AdaSSP), zero-out (Mixing)") {
+		t.Errorf("footnote %q", captionText(fig.Caption))
 	}
 	for _, bad := range []string{`["AdaSSP"]`, `["AdaSSP", "AdaSSP"]`, `["AdaSSP", "Nope"]`} {
 		src := strings.Replace(timeRatioSpec, `["AdaSSP", "Mixing"]`, bad, 1)

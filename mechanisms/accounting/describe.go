@@ -6,11 +6,11 @@ import (
 )
 
 // KindName returns the accountant kind with the default applied ("rdp"
-// when Kind is empty): the name records and footnotes carry.
+// when Kind is empty): the name records and captions carry.
 func (c Config) KindName() string { return c.kind() }
 
 // Describe returns the accountant and, for RDP, its order set, as figure
-// and table footnotes state it: "rdp (orders default)", "rdp (orders
+// and table captions state it: "rdp (orders default)", "rdp (orders
 // integer 2..256 + 13 extra up to 8192)", "pld", "exact".
 func (c Config) Describe() string {
 	kind := c.kind()
