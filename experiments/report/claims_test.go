@@ -227,6 +227,22 @@ func renderClaims(t *testing.T, s *spec.Spec, recs []results.Record) (*Claims, s
 	return c, dir
 }
 
+// wallClaim is a claim of claimsSpec on the cells' wall times (a timing
+// claim): AdaSSP 5 to 20 times as slow as ridge on Lin.
+const wallClaim = `
+[[claim]]
+id = "wall-ratio"
+quote = "AdaSSP takes 5 to 20 times as long as ridge"
+where = "§4"
+check = "ratio"
+quantity = "wall_s"
+dataset = "Lin"
+a = { mechanism = "AdaSSP" }
+b = { mechanism = "Ridge" }
+min = 5
+max = 20
+`
+
 // claimBetter and claimLin2 are claims of claimsSpec: AdaSSP better than
 // ridge, and AdaSSP's error below 10 on Lin2.
 const (
@@ -366,19 +382,7 @@ dataset = "Lin"
 epsilon = [2]
 paper_value = 2
 abs_tolerance = 1e-9
-
-[[claim]]
-id = "wall-ratio"
-quote = "AdaSSP takes 5 to 20 times as long as ridge"
-where = "§4"
-check = "ratio"
-quantity = "wall_s"
-dataset = "Lin"
-a = { mechanism = "AdaSSP" }
-b = { mechanism = "Ridge" }
-min = 5
-max = 20
-`
+` + wallClaim
 	s := spectest.MustParse(t, src)
 	if err := Check(s); err != nil {
 		t.Fatal(err)

@@ -166,21 +166,6 @@ func withCIMethod(src, method string) string { return "ci = \"" + method + "\"\n
 // infeasible cell and an excluded pair (claims_test.go), and records with
 // traces, diagnostics and noise per node (iterations_test.go) under an
 // iterations table, a diagnostics table and a trace claim.
-// wallClaim reads the cells' wall times (a timing claim).
-const wallClaim = `
-[[claim]]
-id = "wall-ratio"
-quote = "AdaSSP takes 5 to 20 times as long as ridge"
-where = "§4"
-check = "ratio"
-quantity = "wall_s"
-dataset = "Lin"
-a = { mechanism = "AdaSSP" }
-b = { mechanism = "Ridge" }
-min = 5
-max = 20
-`
-
 func TestEvidenceRendersAsRecords(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	if _, _, err := runAndRender(spectest.MustParse(t, spectest.Valid), run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}}); err != nil {
