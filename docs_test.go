@@ -9,7 +9,6 @@ import (
 
 	"github.com/dplab/dplab/experiments/docgen"
 	"github.com/dplab/dplab/experiments/report"
-	specpkg "github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/results"
 )
 
@@ -46,13 +45,7 @@ func TestReproductionDocsGenerated(t *testing.T) {
 // summary.csv but its wall-time column.
 func checkEvidence(t *testing.T, name, path, dir string) {
 	t.Helper()
-	s, err := report.Load(path, specpkg.LoadOptions{})
-	if err == nil {
-		err = s.ApplyQuick()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := loadQuick(t, path)
 	e, err := report.NewEvidence(s, results.FromDir(dir, nil))
 	if err != nil {
 		t.Fatal(err)

@@ -121,13 +121,7 @@ func TestQuickSpecOutputsGolden(t *testing.T) {
 // preprocessing fig3).
 func checkFigures(t *testing.T, path, dir string) {
 	t.Helper()
-	s, err := report.Load(path, specpkg.LoadOptions{})
-	if err == nil {
-		err = s.ApplyQuick()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := loadQuick(t, path)
 	recs, err := results.Read(dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -661,4 +655,18 @@ func writeCSV(rows [][]string) []byte {
 	w := csv.NewWriter(&buf)
 	_ = w.WriteAll(rows)
 	return buf.Bytes()
+}
+
+// loadQuick loads the spec at path with its [quick] settings applied, as
+// a --quick run does.
+func loadQuick(t *testing.T, path string) *specpkg.Spec {
+	t.Helper()
+	s, err := report.Load(path, specpkg.LoadOptions{})
+	if err == nil {
+		err = s.ApplyQuick()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
