@@ -257,10 +257,7 @@ func Write(f *Figure, dir string, formats ...string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := slices.Clone(formats)
-	for _, c := range CaptionFiles {
-		names = append(names, c)
-	}
+	names := append(slices.Clone(formats), CaptionFiles...)
 	errs := make([]error, len(names))
 	write := func(i int) {
 		var b []byte

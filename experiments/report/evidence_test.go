@@ -351,7 +351,7 @@ func TestEvidenceStat(t *testing.T) {
 		}
 	}
 	// Every finite number is written in its shortest round-trip form.
-	for _, x := range []float64{0.1, 1e-300, 5e-324, math.MaxFloat64, -0.0, 1 / 3.0} {
+	for _, x := range []float64{0.1, 1e-300, 5e-324, math.MaxFloat64, math.Copysign(0, -1), 1 / 3.0} {
 		var back evFloat
 		b, _ := json.Marshal(evFloat(x))
 		if err := json.Unmarshal(b, &back); err != nil || big.NewFloat(float64(back)).Cmp(big.NewFloat(x)) != 0 {
