@@ -352,7 +352,8 @@ func estimateText(p ClaimPoint) string {
 // Measured says in a few words what the claim's evaluated points measured:
 // the number each checks (the value, the ratio a / b, the difference
 // a − b, a monotone check's step), the one point's with its interval
-// ("1.5 [1.2, 1.9]"), or their range ("1.04 to 2.9 over 3 points"); "—"
+// ("1.5 [1.2, 1.9]"; a proportion's with its count of trials, "40 of 40 =
+// 1 [0.9119, 1]"), or their range ("1.04 to 2.9 over 3 points"); "—"
 // when no point was evaluated. The verdict tables of the generated docs
 // print it beside Statement.
 func (c *Claim) Measured() string {
@@ -373,6 +374,10 @@ func (c *Claim) Measured() string {
 	case 0:
 		return "—"
 	case 1:
+		if a := pts[0].A; a != nil && a.Count != nil && pts[0].B == nil {
+			// A proportion says how many trials: "40 of 40 = 1 [0.9119, 1]".
+			return fmt.Sprintf("%d of %d = %s", *a.Count, a.N, estimateText(pts[0]))
+		}
 		return what + estimateText(pts[0])
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)

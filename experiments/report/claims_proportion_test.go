@@ -178,6 +178,10 @@ max = 1
 	if p := pooled.Points[0]; p.Point != "Lin, ε = 0.5, 2" || *p.A.Count != 5 || p.A.N != 6 || !near(float64(p.Low), 0.3588) || !near(float64(p.High), 0.9958) {
 		t.Errorf("pooled point %+v, a %+v", p, p.A)
 	}
+	// The generated docs' verdict tables say how many trials (Measured).
+	if m := pooled.Measured(); m != "5 of 6 = 0.8333 [0.3588, 0.9958]" {
+		t.Errorf("pooled: measured %q", m)
+	}
 	if l := c.Claims[2]; l.Verdict != NotRun || l.Points[0].Why != "ε = 0.5: infeasible (smallest ε 4.26)" {
 		t.Errorf("pooled Lin2: %s, %+v", l.Summary, l.Points)
 	}
