@@ -23,7 +23,9 @@ import (
 // ε = 1: 2.53). The timing claims ("Faster by") are wall-clock: only their
 // direction is pinned, objective perturbation slower on Fashion-MNIST at
 // the largest ε (about 46× [39, 55] in a run at load 15, where the old
-// text said 14.2×, the image 41.6×) and not faster on MNIST. Figures 2 and
+// text said 14.2×, the image 41.6×; 35.3× [31.1, 40.2] in the docs' run)
+// and not contradicted on MNIST (it held there in the docs' run, 2.48×
+// [2.14, 2.88]). Figures 2 and
 // 4 take 4 to 13 minutes: their verdicts are stated in the commit that
 // added their claims.
 func TestGaussMixClaimsFullSize(t *testing.T) {

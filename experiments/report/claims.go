@@ -230,10 +230,26 @@ type side struct {
 // sides' mechanisms differ by design: the coordinate is never paired.
 func (s *side) mechCoord() string {
 	if s.isB {
-		return "mechanism·b"
+		return "mechanism" + sideB
 	}
 	return "mechanism"
 }
+
+// sideCoord is the name of a coordinate that names a side's points but is
+// never paired with the other side's: name·a or name·b (pointName shows
+// both as name).
+func (s *side) sideCoord(name string) string {
+	if s.isB {
+		return name + sideB
+	}
+	return name + sideA
+}
+
+// sideA and sideB mark coordinates of one side only (sideCoord).
+const (
+	sideA = "·a"
+	sideB = "·b"
+)
 
 var claimIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
 

@@ -122,7 +122,14 @@ func (v *view) rows(c *claim, s *side) []row {
 			r.coords = append(r.coords, coord{s.mechCoord(), l, l})
 		}
 		for _, k := range swept[cell.Mechanism] {
-			add("param:"+k, fmt.Sprint(cell.Params[k]), spec.FormatValue(cell.Params[k]))
+			name, value, text := "param:"+k, fmt.Sprint(cell.Params[k]), spec.FormatValue(cell.Params[k])
+			if s.pinned[name] && len(s.sel.Params.Values[k].List) > 1 {
+				// A side pinning several values of a key names its points
+				// by it, never paired with the other side (as mechCoord).
+				r.coords = append(r.coords, coord{s.sideCoord(name), value, text})
+				continue
+			}
+			add(name, value, text)
 		}
 		if cell.Private {
 			add("epsilon", strconv.FormatFloat(cell.Epsilon, 'g', -1, 64), strconv.FormatFloat(cell.Epsilon, 'g', 4, 64))

@@ -187,6 +187,7 @@ func (c *claim) pooled(rows []row) []row {
 // pointName writes one coordinate as a point's name shows it: "ε = 4",
 // "split = random", "Lin".
 func pointName(k coord) string {
+	k.name = strings.TrimSuffix(strings.TrimSuffix(k.name, sideA), sideB)
 	switch {
 	case k.name == "epsilon":
 		return "ε = " + k.text

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -716,5 +717,56 @@ max = 5
 	if cl.Statement != "AdaSSP / AdaSSP (ε = 2) in metric test_mse" || len(cl.Points) != 2 ||
 		cl.Points[0].Point != "ε = 0.5" || cl.Points[1].Point != "ε = 2" || float64(cl.Points[0].Estimate) != 4 {
 		t.Errorf("%q: %+v", cl.Statement, cl.Points)
+	}
+}
+
+// TestClaimsSidePinsSeveralValues: a side that pins several values of a
+// swept params key (b = { params = { rho = [0.001, 0.01] } }, a at one
+// value) pairs each of them with a's cell and names the point by it; the
+// points were all named "—" (gaussmix_ksweep's k/d = 4 against the other
+// k/d values named every point by its dataset only).
+func TestClaimsSidePinsSeveralValues(t *testing.T) {
+	s := spectest.MustParse(t, `name = "pins"
+seed = 1
+trials = 3
+epsilon = [1]
+delta = 1e-6
+
+[[dataset]]
+name = "synthetic-linear"
+label = "Lin"
+params = { n = 400, d = 4, seed = 3 }
+
+[[mechanism]]
+name = "adassp"
+label = "AdaSSP"
+params = { rho = [1e-4, 1e-3, 1e-2] }
+
+[[claim]]
+id = "small-rho-best"
+quote = "the smallest ρ is best"
+where = "§1"
+check = "better"
+quantity = "metric:test_mse"
+a = { params = { rho = 1e-4 } }
+b = { params = { rho = [1e-3, 1e-2] } }
+`)
+	mse := map[string]float64{"0.0001": 1, "0.001": 2, "0.01": 1}
+	var recs []results.Record
+	for _, c := range spectest.Cells(t, s) {
+		for trial := range 3 {
+			r := okRecord(s, c, trial)
+			r.Metrics = map[string]results.Float{"test_mse": results.Float(mse[fmt.Sprint(c.Params["rho"])] + 0.01*float64(trial))}
+			recs = append(recs, r)
+		}
+	}
+	c, _ := renderClaims(t, s, recs)
+	cl := c.Claims[0]
+	var got []string
+	for _, p := range cl.Points {
+		got = append(got, p.Point+": "+p.Outcome)
+	}
+	if want := []string{"rho = 0.001: " + Holds, "rho = 0.01: " + Tie}; !slices.Equal(got, want) {
+		t.Errorf("%s: points %q, want %q", cl.Summary, got, want)
 	}
 }
