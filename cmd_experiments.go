@@ -29,8 +29,8 @@ var runCommand = &command{
 	Short:     "run every trial not yet stored, then render figures and tables",
 	Long: `Run expands each spec into cells (datasets × mechanisms × ε × parameter sweeps),
 runs every trial not already stored in the result directory on N goroutines, and
-renders the spec's figures and tables. Results land in results/<name>/ (or
-results/<name>-quick/ with --quick): trials.jsonl, summary.csv, manifest.json,
+renders the spec's figures and tables. Results land in ` + run.DefaultRoot + `/<name>/ (or
+` + run.DefaultRoot + `/<name>-quick/ with --quick): trials.jsonl, summary.csv, manifest.json,
 figures/, tables/. An interrupted run (Ctrl-C, SIGTERM) loses no finished trial;
 a SIGKILL loses at most the last 0.1 s of them (they run again): rerun the same
 command to resume. With several specs, --out is the parent of
@@ -175,7 +175,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	defer boundGC(runGCPercent, runGCHeadroom)() // collect less often, within bounds
 	fs := newFlagSet("run", stdout)
 	jobs := fs.Int("j", 0, "concurrent trials (default: number of CPUs)")
-	out := fs.String("out", "", "result directory (default results/<name>)")
+	out := fs.String("out", "", "result directory (default "+run.DefaultRoot+"/<name>)")
 	trials := fs.Int("trials", 0, "override the spec's trial count")
 	quick := fs.Bool("quick", false, "apply the spec's [quick] overrides (a smoke run)")
 	force := fs.Bool("force", false, "rerun every trial of the spec's cells")
@@ -221,7 +221,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for i, s := range loaded {
 		dirs[i] = *out
 		if dirs[i] == "" {
-			dirs[i] = run.ResultDir(s, "results")
+			dirs[i] = run.ResultDir(s, run.DefaultRoot)
 		} else if len(loaded) > 1 {
 			dirs[i] = run.ResultDir(s, dirs[i])
 		}
@@ -311,7 +311,7 @@ func printReport(w io.Writer, s *spec.Spec, rep *run.Report, outs []string) {
 
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("plan", stdout)
-	out := fs.String("out", "", "result directory (default results/<name>)")
+	out := fs.String("out", "", "result directory (default "+run.DefaultRoot+"/<name>)")
 	trials := fs.Int("trials", 0, "override the spec's trial count")
 	quick := fs.Bool("quick", false, "apply the spec's [quick] overrides")
 	estimate := fs.Bool("estimate", false, "time a few trials per row and estimate the run's wall time")
@@ -351,7 +351,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	printWarnings(stderr, s)
 	dir := *out
 	if dir == "" {
-		dir = run.ResultDir(s, "results")
+		dir = run.ResultDir(s, run.DefaultRoot)
 	}
 	// The directory run would refuse is refused here too.
 	if err := results.CheckDir(dir); err != nil {
@@ -533,7 +533,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		if dir == "" {
-			dir = run.ResultDir(s, "results")
+			dir = run.ResultDir(s, run.DefaultRoot)
 		}
 		if err := results.CheckDir(dir); err != nil {
 			return storeError(err)

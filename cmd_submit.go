@@ -109,7 +109,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	engine := args[0]
 	fs := newFlagSet("submit", stdout)
 	shards := fs.Int("shards", 0, "number of shards (array tasks, Job completions)")
-	out := fs.String("out", "", "result directory (default results/<name>)")
+	out := fs.String("out", "", "result directory (default "+run.DefaultRoot+"/<name>)")
 	quick := fs.Bool("quick", false, "apply the spec's [quick] overrides")
 	trials := fs.Int("trials", 0, "override the spec's trial count")
 	dataDir := fs.String("data-dir", "", "datasets directory on the nodes (default: $DPLAB_DATA at submission, exported to the jobs)")
@@ -199,7 +199,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// Slurm: absolute paths, as the tasks may start elsewhere.
 	dir := *out
 	if dir == "" {
-		dir = run.ResultDir(s, "results")
+		dir = run.ResultDir(s, run.DefaultRoot)
 	}
 	if dir, err = filepath.Abs(dir); err != nil {
 		return err

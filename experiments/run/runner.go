@@ -30,7 +30,7 @@ import (
 // Options configures Run.
 type Options struct {
 	Jobs    int    // concurrent trials; 0 means runtime.NumCPU()
-	OutDir  string // result directory; "" means ResultDir(spec, "results")
+	OutDir  string // result directory; "" means ResultDir(spec, DefaultRoot)
 	DataDir string // datasets directory (datasets.DataDir resolves the default)
 	Force   bool   // rerun every trial of the spec's cells
 	Trials  int    // overrides the spec's trial count when > 0
@@ -92,6 +92,14 @@ type Report struct {
 	// more trials): the summary, figures and tables use them too.
 	Beyond int
 }
+
+// DefaultRoot is the folder, relative to the working directory, holding
+// each spec's result directory when none is given (--out): runs/<name>/.
+// It is the one definition every command's default uses. It is no source
+// folder: no Go package lives there (TestDefaultRootIsNoPackage), and
+// .gitignore ignores it, so that deleting every run deletes no code (the
+// default used to be results/, the results package's folder).
+const DefaultRoot = "runs"
 
 // ResultDir is the default result directory of a spec under root:
 // root/<name>, or root/<name>-quick for a --quick run.
@@ -170,7 +178,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	}
 	dir := opt.OutDir
 	if dir == "" {
-		dir = ResultDir(s, "results")
+		dir = ResultDir(s, DefaultRoot)
 	}
 	log := opt.Log
 	if log == nil {
