@@ -177,7 +177,10 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if err := overrideTrials(s, *trials); err != nil {
+	// The options the tasks will run with, resolved here so that a
+	// --trials that takes the grid over the limits fails at submission.
+	s, opt, err := resolveRun(s, run.Options{OutDir: *out, Trials: *trials})
+	if err != nil {
 		return err
 	}
 	command := []string{"dplab", "submit"}
@@ -197,11 +200,8 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			mount: *mount, name: *name, parallelism: *parallelism})
 	}
 	// Slurm: absolute paths, as the tasks may start elsewhere.
-	dir := *out
-	if dir == "" {
-		dir = run.ResultDir(s, run.DefaultRoot)
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
+	dir, err := filepath.Abs(opt.OutDir)
+	if err != nil {
 		return err
 	}
 	specPath, err := filepath.Abs(pos[0])

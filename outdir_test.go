@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/experiments/spec"
 	"github.com/dplab/dplab/results"
 )
 
@@ -107,5 +109,31 @@ func TestDocsNameDefaultRoot(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestForceShardOneMessage (issue 36): --force with --shard is refused by
+// one check with one message, the CLI's being run.Run's (exit 2, nothing
+// written). They were refused twice, by the CLI and by run.Run, with two
+// messages (fails before: the CLI said "--shard cannot be combined with
+// --force (a shard never rewrites the store)").
+func TestForceShardOneMessage(t *testing.T) {
+	tmp := t.TempDir()
+	path := writeFile(t, filepath.Join(tmp, "cli.toml"), cliSpec)
+	dir := filepath.Join(tmp, "out")
+	s, err := loadSpec(context.Background(), path, false, spec.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rerr := run.Run(context.Background(), s, run.Options{OutDir: dir, Force: true, Shard: run.Shard{Index: 1, Count: 2}})
+	if rerr == nil {
+		t.Fatal("run.Run with Force and a Shard ran")
+	}
+	code, _, stderr := runMain(t, "run", path, "--out", dir, "--shard", "1/2", "--force")
+	if code != 2 || !strings.Contains(stderr, "dplab run: "+rerr.Error()+"\n") {
+		t.Errorf("run --shard 1/2 --force: exit %d, stderr %q; want 2 and run.Run's message %q", code, stderr, rerr)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("the refused run created %s", dir)
 	}
 }
