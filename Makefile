@@ -73,7 +73,7 @@ bench:
 ## reproduce: every paper spec at full size, one after another, with each
 ## spec's plan estimate beside its measured wall time and the total (hours;
 ## needs DPLAB_DATA; resumes where it stopped); then refreshes the docs'
-## evidence from the runs and regenerates the docs (dplab docs --refresh results)
+## evidence from the runs and regenerates the docs (dplab docs --refresh runs)
 reproduce:
 	scripts/reproduce.sh -j $(or $(J),2)
 
@@ -84,7 +84,7 @@ reproduce:
 docs:
 	$(GO) run . docs
 
-## clean: the binary and every run's outputs (results/<name>/), not the results package
+## clean: the binary and every run's outputs (runs/<name>/, dplab run's default)
 clean:
 	rm -f dplab
-	rm -rf results/*/
+	rm -rf runs/

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/audit"
+	"github.com/dplab/dplab/experiments/run"
 	"github.com/dplab/dplab/results"
 )
 
@@ -35,7 +36,7 @@ With an audit spec (a .toml file: mechanisms × an ε grid, see
 experiments/audits/audit_grid.toml), every (mechanism, ε) cell not yet stored
 in DIR/audits.jsonl is audited and stored, then DIR/figures/audit.png|svg
 (claimed against audited ε) and DIR/tables/audit.md|csv are written; DIR is
-results/<name> unless --out is given, and must be new, empty or an audit's
+` + run.DefaultRoot + `/<name> unless --out is given, and must be new, empty or an audit's
 (holding audits.jsonl); one audit at a time may use it. An interrupted audit
 loses no stored cell: rerun it to resume.`,
 	Run: cmdAudit,
@@ -70,7 +71,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	jobs := fs.Int("j", 0, "concurrent runs (default: all cores)")
 	seed := fs.String("seed", "1", "seed root of the runs' randomness")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	out := fs.String("out", "", "result directory of an audit spec (default results/<name>)")
+	out := fs.String("out", "", "result directory of an audit spec (default "+run.DefaultRoot+"/<name>)")
 	quick := fs.Bool("quick", false, "use the audit spec's [quick] runs")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -143,7 +144,7 @@ func auditSpec(ctx context.Context, path, out string, quick bool, jobs int, stdo
 		if quick {
 			name += "-quick"
 		}
-		out = filepath.Join("results", name)
+		out = filepath.Join(run.DefaultRoot, name)
 	}
 	// As for dplab run: the spec copy, figures and tables never overwrite
 	// another directory's files.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/experiments/docgen"
+	"github.com/dplab/dplab/experiments/run"
 )
 
 var docsCommand = &command{
@@ -34,7 +35,8 @@ claims.md are regenerated too. Text outside the sections is left alone.
 With --refresh RESULTS it first makes the evidence of every spec the
 documents name (and of every spec with an evidence folder) from its
 finished full-size run in RESULTS/<spec>/ (specs without one keep their
-evidence): make reproduce does this after running every spec.
+evidence; RESULTS is ` + run.DefaultRoot + ` for dplab run's default result directories):
+make reproduce does this after running every spec.
 
 With --check it writes nothing and fails (exit 1) when a file or section
 differs from what it would generate, naming each with a diff excerpt (make

@@ -29,8 +29,8 @@ var runCommand = &command{
 	Short:     "run every trial not yet stored, then render figures and tables",
 	Long: `Run expands each spec into cells (datasets × mechanisms × ε × parameter sweeps),
 runs every trial not already stored in the result directory on N goroutines, and
-renders the spec's figures and tables. Results land in results/<name>/ (or
-results/<name>-quick/ with --quick): trials.jsonl, summary.csv, manifest.json,
+renders the spec's figures and tables. Results land in ` + run.DefaultRoot + `/<name>/ (or
+` + run.DefaultRoot + `/<name>-quick/ with --quick): trials.jsonl, summary.csv, manifest.json,
 figures/, tables/. An interrupted run (Ctrl-C, SIGTERM) loses no finished trial;
 a SIGKILL loses at most the last 0.1 s of them (they run again): rerun the same
 command to resume. With several specs, --out is the parent of
@@ -161,21 +161,23 @@ func checkTrialsFlag(fs *flag.FlagSet, n int) error {
 	return nil
 }
 
-// overrideTrials applies a --trials override (n > 0) and checks the grid
-// again: the override may take it over the limits.
-func overrideTrials(s *spec.Spec, n int) error {
-	if n <= 0 {
-		return nil
+// resolveRun resolves the options of a run of s once (run.Resolve: the
+// spec with a --trials override applied to a copy, the result directory,
+// --force with --shard refused), mapping that refusal to a usage error and
+// a grid the override takes over the limits to bad input.
+func resolveRun(s *spec.Spec, opt run.Options) (*spec.Spec, run.Options, error) {
+	rs, ro, err := run.Resolve(s, opt)
+	if errors.Is(err, run.ErrForceShard) {
+		return nil, ro, usagef("%v", err)
 	}
-	s.Trials = n
-	return badInput(s.CheckSize())
+	return rs, ro, badInput(err)
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer boundGC(runGCPercent, runGCHeadroom)() // collect less often, within bounds
 	fs := newFlagSet("run", stdout)
 	jobs := fs.Int("j", 0, "concurrent trials (default: number of CPUs)")
-	out := fs.String("out", "", "result directory (default results/<name>)")
+	out := fs.String("out", "", "result directory (default "+run.DefaultRoot+"/<name>)")
 	trials := fs.Int("trials", 0, "override the spec's trial count")
 	quick := fs.Bool("quick", false, "apply the spec's [quick] overrides (a smoke run)")
 	force := fs.Bool("force", false, "rerun every trial of the spec's cells")
@@ -189,7 +191,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if len(specs) == 0 {
 		return usagef("run needs at least one SPEC.toml")
 	}
-	shard, err := parseShardFlag(*shardFlag, len(specs), *force)
+	shard, err := parseShardFlag(*shardFlag, len(specs))
 	if err != nil {
 		return err
 	}
@@ -203,39 +205,39 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	loaded := make([]*spec.Spec, len(specs))
+	resolved := make([]run.Options, len(specs))
 	for i, p := range specs {
-		if loaded[i], err = loadSpec(ctx, p, *quick, *lim); err != nil {
+		s, err := loadSpec(ctx, p, *quick, *lim)
+		if err != nil {
 			return err
 		}
 		// (A spec of curves and tables alone runs no trials: nothing to
 		// shorten.)
-		if *quick && loaded[i].Quick == nil && len(loaded[i].Mechanisms) > 0 {
+		if *quick && s.Quick == nil && len(s.Mechanisms) > 0 {
 			fmt.Fprintf(stderr, "warning: %s has no [quick] section: --quick runs its trials at full size\n", p)
 		}
-		if err := overrideTrials(loaded[i], *trials); err != nil {
+		opt := run.Options{Jobs: *jobs, OutDir: *out, DataDir: *dataDir, Force: *force, Trials: *trials,
+			Args: append([]string{"run"}, args...), Shard: shard}
+		if *out != "" && len(specs) > 1 {
+			opt.OutDir = run.ResultDir(s, *out)
+		}
+		if loaded[i], resolved[i], err = resolveRun(s, opt); err != nil {
 			return err
 		}
-		printWarnings(stderr, loaded[i])
-	}
-	dirs := make([]string, len(loaded))
-	for i, s := range loaded {
-		dirs[i] = *out
-		if dirs[i] == "" {
-			dirs[i] = run.ResultDir(s, "results")
-		} else if len(loaded) > 1 {
-			dirs[i] = run.ResultDir(s, dirs[i])
-		}
+		printWarnings(stderr, s)
 		// Two specs of one name would share a result directory: the second
 		// would find the first's trials stored and overwrite its figures.
+		dir := resolved[i].OutDir
 		for j := range i {
-			if filepath.Clean(dirs[j]) == filepath.Clean(dirs[i]) {
-				return usagef("%s and %s would both write %s (both are named %q): give them different names, or run them one at a time with --out", loaded[j].File, s.File, dirs[i], s.Name)
+			if filepath.Clean(resolved[j].OutDir) == filepath.Clean(dir) {
+				return usagef("%s and %s would both write %s (both are named %q): give them different names, or run them one at a time with --out", loaded[j].File, s.File, dir, s.Name)
 			}
 		}
 	}
 	var failed []string
 	for i, s := range loaded {
-		dir := dirs[i]
+		opts := resolved[i]
+		dir := opts.OutDir
 		fmt.Fprintf(stderr, "dplab run %s -> %s\n", s.File, dir)
 		// The figures and tables are rendered as soon as the trials are
 		// done, while the run syncs its store and writes the manifest
@@ -246,9 +248,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		var outs []string
 		var rerr error
 		rendered := false
-		opts := run.Options{Jobs: *jobs, OutDir: dir, DataDir: *dataDir,
-			Force: *force, Trials: *trials, Log: log, Progress: &tty, Args: append([]string{"run"}, args...),
-			Shard: shard}
+		opts.Log, opts.Progress = log, &tty
 		if !shard.Sharded() { // dplab merge renders a sharded run
 			// The run gives the collector each stored record; it keeps
 			// what the figures and tables need, not the records.
@@ -311,7 +311,7 @@ func printReport(w io.Writer, s *spec.Spec, rep *run.Report, outs []string) {
 
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("plan", stdout)
-	out := fs.String("out", "", "result directory (default results/<name>)")
+	out := fs.String("out", "", "result directory (default "+run.DefaultRoot+"/<name>)")
 	trials := fs.Int("trials", 0, "override the spec's trial count")
 	quick := fs.Bool("quick", false, "apply the spec's [quick] overrides")
 	estimate := fs.Bool("estimate", false, "time a few trials per row and estimate the run's wall time")
@@ -345,14 +345,12 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if err := overrideTrials(s, *trials); err != nil {
+	s, opt, err := resolveRun(s, run.Options{OutDir: *out, Trials: *trials})
+	if err != nil {
 		return err
 	}
 	printWarnings(stderr, s)
-	dir := *out
-	if dir == "" {
-		dir = run.ResultDir(s, "results")
-	}
+	dir := opt.OutDir
 	// The directory run would refuse is refused here too.
 	if err := results.CheckDir(dir); err != nil {
 		return storeError(err)
@@ -533,7 +531,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		if dir == "" {
-			dir = run.ResultDir(s, "results")
+			dir = run.ResultDir(s, run.DefaultRoot)
 		}
 		if err := results.CheckDir(dir); err != nil {
 			return storeError(err)

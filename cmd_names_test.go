@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dplab/dplab/experiments/run"
 )
 
 // longNamesSpec is a spec whose name, figure, table and two dataset labels
@@ -89,7 +91,7 @@ func TestLongNamesFitOrAreRefused(t *testing.T) {
 	if code, _, stderr := runMain(t, "run", path, "--quick"); code != 0 {
 		t.Fatalf("run --quick: exit %d\n%s", code, stderr)
 	}
-	dir := filepath.Join(wd, "results", name+"-quick")
+	dir := filepath.Join(wd, run.DefaultRoot, name+"-quick")
 	for _, want := range []string{"figures/" + figure + ".png", "figures/" + figure + ".svg", "figures/" + figure + ".caption.tex",
 		"tables/" + table + "-*[0-9a-f].tex", "tables/" + table + "-*[0-9a-f].md", "tables/" + table + "-*.caption.tex"} {
 		if m, _ := filepath.Glob(filepath.Join(dir, want)); len(m) != map[bool]int{true: 2, false: 1}[strings.Contains(want, "*")] {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dplab/dplab/audit"
 	"github.com/dplab/dplab/experiments/htmlreport"
+	"github.com/dplab/dplab/experiments/run"
 	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/results"
 )
@@ -29,9 +30,9 @@ ledger component, tuning), provenance (manifest.json) and the spec that
 produced it. A side table of contents folds away. The page needs no network
 and no other file; it prints cleanly.
 
-Without RESULTDIR it shows every result folder under results/. Arguments that
-are plain files are skipped with a warning (so that 'dplab report results/*'
-passes over the results package's sources); any other directory that is not
+Without RESULTDIR it shows every result folder under ` + run.DefaultRoot + `/. Arguments that
+are plain files are skipped with a warning (so that 'dplab report DIR/*'
+passes over a folder's plain files); any other directory that is not
 a result folder (no trials.jsonl nor audits.jsonl) is an error. The page (-o)
 must be written outside every result folder: a path in or below one is
 refused.`,
@@ -131,25 +132,25 @@ func isResultFolder(dir string) bool {
 }
 
 // reportDirs returns the result folders to show: the arguments, without
-// plain files (warned about), or every folder under results/ holding a
+// plain files (warned about), or every folder under run.DefaultRoot holding a
 // store (a run's trials.jsonl or an audit's audits.jsonl) when there are
 // none.
 func reportDirs(args []string, stderr io.Writer) ([]string, error) {
 	if len(args) == 0 {
-		entries, err := os.ReadDir("results")
+		entries, err := os.ReadDir(run.DefaultRoot)
 		if err != nil {
-			return nil, usagef("no RESULTDIR given and no results/ folder here: %v", err)
+			return nil, usagef("no RESULTDIR given and no %s/ folder here: %v", run.DefaultRoot, err)
 		}
 		var dirs []string
 		for _, e := range entries {
 			// os.Stat follows a symbolic link to a result folder elsewhere.
-			d := filepath.Join("results", e.Name())
+			d := filepath.Join(run.DefaultRoot, e.Name())
 			if hasStore(d) {
 				dirs = append(dirs, d)
 			}
 		}
 		if len(dirs) == 0 {
-			return nil, usagef("no RESULTDIR given and no result folder under results/ (run 'dplab run SPEC.toml' first)")
+			return nil, usagef("no RESULTDIR given and no result folder under %s/ (run 'dplab run SPEC.toml' first)", run.DefaultRoot)
 		}
 		return dirs, nil
 	}

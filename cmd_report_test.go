@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dplab/dplab/experiments/run"
 )
 
 // TestReportCLIErrors: a missing folder, a folder without a store and
@@ -40,21 +42,22 @@ func TestReportCLIErrors(t *testing.T) {
 			t.Errorf("report %v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
 	}
-	// No arguments: the result folders under ./results — here a results/
-	// holding only sources, as in a fresh checkout (run in a directory of
-	// its own: the checkout's results/ gains folders whenever someone runs
+	// No arguments: the result folders under ./runs (run.DefaultRoot) —
+	// here none, then a runs/ holding no result folder (run in a directory
+	// of its own: the checkout's runs/ gains folders whenever someone runs
 	// a spec, e.g. make quickstart).
 	t.Run("no arguments", func(t *testing.T) {
 		wd := t.TempDir()
-		if err := os.MkdirAll(filepath.Join(wd, "results"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(wd, "results", "doc.go"), []byte("package results\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
 		t.Chdir(wd)
 		code, _, stderr := runMain(t, "report", "-o", out)
-		if want := "no result folder under results/"; code != 2 || !strings.Contains(stderr, want) {
+		if want := "no RESULTDIR given and no " + run.DefaultRoot + "/ folder here"; code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("report: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+		}
+		if err := os.MkdirAll(filepath.Join(wd, run.DefaultRoot, "empty"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr = runMain(t, "report", "-o", out)
+		if want := "no result folder under " + run.DefaultRoot + "/"; code != 2 || !strings.Contains(stderr, want) {
 			t.Errorf("report: exit %d, stderr %q; want 2 and %q", code, stderr, want)
 		}
 	})
@@ -85,7 +88,7 @@ func TestReportCLIErrors(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "skipping 1 file(s), not result folders: "+file) || !strings.Contains(stdout, "wrote "+out+" (1 result folder(s)") {
 		t.Errorf("report with a file: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	// An audit spec's folder (dplab audit SPEC.toml writes results/<name>
+	// An audit spec's folder (dplab audit SPEC.toml writes runs/<name>
 	// too) is shown beside the runs', as 'dplab report results/*' and
 	// 'dplab report' without arguments give it, and alone: its audits, its
 	// figure and its table (it used to be skipped with a warning).
@@ -112,7 +115,7 @@ func TestReportCLIErrors(t *testing.T) {
 	t.Run("no arguments, audits among runs", func(t *testing.T) {
 		wd := t.TempDir()
 		for name, src := range map[string]string{"run": dir, "audit": auditDir} {
-			if err := os.CopyFS(filepath.Join(wd, "results", name), os.DirFS(src)); err != nil {
+			if err := os.CopyFS(filepath.Join(wd, run.DefaultRoot, name), os.DirFS(src)); err != nil {
 				t.Fatal(err)
 			}
 		}

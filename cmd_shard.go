@@ -42,8 +42,8 @@ beyond timing (wall_s, code_version, wall_* diagnostics) fail the merge
 }
 
 // parseShardFlag parses run's --shard (empty: no sharding) for nspecs
-// specs.
-func parseShardFlag(v string, nspecs int, force bool) (run.Shard, error) {
+// specs (run.Resolve refuses it with --force).
+func parseShardFlag(v string, nspecs int) (run.Shard, error) {
 	if v == "" {
 		return run.Shard{}, nil
 	}
@@ -53,9 +53,6 @@ func parseShardFlag(v string, nspecs int, force bool) (run.Shard, error) {
 	}
 	if nspecs != 1 {
 		return sh, usagef("--shard runs one SPEC.toml")
-	}
-	if force {
-		return sh, usagef("--shard cannot be combined with --force (a shard never rewrites the store)")
 	}
 	return sh, nil
 }
@@ -176,7 +173,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if err := overrideTrials(s, su.trials); err != nil {
+	if s, _, err = resolveRun(s, run.Options{OutDir: dir, Trials: su.trials}); err != nil {
 		return err
 	}
 	warn := func(w string) { fmt.Fprintln(stderr, "warning:", w) }

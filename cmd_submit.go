@@ -109,7 +109,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	engine := args[0]
 	fs := newFlagSet("submit", stdout)
 	shards := fs.Int("shards", 0, "number of shards (array tasks, Job completions)")
-	out := fs.String("out", "", "result directory (default results/<name>)")
+	out := fs.String("out", "", "result directory (default "+run.DefaultRoot+"/<name>)")
 	quick := fs.Bool("quick", false, "apply the spec's [quick] overrides")
 	trials := fs.Int("trials", 0, "override the spec's trial count")
 	dataDir := fs.String("data-dir", "", "datasets directory on the nodes (default: $DPLAB_DATA at submission, exported to the jobs)")
@@ -177,7 +177,10 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if err := overrideTrials(s, *trials); err != nil {
+	// The options the tasks will run with, resolved here so that a
+	// --trials that takes the grid over the limits fails at submission.
+	s, opt, err := resolveRun(s, run.Options{OutDir: *out, Trials: *trials})
+	if err != nil {
 		return err
 	}
 	command := []string{"dplab", "submit"}
@@ -197,11 +200,8 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			mount: *mount, name: *name, parallelism: *parallelism})
 	}
 	// Slurm: absolute paths, as the tasks may start elsewhere.
-	dir := *out
-	if dir == "" {
-		dir = run.ResultDir(s, "results")
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
+	dir, err := filepath.Abs(opt.OutDir)
+	if err != nil {
 		return err
 	}
 	specPath, err := filepath.Abs(pos[0])

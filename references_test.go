@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dplab/dplab/experiments/run"
 	"github.com/dplab/dplab/mechanisms"
 )
 
@@ -153,7 +154,7 @@ type repoFile struct {
 }
 
 // scanRepo reads every .go and .md file under root, skipping testdata,
-// vendor, hidden and underscore directories and run outputs (results/<name>/).
+// vendor, hidden and underscore directories and run outputs (run.DefaultRoot).
 func scanRepo(t *testing.T, root string) []repoFile {
 	t.Helper()
 	var files []repoFile
@@ -167,7 +168,7 @@ func scanRepo(t *testing.T, root string) []repoFile {
 			base := d.Name()
 			if rel != "." && (base == "testdata" || base == "vendor" || base == "bench" ||
 				strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_") ||
-				strings.HasPrefix(rel, "results/")) {
+				rel == run.DefaultRoot) {
 				return filepath.SkipDir
 			}
 			return nil

@@ -5,8 +5,9 @@
 # Usage: scripts/reproduce.sh [-j N] [SPEC.toml...]   (needs DPLAB_DATA)
 # A spec whose run fails is reported and the others still run; the exit
 # status is 1 if any failed. Rerunning resumes: stored trials are skipped.
-# Then "dplab docs --refresh results" makes the evidence of every spec the
-# reproduction docs use from its run in results/<spec>/ and regenerates the
+# Then "dplab docs --refresh runs" makes the evidence of every spec the
+# reproduction docs use from its run in runs/<spec>/ (dplab run's default
+# result directory) and regenerates the
 # docs' marked sections from it (what make docs does; docs/README.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -52,6 +53,6 @@ for r in "${rows[@]}"; do
 done
 awk -v a="$start" -v b="$end" 'BEGIN { printf "\ntotal wall time: %.1f s (%.1f min) with -j '"$jobs"'\n", b - a, (b - a) / 60 }'
 echo
-echo "refreshing the docs' evidence from results/ and regenerating the docs"
-./dplab docs --refresh results || failed=1
+echo "refreshing the docs' evidence from runs/ and regenerating the docs"
+./dplab docs --refresh runs || failed=1
 exit $failed

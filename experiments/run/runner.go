@@ -30,10 +30,12 @@ import (
 // Options configures Run.
 type Options struct {
 	Jobs    int    // concurrent trials; 0 means runtime.NumCPU()
-	OutDir  string // result directory; "" means ResultDir(spec, "results")
+	OutDir  string // result directory; "" means ResultDir(spec, DefaultRoot)
 	DataDir string // datasets directory (datasets.DataDir resolves the default)
-	Force   bool   // rerun every trial of the spec's cells
-	Trials  int    // overrides the spec's trial count when > 0
+	Force   bool   // rerun every trial of the spec's cells; not with Shard
+	// Trials overrides the spec's trial count when > 0 (the manifest
+	// records it; 0: none): Resolve returns a copy of the spec with it.
+	Trials int
 	// Log receives progress and warnings (stderr); nil discards them.
 	Log io.Writer
 	// Progress forces the terminal progress bar on or off; nil detects a
@@ -91,6 +93,49 @@ type Report struct {
 	// at or above their cell's trial count (stored by an earlier run with
 	// more trials): the summary, figures and tables use them too.
 	Beyond int
+}
+
+// DefaultRoot is the folder, relative to the working directory, holding
+// each spec's result directory when none is given (--out): runs/<name>/.
+// It is the one definition every command's default uses. It is no source
+// folder: no Go package lives there (TestDefaultRootIsNoPackage), and
+// .gitignore ignores it, so that deleting every run deletes no code (the
+// default used to be results/, the results package's folder).
+const DefaultRoot = "runs"
+
+// ErrForceShard refuses Options.Force with a Shard (--force with --shard):
+// a shard never rewrites the store.
+var ErrForceShard = errors.New("--force cannot be combined with --shard: a shard never rewrites the store")
+
+// Resolve resolves opt against s, the one place a run's options are
+// checked and completed, for every command that runs s (run, plan, submit,
+// merge): it returns the spec of the run and opt with its defaults filled
+// (OutDir: ResultDir(s, DefaultRoot) when ""; Jobs: the number of CPUs
+// when ≤ 0). With a --trials override (opt.Trials > 0) the spec returned
+// is a copy of s with that trial count, its size checked against s's
+// limits again (the override may take the grid over them): s itself is
+// never changed. Force with a Shard is refused (ErrForceShard) here and
+// nowhere else. Resolving what Resolve returned changes nothing; Run
+// resolves its options itself.
+func Resolve(s *spec.Spec, opt Options) (*spec.Spec, Options, error) {
+	if opt.OutDir == "" {
+		opt.OutDir = ResultDir(s, DefaultRoot)
+	}
+	if opt.Jobs <= 0 {
+		opt.Jobs = runtime.NumCPU()
+	}
+	if opt.Shard.Sharded() && opt.Force {
+		return nil, opt, fmt.Errorf("%w (delete %s to start over)", ErrForceShard, opt.OutDir)
+	}
+	if opt.Trials > 0 && opt.Trials != s.Trials {
+		c := *s
+		c.Trials = opt.Trials
+		if err := c.CheckSize(); err != nil {
+			return nil, opt, err
+		}
+		s = &c
+	}
+	return s, opt, nil
 }
 
 // ResultDir is the default result directory of a spec under root:
@@ -158,20 +203,11 @@ func newRunner(s *spec.Spec, cells []spec.Cell, opt Options, log io.Writer) *run
 // failures) or the run was interrupted.
 func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	start := time.Now()
-	if opt.Trials > 0 {
-		s.Trials = opt.Trials
-		if err := s.CheckSize(); err != nil {
-			return nil, err
-		}
+	s, opt, err := Resolve(s, opt)
+	if err != nil {
+		return nil, err
 	}
-	jobs := opt.Jobs
-	if jobs <= 0 {
-		jobs = runtime.NumCPU()
-	}
-	dir := opt.OutDir
-	if dir == "" {
-		dir = ResultDir(s, "results")
-	}
+	jobs, dir := opt.Jobs, opt.OutDir
 	log := opt.Log
 	if log == nil {
 		log = io.Discard
@@ -183,9 +219,6 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 	cells, err := s.Expand(context.Background())
 	if err != nil {
 		return nil, err
-	}
-	if opt.Shard.Sharded() && opt.Force {
-		return nil, fmt.Errorf("--force cannot be combined with --shard: a shard never rewrites the store (delete %s to start over)", dir)
 	}
 	r := newRunner(s, cells, opt, log)
 	// What opening creates is removed again when the run stops before its

@@ -186,7 +186,7 @@ func TestCancelledRunKeepsFinishedTrials(t *testing.T) {
 }
 
 // TestQuickResultDir: a --quick run writes beside the full run, in
-// results/<name>-quick.
+// <root>/<name>-quick.
 func TestQuickResultDir(t *testing.T) {
 	s := spectest.MustParse(t, spectest.Valid+"\n[quick]\ntrials = 1\n")
 	if err := s.ApplyQuick(); err != nil {

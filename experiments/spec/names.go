@@ -7,7 +7,7 @@ import (
 )
 
 // QuickSuffix ends the name of a --quick run's result directory
-// (results/<name>-quick).
+// (<name>-quick).
 const QuickSuffix = "-quick"
 
 // NameFits returns an error when a name from a spec (its own name, a

@@ -14,7 +14,7 @@ import (
 // trials, and the figures and tables rendered from the results. The spec
 // reference with an annotated example is experiments/README.md.
 type Spec struct {
-	Name        string          `toml:"name"` // results/<name>/; [a-z0-9_-]+
+	Name        string          `toml:"name"` // names the result directory (run.ResultDir); [a-z0-9_-]+
 	Title       string          `toml:"title"`
 	Description string          `toml:"description"`
 	Seed        int64           `toml:"seed"`   // base seed of every trial's streams, ≥ 0
