@@ -305,6 +305,58 @@ func TestEvidenceKeepsTimingOnlyForClaims(t *testing.T) {
 	}
 }
 
+// TestEvidenceRuntimeTableWithoutTimes: evidence made without wall-clock
+// times (no claim reads one) renders a runtime table's wall-time column as
+// "—", the runs and gradient columns as the records give them, and never
+// "NaN" (docs/reproduction/objpert.md's runtime sections are rendered so).
+func TestEvidenceRuntimeTableWithoutTimes(t *testing.T) {
+	s := spectest.MustParse(t, iterSpecSrc+"\n[[table]]\nname = \"runtime\"\nkind = \"runtime\"\n")
+	recs := iterRecordsComplete(t, s)
+	for i := range recs {
+		recs[i].WallSeconds = 0.5
+		recs[i].Diagnostics["grad_evals"] = results.Float(100)
+	}
+	e := evidenceOf(t, s, recs)
+	if e.Timing {
+		t.Fatal("evidence kept the wall-clock times without a claim reading one")
+	}
+	outs, err := e.Outputs(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, tab := range outs.Tables {
+		if tab.Name != "runtime" {
+			continue
+		}
+		found = true
+		wall := slices.Index(tab.Columns, colWall)
+		if wall < 0 {
+			t.Fatalf("runtime table without its %q column: %v", colWall, tab.Columns)
+		}
+		for i, row := range tab.Cells {
+			if got := row[wall].String(); got != "—" {
+				t.Errorf("row %q: wall time %q, want — (not kept)", tab.Rows[i], got)
+			}
+			for j, c := range row {
+				if j != wall && (!c.Present || math.IsNaN(c.Mean)) {
+					t.Errorf("row %q, column %q: %q", tab.Rows[i], tab.Columns[j], c.String())
+				}
+			}
+		}
+		var b bytes.Buffer
+		if err := tab.WriteMarkdown(&b); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), "NaN") {
+			t.Errorf("runtime table prints NaN:\n%s", b.String())
+		}
+	}
+	if !found {
+		t.Fatal("no runtime table rendered from the evidence")
+	}
+}
+
 // TestEvidenceRefusesUnfinishedRuns: evidence stands for a finished run.
 func TestEvidenceRefusesUnfinishedRuns(t *testing.T) {
 	s := spectest.MustParse(t, iterSpecSrc)

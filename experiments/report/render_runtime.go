@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/dplab/dplab/experiments/spec"
@@ -61,8 +62,11 @@ func (v *view) runtimeTables(t *tableSpec) []*plotting.Table {
 					break
 				}
 			}
+			// Evidence made without the wall-clock times (no claim reads
+			// one) has none: "—", not NaN.
+			wall := plotting.Entry{Mean: a.WallMean, Present: !math.IsNaN(a.WallMean)}
 			tab.Rows = append(tab.Rows, label)
-			tab.Cells = append(tab.Cells, []plotting.Entry{{Mean: a.WallMean, Present: true}, runs, grads})
+			tab.Cells = append(tab.Cells, []plotting.Entry{wall, runs, grads})
 		}
 		tab.Caption = v.caption("none", "mean", func(c *spec.Cell) bool {
 			return c.Dataset == di && v.wantMechanism(t.Mechanisms, c.Mechanism)
