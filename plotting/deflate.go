@@ -53,7 +53,7 @@ const (
 	// blockSymbols is the most symbols one block holds: each block has
 	// codes fitted to its own symbols but pays a header of code lengths,
 	// up to about 150 bytes, which noise (a symbol per byte) feels most.
-	// The sample figure of BenchmarkEncodeFigurePNG takes 100,656 bytes
+	// The sample figure (sampleFigure) takes 100,656 bytes
 	// with 2¹² symbols a block, 100,270 with 2¹⁴, 100,187 with 2¹⁶.
 	blockSymbols = 1 << 14
 	// hashBits is the size of the repeat table's index: 2¹⁴ entries.
