@@ -9,8 +9,9 @@ import (
 )
 
 // pngLevel is the compression level of PNG figures: image/png's fastest.
-// On the repository's 23 figures (BenchmarkEncodeFigures) its files are
-// 3% larger than at the default level, which takes 1.8 times as long.
+// The default level takes 1.3 to 1.5 times as long for files 3 to 5%
+// smaller (BenchmarkEncodeFigures on the docs' figures and on the --quick
+// runs', benchstat medians).
 const pngLevel = png.BestSpeed
 
 // writeCanvas writes a rendered canvas: a PNG canvas through image/png at
