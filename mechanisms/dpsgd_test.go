@@ -64,7 +64,7 @@ func TestDPSGDLedger(t *testing.T) {
 func TestDPSGDNoiseMultipliers(t *testing.T) {
 	t.Parallel()
 	q := 256.0 / 36176
-	ext := accounting.Config{Orders: "integer", ExtraOrders: accounting.ExtendedOrders}
+	ext := accounting.Config{Orders: "integer", ExtraOrders: accounting.ExtendedOrders()}
 	capped := accounting.Config{Orders: "integer"}
 	sel := func(e accounting.Event) accounting.Event {
 		return accounting.RepeatAndSelect{Event: e, Distribution: accounting.Poisson, Mean: 15.4}

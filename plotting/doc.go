@@ -11,7 +11,9 @@
 //
 //   - Output is a pure function of the input: the same Figure gives
 //     byte-identical PNG and SVG files (gonum/plot embeds no timestamps; PDF,
-//     which does, is not offered).
+//     which does, is not offered). A PNG's pixels are fixed; its bytes are
+//     image/png's at a fixed level, which a Go release may compress
+//     differently (the golden test hashes a PNG's decoded pixels).
 //   - A Series keeps the same colour, marker and line style in every panel
 //     of a figure and in its one legend (its Style index, and the style a
 //     label gets when it coincides with another), so a method is

@@ -1,8 +1,13 @@
 package accounting
 
 import (
+	"fmt"
+	"math"
+	"math/cmplx"
 	"strconv"
 	"testing"
+
+	"gonum.org/v1/gonum/dsp/fourier"
 )
 
 // dpsgdEvent is the benchmark event: sgm q = 0.01, σ = 1, T = 10000.
@@ -116,5 +121,73 @@ func BenchmarkPLDWorstCase(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkFFT: fft.go's real transforms against gonum's dsp/fourier (an
+// FFTPACK port) at lengths the PLD accountant composes at: its
+// compositions in BenchmarkPLDEpsilon, BenchmarkCalibrateSigma and
+// BenchmarkPLDWorstCase use 2^15 to 2^22 points, most of them 2^15, 2^19,
+// 2^21 or 2^22. dir=forward is the n/2 + 1 coefficients of a full-length
+// real sequence (fftPlan.forwardInto, fourier.FFT.Coefficients), dir=inverse
+// the sequence from them scaled by 1/n (fftPlan.inverse, which overwrites
+// its input and allocates its output; fourier.FFT.Sequence, then the
+// scaling, the same copy of the input and a fresh output). Both plans are
+// built before timing. Compare with benchstat -col /impl. The two agree (checked before timing): forward to 1e-9 of
+// the largest coefficient, the inverses to x within 1e-9 (max x ≈ 1).
+func BenchmarkFFT(b *testing.B) {
+	for _, logN := range []int{15, 17, 19, 21, 22} {
+		n := 1 << logN
+		x := make([]float64, n)
+		for j := range x { // a discretised PLD-like bump with a long tail
+			t := float64(j-n/3) / float64(n/16)
+			x[j] = math.Exp(-t*t/2) + 1e-3*math.Exp(-float64(j)/float64(n/4))
+		}
+		p, g := planFFT(n), fourier.NewFFT(n)
+		ours := p.forwardInto(make([]complex128, n/2+1), x)
+		theirs := g.Coefficients(nil, x)
+		scale := 0.0
+		for _, c := range theirs {
+			scale = max(scale, cmplx.Abs(c))
+		}
+		for k := range ours {
+			if cmplx.Abs(ours[k]-theirs[k]) > 1e-9*scale {
+				b.Fatalf("n = %d: X_%d = %v, gonum's %v", n, k, ours[k], theirs[k])
+			}
+		}
+		coeff := make([]complex128, n/2+1)
+		copy(coeff, theirs)
+		back := p.inverse(coeff)
+		gback := g.Sequence(nil, theirs)
+		for j := range x {
+			if math.Abs(back[j]-x[j]) > 1e-9 || math.Abs(gback[j]/float64(n)-x[j]) > 1e-9 {
+				b.Fatalf("n = %d: x_%d = %v, inverses %v and gonum's %v", n, j, x[j], back[j], gback[j]/float64(n))
+			}
+		}
+		for _, c := range []struct {
+			impl, dir string
+			run       func()
+		}{
+			{"dplab", "forward", func() { p.forwardInto(ours, x) }},
+			{"gonum", "forward", func() { g.Coefficients(theirs, x) }},
+			{"dplab", "inverse", func() {
+				copy(coeff, theirs)
+				_ = p.inverse(coeff)
+			}},
+			{"gonum", "inverse", func() {
+				copy(coeff, theirs)
+				out := g.Sequence(make([]float64, n), coeff)
+				inv := 1 / float64(n)
+				for j := range out {
+					out[j] *= inv
+				}
+			}},
+		} {
+			b.Run(fmt.Sprintf("dir=%s/n=2^%d/impl=%s", c.dir, logN, c.impl), func(b *testing.B) {
+				for b.Loop() {
+					c.run()
+				}
+			})
+		}
 	}
 }

@@ -55,9 +55,14 @@
 //     reported by name (*UnsupportedError) before anything changes.
 //   - Every ledger has one neighbouring relation (add/remove unless an event
 //     fixes another); events with different fixed relations do not compose.
-//   - The package keeps no global mutable state but the event kind table,
-//     filled by init functions; memoisation lives in accountants and
-//     Calibrators.
+//   - The package's variables are tables it never writes but for three:
+//     the event kind table, event_kinds.go's eventKinds, filled by init
+//     functions, and two caches that change no result: fft.go's planCache
+//     (the two FFT plans last used, read-only once built, behind a mutex)
+//     and pld_compose.go's spectrumBuffers (transform work buffers by
+//     length, a sync.Pool each). No table is exported (order sets are
+//     functions returning new slices); memoisation of results lives in
+//     accountants and Calibrators.
 //
 // # References
 //

@@ -39,9 +39,12 @@ func IntegerOrders(lo, hi int) []float64 {
 	return out
 }
 
-// ExtendedOrders are the orders beyond 256 that objpert.md §2.7 adds to 2..256
-// for honest DP-SGD at very small ε.
-var ExtendedOrders = []float64{320, 384, 448, 512, 640, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192}
+// ExtendedOrders returns the orders beyond 256 that objpert.md §2.7 adds to
+// 2..256 for honest DP-SGD at very small ε (a new slice each call, as the
+// other order sets: the package holds no table a caller could change).
+func ExtendedOrders() []float64 {
+	return []float64{320, 384, 448, 512, 640, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192}
+}
 
 // orderSet returns the configuration's order set: the named set plus
 // ExtraOrders, sorted ascending and without duplicates (the named sets are

@@ -178,7 +178,7 @@ func TestDPSGDNoiseTable(t *testing.T) {
 		t.Skip("ten calibrations")
 	}
 	q := 256 / 36176.0
-	ext := Config{Orders: "integer", ExtraOrders: ExtendedOrders}
+	ext := Config{Orders: "integer", ExtraOrders: ExtendedOrders()}
 	dish := func(x float64) Event {
 		return SelfComposed{Event: PoissonSampledGaussian{Q: q, NoiseMultiplier: x}, Count: 8520}
 	}

@@ -37,12 +37,12 @@ const (
 	RGMCodeStdLinear RGMRule = "std_linear"
 )
 
-// RGMRules lists the rules in documentation order.
-var RGMRules = []RGMRule{RGMTheoremV2, RGMNeglectD, RGMLocal, RGMCodeStdLinear, RGMTheoremV1}
+// rgmRules lists the rules in documentation order.
+var rgmRules = []RGMRule{RGMTheoremV2, RGMNeglectD, RGMLocal, RGMCodeStdLinear, RGMTheoremV1}
 
 // ParseRGMRule returns the rule called s.
 func ParseRGMRule(s string) (RGMRule, error) {
-	for _, r := range RGMRules {
+	for _, r := range rgmRules {
 		if string(r) == s {
 			return r, nil
 		}
