@@ -21,7 +21,9 @@ build:
 	@echo "building ./dplab (a first build compiles the dependencies too: 1–2 minutes on 2 cores; later builds take seconds)"
 	$(GO) build -buildvcs=auto -o dplab .
 
-## test: the test suite CI runs (long checks skip under -short)
+## test: the fast suite (-short: long checks are skipped or reduced, e.g. each
+## mechanism's audit at 400 runs against a 20-fold under-charge; make test-long
+## runs them in full)
 test:
 	$(GO) test -short -count=1 ./...
 
@@ -41,7 +43,7 @@ test-memory:
 test-slurm:
 	DPLAB_SLURM_TEST=1 $(GO) test -count=1 -v -run 'TestSlurmIntegration' .
 
-## test-properties: the full randomized property tests (200 PLD ledgers, 300 Laplace points; make test runs 40 and 60)
+## test-properties: the full randomized property tests (200 PLD ledgers, 300 Laplace points; make test runs 10 and 60)
 test-properties:
 	$(GO) test -count=1 -run 'TestPLDProperties|TestLaplacePLD' ./mechanisms/accounting
 
@@ -53,7 +55,9 @@ test-golden:
 test-browser:
 	$(GO) test -count=1 -run 'TestReportInBrowser' -v .
 
-## test-long: every test, including the long experiment checks
+## test-long: every test without -short: the full mechanism audits, the full property
+## tests, the process, memory and golden tests (those need DPLAB_DATA), the full-size
+## claim checks; CI runs it
 test-long:
 	$(GO) test -count=1 -timeout 60m ./...
 
