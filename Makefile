@@ -31,9 +31,11 @@ test:
 test-race:
 	$(GO) test -race -short -count=1 . ./experiments/run ./results ./internal/... ./mechanisms
 
+# the tests make test-process runs (make test-long skips them in its own run)
+PROCESS_TESTS = TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSecondShardOnBusyShardRefused|TestRenderDuringRunRefused|TestWriteErrorReportsWhatIsStored|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestDatasetsOneAtATimePeakRSS|TestMemoryBoundedByCells|TestMergeMemoryBounded
 ## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, a shard run twice at once, a render during a run, a full disk, signals, 4 shard processes and merge; the builds state their git revision; the peak RSS of datasets loaded one at a time, of runs and renders growing < 1 KB a trial, and of a merge < 512 bytes)
 test-process:
-	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSecondShardOnBusyShardRefused|TestRenderDuringRunRefused|TestWriteErrorReportsWhatIsStored|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestDatasetsOneAtATimePeakRSS|TestMemoryBoundedByCells|TestMergeMemoryBounded' .
+	$(GO) test -count=1 -run '$(PROCESS_TESTS)' .
 
 ## test-memory: a 10⁶-trial run and its render as real processes, each under 300 MB peak RSS (1–2 minutes on 2 cores; a 1 GB store in the temporary directory)
 test-memory:
@@ -56,10 +58,13 @@ test-browser:
 	$(GO) test -count=1 -run 'TestReportInBrowser' -v .
 
 ## test-long: every test without -short: the full mechanism audits, the full property
-## tests, the process, memory and golden tests (those need DPLAB_DATA), the full-size
-## claim checks; CI runs it
+## tests, the golden and full-size claim tests (those need DPLAB_DATA), then
+## make test-process and test-memory in test binaries of their own (a child's peak RSS
+## includes its parent's: after the root package's in-process runs every child
+## read 1.5 GB); CI runs it
 test-long:
-	$(GO) test -count=1 -timeout 60m ./...
+	$(GO) test -count=1 -timeout 60m -skip '^($(PROCESS_TESTS)|TestMillionTrialsMemory)$$' ./...
+	$(MAKE) test-process test-memory
 
 ## lint: gofmt, go vet, and no global or v1 randomness outside internal/rngs
 lint:
