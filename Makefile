@@ -21,7 +21,9 @@ build:
 	@echo "building ./dplab (a first build compiles the dependencies too: 1–2 minutes on 2 cores; later builds take seconds)"
 	$(GO) build -buildvcs=auto -o dplab .
 
-## test: the test suite CI runs (long checks skip under -short)
+## test: the fast suite (-short: long checks are skipped or reduced, e.g. each
+## mechanism's audit at 400 runs against a 20-fold under-charge; make test-long
+## runs them in full)
 test:
 	$(GO) test -short -count=1 ./...
 
@@ -29,9 +31,11 @@ test:
 test-race:
 	$(GO) test -race -short -count=1 . ./experiments/run ./results ./internal/... ./mechanisms
 
+# the tests make test-process runs (make test-long skips them in its own run)
+PROCESS_TESTS = TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSecondShardOnBusyShardRefused|TestRenderDuringRunRefused|TestWriteErrorReportsWhatIsStored|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestDatasetsOneAtATimePeakRSS|TestMemoryBoundedByCells|TestMergeMemoryBounded
 ## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, a shard run twice at once, a render during a run, a full disk, signals, 4 shard processes and merge; the builds state their git revision; the peak RSS of datasets loaded one at a time, of runs and renders growing < 1 KB a trial, and of a merge < 512 bytes)
 test-process:
-	$(GO) test -count=1 -run 'TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSecondShardOnBusyShardRefused|TestRenderDuringRunRefused|TestWriteErrorReportsWhatIsStored|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestDatasetsOneAtATimePeakRSS|TestMemoryBoundedByCells|TestMergeMemoryBounded' .
+	$(GO) test -count=1 -run '$(PROCESS_TESTS)' .
 
 ## test-memory: a 10⁶-trial run and its render as real processes, each under 300 MB peak RSS (1–2 minutes on 2 cores; a 1 GB store in the temporary directory)
 test-memory:
@@ -41,7 +45,7 @@ test-memory:
 test-slurm:
 	DPLAB_SLURM_TEST=1 $(GO) test -count=1 -v -run 'TestSlurmIntegration' .
 
-## test-properties: the full randomized property tests (200 PLD ledgers, 300 Laplace points; make test runs 40 and 60)
+## test-properties: the full randomized property tests (200 PLD ledgers, 300 Laplace points; make test runs 10 and 60)
 test-properties:
 	$(GO) test -count=1 -run 'TestPLDProperties|TestLaplacePLD' ./mechanisms/accounting
 
@@ -53,9 +57,14 @@ test-golden:
 test-browser:
 	$(GO) test -count=1 -run 'TestReportInBrowser' -v .
 
-## test-long: every test, including the long experiment checks
+## test-long: every test without -short: the full mechanism audits, the full property
+## tests, the golden and full-size claim tests (those need DPLAB_DATA), then
+## make test-process and test-memory in test binaries of their own (a child's peak RSS
+## includes its parent's: after the root package's in-process runs every child
+## read 1.5 GB); CI runs it
 test-long:
-	$(GO) test -count=1 -timeout 60m ./...
+	$(GO) test -count=1 -timeout 60m -skip '^($(PROCESS_TESTS)|TestMillionTrialsMemory)$$' ./...
+	$(MAKE) test-process test-memory
 
 ## lint: gofmt, go vet, and no global or v1 randomness outside internal/rngs
 lint:

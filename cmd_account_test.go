@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dplab/dplab/mechanisms/accounting"
 )
 
 func runAccount(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -408,12 +411,22 @@ func TestAccountAll(t *testing.T) {
 // longer hold the loss range, σ ≈ 0.093 with ε ≈ 57, far from the exact
 // accountant's σ ≈ 7.07e-4. It printed that σ as if it were the smallest
 // meeting the target; it now says the grid stopped the search. A target
-// the grid reaches (ε = 1) gets no note.
+// the grid reaches (ε = 1) gets no note. Under -short the ε = 1e6
+// calibration (7 CPU-seconds: every σ it tries near the limit is
+// discretised on the largest grid) is left to make test-long, and
+// pldGridNote is checked at the grid's limit itself, found by bisecting on
+// the accountant's size check (which builds no grid): a note there, none
+// at a σ the grid holds below it or at an ε that meets the target.
 func TestAccountPLDCalibrationGridLimit(t *testing.T) {
-	for _, tc := range []struct {
+	cases := []struct {
 		eps, delta float64
 		limited    bool
-	}{{1e6, 0.5, true}, {1, 1e-5, false}} {
+	}{{1e6, 0.5, true}, {1, 1e-5, false}}
+	if testing.Short() {
+		cases = cases[1:]
+		checkPLDGridNoteAtLimit(t)
+	}
+	for _, tc := range cases {
 		code, out, errs := runAccount(t, "gaussian", "--calibrate", "sigma", "--epsilon", fmt.Sprint(tc.eps),
 			"--delta", fmt.Sprint(tc.delta), "--accountant", "pld", "--json")
 		if code != 0 {
@@ -432,6 +445,47 @@ func TestAccountPLDCalibrationGridLimit(t *testing.T) {
 		if limited := strings.Contains(res.Note, "grid limit"); limited != tc.limited {
 			t.Errorf("ε = %g: σ = %v, ε = %v, note %q; want a grid-limit note: %v", tc.eps, res.Sigma, res.Epsilon, res.Note, tc.limited)
 		}
+	}
+}
+
+// checkPLDGridNoteAtLimit finds the least σ whose Gaussian PLD fits the
+// default grid (bisecting on Compose's size check) and checks that
+// pldGridNote qualifies a calibration stopped there, and only there.
+func checkPLDGridNoteAtLimit(t *testing.T) {
+	t.Helper()
+	cfg := accounting.Config{Kind: "pld"}
+	gaussian := func(s float64) accounting.Event { return accounting.Gaussian{Sigma: s, Sensitivity: 1} }
+	fits := func(s float64) bool {
+		acc, err := cfg.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = acc.Compose(gaussian(s), 1)
+		var se *accounting.SizeError
+		if err != nil && !errors.As(err, &se) {
+			t.Fatal(err)
+		}
+		return err == nil
+	}
+	lo, hi := 1e-4, 1.0
+	if fits(lo) || !fits(hi) {
+		t.Fatalf("the PLD grid holds σ = %g: %v, σ = %g: %v; want false, true", lo, fits(lo), hi, fits(hi))
+	}
+	for hi-lo > 1e-9*hi {
+		if mid := (lo + hi) / 2; fits(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	if note := pldGridNote(cfg, gaussian, hi, 57, 1e6, 0.5, "sigma"); !strings.Contains(note, "grid limit") {
+		t.Errorf("σ = %v at the grid's limit, ε below the target: note %q, want a grid-limit note", hi, note)
+	}
+	if note := pldGridNote(cfg, gaussian, hi*1.01, 57, 1e6, 0.5, "sigma"); note != "" {
+		t.Errorf("σ = %v above the grid's limit: note %q, want none", hi*1.01, note)
+	}
+	if note := pldGridNote(cfg, gaussian, hi, 1e6, 1e6, 0.5, "sigma"); note != "" {
+		t.Errorf("ε at the target: note %q, want none", note)
 	}
 }
 

@@ -71,12 +71,12 @@ func randomPLDCases(n int, h float64) []pldCase {
 //     tilted composition is lumpy — tiny q, few steps — which moves ε by
 //     that share over the tilt, ≈ 3e-4 at ε ≈ 0.25).
 //
-// Under -short it checks the first 40 cases.
+// Under -short it checks the first 10 cases (make test-properties: all 200).
 func TestPLDProperties(t *testing.T) {
 	const h = 1e-4
 	n := 200
 	if testing.Short() {
-		n = 40
+		n = 10
 	}
 	cases := randomPLDCases(n, h)
 	var mu sync.Mutex

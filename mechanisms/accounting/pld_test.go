@@ -182,8 +182,13 @@ func leafDelta(l *pldLeaf, eps float64) float64 {
 // grid losses (connect-the-dots is exact there; 1e-9 relative, the oracle's
 // own cancellation) and is never below it between them — for sampled
 // Gaussians (both directions, q from 1e-4 to 1), Laplace and objective
-// perturbation, at h = 1e-4 and 1e-5.
+// perturbation, at h = 1e-4 and 1e-5 (under -short at 1e-4 only: the
+// 1e-5 grids, ten times the points, took most of its time).
 func TestLeafQuadrature(t *testing.T) {
+	intervals := []float64{1e-4, 1e-5}
+	if testing.Short() {
+		intervals = intervals[:1]
+	}
 	type tc struct {
 		name  string
 		d     func() *lossDist
@@ -203,7 +208,7 @@ func TestLeafQuadrature(t *testing.T) {
 		}},
 	}
 	for _, c := range cases {
-		for _, h := range []float64{1e-4, 1e-5} {
+		for _, h := range intervals {
 			d := c.d()
 			l, err := d.discretise(h, nil)
 			if _, big := err.(*SizeError); big && h < 1e-4 {
