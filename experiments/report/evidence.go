@@ -217,32 +217,40 @@ func withCI(a *results.CellSummary, ci results.CIMethod) *results.CellSummary {
 		return nil
 	}
 	b := *a
-	each := func(m map[string]results.Stat) map[string]results.Stat {
-		if m == nil {
-			return nil
-		}
-		out := make(map[string]results.Stat, len(m))
-		for k, st := range m {
-			out[k] = st.WithCI(ci)
-		}
-		return out
-	}
-	b.Metrics, b.Diagnostics, b.Noise = each(a.Metrics), each(a.Diagnostics), each(a.Noise)
+	stat := func(st results.Stat) results.Stat { return st.WithCI(ci) }
+	b.Metrics, b.Diagnostics, b.Noise = mapValues(a.Metrics, stat), mapValues(a.Diagnostics, stat), mapValues(a.Noise, stat)
 	if a.Wall.Count > 0 {
-		b.Wall = a.Wall.WithCI(ci)
+		b.Wall = stat(a.Wall)
 	}
-	if a.Traces != nil {
-		b.Traces = make(map[string][]results.Stat, len(a.Traces))
-		for k, ts := range a.Traces {
-			out := make([]results.Stat, len(ts))
-			for t, st := range ts {
-				out[t] = st.WithCI(ci)
-			}
-			b.Traces[k] = out
-		}
-	}
+	b.Traces = mapValues(a.Traces, func(ts []results.Stat) []results.Stat { return mapSlice(ts, stat) })
 	return &b
 }
+
+// mapValues returns m with f applied to each value (nil when m is nil).
+func mapValues[T, U any](m map[string]T, f func(T) U) map[string]U {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]U, len(m))
+	for k, v := range m {
+		out[k] = f(v)
+	}
+	return out
+}
+
+// mapSlice returns xs with f applied to each element.
+func mapSlice[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// toEvStat and fromEvStat convert a statistic to and from its evidence
+// form (evStat: the same fields, its own JSON).
+func toEvStat(st results.Stat) evStat   { return evStat(st) }
+func fromEvStat(st evStat) results.Stat { return results.Stat(st) }
 
 // Outputs renders the spec's tables, claims and summary.csv from the
 // evidence with s, the current spec (see Evidence).
@@ -466,11 +474,7 @@ func encodeSummary(a *results.CellSummary) *evSummary {
 		if len(m) == 0 {
 			return nil
 		}
-		out := make(map[string]evStat, len(m))
-		for k, st := range m {
-			out[k] = evStat(st)
-		}
-		return out
+		return mapValues(m, toEvStat)
 	}
 	s := &evSummary{Dataset: a.Dataset, DatasetName: a.DatasetName, Mechanism: a.Mechanism, Label: a.Label, Epsilon: evFloat(a.Epsilon),
 		Params: a.MechParams, Trials: a.Trials, DataIndependent: a.DataIndependent, EpsSpentMax: evFloat(a.EpsSpentMax),
@@ -482,14 +486,7 @@ func encodeSummary(a *results.CellSummary) *evSummary {
 		s.Wall = &w
 	}
 	if len(a.Traces) > 0 {
-		s.Traces = make(map[string][]evStat, len(a.Traces))
-		for k, ts := range a.Traces {
-			out := make([]evStat, len(ts))
-			for t, st := range ts {
-				out[t] = evStat(st)
-			}
-			s.Traces[k] = out
-		}
+		s.Traces = mapValues(a.Traces, func(ts []results.Stat) []evStat { return mapSlice(ts, toEvStat) })
 	}
 	return s
 }
@@ -502,11 +499,10 @@ func decodeSummary(key string, s *evSummary) (*results.CellSummary, error) {
 		return nil, nil
 	}
 	stats := func(m map[string]evStat) map[string]results.Stat {
-		out := make(map[string]results.Stat, len(m))
-		for k, st := range m {
-			out[k] = results.Stat(st)
+		if m == nil {
+			return map[string]results.Stat{}
 		}
-		return out
+		return mapValues(m, fromEvStat)
 	}
 	a := &results.CellSummary{Key: key, Dataset: s.Dataset, DatasetName: s.DatasetName, Mechanism: s.Mechanism, Label: s.Label,
 		Epsilon: float64(s.Epsilon), MechParams: s.Params, Trials: s.Trials, DataIndependent: s.DataIndependent,
@@ -521,14 +517,7 @@ func decodeSummary(key string, s *evSummary) (*results.CellSummary, error) {
 		a.Noise = stats(s.Noise)
 	}
 	if len(s.Traces) > 0 {
-		a.Traces = make(map[string][]results.Stat, len(s.Traces))
-		for k, ts := range s.Traces {
-			out := make([]results.Stat, len(ts))
-			for t, st := range ts {
-				out[t] = results.Stat(st)
-			}
-			a.Traces[k] = out
-		}
+		a.Traces = mapValues(s.Traces, func(ts []evStat) []results.Stat { return mapSlice(ts, fromEvStat) })
 	}
 	return a, nil
 }
