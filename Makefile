@@ -29,7 +29,7 @@ test:
 
 ## test-race: the race detector over the concurrent runner, the store, the CLI and the mechanisms (short mode; the accountant's and the audit's tests, minutes under -race, are left out)
 test-race:
-	$(GO) test -race -short -count=1 . ./experiments/run ./results ./internal/... ./mechanisms
+	$(GO) test -race -short -count=1 . ./harness/run ./results ./internal/... ./mechanisms
 
 # the tests make test-process runs (make test-long skips them in its own run)
 PROCESS_TESTS = TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSecondShardOnBusyShardRefused|TestRenderDuringRunRefused|TestWriteErrorReportsWhatIsStored|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestDatasetsOneAtATimePeakRSS|TestMemoryBoundedByCells|TestMergeMemoryBounded

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/dplab/dplab/experiments/report"
+	"github.com/dplab/dplab/harness/report"
 	"github.com/dplab/dplab/results"
 )
 

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/dplab/dplab/experiments/report"
+	"github.com/dplab/dplab/harness/report"
 )
 
 // runClaims runs the spec experiments/<name>.toml at full size and returns

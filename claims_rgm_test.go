@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/dplab/dplab/experiments/report"
+	"github.com/dplab/dplab/harness/report"
 	"github.com/dplab/dplab/results"
 )
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/audit"
-	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/harness/run"
 	"github.com/dplab/dplab/results"
 )
 

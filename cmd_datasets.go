@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/dplab/dplab/datasets"
-	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/harness/spec"
 )
 
 var datasetsCommand = &command{

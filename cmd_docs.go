@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/dplab/dplab/experiments/docgen"
-	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/harness/docgen"
+	"github.com/dplab/dplab/harness/run"
 )
 
 var docsCommand = &command{

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/dplab/dplab/audit"
-	"github.com/dplab/dplab/experiments/report"
-	"github.com/dplab/dplab/experiments/run"
-	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/harness/report"
+	"github.com/dplab/dplab/harness/run"
+	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/results"
 )

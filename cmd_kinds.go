@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/dplab/dplab/experiments/report"
+	"github.com/dplab/dplab/harness/report"
 	"github.com/dplab/dplab/internal/suggest"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dplab/dplab/experiments/report"
+	"github.com/dplab/dplab/harness/report"
 )
 
 // TestKindsListsEveryKind: "dplab kinds" has a row per registered figure

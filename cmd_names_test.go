@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/harness/run"
 )
 
 // longNamesSpec is a spec whose name, figure, table and two dataset labels

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/audit"
-	"github.com/dplab/dplab/experiments/htmlreport"
-	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/harness/htmlreport"
+	"github.com/dplab/dplab/harness/run"
 	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/results"
 )

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dplab/dplab/experiments/run"
+	"github.com/dplab/dplab/harness/run"
 )
 
 // TestReportCLIErrors: a missing folder, a folder without a store and

@@ -14,9 +14,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/dplab/dplab/experiments/report"
-	"github.com/dplab/dplab/experiments/run"
-	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/harness/report"
+	"github.com/dplab/dplab/harness/run"
+	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
 )
 

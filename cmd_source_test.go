@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/harness/spec"
 )
 
 // TestCommandsBoundTOML (issue 34, item 6): every command that reads a TOML

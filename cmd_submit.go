@@ -17,8 +17,8 @@ import (
 	"text/template"
 	"unicode/utf8"
 
-	"github.com/dplab/dplab/experiments/run"
-	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/harness/run"
+	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/results"
 )

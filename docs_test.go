@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dplab/dplab/experiments/docgen"
-	"github.com/dplab/dplab/experiments/report"
+	"github.com/dplab/dplab/harness/docgen"
+	"github.com/dplab/dplab/harness/report"
 	"github.com/dplab/dplab/results"
 )
 

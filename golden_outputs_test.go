@@ -22,8 +22,8 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
-	"github.com/dplab/dplab/experiments/report"
-	specpkg "github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/harness/report"
+	specpkg "github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
 )

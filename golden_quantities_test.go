@@ -5,14 +5,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/dplab/dplab/experiments/report"
+	"github.com/dplab/dplab/harness/report"
 	"github.com/dplab/dplab/results"
 )
 
 // checkQuantityLabels fails when a record of dir holds a noise parameter or
 // a diagnostic that the tables would print under its raw key: every key a
 // spec's run stores has a column label in the paper's (or the authors'
-// code's) notation (experiments/report/quantities.go; issue 35).
+// code's) notation (harness/report/quantities.go; issue 35).
 func checkQuantityLabels(t *testing.T, dir string) {
 	t.Helper()
 	recs, err := results.Read(dir, nil)
@@ -28,7 +28,7 @@ func checkQuantityLabels(t *testing.T, dir string) {
 				}
 				seen[r.Mechanism+" "+k] = true
 				if report.ColumnLabels(r.Mechanism, k) == nil {
-					t.Errorf("%s stores %q, which experiments/report/quantities.go does not label", r.Mechanism, k)
+					t.Errorf("%s stores %q, which harness/report/quantities.go does not label", r.Mechanism, k)
 				}
 			}
 		}

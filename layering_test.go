@@ -26,16 +26,16 @@ var allowedImports = map[string][]string{
 	"mechanisms":            {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "internal/rngs", "internal/registry", "internal/oncemap", "internal/fielddoc"},
 	"results":               {"internal/fileutil"},
 	"plotting":              {"internal/fileutil"},
-	// experiments/spec ← experiments/run ← experiments/report: one way.
-	"experiments/curves":            {"mechanisms/accounting", "datasets/preprocess"},
-	"experiments/spec":              {"internal/suggest", "internal/fileutil", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
-	"experiments/run":               {"experiments/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
-	"experiments/report":            {"internal/suggest", "internal/fielddoc", "experiments/spec", "experiments/run", "experiments/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
-	"experiments/htmlreport":        {"experiments/report", "experiments/spec", "mechanisms/accounting", "results", "audit"},
-	"experiments/docgen":            {"experiments/report", "experiments/spec", "results", "plotting", "internal/fileutil", "internal/suggest"},
-	"experiments/internal/spectest": {"experiments/spec"},
-	"audit":                         {"experiments/spec", "datasets/preprocess", "plotting", "internal/fileutil", "mechanisms", "mechanisms/accounting", "datasets", "solvers", "internal/rngs"},
-	".":                             {"experiments/spec", "experiments/run", "experiments/report", "experiments/htmlreport", "experiments/docgen", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil", "audit", "internal/suggest"},
+	// harness/spec ← harness/run ← harness/report: one way.
+	"harness/curves":            {"mechanisms/accounting", "datasets/preprocess"},
+	"harness/spec":              {"internal/suggest", "internal/fileutil", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
+	"harness/run":               {"harness/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
+	"harness/report":            {"internal/suggest", "internal/fielddoc", "harness/spec", "harness/run", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
+	"harness/htmlreport":        {"harness/report", "harness/spec", "mechanisms/accounting", "results", "audit"},
+	"harness/docgen":            {"harness/report", "harness/spec", "results", "plotting", "internal/fileutil", "internal/suggest"},
+	"harness/internal/spectest": {"harness/spec"},
+	"audit":                     {"harness/spec", "datasets/preprocess", "plotting", "internal/fileutil", "mechanisms", "mechanisms/accounting", "datasets", "solvers", "internal/rngs"},
+	".":                         {"harness/spec", "harness/run", "harness/report", "harness/htmlreport", "harness/docgen", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil", "audit", "internal/suggest"},
 }
 
 // TestLayering fails when a package imports a dplab package that the

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dplab/dplab/experiments/run"
-	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/harness/run"
+	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
 )
 
@@ -135,5 +135,23 @@ func TestForceShardOneMessage(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); err == nil {
 		t.Errorf("the refused run created %s", dir)
+	}
+}
+
+// TestExperimentsHoldSpecsOnly (issue 36): experiments/ is the users' folder
+// of specs and their READMEs; the harness's Go packages live under harness/
+// (fails before: five packages lived in experiments/).
+func TestExperimentsHoldSpecsOnly(t *testing.T) {
+	err := filepath.WalkDir("experiments", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && filepath.Ext(path) == ".go" {
+			t.Errorf("%s: experiments/ holds specs only; put Go code under harness/", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

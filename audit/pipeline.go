@@ -9,7 +9,7 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/datasets/preprocess"
-	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"gonum.org/v1/gonum/mat"
@@ -91,7 +91,7 @@ func newPipelineTarget(ctx context.Context, name string, p Pipeline, params []st
 
 // withPrepare returns p's setup with the pipeline's preparation: the steps
 // parsed from a minimal experiment spec holding p's mechanism block, then,
-// per dataset, as the runner does (experiments/run pipeline.go): rows
+// per dataset, as the runner does (harness/run pipeline.go): rows
 // clipped to the unit ball, the steps fitted on them, the declared
 // collection checked (a violation fails, or with on_violation = "group"
 // voids the sensitivities: group privacy over all n rows), the

@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/fileutil"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/datasets"
-	"github.com/dplab/dplab/experiments/spec"
+	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
@@ -395,7 +395,7 @@ func mergeParams(base, over []string) ([]string, error) {
 }
 
 // DecodeParams returns a decoder of k=v params into a mechanism's params
-// struct with the spec's strict rules (experiments/spec.DecodeStrict): a
+// struct with the spec's strict rules (harness/spec.DecodeStrict): a
 // value is read as a TOML value would be (an integer, a float, true or
 // false), and as a string otherwise.
 func DecodeParams(kv []string) func(v any) error {

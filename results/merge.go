@@ -87,7 +87,7 @@ func (e *ConflictError) Error() string {
 // several distinct settled records identical apart from timing (Duplicate);
 // when the records of a trial differ beyond timing it appends nothing and
 // returns a *ConflictError naming them. It does not check which trials are
-// missing: that needs the spec (experiments/run.Gaps).
+// missing: that needs the spec (harness/run.Gaps).
 //
 // It holds no record (a merge of 10⁶ trials peaked at 5.9 GB, now 218 MB
 // with its render; /usr/bin/time -f %M): the store and

@@ -1,0 +1,40 @@
+// Package spectest holds the small spec shared by the tests of
+// harness/run and harness/report, and a parser that fails the test.
+package spectest
+
+import (
+	"context"
+	_ "embed"
+	"testing"
+
+	"github.com/dplab/dplab/harness/spec"
+)
+
+// Valid is a small valid spec: AdaSSP and ridge on synthetic data, 2 ε,
+// 3 trials, one figure and one table.
+//
+// It lives in valid.toml so that harness/spec's own tests, which cannot
+// import this package (it imports spec), read the same file.
+//
+//go:embed valid.toml
+var Valid string
+
+// MustParse parses src as the spec "t.toml" or fails t.
+func MustParse(t testing.TB, src string) *spec.Spec {
+	t.Helper()
+	s, err := spec.Parse("t.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Cells expands s or fails t.
+func Cells(t testing.TB, s *spec.Spec) []spec.Cell {
+	t.Helper()
+	cells, err := s.Expand(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cells
+}

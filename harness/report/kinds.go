@@ -1,0 +1,412 @@
+package report
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/internal/fielddoc"
+	"github.com/dplab/dplab/internal/fileutil"
+	"github.com/dplab/dplab/internal/suggest"
+	"github.com/dplab/dplab/plotting"
+)
+
+// Figure and table kinds are plug-ins: each kind_<block>_<kind>.go file
+// registers, in its init, how a [[figure]] or [[table]] block of its kind
+// decodes its keys (strictly: an unknown key is an error naming it), what it
+// draws, and an example block of the kind, which TestEveryKindRenders runs. harness/spec keeps the blocks' keys raw; Check decodes
+// every block before a run, Render before drawing.
+
+// Figure is a decoded [[figure]] block.
+type Figure interface {
+	// draw returns the figure from the view of the stored trials.
+	draw(v *view) *plotting.Figure
+	formats() []string
+}
+
+// Table is a decoded [[table]] block; it may write several tables (one
+// per dataset, say).
+type Table interface {
+	build(v *view) []*plotting.Table
+	formats() []string
+}
+
+// Block is one [[figure]] or [[table]] block being decoded by its kind.
+type Block struct {
+	Spec  *spec.Spec
+	Kind  string // "figure" or "table"
+	Index int
+	Out   *spec.OutputSpec
+}
+
+// Decode decodes the block's keys (all but name and kind) into the struct v
+// strictly, through its toml tags; an unknown key or a wrong type is an
+// error naming the key and its line.
+func (b *Block) Decode(v any) error {
+	key, err := spec.DecodeStrict(b.Out.Params, v)
+	if err != nil {
+		return b.Errorf(key, "%v", err)
+	}
+	return nil
+}
+
+// Errorf is an error at key of the block, naming the file and line.
+func (b *Block) Errorf(key, format string, args ...any) error {
+	return b.Spec.OutputError(b.Kind, b.Index, key, format, args...)
+}
+
+// Labels checks the dataset and mechanism labels the block names and
+// returns those a --quick run kept.
+func (b *Block) Labels(ds, ms []string) ([]string, []string, error) {
+	if err := b.Spec.CheckLabels(b.Kind, b.Index, ds, ms); err != nil {
+		return nil, nil, err
+	}
+	return b.Spec.Kept(ds), b.Spec.Kept(ms), nil
+}
+
+// Formats checks the block's file formats against allowed (all of them
+// when none are given).
+func (b *Block) Formats(formats, allowed []string) ([]string, error) {
+	if len(formats) == 0 {
+		return allowed, nil
+	}
+	for _, f := range formats {
+		if !slices.Contains(allowed, f) {
+			return nil, b.Errorf("formats", "%s format %q: want one of %s", b.Kind, f, strings.Join(allowed, ", "))
+		}
+	}
+	return formats, nil
+}
+
+// OneOf checks that value (def when empty) is one of allowed, at key.
+func (b *Block) OneOf(key, value, def string, allowed ...string) (string, error) {
+	if value == "" {
+		value = def
+	}
+	if !slices.Contains(allowed, value) {
+		return "", b.Errorf(key, "%s %q: want %s", key, value, strings.Join(allowed, ", "))
+	}
+	return value, nil
+}
+
+// Kind is a figure kind (T = Figure) or a table kind (T = Table), as its
+// kind_<block>_<kind>.go file registers it.
+type Kind[T any] struct {
+	// Decode decodes the block's keys (strictly: b.Decode) and checks them.
+	Decode func(b *Block) (T, error)
+	// Example is a small valid block of the kind in TOML: the kind's own
+	// keys, without name and kind, at least one of them. It is the kind's
+	// test input: TestEveryKindRenders decodes it (strictly), runs it and
+	// renders it in every format, twice, in the test spec of kinds_test.go
+	// (dataset label "Lin", mechanism labels "AdaSSP" and "Ridge", metric
+	// "test_mse", one [[curve]] labelled "RDP" in panel "p"; the test-only
+	// iterative mechanisms "Iter", with param split = "random" | "label",
+	// and "Iter ref", non-private, whose records carry the trace
+	// "excess_objective", diagnostics n, node1/n, node1/eta, node2/… and
+	// noise node1/gamma, node2/gamma).
+	Example string
+	// Params is a zero value of the struct Decode decodes the block into
+	// and returns a pointer to: its toml-tagged fields are the block's keys,
+	// which "dplab kinds" lists with their doc comments (params_doc.go,
+	// generated). TestEveryKindRenders checks that Decode returns a *Params.
+	Params any
+	// Doc says what the kind draws, for "dplab kinds"; empty means the doc
+	// comment of the Params struct.
+	Doc string
+}
+
+var (
+	figureKinds = map[string]Kind[Figure]{}
+	tableKinds  = map[string]Kind[Table]{}
+)
+
+// RegisterFigure adds a figure kind; call it from init. A duplicate kind, a
+// nil Decode or an empty Example panics.
+func RegisterFigure(kind string, k Kind[Figure]) { register(figureKinds, "figure", kind, k) }
+
+// RegisterTable adds a table kind; call it from init. A duplicate kind, a
+// nil Decode or an empty Example panics.
+func RegisterTable(kind string, k Kind[Table]) { register(tableKinds, "table", kind, k) }
+
+func register[T any](kinds map[string]Kind[T], block, kind string, k Kind[T]) {
+	_, dup := kinds[kind]
+	switch {
+	case dup:
+		panic("report: duplicate " + block + " kind " + kind)
+	case k.Decode == nil:
+		panic("report: " + block + " kind " + kind + " registered without Decode")
+	case strings.TrimSpace(k.Example) == "":
+		panic("report: " + block + " kind " + kind + " registered without an Example")
+	case k.Params == nil || reflect.TypeOf(k.Params).Kind() != reflect.Struct:
+		panic("report: " + block + " kind " + kind + " registered without its Params struct")
+	}
+	kinds[kind] = k
+}
+
+//go:generate env DPLAB_UPDATE_PARAMDOCS=1 go test -run TestKindDocsGenerated .
+
+// KindDoc documents a registered figure or table kind, or a [[claim]]
+// check kind, for "dplab kinds".
+type KindDoc struct {
+	Block   string           // "figure", "table" or "claim"
+	Kind    string           // "epsilon", "privacy", …; a claim's "better", "ratio", …
+	Key     string           // the key naming the kind in the block: "kind", or a claim's "check"
+	Doc     string           // what the kind draws (a claim's: what it decides)
+	Example string           // a small valid block of the kind (its keys, in TOML)
+	Params  []fielddoc.Field // the block's keys (besides name and kind; a claim's besides check)
+}
+
+// Kinds documents every registered figure kind, then every table kind,
+// then every [[claim]] check kind, each sorted by name.
+func Kinds() []KindDoc {
+	var out []KindDoc
+	for _, kind := range FigureKinds() {
+		k := figureKinds[kind]
+		out = append(out, kindDoc("figure", kind, k.Params, k.Doc, k.Example))
+	}
+	for _, kind := range TableKinds() {
+		k := tableKinds[kind]
+		out = append(out, kindDoc("table", kind, k.Params, k.Doc, k.Example))
+	}
+	return append(out, claimKindDocs()...)
+}
+
+func kindDoc(block, kind string, params any, doc, example string) KindDoc {
+	t := reflect.TypeOf(params)
+	if doc == "" {
+		// "epsilonFigure is the default figure kind: …" → "the default figure kind: …"
+		doc = strings.TrimPrefix(kindDocs[t.Name()], t.Name()+" ")
+		doc = strings.TrimPrefix(doc, "is ")
+	}
+	return KindDoc{Block: block, Kind: kind, Key: "kind", Doc: doc, Example: strings.TrimSpace(example), Params: fielddoc.Fields(t, kindDocs)}
+}
+
+// FigureKinds and TableKinds list the registered kinds, sorted.
+func FigureKinds() []string { return sortedNames(figureKinds) }
+
+// TableKinds lists the registered table kinds, sorted.
+func TableKinds() []string { return sortedNames(tableKinds) }
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// selectionTable is a table kind whose block only selects datasets and
+// mechanisms and sets a title, formats and a note (the privacy and runtime
+// tables); tablesOf makes its tables from the view.
+type selectionTable struct {
+	Title      string   `toml:"title"`      // table title; default none
+	Datasets   []string `toml:"datasets"`   // labels; default all
+	Mechanisms []string `toml:"mechanisms"` // labels; default all
+	Formats    []string `toml:"formats"`    // default ["md", "tex", "csv"]
+	Note       string   `toml:"note"`       // added to the caption file
+
+	spec     tableSpec
+	tablesOf func(v *view, s *tableSpec) []*plotting.Table
+}
+
+// registerSelectionTable registers a selectionTable kind with its Doc and
+// Example.
+func registerSelectionTable(kind, doc, example string, tablesOf func(v *view, s *tableSpec) []*plotting.Table) {
+	RegisterTable(kind, Kind[Table]{Example: example, Doc: doc, Params: selectionTable{}, Decode: func(b *Block) (Table, error) {
+		t := selectionTable{tablesOf: tablesOf}
+		if err := b.Decode(&t); err != nil {
+			return nil, err
+		}
+		var err error
+		if t.Formats, err = b.Formats(t.Formats, plotting.TableFormats); err != nil {
+			return nil, err
+		}
+		ds, ms, err := b.Labels(t.Datasets, t.Mechanisms)
+		if err != nil {
+			return nil, err
+		}
+		t.spec = tableSpec{Name: b.Out.Name, Kind: kind, Title: t.Title, Datasets: ds, Mechanisms: ms, Formats: t.Formats, Note: t.Note}
+		return &t, nil
+	}})
+}
+
+func (t *selectionTable) build(v *view) []*plotting.Table { return t.tablesOf(v, &t.spec) }
+func (t *selectionTable) formats() []string               { return t.Formats }
+
+// outputs are a spec's decoded figures, tables and claims.
+type outputs struct {
+	figures []Figure
+	tables  []Table
+	claims  []*claim
+}
+
+// decodeOutputs decodes every [[figure]] and [[table]] block of s by its
+// kind.
+func decodeOutputs(s *spec.Spec) (*outputs, error) {
+	out := &outputs{}
+	if _, err := figureDefaults(s); err != nil {
+		return nil, err // checked even when no figure block reads it
+	}
+	for i := range s.Figures {
+		o := &s.Figures[i]
+		k, ok := figureKinds[o.Kind]
+		if !ok {
+			return nil, s.OutputError("figure", i, "kind", "figure kind %q%s: want %s", o.Kind, suggest.DidYouMean(o.Kind, FigureKinds()), strings.Join(FigureKinds(), ", "))
+		}
+		f, err := k.Decode(&Block{Spec: s, Kind: "figure", Index: i, Out: o})
+		if err == nil {
+			err = checkFileNames(s, "figure", i, 0, f.formats())
+		}
+		if err != nil {
+			return nil, err
+		}
+		out.figures = append(out.figures, f)
+	}
+	for i := range s.Tables {
+		o := &s.Tables[i]
+		k, ok := tableKinds[o.Kind]
+		if !ok {
+			return nil, s.OutputError("table", i, "kind", "table kind %q%s: want %s", o.Kind, suggest.DidYouMean(o.Kind, TableKinds()), strings.Join(TableKinds(), ", "))
+		}
+		t, err := k.Decode(&Block{Spec: s, Kind: "table", Index: i, Out: o})
+		if err == nil {
+			err = checkFileNames(s, "table", i, 1+maxStem, t.formats())
+		}
+		if err != nil {
+			return nil, err
+		}
+		out.tables = append(out.tables, t)
+	}
+	var err error
+	if out.claims, err = decodeClaims(s); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkFileNames checks that the files of output block i (a figure or a
+// table) can be named: its name, a split table's part (split bytes, for a
+// table written per dataset or panel), the longest of its formats'
+// extensions and the temporary suffix they are first written under must
+// fit a file name.
+func checkFileNames(s *spec.Spec, block string, i, split int, formats []string) error {
+	ext := ""
+	for _, f := range formats {
+		if len(f)+1 > len(ext) {
+			ext = "." + f
+		}
+	}
+	for _, c := range plotting.CaptionFiles { // written beside every figure and table
+		if len(c) > len(ext) {
+			ext = c
+		}
+	}
+	with := fmt.Sprintf("with its extension %s and the temporary suffix of the file it is first written to", ext)
+	if split > 0 {
+		with = fmt.Sprintf("with the -<dataset or panel> part of a table split per dataset or panel (at most %d bytes), its extension %s and the temporary suffix of the file it is first written to", split, ext)
+	}
+	name := s.Figures
+	if block == "table" {
+		name = s.Tables
+	}
+	if err := spec.NameFits(name[i].Name, split+len(ext)+fileutil.TempSuffixMax, with); err != nil {
+		return s.OutputError(block, i, "name", "%v", err)
+	}
+	return nil
+}
+
+// Check decodes and checks every figure, table and claim block of s, so
+// that a spec whose outputs cannot be drawn is refused before anything
+// runs.
+func Check(s *spec.Spec) error {
+	_, err := decodeOutputs(s)
+	return err
+}
+
+// Load loads the spec at path (spec.LoadWith) and checks its figures and
+// tables: what the CLI runs.
+func Load(path string, opt spec.LoadOptions) (*spec.Spec, error) {
+	s, err := spec.LoadWith(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := Check(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkCurveRefs checks that a curves figure or table names existing curve
+// labels and panels.
+func checkCurveRefs(b *Block, curves, panels []string) error {
+	s := b.Spec
+	if len(s.Curves) == 0 {
+		return b.Errorf("kind", "kind = \"curves\" needs [[curve]] blocks")
+	}
+	known, knownPanels := s.CurveLabels(), s.CurvePanels()
+	for _, l := range curves {
+		if !slices.Contains(known, l) {
+			return b.Errorf("curves", "%s", spec.UnknownName("curve labelled", l, known))
+		}
+	}
+	for _, p := range panels {
+		if !slices.Contains(knownPanels, p) {
+			return b.Errorf("panels", "%s", spec.UnknownName("curve panel", p, knownPanels))
+		}
+	}
+	return nil
+}
+
+// figureSpec is a decoded [[figure]] block, as the drawing code reads it: a metric versus ε with one panel per
+// dataset (kind "epsilon", the default), or analytic curves with one panel per
+// curve panel (kind "curves").
+type figureSpec struct {
+	Name       string
+	Kind       string   // "epsilon" (default) or "curves"
+	Curves     []string // kind "curves": curve labels; default all
+	Panels     []string // kind "curves": panels to draw, in order; default all
+	LogX       *bool    // default true for "epsilon", false for "curves"
+	Title      string
+	Metric     string
+	Datasets   []string // labels; default all
+	Mechanisms []string // labels; default all
+	Band       string   // "ci" (default), "iqr", "minmax", "none"
+	Center     string   // "mean" (default) or "median"
+	LogY       bool
+	XLabel     string
+	YLabel     string
+	Columns    int
+	Formats    []string // default ["png", "svg"]
+	Note       string   // added to the caption file (e.g. a documented deviation)
+	// TimeRatio names two mechanism labels [A, B]: each panel's note gives
+	// A's mean wall time per fit over B's at the largest ε (the GaussMix
+	// paper's "Faster by" of Figures 3 and 5).
+	TimeRatio     []string
+	BandMinTrials int          // fewest trials a point's band is drawn from; 0: defaultBandMinTrials
+	Layout        figureLayout // legend, size, axes, reference lines
+}
+
+// tableSpec is a decoded [[table]] block, as the table builders read it: rows ε (or datasets), columns methods,
+// cells mean ± CI half-width; or (kind "curves") rows x, columns curve labels,
+// cells the curves' values, one table per panel; or (kind "privacy") the
+// calibration table: per dataset, one row per (mechanism, ε) with ε target,
+// ε spent, δ, α*, the noise parameters and the ε of each ledger component; or
+// (kind "runtime") per dataset, one row per (mechanism, ε) with the mean wall
+// time, runs and per-example gradient evaluations of a trial.
+type tableSpec struct {
+	Name       string
+	Kind       string   // "epsilon" (default), "curves", "privacy" (the calibration table) or "runtime"
+	Panels     []string // kind "curves": panels to tabulate; default all
+	Title      string
+	Metric     string
+	Rows       string    // "epsilon" (default: one table per dataset) or "dataset"
+	Datasets   []string  // labels; default all
+	Mechanisms []string  // labels; default all
+	Epsilon    []float64 // ε values to show; default all
+	Formats    []string  // default ["md", "tex", "csv"]
+	Note       string
+}

@@ -1,0 +1,135 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/results"
+)
+
+// Plan is the expanded grid of a spec with its storage status.
+type Plan struct {
+	Rows                 []PlanRow
+	Cells, Total, Stored int           // Stored: settled trials (ok or infeasible), which a run does not repeat
+	Infeasible           int           // of Stored, the trials recorded infeasible
+	Stale                int           // stored settled trials of cells no longer in the spec
+	Setup                time.Duration // loading the datasets (measured by Estimate)
+	// Skipped holds, by label, the optional datasets Estimate found without
+	// their files, with the reason: a run records only trial 0 of their
+	// cells, as skipped.
+	Skipped map[string]string
+
+	cellKeys map[string]bool // the spec's cells
+	settled  results.KeySet  // the trials stored settled
+}
+
+// PlanRow is one (dataset, mechanism label) line of a plan.
+type PlanRow struct {
+	Dataset, Label string
+	Epsilons       string
+	Trials         int // per cell
+	Stored, ToRun  int
+	CellsToRun     int      // cells with a trial to run (each does its one-off work once)
+	Cost           *RowCost // measured by Estimate; nil when not timed
+}
+
+// planRow names the plan row of cell c: its dataset's label and its own
+// label (MakePlan's rows; PlanRow.key for a row).
+func planRow(s *spec.Spec, c *spec.Cell) string {
+	return rowKey(s.Datasets[c.Dataset].Label, c.Label)
+}
+
+// key names the row as planRow names its cells' row.
+func (r *PlanRow) key() string { return rowKey(r.Dataset, r.Label) }
+
+func rowKey(dataset, label string) string { return dataset + "\x00" + label }
+
+// MakePlan joins the spec's cells with the records of stored (the result
+// directory's store, results.FromDir). It counts each cell's stored trials
+// in a bitset per cell as the records stream past instead of visiting every
+// trial index, so its work is linear in cells + records, not in trials (a
+// spec may have 10⁸ trials), and its memory a bit per stored trial. It
+// stops with ctx's error when ctx is done.
+func MakePlan(ctx context.Context, s *spec.Spec, stored results.Source) (*Plan, error) {
+	cells, err := s.Expand(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The settled trials (Record.Settled, which the runner does not
+	// repeat), and of them those with an ok record: a trial with an ok and
+	// an infeasible record counts as ok.
+	var settled, okTrials, infeasible results.KeySet
+	if err := stored(func(r *results.Record) {
+		switch r.Status {
+		case results.StatusOK:
+			okTrials.Add(r.Key())
+		case results.StatusInfeasible:
+			infeasible.Add(r.Key())
+		default:
+			return
+		}
+		settled.Add(r.Key())
+	}); err != nil {
+		return nil, err
+	}
+	keys := cellKeys(cells)
+	p := &Plan{Cells: len(cells), cellKeys: keys, settled: settled}
+	settled.Cells(func(cell string, n int) {
+		if !keys[cell] {
+			p.Stale += n
+		}
+	})
+	index := map[string]int{}
+	var eps [][]string // per row, joined at the end (not quadratically)
+	for ci, c := range cells {
+		if ci%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		id := planRow(s, &c)
+		i, ok := index[id]
+		if !ok {
+			i = len(p.Rows)
+			index[id] = i
+			p.Rows = append(p.Rows, PlanRow{Dataset: s.Datasets[c.Dataset].Label, Label: c.Label, Trials: c.Trials})
+			eps = append(eps, nil)
+		}
+		row := &p.Rows[i]
+		e := "non-private"
+		if c.Private {
+			e = strconv.FormatFloat(c.Epsilon, 'g', 4, 64)
+		}
+		eps[i] = append(eps[i], e)
+		done := settled.Count(c.Key, func(t int) bool { return t >= 0 && t < c.Trials })
+		inf := infeasible.Count(c.Key, func(t int) bool { return t >= 0 && !okTrials.Has(results.Key{Cell: c.Key, Trial: t}) })
+		p.Total += c.Trials
+		p.Stored += done
+		p.Infeasible += min(inf, done)
+		row.Stored += done
+		row.ToRun += c.Trials - done
+		if done < c.Trials {
+			row.CellsToRun++
+		}
+	}
+	for i := range p.Rows {
+		p.Rows[i].Epsilons = strings.Join(eps[i], " ")
+	}
+	return p, nil
+}
+
+// UnmergedShards reports the settled trials of the plan's cells in dir's
+// shard files that the records the plan was made from do not hold
+// (results.UnmergedShards; nil when there are none): what dplab merge would
+// add, and dplab run refuses to rerun.
+func (p *Plan) UnmergedShards(dir string, warn func(string)) (*results.UnmergedShardsError, error) {
+	err := results.UnmergedShards(dir, func(cell string) bool { return p.cellKeys[cell] },
+		p.settled.Has, warn)
+	var um *results.UnmergedShardsError
+	if errors.As(err, &um) {
+		return um, nil
+	}
+	return nil, err
+}

@@ -1,0 +1,77 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/results"
+)
+
+// ShardEstimate is the estimated cost of one shard of a run.
+type ShardEstimate struct {
+	Shard  int
+	Trials int           // trials the shard would run (not stored yet)
+	Cells  int           // cells it touches
+	Work   time.Duration // Σ over its cells: PerCell + trials·PerTrial
+	Wall   time.Duration // Setup + Work / jobs
+}
+
+// ShardEstimates splits the pending trials of s (those not stored settled
+// when MakePlan made p) into n shards as Assign does and estimates each shard's wall time on
+// jobs ≥ 1 concurrent trials from the row costs Estimate measured on p
+// (MakePlan's plan of s): each shard process loads the datasets (p.Setup)
+// and does the one-off work of every cell it touches, so a cell with k of
+// the shard's trials costs PerCell + k·PerTrial of its row. Of a dataset
+// Estimate found skipped (p.Skipped) only trial 0 counts: only it runs, to
+// record the skip. Like EstimatedWall it assumes perfect parallelism; it
+// fails when a row with trials to run was not timed.
+func (p *Plan) ShardEstimates(ctx context.Context, s *spec.Spec, n, jobs int) ([]ShardEstimate, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("run: %d shards: want ≥ 1", n)
+	}
+	jobs = max(jobs, 1)
+	cells, err := s.Expand(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rowOf := map[string]*PlanRow{}
+	for i := range p.Rows {
+		rowOf[p.Rows[i].key()] = &p.Rows[i]
+	}
+	a := Assign(cells, n)
+	out := make([]ShardEstimate, n)
+	for sh := range out {
+		out[sh].Shard = sh
+	}
+	for ci := range cells {
+		c := &cells[ci]
+		row := rowOf[planRow(s, c)]
+		if row == nil {
+			return nil, fmt.Errorf("run: shard estimate: cell %q is in no plan row (the plan is of another spec)", c.Label)
+		}
+		_, skipped := p.Skipped[s.Datasets[c.Dataset].Label]
+		for sh := range out {
+			k := 0
+			for t := a.First(ci, sh); t < c.Trials; t += n {
+				if !p.settled.Has(results.Key{Cell: c.Key, Trial: t}) && (!skipped || t == 0) {
+					k++
+				}
+			}
+			if k == 0 {
+				continue
+			}
+			if row.Cost == nil {
+				return nil, fmt.Errorf("run: shard estimate: row %s / %s was not timed", row.Dataset, row.Label)
+			}
+			out[sh].Trials += k
+			out[sh].Cells++
+			out[sh].Work += row.Cost.PerCell + time.Duration(k)*row.Cost.PerTrial
+		}
+	}
+	for sh := range out {
+		out[sh].Wall = p.Setup + out[sh].Work/time.Duration(jobs)
+	}
+	return out, nil
+}

@@ -1,0 +1,202 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/mechanisms"
+	"github.com/dplab/dplab/mechanisms/accounting"
+	"github.com/dplab/dplab/results"
+)
+
+// selection returns the metric that scores tuning candidates and the data
+// part it is computed on.
+func (r *runner) selection(t spec.TuningSpec, data *split) (spec.Metric, *datasets.Dataset) {
+	name := t.Metric
+	if name == "" {
+		name = spec.DefaultMetrics(data.train.Task)[0]
+	}
+	m, _ := spec.LookupMetric(name)
+	if t.Mode == spec.TuneOracle || t.SelectOn == "test" {
+		return m, data.test
+	}
+	return m, data.val
+}
+
+// better reports whether score a beats b for metric m (NaN never wins).
+func better(m spec.Metric, a, b float64) bool {
+	if math.IsNaN(a) {
+		return false
+	}
+	if math.IsNaN(b) {
+		return true
+	}
+	if m.Higher {
+		return a > b
+	}
+	return a < b
+}
+
+// fitOracle is the papers' "dishonest" tuning: it fits every candidate of the
+// grid and keeps the best on the test set. The selection is not private, so
+// the ledger is the selected run's event composed with accounting.NonPrivate:
+// the recorded ε spent is +Inf and the selected run's own ε is recorded as
+// the per-run ε. Every figure and table says so ("non-private tuning").
+//
+// Behind a pipeline pr each candidate's budget wraps its event as pr
+// charges it; the per-run ε is the released run's pipeline ε.
+func (r *runner) fitOracle(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams, pr *pipelineRun) (*fitted, error) {
+	t := r.spec.Mechanisms[c.Mechanism].Tuning
+	sel, part := r.selection(t, data)
+	cands, _ := t.Candidates.Points()
+	var best *mechanisms.Release
+	var bestWrap func(accounting.Event) accounting.Event
+	var bestM mechanisms.Mechanism
+	bestScore, bestIdx := math.NaN(), -1
+	stats := map[string]float64{"runs": float64(len(cands))}
+	for i, cand := range cands {
+		m, err := r.mechanism(c.Entry, spec.MergeParams(c.Params, cand))
+		if err != nil {
+			return nil, err
+		}
+		bm := b
+		bm.Wrap = pr.wrap(c, m)
+		rel, err := m.Fit(ctx, data.train, bm, rs.Sub(fmt.Sprintf("candidate/%d", i)))
+		if err != nil {
+			return nil, fmt.Errorf("candidate %d %v: %w", i, cand, err)
+		}
+		addTotals(stats, rel.Stats)
+		if score := evaluator(sel.Name, data)(rel.Model, part); best == nil || better(sel, score, bestScore) {
+			best, bestScore, bestIdx, bestWrap, bestM = rel, score, i, bm.Wrap, m
+		}
+	}
+	addSelected(stats, cands[bestIdx])
+	note := fmt.Sprintf("non-private tuning: best of %d candidates by %s on the test set, not charged: ε spent is +Inf; eps_per_run is the released run's ε alone", len(cands), sel.Name)
+	perRun := mechanisms.Budget{Wrap: bestWrap}.Charged(best.Event)
+	out := &fitted{release: best, charged: accounting.NewComposed(perRun, accounting.NonPrivate{}), perRun: perRun, note: note, stats: stats}
+	pr.note(out, c, bestM, best.Event)
+	return out, nil
+}
+
+// fitPrivate is Papernot–Steinke repeat-and-select: K runs with K drawn from
+// the tuning distribution, each with a candidate drawn at random and noise
+// calibrated so that RepeatAndSelect(one run) meets the target, and the best
+// run on the selection split released. The ledger is the whole procedure's
+// with respect to the training rows; the selection scores the runs without
+// noise on validation or test rows, which the guarantee therefore treats as
+// public (the record's Privacy.Selection and Assumptions say so).
+//
+// Behind a pipeline pr the charged event is repeat-and-select around one
+// pre-processed run: Budget.Wrap = tuning ∘ pipeline. The steps are fitted
+// once (they are deterministic: K fits of π_S would give one map), so the K
+// runs are K runs of the mechanism on π_S(S), i.e. K runs of the
+// pre-processed mechanism, whose RDP curve (accounting.Preprocessed) is what
+// repeat-and-select needs. (Validation allows it only for steps that leave
+// held-out rows as they are, so the selection's scores do not read π_S.)
+func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams, pr *pipelineRun) (*fitted, error) {
+	t := r.spec.Mechanisms[c.Mechanism].Tuning
+	dist, _ := accounting.ParseDistribution(t.Distribution)
+	wrap := spec.PrivateWrap(t)
+	tr := rs.Get("tuning")
+	k := wrap(accounting.NoOp{}).(accounting.RepeatAndSelect).SampleRuns(tr)
+	sel, part := r.selection(t, data)
+	cands, _ := t.Candidates.Points()
+
+	var best *mechanisms.Release
+	stats := map[string]float64{results.DiagRuns: float64(k)} // 0: Record.DataIndependent
+	var base []byte
+	var baseEvent, baseRun accounting.Event // one run's own event, and as charged behind the pipeline
+	var baseM mechanisms.Mechanism
+	bestScore := math.NaN()
+	var bestCand map[string]any
+	// K = 0 releases a data-independent default; one run is still made (and
+	// discarded) to learn the base event the ledger charges.
+	runs := max(k, 1)
+	for j := 0; j < runs; j++ {
+		cand := sampleCandidate(t, cands, tr)
+		m, err := r.mechanism(c.Entry, spec.MergeParams(c.Params, cand))
+		if err != nil {
+			return nil, err
+		}
+		pre := pr.wrap(c, m)
+		bm := b
+		bm.Wrap = spec.ComposeWraps(wrap, pre)
+		rel, err := m.Fit(ctx, data.train, bm, rs.Sub(fmt.Sprintf("run/%d", j)))
+		if err != nil {
+			return nil, fmt.Errorf("tuning run %d %v: %w", j, cand, err)
+		}
+		addTotals(stats, rel.Stats)
+		run := mechanisms.Budget{Wrap: pre}.Charged(rel.Event)
+		ev, err := json.Marshal(run)
+		if err != nil {
+			return nil, err
+		}
+		if base == nil {
+			base, baseEvent, baseRun, baseM = ev, rel.Event, run, m
+		} else if !bytes.Equal(base, ev) {
+			return nil, fmt.Errorf("private tuning needs every run to spend the same event; run 0 spent %s, run %d spent %s", base, j, ev)
+		}
+		if j >= k {
+			break
+		}
+		if score := evaluator(sel.Name, data)(rel.Model, part); best == nil || better(sel, score, bestScore) {
+			best, bestScore, bestCand = rel, score, cand
+		}
+	}
+	note := fmt.Sprintf("private tuning: K ~ %s(mean %g) runs, best by %s on the %s split", dist, t.Mean, sel.Name, map[bool]string{true: "test", false: "validation"}[t.SelectOn == "test"])
+	if t.SelectOn == "test" {
+		note += " (the published protocol: selection on the test set)"
+	}
+	note += "; selection not private: runs scored without noise, the scored rows treated as public"
+	if best == nil {
+		best = &mechanisms.Release{Model: mechanisms.DataIndependentModel(data.train.Cols()), Event: baseEvent}
+		note += "; K = 0: released the zero model"
+	} else {
+		addSelected(stats, bestCand)
+	}
+	out := &fitted{release: best, charged: wrap(baseRun), perRun: baseRun, note: note, stats: stats}
+	pr.note(out, c, baseM, baseEvent)
+	return out, nil
+}
+
+// sampleCandidate draws one candidate: uniformly from the grid, or with each
+// swept key log-uniform between its smallest and largest value.
+func sampleCandidate(t spec.TuningSpec, grid []map[string]any, r *rand.Rand) map[string]any {
+	if t.Sample != "loguniform" {
+		return grid[r.IntN(len(grid))]
+	}
+	out := map[string]any{}
+	for _, k := range t.Candidates.Keys {
+		vals, _ := t.Candidates.Values[k].Floats()
+		lo, hi := vals[0], vals[0]
+		for _, v := range vals {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		out[k] = math.Exp(math.Log(lo) + r.Float64()*(math.Log(hi)-math.Log(lo)))
+	}
+	return out
+}
+
+// addTotals adds a run's work counters to the trial's totals "total_<key>"
+// (every run made counts, including the one a K = 0 trial discards).
+func addTotals(totals, stats map[string]float64) {
+	for k, v := range stats {
+		totals["total_"+k] += v
+	}
+}
+
+// addSelected records the selected candidate's numeric values as sel_<key>.
+func addSelected(stats map[string]float64, cand map[string]any) {
+	for k, v := range cand {
+		if f, err := spec.AsFloat(v); err == nil {
+			stats["sel_"+k] = f
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/harness/internal/spectest"
+	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/mechanisms"
+	"github.com/dplab/dplab/results"
+)
+
+// TestLedgerCheckMatchesRuns checks validation's accountant check against
+// what a run does (issue 9, item 5): for every registered mechanism, every
+// accountant and tuning none or private, validate refuses the spec exactly
+// when a run of it (validation bypassed) fails its trial. The refusal names
+// the mechanism block.
+func TestLedgerCheckMatchesRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs one trial of each mechanism × accountant × tuning")
+	}
+	// A numeric param each private mechanism can tune over.
+	tuneKey := map[string]string{"dpsgd": "clip", "objpert-output": "clip", "objpert-amp": "clip", "dgd-rgm": "step_factor", "dgd-clip": "clip_factor", "dpgd": "step"}
+	// Params a mechanism needs on the 3-feature data (PCA to k < d, PTR's
+	// public β) or to run fast.
+	baseParams := map[string]string{"dpsgd": "{ epochs = 1 }", "dppca-dpgd": "{ k = 2 }", "ptr-pca-dpgd": "{ k = 2, beta = 0.01 }"}
+	cache := &DataCache{}
+	for _, info := range mechanisms.List() {
+		for _, kind := range []string{"rdp", "pld", "exact"} {
+			for _, mode := range []string{spec.TuneNone, spec.TunePrivate} {
+				if mode == spec.TunePrivate && !info.Private {
+					continue
+				}
+				name := fmt.Sprintf("%s/%s/%s", info.Name, kind, mode)
+				t.Run(name, func(t *testing.T) {
+					data := "synthetic-linear"
+					if info.Tasks[0] == datasets.Binary {
+						data = "synthetic-logistic"
+					}
+					key := tuneKey[info.Name]
+					if key == "" {
+						key = "bound_x"
+					}
+					base := fmt.Sprintf(`name = "ledger"
+seed = 1
+trials = 1
+epsilon = [1]
+delta = 1e-5
+
+[[dataset]]
+name = %q
+params = { n = 300, d = 3 }
+
+[[mechanism]]
+name = %q
+`, data, info.Name)
+					if p, ok := baseParams[info.Name]; ok {
+						base += "params = " + p + "\n"
+					}
+					full := strings.Replace(base, "delta = 1e-5", fmt.Sprintf("delta = 1e-5\naccountant = { kind = %q }", kind), 1)
+					if mode == spec.TunePrivate {
+						full += fmt.Sprintf("[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\nmean = 3\ncandidates = { %s = [1, 1.5] }\n", key)
+					}
+					_, verr := spec.Parse("spec.toml", []byte(full))
+					var se *spec.SpecError
+					if verr != nil && (!errors.As(verr, &se) || !strings.HasPrefix(se.Key, "mechanism[0]")) {
+						t.Fatalf("validation error not about mechanism[0]: %v", verr)
+					}
+
+					// The same spec, validation bypassed: parse the untuned
+					// RDP spec and set the accountant and tuning afterwards.
+					s := spectest.MustParse(t, base)
+					s.Accountant.Kind = kind
+					if mode == spec.TunePrivate {
+						var cands spec.ParamTable
+						if err := cands.UnmarshalTOML(map[string]any{key: []any{1.0, 1.5}}); err != nil {
+							t.Fatal(err)
+						}
+						s.Mechanisms[0].Tuning = spec.TuningSpec{Mode: spec.TunePrivate, Distribution: "poisson", Mean: 3,
+							SelectOn: "test", Sample: "grid", Candidates: cands}
+					}
+					dir := filepath.Join(t.TempDir(), "out")
+					rep, rerr := Run(context.Background(), s, Options{OutDir: dir, Cache: cache})
+					if rep == nil {
+						t.Fatalf("run: %v", rerr)
+					}
+					failed := rep.Failed > 0
+					if (verr != nil) != failed {
+						t.Errorf("validate: %v\nrun: %d failed (%v)\nwant validate to refuse exactly the specs whose trials fail", verr, rep.Failed, rerr)
+					}
+					if verr != nil {
+						t.Logf("refused: %v", verr)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestPlanCountsTrials checks that MakePlan counts stored trials per cell
+// rather than visiting every trial index: 2·10⁹ trials plan in well under a
+// second (visiting them took minutes), with stored and to-run counts exact.
+func TestPlanCountsTrials(t *testing.T) {
+	s, err := spec.ParseWith("t.toml", []byte(strings.Replace(spectest.Valid, "trials = 3", "trials = 700000000", 1)),
+		spec.LoadOptions{Limits: spec.Limits{MaxTrials: 1e10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := spectest.Cells(t, s)
+	recs := []results.Record{
+		{CellKey: cells[0].Key, Trial: 0, Status: results.StatusOK},
+		{CellKey: cells[0].Key, Trial: 5, Status: results.StatusOK},
+		{CellKey: cells[0].Key, Trial: 5, Status: results.StatusOK}, // a retry: counted once
+		{CellKey: cells[1].Key, Trial: 1, Status: results.StatusFailed},
+		{CellKey: "gone", Trial: 0, Status: results.StatusOK},
+	}
+	start := time.Now()
+	p, err := MakePlan(context.Background(), s, results.FromSlice(recs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(start); elapsed > time.Second {
+		t.Errorf("MakePlan took %v", elapsed)
+	}
+	if p.Cells != 3 || p.Total != 2100000000 || p.Stored != 2 || p.Stale != 1 || p.Rows[0].Stored != 2 || p.Rows[0].ToRun != 1399999998 {
+		t.Errorf("plan %+v", p)
+	}
+}
+
+// TestRunStreamsPending checks that Run does not list its pending trials:
+// a cancelled run of 5·10⁷ pending trials allocates little (the list took
+// 16 bytes per trial, and 10⁹ trials ran out of memory).
+func TestRunStreamsPending(t *testing.T) {
+	s := spectest.MustParse(t, strings.Replace(strings.Replace(spectest.Valid, "trials = 3", "trials = 50000000", 1), "[0.5, 2]", "[1]", 1))
+	s.Mechanisms = s.Mechanisms[:1]
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rep, err := Run(ctx, s, Options{OutDir: filepath.Join(t.TempDir(), "out"), Cache: &DataCache{}})
+	runtime.ReadMemStats(&after)
+	if err == nil || rep == nil || !rep.Interrupted || rep.PendingBefore != 50000000 {
+		t.Fatalf("report %+v, %v", rep, err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 100<<20 {
+		t.Errorf("a cancelled run of 5·10⁷ trials allocated %d MB", alloc>>20)
+	}
+}
