@@ -30,6 +30,31 @@
 //     naming the file, line, column or key: *FileError, *MissingError, or a
 //     wrapped params error. Only broken internal contracts panic.
 //
+// # Adding a dataset
+//
+// Write one file, <registry_name>.go with hyphens as underscores, whose init
+// calls Register(Info{…}, load, testParams): Name, Title, Description,
+// Task, Papers, License, Source, Rows and Cols, DataDependent (every
+// statistic the loader reads from the data, one phrase each), and either
+// Files (path under the data directory, download URLs and the SHA-256 of the
+// content, which dplab datasets fetch and verify and the runner use),
+// Synthetic (a generator seeded from its params) or UserFile; a params
+// struct with Validate (NoParams for none); and the loader, a pure function
+// of the raw files and params returning fresh datasets, opening files
+// through the package's helpers (readTable, openData) so that bad or absent
+// files are a *FileError or a *MissingError. Params that change the shape
+// from Rows × Cols implement shape(dir, info), which Entry.Shape returns
+// before loading, for the size limit. Picked up through List:
+// TestListIsSortedAndWellFormed, TestShapeBoundsLoadedData,
+// TestSyntheticEntriesAreDeterministic (generators),
+// TestLoadersNeverPanicOnJunk (file-backed loaders), TestDataDependentDeclared
+// and, in the root package, TestDatasetsListShowsEveryDataset. Not
+// automatic: its name in docs/datasets.md (TestDocsListEveryDataset); a
+// file-backed dataset's entry in realChecks (realdata_test.go: shape, labels
+// and one statistic computed independently, run by TestRealDatasets when
+// DPLAB_DATA is set); its raw files in the shared data folder, which
+// TestDatasetsVerifySharedFilesAreOK requires to be registered and to verify.
+//
 // # References
 //
 // Citation keys are listed once, with their full entries, in

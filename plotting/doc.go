@@ -23,4 +23,30 @@
 //     word); everything else goes to the caption files.
 //   - Bad input (a non-positive value on a log axis, mismatched lengths, an
 //     unknown format) is an error, never a panic.
+//
+// # Caption files
+//
+// Write and WriteTable write, beside <name>.png|svg or <name>.md|tex|csv:
+//
+//   - <name>.caption.md: UTF-8 Markdown. First line: the title in bold and
+//     the caption line, "**<Title>.** <line>."; then, after a blank line, one
+//     item "- <note>." per note. A figure's notes end with which curves are
+//     drawn on top of one another and their line styles; a table's with how
+//     its bold and † entries read. Math markup is written as Unicode
+//     (PlainText: "θ_t" → "θₜ").
+//   - <name>.caption.tex: ASCII LaTeX: a % comment naming the file it
+//     captions, \caption{<Title>. <line>. <note>. …} and \label{fig:<name>}
+//     (tab: for a table), for \input inside the figure or table environment.
+//
+// # Inside the image
+//
+// One legend per figure (legend.go: every label of all panels once, in an
+// empty grid slot or a skipped panel, else inside a panel's axes covering no
+// data point, else below the panels); headroom of 4% of each axis; ticks
+// (ticks.go: a log axis every decade, minor ticks up to 10 decades; a linear
+// axis 4 to 8 labels at 1, 2, 2.5 or 5 × 10ᵏ); axis limits, ticks and
+// horizontal lines set per figure (Figure.X, Figure.Y, Figure.HLines); math
+// markup (mathtext.go); markers at every point of a series of at most 12
+// points; curves within 1% of the axis of one another get distinct line
+// styles (coincide.go).
 package plotting

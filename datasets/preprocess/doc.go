@@ -75,6 +75,20 @@
 //   - The probes draw from named streams (internal/rngs) seeded by
 //     ProbeConfig.Seed: the same config gives the same swaps.
 //
+// # Adding a step
+//
+// A step is a Preprocessor in its own file (Fit, Sensitivity over a
+// declared Collection in both modes, RowLipschitz and OutputDiameter, which
+// Chain uses), and a case in Build and a name in Names (preprocess.go).
+// Tests that range over Names pick it up (TestFitRefusesBadInput,
+// TestSensitivityRefusesBadCollections, harness/report's
+// TestQuantitiesCoverMechanisms). Not automatic, and not one file today: the
+// params it reads in harness/spec's stepParams (pipeline.go), the word that
+// shows a legend names it in harness/report's stepStems
+// (render_pipeline.go), the labels of its diagnostics in
+// harness/report/quantities.go, and its probe in StandardProbes, with a swap
+// family that can refute its bounds.
+//
 // # References
 //
 // Citation keys are listed once, with their full entries, in

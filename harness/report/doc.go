@@ -7,9 +7,74 @@
 // Check decodes every block before a run; a Collector gathers, record by
 // record, what the figures and tables need (a run gives it each record it
 // stores; Render scans a result directory's store into one, for dplab
-// render), so no render holds the store in memory.
-// docs/ARCHITECTURE.md §3.6 and §5.3 describe the contracts and how to add
-// a kind.
+// render), so no render holds the store in memory. docs/ARCHITECTURE.md
+// places this package in the data flow.
+//
+// # The Collector and the view
+//
+// A Collector (collect.go) expands the spec's current cells and takes the
+// store's records one at a time, keeping none: records of other cells are
+// ignored, ok records go to a results.Aggregator (the last ok record per
+// trial, statistics in trial order), and per cell it keeps what captions
+// and privacy tables state (the ledger and δ of the first ok record, the
+// pipeline analyses, the infeasible trials, per dataset the skip reason).
+// That digest makes the view the kinds draw from, and the evidence of the
+// generated docs. Column labels of noise parameters and diagnostics are one
+// table by mechanism and stored key (quantities.go, ColumnLabels; a column
+// may be derived from stored keys, aggregated record by record);
+// TestQuantitiesCoverMechanisms fails on a key the table lacks.
+//
+// # Claims
+//
+// Check also decodes every [[claim]] block strictly into a check of one of
+// the kinds in checkKinds (claims.go: better, ratio, difference, value,
+// crossover, monotone) over one quantity. Collector.Render evaluates them on
+// the view the tables are drawn from and writes claims.md, claims.csv and
+// claims.json (Claims; ReadClaims reads it back for dplab report and the
+// generated docs). The rules (pairing of sides, interval arithmetic,
+// verdicts) are stated in experiments/README.md, "Paper claims", and held to
+// hand-computed cases by TestClaimsEvaluated and its neighbours.
+//
+// # Writing
+//
+// Collector.Render writes summary.csv (and curves.csv for [[curve]] specs),
+// draws figures and builds tables one after the other (the view is not safe
+// for concurrent use) and encodes and writes their files concurrently. Two
+// tables writing the same file stem is an error, never an overwrite; a
+// file's name always fits 255 bytes (labelStems cuts a long label's slug
+// with a hash, and checkFileNames refuses at load a name that could not
+// fit). Each figure and table gets its caption files (plotting package
+// doc).
+//
+// # Evidence
+//
+// Evidence (evidence.go) is a finished run's digest written as JSON: per
+// cell its summaries without their intervals (recomputed by the current
+// spec's ci, so the evidence renders what the records would:
+// TestEvidenceRendersAsRecords), the trace iterations the spec's tables and
+// claims read (evidence_traces.go), and wall-clock times only when a claim
+// reads one. Cells are matched by key; a spec cell missing from the evidence
+// is a *StaleEvidenceError. harness/docgen renders the reproduction docs'
+// sections from it (docs/README.md).
+//
+// # Adding a figure or table kind
+//
+// Write one file, kind_figure_<kind>.go or kind_table_<kind>.go (in this
+// package: the Figure and Table interfaces' methods are unexported). It
+// holds a struct whose toml-tagged, documented fields are the block's keys;
+// an init calling RegisterFigure (or RegisterTable) with a Kind whose Params
+// is the struct's zero value, Decode decodes a *Block into a pointer to it
+// (b.Decode is strict; check with Block.Labels, Block.Formats, Block.OneOf,
+// Block.Errorf) and Example is a small valid block; and draw(*view) (a
+// table: build) with formats. Leaving out draw is a compile error in the
+// decode function; a Kind without Decode or Example panics at registration.
+// Picked up: dplab kinds, report.Check, rendering by the block's kind,
+// TestEveryKindRenders (strict decoding, a real run, every format rendered
+// twice, byte-identical), TestEveryKindKeyDocumented and
+// TestShippedSpecsOutputs. Not automatic: go generate ./harness/report (the
+// generated params_doc.go; TestKindDocsGenerated), the kind's keys in
+// experiments/README.md, and tests of what it draws (TestOutputErrors is the
+// pattern for error positions).
 //
 // # Invariants
 //

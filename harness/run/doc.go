@@ -9,7 +9,68 @@
 // aggregates them for the figures and tables), so its memory is bounded by
 // cells, not trials.
 //
-// docs/ARCHITECTURE.md §3.5 describes the contracts.
+// docs/ARCHITECTURE.md places this package in the data flow.
+//
+// # A run
+//
+// Run resolves its options (Resolve: defaults and --trials on a copy of the
+// spec), expands the cells and opens the store (results.Open: lock, read,
+// repair; a shard opens its own file, results.OpenShard), reading every
+// stored record once: into the done-set, the progress ETA's cost model and
+// Options.Records. An unsharded run refuses a directory whose shard files
+// hold trials not merged yet (results.UnmergedShards) or whose store holds
+// another experiment (results.ExperimentCheck). It then sizes the datasets
+// with trials left to run (datasetsWithPending, planData: beyond
+// Options.DataMemory they are loaded one at a time, datagate.go) and loads
+// them (preload) before anything in the directory changes: a dataset that
+// does not load stops the run with a *spec.InputError and removes what
+// opening created (created.go). With Force it rewrites the store without the
+// spec's cells (Store.Rewrite); it writes spec.toml, counts the pending
+// trials, and runs them round-robin over the cells (schedule: every cell's
+// first pending trial, then every cell's second, …) on a pool of
+// Options.Jobs workers. When the trials are done it starts Options.Render,
+// syncs the store, writes manifest.json, waits for the render and returns;
+// the store is closed (the lock released) when Run returns.
+//
+// # A trial
+//
+// runner.trial seeds the trial's streams (rngs.TrialSeed of the spec seed,
+// the cell key and the trial index), takes its data (data.go: a fixed split
+// made once from rngs.Derive and shared by every trial, or split.resample
+// per trial), computes δ from the spec's rule at the training size, runs
+// the block's pre-processing if any (pipeline.go: rows clipped to the unit
+// ball, steps fitted on the training features, the declared collection
+// checked; the mechanism's Budget.Wrap is tuning ∘ pipeline,
+// spec.ComposeWraps), and fits: untuned, oracle tuning (fitOracle: every
+// candidate, the best on the test set, charged with accounting.NonPrivate)
+// or private tuning (fitPrivate: Budget.Wrap = spec.PrivateWrap, a
+// RepeatAndSelect ledger). runner.account evaluates the charged event with
+// the spec's accountant (memoised by the event's JSON and δ) and calls
+// Release.CheckSpent unless the ledger is non-private, the tuning oracle or
+// the release has a target scope. Then assumptions, metrics (metricEval,
+// one function per spec.Metrics name), traces and diagnostics fill the
+// record. Behind a pre-processing pipeline the mechanism fits π_S(S) and is
+// scored on the held-out parts mapped by the fitted steps; train metrics
+// score the training rows mapped as held-out rows are, and
+// excess_empirical_risk scores the predictor x ↦ model(π_S(clip(x))) on the
+// original training rows against their own optimum (excessRisk); the
+// record's privacy.pipeline states the steps, sensitivities and analyses.
+//
+// A fit that fails with an *accounting.InfeasibleError or a
+// *mechanisms.OutOfRangeError is not a failure: markInfeasible records status
+// "infeasible" with the error and, when known, the smallest ε reached. Such a
+// trial released nothing and is settled: it is not rerun, plans count it
+// stored and the renderer shows the cell as infeasible. A spec change that
+// makes it feasible changes its cell key.
+//
+// # Shards
+//
+// With Options.Shard (dplab run --shard i/N; docs/cluster.md) a run writes
+// its own file and manifest under shards/, refuses Force, and visits only the
+// trials Assign gives it (trial g of the grid, in Expand order, goes to shard
+// g mod N; runner.trialRange). Assign depends on the grid alone, so every
+// shard computes it independently. dplab merge calls results.MergeShards,
+// then Gaps for every shard count found, and renders only without gaps.
 //
 // # Invariants
 //

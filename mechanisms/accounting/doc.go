@@ -42,6 +42,40 @@
 // leaf implements its interface (rdpEvent, pldEvent, exactEvent), and
 // reports any other by name (*UnsupportedError).
 //
+// Every event encodes as a JSON object with its "kind" first and its fields
+// in snake_case; UnmarshalEvent decodes through the kind table, strictly
+// (unknown kinds and keys are errors), then validates. A leaf without a
+// decodeJSON method is decoded field by field (fieldDecoder). Leaves exposes
+// walk to other packages. The Calibrator's memo relies on every event's
+// JSON holding every parameter its accounting reads (checked for each
+// kind's example by TestEventKinds' JSON round trip).
+//
+// # Adding an event kind
+//
+// Write one file, event_<kind>.go (in this package: the Event interface is
+// sealed). It holds the exported value type (json tags in snake_case; its
+// doc defines the mechanism and cites the formula) with Kind, isEvent,
+// Validate, MarshalJSON (withKind(e.Kind(), plain(e))), relation ("" to
+// adopt the ledger's relation, or a Relation* constant) and rdp (an rdpTerm)
+// — registerLeaf does not compile without them
+// (TestLeafWithoutRDPDoesNotCompile) — plus pld (a pldTerm) and exact (one
+// of exactTerm's existing kinds) when those accountants evaluate it,
+// decodeJSON for nested events or enumerations, wrapped for a leaf built on
+// another event, and an init calling registerLeaf with a valid example.
+// Picked up: TestEventKinds (the example validates, round-trips through
+// JSON byte for byte, and every accountant evaluates it or rejects it with
+// an *UnsupportedError), TestEventJSONRoundTrip, UnmarshalEvent, records,
+// dplab render, the calibration memo and dplab account json
+// (TestThrowawayEventKind shows the whole pattern on a test-only kind). Not
+// automatic: golden vectors or the paper's tables for the formula
+// (golden_test.go, papers_test.go); its row and formula in
+// docs/accounting.md; a closed form that is not one of exactTerm's kinds
+// (exact.go) or a new composite (walk in event.go, registerComposite) is a
+// second file; parameters computed from the training size n need the runner
+// to record the public-n assumption (hasSampledGaussian in
+// harness/run/assumptions.go); short flags in dplab account are entries in
+// eventFlags and calibratedFlag (cmd_account.go).
+//
 // # Invariants
 //
 //   - A reported ε is never smaller than the guarantee the composed events
