@@ -33,7 +33,11 @@
 // claims.json (Claims; ReadClaims reads it back for dplab report and the
 // generated docs). The rules (pairing of sides, interval arithmetic,
 // verdicts) are stated in experiments/README.md, "Paper claims", and held to
-// hand-computed cases by TestClaimsEvaluated and its neighbours.
+// hand-computed cases by TestClaimsEvaluated and its neighbours. A new check
+// kind is an entry in checkKinds with its doc and example (claims_kinds.go;
+// TestClaimCheckExamples runs the example), its rule in experiments/README.md
+// and a case in TestClaimsEvaluated; a new quantity is a case of
+// claimQuantity.read and of claim.decodeQuantity.
 //
 // # Writing
 //
