@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -18,7 +22,8 @@ var allowedImports = map[string][]string{
 	"internal/buildtest":    {},
 	"internal/benchcpu":     {},
 	"internal/fielddoc":     {},
-	"internal/datatest":     {"datasets"},
+	"internal/strictoml":    {"internal/suggest"},
+	"internal/datatest":     {"datasets", "internal/strictoml"},
 	"mechanisms/accounting": {"internal/oncemap"},
 	"datasets":              {"internal/suggest", "internal/rngs", "internal/registry", "internal/oncemap"},
 	"datasets/preprocess":   {"internal/rngs", "mechanisms/accounting", "datasets"},
@@ -28,14 +33,14 @@ var allowedImports = map[string][]string{
 	"plotting":              {"internal/fileutil"},
 	// harness/spec ← harness/run ← harness/report: one way.
 	"harness/curves":            {"mechanisms/accounting", "datasets/preprocess"},
-	"harness/spec":              {"internal/suggest", "internal/fileutil", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
+	"harness/spec":              {"internal/strictoml", "internal/suggest", "internal/fileutil", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
 	"harness/run":               {"harness/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
 	"harness/report":            {"internal/suggest", "internal/fielddoc", "harness/spec", "harness/run", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
 	"harness/htmlreport":        {"harness/report", "harness/spec", "mechanisms/accounting", "results", "audit"},
 	"harness/docgen":            {"harness/report", "harness/spec", "results", "plotting", "internal/fileutil", "internal/suggest"},
 	"harness/internal/spectest": {"harness/spec"},
-	"audit":                     {"harness/spec", "datasets/preprocess", "plotting", "internal/fileutil", "mechanisms", "mechanisms/accounting", "datasets", "solvers", "internal/rngs"},
-	".":                         {"harness/spec", "harness/run", "harness/report", "harness/htmlreport", "harness/docgen", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil", "audit", "internal/suggest"},
+	"audit":                     {"internal/strictoml", "harness/spec", "datasets/preprocess", "plotting", "internal/fileutil", "mechanisms", "mechanisms/accounting", "datasets", "solvers", "internal/rngs"},
+	".":                         {"internal/strictoml", "harness/spec", "harness/run", "harness/report", "harness/htmlreport", "harness/docgen", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil", "audit", "internal/suggest"},
 }
 
 // TestLayering fails when a package imports a dplab package that the
@@ -81,4 +86,32 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// TestOneStrictDecoder fails when a non-test file outside internal/strictoml
+// maps toml tags to struct fields itself: dplab has one strict decoder
+// (the spec, plug-ins' params and key=value params all go through it).
+func TestOneStrictDecoder(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || path == filepath.Join("internal", "strictoml")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(src, []byte(`Tag.Get("toml")`)) {
+			t.Errorf("%s reads toml tags to decode: decode through internal/strictoml instead", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
