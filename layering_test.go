@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -31,16 +34,17 @@ var allowedImports = map[string][]string{
 	"mechanisms":            {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "internal/rngs", "internal/registry", "internal/oncemap", "internal/fielddoc"},
 	"results":               {"internal/fileutil"},
 	"plotting":              {"internal/fileutil"},
-	// harness/spec ← harness/run ← harness/report: one way.
+	// harness/spec ← harness/plan ← harness/run ← harness/report: one way.
 	"harness/curves":            {"mechanisms/accounting", "datasets/preprocess"},
 	"harness/spec":              {"internal/strictoml", "internal/suggest", "internal/fileutil", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
-	"harness/run":               {"harness/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
-	"harness/report":            {"internal/suggest", "internal/fielddoc", "harness/spec", "harness/run", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
-	"harness/htmlreport":        {"harness/report", "harness/spec", "mechanisms/accounting", "results", "audit"},
+	"harness/plan":              {"harness/spec"},
+	"harness/run":               {"harness/plan", "harness/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
+	"harness/report":            {"internal/suggest", "internal/fielddoc", "harness/plan", "harness/spec", "harness/run", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
+	"harness/htmlreport":        {"harness/report", "harness/plan", "harness/spec", "mechanisms/accounting", "results", "audit"},
 	"harness/docgen":            {"harness/report", "harness/spec", "results", "plotting", "internal/fileutil", "internal/suggest"},
-	"harness/internal/spectest": {"harness/spec"},
+	"harness/internal/spectest": {"harness/plan", "harness/spec"},
 	"audit":                     {"internal/strictoml", "harness/spec", "datasets/preprocess", "plotting", "internal/fileutil", "mechanisms", "mechanisms/accounting", "datasets", "solvers", "internal/rngs"},
-	".":                         {"internal/strictoml", "harness/spec", "harness/run", "harness/report", "harness/htmlreport", "harness/docgen", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil", "audit", "internal/suggest"},
+	".":                         {"internal/strictoml", "harness/plan", "harness/spec", "harness/run", "harness/report", "harness/htmlreport", "harness/docgen", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil", "audit", "internal/suggest"},
 }
 
 // TestLayering fails when a package imports a dplab package that the
@@ -113,5 +117,44 @@ func TestOneStrictDecoder(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestExpandCalledOnlyByPlan fails when a non-test file outside harness/plan
+// calls a method named Expand: the grid is expanded once, by plan.New, and
+// every step (run, plan, shards, merge, render, report) reads the plan's
+// cells.
+func TestExpandCalledOnlyByPlan(t *testing.T) {
+	fset := token.NewFileSet()
+	var calls []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || path == filepath.Join("harness", "plan")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Expand" {
+					calls = append(calls, fset.Position(call.Pos()).String())
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range calls {
+		t.Errorf("%s calls Expand: take the cells of a plan (plan.New) instead", c)
 	}
 }
