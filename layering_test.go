@@ -92,32 +92,40 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// TestOneStrictDecoder fails when a non-test file outside internal/strictoml
-// maps toml tags to struct fields itself: dplab has one strict decoder
-// (the spec, plug-ins' params and key=value params all go through it).
-func TestOneStrictDecoder(t *testing.T) {
+// eachSource calls f with the path and bytes of every non-test Go file of
+// the module outside the folder except (and hidden folders).
+func eachSource(t *testing.T, except string, f func(path string, src []byte)) {
+	t.Helper()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || path == filepath.Join("internal", "strictoml")) {
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || path == filepath.FromSlash(except)) {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
 		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
+		if err == nil {
+			f(path, src)
 		}
-		if bytes.Contains(src, []byte(`Tag.Get("toml")`)) {
-			t.Errorf("%s reads toml tags to decode: decode through internal/strictoml instead", path)
-		}
-		return nil
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestOneStrictDecoder fails when a non-test file outside internal/strictoml
+// maps toml tags to struct fields itself: dplab has one strict decoder
+// (the spec, plug-ins' params and key=value params all go through it).
+func TestOneStrictDecoder(t *testing.T) {
+	eachSource(t, "internal/strictoml", func(path string, src []byte) {
+		if bytes.Contains(src, []byte(`Tag.Get("toml")`)) {
+			t.Errorf("%s reads toml tags to decode: decode through internal/strictoml instead", path)
+		}
+	})
 }
 
 // TestExpandCalledOnlyByPlan fails when a non-test file outside harness/plan
@@ -126,35 +134,18 @@ func TestOneStrictDecoder(t *testing.T) {
 // cells.
 func TestExpandCalledOnlyByPlan(t *testing.T) {
 	fset := token.NewFileSet()
-	var calls []string
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	eachSource(t, "harness/plan", func(path string, src []byte) {
+		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
 		if err != nil {
-			return err
-		}
-		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || path == filepath.Join("harness", "plan")) {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok {
 				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Expand" {
-					calls = append(calls, fset.Position(call.Pos()).String())
+					t.Errorf("%s calls Expand: take the cells of a plan (plan.New) instead", fset.Position(call.Pos()))
 				}
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range calls {
-		t.Errorf("%s calls Expand: take the cells of a plan (plan.New) instead", c)
-	}
 }
