@@ -230,7 +230,7 @@ func (col *Collector) digest() *digest {
 // view returns the view of the records added so far.
 func (col *Collector) view() *view { return col.digest().view(col.spec, col.cells) }
 
-// view returns the view of s's current cells (cells: s.Expand's) made of
+// view returns the view of s's current cells (cells: its plan's) made of
 // d. A digest's cells that are not current are left out.
 func (d *digest) view(s *spec.Spec, cells []spec.Cell) *view {
 	v := &view{spec: s, cells: cells, agg: map[string]results.CellSummary{}, skipped: maps.Clone(d.skipped), over: map[string][]float64{},
