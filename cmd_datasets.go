@@ -13,6 +13,7 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/internal/strictoml"
 )
 
 var datasetsCommand = &command{
@@ -261,14 +262,14 @@ func datasetsInfo(w io.Writer, dir, name string, sets []string, maxEig int, maxD
 		}
 		fmt.Fprintf(w, "file:        %s%s — %s\n", f.Path, opt, state)
 	}
-	sh, err := e.Shape(dir, datasets.DecodeKV(sets))
+	sh, err := e.Shape(dir, strictoml.DecodeKV(sets))
 	if err == nil {
 		err = spec.DataTooLarge(name, sh, maxData)
 	}
 	if err != nil {
 		return badInput(err)
 	}
-	l, err := e.Load(dir, datasets.DecodeKV(sets))
+	l, err := e.Load(dir, strictoml.DecodeKV(sets))
 	if err != nil {
 		return badInput(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/dplab/dplab/audit"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/report"
 	"github.com/dplab/dplab/harness/run"
 	"github.com/dplab/dplab/harness/spec"
@@ -162,15 +163,19 @@ func checkTrialsFlag(fs *flag.FlagSet, n int) error {
 }
 
 // resolveRun resolves the options of a run of s once (run.Resolve: the
-// spec with a --trials override applied to a copy, the result directory,
-// --force with --shard refused), mapping that refusal to a usage error and
-// a grid the override takes over the limits to bad input.
-func resolveRun(s *spec.Spec, opt run.Options) (*spec.Spec, run.Options, error) {
-	rs, ro, err := run.Resolve(s, opt)
+// plan, its cells expanded once with a --trials override as their trial
+// count, the result directory, --force with --shard refused), mapping that
+// refusal to a usage error and a grid the override takes over the limits
+// to bad input; a resolution stopped by ctx (a signal) is not bad input.
+func resolveRun(ctx context.Context, s *spec.Spec, opt run.Options) (*plan.Plan, run.Options, error) {
+	p, ro, err := run.Resolve(ctx, s, opt)
 	if errors.Is(err, run.ErrForceShard) {
 		return nil, ro, usagef("%v", err)
 	}
-	return rs, ro, badInput(err)
+	if err != nil && ctx.Err() != nil {
+		return nil, ro, err
+	}
+	return p, ro, badInput(err)
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -204,7 +209,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := checkLimitFlags(lim); err != nil {
 		return err
 	}
-	loaded := make([]*spec.Spec, len(specs))
+	loaded := make([]*plan.Plan, len(specs))
 	resolved := make([]run.Options, len(specs))
 	for i, p := range specs {
 		s, err := loadSpec(ctx, p, *quick, *lim)
@@ -221,7 +226,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if *out != "" && len(specs) > 1 {
 			opt.OutDir = run.ResultDir(s, *out)
 		}
-		if loaded[i], resolved[i], err = resolveRun(s, opt); err != nil {
+		if loaded[i], resolved[i], err = resolveRun(ctx, s, opt); err != nil {
 			return err
 		}
 		printWarnings(stderr, s)
@@ -230,13 +235,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		dir := resolved[i].OutDir
 		for j := range i {
 			if filepath.Clean(resolved[j].OutDir) == filepath.Clean(dir) {
-				return usagef("%s and %s would both write %s (both are named %q): give them different names, or run them one at a time with --out", loaded[j].File, s.File, dir, s.Name)
+				return usagef("%s and %s would both write %s (both are named %q): give them different names, or run them one at a time with --out", loaded[j].Spec().File, s.File, dir, s.Name)
 			}
 		}
 	}
 	var failed []string
-	for i, s := range loaded {
-		opts := resolved[i]
+	for i, p := range loaded {
+		s, opts := p.Spec(), resolved[i]
 		dir := opts.OutDir
 		fmt.Fprintf(stderr, "dplab run %s -> %s\n", s.File, dir)
 		// The figures and tables are rendered as soon as the trials are
@@ -252,17 +257,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if !shard.Sharded() { // dplab merge renders a sharded run
 			// The run gives the collector each stored record; it keeps
 			// what the figures and tables need, not the records.
-			col, err := report.NewCollector(s)
-			if err != nil {
-				return err
-			}
+			col := report.NewCollector(p)
 			opts.Records = col.Add
 			opts.Render = func() {
 				outs, rerr = col.Render(dir, log)
 				rendered = true
 			}
 		}
-		rep, err := run.Run(ctx, s, opts)
+		rep, err := run.RunPlan(ctx, p, opts)
 		var in *spec.InputError
 		if errors.As(err, &in) {
 			return badInput(err)
@@ -274,7 +276,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			err = rerr
 		}
 		if rep != nil {
-			printReport(stdout, s, rep, outs)
+			printReport(stdout, p, rep, outs)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -289,7 +291,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-func printReport(w io.Writer, s *spec.Spec, rep *run.Report, outs []string) {
+func printReport(w io.Writer, p *plan.Plan, rep *run.Report, outs []string) {
+	s := p.Spec()
 	infeasible := ""
 	if rep.Infeasible > 0 {
 		infeasible = fmt.Sprintf(", %d infeasible (the mechanism cannot meet the target ε there: recorded with the reason, not rerun)", rep.Infeasible)
@@ -300,7 +303,7 @@ func printReport(w io.Writer, s *spec.Spec, rep *run.Report, outs []string) {
 	}
 	beyond := ""
 	if rep.Beyond > 0 {
-		beyond = fmt.Sprintf("; summary, figures and tables also use %d stored trial(s) beyond %d per cell", rep.Beyond, s.Trials)
+		beyond = fmt.Sprintf("; summary, figures and tables also use %d stored trial(s) beyond %d per cell", rep.Beyond, p.Trials())
 	}
 	fmt.Fprintf(w, "%s: %d cells, %d trials: %d stored before, %d run, %d failed, %d skipped%s (%.1fs)%s%s\n",
 		s.Name, rep.Cells, rep.Total, rep.Stored, rep.Ran, rep.Failed, rep.Skipped, infeasible, rep.Elapsed.Seconds(), lost, beyond)
@@ -345,7 +348,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	s, opt, err := resolveRun(s, run.Options{OutDir: *out, Trials: *trials})
+	grid, opt, err := resolveRun(ctx, s, run.Options{OutDir: *out, Trials: *trials})
 	if err != nil {
 		return err
 	}
@@ -355,7 +358,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := results.CheckDir(dir); err != nil {
 		return storeError(err)
 	}
-	p, err := run.MakePlan(ctx, s, results.FromDir(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) }))
+	p, err := run.MakePlan(ctx, grid, results.FromDir(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) }))
 	if ctx.Err() != nil {
 		return fmt.Errorf("interrupted: %w", ctx.Err())
 	}
@@ -367,7 +370,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return storeError(err)
 	}
 	if *estimate {
-		if err := p.Estimate(ctx, s, run.Options{DataDir: *dataDir}); err != nil {
+		if err := p.Estimate(ctx, run.Options{DataDir: *dataDir}); err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("interrupted: %w", err)
 			}
@@ -423,7 +426,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				j, wall.Round(100*time.Millisecond), p.Setup.Round(10*time.Millisecond))
 		}
 		if *shards > 0 {
-			return printShardPlan(ctx, stdout, s, p, *shards, j)
+			return printShardPlan(stdout, s, p, *shards, j)
 		}
 	}
 	return nil
@@ -593,12 +596,12 @@ func storedQuick(ctx context.Context, path string, lim spec.Limits, dir string) 
 // missingTrials counts the trials of s's grid not in settled, the trials
 // stored with a settled record.
 func missingTrials(ctx context.Context, s *spec.Spec, settled *results.KeySet) (int64, error) {
-	cells, err := s.Expand(ctx)
+	p, err := plan.New(ctx, s, plan.Options{})
 	if err != nil {
 		return 0, err
 	}
 	var missing int64
-	for _, c := range cells {
+	for _, c := range p.Cells() {
 		stored := settled.Count(c.Key, func(t int) bool { return t >= 0 && t < c.Trials })
 		missing += int64(c.Trials - stored)
 	}

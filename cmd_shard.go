@@ -59,8 +59,8 @@ func parseShardFlag(v string, nspecs int) (run.Shard, error) {
 
 // printShardPlan prints each of n shards' trials and estimated wall time
 // on jobs concurrent trials (dplab plan --shards).
-func printShardPlan(ctx context.Context, w io.Writer, s *spec.Spec, p *run.Plan, n, jobs int) error {
-	est, err := p.ShardEstimates(ctx, s, n, jobs)
+func printShardPlan(w io.Writer, s *spec.Spec, p *run.Plan, n, jobs int) error {
+	est, err := p.ShardEstimates(n, jobs)
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,8 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if s, _, err = resolveRun(s, run.Options{OutDir: dir, Trials: su.trials}); err != nil {
+	grid, _, err := resolveRun(ctx, s, run.Options{OutDir: dir, Trials: su.trials})
+	if err != nil {
 		return err
 	}
 	warn := func(w string) { fmt.Fprintln(stderr, "warning:", w) }
@@ -187,10 +188,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "duplicate: %s / %s / %s / trial %d: %d records (%s), identical apart from timing; the last merged is used\n",
 			d.Dataset, d.Label, epsLabel(d.Epsilon), d.Key.Trial, len(d.Sources), strings.Join(d.Sources, ", "))
 	}
-	cells, err := s.Expand(ctx)
-	if err != nil {
-		return err
-	}
+	cells := grid.Cells()
 	// One scan of the merged store finds the gaps and collects what the
 	// figures and tables need, under the directory's shared lock: a run
 	// started since the merge would render newer outputs.
@@ -199,10 +197,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer unlock()
-	col, err := report.NewCollector(s)
-	if err != nil {
-		return err
-	}
+	col := report.NewCollector(grid)
 	stored := results.FromDir(dir, warn)
 	gaps, err := run.Gaps(cells, func(visit func(*results.Record)) error {
 		return stored(func(r *results.Record) { col.Add(r); visit(r) })

@@ -179,7 +179,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// The options the tasks will run with, resolved here so that a
 	// --trials that takes the grid over the limits fails at submission.
-	s, opt, err := resolveRun(s, run.Options{OutDir: *out, Trials: *trials})
+	_, opt, err := resolveRun(ctx, s, run.Options{OutDir: *out, Trials: *trials})
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -18,7 +25,8 @@ var allowedImports = map[string][]string{
 	"internal/buildtest":    {},
 	"internal/benchcpu":     {},
 	"internal/fielddoc":     {},
-	"internal/datatest":     {"datasets"},
+	"internal/strictoml":    {"internal/suggest"},
+	"internal/datatest":     {"datasets", "internal/strictoml"},
 	"mechanisms/accounting": {"internal/oncemap"},
 	"datasets":              {"internal/suggest", "internal/rngs", "internal/registry", "internal/oncemap"},
 	"datasets/preprocess":   {"internal/rngs", "mechanisms/accounting", "datasets"},
@@ -26,16 +34,17 @@ var allowedImports = map[string][]string{
 	"mechanisms":            {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "internal/rngs", "internal/registry", "internal/oncemap", "internal/fielddoc"},
 	"results":               {"internal/fileutil"},
 	"plotting":              {"internal/fileutil"},
-	// harness/spec ← harness/run ← harness/report: one way.
+	// harness/spec ← harness/plan ← harness/run ← harness/report: one way.
 	"harness/curves":            {"mechanisms/accounting", "datasets/preprocess"},
-	"harness/spec":              {"internal/suggest", "internal/fileutil", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
-	"harness/run":               {"harness/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
-	"harness/report":            {"internal/suggest", "internal/fielddoc", "harness/spec", "harness/run", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
-	"harness/htmlreport":        {"harness/report", "harness/spec", "mechanisms/accounting", "results", "audit"},
+	"harness/spec":              {"internal/strictoml", "internal/suggest", "internal/fileutil", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
+	"harness/plan":              {"harness/spec"},
+	"harness/run":               {"harness/plan", "harness/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
+	"harness/report":            {"internal/suggest", "internal/fielddoc", "harness/plan", "harness/spec", "harness/run", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
+	"harness/htmlreport":        {"harness/report", "harness/plan", "harness/spec", "mechanisms/accounting", "results", "audit"},
 	"harness/docgen":            {"harness/report", "harness/spec", "results", "plotting", "internal/fileutil", "internal/suggest"},
-	"harness/internal/spectest": {"harness/spec"},
-	"audit":                     {"harness/spec", "datasets/preprocess", "plotting", "internal/fileutil", "mechanisms", "mechanisms/accounting", "datasets", "solvers", "internal/rngs"},
-	".":                         {"harness/spec", "harness/run", "harness/report", "harness/htmlreport", "harness/docgen", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil", "audit", "internal/suggest"},
+	"harness/internal/spectest": {"harness/plan", "harness/spec"},
+	"audit":                     {"internal/strictoml", "harness/spec", "datasets/preprocess", "plotting", "internal/fileutil", "mechanisms", "mechanisms/accounting", "datasets", "solvers", "internal/rngs"},
+	".":                         {"internal/strictoml", "harness/plan", "harness/spec", "harness/run", "harness/report", "harness/htmlreport", "harness/docgen", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil", "audit", "internal/suggest"},
 }
 
 // TestLayering fails when a package imports a dplab package that the
@@ -81,4 +90,62 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// eachSource calls f with the path and bytes of every non-test Go file of
+// the module outside the folder except (and hidden folders).
+func eachSource(t *testing.T, except string, f func(path string, src []byte)) {
+	t.Helper()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || path == filepath.FromSlash(except)) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err == nil {
+			f(path, src)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOneStrictDecoder fails when a non-test file outside internal/strictoml
+// maps toml tags to struct fields itself: dplab has one strict decoder
+// (the spec, plug-ins' params and key=value params all go through it).
+func TestOneStrictDecoder(t *testing.T) {
+	eachSource(t, "internal/strictoml", func(path string, src []byte) {
+		if bytes.Contains(src, []byte(`Tag.Get("toml")`)) {
+			t.Errorf("%s reads toml tags to decode: decode through internal/strictoml instead", path)
+		}
+	})
+}
+
+// TestExpandCalledOnlyByPlan fails when a non-test file outside harness/plan
+// calls a method named Expand: the grid is expanded once, by plan.New, and
+// every step (run, plan, shards, merge, render, report) reads the plan's
+// cells.
+func TestExpandCalledOnlyByPlan(t *testing.T) {
+	fset := token.NewFileSet()
+	eachSource(t, "harness/plan", func(path string, src []byte) {
+		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Expand" {
+					t.Errorf("%s calls Expand: take the cells of a plan (plan.New) instead", fset.Position(call.Pos()))
+				}
+			}
+			return true
+		})
+	})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/internal/strictoml"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"gonum.org/v1/gonum/floats"
 )
@@ -36,7 +37,7 @@ type GaussianParams struct {
 // (Neyman–Pearson; auditing.md §4).
 func NewGaussian(params []string, epsilon, delta float64) (*Target, error) {
 	var p GaussianParams
-	if err := datasets.DecodeKV(params)(&p); err != nil {
+	if err := strictoml.DecodeKV(params)(&p); err != nil {
 		return nil, fmt.Errorf("audit: gaussian: params: %w", err)
 	}
 	if p.Bound == 0 {

@@ -18,6 +18,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/fileutil"
+	"github.com/dplab/dplab/internal/strictoml"
 )
 
 // Spec is an audit grid: every mechanism audited at every ε of the grid, run
@@ -66,7 +67,7 @@ func LoadSpec(path string) (*Spec, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	s := &Spec{File: path}
-	key, err := spec.DecodeStrict(raw, s)
+	key, err := strictoml.DecodeTable(raw, s)
 	if err == nil {
 		key, err = s.validate()
 	}

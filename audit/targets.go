@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/datasets"
-	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/internal/strictoml"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/solvers"
@@ -395,7 +395,7 @@ func mergeParams(base, over []string) ([]string, error) {
 }
 
 // DecodeParams returns a decoder of k=v params into a mechanism's params
-// struct with the spec's strict rules (harness/spec.DecodeStrict): a
+// struct with the spec's strict rules (internal/strictoml): a
 // value is read as a TOML value would be (an integer, a float, true or
 // false), and as a string otherwise.
 func DecodeParams(kv []string) func(v any) error {
@@ -408,7 +408,7 @@ func DecodeParams(kv []string) func(v any) error {
 			}
 			values[strings.TrimSpace(k)] = parseValue(strings.TrimSpace(raw))
 		}
-		if key, err := spec.DecodeStrict(values, v); err != nil {
+		if key, err := strictoml.DecodeTable(values, v); err != nil {
 			return fmt.Errorf("%s: %w", key, err)
 		}
 		return nil

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/dplab/dplab/internal/strictoml"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/mat"
@@ -16,7 +17,7 @@ func load(t testing.TB, name string, kv ...string) *Loaded {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := e.Load("", DecodeKV(kv))
+	l, err := e.Load("", strictoml.DecodeKV(kv))
 	if err != nil {
 		t.Fatal(err)
 	}

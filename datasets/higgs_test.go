@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dplab/dplab/internal/strictoml"
 )
 
 // higgsValue is feature j (0-based) of row i in the test files: the row
@@ -254,10 +256,10 @@ func TestHIGGSMissingAndParams(t *testing.T) {
 		t.Errorf("unknown key: err = %v", err)
 	}
 	var p HIGGSParams
-	if err := DecodeKV([]string{"max_rows=0"})(&p); err != nil || p.MaxRows == nil || *p.MaxRows != 0 || p.maxRows() != 0 {
+	if err := strictoml.DecodeKV([]string{"max_rows=0"})(&p); err != nil || p.MaxRows == nil || *p.MaxRows != 0 || p.maxRows() != 0 {
 		t.Errorf("max_rows=0 decodes to %v, %v", p.MaxRows, err)
 	}
-	if err := DecodeKV([]string{"max_rows=many"})(&p); err == nil || !strings.Contains(err.Error(), `key "max_rows"`) {
+	if err := strictoml.DecodeKV([]string{"max_rows=many"})(&p); err == nil || !strings.Contains(err.Error(), `key "max_rows"`) {
 		t.Errorf("max_rows=many: err = %v", err)
 	}
 	if (HIGGSParams{}).maxRows() != 2_000_000 {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dplab/dplab/internal/strictoml"
 )
 
 // writeFiles writes files (relative path → content) under dir; a path ending
@@ -37,7 +39,7 @@ func loadFrom(dir, name string, kv ...string) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.Load(dir, DecodeKV(kv))
+	return e.Load(dir, strictoml.DecodeKV(kv))
 }
 
 // TestGisetteLoaderOnASmallFileInTheUCIFormat: the real GISETTE is not in

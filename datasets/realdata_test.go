@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dplab/dplab/internal/strictoml"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
@@ -273,7 +274,7 @@ func TestRealDatasets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l, err := e.Load(dir, DecodeKV(c.kv))
+			l, err := e.Load(dir, strictoml.DecodeKV(c.kv))
 			var miss *MissingError
 			if errors.As(err, &miss) {
 				t.Skipf("absent from %s: %v", dir, err)

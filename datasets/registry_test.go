@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/dplab/dplab/internal/strictoml"
 )
 
 func TestListIsSortedAndWellFormed(t *testing.T) {
@@ -94,7 +96,7 @@ func TestLoadDecodesValidatesAndNames(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			l, err := e.Load("", DecodeKV(tc.pairs))
+			l, err := e.Load("", strictoml.DecodeKV(tc.pairs))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "synthetic-linear") {
 					t.Fatalf("err = %v, want one naming the dataset and containing %q", err, tc.wantErr)
@@ -199,31 +201,5 @@ func checkWellFormed(t *testing.T, d *Dataset, task Task) {
 		if math.IsNaN(y) || math.IsInf(y, 0) || (task == Binary && y != 0 && y != 1) {
 			t.Fatalf("Y[%d] = %v", i, y)
 		}
-	}
-}
-
-func TestDecodeKVRejectsBadInput(t *testing.T) {
-	type P struct {
-		N       int     `toml:"n"`
-		X       float64 `toml:"x"`
-		S       string  `toml:"s"`
-		Classes []int   `toml:"classes"`
-		Seed    uint64  `toml:"seed"`
-	}
-	var p P
-	if err := DecodeKV([]string{"n=3", "x=0.5", `s="a b"`, "classes=[1, 7]", "seed=9"})(&p); err != nil {
-		t.Fatal(err)
-	}
-	if p.N != 3 || p.X != 0.5 || p.S != "a b" || len(p.Classes) != 2 || p.Classes[1] != 7 || p.Seed != 9 {
-		t.Fatalf("decoded %+v", p)
-	}
-	for _, bad := range [][]string{{"n"}, {"n=1", "n=2"}, {"seed=-1"}, {"classes=1,x"}, {"zz=1"}} {
-		if err := DecodeKV(bad)(&p); err == nil {
-			t.Errorf("DecodeKV(%q) succeeded", bad)
-		}
-	}
-	var np NoParams
-	if err := DecodeKV([]string{"a=1"})(&np); err == nil || !strings.Contains(err.Error(), "no params") {
-		t.Errorf("NoParams: err = %v", err)
 	}
 }

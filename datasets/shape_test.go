@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dplab/dplab/internal/strictoml"
 )
 
 // loadedShape is the shape of the data l holds: its parts' rows together.
@@ -69,12 +71,12 @@ func TestUserFileShape(t *testing.T) {
 	f.Close()
 	e, _ := Lookup("features-csv")
 	for _, path := range []string{"f.csv", filepath.Join(dir, "f.csv.gz")} {
-		s, err := e.Shape(dir, DecodeKV([]string{"path=" + path, "header=true"}))
+		s, err := e.Shape(dir, strictoml.DecodeKV([]string{"path=" + path, "header=true"}))
 		if err != nil || s.Values() < 3000 || s.Values() > int64(len(csv)) {
 			t.Errorf("%s: %v (%v), want between the 3,000 values and %d", path, s, err, len(csv))
 		}
 	}
-	if s, err := e.Shape(dir, DecodeKV([]string{"path=absent.csv"})); err != nil || s != (Shape{}) {
+	if s, err := e.Shape(dir, strictoml.DecodeKV([]string{"path=absent.csv"})); err != nil || s != (Shape{}) {
 		t.Errorf("absent file: %v, %v", s, err)
 	}
 }

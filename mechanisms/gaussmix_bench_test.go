@@ -8,6 +8,7 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/internal/strictoml"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -22,7 +23,7 @@ func BenchmarkGaussMixSketch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	l, err := e.Load("", datasets.DecodeKV([]string{"n=8192", "d=512"}))
+	l, err := e.Load("", strictoml.DecodeKV([]string{"n=8192", "d=512"}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func BenchmarkGaussMixFit(b *testing.B) {
 		{"n=8708,d=18", func() *datasets.Dataset { return tinyData(b, datasets.Regression, 8708, 18) }},
 		{"gaussian,n=8192,d=512", func() *datasets.Dataset {
 			e, _ := datasets.Lookup("gaussmix-gaussian")
-			l, err := e.Load("", datasets.DecodeKV([]string{"n=8192", "d=512"}))
+			l, err := e.Load("", strictoml.DecodeKV([]string{"n=8192", "d=512"}))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/internal/strictoml"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"gonum.org/v1/gonum/mat"
 )
@@ -21,7 +22,7 @@ func lowRank(t *testing.T, n, d, k int) *datasets.Dataset {
 		t.Fatal(err)
 	}
 	l, err := e.Load("", func(v any) error {
-		return datasets.DecodeKV([]string{fmt.Sprintf("n=%d", n), fmt.Sprintf("d=%d", d), fmt.Sprintf("k=%d", k), "seed=3"})(v)
+		return strictoml.DecodeKV([]string{fmt.Sprintf("n=%d", n), fmt.Sprintf("d=%d", d), fmt.Sprintf("k=%d", k), "seed=3"})(v)
 	})
 	if err != nil {
 		t.Fatal(err)

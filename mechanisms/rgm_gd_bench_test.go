@@ -5,12 +5,12 @@ import (
 	"math"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/internal/strictoml"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/solvers"
+	"gonum.org/v1/gonum/mat"
 )
 
 // benchRGMNode returns one node of 70,000 × 22 rows from the ijcnn1-like
@@ -22,7 +22,7 @@ func benchRGMNode(b *testing.B) (*datasets.Dataset, *solvers.RidgeNode) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	l, err := e.Load("", func(v any) error { return datasets.DecodeKV([]string{"n=70000", "seed=11"})(v) })
+	l, err := e.Load("", func(v any) error { return strictoml.DecodeKV([]string{"n=70000", "seed=11"})(v) })
 	if err != nil {
 		b.Fatal(err)
 	}

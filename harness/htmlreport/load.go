@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/audit"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/report"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/mechanisms/accounting"
@@ -205,10 +206,11 @@ func (f *folder) addCells(s *spec.Spec, stored results.Source) error {
 		if s.CI != "" {
 			ci = results.CIMethod(s.CI)
 		}
-		cells, err := s.Expand(context.Background())
+		p, err := plan.New(context.Background(), s, plan.Options{})
 		if err != nil {
 			return err
 		}
+		cells := p.Cells()
 		keep = make(map[string]bool, len(cells))
 		for _, c := range cells {
 			order = append(order, c.Key)

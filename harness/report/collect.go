@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/run"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
@@ -70,12 +71,19 @@ type cellNotes struct {
 	reasonAt         recordAt // the infeasible record whose reason infeasible holds, if any
 }
 
-// NewCollector returns an empty Collector of s's current cells.
-func NewCollector(s *spec.Spec) (*Collector, error) {
-	cells, err := s.Expand(context.Background())
+// collectorOf returns an empty Collector of the cells of s's plan (with
+// the spec's trial count).
+func collectorOf(s *spec.Spec) (*Collector, error) {
+	p, err := plan.New(context.Background(), s, plan.Options{})
 	if err != nil {
 		return nil, err
 	}
+	return NewCollector(p), nil
+}
+
+// NewCollector returns an empty Collector of the plan's cells.
+func NewCollector(p *plan.Plan) *Collector {
+	s, cells := p.Spec(), p.Cells()
 	c := &Collector{spec: s, cells: cells, byKey: make(map[string]*spec.Cell, len(cells)),
 		agg: results.NewAggregator(results.CIMethod(s.CI)), derived: results.NewAggregator(results.CIMethod(s.CI)), notes: map[string]*cellNotes{},
 		skipped: map[string]skip{}, rels: map[string]map[string]bool{}}
@@ -87,7 +95,7 @@ func NewCollector(s *spec.Spec) (*Collector, error) {
 	for k, key := range keys {
 		c.rank[key] = k
 	}
-	return c, nil
+	return c
 }
 
 // Add adds the next record of the store. Records of cells the spec no
@@ -222,7 +230,7 @@ func (col *Collector) digest() *digest {
 // view returns the view of the records added so far.
 func (col *Collector) view() *view { return col.digest().view(col.spec, col.cells) }
 
-// view returns the view of s's current cells (cells: s.Expand's) made of
+// view returns the view of s's current cells (cells: its plan's) made of
 // d. A digest's cells that are not current are left out.
 func (d *digest) view(s *spec.Spec, cells []spec.Cell) *view {
 	v := &view{spec: s, cells: cells, agg: map[string]results.CellSummary{}, skipped: maps.Clone(d.skipped), over: map[string][]float64{},

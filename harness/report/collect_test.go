@@ -8,7 +8,7 @@ import (
 // newView returns the view of recs, records in store order, as a render
 // draws it.
 func newView(s *spec.Spec, recs []results.Record) (*view, error) {
-	c, err := NewCollector(s)
+	c, err := collectorOf(s)
 	if err != nil {
 		return nil, err
 	}

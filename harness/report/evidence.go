@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
@@ -67,7 +68,7 @@ func NewEvidence(s *spec.Spec, stored results.Source) (*Evidence, error) {
 	if err != nil {
 		return nil, err
 	}
-	col, err := NewCollector(s)
+	col, err := collectorOf(s)
 	if err != nil {
 		return nil, err
 	}
@@ -175,10 +176,11 @@ func (e *Evidence) view(s *spec.Spec) (*outputs, *view, error) {
 	if !e.Timing && readsTiming(outs) {
 		return nil, nil, fmt.Errorf("the evidence of %s was made without wall-clock times (no claim read one then); a claim now reads one: refresh the evidence from the full-size run (dplab docs --refresh, or make reproduce)", e.Spec)
 	}
-	cells, err := s.Expand(context.Background())
+	p, err := plan.New(context.Background(), s, plan.Options{})
 	if err != nil {
 		return nil, nil, err
 	}
+	cells := p.Cells()
 	stale := &StaleEvidenceError{Spec: s.Name}
 	for i := range cells {
 		c := &cells[i]

@@ -64,7 +64,7 @@ func iterRecordsComplete(t *testing.T, s *spec.Spec) []results.Record {
 // evidence's outputs.
 func recordsOutputs(t *testing.T, s *spec.Spec, recs []results.Record) *EvidenceOutputs {
 	t.Helper()
-	col, err := NewCollector(s)
+	col, err := collectorOf(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,7 @@ metric = "test_mse"
 	if err != nil || again.Ran+again.Infeasible+again.Failed != 0 || again.Stored != 9 {
 		t.Fatalf("rerun: ran %d, infeasible %d, stored %d (%v); want nothing rerun, 9 stored", again.Ran, again.Infeasible, again.Stored, err)
 	}
-	plan, err := run.MakePlan(context.Background(), spectest.MustParse(t, src), results.FromDir(dir, nil))
+	plan, err := run.MakePlan(context.Background(), spectest.Plan(t, spectest.MustParse(t, src)), results.FromDir(dir, nil))
 	if err != nil || plan.Stored != 9 || plan.Infeasible != 6 || plan.Total != 9 {
 		t.Fatalf("plan: %d of %d stored, %d infeasible (%v); want 9 of 9, 6", plan.Stored, plan.Total, plan.Infeasible, err)
 	}

@@ -45,7 +45,7 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 // RenderFrom renders the records of stored (a store's records in store
 // order) into dir, through a Collector.
 func RenderFrom(s *spec.Spec, dir string, stored results.Source, log io.Writer) ([]string, error) {
-	c, err := NewCollector(s)
+	c, err := collectorOf(s)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +166,7 @@ func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view,
 // draws them, without writing files): for checks of what a figure shows,
 // such as plotting.LegendCovers.
 func DrawFigures(s *spec.Spec, recs []results.Record) ([]*plotting.Figure, error) {
-	c, err := NewCollector(s)
+	c, err := collectorOf(s)
 	if err != nil {
 		return nil, err
 	}

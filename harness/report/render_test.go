@@ -24,7 +24,7 @@ import (
 // records, as the CLI's run command does: a Collector given each record
 // (run.Options.Records) renders once the trials are done.
 func runAndRender(s *spec.Spec, opt run.Options) (*run.Report, []string, error) {
-	col, err := NewCollector(s)
+	col, err := collectorOf(s)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -94,11 +94,7 @@ func TestDatasetsLoadOneAtATime(t *testing.T) {
 	// returns, and nothing of the waiting trials is stored.
 	ctx, cancel := context.WithCancel(context.Background())
 	s := spectest.MustParse(t, gateSpec)
-	cells, err := s.Expand(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newRunner(s, cells, Options{Cache: &DataCache{}}, &bytes.Buffer{})
+	r := newRunner(s, spectest.Cells(t, s), Options{Cache: &DataCache{}}, &bytes.Buffer{})
 	if err := r.planData([]bool{true, true, true}, 1); err != nil || r.gate == nil {
 		t.Fatalf("planData: %v, gate %v", err, r.gate)
 	}

@@ -2,11 +2,9 @@ package run
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"time"
 
-	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
 )
 
@@ -27,18 +25,15 @@ type RowCost struct {
 // first (with the cell's one-off work) and two more.
 const estimateTrials = 3
 
-// Estimate measures what s's pending trials cost: it loads the datasets
+// Estimate measures what p's pending trials cost: it loads the datasets
 // (p.Setup), then times, one at a time and without storing anything,
 // trials 0, 1 and 2 of the first and the last cell of every plan row (the
 // row's smallest and largest ε, or its sweep's ends) and sets each row's
 // Cost: PerTrial from trials 1 and 2, PerCell from trial 0's excess over
-// them. p must be MakePlan's plan of s; rows with nothing to run are not
-// timed.
-func (p *Plan) Estimate(ctx context.Context, s *spec.Spec, opt Options) error {
-	cells, err := s.Expand(ctx)
-	if err != nil {
-		return err
-	}
+// them (the cells of the plan MakePlan was given). Rows with nothing to
+// run are not timed.
+func (p *Plan) Estimate(ctx context.Context, opt Options) error {
+	s, cells := p.grid.Spec(), p.grid.Cells()
 	log := opt.Log
 	if log == nil {
 		log = io.Discard
@@ -59,10 +54,7 @@ func (p *Plan) Estimate(ctx context.Context, s *spec.Spec, opt Options) error {
 	picked := make([]*ends, len(p.Rows))
 	for i := range cells {
 		c := &cells[i]
-		j, ok := rowOf[planRow(s, c)]
-		if !ok {
-			return fmt.Errorf("run: estimate: cell %q is in no plan row (the plan is of another spec)", c.Label)
-		}
+		j := rowOf[planRow(s, c)] // MakePlan made a row of every cell
 		if picked[j] == nil {
 			picked[j] = &ends{first: i}
 		}

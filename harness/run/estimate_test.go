@@ -27,11 +27,11 @@ func TestEstimate(t *testing.T) {
 			}
 		}
 	}
-	p, err := MakePlan(context.Background(), s, results.FromSlice(recs))
+	p, err := MakePlan(context.Background(), spectest.Plan(t, s), results.FromSlice(recs))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Estimate(context.Background(), s, Options{Cache: &DataCache{}}); err != nil {
+	if err := p.Estimate(context.Background(), Options{Cache: &DataCache{}}); err != nil {
 		t.Fatal(err)
 	}
 	var work time.Duration

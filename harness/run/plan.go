@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
 )
@@ -23,6 +24,7 @@ type Plan struct {
 	// cells, as skipped.
 	Skipped map[string]string
 
+	grid     *plan.Plan      // the cells it was made of
 	cellKeys map[string]bool // the spec's cells
 	settled  results.KeySet  // the trials stored settled
 }
@@ -48,17 +50,14 @@ func (r *PlanRow) key() string { return rowKey(r.Dataset, r.Label) }
 
 func rowKey(dataset, label string) string { return dataset + "\x00" + label }
 
-// MakePlan joins the spec's cells with the records of stored (the result
+// MakePlan joins the cells of grid with the records of stored (the result
 // directory's store, results.FromDir). It counts each cell's stored trials
 // in a bitset per cell as the records stream past instead of visiting every
 // trial index, so its work is linear in cells + records, not in trials (a
 // spec may have 10⁸ trials), and its memory a bit per stored trial. It
 // stops with ctx's error when ctx is done.
-func MakePlan(ctx context.Context, s *spec.Spec, stored results.Source) (*Plan, error) {
-	cells, err := s.Expand(ctx)
-	if err != nil {
-		return nil, err
-	}
+func MakePlan(ctx context.Context, grid *plan.Plan, stored results.Source) (*Plan, error) {
+	s, cells := grid.Spec(), grid.Cells()
 	// The settled trials (Record.Settled, which the runner does not
 	// repeat), and of them those with an ok record: a trial with an ok and
 	// an infeasible record counts as ok.
@@ -77,7 +76,7 @@ func MakePlan(ctx context.Context, s *spec.Spec, stored results.Source) (*Plan, 
 		return nil, err
 	}
 	keys := cellKeys(cells)
-	p := &Plan{Cells: len(cells), cellKeys: keys, settled: settled}
+	p := &Plan{Cells: len(cells), grid: grid, cellKeys: keys, settled: settled}
 	settled.Cells(func(cell string, n int) {
 		if !keys[cell] {
 			p.Stale += n
@@ -85,11 +84,12 @@ func MakePlan(ctx context.Context, s *spec.Spec, stored results.Source) (*Plan, 
 	})
 	index := map[string]int{}
 	var eps [][]string // per row, joined at the end (not quadratically)
-	for ci, c := range cells {
+	for ci := range cells {
+		c := &cells[ci]
 		if ci%4096 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		id := planRow(s, &c)
+		id := planRow(s, c)
 		i, ok := index[id]
 		if !ok {
 			i = len(p.Rows)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/internal/oncemap"
@@ -109,15 +110,28 @@ var ErrForceShard = errors.New("--force cannot be combined with --shard: a shard
 
 // Resolve resolves opt against s, the one place a run's options are
 // checked and completed, for every command that runs s (run, plan, submit,
-// merge): it returns the spec of the run and opt with its defaults filled
+// merge): it returns the run's plan (plan.New: the cells, expanded once,
+// with a --trials override opt.Trials > 0 as their trial count, the grid's
+// size checked against s's limits again) and opt with its defaults filled
 // (OutDir: ResultDir(s, DefaultRoot) when ""; Jobs: the number of CPUs
-// when ≤ 0). With a --trials override (opt.Trials > 0) the spec returned
-// is a copy of s with that trial count, its size checked against s's
-// limits again (the override may take the grid over them): s itself is
-// never changed. Force with a Shard is refused (ErrForceShard) here and
-// nowhere else. Resolving what Resolve returned changes nothing; Run
-// resolves its options itself.
-func Resolve(s *spec.Spec, opt Options) (*spec.Spec, Options, error) {
+// when ≤ 0). s itself is never changed. Force with a Shard is refused
+// (ErrForceShard) here and nowhere else. Resolving the options Resolve
+// returned changes nothing; RunPlan resolves its options itself.
+func Resolve(ctx context.Context, s *spec.Spec, opt Options) (*plan.Plan, Options, error) {
+	opt, err := resolveOptions(s, opt)
+	if err != nil {
+		return nil, opt, err
+	}
+	p, err := plan.New(ctx, s, plan.Options{Trials: opt.Trials})
+	if err != nil {
+		return nil, opt, err
+	}
+	return p, opt, nil
+}
+
+// resolveOptions fills opt's defaults for a run of s and refuses Force
+// with a Shard.
+func resolveOptions(s *spec.Spec, opt Options) (Options, error) {
 	if opt.OutDir == "" {
 		opt.OutDir = ResultDir(s, DefaultRoot)
 	}
@@ -125,17 +139,9 @@ func Resolve(s *spec.Spec, opt Options) (*spec.Spec, Options, error) {
 		opt.Jobs = runtime.NumCPU()
 	}
 	if opt.Shard.Sharded() && opt.Force {
-		return nil, opt, fmt.Errorf("%w (delete %s to start over)", ErrForceShard, opt.OutDir)
+		return opt, fmt.Errorf("%w (delete %s to start over)", ErrForceShard, opt.OutDir)
 	}
-	if opt.Trials > 0 && opt.Trials != s.Trials {
-		c := *s
-		c.Trials = opt.Trials
-		if err := c.CheckSize(); err != nil {
-			return nil, opt, err
-		}
-		s = &c
-	}
-	return s, opt, nil
+	return opt, nil
 }
 
 // ResultDir is the default result directory of a spec under root:
@@ -200,10 +206,28 @@ func newRunner(s *spec.Spec, cells []spec.Cell, opt Options, log io.Writer) *run
 // Options.Records is given, in Options.Render). Cancelling
 // ctx stops scheduling and abandons running fits; finished trials stay
 // stored. It returns an error if a trial failed (the run continues past
-// failures) or the run was interrupted.
+// failures) or the run was interrupted. It is RunPlan of Resolve's plan.
 func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
+	// The grid is bounded by the spec's limits (checked at load); its
+	// expansion is not interrupted, so that a cancelled run still reports
+	// what was pending.
+	p, opt, err := Resolve(context.Background(), s, opt)
+	if err != nil {
+		return nil, err
+	}
+	return RunPlan(ctx, p, opt)
+}
+
+// RunPlan is Run of a plan made by Resolve (or plan.New): it runs the
+// plan's cells with the plan's trial count; opt.Trials, when set, must be
+// that count.
+func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 	start := time.Now()
-	s, opt, err := Resolve(s, opt)
+	s := p.Spec()
+	if opt.Trials > 0 && opt.Trials != p.Trials() {
+		return nil, fmt.Errorf("run: Options.Trials %d is not the plan's %d trials per cell (make the plan with them)", opt.Trials, p.Trials())
+	}
+	opt, err := resolveOptions(s, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -213,13 +237,7 @@ func Run(ctx context.Context, s *spec.Spec, opt Options) (*Report, error) {
 		log = io.Discard
 	}
 	warn := func(msg string) { fmt.Fprintln(log, "warning:", msg) }
-	// The grid is bounded by the spec's limits (checked at load); its
-	// expansion is not interrupted, so that a cancelled run still reports
-	// what was pending.
-	cells, err := s.Expand(context.Background())
-	if err != nil {
-		return nil, err
-	}
+	cells := p.Cells()
 	r := newRunner(s, cells, opt, log)
 	// What opening creates is removed again when the run stops before its
 	// first trial (fresh), e.g. on a dataset that does not load.

@@ -44,7 +44,7 @@ func (sh Shard) Sharded() bool { return sh.Count > 0 }
 func (sh Shard) String() string { return fmt.Sprintf("%d/%d", sh.Index, sh.Count) }
 
 // Assignment maps each trial of a grid to one of n shards. It deals the
-// trials round-robin in the grid's order — cells in Spec.Expand order, each
+// trials round-robin in the grid's order — cells in the plan's order, each
 // cell's trials 0, 1, … — so trial t of cell c goes to shard
 // (base_c + t) mod n, base_c being the number of trials of the cells before
 // c. It is a function of the expanded grid alone (the spec, --quick and

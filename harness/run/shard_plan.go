@@ -1,11 +1,9 @@
 package run
 
 import (
-	"context"
 	"fmt"
 	"time"
 
-	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
 )
 
@@ -18,24 +16,21 @@ type ShardEstimate struct {
 	Wall   time.Duration // Setup + Work / jobs
 }
 
-// ShardEstimates splits the pending trials of s (those not stored settled
-// when MakePlan made p) into n shards as Assign does and estimates each shard's wall time on
-// jobs ≥ 1 concurrent trials from the row costs Estimate measured on p
-// (MakePlan's plan of s): each shard process loads the datasets (p.Setup)
+// ShardEstimates splits the pending trials of p's cells (those not stored
+// settled when MakePlan made p) into n shards as Assign does and estimates
+// each shard's wall time on jobs ≥ 1 concurrent trials from the row costs
+// Estimate measured on p: each shard process loads the datasets (p.Setup)
 // and does the one-off work of every cell it touches, so a cell with k of
 // the shard's trials costs PerCell + k·PerTrial of its row. Of a dataset
 // Estimate found skipped (p.Skipped) only trial 0 counts: only it runs, to
 // record the skip. Like EstimatedWall it assumes perfect parallelism; it
 // fails when a row with trials to run was not timed.
-func (p *Plan) ShardEstimates(ctx context.Context, s *spec.Spec, n, jobs int) ([]ShardEstimate, error) {
+func (p *Plan) ShardEstimates(n, jobs int) ([]ShardEstimate, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("run: %d shards: want ≥ 1", n)
 	}
 	jobs = max(jobs, 1)
-	cells, err := s.Expand(ctx)
-	if err != nil {
-		return nil, err
-	}
+	s, cells := p.grid.Spec(), p.grid.Cells()
 	rowOf := map[string]*PlanRow{}
 	for i := range p.Rows {
 		rowOf[p.Rows[i].key()] = &p.Rows[i]
@@ -47,10 +42,7 @@ func (p *Plan) ShardEstimates(ctx context.Context, s *spec.Spec, n, jobs int) ([
 	}
 	for ci := range cells {
 		c := &cells[ci]
-		row := rowOf[planRow(s, c)]
-		if row == nil {
-			return nil, fmt.Errorf("run: shard estimate: cell %q is in no plan row (the plan is of another spec)", c.Label)
-		}
+		row := rowOf[planRow(s, c)] // MakePlan made a row of every cell
 		_, skipped := p.Skipped[s.Datasets[c.Dataset].Label]
 		for sh := range out {
 			k := 0

@@ -223,11 +223,11 @@ func TestShardEstimates(t *testing.T) {
 	s := spectest.MustParse(t, spectest.Valid)
 	cells := spectest.Cells(t, s)
 	recs := []results.Record{{CellKey: cells[0].Key, Trial: 1, Status: results.StatusOK}}
-	p, err := MakePlan(ctx, s, results.FromSlice(recs))
+	p, err := MakePlan(ctx, spectest.Plan(t, s), results.FromSlice(recs))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Estimate(ctx, s, Options{Cache: &DataCache{}}); err != nil {
+	if err := p.Estimate(ctx, Options{Cache: &DataCache{}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, row := range p.Rows {
@@ -240,7 +240,7 @@ func TestShardEstimates(t *testing.T) {
 		p.Rows[i].Cost = &RowCost{PerCell: time.Duration(1000 * (i + 1)), PerTrial: time.Duration(10 * (i + 1))}
 	}
 	const n = 4
-	est, err := p.ShardEstimates(ctx, s, n, 2)
+	est, err := p.ShardEstimates(n, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestShardEstimates(t *testing.T) {
 	}
 	// A skipped dataset runs trial 0 of each cell only.
 	p.Skipped = map[string]string{"Lin": "absent"}
-	if est, err = p.ShardEstimates(ctx, s, n, 2); err != nil {
+	if est, err = p.ShardEstimates(n, 2); err != nil {
 		t.Fatal(err)
 	}
 	total = 0

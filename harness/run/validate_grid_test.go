@@ -122,7 +122,7 @@ func TestPlanCountsTrials(t *testing.T) {
 		{CellKey: "gone", Trial: 0, Status: results.StatusOK},
 	}
 	start := time.Now()
-	p, err := MakePlan(context.Background(), s, results.FromSlice(recs))
+	p, err := MakePlan(context.Background(), spectest.Plan(t, s), results.FromSlice(recs))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
 // Package spec is an experiment's specification: the TOML schema (Spec and
 // its blocks), strict decoding with the file, line and key path of every
-// problem (decode.go, errors.go), validation against the registries of
-// datasets, mechanisms, metrics and curves, and the expansion of the grid
-// into cells (Expand: dataset × mechanism × sweep point × ε, each with the
-// key its stored trials are found by).
+// problem (internal/strictoml, errors.go), validation against the
+// registries of datasets, mechanisms, metrics and curves, and the expansion
+// of the grid into cells (Expand: dataset × mechanism × sweep point × ε,
+// each with the key its stored trials are found by), which only
+// harness/plan calls: every later step reads a plan's cells.
 //
 // It does not run anything and knows nothing of results or rendering:
 // harness/run runs the cells, harness/report decodes the [[figure]]

@@ -33,7 +33,9 @@ type Cell struct {
 }
 
 // Expand returns the spec's cells in a deterministic order: datasets, then
-// mechanisms, then sweep points, then ε, each in spec order. It stops with
+// mechanisms, then sweep points, then ε, each in spec order. Only
+// harness/plan calls it (plan.New): every other step reads the plan's
+// cells (TestExpandCalledOnlyByPlan). It stops with
 // ctx's error when ctx is done, and returns the first error of a value that
 // does not expand (validation reports those first, with their positions).
 func (s *Spec) Expand(ctx context.Context) ([]Cell, error) {
@@ -281,11 +283,16 @@ func (s *Spec) Size() (cells, trials int64) {
 }
 
 // CheckSize checks the grid against the limits the spec was loaded with
-// (LoadOptions.Limits): the cells, the trials (after any --trials
-// override) and each mechanism's tuning grid. Its error is a *SpecError.
-func (s *Spec) CheckSize() error {
+// (LoadOptions.Limits): the cells, the trials and each mechanism's tuning
+// grid. Its error is a *SpecError.
+func (s *Spec) CheckSize() error { return s.CheckSizeWith(s.Trials) }
+
+// CheckSizeWith is CheckSize with perCell trials per cell (a --trials
+// override: harness/plan).
+func (s *Spec) CheckSizeWith(perCell int) error {
 	lim := s.opts.Limits
-	cells, trials := s.Size()
+	cells, _ := s.Size()
+	trials := mulSat(cells, int64(max(perCell, 0)))
 	if cells > lim.cells() {
 		// Name the block that contributes most.
 		big, most := 0, int64(-1)
@@ -301,7 +308,7 @@ func (s *Spec) CheckSize() error {
 	if trials > lim.trials() {
 		return s.errAt("trials", s.keys.line("trials"),
 			"the spec has %s cells × %d trials = %s trials, above the limit of %d trials: lower trials, or raise the limit with --max-trials",
-			countText(cells), s.Trials, countText(trials), lim.trials())
+			countText(cells), perCell, countText(trials), lim.trials())
 	}
 	for i, m := range s.Mechanisms {
 		if m.Tuning.Mode == "" || m.Tuning.Mode == TuneNone {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/datasets/preprocess"
+	"github.com/dplab/dplab/internal/strictoml"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 )
@@ -50,12 +51,12 @@ func (p *PreprocessStep) UnmarshalTOML(raw any) error {
 		return nil
 	}
 	if _, ok := raw.(map[string]any); !ok {
-		return fmt.Errorf("a pre-processing step is a name or a table { name = …, eta = …, k = …, trim = … }, got %s", tomlType(raw))
+		return fmt.Errorf("a pre-processing step is a name or a table { name = …, eta = …, k = …, trim = … }, got %s", strictoml.TypeName(raw))
 	}
 	type plain PreprocessStep
 	var v plain
-	if errs := decodeRaw(raw, &v); len(errs) > 0 {
-		return keyedErrors(errs)
+	if errs := strictoml.Decode(raw, &v); len(errs) > 0 {
+		return errs
 	}
 	*p = PreprocessStep(v)
 	return nil
@@ -293,8 +294,7 @@ var typeOfCollection = reflect.TypeFor[preprocess.Collection]()
 
 // collectionKeys are the toml keys of preprocess.Collection.
 func collectionKeys() []string {
-	fs := structFields(typeOfCollection)
-	return slices.Sorted(maps.Keys(fs.tagged))
+	return strictoml.Keys(typeOfCollection)
 }
 
 // validatePipeline checks mechanism block i's preprocess and pipeline keys

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/BurntSushi/toml"
+	"github.com/dplab/dplab/internal/strictoml"
 )
 
 // Spec is an experiment: datasets × mechanisms × ε grid × parameter sweeps ×
@@ -289,7 +290,7 @@ func ParseWith(path string, src []byte, o LoadOptions) (*Spec, error) {
 		return nil, &SpecError{File: path, Err: err}
 	}
 	s := &Spec{opts: o, File: path, Source: src, keys: indexKeys(src)}
-	if errs := decodeRaw(raw, s); len(errs) > 0 {
+	if errs := strictoml.Decode(raw, s); len(errs) > 0 {
 		// Report the problem that comes first in the file.
 		first, line := errs[0], s.keys.linePath(src, errs[0].Key)
 		for _, e := range errs[1:] {
@@ -357,12 +358,10 @@ func KeyLine(src []byte, path string) int {
 }
 
 // DecodeStrict decodes a raw params table (as the spec keeps it) into the
-// struct v points to, through its toml tags, with the spec decoder's rules
-// (decode.go). It returns the key of the first problem (an unknown key, a
-// wrong type, a value out of range, in sorted key order) with the error.
+// struct v points to, through its toml tags, with the spec's strict rules:
+// it is strictoml.DecodeTable, which returns the key of the first problem
+// (an unknown key, a wrong type, a value out of range, in sorted key order)
+// with the error.
 func DecodeStrict(values map[string]any, v any) (string, error) {
-	if errs := decodeRaw(values, v); len(errs) > 0 {
-		return errs[0].Key, errs[0].Err
-	}
-	return "", nil
+	return strictoml.DecodeTable(values, v)
 }

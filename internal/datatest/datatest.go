@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/strictoml"
 )
 
 // Tiny returns a small scaled dataset of task t from the built-in
@@ -22,7 +23,7 @@ func Tiny(t testing.TB, task datasets.Task, n, d int) *datasets.Dataset {
 		t.Fatal(err)
 	}
 	l, err := e.Load("", func(v any) error {
-		return datasets.DecodeKV([]string{fmt.Sprintf("n=%d", n), fmt.Sprintf("d=%d", d), "seed=4"})(v)
+		return strictoml.DecodeKV([]string{fmt.Sprintf("n=%d", n), fmt.Sprintf("d=%d", d), "seed=4"})(v)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"testing"
 
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 )
 
@@ -29,12 +30,15 @@ func MustParse(t testing.TB, src string) *spec.Spec {
 	return s
 }
 
-// Cells expands s or fails t.
-func Cells(t testing.TB, s *spec.Spec) []spec.Cell {
+// Plan returns the plan of s (plan.New, the spec's trial count) or fails t.
+func Plan(t testing.TB, s *spec.Spec) *plan.Plan {
 	t.Helper()
-	cells, err := s.Expand(context.Background())
+	p, err := plan.New(context.Background(), s, plan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cells
+	return p
 }
+
+// Cells returns the cells of s's plan or fails t.
+func Cells(t testing.TB, s *spec.Spec) []spec.Cell { return Plan(t, s).Cells() }

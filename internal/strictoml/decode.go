@@ -1,11 +1,31 @@
-package spec
+// Package strictoml is dplab's one strict decoder of TOML values: the spec
+// (harness/spec), the plug-ins' params tables, the audit's and the command
+// line's key=value params all decode through it.
+//
+// The TOML library parses the source into raw values (tables as
+// map[string]any, arrays as []any, string, int64, float64, bool, datetimes);
+// Decode then fills the typed structs itself, strictly, so that every
+// problem carries its full key path with the index of each [[array]] element
+// — "dataset[1].split.test" — which the library's metadata cannot give (it
+// keeps one position per key path, and reports a type mismatch only in its
+// message text: docs/ARCHITECTURE.md §3.2).
+//
+// The rules are the library's, made strict: a key needs a field whose toml
+// tag (or, for an untagged field, name) is exactly the key; an integer fits
+// an integer field only within its range (a negative one never fits an
+// unsigned field) and a float field only when exactly representable (|n| ≤
+// 2⁵³); a float never fits an integer field; a type implementing
+// toml.Unmarshaler receives the raw value, encoding.TextUnmarshaler a string.
+package strictoml
 
 import (
 	"encoding"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,64 +34,111 @@ import (
 	"github.com/dplab/dplab/internal/suggest"
 )
 
-// The spec decoder. The TOML library parses the source into raw values
-// (tables as map[string]any, arrays as []any, string, int64, float64, bool,
-// datetimes); decode then fills the typed structs itself, strictly, so that
-// every problem carries its full key path with the index of each [[array]]
-// element — "dataset[1].split.test" — which the library's metadata cannot
-// give (it keeps one position per key path, and reports a type mismatch only
-// in its message text: docs/ARCHITECTURE.md §3.2). Plug-ins decode their raw
-// params tables the same way (DecodeStrict), with no re-encoding.
-//
-// The rules are the library's, made strict: a key needs a field whose toml
-// tag (or, for an untagged field, name) is exactly the key; an integer fits
-// an integer field only within its range (a negative one never fits an
-// unsigned field) and a float field only when exactly representable (|n| ≤
-// 2⁵³); a float never fits an integer field; a type implementing
-// toml.Unmarshaler receives the raw value, encoding.TextUnmarshaler a string.
-
-// decodeError is a problem at one key path of a decoded value.
-type decodeError struct {
+// Error is a problem at one key path of a decoded value.
+type Error struct {
 	Key string // "mechanism[0].params.rho"; "" for the value itself
 	Err error
 }
 
-func (e *decodeError) Error() string {
+func (e *Error) Error() string {
 	if e.Key == "" {
 		return e.Err.Error()
 	}
 	return e.Key + ": " + e.Err.Error()
 }
 
-func (e *decodeError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-// keyedErrors lets a toml.Unmarshaler report problems at key paths inside
-// the value it decodes (PreprocessStep decodes its table strictly); the
-// decoder prefixes them with the value's own path.
-type keyedErrors []*decodeError
+// Errors lets a toml.Unmarshaler report problems at key paths inside the
+// value it decodes (it returns the Decode of its table); the decoder
+// prefixes them with the value's own path.
+type Errors []*Error
 
-func (k keyedErrors) Error() string { return k[0].Error() }
+func (k Errors) Error() string { return k[0].Error() }
+
+// UnknownKeyError is a key that names no field of the destination struct.
+type UnknownKeyError struct {
+	Key   string   // the key as written (the last part of its path)
+	Known []string // the struct's keys, sorted
+}
+
+func (e *UnknownKeyError) Error() string {
+	return fmt.Sprintf("unknown key%s; valid keys: %s", suggest.DidYouMean(e.Key, e.Known), strings.Join(e.Known, ", "))
+}
 
 // decoder collects the problems of one decode, in the order met (table keys
 // are visited sorted).
 type decoder struct {
-	errs []*decodeError
+	errs []*Error
+	text bool // values are command-line text: read a string as the field's type
 }
 
 func (d *decoder) fail(key string, format string, args ...any) {
-	d.errs = append(d.errs, &decodeError{Key: key, Err: fmt.Errorf(format, args...)})
+	d.errs = append(d.errs, &Error{Key: key, Err: fmt.Errorf(format, args...)})
 }
 
-// decodeRaw decodes the raw value raw into the value v points to and returns
-// every problem found.
-func decodeRaw(raw any, v any) []*decodeError {
+// Decode decodes the raw value raw (as the TOML library parses it) into the
+// value v points to and returns every problem found, table keys visited in
+// sorted order.
+func Decode(raw any, v any) Errors {
+	return decode(decoder{}, raw, v)
+}
+
+func decode(d decoder, raw any, v any) Errors {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return []*decodeError{{Err: fmt.Errorf("decode into %T: want a non-nil pointer", v)}}
+		return Errors{{Err: fmt.Errorf("decode into %T: want a non-nil pointer", v)}}
 	}
-	var d decoder
 	d.value(raw, rv.Elem(), "")
 	return d.errs
+}
+
+// DecodeTable decodes a raw params table into the struct v points to,
+// through its toml tags. It returns the key of the first problem (an unknown
+// key, a wrong type, a value out of range, in sorted key order) with the
+// error.
+func DecodeTable(values map[string]any, v any) (string, error) {
+	if errs := Decode(values, v); len(errs) > 0 {
+		return errs[0].Key, errs[0].Err
+	}
+	return "", nil
+}
+
+// DecodeKV returns a decode function (the shape of a plug-in's params
+// decoder) that sets the fields of the struct it is given from "key=value"
+// strings: the command line's counterpart of a params table. A value is read
+// as its field's type: an integer, a float, true or false, a string (quotes
+// optional), a list "3,8" or "[3, 8]"; a pointer field stays nil when its
+// key is not given. Decoding is strict: a malformed pair, a repeated key, an
+// unknown key or a value of the wrong type is an error naming the key.
+func DecodeKV(pairs []string) func(v any) error {
+	return func(v any) error {
+		values := make(map[string]any, len(pairs))
+		for _, kv := range pairs {
+			key, val, ok := strings.Cut(kv, "=")
+			key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+			if !ok || key == "" {
+				return fmt.Errorf("%q: want key=value", kv)
+			}
+			if _, dup := values[key]; dup {
+				return fmt.Errorf("key %q given twice", key)
+			}
+			values[key] = val
+		}
+		errs := decode(decoder{text: true}, values, v)
+		if len(errs) == 0 {
+			return nil
+		}
+		var uk *UnknownKeyError
+		switch e := errs[0]; {
+		case errors.As(e.Err, &uk) && len(uk.Known) == 0:
+			return fmt.Errorf("unknown key %q: there are no params", uk.Key)
+		case errors.As(e.Err, &uk):
+			return fmt.Errorf("unknown key %q%s (known: %s)", uk.Key, suggest.DidYouMean(uk.Key, uk.Known), strings.Join(uk.Known, ", "))
+		default:
+			return fmt.Errorf("key %q: %w", e.Key, e.Err)
+		}
+	}
 }
 
 var (
@@ -83,19 +150,27 @@ var (
 func (d *decoder) value(raw any, rv reflect.Value, path string) {
 	if reflect.PointerTo(rv.Type()).Implements(unmarshalerType) {
 		if err := rv.Addr().Interface().(toml.Unmarshaler).UnmarshalTOML(raw); err != nil {
-			if ke, ok := err.(keyedErrors); ok {
+			if ke, ok := err.(Errors); ok {
 				for _, e := range ke {
-					d.errs = append(d.errs, &decodeError{Key: joinPath(path, e.Key), Err: e.Err})
+					d.errs = append(d.errs, &Error{Key: joinPath(path, e.Key), Err: e.Err})
 				}
 				return
 			}
-			d.errs = append(d.errs, &decodeError{Key: path, Err: err})
+			d.errs = append(d.errs, &Error{Key: path, Err: err})
 		}
 		return
 	}
+	if s, ok := raw.(string); ok && d.text {
+		v, err := fromText(s, rv.Type())
+		if err != nil {
+			d.errs = append(d.errs, &Error{Key: path, Err: err})
+			return
+		}
+		raw = v
+	}
 	if s, ok := raw.(string); ok && reflect.PointerTo(rv.Type()).Implements(textUnmarshalerType) {
 		if err := rv.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
-			d.errs = append(d.errs, &decodeError{Key: path, Err: err})
+			d.errs = append(d.errs, &Error{Key: path, Err: err})
 		}
 		return
 	}
@@ -221,8 +296,7 @@ func (d *decoder) value(raw any, rv reflect.Value, path string) {
 			index, ok := fields.lookup(k)
 			key := joinPath(path, k)
 			if !ok {
-				known := fields.keys()
-				d.fail(key, "unknown key%s; valid keys: %s", suggest.DidYouMean(k, known), strings.Join(known, ", "))
+				d.errs = append(d.errs, &Error{Key: key, Err: &UnknownKeyError{Key: k, Known: fields.keys()}})
 				continue
 			}
 			d.value(src.MapIndex(reflect.ValueOf(k)).Interface(), fieldByIndex(rv, index), key)
@@ -232,9 +306,58 @@ func (d *decoder) value(raw any, rv reflect.Value, path string) {
 	}
 }
 
+// fromText reads the command-line text s as a raw value for a field of type
+// t (DecodeKV).
+func fromText(s string, t reflect.Type) (any, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		return s, nil
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", s)
+		}
+		return n, nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a non-negative integer", s)
+		}
+		return n, nil
+	case reflect.Float32, reflect.Float64:
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", s)
+		}
+		return x, nil
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not true or false", s)
+		}
+		return b, nil
+	case reflect.String:
+		if uq, err := strconv.Unquote(s); err == nil {
+			return uq, nil
+		}
+		return s, nil
+	case reflect.Slice, reflect.Array:
+		var out []any
+		for _, e := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"), ",") {
+			out = append(out, strings.TrimSpace(e))
+		}
+		return out, nil
+	}
+	return s, nil
+}
+
 // mismatch records a value whose TOML type does not fit rv.
 func (d *decoder) mismatch(raw any, rv reflect.Value, path string) {
-	d.fail(path, "incompatible types: TOML value has type %s; destination has type %s", tomlType(raw), destType(rv.Type()))
+	d.fail(path, "incompatible types: TOML value has type %s; destination has type %s", TypeName(raw), destType(rv.Type()))
 }
 
 // integer returns src as an int64 when it is a Go integer that fits one.
@@ -277,8 +400,8 @@ func isTable(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct || t.Kind() == reflect.Map
 }
 
-// tomlType names the TOML type of a raw value, as error messages say it.
-func tomlType(raw any) string {
+// TypeName names the TOML type of a raw value, as error messages say it.
+func TypeName(raw any) string {
 	src := reflect.ValueOf(raw)
 	if !src.IsValid() {
 		return "nothing"
@@ -414,3 +537,6 @@ func fieldByIndex(v reflect.Value, index []int) reflect.Value {
 	}
 	return v
 }
+
+// Keys returns the keys a struct of type t decodes, sorted.
+func Keys(t reflect.Type) []string { return structFields(t).keys() }
