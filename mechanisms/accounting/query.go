@@ -189,15 +189,15 @@ func (r *Request) has(name string) bool {
 	return r.floats[name] != nil || r.ints[name] != nil || r.bools[name] != nil || r.strs[name] != nil
 }
 
-func (r *Request) given(name string) bool { return r.set[name] }
-func (r *Request) float(name string) float64 {
-	return *r.floats[name]
-}
-func (r *Request) int(name string) int    { return *r.ints[name] }
-func (r *Request) bool(name string) bool  { return *r.bools[name] }
-func (r *Request) str(name string) string { return *r.strs[name] }
-func (r *Request) calib() string          { return r.str("calibrate") }
-func (r *Request) steps() int             { return r.int("steps") }
+// The accessors read a parameter by its flag name; the forms read only
+// parameters queryParams defines (TestQueryForms, and every form's tests).
+func (r *Request) given(name string) bool    { return r.set[name] }
+func (r *Request) float(name string) float64 { return *r.floats[name] }
+func (r *Request) int(name string) int       { return *r.ints[name] }
+func (r *Request) bool(name string) bool     { return *r.bools[name] }
+func (r *Request) str(name string) string    { return *r.strs[name] }
+func (r *Request) calib() string             { return r.str("calibrate") }
+func (r *Request) steps() int                { return r.int("steps") }
 
 // calibratedOf returns the parameter --calibrate finds for f ("" when none).
 func (r *Request) calibratedOf(f form) string {
@@ -218,6 +218,9 @@ type Answer struct {
 // Answer answers r for the event named event (one of EventNames). Every
 // error is bad input, naming the flag when one is to blame.
 func (r *Request) Answer(event string) (*Answer, error) {
+	if r.set == nil {
+		return nil, errors.New("accounting: Request.Answer before DefineFlags")
+	}
 	f, ok := formByName(event)
 	if !ok {
 		return nil, fmt.Errorf("unknown event %q (want %s)", event, eventNames())

@@ -151,6 +151,15 @@ func TestQueryAnswersAsBefore(t *testing.T) {
 	}
 }
 
+// TestQueryZeroRequest: a Request whose flags were never defined is an
+// error, not a panic.
+func TestQueryZeroRequest(t *testing.T) {
+	var r Request
+	if _, err := r.Answer("gaussian"); err == nil {
+		t.Error("Answer without DefineFlags: no error")
+	}
+}
+
 // TestFloatJSON: infinities are the strings "inf" and "-inf", finite
 // numbers encoding/json's.
 func TestFloatJSON(t *testing.T) {
