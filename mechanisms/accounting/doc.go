@@ -34,9 +34,12 @@
 // and its RDP curve (leafEvent, which registerLeaf requires: a leaf without
 // them does not compile), the PLD and exact accountants' methods (pld,
 // exact) when they evaluate it, and an init that registers it with a valid
-// example in the kind table (event_kinds.go). The table drives JSON decoding
-// and the conformance tests (kinds_test.go: JSON round trip, validation,
-// every accountant) enumerate it. Composed and SelfComposed are the
+// example in the kind table (event_kinds.go), and, when the kind is to be
+// an EVENT of "dplab account", its command-line form there (registerForm:
+// name, flags, how they build the event). The table drives JSON decoding
+// and the command's events (Request, Answer: query.go), and the
+// conformance tests (kinds_test.go: JSON round trip, validation, every
+// accountant) enumerate it. Composed and SelfComposed are the
 // composition algebra: walk (event.go) is the one traversal, visiting the
 // leaves with their multiplicities; an accountant evaluates a leaf iff the
 // leaf implements its interface (rdpEvent, pldEvent, exactEvent), and

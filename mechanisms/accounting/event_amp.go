@@ -14,6 +14,16 @@ type AMP struct {
 
 func init() {
 	registerLeaf(AMP{ObjPert: ObjectivePerturbation{Sigma: 5, Lambda: 2, Beta: 0.5, L: 1.4}, Tau: 0.01, SigmaOut: 0.15})
+	registerForm("amp", form{
+		name: "amp", rank: 5, calibrated: "sigma",
+		required: []string{"sigma", "lambda", "beta", "lipschitz", "tau", "sigma-out"},
+		usage: `  amp      (objpert flags) --tau T --sigma-out S
+                                              Algorithm 1 of Redberg et al. (Thm 4.1)
+`,
+		build: func(r *Request, c calibration) (Event, error) {
+			return AMP{ObjPert: objPertOf(r, c), Tau: r.float("tau"), SigmaOut: r.float("sigma-out")}, nil
+		},
+	})
 }
 
 // Kind implements Event.

@@ -11,7 +11,17 @@ type Gaussian struct {
 	Sensitivity float64 `json:"sensitivity"` // L2 sensitivity, > 0
 }
 
-func init() { registerLeaf(Gaussian{Sigma: 2, Sensitivity: 1.5}) }
+func init() {
+	registerLeaf(Gaussian{Sigma: 2, Sensitivity: 1.5})
+	registerForm("gaussian", form{
+		name: "gaussian", rank: 1, calibrated: "sigma",
+		required: []string{"sigma"}, optional: []string{"sensitivity"},
+		usage: "  gaussian --sigma S [--sensitivity C]        Gaussian mechanism, L2 sensitivity C (default 1)\n",
+		build: func(r *Request, c calibration) (Event, error) {
+			return Gaussian{Sigma: c.pick(r.float("sigma")), Sensitivity: r.float("sensitivity")}, nil
+		},
+	})
+}
 
 // Kind implements Event.
 func (Gaussian) Kind() string { return "gaussian" }

@@ -10,7 +10,16 @@ type GaussMix struct {
 	Gamma float64 `json:"gamma"` // γ > 1
 }
 
-func init() { registerLeaf(GaussMix{K: 57, Gamma: 1000}) }
+func init() {
+	registerLeaf(GaussMix{K: 57, Gamma: 1000})
+	registerForm("gaussmix", form{
+		name: "gaussmix", rank: 6, calibrated: "gamma", required: []string{"k", "gamma"},
+		usage: "  gaussmix --k K --gamma G                    Gaussian mixing (Lev et al. Lemma 1)\n",
+		build: func(r *Request, c calibration) (Event, error) {
+			return GaussMix{K: r.int("k"), Gamma: c.pick(r.float("gamma"))}, nil
+		},
+	})
+}
 
 // Kind implements Event.
 func (GaussMix) Kind() string { return "gaussmix" }

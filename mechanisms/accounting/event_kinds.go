@@ -21,6 +21,7 @@ type eventKind struct {
 	kind    string
 	example Event // a valid instance, for the conformance tests
 	decode  func(data []byte, path string) (Event, error)
+	form    *form // its command-line form in "dplab account" (registerForm); nil: json only
 }
 
 // eventKinds is the kind table, filled by the init functions of the event

@@ -15,7 +15,17 @@ type Laplace struct {
 	Sensitivity float64 `json:"sensitivity"` // L1 sensitivity, > 0
 }
 
-func init() { registerLeaf(Laplace{Scale: 3, Sensitivity: 1}) }
+func init() {
+	registerLeaf(Laplace{Scale: 3, Sensitivity: 1})
+	registerForm("laplace", form{
+		name: "laplace", rank: 2, calibrated: "scale",
+		required: []string{"scale"}, optional: []string{"sensitivity"},
+		usage: "  laplace  --scale B [--sensitivity C]        Laplace mechanism, L1 sensitivity C (default 1)\n",
+		build: func(r *Request, c calibration) (Event, error) {
+			return Laplace{Scale: c.pick(r.float("scale")), Sensitivity: r.float("sensitivity")}, nil
+		},
+	})
+}
 
 // Kind implements Event.
 func (Laplace) Kind() string { return "laplace" }

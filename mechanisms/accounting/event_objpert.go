@@ -16,7 +16,22 @@ type ObjectivePerturbation struct {
 	L      float64 `json:"l"`      // Lipschitz bound (or clip norm) L > 0
 }
 
-func init() { registerLeaf(ObjectivePerturbation{Sigma: 5, Lambda: 20, Beta: 1, L: 1}) }
+func init() {
+	registerLeaf(ObjectivePerturbation{Sigma: 5, Lambda: 20, Beta: 1, L: 1})
+	registerForm("objective_perturbation", form{
+		name: "objpert", rank: 4, calibrated: "sigma",
+		required: []string{"sigma", "lambda", "beta", "lipschitz"},
+		usage: `  objpert  --sigma S --lambda L --beta B --lipschitz L
+                                              objective perturbation (Redberg et al. Thm 3.2)
+`,
+		build: func(r *Request, c calibration) (Event, error) { return objPertOf(r, c), nil },
+	})
+}
+
+// objPertOf is the objective perturbation of the objpert and amp forms.
+func objPertOf(r *Request, c calibration) ObjectivePerturbation {
+	return ObjectivePerturbation{Sigma: c.pick(r.float("sigma")), Lambda: r.float("lambda"), Beta: r.float("beta"), L: r.float("lipschitz")}
+}
 
 // Kind implements Event.
 func (ObjectivePerturbation) Kind() string { return "objective_perturbation" }

@@ -102,6 +102,7 @@ func init() {
 		SRDP:     &SRDP{Mechanism: SRDPGaussian, Sigma: 4, Sensitivity: 1, L12: 1, LF: 1},
 		DeltaInf: 10, Delta2: 0.1, N: 1000,
 	})
+	registerForm("preprocessed", pipelineForm())
 }
 
 // Kind implements Event.

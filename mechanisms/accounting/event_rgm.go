@@ -38,6 +38,7 @@ const RGMStdLinear = "std_linear"
 
 func init() {
 	registerLeaf(RGM{Eta: 0.01, Gamma: 1, D: 10, V1: true, Sigma: 0.5, RRel: 0.001})
+	registerForm("rgm", rgmForm())
 }
 
 // Kind implements Event.
