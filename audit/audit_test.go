@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/fielddoc"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 )
@@ -225,5 +226,18 @@ func TestPairRelations(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTrustDocGenerated fails when docs/trust.md's table of audit results
+// is not what the registry declares (TrustTable); go generate ./audit
+// rewrites it.
+func TestTrustDocGenerated(t *testing.T) {
+	table, err := TrustTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fielddoc.CheckSection("../docs/trust.md", "trust-table", []byte(table), "go generate ./audit"); err != nil {
+		t.Error(err)
 	}
 }
