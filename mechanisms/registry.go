@@ -10,7 +10,7 @@ import (
 	"github.com/dplab/dplab/internal/registry"
 )
 
-//go:generate env DPLAB_UPDATE_PARAMDOCS=1 go test -run TestParamDocsGenerated|TestReferencesDocGenerated .
+//go:generate env DPLAB_UPDATE_PARAMDOCS=1 go test -run TestParamDocsGenerated|TestReferencesDocGenerated|TestVersionFingerprints .
 
 // Info describes a registered mechanism.
 type Info struct {
