@@ -230,10 +230,10 @@ func TestPairRelations(t *testing.T) {
 }
 
 // TestTrustDocGenerated fails when docs/trust.md's table of audit results
-// is not what the registry declares (TrustTable); go generate ./audit
+// is not what the registry declares (trustTable); go generate ./audit
 // rewrites it.
 func TestTrustDocGenerated(t *testing.T) {
-	table, err := TrustTable()
+	table, err := trustTable()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,12 +16,12 @@ import (
 var gaussianAudit = mechanisms.Audit{Trials: 100000, Trust: mechanisms.TrustRow{
 	Claimed: "1.000", Real: "**0.587**", Broken: "σ/4: 1.372 (2,000 runs); no clipping: 2.662 (500 runs)", Caught: "yes"}}
 
-// TrustTable returns docs/trust.md's table of audit results, generated
+// trustTable returns docs/trust.md's table of audit results, generated
 // from the registry: a row for the reference Gaussian mechanism, then every
 // private mechanism's declared audits (mechanisms.Info.Audits, further
 // pairs after their mechanism), then the pipelines (Pipelines). A declared
 // row with an empty cell is an error naming the target.
-func TrustTable() (string, error) {
+func trustTable() (string, error) {
 	var b strings.Builder
 	b.WriteString("| mechanism | relation | claimed ε | runs | lower bound, real | lower bound, broken variants | caught |\n|---|---|---|---|---|---|---|\n")
 	row := func(name, relation string, a mechanisms.Audit) error {

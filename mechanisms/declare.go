@@ -56,9 +56,9 @@ type AuditSetup struct {
 	// Intercept scores the release's prediction at the canary, intercept
 	// included, instead of its change from the prediction at 0.
 	Intercept bool
-	// Pair names a pair of package audit built from the mechanism's
-	// released statistics (audit.CustomPairs: "adassp", "curvature", …);
-	// "" is the default canary pair and prediction.
+	// Pair names a pair built from the mechanism's released statistics
+	// (package audit's customPairs: "adassp", "curvature", …); "" is the
+	// default canary pair and prediction.
 	Pair string
 	// Offset, when set, returns the data-independent part of the statistic
 	// in the run seeded by seed (public randomness the auditor knows).
