@@ -241,3 +241,54 @@ func TestTrustDocGenerated(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestDeclaredAudits checks the audits the registry declares before any
+// run: a private mechanism declares exactly one audit of its own (Name "")
+// and further pairs under distinct names, a non-private one none; every
+// setup resolves (a known pair), has runs, and names only known leak
+// variants; so does every pipeline's.
+func TestDeclaredAudits(t *testing.T) {
+	check := func(name string, info mechanisms.Info, a mechanisms.Audit) {
+		if _, err := setupFrom(info, a.Setup); err != nil {
+			t.Error(err)
+		}
+		if a.Trials < 1 {
+			t.Errorf("%s: declares no Trials", name)
+		}
+		for _, l := range a.Leaks {
+			if _, ok := leakVariants[l]; !ok {
+				t.Errorf("%s: unknown leak variant %q", name, l)
+			}
+		}
+	}
+	for _, info := range mechanisms.List() {
+		if !info.Private {
+			if len(info.Audits) > 0 {
+				t.Errorf("%s: a non-private mechanism declares audits", info.Name)
+			}
+			continue
+		}
+		seen := map[string]bool{}
+		for _, a := range info.Audits {
+			if seen[a.Name] {
+				t.Errorf("%s: two audits named %q", info.Name, a.Name)
+			}
+			seen[a.Name] = true
+			name := info.Name
+			if a.Name != "" {
+				name += "/" + a.Name
+			}
+			check(name, info, a)
+		}
+		if !seen[""] {
+			t.Errorf("%s: a private mechanism declares no audit of its own (Info.Audits with Name \"\")", info.Name)
+		}
+	}
+	for name, p := range Pipelines {
+		e, err := mechanisms.Lookup(p.Mechanism)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(name, e.Info, p.Audit)
+	}
+}
