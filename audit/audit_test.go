@@ -2,13 +2,11 @@ package audit
 
 import (
 	"context"
-	"os"
-	"sort"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/fielddoc"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 )
@@ -40,7 +38,7 @@ func TestGaussianReference(t *testing.T) {
 		t.Errorf("gaussian audit %.4f refutes a correct mechanism's ε = %v", o.LowerBound, tg.Claimed)
 	}
 
-	s := Setup{Task: datasets.Regression, Rows: 20, Dim: 3}
+	s := Setup{AuditSetup: mechanisms.AuditSetup{Task: datasets.Regression, Rows: 20, Dim: 3}}
 	d0, d1 := gaussianPair(s, 1)
 	sigma := tg.Noise["sigma"]
 	for _, b := range []struct {
@@ -62,46 +60,6 @@ func TestGaussianReference(t *testing.T) {
 	}
 }
 
-// auditPlan says how each registered private mechanism is audited in
-// tests: Trials runs per side, and Weak, when set, why the audit cannot
-// catch the under-charged variant (underCharged) at these settings (the test
-// still checks that the real mechanism is not refuted, and logs the
-// variant's bound). Every other under-charged variant must be caught, and
-// so must every variant Leaks names (leakVariants). A new private mechanism
-// must be added here, and so must a new pipeline or further pair.
-var auditPlan = map[string]struct {
-	Trials int
-	Weak   string
-	Leaks  []string
-}{
-	"dpsgd":                 {Trials: 6000},
-	"dpgd":                  {Trials: 4000},
-	"dgd-clip":              {Trials: 4000},
-	"dgd-rgm":               {Trials: 3000},
-	"objpert-output":        {Trials: 4000},
-	"ssp":                   {Trials: 10000},
-	"adassp":                {Trials: 2000},
-	"linear-mixing":         {Trials: 8000},
-	"sheffet17":             {Trials: 2000},
-	"sheffet17-renyi":       {Trials: 2000},
-	"objpert-amp":           {Trials: 3000},
-	"objpert-kifer":         {Trials: 50000},
-	"dppca-dpgd":            {Trials: 6000},
-	"dpgd+quantize":         {Trials: 20000},
-	"dpgd+dedup":            {Trials: 20000, Weak: dedupWeak},
-	"dpgd+dedup/clusters":   {Trials: 1000, Weak: dedupWeak, Leaks: []string{"no-check"}},
-	"dpgd+impute-mean":      {Trials: 30000},
-	"ptr-pca-dpgd":          {Trials: 200, Leaks: []string{"fold-projection"}, Weak: ptrWeak},
-	"ptr-pca-dpgd/gradient": {Trials: 400, Leaks: []string{"no-clip"}, Weak: ptrWeak},
-}
-
-// dedupWeak is why the deduplication pipelines' under-charged variants are
-// not caught.
-const dedupWeak = "its ledger charges group privacy over three times what the pair moves (Δ∞ + 1 = 3 rows of 2C where, with max_local = 1, deduplication removes no row of any dataset of the collection; or all n rows where the pair violates it), so its standardised shift is 0.35 and its true ε 1.34: an audit is expected to exceed 1 only from ≈ 10⁶ runs per side (TestDedupUnderChargedOutOfReach)"
-
-// ptrWeak is why ptr-pca-dpgd's under-charged variant is not caught.
-const ptrWeak = "its ε on every replace-one pair, at any size, is at most ≈ 0.56 < 1 (TestPTRUnderChargedBound): 0.5 from the test, the rest from DP-GD, whose ledger charges a PCA change moving every row while one replaced row moves the gradient sum by 1 + O(1/δ_k)"
-
 // shortTrials and shortFactor are TestMechanismAudits's settings under
 // -short (make test): at most shortTrials runs per side, and an
 // under-charged variant fitted at shortFactor·ε instead of brokenFactor·ε.
@@ -112,14 +70,17 @@ const ptrWeak = "its ε on every replace-one pair, at any size, is at most ≈ 0
 const shortTrials, shortFactor = 400, 20
 
 // TestMechanismAudits audits every registered private mechanism, pipeline
-// and further pair (auditNames) at ε = 1, δ = 1e-5 through its own Fit:
+// and further pair (Names; each plan is the target's declared
+// mechanisms.Audit: Trials runs per side, and Weak, when set, why the
+// under-charged variant cannot be caught at these settings, Leaks the
+// further variants that must be) at ε = 1, δ = 1e-5 through its own Fit:
 // the real mechanism must not be refuted, and its under-charged variant
 // (fitted at 5ε while claiming ε, underCharged) and its leak variants must
 // be refuted where the plan says. Under -short each audit takes at most
 // shortTrials runs per side and its under-charged variant is the grosser
 // shortFactor one (still required to be refuted where the plan is not
 // Weak; the Weak ones' under-charged variants, which nothing requires, are
-// not run): it still fails on a mechanism missing from auditPlan, a real
+// not run): it still fails on a private mechanism that declares no audit, a real
 // mechanism refuted at 400 runs, an audit whose pair or statistic does not
 // see a 20-fold under-charge, and every leak variant not caught. make
 // test-long runs the plan's full audits.
@@ -129,10 +90,15 @@ func TestMechanismAudits(t *testing.T) {
 	if testing.Short() {
 		factor = shortFactor
 	}
-	for _, name := range auditNames() {
-		plan, ok := auditPlan[name]
-		if !ok {
-			t.Errorf("%s: private mechanism or pipeline missing from auditPlan", name)
+	for _, name := range Names() {
+		d, err := lookup(name)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		plan := d.audit
+		if plan.Trials < 1 {
+			t.Errorf("%s: its declared audit has no Trials", name)
 			continue
 		}
 		type variant struct {
@@ -195,15 +161,9 @@ func TestMechanismAudits(t *testing.T) {
 // the noise of the Gaussian-noise mechanisms: by about 4 (within 15%).
 func TestBrokenNoiseRatio(t *testing.T) {
 	for _, c := range []struct{ name, key string }{{"dpsgd", "noise_multiplier"}, {"dpgd", "sigma"}, {"objpert-output", "noise_multiplier"}, {"ssp", "sigma"}} {
-		e, err := mechanisms.Lookup(c.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		setup := Setups[c.name]
-		kv, _ := mergeParams(setup.Params, nil)
 		var noise [2]float64
 		for i, broken := range []bool{false, true} {
-			m, _, err := e.Build(DecodeParams(kv))
+			m, setup, err := buildForAudit(c.name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,62 +184,18 @@ func TestBrokenNoiseRatio(t *testing.T) {
 	}
 }
 
-// auditNames returns every audit target but the reference, sorted: the
-// private mechanisms, the pipelines and the further pairs.
-func auditNames() []string {
-	var names []string
-	for _, info := range mechanisms.List() {
-		if info.Private {
-			names = append(names, info.Name)
-		}
-	}
-	for name := range Pipelines {
-		names = append(names, name)
-	}
-	for name := range Alternates {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// buildForAudit builds the registered mechanism or pipeline name with its
+// buildForAudit builds the audit target name's mechanism with its declared
 // audit params, and its setup.
 func buildForAudit(name string) (mechanisms.Mechanism, Setup, error) {
-	p, isPipeline := Pipelines[name]
-	var e mechanisms.Entry
-	var setup Setup
-	var err error
-	if isPipeline {
-		e, err = mechanisms.Lookup(p.Mechanism)
-		setup = p.Setup
-	} else {
-		e, setup, err = lookupSetup(name)
-	}
-	if err != nil {
-		return nil, Setup{}, err
-	}
-	kv, err := mergeParams(setup.Params, nil)
-	if err != nil {
-		return nil, Setup{}, err
-	}
-	m, _, err := e.Build(DecodeParams(kv))
-	if err != nil {
-		return nil, Setup{}, err
-	}
-	if isPipeline {
-		if setup, err = p.withPrepare(kv, true); err != nil {
-			return nil, Setup{}, err
-		}
-	}
-	return m, setup, nil
+	m, setup, _, err := build(name, nil)
+	return m, setup, err
 }
 
 // TestPairRelations checks that the pair generator produces the declared
 // relation (auditing.md §7.5): add/remove differs by one added row,
 // zero-out and replace-one by one row at the same index.
 func TestPairRelations(t *testing.T) {
-	s := Setup{Task: datasets.Regression, Rows: 6, Dim: 3}
+	s := Setup{AuditSetup: mechanisms.AuditSetup{Task: datasets.Regression, Rows: 6, Dim: 3}}
 	for _, rel := range []string{accounting.RelationAddRemove, accounting.RelationZeroOut, accounting.RelationReplaceOne} {
 		d0, d1, _ := neighbours(s, rel)
 		n0, _ := d0.X.Dims()
@@ -313,17 +229,66 @@ func TestPairRelations(t *testing.T) {
 	}
 }
 
-// TestTrustDocListsEveryMechanism keeps docs/trust.md's table in step with
-// the audit targets: every private mechanism, pipeline and further pair
-// has a row.
-func TestTrustDocListsEveryMechanism(t *testing.T) {
-	b, err := os.ReadFile("../docs/trust.md")
+// TestTrustDocGenerated fails when docs/trust.md's table of audit results
+// is not what the registry declares (trustTable); go generate ./audit
+// rewrites it.
+func TestTrustDocGenerated(t *testing.T) {
+	table, err := trustTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range auditNames() {
-		if !strings.Contains(string(b), "| `"+name+"`") {
-			t.Errorf("docs/trust.md has no row for `%s`", name)
+	if err := fielddoc.CheckSection("../docs/trust.md", "trust-table", []byte(table), "go generate ./audit"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestDeclaredAudits checks the audits the registry declares before any
+// run: a private mechanism declares exactly one audit of its own (Name "")
+// and further pairs under distinct names, a non-private one none; every
+// setup resolves (a known pair), has runs, and names only known leak
+// variants; so does every pipeline's.
+func TestDeclaredAudits(t *testing.T) {
+	check := func(name string, info mechanisms.Info, a mechanisms.Audit) {
+		if _, err := setupFrom(info, a.Setup); err != nil {
+			t.Error(err)
 		}
+		if a.Trials < 1 {
+			t.Errorf("%s: declares no Trials", name)
+		}
+		for _, l := range a.Leaks {
+			if _, ok := leakVariants[l]; !ok {
+				t.Errorf("%s: unknown leak variant %q", name, l)
+			}
+		}
+	}
+	for _, info := range mechanisms.List() {
+		if !info.Private {
+			if len(info.Audits) > 0 {
+				t.Errorf("%s: a non-private mechanism declares audits", info.Name)
+			}
+			continue
+		}
+		seen := map[string]bool{}
+		for _, a := range info.Audits {
+			if seen[a.Name] {
+				t.Errorf("%s: two audits named %q", info.Name, a.Name)
+			}
+			seen[a.Name] = true
+			name := info.Name
+			if a.Name != "" {
+				name += "/" + a.Name
+			}
+			check(name, info, a)
+		}
+		if !seen[""] {
+			t.Errorf("%s: a private mechanism declares no audit of its own (Info.Audits with Name \"\")", info.Name)
+		}
+	}
+	for name, p := range Pipelines {
+		e, err := mechanisms.Lookup(p.Mechanism)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(name, e.Info, p.Audit)
 	}
 }

@@ -104,7 +104,7 @@ func breakMechanism(m mechanisms.Mechanism, factor float64) mechanisms.Mechanism
 
 // leakVariants are broken variants of one mechanism each, built only in
 // tests, that leak through a data-dependent choice the ledger leaves out or
-// a bound it assumes but does not enforce (auditPlan's Leaks name them);
+// a bound it assumes but does not enforce (a declared mechanisms.Audit's Leaks name them);
 // each must be caught.
 var leakVariants = map[string]leakVariant{
 	"fold-projection": foldProjection,
@@ -128,7 +128,7 @@ func noCollectionCheck(name string, m mechanisms.Mechanism, setup Setup) (mechan
 	if err != nil {
 		return nil, Setup{}, err
 	}
-	s, err := p.withPrepare(kv, false)
+	s, err := p.withPrepare(setup, kv, false)
 	return m, s, err
 }
 
@@ -287,7 +287,7 @@ func foldProjection(_ string, m mechanisms.Mechanism, setup Setup) (mechanisms.M
 	return nil, setup, errors.New("fold-projection: the setup's params set no k")
 }
 
-// TestPTRUnderChargedBound checks auditPlan's reason why ptr-pca-dpgd's
+// TestPTRUnderChargedBound checks the declared Weak reason why ptr-pca-dpgd's
 // under-charged variant cannot be caught at the audit's params (one DP-GD
 // step from θ₀ = 0, clip C = 0.5, radius 100, k = 2, β = 0.01), on any
 // replace-one pair of n rows, at any number of runs. The release is ⊥ or,
@@ -379,7 +379,11 @@ func TestUnclippedPTRMatchesReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proj, err := projectionPair(Setups["ptr-pca-dpgd"], accounting.RelationReplaceOne, b, nil)
+	_, projSetup, err := buildForAudit("ptr-pca-dpgd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, err := projectionPair(projSetup, accounting.RelationReplaceOne, b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,7 +462,7 @@ func expectedAuditBound(mu float64, trials int, delta float64) float64 {
 	return best
 }
 
-// TestDedupUnderChargedOutOfReach checks auditPlan's reason why the
+// TestDedupUnderChargedOutOfReach checks the declared Weak reason why the
 // deduplication pipelines' under-charged variants are not caught: one
 // DP-GD step's release along the canary is Gaussian, so its standardised
 // shift μ = |ΔG_d|/(n·σ) (G the gradient sum at θ₀ = 0 of the
@@ -511,7 +515,7 @@ func TestDedupUnderChargedOutOfReach(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		trials := auditPlan[name].Trials
+		trials := Pipelines[name].Audit.Trials
 		exp := expectedAuditBound(mu, trials, auditDelta)
 		need := trials
 		for need < 1<<30 && expectedAuditBound(mu, need, auditDelta) <= auditEpsilon {

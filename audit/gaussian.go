@@ -8,6 +8,7 @@ import (
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/internal/strictoml"
+	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"gonum.org/v1/gonum/floats"
 )
@@ -66,7 +67,7 @@ func NewGaussian(params []string, epsilon, delta float64) (*Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("audit: gaussian: %w", err)
 	}
-	s := Setup{Task: datasets.Regression, Rows: 20, Dim: p.Dim}
+	s := Setup{AuditSetup: mechanisms.AuditSetup{Task: datasets.Regression, Rows: 20, Dim: p.Dim}}
 	d0, d1 := gaussianPair(s, p.Bound)
 	return &Target{
 		Mechanism: GaussianName, Relation: accounting.RelationAddRemove,

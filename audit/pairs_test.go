@@ -45,7 +45,7 @@ func minEigen(t *testing.T, d *datasets.Dataset, withY bool) (float64, []float64
 // a + 2 = a + ‖z‖² on D₁; the rows respect the unit bounds; D₀ and D₁ differ
 // in one row, D₀'s being zero (zero-out).
 func TestGramPairMovesLambdaMin(t *testing.T) {
-	s := Setup{Task: datasets.Regression, Dim: 3}
+	s := Setup{AuditSetup: mechanisms.AuditSetup{Task: datasets.Regression, Dim: 3}}
 	for _, a := range []float64{54.3, 233, 420.9} {
 		d0, d1, _ := gramPair(s, a)
 		l0, u := minEigen(t, d0, true)
@@ -68,7 +68,7 @@ func TestGramPairMovesLambdaMin(t *testing.T) {
 // TestAdasspPairMovesAllStatistics checks AdaSSP's pair: λ_min(XᵀX) = n_G
 // along e_d on D₀ and n_G + 1 on D₁, Xᵀy_d = n_G on D₀ and n_G − 1 on D₁.
 func TestAdasspPairMovesAllStatistics(t *testing.T) {
-	s := Setup{Task: datasets.Regression, Dim: 3}
+	s := Setup{AuditSetup: mechanisms.AuditSetup{Task: datasets.Regression, Dim: 3}}
 	probe := &mechanisms.Release{Noise: map[string]float64{"noise_multiplier": 10.94, "lambda": 23.3, "lambda_min_tilde": 42.6}}
 	c, err := adasspPair(s, accounting.RelationAddRemove, mechanisms.Budget{Delta: 1e-5}, probe)
 	if err != nil {

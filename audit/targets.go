@@ -3,7 +3,9 @@ package audit
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,7 +15,6 @@ import (
 	"github.com/dplab/dplab/internal/strictoml"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
-	"github.com/dplab/dplab/solvers"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -38,164 +39,168 @@ type Target struct {
 	Sample Sampler
 }
 
-// Setup is how a registered mechanism is audited by default: the task and
-// size of the pair, and params (k=v) that make the audit informative (few
-// steps, full batches); a user's --params override them key by key.
+// Setup is how an audit target is audited: the declared pair, task, size
+// and params (mechanisms.AuditSetup, from the mechanism's registration or a
+// pipeline's declaration), resolved by setupFrom; a user's --params override
+// the params key by key.
 type Setup struct {
-	Task   datasets.Task
-	Rows   int      // rows of the base dataset (D₀ under add/remove)
-	Dim    int      // features; the canary uses the last, which no other row touches
-	Params []string // default audit params
-	// Layout places D₀'s rows: LayoutOrthogonal (default) on the first d − 1
-	// coordinates, never on the canary's; LayoutSpread on every coordinate
-	// in turn, the canary's included, in pairs whose targets (labels) cancel:
-	// every Gram entry is then far from zero and the canary moves the
-	// released θ nearly linearly through Xᵀy, instead of through a ratio of
-	// two noisy statistics.
-	Layout string
-	// Missing is the number of D₀'s rows (the odd-indexed first, label 1)
-	// whose canary coordinate is missing (NaN), for imputation pipelines.
-	Missing int
-	// Intercept scores the release's prediction at the canary, intercept
-	// included (the canary's gradient has a component on the intercept),
-	// instead of its change from the prediction at 0.
-	Intercept bool
-	// Offset, when set, returns the data-independent part of the statistic
-	// in the run seeded by seed (a random initial θ₀ along the canary), which
-	// the statistic subtracts: the auditor knows the public randomness.
-	Offset func(seed rngs.Seed, dim int) float64
-	// Note says why the pair is worst-case for this mechanism, or why not.
-	Note string
+	mechanisms.AuditSetup
 	// prepare, when set, maps each side's dataset and budget before the
 	// runs (a pre-processing pipeline: the steps fitted on the side's rows,
 	// the budget's Wrap charging them); nil keeps both.
 	prepare func(d *datasets.Dataset, b mechanisms.Budget, m mechanisms.Mechanism) (*datasets.Dataset, mechanisms.Budget, error)
 	// custom, when set, builds the pair and the statistic from the
 	// mechanism's released statistics (the probe fit's Noise on the base
-	// dataset, at budget b) instead of the default canary and prediction.
-	custom func(s Setup, relation string, b mechanisms.Budget, probe *mechanisms.Release) (*customPair, error)
+	// dataset, at budget b) instead of the default canary and prediction:
+	// customPairs[AuditSetup.Pair].
+	custom customPairFunc
 }
 
-// The layouts of Setup.Layout.
+// The layouts of Setup.Layout: LayoutOrthogonal (default) puts D₀'s rows on
+// the first d − 1 coordinates, never on the canary's; LayoutSpread on every
+// coordinate in turn, the canary's included, in pairs whose targets
+// (labels) cancel: every Gram entry is then far from zero and the canary
+// moves the released θ nearly linearly through Xᵀy, instead of through a
+// ratio of two noisy statistics.
 const (
-	LayoutOrthogonal = "orthogonal"
-	LayoutSpread     = "spread"
-	LayoutCircle     = "circle" // distinct rows on a half circle in the first two coordinates
-	LayoutAxes       = "axes"   // as spread, on the first and the canary's coordinates only
+	LayoutOrthogonal = mechanisms.AuditLayoutOrthogonal
+	LayoutSpread     = mechanisms.AuditLayoutSpread
+	LayoutCircle     = mechanisms.AuditLayoutCircle // distinct rows on a half circle in the first two coordinates
+	LayoutAxes       = mechanisms.AuditLayoutAxes   // as spread, on the first and the canary's coordinates only
 )
 
-// baseNote is the reasoning shared by every mechanism that releases a
-// linear model from bounded rows.
-const baseNote = "the canary has the largest norm the bounds allow, on a coordinate no other row touches, so its whole contribution shows in the released θ along that coordinate"
+// customPairFunc builds a custom pair and its statistic (Setup.custom).
+type customPairFunc func(s Setup, relation string, b mechanisms.Budget, probe *mechanisms.Release) (*customPair, error)
 
-// Setups lists the audit setup of every registered private mechanism by
-// name. Mechanisms missing here are audited with a binary or regression
-// default (defaultSetup).
-var Setups = map[string]Setup{
-	"adassp": {Task: datasets.Regression, Rows: 1000, Dim: 3, custom: adasspPair,
-		Note: "λ_min(XᵀX) of D₀ lies along the canary's coordinate (rows (e_d, 1), more rows on every other coordinate), so the canary (e_d, −1) moves all three noisy statistics (λ_min, XᵀX, Xᵀy) by their sensitivity; λ_min is large enough that λ = 0, so θ_d ≈ (Xᵀỹ)_d/(XᵀX̃)_dd, and the statistic λ̃_min − n_G·θ_d reads the three releases' sum: the joint Gaussian test of the ledger's three releases"},
-	"ssp": {Task: datasets.Regression, Rows: 1000, Dim: 3, Layout: LayoutSpread,
-		Note: "replace-one with (−x*, y*) leaves XᵀX unchanged and moves Xᵀy by 2x*y*, its full sensitivity; XᵀX is well conditioned, so θ along the canary is nearly linear in Xᵀy's noise. The budget spent on XᵀX is not exercised"},
-	"linear-mixing": {Task: datasets.Regression, Rows: 20, Dim: 3, custom: mixingPair, Params: []string{"k=200"},
-		Note: "λ_min([X y]ᵀ[X y]) lies along the canary's direction and far enough above the shift that λ̃ is never clipped, so the canary moves the released λ̃ by its sensitivity C²: the Gaussian part of the ledger, tested at its worst case. The GaussMix part (the sketch) is not exercised: at this λ_min the canary changes one direction's variance by a factor ≈ 1 + 2/λ_min"},
-	"sheffet17": {Task: datasets.Regression, Rows: 20, Dim: 3, custom: sheffetPair,
-		Note: "λ_min([X y]ᵀ[X y]) of D₁ is the centre of the Laplace test, along the canary's direction, so the canary moves it by its sensitivity C² where the test's outcome has its largest likelihood ratio at pass probability ½: the Laplace part of the ledger at its worst case. The GaussMix part (the sketch) is not exercised"},
-	"sheffet17-renyi": {Task: datasets.Regression, Rows: 20, Dim: 3, custom: sheffetPair,
-		Note: "as sheffet17: the Laplace test at its worst case; the sketch is not exercised"},
-	"objpert-amp": {Task: datasets.Binary, Rows: 4, Dim: 3, Intercept: true, Params: []string{"clip=0.5", "tau=1e-5", "sigma_out=0.001"},
-		Note: "clip = 0.5 is below the canary's logistic gradient norm at θ = 0 (0.5·√2 with the intercept), so its clipped gradient has the full norm C wherever the prediction at x* is below ≈ 0.6, and there the minimiser moves by C/λ along it; the statistic is the prediction at x*, the gradient's direction. τ = 1e-5 and σ_out = 0.001 (instead of [RKW23]'s 0.01 and 0.15) keep the approximate-minimum part's sensitivity 2τ/λ small against σ_out, so almost all of the budget goes to the objective's noise, which the test then sees nearly alone"},
-	"objpert-kifer": {Task: datasets.Binary, Rows: 4, Dim: 3, custom: curvaturePair,
-		Note: "the canary (norm 1, alone with the shift rows on its coordinate) has the largest loss curvature s′(0) = ¼ = β the bounds allow, so near θ_d = 0 it raises θ's density by up to (λ + β)/λ, the factor Kifer et al.'s condition bounds; 300 rows (0.02·e_d, label 0) shift the objective's noise there by −3, so the canary's gradient term adds to its curvature term instead of vanishing; the statistic is θ_d's exact log-likelihood ratio at the fit's σ and λ. No clipping parameter: the gradient part is not at its bound L = 1 where the curvature part is"},
-	"objpert-output": {Task: datasets.Binary, Rows: 4, Dim: 3, Intercept: true, Params: []string{"clip=0.5"},
-		Note: "clip = 0.5 saturates the canary's clipped gradient (norm 0.5·√2 > C with the intercept), so the minimiser moves by about C/λ along the gradient, its sensitivity; the statistic is the prediction at x*, which projects the release on that direction"},
-	"dpgd": {Task: datasets.Binary, Rows: 20, Dim: 3, Params: []string{"iterations=1", "clip=0.5", "radius=100", "output=last"},
-		Note: baseNote + "; one full-batch step with no active projection, so the release is the noisy clipped gradient sum (the white-box Gaussian case); clip = 0.5 is the logistic gradient's norm at θ₀ = 0, so the replace-one pair moves the sum by exactly 2C"},
-	"dpsgd": {Task: datasets.Binary, Rows: 20, Dim: 3, Offset: dpsgdInit, Params: []string{"epochs=1", "batch=1000", "optimizer=sgd", "clip=0.25", "learning_rate=1", "no_bias=true"},
-		Note: baseNote + "; one step with the whole dataset as the batch (q = 1) and plain SGD, so the release is the noisy clipped gradient sum; the canary's gradient exceeds the clip, so it shifts the release by exactly C; no intercept, so the whole clipped gradient lies on the canary's coordinate; θ₀ is public randomness and is subtracted. Poisson subsampling is not exercised"},
-	"dgd-rgm": {Task: datasets.Regression, Rows: 200, Dim: 3, Layout: LayoutSpread, Params: []string{"iterations=1", "mu=1", "epsilon_scope=total"},
-		Note: "one step; 200 spread rows make the nodes' relative-gradient statistics large enough for the calibration to meet ε = 1 (with 20 orthogonal rows it is infeasible)"},
-	"dgd-clip": {Task: datasets.Regression, Rows: 20, Dim: 3, Params: []string{"iterations=1", "mu=1", "epsilon_scope=total"},
-		Note: baseNote + "; one clipped gradient step"},
-	"dppca-dpgd": {Task: datasets.Binary, Rows: 1000, Dim: 3, Layout: LayoutAxes, Params: []string{"k=2", "iterations=1", "clip=0.5", "radius=100", "output=last"},
-		Note: "1000 rows on e₁ and on the canary's coordinate (labels cancelling in pairs), none on e₂, so the private PCA keeps the canary's coordinate in its top 2; then dpgd's one-step pair. The canary also moves the PCA's covariance, which the statistic does not read"},
-	"ptr-pca-dpgd": {Task: datasets.Binary, Rows: 4000, Dim: 3, custom: projectionPair, Params: []string{"k=2", "beta=0.01", "iterations=1", "clip=0.5", "radius=100", "output=last"},
-		Note: "4,000 rows ±e₁, ±e₂ (eigengap ≈ ½, so PTR's test passes in ≈ 98% of runs at ε = 1); the replaced row tilts the top-2 subspace towards e_d, and the statistic is the release's share along e_d: a release that reveals the non-private projector is refuted. β = 0.01 is an arbitrary public proposal. The ledger charges DP-GD for a PCA change moving all n rows, far above what one row can do: the under-charged variant is not caught (docs/trust.md)"},
+// customPairs are the pairs an AuditSetup may name (its Pair), each built
+// from a mechanism's released statistics (pairs.go, pipeline.go).
+var customPairs = map[string]customPairFunc{
+	"adassp":     adasspPair,
+	"mixing":     mixingPair,
+	"sheffet":    sheffetPair,
+	"curvature":  curvaturePair,
+	"projection": projectionPair,
+	"gradient":   gradientPair,
+	"clusters":   clusterPair,
 }
 
-// Alternate is a further audit of a registered mechanism, on another pair.
-type Alternate struct {
-	Mechanism string
-	Setup     Setup
-}
-
-// Alternates lists the further audits of registered mechanisms by audit
-// name (mechanism/pair).
-var Alternates = map[string]Alternate{
-	"ptr-pca-dpgd/gradient": {Mechanism: "ptr-pca-dpgd", Setup: Setup{Task: datasets.Binary, Rows: 4001, Dim: 3, custom: gradientPair,
-		Params: []string{"k=2", "beta=0.01", "iterations=1", "clip=1e-5", "radius=100", "output=last", "step=0.5"},
-		Note:   "4,001 rows (projectionPair's layout); the replaced row ∓e₁ leaves the PCA and PTR's test unchanged and moves the unclipped gradient sum by 1 along e₁, the clipped one by 2C. The ledger charges DP-GD for a PCA change moving all n rows (σ = 8.67·C on the averaged gradient), so a per-example gradient bound that is not enforced shows only when the unclipped gradient ½ dwarfs C: clip = 1e-5 (the audit's noise on θ₁ is then η·σ = 4.3e-5 against the unclipped shift η/n = 1.25e-4). The real mechanism's shift, η·2C/n, is 5.8e-5 of a standard deviation"}},
-}
-
-// lookupSetup returns the registry entry and the audit setup of name, a
-// registered mechanism or an Alternates name.
-func lookupSetup(name string) (mechanisms.Entry, Setup, error) {
-	mech := name
-	a, isAlt := Alternates[name]
-	if isAlt {
-		mech = a.Mechanism
+// setupFrom resolves the declared setup a of a target of mechanism info:
+// zero fields take the defaults (20 rows, 3 features, the canary note), a
+// task the mechanism does not fit its first, and a named pair its builder.
+func setupFrom(info mechanisms.Info, a mechanisms.AuditSetup) (Setup, error) {
+	s := Setup{AuditSetup: a}
+	if !info.Supports(s.Task) {
+		s.Task = info.Tasks[0]
 	}
+	if s.Rows == 0 {
+		s.Rows = 20
+	}
+	if s.Dim == 0 {
+		s.Dim = 3
+	}
+	if s.Note == "" {
+		s.Note = mechanisms.AuditCanaryNote
+	}
+	if a.Pair != "" {
+		if s.custom = customPairs[a.Pair]; s.custom == nil {
+			return Setup{}, fmt.Errorf("audit: %s: unknown pair %q (want %s)", info.Name, a.Pair, strings.Join(slices.Sorted(maps.Keys(customPairs)), ", "))
+		}
+	}
+	return s, nil
+}
+
+// declared is one audit target as declared: the registered mechanism, its
+// declared audit, and the pipeline in front of it (nil for none).
+type declared struct {
+	entry    mechanisms.Entry
+	audit    mechanisms.Audit
+	pipeline *Pipeline
+}
+
+// Names returns every audit target's name but the reference's, sorted: the
+// private mechanisms (their own audits), their further pairs
+// ("mechanism/pair") and the pipelines. A private mechanism is listed even
+// when it declares no audit, so that lookup reports it.
+func Names() []string {
+	var names []string
+	for _, info := range mechanisms.List() {
+		if !info.Private {
+			continue
+		}
+		names = append(names, info.Name)
+		for _, a := range info.Audits {
+			if a.Name != "" {
+				names = append(names, info.Name+"/"+a.Name)
+			}
+		}
+	}
+	names = append(names, slices.Collect(maps.Keys(Pipelines))...)
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// lookup returns the declaration of the audit target name: a registered
+// private mechanism, one of its further pairs or a pipeline.
+func lookup(name string) (declared, error) {
+	if p, ok := Pipelines[name]; ok {
+		e, err := mechanisms.Lookup(p.Mechanism)
+		return declared{entry: e, audit: p.Audit, pipeline: &p}, err
+	}
+	mech, pair, _ := strings.Cut(name, "/")
 	e, err := mechanisms.Lookup(mech)
 	if err != nil {
-		var more []string
-		for n := range Pipelines {
-			more = append(more, n)
-		}
-		for n := range Alternates {
-			more = append(more, n)
-		}
-		sort.Strings(more)
-		return e, Setup{}, fmt.Errorf("%w; or %q, or an audited pipeline or further pair: %s", err, GaussianName, strings.Join(more, ", "))
+		return declared{}, fmt.Errorf("%w; or %q, or an audited pipeline or further pair: %s", err, GaussianName, strings.Join(Names(), ", "))
 	}
 	if !e.Info.Private {
-		return e, Setup{}, fmt.Errorf("audit: %s is a non-private reference learner (ε = +Inf): there is nothing to audit", name)
+		return declared{}, fmt.Errorf("audit: %s is a non-private reference learner (ε = +Inf): there is nothing to audit", name)
 	}
-	if isAlt {
-		return e, a.Setup, nil
+	for _, a := range e.Info.Audits {
+		if a.Name == pair {
+			return declared{entry: e, audit: a}, nil
+		}
 	}
-	return e, SetupFor(e.Info), nil
+	if pair == "" {
+		return declared{}, fmt.Errorf("audit: %s declares no audit (mechanisms.Info.Audits)", name)
+	}
+	return declared{}, fmt.Errorf("audit: %s declares no further pair %q; the audit targets: %s", mech, pair, strings.Join(Names(), ", "))
 }
 
-// defaultSetup is used for a registered mechanism without a Setups entry.
-func defaultSetup(info mechanisms.Info) Setup {
-	return Setup{Task: info.Tasks[0], Rows: 20, Dim: 3, Note: baseNote}
-}
-
-// SetupFor returns the audit setup of a registered mechanism.
-func SetupFor(info mechanisms.Info) Setup {
-	if s, ok := Setups[info.Name]; ok {
-		return s
+// build builds the audit target name's mechanism with its declared audit
+// params overridden by params (k=v), and its setup; it also returns the
+// merged params.
+func build(name string, params []string) (mechanisms.Mechanism, Setup, []string, error) {
+	d, err := lookup(name)
+	if err != nil {
+		return nil, Setup{}, nil, err
 	}
-	return defaultSetup(info)
+	setup, err := setupFrom(d.entry.Info, d.audit.Setup)
+	if err != nil {
+		return nil, Setup{}, nil, err
+	}
+	kv, err := mergeParams(setup.Params, params)
+	if err != nil {
+		return nil, Setup{}, nil, err
+	}
+	m, _, err := d.entry.Build(DecodeParams(kv))
+	if err != nil {
+		return nil, Setup{}, nil, err
+	}
+	if d.pipeline != nil {
+		if setup, err = d.pipeline.withPrepare(setup, kv, true); err != nil {
+			return nil, Setup{}, nil, fmt.Errorf("audit: %s: %w", name, err)
+		}
+	}
+	return m, setup, kv, nil
 }
 
-// NewTarget builds the audit target of the registered mechanism name with
-// the setup's params overridden by params (k=v), at budget (epsilon, delta).
+// NewTarget builds the audit target name (a registered private mechanism,
+// one of its further pairs, a pipeline, or the reference Gaussian) with its
+// declared params overridden by params (k=v), at budget (epsilon, delta).
 func NewTarget(ctx context.Context, name string, params []string, epsilon, delta float64) (*Target, error) {
 	if name == GaussianName {
 		return NewGaussian(params, epsilon, delta)
 	}
-	if p, ok := Pipelines[name]; ok {
-		return newPipelineTarget(ctx, name, p, params, epsilon, delta)
-	}
-	e, setup, err := lookupSetup(name)
-	if err != nil {
-		return nil, err
-	}
-	kv, err := mergeParams(setup.Params, params)
-	if err != nil {
-		return nil, err
-	}
-	m, _, err := e.Build(DecodeParams(kv))
+	m, setup, kv, err := build(name, params)
 	if err != nil {
 		return nil, err
 	}
@@ -431,10 +436,3 @@ func parseValue(raw string) any {
 
 // formatFloat formats x compactly for params and messages.
 func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-
-// dpsgdInit is DP-SGD's random initial weight on the canary's coordinate in
-// the run seeded by seed (solvers.LinearInit from the "init" stream, as
-// mechanisms.DPSGD draws it).
-func dpsgdInit(seed rngs.Seed, dim int) float64 {
-	return solvers.LinearInit(dim, false, rngs.New(seed).Get("init"))[dim-1]
-}

@@ -2,9 +2,11 @@ package mechanisms
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms/accounting"
 )
@@ -12,66 +14,73 @@ import (
 // TestCalibratedClaims: a fit claims calibration (Release.Calibrated)
 // exactly when it calibrated its noise to the budget with the Calibrator,
 // and a claiming fit's ledger meets the target (CheckSpent passes); fits
-// with a paper's constants do not claim it.
+// with a paper's constants do not claim it. The configurations and claims
+// are each mechanism's Info.Calibration; a non-private mechanism is fitted
+// with its defaults and must not claim, a private one must declare at
+// least one configuration.
 func TestCalibratedClaims(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		set  func(v any) // params beyond the defaults; nil: defaults
-		want bool
-	}{
-		{"adassp", nil, false}, // AdaSSP's box
-		{"adassp", func(v any) { v.(*AdaSSPParams).Calibration = "accountant" }, true},
-		{"dpsgd", func(v any) { v.(*DPSGDParams).Epochs = 2 }, true},
-		{"objpert-output", nil, true},
-		{"objpert-amp", nil, true},
-		{"objpert-kifer", nil, true},
-		{"objpert-kifer", func(v any) { v.(*ObjPertKiferParams).Preset = presetCode }, false},
-		{"linear-mixing", nil, false}, // Theorem 1
-		{"linear-mixing", func(v any) { v.(*LinearMixingParams).Calibration = calAccountant }, true},
-		{"sheffet17", nil, false},
-		{"sheffet17-renyi", nil, false},
-		{"sheffet17-renyi", func(v any) { v.(*Sheffet17Params).Calibration = calAccountant }, true},
-		{"ridge", nil, false},
-		{"dgd", nil, false},
-		{"dgd-rgm", nil, false}, // per-step RDP target ([HMB23] §6)
-		{"dgd-rgm", func(v any) { p := v.(*DGDParams); p.EpsilonScope, p.Mu = scopeTotal, 1 }, true},
-		{"dgd-rgm", func(v any) { v.(*DGDParams).Preset = presetCode }, false},
-		{"dgd-clip", nil, false},
-		{"dgd-clip", func(v any) { p := v.(*DGDParams); p.EpsilonScope, p.Mu = scopeTotal, 1 }, true},
-		{"dpgd", func(v any) { v.(*DPGDParams).Iterations = 20 }, true},
-		{"ssp", nil, true},
-		{"dppca-dpgd", func(v any) { v.(*PCADPGDParams).K = 2 }, true},
-		{"ptr-pca-dpgd", func(v any) { p := v.(*PCADPGDParams); p.K, p.Beta = 2, 0.01 }, true},
-	} {
-		e, err := Lookup(tc.name)
-		if err != nil {
-			t.Fatal(err)
+	for _, info := range List() {
+		claims := info.Calibration
+		switch {
+		case info.Private && len(claims) == 0:
+			t.Errorf("%s: a private mechanism declares no Info.Calibration claim", info.Name)
+		case !info.Private && len(claims) > 0:
+			t.Errorf("%s: a non-private mechanism declares Info.Calibration claims", info.Name)
+		case !info.Private:
+			claims = []CalibrationClaim{{Calibrated: false}}
 		}
-		m, _, err := e.Build(func(v any) error {
-			if tc.set != nil {
-				tc.set(v)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		b := Budget{Epsilon: 2, Delta: 1e-5, Calibrator: accounting.NewCalibrator(accounting.Config{})}
-		rel, err := m.Fit(context.Background(), tinyData(t, e.Info.Tasks[0], 400, 5), b, rngs.New(rngs.Derive("calibrated", tc.name)))
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		if rel.Calibrated != tc.want {
-			t.Errorf("%s (%v): Calibrated = %v, want %v", tc.name, tc.set != nil, rel.Calibrated, tc.want)
-		}
-		g, err := accounting.Config{}.Epsilon(rel.Event, b.Delta)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := rel.CheckSpent(g.Epsilon, b.Epsilon); err != nil {
-			t.Errorf("%s: %v", tc.name, err)
+		for _, c := range claims {
+			checkCalibrationClaim(t, info, c)
 		}
 	}
+}
+
+// checkCalibrationClaim fits info's mechanism with the claim's params and
+// checks Release.Calibrated and CheckSpent.
+func checkCalibrationClaim(t *testing.T, info Info, c CalibrationClaim) {
+	t.Helper()
+	e, err := Lookup(info.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := e.Build(func(v any) error { return decodeClaimParams(c.Params, v) })
+	if err != nil {
+		t.Errorf("%s (%s): %v", info.Name, c.Params, err)
+		return
+	}
+	b := Budget{Epsilon: 2, Delta: 1e-5, Calibrator: accounting.NewCalibrator(accounting.Config{})}
+	rel, err := m.Fit(context.Background(), tinyData(t, info.Tasks[0], 400, 5), b, rngs.New(rngs.Derive("calibrated", info.Name)))
+	if err != nil {
+		t.Errorf("%s (%s): %v", info.Name, c.Params, err)
+		return
+	}
+	if rel.Calibrated != c.Calibrated {
+		t.Errorf("%s (%s): Calibrated = %v, want %v", info.Name, c.Params, rel.Calibrated, c.Calibrated)
+	}
+	g, err := accounting.Config{}.Epsilon(rel.Event, b.Delta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rel.CheckSpent(g.Epsilon, b.Epsilon); err != nil {
+		t.Errorf("%s (%s): %v", info.Name, c.Params, err)
+	}
+}
+
+// decodeClaimParams decodes a claim's params, the body of a TOML inline
+// table, into the params struct v; an unknown key is an error.
+func decodeClaimParams(params string, v any) error {
+	var doc struct{ P toml.Primitive }
+	md, err := toml.Decode("P = {"+params+"}", &doc)
+	if err != nil {
+		return err
+	}
+	if err := md.PrimitiveDecode(doc.P, v); err != nil {
+		return err
+	}
+	if u := md.Undecoded(); len(u) > 0 {
+		return fmt.Errorf("unknown params %v", u)
+	}
+	return nil
 }
 
 // TestCheckSpent: only a calibrated release fails, and only above the

@@ -85,7 +85,11 @@ func (p DPGDParams) radius() float64 { return orDefault(p.Radius, 1) }
 func (p DPGDParams) clip() float64   { return orDefault(p.Clip, 1) }
 
 func init() {
-	Register(Info{Name: "dpgd", Title: "DP-GD (projected, averaged)", Ref: "HSS24", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"}},
+	Register(Info{Name: "dpgd", Title: "DP-GD (projected, averaged)", Ref: "HSS24", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"},
+		Calibration: []CalibrationClaim{{Params: `iterations = 20`, Calibrated: true}},
+		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Binary, Rows: 20, Dim: 3, Params: []string{"iterations=1", "clip=0.5", "radius=100", "output=last"},
+			Note: AuditCanaryNote + "; one full-batch step with no active projection, so the release is the noisy clipped gradient sum (the white-box Gaussian case); clip = 0.5 is the logistic gradient's norm at θ₀ = 0, so the replace-one pair moves the sum by exactly 2C"},
+			Trials: 4000, Trust: TrustRow{Claimed: "1.000", Real: "0.095", Broken: "under-charged: 1.595", Caught: "yes"}}}},
 		func(p DPGDParams) (Mechanism, error) { return &DPGD{p: p}, nil }, DPGDParams{Iterations: 5})
 }
 

@@ -117,7 +117,11 @@ func (p DPSGDParams) config() solvers.DPSGDConfig {
 }
 
 func init() {
-	Register(Info{Name: "dpsgd", Title: "DP-SGD", Ref: "ACG+16", Tasks: []datasets.Task{datasets.Binary, datasets.Regression}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"poisson_sampled_gaussian"}},
+	Register(Info{Name: "dpsgd", Title: "DP-SGD", Ref: "ACG+16", Tasks: []datasets.Task{datasets.Binary, datasets.Regression}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"poisson_sampled_gaussian"},
+		Calibration: []CalibrationClaim{{Params: `epochs = 2`, Calibrated: true}},
+		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Binary, Rows: 20, Dim: 3, Offset: dpsgdAuditOffset, Params: []string{"epochs=1", "batch=1000", "optimizer=sgd", "clip=0.25", "learning_rate=1", "no_bias=true"},
+			Note: AuditCanaryNote + "; one step with the whole dataset as the batch (q = 1) and plain SGD, so the release is the noisy clipped gradient sum; the canary's gradient exceeds the clip, so it shifts the release by exactly C; no intercept, so the whole clipped gradient lies on the canary's coordinate; θ₀ is public randomness and is subtracted. Poisson subsampling is not exercised"},
+			Trials: 6000, Trust: TrustRow{Claimed: "1.000", Real: "0.145", Broken: "under-charged: 2.122", Caught: "yes"}}}},
 		func(p DPSGDParams) (Mechanism, error) { return &DPSGD{p: p}, nil },
 		DPSGDParams{Epochs: 5, LearningRate: 0.05})
 }
@@ -128,6 +132,14 @@ func dpsgdEvent(q float64, steps int) func(m float64) accounting.Event {
 	return func(m float64) accounting.Event {
 		return accounting.SelfComposed{Event: accounting.PoissonSampledGaussian{Q: q, NoiseMultiplier: m}, Count: steps}
 	}
+}
+
+// dpsgdAuditOffset is DP-SGD's random initial weight on the canary's
+// coordinate in the audit run seeded by seed (solvers.DPSGD draws θ₀ from
+// the stream "init" with solvers.LinearInit): public randomness, which the
+// audit's statistic subtracts.
+func dpsgdAuditOffset(seed rngs.Seed, dim int) float64 {
+	return solvers.LinearInit(dim, false, rngs.New(seed).Get("init"))[dim-1]
 }
 
 // Fit implements Mechanism.

@@ -85,7 +85,11 @@ func (p LinearMixingParams) Validate() error {
 
 func init() {
 	Register(Info{Name: "linear-mixing", Title: "Linear mixing", Ref: "LSS+25",
-		Tasks: []datasets.Task{datasets.Regression, datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationZeroOut, Events: []string{"gaussmix", "gaussian", "approx_dp"}},
+		Tasks: []datasets.Task{datasets.Regression, datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationZeroOut, Events: []string{"gaussmix", "gaussian", "approx_dp"},
+		Calibration: []CalibrationClaim{{Calibrated: false}, {Params: `calibration = "accountant"`, Calibrated: true}},
+		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Regression, Rows: 20, Dim: 3, Pair: "mixing", Params: []string{"k=200"},
+			Note: "λ_min([X y]ᵀ[X y]) lies along the canary's direction and far enough above the shift that λ̃ is never clipped, so the canary moves the released λ̃ by its sensitivity C²: the Gaussian part of the ledger, tested at its worst case. The GaussMix part (the sketch) is not exercised: at this λ_min the canary changes one direction's variance by a factor ≈ 1 + 2/λ_min"},
+			Trials: 8000, Trust: TrustRow{Claimed: "0.589", Real: "0.000", Broken: "under-charged: 0.968", Caught: "yes"}}}},
 		func(p LinearMixingParams) (Mechanism, error) { return &LinearMixing{p: p}, nil },
 		LinearMixingParams{sketchParams: sketchParams{K: 12}})
 }

@@ -129,7 +129,11 @@ func (p ObjPertAMPParams) Validate() error {
 }
 
 func init() {
-	Register(Info{Name: "objpert-amp", Title: "Algorithm 1 (AMP)", Ref: "RKW23", Tasks: []datasets.Task{datasets.Binary, datasets.Regression}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"amp"}},
+	Register(Info{Name: "objpert-amp", Title: "Algorithm 1 (AMP)", Ref: "RKW23", Tasks: []datasets.Task{datasets.Binary, datasets.Regression}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"amp"},
+		Calibration: []CalibrationClaim{{Calibrated: true}},
+		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Binary, Rows: 4, Dim: 3, Intercept: true, Params: []string{"clip=0.5", "tau=1e-5", "sigma_out=0.001"},
+			Note: "clip = 0.5 is below the canary's logistic gradient norm at θ = 0 (0.5·√2 with the intercept), so its clipped gradient has the full norm C wherever the prediction at x* is below ≈ 0.6, and there the minimiser moves by C/λ along it; the statistic is the prediction at x*, the gradient's direction. τ = 1e-5 and σ_out = 0.001 (instead of [RKW23]'s 0.01 and 0.15) keep the approximate-minimum part's sensitivity 2τ/λ small against σ_out, so almost all of the budget goes to the objective's noise, which the test then sees nearly alone"},
+			Trials: 3000, Trust: TrustRow{Claimed: "1.000", Real: "0.000", Broken: "under-charged: 1.893", Caught: "yes"}}}},
 		func(p ObjPertAMPParams) (Mechanism, error) { return &ObjPertAMP{p: p}, nil }, ObjPertAMPParams{})
 }
 

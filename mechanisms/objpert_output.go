@@ -69,7 +69,11 @@ func (p ObjPertOutputParams) Validate() error {
 }
 
 func init() {
-	Register(Info{Name: "objpert-output", Title: "Output perturbation", Ref: "CMS11", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"gaussian"}},
+	Register(Info{Name: "objpert-output", Title: "Output perturbation", Ref: "CMS11", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"gaussian"},
+		Calibration: []CalibrationClaim{{Calibrated: true}},
+		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Binary, Rows: 4, Dim: 3, Intercept: true, Params: []string{"clip=0.5"},
+			Note: "clip = 0.5 saturates the canary's clipped gradient (norm 0.5·√2 > C with the intercept), so the minimiser moves by about C/λ along the gradient, its sensitivity; the statistic is the prediction at x*, which projects the release on that direction"},
+			Trials: 4000, Trust: TrustRow{Claimed: "1.000", Real: "0.133", Broken: "under-charged: 1.366", Caught: "yes"}}}},
 		func(p ObjPertOutputParams) (Mechanism, error) { return &ObjPertOutput{p: p}, nil }, ObjPertOutputParams{})
 }
 

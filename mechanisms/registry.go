@@ -10,7 +10,7 @@ import (
 	"github.com/dplab/dplab/internal/registry"
 )
 
-//go:generate env DPLAB_UPDATE_PARAMDOCS=1 go test -run TestParamDocsGenerated .
+//go:generate env DPLAB_UPDATE_PARAMDOCS=1 go test -run TestParamDocsGenerated|TestReferencesDocGenerated|TestVersionFingerprints .
 
 // Info describes a registered mechanism.
 type Info struct {
@@ -34,8 +34,19 @@ type Info struct {
 	Events []string
 	// Version is bumped whenever the mechanism's output for the same inputs
 	// and seed changes; it is part of every cell key, so stored trials of an
-	// older version rerun.
+	// older version rerun. TestVersionFingerprints fails, asking for the
+	// bump, when the release on a fixed input and seed changes while the
+	// version stays (testdata/fingerprints.txt).
 	Version int
+	// Calibration lists configurations and whether each fit claims
+	// calibration (TestCalibratedClaims); a private mechanism declares at
+	// least one, a non-private one none (its defaults claim nothing).
+	Calibration []CalibrationClaim
+	// Audits declare how the privacy audit tests a private mechanism and
+	// what it measured (package audit, docs/trust.md's generated table): the
+	// mechanism's own audit (Name "") first, then any further pairs. A
+	// non-private mechanism declares none.
+	Audits []Audit
 }
 
 // Supports reports whether the mechanism fits task t.

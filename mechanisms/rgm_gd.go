@@ -415,9 +415,17 @@ func init() {
 	// small on the 200-row nodes of the test data.
 	Register(Info{Name: dgdPlainName, Title: "No noise", Ref: "HMB23", Tasks: reg, Private: false, Version: 1, Events: []string{"non_private"}},
 		build(dgdPlain), DGDParams{Iterations: 3})
-	Register(Info{Name: dgdRGMName, Title: "Relative (RGM)", Ref: "HMB23", Tasks: reg, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"rgm", "laplace", "approx_dp"}},
+	Register(Info{Name: dgdRGMName, Title: "Relative (RGM)", Ref: "HMB23", Tasks: reg, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"rgm", "laplace", "approx_dp"},
+		Calibration: []CalibrationClaim{{Calibrated: false}, {Params: `epsilon_scope = "total", mu = 1`, Calibrated: true}, {Params: `preset = "code"`, Calibrated: false}},
+		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Regression, Rows: 200, Dim: 3, Layout: AuditLayoutSpread, Params: []string{"iterations=1", "mu=1", "epsilon_scope=total"},
+			Note: "one step; 200 spread rows make the nodes' relative-gradient statistics large enough for the calibration to meet ε = 1 (with 20 orthogonal rows it is infeasible)"},
+			Trials: 3000, Trust: TrustRow{Claimed: "1.000", Real: "0.000", Broken: "under-charged: 1.301", Caught: "yes"}}}},
 		build(dgdRGM), DGDParams{Iterations: 3, Mu: 1, EpsilonScope: scopeTotal})
-	Register(Info{Name: dgdClipName, Title: "Clipped", Ref: "HMB23", Tasks: reg, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"}},
+	Register(Info{Name: dgdClipName, Title: "Clipped", Ref: "HMB23", Tasks: reg, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"},
+		Calibration: []CalibrationClaim{{Calibrated: false}, {Params: `epsilon_scope = "total", mu = 1`, Calibrated: true}},
+		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Regression, Rows: 20, Dim: 3, Params: []string{"iterations=1", "mu=1", "epsilon_scope=total"},
+			Note: AuditCanaryNote + "; one clipped gradient step"},
+			Trials: 4000, Trust: TrustRow{Claimed: "1.000", Real: "0.185", Broken: "under-charged: 2.150", Caught: "yes"}}}},
 		build(dgdClip), DGDParams{Iterations: 3, Mu: 1, EpsilonScope: scopeTotal})
 }
 

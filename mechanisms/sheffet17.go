@@ -69,14 +69,22 @@ func (p Sheffet17Params) Validate() error {
 
 func init() {
 	tasks := []datasets.Task{datasets.Regression}
-	Register(Info{Name: "sheffet17", Title: "Sheffet '17", Ref: "She17", Tasks: tasks, Private: true, Version: 2, Relation: accounting.RelationZeroOut, Events: []string{"laplace", "gaussmix", "approx_dp"}},
+	Register(Info{Name: "sheffet17", Title: "Sheffet '17", Ref: "She17", Tasks: tasks, Private: true, Version: 2, Relation: accounting.RelationZeroOut, Events: []string{"laplace", "gaussmix", "approx_dp"},
+		Calibration: []CalibrationClaim{{Calibrated: false}},
+		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Regression, Rows: 20, Dim: 3, Pair: "sheffet",
+			Note: "λ_min([X y]ᵀ[X y]) of D₁ is the centre of the Laplace test, along the canary's direction, so the canary moves it by its sensitivity C² where the test's outcome has its largest likelihood ratio at pass probability ½: the Laplace part of the ledger at its worst case. The GaussMix part (the sketch) is not exercised"},
+			Trials: 2000, Trust: TrustRow{Claimed: "0.315", Real: "0.000", Broken: "under-charged: 1.053", Caught: "yes"}}}},
 		func(p Sheffet17Params) (Mechanism, error) {
 			if p.Calibration != "" {
 				return nil, fmt.Errorf("mechanism sheffet17: params: calibration: Algorithm 4 has a closed-form γ; use sheffet17-renyi to calibrate")
 			}
 			return &Sheffet17{p: p}, nil
 		}, Sheffet17Params{sketchParams: sketchParams{K: 12}})
-	Register(Info{Name: "sheffet17-renyi", Title: "Sheffet '17 (ours)", Ref: "LSS+25", Tasks: tasks, Private: true, Version: 2, Relation: accounting.RelationZeroOut, Events: []string{"laplace", "gaussmix", "approx_dp"}},
+	Register(Info{Name: "sheffet17-renyi", Title: "Sheffet '17 (ours)", Ref: "LSS+25", Tasks: tasks, Private: true, Version: 2, Relation: accounting.RelationZeroOut, Events: []string{"laplace", "gaussmix", "approx_dp"},
+		Calibration: []CalibrationClaim{{Calibrated: false}, {Params: `calibration = "accountant"`, Calibrated: true}},
+		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Regression, Rows: 20, Dim: 3, Pair: "sheffet",
+			Note: "as sheffet17: the Laplace test at its worst case; the sketch is not exercised"},
+			Trials: 2000, Trust: TrustRow{Claimed: "0.751", Real: "0.135", Broken: "under-charged: 1.124", Caught: "yes"}}}},
 		func(p Sheffet17Params) (Mechanism, error) { return &Sheffet17{p: p, renyi: true}, nil },
 		Sheffet17Params{sketchParams: sketchParams{K: 12}})
 }

@@ -48,7 +48,11 @@ func (p SSPParams) Validate() error {
 }
 
 func init() {
-	Register(Info{Name: "ssp", Title: "SSP (Gaussian mechanism)", Ref: "HSS24", Tasks: []datasets.Task{datasets.Regression}, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"}},
+	Register(Info{Name: "ssp", Title: "SSP (Gaussian mechanism)", Ref: "HSS24", Tasks: []datasets.Task{datasets.Regression}, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"},
+		Calibration: []CalibrationClaim{{Calibrated: true}},
+		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Regression, Rows: 1000, Dim: 3, Layout: AuditLayoutSpread,
+			Note: "replace-one with (−x*, y*) leaves XᵀX unchanged and moves Xᵀy by 2x*y*, its full sensitivity; XᵀX is well conditioned, so θ along the canary is nearly linear in Xᵀy's noise. The budget spent on XᵀX is not exercised"},
+			Trials: 10000, Trust: TrustRow{Claimed: "1.000", Real: "0.100", Broken: "under-charged: 1.131", Caught: "yes"}}}},
 		func(p SSPParams) (Mechanism, error) { return &SSP{p: p}, nil }, SSPParams{})
 }
 
