@@ -70,15 +70,21 @@
 // match the ledger, ε spent ≤ target for private mechanisms, same streams →
 // same model, cancellation), TestEventShapes, TestEveryParamDocumented,
 // TestParamDefaultsMeanZero, BenchmarkFit, harness/run's
-// TestLedgerCheckMatchesRuns, and the audit's TestMechanismAudits. Not
-// automatic: go generate ./mechanisms; the mechanism's rows in
-// TestCalibratedClaims (calibrated_test.go); a private mechanism's entry in
-// auditPlan (audit/audit_test.go), its row in docs/trust.md and, when the
-// audit's default neighbouring pair does not move what it reads, an entry
-// in audit.Setups; its citation key in docs/references.md; tests of the
-// paper's own claims; a new event kind first, if it charges one
-// (mechanisms/accounting). A change of behaviour bumps Info.Version, which
-// re-keys its cells so stored trials are not reused.
+// TestLedgerCheckMatchesRuns, and the audit's TestMechanismAudits. The same
+// Info declares what the tests and docs read from the registry: its
+// calibration claims (Info.Calibration, checked by TestCalibratedClaims),
+// a private mechanism's audits (Info.Audits: setup, runs, leak variants and
+// the measured trust row; TestMechanismAudits, TestDeclaredAudits) and its
+// reference (Info.Ref). go generate ./mechanisms then regenerates
+// params_doc.go, the mechanism list of docs/references.md and
+// testdata/fingerprints.txt; go generate ./audit regenerates the trust
+// table of docs/trust.md. Not automatic: the labels of the quantities it
+// reports (harness/report/quantities.go, TestQuantitiesCoverMechanisms); a
+// new paper's full entry in docs/references.md; tests of the paper's own
+// claims; a new event kind first, if it charges one (mechanisms/accounting).
+// A change of behaviour bumps Info.Version, which re-keys its cells so stored
+// trials are not reused: TestVersionFingerprints fails when a mechanism's
+// release on a fixed input changes under an unchanged version.
 //
 // # References
 //
