@@ -52,7 +52,7 @@ func TestScaledTargetInAxisTitle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fig := outs.figures[0].draw(v)
+		fig := outs.figures[0].Draw(&View{v})
 		for _, p := range fig.Panels {
 			titles = append(titles, p.Title)
 		}

@@ -26,7 +26,7 @@ type epsilonFigure struct {
 	// (default 3: with 2 trials a Student-t CI has t = 12.7 and buries the
 	// curves); set it to 1 or 2 to draw bands from fewer.
 	BandMinTrials int `toml:"band_min_trials"`
-	figureLayout      // legend, size, axes, reference lines
+	Layout            // legend, size, axes, reference lines
 
 	spec figureSpec
 }
@@ -47,7 +47,7 @@ func init() {
 		if f.Center, err = b.OneOf("center", f.Center, "mean", "mean", "median"); err != nil {
 			return nil, err
 		}
-		if err := f.figureLayout.check(b, f.LogX == nil || *f.LogX, f.LogY); err != nil {
+		if err := f.Layout.Check(b, f.LogX == nil || *f.LogX, f.LogY); err != nil {
 			return nil, err
 		}
 		if f.Formats, err = b.Formats(f.Formats, plotting.Formats); err != nil {
@@ -72,13 +72,13 @@ func init() {
 		if len(ratio) < 2 {
 			ratio = nil // a --quick run dropped one of the two
 		}
-		f.spec = figureSpec{Name: b.Out.Name, Kind: "epsilon", LogX: f.LogX, Title: f.Title, Metric: f.Metric,
+		f.spec = figureSpec{Name: b.Out.Name, LogX: f.LogX, Title: f.Title, Metric: f.Metric,
 			Datasets: ds, Mechanisms: ms, Band: f.Band, Center: f.Center, LogY: f.LogY, XLabel: f.XLabel,
 			YLabel: f.YLabel, Columns: f.Columns, Formats: f.Formats, Note: f.Note, TimeRatio: ratio, BandMinTrials: f.BandMinTrials,
-			Layout: f.figureLayout}
+			Layout: f.Layout}
 		return &f, nil
 	}})
 }
 
-func (f *epsilonFigure) draw(v *view) *plotting.Figure { return v.figure(&f.spec) }
-func (f *epsilonFigure) formats() []string             { return f.Formats }
+func (f *epsilonFigure) Draw(v *View) *plotting.Figure { return v.figure(&f.spec) }
+func (f *epsilonFigure) FileFormats() []string         { return f.Formats }

@@ -32,7 +32,7 @@ type iterationsFigure struct {
 	Columns       int      `toml:"columns"` // panels per row; 0 means up to 2
 	Formats       []string `toml:"formats"` // default ["png", "svg"]
 	Note          string   `toml:"note"`    // added to the caption file
-	figureLayout           // legend, size, axes, reference lines
+	Layout                 // legend, size, axes, reference lines
 
 	// PanelTitles titles the panels by their panel_by value, e.g.
 	// { label = "…" }; default "<panel_by> = <value>".
@@ -59,7 +59,7 @@ func init() {
 			if f.Band, err = b.OneOf("band", f.Band, "minmax", "minmax", "ci", "none"); err != nil {
 				return nil, err
 			}
-			if err := f.figureLayout.check(b, false, f.LogY == nil || *f.LogY); err != nil {
+			if err := f.Layout.Check(b, false, f.LogY == nil || *f.LogY); err != nil {
 				return nil, err
 			}
 			if f.Formats, err = b.Formats(f.Formats, plotting.Formats); err != nil {
@@ -78,17 +78,17 @@ func init() {
 		}})
 }
 
-func (f *iterationsFigure) formats() []string { return f.Formats }
+func (f *iterationsFigure) FileFormats() []string { return f.Formats }
 
 // unbounded is the range of a trace's values: any (a trace is not a metric).
 var unbounded = spec.Metric{Min: math.Inf(-1), Max: math.Inf(1)}
 
 // draw implements Figure.
-func (f *iterationsFigure) draw(v *view) *plotting.Figure {
+func (f *iterationsFigure) Draw(v *View) *plotting.Figure {
 	logY := f.LogY == nil || *f.LogY
 	fig := &plotting.Figure{Name: f.name, Title: f.Title, XLabel: "iteration t", YLabel: f.Trace, LogY: logY,
 		Columns: f.Columns}
-	f.figureLayout.apply(fig)
+	f.Layout.Apply(fig)
 	if f.XLabel != "" {
 		fig.XLabel = f.XLabel
 	}
@@ -96,7 +96,7 @@ func (f *iterationsFigure) draw(v *view) *plotting.Figure {
 		fig.YLabel = f.YLabel
 	}
 	panels := v.iterPanels(&f.sel)
-	style := newStyler()
+	style := NewStyler()
 	sparse := &sparseBands{min: f.BandMinTrials}
 	for _, p := range panels {
 		panel := plotting.Panel{Title: p.title, Note: p.note}

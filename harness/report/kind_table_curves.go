@@ -26,7 +26,7 @@ func init() {
 		if err := b.Decode(&t); err != nil {
 			return nil, err
 		}
-		if err := checkCurveRefs(b, nil, t.Panels); err != nil {
+		if err := b.CheckCurves(nil, t.Panels); err != nil {
 			return nil, err
 		}
 		var err error
@@ -41,11 +41,11 @@ func init() {
 	}})
 }
 
-func (t *curvesTable) build(v *view) []*plotting.Table {
+func (t *curvesTable) Build(v *View) []*plotting.Table {
 	out := v.curveTables(&t.spec)
 	if t.Formulas {
 		out = append(out, v.curveFormulas(&t.spec))
 	}
 	return out
 }
-func (t *curvesTable) formats() []string { return t.Formats }
+func (t *curvesTable) FileFormats() []string { return t.Formats }

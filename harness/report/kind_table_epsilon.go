@@ -47,5 +47,5 @@ func init() {
 	}})
 }
 
-func (t *epsilonTable) build(v *view) []*plotting.Table { return v.tables(&t.spec) }
-func (t *epsilonTable) formats() []string               { return t.Formats }
+func (t *epsilonTable) Build(v *View) []*plotting.Table { return v.tables(&t.spec) }
+func (t *epsilonTable) FileFormats() []string           { return t.Formats }

@@ -60,9 +60,9 @@ func init() {
 	})
 }
 
-func (t *probesTable) formats() []string { return t.Formats }
+func (t *probesTable) FileFormats() []string { return t.Formats }
 
-func (t *probesTable) build(*view) []*plotting.Table {
+func (t *probesTable) Build(*View) []*plotting.Table {
 	tab := &plotting.Table{Name: t.name, Title: t.Title, RowHeader: "pre-processor, quantity, mode", Better: plotting.NoBest,
 		Columns: []string{"bound", "observed", "verdict", "swaps", "witness"}}
 	if tab.Title == "" {

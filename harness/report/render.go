@@ -128,7 +128,7 @@ func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view,
 		}
 	}
 	for _, f := range outs.figures {
-		fig, formats := f.draw(v), f.formats()
+		fig, formats := f.Draw(&View{v}), f.FileFormats()
 		jobs.start(func() ([]string, error) {
 			return plotting.Write(fig, filepath.Join(dir, "figures"), formats...)
 		})
@@ -141,7 +141,7 @@ func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view,
 	written := map[string]int{} // table file stem -> [[table]] index
 	v.built = map[string][]*plotting.Table{}
 	for i, t := range outs.tables {
-		for _, tab := range t.build(v) {
+		for _, tab := range t.Build(&View{v}) {
 			v.built[s.Tables[i].Name] = append(v.built[s.Tables[i].Name], tab)
 			if j, ok := written[tab.Name]; ok {
 				// A table split per dataset ("mse" → "mse-lin") can meet
@@ -149,7 +149,7 @@ func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view,
 				return fmt.Errorf("%s: table[%d] %q and table[%d] %q both write tables/%s.*; rename one", s.File, j, s.Tables[j].Name, i, s.Tables[i].Name, tab.Name)
 			}
 			written[tab.Name] = i
-			formats := t.formats()
+			formats := t.FileFormats()
 			jobs.start(func() ([]string, error) {
 				return plotting.WriteTable(tab, filepath.Join(dir, "tables"), formats...)
 			})
@@ -179,7 +179,7 @@ func DrawFigures(s *spec.Spec, recs []results.Record) ([]*plotting.Figure, error
 	}
 	var figs []*plotting.Figure
 	for _, f := range outs.figures {
-		figs = append(figs, f.draw(v))
+		figs = append(figs, f.Draw(&View{v}))
 	}
 	return figs, nil
 }
@@ -275,20 +275,6 @@ type view struct {
 	// is split per dataset or panel), by block name, for the claims that
 	// read them (claims_table.go); set as a render builds them.
 	built map[string][]*plotting.Table
-}
-
-// ordered returns the aggregated cells in the spec's expansion order.
-// newStyler returns a function giving each series label a style index,
-// in order of first appearance, so a label keeps its colour across panels.
-func newStyler() func(label string) int {
-	styles := map[string]int{}
-	return func(label string) int {
-		if i, ok := styles[label]; ok {
-			return i
-		}
-		styles[label] = len(styles)
-		return styles[label]
-	}
 }
 
 // ordered returns the summaries of the current cells in the spec's cell
@@ -464,7 +450,7 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 	s := v.spec
 	m, _ := spec.LookupMetric(f.Metric)
 	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: f.LogX == nil || *f.LogX, LogY: f.LogY, Columns: f.Columns}
-	f.Layout.apply(fig)
+	f.Layout.Apply(fig)
 	if f.XLabel != "" {
 		fig.XLabel = f.XLabel
 	}
@@ -476,7 +462,7 @@ func (v *view) figure(f *figureSpec) *plotting.Figure {
 	if f.YLabel != "" {
 		fig.YLabel = f.YLabel
 	}
-	style := newStyler()
+	style := NewStyler()
 	sparse := &sparseBands{min: f.BandMinTrials}
 	var ratios []timeRatio
 	for _, di := range shown {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -59,36 +58,6 @@ func indexOf(list []string, s string) int {
 		}
 	}
 	return -1
-}
-
-func (v *view) curveFigure(f *figureSpec) *plotting.Figure {
-	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel,
-		LogX: f.LogX != nil && *f.LogX, LogY: f.LogY, Columns: f.Columns}
-	f.Layout.apply(fig)
-	style := newStyler()
-	var undefined int
-	for _, panel := range v.panels(f.Panels) {
-		pn := plotting.Panel{Title: panel}
-		for i, c := range v.spec.Curves {
-			if c.Panel != panel || len(f.Curves) > 0 && !slices.Contains(f.Curves, c.Label) {
-				continue
-			}
-			sr := plotting.Series{Label: c.Label, Style: style(c.Label), Dashed: c.Dashed}
-			for _, p := range v.curves[i] {
-				// Undefined points, and non-positive values on a log axis,
-				// are gaps.
-				if p.Err != nil || math.IsInf(p.Y, 0) || fig.LogY && p.Y <= 0 {
-					undefined++
-					continue
-				}
-				sr.X, sr.Y = append(sr.X, p.X), append(sr.Y, p.Y)
-			}
-			pn.Series = append(pn.Series, sr)
-		}
-		fig.Panels = append(fig.Panels, pn)
-	}
-	fig.Caption = v.curveCaption(f.Curves, v.panels(f.Panels), f.Note, undefined)
-	return fig
 }
 
 // curveCaption is the caption of curves drawn in panels (and among

@@ -11,11 +11,11 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// figureLayout holds the keys every figure kind shares for how it is laid
+// Layout holds the keys every figure kind shares for how it is laid
 // out: the legend's place and the figure's size. A block's zero values
 // fall back to the spec's figure_defaults table (the same keys), then to
 // plotting's defaults.
-type figureLayout struct {
+type Layout struct {
 	// Legend places the figure's one legend: "auto" (the default: in an
 	// empty slot of the panel grid or an empty panel, else inside a
 	// panel's axes where it covers no data point, else outside them), a
@@ -75,7 +75,7 @@ func (n *numbers) UnmarshalTOML(raw any) error {
 // figure_defaults key a bad value came from); logX and logY say which
 // axes of the figure are logarithmic (their limits and ticks must be
 // positive).
-func (l *figureLayout) check(b *Block, logX, logY bool) error {
+func (l *Layout) Check(b *Block, logX, logY bool) error {
 	if err := l.checkAt(b.Errorf); err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (l *figureLayout) check(b *Block, logX, logY bool) error {
 }
 
 // checkAt checks the keys, reporting a problem through errorf(key, …).
-func (l *figureLayout) checkAt(errorf func(key, format string, args ...any) error) error {
+func (l *Layout) checkAt(errorf func(key, format string, args ...any) error) error {
 	if l.Legend != "" && !slices.Contains(plotting.LegendPlaces, l.Legend) {
 		return errorf("legend", "legend %q: want %s", l.Legend, strings.Join(plotting.LegendPlaces, ", "))
 	}
@@ -148,8 +148,8 @@ func (l *figureLayout) checkAt(errorf func(key, format string, args ...any) erro
 }
 
 // figureDefaults decodes and checks the spec's figure_defaults table.
-func figureDefaults(s *spec.Spec) (figureLayout, error) {
-	var l figureLayout
+func figureDefaults(s *spec.Spec) (Layout, error) {
+	var l Layout
 	if len(s.FigureDefaults) == 0 {
 		return l, nil
 	}
@@ -163,7 +163,7 @@ func figureDefaults(s *spec.Spec) (figureLayout, error) {
 }
 
 // apply sets the figure's legend place, size, axes and reference lines.
-func (l *figureLayout) apply(fig *plotting.Figure) {
+func (l *Layout) Apply(fig *plotting.Figure) {
 	fig.Legend = l.Legend
 	fig.Width, fig.Height = vg.Length(l.Width)*vg.Inch, vg.Length(l.Height)*vg.Inch
 	fig.DPI = l.DPI
