@@ -40,7 +40,7 @@ var allowedImports = map[string][]string{
 	// one entry for them all) are written against report's exported View:
 	// they import report, never the reverse, nor run or one another; only
 	// the assembly package imports them, and only the CLI imports that.
-	kindPackages:           {"harness/report", "harness/spec", "harness/curves", "results", "plotting", "datasets", "mechanisms/accounting", "internal/suggest"},
+	kindPackages:           {"harness/report", "harness/spec", "harness/curves", "results", "plotting", "datasets", "datasets/preprocess", "mechanisms/accounting", "internal/suggest"},
 	"harness/report/kinds": {kindPackages},
 }
 

@@ -69,7 +69,7 @@ func init() {
 				return nil, b.Errorf("floor", "floor = %v: want a finite value > 0 (or 0 for the default)", f.Floor)
 			}
 			if f.BandMinTrials < 0 {
-				return nil, b.Errorf("band_min_trials", "band_min_trials = %d: want ≥ 1 (or 0 for the default %d)", f.BandMinTrials, defaultBandMinTrials)
+				return nil, b.Errorf("band_min_trials", "band_min_trials = %d: want ≥ 1 (or 0 for the default %d)", f.BandMinTrials, DefaultBandMinTrials)
 			}
 			if f.Columns < 0 {
 				return nil, b.Errorf("columns", "columns = %d: want ≥ 1 (or 0 for the default)", f.Columns)
@@ -97,16 +97,16 @@ func (f *iterationsFigure) Draw(v *View) *plotting.Figure {
 	}
 	panels := v.iterPanels(&f.sel)
 	style := NewStyler()
-	sparse := &sparseBands{min: f.BandMinTrials}
+	sparse := &SparseBands{Min: f.BandMinTrials}
 	for _, p := range panels {
 		panel := plotting.Panel{Title: p.title, Note: p.note}
 		for _, l := range p.lines {
 			s := plotting.Series{Label: l.label, Style: style(l.label), Dashed: !l.private}
 			for t, st := range l.stats {
-				y, lo, hi := centerBand(st, unbounded, "mean", f.Band)
+				y, lo, hi := CenterBand(st, unbounded, "mean", f.Band)
 				s.X, s.Y = append(s.X, float64(t)), append(s.Y, y)
 				if f.Band != "none" {
-					if !sparse.enough(l.label, st.Count) {
+					if !sparse.Enough(l.label, st.Count) {
 						lo, hi = math.NaN(), math.NaN()
 					}
 					s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
@@ -118,11 +118,11 @@ func (f *iterationsFigure) Draw(v *View) *plotting.Figure {
 	}
 	var extra []string
 	if logY {
-		if floor, used := clampLogY(fig, f.Floor, true); used {
+		if floor, used := ClampLogY(fig, f.Floor, true); used {
 			extra = append(extra, "log y: values ≤ 0 (mean or band) drawn at the floor "+strconv.FormatFloat(floor, 'g', 3, 64))
 		}
 	}
-	extra = append(extra, trialsPerLine(panels), sparse.note(),
+	extra = append(extra, trialsPerLine(panels), sparse.Note(),
 		"x: iteration t (t = 0 is the starting point)",
 		fmt.Sprintf("y: the trace %q, computed from the training data without noise (evaluation only, not released)", f.Trace),
 		"dashed: non-private", f.Note)

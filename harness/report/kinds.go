@@ -404,31 +404,6 @@ func (b *Block) CheckCurves(curves, panels []string) error {
 	return nil
 }
 
-// figureSpec is a decoded epsilon [[figure]] block, as the drawing code
-// reads it: a metric versus ε with one panel per dataset.
-type figureSpec struct {
-	Name       string
-	LogX       *bool // default true
-	Title      string
-	Metric     string
-	Datasets   []string // labels; default all
-	Mechanisms []string // labels; default all
-	Band       string   // "ci" (default), "iqr", "minmax", "none"
-	Center     string   // "mean" (default) or "median"
-	LogY       bool
-	XLabel     string
-	YLabel     string
-	Columns    int
-	Formats    []string // default ["png", "svg"]
-	Note       string   // added to the caption file (e.g. a documented deviation)
-	// TimeRatio names two mechanism labels [A, B]: each panel's note gives
-	// A's mean wall time per fit over B's at the largest ε (the GaussMix
-	// paper's "Faster by" of Figures 3 and 5).
-	TimeRatio     []string
-	BandMinTrials int    // fewest trials a point's band is drawn from; 0: defaultBandMinTrials
-	Layout        Layout // legend, size, axes, reference lines
-}
-
 // tableSpec is a decoded epsilon or curves [[table]] block, as the table
 // builders read it: rows ε (or datasets), columns methods, cells mean ± CI
 // half-width; or (kind "curves") rows x, columns curve labels, cells the

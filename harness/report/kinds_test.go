@@ -605,12 +605,12 @@ func TestExerciseKindCatchesBrokenKinds(t *testing.T) {
 func TestRegisterRefusesIncompleteKinds(t *testing.T) {
 	decode := func(b *Block) (Figure, error) { return nil, nil }
 	for name, k := range map[string]Kind[Figure]{
-		"no example":       {Decode: decode, Params: epsilonFigure{}},
-		"a blank example":  {Decode: decode, Example: " \n", Params: epsilonFigure{}},
-		"no decode":        {Example: `metric = "test_mse"`, Params: epsilonFigure{}},
+		"no example":       {Decode: decode, Params: iterationsFigure{}},
+		"a blank example":  {Decode: decode, Example: " \n", Params: iterationsFigure{}},
+		"no decode":        {Example: `metric = "test_mse"`, Params: iterationsFigure{}},
 		"no params":        {Decode: decode, Example: `metric = "test_mse"`},
-		"a pointer params": {Decode: decode, Example: `metric = "test_mse"`, Params: &epsilonFigure{}},
-		"a duplicate kind": {Decode: decode, Example: `metric = "test_mse"`, Params: epsilonFigure{}},
+		"a pointer params": {Decode: decode, Example: `metric = "test_mse"`, Params: &iterationsFigure{}},
+		"a duplicate kind": {Decode: decode, Example: `metric = "test_mse"`, Params: iterationsFigure{}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			kind := "incomplete"

@@ -83,6 +83,25 @@ func (v *View) Caption(band, center string, keep func(Cell) bool, notes ...strin
 // the spec's datasets, for a table split per dataset ("<name>-<stem>").
 func (v *View) DatasetStem(label string) string { return v.datasetStem(label) }
 
+// SkipNote returns what the panel (or row) of dataset di says when no
+// trial of it ran because it could not be loaded ("skipped: dataset
+// gisette: missing … (dplab datasets fetch gisette)"); ok is false when it
+// was not skipped.
+func (v *View) SkipNote(di int) (note string, ok bool) {
+	d := v.spec.Datasets[di]
+	why, ok := v.skipped[d.Label]
+	if !ok {
+		return "", false
+	}
+	return skipNote(why, d.Name), true
+}
+
+// ScaledY reports whether m is a regression metric and the target of every
+// dataset di of datasets (at least one) is divided by the max |y| of its
+// training rows (scale.y = "max-abs", the default): then its title takes
+// ScaledYNote.
+func (v *View) ScaledY(m spec.Metric, datasets ...int) bool { return v.scaledY(m, datasets...) }
+
 // CurvePoints returns the evaluated points of the spec's i-th [[curve]]
 // block (Spec().Curves[i]).
 func (v *View) CurvePoints(i int) []curves.Point { return v.curves[i] }
