@@ -41,7 +41,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		t.spec = tableSpec{Name: b.Out.Name, Kind: "epsilon", Title: t.Title, Metric: t.Metric, Rows: t.Rows,
+		t.spec = tableSpec{Name: b.Out.Name, Title: t.Title, Metric: t.Metric, Rows: t.Rows,
 			Datasets: ds, Mechanisms: ms, Epsilon: t.Epsilon, Formats: t.Formats, Note: t.Note}
 		return &t, nil
 	}})

@@ -404,14 +404,11 @@ func (b *Block) CheckCurves(curves, panels []string) error {
 	return nil
 }
 
-// tableSpec is a decoded epsilon or curves [[table]] block, as the table
-// builders read it: rows ε (or datasets), columns methods, cells mean ± CI
-// half-width; or (kind "curves") rows x, columns curve labels, cells the
-// curves' values, one table per panel.
+// tableSpec is a decoded epsilon [[table]] block, as the table builder
+// reads it: rows ε (or datasets), columns methods, cells mean ± CI
+// half-width.
 type tableSpec struct {
 	Name       string
-	Kind       string   // "epsilon" (default) or "curves"
-	Panels     []string // kind "curves": panels to tabulate; default all
 	Title      string
 	Metric     string
 	Rows       string    // "epsilon" (default: one table per dataset) or "dataset"

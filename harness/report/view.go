@@ -83,6 +83,10 @@ func (v *View) Caption(band, center string, keep func(Cell) bool, notes ...strin
 // the spec's datasets, for a table split per dataset ("<name>-<stem>").
 func (v *View) DatasetStem(label string) string { return v.datasetStem(label) }
 
+// PanelStem returns the file-name part of a curve panel, unique among the
+// spec's curve panels, for a table split per panel ("<name>-<stem>").
+func (v *View) PanelStem(panel string) string { return v.panelStem(panel) }
+
 // SkipNote returns what the panel (or row) of dataset di says when no
 // trial of it ran because it could not be loaded ("skipped: dataset
 // gisette: missing … (dplab datasets fetch gisette)"); ok is false when it

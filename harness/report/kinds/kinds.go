@@ -11,6 +11,7 @@ package kinds
 
 import (
 	_ "github.com/dplab/dplab/harness/report/kinds/curvesfigure"  // kind = "curves" figures
+	_ "github.com/dplab/dplab/harness/report/kinds/curvestable"   // kind = "curves" tables
 	_ "github.com/dplab/dplab/harness/report/kinds/epsilonfigure" // kind = "epsilon" figures (the default)
 	_ "github.com/dplab/dplab/harness/report/kinds/probestable"   // kind = "probes" tables
 	_ "github.com/dplab/dplab/harness/report/kinds/runtimetable"  // kind = "runtime" tables
