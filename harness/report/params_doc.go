@@ -5,7 +5,7 @@ package report
 // kindDocs maps "Type.Field" of every toml-tagged struct field of the package to
 // its doc comment (internal/fielddoc.Generate).
 var kindDocs = map[string]string{
-	"Layout":                         "Layout holds the keys every figure kind shares for how it is laid out: the legend's place and the figure's size. A block's zero values fall back to the spec's figure_defaults table (the same keys), then to plotting's defaults.",
+	"Layout":                         "Layout holds the keys every figure kind shares for how it is laid out: the legend's place and the figure's size. A block's zero values fall back to the spec's figure_defaults table (the same keys), then to plotting's defaults. A figure kind embeds it in its block's struct, calls Check when it decodes the block and Apply when it draws.",
 	"Layout.DPI":                     "PNG pixels per inch; 0: plotting.DefaultDPI (220)",
 	"Layout.HLine":                   "HLine draws horizontal reference lines across every panel (thin, grey, not in the legend): a number or a list, e.g. hline = 1 on a ratio whose point is where it crosses 1.",
 	"Layout.Height":                  "the whole figure's height in inches; 0: 3.2 in per row plus the title, legend and caption line",

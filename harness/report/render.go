@@ -127,8 +127,9 @@ func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view,
 			return err
 		}
 	}
+	kv := &View{v}
 	for _, f := range outs.figures {
-		fig, formats := f.Draw(&View{v}), f.FileFormats()
+		fig, formats := f.Draw(kv), f.FileFormats()
 		jobs.start(func() ([]string, error) {
 			return plotting.Write(fig, filepath.Join(dir, "figures"), formats...)
 		})
@@ -141,7 +142,7 @@ func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view,
 	written := map[string]int{} // table file stem -> [[table]] index
 	v.built = map[string][]*plotting.Table{}
 	for i, t := range outs.tables {
-		for _, tab := range t.Build(&View{v}) {
+		for _, tab := range t.Build(kv) {
 			v.built[s.Tables[i].Name] = append(v.built[s.Tables[i].Name], tab)
 			if j, ok := written[tab.Name]; ok {
 				// A table split per dataset ("mse" → "mse-lin") can meet
@@ -250,6 +251,7 @@ func (g *jobGroup) wait() ([]string, error) {
 }
 
 // view joins the spec's cells with the aggregates of their stored trials.
+// Kinds read it through View (view.go).
 type view struct {
 	spec    *spec.Spec
 	cells   []spec.Cell
@@ -369,9 +371,10 @@ func (v *view) wantMechanism(labels []string, i int) bool {
 	return len(labels) == 0 || slices.Contains(labels, v.spec.Mechanisms[i].Label)
 }
 
-// CenterBand returns the center and band of a stat, per the figure's choices, the band clipped to
-// the metric's range [m.Min, m.Max] (a CI of accuracies near 1 reaches
-// above 1, of MSEs near 0 below 0).
+// CenterBand returns the center ("mean" or "median") and band ("ci",
+// "iqr", "minmax"; NaN ends for "none") of a stat as a figure draws them,
+// the band clipped to the metric's range [m.Min, m.Max] (a CI of
+// accuracies near 1 reaches above 1, of MSEs near 0 below 0).
 func CenterBand(st results.Stat, m spec.Metric, center, band string) (y, lo, hi float64) {
 	y = st.Mean
 	if center == "median" {

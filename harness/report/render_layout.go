@@ -14,7 +14,8 @@ import (
 // Layout holds the keys every figure kind shares for how it is laid
 // out: the legend's place and the figure's size. A block's zero values
 // fall back to the spec's figure_defaults table (the same keys), then to
-// plotting's defaults.
+// plotting's defaults. A figure kind embeds it in its block's struct,
+// calls Check when it decodes the block and Apply when it draws.
 type Layout struct {
 	// Legend places the figure's one legend: "auto" (the default: in an
 	// empty slot of the panel grid or an empty panel, else inside a
@@ -70,7 +71,7 @@ func (n *numbers) UnmarshalTOML(raw any) error {
 	return nil
 }
 
-// check decodes nothing: it fills the block's unset keys from the spec's
+// Check decodes nothing: it fills the block's unset keys from the spec's
 // figure_defaults and checks the result, naming the block's key (or the
 // figure_defaults key a bad value came from); logX and logY say which
 // axes of the figure are logarithmic (their limits and ticks must be
@@ -162,7 +163,7 @@ func figureDefaults(s *spec.Spec) (Layout, error) {
 	return l, l.checkAt(errorf)
 }
 
-// apply sets the figure's legend place, size, axes and reference lines.
+// Apply sets the figure's legend place, size, axes and reference lines.
 func (l *Layout) Apply(fig *plotting.Figure) {
 	fig.Legend = l.Legend
 	fig.Width, fig.Height = vg.Length(l.Width)*vg.Inch, vg.Length(l.Height)*vg.Inch

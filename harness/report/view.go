@@ -14,8 +14,8 @@ import (
 // nothing into it; a View is not safe for concurrent use.
 //
 // The collection behind it (the ledgers, pipelines, infeasible and
-// skipped cells its captions state) stays in this package: a kind reaches
-// it through Caption.
+// excluded cells its captions state) stays in this package: a kind
+// reaches it through Caption.
 type View struct {
 	*view
 }
