@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	_ "github.com/dplab/dplab/harness/report/kinds" // the figure and table kinds of their own packages register
 	"github.com/dplab/dplab/internal/suggest"
 )
 

@@ -1,8 +1,14 @@
 // Package report turns stored records into what a reader sees: it decodes
 // each [[figure]] and [[table]] block with its registered kind (kinds.go;
-// one kind_<figure|table>_<kind>.go file per kind), joins the spec's cells
-// with the aggregates of their stored trials (the view), and renders the
-// figures (PNG, SVG), tables (Markdown, LaTeX, CSV) and summary.csv.
+// one kind_<figure|table>_<kind>.go file per kind, or a package of its own
+// under harness/report/kinds), joins the spec's cells with the aggregates
+// of their stored trials (the view; a kind reads it through the exported
+// View, view.go), and renders the figures (PNG, SVG), tables (Markdown,
+// LaTeX, CSV) and summary.csv.
+//
+// The kinds of their own packages register when their assembly package,
+// harness/report/kinds, is imported (the CLI does); this package never
+// imports them.
 //
 // Check decodes every block before a run; a Collector gathers, record by
 // record, what the figures and tables need (a run gives it each record it

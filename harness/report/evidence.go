@@ -274,7 +274,7 @@ func viewOutputs(s *spec.Spec, outs *outputs, v *view) (*EvidenceOutputs, error)
 	}
 	v.built = map[string][]*plotting.Table{} // the tables claims read (quantity table:NAME), as a render keeps them
 	for i, t := range outs.tables {
-		for _, tab := range t.build(v) {
+		for _, tab := range t.Build(&View{v}) {
 			v.built[s.Tables[i].Name] = append(v.built[s.Tables[i].Name], tab)
 			shown := *tab
 			shown.Caption = plotting.Caption{}

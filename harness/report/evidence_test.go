@@ -330,6 +330,7 @@ func TestEvidenceRuntimeTableWithoutTimes(t *testing.T) {
 			continue
 		}
 		found = true
+		const colWall = "wall s/trial" // harness/report/kinds/runtimetable's column
 		wall := slices.Index(tab.Columns, colWall)
 		if wall < 0 {
 			t.Fatalf("runtime table without its %q column: %v", colWall, tab.Columns)

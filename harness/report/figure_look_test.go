@@ -19,14 +19,14 @@ func TestBandsClippedToMetricRange(t *testing.T) {
 	acc, _ := spec.LookupMetric("test_accuracy")
 	mse, _ := spec.LookupMetric("test_mse")
 	near1 := results.Stat{Mean: 0.99, Median: 0.99, CILow: 0.95, CIHigh: 1.03, Q1: 0.98, Q3: 1, Min: 0.97, Max: 1}
-	if y, lo, hi := centerBand(near1, acc, "mean", "ci"); y != 0.99 || lo != 0.95 || hi != 1 {
+	if y, lo, hi := CenterBand(near1, acc, "mean", "ci"); y != 0.99 || lo != 0.95 || hi != 1 {
 		t.Errorf("accuracy band: %v [%v, %v], want 0.99 [0.95, 1]", y, lo, hi)
 	}
 	near0 := results.Stat{Mean: 0.01, CILow: -0.02, CIHigh: 0.04}
-	if _, lo, hi := centerBand(near0, mse, "mean", "ci"); lo != 0 || hi != 0.04 {
+	if _, lo, hi := CenterBand(near0, mse, "mean", "ci"); lo != 0 || hi != 0.04 {
 		t.Errorf("MSE band: [%v, %v], want [0, 0.04]", lo, hi)
 	}
-	if _, lo, hi := centerBand(near0, mse, "mean", "none"); !math.IsNaN(lo) || !math.IsNaN(hi) {
+	if _, lo, hi := CenterBand(near0, mse, "mean", "none"); !math.IsNaN(lo) || !math.IsNaN(hi) {
 		t.Errorf("no band: [%v, %v]", lo, hi)
 	}
 	for _, m := range spec.Metrics {
@@ -52,7 +52,7 @@ func TestScaledTargetInAxisTitle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fig := outs.figures[0].draw(v)
+		fig := outs.figures[0].Draw(&View{v})
 		for _, p := range fig.Panels {
 			titles = append(titles, p.Title)
 		}

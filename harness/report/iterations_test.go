@@ -152,7 +152,7 @@ func TestIterationsFigure(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			outs, v := iterView(t, "[[figure]]\nname = \"f\"\nkind = \"iterations\"\ntrace = \"excess_objective\"\npanel_by = \"split\"\n"+tc.block+"\n")
-			fig := outs.figures[0].draw(v)
+			fig := outs.figures[0].Draw(&View{v})
 			var titles []string
 			for _, p := range fig.Panels {
 				titles = append(titles, p.Title)
@@ -208,7 +208,7 @@ func TestIterationsPanelTitles(t *testing.T) {
 	titles := "panel_titles = { label = \"the code's “label” split: labels not separated\" }\n"
 	outs, v := iterView(t, "[[figure]]\nname = \"f\"\nkind = \"iterations\"\ntrace = \"excess_objective\"\npanel_by = \"split\"\n"+titles+
 		"[[table]]\nname = \"it\"\nkind = \"iterations\"\ntrace = \"excess_objective\"\npanel_by = \"split\"\n"+titles)
-	fig := outs.figures[0].draw(v)
+	fig := outs.figures[0].Draw(&View{v})
 	var got []string
 	for _, p := range fig.Panels {
 		got = append(got, p.Title)
@@ -216,7 +216,7 @@ func TestIterationsPanelTitles(t *testing.T) {
 	if want := []string{"split = random", "the code's “label” split: labels not separated"}; !slices.Equal(got, want) {
 		t.Errorf("panel titles %q, want %q", got, want)
 	}
-	tabs := outs.tables[0].build(v)
+	tabs := outs.tables[0].Build(&View{v})
 	if len(tabs) != 2 || tabs[0].Name != "it-split-random" || tabs[1].Name != "it-split-label" {
 		t.Fatalf("tables %d, want it-split-random and it-split-label", len(tabs))
 	}
@@ -229,7 +229,7 @@ func TestIterationsPanelTitles(t *testing.T) {
 // dataset, and the lines keep their full labels.
 func TestIterationsFigurePanelsByDataset(t *testing.T) {
 	outs, v := iterView(t, "[[figure]]\nname = \"f\"\nkind = \"iterations\"\ntrace = \"excess_objective\"\n")
-	fig := outs.figures[0].draw(v)
+	fig := outs.figures[0].Draw(&View{v})
 	if len(fig.Panels) != 1 || fig.Panels[0].Title != "Lin" {
 		t.Fatalf("panels %+v, want one titled Lin", fig.Panels)
 	}
@@ -250,7 +250,7 @@ func TestIterationsFigurePanelsByDataset(t *testing.T) {
 // at t = 2 exactly 0; GD's single trial has no interval (NaN).
 func TestIterationsTable(t *testing.T) {
 	outs, v := iterView(t, "[[table]]\nname = \"it\"\nkind = \"iterations\"\ntrace = \"excess_objective\"\npanel_by = \"split\"\nat = [0, \"last\"]\n")
-	tabs := outs.tables[0].build(v)
+	tabs := outs.tables[0].Build(&View{v})
 	if len(tabs) != 2 || tabs[0].Name != "it-split-random" || tabs[1].Name != "it-split-label" {
 		t.Fatalf("tables %d, want it-split-random and it-split-label", len(tabs))
 	}
@@ -290,7 +290,7 @@ func TestIterationsTablePanelRows(t *testing.T) {
 		{"\"last\"", "excess_objective at the last iteration", []plotting.Entry{{Mean: 0, Present: true}, {Mean: 2, Present: true}, {Mean: 0.25, Half: math.NaN(), Present: true}}},
 	} {
 		outs, v := iterView(t, "[[table]]\nname = \"it\"\nkind = \"iterations\"\ntrace = \"excess_objective\"\npanel_by = \"split\"\nrows = \"panels\"\nat = "+c.at+"\n")
-		tabs := outs.tables[0].build(v)
+		tabs := outs.tables[0].Build(&View{v})
 		if len(tabs) != 1 {
 			t.Fatalf("at = %s: %d tables", c.at, len(tabs))
 		}
@@ -321,7 +321,7 @@ func TestIterationsTablePanelRows(t *testing.T) {
 // are not private.
 func TestDiagnosticsTable(t *testing.T) {
 	outs, v := iterView(t, "[[table]]\nname = \"d\"\nkind = \"diagnostics\"\ncolumns = [\"n\", \"eta\"]\nnoise_columns = [\"gamma\"]\nmechanisms = [\"RGM\", \"GD\"]\n")
-	tabs := outs.tables[0].build(v)
+	tabs := outs.tables[0].Build(&View{v})
 	if len(tabs) != 1 {
 		t.Fatalf("%d tables", len(tabs))
 	}

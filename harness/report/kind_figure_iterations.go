@@ -32,7 +32,7 @@ type iterationsFigure struct {
 	Columns       int      `toml:"columns"` // panels per row; 0 means up to 2
 	Formats       []string `toml:"formats"` // default ["png", "svg"]
 	Note          string   `toml:"note"`    // added to the caption file
-	figureLayout           // legend, size, axes, reference lines
+	Layout                 // legend, size, axes, reference lines
 
 	// PanelTitles titles the panels by their panel_by value, e.g.
 	// { label = "…" }; default "<panel_by> = <value>".
@@ -59,7 +59,7 @@ func init() {
 			if f.Band, err = b.OneOf("band", f.Band, "minmax", "minmax", "ci", "none"); err != nil {
 				return nil, err
 			}
-			if err := f.figureLayout.check(b, false, f.LogY == nil || *f.LogY); err != nil {
+			if err := f.Layout.Check(b, false, f.LogY == nil || *f.LogY); err != nil {
 				return nil, err
 			}
 			if f.Formats, err = b.Formats(f.Formats, plotting.Formats); err != nil {
@@ -69,7 +69,7 @@ func init() {
 				return nil, b.Errorf("floor", "floor = %v: want a finite value > 0 (or 0 for the default)", f.Floor)
 			}
 			if f.BandMinTrials < 0 {
-				return nil, b.Errorf("band_min_trials", "band_min_trials = %d: want ≥ 1 (or 0 for the default %d)", f.BandMinTrials, defaultBandMinTrials)
+				return nil, b.Errorf("band_min_trials", "band_min_trials = %d: want ≥ 1 (or 0 for the default %d)", f.BandMinTrials, DefaultBandMinTrials)
 			}
 			if f.Columns < 0 {
 				return nil, b.Errorf("columns", "columns = %d: want ≥ 1 (or 0 for the default)", f.Columns)
@@ -78,17 +78,17 @@ func init() {
 		}})
 }
 
-func (f *iterationsFigure) formats() []string { return f.Formats }
+func (f *iterationsFigure) FileFormats() []string { return f.Formats }
 
 // unbounded is the range of a trace's values: any (a trace is not a metric).
 var unbounded = spec.Metric{Min: math.Inf(-1), Max: math.Inf(1)}
 
 // draw implements Figure.
-func (f *iterationsFigure) draw(v *view) *plotting.Figure {
+func (f *iterationsFigure) Draw(v *View) *plotting.Figure {
 	logY := f.LogY == nil || *f.LogY
 	fig := &plotting.Figure{Name: f.name, Title: f.Title, XLabel: "iteration t", YLabel: f.Trace, LogY: logY,
 		Columns: f.Columns}
-	f.figureLayout.apply(fig)
+	f.Layout.Apply(fig)
 	if f.XLabel != "" {
 		fig.XLabel = f.XLabel
 	}
@@ -96,17 +96,17 @@ func (f *iterationsFigure) draw(v *view) *plotting.Figure {
 		fig.YLabel = f.YLabel
 	}
 	panels := v.iterPanels(&f.sel)
-	style := newStyler()
-	sparse := &sparseBands{min: f.BandMinTrials}
+	style := NewStyler()
+	sparse := &SparseBands{Min: f.BandMinTrials}
 	for _, p := range panels {
 		panel := plotting.Panel{Title: p.title, Note: p.note}
 		for _, l := range p.lines {
 			s := plotting.Series{Label: l.label, Style: style(l.label), Dashed: !l.private}
 			for t, st := range l.stats {
-				y, lo, hi := centerBand(st, unbounded, "mean", f.Band)
+				y, lo, hi := CenterBand(st, unbounded, "mean", f.Band)
 				s.X, s.Y = append(s.X, float64(t)), append(s.Y, y)
 				if f.Band != "none" {
-					if !sparse.enough(l.label, st.Count) {
+					if !sparse.Enough(l.label, st.Count) {
 						lo, hi = math.NaN(), math.NaN()
 					}
 					s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
@@ -118,11 +118,11 @@ func (f *iterationsFigure) draw(v *view) *plotting.Figure {
 	}
 	var extra []string
 	if logY {
-		if floor, used := clampLogY(fig, f.Floor, true); used {
+		if floor, used := ClampLogY(fig, f.Floor, true); used {
 			extra = append(extra, "log y: values ≤ 0 (mean or band) drawn at the floor "+strconv.FormatFloat(floor, 'g', 3, 64))
 		}
 	}
-	extra = append(extra, trialsPerLine(panels), sparse.note(),
+	extra = append(extra, trialsPerLine(panels), sparse.Note(),
 		"x: iteration t (t = 0 is the starting point)",
 		fmt.Sprintf("y: the trace %q, computed from the training data without noise (evaluation only, not released)", f.Trace),
 		"dashed: non-private", f.Note)

@@ -71,7 +71,7 @@ func init() {
 		}})
 }
 
-func (t *diagnosticsTable) formats() []string { return t.Formats }
+func (t *diagnosticsTable) FileFormats() []string { return t.Formats }
 
 // diagRow is one row of a diagnostics table: a cell and a group ("" for
 // the cell's ungrouped keys).
@@ -101,7 +101,7 @@ type diagSource struct {
 }
 
 // build implements Table.
-func (t *diagnosticsTable) build(v *view) []*plotting.Table {
+func (t *diagnosticsTable) Build(v *View) []*plotting.Table {
 	s := v.spec
 	type request struct {
 		key   string

@@ -41,11 +41,11 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		t.spec = tableSpec{Name: b.Out.Name, Kind: "epsilon", Title: t.Title, Metric: t.Metric, Rows: t.Rows,
+		t.spec = tableSpec{Name: b.Out.Name, Title: t.Title, Metric: t.Metric, Rows: t.Rows,
 			Datasets: ds, Mechanisms: ms, Epsilon: t.Epsilon, Formats: t.Formats, Note: t.Note}
 		return &t, nil
 	}})
 }
 
-func (t *epsilonTable) build(v *view) []*plotting.Table { return v.tables(&t.spec) }
-func (t *epsilonTable) formats() []string               { return t.Formats }
+func (t *epsilonTable) Build(v *View) []*plotting.Table { return v.tables(&t.spec) }
+func (t *epsilonTable) FileFormats() []string           { return t.Formats }

@@ -103,7 +103,7 @@ func init() {
 		}})
 }
 
-func (t *iterationsTable) formats() []string { return t.Formats }
+func (t *iterationsTable) FileFormats() []string { return t.Formats }
 
 // btoi is 1 for true, 0 for false.
 func btoi(b bool) int {
@@ -114,10 +114,10 @@ func btoi(b bool) int {
 }
 
 // build implements Table.
-func (t *iterationsTable) build(v *view) []*plotting.Table {
+func (t *iterationsTable) Build(v *View) []*plotting.Table {
 	panels := v.iterPanels(&t.sel)
 	if t.Rows == "panels" {
-		return []*plotting.Table{t.panelRows(v, panels)}
+		return []*plotting.Table{t.panelRows(v.view, panels)}
 	}
 	var names []string
 	for _, p := range panels {

@@ -1,7 +1,9 @@
 package report
 
+import "github.com/dplab/dplab/plotting"
+
 func init() {
-	registerSelectionTable("privacy",
+	RegisterSelectionTable("privacy",
 		"the calibration table: per dataset, one row per (mechanism, ε) with ε target, ε spent, δ, α*, the noise parameters and the ε of each ledger component.",
-		`mechanisms = ["AdaSSP"]`, (*view).privacyTables)
+		`mechanisms = ["AdaSSP"]`, func(v *View, t *Selection) []*plotting.Table { return v.privacyTables(t) })
 }

@@ -68,7 +68,7 @@ func init() {
 	}})
 }
 
-func (t *rankingTable) formats() []string { return t.Formats }
+func (t *rankingTable) FileFormats() []string { return t.Formats }
 
 // Ranking-table columns.
 var rankingColumns = []string{
@@ -92,7 +92,7 @@ func (a *ranked) overlaps(b *ranked) bool {
 	return math.Abs(a.stat.Mean-b.stat.Mean) <= a.stat.CIHalf+b.stat.CIHalf
 }
 
-func (t *rankingTable) build(v *view) []*plotting.Table {
+func (t *rankingTable) Build(v *View) []*plotting.Table {
 	s := v.spec
 	m, _ := spec.LookupMetric(t.Metric)
 	dsIdx := v.taskDatasets(t.datasets, m.Task)
@@ -114,9 +114,9 @@ func (t *rankingTable) build(v *view) []*plotting.Table {
 				continue
 			}
 			tab.Rows = append(tab.Rows, strconv.FormatFloat(e, 'g', 4, 64))
-			row := rankingRow(t.rank(v, di, e, m.Higher))
+			row := rankingRow(t.rank(v.view, di, e, m.Higher))
 			row[len(row)-1] = plotting.Entry{Present: true, Text: "none"}
-			if inf := v.infeasibleAt(di, e, func(c *spec.Cell) bool { return t.ranks(v, c) }); len(inf) > 0 {
+			if inf := v.infeasibleAt(di, e, func(c *spec.Cell) bool { return t.ranks(v.view, c) }); len(inf) > 0 {
 				row[len(row)-1].Text = strings.Join(inf, "; ")
 			}
 			tab.Cells = append(tab.Cells, row)

@@ -106,7 +106,7 @@ func TestRankingTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, honest := outs.tables[0].build(v), outs.tables[1].build(v)
+	all, honest := outs.tables[0].Build(&View{v}), outs.tables[1].Build(&View{v})
 	if len(all) != 1 || len(honest) != 1 {
 		t.Fatalf("%d and %d tables, want one each", len(all), len(honest))
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -14,24 +15,32 @@ import (
 	"github.com/dplab/dplab/plotting"
 )
 
-// Figure and table kinds are plug-ins: each kind_<block>_<kind>.go file
+// Figure and table kinds are plug-ins: each kind's file (a
+// kind_<block>_<kind>.go file of this package, or a package of its own
+// under harness/report/kinds, written against the exported View only)
 // registers, in its init, how a [[figure]] or [[table]] block of its kind
 // decodes its keys (strictly: an unknown key is an error naming it), what it
-// draws, and an example block of the kind, which TestEveryKindRenders runs. harness/spec keeps the blocks' keys raw; Check decodes
-// every block before a run, Render before drawing.
+// draws, and an example block of the kind, which TestEveryKindRenders runs.
+// harness/spec keeps the blocks' keys raw; Check decodes every block before
+// a run, Render before drawing.
 
 // Figure is a decoded [[figure]] block.
 type Figure interface {
-	// draw returns the figure from the view of the stored trials.
-	draw(v *view) *plotting.Figure
-	formats() []string
+	// Draw returns the figure from the view of the stored trials.
+	Draw(v *View) *plotting.Figure
+	// FileFormats returns the formats its files are written in
+	// (plotting.Formats).
+	FileFormats() []string
 }
 
 // Table is a decoded [[table]] block; it may write several tables (one
 // per dataset, say).
 type Table interface {
-	build(v *view) []*plotting.Table
-	formats() []string
+	// Build returns the tables from the view of the stored trials.
+	Build(v *View) []*plotting.Table
+	// FileFormats returns the formats their files are written in
+	// (plotting.TableFormats).
+	FileFormats() []string
 }
 
 // Block is one [[figure]] or [[table]] block being decoded by its kind.
@@ -116,6 +125,12 @@ type Kind[T any] struct {
 	// Doc says what the kind draws, for "dplab kinds"; empty means the doc
 	// comment of the Params struct.
 	Doc string
+	// Docs maps "Type.Field" of the toml-tagged struct fields of the
+	// kind's package to their doc comments: the package's generated
+	// params_doc.go (internal/fielddoc.Generate). A kind of another
+	// package sets it; the fields this package declares (Layout's,
+	// Selection's) are documented here.
+	Docs map[string]string
 }
 
 var (
@@ -165,23 +180,31 @@ func Kinds() []KindDoc {
 	var out []KindDoc
 	for _, kind := range FigureKinds() {
 		k := figureKinds[kind]
-		out = append(out, kindDoc("figure", kind, k.Params, k.Doc, k.Example))
+		out = append(out, kindDoc("figure", kind, k.Params, k.Doc, k.Example, k.Docs))
 	}
 	for _, kind := range TableKinds() {
 		k := tableKinds[kind]
-		out = append(out, kindDoc("table", kind, k.Params, k.Doc, k.Example))
+		out = append(out, kindDoc("table", kind, k.Params, k.Doc, k.Example, k.Docs))
 	}
 	return append(out, claimKindDocs()...)
 }
 
-func kindDoc(block, kind string, params any, doc, example string) KindDoc {
+// kindDoc documents a kind whose own package's doc comments are docs
+// (nil for this package's kinds).
+func kindDoc(block, kind string, params any, doc, example string, docs map[string]string) KindDoc {
 	t := reflect.TypeOf(params)
+	if docs != nil {
+		docs = maps.Clone(docs)
+		maps.Copy(docs, kindDocs) // the fields of this package's types it embeds
+	} else {
+		docs = kindDocs
+	}
 	if doc == "" {
 		// "epsilonFigure is the default figure kind: …" → "the default figure kind: …"
-		doc = strings.TrimPrefix(kindDocs[t.Name()], t.Name()+" ")
+		doc = strings.TrimPrefix(docs[t.Name()], t.Name()+" ")
 		doc = strings.TrimPrefix(doc, "is ")
 	}
-	return KindDoc{Block: block, Kind: kind, Key: "kind", Doc: doc, Example: strings.TrimSpace(example), Params: fielddoc.Fields(t, kindDocs)}
+	return KindDoc{Block: block, Kind: kind, Key: "kind", Doc: doc, Example: strings.TrimSpace(example), Params: fielddoc.Fields(t, docs)}
 }
 
 // FigureKinds and TableKinds list the registered kinds, sorted.
@@ -199,23 +222,44 @@ func sortedNames[V any](m map[string]V) []string {
 	return out
 }
 
-// selectionTable is a table kind whose block only selects datasets and
+// Selection is the block of a table kind that only selects datasets and
 // mechanisms and sets a title, formats and a note (the privacy and runtime
-// tables); tablesOf makes its tables from the view.
-type selectionTable struct {
+// tables): RegisterSelectionTable decodes it.
+type Selection struct {
 	Title      string   `toml:"title"`      // table title; default none
 	Datasets   []string `toml:"datasets"`   // labels; default all
 	Mechanisms []string `toml:"mechanisms"` // labels; default all
 	Formats    []string `toml:"formats"`    // default ["md", "tex", "csv"]
 	Note       string   `toml:"note"`       // added to the caption file
 
-	spec     tableSpec
-	tablesOf func(v *view, s *tableSpec) []*plotting.Table
+	// Name is the block's name, the stem of its tables' files.
+	Name string `toml:"-"`
 }
 
-// registerSelectionTable registers a selectionTable kind with its Doc and
-// Example.
-func registerSelectionTable(kind, doc, example string, tablesOf func(v *view, s *tableSpec) []*plotting.Table) {
+// WantDataset reports whether the block shows the dataset labelled label.
+func (s *Selection) WantDataset(label string) bool {
+	return len(s.Datasets) == 0 || slices.Contains(s.Datasets, label)
+}
+
+// WantMechanism reports whether the block shows the mechanism labelled
+// label.
+func (s *Selection) WantMechanism(label string) bool {
+	return len(s.Mechanisms) == 0 || slices.Contains(s.Mechanisms, label)
+}
+
+// selectionTable is a table kind whose block is a Selection; tablesOf
+// makes its tables from the view.
+type selectionTable struct {
+	Selection
+	tablesOf func(v *View, s *Selection) []*plotting.Table
+}
+
+// RegisterSelectionTable registers, from init, a table kind whose block is
+// a Selection, with what it draws (doc), its example block and the
+// function that builds its tables from the view and the decoded block (its
+// labels checked and cut to those a --quick run kept, its formats checked,
+// plotting.TableFormats by default).
+func RegisterSelectionTable(kind, doc, example string, tablesOf func(v *View, s *Selection) []*plotting.Table) {
 	RegisterTable(kind, Kind[Table]{Example: example, Doc: doc, Params: selectionTable{}, Decode: func(b *Block) (Table, error) {
 		t := selectionTable{tablesOf: tablesOf}
 		if err := b.Decode(&t); err != nil {
@@ -225,17 +269,16 @@ func registerSelectionTable(kind, doc, example string, tablesOf func(v *view, s 
 		if t.Formats, err = b.Formats(t.Formats, plotting.TableFormats); err != nil {
 			return nil, err
 		}
-		ds, ms, err := b.Labels(t.Datasets, t.Mechanisms)
-		if err != nil {
+		if t.Datasets, t.Mechanisms, err = b.Labels(t.Datasets, t.Mechanisms); err != nil {
 			return nil, err
 		}
-		t.spec = tableSpec{Name: b.Out.Name, Kind: kind, Title: t.Title, Datasets: ds, Mechanisms: ms, Formats: t.Formats, Note: t.Note}
+		t.Name = b.Out.Name
 		return &t, nil
 	}})
 }
 
-func (t *selectionTable) build(v *view) []*plotting.Table { return t.tablesOf(v, &t.spec) }
-func (t *selectionTable) formats() []string               { return t.Formats }
+func (t *selectionTable) Build(v *View) []*plotting.Table { return t.tablesOf(v, &t.Selection) }
+func (t *selectionTable) FileFormats() []string           { return t.Formats }
 
 // outputs are a spec's decoded figures, tables and claims.
 type outputs struct {
@@ -259,7 +302,7 @@ func decodeOutputs(s *spec.Spec) (*outputs, error) {
 		}
 		f, err := k.Decode(&Block{Spec: s, Kind: "figure", Index: i, Out: o})
 		if err == nil {
-			err = checkFileNames(s, "figure", i, 0, f.formats())
+			err = checkFileNames(s, "figure", i, 0, f.FileFormats())
 		}
 		if err != nil {
 			return nil, err
@@ -274,7 +317,7 @@ func decodeOutputs(s *spec.Spec) (*outputs, error) {
 		}
 		t, err := k.Decode(&Block{Spec: s, Kind: "table", Index: i, Out: o})
 		if err == nil {
-			err = checkFileNames(s, "table", i, 1+maxStem, t.formats())
+			err = checkFileNames(s, "table", i, 1+maxStem, t.FileFormats())
 		}
 		if err != nil {
 			return nil, err
@@ -340,9 +383,9 @@ func Load(path string, opt spec.LoadOptions) (*spec.Spec, error) {
 	return s, nil
 }
 
-// checkCurveRefs checks that a curves figure or table names existing curve
-// labels and panels.
-func checkCurveRefs(b *Block, curves, panels []string) error {
+// CheckCurves checks that a curves figure or table block names existing
+// [[curve]] labels and panels (and that the spec has curves).
+func (b *Block) CheckCurves(curves, panels []string) error {
 	s := b.Spec
 	if len(s.Curves) == 0 {
 		return b.Errorf("kind", "kind = \"curves\" needs [[curve]] blocks")
@@ -361,46 +404,11 @@ func checkCurveRefs(b *Block, curves, panels []string) error {
 	return nil
 }
 
-// figureSpec is a decoded [[figure]] block, as the drawing code reads it: a metric versus ε with one panel per
-// dataset (kind "epsilon", the default), or analytic curves with one panel per
-// curve panel (kind "curves").
-type figureSpec struct {
-	Name       string
-	Kind       string   // "epsilon" (default) or "curves"
-	Curves     []string // kind "curves": curve labels; default all
-	Panels     []string // kind "curves": panels to draw, in order; default all
-	LogX       *bool    // default true for "epsilon", false for "curves"
-	Title      string
-	Metric     string
-	Datasets   []string // labels; default all
-	Mechanisms []string // labels; default all
-	Band       string   // "ci" (default), "iqr", "minmax", "none"
-	Center     string   // "mean" (default) or "median"
-	LogY       bool
-	XLabel     string
-	YLabel     string
-	Columns    int
-	Formats    []string // default ["png", "svg"]
-	Note       string   // added to the caption file (e.g. a documented deviation)
-	// TimeRatio names two mechanism labels [A, B]: each panel's note gives
-	// A's mean wall time per fit over B's at the largest ε (the GaussMix
-	// paper's "Faster by" of Figures 3 and 5).
-	TimeRatio     []string
-	BandMinTrials int          // fewest trials a point's band is drawn from; 0: defaultBandMinTrials
-	Layout        figureLayout // legend, size, axes, reference lines
-}
-
-// tableSpec is a decoded [[table]] block, as the table builders read it: rows ε (or datasets), columns methods,
-// cells mean ± CI half-width; or (kind "curves") rows x, columns curve labels,
-// cells the curves' values, one table per panel; or (kind "privacy") the
-// calibration table: per dataset, one row per (mechanism, ε) with ε target,
-// ε spent, δ, α*, the noise parameters and the ε of each ledger component; or
-// (kind "runtime") per dataset, one row per (mechanism, ε) with the mean wall
-// time, runs and per-example gradient evaluations of a trial.
+// tableSpec is a decoded epsilon [[table]] block, as the table builder
+// reads it: rows ε (or datasets), columns methods, cells mean ± CI
+// half-width.
 type tableSpec struct {
 	Name       string
-	Kind       string   // "epsilon" (default), "curves", "privacy" (the calibration table) or "runtime"
-	Panels     []string // kind "curves": panels to tabulate; default all
 	Title      string
 	Metric     string
 	Rows       string    // "epsilon" (default: one table per dataset) or "dataset"

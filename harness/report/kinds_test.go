@@ -155,7 +155,7 @@ type scratchFigure struct {
 	name string
 }
 
-func (f *scratchFigure) draw(v *view) *plotting.Figure {
+func (f *scratchFigure) Draw(v *View) *plotting.Figure {
 	var eps []float64
 	for _, c := range v.cells {
 		eps = append(eps, c.Epsilon)
@@ -163,7 +163,7 @@ func (f *scratchFigure) draw(v *view) *plotting.Figure {
 	return &plotting.Figure{Name: f.name, Panels: []plotting.Panel{{Title: f.Metric,
 		Series: []plotting.Series{{Label: "cells", X: eps, Y: eps}}}}}
 }
-func (f *scratchFigure) formats() []string { return []string{"svg"} }
+func (f *scratchFigure) FileFormats() []string { return []string{"svg"} }
 
 func TestScratchFigureKind(t *testing.T) {
 	RegisterFigure("scratch", Kind[Figure]{Params: scratchFigure{}, Example: `metric = "test_mse"`, Decode: func(b *Block) (Figure, error) {
@@ -305,10 +305,10 @@ func exerciseKind(block, kind, dir string, cache *run.DataCache) (err error) {
 	var formats []string
 	var decoded, params reflect.Type
 	if block == "figure" {
-		formats = outs.figures[0].formats()
+		formats = outs.figures[0].FileFormats()
 		decoded, params = reflect.TypeOf(outs.figures[0]), reflect.TypeOf(figureKinds[kind].Params)
 	} else {
-		formats = outs.tables[0].formats()
+		formats = outs.tables[0].FileFormats()
 		decoded, params = reflect.TypeOf(outs.tables[0]), reflect.TypeOf(tableKinds[kind].Params)
 	}
 	if decoded != reflect.PointerTo(params) {
@@ -498,8 +498,8 @@ type brokenFigure struct {
 	fmts []string
 }
 
-func (f *brokenFigure) draw(*view) *plotting.Figure { return f.fig(f.name) }
-func (f *brokenFigure) formats() []string           { return f.fmts }
+func (f *brokenFigure) Draw(*View) *plotting.Figure { return f.fig(f.name) }
+func (f *brokenFigure) FileFormats() []string       { return f.fmts }
 
 // brokenTable is a table kind whose tables the test chooses.
 type brokenTable struct {
@@ -509,8 +509,8 @@ type brokenTable struct {
 	tabs func(name string) []*plotting.Table
 }
 
-func (t *brokenTable) build(*view) []*plotting.Table { return t.tabs(t.name) }
-func (t *brokenTable) formats() []string             { return plotting.TableFormats }
+func (t *brokenTable) Build(*View) []*plotting.Table { return t.tabs(t.name) }
+func (t *brokenTable) FileFormats() []string         { return plotting.TableFormats }
 
 // TestExerciseKindCatchesBrokenKinds: a kind with one fault fails
 // exerciseKind with an error naming the kind and the fault; the same kind
@@ -605,12 +605,12 @@ func TestExerciseKindCatchesBrokenKinds(t *testing.T) {
 func TestRegisterRefusesIncompleteKinds(t *testing.T) {
 	decode := func(b *Block) (Figure, error) { return nil, nil }
 	for name, k := range map[string]Kind[Figure]{
-		"no example":       {Decode: decode, Params: epsilonFigure{}},
-		"a blank example":  {Decode: decode, Example: " \n", Params: epsilonFigure{}},
-		"no decode":        {Example: `metric = "test_mse"`, Params: epsilonFigure{}},
+		"no example":       {Decode: decode, Params: iterationsFigure{}},
+		"a blank example":  {Decode: decode, Example: " \n", Params: iterationsFigure{}},
+		"no decode":        {Example: `metric = "test_mse"`, Params: iterationsFigure{}},
 		"no params":        {Decode: decode, Example: `metric = "test_mse"`},
-		"a pointer params": {Decode: decode, Example: `metric = "test_mse"`, Params: &epsilonFigure{}},
-		"a duplicate kind": {Decode: decode, Example: `metric = "test_mse"`, Params: epsilonFigure{}},
+		"a pointer params": {Decode: decode, Example: `metric = "test_mse"`, Params: &iterationsFigure{}},
+		"a duplicate kind": {Decode: decode, Example: `metric = "test_mse"`, Params: iterationsFigure{}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			kind := "incomplete"

@@ -1,17 +1,30 @@
 package report
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/dplab/dplab/internal/fielddoc"
 )
 
-// TestKindDocsGenerated fails when params_doc.go is not what the doc
-// comments of the kinds' structs give; go generate
-// (DPLAB_UPDATE_PARAMDOCS=1) rewrites it.
+// TestKindDocsGenerated fails when params_doc.go, or that of a kind
+// package under kinds/ (one with a params_doc.go: its package is named
+// as its folder), is not what the doc comments of the kinds' structs
+// give; go generate (DPLAB_UPDATE_PARAMDOCS=1) rewrites them.
 func TestKindDocsGenerated(t *testing.T) {
-	if err := fielddoc.CheckGenerated(".", "report", "kindDocs", "params_doc.go", "go generate ./harness/report"); err != nil {
+	const by = "go generate ./harness/report"
+	if err := fielddoc.CheckGenerated(".", "report", "kindDocs", "params_doc.go", by); err != nil {
 		t.Error(err)
+	}
+	generated, err := filepath.Glob(filepath.Join("kinds", "*", "params_doc.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range generated {
+		dir := filepath.Dir(f)
+		if err := fielddoc.CheckGenerated(dir, filepath.Base(dir), "kindDocs", "params_doc.go", by); err != nil {
+			t.Error(err)
+		}
 	}
 }
 

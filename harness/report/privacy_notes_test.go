@@ -82,7 +82,7 @@ func footnotes(t *testing.T, s *spec.Spec, dir string) map[string]string {
 	}
 	out := map[string]string{}
 	for i, f := range outs.figures {
-		out["figure "+s.Figures[i].Name] = captionText(f.draw(v).Caption)
+		out["figure "+s.Figures[i].Name] = captionText(f.Draw(&View{v}).Caption)
 	}
 	mds, _ := filepath.Glob(filepath.Join(dir, "tables", "*.md"))
 	for _, p := range mds {

@@ -284,7 +284,7 @@ func TestQuantitiesInPapersUnits(t *testing.T) {
 	frobCode := stat(func(x float64) float64 { return 20 * x * x / (100 * x) })
 	n := stat(func(x float64) float64 { return 100 * x })
 
-	diag := outs.tables[0].build(v)[0]
+	diag := outs.tables[0].Build(&View{v})[0]
 	wantCols := []string{"n", "n‖G‖_F", "‖G‖_F", "γ", "γ_code = √γ", "σ", "c", "c_code = c/n"}
 	if !slices.Equal(diag.Columns, wantCols) {
 		t.Fatalf("diagnostics columns %q, want %q", diag.Columns, wantCols)
@@ -298,7 +298,7 @@ func TestQuantitiesInPapersUnits(t *testing.T) {
 	// The paper preset's γ is Definition 3's, and its noise is not the
 	// code's: no γ_code (nor a column of it in a table of such rows).
 	checkRow(t, diag, "Relative (paper), ε = 0.1 / node1", []plotting.Entry{n, frob, frobCode, gamma, absent, sigma, absent, absent})
-	if paper := outs.tables[2].build(v)[0]; !slices.Equal(paper.Columns, []string{"γ"}) {
+	if paper := outs.tables[2].Build(&View{v})[0]; !slices.Equal(paper.Columns, []string{"γ"}) {
 		t.Errorf("paper preset only: columns %q, want [γ]", paper.Columns)
 	}
 	for _, phrase := range []string{"γ_code = √γ: the authors' code's γ = η√(α/ε)", "(√gamma; authors' code", "c_code = c/n: the authors' code's clipping threshold c (code preset only) [code scale",
@@ -308,7 +308,7 @@ func TestQuantitiesInPapersUnits(t *testing.T) {
 		}
 	}
 
-	priv := outs.tables[1].build(v)[0]
+	priv := outs.tables[1].Build(&View{v})[0]
 	for label, want := range map[string]plotting.Entry{"γ (node1)": gamma, "γ_code = √γ (node1)": gammaCode, "c (node1)": clip, "c_code = c/n (node1)": clipCode, "σ (node1)": sigma} {
 		j := slices.Index(priv.Columns, label)
 		if j < 0 {
@@ -357,7 +357,7 @@ func TestQuantitiesRerunReplacesDerived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	diag := outs.tables[0].build(v)[0]
+	diag := outs.tables[0].Build(&View{v})[0]
 	i, j := slices.Index(diag.Rows, "Relative, ε = 0.1 / node1"), slices.Index(diag.Columns, "γ_code = √γ")
 	want := (0.3 + math.Sqrt(4e-4*4) + math.Sqrt(4e-4*9)) / 3
 	if got := diag.Cells[i][j]; !near(got.Mean, want) {

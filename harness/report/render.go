@@ -127,8 +127,9 @@ func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view,
 			return err
 		}
 	}
+	kv := &View{v}
 	for _, f := range outs.figures {
-		fig, formats := f.draw(v), f.formats()
+		fig, formats := f.Draw(kv), f.FileFormats()
 		jobs.start(func() ([]string, error) {
 			return plotting.Write(fig, filepath.Join(dir, "figures"), formats...)
 		})
@@ -141,7 +142,7 @@ func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view,
 	written := map[string]int{} // table file stem -> [[table]] index
 	v.built = map[string][]*plotting.Table{}
 	for i, t := range outs.tables {
-		for _, tab := range t.build(v) {
+		for _, tab := range t.Build(kv) {
 			v.built[s.Tables[i].Name] = append(v.built[s.Tables[i].Name], tab)
 			if j, ok := written[tab.Name]; ok {
 				// A table split per dataset ("mse" → "mse-lin") can meet
@@ -149,7 +150,7 @@ func startJobs(jobs *jobGroup, s *spec.Spec, dir string, outs *outputs, v *view,
 				return fmt.Errorf("%s: table[%d] %q and table[%d] %q both write tables/%s.*; rename one", s.File, j, s.Tables[j].Name, i, s.Tables[i].Name, tab.Name)
 			}
 			written[tab.Name] = i
-			formats := t.formats()
+			formats := t.FileFormats()
 			jobs.start(func() ([]string, error) {
 				return plotting.WriteTable(tab, filepath.Join(dir, "tables"), formats...)
 			})
@@ -179,7 +180,7 @@ func DrawFigures(s *spec.Spec, recs []results.Record) ([]*plotting.Figure, error
 	}
 	var figs []*plotting.Figure
 	for _, f := range outs.figures {
-		figs = append(figs, f.draw(v))
+		figs = append(figs, f.Draw(&View{v}))
 	}
 	return figs, nil
 }
@@ -250,6 +251,7 @@ func (g *jobGroup) wait() ([]string, error) {
 }
 
 // view joins the spec's cells with the aggregates of their stored trials.
+// Kinds read it through View (view.go).
 type view struct {
 	spec    *spec.Spec
 	cells   []spec.Cell
@@ -275,20 +277,6 @@ type view struct {
 	// is split per dataset or panel), by block name, for the claims that
 	// read them (claims_table.go); set as a render builds them.
 	built map[string][]*plotting.Table
-}
-
-// ordered returns the aggregated cells in the spec's expansion order.
-// newStyler returns a function giving each series label a style index,
-// in order of first appearance, so a label keeps its colour across panels.
-func newStyler() func(label string) int {
-	styles := map[string]int{}
-	return func(label string) int {
-		if i, ok := styles[label]; ok {
-			return i
-		}
-		styles[label] = len(styles)
-		return styles[label]
-	}
 }
 
 // ordered returns the summaries of the current cells in the spec's cell
@@ -383,10 +371,11 @@ func (v *view) wantMechanism(labels []string, i int) bool {
 	return len(labels) == 0 || slices.Contains(labels, v.spec.Mechanisms[i].Label)
 }
 
-// center and band of a stat, per the figure's choices, the band clipped to
-// the metric's range [m.Min, m.Max] (a CI of accuracies near 1 reaches
-// above 1, of MSEs near 0 below 0).
-func centerBand(st results.Stat, m spec.Metric, center, band string) (y, lo, hi float64) {
+// CenterBand returns the center ("mean" or "median") and band ("ci",
+// "iqr", "minmax"; NaN ends for "none") of a stat as a figure draws them,
+// the band clipped to the metric's range [m.Min, m.Max] (a CI of
+// accuracies near 1 reaches above 1, of MSEs near 0 below 0).
+func CenterBand(st results.Stat, m spec.Metric, center, band string) (y, lo, hi float64) {
 	y = st.Mean
 	if center == "median" {
 		y = st.Median
@@ -404,14 +393,14 @@ func centerBand(st results.Stat, m spec.Metric, center, band string) (y, lo, hi 
 	return y, math.Max(lo, m.Min), math.Min(hi, m.Max)
 }
 
-// clampLogY replaces every value ≤ 0 of the figure's lines and reference
+// ClampLogY replaces every value ≤ 0 of the figure's lines and reference
 // lines, and with bands set of its bands, by a floor, so that a log y axis
 // can draw them, and reports the floor and whether it was used. The floor
 // is the given one, or else a tenth of the power of ten at or below the
 // smallest positive value drawn (1e-12 when there is none). Non-finite
 // values are left for the plotting package to skip, as are band ends ≤ 0
 // when bands is false (it runs them to the bottom of the axes).
-func clampLogY(fig *plotting.Figure, floor float64, bands bool) (float64, bool) {
+func ClampLogY(fig *plotting.Figure, floor float64, bands bool) (float64, bool) {
 	if floor <= 0 {
 		smallest := math.Inf(1)
 		for _, p := range fig.Panels {
@@ -460,97 +449,10 @@ func clampLogY(fig *plotting.Figure, floor float64, bands bool) (float64, bool) 
 	return floor, used
 }
 
-func (v *view) figure(f *figureSpec) *plotting.Figure {
-	s := v.spec
-	m, _ := spec.LookupMetric(f.Metric)
-	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: f.LogX == nil || *f.LogX, LogY: f.LogY, Columns: f.Columns}
-	f.Layout.apply(fig)
-	if f.XLabel != "" {
-		fig.XLabel = f.XLabel
-	}
-	shown := v.taskDatasets(f.Datasets, m.Task) // the datasets with a panel
-	allScaled := v.scaledY(m, shown...)
-	if allScaled {
-		fig.YLabel += scaledYNote
-	}
-	if f.YLabel != "" {
-		fig.YLabel = f.YLabel
-	}
-	style := newStyler()
-	sparse := &sparseBands{min: f.BandMinTrials}
-	var ratios []timeRatio
-	for _, di := range shown {
-		d := s.Datasets[di]
-		panel := plotting.Panel{Title: d.Label}
-		if !allScaled && v.scaledY(m, di) {
-			panel.Title += scaledYNote
-		}
-		if why, ok := v.skipped[d.Label]; ok {
-			panel.Note = skipNote(why, d.Name)
-		}
-		series := map[string]*plotting.Series{}
-		var order []string
-		for ci := range v.cells {
-			c := &v.cells[ci]
-			if c.Dataset != di || !v.wantMechanism(f.Mechanisms, c.Mechanism) {
-				continue
-			}
-			a, ok := v.agg[c.Key]
-			if !ok {
-				continue
-			}
-			st, ok := a.Metrics[f.Metric]
-			if !ok {
-				continue
-			}
-			y, lo, hi := centerBand(st, m, f.Center, f.Band)
-			label := v.legend(c)
-			if !c.Private {
-				panel.References = append(panel.References, plotting.Reference{Label: label, Y: y})
-				continue
-			}
-			sr, ok := series[label]
-			if !ok {
-				sr = &plotting.Series{Label: label, Style: style(label)}
-				series[label] = sr
-				order = append(order, label)
-			}
-			sr.X = append(sr.X, c.Epsilon)
-			sr.Y = append(sr.Y, y)
-			if f.Band != "none" {
-				if !sparse.enough(label, st.Count) {
-					lo, hi = math.NaN(), math.NaN()
-				}
-				sr.Lo, sr.Hi = append(sr.Lo, lo), append(sr.Hi, hi)
-			}
-		}
-		for _, label := range order {
-			panel.Series = append(panel.Series, *series[label])
-		}
-		if eps, r, ok := v.timeRatio(di, f.TimeRatio); ok {
-			ratios = append(ratios, timeRatio{d.Label, eps, r})
-		}
-		fig.Panels = append(fig.Panels, panel)
-	}
-	var extra []string
-	if fig.LogY {
-		// A metric can be 0 (a test error on an easy split): such a center
-		// or reference line is drawn at a floor, and the caption says so.
-		// (Band ends ≤ 0 run to the bottom of the axes, plotting.logFloor.)
-		if floor, used := clampLogY(fig, 0, false); used {
-			extra = append(extra, "log y: values ≤ 0 (a "+f.Center+" or reference line) drawn at the floor "+strconv.FormatFloat(floor, 'g', 3, 64))
-		}
-	}
-	extra = append(extra, sparse.note())
-	extra = append(extra, f.Note, timeRatioText(f.TimeRatio, ratios))
-	fig.Caption = v.caption(f.Band, f.Center, v.keep(f.Datasets, f.Mechanisms, &m.Task), extra...)
-	return fig
-}
-
-// scaledYNote follows a regression metric's title when the target was
+// ScaledYNote follows a regression metric's title when the target was
 // rescaled (the spec's scale.y = "max-abs", the default): an MSE of the
 // rescaled y is not one of the data's units.
-const scaledYNote = " (y / max|y|)"
+const ScaledYNote = " (y / max|y|)"
 
 // scaledY reports whether m is a regression metric and every dataset of
 // dsIdx (at least one) has its target divided by max |y| of its training
@@ -568,63 +470,6 @@ func (v *view) scaledY(m spec.Metric, dsIdx ...int) bool {
 	return true
 }
 
-// timeRatio is a panel's ratio of two mechanisms' mean wall times per fit
-// at ε.
-type timeRatio struct {
-	panel  string
-	eps, r float64
-}
-
-// timeRatioText states the panels' time ratios in one caption sentence:
-// "AdaSSP / Mixing mean wall time per fit at ε = 2: 1.23×", or per panel
-// "…at the largest ε: Crime 3.10× (ε = 10), Wine 2.00× (ε = 10)" ("" for
-// none). (It used to be a second line of each panel's title.)
-func timeRatioText(labels []string, ratios []timeRatio) string {
-	switch len(ratios) {
-	case 0:
-		return ""
-	case 1:
-		return fmt.Sprintf("%s / %s mean wall time per fit at ε = %.4g: %.2f×", labels[0], labels[1], ratios[0].eps, ratios[0].r)
-	}
-	var each []string
-	for _, r := range ratios {
-		each = append(each, fmt.Sprintf("%s %.2f× (ε = %.4g)", r.panel, r.r, r.eps))
-	}
-	return fmt.Sprintf("%s / %s mean wall time per fit at the largest ε: %s", labels[0], labels[1], strings.Join(each, ", "))
-}
-
-// timeRatio returns the ratio of the mean wall time per fit of the
-// mechanisms labelled labels[0] and labels[1] on dataset di at the largest
-// ε where both have trials, and that ε (ok false when there is none).
-func (v *view) timeRatio(di int, labels []string) (eps, ratio float64, ok bool) {
-	if len(labels) != 2 {
-		return 0, 0, false
-	}
-	wall := [2]map[float64]float64{{}, {}}
-	for ci := range v.cells {
-		c := &v.cells[ci]
-		a, ok := v.agg[c.Key]
-		if c.Dataset != di || !ok || a.Trials == 0 {
-			continue
-		}
-		for k, l := range labels {
-			if v.spec.Mechanisms[c.Mechanism].Label == l {
-				wall[k][c.Epsilon] = a.WallMean
-			}
-		}
-	}
-	best := math.Inf(-1)
-	for e := range wall[0] {
-		if _, ok := wall[1][e]; ok && e > best && wall[1][e] > 0 {
-			best = e
-		}
-	}
-	if math.IsInf(best, -1) {
-		return 0, 0, false
-	}
-	return best, wall[0][best] / wall[1][best], true
-}
-
 // skipNote is what the panel of a skipped dataset (registry name name)
 // says: the reason in full, its first line, where it names the data
 // directory (a path of the machine that ran it) the command that fetches
@@ -639,24 +484,24 @@ func skipNote(why, name string) string {
 	return "skipped: " + s
 }
 
-// defaultBandMinTrials is the fewest trials a point's band is drawn from
+// DefaultBandMinTrials is the fewest trials a point's band is drawn from
 // unless a figure asks for fewer (band_min_trials): from 2 trials a
 // Student-t CI has t = 12.7 and buries the curves.
-const defaultBandMinTrials = 3
+const DefaultBandMinTrials = 3
 
-// sparseBands leaves out the band of a point with fewer than min trials
-// (defaultBandMinTrials when min is 0) and notes the series it did so for.
-type sparseBands struct {
-	min    int
+// SparseBands leaves out the band of a point with fewer than Min trials
+// (DefaultBandMinTrials when Min is 0) and notes the series it did so for.
+type SparseBands struct {
+	Min    int // 0: DefaultBandMinTrials
 	labels []string
 }
 
-// enough reports whether a point of the series label with count trials
+// Enough reports whether a point of the series label with count trials
 // gets its band.
-func (b *sparseBands) enough(label string, count int) bool {
-	m := b.min
+func (b *SparseBands) Enough(label string, count int) bool {
+	m := b.Min
 	if m <= 0 {
-		m = defaultBandMinTrials
+		m = DefaultBandMinTrials
 	}
 	if count >= m {
 		return true
@@ -667,14 +512,14 @@ func (b *sparseBands) enough(label string, count int) bool {
 	return false
 }
 
-// note says where bands were left out ("" where none was).
-func (b *sparseBands) note() string {
+// Note says where bands were left out ("" where none was).
+func (b *SparseBands) Note() string {
 	if len(b.labels) == 0 {
 		return ""
 	}
-	m := b.min
+	m := b.Min
 	if m <= 0 {
-		m = defaultBandMinTrials
+		m = DefaultBandMinTrials
 	}
 	return fmt.Sprintf("no band where a point has fewer than %d trials (band_min_trials) (%s)", m, strings.Join(b.labels, listSeparator(b.labels)))
 }
@@ -1015,7 +860,7 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 		tab := *base
 		tab.Name, tab.RowHeader = t.Name, "dataset"
 		if v.scaledY(m, dsIdx...) {
-			tab.Title += scaledYNote
+			tab.Title += ScaledYNote
 		}
 		tab.Title += fmt.Sprintf(" at ε = %g", t.Epsilon[0])
 		var refNotes []string
@@ -1042,7 +887,7 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 		}
 		tab.Title += " — " + s.Datasets[di].Label
 		if v.scaledY(m, di) {
-			tab.Title += scaledYNote
+			tab.Title += ScaledYNote
 		}
 		for _, e := range eps {
 			if !wantEps(e) {

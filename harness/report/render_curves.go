@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -61,36 +60,6 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-func (v *view) curveFigure(f *figureSpec) *plotting.Figure {
-	fig := &plotting.Figure{Name: f.Name, Title: f.Title, XLabel: f.XLabel, YLabel: f.YLabel,
-		LogX: f.LogX != nil && *f.LogX, LogY: f.LogY, Columns: f.Columns}
-	f.Layout.apply(fig)
-	style := newStyler()
-	var undefined int
-	for _, panel := range v.panels(f.Panels) {
-		pn := plotting.Panel{Title: panel}
-		for i, c := range v.spec.Curves {
-			if c.Panel != panel || len(f.Curves) > 0 && !slices.Contains(f.Curves, c.Label) {
-				continue
-			}
-			sr := plotting.Series{Label: c.Label, Style: style(c.Label), Dashed: c.Dashed}
-			for _, p := range v.curves[i] {
-				// Undefined points, and non-positive values on a log axis,
-				// are gaps.
-				if p.Err != nil || math.IsInf(p.Y, 0) || fig.LogY && p.Y <= 0 {
-					undefined++
-					continue
-				}
-				sr.X, sr.Y = append(sr.X, p.X), append(sr.Y, p.Y)
-			}
-			pn.Series = append(pn.Series, sr)
-		}
-		fig.Panels = append(fig.Panels, pn)
-	}
-	fig.Caption = v.curveCaption(f.Curves, v.panels(f.Panels), f.Note, undefined)
-	return fig
-}
-
 // curveCaption is the caption of curves drawn in panels (and among
 // labels, when given): no line, and as notes each part of each curve's
 // source (its registry entry's reference, parts split at "; " outside
@@ -121,138 +90,6 @@ func (v *view) curveCaption(labels, panels []string, extra string, undefined int
 		notes = append(notes, fmt.Sprintf("%d points outside a curve's domain are not drawn (see curves.csv)", undefined))
 	}
 	return plotting.Caption{Notes: append(notes, extra)}
-}
-
-// curveTables makes one table per curve panel: rows the x values, columns
-// the curves' labels.
-func (v *view) curveTables(t *tableSpec) []*plotting.Table {
-	if t.Rows == "panels" {
-		return []*plotting.Table{v.curvePanelsTable(t)}
-	}
-	var out []*plotting.Table
-	panels := v.panels(t.Panels)
-	for _, panel := range panels {
-		tab := &plotting.Table{Name: t.Name, Title: t.Title, Better: plotting.NoBest}
-		if len(panels) > 1 {
-			tab.Name = t.Name + "-" + v.panelStem(panel)
-			tab.Title = strings.TrimSpace(tab.Title + " — " + panel)
-		}
-		var xs []float64
-		byCurve := map[string]map[float64]curves.Point{}
-		for i, c := range v.spec.Curves {
-			if c.Panel != panel {
-				continue
-			}
-			tab.Columns = append(tab.Columns, c.Label)
-			if tab.RowHeader == "" {
-				tab.RowHeader = c.X
-			}
-			byCurve[c.Label] = map[float64]curves.Point{}
-			for _, p := range v.curves[i] {
-				byCurve[c.Label][p.X] = p
-				if !containsFloat(xs, p.X) {
-					xs = append(xs, p.X)
-				}
-			}
-		}
-		sort.Float64s(xs)
-		for _, x := range xs {
-			tab.Rows = append(tab.Rows, strconv.FormatFloat(x, 'g', 6, 64))
-			var row []plotting.Entry
-			for _, label := range tab.Columns {
-				p, ok := byCurve[label][x]
-				row = append(row, plotting.Entry{Mean: p.Y, Present: ok && p.Err == nil})
-			}
-			tab.Cells = append(tab.Cells, row)
-		}
-		tab.Caption = v.curveCaption(tab.Columns, []string{panel}, t.Note, 0)
-		out = append(out, tab)
-	}
-	return out
-}
-
-// curvePanelsTable is the rows = "panels" layout: one table, a row per
-// (panel, x) in panel order then x order, a column per curve label (in
-// order of first appearance); a curve absent from a panel leaves its cells
-// empty.
-func (v *view) curvePanelsTable(t *tableSpec) *plotting.Table {
-	panels := v.panels(t.Panels)
-	tab := &plotting.Table{Name: t.Name, Title: t.Title, Better: plotting.NoBest, RowHeader: "panel"}
-	type key struct {
-		panel, label string
-		x            float64
-	}
-	points := map[key]curves.Point{}
-	for _, panel := range panels {
-		var xs []float64
-		xName := ""
-		for i, c := range v.spec.Curves {
-			if c.Panel != panel {
-				continue
-			}
-			if !slices.Contains(tab.Columns, c.Label) {
-				tab.Columns = append(tab.Columns, c.Label)
-			}
-			xName = c.X
-			for _, p := range v.curves[i] {
-				points[key{panel, c.Label, p.X}] = p
-				if !containsFloat(xs, p.X) {
-					xs = append(xs, p.X)
-				}
-			}
-		}
-		sort.Float64s(xs)
-		for _, x := range xs {
-			tab.Rows = append(tab.Rows, fmt.Sprintf("%s; %s = %s", panel, xName, strconv.FormatFloat(x, 'g', 6, 64)))
-			var row []plotting.Entry
-			for _, label := range tab.Columns {
-				p, ok := points[key{panel, label, x}]
-				row = append(row, plotting.Entry{Mean: p.Y, Present: ok && p.Err == nil})
-			}
-			tab.Cells = append(tab.Cells, row)
-		}
-	}
-	// Rows built before a later panel added a column are padded.
-	for i := range tab.Cells {
-		for len(tab.Cells[i]) < len(tab.Columns) {
-			tab.Cells[i] = append(tab.Cells[i], plotting.Entry{})
-		}
-	}
-	tab.Caption = v.curveCaption(tab.Columns, panels, t.Note, 0)
-	return tab
-}
-
-// curveFormulas is the symbolic companion of a curves table: a row per curve
-// of the panels ("panel; label"), with its registry function, the formula
-// it evaluates (the registry's title) and its source.
-func (v *view) curveFormulas(t *tableSpec) *plotting.Table {
-	tab := &plotting.Table{Name: t.Name + "-formulas", Title: strings.TrimSpace(t.Title + " (formulas)"), Better: plotting.NoBest,
-		RowHeader: "curve", Columns: []string{"function", "formula", "reference"}}
-	panels := v.panels(t.Panels)
-	for _, panel := range panels {
-		for _, c := range v.spec.Curves {
-			if c.Panel != panel {
-				continue
-			}
-			info, _ := curves.Lookup(c.Name)
-			row := c.Label
-			if len(panels) > 1 {
-				row = panel + "; " + c.Label
-			}
-			tab.Rows = append(tab.Rows, row)
-			tab.Cells = append(tab.Cells, []plotting.Entry{{Present: true, Text: c.Name}, {Present: true, Text: info.Title}, {Present: true, Text: info.Ref}})
-		}
-	}
-	return tab
-}
-
-func containsFloat(xs []float64, x float64) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // evalCurves evaluates every [[curve]] block of the spec.

@@ -11,11 +11,12 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// figureLayout holds the keys every figure kind shares for how it is laid
+// Layout holds the keys every figure kind shares for how it is laid
 // out: the legend's place and the figure's size. A block's zero values
 // fall back to the spec's figure_defaults table (the same keys), then to
-// plotting's defaults.
-type figureLayout struct {
+// plotting's defaults. A figure kind embeds it in its block's struct,
+// calls Check when it decodes the block and Apply when it draws.
+type Layout struct {
 	// Legend places the figure's one legend: "auto" (the default: in an
 	// empty slot of the panel grid or an empty panel, else inside a
 	// panel's axes where it covers no data point, else outside them), a
@@ -70,12 +71,12 @@ func (n *numbers) UnmarshalTOML(raw any) error {
 	return nil
 }
 
-// check decodes nothing: it fills the block's unset keys from the spec's
+// Check decodes nothing: it fills the block's unset keys from the spec's
 // figure_defaults and checks the result, naming the block's key (or the
 // figure_defaults key a bad value came from); logX and logY say which
 // axes of the figure are logarithmic (their limits and ticks must be
 // positive).
-func (l *figureLayout) check(b *Block, logX, logY bool) error {
+func (l *Layout) Check(b *Block, logX, logY bool) error {
 	if err := l.checkAt(b.Errorf); err != nil {
 		return err
 	}
@@ -131,7 +132,7 @@ func (l *figureLayout) check(b *Block, logX, logY bool) error {
 }
 
 // checkAt checks the keys, reporting a problem through errorf(key, …).
-func (l *figureLayout) checkAt(errorf func(key, format string, args ...any) error) error {
+func (l *Layout) checkAt(errorf func(key, format string, args ...any) error) error {
 	if l.Legend != "" && !slices.Contains(plotting.LegendPlaces, l.Legend) {
 		return errorf("legend", "legend %q: want %s", l.Legend, strings.Join(plotting.LegendPlaces, ", "))
 	}
@@ -148,8 +149,8 @@ func (l *figureLayout) checkAt(errorf func(key, format string, args ...any) erro
 }
 
 // figureDefaults decodes and checks the spec's figure_defaults table.
-func figureDefaults(s *spec.Spec) (figureLayout, error) {
-	var l figureLayout
+func figureDefaults(s *spec.Spec) (Layout, error) {
+	var l Layout
 	if len(s.FigureDefaults) == 0 {
 		return l, nil
 	}
@@ -162,8 +163,8 @@ func figureDefaults(s *spec.Spec) (figureLayout, error) {
 	return l, l.checkAt(errorf)
 }
 
-// apply sets the figure's legend place, size, axes and reference lines.
-func (l *figureLayout) apply(fig *plotting.Figure) {
+// Apply sets the figure's legend place, size, axes and reference lines.
+func (l *Layout) Apply(fig *plotting.Figure) {
 	fig.Legend = l.Legend
 	fig.Width, fig.Height = vg.Length(l.Width)*vg.Inch, vg.Length(l.Height)*vg.Inch
 	fig.DPI = l.DPI

@@ -64,7 +64,7 @@ func LedgerComponents(cfg accounting.Config, event []byte, delta float64) []floa
 const colPerRun = "ε per run (max)"
 
 // privacyTables makes the calibration table of each dataset.
-func (v *view) privacyTables(t *tableSpec) []*plotting.Table {
+func (v *view) privacyTables(t *Selection) []*plotting.Table {
 	s := v.spec
 	var out []*plotting.Table
 	for di, d := range s.Datasets {

@@ -70,7 +70,7 @@ func TestTimeRatioAndRelations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fig := outs.figures[0].draw(v)
+	fig := outs.figures[0].Draw(&View{v})
 	// issue 13: the ratio is in the footnote, not a second panel title line.
 	if fig.Panels[0].Note != "" {
 		t.Errorf("panel note %q, want none", fig.Panels[0].Note)

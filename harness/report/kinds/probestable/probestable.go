@@ -1,10 +1,16 @@
-package report
+// Package probestable is the "probes" table kind: the sensitivity probes
+// of datasets/preprocess against the pre-processors' claimed bounds. It
+// reads no records; it is written against report's exported API only and
+// registers itself in init (imported for its side effect by
+// harness/report/kinds).
+package probestable
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/dplab/dplab/datasets/preprocess"
+	"github.com/dplab/dplab/harness/report"
 	"github.com/dplab/dplab/plotting"
 )
 
@@ -32,10 +38,11 @@ type probesTable struct {
 }
 
 func init() {
-	RegisterTable("probes", Kind[Table]{
+	report.RegisterTable("probes", report.Kind[report.Table]{
 		Params:  probesTable{},
+		Docs:    kindDocs,
 		Example: "random = 30\nper_target = 5\nseed = 1",
-		Decode: func(b *Block) (Table, error) {
+		Decode: func(b *report.Block) (report.Table, error) {
 			t := probesTable{name: b.Out.Name}
 			if err := b.Decode(&t); err != nil {
 				return nil, err
@@ -60,9 +67,12 @@ func init() {
 	})
 }
 
-func (t *probesTable) formats() []string { return t.Formats }
+// FileFormats implements report.Table.
+func (t *probesTable) FileFormats() []string { return t.Formats }
 
-func (t *probesTable) build(*view) []*plotting.Table {
+// Build implements report.Table: the probes run here, seeded; the view is
+// not read.
+func (t *probesTable) Build(*report.View) []*plotting.Table {
 	tab := &plotting.Table{Name: t.name, Title: t.Title, RowHeader: "pre-processor, quantity, mode", Better: plotting.NoBest,
 		Columns: []string{"bound", "observed", "verdict", "swaps", "witness"}}
 	if tab.Title == "" {
