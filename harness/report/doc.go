@@ -69,14 +69,16 @@
 //
 // # Adding a figure or table kind
 //
-// Write one file, kind_figure_<kind>.go or kind_table_<kind>.go (in this
-// package: the Figure and Table interfaces' methods are unexported). It
-// holds a struct whose toml-tagged, documented fields are the block's keys;
-// an init calling RegisterFigure (or RegisterTable) with a Kind whose Params
-// is the struct's zero value, Decode decodes a *Block into a pointer to it
+// Write one file: kind_figure_<kind>.go or kind_table_<kind>.go in this
+// package, or a package of its own under harness/report/kinds/ written
+// against the exported View only (then also its import in
+// harness/report/kinds/kinds.go; TestEveryKindPackageAssembled). It holds a
+// struct whose toml-tagged, documented fields are the block's keys; an init
+// calling RegisterFigure (or RegisterTable) with a Kind whose Params is the
+// struct's zero value, Decode decodes a *Block into a pointer to it
 // (b.Decode is strict; check with Block.Labels, Block.Formats, Block.OneOf,
-// Block.Errorf) and Example is a small valid block; and draw(*view) (a
-// table: build) with formats. Leaving out draw is a compile error in the
+// Block.Errorf) and Example is a small valid block; and Draw(*View) (a
+// table: Build) with FileFormats. Leaving out Draw is a compile error in the
 // decode function; a Kind without Decode or Example panics at registration.
 // Picked up: dplab kinds, report.Check, rendering by the block's kind,
 // TestEveryKindRenders (strict decoding, a real run, every format rendered
