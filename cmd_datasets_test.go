@@ -234,16 +234,3 @@ func TestDatasetsFetchWithoutSourceSaysWhereToPlaceTheFile(t *testing.T) {
 		t.Errorf("user-file fetch: exit %d, %q", code, out)
 	}
 }
-
-// TestDocsListEveryDataset keeps docs/datasets.md in step with the registry.
-func TestDocsListEveryDataset(t *testing.T) {
-	b, err := os.ReadFile("docs/datasets.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, in := range datasets.List() {
-		if !strings.Contains(string(b), "`"+in.Name+"`") {
-			t.Errorf("docs/datasets.md does not mention `%s`", in.Name)
-		}
-	}
-}

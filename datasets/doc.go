@@ -48,9 +48,10 @@
 // TestListIsSortedAndWellFormed, TestShapeBoundsLoadedData,
 // TestSyntheticEntriesAreDeterministic (generators),
 // TestLoadersNeverPanicOnJunk (file-backed loaders), TestDataDependentDeclared
-// and, in the root package, TestDatasetsListShowsEveryDataset. Not
-// automatic: its name in docs/datasets.md (TestDocsListEveryDataset); a
-// file-backed dataset's entry in realChecks (realdata_test.go: shape, labels
+// and, in the root package, TestDatasetsListShowsEveryDataset; go generate
+// ./datasets adds its row to docs/datasets.md's generated table of every
+// dataset (TestDatasetsDocGenerated). Not automatic: a file-backed dataset's
+// entry in realChecks (realdata_test.go: shape, labels
 // and one statistic computed independently, run by TestRealDatasets when
 // DPLAB_DATA is set); its raw files in the shared data folder, which
 // TestDatasetsVerifySharedFilesAreOK requires to be registered and to verify.

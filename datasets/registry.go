@@ -1,5 +1,7 @@
 package datasets
 
+//go:generate env DPLAB_UPDATE_PARAMDOCS=1 go test -run TestDatasetsDocGenerated .
+
 import (
 	"fmt"
 
