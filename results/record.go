@@ -215,6 +215,17 @@ type Pipeline struct {
 	PerAnalysis map[string]Float `json:"per_analysis,omitempty"`
 }
 
+// AppendRecord appends r's line in a store, json.Marshal's encoding of r
+// (field order of Record's tags, omitempty, map keys sorted, Float as its
+// MarshalJSON writes it), to dst. On error dst is returned unchanged.
+func AppendRecord(dst []byte, r *Record) ([]byte, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
 // recordJSON has Record's layout without its methods, plus the fields of
 // older schemas.
 type recordJSON Record
