@@ -37,6 +37,9 @@
 //     (one type per field): the ε, ε target and ε spent of a non-private
 //     reference or an oracle-tuned trial read back as +Inf, any other null
 //     as NaN. Schema-2 stores' strings "inf", "-inf" and "nan" still read.
+//   - Every reader gets records of the current schema: Record.UnmarshalJSON
+//     upgrades older ones as it decodes them (schema migration lives there
+//     and nowhere else).
 //   - Aggregates are computed from records sorted by (cell key, trial), so the
 //     same records give bit-identical summaries whatever order they were
 //     written in.
