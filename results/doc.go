@@ -12,11 +12,10 @@
 //     reads, repairs or rewrites anything, and the Store holds it until Close.
 //     A second Open fails with a *BusyError and changes nothing. Rewriting
 //     (--force) is a method of the open Store, so it happens under the lock.
-//   - Records are encoded by AppendRecord (the bytes json.Marshal gives,
-//     without its reflection) and written in batches of whole lines, one
-//     write call per batch, at most flushDelay (100 ms) after they were
-//     appended, at once when a batch reaches flushBytes (64 KiB), and on
-//     Sync and Close. The file only ever grows between opens. A process
+//   - Records are encoded by encoding/json (AppendRecord) and written in
+//     batches of whole lines, one write call per batch, at most flushDelay
+//     (100 ms) after they were appended, at once when a batch reaches
+//     flushBytes (64 KiB), and on Sync and Close. The file only ever grows between opens. A process
 //     killed at any instant leaves whole lines plus at most one torn last
 //     line: bytes without a final newline (a partial record, or NULs a crash
 //     left). Open warns and truncates it away before appending; Read skips
@@ -38,6 +37,9 @@
 //     (one type per field): the ε, ε target and ε spent of a non-private
 //     reference or an oracle-tuned trial read back as +Inf, any other null
 //     as NaN. Schema-2 stores' strings "inf", "-inf" and "nan" still read.
+//   - Every reader gets records of the current schema: Record.UnmarshalJSON
+//     upgrades older ones as it decodes them (schema migration lives there
+//     and nowhere else).
 //   - Aggregates are computed from records sorted by (cell key, trial), so the
 //     same records give bit-identical summaries whatever order they were
 //     written in.

@@ -4,17 +4,23 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
 // TestSchema1RecordsUpgrade: schema-1 lines (counters under "stats", an
-// oracle trial's one-run ε as eps_spent, no selection) decode as schema 2
-// does: counters as Diagnostics, the oracle's eps_spent +Inf with the run's ε
-// as eps_per_run, selections from the tuning mode and note. Decoding is
-// idempotent: re-encoding and decoding again changes nothing.
+// oracle trial's one-run ε as eps_spent, no selection, no assumptions)
+// decode as current-schema records: Schema is SchemaVersion, counters are
+// Diagnostics, the oracle's eps_spent is +Inf with the run's ε as
+// eps_per_run, selections follow the tuning mode and note, and a record that
+// claims a guarantee lists its selection's assumption and AssumeUnrecorded
+// (the oracle's, which claims none, lists nothing), so that no reader needs
+// the schema to state them. Decoding is idempotent: re-encoding and decoding
+// again changes nothing.
 func TestSchema1RecordsUpgrade(t *testing.T) {
 	lines := []string{
 		`{"schema":1,"cell_key":"o","label":"oracle","epsilon":1,"trial":0,"status":"ok","privacy":{"eps_target":1,"eps_spent":0.97,"delta":1e-5,"accountant":"rdp","tuning":"oracle","tuning_note":"non-private tuning: best of 10 candidates by test_accuracy on the test set; ε covers one run only"},"stats":{"runs":10}}`,
@@ -27,11 +33,12 @@ func TestSchema1RecordsUpgrade(t *testing.T) {
 		selection     string
 		diag          string
 		value         float64
+		assumptions   []string
 	}{
-		{math.Inf(1), 0.97, SelectionOracle, "runs", 10},
-		{0.99, 0.2, SelectionValidation, "runs", 14},
-		{0.99, 0.2, SelectionTest, "runs", 17},
-		{0.9, 0, "", "iterations", 7},
+		{math.Inf(1), 0.97, SelectionOracle, "runs", 10, nil},
+		{0.99, 0.2, SelectionValidation, "runs", 14, []string{AssumeValidationPublic, AssumeUnrecorded}},
+		{0.99, 0.2, SelectionTest, "runs", 17, []string{AssumeTestPublic, AssumeUnrecorded}},
+		{0.9, 0, "", "iterations", 7, []string{AssumeUnrecorded}},
 	}
 	for i, line := range lines {
 		var r Record
@@ -43,6 +50,9 @@ func TestSchema1RecordsUpgrade(t *testing.T) {
 			if float64(p.EpsSpent) != w.spent || float64(p.EpsPerRun) != w.perRun || p.Selection != w.selection || float64(r.Diagnostics[w.diag]) != w.value {
 				t.Errorf("line %d, pass %d: eps_spent %v, eps_per_run %v, selection %q, diagnostics %v; want %v, %v, %q, %s = %v",
 					i+1, pass, p.EpsSpent, p.EpsPerRun, p.Selection, r.Diagnostics, w.spent, w.perRun, w.selection, w.diag, w.value)
+			}
+			if r.Schema != SchemaVersion || !slices.Equal(p.Assumptions, w.assumptions) {
+				t.Errorf("line %d, pass %d: schema %d, assumptions %q; want %d, %q", i+1, pass, r.Schema, p.Assumptions, SchemaVersion, w.assumptions)
 			}
 			b, err := json.Marshal(&r)
 			if err != nil {
@@ -56,6 +66,27 @@ func TestSchema1RecordsUpgrade(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+// TestSchema2RecordsReadAsCurrent: a schema-2 line (a non-private
+// reference's ε fields as the string "inf", δ as "nan") decodes as a
+// current record — Schema SchemaVersion, the ε fields +Inf — and encodes as
+// one (null), so a store rewritten from it (--force) states its layout
+// truthfully.
+func TestSchema2RecordsReadAsCurrent(t *testing.T) {
+	line := `{"schema":2,"cell_key":"r","label":"ridge","epsilon":"inf","trial":0,"status":"ok","privacy":{"eps_target":"inf","eps_spent":"inf","delta":"nan","accountant":"none","tuning":"none"},"wall_s":0.5,"code_version":"v"}`
+	var r Record
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Schema != SchemaVersion || !math.IsInf(float64(r.Epsilon), 1) || !math.IsInf(float64(r.Privacy.EpsSpent), 1) || r.Privacy.Assumptions != nil {
+		t.Errorf("read as schema %d, ε %v, ε spent %v, assumptions %q", r.Schema, r.Epsilon, r.Privacy.EpsSpent, r.Privacy.Assumptions)
+	}
+	b, err := AppendRecord(nil, &r)
+	want := fmt.Sprintf(`{"schema":%d,"experiment":"","cell_key":"r","dataset":"","mechanism":"","label":"ridge","epsilon":null,"trial":0,"seed":"","status":"ok","privacy":{"eps_target":null,"eps_spent":null,"delta":null,"accountant":"none","relation":"","tuning":"none"},"wall_s":0.5,"code_version":"v"}`, SchemaVersion)
+	if err != nil || string(b) != want {
+		t.Errorf("encoded as %s (%v)\nwant %s", b, err, want)
 	}
 }
 

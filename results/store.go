@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -57,8 +58,6 @@ type Store struct {
 	err      error          // the first failed write: the store takes no more records
 	lastSync time.Time
 	dirty    bool
-
-	enc encodeCache // the encodings of the cell and privacy fields of Append's records
 }
 
 // pendingEnd is where a pending line ends in Store.pending, and its
@@ -67,10 +66,6 @@ type pendingEnd struct {
 	end    int
 	status string
 }
-
-// linePool recycles the buffers records are encoded into before they join
-// the pending batch.
-var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
 // Open opens (creating if needed) the store in dir for appending. It first
 // checks that dir is a result directory (CheckDir) and takes the directory's
@@ -159,21 +154,17 @@ func (s *Store) Done(k Key) bool {
 	return s.done.Has(k)
 }
 
-// Append adds r to the store as one line (AppendRecord's encoding, the
-// bytes of json.Marshal). The line is written with others in one write call
-// within flushDelay (see flushBytes); Sync and Close write at once. A failed
+// Append adds r to the store as one line (json.Marshal's encoding, as
+// AppendRecord's). The line is written with others in one write call within
+// flushDelay (see flushBytes); Sync and Close write at once. A failed
 // write is returned by this or a later call, and the store then takes no
 // more records.
 func (s *Store) Append(r Record) error {
 	r.Schema = SchemaVersion
-	bp := linePool.Get().(*[]byte)
-	defer linePool.Put(bp)
-	line, err := appendRecordCached((*bp)[:0], &r, &s.enc)
+	line, err := json.Marshal(&r)
 	if err != nil {
 		return fmt.Errorf("results: encode trial %d of cell %s: %w", r.Trial, r.CellKey, err)
 	}
-	line = append(line, '\n')
-	*bp = line
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f == nil {
@@ -182,7 +173,7 @@ func (s *Store) Append(r Record) error {
 	if s.err != nil {
 		return s.err
 	}
-	s.pending = append(s.pending, line...)
+	s.pending = append(append(s.pending, line...), '\n')
 	s.ends = append(s.ends, pendingEnd{len(s.pending), r.Status})
 	s.noteDone(&r)
 	if len(s.pending) >= flushBytes {

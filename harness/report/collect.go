@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/dplab/dplab/harness/plan"
-	"github.com/dplab/dplab/harness/run"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
 )
@@ -122,14 +121,6 @@ func (col *Collector) Add(r *results.Record) {
 	case results.StatusInfeasible:
 		notes.addInfeasible(r, at)
 	case results.StatusOK:
-		if r.Schema < 2 && r.Privacy.Assumptions == nil {
-			// Schema-1 records predate Privacy.Assumptions: they are
-			// stated from the spec, as a new run would have recorded them
-			// (in a copy: r is the caller's).
-			up := *r
-			up.Privacy.Assumptions = run.Assumptions(col.spec, c, r)
-			r = &up
-		}
 		col.agg.Add(r)
 		if mech := col.spec.Mechanisms[c.Mechanism].Name; derives(mech) {
 			// Every ok record, so that a rerun's replaces its trial's.

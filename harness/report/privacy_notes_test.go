@@ -257,8 +257,8 @@ func TestOracleRecordsNoGuarantee(t *testing.T) {
 func TestNonPrivateSelectionLabelled(t *testing.T) {
 	dir, recs := runTuned(t)
 	want := map[string][2]string{
-		"validation": {results.SelectionValidation, run.AssumeValidationPublic},
-		"test":       {results.SelectionTest, run.AssumeTestPublic},
+		"validation": {results.SelectionValidation, results.AssumeValidationPublic},
+		"test":       {results.SelectionTest, results.AssumeTestPublic},
 	}
 	for _, r := range recs {
 		w, ok := want[r.Label]
@@ -424,8 +424,9 @@ func TestAssumptionsRecordedAndFootnoted(t *testing.T) {
 // TestSchema1StoreStillRendersHonestly: a store written before schema 2
 // (counters under "stats", an oracle record's one-run ε as eps_spent, no
 // selection or assumptions) still resumes without rerunning anything, and
-// renders as a schema-2 store would: oracle rows +Inf and NOT PRIVATE in
-// summary.csv, the assumptions in the footnotes.
+// renders as a current store would: oracle rows +Inf and NOT PRIVATE in
+// summary.csv, the assumptions in the footnotes (the selection's, and that
+// the others were not recorded: results' decoder upgrades the records).
 func TestSchema1StoreStillRendersHonestly(t *testing.T) {
 	dir, recs := runTuned(t)
 	var old bytes.Buffer
@@ -463,32 +464,24 @@ func TestSchema1StoreStillRendersHonestly(t *testing.T) {
 		if row["label"] == "oracle" && (row["eps_spent_max"] != "" || row["private"] != "false" || !strings.HasPrefix(row["privacy_note"], "NOT PRIVATE")) {
 			t.Errorf("schema-1 oracle row: eps_spent_max %q, privacy_note %q", row["eps_spent_max"], row["privacy_note"])
 		}
-		if row["label"] == "validation" && !strings.Contains(row["assumptions"], run.AssumeValidationPublic) {
+		if row["label"] == "validation" && !strings.Contains(row["assumptions"], results.AssumeValidationPublic) {
 			t.Errorf("schema-1 validation row: assumptions %q", row["assumptions"])
 		}
 	}
 	for name, note := range footnotes(t, spectest.MustParse(t, tunedSpec), dir) {
-		if !strings.Contains(note, run.AssumeValidationPublic) {
+		if !strings.Contains(note, results.AssumeValidationPublic) || !strings.Contains(note, plotting.PlainText(results.AssumeUnrecorded)) {
 			t.Errorf("%s: schema-1 records rendered without their assumptions:\n%s", name, note)
 		}
 	}
-	// The renderer states the assumptions in its own copy of the records:
-	// the caller's are left as read.
-	bare := 0
+	// results upgraded the records as it read them: every reader sees the
+	// current schema, and the records claiming a guarantee say that their
+	// other assumptions were not recorded.
 	for _, r := range got {
-		if r.Schema < 2 && r.Status == results.StatusOK && r.Privacy.Assumptions == nil {
-			bare++
+		if r.Schema != results.SchemaVersion {
+			t.Errorf("%s trial %d: read back as schema %d", r.Label, r.Trial, r.Schema)
 		}
-	}
-	if bare == 0 {
-		t.Fatal("no schema-1 record without assumptions read back")
-	}
-	if _, err := RenderRecords(spectest.MustParse(t, tunedSpec), dir, got, nil); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range got {
-		if r.Schema < 2 && r.Privacy.Assumptions != nil {
-			t.Errorf("%s trial %d: RenderRecords wrote assumptions into the caller's record", r.Label, r.Trial)
+		if claims := !math.IsInf(float64(r.Privacy.EpsSpent), 1); r.Status == results.StatusOK && claims != slices.Contains(r.Privacy.Assumptions, results.AssumeUnrecorded) {
+			t.Errorf("%s trial %d: ε spent %v, assumptions %q", r.Label, r.Trial, r.Privacy.EpsSpent, r.Privacy.Assumptions)
 		}
 	}
 }

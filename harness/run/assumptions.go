@@ -22,13 +22,6 @@ import (
 // tuning selection scores without noise. Each trial lists them in
 // Privacy.Assumptions and every figure and table footnote repeats them.
 
-// Assumption phrases of a tuning selection: the scored rows are treated as
-// public.
-const (
-	AssumeValidationPublic = "validation rows treated as public: the tuning selection scores runs on them without noise"
-	AssumeTestPublic       = "test rows treated as public: the tuning selection scores runs on them without noise (the published protocol)"
-)
-
 // selectionLabel returns the results.Selection* label of a tuning spec ("" for
 // no tuning).
 func selectionLabel(t spec.TuningSpec) string {
@@ -59,11 +52,8 @@ func Assumptions(s *spec.Spec, c *spec.Cell, rec *results.Record) []string {
 	if n := publicN(s, rec); n != "" {
 		out = append(out, n)
 	}
-	switch rec.Privacy.Selection {
-	case results.SelectionValidation:
-		out = append(out, AssumeValidationPublic)
-	case results.SelectionTest:
-		out = append(out, AssumeTestPublic)
+	if a := results.SelectionAssumption(rec.Privacy.Selection); a != "" {
+		out = append(out, a)
 	}
 	return out
 }
