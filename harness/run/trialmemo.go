@@ -54,6 +54,7 @@ func (r *runner) cellMechanism(c *spec.Cell) (mechanisms.Mechanism, error) {
 	if err != nil {
 		return nil, err
 	}
+	m = r.behindPipeline(c, m)
 	memo.mu.Lock()
 	memo.mechanism = m
 	memo.mu.Unlock()
