@@ -128,7 +128,7 @@ func noCollectionCheck(name string, m mechanisms.Mechanism, setup Setup) (mechan
 	if err != nil {
 		return nil, Setup{}, err
 	}
-	s, err := p.withPrepare(setup, kv, false)
+	s, err := p.withPipeline(setup, kv, false)
 	return m, s, err
 }
 
@@ -495,11 +495,11 @@ func TestDedupUnderChargedOutOfReach(t *testing.T) {
 		var sigma float64
 		var n int
 		for side, d := range []*datasets.Dataset{d0, d1} {
-			train, tb, err := setup.prepare(d, b, broken)
+			r, err := setup.behind(broken).Fit(context.Background(), d, b, rngs.New(rngs.Derive("dedup-reach")))
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := broken.Fit(context.Background(), train, tb, rngs.New(rngs.Derive("dedup-reach")))
+			train, err := r.Model.(*mechanisms.PreprocessedModel).Fitted.Output().Dataset(d, false) // the rows the mechanism fitted
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,13 +1,11 @@
 package audit
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/dplab/dplab/datasets"
-	"github.com/dplab/dplab/datasets/preprocess"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
@@ -66,16 +64,17 @@ collection = { max_missing_rows = 1, max_imputed_features = 1 }`,
 			Trials: 30000, Trust: mechanisms.TrustRow{Claimed: "1.000", Real: "0.153", Broken: "under-charged: 1.365", Caught: "yes"}}},
 }
 
-// withPrepare returns setup, p's, with the pipeline's preparation: the steps
-// parsed from a minimal experiment spec holding p's mechanism block, then,
-// per dataset, as the runner does (harness/run pipeline.go): rows
-// clipped to the unit ball, the steps fitted on them, the declared
-// collection checked (a violation fails, or with on_violation = "group"
-// voids the sensitivities: group privacy over all n rows), the
-// sensitivities at the training size, and the budget's Wrap charging them.
-// check false skips the collection's check and charges the declared
-// sensitivities whatever the data: a broken pipeline, for tests only.
-func (p Pipeline) withPrepare(setup Setup, kv []string, check bool) (Setup, error) {
+// withPipeline returns setup, p's, with the pipeline in front of the
+// audited mechanism: the steps parsed from a minimal experiment spec
+// holding p's mechanism block, and the mechanism behind them as the runner
+// fits it (spec.Pipeline.Mechanism, a mechanisms.Preprocessed: rows clipped
+// to the unit ball, the steps fitted on them, the declared collection
+// checked — a violation fails, or with on_violation = "group" voids the
+// sensitivities: group privacy over all n rows — and each run charged
+// behind the steps). check false skips the collection's check and charges
+// the declared sensitivities whatever the data: a broken pipeline, for
+// tests only.
+func (p Pipeline) withPipeline(setup Setup, kv []string, check bool) (Setup, error) {
 	var params []string
 	for _, x := range kv {
 		k, v, _ := strings.Cut(x, "=")
@@ -99,34 +98,13 @@ func (p Pipeline) withPrepare(setup Setup, kv []string, check bool) (Setup, erro
 	if pl == nil {
 		return Setup{}, fmt.Errorf("the block declares no pre-processing")
 	}
-	setup.prepare = func(d *datasets.Dataset, b mechanisms.Budget, m mechanisms.Mechanism) (*datasets.Dataset, mechanisms.Budget, error) {
-		clipped := &datasets.Dataset{Name: d.Name, Task: d.Task, X: preprocess.ClipRows(d.X), Y: d.Y}
-		f, err := pl.Pre.Fit(clipped.X)
-		if err != nil {
-			return nil, b, err
+	setup.behind = func(m mechanisms.Mechanism) mechanisms.Mechanism {
+		w := pl.Mechanism(p.Mechanism, m, true)
+		w.ViolationNote = "the pair violates the declared collection"
+		if !check {
+			w.Violation = mechanisms.ViolationIgnore
 		}
-		train, err := f.Output().Dataset(clipped, false)
-		if err != nil {
-			return nil, b, err
-		}
-		charge := spec.Charge{N: train.Rows()}
-		if err := f.Check(pl.Collection); err != nil {
-			var v *preprocess.ViolationError
-			switch {
-			case !errors.As(err, &v):
-				return nil, b, err
-			case !check:
-			case pl.OnViolation == spec.ViolationGroup:
-				charge.Void = err
-			default:
-				return nil, b, fmt.Errorf("the pair violates the declared collection: %w", err)
-			}
-		}
-		if charge.Sens, err = pl.Sensitivity(charge.N); err != nil {
-			return nil, b, err
-		}
-		b.Wrap = pl.Wrap(p.Mechanism, m, charge)
-		return train, b, nil
+		return w
 	}
 	return setup, nil
 }
@@ -184,7 +162,7 @@ func clusterPair(s Setup, relation string, b mechanisms.Budget, probe *mechanism
 		pair:      fmt.Sprintf("replace-one: D₀ holds one more copy of (0.9·e_d, 1) where D₁ holds (0.9·e_d + 2η·e₁, 1), η = %g; the other rows are %d copies of (0.9·e_d, 1) and %d distinct points on a half circle in the first 2 coordinates", dedupEta, dedupClusterRows, s.Rows),
 		statistic: "⟨θ, e_d⟩: the release along the cluster's gradient",
 		stat: func(r *mechanisms.Release) (float64, error) {
-			return r.Model.(*mechanisms.Linear).Theta[d-1], nil
+			return r.Model.(*mechanisms.PreprocessedModel).Model.(*mechanisms.Linear).Theta[d-1], nil
 		},
 	}, nil
 }

@@ -45,10 +45,10 @@ type Target struct {
 // the params key by key.
 type Setup struct {
 	mechanisms.AuditSetup
-	// prepare, when set, maps each side's dataset and budget before the
-	// runs (a pre-processing pipeline: the steps fitted on the side's rows,
-	// the budget's Wrap charging them); nil keeps both.
-	prepare func(d *datasets.Dataset, b mechanisms.Budget, m mechanisms.Mechanism) (*datasets.Dataset, mechanisms.Budget, error)
+	// behind, when set, puts the audited mechanism behind a pre-processing
+	// pipeline (a mechanisms.Preprocessed, which fits the steps on each
+	// side's rows and charges them); nil audits the mechanism itself.
+	behind func(m mechanisms.Mechanism) mechanisms.Mechanism
 	// custom, when set, builds the pair and the statistic from the
 	// mechanism's released statistics (the probe fit's Noise on the base
 	// dataset, at budget b) instead of the default canary and prediction:
@@ -186,7 +186,7 @@ func build(name string, params []string) (mechanisms.Mechanism, Setup, []string,
 		return nil, Setup{}, nil, err
 	}
 	if d.pipeline != nil {
-		if setup, err = d.pipeline.withPrepare(setup, kv, true); err != nil {
+		if setup, err = d.pipeline.withPipeline(setup, kv, true); err != nil {
 			return nil, Setup{}, nil, fmt.Errorf("audit: %s: %w", name, err)
 		}
 	}
@@ -226,21 +226,14 @@ func NewTargetFor(ctx context.Context, name string, m mechanisms.Mechanism, setu
 	}
 	acc := accounting.Config{}
 	b := mechanisms.Budget{Epsilon: epsilon, Delta: delta, Accounting: acc, Calibrator: accounting.NewCalibrator(acc)}
-	prepare := setup.prepare
-	if prepare == nil {
-		prepare = func(d *datasets.Dataset, b mechanisms.Budget, _ mechanisms.Mechanism) (*datasets.Dataset, mechanisms.Budget, error) {
-			return d, b, nil
-		}
+	if setup.behind != nil {
+		m = setup.behind(m)
 	}
-	probe, pb, err := prepare(baseData(setup, 0), b, m)
+	r, err := m.Fit(ctx, baseData(setup, 0), b, rngs.New(rngs.Derive("dplab/audit-probe", name)))
 	if err != nil {
 		return nil, fmt.Errorf("audit: %s on the pair's base dataset: %w", name, err)
 	}
-	r, err := m.Fit(ctx, probe, pb, rngs.New(rngs.Derive("dplab/audit-probe", name)))
-	if err != nil {
-		return nil, fmt.Errorf("audit: %s on the pair's base dataset: %w", name, err)
-	}
-	g, err := acc.Epsilon(pb.Charged(r.Event), delta)
+	g, err := acc.Epsilon(b.Charged(r.Event), delta)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %s: accounting its ledger: %w", name, err)
 	}
@@ -248,24 +241,20 @@ func NewTargetFor(ctx context.Context, name string, m mechanisms.Mechanism, setu
 	statistic := "⟨θ, x*⟩/‖x*‖: the released model's change in prediction along the canary direction"
 	var stat func(*mechanisms.Release) (float64, error)
 	if setup.custom != nil {
-		c, err := setup.custom(setup, g.Relation, pb, r)
+		c, err := setup.custom(setup, g.Relation, b, r)
 		if err != nil {
 			return nil, fmt.Errorf("audit: %s: building the pair: %w", name, err)
 		}
 		d0, d1, pair, statistic, stat = c.d0, c.d1, c.pair, c.statistic, c.stat
 	}
-	var data [2]*datasets.Dataset
-	var budgets [2]mechanisms.Budget
+	data := [2]*datasets.Dataset{d0, d1}
 	claimed := 0.0
-	for side, d := range []*datasets.Dataset{d0, d1} {
-		if data[side], budgets[side], err = prepare(d, b, m); err != nil {
+	for side, d := range data {
+		r, err := m.Fit(ctx, d, b, rngs.New(rngs.Derive("dplab/audit-claim", name)))
+		if err != nil {
 			return nil, fmt.Errorf("audit: %s on D%d: %w", name, side, err)
 		}
-		r, err := m.Fit(ctx, data[side], budgets[side], rngs.New(rngs.Derive("dplab/audit-claim", name)))
-		if err != nil {
-			return nil, fmt.Errorf("audit: %s on the pair: %w", name, err)
-		}
-		g, err := acc.Epsilon(budgets[side].Charged(r.Event), delta)
+		g, err := acc.Epsilon(b.Charged(r.Event), delta)
 		if err != nil {
 			return nil, fmt.Errorf("audit: %s: accounting its ledger: %w", name, err)
 		}
@@ -275,7 +264,7 @@ func NewTargetFor(ctx context.Context, name string, m mechanisms.Mechanism, setu
 	canary[setup.Dim-1] = 1
 	zero := make([]float64, setup.Dim)
 	sample := func(ctx context.Context, side int, seed rngs.Seed) (float64, error) {
-		r, err := m.Fit(ctx, data[side], budgets[side], rngs.New(seed))
+		r, err := m.Fit(ctx, data[side], b, rngs.New(seed))
 		if err != nil {
 			return 0, err
 		}

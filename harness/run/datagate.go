@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/dplab/dplab/harness/spec"
@@ -62,8 +60,6 @@ func (r *runner) planData(need []bool, budget int64) error {
 func (r *runner) forget(i int) {
 	r.datasets[i] = datasetMemo{}
 	r.cache.forget(r.dataDir, r.spec.Seed, r.spec.Datasets[i])
-	prefix := strconv.Itoa(i) + "|"
-	r.prepMemo.DeleteFunc(func(k string) bool { return strings.HasPrefix(k, prefix) })
 	debug.FreeOSMemory()
 }
 

@@ -37,11 +37,12 @@
 // runner.trial seeds the trial's streams (rngs.TrialSeed of the spec seed,
 // the cell key and the trial index), takes its data (data.go: a fixed split
 // made once from rngs.Derive and shared by every trial, or split.resample
-// per trial), computes δ from the spec's rule at the training size, runs
-// the block's pre-processing if any (pipeline.go: rows clipped to the unit
-// ball, steps fitted on the training features, the declared collection
-// checked; the mechanism's Budget.Wrap is tuning ∘ pipeline,
-// spec.ComposeWraps), and fits: untuned, oracle tuning (fitOracle: every
+// per trial), computes δ from the spec's rule at the training size, and
+// fits the cell's mechanism — behind the block's pre-processing if any, a
+// mechanisms.Preprocessed (pipeline.go, spec.Pipeline.Mechanism) whose Fit
+// clips the rows to the unit ball, fits the steps on the training
+// features, checks the declared collection and charges its run, so a
+// tuning wrap is tuning ∘ pipeline — untuned, oracle tuning (fitOracle: every
 // candidate, the best on the test set, charged with accounting.NonPrivate)
 // or private tuning (fitPrivate: Budget.Wrap = spec.PrivateWrap, a
 // RepeatAndSelect ledger). runner.account evaluates the charged event with
@@ -49,8 +50,9 @@
 // Release.CheckSpent unless the ledger is non-private, the tuning oracle or
 // the release has a target scope. Then assumptions, metrics (metricEval,
 // one function per spec.Metrics name), traces and diagnostics fill the
-// record. Behind a pre-processing pipeline the mechanism fits π_S(S) and is
-// scored on the held-out parts mapped by the fitted steps; train metrics
+// record. Behind a pre-processing pipeline the mechanism fits π_S(S) and
+// its released x ↦ model(π_S(clip(x))) (a mechanisms.PreprocessedModel) is
+// scored on the parts mapped by the fitted steps (score); train metrics
 // score the training rows mapped as held-out rows are, and
 // excess_empirical_risk scores the predictor x ↦ model(π_S(clip(x))) on the
 // original training rows against their own optimum (excessRisk); the

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dplab/dplab/datasets"
@@ -652,38 +653,57 @@ func TestPreprocessSplitMetrics(t *testing.T) {
 	}
 	train, _, test := datasets.Split(l.All, 0.25, 0, rngs.New(rngs.TrialSeed(1, "x", 0)).Get("split"))
 	data := &split{train: train, test: test}
+	theta := []float64{0.3, -0.2, 0.1, 0, 0.05, -0.1, 0.2, 0}
+	// fit returns the pipeline's model around θ and the rows the inner
+	// mechanism fitted.
+	fit := func(pre preprocess.Preprocessor) (*mechanisms.PreprocessedModel, *datasets.Dataset) {
+		inner := &seenRows{model: &mechanisms.Linear{Theta: theta}}
+		w := &mechanisms.Preprocessed{Inner: inner, Steps: pre, Text: pre.String(), Mode: preprocess.Safe, Violation: mechanisms.ViolationIgnore,
+			Collection: preprocess.Collection{GapK: 0.01, Gap1: 0.01, GapAll: 0.01}}
+		rel, err := w.Fit(context.Background(), train, mechanisms.Budget{}, rngs.New(rngs.TrialSeed(1, "x", 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rel.Model.(*mechanisms.PreprocessedModel), inner.seen
+	}
+	mapped := func(pm *mechanisms.PreprocessedModel, d *datasets.Dataset) *datasets.Dataset {
+		x, err := pm.Map(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
 
 	q, _ := preprocess.NewQuantize(0.05)
-	pq, err := preprocessSplit(data, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(pq.score.X, preprocess.ClipRows(train.X)) || !mat.Equal(pq.test.X, preprocess.ClipRows(test.X)) {
+	pq, seen := fit(q)
+	if !mat.Equal(mapped(pq, train).X, preprocess.ClipRows(train.X)) || !mat.Equal(mapped(pq, test).X, preprocess.ClipRows(test.X)) {
 		t.Error("quantization: held-out and scored training rows must be the clipped rows as they are")
 	}
-	if !mat.Equal(pq.train.X, pq.fitted.Output().X) || pq.orig != train {
-		t.Error("quantization: the mechanism fits π_S(S); the reference is the original part")
+	if !mat.Equal(seen.X, pq.Fitted.Output().X) {
+		t.Error("quantization: the mechanism fits π_S(S)")
 	}
 
 	pca, _ := preprocess.NewPCA(2, false)
-	pp, err := preprocessSplit(data, pca)
+	pp, seen := fit(pca)
+	sc := mapped(pp, train)
+	if !mat.EqualApprox(sc.X, seen.X, 1e-12) {
+		t.Error("PCA: the training rows mapped as held-out rows are the fitted output")
+	}
+	if mat.EqualApprox(mapped(pp, test).X, test.X, 1e-6) {
+		t.Error("PCA: test rows not projected")
+	}
+	if got, want := pp.Predict(test.X.RawRowView(3)), floats.Dot(theta, mapped(pp, test).X.RawRowView(3)); !relClose(got, want, 1e-12) {
+		t.Errorf("PCA: Predict of one row %g, θᵀπ_S(clip(x)) %g", got, want)
+	}
+	got, err := score("excess_empirical_risk", data, pp, train)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !mat.EqualApprox(pp.score.X, pp.train.X, 1e-12) {
-		t.Error("PCA: the training rows mapped as held-out rows are the fitted output")
-	}
-	if mat.EqualApprox(pp.test.X, test.X, 1e-6) {
-		t.Error("PCA: test rows not projected")
-	}
-	theta := []float64{0.3, -0.2, 0.1, 0, 0.05, -0.1, 0.2, 0}
-	model := &mechanisms.Linear{Theta: theta}
-	got := excessRisk(model, pp.score, pp.orig)
 	// By hand: mean logistic loss of θᵀπ(x) over the original rows, minus
 	// the constrained optimum of the original rows.
 	var loss float64
 	for i := 0; i < train.Rows(); i++ {
-		u := mat.Dot(mat.NewVecDense(len(theta), theta), pp.score.X.RowView(i))
+		u := mat.Dot(mat.NewVecDense(len(theta), theta), sc.X.RowView(i))
 		loss += math.Log(1+math.Exp(u)) - train.Y[i]*u
 	}
 	loss /= float64(train.Rows())
@@ -694,11 +714,101 @@ func TestPreprocessSplitMetrics(t *testing.T) {
 	if !relClose(got, loss-opt, 1e-9) {
 		t.Errorf("excess risk %.12g, by hand %.12g", got, loss-opt)
 	}
-	_, optProj, _ := solvers.LogisticInBall(context.Background(), pp.train.X, pp.train.Y, 1)
+	_, optProj, _ := solvers.LogisticInBall(context.Background(), seen.X, seen.Y, 1)
 	if relClose(opt, optProj, 1e-6) {
 		t.Errorf("the projected rows' optimum %g equals the original's %g: the test cannot tell the references apart", optProj, opt)
 	}
-	if got2 := excessEmpiricalRisk(model, pp.score); relClose(got, got2, 1e-9) {
+	if got2 := excessEmpiricalRisk(pp.Model, sc); relClose(got, got2, 1e-9) {
 		t.Errorf("the reference is the projected rows' (%g), not the original's", got2)
+	}
+}
+
+// seenRows is a non-private stand-in that releases model and keeps the rows
+// it was fitted on.
+type seenRows struct {
+	model mechanisms.Model
+	seen  *datasets.Dataset
+}
+
+func (s *seenRows) Fit(_ context.Context, d *datasets.Dataset, _ mechanisms.Budget, _ rngs.Streams) (*mechanisms.Release, error) {
+	s.seen = d
+	return &mechanisms.Release{Model: s.model, Event: accounting.NonPrivate{}}, nil
+}
+
+func (s *seenRows) EventShapes(mechanisms.Budget) ([]accounting.Event, error) {
+	return []accounting.Event{accounting.NonPrivate{}}, nil
+}
+
+// TestPreprocessedFitCharges: the pipeline's mechanism (spec.Pipeline.Mechanism,
+// a mechanisms.Preprocessed around SSP) fitted alone, outside the runner:
+// its release's Event is the pre-processed run, whose ε under the RDP
+// accountant equals the independent recomputation (safe Δ∞ = min(2m, n − 1),
+// Δ₂ = 2η by hand and Theorem 2's closed form α(√a + √b)² with the released
+// σ) to 1e-9 and meets the calibrated target; its model predicts θᵀπ_S(clip(x)).
+func TestPreprocessedFitCharges(t *testing.T) {
+	t.Parallel()
+	s := spectest.MustParse(t, quantizeSSP)
+	e, err := mechanisms.Lookup("ssp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, _, err := e.Build(func(v any) error { _, err := spec.DecodeStrict(map[string]any{}, v); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.Mechanisms[0].Preprocessing().Mechanism("ssp", inner, true)
+	de, err := datasets.Lookup("synthetic-linear")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := de.Load("", func(v any) error {
+		_, err := spec.DecodeStrict(map[string]any{"n": int64(400), "d": int64(4), "seed": int64(2)}, v)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const eps, delta = 1.0, 1e-5
+	acc := accounting.Config{}
+	b := mechanisms.Budget{Epsilon: eps, Delta: delta, Accounting: acc, Calibrator: accounting.NewCalibrator(acc)}
+	rel, err := w.Fit(context.Background(), l.All, b, rngs.New(rngs.TrialSeed(1, "x", 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := rel.Event.(accounting.Preprocessed); !ok {
+		t.Fatalf("the release's event is %T, want the pre-processed run", rel.Event)
+	}
+	sigma := rel.Noise["sigma"]
+	dInf, d2 := 399.0, 2*0.02 // min(2·400, n − 1), 2η
+	tau := d2 * dInf
+	a := 8 / (2 * sigma * sigma)              // (2√2)²/(2σ²)
+	bb := 5 * tau * tau / (2 * sigma * sigma) // L₁₂²τ²/(2σ²)
+	want := convertLinear(tightPQ(a, bb), delta)
+	g, err := acc.Epsilon(rel.Event, delta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !relClose(g.Epsilon, want, 1e-9) {
+		t.Errorf("ε of the release's event %.12g, independent recomputation %.12g", g.Epsilon, want)
+	}
+	if g.Epsilon > eps*(1+accounting.CalibrationTolerance) || !rel.Calibrated {
+		t.Errorf("ε %g above the target %g, or not calibrated", g.Epsilon, eps)
+	}
+	shapes, err := w.EventShapes(b)
+	if err != nil || len(shapes) == 0 {
+		t.Fatalf("shapes %v, %v", shapes, err)
+	}
+	for _, sh := range shapes {
+		if p, ok := sh.(accounting.Preprocessed); !ok || p.Validate() != nil {
+			t.Errorf("declared shape %T is not a valid pre-processed run", sh)
+		}
+	}
+	pm, ok := rel.Model.(*mechanisms.PreprocessedModel)
+	if !ok {
+		t.Fatalf("model %T, want the pipeline's predictor", rel.Model)
+	}
+	x := []float64{3, 0, 0, 0} // outside the unit ball: clipped first
+	if got, want := pm.Predict(x), pm.Model.Predict([]float64{1, 0, 0, 0}); got != want {
+		t.Errorf("Predict(%v) = %g, want the inner model on the clipped row, %g", x, got, want)
 	}
 }

@@ -178,10 +178,10 @@ type runner struct {
 	datasets []datasetMemo
 	// gate, when set, keeps one dataset loaded at a time (datagate.go).
 	gate *dataGate
-	// prepMemo holds each fixed split's pre-processed data by (dataset,
-	// steps); pipeSpent each pipeline event's analyses by (event, δ)
-	// (pipeline.go).
-	prepMemo, pipeSpent oncemap.Map[string, any]
+	// pipeSpent holds each pipeline event's analyses by (event, δ)
+	// (pipeline.go); a fixed split's pre-processed data is memoised on its
+	// parts (mechanisms.Preprocessed).
+	pipeSpent oncemap.Map[string, any]
 }
 
 // newRunner returns a runner of s's cells without a store (Run adds it;
@@ -653,21 +653,12 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 	if !c.Private {
 		rec.Privacy.Delta = results.Float(math.NaN()) // no δ applies: stored as null
 	}
-	// Pre-processing (pipeline.go): the mechanism fits, and is scored on,
-	// the pre-processed parts; δ above is the raw training set's.
-	var pr *pipelineRun
-	score, orig := data.train, data.train
-	if ms.Preprocessing() != nil {
-		if pr, err = r.pipeline(c, data); err != nil {
-			rec.Status, rec.Error = results.StatusFailed, err.Error()
-			return rec, true
-		}
-		data, score, orig = &pr.prep.split, pr.prep.score, pr.prep.orig
-	}
+	// Pre-processing (pipeline.go): the cell's mechanism fits behind it;
+	// δ above is the raw training set's.
 	budget := mechanisms.Budget{Epsilon: c.Epsilon, Delta: delta, Accounting: r.acc, Calibrator: r.cal,
 		CellSeed: rngs.Derive("cell", strconv.FormatUint(uint64(s.Seed), 10), c.Key)}
 	start := time.Now()
-	out, err := r.fit(ctx, c, data, budget, rs, pr)
+	out, err := r.fit(ctx, c, data, budget, rs)
 	rec.WallSeconds = time.Since(start).Seconds()
 	if ctx.Err() != nil {
 		return rec, false
@@ -683,8 +674,9 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 		return rec, true
 	}
 	rec.Privacy.Assumptions = withRelease(r.assumptions(c, &rec), out.release, &rec)
-	if pr != nil {
-		if err := r.recordPipeline(&rec, c, pr, out, delta); err != nil {
+	pm, _ := out.release.Model.(*mechanisms.PreprocessedModel)
+	if p := ms.Preprocessing(); p != nil && pm != nil {
+		if err := r.recordPipeline(&rec, c, p, pm, out, delta); err != nil {
 			rec.Status, rec.Error = results.StatusFailed, err.Error()
 			return rec, true
 		}
@@ -692,23 +684,22 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 	task := data.train.Task
 	rec.Metrics = map[string]results.Float{}
 	for _, m := range r.metricsFor(task) {
-		part := data.test
+		part, name := data.test, "test"
 		switch m.On {
 		case "train":
-			part = score
+			part, name = data.train, "training"
 		case "validation":
-			part = data.val
+			part, name = data.val, "validation"
 		}
 		if part == nil {
 			continue // no such part (split.all); validation refuses such metrics
 		}
-		if m.Name == "excess_empirical_risk" {
-			// Against the best linear model of the original training rows
-			// (preprocessing.md D22), whatever the mechanism saw.
-			rec.Metrics[m.Name] = results.Float(excessRisk(out.release.Model, part, orig))
-			continue
+		v, err := score(m.Name, data, out.release.Model, part)
+		if err != nil {
+			rec.Status, rec.Error = results.StatusFailed, fmt.Sprintf("pre-processing %s: %s rows: %v", ms.Preprocessing().StepsText(), name, err)
+			return rec, true
 		}
-		rec.Metrics[m.Name] = results.Float(evaluator(m.Name, data)(out.release.Model, part))
+		rec.Metrics[m.Name] = results.Float(v)
 	}
 	// An iterative fit's per-iteration values were computed from the
 	// training data without noise, like a train metric: evaluation only.
@@ -722,8 +713,8 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 		}
 		rec.Diagnostics[k] = results.Float(v)
 	}
-	if pr != nil {
-		rec.Diagnostics = pr.diagnostics(rec.Diagnostics)
+	if pm != nil {
+		rec.Diagnostics = pipelineDiagnostics(rec.Diagnostics, pm)
 	}
 	rec.Status = results.StatusOK
 	return rec, true
@@ -767,37 +758,27 @@ type fitted struct {
 	perRun  accounting.Event // the base event of one run, for tuned fits
 	note    string
 	stats   map[string]float64
-	// pipe is one run's event behind the pre-processing (the per-run event
-	// of a tuned fit; the charged one otherwise), and group why only group
-	// privacy applies to it; nil without a pipeline (or for a non-private
-	// mechanism).
-	pipe  *accounting.Preprocessed
-	group string
 }
 
-// fit fits the cell's mechanism on data, behind the pipeline pr when it is
-// not nil: each run's budget wraps its event as pr charges it (inside
-// private tuning's wrap).
-func (r *runner) fit(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams, pr *pipelineRun) (*fitted, error) {
+// fit fits the cell's mechanism (behind its pipeline, if any: it charges
+// each run itself) on data.
+func (r *runner) fit(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
 	ms := r.spec.Mechanisms[c.Mechanism]
 	switch ms.Tuning.Mode {
 	case spec.TuneOracle:
-		return r.fitOracle(ctx, c, data, b, rs, pr)
+		return r.fitOracle(ctx, c, data, b, rs)
 	case spec.TunePrivate:
-		return r.fitPrivate(ctx, c, data, b, rs, pr)
+		return r.fitPrivate(ctx, c, data, b, rs)
 	}
 	m, err := r.cellMechanism(c)
 	if err != nil {
 		return nil, err
 	}
-	b.Wrap = pr.wrap(c, m)
 	rel, err := m.Fit(ctx, data.train, b, rs)
 	if err != nil {
 		return nil, err
 	}
-	out := &fitted{release: rel, charged: b.Charged(rel.Event)}
-	pr.note(out, c, m, rel.Event)
-	return out, nil
+	return &fitted{release: rel, charged: b.Charged(rel.Event)}, nil
 }
 
 // account evaluates the ledger with the spec's accountant and fills the

@@ -40,7 +40,8 @@ type cellMemo struct {
 	noise    map[string]results.Float
 }
 
-// cellMechanism returns the mechanism of c's own params (r.mechanism),
+// cellMechanism returns the mechanism of c's own params (r.mechanism, behind
+// the block's pipeline if it declares one: behindPipeline),
 // looked up once per cell rather than by its params' JSON every trial.
 func (r *runner) cellMechanism(c *spec.Cell) (mechanisms.Mechanism, error) {
 	memo := r.cellMemo(c.Key)
@@ -54,6 +55,7 @@ func (r *runner) cellMechanism(c *spec.Cell) (mechanisms.Mechanism, error) {
 	if err != nil {
 		return nil, err
 	}
+	m = r.behindPipeline(c, m)
 	memo.mu.Lock()
 	memo.mechanism = m
 	memo.mu.Unlock()

@@ -50,15 +50,13 @@ func better(m spec.Metric, a, b float64) bool {
 // the recorded ε spent is +Inf and the selected run's own ε is recorded as
 // the per-run ε. Every figure and table says so ("non-private tuning").
 //
-// Behind a pipeline pr each candidate's budget wraps its event as pr
-// charges it; the per-run ε is the released run's pipeline ε.
-func (r *runner) fitOracle(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams, pr *pipelineRun) (*fitted, error) {
+// Behind a pipeline each candidate charges its own run (its event is the
+// pre-processed run's); the per-run ε is the released run's pipeline ε.
+func (r *runner) fitOracle(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
 	t := r.spec.Mechanisms[c.Mechanism].Tuning
 	sel, part := r.selection(t, data)
 	cands, _ := t.Candidates.Points()
 	var best *mechanisms.Release
-	var bestWrap func(accounting.Event) accounting.Event
-	var bestM mechanisms.Mechanism
 	bestScore, bestIdx := math.NaN(), -1
 	stats := map[string]float64{"runs": float64(len(cands))}
 	for i, cand := range cands {
@@ -66,23 +64,22 @@ func (r *runner) fitOracle(ctx context.Context, c *spec.Cell, data *split, b mec
 		if err != nil {
 			return nil, err
 		}
-		bm := b
-		bm.Wrap = pr.wrap(c, m)
-		rel, err := m.Fit(ctx, data.train, bm, rs.Sub(fmt.Sprintf("candidate/%d", i)))
+		rel, err := r.behindPipeline(c, m).Fit(ctx, data.train, b, rs.Sub(fmt.Sprintf("candidate/%d", i)))
 		if err != nil {
 			return nil, fmt.Errorf("candidate %d %v: %w", i, cand, err)
 		}
 		addTotals(stats, rel.Stats)
-		if score := evaluator(sel.Name, data)(rel.Model, part); best == nil || better(sel, score, bestScore) {
-			best, bestScore, bestIdx, bestWrap, bestM = rel, score, i, bm.Wrap, m
+		s, err := score(sel.Name, data, rel.Model, part)
+		if err != nil {
+			return nil, fmt.Errorf("candidate %d %v: scoring: %w", i, cand, err)
+		}
+		if best == nil || better(sel, s, bestScore) {
+			best, bestScore, bestIdx = rel, s, i
 		}
 	}
 	addSelected(stats, cands[bestIdx])
 	note := fmt.Sprintf("non-private tuning: best of %d candidates by %s on the test set, not charged: ε spent is +Inf; eps_per_run is the released run's ε alone", len(cands), sel.Name)
-	perRun := mechanisms.Budget{Wrap: bestWrap}.Charged(best.Event)
-	out := &fitted{release: best, charged: accounting.NewComposed(perRun, accounting.NonPrivate{}), perRun: perRun, note: note, stats: stats}
-	pr.note(out, c, bestM, best.Event)
-	return out, nil
+	return &fitted{release: best, charged: accounting.NewComposed(best.Event, accounting.NonPrivate{}), perRun: best.Event, note: note, stats: stats}, nil
 }
 
 // fitPrivate is Papernot–Steinke repeat-and-select: K runs with K drawn from
@@ -93,14 +90,15 @@ func (r *runner) fitOracle(ctx context.Context, c *spec.Cell, data *split, b mec
 // noise on validation or test rows, which the guarantee therefore treats as
 // public (the record's Privacy.Selection and Assumptions say so).
 //
-// Behind a pipeline pr the charged event is repeat-and-select around one
-// pre-processed run: Budget.Wrap = tuning ∘ pipeline. The steps are fitted
+// Behind a pipeline the charged event is repeat-and-select around one
+// pre-processed run: the pipeline's Fit charges Budget.Wrap = tuning ∘
+// pipeline. The steps are fitted
 // once (they are deterministic: K fits of π_S would give one map), so the K
 // runs are K runs of the mechanism on π_S(S), i.e. K runs of the
 // pre-processed mechanism, whose RDP curve (accounting.Preprocessed) is what
 // repeat-and-select needs. (Validation allows it only for steps that leave
 // held-out rows as they are, so the selection's scores do not read π_S.)
-func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams, pr *pipelineRun) (*fitted, error) {
+func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
 	t := r.spec.Mechanisms[c.Mechanism].Tuning
 	dist, _ := accounting.ParseDistribution(t.Distribution)
 	wrap := spec.PrivateWrap(t)
@@ -112,8 +110,7 @@ func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b me
 	var best *mechanisms.Release
 	stats := map[string]float64{results.DiagRuns: float64(k)} // 0: Record.DataIndependent
 	var base []byte
-	var baseEvent, baseRun accounting.Event // one run's own event, and as charged behind the pipeline
-	var baseM mechanisms.Mechanism
+	var baseRel *mechanisms.Release // the first run: its event is what every run spends
 	bestScore := math.NaN()
 	var bestCand map[string]any
 	// K = 0 releases a data-independent default; one run is still made (and
@@ -125,29 +122,31 @@ func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b me
 		if err != nil {
 			return nil, err
 		}
-		pre := pr.wrap(c, m)
 		bm := b
-		bm.Wrap = spec.ComposeWraps(wrap, pre)
-		rel, err := m.Fit(ctx, data.train, bm, rs.Sub(fmt.Sprintf("run/%d", j)))
+		bm.Wrap = wrap
+		rel, err := r.behindPipeline(c, m).Fit(ctx, data.train, bm, rs.Sub(fmt.Sprintf("run/%d", j)))
 		if err != nil {
 			return nil, fmt.Errorf("tuning run %d %v: %w", j, cand, err)
 		}
 		addTotals(stats, rel.Stats)
-		run := mechanisms.Budget{Wrap: pre}.Charged(rel.Event)
-		ev, err := json.Marshal(run)
+		ev, err := json.Marshal(rel.Event)
 		if err != nil {
 			return nil, err
 		}
 		if base == nil {
-			base, baseEvent, baseRun, baseM = ev, rel.Event, run, m
+			base, baseRel = ev, rel
 		} else if !bytes.Equal(base, ev) {
 			return nil, fmt.Errorf("private tuning needs every run to spend the same event; run 0 spent %s, run %d spent %s", base, j, ev)
 		}
 		if j >= k {
 			break
 		}
-		if score := evaluator(sel.Name, data)(rel.Model, part); best == nil || better(sel, score, bestScore) {
-			best, bestScore, bestCand = rel, score, cand
+		s, err := score(sel.Name, data, rel.Model, part)
+		if err != nil {
+			return nil, fmt.Errorf("tuning run %d %v: scoring: %w", j, cand, err)
+		}
+		if best == nil || better(sel, s, bestScore) {
+			best, bestScore, bestCand = rel, s, cand
 		}
 	}
 	note := fmt.Sprintf("private tuning: K ~ %s(mean %g) runs, best by %s on the %s split", dist, t.Mean, sel.Name, map[bool]string{true: "test", false: "validation"}[t.SelectOn == "test"])
@@ -156,14 +155,17 @@ func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b me
 	}
 	note += "; selection not private: runs scored without noise, the scored rows treated as public"
 	if best == nil {
-		best = &mechanisms.Release{Model: mechanisms.DataIndependentModel(data.train.Cols()), Event: baseEvent}
+		var zero mechanisms.Model = mechanisms.DataIndependentModel(data.train.Cols())
+		if pm, ok := baseRel.Model.(*mechanisms.PreprocessedModel); ok {
+			_, cols := pm.Fitted.Output().X.Dims()
+			zero = pm.With(mechanisms.DataIndependentModel(cols))
+		}
+		best = &mechanisms.Release{Model: zero, Event: baseRel.Event}
 		note += "; K = 0: released the zero model"
 	} else {
 		addSelected(stats, bestCand)
 	}
-	out := &fitted{release: best, charged: wrap(baseRun), perRun: baseRun, note: note, stats: stats}
-	pr.note(out, c, baseM, baseEvent)
-	return out, nil
+	return &fitted{release: best, charged: wrap(baseRel.Event), perRun: baseRel.Event, note: note, stats: stats}, nil
 }
 
 // sampleCandidate draws one candidate: uniformly from the grid, or with each
