@@ -47,6 +47,11 @@ type Info struct {
 	// mechanism's own audit (Name "") first, then any further pairs. A
 	// non-private mechanism declares none.
 	Audits []Audit
+	// Quantities say how tables print each key of the noise parameters
+	// and diagnostics its fits report, by stored key without its group
+	// ("gamma" for "node1/gamma"); solver counters and tuning's keys are
+	// harness/report's (TestQuantitiesCoverMechanisms).
+	Quantities map[string][]Quantity
 }
 
 // Supports reports whether the mechanism fits task t.
