@@ -77,8 +77,9 @@
 // the measured trust row; TestMechanismAudits, TestDeclaredAudits), how
 // tables print each key of Release.Noise and Release.Stats
 // (Info.Quantities: label, LaTeX, meaning, unit, reference, and for a
-// derived column its formula, Of and When; harness/report reads them,
-// TestQuantitiesCoverMechanisms fails on a reported key without one) and
+// derived column its formula, Of and When; harness/report reads them;
+// TestQuantitiesCoverMechanisms fits the test params and Info.QuantityParams
+// and fails on a reported key without one or a declared key not reported) and
 // its reference (Info.Ref). go generate ./mechanisms then regenerates
 // params_doc.go, the mechanism list of docs/references.md and
 // testdata/fingerprints.txt; go generate ./audit regenerates the trust

@@ -96,7 +96,8 @@ func init() {
 			"lambda_tilde": {quantity("λ̃", `$\tilde\lambda$`, "private, downward-shifted λ_min(ZᵀZ)", refLSS+" Alg. 1 l. 5").in(rawUnits)},
 			"eta_std":      {quantity("σ_λ", `$\sigma_\lambda$`, "std of the noise on λ_min: ηC², η = γ/√k (code preset: √(γC²/√k))", refLSS+" Alg. 1 l. 5, Alg. 2").in(rawUnits)},
 			"k":            qK,
-		}},
+		},
+		QuantityParams: []string{`preset = "code"`}},
 		func(p LinearMixingParams) (Mechanism, error) { return &LinearMixing{p: p}, nil },
 		LinearMixingParams{sketchParams: sketchParams{K: 12}})
 }

@@ -52,6 +52,12 @@ type Info struct {
 	// ("gamma" for "node1/gamma"); solver counters and tuning's keys are
 	// harness/report's (TestQuantitiesCoverMechanisms).
 	Quantities map[string][]Quantity
+	// QuantityParams are further configurations, each the body of a TOML
+	// inline table over the defaults (as CalibrationClaim.Params), under
+	// which its fits report keys its test params do not (a preset, a
+	// test): TestQuantitiesCoverMechanisms fits them too, so that each
+	// declared quantity is seen reported.
+	QuantityParams []string
 }
 
 // Supports reports whether the mechanism fits task t.

@@ -476,7 +476,7 @@ func init() {
 	// that the conformance tests' loose (ε, δ) target is met; μ = 1 keeps η
 	// small on the 200-row nodes of the test data.
 	Register(Info{Name: dgdPlainName, Title: "No noise", Ref: "HMB23", Tasks: reg, Private: false, Version: 1, Events: []string{"non_private"},
-		Quantities: dgdQuantities},
+		Quantities: dgdQuantities, QuantityParams: []string{`iterations = 2, mu = 1`}},
 		build(dgdPlain), DGDParams{Iterations: 3})
 	Register(Info{Name: dgdRGMName, Title: "Relative (RGM)", Ref: "HMB23", Tasks: reg, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"rgm", "laplace", "approx_dp"},
 		Calibration: []CalibrationClaim{{Calibrated: false}, {Params: `epsilon_scope = "total", mu = 1`, Calibrated: true}, {Params: `preset = "code"`, Calibrated: false}},
@@ -493,7 +493,10 @@ func init() {
 			"eps_step_v2": {quantity("ε_step", `$\varepsilon_{\mathrm{step}}$`, "RDP ε of one release at α by Theorem 1 (v2), d term included", refHMB+" Thm 1")},
 			"skipped":     {quantity("skipped", `skipped`, "1: the node never updates (code preset, η > 1)", refRGMCode)},
 			"ptr_epsilon": {quantity("ε_PTR", `$\varepsilon_{\mathrm{PTR}}$`, "ε of the PTR test's Laplace release", refHMB+" Prop. 2")},
-		})},
+		}),
+		// The PTR check's keys; the code preset's η > 1 on 5-row nodes
+		// with μ = 1e-6 skips a node.
+		QuantityParams: []string{`iterations = 2, mu = 1`, `iterations = 2, mu = 1, ptr = true`, `iterations = 2, nodes = 80, mu = 1e-6, preset = "code"`}},
 		build(dgdRGM), DGDParams{Iterations: 3, Mu: 1, EpsilonScope: scopeTotal})
 	Register(Info{Name: dgdClipName, Title: "Clipped", Ref: "HMB23", Tasks: reg, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"},
 		Calibration: []CalibrationClaim{{Calibrated: false}, {Params: `epsilon_scope = "total", mu = 1`, Calibrated: true}},
@@ -509,7 +512,8 @@ func init() {
 			"delta_ptr":        qDeltaPTR,
 			"noise_multiplier": {quantity("σ/Δ", `$\sigma/\Delta$`, "σ over the clipped mean's replace-one sensitivity 2c/n", "[Mir17] Prop. 7")},
 			"clipped_fraction": {quantity("clipped", `clipped`, "fraction of per-sample gradients clipped, over all steps", "")},
-		})},
+		}),
+		QuantityParams: []string{`iterations = 2, mu = 1`, `iterations = 2, mu = 1, preset = "code"`}},
 		build(dgdClip), DGDParams{Iterations: 3, Mu: 1, EpsilonScope: scopeTotal})
 }
 

@@ -86,7 +86,7 @@ func init() {
 		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Regression, Rows: 20, Dim: 3, Pair: "sheffet",
 			Note: "λ_min([X y]ᵀ[X y]) of D₁ is the centre of the Laplace test, along the canary's direction, so the canary moves it by its sensitivity C² where the test's outcome has its largest likelihood ratio at pass probability ½: the Laplace part of the ledger at its worst case. The GaussMix part (the sketch) is not exercised"},
 			Trials: 2000, Trust: TrustRow{Claimed: "0.315", Real: "0.000", Broken: "under-charged: 1.053", Caught: "yes"}}},
-		Quantities: sheffetQuantities},
+		Quantities: sheffetQuantities, QuantityParams: []string{`preset = "code"`}},
 		func(p Sheffet17Params) (Mechanism, error) {
 			if p.Calibration != "" {
 				return nil, fmt.Errorf("mechanism sheffet17: params: calibration: Algorithm 4 has a closed-form γ; use sheffet17-renyi to calibrate")

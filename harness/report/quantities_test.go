@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/datasets/preprocess"
 	"github.com/dplab/dplab/harness/internal/spectest"
@@ -25,26 +26,13 @@ import (
 	"github.com/dplab/dplab/results"
 )
 
-// quantityConfigs are params, beyond each mechanism's test configuration,
-// under which a mechanism reports keys its test configuration does not:
-// the presets of the distributed-GD family (the code preset's η > 1 on
-// 5-row nodes with μ = 1e-6 skips a node), its PTR check, and the code presets of the
-// sketches.
-var quantityConfigs = map[string][]map[string]any{
-	"dgd":             {{"iterations": int64(2), "mu": 1.0}},
-	"dgd-rgm":         {{"iterations": int64(2), "mu": 1.0}, {"iterations": int64(2), "mu": 1.0, "ptr": true}, {"iterations": int64(2), "nodes": int64(80), "mu": 1e-6, "preset": "code"}},
-	"dgd-clip":        {{"iterations": int64(2), "mu": 1.0}, {"iterations": int64(2), "mu": 1.0, "preset": "code"}},
-	"sheffet17-renyi": {{"preset": "code"}},
-	"linear-mixing":   {{"preset": "code"}},
-}
-
 // quantityData is a small dataset of task for the mechanisms' fits.
 func quantityData(t *testing.T, task datasets.Task) *datasets.Dataset {
 	return datatest.Tiny(t, task, 400, 5)
 }
 
 // TestQuantitiesCoverMechanisms fits every registered mechanism (its test
-// configuration and quantityConfigs) on every task it supports and checks
+// configuration and its Info.QuantityParams) on every task it supports and checks
 // that each key of its noise parameters and diagnostics has a quantity,
 // declared by the mechanism (Info.Quantities in its Register call) or, for
 // solver counters, listed here: no key reaches a table unlabelled. Labels
@@ -65,10 +53,14 @@ func TestQuantitiesCoverMechanisms(t *testing.T) {
 			t.Fatal(err)
 		}
 		ms = append(ms, m)
-		for _, p := range quantityConfigs[info.Name] {
-			m, _, err := e.Build(func(v any) error { _, err := spec.DecodeStrict(p, v); return err })
+		for _, p := range info.QuantityParams {
+			var doc struct{ P map[string]any }
+			if _, err := toml.Decode("P = {"+p+"}", &doc); err != nil {
+				t.Fatalf("%s QuantityParams %q: %v", info.Name, p, err)
+			}
+			m, _, err := e.Build(func(v any) error { _, err := spec.DecodeStrict(doc.P, v); return err })
 			if err != nil {
-				t.Fatalf("%s %v: %v", info.Name, p, err)
+				t.Fatalf("%s QuantityParams %q: %v", info.Name, p, err)
 			}
 			ms = append(ms, m)
 		}
