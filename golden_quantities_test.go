@@ -12,7 +12,8 @@ import (
 // checkQuantityLabels fails when a record of dir holds a noise parameter or
 // a diagnostic that the tables would print under its raw key: every key a
 // spec's run stores has a column label in the paper's (or the authors'
-// code's) notation (harness/report/quantities.go; issue 35).
+// code's) notation (the mechanism's Info.Quantities or
+// harness/report/quantities.go; issue 35).
 func checkQuantityLabels(t *testing.T, dir string) {
 	t.Helper()
 	recs, err := results.Read(dir, nil)
@@ -28,7 +29,7 @@ func checkQuantityLabels(t *testing.T, dir string) {
 				}
 				seen[r.Mechanism+" "+k] = true
 				if report.ColumnLabels(r.Mechanism, k) == nil {
-					t.Errorf("%s stores %q, which harness/report/quantities.go does not label", r.Mechanism, k)
+					t.Errorf("%s stores %q, which neither its Info.Quantities nor harness/report/quantities.go labels", r.Mechanism, k)
 				}
 			}
 		}

@@ -39,7 +39,7 @@ var allowedImports = map[string][]string{
 	"harness/spec":              {"internal/strictoml", "internal/suggest", "internal/fileutil", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
 	"harness/plan":              {"harness/spec"},
 	"harness/run":               {"harness/plan", "harness/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
-	"harness/report":            {"internal/suggest", "internal/fielddoc", "harness/plan", "harness/spec", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
+	"harness/report":            {"internal/suggest", "internal/fielddoc", "harness/plan", "harness/spec", "harness/curves", "mechanisms", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
 	"harness/htmlreport":        {"harness/report", "harness/plan", "harness/spec", "mechanisms/accounting", "results", "audit"},
 	"harness/docgen":            {"harness/report", "harness/spec", "results", "plotting", "internal/fileutil", "internal/suggest"},
 	"harness/internal/spectest": {"harness/plan", "harness/spec"},

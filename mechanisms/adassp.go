@@ -122,12 +122,21 @@ func (p AdaSSPParams) Validate() error {
 	return nil
 }
 
+// refWang is where AdaSSP's printed quantities are defined
+// (Info.Quantities).
+const refWang = "[Wang18] Alg. 2; [LSS+25] Alg. 3"
+
 func init() {
 	Register(Info{Name: "adassp", Title: "AdaSSP", Ref: "Wang18", Tasks: []datasets.Task{datasets.Regression}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"gaussian"},
 		Calibration: []CalibrationClaim{{Calibrated: false}, {Params: `calibration = "accountant"`, Calibrated: true}},
 		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Regression, Rows: 1000, Dim: 3, Pair: "adassp",
 			Note: "λ_min(XᵀX) of D₀ lies along the canary's coordinate (rows (e_d, 1), more rows on every other coordinate), so the canary (e_d, −1) moves all three noisy statistics (λ_min, XᵀX, Xᵀy) by their sensitivity; λ_min is large enough that λ = 0, so θ_d ≈ (Xᵀỹ)_d/(XᵀX̃)_dd, and the statistic λ̃_min − n_G·θ_d reads the three releases' sum: the joint Gaussian test of the ledger's three releases"},
-			Trials: 2000, Trust: TrustRow{Claimed: "0.617", Real: "0.000", Broken: "under-charged: 0.873", Caught: "yes"}}}},
+			Trials: 2000, Trust: TrustRow{Claimed: "0.617", Real: "0.000", Broken: "under-charged: 0.873", Caught: "yes"}}},
+		Quantities: map[string][]Quantity{
+			"noise_multiplier": {quantity("σ/Δ", `$\sigma/\Delta$`, "noise multiplier √log(6/δ)/(ε/3) of each release", refWang)},
+			"lambda":           {quantity("λ", `$\lambda$`, "ridge penalty of line 4", refWang)},
+			"lambda_min_tilde": {quantity("λ̃_min", `$\tilde\lambda_{\min}$`, "private, downward-shifted λ_min(XᵀX) of line 3", refWang)},
+		}},
 		func(p AdaSSPParams) (Mechanism, error) { return &AdaSSP{p: p}, nil }, AdaSSPParams{})
 }
 

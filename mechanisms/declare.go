@@ -1,8 +1,11 @@
 package mechanisms
 
 import (
+	"math"
+
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/mechanisms/accounting"
 )
 
 // CalibrationClaim is one configuration of a mechanism and whether its fit
@@ -98,3 +101,78 @@ const (
 	// coordinates only.
 	AuditLayoutAxes = "axes"
 )
+
+// Quantity is how report tables print one stored key of a mechanism's
+// noise parameters (Release.Noise, records' privacy.noise) or non-private
+// diagnostics (Release.Stats): a column in the notation and units of the
+// paper the mechanism reproduces, or, where a reader compares with the
+// authors' code, of that code, labelled as such. A key may print as
+// several columns (Info.Quantities; the paper's value and the code's).
+// TestQuantitiesCoverMechanisms (harness/report) fails on a key a fit
+// reports without one.
+type Quantity struct {
+	// Label is the column header, Unicode math in the source's notation:
+	// "γ", "c_code = c/n". Labels are unique among a mechanism's keys.
+	Label string
+	// TeX is the header in LaTeX: `$\gamma$`.
+	TeX string
+	// Means says what the printed value is, in a few words.
+	Means string
+	// Unit is its unit or scale where several are in use; "" otherwise.
+	Unit string
+	// Ref is where the symbol and its units are defined (a citation key
+	// of docs/references.md, with the place in the paper).
+	Ref string
+	// Of, when set, computes the printed value of one record from the
+	// stored values of its row's keys (get reads a key of the same group,
+	// "node1/" for "node1/gamma", from the record's noise parameters, then
+	// its diagnostics); Formula says how, in stored keys ("√gamma"). Nil:
+	// the key's stored value is printed.
+	Of      func(get func(key string) (float64, bool)) (float64, bool)
+	Formula string
+	// When, if set, restricts a derived quantity to the records it holds
+	// for, given their mechanism params (as stored) and ledger (nil when
+	// the record has none); a derived column no row of a table has is left
+	// out.
+	When func(params map[string]any, ledger accounting.Event) bool
+}
+
+// quantity is a Quantity printed as stored.
+func quantity(label, tex, means, ref string) Quantity {
+	return Quantity{Label: label, TeX: tex, Means: means, Ref: ref}
+}
+
+// derivedQuantity is a Quantity computed from the stored keys by of, as
+// formula says.
+func derivedQuantity(label, tex, formula, means, ref string, of func(func(string) (float64, bool)) (float64, bool)) Quantity {
+	return Quantity{Label: label, TeX: tex, Formula: formula, Means: means, Ref: ref, Of: of}
+}
+
+// in returns q with its unit.
+func (q Quantity) in(unit string) Quantity {
+	q.Unit = unit
+	return q
+}
+
+// onlyFor returns q printed for the records when holds for.
+func (q Quantity) onlyFor(when func(params map[string]any, ledger accounting.Event) bool) Quantity {
+	q.When = when
+	return q
+}
+
+// sqrtOf is the printed √(key).
+func sqrtOf(key string) func(func(string) (float64, bool)) (float64, bool) {
+	return func(get func(string) (float64, bool)) (float64, bool) {
+		x, ok := get(key)
+		return math.Sqrt(x), ok
+	}
+}
+
+// perRow is the printed key/n, n the row's number of records (its "n").
+func perRow(key string) func(func(string) (float64, bool)) (float64, bool) {
+	return func(get func(string) (float64, bool)) (float64, bool) {
+		x, ok := get(key)
+		n, okN := get("n")
+		return x / n, ok && okN
+	}
+}

@@ -74,14 +74,18 @@
 // Info declares what the tests and docs read from the registry: its
 // calibration claims (Info.Calibration, checked by TestCalibratedClaims),
 // a private mechanism's audits (Info.Audits: setup, runs, leak variants and
-// the measured trust row; TestMechanismAudits, TestDeclaredAudits) and its
-// reference (Info.Ref). go generate ./mechanisms then regenerates
+// the measured trust row; TestMechanismAudits, TestDeclaredAudits), how
+// tables print each key of Release.Noise and Release.Stats
+// (Info.Quantities: label, LaTeX, meaning, unit, reference, and for a
+// derived column its formula, Of and When; harness/report reads them;
+// TestQuantitiesCoverMechanisms fits the test params and Info.QuantityParams
+// and fails on a reported key without one or a declared key not reported) and
+// its reference (Info.Ref). go generate ./mechanisms then regenerates
 // params_doc.go, the mechanism list of docs/references.md and
 // testdata/fingerprints.txt; go generate ./audit regenerates the trust
-// table of docs/trust.md. Not automatic: the labels of the quantities it
-// reports (harness/report/quantities.go, TestQuantitiesCoverMechanisms); a
-// new paper's full entry in docs/references.md; tests of the paper's own
-// claims; a new event kind first, if it charges one (mechanisms/accounting).
+// table of docs/trust.md. Not automatic: a new paper's full entry in
+// docs/references.md; tests of the paper's own claims; a new event kind
+// first, if it charges one (mechanisms/accounting).
 // A change of behaviour bumps Info.Version, which re-keys its cells so stored
 // trials are not reused: TestVersionFingerprints fails when a mechanism's
 // release on a fixed input changes under an unchanged version.

@@ -84,12 +84,23 @@ func (p DPGDParams) step() float64   { return orDefault(p.Step, 0.5) }
 func (p DPGDParams) radius() float64 { return orDefault(p.Radius, 1) }
 func (p DPGDParams) clip() float64   { return orDefault(p.Clip, 1) }
 
+// refHSS is where the printed quantities of [HSS24]'s mechanisms (dpgd,
+// dppca-dpgd, ptr-pca-dpgd, ssp) are defined (Info.Quantities).
+const refHSS = "[HSS24]"
+
+// qDPGDSigma is the DP-GD noise std the DP-GD mechanisms print.
+var qDPGDSigma = []Quantity{quantity("σ", `$\sigma$`, "DP-GD noise std on the averaged gradient", refHSS+" Thm 12")}
+
 func init() {
 	Register(Info{Name: "dpgd", Title: "DP-GD (projected, averaged)", Ref: "HSS24", Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"},
 		Calibration: []CalibrationClaim{{Params: `iterations = 20`, Calibrated: true}},
 		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Binary, Rows: 20, Dim: 3, Params: []string{"iterations=1", "clip=0.5", "radius=100", "output=last"},
 			Note: AuditCanaryNote + "; one full-batch step with no active projection, so the release is the noisy clipped gradient sum (the white-box Gaussian case); clip = 0.5 is the logistic gradient's norm at θ₀ = 0, so the replace-one pair moves the sum by exactly 2C"},
-			Trials: 4000, Trust: TrustRow{Claimed: "1.000", Real: "0.095", Broken: "under-charged: 1.595", Caught: "yes"}}}},
+			Trials: 4000, Trust: TrustRow{Claimed: "1.000", Real: "0.095", Broken: "under-charged: 1.595", Caught: "yes"}}},
+		Quantities: map[string][]Quantity{
+			"sigma":      qDPGDSigma,
+			"iterations": {quantity("T", `$T$`, "DP-GD steps", refHSS+" Thm 12")},
+		}},
 		func(p DPGDParams) (Mechanism, error) { return &DPGD{p: p}, nil }, DPGDParams{Iterations: 5})
 }
 

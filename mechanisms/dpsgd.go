@@ -116,12 +116,23 @@ func (p DPSGDParams) config() solvers.DPSGDConfig {
 	return c
 }
 
+// refACG is where DP-SGD's printed quantities are defined
+// (Info.Quantities).
+const refACG = "[ACG+16] Alg. 1"
+
 func init() {
 	Register(Info{Name: "dpsgd", Title: "DP-SGD", Ref: "ACG+16", Tasks: []datasets.Task{datasets.Binary, datasets.Regression}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"poisson_sampled_gaussian"},
 		Calibration: []CalibrationClaim{{Params: `epochs = 2`, Calibrated: true}},
 		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Binary, Rows: 20, Dim: 3, Offset: dpsgdAuditOffset, Params: []string{"epochs=1", "batch=1000", "optimizer=sgd", "clip=0.25", "learning_rate=1", "no_bias=true"},
 			Note: AuditCanaryNote + "; one step with the whole dataset as the batch (q = 1) and plain SGD, so the release is the noisy clipped gradient sum; the canary's gradient exceeds the clip, so it shifts the release by exactly C; no intercept, so the whole clipped gradient lies on the canary's coordinate; θ₀ is public randomness and is subtracted. Poisson subsampling is not exercised"},
-			Trials: 6000, Trust: TrustRow{Claimed: "1.000", Real: "0.145", Broken: "under-charged: 2.122", Caught: "yes"}}}},
+			Trials: 6000, Trust: TrustRow{Claimed: "1.000", Real: "0.145", Broken: "under-charged: 2.122", Caught: "yes"}}},
+		Quantities: map[string][]Quantity{
+			"noise_multiplier": {quantity("σ/Δ", `$\sigma/\Delta$`, "noise multiplier σ: the noise std is σC on the clipped sum", refACG)},
+			"q":                {quantity("q", `$q$`, "sampling rate", refACG)},
+			"steps":            {quantity("T", `$T$`, "SGD steps", refACG)},
+			"clip":             {quantity("C", `$C$`, "per-example gradient clipping norm", refACG)},
+			"clipped":          {quantity("clipped", `clipped`, "per-example gradients clipped, over all steps", "")},
+		}},
 		func(p DPSGDParams) (Mechanism, error) { return &DPSGD{p: p}, nil },
 		DPSGDParams{Epochs: 5, LearningRate: 0.05})
 }

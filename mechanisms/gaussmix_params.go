@@ -162,3 +162,16 @@ func gaussMixEpsilon(k int, gamma, delta float64) (float64, error) {
 
 // gaussianTail returns P(z ≥ t) = Φ(−t) for z ~ N(0, 1).
 func gaussianTail(t float64) float64 { return 0.5 * math.Erfc(t/math.Sqrt2) }
+
+// The quantities the sketching mechanisms (linear-mixing, sheffet17,
+// sheffet17-renyi) print (Info.Quantities), in [LSS+25]'s notation.
+const (
+	refLSS   = "[LSS+25]"
+	rawUnits = "raw: units of C² = C_X² + C_Y²"
+)
+
+var (
+	qK        = []Quantity{quantity("k", `$k$`, "sketch size (rows of S)", refLSS+" Alg. 1")}
+	qSigma2   = []Quantity{quantity("σ²", `$\sigma^2$`, "variance of the sketch noise (Alg. 1: η̃²C²; Alg. 4: γ)", refLSS+" Lemma 1, Alg. 1 l. 6–7 (corrected), Alg. 4 l. 3").in(rawUnits)}
+	qGammaMix = []Quantity{quantity("γ", `$\gamma$`, "GaussMix γ = (σ² + λ̄)/C² of the ledger", refLSS+" Lemma 1").in("dimensionless")}
+)

@@ -89,7 +89,15 @@ func init() {
 		Calibration: []CalibrationClaim{{Calibrated: false}, {Params: `calibration = "accountant"`, Calibrated: true}},
 		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Regression, Rows: 20, Dim: 3, Pair: "mixing", Params: []string{"k=200"},
 			Note: "λ_min([X y]ᵀ[X y]) lies along the canary's direction and far enough above the shift that λ̃ is never clipped, so the canary moves the released λ̃ by its sensitivity C²: the Gaussian part of the ledger, tested at its worst case. The GaussMix part (the sketch) is not exercised: at this λ_min the canary changes one direction's variance by a factor ≈ 1 + 2/λ_min"},
-			Trials: 8000, Trust: TrustRow{Claimed: "0.589", Real: "0.000", Broken: "under-charged: 0.968", Caught: "yes"}}}},
+			Trials: 8000, Trust: TrustRow{Claimed: "0.589", Real: "0.000", Broken: "under-charged: 0.968", Caught: "yes"}}},
+		Quantities: map[string][]Quantity{
+			"gamma":        qGammaMix,
+			"sigma2":       qSigma2,
+			"lambda_tilde": {quantity("λ̃", `$\tilde\lambda$`, "private, downward-shifted λ_min(ZᵀZ)", refLSS+" Alg. 1 l. 5").in(rawUnits)},
+			"eta_std":      {quantity("σ_λ", `$\sigma_\lambda$`, "std of the noise on λ_min: ηC², η = γ/√k (code preset: √(γC²/√k))", refLSS+" Alg. 1 l. 5, Alg. 2").in(rawUnits)},
+			"k":            qK,
+		},
+		QuantityParams: []string{`preset = "code"`}},
 		func(p LinearMixingParams) (Mechanism, error) { return &LinearMixing{p: p}, nil },
 		LinearMixingParams{sketchParams: sketchParams{K: 12}})
 }

@@ -128,12 +128,32 @@ func (p ObjPertAMPParams) Validate() error {
 	return nil
 }
 
+// The quantities the objective-perturbation mechanisms (objpert-amp,
+// objpert-kifer, objpert-output) print (Info.Quantities), in [RKW23]'s
+// notation.
+const (
+	refRKW   = "[RKW23]"
+	sumScale = "sum scale: loss summed over the records"
+)
+
+var (
+	qObjSigma  = []Quantity{quantity("σ", `$\sigma$`, "std of the objective's linear noise b ~ N(0, σ²I)", refRKW+" Alg. 1").in(sumScale)}
+	qObjLambda = []Quantity{quantity("λ", `$\lambda$`, "ridge penalty (λ/2)‖θ‖²", refRKW+" Alg. 1").in(sumScale)}
+	qObjTau    = []Quantity{quantity("τ", `$\tau$`, "gradient-norm tolerance ‖∇L^P(θ̃)‖ ≤ τ", refRKW+" Alg. 1").in(sumScale)}
+	qSigmaOut  = []Quantity{quantity("σ_out", `$\sigma_{\mathrm{out}}$`, "std of the output noise N(0, σ_out²I)", refRKW+" Alg. 1")}
+	qClipC     = []Quantity{quantity("C", `$C$`, "clipping norm of the per-example gradients (= L, the Lipschitz bound)", refRKW+" §4, Thm F.2")}
+)
+
 func init() {
 	Register(Info{Name: "objpert-amp", Title: "Algorithm 1 (AMP)", Ref: "RKW23", Tasks: []datasets.Task{datasets.Binary, datasets.Regression}, Private: true, Version: 1, Relation: accounting.RelationAddRemove, Events: []string{"amp"},
 		Calibration: []CalibrationClaim{{Calibrated: true}},
 		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Binary, Rows: 4, Dim: 3, Intercept: true, Params: []string{"clip=0.5", "tau=1e-5", "sigma_out=0.001"},
 			Note: "clip = 0.5 is below the canary's logistic gradient norm at θ = 0 (0.5·√2 with the intercept), so its clipped gradient has the full norm C wherever the prediction at x* is below ≈ 0.6, and there the minimiser moves by C/λ along it; the statistic is the prediction at x*, the gradient's direction. τ = 1e-5 and σ_out = 0.001 (instead of [RKW23]'s 0.01 and 0.15) keep the approximate-minimum part's sensitivity 2τ/λ small against σ_out, so almost all of the budget goes to the objective's noise, which the test then sees nearly alone"},
-			Trials: 3000, Trust: TrustRow{Claimed: "1.000", Real: "0.000", Broken: "under-charged: 1.893", Caught: "yes"}}}},
+			Trials: 3000, Trust: TrustRow{Claimed: "1.000", Real: "0.000", Broken: "under-charged: 1.893", Caught: "yes"}}},
+		Quantities: map[string][]Quantity{
+			"sigma": qObjSigma, "lambda": qObjLambda, "tau": qObjTau, "sigma_out": qSigmaOut, "clip": qClipC,
+			"beta": {quantity("β", `$\beta$`, "smoothness of the loss, f″ ≤ β", refRKW+" Thm 3.2")},
+		}},
 		func(p ObjPertAMPParams) (Mechanism, error) { return &ObjPertAMP{p: p}, nil }, ObjPertAMPParams{})
 }
 

@@ -73,7 +73,14 @@ func init() {
 		Calibration: []CalibrationClaim{{Calibrated: true}},
 		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Binary, Rows: 4, Dim: 3, Intercept: true, Params: []string{"clip=0.5"},
 			Note: "clip = 0.5 saturates the canary's clipped gradient (norm 0.5·√2 > C with the intercept), so the minimiser moves by about C/λ along the gradient, its sensitivity; the statistic is the prediction at x*, which projects the release on that direction"},
-			Trials: 4000, Trust: TrustRow{Claimed: "1.000", Real: "0.133", Broken: "under-charged: 1.366", Caught: "yes"}}}},
+			Trials: 4000, Trust: TrustRow{Claimed: "1.000", Real: "0.133", Broken: "under-charged: 1.366", Caught: "yes"}}},
+		Quantities: map[string][]Quantity{
+			"sigma":            {quantity("σ_out", `$\sigma_{\mathrm{out}}$`, "std of the output noise N(0, σ_out²I) = (σ/Δ)·(C + 2τ)/λ", "[CMS11] Alg. 1")},
+			"lambda":           qObjLambda,
+			"tau":              qObjTau,
+			"clip":             qClipC,
+			"noise_multiplier": {quantity("σ/Δ", `$\sigma/\Delta$`, "noise multiplier: the noise std over the release's sensitivity", "[Mir17] Prop. 7")},
+		}},
 		func(p ObjPertOutputParams) (Mechanism, error) { return &ObjPertOutput{p: p}, nil }, ObjPertOutputParams{})
 }
 

@@ -104,7 +104,11 @@ func init() {
 		Calibration: []CalibrationClaim{{Params: `k = 2`, Calibrated: true}},
 		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Binary, Rows: 1000, Dim: 3, Layout: AuditLayoutAxes, Params: []string{"k=2", "iterations=1", "clip=0.5", "radius=100", "output=last"},
 			Note: "1000 rows on e₁ and on the canary's coordinate (labels cancelling in pairs), none on e₂, so the private PCA keeps the canary's coordinate in its top 2; then dpgd's one-step pair. The canary also moves the PCA's covariance, which the statistic does not read"},
-			Trials: 6000, Trust: TrustRow{Claimed: "1.000", Real: "0.088", Broken: "under-charged: 1.525", Caught: "yes"}}}},
+			Trials: 6000, Trust: TrustRow{Claimed: "1.000", Real: "0.088", Broken: "under-charged: 1.525", Caught: "yes"}}},
+		Quantities: map[string][]Quantity{
+			"sigma":     qDPGDSigma,
+			"sigma_pca": {quantity("σ_PCA", `$\sigma_{\mathrm{PCA}}$`, "std of the noise on each entry of XᵀX (DP-PCA)", refHSS)},
+		}},
 		func(p PCADPGDParams) (Mechanism, error) { return &PCADPGD{p: p}, nil },
 		PCADPGDParams{DPGDParams: DPGDParams{Iterations: 5}, K: 2})
 	Register(Info{Name: "ptr-pca-dpgd", Title: "PCA + DP-GD with PTR (Algorithm 1)", Ref: "HSS24", Tasks: bin, Private: true, Version: 2, Relation: accounting.RelationReplaceOne, Events: []string{"laplace", "approx_dp", "preprocessed", "gaussian"},
@@ -114,7 +118,13 @@ func init() {
 			Trials: 200, Weak: ptrAuditWeak, Leaks: []string{"fold-projection"}, Trust: TrustRow{Claimed: "1.000", Real: "0.000 (version 1: **3.245**, refuted)", Broken: "fold-projection: 3.245; under-charged: 0.000", Caught: "fold-projection: yes; under-charged: no — no pair can catch it (its ε on every pair ≤ 0.56)"}},
 			{Name: "gradient", Setup: AuditSetup{Task: datasets.Binary, Rows: 4001, Dim: 3, Pair: "gradient", Params: []string{"k=2", "beta=0.01", "iterations=1", "clip=1e-5", "radius=100", "output=last", "step=0.5"},
 				Note: "4,001 rows (projectionPair's layout); the replaced row ∓e₁ leaves the PCA and PTR's test unchanged and moves the unclipped gradient sum by 1 along e₁, the clipped one by 2C. The ledger charges DP-GD for a PCA change moving all n rows (σ = 8.67·C on the averaged gradient), so a per-example gradient bound that is not enforced shows only when the unclipped gradient ½ dwarfs C: clip = 1e-5 (the audit's noise on θ₁ is then η·σ = 4.3e-5 against the unclipped shift η/n = 1.25e-4). The real mechanism's shift, η·2C/n, is 5.8e-5 of a standard deviation"},
-				Trials: 400, Weak: ptrAuditWeak, Leaks: []string{"no-clip"}, Trust: TrustRow{Claimed: "1.000", Real: "0.000", Broken: "no-clip: 2.780; under-charged: 0.000", Caught: "no-clip: yes; under-charged: no (as above)"}}}},
+				Trials: 400, Weak: ptrAuditWeak, Leaks: []string{"no-clip"}, Trust: TrustRow{Claimed: "1.000", Real: "0.000", Broken: "no-clip: 2.780; under-charged: 0.000", Caught: "no-clip: yes; under-charged: no (as above)"}}},
+		Quantities: map[string][]Quantity{
+			"sigma":        qDPGDSigma,
+			"test_epsilon": {quantity("ε_T", `$\varepsilon_T$`, "ε of the PTR test", refHSS+" Alg. 1")},
+			"ptr_bot":      {quantity("⊥", `$\bot$`, "1: the test refused (Algorithm 1 returned ⊥)", refHSS+" Alg. 1")},
+			"ptr_distance": {quantity("J(S)", `$J(S)$`, "distance to a dataset whose PCA is unstable", refHSS+" Alg. 1")},
+		}},
 		func(p PCADPGDParams) (Mechanism, error) {
 			if p.Beta == 0 {
 				return nil, errors.New("beta: PTR needs a proposed eigengap bound β > 0 (public, never read from the data)")

@@ -47,6 +47,17 @@ type Info struct {
 	// mechanism's own audit (Name "") first, then any further pairs. A
 	// non-private mechanism declares none.
 	Audits []Audit
+	// Quantities say how tables print each key of the noise parameters
+	// and diagnostics its fits report, by stored key without its group
+	// ("gamma" for "node1/gamma"); solver counters and tuning's keys are
+	// harness/report's (TestQuantitiesCoverMechanisms).
+	Quantities map[string][]Quantity
+	// QuantityParams are further configurations, each the body of a TOML
+	// inline table over the defaults (as CalibrationClaim.Params), under
+	// which its fits report keys its test params do not (a preset, a
+	// test): TestQuantitiesCoverMechanisms fits them too, so that each
+	// declared quantity is seen reported.
+	QuantityParams []string
 }
 
 // Supports reports whether the mechanism fits task t.

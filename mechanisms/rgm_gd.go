@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -400,6 +401,67 @@ func (p DGDParams) config() dgdConfig {
 	return c
 }
 
+// The quantities of the distributed-GD family as tables print them
+// (Info.Quantities): [HMB23]'s notation, and the authors' code's units
+// where a reader compares with it.
+const (
+	refHMB        = "[HMB23] v2"
+	refRGMCode    = "authors' code, rgm.md §5.5"
+	dgdPaperScale = "paper scale: gradients ∇ℓ_j"
+	dgdCodeScale  = "code scale: gradients ∇ℓ_j/n"
+)
+
+// dgdQuantities are the diagnostics every mechanism of the family reports
+// (per node under "node<i>/", τ and the wall time per step for the run).
+var dgdQuantities = map[string][]Quantity{
+	"tau":        {quantity("τ", `$\tau$`, "step size 0.5/max_i λ_max(A_i)", refHMB+" App. C")},
+	"n":          {quantity("n", `$n$`, "records of the node", refHMB+" §6")},
+	"lambda_max": {quantity("λ_max", `$\lambda_{\max}$`, "largest eigenvalue of the node's A = XᵀX/n + μI", refHMB+" App. C")},
+	"lambda_min": {quantity("λ_min", `$\lambda_{\min}$`, "smallest eigenvalue of the node's A", refHMB+" App. C")},
+	"eta":        {quantity("η", `$\eta$`, "relative sensitivity of the node's gradient, constant-free (code preset: centred rows)", refHMB+" Eq. (11), App. C.2; rgm.md §5.5")},
+	"r_rel":      {quantity("R_rel", `$R_{\mathrm{rel}}$`, "absolute term of the relative sensitivity (the code's R*)", refHMB+" Def. 2, App. C.2; rgm.md §5.5")},
+	"c_max":      {quantity("c_max", `$c_{\max}$`, "max_j ‖∇ℓ_j(θ*)‖ at the node's optimum: the paper's threshold c", refHMB+" §6").in(dgdPaperScale)},
+	"c_frobenius": {
+		quantity("n‖G‖_F", `$n\|G\|_F$`, "√(Σ_j ‖∇ℓ_j(θ*)‖²), the code's threshold rule", refRGMCode).in(dgdPaperScale),
+		derivedQuantity("‖G‖_F", `$\|G\|_F$`, "c_frobenius/n", "Frobenius norm of the per-sample gradient matrix: the code's c at c_fac = 1", refRGMCode, perRow("c_frobenius")).in(dgdCodeScale),
+	},
+	"delta_plus":       {quantity("Δ₊", `$\Delta_+$`, "PTR distance lower bound (C = Ã, ρ = 1/2)", refHMB+" Prop. 2")},
+	"wall_ns_per_iter": {quantity("ns/iter", `ns/iter`, "wall time per iteration, setup excluded", "").in("ns")},
+}
+
+// qDeltaPTR is the PTR check's failure probability the private members of
+// the family report.
+var qDeltaPTR = []Quantity{quantity("δ_PTR", `$\delta_{\mathrm{PTR}}$`, "exp(−εΔ₊), the PTR failure probability (paper: ≈ 1e-34)", refHMB+" §6")}
+
+// withDGD returns the family's diagnostics and extra.
+func withDGD(extra map[string][]Quantity) map[string][]Quantity {
+	out := maps.Clone(dgdQuantities)
+	maps.Copy(out, extra)
+	return out
+}
+
+// stdLinearRGM reports whether the ledger accounts a relative Gaussian
+// release in the authors' code's form (noise std linear in ‖g‖,
+// accounting.RGMStdLinear), whose γ the code prints as √γ.
+func stdLinearRGM(_ map[string]any, ledger accounting.Event) bool {
+	if ledger == nil {
+		return false
+	}
+	found := false
+	accounting.Leaves(ledger, func(l accounting.Event, _ float64) {
+		if g, ok := l.(accounting.RGM); ok && g.Form == accounting.RGMStdLinear {
+			found = true
+		}
+	})
+	return found
+}
+
+// codePreset reports whether the mechanism ran its "code" preset (the
+// authors' released code).
+func codePreset(params map[string]any, _ accounting.Event) bool {
+	return params["preset"] == presetCode
+}
+
 func init() {
 	reg := []datasets.Task{datasets.Regression}
 	build := func(k dgdKind) func(p DGDParams) (Mechanism, error) {
@@ -413,19 +475,45 @@ func init() {
 	// Test configurations: tiny and fast, and (total scope) calibrated, so
 	// that the conformance tests' loose (ε, δ) target is met; μ = 1 keeps η
 	// small on the 200-row nodes of the test data.
-	Register(Info{Name: dgdPlainName, Title: "No noise", Ref: "HMB23", Tasks: reg, Private: false, Version: 1, Events: []string{"non_private"}},
+	Register(Info{Name: dgdPlainName, Title: "No noise", Ref: "HMB23", Tasks: reg, Private: false, Version: 1, Events: []string{"non_private"},
+		Quantities: dgdQuantities, QuantityParams: []string{`iterations = 2, mu = 1`}},
 		build(dgdPlain), DGDParams{Iterations: 3})
 	Register(Info{Name: dgdRGMName, Title: "Relative (RGM)", Ref: "HMB23", Tasks: reg, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"rgm", "laplace", "approx_dp"},
 		Calibration: []CalibrationClaim{{Calibrated: false}, {Params: `epsilon_scope = "total", mu = 1`, Calibrated: true}, {Params: `preset = "code"`, Calibrated: false}},
 		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Regression, Rows: 200, Dim: 3, Layout: AuditLayoutSpread, Params: []string{"iterations=1", "mu=1", "epsilon_scope=total"},
 			Note: "one step; 200 spread rows make the nodes' relative-gradient statistics large enough for the calibration to meet ε = 1 (with 20 orthogonal rows it is infeasible)"},
-			Trials: 3000, Trust: TrustRow{Claimed: "1.000", Real: "0.000", Broken: "under-charged: 1.301", Caught: "yes"}}}},
+			Trials: 3000, Trust: TrustRow{Claimed: "1.000", Real: "0.000", Broken: "under-charged: 1.301", Caught: "yes"}}},
+		Quantities: withDGD(map[string][]Quantity{
+			"gamma": {
+				quantity("γ", `$\gamma$`, "coefficient of ‖g‖² in the noise variance γ‖g‖² + σ² (code preset: std √γ‖g‖ + σ)", refHMB+" Def. 3, Eq. (83)"),
+				derivedQuantity("γ_code = √γ", `$\gamma_{\mathrm{code}} = \sqrt{\gamma}$`, "√gamma", "the authors' code's γ = η√(α/ε), the noise std per unit ‖g‖ (std-linear noise only)", refRGMCode, sqrtOf("gamma")).onlyFor(stdLinearRGM),
+			},
+			"sigma":       {quantity("σ", `$\sigma$`, "baseline noise std per coordinate (the code's σ = R*√(α/ε))", refHMB+" Def. 3; "+refRGMCode)},
+			"delta_ptr":   qDeltaPTR,
+			"eps_step_v2": {quantity("ε_step", `$\varepsilon_{\mathrm{step}}$`, "RDP ε of one release at α by Theorem 1 (v2), d term included", refHMB+" Thm 1")},
+			"skipped":     {quantity("skipped", `skipped`, "1: the node never updates (code preset, η > 1)", refRGMCode)},
+			"ptr_epsilon": {quantity("ε_PTR", `$\varepsilon_{\mathrm{PTR}}$`, "ε of the PTR test's Laplace release", refHMB+" Prop. 2")},
+		}),
+		// The PTR check's keys; the code preset's η > 1 on 5-row nodes
+		// with μ = 1e-6 skips a node.
+		QuantityParams: []string{`iterations = 2, mu = 1`, `iterations = 2, mu = 1, ptr = true`, `iterations = 2, nodes = 80, mu = 1e-6, preset = "code"`}},
 		build(dgdRGM), DGDParams{Iterations: 3, Mu: 1, EpsilonScope: scopeTotal})
 	Register(Info{Name: dgdClipName, Title: "Clipped", Ref: "HMB23", Tasks: reg, Private: true, Version: 1, Relation: accounting.RelationReplaceOne, Events: []string{"gaussian"},
 		Calibration: []CalibrationClaim{{Calibrated: false}, {Params: `epsilon_scope = "total", mu = 1`, Calibrated: true}},
 		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Regression, Rows: 20, Dim: 3, Params: []string{"iterations=1", "mu=1", "epsilon_scope=total"},
 			Note: AuditCanaryNote + "; one clipped gradient step"},
-			Trials: 4000, Trust: TrustRow{Claimed: "1.000", Real: "0.185", Broken: "under-charged: 2.150", Caught: "yes"}}}},
+			Trials: 4000, Trust: TrustRow{Claimed: "1.000", Real: "0.185", Broken: "under-charged: 2.150", Caught: "yes"}}},
+		Quantities: withDGD(map[string][]Quantity{
+			"clip": {
+				quantity("c", `$c$`, "clipping threshold of the per-sample gradients", refHMB+" Eqs. (81)–(82)").in(dgdPaperScale),
+				derivedQuantity("c_code = c/n", `$c_{\mathrm{code}} = c/n$`, "clip/n", "the authors' code's clipping threshold c (code preset only)", refRGMCode, perRow("clip")).in(dgdCodeScale).onlyFor(codePreset),
+			},
+			"sigma":            {quantity("σ", `$\sigma$`, "noise std per coordinate on the clipped mean, σ² = αc²/(εn²) (the code's c√(α/ε))", refHMB+" Eq. (82); "+refRGMCode)},
+			"delta_ptr":        qDeltaPTR,
+			"noise_multiplier": {quantity("σ/Δ", `$\sigma/\Delta$`, "σ over the clipped mean's replace-one sensitivity 2c/n", "[Mir17] Prop. 7")},
+			"clipped_fraction": {quantity("clipped", `clipped`, "fraction of per-sample gradients clipped, over all steps", "")},
+		}),
+		QuantityParams: []string{`iterations = 2, mu = 1`, `iterations = 2, mu = 1, preset = "code"`}},
 		build(dgdClip), DGDParams{Iterations: 3, Mu: 1, EpsilonScope: scopeTotal})
 }
 

@@ -67,13 +67,26 @@ func (p Sheffet17Params) Validate() error {
 	return validateCalibration(p.Calibration)
 }
 
+// sheffetQuantities are the noise parameters of [She17] Algorithm 1 as
+// [LSS+25] App. H.2 adapts it (Algorithms 4 and 5), as tables print them
+// (Info.Quantities).
+var sheffetQuantities = map[string][]Quantity{
+	"gamma":           qGammaMix,
+	"sigma2":          qSigma2,
+	"threshold":       {quantity("W", `$W$`, "threshold of the no-noise test λ_min > W + z + shift (Alg. 4 l. 5: W = γ)", refLSS+" Alg. 4 l. 5").in(rawUnits)},
+	"laplace_scale":   {quantity("b", `$b$`, "scale of the test's Laplace noise z ~ Lap(b), 4C²/ε", refLSS+" Alg. 4 l. 5").in(rawUnits)},
+	"k":               qK,
+	"no_noise_branch": {quantity("no noise", `no noise`, "1: the test passed and no noise was added (Alg. 4 l. 6)", refLSS+" Alg. 4")},
+}
+
 func init() {
 	tasks := []datasets.Task{datasets.Regression}
 	Register(Info{Name: "sheffet17", Title: "Sheffet '17", Ref: "She17", Tasks: tasks, Private: true, Version: 2, Relation: accounting.RelationZeroOut, Events: []string{"laplace", "gaussmix", "approx_dp"},
 		Calibration: []CalibrationClaim{{Calibrated: false}},
 		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Regression, Rows: 20, Dim: 3, Pair: "sheffet",
 			Note: "λ_min([X y]ᵀ[X y]) of D₁ is the centre of the Laplace test, along the canary's direction, so the canary moves it by its sensitivity C² where the test's outcome has its largest likelihood ratio at pass probability ½: the Laplace part of the ledger at its worst case. The GaussMix part (the sketch) is not exercised"},
-			Trials: 2000, Trust: TrustRow{Claimed: "0.315", Real: "0.000", Broken: "under-charged: 1.053", Caught: "yes"}}}},
+			Trials: 2000, Trust: TrustRow{Claimed: "0.315", Real: "0.000", Broken: "under-charged: 1.053", Caught: "yes"}}},
+		Quantities: sheffetQuantities, QuantityParams: []string{`preset = "code"`}},
 		func(p Sheffet17Params) (Mechanism, error) {
 			if p.Calibration != "" {
 				return nil, fmt.Errorf("mechanism sheffet17: params: calibration: Algorithm 4 has a closed-form γ; use sheffet17-renyi to calibrate")
@@ -84,7 +97,8 @@ func init() {
 		Calibration: []CalibrationClaim{{Calibrated: false}, {Params: `calibration = "accountant"`, Calibrated: true}},
 		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Regression, Rows: 20, Dim: 3, Pair: "sheffet",
 			Note: "as sheffet17: the Laplace test at its worst case; the sketch is not exercised"},
-			Trials: 2000, Trust: TrustRow{Claimed: "0.751", Real: "0.135", Broken: "under-charged: 1.124", Caught: "yes"}}}},
+			Trials: 2000, Trust: TrustRow{Claimed: "0.751", Real: "0.135", Broken: "under-charged: 1.124", Caught: "yes"}}},
+		Quantities: sheffetQuantities},
 		func(p Sheffet17Params) (Mechanism, error) { return &Sheffet17{p: p, renyi: true}, nil },
 		Sheffet17Params{sketchParams: sketchParams{K: 12}})
 }

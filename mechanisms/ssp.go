@@ -52,7 +52,10 @@ func init() {
 		Calibration: []CalibrationClaim{{Calibrated: true}},
 		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Regression, Rows: 1000, Dim: 3, Layout: AuditLayoutSpread,
 			Note: "replace-one with (−x*, y*) leaves XᵀX unchanged and moves Xᵀy by 2x*y*, its full sensitivity; XᵀX is well conditioned, so θ along the canary is nearly linear in Xᵀy's noise. The budget spent on XᵀX is not exercised"},
-			Trials: 10000, Trust: TrustRow{Claimed: "1.000", Real: "0.100", Broken: "under-charged: 1.131", Caught: "yes"}}}},
+			Trials: 10000, Trust: TrustRow{Claimed: "1.000", Real: "0.100", Broken: "under-charged: 1.131", Caught: "yes"}}},
+		Quantities: map[string][]Quantity{
+			"sigma": {quantity("σ", `$\sigma$`, "std of the Gaussian noise on each entry of XᵀX and Xᵀy", refHSS)},
+		}},
 		func(p SSPParams) (Mechanism, error) { return &SSP{p: p}, nil }, SSPParams{})
 }
 

@@ -25,10 +25,12 @@
 // and privacy tables state (the ledger and δ of the first ok record, the
 // pipeline analyses, the infeasible trials, per dataset the skip reason).
 // That digest makes the view the kinds draw from, and the evidence of the
-// generated docs. Column labels of noise parameters and diagnostics are one
-// table by mechanism and stored key (quantities.go, ColumnLabels; a column
-// may be derived from stored keys, aggregated record by record);
-// TestQuantitiesCoverMechanisms fails on a key the table lacks.
+// generated docs. Column labels of noise parameters and diagnostics are
+// what each mechanism declares by stored key (mechanisms.Info.Quantities;
+// a column may be derived from stored keys, aggregated record by record),
+// with solver counters, tuning's keys and pre-processing's statistics
+// listed in quantities.go (ColumnLabels); TestQuantitiesCoverMechanisms
+// fails on a key without one.
 //
 // # Claims
 //

@@ -1,26 +1,26 @@
 package report
 
 import (
-	"math"
 	"slices"
 	"strings"
 
+	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
 )
 
 // quantity is how tables print one stored key of a mechanism's noise
-// parameters (records' privacy.noise, Release.Noise) or non-private
-// diagnostics (diagnostics_nonprivate, Release.Stats): a column in the
-// notation and units of the paper the mechanism reproduces, or, where a
-// reader compares with the authors' code, of that code, labelled as such.
-// A key may print as several columns (the paper's value and the code's).
+// parameters (records' privacy.noise) or non-private diagnostics
+// (diagnostics_nonprivate): a mechanism's own keys as it declares them
+// (mechanisms.Quantity, Info.Quantities, in its Register call), the keys
+// any mechanism may report and pre-processing's statistics as this file
+// lists them. A key may print as several columns.
 type quantity struct {
 	label string // column header, Unicode math in the source's notation: "γ", "c_code = c/n"
 	tex   string // the header in LaTeX: `$\gamma$`
 	means string // what the printed value is, in a few words
-	unit  string // its unit or scale where several are in use (sumScale, codeScale, …); "" otherwise
+	unit  string // its unit or scale where several are in use; "" otherwise
 	ref   string // where the symbol and its units are defined
 	// of, when set, computes the printed value of one record from the
 	// stored values of its row's keys (get reads "<group>/<key>" from the
@@ -39,223 +39,29 @@ func q(label, tex, means, ref string) quantity {
 	return quantity{label: label, tex: tex, means: means, ref: ref}
 }
 
-// in returns q with its unit.
-func (q quantity) in(unit string) quantity {
-	q.unit = unit
-	return q
-}
-
-// derived is a quantity computed from the stored keys by of, as formula says.
-func derived(label, tex, formula, means, ref string, of func(func(string) (float64, bool)) (float64, bool)) quantity {
-	return quantity{label: label, tex: tex, formula: formula, means: means, ref: ref, of: of}
-}
-
-// onlyFor returns q printed for the records when holds for.
-func (q quantity) onlyFor(when func(r *results.Record) bool) quantity {
-	q.when = when
-	return q
-}
-
-// stdLinearRGM reports whether the record's ledger accounts a relative
-// Gaussian release in the authors' code's form (noise std linear in ‖g‖,
-// accounting.RGMStdLinear), whose γ the code prints as √γ.
-func stdLinearRGM(r *results.Record) bool {
-	e, err := accounting.UnmarshalEvent(r.Privacy.Event)
+// declared returns the quantities the named mechanism declares
+// (Info.Quantities) by stored key, nil for a mechanism not registered (a
+// store of an older dplab).
+func declared(mech string) map[string][]mechanisms.Quantity {
+	e, err := mechanisms.Lookup(mech)
 	if err != nil {
-		return false
+		return nil
 	}
-	found := false
-	accounting.Leaves(e, func(l accounting.Event, _ float64) {
-		if g, ok := l.(accounting.RGM); ok && g.Form == accounting.RGMStdLinear {
-			found = true
+	return e.Info.Quantities
+}
+
+// fromDeclared is how tables print a mechanism's declared quantity: its
+// When reads the record's mechanism params and ledger (nil when the record
+// has none that decodes).
+func fromDeclared(d mechanisms.Quantity) quantity {
+	out := quantity{label: d.Label, tex: d.TeX, means: d.Means, unit: d.Unit, ref: d.Ref, of: d.Of, formula: d.Formula}
+	if when := d.When; when != nil {
+		out.when = func(r *results.Record) bool {
+			ledger, _ := accounting.UnmarshalEvent(r.Privacy.Event) // nil when none decodes
+			return when(r.MechParams, ledger)
 		}
-	})
-	return found
-}
-
-// codePreset reports whether the record's mechanism ran its "code" preset
-// (the authors' released code).
-func codePreset(r *results.Record) bool { return r.MechParams["preset"] == "code" }
-
-// sqrtOf is the printed √(key).
-func sqrtOf(key string) func(func(string) (float64, bool)) (float64, bool) {
-	return func(get func(string) (float64, bool)) (float64, bool) {
-		x, ok := get(key)
-		return math.Sqrt(x), ok
-	}
-}
-
-// perRow is the printed key/n, n the row's number of records (its "n").
-func perRow(key string) func(func(string) (float64, bool)) (float64, bool) {
-	return func(get func(string) (float64, bool)) (float64, bool) {
-		x, ok := get(key)
-		n, okN := get("n")
-		return x / n, ok && okN
-	}
-}
-
-// Units and scales the quantities name.
-const (
-	paperScale = "paper scale: gradients ∇ℓ_j"
-	codeScale  = "code scale: gradients ∇ℓ_j/n"
-	rawUnits   = "raw: units of C² = C_X² + C_Y²"
-	sumScale   = "sum scale: loss summed over the records"
-)
-
-// Sources the quantities cite (docs/references.md; the research notes of
-// /work/shared/research name the authors' code).
-const (
-	refHMB     = "[HMB23] v2"
-	refRGMCode = "authors' code, rgm.md §5.5"
-	refLSS     = "[LSS+25]"
-	refRKW     = "[RKW23]"
-	refHSS     = "[HSS24]"
-	refWang    = "[Wang18] Alg. 2; [LSS+25] Alg. 3"
-	refACG     = "[ACG+16] Alg. 1"
-)
-
-// dgdQuantities are the diagnostics every mechanism of the [HMB23]
-// distributed-GD family reports (per node under "node<i>/", τ and the wall
-// time per step for the run).
-var dgdQuantities = map[string][]quantity{
-	"tau":        {q("τ", `$\tau$`, "step size 0.5/max_i λ_max(A_i)", refHMB+" App. C")},
-	"n":          {q("n", `$n$`, "records of the node", refHMB+" §6")},
-	"lambda_max": {q("λ_max", `$\lambda_{\max}$`, "largest eigenvalue of the node's A = XᵀX/n + μI", refHMB+" App. C")},
-	"lambda_min": {q("λ_min", `$\lambda_{\min}$`, "smallest eigenvalue of the node's A", refHMB+" App. C")},
-	"eta":        {q("η", `$\eta$`, "relative sensitivity of the node's gradient, constant-free (code preset: centred rows)", refHMB+" Eq. (11), App. C.2; rgm.md §5.5")},
-	"r_rel":      {q("R_rel", `$R_{\mathrm{rel}}$`, "absolute term of the relative sensitivity (the code's R*)", refHMB+" Def. 2, App. C.2; rgm.md §5.5")},
-	"c_max":      {q("c_max", `$c_{\max}$`, "max_j ‖∇ℓ_j(θ*)‖ at the node's optimum: the paper's threshold c", refHMB+" §6").in(paperScale)},
-	"c_frobenius": {
-		q("n‖G‖_F", `$n\|G\|_F$`, "√(Σ_j ‖∇ℓ_j(θ*)‖²), the code's threshold rule", refRGMCode).in(paperScale),
-		derived("‖G‖_F", `$\|G\|_F$`, "c_frobenius/n", "Frobenius norm of the per-sample gradient matrix: the code's c at c_fac = 1", refRGMCode, perRow("c_frobenius")).in(codeScale),
-	},
-	"delta_plus":       {q("Δ₊", `$\Delta_+$`, "PTR distance lower bound (C = Ã, ρ = 1/2)", refHMB+" Prop. 2")},
-	"wall_ns_per_iter": {q("ns/iter", `ns/iter`, "wall time per iteration, setup excluded", "").in("ns")},
-}
-
-// qDeltaPTR is the PTR check's failure probability the private members of
-// the family report.
-var qDeltaPTR = []quantity{q("δ_PTR", `$\delta_{\mathrm{PTR}}$`, "exp(−εΔ₊), the PTR failure probability (paper: ≈ 1e-34)", refHMB+" §6")}
-
-// withDGD returns the distributed-GD diagnostics and extra.
-func withDGD(extra map[string][]quantity) map[string][]quantity {
-	out := make(map[string][]quantity, len(dgdQuantities)+len(extra))
-	for k, v := range dgdQuantities {
-		out[k] = v
-	}
-	for k, v := range extra {
-		out[k] = v
 	}
 	return out
-}
-
-// Quantities shared by several mechanisms.
-var (
-	qNoiseMultiplier = []quantity{q("σ/Δ", `$\sigma/\Delta$`, "noise multiplier: the noise std over the release's sensitivity", "[Mir17] Prop. 7")}
-	qK               = []quantity{q("k", `$k$`, "sketch size (rows of S)", refLSS+" Alg. 1")}
-	qSigma2          = []quantity{q("σ²", `$\sigma^2$`, "variance of the sketch noise (Alg. 1: η̃²C²; Alg. 4: γ)", refLSS+" Lemma 1, Alg. 1 l. 6–7 (corrected), Alg. 4 l. 3").in(rawUnits)}
-	qGammaMix        = []quantity{q("γ", `$\gamma$`, "GaussMix γ = (σ² + λ̄)/C² of the ledger", refLSS+" Lemma 1").in("dimensionless")}
-	qObjSigma        = []quantity{q("σ", `$\sigma$`, "std of the objective's linear noise b ~ N(0, σ²I)", refRKW+" Alg. 1").in(sumScale)}
-	qObjLambda       = []quantity{q("λ", `$\lambda$`, "ridge penalty (λ/2)‖θ‖²", refRKW+" Alg. 1").in(sumScale)}
-	qObjTau          = []quantity{q("τ", `$\tau$`, "gradient-norm tolerance ‖∇L^P(θ̃)‖ ≤ τ", refRKW+" Alg. 1").in(sumScale)}
-	qSigmaOut        = []quantity{q("σ_out", `$\sigma_{\mathrm{out}}$`, "std of the output noise N(0, σ_out²I)", refRKW+" Alg. 1")}
-	qClipC           = []quantity{q("C", `$C$`, "clipping norm of the per-example gradients (= L, the Lipschitz bound)", refRKW+" §4, Thm F.2")}
-	qDPGDSigma       = []quantity{q("σ", `$\sigma$`, "DP-GD noise std on the averaged gradient", refHSS+" Thm 12")}
-)
-
-// quantities is the one table of how tables print noise parameters and
-// diagnostics: by mechanism registry name, then stored key (the part after
-// a group: "node1/gamma" → "gamma"). Keys every mechanism may report are in
-// sharedQuantities, pre-processing statistics in preprocessQuantities. A
-// key without an entry prints under its own name (a store of an older
-// dplab); TestQuantitiesCoverMechanisms keeps every key a mechanism reports
-// listed.
-var quantities = map[string]map[string][]quantity{
-	"dgd": dgdQuantities,
-	"dgd-rgm": withDGD(map[string][]quantity{
-		"gamma": {
-			q("γ", `$\gamma$`, "coefficient of ‖g‖² in the noise variance γ‖g‖² + σ² (code preset: std √γ‖g‖ + σ)", refHMB+" Def. 3, Eq. (83)"),
-			derived("γ_code = √γ", `$\gamma_{\mathrm{code}} = \sqrt{\gamma}$`, "√gamma", "the authors' code's γ = η√(α/ε), the noise std per unit ‖g‖ (std-linear noise only)", refRGMCode, sqrtOf("gamma")).onlyFor(stdLinearRGM),
-		},
-		"sigma":       {q("σ", `$\sigma$`, "baseline noise std per coordinate (the code's σ = R*√(α/ε))", refHMB+" Def. 3; "+refRGMCode)},
-		"delta_ptr":   qDeltaPTR,
-		"eps_step_v2": {q("ε_step", `$\varepsilon_{\mathrm{step}}$`, "RDP ε of one release at α by Theorem 1 (v2), d term included", refHMB+" Thm 1")},
-		"skipped":     {q("skipped", `skipped`, "1: the node never updates (code preset, η > 1)", refRGMCode)},
-		"ptr_epsilon": {q("ε_PTR", `$\varepsilon_{\mathrm{PTR}}$`, "ε of the PTR test's Laplace release", refHMB+" Prop. 2")},
-	}),
-	"dgd-clip": withDGD(map[string][]quantity{
-		"clip": {
-			q("c", `$c$`, "clipping threshold of the per-sample gradients", refHMB+" Eqs. (81)–(82)").in(paperScale),
-			derived("c_code = c/n", `$c_{\mathrm{code}} = c/n$`, "clip/n", "the authors' code's clipping threshold c (code preset only)", refRGMCode, perRow("clip")).in(codeScale).onlyFor(codePreset),
-		},
-		"sigma":            {q("σ", `$\sigma$`, "noise std per coordinate on the clipped mean, σ² = αc²/(εn²) (the code's c√(α/ε))", refHMB+" Eq. (82); "+refRGMCode)},
-		"delta_ptr":        qDeltaPTR,
-		"noise_multiplier": {q("σ/Δ", `$\sigma/\Delta$`, "σ over the clipped mean's replace-one sensitivity 2c/n", "[Mir17] Prop. 7")},
-		"clipped_fraction": {q("clipped", `clipped`, "fraction of per-sample gradients clipped, over all steps", "")},
-	}),
-	"adassp": {
-		"noise_multiplier": {q("σ/Δ", `$\sigma/\Delta$`, "noise multiplier √log(6/δ)/(ε/3) of each release", refWang)},
-		"lambda":           {q("λ", `$\lambda$`, "ridge penalty of line 4", refWang)},
-		"lambda_min_tilde": {q("λ̃_min", `$\tilde\lambda_{\min}$`, "private, downward-shifted λ_min(XᵀX) of line 3", refWang)},
-	},
-	"linear-mixing": {
-		"gamma":        qGammaMix,
-		"sigma2":       qSigma2,
-		"lambda_tilde": {q("λ̃", `$\tilde\lambda$`, "private, downward-shifted λ_min(ZᵀZ)", refLSS+" Alg. 1 l. 5").in(rawUnits)},
-		"eta_std":      {q("σ_λ", `$\sigma_\lambda$`, "std of the noise on λ_min: ηC², η = γ/√k (code preset: √(γC²/√k))", refLSS+" Alg. 1 l. 5, Alg. 2").in(rawUnits)},
-		"k":            qK,
-	},
-	"sheffet17":       sheffetQuantities,
-	"sheffet17-renyi": sheffetQuantities,
-	"ssp": {
-		"sigma": {q("σ", `$\sigma$`, "std of the Gaussian noise on each entry of XᵀX and Xᵀy", refHSS)},
-	},
-	"dpgd": {
-		"sigma":      qDPGDSigma,
-		"iterations": {q("T", `$T$`, "DP-GD steps", refHSS+" Thm 12")},
-	},
-	"dppca-dpgd": {
-		"sigma":     qDPGDSigma,
-		"sigma_pca": {q("σ_PCA", `$\sigma_{\mathrm{PCA}}$`, "std of the noise on each entry of XᵀX (DP-PCA)", refHSS)},
-	},
-	"ptr-pca-dpgd": {
-		"sigma":        qDPGDSigma,
-		"test_epsilon": {q("ε_T", `$\varepsilon_T$`, "ε of the PTR test", refHSS+" Alg. 1")},
-		"ptr_bot":      {q("⊥", `$\bot$`, "1: the test refused (Algorithm 1 returned ⊥)", refHSS+" Alg. 1")},
-		"ptr_distance": {q("J(S)", `$J(S)$`, "distance to a dataset whose PCA is unstable", refHSS+" Alg. 1")},
-	},
-	"dpsgd": {
-		"noise_multiplier": {q("σ/Δ", `$\sigma/\Delta$`, "noise multiplier σ: the noise std is σC on the clipped sum", refACG)},
-		"q":                {q("q", `$q$`, "sampling rate", refACG)},
-		"steps":            {q("T", `$T$`, "SGD steps", refACG)},
-		"clip":             {q("C", `$C$`, "per-example gradient clipping norm", refACG)},
-		"clipped":          {q("clipped", `clipped`, "per-example gradients clipped, over all steps", "")},
-	},
-	"objpert-amp": {
-		"sigma": qObjSigma, "lambda": qObjLambda, "tau": qObjTau, "sigma_out": qSigmaOut, "clip": qClipC,
-		"beta": {q("β", `$\beta$`, "smoothness of the loss, f″ ≤ β", refRKW+" Thm 3.2")},
-	},
-	"objpert-kifer": {
-		"sigma": qObjSigma, "lambda": qObjLambda, "tau": qObjTau, "sigma_out": qSigmaOut,
-	},
-	"objpert-output": {
-		"sigma":            {q("σ_out", `$\sigma_{\mathrm{out}}$`, "std of the output noise N(0, σ_out²I) = (σ/Δ)·(C + 2τ)/λ", "[CMS11] Alg. 1")},
-		"lambda":           qObjLambda,
-		"tau":              qObjTau,
-		"clip":             qClipC,
-		"noise_multiplier": qNoiseMultiplier,
-	},
-}
-
-// sheffetQuantities are the noise parameters of [She17] Algorithm 1 as
-// [LSS+25] App. H.2 adapts it (Algorithms 4 and 5).
-var sheffetQuantities = map[string][]quantity{
-	"gamma":           qGammaMix,
-	"sigma2":          qSigma2,
-	"threshold":       {q("W", `$W$`, "threshold of the no-noise test λ_min > W + z + shift (Alg. 4 l. 5: W = γ)", refLSS+" Alg. 4 l. 5").in(rawUnits)},
-	"laplace_scale":   {q("b", `$b$`, "scale of the test's Laplace noise z ~ Lap(b), 4C²/ε", refLSS+" Alg. 4 l. 5").in(rawUnits)},
-	"k":               qK,
-	"no_noise_branch": {q("no noise", `no noise`, "1: the test passed and no noise was added (Alg. 4 l. 6)", refLSS+" Alg. 4")},
 }
 
 // sharedQuantities are keys any mechanism may report: solver counters and
@@ -269,6 +75,9 @@ var sharedQuantities = map[string][]quantity{
 	"converged":  {q("converged", `converged`, "1: the optimiser met its tolerance", "")},
 	"runs":       {q("runs", `runs`, "tuning: runs made (K for private tuning, the candidates for oracle tuning)", "[PS22]")},
 }
+
+// refHSS is the source of pre-processing's notation.
+const refHSS = "[HSS24]"
 
 // preprocessQuantities are the statistics a pre-processing step observes on
 // the training rows (diagnostics "preprocess/…"), in the notation of
@@ -290,7 +99,8 @@ var preprocessQuantities = map[string][]quantity{
 }
 
 // quantitiesOf returns how the stored key (with its group, "node1/gamma")
-// of a mechanism prints, or nil when the table does not know it. Tuning's
+// of a mechanism prints, or nil when neither the mechanism declares it nor
+// this file lists it. Tuning's
 // "total_<k>" sums a counter over the runs, "sel_<p>" is the selected
 // candidate's param p.
 func quantitiesOf(mech, key string) []quantity {
@@ -298,7 +108,11 @@ func quantitiesOf(mech, key string) []quantity {
 	if group == "preprocess" || strings.HasPrefix(group, "preprocess/") {
 		return preprocessQuantities[name]
 	}
-	if qs, ok := quantities[mech][name]; ok {
+	if ds, ok := declared(mech)[name]; ok {
+		qs := make([]quantity, len(ds))
+		for i, d := range ds {
+			qs[i] = fromDeclared(d)
+		}
 		return qs
 	}
 	if qs, ok := sharedQuantities[name]; ok {
@@ -340,8 +154,8 @@ func derivedKey(group, label string) string {
 
 // derives reports whether some key of mech prints a derived value.
 func derives(mech string) bool {
-	for _, qs := range quantities[mech] {
-		if slices.ContainsFunc(qs, func(q quantity) bool { return q.of != nil }) {
+	for _, qs := range declared(mech) {
+		if slices.ContainsFunc(qs, func(q mechanisms.Quantity) bool { return q.Of != nil }) {
 			return true
 		}
 	}
@@ -473,8 +287,9 @@ func (l *columnLegend) String() string {
 
 // ColumnLabels returns the headers under which tables print a stored key
 // ("node1/gamma") of the named mechanism's noise parameters or non-private
-// diagnostics, in the notation of the paper or the authors' code
-// (quantities.go), or nil when dplab does not know the key (tables then
+// diagnostics, in the notation of the paper or the authors' code (as the
+// mechanism declares them, mechanisms.Info.Quantities, or quantities.go
+// for solver counters, tuning and pre-processing), or nil when dplab does not know the key (tables then
 // print it under its own name).
 func ColumnLabels(mechanism, key string) []string {
 	var out []string

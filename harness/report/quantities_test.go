@@ -1,14 +1,19 @@
 package report
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/datasets/preprocess"
 	"github.com/dplab/dplab/harness/internal/spectest"
@@ -21,34 +26,22 @@ import (
 	"github.com/dplab/dplab/results"
 )
 
-// quantityConfigs are params, beyond each mechanism's test configuration,
-// under which a mechanism reports keys its test configuration does not:
-// the presets of the distributed-GD family (the code preset's η > 1 on
-// 5-row nodes with μ = 1e-6 skips a node), its PTR check, and the code presets of the
-// sketches.
-var quantityConfigs = map[string][]map[string]any{
-	"dgd":             {{"iterations": int64(2), "mu": 1.0}},
-	"dgd-rgm":         {{"iterations": int64(2), "mu": 1.0}, {"iterations": int64(2), "mu": 1.0, "ptr": true}, {"iterations": int64(2), "nodes": int64(80), "mu": 1e-6, "preset": "code"}},
-	"dgd-clip":        {{"iterations": int64(2), "mu": 1.0}, {"iterations": int64(2), "mu": 1.0, "preset": "code"}},
-	"sheffet17-renyi": {{"preset": "code"}},
-	"linear-mixing":   {{"preset": "code"}},
-}
-
 // quantityData is a small dataset of task for the mechanisms' fits.
 func quantityData(t *testing.T, task datasets.Task) *datasets.Dataset {
 	return datatest.Tiny(t, task, 400, 5)
 }
 
 // TestQuantitiesCoverMechanisms fits every registered mechanism (its test
-// configuration and quantityConfigs) on every task it supports and checks
-// that each key of its noise parameters and diagnostics has a quantity: no
-// key reaches a table unlabelled. Labels are unique among a mechanism's
-// quantities (a table's columns are keyed by label), and every quantity
-// states what it is and, unless it is a solver counter, where its
-// notation comes from. Also the keys the runner adds: tuning's runs,
+// configuration and its Info.QuantityParams) on every task it supports and checks
+// that each key of its noise parameters and diagnostics has a quantity,
+// declared by the mechanism (Info.Quantities in its Register call) or, for
+// solver counters, listed here: no key reaches a table unlabelled. Labels
+// are unique among a mechanism's quantities (a table's columns are keyed
+// by label), every declared key is reported by some fit, and every
+// quantity states what it is and, unless it is a solver counter, where
+// its notation comes from. Also the keys the runner adds: tuning's runs,
 // total_<counter> and sel_<param>, and every pre-processing statistic.
 func TestQuantitiesCoverMechanisms(t *testing.T) {
-	seen := map[string]bool{}
 	for _, info := range mechanisms.List() {
 		if strings.HasPrefix(info.Name, "test-") {
 			continue // this package's test mechanisms
@@ -60,10 +53,14 @@ func TestQuantitiesCoverMechanisms(t *testing.T) {
 			t.Fatal(err)
 		}
 		ms = append(ms, m)
-		for _, p := range quantityConfigs[info.Name] {
-			m, _, err := e.Build(func(v any) error { _, err := spec.DecodeStrict(p, v); return err })
+		for _, p := range info.QuantityParams {
+			var doc struct{ P map[string]any }
+			if _, err := toml.Decode("P = {"+p+"}", &doc); err != nil {
+				t.Fatalf("%s QuantityParams %q: %v", info.Name, p, err)
+			}
+			m, _, err := e.Build(func(v any) error { _, err := spec.DecodeStrict(doc.P, v); return err })
 			if err != nil {
-				t.Fatalf("%s %v: %v", info.Name, p, err)
+				t.Fatalf("%s QuantityParams %q: %v", info.Name, p, err)
 			}
 			ms = append(ms, m)
 		}
@@ -83,34 +80,7 @@ func TestQuantitiesCoverMechanisms(t *testing.T) {
 				}
 			}
 		}
-		labels := map[string]string{}
-		for _, k := range slices.Sorted(maps.Keys(keys)) {
-			_, name, _ := cutLast(k)
-			qs := quantitiesOf(info.Name, k)
-			if len(qs) == 0 {
-				t.Errorf("%s reports %q, which quantities.go does not list: tables would print it unlabelled", info.Name, k)
-			}
-			for _, q := range qs {
-				if prev, dup := labels[q.label]; dup && prev != name {
-					t.Errorf("%s: keys %q and %q both print as %q", info.Name, prev, name, q.label)
-				}
-				labels[q.label] = name
-			}
-			seen[info.Name+" "+name] = true
-		}
-		if len(keys) == 0 && len(quantities[info.Name]) > 0 {
-			t.Errorf("%s reports no key, yet quantities.go lists %d", info.Name, len(quantities[info.Name]))
-		}
-	}
-	// Every listed key is reported by its mechanism in some configuration
-	// above (so the table lists no key nothing prints), and says what it is.
-	for mech, keys := range quantities {
-		for key, qs := range keys {
-			if !seen[mech+" "+key] {
-				t.Errorf("quantities.go lists %s's %q, which none of its fits reported", mech, key)
-			}
-			checkQuantities(t, mech+" "+key, qs)
-		}
+		checkMechanismQuantities(t, info, keys)
 	}
 	for _, table := range []map[string][]quantity{sharedQuantities, preprocessQuantities} {
 		for key, qs := range table {
@@ -139,6 +109,60 @@ func TestQuantitiesCoverMechanisms(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkMechanismQuantities checks the quantities of the keys (with their
+// groups) that fits of a mechanism reported: each key has one, declared or
+// shared, their labels are unique, and each key the mechanism declares was
+// reported and says what it is.
+func checkMechanismQuantities(t *testing.T, info mechanisms.Info, keys map[string]bool) {
+	t.Helper()
+	labels, seen := map[string]string{}, map[string]bool{}
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		_, name, _ := cutLast(k)
+		qs := quantitiesOf(info.Name, k)
+		if len(qs) == 0 {
+			t.Errorf("%s reports %q, which its Register(Info{Name: %q, …}) call (%s) does not declare in Info.Quantities (nor harness/report/quantities.go's shared keys): tables would print it unlabelled", info.Name, k, info.Name, registerFile(info.Name))
+		}
+		for _, q := range qs {
+			if prev, dup := labels[q.label]; dup && prev != name {
+				t.Errorf("%s: keys %q and %q both print as %q", info.Name, prev, name, q.label)
+			}
+			labels[q.label] = name
+		}
+		seen[name] = true
+	}
+	// Every declared key is reported by the mechanism in some
+	// configuration (so it declares no key nothing prints), and says what
+	// it is.
+	for _, key := range slices.Sorted(maps.Keys(info.Quantities)) {
+		if !seen[key] {
+			t.Errorf("%s declares the quantity of %q in Info.Quantities, which none of its fits reported", info.Name, key)
+		}
+		checkQuantities(t, info.Name+" "+key, quantitiesOf(info.Name, key))
+	}
+}
+
+// registerFile names the source file of the mechanisms package whose
+// Register call names the mechanism (its name quoted, directly or in a
+// constant), or the package when no single file does.
+func registerFile(name string) string {
+	const dir = "../../mechanisms"
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	var found []string
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil || strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		if bytes.Contains(src, []byte("Register(Info{")) && bytes.Contains(src, []byte(strconv.Quote(name))) {
+			found = append(found, "mechanisms/"+filepath.Base(f))
+		}
+	}
+	if len(found) != 1 {
+		return "package mechanisms"
+	}
+	return found[0]
 }
 
 // checkQuantities checks that each quantity of a key says what it is, how
