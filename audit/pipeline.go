@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -8,7 +9,7 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/datasets/preprocess"
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"gonum.org/v1/gonum/mat"
@@ -91,11 +92,15 @@ func (p Pipeline) withPrepare(setup Setup, kv []string, check bool) (Setup, erro
 	}
 	src := fmt.Sprintf("name = \"audit-pipeline\"\nseed = 1\ntrials = 1\nepsilon = [1]\ndelta = 1e-5\n\n[[dataset]]\nname = %q\n\n[[mechanism]]\nname = %q\nparams = { %s }\n%s\n",
 		task, p.Mechanism, strings.Join(params, ", "), p.Block)
-	s, err := spec.Parse("audit-pipeline.toml", []byte(src))
+	s, err := plan.Parse("audit-pipeline.toml", []byte(src))
 	if err != nil {
 		return Setup{}, err
 	}
-	pl := s.Mechanisms[0].Preprocessing()
+	pp, err := plan.New(context.Background(), s, plan.Options{})
+	if err != nil {
+		return Setup{}, err
+	}
+	pl := pp.Preprocessing(0)
 	if pl == nil {
 		return Setup{}, fmt.Errorf("the block declares no pre-processing")
 	}
@@ -109,14 +114,14 @@ func (p Pipeline) withPrepare(setup Setup, kv []string, check bool) (Setup, erro
 		if err != nil {
 			return nil, b, err
 		}
-		charge := spec.Charge{N: train.Rows()}
+		charge := plan.Charge{N: train.Rows()}
 		if err := f.Check(pl.Collection); err != nil {
 			var v *preprocess.ViolationError
 			switch {
 			case !errors.As(err, &v):
 				return nil, b, err
 			case !check:
-			case pl.OnViolation == spec.ViolationGroup:
+			case pl.OnViolation == plan.ViolationGroup:
 				charge.Void = err
 			default:
 				return nil, b, fmt.Errorf("the pair violates the declared collection: %w", err)

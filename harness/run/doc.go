@@ -48,7 +48,7 @@
 // the spec's accountant (memoised by the event's JSON and δ) and calls
 // Release.CheckSpent unless the ledger is non-private, the tuning oracle or
 // the release has a target scope. Then assumptions, metrics (metricEval,
-// one function per spec.Metrics name), traces and diagnostics fill the
+// one function per plan.Metrics name), traces and diagnostics fill the
 // record. Behind a pre-processing pipeline the mechanism fits π_S(S) and is
 // scored on the held-out parts mapped by the fitted steps; train metrics
 // score the training rows mapped as held-out rows are, and
@@ -67,7 +67,7 @@
 //
 // With Options.Shard (dplab run --shard i/N; docs/cluster.md) a run writes
 // its own file and manifest under shards/, refuses Force, and visits only the
-// trials Assign gives it (trial g of the grid, in Expand order, goes to shard
+// trials Assign gives it (trial g of the grid, in the plan's order, goes to shard
 // g mod N; runner.trialRange). Assign depends on the grid alone, so every
 // shard computes it independently. dplab merge calls results.MergeShards,
 // then Gaps for every shard count found, and renders only without gaps.

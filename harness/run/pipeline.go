@@ -9,7 +9,7 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/datasets/preprocess"
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/results"
@@ -28,7 +28,7 @@ import (
 //  4. the mechanism fits the pre-processed training rows (n fixed:
 //     deduplication's removed rows are zero rows, preprocessing.md D3), with
 //     Budget.Wrap = tuning ∘ pipeline: the pipeline wraps one run's event in
-//     accounting.Preprocessed (spec.Pipeline.Event), and private tuning's
+//     accounting.Preprocessed (plan.Pipeline.Event), and private tuning's
 //     repeat-and-select wraps that. A calibrating mechanism therefore meets
 //     its target with the pre-processing's cost included;
 //  5. the model is scored on every part mapped by the fitted steps as held-out
@@ -54,17 +54,17 @@ type prepped struct {
 // pipelineRun is one trial's pre-processing: the data and how one run of
 // the mechanism is charged.
 type pipelineRun struct {
-	p      *spec.Pipeline
+	p      *plan.Pipeline
 	prep   *prepped
-	charge spec.Charge
+	charge plan.Charge
 }
 
 // pipeline pre-processes dataset i's split for mechanism block ms (fitted
 // once per fixed split and steps), checks the declared collection and
 // computes the sensitivities at the training size.
-func (r *runner) pipeline(c *spec.Cell, data *split) (*pipelineRun, error) {
+func (r *runner) pipeline(c *plan.Cell, data *split) (*pipelineRun, error) {
 	ms := r.spec.Mechanisms[c.Mechanism]
-	p := ms.Preprocessing()
+	p := c.Pipeline
 	var prep *prepped
 	var err error
 	if r.spec.Datasets[c.Dataset].Split.Resample {
@@ -80,13 +80,13 @@ func (r *runner) pipeline(c *spec.Cell, data *split) (*pipelineRun, error) {
 		return nil, fmt.Errorf("pre-processing %s: %w", p.StepsText(), err)
 	}
 	n := prep.train.Rows()
-	pr := &pipelineRun{p: p, prep: prep, charge: spec.Charge{N: n}}
+	pr := &pipelineRun{p: p, prep: prep, charge: plan.Charge{N: n}}
 	if err := prep.fitted.Check(p.Collection); err != nil {
 		var v *preprocess.ViolationError
 		if !errors.As(err, &v) {
 			return nil, err
 		}
-		if p.OnViolation != spec.ViolationGroup {
+		if p.OnViolation != plan.ViolationGroup {
 			return nil, fmt.Errorf("%w (mechanism %q: the spec's pipeline.collection; on_violation = \"group\" falls back to group privacy over all n rows)", err, ms.Label)
 		}
 		pr.charge.Void = err
@@ -139,7 +139,7 @@ func preprocessSplit(data *split, pre preprocess.Preprocessor) (*prepped, error)
 // wrap returns the pipeline's Budget.Wrap for mechanism m of cell c; nil
 // without a pipeline, or for a non-private mechanism (whose NonPrivate
 // ledger gives no guarantee either way).
-func (pr *pipelineRun) wrap(c *spec.Cell, m mechanisms.Mechanism) func(accounting.Event) accounting.Event {
+func (pr *pipelineRun) wrap(c *plan.Cell, m mechanisms.Mechanism) func(accounting.Event) accounting.Event {
 	if pr == nil || !c.Private {
 		return nil
 	}
@@ -148,7 +148,7 @@ func (pr *pipelineRun) wrap(c *spec.Cell, m mechanisms.Mechanism) func(accountin
 
 // note sets out's pipeline event for one run of m with event e (a
 // private mechanism behind a pipeline only).
-func (pr *pipelineRun) note(out *fitted, c *spec.Cell, m mechanisms.Mechanism, e accounting.Event) {
+func (pr *pipelineRun) note(out *fitted, c *plan.Cell, m mechanisms.Mechanism, e accounting.Event) {
 	if pr == nil || !c.Private || e == nil {
 		return
 	}
@@ -158,7 +158,7 @@ func (pr *pipelineRun) note(out *fitted, c *spec.Cell, m mechanisms.Mechanism, e
 
 // recordPipeline fills rec's privacy.pipeline and its assumptions about
 // the pre-processing.
-func (r *runner) recordPipeline(rec *results.Record, c *spec.Cell, pr *pipelineRun, out *fitted, delta float64) error {
+func (r *runner) recordPipeline(rec *results.Record, c *plan.Cell, pr *pipelineRun, out *fitted, delta float64) error {
 	p := pr.p
 	rp := &results.Pipeline{Steps: p.StepsText(), Mode: string(p.Mode), DeltaInf: pr.charge.Sens.DeltaInf, Delta2: results.Float(pr.charge.Sens.Delta2)}
 	rec.Privacy.Pipeline = rp
@@ -213,7 +213,7 @@ const AssumeUnitBall = "rows outside the unit ball as given: every row is clippe
 // clipping, and how ε covers the steps — the analysis that won at the run's
 // optimal order, the sensitivities and the declared collection it is
 // conditional on, or the unconditional group-privacy fallback.
-func pipelineAssumptions(p *spec.Pipeline, ch spec.Charge, out *fitted, pg accounting.PipelineGuarantee) []string {
+func pipelineAssumptions(p *plan.Pipeline, ch plan.Charge, out *fitted, pg accounting.PipelineGuarantee) []string {
 	ev := out.pipe
 	mode := "safe sensitivities"
 	if p.Mode == preprocess.Paper {
@@ -225,7 +225,7 @@ func pipelineAssumptions(p *spec.Pipeline, ch spec.Charge, out *fitted, pg accou
 	}
 	if ch.Void != nil {
 		return []string{AssumeUnitBall, fmt.Sprintf("the declared collection %s, which the data violate (%s): ε covers the non-private pre-processing %s by group privacy over all g = %d rows instead, which needs no collection (on_violation = \"group\")",
-			p.CollectionText(ch.N), spec.ViolationText(ch.Void), p.StepsText(), ev.GroupSize())}
+			p.CollectionText(ch.N), plan.ViolationText(ch.Void), p.StepsText(), ev.GroupSize())}
 	}
 	var how string
 	switch {

@@ -156,7 +156,7 @@ func ResultDir(s *spec.Spec, root string) string {
 
 type runner struct {
 	spec    *spec.Spec
-	cells   []spec.Cell
+	cells   []plan.Cell
 	dataDir string
 	cache   *DataCache
 	cal     *accounting.Calibrator
@@ -173,7 +173,7 @@ type runner struct {
 	report  *Report
 	skipped map[string]string
 	memo    sync.Map // cell key → *cellMemo (trialmemo.go)
-	metrics sync.Map // datasets.Task → []spec.Metric (metricsFor)
+	metrics sync.Map // datasets.Task → []plan.Metric (metricsFor)
 	// datasets memoises each spec dataset's data for the run (data.go).
 	datasets []datasetMemo
 	// gate, when set, keeps one dataset loaded at a time (datagate.go).
@@ -186,13 +186,13 @@ type runner struct {
 
 // newRunner returns a runner of s's cells without a store (Run adds it;
 // Estimate runs trials without storing them).
-func newRunner(s *spec.Spec, cells []spec.Cell, opt Options, log io.Writer) *runner {
+func newRunner(s *spec.Spec, cells []plan.Cell, opt Options, log io.Writer) *runner {
 	cache := opt.Cache
 	if cache == nil {
 		cache = defaultCache
 	}
 	r := &runner{spec: s, cells: cells, dataDir: datasets.DataDir(opt.DataDir), cache: cache,
-		acc: s.AccountingConfig(), log: log, mechs: map[string]mechanisms.Mechanism{},
+		acc: plan.AccountingConfig(s), log: log, mechs: map[string]mechanisms.Mechanism{},
 		skipped: map[string]string{}, datasets: make([]datasetMemo, len(s.Datasets)), shard: opt.Shard}
 	if opt.Shard.Sharded() {
 		r.assign = Assign(cells, opt.Shard.Count)
@@ -249,7 +249,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 	r.report = rep
 	keys := cellKeys(cells)
 	ofSpec := func(cell string) bool { return keys[cell] }
-	cellByKey := make(map[string]*spec.Cell, len(cells))
+	cellByKey := make(map[string]*plan.Cell, len(cells))
 	for i := range cells {
 		cellByKey[cells[i].Key] = &cells[i]
 	}
@@ -541,7 +541,7 @@ func (r *runner) datasetsWithPending(store *results.Store) []bool {
 	return need
 }
 
-func cellKeys(cells []spec.Cell) map[string]bool {
+func cellKeys(cells []plan.Cell) map[string]bool {
 	keys := make(map[string]bool, len(cells))
 	for _, c := range cells {
 		keys[c.Key] = true
@@ -608,7 +608,7 @@ func (r *runner) mechanism(e mechanisms.Entry, params map[string]any) (mechanism
 
 // trial runs one trial and returns its record; ok is false when ctx was
 // cancelled before the trial finished (nothing is stored then).
-func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Record, ok bool) {
+func (r *runner) trial(ctx context.Context, c *plan.Cell, t int) (rec results.Record, ok bool) {
 	s := r.spec
 	ds := s.Datasets[c.Dataset]
 	ms := s.Mechanisms[c.Mechanism]
@@ -657,7 +657,7 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 	// the pre-processed parts; δ above is the raw training set's.
 	var pr *pipelineRun
 	score, orig := data.train, data.train
-	if ms.Preprocessing() != nil {
+	if c.Pipeline != nil {
 		if pr, err = r.pipeline(c, data); err != nil {
 			rec.Status, rec.Error = results.StatusFailed, err.Error()
 			return rec, true
@@ -778,7 +778,7 @@ type fitted struct {
 // fit fits the cell's mechanism on data, behind the pipeline pr when it is
 // not nil: each run's budget wraps its event as pr charges it (inside
 // private tuning's wrap).
-func (r *runner) fit(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams, pr *pipelineRun) (*fitted, error) {
+func (r *runner) fit(ctx context.Context, c *plan.Cell, data *split, b mechanisms.Budget, rs rngs.Streams, pr *pipelineRun) (*fitted, error) {
 	ms := r.spec.Mechanisms[c.Mechanism]
 	switch ms.Tuning.Mode {
 	case spec.TuneOracle:
@@ -892,13 +892,13 @@ func (r *runner) epsilon(ev []byte, event accounting.Event, delta float64) (acco
 	return g, nil
 }
 
-// metricsFor returns s.MetricsFor(task), made once per task.
-func (r *runner) metricsFor(task datasets.Task) []spec.Metric {
+// metricsFor returns plan.MetricsFor(s, task), made once per task.
+func (r *runner) metricsFor(task datasets.Task) []plan.Metric {
 	if m, ok := r.metrics.Load(task); ok {
-		return m.([]spec.Metric)
+		return m.([]plan.Metric)
 	}
-	m, _ := r.metrics.LoadOrStore(task, r.spec.MetricsFor(task))
-	return m.([]spec.Metric)
+	m, _ := r.metrics.LoadOrStore(task, plan.MetricsFor(r.spec, task))
+	return m.([]plan.Metric)
 }
 
 // viaJSON returns m as decoding its JSON gives it back: nil when empty,
