@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/strictoml"
 )
@@ -264,7 +265,7 @@ func datasetsInfo(w io.Writer, dir, name string, sets []string, maxEig int, maxD
 	}
 	sh, err := e.Shape(dir, strictoml.DecodeKV(sets))
 	if err == nil {
-		err = spec.DataTooLarge(name, sh, maxData)
+		err = plan.DataTooLarge(name, sh, maxData)
 	}
 	if err != nil {
 		return badInput(err)

@@ -101,9 +101,9 @@ another, --quick for the --quick one).`,
 // loadSpec loads a spec with grid limits lim, mapping its errors to bad
 // input (exit 2); a validation stopped by ctx (a signal) is not bad input.
 func loadSpec(ctx context.Context, path string, quick bool, lim spec.Limits) (*spec.Spec, error) {
-	s, err := spec.LoadWith(path, spec.LoadOptions{Limits: lim, Context: ctx})
+	s, err := plan.LoadWith(path, spec.LoadOptions{Limits: lim, Context: ctx})
 	if err == nil && quick {
-		err = s.ApplyQuick()
+		err = plan.ApplyQuick(s)
 	}
 	if err == nil {
 		err = report.Check(s) // the figure and table kinds decode their blocks
@@ -452,8 +452,8 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		q := s
 		if err == nil && s.Quick != nil {
 			// The quick variant must be valid too.
-			if q, err = spec.LoadWith(p, opts); err == nil {
-				err = q.ApplyQuick()
+			if q, err = plan.LoadWith(p, opts); err == nil {
+				err = plan.ApplyQuick(q)
 			}
 			if err == nil {
 				err = report.Check(q)
@@ -468,7 +468,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		printWarnings(stderr, s, q)
 		// Counted, not expanded: validation never builds the grid.
-		cells, _ := s.Size()
+		cells, _ := plan.Size(s)
 		fmt.Fprintf(stdout, "ok  %s: %s (%d cells × %d trials)\n", p, s.Name, cells, s.Trials)
 	}
 	if len(bad) > 0 {

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/report"
 	"github.com/dplab/dplab/harness/run"
 	"github.com/dplab/dplab/harness/spec"
@@ -334,7 +335,7 @@ func writeMergedProvenance(dir string, s *spec.Spec, su *shardSetup, warn func(s
 }
 
 // cellEps is a cell's ε for messages: "non-private" for a reference.
-func cellEps(c *spec.Cell) string {
+func cellEps(c *plan.Cell) string {
 	if !c.Private {
 		return "non-private"
 	}

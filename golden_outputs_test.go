@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/dplab/dplab/harness/plan"
 	"html"
 	"image"
 	"image/draw"
@@ -580,7 +581,7 @@ func summaryValues(t *testing.T, b []byte, values map[string]string) []byte {
 // Other tables (privacy, calibration, diagnostics) stay hashed exactly.
 func metricTableFiles(t *testing.T, spec, dir string) map[string]bool {
 	t.Helper()
-	s, err := specpkg.Load(filepath.Join("experiments", spec+".toml"))
+	s, err := plan.Load(filepath.Join("experiments", spec+".toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -663,7 +664,7 @@ func loadQuick(t *testing.T, path string) *specpkg.Spec {
 	t.Helper()
 	s, err := report.Load(path, specpkg.LoadOptions{})
 	if err == nil {
-		err = s.ApplyQuick()
+		err = plan.ApplyQuick(s)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -35,21 +35,23 @@ var allowedImports = map[string][]string{
 	"results":               {"internal/fileutil"},
 	"plotting":              {"internal/fileutil"},
 	// harness/spec ← harness/plan ← harness/run ← harness/report: one way.
-	"harness/curves":            {"mechanisms/accounting", "datasets/preprocess"},
-	"harness/spec":              {"internal/strictoml", "internal/suggest", "internal/fileutil", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
-	"harness/plan":              {"harness/spec"},
+	"harness/curves": {"mechanisms/accounting", "datasets/preprocess"},
+	// The spec is data and its strict decoding; plan checks it against
+	// the registries (issue 36).
+	"harness/spec":              {"internal/strictoml"},
+	"harness/plan":              {"harness/spec", "internal/strictoml", "internal/suggest", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
 	"harness/run":               {"harness/plan", "harness/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
 	"harness/report":            {"internal/suggest", "internal/fielddoc", "harness/plan", "harness/spec", "harness/curves", "mechanisms", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
 	"harness/htmlreport":        {"harness/report", "harness/plan", "harness/spec", "mechanisms/accounting", "results", "audit"},
 	"harness/docgen":            {"harness/report", "harness/spec", "results", "plotting", "internal/fileutil", "internal/suggest"},
 	"harness/internal/spectest": {"harness/plan", "harness/spec"},
-	"audit":                     {"internal/strictoml", "harness/spec", "datasets/preprocess", "plotting", "internal/fileutil", "mechanisms", "mechanisms/accounting", "datasets", "solvers", "internal/rngs"},
+	"audit":                     {"internal/strictoml", "harness/plan", "harness/spec", "datasets/preprocess", "plotting", "internal/fileutil", "mechanisms", "mechanisms/accounting", "datasets", "solvers", "internal/rngs"},
 	".":                         {"internal/strictoml", "harness/plan", "harness/spec", "harness/run", "harness/report", "harness/report/kinds", "harness/htmlreport", "harness/docgen", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil", "audit", "internal/suggest"},
 	// Figure and table kinds of their own (harness/report/kinds/<kind>,
 	// one entry for them all) are written against report's exported View:
 	// they import report, never the reverse, nor run or one another; only
 	// the assembly package imports them, and only the CLI imports that.
-	kindPackages:           {"harness/report", "harness/spec", "harness/curves", "results", "plotting", "datasets", "datasets/preprocess", "mechanisms/accounting", "internal/suggest"},
+	kindPackages:           {"harness/report", "harness/plan", "harness/spec", "harness/curves", "results", "plotting", "datasets", "datasets/preprocess", "mechanisms/accounting", "internal/suggest"},
 	"harness/report/kinds": {kindPackages},
 }
 
@@ -142,12 +144,46 @@ func TestOneStrictDecoder(t *testing.T) {
 	})
 }
 
-// TestExpandCalledOnlyByPlan fails when a non-test file outside harness/plan
-// calls a method named Expand: the grid is expanded once, by plan.New, and
+// TestExpandCalledOnlyByPlan fails when the grid is expanded anywhere but
+// in plan.New: the expansion (checker.expand) is unexported in harness/plan,
+// so no other package can call it, and within harness/plan only New does;
 // every step (run, plan, shards, merge, render, report) reads the plan's
 // cells.
 func TestExpandCalledOnlyByPlan(t *testing.T) {
 	fset := token.NewFileSet()
+	dir := filepath.Join("harness", "plan")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var callers []string
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			ast.Inspect(fn, func(n ast.Node) bool {
+				if call, ok := n.(*ast.CallExpr); ok {
+					if sel, ok := call.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "expand" || sel.Sel.Name == "Expand") {
+						callers = append(callers, fn.Name.Name+" at "+fset.Position(call.Pos()).String())
+					}
+				}
+				return true
+			})
+		}
+	}
+	if len(callers) != 1 || !strings.HasPrefix(callers[0], "New at ") {
+		t.Errorf("the grid is expanded by %v; want one call, in plan.New", callers)
+	}
 	eachSource(t, "harness/plan", func(path string, src []byte) {
 		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
 		if err != nil {

@@ -1,12 +1,13 @@
 package audit
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/dplab/dplab/datasets"
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"gonum.org/v1/gonum/mat"
@@ -67,7 +68,7 @@ collection = { max_missing_rows = 1, max_imputed_features = 1 }`,
 // withPipeline returns setup, p's, with the pipeline in front of the
 // audited mechanism: the steps parsed from a minimal experiment spec
 // holding p's mechanism block, and the mechanism behind them as the runner
-// fits it (spec.Pipeline.Mechanism, a mechanisms.Preprocessed: rows clipped
+// fits it (plan.Pipeline.Mechanism, a mechanisms.Preprocessed: rows clipped
 // to the unit ball, the steps fitted on them, the declared collection
 // checked — a violation fails, or with on_violation = "group" voids the
 // sensitivities: group privacy over all n rows — and each run charged
@@ -90,11 +91,15 @@ func (p Pipeline) withPipeline(setup Setup, kv []string, check bool) (Setup, err
 	}
 	src := fmt.Sprintf("name = \"audit-pipeline\"\nseed = 1\ntrials = 1\nepsilon = [1]\ndelta = 1e-5\n\n[[dataset]]\nname = %q\n\n[[mechanism]]\nname = %q\nparams = { %s }\n%s\n",
 		task, p.Mechanism, strings.Join(params, ", "), p.Block)
-	s, err := spec.Parse("audit-pipeline.toml", []byte(src))
+	s, err := plan.Parse("audit-pipeline.toml", []byte(src))
 	if err != nil {
 		return Setup{}, err
 	}
-	pl := s.Mechanisms[0].Preprocessing()
+	pp, err := plan.New(context.Background(), s, plan.Options{})
+	if err != nil {
+		return Setup{}, err
+	}
+	pl := pp.Preprocessing(0)
 	if pl == nil {
 		return Setup{}, fmt.Errorf("the block declares no pre-processing")
 	}

@@ -44,7 +44,7 @@
 //     says, for a budget and a DataShape, what its fixed constants spend or
 //     the error Fit would return (*OutOfRangeError,
 //     *accounting.InfeasibleError); spec validation calls it at every ε of
-//     the grid (harness/spec/targets.go).
+//     the grid (harness/plan/targets.go).
 //   - Info.Relation and Info.Events are what dplab mechanisms prints;
 //     TestConformance checks them against the ledger Fit returns.
 //

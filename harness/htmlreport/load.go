@@ -159,10 +159,10 @@ func (f *folder) loadRun(dir string, src []byte, srcErr error, warn func(string)
 	var s *spec.Spec
 	err := srcErr
 	if err == nil { // a spec.toml above the bound is shown as a spec error, without its text
-		s, err = spec.Parse(filepath.Join(dir, "spec.toml"), src)
+		s, err = plan.Parse(filepath.Join(dir, "spec.toml"), src)
 	}
 	if err == nil && f.Manifest != nil && len(f.Manifest.Runs) > 0 && f.Manifest.Runs[len(f.Manifest.Runs)-1].Quick {
-		err = s.ApplyQuick()
+		err = plan.ApplyQuick(s)
 	}
 	if err != nil {
 		// The records are still shown, aggregated without the spec's cells.
@@ -267,7 +267,7 @@ func (f *folder) addCells(s *spec.Spec, stored results.Source) error {
 			if row.Private && len(l.event) > 0 {
 				cfg := accounting.Config{Kind: a.Accountant}
 				if s != nil {
-					cfg = s.AccountingConfig()
+					cfg = plan.AccountingConfig(s)
 				}
 				row.Components = report.LedgerComponents(cfg, l.event, a.Delta)
 			}

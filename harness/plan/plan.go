@@ -1,12 +1,10 @@
-// Package plan turns a loaded spec into the plan every later step consumes:
-// its grid of cells, expanded once, with the run's trial count resolved
-// once. run, plan/--estimate, shards, merge, render, report and the HTML
-// report read the cells of a Plan; nothing else expands the grid
-// (TestExpandCalledOnlyByPlan), and nothing mutates the spec.
 package plan
 
 import (
 	"context"
+	"errors"
+
+	"github.com/dplab/dplab/datasets"
 
 	"github.com/dplab/dplab/harness/spec"
 )
@@ -15,8 +13,9 @@ import (
 // plan's own spec and cells, which no caller may modify.
 type Plan struct {
 	spec   *spec.Spec
-	cells  []spec.Cell
+	cells  []Cell
 	trials int
+	pipes  []*Pipeline
 }
 
 // Options resolve what a run may override in the spec.
@@ -25,26 +24,92 @@ type Options struct {
 	Trials int
 }
 
-// New returns the plan of s (loaded and validated: spec.Load) under o: the
-// cells of s.Expand, each with the resolved trial count. A trial count that
-// takes the grid over the spec's limits is a *spec.SpecError. It stops with
-// ctx's error when ctx is done.
+// Load reads, strictly decodes and validates a spec file with the default
+// limits. Every error is a *spec.SpecError naming the file, the line when
+// known and the key.
+func Load(path string) (*spec.Spec, error) { return LoadWith(path, spec.LoadOptions{}) }
+
+// LoadWith is Load with options (grid limits, cancellation).
+func LoadWith(path string, o spec.LoadOptions) (*spec.Spec, error) {
+	src, err := spec.ReadSource(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWith(path, src, o)
+}
+
+// Parse decodes spec source src (from file name path) strictly
+// (spec.Decode) and validates it with the default limits (Validate).
+func Parse(path string, src []byte) (*spec.Spec, error) {
+	return ParseWith(path, src, spec.LoadOptions{})
+}
+
+// ParseWith is Parse with options (grid limits, cancellation).
+func ParseWith(path string, src []byte, o spec.LoadOptions) (*spec.Spec, error) {
+	s, err := spec.Decode(path, src, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := Validate(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Validate checks a decoded spec against the registries: values in range,
+// names known to the registries, params decodable for every sweep point,
+// ledgers accountable, pre-processing accountable, labels unique and
+// references between blocks resolved. It fills the documented defaults
+// (labels, ci, metrics, the split indices' hash) and the spec's Warnings.
+// Its error is a *spec.SpecError, with the audit-spec hint when the file
+// looks like one.
+func Validate(s *spec.Spec) error {
+	err := newChecker(s).validate()
+	var se *spec.SpecError
+	if errors.As(err, &se) {
+		return s.AuditHint(se)
+	}
+	return err
+}
+
+// ApplyQuick applies the [quick] overrides in place and revalidates. A spec
+// without [quick] runs as is (with its full trial count).
+func ApplyQuick(s *spec.Spec) error {
+	s.ApplyQuickOverrides()
+	if s.Quick == nil {
+		return nil
+	}
+	return newChecker(s).validate()
+}
+
+// New returns the plan of s (loaded and validated: Load) under o: the cells
+// of the grid, expanded once, each with the resolved trial count and its
+// mechanism block's pre-processing. A trial count that takes the grid over
+// the spec's limits is a *spec.SpecError. It stops with ctx's error when
+// ctx is done.
 func New(ctx context.Context, s *spec.Spec, o Options) (*Plan, error) {
+	c := newChecker(s)
 	trials := s.Trials
 	if o.Trials > 0 && o.Trials != s.Trials {
 		trials = o.Trials
-		if err := s.CheckSizeWith(trials); err != nil {
+		if err := c.checkSizeWith(trials); err != nil {
 			return nil, err
 		}
 	}
-	cells, err := s.Expand(ctx)
+	for i := range s.Mechanisms {
+		if err := c.validatePipeline(i); err != nil {
+			return nil, err
+		}
+	}
+	cells, err := c.expand(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for i := range cells {
 		cells[i].Trials = trials
+		cells[i].Pipeline = c.pipes[cells[i].Mechanism]
 	}
-	return &Plan{spec: s, cells: cells, trials: trials}, nil
+	return &Plan{spec: s, cells: cells, trials: trials, pipes: c.pipes}, nil
 }
 
 // Spec returns the plan's spec (read-only).
@@ -52,8 +117,41 @@ func (p *Plan) Spec() *spec.Spec { return p.spec }
 
 // Cells returns the plan's cells in expansion order: datasets, then
 // mechanisms, then sweep points, then ε (read-only; shared, not copied).
-func (p *Plan) Cells() []spec.Cell { return p.cells }
+func (p *Plan) Cells() []Cell { return p.cells }
 
 // Trials returns the trials per cell: the spec's, or the override the plan
 // was made with.
 func (p *Plan) Trials() int { return p.trials }
+
+// Preprocessing returns mechanism block mi's pre-processing, or nil when it
+// declares none.
+func (p *Plan) Preprocessing(mi int) *Pipeline { return p.pipes[mi] }
+
+// checker runs the registries' checks on a spec (validate.go): the spec's
+// data with the line lookups of its source (Spec.Line, ErrAt, ErrIn).
+type checker struct {
+	*spec.Spec
+	pipes []*Pipeline // mechanism block i's pre-processing (validatePipeline)
+}
+
+// newChecker returns a checker of s.
+func newChecker(s *spec.Spec) *checker {
+	return &checker{Spec: s, pipes: make([]*Pipeline, len(s.Mechanisms))}
+}
+
+// CheckData checks dataset block i of s against its declared size: see
+// checker.checkData.
+func CheckData(s *spec.Spec, i int, dir string) (datasets.Shape, error) {
+	return newChecker(s).checkData(i, dir)
+}
+
+// MetricsFor returns the spec's metrics that apply to task t: see
+// checker.metricsFor.
+func MetricsFor(s *spec.Spec, t datasets.Task) []Metric {
+	return newChecker(s).metricsFor(t)
+}
+
+// Size returns the number of cells and trials s expands to, computed from
+// the sweep sizes without expanding anything (saturating at
+// math.MaxInt64).
+func Size(s *spec.Spec) (cells, trials int64) { return newChecker(s).size() }

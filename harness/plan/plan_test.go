@@ -44,7 +44,7 @@ func TestNewTrialsOverride(t *testing.T) {
 // spec's trial limit is a *spec.SpecError at the trials key, with the
 // override's count in its message.
 func TestNewOverrideOverLimits(t *testing.T) {
-	s, err := spec.ParseWith("t.toml", []byte(spectest.Valid), spec.LoadOptions{Limits: spec.Limits{MaxTrials: 100}})
+	s, err := plan.ParseWith("t.toml", []byte(spectest.Valid), spec.LoadOptions{Limits: spec.Limits{MaxTrials: 100}})
 	if err != nil {
 		t.Fatal(err)
 	}

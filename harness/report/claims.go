@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/suggest"
 )
@@ -337,9 +338,9 @@ func (c *claim) decodeQuantity(b *Block) error {
 		return b.Errorf("quantity", "quantity %q%s: %s", cs.Quantity, suggest.DidYouMean(kind, quantityKinds), want)
 	}
 	if kind == "metric" {
-		if _, ok := spec.LookupMetric(name); !ok {
+		if _, ok := plan.LookupMetric(name); !ok {
 			var names []string
-			for _, m := range spec.Metrics {
+			for _, m := range plan.Metrics {
 				names = append(names, m.Name)
 			}
 			return b.Errorf("quantity", "unknown metric %q%s", name, suggest.DidYouMean(name, names))
@@ -567,7 +568,7 @@ func (c *claim) checkSelection(b *Block, prefix string, sel *selection) error {
 				return b.Errorf(prefix+key, "%s: want a %s or a list of them, got %v", key, what, v)
 			}
 			if !ok(l) && !sp.QuickDropped[l] {
-				return b.Errorf(prefix+key, "%s", spec.UnknownName(what, l, known))
+				return b.Errorf(prefix+key, "%s", plan.UnknownName(what, l, known))
 			}
 		}
 		return nil
@@ -631,7 +632,7 @@ func (c *claim) decodeDirection(b *Block) error {
 		return b.Errorf("better", "better = %q: want lower or higher", given)
 	}
 	if c.q.kind == "metric" {
-		m, _ := spec.LookupMetric(c.q.name)
+		m, _ := plan.LookupMetric(c.q.name)
 		own := map[bool]string{true: "higher", false: "lower"}[m.Higher]
 		if given != "" && given != own {
 			return b.Errorf("better", "better = %q, but %s is better %s", given, m.Name, own)

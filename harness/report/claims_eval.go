@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
 )
@@ -219,7 +220,7 @@ func matchParams(sel spec.ParamTable, params map[string]any) bool {
 
 // sideLabel is how the evidence names a side's cell: its mechanism label
 // and the coordinates the side pins ("Relative (preset = code)").
-func (v *view) sideLabel(s *side, cell *spec.Cell) string {
+func (v *view) sideLabel(s *side, cell *plan.Cell) string {
 	var pins []string
 	if s.pinned["dataset"] {
 		pins = append(pins, v.spec.Datasets[cell.Dataset].Label)
@@ -240,7 +241,7 @@ func (v *view) sideLabel(s *side, cell *spec.Cell) string {
 }
 
 // notRunWhy says why a cell has no ok trial.
-func (v *view) notRunWhy(cell *spec.Cell) string {
+func (v *view) notRunWhy(cell *plan.Cell) string {
 	label := v.spec.Datasets[cell.Dataset].Label
 	if why, ok := v.skipped[label]; ok {
 		return fmt.Sprintf("dataset %q %s", label, skipNote(why, v.spec.Datasets[cell.Dataset].Name))

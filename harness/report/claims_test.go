@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/harness/internal/spectest"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
 )
@@ -207,7 +208,7 @@ exclude = { "Lin2" = "measured cost" }
 `
 
 // okRecord is an ok record of cell c at trial, without metrics.
-func okRecord(s *spec.Spec, c spec.Cell, trial int) results.Record {
+func okRecord(s *spec.Spec, c plan.Cell, trial int) results.Record {
 	return results.Record{Schema: results.SchemaVersion, Experiment: s.Name, CellKey: c.Key, Dataset: s.Datasets[c.Dataset].Label,
 		Mechanism: c.Entry.Info.Name, Label: c.Label, Epsilon: results.Float(c.Epsilon), Trial: trial, Status: results.StatusOK,
 		Privacy: results.Privacy{EpsTarget: results.Float(c.Epsilon), EpsSpent: results.Float(c.Epsilon), Delta: 1e-6, Accountant: "rdp"}}
@@ -508,7 +509,7 @@ trials = 1
 mechanisms = ["AdaSSP"]
 ` + claimBetter + claimLin2
 	s := spectest.MustParse(t, src)
-	if err := s.ApplyQuick(); err != nil {
+	if err := plan.ApplyQuick(s); err != nil {
 		t.Fatal(err)
 	}
 	if err := Check(s); err != nil {
@@ -613,7 +614,7 @@ func TestClaimErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := spec.Parse("spec.toml", []byte(tc.src))
+			s, err := plan.Parse("spec.toml", []byte(tc.src))
 			if err == nil {
 				err = Check(s)
 			}
@@ -654,7 +655,7 @@ func TestReadmeClaimExample(t *testing.T) {
 	if !strings.Contains(claim, "[[claim]]") {
 		t.Fatalf("the Paper claims example has no [[claim]] block:\n%s", claim)
 	}
-	s, err := spec.Parse("README.md example", []byte(block(0)+"\n"+claim))
+	s, err := plan.Parse("README.md example", []byte(block(0)+"\n"+claim))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,8 +25,8 @@ import (
 // store. Not safe for concurrent use.
 type Collector struct {
 	spec  *spec.Spec
-	cells []spec.Cell
-	byKey map[string]*spec.Cell
+	cells []plan.Cell
+	byKey map[string]*plan.Cell
 	rank  map[string]int // cell key -> its index in key order
 	agg   *results.Aggregator
 	n     int // records added so far: the next one's position
@@ -83,7 +83,7 @@ func collectorOf(s *spec.Spec) (*Collector, error) {
 // NewCollector returns an empty Collector of the plan's cells.
 func NewCollector(p *plan.Plan) *Collector {
 	s, cells := p.Spec(), p.Cells()
-	c := &Collector{spec: s, cells: cells, byKey: make(map[string]*spec.Cell, len(cells)),
+	c := &Collector{spec: s, cells: cells, byKey: make(map[string]*plan.Cell, len(cells)),
 		agg: results.NewAggregator(results.CIMethod(s.CI)), derived: results.NewAggregator(results.CIMethod(s.CI)), notes: map[string]*cellNotes{},
 		skipped: map[string]skip{}, rels: map[string]map[string]bool{}}
 	for i := range cells {
@@ -223,11 +223,11 @@ func (col *Collector) view() *view { return col.digest().view(col.spec, col.cell
 
 // view returns the view of s's current cells (cells: its plan's) made of
 // d. A digest's cells that are not current are left out.
-func (d *digest) view(s *spec.Spec, cells []spec.Cell) *view {
+func (d *digest) view(s *spec.Spec, cells []plan.Cell) *view {
 	v := &view{spec: s, cells: cells, agg: map[string]results.CellSummary{}, skipped: maps.Clone(d.skipped), over: map[string][]float64{},
 		ledgers: map[string]*ledgerSummary{}, rels: maps.Clone(d.rels), infeasible: map[string]*infeasibleCell{},
 		derived: map[string]results.CellSummary{}}
-	byKey := make(map[string]*spec.Cell, len(cells))
+	byKey := make(map[string]*plan.Cell, len(cells))
 	for i := range cells {
 		byKey[cells[i].Key] = &cells[i]
 	}

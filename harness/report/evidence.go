@@ -83,7 +83,7 @@ func NewEvidence(s *spec.Spec, stored results.Source) (*Evidence, error) {
 	}
 	d := col.digest()
 	v := d.view(s, col.cells)
-	if have, want, short, empty := v.completeness(func(*spec.Cell) bool { return true }); have < want {
+	if have, want, short, empty := v.completeness(func(*plan.Cell) bool { return true }); have < want {
 		return nil, fmt.Errorf("%s: %d of %d trials stored (%d cells short, %d with none): evidence is made of a finished run; complete it first (dplab run)", s.Name, have, want, short, empty)
 	}
 	// A skipped dataset's reason names the data directory: $DPLAB_DATA
@@ -205,7 +205,7 @@ func (e *Evidence) view(s *spec.Spec) (*outputs, *view, error) {
 }
 
 // staleCellText names a cell: "ijcnn1 Relative[split=random], ε = 0.1".
-func staleCellText(s *spec.Spec, c *spec.Cell) string {
+func staleCellText(s *spec.Spec, c *plan.Cell) string {
 	eps := "non-private"
 	if c.Private {
 		eps = "ε = " + strconv.FormatFloat(c.Epsilon, 'g', 4, 64)
@@ -284,7 +284,7 @@ func viewOutputs(s *spec.Spec, outs *outputs, v *view) (*EvidenceOutputs, error)
 	if len(outs.claims) > 0 {
 		out.Claims = evaluateClaims(s, outs.claims, v)
 	}
-	all := func(*spec.Cell) bool { return true }
+	all := func(*plan.Cell) bool { return true }
 	if lo, _ := v.trialRange(all); lo > 0 {
 		out.Interval = v.ciText(all)
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/harness/internal/spectest"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/run"
-	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
 )
 
@@ -16,8 +16,8 @@ import (
 // accuracy near 1 reached above 1 and that of an MSE near 0 below 0; the
 // band is clipped to the metric's range, the centre is not.
 func TestBandsClippedToMetricRange(t *testing.T) {
-	acc, _ := spec.LookupMetric("test_accuracy")
-	mse, _ := spec.LookupMetric("test_mse")
+	acc, _ := plan.LookupMetric("test_accuracy")
+	mse, _ := plan.LookupMetric("test_mse")
 	near1 := results.Stat{Mean: 0.99, Median: 0.99, CILow: 0.95, CIHigh: 1.03, Q1: 0.98, Q3: 1, Min: 0.97, Max: 1}
 	if y, lo, hi := CenterBand(near1, acc, "mean", "ci"); y != 0.99 || lo != 0.95 || hi != 1 {
 		t.Errorf("accuracy band: %v [%v, %v], want 0.99 [0.95, 1]", y, lo, hi)
@@ -29,7 +29,7 @@ func TestBandsClippedToMetricRange(t *testing.T) {
 	if _, lo, hi := CenterBand(near0, mse, "mean", "none"); !math.IsNaN(lo) || !math.IsNaN(hi) {
 		t.Errorf("no band: [%v, %v]", lo, hi)
 	}
-	for _, m := range spec.Metrics {
+	for _, m := range plan.Metrics {
 		if !(m.Min < m.Max) {
 			t.Errorf("metric %s: range [%v, %v] is empty (every metric states its range)", m.Name, m.Min, m.Max)
 		}

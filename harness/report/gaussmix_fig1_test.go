@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/harness/curves"
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
@@ -13,7 +13,7 @@ import (
 // of 25 points per curve, in spec order (Sheffet '19, GaussMix, ratio).
 func fig1Points(t *testing.T) [][]curves.Point {
 	t.Helper()
-	s, err := spec.Load("../../experiments/gaussmix_fig1.toml")
+	s, err := plan.Load("../../experiments/gaussmix_fig1.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

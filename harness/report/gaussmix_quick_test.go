@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/run"
-	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
 )
 
@@ -27,11 +27,11 @@ func TestGaussMixQuickSpecs(t *testing.T) {
 	}
 	for _, path := range specs {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			s, err := spec.Load(path)
+			s, err := plan.Load(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.ApplyQuick(); err != nil {
+			if err := plan.ApplyQuick(s); err != nil {
 				t.Fatal(err)
 			}
 			dir := filepath.Join(t.TempDir(), "out")

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/plotting"
 )
 
@@ -81,7 +81,7 @@ func init() {
 func (f *iterationsFigure) FileFormats() []string { return f.Formats }
 
 // unbounded is the range of a trace's values: any (a trace is not a metric).
-var unbounded = spec.Metric{Min: math.Inf(-1), Max: math.Inf(1)}
+var unbounded = plan.Metric{Min: math.Inf(-1), Max: math.Inf(1)}
 
 // draw implements Figure.
 func (f *iterationsFigure) Draw(v *View) *plotting.Figure {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
 )
@@ -76,7 +76,7 @@ func (t *diagnosticsTable) FileFormats() []string { return t.Formats }
 // diagRow is one row of a diagnostics table: a cell and a group ("" for
 // the cell's ungrouped keys).
 type diagRow struct {
-	cell  *spec.Cell
+	cell  *plan.Cell
 	group string
 }
 
@@ -114,7 +114,7 @@ func (t *diagnosticsTable) Build(v *View) []*plotting.Table {
 	for _, k := range t.NoiseColumns {
 		reqs = append(reqs, request{k, true})
 	}
-	keep := func(c *spec.Cell) bool {
+	keep := func(c *plan.Cell) bool {
 		if !v.wantDataset(t.Datasets, c.Dataset) || !v.wantMechanism(t.Mechanisms, c.Mechanism) {
 			return false
 		}
@@ -240,7 +240,7 @@ func (t *diagnosticsTable) Build(v *View) []*plotting.Table {
 			extra = append(extra, strings.Join(t.NoiseColumns, ", ")+": the noise parameters of privacy.noise, which a mechanism may compute from the data")
 		}
 		extra = append(extra, "a row \"… / g\" holds the keys g/<column> (e.g. a node's)", "mean ± 95% CI half-width over the ok trials", legend.String(), t.Note)
-		tab.Caption = v.caption("none", "mean", func(c *spec.Cell) bool { return c.Dataset == di && keep(c) }, extra...)
+		tab.Caption = v.caption("none", "mean", func(c *plan.Cell) bool { return c.Dataset == di && keep(c) }, extra...)
 		tab.Caption.Line = "NOT DIFFERENTIALLY PRIVATE (read from the training data without noise); " + tab.Caption.Line
 		out = append(out, tab)
 	}

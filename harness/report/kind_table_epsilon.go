@@ -1,6 +1,9 @@
 package report
 
-import "github.com/dplab/dplab/plotting"
+import (
+	"github.com/dplab/dplab/harness/plan"
+	"github.com/dplab/dplab/plotting"
+)
 
 // epsilonTable is the default table kind: rows ε (one table per dataset) or
 // datasets (at one ε), columns mechanisms, cells mean ± CI half-width, the
@@ -24,7 +27,7 @@ func init() {
 		if err := b.Decode(&t); err != nil {
 			return nil, err
 		}
-		if err := b.Spec.CheckMetric(b.Kind, b.Index, t.Metric); err != nil {
+		if err := plan.CheckMetric(b.Spec, b.Kind, b.Index, t.Metric); err != nil {
 			return nil, err
 		}
 		var err error

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/plotting"
 )
 
@@ -168,7 +168,7 @@ func (t *iterationsTable) Build(v *View) []*plotting.Table {
 				tab.Cells[i] = []plotting.Entry{{}}
 			}
 		}
-		tab.Caption = v.caption("ci", "mean", func(c *spec.Cell) bool {
+		tab.Caption = v.caption("ci", "mean", func(c *plan.Cell) bool {
 			return slices.ContainsFunc(p.lines, func(l iterLine) bool { return l.cell == c })
 		}, "rows: iteration t (t = 0 is the starting point)",
 			fmt.Sprintf("entries: the trace %q, computed from the training data without noise (evaluation only, not released)", t.Trace),
@@ -226,7 +226,7 @@ func (t *iterationsTable) panelRows(v *view, panels []iterPanel) *plotting.Table
 			notes = append(notes, p.title+": "+p.note)
 		}
 	}
-	tab.Caption = v.caption("ci", "mean", func(c *spec.Cell) bool {
+	tab.Caption = v.caption("ci", "mean", func(c *plan.Cell) bool {
 		return slices.ContainsFunc(panels, func(p iterPanel) bool {
 			return slices.ContainsFunc(p.lines, func(l iterLine) bool { return l.cell == c })
 		})

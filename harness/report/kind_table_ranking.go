@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
@@ -51,7 +52,7 @@ func init() {
 		if err := b.Decode(&t); err != nil {
 			return nil, err
 		}
-		if err := b.Spec.CheckMetric(b.Kind, b.Index, t.Metric); err != nil {
+		if err := plan.CheckMetric(b.Spec, b.Kind, b.Index, t.Metric); err != nil {
 			return nil, err
 		}
 		var err error
@@ -79,7 +80,7 @@ var rankingColumns = []string{
 
 // ranked is one private cell competing at a (dataset, ε).
 type ranked struct {
-	cell  *spec.Cell
+	cell  *plan.Cell
 	label string // legend: non-private tuning marked
 	stat  results.Stat
 	sum   *results.CellSummary
@@ -94,7 +95,7 @@ func (a *ranked) overlaps(b *ranked) bool {
 
 func (t *rankingTable) Build(v *View) []*plotting.Table {
 	s := v.spec
-	m, _ := spec.LookupMetric(t.Metric)
+	m, _ := plan.LookupMetric(t.Metric)
 	dsIdx := v.taskDatasets(t.datasets, m.Task)
 	eps, _ := s.Epsilon.Floats()
 	slices.Sort(eps)
@@ -116,12 +117,12 @@ func (t *rankingTable) Build(v *View) []*plotting.Table {
 			tab.Rows = append(tab.Rows, strconv.FormatFloat(e, 'g', 4, 64))
 			row := rankingRow(t.rank(v.view, di, e, m.Higher))
 			row[len(row)-1] = plotting.Entry{Present: true, Text: "none"}
-			if inf := v.infeasibleAt(di, e, func(c *spec.Cell) bool { return t.ranks(v.view, c) }); len(inf) > 0 {
+			if inf := v.infeasibleAt(di, e, func(c *plan.Cell) bool { return t.ranks(v.view, c) }); len(inf) > 0 {
 				row[len(row)-1].Text = strings.Join(inf, "; ")
 			}
 			tab.Cells = append(tab.Cells, row)
 		}
-		keep := func(c *spec.Cell) bool {
+		keep := func(c *plan.Cell) bool {
 			return c.Dataset == di && v.wantMechanism(t.mechs, c.Mechanism)
 		}
 		winner := fmt.Sprintf("winner: the best mean %s among the private cells at each ε", m.Title)
@@ -172,7 +173,7 @@ func (t *rankingTable) rank(v *view, di int, eps float64, higher bool) []ranked 
 
 // ranks reports whether the table ranks cell c's mechanism: private, among
 // the listed mechanisms, and not oracle-tuned when those are excluded.
-func (t *rankingTable) ranks(v *view, c *spec.Cell) bool {
+func (t *rankingTable) ranks(v *view, c *plan.Cell) bool {
 	if !c.Private || !v.wantMechanism(t.mechs, c.Mechanism) {
 		return false
 	}

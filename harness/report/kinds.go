@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/fielddoc"
 	"github.com/dplab/dplab/internal/fileutil"
@@ -70,7 +71,7 @@ func (b *Block) Errorf(key, format string, args ...any) error {
 // Labels checks the dataset and mechanism labels the block names and
 // returns those a --quick run kept.
 func (b *Block) Labels(ds, ms []string) ([]string, []string, error) {
-	if err := b.Spec.CheckLabels(b.Kind, b.Index, ds, ms); err != nil {
+	if err := plan.CheckLabels(b.Spec, b.Kind, b.Index, ds, ms); err != nil {
 		return nil, nil, err
 	}
 	return b.Spec.Kept(ds), b.Spec.Kept(ms), nil
@@ -370,10 +371,10 @@ func Check(s *spec.Spec) error {
 	return err
 }
 
-// Load loads the spec at path (spec.LoadWith) and checks its figures and
+// Load loads the spec at path (plan.LoadWith) and checks its figures and
 // tables: what the CLI runs.
 func Load(path string, opt spec.LoadOptions) (*spec.Spec, error) {
-	s, err := spec.LoadWith(path, opt)
+	s, err := plan.LoadWith(path, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -393,12 +394,12 @@ func (b *Block) CheckCurves(curves, panels []string) error {
 	known, knownPanels := s.CurveLabels(), s.CurvePanels()
 	for _, l := range curves {
 		if !slices.Contains(known, l) {
-			return b.Errorf("curves", "%s", spec.UnknownName("curve labelled", l, known))
+			return b.Errorf("curves", "%s", plan.UnknownName("curve labelled", l, known))
 		}
 	}
 	for _, p := range panels {
 		if !slices.Contains(knownPanels, p) {
-			return b.Errorf("panels", "%s", spec.UnknownName("curve panel", p, knownPanels))
+			return b.Errorf("panels", "%s", plan.UnknownName("curve panel", p, knownPanels))
 		}
 	}
 	return nil

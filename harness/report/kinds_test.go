@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/harness/internal/spectest"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/run"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/fielddoc"
@@ -71,7 +72,7 @@ func TestOutputErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := spec.Parse("spec.toml", []byte(tc.edit(spectest.Valid)))
+			s, err := plan.Parse("spec.toml", []byte(tc.edit(spectest.Valid)))
 			if err == nil {
 				err = Check(s)
 			}
@@ -171,7 +172,7 @@ func TestScratchFigureKind(t *testing.T) {
 		if err := b.Decode(&f); err != nil {
 			return nil, err
 		}
-		return &f, b.Spec.CheckMetric(b.Kind, b.Index, f.Metric)
+		return &f, plan.CheckMetric(b.Spec, b.Kind, b.Index, f.Metric)
 	}})
 	defer delete(figureKinds, "scratch")
 	src := strings.Replace(spectest.Valid, `metric = "test_mse"`, `metric = "test_mse"`+"\nkind = \"scratch\"", 1)
@@ -195,7 +196,7 @@ func TestScratchFigureKind(t *testing.T) {
 // parseChecked parses src and checks its figures and tables, as the CLI
 // loads a spec.
 func parseChecked(file, src string) (*spec.Spec, error) {
-	s, err := spec.Parse(file, []byte(src))
+	s, err := plan.Parse(file, []byte(src))
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +219,7 @@ func TestShippedSpecsOutputs(t *testing.T) {
 		if s.Quick == nil {
 			continue
 		}
-		if err := s.ApplyQuick(); err != nil {
+		if err := plan.ApplyQuick(s); err != nil {
 			t.Errorf("%s quick: %v", p, err)
 			continue
 		}
@@ -291,7 +292,7 @@ func exerciseKind(block, kind, dir string, cache *run.DataCache) (err error) {
 	if strings.TrimSpace(example) == "" {
 		return errors.New("not registered, or without an example")
 	}
-	s, err := spec.Parse("kind.toml", []byte(kindSpec(block, kind, example)))
+	s, err := plan.Parse("kind.toml", []byte(kindSpec(block, kind, example)))
 	if err != nil {
 		return fmt.Errorf("the example does not parse: %w", err)
 	}
@@ -319,7 +320,7 @@ func exerciseKind(block, kind, dir string, cache *run.DataCache) (err error) {
 	}
 
 	// Strict decoding: a key the kind does not declare is an error at it.
-	bad, err := spec.Parse("kind.toml", []byte(kindSpec(block, kind, example+"\nnot_a_key = 1")))
+	bad, err := plan.Parse("kind.toml", []byte(kindSpec(block, kind, example+"\nnot_a_key = 1")))
 	if err != nil {
 		return fmt.Errorf("the example with not_a_key does not parse: %w", err)
 	}

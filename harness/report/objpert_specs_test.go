@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/run"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
@@ -25,11 +26,11 @@ func TestObjPertQuickSpecs(t *testing.T) {
 	}
 	for _, path := range specs {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".toml"), func(t *testing.T) {
-			s, err := spec.Load(path)
+			s, err := plan.Load(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.ApplyQuick(); err != nil {
+			if err := plan.ApplyQuick(s); err != nil {
 				t.Fatal(err)
 			}
 			dir := filepath.Join(t.TempDir(), "out")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/harness/internal/spectest"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/run"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/mechanisms/accounting"
@@ -523,7 +524,7 @@ func TestAssumptionsTextNamesWhere(t *testing.T) {
 	for d := range 2 {
 		for m := range 3 {
 			key := strconv.Itoa(d) + "/" + strconv.Itoa(m)
-			v.cells = append(v.cells, spec.Cell{Key: key, Dataset: d, Mechanism: m, Private: true})
+			v.cells = append(v.cells, plan.Cell{Key: key, Dataset: d, Mechanism: m, Private: true})
 			eps := 1.0
 			if m == 2 {
 				eps = math.Inf(1)
@@ -531,12 +532,12 @@ func TestAssumptionsTextNamesWhere(t *testing.T) {
 			v.agg[key] = results.CellSummary{EpsSpentMax: eps, Assumptions: holds[d][m]}
 		}
 	}
-	all := func(*spec.Cell) bool { return true }
+	all := func(*plan.Cell) bool { return true }
 	want := "all; m1 (M1); d1 (D1); m1d1 (M1 on D1); mixed (M1 on D1; M2 on D2)"
 	if got := strings.Join(v.assumptionsText(all), "; "); got != want {
 		t.Errorf("both datasets shown:\n got %q\nwant %q", got, want)
 	}
-	d2 := func(c *spec.Cell) bool { return c.Dataset == 1 }
+	d2 := func(c *plan.Cell) bool { return c.Dataset == 1 }
 	if got, want := strings.Join(v.assumptionsText(d2), "; "), "all; m1 (M1); mixed (M2)"; got != want {
 		t.Errorf("D2 only:\n got %q\nwant %q", got, want)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/harness/curves"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/mechanisms/accounting"
@@ -72,7 +73,7 @@ func renderView(s *spec.Spec, outs *outputs, v *view, dir string, log io.Writer)
 	if log == nil {
 		log = io.Discard // the warning below wrote to a nil log: TestObjPertQuickSpecs panicked
 	}
-	if stored, want, short, empty := v.completeness(func(*spec.Cell) bool { return true }); stored < want {
+	if stored, want, short, empty := v.completeness(func(*plan.Cell) bool { return true }); stored < want {
 		fmt.Fprintf(log, "warning: rendering incomplete results: %d of %d trials stored (%d cells short, %d with none); the figures and tables say so in their captions — rerun dplab run to complete them\n",
 			stored, want, short, empty)
 	}
@@ -197,7 +198,7 @@ func (col *Collector) prepare() (*outputs, *view, error) {
 }
 
 // viewWithCurves is d's view of s with the [[curve]] values evaluated.
-func (d *digest) viewWithCurves(s *spec.Spec, cells []spec.Cell) *view {
+func (d *digest) viewWithCurves(s *spec.Spec, cells []plan.Cell) *view {
 	v := d.view(s, cells)
 	if len(s.Curves) > 0 {
 		v.curves = evalCurves(s)
@@ -254,7 +255,7 @@ func (g *jobGroup) wait() ([]string, error) {
 // Kinds read it through View (view.go).
 type view struct {
 	spec    *spec.Spec
-	cells   []spec.Cell
+	cells   []plan.Cell
 	agg     map[string]results.CellSummary // by cell key
 	skipped map[string]string              // dataset label -> reason
 	// infeasible holds, by cell key, the cells with infeasible trials
@@ -295,7 +296,7 @@ func (v *view) ordered() []results.CellSummary {
 // legend returns a cell's legend entry: non-private tuning, and the
 // non-private selection of accounted tuning, are always marked, and so is
 // non-private pre-processing unless the label names it (pipelineLegend).
-func (v *view) legend(c *spec.Cell) string {
+func (v *view) legend(c *plan.Cell) string {
 	return c.Label + v.pipelineLegend(c) + TuningMark(v.spec.Mechanisms[c.Mechanism].Tuning.Mode)
 }
 
@@ -319,12 +320,12 @@ func TuningMark(mode string) string {
 // report).
 type Legends struct {
 	v     *view
-	byKey map[string]*spec.Cell
+	byKey map[string]*plan.Cell
 }
 
 // NewLegends returns the Legends of cells, s's expanded cells.
-func NewLegends(s *spec.Spec, cells []spec.Cell) *Legends {
-	l := &Legends{v: &view{spec: s, cells: cells}, byKey: make(map[string]*spec.Cell, len(cells))}
+func NewLegends(s *spec.Spec, cells []plan.Cell) *Legends {
+	l := &Legends{v: &view{spec: s, cells: cells}, byKey: make(map[string]*plan.Cell, len(cells))}
 	for i := range cells {
 		l.byKey[cells[i].Key] = &cells[i]
 	}
@@ -350,8 +351,8 @@ func (l *Legends) ByKey() map[string]string {
 // keep returns the filter of the cells a figure or table shows: datasets
 // and mechanisms by label (empty: all), and when task is not nil only the
 // datasets of that task.
-func (v *view) keep(dsLabels, mechLabels []string, task *datasets.Task) func(*spec.Cell) bool {
-	return func(c *spec.Cell) bool {
+func (v *view) keep(dsLabels, mechLabels []string, task *datasets.Task) func(*plan.Cell) bool {
+	return func(c *plan.Cell) bool {
 		if !v.wantDataset(dsLabels, c.Dataset) || !v.wantMechanism(mechLabels, c.Mechanism) {
 			return false
 		}
@@ -375,7 +376,7 @@ func (v *view) wantMechanism(labels []string, i int) bool {
 // "iqr", "minmax"; NaN ends for "none") of a stat as a figure draws them,
 // the band clipped to the metric's range [m.Min, m.Max] (a CI of
 // accuracies near 1 reaches above 1, of MSEs near 0 below 0).
-func CenterBand(st results.Stat, m spec.Metric, center, band string) (y, lo, hi float64) {
+func CenterBand(st results.Stat, m plan.Metric, center, band string) (y, lo, hi float64) {
 	y = st.Mean
 	if center == "median" {
 		y = st.Median
@@ -458,7 +459,7 @@ const ScaledYNote = " (y / max|y|)"
 // dsIdx (at least one) has its target divided by max |y| of its training
 // rows (harness/spec sets scale.y to "max-abs" by default; the
 // records' assumptions say so too).
-func (v *view) scaledY(m spec.Metric, dsIdx ...int) bool {
+func (v *view) scaledY(m plan.Metric, dsIdx ...int) bool {
 	if m.Task != datasets.Regression || len(dsIdx) == 0 {
 		return false
 	}
@@ -530,7 +531,7 @@ func (b *SparseBands) Note() string {
 // ε spent is the (ε, δ) of the whole run under rdp (orders default) at
 // δ = 1e-05". Such cells are not warned about as overspending
 // (results.CellSummary.OverspendsTarget).
-func (v *view) scopeText(keep func(*spec.Cell) bool) []string {
+func (v *view) scopeText(keep func(*plan.Cell) bool) []string {
 	var scopes []string
 	labels := map[string][]string{}
 	eps := map[string][]float64{}
@@ -563,7 +564,7 @@ func (v *view) scopeText(keep func(*spec.Cell) bool) []string {
 			head = "each ε (" + strings.Join(list, ", ") + ") is the"
 		}
 		out = append(out, fmt.Sprintf("%s %s (target scope of %s); ε spent is the (ε, δ) of the whole run under %s at δ = %s",
-			head, sc, strings.Join(labels[sc], ", "), v.spec.AccountingConfig().Describe(), v.deltaText()))
+			head, sc, strings.Join(labels[sc], ", "), plan.AccountingConfig(v.spec).Describe(), v.deltaText()))
 	}
 	return out
 }
@@ -571,7 +572,7 @@ func (v *view) scopeText(keep func(*spec.Cell) bool) []string {
 // ciText names the interval of the shown cells: "1.96·SE", "Student-t",
 // or under the default "auto" the one their trial counts select (both,
 // "Student-t where n < 30, else 1.96·SE", when the counts straddle 30).
-func (v *view) ciText(keep func(*spec.Cell) bool) string {
+func (v *view) ciText(keep func(*plan.Cell) bool) string {
 	m := results.CIMethod(v.spec.CI)
 	lo, hi := v.trialRange(keep)
 	switch {
@@ -590,7 +591,7 @@ func (v *view) ciText(keep func(*spec.Cell) bool) string {
 
 // trialRange is the least and greatest number of trials aggregated in the
 // shown cells; -1, -1 when none has any.
-func (v *view) trialRange(keep func(*spec.Cell) bool) (lo, hi int) {
+func (v *view) trialRange(keep func(*plan.Cell) bool) (lo, hi int) {
 	lo, hi = -1, -1
 	for i := range v.cells {
 		a, ok := v.agg[v.cells[i].Key]
@@ -610,7 +611,7 @@ func (v *view) trialRange(keep func(*spec.Cell) bool) (lo, hi int) {
 // "data missing: gisette (its files were not found: dplab datasets fetch
 // gisette)". "" when some shown cell has trials or one of their datasets
 // was not skipped.
-func (v *view) missingDataText(keep func(*spec.Cell) bool) string {
+func (v *view) missingDataText(keep func(*plan.Cell) bool) string {
 	if lo, _ := v.trialRange(keep); lo >= 0 {
 		return ""
 	}
@@ -639,7 +640,7 @@ func (v *view) missingDataText(keep func(*spec.Cell) bool) string {
 // the stored records (not the spec: a run with --trials, or an earlier
 // larger run, changes it): "20 trials", or "20–40 trials per cell" when the
 // cells differ.
-func (v *view) trialsText(keep func(*spec.Cell) bool) string {
+func (v *view) trialsText(keep func(*plan.Cell) bool) string {
 	lo, hi := v.trialRange(keep)
 	switch {
 	case lo < 0:
@@ -657,7 +658,7 @@ func (v *view) trialsText(keep func(*spec.Cell) bool) string {
 // cells with fewer stored than asked (short) or none (empty). Cells of a
 // skipped dataset (optional data absent: its panel says "skipped: …") do
 // not count: rerunning would not fill them.
-func (v *view) completeness(keep func(*spec.Cell) bool) (stored, want, short, empty int) {
+func (v *view) completeness(keep func(*plan.Cell) bool) (stored, want, short, empty int) {
 	for i := range v.cells {
 		c := &v.cells[i]
 		if _, skipped := v.skipped[v.spec.Datasets[c.Dataset].Label]; skipped || !keep(c) {
@@ -686,7 +687,7 @@ func (v *view) completeness(keep func(*spec.Cell) bool) (stored, want, short, em
 // spec's trials: AdaSSP at ε = 1 (10 of 20), …; 2 cells with none, not
 // drawn" (at most maxShortListed cells named). "" when every cell is
 // complete.
-func (v *view) incompleteText(keep func(*spec.Cell) bool) string {
+func (v *view) incompleteText(keep func(*plan.Cell) bool) string {
 	stored, want, short, empty := v.completeness(keep)
 	if stored >= want {
 		return ""
@@ -793,7 +794,7 @@ func (v *view) taskDatasets(want []string, task datasets.Task) []int {
 
 func (v *view) tables(t *tableSpec) []*plotting.Table {
 	s := v.spec
-	m, _ := spec.LookupMetric(t.Metric)
+	m, _ := plan.LookupMetric(t.Metric)
 	dsIdx := v.taskDatasets(t.Datasets, m.Task)
 	// Columns: private cells' legends in spec order, with their mechanism.
 	var cols []string
@@ -901,7 +902,7 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 			tab.Cells = append(tab.Cells, row)
 		}
 		// One table per dataset: its caption is about that dataset's cells.
-		tab.Caption = withReferences(refs(di), v.caption("ci", "mean", func(c *spec.Cell) bool { return c.Dataset == di && keep(c) }, t.Note))
+		tab.Caption = withReferences(refs(di), v.caption("ci", "mean", func(c *plan.Cell) bool { return c.Dataset == di && keep(c) }, t.Note))
 		out = append(out, &tab)
 	}
 	return out
@@ -922,7 +923,7 @@ func relationName(rel string) string {
 }
 
 // betterOf is the metric's direction as the table renderer's bolding rule.
-func betterOf(m spec.Metric) plotting.Better {
+func betterOf(m plan.Metric) plotting.Better {
 	if m.Higher {
 		return plotting.Higher
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/plotting"
 )
@@ -27,9 +28,9 @@ import (
 // tuning of each mechanism, the band and trial count, warnings, target
 // scopes, pre-processing, infeasible, data-independent, excluded and
 // missing cells, then extra, then what ε does not account for).
-func (v *view) caption(band, center string, keep func(*spec.Cell) bool, extra ...string) plotting.Caption {
+func (v *view) caption(band, center string, keep func(*plan.Cell) bool, extra ...string) plotting.Caption {
 	s := v.spec
-	notes := []string{"Accountant: " + s.AccountingConfig().Describe(), "δ = " + v.deltaText(), "neighbouring: " + v.relationText()}
+	notes := []string{"Accountant: " + plan.AccountingConfig(s).Describe(), "δ = " + v.deltaText(), "neighbouring: " + v.relationText()}
 	shown := map[int]bool{} // mechanisms with a cell shown
 	for i := range v.cells {
 		if keep(&v.cells[i]) {
@@ -101,7 +102,7 @@ func (v *view) caption(band, center string, keep func(*spec.Cell) bool, extra ..
 		notes = append(notes, "ε does not account for: "+a)
 	}
 
-	line := []string{"Accountant: " + s.AccountingConfig().KindName() + ", δ = " + s.Delta.Text}
+	line := []string{"Accountant: " + plan.AccountingConfig(s).KindName() + ", δ = " + s.Delta.Text}
 	switch {
 	case len(oracle) == 0 && len(selection) == 0:
 		line = append(line, "tuning: none")
@@ -235,7 +236,7 @@ func listSeparator(labels []string) string {
 // assumptionsText lists, deduplicated in the spec's cell order, the
 // assumptions recorded with the shown cells' trials that have a guarantee
 // (a finite ε spent), each naming where it holds (phrases.texts).
-func (v *view) assumptionsText(keep func(*spec.Cell) bool) []string {
+func (v *view) assumptionsText(keep func(*plan.Cell) bool) []string {
 	var p phrases
 	for i := range v.cells {
 		c := &v.cells[i]

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
 )
@@ -31,7 +32,7 @@ type iterSpec struct {
 // statistics.
 type iterLine struct {
 	label   string         // legend entry
-	cell    *spec.Cell     // the cell drawn
+	cell    *plan.Cell     // the cell drawn
 	stats   []results.Stat // stats[t]: the trace's values at t over the cell's trials
 	private bool
 }
@@ -105,9 +106,9 @@ func checkIterSpec(b *Block, sp *iterSpec) error {
 
 // iterKeep is the filter of the cells an iterations block shows: datasets,
 // mechanisms and ε (private cells) as selected, with the trace stored.
-func (v *view) iterKeep(sp *iterSpec) func(*spec.Cell) bool {
+func (v *view) iterKeep(sp *iterSpec) func(*plan.Cell) bool {
 	base := v.keep(sp.Datasets, sp.Mechanisms, nil)
-	return func(c *spec.Cell) bool {
+	return func(c *plan.Cell) bool {
 		if !base(c) {
 			return false
 		}
@@ -122,7 +123,7 @@ func (v *view) iterKeep(sp *iterSpec) func(*spec.Cell) bool {
 // lineLabel is a cell's legend entry in an iterations block: its label
 // without the panel_by param (the panel says it), the tuning marks of
 // view.legend, and its ε when the block shows several.
-func (v *view) lineLabel(c *spec.Cell, panelBy string, manyEps bool) string {
+func (v *view) lineLabel(c *plan.Cell, panelBy string, manyEps bool) string {
 	m := v.spec.Mechanisms[c.Mechanism]
 	label := c.Label
 	if _, has := c.Params[panelBy]; panelBy != "" && has {

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
 )
@@ -82,7 +82,7 @@ func (v *view) infeasibleEntry(key string) (plotting.Entry, bool) {
 
 // infeasibleAt lists the mechanisms infeasible on dataset di at ε (legend
 // and smallest ε), in spec order, among those want keeps.
-func (v *view) infeasibleAt(di int, eps float64, want func(c *spec.Cell) bool) []string {
+func (v *view) infeasibleAt(di int, eps float64, want func(c *plan.Cell) bool) []string {
 	var out []string
 	for i := range v.cells {
 		c := &v.cells[i]
@@ -101,7 +101,7 @@ func (v *view) infeasibleAt(di int, eps float64, want func(c *spec.Cell) bool) [
 // with their ε values and smallest ε: "INFEASIBLE (target ε below what the
 // mechanism reaches on the data; nothing released, not drawn): RGM at
 // ε = 0.1, 0.316 (smallest ε 4.26)". "" when there are none.
-func (v *view) infeasibleText(keep func(*spec.Cell) bool) string {
+func (v *view) infeasibleText(keep func(*plan.Cell) bool) string {
 	name := v.cellNamer(keep)
 	type group struct {
 		where string
@@ -156,8 +156,8 @@ func (v *view) infeasibleText(keep func(*spec.Cell) bool) string {
 // the spec leaves out (MechanismSpec.Exclude) whose cells the output would
 // show: "NOT RUN (excluded by the spec): GaussMix head on Synthetic-H: 16 s
 // per trial …". A pair counts as shown when keep accepts a cell of it (a
-// probe: the pair's first cell as Expand would have made it). "" when none.
-func (v *view) excludedText(keep func(*spec.Cell) bool) string {
+// probe: the pair's first cell as plan.New would have made it). "" when none.
+func (v *view) excludedText(keep func(*plan.Cell) bool) string {
 	s := v.spec
 	eps, _ := s.Epsilon.Floats()
 	var parts []string
@@ -165,11 +165,11 @@ func (v *view) excludedText(keep func(*spec.Cell) bool) string {
 		// The probe copies one of the mechanism's cells (its privacy, entry
 		// and first ε); a mechanism left out everywhere has none and is
 		// probed as a private one.
-		probe := spec.Cell{Mechanism: mi, Label: m.Label, Private: true, Trials: s.Trials}
+		probe := plan.Cell{Mechanism: mi, Label: m.Label, Private: true, Trials: s.Trials}
 		if len(eps) > 0 {
 			probe.Epsilon = eps[0]
 		}
-		if i := slices.IndexFunc(v.cells, func(c spec.Cell) bool { return c.Mechanism == mi }); i >= 0 {
+		if i := slices.IndexFunc(v.cells, func(c plan.Cell) bool { return c.Mechanism == mi }); i >= 0 {
 			probe = v.cells[i]
 		}
 		for di, d := range s.Datasets {
@@ -198,7 +198,7 @@ func excludedEntry() plotting.Entry { return plotting.Entry{Present: true, Text:
 // (private tuning drew no run and released the data-independent zero
 // model; counted in the mean, as the protocol releases it): DP-SGD at
 // ε = 10 (1 of 20 trials)". "" when there are none.
-func (v *view) dataIndependentText(keep func(*spec.Cell) bool) string {
+func (v *view) dataIndependentText(keep func(*plan.Cell) bool) string {
 	name := v.cellNamer(keep)
 	var parts []string
 	for i := range v.cells {
@@ -218,14 +218,14 @@ func (v *view) dataIndependentText(keep func(*spec.Cell) bool) string {
 
 // cellNamer returns how a caption names a cell: its legend, after its
 // dataset's label when the cells keep accepts span several datasets.
-func (v *view) cellNamer(keep func(*spec.Cell) bool) func(c *spec.Cell) string {
+func (v *view) cellNamer(keep func(*plan.Cell) bool) func(c *plan.Cell) string {
 	datasets := map[int]bool{}
 	for i := range v.cells {
 		if keep(&v.cells[i]) {
 			datasets[v.cells[i].Dataset] = true
 		}
 	}
-	return func(c *spec.Cell) string {
+	return func(c *plan.Cell) string {
 		if len(datasets) > 1 {
 			return v.spec.Datasets[c.Dataset].Label + " " + v.legend(c)
 		}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/results"
 )
 
@@ -24,7 +24,7 @@ type pipeNote struct {
 }
 
 // addPipeline notes an ok record's privacy.pipeline for its mechanism block.
-func (v *view) addPipeline(c *spec.Cell, rp *results.Pipeline) {
+func (v *view) addPipeline(c *plan.Cell, rp *results.Pipeline) {
 	if rp == nil {
 		return
 	}
@@ -50,13 +50,24 @@ var stepStems = map[string]string{
 	"impute-trimmed": "imput", "impute-linreg": "imput", "pca-rank": "pca", "pca-dim": "pca",
 }
 
+// preprocessing returns mechanism block mi's pre-processing (plan.New put
+// it on each of the block's cells), or nil when it has none or no cells.
+func (v *view) preprocessing(mi int) *plan.Pipeline {
+	for i := range v.cells {
+		if v.cells[i].Mechanism == mi {
+			return v.cells[i].Pipeline
+		}
+	}
+	return nil
+}
+
 // pipelineLegend is what a cell's legend adds for its mechanism's
 // pre-processing: " (pre-processed: quantize[eta=0.1])" unless the label
 // names every step (or says pre-processed), ", paper bounds" for the
 // paper's sensitivities and ", group privacy" when a record charged group
 // privacy alone, unless the label says so; "" without pre-processing.
-func (v *view) pipelineLegend(c *spec.Cell) string {
-	p := v.spec.Mechanisms[c.Mechanism].Preprocessing()
+func (v *view) pipelineLegend(c *plan.Cell) string {
+	p := v.preprocessing(c.Mechanism)
 	if p == nil {
 		return ""
 	}
@@ -94,7 +105,7 @@ func (v *view) pipelineLegend(c *spec.Cell) string {
 // quantize[eta=0.1] (rows clipped to the unit ball first) (DP-GD)", "safe
 // sensitivities", "ε by [HSS24] Theorem 2 (tight_pq) conditional on the
 // declared collection (DP-GD)". Nil when no shown mechanism has any.
-func (v *view) pipelineText(keep func(*spec.Cell) bool) []string {
+func (v *view) pipelineText(keep func(*plan.Cell) bool) []string {
 	shown := map[int]bool{}
 	for i := range v.cells {
 		if keep(&v.cells[i]) {
@@ -106,7 +117,7 @@ func (v *view) pipelineText(keep func(*spec.Cell) bool) []string {
 		if shown[i] {
 			p.show("", m.Label)
 		}
-		pl := m.Preprocessing()
+		pl := v.preprocessing(i)
 		if pl == nil || !shown[i] {
 			continue
 		}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
@@ -33,7 +33,7 @@ func (v *view) noiseMean(a *results.CellSummary, key string, q quantity) (float6
 // components returns the ε at the cell's δ of each component of a composed
 // ledger (one entry for any other event), by the spec's accountant.
 func (v *view) components(l *ledgerSummary) []float64 {
-	return LedgerComponents(v.spec.AccountingConfig(), l.event, l.delta)
+	return LedgerComponents(plan.AccountingConfig(v.spec), l.event, l.delta)
 }
 
 // LedgerComponents returns the ε at δ, by the accountant cfg, of each
@@ -156,7 +156,7 @@ func (v *view) privacyTables(t *Selection) []*plotting.Table {
 			}
 			tab.Cells = append(tab.Cells, cells)
 		}
-		tab.Caption = v.caption("none", "mean", func(c *spec.Cell) bool {
+		tab.Caption = v.caption("none", "mean", func(c *plan.Cell) bool {
 			return c.Dataset == di && c.Private && v.wantMechanism(t.Mechanisms, c.Mechanism)
 		}, "ε components: each part of the composed ledger, by the same accountant at the same δ (the total is not their sum under RDP)",
 			"noise parameters are means over trials", legend.String(), t.Note)

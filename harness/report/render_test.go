@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/harness/internal/spectest"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/run"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
@@ -301,7 +302,7 @@ candidates = { learning_rate = [0.1, 0.3] }`, 1) + "\n[[table]]\nname = \"cal\"\
 		}
 		q[r.CellKey], steps[r.CellKey] = float64(r.Privacy.Noise["q"]), float64(r.Privacy.Noise["steps"])
 	}
-	var cells []spec.Cell
+	var cells []plan.Cell
 	for _, c := range spectest.Cells(t, s) {
 		if c.Label == "DP-SGD" {
 			cells = append(cells, c)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"github.com/dplab/dplab/harness/curves"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
@@ -32,13 +33,13 @@ type Cell struct {
 }
 
 // cellOf is the Cell of a cell of the view.
-func cellOf(c *spec.Cell) Cell {
+func cellOf(c *plan.Cell) Cell {
 	return Cell{Key: c.Key, Dataset: c.Dataset, Mechanism: c.Mechanism, Label: c.Label, Epsilon: c.Epsilon, Private: c.Private}
 }
 
-// specCell is the part of a spec.Cell a legend reads.
-func (c Cell) specCell() *spec.Cell {
-	return &spec.Cell{Key: c.Key, Dataset: c.Dataset, Mechanism: c.Mechanism, Label: c.Label, Epsilon: c.Epsilon, Private: c.Private}
+// specCell is the part of a plan.Cell a legend reads.
+func (c Cell) specCell() *plan.Cell {
+	return &plan.Cell{Key: c.Key, Dataset: c.Dataset, Mechanism: c.Mechanism, Label: c.Label, Epsilon: c.Epsilon, Private: c.Private}
 }
 
 // Spec returns the spec the view renders; a kind does not change it.
@@ -76,7 +77,7 @@ func (v *View) Legend(c Cell) string { return v.legend(c.specCell()) }
 // account for. keep is also asked about cells the spec leaves out
 // (MechanismSpec.Exclude), which are not among Cells.
 func (v *View) Caption(band, center string, keep func(Cell) bool, notes ...string) plotting.Caption {
-	return v.caption(band, center, func(c *spec.Cell) bool { return keep(cellOf(c)) }, notes...)
+	return v.caption(band, center, func(c *plan.Cell) bool { return keep(cellOf(c)) }, notes...)
 }
 
 // DatasetStem returns the file-name part of a dataset label, unique among
@@ -104,7 +105,7 @@ func (v *View) SkipNote(di int) (note string, ok bool) {
 // dataset di of datasets (at least one) is divided by the max |y| of its
 // training rows (scale.y = "max-abs", the default): then its title takes
 // ScaledYNote.
-func (v *View) ScaledY(m spec.Metric, datasets ...int) bool { return v.scaledY(m, datasets...) }
+func (v *View) ScaledY(m plan.Metric, datasets ...int) bool { return v.scaledY(m, datasets...) }
 
 // CurvePoints returns the evaluated points of the spec's i-th [[curve]]
 // block (Spec().Curves[i]).

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
@@ -39,7 +40,7 @@ func selectionLabel(t spec.TuningSpec) string {
 // Assumptions returns what rec's ε rests on but does not account for (see
 // above), from the spec, the cell's dataset and the record's ledger and
 // relation: nil when the record claims no guarantee (ε spent +Inf).
-func Assumptions(s *spec.Spec, c *spec.Cell, rec *results.Record) []string {
+func Assumptions(s *spec.Spec, c *plan.Cell, rec *results.Record) []string {
 	if !c.Private || math.IsInf(float64(rec.Privacy.EpsSpent), 1) {
 		return nil
 	}
@@ -48,7 +49,7 @@ func Assumptions(s *spec.Spec, c *spec.Cell, rec *results.Record) []string {
 	if e, err := datasets.Lookup(d.Name); err == nil {
 		out = append(out, e.Info.DataDependent...)
 	}
-	out = append(out, d.Scaling().DataDependent()...)
+	out = append(out, plan.Scaling(&d).DataDependent()...)
 	if n := publicN(s, rec); n != "" {
 		out = append(out, n)
 	}

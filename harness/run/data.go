@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/oncemap"
 	"github.com/dplab/dplab/internal/rngs"
@@ -106,7 +107,7 @@ func loadKey(dir string, d spec.DatasetSpec) string {
 }
 
 func splitKey(dir string, seed int64, d spec.DatasetSpec) string {
-	return "split|" + dir + "|" + strconv.FormatInt(seed, 10) + "|" + spec.DatasetKey(d)
+	return "split|" + dir + "|" + strconv.FormatInt(seed, 10) + "|" + plan.DatasetKey(d)
 }
 
 // forget drops dataset d's loaded data and fixed split (under seed) from
@@ -170,7 +171,7 @@ func (r *runner) prepareOnce(d spec.DatasetSpec) (*datasets.Loaded, *split, erro
 		return loaded, nil, err
 	}
 	v, err := r.cache.get(splitKey(r.dataDir, r.spec.Seed, d), func() (any, error) {
-		sp, err := splitAndScale(loaded, d, rngs.Derive("dplab/fixed-split", strconv.FormatInt(r.spec.Seed, 10), spec.DatasetKey(d)).Rand())
+		sp, err := splitAndScale(loaded, d, rngs.Derive("dplab/fixed-split", strconv.FormatInt(r.spec.Seed, 10), plan.DatasetKey(d)).Rand())
 		if sp != nil {
 			sp.shared = true
 		}
@@ -244,7 +245,7 @@ func splitAndScale(l *datasets.Loaded, d spec.DatasetSpec, r *rand.Rand) (*split
 	if sp.val != nil {
 		others = append(others, sp.val)
 	}
-	if err := d.Scaling().Apply(sp.train, others...); err != nil {
+	if err := plan.Scaling(&d).Apply(sp.train, others...); err != nil {
 		return nil, fmt.Errorf("dataset %q: %w", d.Label, err)
 	}
 	return &sp, nil

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 )
 
@@ -20,7 +21,7 @@ import (
 const residentPerByte = 5
 
 // planData checks the size of each dataset the run needs against the
-// spec's limit (spec.CheckData, in the run's data directory), and decides
+// spec's limit (plan.CheckData, in the run's data directory), and decides
 // how to load them: all at once, as before, unless together they would
 // take more than budget bytes (0: memoryBudget) — then one at a time
 // (dataGate).
@@ -31,7 +32,7 @@ func (r *runner) planData(need []bool, budget int64) error {
 		if !need[i] {
 			continue
 		}
-		sh, err := r.spec.CheckData(i, r.dataDir)
+		sh, err := plan.CheckData(r.spec, i, r.dataDir)
 		if err != nil {
 			return &spec.InputError{Err: err}
 		}
@@ -47,9 +48,9 @@ func (r *runner) planData(need []bool, budget int64) error {
 	}
 	r.gate = &dataGate{resident: -1, free: make(chan struct{}), forget: r.forget,
 		handed: make([]int, len(need)), finished: make([]int, len(need)), sealed: make([]bool, len(need))}
-	bytes := func(x float64) string { return spec.ByteText(int64(min(x, math.MaxInt64))) }
+	bytes := func(x float64) string { return plan.ByteText(int64(min(x, math.MaxInt64))) }
 	fmt.Fprintf(r.log, "the %d datasets would take about %s of memory at once, above the %s available to them (%s): loading one dataset at a time (the largest takes about %s)\n",
-		n, bytes(total), spec.ByteText(budget), what, bytes(largest))
+		n, bytes(total), plan.ByteText(budget), what, bytes(largest))
 	return nil
 }
 
@@ -67,7 +68,7 @@ func (r *runner) forget(i int) {
 // run loads one dataset at a time, dataset by dataset (each one's cells
 // round-robin), telling the gate which dataset each trial needs and when a
 // dataset has no trial left to hand out.
-func (r *runner) scheduleTrials(cells []spec.Cell, todo func(ci, t int) bool, visit func(ci, t int) bool) {
+func (r *runner) scheduleTrials(cells []plan.Cell, todo func(ci, t int) bool, visit func(ci, t int) bool) {
 	trials := func(ci int) int { return cells[ci].Trials }
 	if r.gate == nil {
 		schedule(len(cells), trials, r.trialRange, todo, visit)

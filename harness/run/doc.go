@@ -39,17 +39,17 @@
 // made once from rngs.Derive and shared by every trial, or split.resample
 // per trial), computes δ from the spec's rule at the training size, and
 // fits the cell's mechanism — behind the block's pre-processing if any, a
-// mechanisms.Preprocessed (pipeline.go, spec.Pipeline.Mechanism) whose Fit
+// mechanisms.Preprocessed (pipeline.go, plan.Pipeline.Mechanism) whose Fit
 // clips the rows to the unit ball, fits the steps on the training
 // features, checks the declared collection and charges its run, so a
 // tuning wrap is tuning ∘ pipeline — untuned, oracle tuning (fitOracle: every
 // candidate, the best on the test set, charged with accounting.NonPrivate)
-// or private tuning (fitPrivate: Budget.Wrap = spec.PrivateWrap, a
+// or private tuning (fitPrivate: Budget.Wrap = plan.PrivateWrap, a
 // RepeatAndSelect ledger). runner.account evaluates the charged event with
 // the spec's accountant (memoised by the event's JSON and δ) and calls
 // Release.CheckSpent unless the ledger is non-private, the tuning oracle or
 // the release has a target scope. Then assumptions, metrics (metricEval,
-// one function per spec.Metrics name), traces and diagnostics fill the
+// one function per plan.Metrics name), traces and diagnostics fill the
 // record. Behind a pre-processing pipeline the mechanism fits π_S(S) and
 // its released x ↦ model(π_S(clip(x))) (a mechanisms.PreprocessedModel) is
 // scored on the parts mapped by the fitted steps (score); train metrics
@@ -69,7 +69,7 @@
 //
 // With Options.Shard (dplab run --shard i/N; docs/cluster.md) a run writes
 // its own file and manifest under shards/, refuses Force, and visits only the
-// trials Assign gives it (trial g of the grid, in Expand order, goes to shard
+// trials Assign gives it (trial g of the grid, in the plan's order, goes to shard
 // g mod N; runner.trialRange). Assign depends on the grid alone, so every
 // shard computes it independently. dplab merge calls results.MergeShards,
 // then Gaps for every shard count found, and renders only without gaps.

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 )
 
 // panelSpec is one regression panel of Lev et al. Figure 4 as
@@ -45,7 +45,7 @@ func BenchmarkGaussMixPanel(b *testing.B) {
 		b.Skip("DPLAB_DATA is not set")
 	}
 	for _, ds := range []string{"boston", "bike"} {
-		s, err := spec.Parse("bench.toml", []byte(fmt.Sprintf(panelSpec, ds)))
+		s, err := plan.Parse("bench.toml", []byte(fmt.Sprintf(panelSpec, ds)))
 		if err != nil {
 			b.Fatal(err)
 		}

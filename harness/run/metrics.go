@@ -9,7 +9,7 @@ import (
 	"github.com/dplab/dplab/solvers"
 )
 
-// metricEval computes each metric of spec.Metrics on a fitted model.
+// metricEval computes each metric of plan.Metrics on a fitted model.
 var metricEval = map[string]func(m mechanisms.Model, d *datasets.Dataset) float64{
 	"test_mse":              mse,
 	"train_mse":             mse,

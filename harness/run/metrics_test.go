@@ -5,30 +5,30 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/mechanisms"
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestMetricsDefinedOnce: the metrics a spec may name (spec.Metrics, with
+// TestMetricsDefinedOnce: the metrics a spec may name (plan.Metrics, with
 // their direction) and the evaluators the runner has (metricEval) are the
 // same set, so adding a metric to one place without the other fails here,
 // not at run time.
 func TestMetricsDefinedOnce(t *testing.T) {
-	for _, m := range spec.Metrics {
+	for _, m := range plan.Metrics {
 		if metricEval[m.Name] == nil {
-			t.Errorf("metric %q is in spec.Metrics but has no evaluator in metricEval", m.Name)
+			t.Errorf("metric %q is in plan.Metrics but has no evaluator in metricEval", m.Name)
 		}
 	}
 	for name := range metricEval {
-		if _, ok := spec.LookupMetric(name); !ok {
-			t.Errorf("metricEval[%q] is not in spec.Metrics", name)
+		if _, ok := plan.LookupMetric(name); !ok {
+			t.Errorf("metricEval[%q] is not in plan.Metrics", name)
 		}
 	}
 }
 
 // TestMetricValues checks each evaluator on a 4-row example worked by hand,
-// and that the direction spec.Metrics declares is the one the values move
+// and that the direction plan.Metrics declares is the one the values move
 // in as the model improves (a perfect model is best).
 func TestMetricValues(t *testing.T) {
 	x := mat.NewDense(4, 1, []float64{1, 2, -1, -2})
@@ -43,7 +43,7 @@ func TestMetricValues(t *testing.T) {
 		// x ↦ 0 predicts 0 everywhere → 1 of 4.
 		"test_accuracy": {0.75, 0.25}, "train_accuracy": {0.75, 0.25}, "test_error": {0.25, 0.75},
 	}
-	for _, m := range spec.Metrics {
+	for _, m := range plan.Metrics {
 		if m.Name == "excess_empirical_risk" {
 			continue // TestExcessEmpiricalRisk: the better model there is x ↦ 0
 		}
@@ -70,7 +70,7 @@ func TestMetricValues(t *testing.T) {
 // mean logistic loss minus its minimum over |θ| ≤ 1, the minimum found here
 // independently by a ternary search on the convex 1-D loss; x ↦ 0 (loss
 // log 2) is better than x ↦ x (0.7201) on these labels, and the metric says
-// so (lower is better, spec.Metrics' direction).
+// so (lower is better, plan.Metrics' direction).
 func TestExcessEmpiricalRisk(t *testing.T) {
 	x := mat.NewDense(4, 1, []float64{1, 2, -1, -2})
 	bin := &datasets.Dataset{X: x, Y: []float64{1, 1, 0, 1}, Task: datasets.Binary}
@@ -97,7 +97,7 @@ func TestExcessEmpiricalRisk(t *testing.T) {
 	if math.Abs(good-(math.Ln2-opt)) > 1e-9 || math.Abs(bad-(loss(1)-opt)) > 1e-9 {
 		t.Errorf("excess risk %v (x ↦ 0), %v (x ↦ x); want %v, %v", good, bad, math.Ln2-opt, loss(1)-opt)
 	}
-	if m, _ := spec.LookupMetric("excess_empirical_risk"); m.Higher || !(good < bad) || !(good > 0) {
+	if m, _ := plan.LookupMetric("excess_empirical_risk"); m.Higher || !(good < bad) || !(good > 0) {
 		t.Errorf("direction: Higher = %v, values %v < %v expected, both > 0", m.Higher, good, bad)
 	}
 }

@@ -8,14 +8,14 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/datasets/preprocess"
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/results"
 )
 
 // Pre-processing in front of a mechanism (a spec's preprocess key, [HSS24]):
-// the cell's mechanism is spec.Pipeline.Mechanism, a mechanisms.Preprocessed
+// the cell's mechanism is plan.Pipeline.Mechanism, a mechanisms.Preprocessed
 // around the block's mechanism, whose Fit clips the training rows to the
 // unit ball, fits the steps on them (memoised on the training set), checks
 // the declared collection and fits the mechanism on the pre-processed rows
@@ -28,9 +28,9 @@ import (
 
 // behindPipeline returns mechanism m of cell c behind its block's pipeline,
 // if it declares one (m itself otherwise).
-func (r *runner) behindPipeline(c *spec.Cell, m mechanisms.Mechanism) mechanisms.Mechanism {
+func (r *runner) behindPipeline(c *plan.Cell, m mechanisms.Mechanism) mechanisms.Mechanism {
 	ms := r.spec.Mechanisms[c.Mechanism]
-	p := ms.Preprocessing()
+	p := c.Pipeline
 	if p == nil {
 		return m
 	}
@@ -61,7 +61,7 @@ func score(name string, data *split, m mechanisms.Model, d *datasets.Dataset) (f
 // recordPipeline fills rec's privacy.pipeline and its assumptions about
 // the pre-processing p that the release out was fitted behind (pm its
 // model).
-func (r *runner) recordPipeline(rec *results.Record, c *spec.Cell, p *spec.Pipeline, pm *mechanisms.PreprocessedModel, out *fitted, delta float64) error {
+func (r *runner) recordPipeline(rec *results.Record, c *plan.Cell, p *plan.Pipeline, pm *mechanisms.PreprocessedModel, out *fitted, delta float64) error {
 	ch := pm.Charge
 	rp := &results.Pipeline{Steps: p.StepsText(), Mode: string(p.Mode), DeltaInf: ch.Sens.DeltaInf, Delta2: results.Float(ch.Sens.Delta2)}
 	rec.Privacy.Pipeline = rp
@@ -117,7 +117,7 @@ const AssumeUnitBall = "rows outside the unit ball as given: every row is clippe
 // clipping, and how ε covers the steps — the analysis that won at the run's
 // optimal order, the sensitivities and the declared collection it is
 // conditional on, or the unconditional group-privacy fallback.
-func pipelineAssumptions(p *spec.Pipeline, pm *mechanisms.PreprocessedModel, ev accounting.Preprocessed, pg accounting.PipelineGuarantee) []string {
+func pipelineAssumptions(p *plan.Pipeline, pm *mechanisms.PreprocessedModel, ev accounting.Preprocessed, pg accounting.PipelineGuarantee) []string {
 	ch := pm.Charge
 	mode := "safe sensitivities"
 	if p.Mode == preprocess.Paper {
@@ -129,7 +129,7 @@ func pipelineAssumptions(p *spec.Pipeline, pm *mechanisms.PreprocessedModel, ev 
 	}
 	if ch.Void != nil {
 		return []string{AssumeUnitBall, fmt.Sprintf("the declared collection %s, which the data violate (%s): ε covers the non-private pre-processing %s by group privacy over all g = %d rows instead, which needs no collection (on_violation = \"group\")",
-			p.CollectionText(ch.N), spec.ViolationText(ch.Void), p.StepsText(), ev.GroupSize())}
+			p.CollectionText(ch.N), plan.ViolationText(ch.Void), p.StepsText(), ev.GroupSize())}
 	}
 	var how string
 	switch {

@@ -756,7 +756,7 @@ func TestPreprocessedFitCharges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := s.Mechanisms[0].Preprocessing().Mechanism("ssp", inner, true)
+	w := spectest.Plan(t, s).Preprocessing(0).Mechanism("ssp", inner, true)
 	de, err := datasets.Lookup("synthetic-linear")
 	if err != nil {
 		t.Fatal(err)

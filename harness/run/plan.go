@@ -41,7 +41,7 @@ type PlanRow struct {
 
 // planRow names the plan row of cell c: its dataset's label and its own
 // label (MakePlan's rows; PlanRow.key for a row).
-func planRow(s *spec.Spec, c *spec.Cell) string {
+func planRow(s *spec.Spec, c *plan.Cell) string {
 	return rowKey(s.Datasets[c.Dataset].Label, c.Label)
 }
 

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"github.com/dplab/dplab/harness/plan"
 	"path/filepath"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 // counted 4 trials per cell, not 2).
 func TestRunLeavesSpecTrials(t *testing.T) {
 	s := spectest.MustParse(t, spectest.Valid+"\n[quick]\ntrials = 2\n")
-	if err := s.ApplyQuick(); err != nil {
+	if err := plan.ApplyQuick(s); err != nil {
 		t.Fatal(err)
 	}
 	cells := len(spectest.Cells(t, s))

@@ -156,7 +156,7 @@ func ResultDir(s *spec.Spec, root string) string {
 
 type runner struct {
 	spec    *spec.Spec
-	cells   []spec.Cell
+	cells   []plan.Cell
 	dataDir string
 	cache   *DataCache
 	cal     *accounting.Calibrator
@@ -173,7 +173,7 @@ type runner struct {
 	report  *Report
 	skipped map[string]string
 	memo    sync.Map // cell key → *cellMemo (trialmemo.go)
-	metrics sync.Map // datasets.Task → []spec.Metric (metricsFor)
+	metrics sync.Map // datasets.Task → []plan.Metric (metricsFor)
 	// datasets memoises each spec dataset's data for the run (data.go).
 	datasets []datasetMemo
 	// gate, when set, keeps one dataset loaded at a time (datagate.go).
@@ -186,13 +186,13 @@ type runner struct {
 
 // newRunner returns a runner of s's cells without a store (Run adds it;
 // Estimate runs trials without storing them).
-func newRunner(s *spec.Spec, cells []spec.Cell, opt Options, log io.Writer) *runner {
+func newRunner(s *spec.Spec, cells []plan.Cell, opt Options, log io.Writer) *runner {
 	cache := opt.Cache
 	if cache == nil {
 		cache = defaultCache
 	}
 	r := &runner{spec: s, cells: cells, dataDir: datasets.DataDir(opt.DataDir), cache: cache,
-		acc: s.AccountingConfig(), log: log, mechs: map[string]mechanisms.Mechanism{},
+		acc: plan.AccountingConfig(s), log: log, mechs: map[string]mechanisms.Mechanism{},
 		skipped: map[string]string{}, datasets: make([]datasetMemo, len(s.Datasets)), shard: opt.Shard}
 	if opt.Shard.Sharded() {
 		r.assign = Assign(cells, opt.Shard.Count)
@@ -249,7 +249,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 	r.report = rep
 	keys := cellKeys(cells)
 	ofSpec := func(cell string) bool { return keys[cell] }
-	cellByKey := make(map[string]*spec.Cell, len(cells))
+	cellByKey := make(map[string]*plan.Cell, len(cells))
 	for i := range cells {
 		cellByKey[cells[i].Key] = &cells[i]
 	}
@@ -541,7 +541,7 @@ func (r *runner) datasetsWithPending(store *results.Store) []bool {
 	return need
 }
 
-func cellKeys(cells []spec.Cell) map[string]bool {
+func cellKeys(cells []plan.Cell) map[string]bool {
 	keys := make(map[string]bool, len(cells))
 	for _, c := range cells {
 		keys[c.Key] = true
@@ -608,7 +608,7 @@ func (r *runner) mechanism(e mechanisms.Entry, params map[string]any) (mechanism
 
 // trial runs one trial and returns its record; ok is false when ctx was
 // cancelled before the trial finished (nothing is stored then).
-func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Record, ok bool) {
+func (r *runner) trial(ctx context.Context, c *plan.Cell, t int) (rec results.Record, ok bool) {
 	s := r.spec
 	ds := s.Datasets[c.Dataset]
 	ms := s.Mechanisms[c.Mechanism]
@@ -675,7 +675,7 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 	}
 	rec.Privacy.Assumptions = withRelease(r.assumptions(c, &rec), out.release, &rec)
 	pm, _ := out.release.Model.(*mechanisms.PreprocessedModel)
-	if p := ms.Preprocessing(); p != nil && pm != nil {
+	if p := c.Pipeline; p != nil && pm != nil {
 		if err := r.recordPipeline(&rec, c, p, pm, out, delta); err != nil {
 			rec.Status, rec.Error = results.StatusFailed, err.Error()
 			return rec, true
@@ -696,7 +696,7 @@ func (r *runner) trial(ctx context.Context, c *spec.Cell, t int) (rec results.Re
 		}
 		v, err := score(m.Name, data, out.release.Model, part)
 		if err != nil {
-			rec.Status, rec.Error = results.StatusFailed, fmt.Sprintf("pre-processing %s: %s rows: %v", ms.Preprocessing().StepsText(), name, err)
+			rec.Status, rec.Error = results.StatusFailed, fmt.Sprintf("pre-processing %s: %s rows: %v", c.Pipeline.StepsText(), name, err)
 			return rec, true
 		}
 		rec.Metrics[m.Name] = results.Float(v)
@@ -762,7 +762,7 @@ type fitted struct {
 
 // fit fits the cell's mechanism (behind its pipeline, if any: it charges
 // each run itself) on data.
-func (r *runner) fit(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
+func (r *runner) fit(ctx context.Context, c *plan.Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
 	ms := r.spec.Mechanisms[c.Mechanism]
 	switch ms.Tuning.Mode {
 	case spec.TuneOracle:
@@ -874,12 +874,12 @@ func (r *runner) epsilon(ev []byte, event accounting.Event, delta float64) (acco
 }
 
 // metricsFor returns s.MetricsFor(task), made once per task.
-func (r *runner) metricsFor(task datasets.Task) []spec.Metric {
+func (r *runner) metricsFor(task datasets.Task) []plan.Metric {
 	if m, ok := r.metrics.Load(task); ok {
-		return m.([]spec.Metric)
+		return m.([]plan.Metric)
 	}
-	m, _ := r.metrics.LoadOrStore(task, r.spec.MetricsFor(task))
-	return m.([]spec.Metric)
+	m, _ := r.metrics.LoadOrStore(task, plan.MetricsFor(r.spec, task))
+	return m.([]plan.Metric)
 }
 
 // viaJSON returns m as decoding its JSON gives it back: nil when empty,

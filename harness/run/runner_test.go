@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"github.com/dplab/dplab/harness/plan"
 	"math"
 	"path/filepath"
 	"sort"
@@ -189,7 +190,7 @@ func TestCancelledRunKeepsFinishedTrials(t *testing.T) {
 // <root>/<name>-quick.
 func TestQuickResultDir(t *testing.T) {
 	s := spectest.MustParse(t, spectest.Valid+"\n[quick]\ntrials = 1\n")
-	if err := s.ApplyQuick(); err != nil {
+	if err := plan.ApplyQuick(s); err != nil {
 		t.Fatal(err)
 	}
 	if got := ResultDir(s, "results"); got != "results/t-quick" {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/results"
 )
 
@@ -61,7 +61,7 @@ type Assignment struct {
 }
 
 // Assign returns the assignment of cells' trials to n ≥ 1 shards.
-func Assign(cells []spec.Cell, n int) Assignment {
+func Assign(cells []plan.Cell, n int) Assignment {
 	a := Assignment{n: n, base: make([]int, len(cells))}
 	off := 0
 	for i := range cells {
@@ -114,7 +114,7 @@ func (r *runner) openShard(dir string, warn func(string), visit func(*results.Re
 
 // Gap is a trial of the grid without an ok record after a merge.
 type Gap struct {
-	Cell  *spec.Cell
+	Cell  *plan.Cell
 	Trial int
 	// Shards are the shards that should have produced it, one per shard
 	// count merged (normally one).
@@ -131,7 +131,7 @@ type Gap struct {
 // skipped (an optional dataset without its files) has no gaps: an unsharded
 // run stores only that record too. It keeps a bit per settled or skipped
 // trial and the last error of each failed one.
-func Gaps(cells []spec.Cell, stored results.Source, counts []int) ([]Gap, error) {
+func Gaps(cells []plan.Cell, stored results.Source, counts []int) ([]Gap, error) {
 	var settled, skipped results.KeySet
 	failed := map[results.Key]string{} // the last failed record's error
 	if err := stored(func(r *results.Record) {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/dplab/dplab/harness/internal/spectest"
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/results"
 )
 
@@ -23,7 +23,7 @@ import (
 // trial of each other.
 func TestAssignment(t *testing.T) {
 	for _, trials := range [][]int{{10, 10, 10}, {1, 7, 3, 250, 2}, {5}} {
-		cells := make([]spec.Cell, len(trials))
+		cells := make([]plan.Cell, len(trials))
 		for i, n := range trials {
 			cells[i].Trials = n
 		}

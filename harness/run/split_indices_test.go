@@ -14,7 +14,7 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/harness/internal/spectest"
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/results"
 )
@@ -228,12 +228,12 @@ name = "ridge"
 	}
 	// A malformed file, or one combined with a fraction, is refused at load.
 	bad := write("bad.txt", "train 0\ntrain x\n")
-	if _, err := spec.Parse("k.toml", []byte(specText(bad))); err == nil || !strings.Contains(err.Error(), "split.indices") ||
+	if _, err := plan.Parse("k.toml", []byte(specText(bad))); err == nil || !strings.Contains(err.Error(), "split.indices") ||
 		!strings.Contains(err.Error(), bad+": line 2") {
 		t.Errorf("malformed file: %v, want an error at split.indices naming %s line 2", err, bad)
 	}
 	both := strings.Replace(specText(filepath.Join(dir, "a.txt")), "split = {", "split = { test = 0.3,", 1)
-	if _, err := spec.Parse("k.toml", []byte(both)); err == nil || !strings.Contains(err.Error(), "excludes test") {
+	if _, err := plan.Parse("k.toml", []byte(both)); err == nil || !strings.Contains(err.Error(), "excludes test") {
 		t.Errorf("indices with test: %v", err)
 	}
 	// The whole run with it: 40 train rows, 10 test rows.

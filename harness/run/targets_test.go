@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/results"
@@ -48,7 +49,7 @@ func TestExtremeTargetsRefusedOrAccounted(t *testing.T) {
 				if p, ok := base[info.Name]; ok {
 					src += "params = " + p + "\n"
 				}
-				s, err := spec.Parse("spec.toml", []byte(src))
+				s, err := plan.Parse("spec.toml", []byte(src))
 				if err != nil {
 					var se *spec.SpecError
 					if !errors.As(err, &se) || se.Key != "epsilon" || !strings.Contains(err.Error(), "out of range") {

@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"sync"
 
-	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/results"
@@ -43,7 +43,7 @@ type cellMemo struct {
 // cellMechanism returns the mechanism of c's own params (r.mechanism, behind
 // the block's pipeline if it declares one: behindPipeline),
 // looked up once per cell rather than by its params' JSON every trial.
-func (r *runner) cellMechanism(c *spec.Cell) (mechanisms.Mechanism, error) {
+func (r *runner) cellMechanism(c *plan.Cell) (mechanisms.Mechanism, error) {
 	memo := r.cellMemo(c.Key)
 	memo.mu.Lock()
 	m := memo.mechanism
@@ -105,7 +105,7 @@ func (r *runner) encodeEvent(cell string, perRun bool, e accounting.Event) ([]by
 // assumptions returns s.assumptions(c, rec), reusing the cell's last answer
 // when rec's ledger JSON, relation and finiteness of ε are those it was
 // computed for (nothing else of rec that it reads varies within a cell).
-func (r *runner) assumptions(c *spec.Cell, rec *results.Record) []string {
+func (r *runner) assumptions(c *plan.Cell, rec *results.Record) []string {
 	m := r.cellMemo(c.Key)
 	ev, rel, inf := rec.Privacy.Event, rec.Privacy.Relation, math.IsInf(float64(rec.Privacy.EpsSpent), 1)
 	m.mu.Lock()

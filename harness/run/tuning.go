@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms"
@@ -18,12 +19,12 @@ import (
 
 // selection returns the metric that scores tuning candidates and the data
 // part it is computed on.
-func (r *runner) selection(t spec.TuningSpec, data *split) (spec.Metric, *datasets.Dataset) {
+func (r *runner) selection(t spec.TuningSpec, data *split) (plan.Metric, *datasets.Dataset) {
 	name := t.Metric
 	if name == "" {
-		name = spec.DefaultMetrics(data.train.Task)[0]
+		name = plan.DefaultMetrics(data.train.Task)[0]
 	}
-	m, _ := spec.LookupMetric(name)
+	m, _ := plan.LookupMetric(name)
 	if t.Mode == spec.TuneOracle || t.SelectOn == "test" {
 		return m, data.test
 	}
@@ -31,7 +32,7 @@ func (r *runner) selection(t spec.TuningSpec, data *split) (spec.Metric, *datase
 }
 
 // better reports whether score a beats b for metric m (NaN never wins).
-func better(m spec.Metric, a, b float64) bool {
+func better(m plan.Metric, a, b float64) bool {
 	if math.IsNaN(a) {
 		return false
 	}
@@ -52,7 +53,7 @@ func better(m spec.Metric, a, b float64) bool {
 //
 // Behind a pipeline each candidate charges its own run (its event is the
 // pre-processed run's); the per-run ε is the released run's pipeline ε.
-func (r *runner) fitOracle(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
+func (r *runner) fitOracle(ctx context.Context, c *plan.Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
 	t := r.spec.Mechanisms[c.Mechanism].Tuning
 	sel, part := r.selection(t, data)
 	cands, _ := t.Candidates.Points()
@@ -98,10 +99,10 @@ func (r *runner) fitOracle(ctx context.Context, c *spec.Cell, data *split, b mec
 // pre-processed mechanism, whose RDP curve (accounting.Preprocessed) is what
 // repeat-and-select needs. (Validation allows it only for steps that leave
 // held-out rows as they are, so the selection's scores do not read π_S.)
-func (r *runner) fitPrivate(ctx context.Context, c *spec.Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
+func (r *runner) fitPrivate(ctx context.Context, c *plan.Cell, data *split, b mechanisms.Budget, rs rngs.Streams) (*fitted, error) {
 	t := r.spec.Mechanisms[c.Mechanism].Tuning
 	dist, _ := accounting.ParseDistribution(t.Distribution)
-	wrap := spec.PrivateWrap(t)
+	wrap := plan.PrivateWrap(t)
 	tr := rs.Get("tuning")
 	k := wrap(accounting.NoOp{}).(accounting.RepeatAndSelect).SampleRuns(tr)
 	sel, part := r.selection(t, data)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/harness/internal/spectest"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/results"
@@ -68,7 +69,7 @@ name = %q
 					if mode == spec.TunePrivate {
 						full += fmt.Sprintf("[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\nmean = 3\ncandidates = { %s = [1, 1.5] }\n", key)
 					}
-					_, verr := spec.Parse("spec.toml", []byte(full))
+					_, verr := plan.Parse("spec.toml", []byte(full))
 					var se *spec.SpecError
 					if verr != nil && (!errors.As(verr, &se) || !strings.HasPrefix(se.Key, "mechanism[0]")) {
 						t.Fatalf("validation error not about mechanism[0]: %v", verr)
@@ -108,7 +109,7 @@ name = %q
 // rather than visiting every trial index: 2·10⁹ trials plan in well under a
 // second (visiting them took minutes), with stored and to-run counts exact.
 func TestPlanCountsTrials(t *testing.T) {
-	s, err := spec.ParseWith("t.toml", []byte(strings.Replace(spectest.Valid, "trials = 3", "trials = 700000000", 1)),
+	s, err := plan.ParseWith("t.toml", []byte(strings.Replace(spectest.Valid, "trials = 3", "trials = 700000000", 1)),
 		spec.LoadOptions{Limits: spec.Limits{MaxTrials: 1e10}})
 	if err != nil {
 		t.Fatal(err)

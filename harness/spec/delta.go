@@ -359,3 +359,6 @@ func (r DeltaRule) ReadsN() bool {
 	}
 	return false
 }
+
+// Set reports whether the spec gave a δ.
+func (r DeltaRule) Set() bool { return r.expr != nil }

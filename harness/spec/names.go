@@ -2,8 +2,6 @@ package spec
 
 import (
 	"fmt"
-
-	"github.com/dplab/dplab/internal/fileutil"
 )
 
 // QuickSuffix ends the name of a --quick run's result directory
@@ -13,12 +11,17 @@ const QuickSuffix = "-quick"
 // NameFits returns an error when a name from a spec (its own name, a
 // figure's or a table's), with extra bytes that the writer adds (described
 // by with: "-quick", an extension, a temporary suffix), would name a file
-// longer than fileutil.NameMax bytes: refused at load, so that the files
+// longer than NameMax bytes: refused at load, so that the files
 // are not found unwritable after the trials.
 func NameFits(name string, extra int, with string) error {
-	if len(name)+extra <= fileutil.NameMax {
+	if len(name)+extra <= NameMax {
 		return nil
 	}
 	return fmt.Errorf("the name is %d bytes: %s, up to %d more, it would name a file of %d bytes, above the %d bytes a file name may have; use at most %d bytes",
-		len(name), with, extra, len(name)+extra, fileutil.NameMax, fileutil.NameMax-extra)
+		len(name), with, extra, len(name)+extra, NameMax, NameMax-extra)
 }
+
+// NameMax is the most bytes one file or directory name may have: NAME_MAX
+// on Linux and macOS. It is internal/fileutil.NameMax, repeated here so that
+// the spec imports no dplab package (TestNameMaxIsFileutils).
+const NameMax = 255

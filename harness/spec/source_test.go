@@ -102,7 +102,7 @@ func TestSourceBounds(t *testing.T) {
 		{"array header", head + "[[" + strings.Repeat("a.", n) + "b]]\nc = 1\n", 3},
 		{"mixed", head + "[a.b]\nc.d = [\n" + strings.Repeat("[{e.f = ", n/4) + "1" + strings.Repeat("}]", n/4) + "]\n", 5},
 	} {
-		_, err := Parse("deep.toml", []byte(tc.src))
+		_, err := Decode("deep.toml", []byte(tc.src), LoadOptions{})
 		var se *SpecError
 		if !errors.As(err, &se) || se.File != "deep.toml" || se.Line != tc.line || !strings.Contains(err.Error(), fmt.Sprintf("above the limit of %d", MaxNesting)) {
 			t.Errorf("%s: %v, want a nesting error at deep.toml:%d", tc.name, err, tc.line)
@@ -126,12 +126,12 @@ func TestSourceBounds(t *testing.T) {
 		if err := os.WriteFile(path, []byte(big+extra), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Load(path)
+		_, err := DecodeFile(path, LoadOptions{})
 		tooBig := err != nil && strings.Contains(err.Error(), fmt.Sprintf("above the limit of %d bytes", MaxSourceBytes))
 		if tooBig != (extra != "") {
 			t.Errorf("%d bytes: %v", len(big+extra), err)
 		}
-		_, err = Parse(path, []byte(big+extra))
+		_, err = Decode(path, []byte(big+extra), LoadOptions{})
 		if tooBig2 := err != nil && strings.Contains(err.Error(), "above the limit of"); tooBig2 != (extra != "") {
 			t.Errorf("Parse, %d bytes: %v", len(big+extra), err)
 		}
@@ -146,7 +146,7 @@ func TestSourceBounds(t *testing.T) {
 func TestSourceBoundsAtIssueSizes(t *testing.T) {
 	if path := os.Getenv("DPLAB_SOURCE_CHILD"); path != "" {
 		start := time.Now()
-		_, err := Load(path)
+		_, err := DecodeFile(path, LoadOptions{})
 		fmt.Printf("elapsed %d ms: %v\n", time.Since(start).Milliseconds(), err)
 		return
 	}

@@ -42,11 +42,12 @@ type Spec struct {
 
 	// File is the path the spec was read from; Source its bytes and SHA256
 	// their hash.
-	File   string `toml:"-"`
-	Source []byte `toml:"-"`
-	SHA256 string `toml:"-"`
-	keys   keyIndex
-	opts   LoadOptions
+	File      string `toml:"-"`
+	Source    []byte `toml:"-"`
+	SHA256    string `toml:"-"`
+	keys      keyIndex
+	opts      LoadOptions
+	auditLike bool
 	// QuickApplied records that the [quick] overrides were applied.
 	QuickApplied bool `toml:"-"`
 	// QuickDropped holds the dataset and mechanism labels the [quick]
@@ -110,12 +111,12 @@ type SplitSpec struct {
 	// (datasets.SplitIndices: lines "train 17", "test 0"; 0-based indices
 	// into the rows in stored order, parts kept in file order), to run on
 	// external code's exact split. A relative path is relative to the spec
-	// file's directory; Validate resolves it. It excludes the other keys.
+	// file's directory; plan.Validate resolves it. It excludes the other keys.
 	// The cell key holds the file's content hash (IndicesSHA256), not its
 	// path.
 	Indices string `toml:"indices" json:"-"`
 	// IndicesSHA256 is the hex SHA-256 of the Indices file, set by
-	// Validate. (omitempty keeps the cell keys of specs without it
+	// plan.Validate. (omitempty keeps the cell keys of specs without it
 	// unchanged.)
 	IndicesSHA256 string `toml:"-" json:"indices_sha256,omitempty"`
 }
@@ -140,11 +141,10 @@ type MechanismSpec struct {
 	Preprocess []PreprocessStep `toml:"preprocess"`
 	Pipeline   *PipelineSpec    `toml:"pipeline"`
 	// Exclude leaves the mechanism out on some datasets: dataset label →
-	// why (required, e.g. a measured cost). Expand makes no cells for those
+	// why (required, e.g. a measured cost). plan.New makes no cells for those
 	// pairs; figures and tables say "not run" with the reason. Not part of
 	// any cell key.
-	Exclude  map[string]string `toml:"exclude"`
-	pipeline *Pipeline         // built by validation (Preprocessing)
+	Exclude map[string]string `toml:"exclude"`
 }
 
 // Excluded returns the reason the spec gives for leaving mechanism mi out
@@ -254,30 +254,24 @@ type LoadOptions struct {
 	Context context.Context
 }
 
-// Load reads and strictly decodes a spec file, then validates it with the
-// default limits. Every error is a *SpecError naming the file, the line
-// when known and the key.
-func Load(path string) (*Spec, error) { return LoadWith(path, LoadOptions{}) }
-
-// LoadWith is Load with options (grid limits, cancellation).
-func LoadWith(path string, o LoadOptions) (*Spec, error) {
+// DecodeFile reads and strictly decodes a spec file (ReadSource, Decode).
+func DecodeFile(path string, o LoadOptions) (*Spec, error) {
 	src, err := ReadSource(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseWith(path, src, o)
+	return Decode(path, src, o)
 }
 
-// Parse decodes spec source src (from file name path) strictly and validates
-// it with the default limits. Source larger than MaxSourceBytes or nested
-// deeper than MaxNesting is refused before it is parsed (CheckSource).
-func Parse(path string, src []byte) (*Spec, error) { return ParseWith(path, src, LoadOptions{}) }
-
-// ParseWith is Parse with options (grid limits, cancellation).
-func ParseWith(path string, src []byte, o LoadOptions) (*Spec, error) {
+// Decode strictly decodes spec source src (from file name path): the data
+// only, without the registries' checks, which harness/plan runs (plan.Parse).
+// Source larger than MaxSourceBytes or nested deeper than MaxNesting is
+// refused before it is parsed (CheckSource). Every error is a *SpecError
+// naming the file, the line when known and the key.
+func Decode(path string, src []byte, o LoadOptions) (*Spec, error) {
 	// The TOML library parses (a syntax error carries its position); the
 	// spec's own decoder fills the structs with per-element key paths
-	// (decode.go), placed on their lines by the key index.
+	// (internal/strictoml), placed on their lines by the key index.
 	if err := CheckSource(path, src); err != nil {
 		return nil, err
 	}
@@ -289,7 +283,7 @@ func ParseWith(path string, src []byte, o LoadOptions) (*Spec, error) {
 		}
 		return nil, &SpecError{File: path, Err: err}
 	}
-	s := &Spec{opts: o, File: path, Source: src, keys: indexKeys(src)}
+	s := &Spec{opts: o, File: path, Source: src, keys: indexKeys(src), auditLike: auditLike(raw)}
 	if errs := strictoml.Decode(raw, s); len(errs) > 0 {
 		// Report the problem that comes first in the file.
 		first, line := errs[0], s.keys.linePath(src, errs[0].Key)
@@ -298,48 +292,56 @@ func ParseWith(path string, src []byte, o LoadOptions) (*Spec, error) {
 				first, line = e, l
 			}
 		}
-		return nil, auditHint(raw, &SpecError{File: path, Line: line, Key: first.Key, Err: first.Err})
+		return nil, s.AuditHint(&SpecError{File: path, Line: line, Key: first.Key, Err: first.Err})
 	}
 	s.File, s.Source = path, src
 	sum := sha256.Sum256(src)
 	s.SHA256 = hex.EncodeToString(sum[:])
-	if err := s.Validate(); err != nil {
-		var se *SpecError
-		if errors.As(err, &se) {
-			return nil, auditHint(raw, se)
-		}
-		return nil, err
-	}
 	return s, nil
 }
 
-// auditHint adds to the error of a file with [[mechanism]] blocks but
-// neither [[dataset]] nor [[curve]] blocks that it looks like an audit spec,
-// which dplab audit runs (its "confidence" key and a mechanism's "trials"
-// are unknown here).
-func auditHint(raw map[string]any, e *SpecError) *SpecError {
+// Options returns the options the spec was decoded with.
+func (s *Spec) Options() LoadOptions { return s.opts }
+
+// auditLike reports whether a file has [[mechanism]] blocks but neither
+// [[dataset]] nor [[curve]] blocks: it looks like an audit spec.
+func auditLike(raw map[string]any) bool {
 	_, data := raw["dataset"]
 	_, curves := raw["curve"]
-	if _, mechs := raw["mechanism"]; data || curves || !mechs {
+	_, mechs := raw["mechanism"]
+	return mechs && !data && !curves
+}
+
+// AuditHint adds to e, for a file that looks like an audit spec (with
+// [[mechanism]] blocks but neither [[dataset]] nor [[curve]] blocks), that
+// dplab audit runs it (its "confidence" key and a mechanism's "trials" are
+// unknown here).
+func (s *Spec) AuditHint(e *SpecError) *SpecError {
+	if !s.auditLike {
 		return e
 	}
 	e.Err = fmt.Errorf("%w (without [[dataset]] blocks this looks like an audit spec: run it with dplab audit)", e.Err)
 	return e
 }
 
-// errAt returns a SpecError at key on line.
-func (s *Spec) errAt(key string, line int, format string, args ...any) *SpecError {
+// ErrAt returns a SpecError at key on line (Line).
+func (s *Spec) ErrAt(key string, line int, format string, args ...any) *SpecError {
 	return &SpecError{File: s.File, Line: line, Key: key, Err: fmt.Errorf(format, args...)}
 }
 
 // KeyError returns a SpecError at a key path of the spec
 // ("figure_defaults.width"), with its line when the source shows it.
 func (s *Spec) KeyError(path, format string, args ...any) error {
-	return s.errAt(path, s.keys.linePath(s.Source, path), format, args...)
+	return s.ErrAt(path, s.keys.linePath(s.Source, path), format, args...)
 }
 
-// errIn returns a SpecError for key (a path inside the i-th [[table]]).
-func (s *Spec) errIn(table string, i int, key string, format string, args ...any) *SpecError {
+// Line returns the line that defines key path (a top-level key or table:
+// "name", "quick.trials"), 0 when unknown.
+func (s *Spec) Line(path string) int { return s.keys.line(path) }
+
+// ErrIn returns a SpecError for key, a path inside the i-th [[table]]
+// element ("mechanism", 2, "params.rho"), at the line that defines it.
+func (s *Spec) ErrIn(table string, i int, key string, format string, args ...any) *SpecError {
 	path := fmt.Sprintf("%s[%d]", table, i)
 	if key != "" {
 		path += "." + key

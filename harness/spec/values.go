@@ -189,10 +189,10 @@ func (p ParamTable) Points() (points []map[string]any, swept []string) {
 	return points, p.Swept()
 }
 
-// eachPoint calls f with each point of the sweep, in Points' order, building
+// EachPoint calls f with each point of the sweep, in Points' order, building
 // one point at a time (validation visits up to a million points); f returns
 // false to stop. f may keep the map it is given.
-func (p ParamTable) eachPoint(f func(point map[string]any) bool) {
+func (p ParamTable) EachPoint(f func(point map[string]any) bool) {
 	idx := make([]int, len(p.Keys))
 	for {
 		pt := make(map[string]any, len(p.Keys))

@@ -14,8 +14,8 @@ import (
 // Valid is a small valid spec: AdaSSP and ridge on synthetic data, 2 ε,
 // 3 trials, one figure and one table.
 //
-// It lives in valid.toml so that harness/spec's own tests, which cannot
-// import this package (it imports spec), read the same file.
+// It lives in valid.toml so that harness/plan's internal tests, which cannot
+// import this package (it imports plan), read the same file.
 //
 //go:embed valid.toml
 var Valid string
@@ -23,7 +23,7 @@ var Valid string
 // MustParse parses src as the spec "t.toml" or fails t.
 func MustParse(t testing.TB, src string) *spec.Spec {
 	t.Helper()
-	s, err := spec.Parse("t.toml", []byte(src))
+	s, err := plan.Parse("t.toml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,4 +41,4 @@ func Plan(t testing.TB, s *spec.Spec) *plan.Plan {
 }
 
 // Cells returns the cells of s's plan or fails t.
-func Cells(t testing.TB, s *spec.Spec) []spec.Cell { return Plan(t, s).Cells() }
+func Cells(t testing.TB, s *spec.Spec) []plan.Cell { return Plan(t, s).Cells() }

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/report"
-	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/plotting"
 )
 
@@ -55,7 +55,7 @@ func decode(b *report.Block) (report.Figure, error) {
 	if err := b.Decode(&f); err != nil {
 		return nil, err
 	}
-	if err := b.Spec.CheckMetric(b.Kind, b.Index, f.Metric); err != nil {
+	if err := plan.CheckMetric(b.Spec, b.Kind, b.Index, f.Metric); err != nil {
 		return nil, err
 	}
 	var err error
@@ -99,7 +99,7 @@ func (f *epsilonFigure) FileFormats() []string { return f.Formats }
 // a reference line per non-private cell.
 func (f *epsilonFigure) Draw(v *report.View) *plotting.Figure {
 	s := v.Spec()
-	m, _ := spec.LookupMetric(f.Metric)
+	m, _ := plan.LookupMetric(f.Metric)
 	fig := &plotting.Figure{Name: f.name, Title: f.Title, XLabel: "ε", YLabel: m.Title, LogX: f.LogX == nil || *f.LogX, LogY: f.LogY, Columns: f.Columns}
 	f.Layout.Apply(fig)
 	if f.XLabel != "" {

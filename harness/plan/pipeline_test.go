@@ -1,8 +1,8 @@
-package spec
+package plan
 
 import (
-	"context"
 	"errors"
+	"github.com/dplab/dplab/harness/spec"
 	"strings"
 	"testing"
 
@@ -102,7 +102,7 @@ func TestPipelineErrors(t *testing.T) {
 			t.Fatalf("%s: the edit changed nothing", tc.name)
 		}
 		_, err := Parse("p.toml", []byte(src))
-		var se *SpecError
+		var se *spec.SpecError
 		if !errors.As(err, &se) {
 			t.Errorf("%s: got %v, want a *SpecError", tc.name, err)
 			continue
@@ -126,10 +126,10 @@ func TestPipelineAccepted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Mechanisms[0].Preprocessing() != nil {
+	if preprocessingOf(t, s, 0) != nil {
 		t.Error("block without preprocess has a pipeline")
 	}
-	p := s.Mechanisms[1].Preprocessing()
+	p := preprocessingOf(t, s, 1)
 	if p == nil || p.Mode != preprocess.Paper || p.GroupSizeOffset != 2 || p.OnViolation != ViolationGroup || p.Collection.MaxCluster != 20 || p.Collection.GapK != 0.02 ||
 		len(p.Steps) != 2 || p.StepsText() != "quantize[eta=0.1]→pca-rank[k=2]" || p.Pre.Name() != "chain" || p.TransformIsIdentity() {
 		t.Fatalf("pipeline %+v", p)
@@ -158,7 +158,7 @@ func TestPipelineEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := s.Mechanisms[1].Preprocessing()
+	p := preprocessingOf(t, s, 1)
 	e, _ := mechanisms.Lookup("dpgd")
 	m, _, _ := e.Build(func(any) error { return nil })
 	sens, _ := p.Sensitivity(100)
@@ -187,7 +187,7 @@ func TestPipelineEvent(t *testing.T) {
 		t.Errorf("violation: %+v (%q)", ev, group)
 	}
 	// Wrap is Event's, and composes inside private tuning.
-	w := ComposeWraps(PrivateWrap(TuningSpec{Distribution: "poisson", Mean: 3}), p.Wrap("dpgd", m, Charge{Sens: sens, N: 100}))
+	w := ComposeWraps(PrivateWrap(spec.TuningSpec{Distribution: "poisson", Mean: 3}), p.Wrap("dpgd", m, Charge{Sens: sens, N: 100}))
 	rs, ok := w(ledger).(accounting.RepeatAndSelect)
 	if !ok {
 		t.Fatalf("tuning ∘ pipeline: %T", w(ledger))
@@ -208,7 +208,7 @@ func TestPipelineCellKeys(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cells, err := s.Expand(context.Background())
+		cells, err := planCells(s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package spec
+package plan
 
 import (
 	"github.com/dplab/dplab/mechanisms"

@@ -1,7 +1,7 @@
-package spec
+package plan
 
 import (
-	"context"
+	"github.com/dplab/dplab/harness/spec"
 	"math"
 	"os"
 	"path/filepath"
@@ -211,7 +211,7 @@ func TestSpecErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("spec.toml", []byte(tc.edit(validSpec)))
-			se, ok := err.(*SpecError)
+			se, ok := err.(*spec.SpecError)
 			if !ok {
 				t.Fatalf("err = %v (%T), want *SpecError", err, err)
 			}
@@ -225,7 +225,7 @@ func TestSpecErrors(t *testing.T) {
 // TestGenerators checks linspace and logspace against numpy 1.24
 // (np.linspace(0.08, 0.5, 10), np.logspace(-1, 1, 5)).
 func TestGenerators(t *testing.T) {
-	var v Values
+	var v spec.Values
 	if err := v.UnmarshalTOML(map[string]any{"linspace": []any{0.08, 0.5, int64(10)}}); err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestGenerators(t *testing.T) {
 }
 
 func TestParamPoints(t *testing.T) {
-	var p ParamTable
+	var p spec.ParamTable
 	err := p.UnmarshalTOML(map[string]any{"a": []any{int64(1), int64(2)}, "b": "x", "c": map[string]any{"logspace": []any{int64(0), int64(1), int64(2)}}})
 	if err != nil {
 		t.Fatal(err)
@@ -282,7 +282,7 @@ func TestDeltaRule(t *testing.T) {
 		{"2^-1", 1, 1, 0.5},
 	}
 	for _, tc := range tests {
-		var r DeltaRule
+		var r spec.DeltaRule
 		if err := r.UnmarshalTOML(tc.rule); err != nil {
 			t.Errorf("%s: %v", tc.rule, err)
 			continue
@@ -293,12 +293,12 @@ func TestDeltaRule(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"1/", "min(1,", "sqrt(1, 2)", "n n", "1e-6)", "foo(1)"} {
-		var r DeltaRule
+		var r spec.DeltaRule
 		if err := r.UnmarshalTOML(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
 	}
-	var r DeltaRule
+	var r spec.DeltaRule
 	r.UnmarshalTOML("1/n")
 	if _, err := r.Eval(1, 1); err == nil {
 		t.Error("δ = 1 accepted at evaluation")
@@ -347,7 +347,7 @@ func TestExclude(t *testing.T) {
 		keys[c.Key] = true
 	}
 	s := mustParse(t, ex)
-	if cells, _ := s.Size(); len(some) != 4 || len(all) != 6 || cells != 4 {
+	if cells, _ := newChecker(s).size(); len(some) != 4 || len(all) != 6 || cells != 4 {
 		t.Fatalf("%d cells with exclude (Size %d), %d without; want 4, 4, 6", len(some), cells, len(all))
 	}
 	for _, c := range some {
@@ -366,7 +366,7 @@ func TestExclude(t *testing.T) {
 		t.Fatalf("mixed tasks with excludes: %v", err)
 	}
 	q := mustParse(t, ex+"\n[quick]\ndatasets = [\"Lin\"]\n")
-	if err := q.ApplyQuick(); err != nil {
+	if err := ApplyQuick(q); err != nil {
 		t.Fatalf("quick dropping the excluded dataset: %v", err)
 	}
 }
@@ -384,7 +384,7 @@ rho = 0.01
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ApplyQuick(); err != nil {
+	if err := ApplyQuick(s); err != nil {
 		t.Fatal(err)
 	}
 	cells := cellsOf(t, s)
@@ -394,9 +394,9 @@ rho = 0.01
 }
 
 // cellsOf expands s or fails t.
-func cellsOf(t testing.TB, s *Spec) []Cell {
+func cellsOf(t testing.TB, s *spec.Spec) []Cell {
 	t.Helper()
-	cells, err := s.Expand(context.Background())
+	cells, err := planCells(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +404,7 @@ func cellsOf(t testing.TB, s *Spec) []Cell {
 }
 
 // mustParse parses src as "t.toml" or fails t.
-func mustParse(t testing.TB, src string) *Spec {
+func mustParse(t testing.TB, src string) *spec.Spec {
 	t.Helper()
 	s, err := Parse("t.toml", []byte(src))
 	if err != nil {
@@ -423,7 +423,7 @@ func TestCellKeysStable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells, err := s.Expand(context.Background())
+	cells, err := planCells(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +467,7 @@ func TestAuditSpecHint(t *testing.T) {
 		{"run spec with confidence", strings.Replace(validSpec, "trials = 3", "trials = 3\nconfidence = 0.9", 1), 4, "confidence", false},
 	} {
 		_, err := Parse("a.toml", []byte(tc.src))
-		se, ok := err.(*SpecError)
+		se, ok := err.(*spec.SpecError)
 		if !ok {
 			t.Fatalf("%s: err = %v (%T), want *SpecError", tc.name, err, err)
 		}

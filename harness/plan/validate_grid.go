@@ -1,9 +1,10 @@
-package spec
+package plan
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dplab/dplab/harness/spec"
 	"sort"
 	"strings"
 
@@ -13,8 +14,8 @@ import (
 
 // canceled returns the error of the load context (LoadOptions.Context) once
 // it is done: long validation loops check it.
-func (s *Spec) canceled() error {
-	if c := s.opts.Context; c != nil {
+func (s *checker) canceled() error {
+	if c := s.Options().Context; c != nil {
 		if err := c.Err(); err != nil {
 			return fmt.Errorf("%s: validation interrupted: %w", s.File, err)
 		}
@@ -101,16 +102,16 @@ func wordIndex(s, w string) int {
 // private tuning or linear mixing) would fail every trial of the run; it is
 // refused here, naming the block, the accountant and the accountants that
 // would do.
-func (s *Spec) checkLedger(i int, m mechanisms.Mechanism) error {
+func (s *checker) checkLedger(i int, m mechanisms.Mechanism) error {
 	ms := s.Mechanisms[i]
-	cfg := s.AccountingConfig()
+	cfg := AccountingConfig(s.Spec)
 	b := mechanisms.Budget{Epsilon: 1, Delta: 1e-6, Accounting: cfg}
 	how := ""
-	if ms.Tuning.Mode == TunePrivate {
+	if ms.Tuning.Mode == spec.TunePrivate {
 		b.Wrap = PrivateWrap(ms.Tuning)
 		how = " with private tuning"
 	}
-	pipe := ms.pipeline
+	pipe := s.pipes[i]
 	if e, err := mechanisms.Lookup(ms.Name); err != nil || !e.Info.Private {
 		pipe = nil // a non-private fit's ledger is not wrapped (ε = +Inf)
 	}
@@ -123,13 +124,13 @@ func (s *Spec) checkLedger(i int, m mechanisms.Mechanism) error {
 	if err != nil {
 		key := ""
 		switch {
-		case ms.Tuning.Mode == TunePrivate:
+		case ms.Tuning.Mode == spec.TunePrivate:
 			key = "tuning.mode"
 		case pipe != nil:
 			key = "preprocess"
 			err = fmt.Errorf("the mechanism refuses a wrapped ledger (its noise is not calibrated through Budget.Wrap, so no pre-processing cost can be charged): %w", err)
 		}
-		return s.errIn("mechanism", i, key, "%q%s: %v", ms.Name, how, err)
+		return s.ErrIn("mechanism", i, key, "%q%s: %v", ms.Name, how, err)
 	}
 	if pipe != nil {
 		if err := s.checkPipelineShapes(i, m, shapes); err != nil {
@@ -161,7 +162,7 @@ func (s *Spec) checkLedger(i int, m mechanisms.Mechanism) error {
 	if kind == "" {
 		kind = "rdp"
 	}
-	return s.errIn("mechanism", i, "", "%q%s: accountant %q cannot account its ledger (%s); %s", ms.Name, how, kind, detail, fix)
+	return s.ErrIn("mechanism", i, "", "%q%s: accountant %q cannot account its ledger (%s); %s", ms.Name, how, kind, detail, fix)
 }
 
 // checkShapes checks the charged form of each shape with a fresh accountant
@@ -184,12 +185,12 @@ func checkShapes(cfg accounting.Config, b mechanisms.Budget, shapes []accounting
 // with the same data, or two mechanism blocks of the same name sharing a
 // params point and tuning. Repeats inside one block are refused earlier (a
 // value repeated in a sweep).
-func (s *Spec) checkDuplicateCells() error {
+func (s *checker) checkDuplicateCells() error {
 	data := map[string]int{}
 	for i, d := range s.Datasets {
 		k := DatasetKey(d)
 		if j, ok := data[k]; ok {
-			return s.errIn("dataset", i, "", "dataset[%d] %q has the same name, params, split and scale as dataset[%d] %q: its cells would repeat that dataset's (labels do not change the data); drop one", i, d.Label, j, s.Datasets[j].Label)
+			return s.ErrIn("dataset", i, "", "dataset[%d] %q has the same name, params, split and scale as dataset[%d] %q: its cells would repeat that dataset's (labels do not change the data); drop one", i, d.Label, j, s.Datasets[j].Label)
 		}
 		data[k] = i
 	}
@@ -213,14 +214,14 @@ func (s *Spec) checkDuplicateCells() error {
 			tuning, _ := json.Marshal(tuningKey(m.Tuning))
 			tuning = append(tuning, pipelineKey(m)...)
 			var err error
-			m.Params.eachPoint(func(p map[string]any) bool {
+			m.Params.EachPoint(func(p map[string]any) bool {
 				if err = s.canceled(); err != nil {
 					return false
 				}
 				pk, _ := json.Marshal(p)
 				k := string(pk) + "|" + string(tuning)
 				if j, ok := seen[k]; ok && j != i {
-					err = s.errIn("mechanism", i, "", "mechanism[%d] %q repeats mechanism[%d] %q at params %s with the same tuning: the same cells would run and store their trials twice; drop the repeated values", i, m.Label, j, s.Mechanisms[j].Label, pk)
+					err = s.ErrIn("mechanism", i, "", "mechanism[%d] %q repeats mechanism[%d] %q at params %s with the same tuning: the same cells would run and store their trials twice; drop the repeated values", i, m.Label, j, s.Mechanisms[j].Label, pk)
 					return false
 				}
 				seen[k] = i

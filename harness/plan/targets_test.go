@@ -1,7 +1,8 @@
-package spec
+package plan
 
 import (
 	"errors"
+	"github.com/dplab/dplab/harness/spec"
 	"math"
 	"strconv"
 	"strings"
@@ -81,7 +82,7 @@ name = "adassp"
 label = "AdaSSP (paper constants)"
 `
 	_, err := Parse("spec.toml", []byte(src))
-	var se *SpecError
+	var se *spec.SpecError
 	if !errors.As(err, &se) || se.Key != "epsilon" || se.Line != 4 {
 		t.Fatalf("ε = 1e300: %v; want a SpecError at epsilon, line 4", err)
 	}
@@ -114,7 +115,7 @@ label = "AdaSSP (paper constants)"
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ApplyQuick(); !errors.As(err, &se) || se.Key != "quick.epsilon" {
+	if err := ApplyQuick(s); !errors.As(err, &se) || se.Key != "quick.epsilon" {
 		t.Errorf("quick ε = 1e300: %v; want a SpecError at quick.epsilon", err)
 	}
 	if _, err := Parse("spec.toml", []byte(strings.Replace(src, `label = "AdaSSP (paper constants)"`, `params = { calibration = "accountant" }`, 1))); err != nil {

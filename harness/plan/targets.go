@@ -1,9 +1,10 @@
-package spec
+package plan
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dplab/dplab/harness/spec"
 	"math"
 	"slices"
 	"strconv"
@@ -21,7 +22,7 @@ import (
 // user file, split.indices, a registry entry without a size). A source that
 // splits itself (train and test files) trains on its own training rows,
 // which the fractions only approximate.
-func (s *Spec) declaredSize(i int) (n, d int) {
+func (s *checker) declaredSize(i int) (n, d int) {
 	ds := s.Datasets[i]
 	e, err := datasets.Lookup(ds.Name)
 	if err != nil || ds.Split.Indices != "" {
@@ -29,10 +30,10 @@ func (s *Spec) declaredSize(i int) (n, d int) {
 	}
 	rows, cols := e.Info.Rows, e.Info.Cols
 	if e.Info.Synthetic {
-		if v, err := AsFloat(ds.Params["n"]); err == nil && v >= 1 && v <= math.MaxInt32 {
+		if v, err := spec.AsFloat(ds.Params["n"]); err == nil && v >= 1 && v <= math.MaxInt32 {
 			rows = int(v)
 		}
-		if v, err := AsFloat(ds.Params["d"]); err == nil && v >= 1 && v <= math.MaxInt32 {
+		if v, err := spec.AsFloat(ds.Params["d"]); err == nil && v >= 1 && v <= math.MaxInt32 {
 			cols = int(v)
 		}
 	}
@@ -53,13 +54,13 @@ func (s *Spec) declaredSize(i int) (n, d int) {
 // cannot meet a target (*accounting.InfeasibleError) is a warning: a run
 // records those trials infeasible, with the reason. It also warns of
 // δ ≥ 1/n on a dataset of known size.
-func (s *Spec) checkTargets() error {
+func (s *checker) checkTargets() error {
 	eps, _ := s.Epsilon.Floats()
 	key := "epsilon"
 	if s.QuickApplied && s.Quick != nil && len(s.Quick.Epsilon.List) > 0 {
 		key = "quick.epsilon"
 	}
-	cfg := s.AccountingConfig()
+	cfg := AccountingConfig(s.Spec)
 	cal := accounting.NewCalibrator(cfg)
 	spent := epsMemo{}
 	shapes := make([]mechanisms.DataShape, len(s.Datasets))
@@ -89,7 +90,7 @@ func (s *Spec) checkTargets() error {
 			continue
 		}
 		var wrap func(accounting.Event) accounting.Event
-		if ms.Tuning.Mode == TunePrivate {
+		if ms.Tuning.Mode == spec.TunePrivate {
 			wrap = PrivateWrap(ms.Tuning)
 		}
 		// Every ε at every fit, unless that is more than maxTargetChecks:
@@ -147,16 +148,16 @@ func (s *Spec) checkTargets() error {
 // eachFit calls f with the params of every fit mechanism block mi may make:
 // each sweep point, merged with each tuning candidate when the block is
 // tuned, until f returns false.
-func (s *Spec) eachFit(mi int, f func(p map[string]any) bool) {
+func (s *checker) eachFit(mi int, f func(p map[string]any) bool) {
 	ms := &s.Mechanisms[mi]
-	tuned := ms.Tuning.Mode != "" && ms.Tuning.Mode != TuneNone
-	ms.Params.eachPoint(func(p map[string]any) bool {
+	tuned := ms.Tuning.Mode != "" && ms.Tuning.Mode != spec.TuneNone
+	ms.Params.EachPoint(func(p map[string]any) bool {
 		if !tuned {
 			return f(p)
 		}
 		goOn := true
-		ms.Tuning.Candidates.eachPoint(func(c map[string]any) bool {
-			goOn = f(MergeParams(p, c))
+		ms.Tuning.Candidates.EachPoint(func(c map[string]any) bool {
+			goOn = f(spec.MergeParams(p, c))
 			return goOn
 		})
 		return goOn
@@ -210,7 +211,7 @@ func (memo epsMemo) targetOK(tc mechanisms.TargetChecker, b mechanisms.Budget, d
 // targetError sets *err to the refusal of target ε = x, naming the range of
 // ε that the mechanism meets there (the boundary found by bisection in
 // log ε from ε = 1), and returns false (to stop eachFit).
-func (s *Spec) targetError(key string, mi int, label string, x float64, why string, tc mechanisms.TargetChecker, b mechanisms.Budget, d mechanisms.DataShape, err *error) bool {
+func (s *checker) targetError(key string, mi int, label string, x float64, why string, tc mechanisms.TargetChecker, b mechanisms.Budget, d mechanisms.DataShape, err *error) bool {
 	memo := epsMemo{}
 	ok := func(e float64) bool {
 		b.Epsilon = e
@@ -235,7 +236,7 @@ func (s *Spec) targetError(key string, mi int, label string, x float64, why stri
 			rng = "; it meets targets from ε ≈ " + bound + " here"
 		}
 	}
-	*err = s.errAt(key, s.keys.line(key), "ε = %g is out of range for mechanism[%d] %q on dataset %s: %s%s",
+	*err = s.ErrAt(key, s.Line(key), "ε = %g is out of range for mechanism[%d] %q on dataset %s: %s%s",
 		x, mi, s.Mechanisms[mi].Label, label, why, rng)
 	return false
 }

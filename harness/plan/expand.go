@@ -1,4 +1,4 @@
-package spec
+package plan
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/dplab/dplab/harness/spec"
 	"math"
 	"strconv"
 	"strings"
@@ -30,15 +31,17 @@ type Cell struct {
 	Private   bool
 	Trials    int
 	Entry     mechanisms.Entry // the mechanism's registry entry
+	// Pipeline is the mechanism block's pre-processing; nil without.
+	Pipeline *Pipeline
 }
 
-// Expand returns the spec's cells in a deterministic order: datasets, then
-// mechanisms, then sweep points, then ε, each in spec order. Only
-// harness/plan calls it (plan.New): every other step reads the plan's
+// expand returns the spec's cells in a deterministic order: datasets, then
+// mechanisms, then sweep points, then ε, each in spec order. Only New
+// calls it: every other step reads the plan's
 // cells (TestExpandCalledOnlyByPlan). It stops with
 // ctx's error when ctx is done, and returns the first error of a value that
 // does not expand (validation reports those first, with their positions).
-func (s *Spec) Expand(ctx context.Context) ([]Cell, error) {
+func (s *checker) expand(ctx context.Context) ([]Cell, error) {
 	eps, err := s.Epsilon.Floats()
 	if err != nil {
 		return nil, fmt.Errorf("epsilon: %w", err)
@@ -67,7 +70,7 @@ func (s *Spec) Expand(ctx context.Context) ([]Cell, error) {
 				if len(swept) > 0 {
 					var parts []string
 					for _, k := range swept {
-						parts = append(parts, k+"="+FormatValue(p[k]))
+						parts = append(parts, k+"="+spec.FormatValue(p[k]))
 					}
 					label += "[" + strings.Join(parts, ",") + "]"
 				}
@@ -85,12 +88,12 @@ func (s *Spec) Expand(ctx context.Context) ([]Cell, error) {
 
 // DatasetKey is the canonical JSON of everything that defines a dataset's
 // train/test data.
-func DatasetKey(d DatasetSpec) string {
+func DatasetKey(d spec.DatasetSpec) string {
 	b, _ := json.Marshal(struct {
-		Name   string    `json:"name"`
-		Params RawTable  `json:"params"`
-		Split  SplitSpec `json:"split"`
-		Scale  ScaleSpec `json:"scale"`
+		Name   string         `json:"name"`
+		Params spec.RawTable  `json:"params"`
+		Split  spec.SplitSpec `json:"split"`
+		Scale  spec.ScaleSpec `json:"scale"`
 	}{d.Name, d.Params, d.Split, d.Scale})
 	return string(b)
 }
@@ -99,19 +102,19 @@ func DatasetKey(d DatasetSpec) string {
 // the dataset, the mechanism (name, version, params, tuning, pre-processing
 // when it has any), ε, the δ rule and the accountant. Labels, titles, figures and tables are not part of it,
 // so editing them reuses stored trials.
-func (s *Spec) cellKey(dsKey string, m MechanismSpec, info mechanisms.Info, params map[string]any, epsilon float64) string {
+func (s *checker) cellKey(dsKey string, m spec.MechanismSpec, info mechanisms.Info, params map[string]any, epsilon float64) string {
 	tuning, _ := json.Marshal(tuningKey(m.Tuning))
 	b, _ := json.Marshal(struct {
-		V          int             `json:"v"`
-		Seed       int64           `json:"seed"`
-		Dataset    json.RawMessage `json:"dataset"`
-		Mechanism  string          `json:"mechanism"`
-		Version    int             `json:"version"`
-		Params     map[string]any  `json:"params"`
-		Tuning     json.RawMessage `json:"tuning"`
-		Epsilon    keyFloat        `json:"epsilon"`
-		Delta      string          `json:"delta"`
-		Accountant AccountantSpec  `json:"accountant"`
+		V          int                 `json:"v"`
+		Seed       int64               `json:"seed"`
+		Dataset    json.RawMessage     `json:"dataset"`
+		Mechanism  string              `json:"mechanism"`
+		Version    int                 `json:"version"`
+		Params     map[string]any      `json:"params"`
+		Tuning     json.RawMessage     `json:"tuning"`
+		Epsilon    keyFloat            `json:"epsilon"`
+		Delta      string              `json:"delta"`
+		Accountant spec.AccountantSpec `json:"accountant"`
 		// Pre-processing (pipeline.go): omitted when the block has none,
 		// so the keys of such cells are unchanged.
 		Preprocess json.RawMessage `json:"preprocess,omitempty"`
@@ -141,8 +144,8 @@ func (x keyFloat) MarshalJSON() ([]byte, error) {
 }
 
 // tuningKey is the part of a tuning spec that changes results.
-func tuningKey(t TuningSpec) any {
-	if t.Mode == TuneNone || t.Mode == "" {
+func tuningKey(t spec.TuningSpec) any {
+	if t.Mode == spec.TuneNone || t.Mode == "" {
 		return nil
 	}
 	cands := map[string][]any{}
@@ -156,9 +159,9 @@ func tuningKey(t TuningSpec) any {
 	}{t.Mode, t.Distribution, t.SelectOn, t.Metric, t.Sample, t.Mean, t.Shape, cands}
 }
 
-// MetricsFor returns the metrics recorded for a dataset of task t: the
+// metricsFor returns the metrics recorded for a dataset of task t: the
 // spec's list restricted to the task, or all of the task's metrics.
-func (s *Spec) MetricsFor(t datasets.Task) []Metric {
+func (s *checker) metricsFor(t datasets.Task) []Metric {
 	names := s.Metrics
 	if len(names) == 0 {
 		names = DefaultMetrics(t)
@@ -172,57 +175,25 @@ func (s *Spec) MetricsFor(t datasets.Task) []Metric {
 	return out
 }
 
-// Default grid limits. A spec above them is refused before anything is
-// expanded: a million cells already take about a gigabyte to expand and
-// minutes to validate, and a hundred million trials are about 150 GB of
-// records. Both are raised with --max-cells and --max-trials.
-const (
-	DefaultMaxCells  = 1_000_000
-	DefaultMaxTrials = 100_000_000
-)
-
-// DefaultMaxDataBytes bounds one dataset's values (datasets.Shape.Bytes:
-// 8 bytes per feature and label) before it is loaded: 2 GiB, n × d ≈
-// 2.7·10⁸. A run holds 3.5 to 5 times a dataset's bytes while its trials
-// run (run.residentPerByte), so the largest dataset allowed takes up to
-// about 10 GB; the shipped specs' datasets are far below (the largest,
-// higgs at its default 2·10⁶ rows, is 464 MB). Raised with --max-data-bytes.
-const DefaultMaxDataBytes = 2 << 30
-
-// Limits bounds a spec's grid and its datasets. Zero fields mean the
-// defaults.
-type Limits struct {
-	// MaxCells bounds the cells (datasets × sweep points × ε), and, per
-	// mechanism, its sweep points × tuning candidates (the grid validate
-	// checks and oracle tuning fits in every trial). 0 means
-	// DefaultMaxCells.
-	MaxCells int64
-	// MaxTrials bounds cells × trials. 0 means DefaultMaxTrials.
-	MaxTrials int64
-	// MaxDataBytes bounds each dataset's bytes (CheckData). 0 means
-	// DefaultMaxDataBytes.
-	MaxDataBytes int64
-}
-
-func (l Limits) dataBytes() int64 {
+func limDataBytes(l spec.Limits) int64 {
 	if l.MaxDataBytes > 0 {
 		return l.MaxDataBytes
 	}
-	return DefaultMaxDataBytes
+	return spec.DefaultMaxDataBytes
 }
 
-func (l Limits) cells() int64 {
+func limCells(l spec.Limits) int64 {
 	if l.MaxCells > 0 {
 		return l.MaxCells
 	}
-	return DefaultMaxCells
+	return spec.DefaultMaxCells
 }
 
-func (l Limits) trials() int64 {
+func limTrials(l spec.Limits) int64 {
 	if l.MaxTrials > 0 {
 		return l.MaxTrials
 	}
-	return DefaultMaxTrials
+	return spec.DefaultMaxTrials
 }
 
 // mulSat returns a·b for a, b ≥ 0, saturating at math.MaxInt64.
@@ -246,7 +217,7 @@ func addSat(a, b int64) int64 {
 
 // count returns the number of points of the table's sweep (the product of
 // its lists' lengths), saturating, without building them.
-func (p ParamTable) count() int64 {
+func pointCount(p spec.ParamTable) int64 {
 	n := int64(1)
 	for _, k := range p.Keys {
 		n = mulSat(n, int64(len(p.Values[k].List)))
@@ -257,19 +228,19 @@ func (p ParamTable) count() int64 {
 // mechanismCells returns the number of cells of mechanism block i on one
 // dataset. An unknown mechanism counts as private (its name is an error
 // reported separately).
-func (s *Spec) mechanismCells(i int) int64 {
+func (s *checker) mechanismCells(i int) int64 {
 	m := s.Mechanisms[i]
 	eps := int64(len(s.Epsilon.List))
 	if e, err := mechanisms.Lookup(m.Name); err == nil && !e.Info.Private {
 		eps = 1
 	}
-	return mulSat(m.Params.count(), eps)
+	return mulSat(pointCount(m.Params), eps)
 }
 
-// Size returns the number of cells and trials the spec expands to,
+// size returns the number of cells and trials the spec expands to,
 // computed from the sweep sizes without expanding anything (saturating at
 // math.MaxInt64).
-func (s *Spec) Size() (cells, trials int64) {
+func (s *checker) size() (cells, trials int64) {
 	for i := range s.Mechanisms {
 		on := int64(len(s.Datasets))
 		for di := range s.Datasets {
@@ -282,18 +253,18 @@ func (s *Spec) Size() (cells, trials int64) {
 	return cells, mulSat(cells, int64(max(s.Trials, 0)))
 }
 
-// CheckSize checks the grid against the limits the spec was loaded with
+// checkSize checks the grid against the limits the spec was loaded with
 // (LoadOptions.Limits): the cells, the trials and each mechanism's tuning
 // grid. Its error is a *SpecError.
-func (s *Spec) CheckSize() error { return s.CheckSizeWith(s.Trials) }
+func (s *checker) checkSize() error { return s.checkSizeWith(s.Trials) }
 
-// CheckSizeWith is CheckSize with perCell trials per cell (a --trials
-// override: harness/plan).
-func (s *Spec) CheckSizeWith(perCell int) error {
-	lim := s.opts.Limits
-	cells, _ := s.Size()
+// checkSizeWith is checkSize with perCell trials per cell (a --trials
+// override: New).
+func (s *checker) checkSizeWith(perCell int) error {
+	lim := s.Options().Limits
+	cells, _ := s.size()
 	trials := mulSat(cells, int64(max(perCell, 0)))
-	if cells > lim.cells() {
+	if cells > limCells(lim) {
 		// Name the block that contributes most.
 		big, most := 0, int64(-1)
 		for i := range s.Mechanisms {
@@ -301,23 +272,23 @@ func (s *Spec) CheckSizeWith(perCell int) error {
 				big, most = i, c
 			}
 		}
-		return s.errIn("mechanism", big, "params",
+		return s.ErrIn("mechanism", big, "params",
 			"the spec expands to %s cells (%d dataset(s) × each mechanism's sweep points × ε; mechanism[%d] %q alone has %s per dataset), above the limit of %d cells: narrow the sweeps, or raise the limit with --max-cells",
-			countText(cells), len(s.Datasets), big, s.Mechanisms[big].Name, countText(most), lim.cells())
+			countText(cells), len(s.Datasets), big, s.Mechanisms[big].Name, countText(most), limCells(lim))
 	}
-	if trials > lim.trials() {
-		return s.errAt("trials", s.keys.line("trials"),
+	if trials > limTrials(lim) {
+		return s.ErrAt("trials", s.Line("trials"),
 			"the spec has %s cells × %d trials = %s trials, above the limit of %d trials: lower trials, or raise the limit with --max-trials",
-			countText(cells), perCell, countText(trials), lim.trials())
+			countText(cells), perCell, countText(trials), limTrials(lim))
 	}
 	for i, m := range s.Mechanisms {
-		if m.Tuning.Mode == "" || m.Tuning.Mode == TuneNone {
+		if m.Tuning.Mode == "" || m.Tuning.Mode == spec.TuneNone {
 			continue
 		}
-		if g := mulSat(m.Params.count(), m.Tuning.Candidates.count()); g > lim.cells() {
-			return s.errIn("mechanism", i, "tuning.candidates",
+		if g := mulSat(pointCount(m.Params), pointCount(m.Tuning.Candidates)); g > limCells(lim) {
+			return s.ErrIn("mechanism", i, "tuning.candidates",
 				"%s sweep points × %s candidates = %s tuning configurations, above the limit of %d: narrow the candidates, or raise the limit with --max-cells",
-				countText(m.Params.count()), countText(m.Tuning.Candidates.count()), countText(g), lim.cells())
+				countText(pointCount(m.Params)), countText(pointCount(m.Tuning.Candidates)), countText(g), limCells(lim))
 		}
 	}
 	return nil

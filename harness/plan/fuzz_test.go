@@ -1,7 +1,8 @@
-package spec
+package plan
 
 import (
 	"errors"
+	"github.com/dplab/dplab/harness/spec"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,7 +32,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		var se *SpecError
+		var se *spec.SpecError
 		if !errors.As(err, &se) || se.File != "f.toml" {
 			t.Fatalf("error %v (%T), want a *SpecError naming f.toml", err, err)
 		}

@@ -1,18 +1,19 @@
-package spec
+package plan
 
 import (
 	"fmt"
+	"github.com/dplab/dplab/harness/spec"
 
 	"github.com/dplab/dplab/datasets"
 )
 
-// CheckData returns an upper bound on the shape of dataset i's data as
+// checkData returns an upper bound on the shape of dataset i's data as
 // loading it from the data directory dir would give it
 // (datasets.Entry.Shape), without loading it, or a *SpecError naming the
 // dataset when its values take more bytes than the limit the spec was
 // loaded with (Limits.MaxDataBytes). Validation checks it (with the
 // default data directory), and the runner again before loading anything.
-func (s *Spec) CheckData(i int, dir string) (datasets.Shape, error) {
+func (s *checker) checkData(i int, dir string) (datasets.Shape, error) {
 	d := s.Datasets[i]
 	key := "params"
 	if len(d.Params) == 0 {
@@ -20,14 +21,14 @@ func (s *Spec) CheckData(i int, dir string) (datasets.Shape, error) {
 	}
 	e, err := datasets.Lookup(d.Name)
 	if err != nil {
-		return datasets.Shape{}, s.errIn("dataset", i, "name", "%v", err)
+		return datasets.Shape{}, s.ErrIn("dataset", i, "name", "%v", err)
 	}
-	sh, err := e.Shape(dir, func(v any) error { _, err := DecodeStrict(d.Params, v); return err })
+	sh, err := e.Shape(dir, func(v any) error { _, err := spec.DecodeStrict(d.Params, v); return err })
 	if err != nil {
-		return sh, s.errIn("dataset", i, key, "%v", err)
+		return sh, s.ErrIn("dataset", i, key, "%v", err)
 	}
-	if err := DataTooLarge(d.Label, sh, s.opts.Limits.dataBytes()); err != nil {
-		return sh, s.errIn("dataset", i, key, "%v", err)
+	if err := DataTooLarge(d.Label, sh, limDataBytes(s.Options().Limits)); err != nil {
+		return sh, s.ErrIn("dataset", i, key, "%v", err)
 	}
 	return sh, nil
 }

@@ -1,9 +1,10 @@
-package spec
+package plan
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dplab/dplab/harness/spec"
 	"math"
 	"runtime"
 	"strings"
@@ -23,7 +24,7 @@ func TestLimits(t *testing.T) {
 	_, err := Parse("toml", []byte(src))
 	elapsed := time.Since(start)
 	runtime.ReadMemStats(&after)
-	var se *SpecError
+	var se *spec.SpecError
 	if !errors.As(err, &se) || se.Key != "mechanism[0].params" || !strings.Contains(err.Error(), "100000001 cells") {
 		t.Fatalf("10⁸ cells: %v", err)
 	}
@@ -33,16 +34,16 @@ func TestLimits(t *testing.T) {
 		t.Errorf("refusing took %v and %d MB", elapsed, alloc>>20)
 	}
 	// Raised: validated point by point (10⁴ points), still not expanded.
-	s, err := ParseWith("toml", []byte(src), LoadOptions{Limits: Limits{MaxCells: 2e8, MaxTrials: 1e9}})
+	s, err := ParseWith("toml", []byte(src), spec.LoadOptions{Limits: spec.Limits{MaxCells: 2e8, MaxTrials: 1e9}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cells, trials := s.Size(); cells != 100000001 || trials != 300000003 {
+	if cells, trials := newChecker(s).size(); cells != 100000001 || trials != 300000003 {
 		t.Errorf("Size = %d cells, %d trials; want 100000001, 300000003", cells, trials)
 	}
 	// Size agrees with Expand on a small spec with sweeps and a reference.
 	small := mustParse(t, strings.Replace(validSpec, "rho = 1e-4", "rho = [1e-4, 1e-3, 1e-2]", 1))
-	if cells, trials := small.Size(); cells != int64(len(cellsOf(t, small))) || cells != 7 || trials != 21 {
+	if cells, trials := newChecker(small).size(); cells != int64(len(cellsOf(t, small))) || cells != 7 || trials != 21 {
 		t.Errorf("Size = %d, %d; Expand has %d cells; want 7 cells (3 points × 2 ε + ridge), 21 trials", cells, trials, len(cellsOf(t, small)))
 	}
 	// The tuning grid counts too.
@@ -53,7 +54,7 @@ func TestLimits(t *testing.T) {
 	// A cancelled context stops a long validation.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := ParseWith("toml", []byte(src), LoadOptions{Limits: Limits{MaxCells: 2e8, MaxTrials: 1e9}, Context: ctx}); !errors.Is(err, context.Canceled) {
+	if _, err := ParseWith("toml", []byte(src), spec.LoadOptions{Limits: spec.Limits{MaxCells: 2e8, MaxTrials: 1e9}, Context: ctx}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled validation: %v", err)
 	}
 }
@@ -61,20 +62,20 @@ func TestLimits(t *testing.T) {
 // TestEachPoint checks the lazy sweep against Points: same points, same
 // order.
 func TestEachPoint(t *testing.T) {
-	var p ParamTable
+	var p spec.ParamTable
 	if err := p.UnmarshalTOML(map[string]any{"a": []any{int64(1), int64(2)}, "b": "x", "c": []any{0.5, 1.5, 2.5}}); err != nil {
 		t.Fatal(err)
 	}
 	want, _ := p.Points()
 	var got []map[string]any
-	p.eachPoint(func(pt map[string]any) bool { got = append(got, pt); return true })
+	p.EachPoint(func(pt map[string]any) bool { got = append(got, pt); return true })
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("eachPoint %v\nPoints    %v", got, want)
+		t.Errorf("EachPoint %v\nPoints    %v", got, want)
 	}
 	n := 0
-	p.eachPoint(func(map[string]any) bool { n++; return n < 2 })
+	p.EachPoint(func(map[string]any) bool { n++; return n < 2 })
 	if n != 2 {
-		t.Errorf("eachPoint went on after false: %d calls", n)
+		t.Errorf("EachPoint went on after false: %d calls", n)
 	}
 }
 
@@ -104,7 +105,7 @@ func TestBlameKey(t *testing.T) {
 // usual rules pass.
 func TestDeltaRuleCheck(t *testing.T) {
 	for _, ok := range []any{1e-6, "1/n^2", "min(1e-6, 0.01/n)", "0.1/(n*d)", "1/n", 1e-300} {
-		var r DeltaRule
+		var r spec.DeltaRule
 		if err := r.UnmarshalTOML(ok); err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func TestDeltaRuleCheck(t *testing.T) {
 		}
 	}
 	for _, bad := range []any{math.NaN(), "1/n - 1", "sqrt(-n)", 1e-320, "exp(-n)", "1/(n*d)^40", "0.5 + 0.5*log(n)", 0.0} {
-		var r DeltaRule
+		var r spec.DeltaRule
 		if err := r.UnmarshalTOML(bad); err != nil {
 			t.Fatal(err)
 		}

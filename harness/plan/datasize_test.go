@@ -1,8 +1,9 @@
-package spec
+package plan
 
 import (
 	"errors"
 	"fmt"
+	"github.com/dplab/dplab/harness/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,13 +37,13 @@ func TestDataSizeLimit(t *testing.T) {
 	} {
 		src := head + fmt.Sprintf("[[dataset]]\nname = %q\nlabel = %q\nparams = %s\n", tc.name, tc.label, tc.params) + tc.mech
 		_, err := Parse("big.toml", []byte(src))
-		var se *SpecError
+		var se *spec.SpecError
 		if !errors.As(err, &se) || se.Line != 9 || se.Key != "dataset[0].params" ||
 			!strings.Contains(err.Error(), fmt.Sprintf("dataset %q holds %s", tc.label, tc.shape)) ||
 			!strings.Contains(err.Error(), "above the limit of 2147483648 bytes (2.15 GB) per dataset") || !strings.Contains(err.Error(), "--max-data-bytes") {
 			t.Errorf("%s: %v, want the size error at big.toml:9 (dataset[0].params)", tc.name, err)
 		}
-		if _, err := ParseWith("big.toml", []byte(src), LoadOptions{Limits: Limits{MaxDataBytes: 32 << 30}}); err != nil {
+		if _, err := ParseWith("big.toml", []byte(src), spec.LoadOptions{Limits: spec.Limits{MaxDataBytes: 32 << 30}}); err != nil {
 			t.Errorf("%s with the limit raised: %v", tc.name, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package spec
+package plan
 
 import (
 	"encoding/json"
@@ -30,7 +30,7 @@ func TestReadmeExample(t *testing.T) {
 	if len(cellsOf(t, s)) != 6 {
 		t.Errorf("the example expands to %d cells, want 6 (5 ε for AdaSSP + ridge)", len(cellsOf(t, s)))
 	}
-	if err := s.ApplyQuick(); err != nil {
+	if err := ApplyQuick(s); err != nil {
 		t.Fatalf("the example's [quick]: %v", err)
 	}
 }
@@ -50,7 +50,7 @@ func TestShippedSpecsValidate(t *testing.T) {
 			t.Errorf("%v", err)
 			continue
 		}
-		if err := s.ApplyQuick(); err != nil {
+		if err := ApplyQuick(s); err != nil {
 			t.Errorf("%s [quick]: %v", e.Name(), err)
 		}
 	}
@@ -151,8 +151,8 @@ func TestReadmePreprocessExample(t *testing.T) {
 		if n := len(cellsOf(t, s)); n != 6 {
 			t.Errorf("the example expands to %d cells, want 6", n)
 		}
-		p := s.Mechanisms[0].Preprocessing()
-		if p == nil || p.StepsText() != "pca-rank[k=5]" || p.Collection.GapK != 0.05 || s.Mechanisms[1].Preprocessing() != nil {
+		p := preprocessingOf(t, s, 0)
+		if p == nil || p.StepsText() != "pca-rank[k=5]" || p.Collection.GapK != 0.05 || preprocessingOf(t, s, 1) != nil {
 			t.Errorf("pipeline %+v", p)
 		}
 	}

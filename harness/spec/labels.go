@@ -1,0 +1,160 @@
+package spec
+
+import "slices"
+
+// DatasetLabels returns the datasets' labels in spec order.
+func (s *Spec) DatasetLabels() []string {
+	return labelsOf(s.Datasets, func(d DatasetSpec) string { return d.Label })
+}
+
+// CurveLabels returns the [[curve]] blocks' labels in spec order.
+func (s *Spec) CurveLabels() []string {
+	return labelsOf(s.Curves, func(c CurveSpec) string { return c.Label })
+}
+
+// CurvePanels returns the [[curve]] blocks' panels, each once, in spec
+// order.
+func (s *Spec) CurvePanels() []string {
+	var out []string
+	for _, c := range s.Curves {
+		if !slices.Contains(out, c.Panel) {
+			out = append(out, c.Panel)
+		}
+	}
+	return out
+}
+
+// MechanismLabels returns the mechanisms' labels in spec order.
+func (s *Spec) MechanismLabels() []string {
+	return labelsOf(s.Mechanisms, func(m MechanismSpec) string { return m.Label })
+}
+
+// labelsOf returns label(x) for each of xs, in order.
+func labelsOf[T any](xs []T, label func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = label(x)
+	}
+	return out
+}
+
+// Kept returns the labels that name a dataset or a mechanism of the spec
+// (a --quick run drops some).
+func (s *Spec) Kept(labels []string) []string {
+	var out []string
+	for _, l := range labels {
+		if s.DatasetIndex(l) >= 0 || s.MechanismIndex(l) >= 0 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// DatasetIndex returns the index of the dataset labelled label, or −1.
+func (s *Spec) DatasetIndex(label string) int {
+	for i, d := range s.Datasets {
+		if d.Label == label {
+			return i
+		}
+	}
+	return -1
+}
+
+// MechanismIndex returns the index of the mechanism labelled label, or −1.
+func (s *Spec) MechanismIndex(label string) int {
+	for i, m := range s.Mechanisms {
+		if m.Label == label {
+			return i
+		}
+	}
+	return -1
+}
+
+// ApplyQuickOverrides applies the [quick] overrides in place (plan.ApplyQuick
+// revalidates). A spec without [quick] runs as is (with its full trial
+// count).
+func (s *Spec) ApplyQuickOverrides() {
+	q := s.Quick
+	s.QuickApplied = true
+	if q == nil {
+		return
+	}
+	if q.Trials > 0 {
+		s.Trials = q.Trials
+	}
+	if len(q.Epsilon.List) > 0 {
+		s.Epsilon = q.Epsilon
+	}
+	s.QuickDropped = map[string]bool{}
+	for _, d := range s.Datasets {
+		if len(q.Datasets) > 0 && !slices.Contains(q.Datasets, d.Label) {
+			s.QuickDropped[d.Label] = true
+		}
+	}
+	for _, m := range s.Mechanisms {
+		if len(q.Mechanisms) > 0 && !slices.Contains(q.Mechanisms, m.Label) {
+			s.QuickDropped[m.Label] = true
+		}
+	}
+	if len(q.Datasets) > 0 {
+		s.Datasets = slices.DeleteFunc(s.Datasets, func(d DatasetSpec) bool { return !slices.Contains(q.Datasets, d.Label) })
+	}
+	if len(q.Mechanisms) > 0 {
+		s.Mechanisms = slices.DeleteFunc(s.Mechanisms, func(m MechanismSpec) bool { return !slices.Contains(q.Mechanisms, m.Label) })
+	}
+	for i := range s.Mechanisms {
+		if over, ok := q.Params[s.Mechanisms[i].Label]; ok {
+			s.Mechanisms[i].Params = s.Mechanisms[i].Params.merged(over)
+		}
+	}
+	for i := range s.Datasets {
+		if over, ok := q.DatasetParams[s.Datasets[i].Label]; ok {
+			merged := RawTable{}
+			for k, v := range s.Datasets[i].Params {
+				merged[k] = v
+			}
+			for k, v := range over {
+				merged[k] = v
+			}
+			s.Datasets[i].Params = merged
+		}
+	}
+}
+
+// CurveSpec is one [[curve]] block: a registered function swept over one of
+// its parameters.
+type CurveSpec struct {
+	Name   string     `toml:"name"`  // registry name
+	Label  string     `toml:"label"` // legend entry; default the registry title
+	Panel  string     `toml:"panel"` // panel title; curves with the same panel share axes
+	X      string     `toml:"x"`     // the swept parameter: the x axis
+	Params ParamTable `toml:"params"`
+	Dashed bool       `toml:"dashed"`
+}
+
+// MergeParams returns base with the keys of over replaced (a tuning
+// candidate over a mechanism's params).
+func MergeParams(base, over map[string]any) map[string]any {
+	out := make(map[string]any, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
+}
+
+// Tuning modes.
+const (
+	TuneNone    = "none"
+	TuneOracle  = "oracle"
+	TunePrivate = "private"
+)
+
+// OutputError is a spec error at key of the i-th block ("figure" or
+// "table"), naming the file, line and key, for the output kinds of
+// harness/report.
+func (s *Spec) OutputError(block string, i int, key, format string, args ...any) error {
+	return s.ErrIn(block, i, key, format, args...)
+}
