@@ -57,14 +57,17 @@ test-golden:
 test-browser:
 	$(GO) test -count=1 -run 'TestReportInBrowser' -v .
 
+# the packages make test-long tests (.ci/run, right after make test, passes only those
+# whose tests read testing.Short(): the others would run the same tests again)
+LONG_PKGS ?= ./...
 ## test-long: every test without -short: the full mechanism audits, the full property
 ## tests, the golden and full-size claim tests (those need DPLAB_DATA), then
-## make test-process and test-memory in test binaries of their own (a child's peak RSS
-## includes its parent's: after the root package's in-process runs every child
+## make test-process, test-memory and test-browser in test binaries of their own (a child's
+## peak RSS includes its parent's: after the root package's in-process runs every child
 ## read 1.5 GB); CI runs it
 test-long:
-	$(GO) test -count=1 -timeout 60m -skip '^($(PROCESS_TESTS)|TestMillionTrialsMemory)$$' ./...
-	$(MAKE) test-process test-memory
+	$(GO) test -count=1 -timeout 60m -skip '^($(PROCESS_TESTS)|TestMillionTrialsMemory|TestReportInBrowser)$$' $(LONG_PKGS)
+	$(MAKE) test-process test-memory test-browser
 
 ## lint: gofmt, go vet, and no global or v1 randomness outside internal/rngs
 lint:

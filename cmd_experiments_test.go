@@ -277,10 +277,7 @@ func TestKillAndResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds dplab and kills a real run (~20 s): not under -short; CI runs it after make test (make test-process)")
 	}
-	bin := filepath.Join(t.TempDir(), "dplab")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildDplab(t)
 	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), `name = "kill"
 seed = 9
 trials = 60
@@ -516,10 +513,7 @@ func TestSignalStopsValidate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary; validates for seconds")
 	}
-	bin := filepath.Join(t.TempDir(), "dplab")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildDplab(t)
 	// 600 × 1000 = 6·10⁵ params points, each decoded and validated: tens of
 	// seconds of work.
 	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), strings.Replace(cliSpec, `name = "adassp"`,

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,14 +18,42 @@ import (
 	"github.com/dplab/dplab/results"
 )
 
-// buildDplab builds the dplab binary into a temporary directory.
+// buildDplab returns the dplab binary, built once per test binary (each
+// go build relinks: about 2 CPU-seconds, a dozen times in make test-process)
+// into a directory TestMain removes. The tests only execute it.
 func buildDplab(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "dplab")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	dplabBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "dplab-test-bin-")
+		if err != nil {
+			dplabBin.err = err
+			return
+		}
+		dplabBin.dir, dplabBin.path = dir, filepath.Join(dir, "dplab")
+		if out, err := exec.Command("go", "build", "-o", dplabBin.path, ".").CombinedOutput(); err != nil {
+			dplabBin.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if dplabBin.err != nil {
+		t.Fatal(dplabBin.err)
 	}
-	return bin
+	return dplabBin.path
+}
+
+// dplabBin is buildDplab's binary (or why it could not be built).
+var dplabBin struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// TestMain removes buildDplab's binary after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if dplabBin.dir != "" {
+		os.RemoveAll(dplabBin.dir)
+	}
+	os.Exit(code)
 }
 
 // readShard returns the records of a shard file.

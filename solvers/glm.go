@@ -299,7 +299,6 @@ func (l *GLM) ValueGrad(grad, theta []float64) float64 {
 			gb += g
 		}
 	}
-	logistic4 := l.loss == logisticLoss && l.slope == nil
 	i := 0
 	var u, z, v, g [4]float64
 	for ; i+4 <= raw.Rows; i += 4 {
@@ -314,13 +313,7 @@ func (l *GLM) ValueGrad(grad, theta []float64) float64 {
 		for k := range u {
 			z[k] = u[k] + b
 		}
-		if logistic4 {
-			logisticRows4(&v, &g, &z, (*[4]float64)(l.y[i:i+4]))
-		} else {
-			for k := range z {
-				v[k], g[k] = l.rowValueDeriv(i+k, z[k])
-			}
-		}
+		l.rows4(&v, &g, &z, i)
 		for k := range v {
 			add(v[k], g[k])
 		}
@@ -354,6 +347,35 @@ func (l *GLM) ValueGrad(grad, theta []float64) float64 {
 		grad[l.d] = gb
 	}
 	return f
+}
+
+// rows4 sets v[k], g[k] = rowValueDeriv(i+k, z[k]) for k < 4, with the
+// same bits: a logistic loss's lanes go through logisticRows4 (the AVX2
+// kernel where it applies) and only its clipped lanes, on the linear
+// pieces, through rowValueDeriv; a clipped lane's place in the kernel holds
+// 1, so that the others stay on the kernel.
+func (l *GLM) rows4(v, g, z *[4]float64, i int) {
+	if l.loss != logisticLoss {
+		for k, zv := range z {
+			v[k], g[k] = l.rowValueDeriv(i+k, zv)
+		}
+		return
+	}
+	zk := *z
+	var clipped [4]bool
+	if l.slope != nil {
+		for k, zv := range z {
+			if zv < l.lo[i+k] || zv > l.hi[i+k] {
+				zk[k], clipped[k] = 1, true
+			}
+		}
+	}
+	logisticRows4(v, g, &zk, (*[4]float64)(l.y[i:i+4]))
+	for k, c := range clipped {
+		if c {
+			v[k], g[k] = l.rowValueDeriv(i+k, z[k])
+		}
+	}
 }
 
 // rowValueDeriv returns f(u) and f'(u) for example i, or the clipped

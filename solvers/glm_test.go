@@ -171,3 +171,59 @@ func TestDPSGDSquaredNonPrivate(t *testing.T) {
 		t.Errorf("loss %v, least-squares optimum %v", got, best)
 	}
 }
+
+// TestGLMRows4MatchesRowValueDeriv: ValueGrad's four-lane loss values and
+// derivatives (rows4: the logistic kernel, clipped lanes on their linear
+// pieces) carry rowValueDeriv's bits lane by lane, for clipped and
+// unclipped logistic and squared losses, with lanes below, inside and
+// above the clipping range, at |z| past the kernel's range and at z = 1
+// (the value a clipped lane holds in the kernel).
+func TestGLMRows4MatchesRowValueDeriv(t *testing.T) {
+	r := rand.New(rand.NewPCG(36, 36))
+	const n, d = 4000, 3
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range n {
+		s := math.Exp(2 * r.NormFloat64())
+		for j := range d {
+			x.Set(i, j, s*r.NormFloat64())
+		}
+		y[i] = float64(r.IntN(2))
+	}
+	var clippedLanes, kernelLanes int
+	for _, cfg := range []GLMConfig{{}, {Clip: 0.5}, {Clip: 3, Bias: true}, {Loss: LossSquared, Clip: 0.5}} {
+		l, err := NewGLM(x, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+4 <= n; i += 4 {
+			var z, v, g [4]float64
+			for k := range z {
+				switch r.IntN(6) {
+				case 0:
+					z[k] = 1
+				case 1:
+					z[k] = 40 * r.NormFloat64()
+				default:
+					z[k] = 3 * r.NormFloat64()
+				}
+			}
+			l.rows4(&v, &g, &z, i)
+			for k, zv := range z {
+				wv, wg := l.rowValueDeriv(i+k, zv)
+				if math.Float64bits(v[k]) != math.Float64bits(wv) || math.Float64bits(g[k]) != math.Float64bits(wg) {
+					t.Fatalf("%+v, row %d, z = %v: rows4 %v, %v; rowValueDeriv %v, %v", cfg, i+k, zv, v[k], g[k], wv, wg)
+				}
+				switch {
+				case l.slope != nil && (zv < l.lo[i+k] || zv > l.hi[i+k]):
+					clippedLanes++
+				case l.loss == logisticLoss:
+					kernelLanes++
+				}
+			}
+		}
+	}
+	if clippedLanes < 1000 || kernelLanes < 1000 {
+		t.Errorf("%d clipped lanes, %d logistic lanes inside the range: the test should see many of each", clippedLanes, kernelLanes)
+	}
+}

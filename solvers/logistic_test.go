@@ -276,20 +276,22 @@ func TestObjectiveValidate(t *testing.T) {
 // logistic loss — the evaluation objective perturbation's L-BFGS repeats —
 // on Adult-sized data (36,000 unit-norm rows, 104 features + bias) and on
 // the Fashion-MNIST features of gaussmix_fig3 (12,000 rows, 128 features,
-// no bias).
+// no bias); and of the clipped loss DP-GD descends (C = 1) on the shape of
+// preprocessing_fig3's data (5,000 rows, 200 features).
 func BenchmarkLogisticValueGrad(b *testing.B) {
 	for _, sh := range []struct {
 		n, d int
 		bias bool
-	}{{36000, 104, true}, {12000, 128, false}} {
+		clip float64
+	}{{36000, 104, true, 0}, {12000, 128, false, 0}, {5000, 200, false, 1}} {
 		x, y := logisticData(newTestRand(), sh.n, sh.d, 4)
-		l, err := NewGLM(x, y, GLMConfig{Bias: sh.bias})
+		l, err := NewGLM(x, y, GLMConfig{Bias: sh.bias, Clip: sh.clip})
 		if err != nil {
 			b.Fatal(err)
 		}
 		theta := randomVec(newTestRand(), l.Dim(), 1)
 		grad := make([]float64, l.Dim())
-		b.Run(fmt.Sprintf("n=%d,d=%d", sh.n, l.Dim()), func(b *testing.B) {
+		b.Run(fmt.Sprintf("n=%d,d=%d,clip=%g", sh.n, l.Dim(), sh.clip), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				l.ValueGrad(grad, theta)

@@ -181,27 +181,33 @@ type goodClusters struct {
 // with rows claimed by an earlier cluster left out (possible only through
 // rounding at distance exactly η or 3η).
 func findGoodClusters(x *mat.Dense, eta float64) goodClusters {
-	n, _ := x.Dims()
-	in1 := make([][]int, n) // rows within η, itself included
-	in3 := make([]int, n)   // rows within 3η
-	in8 := make([]int, n)   // rows within 8η
-	// Squared distances against squared radii: no square roots in the O(n²d) loop.
+	n, d := x.Dims()
+	raw := x.RawMatrix()
+	row := func(i int) []float64 { return raw.Data[i*raw.Stride : i*raw.Stride+d] }
+	in1 := make([]int, n) // rows within η, itself included
+	in3 := make([]int, n) // rows within 3η
+	in8 := make([]int, n) // rows within 8η
+	// Squared distances against squared radii: no square roots in the O(n²d)
+	// loop. dist2 stops early once past 8η; at most η away it is the full sum.
 	e1, e3, e8 := eta*eta, 9*eta*eta, 64*eta*eta
+	dist2 := func(xi, xj []float64) float64 {
+		var d2 float64
+		for k, v := range xi {
+			t := v - xj[k]
+			d2 += t * t
+			if d2 > e8 {
+				break
+			}
+		}
+		return d2
+	}
 	for i := 0; i < n; i++ {
-		in1[i] = append(in1[i], i)
+		in1[i]++
 		in3[i]++
 		in8[i]++
-		xi := x.RawRowView(i)
+		xi := row(i)
 		for j := i + 1; j < n; j++ {
-			xj := x.RawRowView(j)
-			var d2 float64
-			for k, v := range xi {
-				t := v - xj[k]
-				d2 += t * t
-				if d2 > e8 {
-					break
-				}
-			}
+			d2 := dist2(xi, row(j))
 			if d2 > e8 {
 				continue
 			}
@@ -212,8 +218,8 @@ func findGoodClusters(x *mat.Dense, eta float64) goodClusters {
 				in3[j]++
 			}
 			if d2 <= e1 {
-				in1[i] = append(in1[i], j)
-				in1[j] = append(in1[j], i)
+				in1[i]++
+				in1[j]++
 			}
 		}
 	}
@@ -222,11 +228,18 @@ func findGoodClusters(x *mat.Dense, eta float64) goodClusters {
 	var cand []goodCluster
 	for i := 0; i < n; i++ {
 		g.local = max(g.local, in8[i])
-		if len(in1[i]) != in3[i] || covered[i] {
+		if in1[i] != in3[i] || covered[i] {
 			continue
 		}
-		members := slices.Clone(in1[i])
-		slices.Sort(members)
+		// The members, in index order: the rows within η of the centre i
+		// (the same squared distances as above: (a − b)² = (b − a)²).
+		members := make([]int, 0, in1[i])
+		xi := row(i)
+		for j := 0; j < n; j++ {
+			if j == i || dist2(xi, row(j)) <= e1 {
+				members = append(members, j)
+			}
+		}
 		for _, j := range members {
 			covered[j] = true
 		}

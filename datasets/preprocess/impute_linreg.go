@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -88,7 +89,16 @@ type linRegModels struct {
 	beta map[string]*mat.Dense // |O| × |M|; nil when O is empty
 }
 
-func patternKey(miss []int) string { return fmt.Sprint(miss) }
+// patternKey is the map key of a missingness pattern: its indices, each
+// followed by a space (strconv, not fmt.Sprint: this runs for every
+// incomplete row of every fit).
+func patternKey(miss []int) string {
+	b := make([]byte, 0, 3*len(miss))
+	for _, j := range miss {
+		b = append(strconv.AppendInt(b, int64(j), 10), ' ')
+	}
+	return string(b)
+}
 
 // model returns β = G_OO⁻¹ G_OM for the missing features miss.
 func (l *linRegModels) model(miss []int) (*mat.Dense, error) {

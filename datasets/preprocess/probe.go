@@ -35,18 +35,16 @@ func (w Swap) AddRemove() bool { return w.Z2 == nil }
 func (w Swap) Neighbours() (s1, s2 *mat.Dense) {
 	insert := func(z []float64) *mat.Dense {
 		m, d := w.S.Dims()
-		out := mat.NewDense(m+1, d, nil)
-		for i := 0; i < m+1; i++ {
-			switch {
-			case i < w.Index:
-				out.SetRow(i, w.S.RawRowView(i))
-			case i == w.Index:
-				out.SetRow(i, z)
-			default:
-				out.SetRow(i, w.S.RawRowView(i-1))
+		data := make([]float64, (m+1)*d)
+		for i := 0; i < m; i++ {
+			at := i
+			if i >= w.Index {
+				at++
 			}
+			copy(data[at*d:(at+1)*d], w.S.RawRowView(i))
 		}
-		return out
+		copy(data[w.Index*d:(w.Index+1)*d], z)
+		return mat.NewDense(m+1, d, data)
 	}
 	s1 = insert(w.Z1)
 	if w.AddRemove() {
