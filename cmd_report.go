@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dplab/dplab/audit"
 	"github.com/dplab/dplab/harness/htmlreport"
 	"github.com/dplab/dplab/harness/run"
 	"github.com/dplab/dplab/internal/fileutil"
@@ -119,13 +118,11 @@ func resultDirAround(dir string) (string, error) {
 	return dir, nil
 }
 
-// isResultFolder reports whether dir holds a store (trials.jsonl or
-// audits.jsonl) or shard files.
+// isResultFolder reports whether dir holds a store (trials.jsonl) or shard
+// files.
 func isResultFolder(dir string) bool {
-	for _, store := range []string{results.TrialsFile, audit.ResultsFile} {
-		if _, err := os.Lstat(filepath.Join(dir, store)); err == nil {
-			return true
-		}
+	if _, err := os.Lstat(filepath.Join(dir, results.TrialsFile)); err == nil {
+		return true
 	}
 	shards, _ := results.ShardFiles(dir)
 	return len(shards) > 0
@@ -133,7 +130,7 @@ func isResultFolder(dir string) bool {
 
 // reportDirs returns the result folders to show: the arguments, without
 // plain files (warned about), or every folder under run.DefaultRoot holding a
-// store (a run's trials.jsonl or an audit's audits.jsonl) when there are
+// store (trials.jsonl: an audit grid's folder is a run's) when there are
 // none.
 func reportDirs(args []string, stderr io.Writer) ([]string, error) {
 	if len(args) == 0 {
@@ -174,20 +171,8 @@ func reportDirs(args []string, stderr io.Writer) ([]string, error) {
 	return dirs, nil
 }
 
-// hasStore reports whether dir holds a run's or an audit's store.
+// hasStore reports whether dir holds a store (trials.jsonl).
 func hasStore(dir string) bool {
-	for _, store := range []string{results.TrialsFile, audit.ResultsFile} {
-		if _, err := os.Stat(filepath.Join(dir, store)); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
-// isAuditDir reports whether dir is an audit spec's result folder: it
-// holds audits.jsonl and no trials.jsonl.
-func isAuditDir(dir string) bool {
-	_, errAudit := os.Stat(filepath.Join(dir, audit.ResultsFile))
-	_, errTrials := os.Stat(filepath.Join(dir, results.TrialsFile))
-	return errAudit == nil && errTrials != nil
+	_, err := os.Stat(filepath.Join(dir, results.TrialsFile))
+	return err == nil
 }

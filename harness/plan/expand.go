@@ -33,6 +33,9 @@ type Cell struct {
 	Entry     mechanisms.Entry // the mechanism's registry entry
 	// Pipeline is the mechanism block's pre-processing; nil without.
 	Pipeline *Pipeline
+	// Audit is an audit grid's cell's audit (Dataset is then −1); nil in
+	// an experiment.
+	Audit *AuditCell
 }
 
 // expand returns the spec's cells in a deterministic order: datasets, then
@@ -42,6 +45,9 @@ type Cell struct {
 // ctx's error when ctx is done, and returns the first error of a value that
 // does not expand (validation reports those first, with their positions).
 func (s *checker) expand(ctx context.Context) ([]Cell, error) {
+	if s.Audit != nil {
+		return s.expandAudit(ctx)
+	}
 	eps, err := s.Epsilon.Floats()
 	if err != nil {
 		return nil, fmt.Errorf("epsilon: %w", err)

@@ -34,6 +34,9 @@ func (s *checker) validate() error {
 	if s.Seed < 0 {
 		return s.ErrAt("seed", k.Line("seed"), "seed must be ≥ 0, got %d", s.Seed)
 	}
+	if s.Audit != nil {
+		return s.validateAudit()
+	}
 	if s.trialsSpec() {
 		if err := s.validateTrialsHeader(); err != nil {
 			return err
@@ -295,6 +298,9 @@ func (s *checker) validateMechanism(i int, labels map[string]bool) error {
 		return s.ErrIn("mechanism", i, "label", "duplicate mechanism label %q; give each [[mechanism]] its own label", m.Label)
 	}
 	labels[m.Label] = true
+	if m.Runs != 0 {
+		return s.ErrIn("mechanism", i, "runs", "runs is an audit grid's key (a spec with an [audit] table)")
+	}
 	if err := s.validatePipeline(i); err != nil {
 		return err
 	}
@@ -500,6 +506,9 @@ func (s *checker) validateQuick() error {
 	k := s
 	if q.Trials < 0 {
 		return s.ErrAt("quick.trials", k.Line("quick.trials"), "trials must be ≥ 1")
+	}
+	if q.Runs != 0 && s.Audit == nil {
+		return s.ErrAt("quick.runs", k.Line("quick.runs"), "runs is an audit grid's key (a spec with an [audit] table)")
 	}
 	if len(q.Epsilon.List) > 0 {
 		if err := s.checkEpsilons("quick.epsilon", q.Epsilon); err != nil {

@@ -231,6 +231,9 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Audit != nil {
+		return runAudits(ctx, p, opt)
+	}
 	jobs, dir := opt.Jobs, opt.OutDir
 	log := opt.Log
 	if log == nil {
@@ -359,7 +362,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 			rep.Total++
 			if store.Done(results.Key{Cell: c.Key, Trial: t}) {
 				rep.Stored++
-			} else if skippedAtStart[s.Datasets[c.Dataset].Label] {
+			} else if skippedAtStart[s.DatasetAt(c.Dataset).Label] {
 				// Nothing runs: trial 0 records the reason (below, outside
 				// the progress bar, whose count is of trials run), the rest
 				// are counted.
@@ -390,7 +393,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 	defer cancel()
 	todo := func(ci, t int) bool {
 		c := &cells[ci]
-		return !store.Done(results.Key{Cell: c.Key, Trial: t}) && !skippedAtStart[s.Datasets[c.Dataset].Label]
+		return !store.Done(results.Key{Cell: c.Key, Trial: t}) && !skippedAtStart[s.DatasetAt(c.Dataset).Label]
 	}
 	next, stop := iter.Pull2(func(yield func(int, int) bool) {
 		r.scheduleTrials(cells, todo, yield)
@@ -610,7 +613,7 @@ func (r *runner) mechanism(e mechanisms.Entry, params map[string]any) (mechanism
 // cancelled before the trial finished (nothing is stored then).
 func (r *runner) trial(ctx context.Context, c *plan.Cell, t int) (rec results.Record, ok bool) {
 	s := r.spec
-	ds := s.Datasets[c.Dataset]
+	ds := s.DatasetAt(c.Dataset)
 	ms := s.Mechanisms[c.Mechanism]
 	seed := rngs.TrialSeed(uint64(s.Seed), c.Key, t)
 	rec = results.Record{
