@@ -20,11 +20,10 @@ var reportCommand = &command{
 	Name:      "report",
 	UsageLine: "report [RESULTDIR...] [-o report.html] [--title TEXT]",
 	Short:     "build one self-contained HTML page from result folders",
-	Long: `Report writes one static HTML page showing every given result folder, a
-run's (dplab run) or an audit's (dplab audit SPEC.toml): its claims and
-their verdicts (claims.json) first, then its figures (inlined) and tables,
-each with its caption file, a sortable table of its cells (of an audit: of
-its audits), the privacy ledger of each cell (accountant, δ, α*, ε spent per
+	Long: `Report writes one static HTML page showing every given result folder
+(dplab run's, an audit grid's included): its claims and their verdicts
+(claims.json) first, then its figures (inlined) and tables, each with its
+caption file, a sortable table of its cells, the privacy ledger of each cell (accountant, δ, α*, ε spent per
 ledger component, tuning), provenance (manifest.json) and the spec that
 produced it. A side table of contents folds away. The page needs no network
 and no other file; it prints cleanly.
@@ -32,7 +31,7 @@ and no other file; it prints cleanly.
 Without RESULTDIR it shows every result folder under ` + run.DefaultRoot + `/. Arguments that
 are plain files are skipped with a warning (so that 'dplab report DIR/*'
 passes over a folder's plain files); any other directory that is not
-a result folder (no trials.jsonl nor audits.jsonl) is an error. The page (-o)
+a result folder (no trials.jsonl) is an error. The page (-o)
 must be written outside every result folder: a path in or below one is
 refused.`,
 	Run: cmdReport,
