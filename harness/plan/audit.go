@@ -94,6 +94,9 @@ func (s *checker) validateAudit() error {
 			}
 		}
 	}
+	if err := s.checkSize(); err != nil {
+		return err
+	}
 	names := map[string]int{}
 	for i := range s.Figures {
 		if err := s.checkOutput("figure", i, s.Figures[i].Name, names); err != nil {

@@ -249,6 +249,9 @@ func (s *checker) mechanismCells(i int) int64 {
 func (s *checker) size() (cells, trials int64) {
 	for i := range s.Mechanisms {
 		on := int64(len(s.Datasets))
+		if s.Audit != nil {
+			on = 1 // an audit grid's cells have no dataset
+		}
 		for di := range s.Datasets {
 			if _, out := s.Excluded(di, i); out {
 				on--

@@ -2,10 +2,14 @@ package run
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/dplab/dplab/audit"
 	"github.com/dplab/dplab/harness/plan"
+	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
 )
 
@@ -75,5 +79,32 @@ runs = 100
 	rep, err = Run(context.Background(), s, Options{OutDir: dir, Jobs: 2})
 	if err != nil || rep.Stored != 4 || rep.Ran != 0 {
 		t.Errorf("rerun: %v, report %+v; want 4 stored, none run", err, rep)
+	}
+}
+
+// TestAuditGridResolveErrors: an unknown audit target and a shard of an
+// audit grid are refused by Resolve, before anything is written, as spec
+// errors naming the block or key.
+func TestAuditGridResolveErrors(t *testing.T) {
+	const src = "name = \"ag\"\nseed = 1\ndelta = 1e-5\nepsilon = [1]\n[audit]\nruns = 100\n[[mechanism]]\nname = \"nosuch\"\n"
+	s, err := plan.Parse("ag.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	_, _, err = Resolve(context.Background(), s, Options{OutDir: dir})
+	if se, ok := err.(*spec.SpecError); !ok || se.Key != "mechanism[0]" || se.Line != 7 || !strings.Contains(se.Error(), `"nosuch"`) {
+		t.Errorf("unknown target: %v", err)
+	}
+	s, err = plan.Parse("ag.toml", []byte(strings.Replace(src, "nosuch", "gaussian", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Resolve(context.Background(), s, Options{OutDir: dir, Shard: Shard{Index: 0, Count: 2}})
+	if se, ok := err.(*spec.SpecError); !ok || se.Key != "audit" || !strings.Contains(se.Error(), "not sharded") {
+		t.Errorf("shard: %v", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s: %v, want nothing written", dir, err)
 	}
 }

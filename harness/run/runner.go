@@ -126,6 +126,9 @@ func Resolve(ctx context.Context, s *spec.Spec, opt Options) (*plan.Plan, Option
 	if err != nil {
 		return nil, opt, err
 	}
+	if err := CheckAudits(ctx, p); err != nil {
+		return nil, opt, err
+	}
 	return p, opt, nil
 }
 
@@ -140,6 +143,9 @@ func resolveOptions(s *spec.Spec, opt Options) (Options, error) {
 	}
 	if opt.Shard.Sharded() && opt.Force {
 		return opt, fmt.Errorf("%w (delete %s to start over)", ErrForceShard, opt.OutDir)
+	}
+	if opt.Shard.Sharded() && s.Audit != nil {
+		return opt, s.ErrAt("audit", s.Line("audit"), "an audit grid is not sharded: each cell's audit runs its runs on every core")
 	}
 	return opt, nil
 }
