@@ -97,17 +97,8 @@ func (s *checker) validateAudit() error {
 	if err := s.checkSize(); err != nil {
 		return err
 	}
-	names := map[string]int{}
-	for i := range s.Figures {
-		if err := s.checkOutput("figure", i, s.Figures[i].Name, names); err != nil {
-			return err
-		}
-	}
-	names = map[string]int{}
-	for i := range s.Tables {
-		if err := s.checkOutput("table", i, s.Tables[i].Name, names); err != nil {
-			return err
-		}
+	if err := s.checkOutputs(); err != nil {
+		return err
 	}
 	if q := s.Quick; q != nil {
 		if q.Runs != 0 {
@@ -154,14 +145,7 @@ func (s *checker) expandAudit(ctx context.Context) ([]Cell, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			label := m.Label
-			if len(swept) > 0 {
-				var parts []string
-				for _, k := range swept {
-					parts = append(parts, k+"="+spec.FormatValue(p[k]))
-				}
-				label += "[" + strings.Join(parts, ",") + "]"
-			}
+			label := sweepLabel(m.Label, swept, p)
 			for _, e := range eps {
 				c := Cell{Dataset: -1, Mechanism: mi, Params: p, Label: label, Epsilon: e, Private: true, Trials: 1,
 					Audit: &AuditCell{Runs: AuditRuns(s.Spec, mi), Confidence: s.Audit.Confidence}}

@@ -72,14 +72,7 @@ func (s *checker) expand(ctx context.Context) ([]Cell, error) {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
-				label := m.Label
-				if len(swept) > 0 {
-					var parts []string
-					for _, k := range swept {
-						parts = append(parts, k+"="+spec.FormatValue(p[k]))
-					}
-					label += "[" + strings.Join(parts, ",") + "]"
-				}
+				label := sweepLabel(m.Label, swept, p)
 				for _, epsilon := range grid {
 					c := Cell{Dataset: di, Mechanism: mi, Params: p, Label: label, Epsilon: epsilon,
 						Private: e.Info.Private, Trials: s.Trials, Entry: e}
@@ -90,6 +83,19 @@ func (s *checker) expand(ctx context.Context) ([]Cell, error) {
 		}
 	}
 	return cells, nil
+}
+
+// sweepLabel is a cell's legend label: the block's label, with the swept
+// keys' values of its sweep point p ("DP-SGD[lr=0.1]").
+func sweepLabel(label string, swept []string, p map[string]any) string {
+	if len(swept) == 0 {
+		return label
+	}
+	var parts []string
+	for _, k := range swept {
+		parts = append(parts, k+"="+spec.FormatValue(p[k]))
+	}
+	return label + "[" + strings.Join(parts, ",") + "]"
 }
 
 // DatasetKey is the canonical JSON of everything that defines a dataset's

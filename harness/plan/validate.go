@@ -87,6 +87,15 @@ func (s *checker) validate() error {
 	if err := s.checkTrainOnly(); err != nil {
 		return err
 	}
+	if err := s.checkOutputs(); err != nil {
+		return err
+	}
+	return s.validateQuick()
+}
+
+// checkOutputs checks the [[figure]] and [[table]] blocks' names
+// (checkOutput).
+func (s *checker) checkOutputs() error {
 	names := map[string]int{}
 	for i := range s.Figures {
 		if err := s.checkOutput("figure", i, s.Figures[i].Name, names); err != nil {
@@ -99,7 +108,7 @@ func (s *checker) validate() error {
 			return err
 		}
 	}
-	return s.validateQuick()
+	return nil
 }
 
 // trialsSpec reports whether the spec runs trials: it has datasets or
