@@ -99,7 +99,7 @@ func TestAuditSpecCommand(t *testing.T) {
 	}
 	for _, r := range recs {
 		lo, claimed := r.Metrics["audit_lower_bound"], r.Metrics["audit_claimed_epsilon"]
-		if r.Status != results.StatusOK || r.Metrics["audit_runs"] != 300 || !(lo >= 0 && lo <= claimed) || r.Privacy.EpsSpent != claimed {
+		if r.Status != results.StatusOK || r.Diagnostics["audit_runs"] != 300 || !(lo >= 0 && lo <= claimed) || r.Privacy.EpsSpent != claimed {
 			t.Errorf("record %s at ε = %v: status %s, metrics %v, ε spent %v", r.Label, r.Epsilon, r.Status, r.Metrics, r.Privacy.EpsSpent)
 		}
 	}

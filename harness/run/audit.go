@@ -18,20 +18,23 @@ import (
 	"github.com/dplab/dplab/results"
 )
 
-// Audit metrics: the names under which an audit grid's trial stores its
-// audit (results.Record.Metrics).
+// The names under which an audit grid's trial stores its audit: the
+// bound, the claim and the held-out errors as metrics
+// (results.Record.Metrics), the test and its size as diagnostics
+// (Record.Diagnostics).
 const (
 	MetricAuditLowerBound = "audit_lower_bound"     // the lower bound on ε, valid with the cell's confidence
 	MetricAuditClaimed    = "audit_claimed_epsilon" // the ε the mechanism's ledger claims at δ
-	MetricAuditConfidence = "audit_confidence"
-	MetricAuditRuns       = "audit_runs"       // runs per side
-	MetricAuditEvaluation = "audit_evaluation" // held-out runs per side
-	MetricAuditFP         = "audit_false_positives"
-	MetricAuditFN         = "audit_false_negatives"
-	MetricAuditAlphaUpper = "audit_alpha_upper"
-	MetricAuditBetaUpper  = "audit_beta_upper"
-	MetricAuditThreshold  = "audit_threshold"
-	MetricAuditSign       = "audit_sign"
+	MetricAuditFP         = "audit_false_positives" // held-out D₀ runs the test called D₁
+	MetricAuditFN         = "audit_false_negatives" // held-out D₁ runs the test called D₀
+
+	DiagAuditConfidence = "audit_confidence"
+	DiagAuditRuns       = "audit_runs"       // runs per side
+	DiagAuditEvaluation = "audit_evaluation" // held-out runs per side
+	DiagAuditAlphaUpper = "audit_alpha_upper"
+	DiagAuditBetaUpper  = "audit_beta_upper"
+	DiagAuditThreshold  = "audit_threshold" // the test: D₁ when sign·statistic ≥ threshold
+	DiagAuditSign       = "audit_sign"
 )
 
 // CheckAudits builds every audit target of an audit grid's plan (at the
@@ -97,11 +100,13 @@ func auditTrial(ctx context.Context, s *spec.Spec, c *plan.Cell, jobs int, log i
 		if err == nil {
 			rec.Metrics = map[string]results.Float{
 				MetricAuditLowerBound: results.Float(o.LowerBound), MetricAuditClaimed: results.Float(t.Claimed),
-				MetricAuditConfidence: results.Float(o.Confidence), MetricAuditRuns: results.Float(o.Trials),
-				MetricAuditEvaluation: results.Float(o.Evaluation),
-				MetricAuditFP:         results.Float(o.FP), MetricAuditFN: results.Float(o.FN),
-				MetricAuditAlphaUpper: results.Float(o.AlphaUpper), MetricAuditBetaUpper: results.Float(o.BetaUpper),
-				MetricAuditThreshold: results.Float(o.Threshold), MetricAuditSign: results.Float(o.Sign),
+				MetricAuditFP: results.Float(o.FP), MetricAuditFN: results.Float(o.FN),
+			}
+			rec.Diagnostics = map[string]results.Float{
+				DiagAuditConfidence: results.Float(o.Confidence), DiagAuditRuns: results.Float(o.Trials),
+				DiagAuditEvaluation: results.Float(o.Evaluation),
+				DiagAuditAlphaUpper: results.Float(o.AlphaUpper), DiagAuditBetaUpper: results.Float(o.BetaUpper),
+				DiagAuditThreshold: results.Float(o.Threshold), DiagAuditSign: results.Float(o.Sign),
 			}
 			rec.Privacy.EpsSpent, rec.Privacy.Relation = results.Float(t.Claimed), t.Relation
 			rec.Privacy.Noise = floatMap(t.Noise)

@@ -65,12 +65,13 @@ runs = 100
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := r.Metrics
+		m, d := r.Metrics, r.Diagnostics
 		if r.Status != results.StatusOK || r.Trial != 0 || m[MetricAuditLowerBound] != results.Float(o.LowerBound) ||
 			m[MetricAuditClaimed] != results.Float(tg.Claimed) || m[MetricAuditFP] != results.Float(o.FP) ||
-			m[MetricAuditFN] != results.Float(o.FN) || m[MetricAuditThreshold] != results.Float(o.Threshold) ||
-			m[MetricAuditRuns] != results.Float(runs) || m[MetricAuditConfidence] != 0.9 {
-			t.Errorf("%s at ε = %v: metrics %v; audit.Run gives %+v (claimed %v)", r.Label, r.Epsilon, m, o, tg.Claimed)
+			m[MetricAuditFN] != results.Float(o.FN) || d[DiagAuditThreshold] != results.Float(o.Threshold) ||
+			d[DiagAuditSign] != results.Float(o.Sign) || d[DiagAuditAlphaUpper] != results.Float(o.AlphaUpper) ||
+			d[DiagAuditRuns] != results.Float(runs) || d[DiagAuditConfidence] != 0.9 {
+			t.Errorf("%s at ε = %v: metrics %v, diagnostics %v; audit.Run gives %+v (claimed %v)", r.Label, r.Epsilon, m, d, o, tg.Claimed)
 		}
 		if r.Privacy.EpsSpent != results.Float(tg.Claimed) || r.Privacy.Delta != 1e-5 || r.Privacy.Relation != tg.Relation {
 			t.Errorf("%s at ε = %v: privacy %+v, want the target's claim %v under %s", r.Label, r.Epsilon, r.Privacy, tg.Claimed, tg.Relation)

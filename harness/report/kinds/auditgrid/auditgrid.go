@@ -17,8 +17,8 @@ import (
 	"github.com/dplab/dplab/plotting"
 )
 
-// The metrics an audit cell's record holds (harness/run's
-// MetricAuditLowerBound, MetricAuditClaimed, MetricAuditRuns).
+// The metrics and the diagnostic an audit cell's record holds (harness/run's
+// MetricAuditLowerBound, MetricAuditClaimed, DiagAuditRuns).
 const (
 	metricLower   = "audit_lower_bound"
 	metricClaimed = "audit_claimed_epsilon"
@@ -103,7 +103,7 @@ func gridOf(v *report.View) grid {
 			g.cells[c.Mechanism] = map[float64]point{}
 		}
 		g.cells[c.Mechanism][c.Epsilon] = point{claimed: cl.Mean, lower: lo.Mean}
-		if r, ok := a.Metrics[metricRuns]; ok {
+		if r, ok := a.Diagnostics[metricRuns]; ok {
 			g.runs[c.Mechanism] = int(r.Mean)
 		}
 	}
