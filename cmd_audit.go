@@ -3,22 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/dplab/dplab/audit"
-	"github.com/dplab/dplab/harness/run"
-	"github.com/dplab/dplab/results"
 )
 
 var auditCommand = &command{
 	Name:      "audit",
-	UsageLine: "audit MECHANISM [--params k=v,...] --epsilon E --delta D [--trials N] [--confidence 0.95] [--json] | audit SPEC.toml [--out DIR] [--quick] [-j N]",
+	UsageLine: "audit MECHANISM [--params k=v,...] --epsilon E --delta D [--trials N] [--confidence 0.95] [--json] | audit SPEC.toml [dplab run's flags]",
 	Short:     "measure a lower bound on a mechanism's ε empirically (privacy audit)",
 	Long: `Audit runs MECHANISM (a registered private mechanism, or "gaussian", the
 reference Gaussian mechanism, an audited pipeline such as "dpgd+quantize", or
@@ -32,13 +27,11 @@ bound above the claimed ε refutes the claim (exit code 1); one below it
 certifies nothing. docs/trust.md describes the pairs and what an audit shows.
 Progress goes to stderr; all cores are used.
 
-With an audit spec (a .toml file: mechanisms × an ε grid, see
-experiments/audits/audit_grid.toml), every (mechanism, ε) cell not yet stored
-in DIR/audits.jsonl is audited and stored, then DIR/figures/audit.png|svg
-(claimed against audited ε) and DIR/tables/audit.md|csv are written; DIR is
-` + run.DefaultRoot + `/<name> unless --out is given, and must be new, empty or an audit's
-(holding audits.jsonl); one audit at a time may use it. An interrupted audit
-loses no stored cell: rerun it to resume.`,
+An audit grid (a spec with an [audit] table: mechanisms × an ε grid, see
+experiments/audits/audit_grid.toml) is an ordinary spec: dplab run runs it,
+each (mechanism, ε) cell's audit one trial stored in the run's trials.jsonl,
+and renders its "audit" figure and table; "dplab audit SPEC.toml" is the
+same as "dplab run SPEC.toml" (with dplab run's flags).`,
 	Run: cmdAudit,
 }
 
@@ -62,6 +55,11 @@ type auditReport struct {
 }
 
 func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	for _, a := range args {
+		if strings.HasSuffix(a, ".toml") && !strings.HasPrefix(a, "-") {
+			return auditSpecAlias(ctx, args, stdout, stderr)
+		}
+	}
 	fs := newFlagSet("audit", stderr)
 	params := fs.String("params", "", "mechanism params as k=v,k=v (override the audit's defaults)")
 	epsilon := fs.Float64("epsilon", math.NaN(), "the claimed ε (the budget the mechanism is asked to meet)")
@@ -71,17 +69,12 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	jobs := fs.Int("j", 0, "concurrent runs (default: all cores)")
 	seed := fs.String("seed", "1", "seed root of the runs' randomness")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	out := fs.String("out", "", "result directory of an audit spec (default "+run.DefaultRoot+"/<name>)")
-	quick := fs.Bool("quick", false, "use the audit spec's [quick] runs")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return usagef("audit needs exactly one MECHANISM or SPEC.toml (got %d arguments)", len(pos))
-	}
-	if strings.HasSuffix(pos[0], ".toml") {
-		return auditSpec(ctx, pos[0], *out, *quick, *jobs, stdout, stderr)
 	}
 	if math.IsNaN(*epsilon) || math.IsNaN(*delta) {
 		return usagef("audit needs --epsilon and --delta")
@@ -133,61 +126,10 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// auditSpec runs an audit spec and renders its figure and table.
-func auditSpec(ctx context.Context, path, out string, quick bool, jobs int, stdout, stderr io.Writer) error {
-	s, err := audit.LoadSpec(path)
-	if err != nil {
-		return badInput(err)
-	}
-	if out == "" {
-		name := s.Name
-		if quick {
-			name += "-quick"
-		}
-		out = filepath.Join(run.DefaultRoot, name)
-	}
-	// As for dplab run: the spec copy, figures and tables never overwrite
-	// another directory's files.
-	if err := results.CheckDirFor(out, "an audit result directory", audit.ResultsFile, audit.LockFile); err != nil {
-		var foreign *results.NotResultDirError
-		if _, serr := os.Stat(filepath.Join(out, results.TrialsFile)); errors.As(err, &foreign) && serr == nil {
-			foreign.Reason = fmt.Sprintf("it is a run's (it holds %s)", results.TrialsFile)
-		}
-		return badInput(err)
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
-	// One audit at a time per directory, as for dplab run: a second would
-	// audit the same cells and could cut the first's line being appended.
-	lock, err := results.LockDir(out, audit.LockFile)
-	var busy *results.BusyError
-	if errors.As(err, &busy) {
-		busy.Holder = "dplab audit"
-	}
-	if err != nil {
-		return storeError(err)
-	}
-	defer lock.Unlock()
-	res, err := audit.RunSpec(ctx, s, audit.RunOptions{Dir: out, Quick: quick, Jobs: jobs, Progress: stderr})
-	if err != nil {
-		return storeError(err)
-	}
-	paths, err := audit.Render(s, res, out)
-	for _, p := range paths {
-		fmt.Fprintln(stdout, p)
-	}
-	if err != nil {
-		return storeError(err)
-	}
-	var refuted []string
-	for _, r := range res {
-		if r.LowerBound > r.ClaimedEpsilon {
-			refuted = append(refuted, fmt.Sprintf("%s at ε = %g (lower bound %.4g > claimed %.4g)", r.Label, r.TargetEpsilon, r.LowerBound, r.ClaimedEpsilon))
-		}
-	}
-	if len(refuted) > 0 {
-		return fmt.Errorf("VIOLATION: %s", strings.Join(refuted, "; "))
-	}
-	return nil
+// auditSpecAlias runs an audit grid (a spec with an [audit] table) as
+// dplab run does, which it is: each (mechanism, ε) cell's audit is a trial
+// stored in the run's store. The flags are dplab run's.
+func auditSpecAlias(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fmt.Fprintln(stderr, "note: dplab audit SPEC.toml is dplab run SPEC.toml (an audit grid is an ordinary spec with an [audit] table)")
+	return cmdRun(ctx, args, stdout, stderr)
 }

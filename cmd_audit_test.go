@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dplab/dplab/audit"
 	"github.com/dplab/dplab/results"
 )
 
@@ -71,48 +70,75 @@ func TestAuditCommand(t *testing.T) {
 	}
 }
 
-// TestAuditSpecCommand runs the shipped audit spec with --quick.
+// TestAuditSpecCommand runs the shipped audit grid with --quick as the
+// ordinary spec it is: dplab run stores one trial per (mechanism, ε) cell
+// in trials.jsonl (no audits.jsonl), renders the "audit" figure and table,
+// resumes without rerunning, takes the directory's lock as any run, and
+// dplab audit SPEC.toml is the same run. (Before issue 36 the audit grid
+// had its own spec format and store: dplab run refused it.)
 func TestAuditSpecCommand(t *testing.T) {
 	out := t.TempDir()
-	code, stdout, errs := runMain(t, "audit", "experiments/audits/audit_grid.toml", "--quick", "--out", out)
+	code, stdout, errs := runMain(t, "run", "experiments/audits/audit_grid.toml", "--quick", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, stdout, errs)
 	}
-	for _, f := range []string{"audits.jsonl", "spec.toml", "figures/audit.png", "figures/audit.svg", "tables/audit.md", "tables/audit.csv"} {
+	for _, f := range []string{results.TrialsFile, "spec.toml", results.ManifestFile, "figures/audit.png", "figures/audit.svg", "tables/audit.md", "tables/audit.csv"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "audits.jsonl")); err == nil {
+		t.Error("an audit grid wrote a second store, audits.jsonl")
+	}
+	recs, err := results.Read(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 16 { // 4 mechanisms × 4 ε
+		t.Fatalf("%d records, want 16", len(recs))
+	}
+	for _, r := range recs {
+		lo, claimed := r.Metrics["audit_lower_bound"], r.Metrics["audit_claimed_epsilon"]
+		if r.Status != results.StatusOK || r.Diagnostics["audit_runs"] != 300 || !(lo >= 0 && lo <= claimed) || r.Privacy.EpsSpent != claimed {
+			t.Errorf("record %s at ε = %v: status %s, metrics %v, ε spent %v", r.Label, r.Epsilon, r.Status, r.Metrics, r.Privacy.EpsSpent)
+		}
+	}
+	table, err := os.ReadFile(filepath.Join(out, "tables", "audit.md"))
+	if err != nil || !strings.Contains(string(table), "| target ε | Gaussian (reference) claimed | Gaussian (reference) audited |") {
+		t.Errorf("tables/audit.md: %v\n%s", err, table)
+	}
+	// Resumed: nothing reruns; dplab audit SPEC.toml is the same run.
+	for _, cmd := range []string{"run", "audit"} {
+		code, stdout, errs = runMain(t, cmd, "experiments/audits/audit_grid.toml", "--quick", "--out", out)
+		if code != 0 || !strings.Contains(stdout, "16 stored before, 0 run") {
+			t.Errorf("%s again: exit %d, want 0 and 16 stored\n%s%s", cmd, code, stdout, errs)
 		}
 	}
 	if code, _, errs := runMain(t, "audit", filepath.Join(out, "missing.toml")); code != 2 || !strings.Contains(errs, "missing.toml") {
 		t.Errorf("missing spec: exit %d, %q", code, errs)
 	}
-	// As dplab run does, it refuses a directory of other files (here a
-	// run's result directory, which it names as one), and writes nothing
-	// there.
+	// Another experiment's directory is refused as by any run, unchanged.
 	runDir := t.TempDir()
 	spec := writeFile(t, filepath.Join(t.TempDir(), "cli.toml"), cliSpec)
 	if code, _, errs := runMain(t, "run", spec, "--out", runDir); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errs)
 	}
 	before := snapshot(t, runDir)
-	code, _, errs = runMain(t, "audit", "experiments/audits/audit_grid.toml", "--quick", "--out", runDir)
-	if want := runDir + " is not an audit result directory: it is a run's (it holds trials.jsonl); choose a new or empty directory"; code != 2 || !strings.Contains(errs, want) {
-		t.Errorf("audit into a run's directory: exit %d, want 2 and %q\n%s", code, want, errs)
+	if code, _, errs = runMain(t, "run", "experiments/audits/audit_grid.toml", "--quick", "--out", runDir); code != 2 {
+		t.Errorf("audit grid into another experiment's directory: exit %d, want 2\n%s", code, errs)
 	}
 	if after := snapshot(t, runDir); after != before {
 		t.Errorf("the refused audit changed %s", runDir)
 	}
-	// One audit at a time per directory: while another holds its lock, a
-	// second exits 1 naming it and changes nothing (two audits appended
-	// the same cells, and one could cut the other's line being written).
-	lock, err := results.LockDir(out, audit.LockFile)
+	// One run at a time per directory: the run's lock, as for any run.
+	lock, err := results.LockDir(out, results.LockFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before = snapshot(t, out)
-	code, _, errs = runMain(t, "audit", "experiments/audits/audit_grid.toml", "--quick", "--out", out)
+	code, _, errs = runMain(t, "run", "experiments/audits/audit_grid.toml", "--quick", "--out", out)
 	lock.Unlock()
-	if want := out + " is in use by another dplab audit"; code != 1 || !strings.Contains(errs, want) {
+	if want := out + " is in use"; code != 1 || !strings.Contains(errs, want) {
 		t.Errorf("audit of a locked directory: exit %d, want 1 and %q\n%s", code, want, errs)
 	}
 	if after := snapshot(t, out); after != before {

@@ -15,7 +15,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/dplab/dplab/audit"
 	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/report"
 	"github.com/dplab/dplab/harness/run"
@@ -640,14 +639,8 @@ func isStoreInputError(err error) bool {
 		errors.As(err, &conflict)
 }
 
-// storeError marks err as bad input when isStoreInputError says so. A
-// directory refused because it is an audit's result directory says so.
+// storeError marks err as bad input when isStoreInputError says so.
 func storeError(err error) error {
-	var foreign *results.NotResultDirError
-	if errors.As(err, &foreign) && isAuditDir(foreign.Dir) {
-		foreign.Reason = fmt.Sprintf("it is an audit's (it holds %s and no %s)", audit.ResultsFile, results.TrialsFile)
-		foreign.Advice = fmt.Sprintf("'dplab audit SPEC.toml --out %s' resumes and re-renders an audit", foreign.Dir)
-	}
 	if isStoreInputError(err) {
 		return badInput(err)
 	}

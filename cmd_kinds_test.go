@@ -81,7 +81,7 @@ func TestKindsListsEveryKind(t *testing.T) {
 
 func TestKindsUnknownName(t *testing.T) {
 	code, _, errOut := runCLI(t, "kinds", "epsillon")
-	if code != 2 || !strings.Contains(errOut, `unknown figure or table kind or claim check "epsillon" (did you mean "epsilon"?); known kinds: better, crossover, curves,`) {
+	if code != 2 || !strings.Contains(errOut, `unknown figure or table kind or claim check "epsillon" (did you mean "epsilon"?); known kinds: audit, better, crossover, curves,`) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }

@@ -108,10 +108,11 @@ func TestLongNamesFitOrAreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// An audit spec's name, too (checked before anything runs).
+	// An audit grid's name, too (checked before anything runs; dplab
+	// audit SPEC.toml is dplab run SPEC.toml).
 	long := strings.Replace(string(auditSrc), `name = "audit_grid"`, fmt.Sprintf("name = %q", strings.Repeat("a", nameMax+1)), 1)
 	auditPath := writeFile(t, filepath.Join(tmp, "audit.toml"), long)
-	if code, _, stderr := runMain(t, "audit", auditPath, "--quick", "--out", filepath.Join(tmp, "audit")); code != 2 || !strings.Contains(stderr, auditPath+":4: key name: the name is") {
+	if code, _, stderr := runMain(t, "audit", auditPath, "--quick", "--out", filepath.Join(tmp, "audit")); code != 2 || !strings.Contains(stderr, auditPath+":5: key name: the name is") {
 		t.Errorf("audit with a %d-byte name: exit %d:\n%s", nameMax+1, code, stderr)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dplab/dplab/audit"
 	"github.com/dplab/dplab/harness/htmlreport"
 	"github.com/dplab/dplab/harness/run"
 	"github.com/dplab/dplab/internal/fileutil"
@@ -21,11 +20,10 @@ var reportCommand = &command{
 	Name:      "report",
 	UsageLine: "report [RESULTDIR...] [-o report.html] [--title TEXT]",
 	Short:     "build one self-contained HTML page from result folders",
-	Long: `Report writes one static HTML page showing every given result folder, a
-run's (dplab run) or an audit's (dplab audit SPEC.toml): its claims and
-their verdicts (claims.json) first, then its figures (inlined) and tables,
-each with its caption file, a sortable table of its cells (of an audit: of
-its audits), the privacy ledger of each cell (accountant, δ, α*, ε spent per
+	Long: `Report writes one static HTML page showing every given result folder
+(dplab run's, an audit grid's included): its claims and their verdicts
+(claims.json) first, then its figures (inlined) and tables, each with its
+caption file, a sortable table of its cells, the privacy ledger of each cell (accountant, δ, α*, ε spent per
 ledger component, tuning), provenance (manifest.json) and the spec that
 produced it. A side table of contents folds away. The page needs no network
 and no other file; it prints cleanly.
@@ -33,7 +31,7 @@ and no other file; it prints cleanly.
 Without RESULTDIR it shows every result folder under ` + run.DefaultRoot + `/. Arguments that
 are plain files are skipped with a warning (so that 'dplab report DIR/*'
 passes over a folder's plain files); any other directory that is not
-a result folder (no trials.jsonl nor audits.jsonl) is an error. The page (-o)
+a result folder (no trials.jsonl) is an error. The page (-o)
 must be written outside every result folder: a path in or below one is
 refused.`,
 	Run: cmdReport,
@@ -119,13 +117,11 @@ func resultDirAround(dir string) (string, error) {
 	return dir, nil
 }
 
-// isResultFolder reports whether dir holds a store (trials.jsonl or
-// audits.jsonl) or shard files.
+// isResultFolder reports whether dir holds a store (trials.jsonl) or shard
+// files.
 func isResultFolder(dir string) bool {
-	for _, store := range []string{results.TrialsFile, audit.ResultsFile} {
-		if _, err := os.Lstat(filepath.Join(dir, store)); err == nil {
-			return true
-		}
+	if _, err := os.Lstat(filepath.Join(dir, results.TrialsFile)); err == nil {
+		return true
 	}
 	shards, _ := results.ShardFiles(dir)
 	return len(shards) > 0
@@ -133,7 +129,7 @@ func isResultFolder(dir string) bool {
 
 // reportDirs returns the result folders to show: the arguments, without
 // plain files (warned about), or every folder under run.DefaultRoot holding a
-// store (a run's trials.jsonl or an audit's audits.jsonl) when there are
+// store (trials.jsonl: an audit grid's folder is a run's) when there are
 // none.
 func reportDirs(args []string, stderr io.Writer) ([]string, error) {
 	if len(args) == 0 {
@@ -174,20 +170,8 @@ func reportDirs(args []string, stderr io.Writer) ([]string, error) {
 	return dirs, nil
 }
 
-// hasStore reports whether dir holds a run's or an audit's store.
+// hasStore reports whether dir holds a store (trials.jsonl).
 func hasStore(dir string) bool {
-	for _, store := range []string{results.TrialsFile, audit.ResultsFile} {
-		if _, err := os.Stat(filepath.Join(dir, store)); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
-// isAuditDir reports whether dir is an audit spec's result folder: it
-// holds audits.jsonl and no trials.jsonl.
-func isAuditDir(dir string) bool {
-	_, errAudit := os.Stat(filepath.Join(dir, audit.ResultsFile))
-	_, errTrials := os.Stat(filepath.Join(dir, results.TrialsFile))
-	return errAudit == nil && errTrials != nil
+	_, err := os.Stat(filepath.Join(dir, results.TrialsFile))
+	return err == nil
 }

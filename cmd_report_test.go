@@ -34,7 +34,7 @@ func TestReportCLIErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{filepath.Join(tmp, "nope")}, "nope is not a result directory: no such directory"},
-		{[]string{tmp}, "holds no trials.jsonl nor audits.jsonl"},
+		{[]string{tmp}, "holds no trials.jsonl (run 'dplab run SPEC.toml' to make one)"},
 		{[]string{file}, "none of the 1 argument(s) is a result folder"},
 	} {
 		code, _, stderr := runMain(t, append([]string{"report", "-o", out}, tc.args...)...)
@@ -88,13 +88,14 @@ func TestReportCLIErrors(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "skipping 1 file(s), not result folders: "+file) || !strings.Contains(stdout, "wrote "+out+" (1 result folder(s)") {
 		t.Errorf("report with a file: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	// An audit spec's folder (dplab audit SPEC.toml writes runs/<name>
-	// too) is shown beside the runs', as 'dplab report results/*' and
-	// 'dplab report' without arguments give it, and alone: its audits, its
-	// figure and its table (it used to be skipped with a warning).
+	// An audit grid's folder (dplab run of an [audit] spec; it used to be
+	// a second store, audits.jsonl, with its own page section) is an
+	// ordinary run folder, shown beside the runs', as 'dplab report
+	// runs/*' and 'dplab report' without arguments give it, and alone:
+	// its cells (one per audit), its figure and its table.
 	auditDir := filepath.Join(tmp, "aud")
-	if code, _, stderr := runMain(t, "audit", "experiments/audits/audit_grid.toml", "--quick", "--out", auditDir); code != 0 {
-		t.Fatalf("audit: %d %s", code, stderr)
+	if code, _, stderr := runMain(t, "run", "experiments/audits/audit_grid.toml", "--quick", "--out", auditDir); code != 0 {
+		t.Fatalf("audit grid: %d %s", code, stderr)
 	}
 	code, stdout, stderr = runMain(t, "report", dir, auditDir, "-o", out)
 	if code != 0 || stderr != "" || !strings.Contains(stdout, "wrote "+out+" (2 result folder(s)") {
@@ -107,7 +108,7 @@ func TestReportCLIErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`id="r1-audits-table"`, `id="r1-fig-audit"`, `id="r1-table-audit"`, "Output perturbation"} {
+	for _, want := range []string{`id="r1-cells"`, `id="r1-fig-audit"`, `id="r1-table-audit"`, "Output perturbation", "audit_<wbr>lower_<wbr>bound"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the audit folder's page lacks %s", want)
 		}
@@ -139,7 +140,7 @@ func TestReportOutputInResultDirRefused(t *testing.T) {
 	for _, args := range [][]string{
 		{"run", spec, "--out", dir},
 		{"run", spec, "--out", sharded, "--shard", "0/2"},
-		{"audit", "experiments/audits/audit_grid.toml", "--quick", "--out", audited},
+		{"run", "experiments/audits/audit_grid.toml", "--quick", "--out", audited},
 	} {
 		if code, _, stderr := runMain(t, args...); code != 0 {
 			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
@@ -157,7 +158,7 @@ func TestReportOutputInResultDirRefused(t *testing.T) {
 		{filepath.Join(dir, "figures", "r.html"), dir},
 		{filepath.Join(link, "trials.jsonl"), dir},
 		{filepath.Join(sharded, "shards", "shard-0-of-2.jsonl"), sharded},
-		{filepath.Join(audited, "audits.jsonl"), audited},
+		{filepath.Join(audited, "trials.jsonl"), audited},
 	} {
 		if err := os.MkdirAll(filepath.Dir(tc.o), 0o755); err != nil {
 			t.Fatal(err)
@@ -376,8 +377,8 @@ func chromium(t *testing.T, bin, profile, page string, flags ...string) []byte {
 	return out
 }
 
-// TestReportInBrowser builds a report from small --quick runs and a --quick
-// audit and opens it in headless chromium: every image decodes
+// TestReportInBrowser builds a report from small --quick runs (an audit
+// grid's among them) and opens it in headless chromium: every image decodes
 // (naturalWidth > 0) and shows at its screen width (1.5 times its print
 // width, at most the page's), no console or script error and no failed
 // load, every table-of-contents link resolves to an element, a cells table
@@ -418,8 +419,8 @@ func TestReportInBrowser(t *testing.T) {
 		wantClaims = append(wantClaims, claimBlocks(t, s))
 	}
 	auditDir := filepath.Join(tmp, "audit_grid")
-	if code, _, stderr := runMain(t, "audit", "experiments/audits/audit_grid.toml", "--quick", "-j", "2", "--out", auditDir); code != 0 {
-		t.Fatalf("audit --quick: exit %d\n%s", code, stderr)
+	if code, _, stderr := runMain(t, "run", "experiments/audits/audit_grid.toml", "--quick", "-j", "2", "--out", auditDir); code != 0 {
+		t.Fatalf("run audit_grid --quick: exit %d\n%s", code, stderr)
 	}
 	dirs = append(dirs, auditDir)
 	wantClaims = append(wantClaims, 0)

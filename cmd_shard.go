@@ -269,7 +269,7 @@ func printGaps(w io.Writer, s *spec.Spec, gaps []run.Gap, su *shardSetup) (missi
 		}
 		if len(gr.lines) < gapListMax {
 			c := g.Cell
-			gr.lines = append(gr.lines, fmt.Sprintf("  %s / %s / %s / trial %d: %s", s.Datasets[c.Dataset].Label, c.Label, cellEps(c), g.Trial, what))
+			gr.lines = append(gr.lines, fmt.Sprintf("  %s / %s / %s / trial %d: %s", s.DatasetAt(c.Dataset).Label, c.Label, cellEps(c), g.Trial, what))
 		}
 	}
 	sort.Strings(order)

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dplab/dplab/audit"
 	"github.com/dplab/dplab/results"
 )
 
@@ -505,27 +504,6 @@ func TestForceRefusesShardRecords(t *testing.T) {
 	}
 	if code, out, errs := runMain(t, "run", spec, "--out", dir, "--force"); code != 0 || !strings.Contains(out, "0 stored before, 2 run") {
 		t.Fatalf("run --force without shards: exit %d, want 0 and 2 run\n%s%s", code, out, errs)
-	}
-}
-
-// TestAuditAndRunDirsNamed: run, plan, render and merge of an audit's
-// result directory said it held "other files" and advised a new or empty
-// directory; they now say it is an audit's and which command renders it
-// (TestAuditSpecCommand checks dplab audit on a run's directory).
-func TestAuditAndRunDirsNamed(t *testing.T) {
-	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), cliSpec)
-	auditDir := t.TempDir()
-	writeFile(t, filepath.Join(auditDir, audit.ResultsFile), "")
-	writeFile(t, filepath.Join(auditDir, "spec.toml"), "name = \"a\"\n")
-	before := snapshot(t, auditDir)
-	want := fmt.Sprintf("%s is not a dplab run's result directory: it is an audit's (it holds audits.jsonl and no trials.jsonl); 'dplab audit SPEC.toml --out %s' resumes and re-renders an audit", auditDir, auditDir)
-	for _, args := range [][]string{{"run", spec, "--out", auditDir}, {"plan", spec, "--out", auditDir}, {"render", auditDir}, {"merge", auditDir}} {
-		if code, _, errs := runMain(t, args...); code != 2 || !strings.Contains(errs, want) {
-			t.Errorf("dplab %s: exit %d, want 2 and %q\n%s", strings.Join(args, " "), code, want, errs)
-		}
-	}
-	if after := snapshot(t, auditDir); after != before {
-		t.Errorf("%s changed:\n%s\nwant\n%s", auditDir, after, before)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 // TestNoWriteThroughSymlinks plants a symbolic link to a file or folder
 // outside the result directory at each kind of path dplab writes there —
 // the lock, the store, an atomically replaced file, an output folder, the
-// shards folder, a shard's file, a generated script, an audit's store and
+// shards folder, a shard's file, a generated script, an audit grid's
 // folders — and checks that the command refuses with exit 2, naming the
 // link, and that the link's target is unchanged (issue 34, item 2). Before,
 // the lock's target was truncated, the stores' targets and the shards,
@@ -51,8 +51,6 @@ func TestNoWriteThroughSymlinks(t *testing.T) {
 		{"shard file", "", "shards/shard-0-of-2.jsonl", false, "", []string{"run", spec, "--shard", "0/2"}},
 		{"shard manifest", "", "shards/shard-0-of-2.json", false, "precious\n", []string{"run", spec, "--shard", "0/2"}},
 		{"sbatch script", "", "shards/array.sbatch", false, "precious\n", []string{"submit", "slurm", spec, "--shards", "2"}},
-		{"audit store", "", "audits.jsonl", false, "", []string{"audit", auditSpec, "--quick"}},
-		{"audit lock", "", ".audit-lock", false, "precious\n", []string{"audit", auditSpec, "--quick"}},
 		{"audit figures", audited, "figures", true, "", []string{"audit", auditSpec, "--quick"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -11,7 +11,9 @@
 // The pieces: ClopperPearsonUpper and EpsilonLowerBound (the statistics),
 // Run (the runs, on every core, with progress), and Targets (one auditable
 // target per registered private mechanism, with the pair and statistic it
-// uses, plus the reference Gaussian mechanism).
+// uses, plus the reference Gaussian mechanism). An audit grid (a spec with
+// an [audit] table) is an ordinary spec: harness/run runs each of its cells
+// as one trial through Run and stores it with every other trial.
 //
 // # References
 //

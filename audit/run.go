@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/internal/rngs"
 	"golang.org/x/sync/errgroup"
 )
@@ -72,23 +73,16 @@ type Outcome struct {
 	SD1   float64 `json:"sd1"`
 }
 
-// MaxTrials is the most runs per side an audit takes: each side keeps one
-// score per run (10^7 runs: 160 MB for both), and 2^63 − 1 panicked
-// allocating them (10^11 ran the process out of memory).
-const MaxTrials = 10_000_000
+// MaxTrials is the most runs per side an audit takes (plan.MaxAuditRuns:
+// an audit grid's bound too): each side keeps one score per run (10^7
+// runs: 160 MB for both), and 2^63 − 1 panicked allocating them (10^11
+// ran the process out of memory).
+const MaxTrials = plan.MaxAuditRuns
 
 // CheckTrials returns an error naming key unless 4 ≤ n ≤ MaxTrials.
 func CheckTrials(key string, n int) error {
-	if err := checkTrialsValue(n); err != nil {
-		return fmt.Errorf("%s: %w", key, err)
-	}
-	return nil
-}
-
-// checkTrialsValue is CheckTrials without the key.
-func checkTrialsValue(n int) error {
 	if n < 4 || n > MaxTrials {
-		return fmt.Errorf("want 4..%d runs per side, got %d", MaxTrials, n)
+		return fmt.Errorf("%s: want 4..%d runs per side, got %d", key, MaxTrials, n)
 	}
 	return nil
 }

@@ -58,10 +58,9 @@ type DirLock struct{ f *os.File }
 
 // LockDir takes the exclusive lock of the lock file name in the existing
 // directory dir without waiting, as Open does for a run's directory with
-// LockFile; another kind of result directory (an audit spec's) uses its own
-// name, which also marks the directory as its kind. If another process
-// holds the lock it returns a *BusyError and changes nothing. The lock
-// dies with its holder, even by SIGKILL; release it with Unlock.
+// LockFile. If another process holds the lock it returns a *BusyError and
+// changes nothing. The lock dies with its holder, even by SIGKILL; release
+// it with Unlock.
 func LockDir(dir, name string) (*DirLock, error) {
 	f, err := lockDir(dir, name)
 	if err != nil {
@@ -126,9 +125,8 @@ func CheckDir(dir string) error { return CheckDirFor(dir, "", TrialsFile, LockFi
 
 // CheckDirFor is CheckDir for another kind of result directory (kind names
 // it in errors, as NotResultDirError.Kind), whose own files are store and
-// markers (an audit spec's holds audits.jsonl): nil if dir does not exist,
-// is empty or holds one of them and no symbolic link, else a
-// *NotResultDirError or a *fileutil.SymlinkError.
+// markers: nil if dir does not exist, is empty or holds one of them and no
+// symbolic link, else a *NotResultDirError or a *fileutil.SymlinkError.
 func CheckDirFor(dir, kind, store string, markers ...string) error {
 	st, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {

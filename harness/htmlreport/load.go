@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dplab/dplab/audit"
 	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/report"
 	"github.com/dplab/dplab/harness/spec"
@@ -38,8 +37,8 @@ func (e *NotResultError) Error() string {
 	return fmt.Sprintf("%s is not a result directory: %s", e.Path, e.Reason)
 }
 
-// folder is what the page shows of one result directory: a run's, or an
-// audit spec's (Audit).
+// folder is what the page shows of one result directory (an audit grid's
+// is a run's).
 type folder struct {
 	Dir      string
 	ID       string // HTML id prefix
@@ -47,7 +46,6 @@ type folder struct {
 	Title    string
 	SpecText string
 	SpecErr  string // why the spec could not be loaded ("" when it was)
-	Audit    bool   // an audit spec's folder (audits.jsonl), not a run's
 	Manifest *results.Manifest
 	Claims   *claims // nil: no claims file
 	Figures  []image
@@ -55,7 +53,6 @@ type folder struct {
 	Cells    []cellRow
 	Metrics  []string
 	Rows     []summaryRow // Cells in the sortable summary
-	Audits   []auditRow
 	Warnings []string
 }
 
@@ -102,7 +99,7 @@ type cellRow struct {
 }
 
 // loadFolder reads dir: its store, manifest, spec copy, claims, figures and
-// tables; for an audit's folder, its audits instead of a run's cells.
+// tables.
 func loadFolder(dir string) (*folder, error) {
 	st, err := os.Stat(dir)
 	switch {
@@ -115,11 +112,7 @@ func loadFolder(dir string) (*folder, error) {
 	}
 	f := &folder{Dir: dir, Name: filepath.Base(filepath.Clean(dir))}
 	if _, err := os.Stat(filepath.Join(dir, results.TrialsFile)); err != nil {
-		if _, aerr := os.Stat(filepath.Join(dir, audit.ResultsFile)); aerr != nil {
-			return nil, &NotResultError{Path: dir, Reason: "it holds no " + results.TrialsFile + " nor " + audit.ResultsFile +
-				" (run 'dplab run SPEC.toml' or 'dplab audit SPEC.toml' to make one)"}
-		}
-		f.Audit = true
+		return nil, &NotResultError{Path: dir, Reason: "it holds no " + results.TrialsFile + " (run 'dplab run SPEC.toml' to make one)"}
 	}
 	warn := func(w string) { f.Warnings = append(f.Warnings, w) }
 	specPath := filepath.Join(dir, "spec.toml")
@@ -128,12 +121,7 @@ func loadFolder(dir string) (*folder, error) {
 		return nil, &NotResultError{Path: dir, Reason: "it holds no readable spec.toml: " + err.Error()}
 	}
 	f.SpecText = string(src)
-	if f.Audit {
-		err = f.loadAudit(dir, err)
-	} else {
-		err = f.loadRun(dir, src, err, warn)
-	}
-	if err != nil {
+	if err = f.loadRun(dir, src, err, warn); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	if f.Claims, err = readClaims(dir); err != nil {
@@ -174,23 +162,6 @@ func (f *folder) loadRun(dir string, src []byte, srcErr error, warn func(string)
 	}
 	f.summarize()
 	return nil
-}
-
-// loadAudit reads an audit spec's folder: its spec copy (srcErr: why it
-// could not be read) and its stored audits.
-func (f *folder) loadAudit(dir string, srcErr error) error {
-	var s *audit.Spec
-	err := srcErr
-	if err == nil {
-		s, err = audit.LoadSpec(filepath.Join(dir, "spec.toml"))
-	}
-	if err != nil {
-		f.SpecErr = err.Error()
-		s = nil
-	} else {
-		f.Name, f.Title = s.Name, s.Title
-	}
-	return f.addAudits(dir, s)
 }
 
 // addCells aggregates the stored records of s's current cells (every

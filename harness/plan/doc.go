@@ -33,6 +33,16 @@
 // Info.Version invalidates its own. A metric's direction lives with the
 // metric (Metric.Higher): tuning selects by it and tables bold by it.
 //
+// # Audit grids
+//
+// A spec with an [audit] table is an audit grid (audit.go): no datasets;
+// validateAudit checks its header, its blocks (audit targets, built by
+// harness/run, which may import package audit) and its outputs, and
+// expandAudit makes one cell per target, sweep point and ε, with Dataset
+// −1, one trial and the audit's runs per side and confidence
+// (Cell.Audit). Its key (auditKey) hashes the seed, the target and its
+// mechanism's Info.Version, params, ε, δ, the runs and the confidence.
+//
 // # Invariants
 //
 //   - Parse, Load and Validate never panic on input: every problem is a

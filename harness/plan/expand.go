@@ -33,6 +33,9 @@ type Cell struct {
 	Entry     mechanisms.Entry // the mechanism's registry entry
 	// Pipeline is the mechanism block's pre-processing; nil without.
 	Pipeline *Pipeline
+	// Audit is an audit grid's cell's audit (Dataset is then −1); nil in
+	// an experiment.
+	Audit *AuditCell
 }
 
 // expand returns the spec's cells in a deterministic order: datasets, then
@@ -42,6 +45,9 @@ type Cell struct {
 // ctx's error when ctx is done, and returns the first error of a value that
 // does not expand (validation reports those first, with their positions).
 func (s *checker) expand(ctx context.Context) ([]Cell, error) {
+	if s.Audit != nil {
+		return s.expandAudit(ctx)
+	}
 	eps, err := s.Epsilon.Floats()
 	if err != nil {
 		return nil, fmt.Errorf("epsilon: %w", err)
@@ -66,14 +72,7 @@ func (s *checker) expand(ctx context.Context) ([]Cell, error) {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
-				label := m.Label
-				if len(swept) > 0 {
-					var parts []string
-					for _, k := range swept {
-						parts = append(parts, k+"="+spec.FormatValue(p[k]))
-					}
-					label += "[" + strings.Join(parts, ",") + "]"
-				}
+				label := sweepLabel(m.Label, swept, p)
 				for _, epsilon := range grid {
 					c := Cell{Dataset: di, Mechanism: mi, Params: p, Label: label, Epsilon: epsilon,
 						Private: e.Info.Private, Trials: s.Trials, Entry: e}
@@ -84,6 +83,19 @@ func (s *checker) expand(ctx context.Context) ([]Cell, error) {
 		}
 	}
 	return cells, nil
+}
+
+// sweepLabel is a cell's legend label: the block's label, with the swept
+// keys' values of its sweep point p ("DP-SGD[lr=0.1]").
+func sweepLabel(label string, swept []string, p map[string]any) string {
+	if len(swept) == 0 {
+		return label
+	}
+	var parts []string
+	for _, k := range swept {
+		parts = append(parts, k+"="+spec.FormatValue(p[k]))
+	}
+	return label + "[" + strings.Join(parts, ",") + "]"
 }
 
 // DatasetKey is the canonical JSON of everything that defines a dataset's
@@ -243,6 +255,9 @@ func (s *checker) mechanismCells(i int) int64 {
 func (s *checker) size() (cells, trials int64) {
 	for i := range s.Mechanisms {
 		on := int64(len(s.Datasets))
+		if s.Audit != nil {
+			on = 1 // an audit grid's cells have no dataset
+		}
 		for di := range s.Datasets {
 			if _, out := s.Excluded(di, i); out {
 				on--

@@ -90,6 +90,9 @@ func ApplyQuick(s *spec.Spec) error {
 func New(ctx context.Context, s *spec.Spec, o Options) (*Plan, error) {
 	c := newChecker(s)
 	trials := s.Trials
+	if s.Audit != nil && o.Trials > 1 {
+		return nil, s.ErrAt("audit", s.Line("audit"), "an audit grid runs one trial per cell (got %d trials per cell): give the runs per side as [audit] runs", o.Trials)
+	}
 	if o.Trials > 0 && o.Trials != s.Trials {
 		trials = o.Trials
 		if err := c.checkSizeWith(trials); err != nil {

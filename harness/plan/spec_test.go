@@ -76,7 +76,7 @@ func TestSpecErrors(t *testing.T) {
 		line      int
 		key, want string
 	}{
-		{"unknown top-level key", func(s string) string { return strings.Replace(s, "trials = 3", "trials = 3\ntrails = 4", 1) }, 4, "trails", `unknown key (did you mean "trials"?); valid keys: accountant, ci,`},
+		{"unknown top-level key", func(s string) string { return strings.Replace(s, "trials = 3", "trials = 3\ntrails = 4", 1) }, 4, "trails", `unknown key (did you mean "trials"?); valid keys: accountant, audit, ci,`},
 		{"unknown key in a block", func(s string) string {
 			return strings.Replace(s, `label = "AdaSSP"`, `label = "AdaSSP"`+"\nlable = \"x\"", 1)
 		}, 15, "mechanism[0].lable", "unknown key"},
@@ -445,16 +445,38 @@ func TestCellKeysStable(t *testing.T) {
 	}
 }
 
-// TestAuditSpecHint: an audit spec given to dplab run, plan or validate was
-// refused for its "confidence" key (or a mechanism's "trials") without
-// saying that dplab audit runs it; a run spec with the same fault gets no
-// hint.
+// oldAuditGrid is experiments/audits/audit_grid.toml in the audit spec
+// format before issue 36 (no [audit] table, a mechanism's "trials").
+const oldAuditGrid = `# An audit grid.
+# Run: dplab audit experiments/audits/audit_grid.toml [--quick]
+name = "audit_grid"
+title = "Claimed vs audited ε (δ = 1e-5)"
+seed = 1
+delta = 1e-5
+confidence = 0.95
+trials = 4000
+epsilon = [0.5, 1, 2, 4]
+
+[[mechanism]]
+name = "gaussian"
+label = "Gaussian (reference)"
+trials = 20000
+
+[[mechanism]]
+name = "dpsgd"
+label = "DP-SGD (1 step)"
+
+[quick]
+trials = 300
+`
+
+// TestAuditSpecHint: an audit grid in the old format (without its [audit]
+// table) given to dplab run, plan or validate is refused for its
+// "confidence" key (or a mechanism's "trials") with the hint to give it an
+// [audit] table; a run spec with the same fault gets no hint.
 func TestAuditSpecHint(t *testing.T) {
-	const hint = "(without [[dataset]] blocks this looks like an audit spec: run it with dplab audit)"
-	audit, err := os.ReadFile("../../experiments/audits/audit_grid.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	const hint = "(without [[dataset]] blocks this looks like an audit grid: give it an [audit] table with runs and confidence, see experiments/audits/audit_grid.toml)"
+	audit := []byte(oldAuditGrid)
 	noConfidence := strings.Replace(string(audit), "confidence = 0.95\n", "", 1)
 	for _, tc := range []struct {
 		name, src string
@@ -462,8 +484,8 @@ func TestAuditSpecHint(t *testing.T) {
 		key       string
 		hint      bool
 	}{
-		{"audit spec", string(audit), 8, "confidence", true},
-		{"audit spec without confidence", noConfidence, 14, "mechanism[0].trials", true},
+		{"audit spec", string(audit), 7, "confidence", true},
+		{"audit spec without confidence", noConfidence, 13, "mechanism[0].trials", true},
 		{"run spec with confidence", strings.Replace(validSpec, "trials = 3", "trials = 3\nconfidence = 0.9", 1), 4, "confidence", false},
 	} {
 		_, err := Parse("a.toml", []byte(tc.src))

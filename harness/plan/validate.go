@@ -34,6 +34,9 @@ func (s *checker) validate() error {
 	if s.Seed < 0 {
 		return s.ErrAt("seed", k.Line("seed"), "seed must be ≥ 0, got %d", s.Seed)
 	}
+	if s.Audit != nil {
+		return s.validateAudit()
+	}
 	if s.trialsSpec() {
 		if err := s.validateTrialsHeader(); err != nil {
 			return err
@@ -84,6 +87,15 @@ func (s *checker) validate() error {
 	if err := s.checkTrainOnly(); err != nil {
 		return err
 	}
+	if err := s.checkOutputs(); err != nil {
+		return err
+	}
+	return s.validateQuick()
+}
+
+// checkOutputs checks the [[figure]] and [[table]] blocks' names
+// (checkOutput).
+func (s *checker) checkOutputs() error {
 	names := map[string]int{}
 	for i := range s.Figures {
 		if err := s.checkOutput("figure", i, s.Figures[i].Name, names); err != nil {
@@ -96,7 +108,7 @@ func (s *checker) validate() error {
 			return err
 		}
 	}
-	return s.validateQuick()
+	return nil
 }
 
 // trialsSpec reports whether the spec runs trials: it has datasets or
@@ -295,6 +307,9 @@ func (s *checker) validateMechanism(i int, labels map[string]bool) error {
 		return s.ErrIn("mechanism", i, "label", "duplicate mechanism label %q; give each [[mechanism]] its own label", m.Label)
 	}
 	labels[m.Label] = true
+	if m.Runs != 0 {
+		return s.ErrIn("mechanism", i, "runs", "runs is an audit grid's key (a spec with an [audit] table)")
+	}
 	if err := s.validatePipeline(i); err != nil {
 		return err
 	}
@@ -500,6 +515,9 @@ func (s *checker) validateQuick() error {
 	k := s
 	if q.Trials < 0 {
 		return s.ErrAt("quick.trials", k.Line("quick.trials"), "trials must be ≥ 1")
+	}
+	if q.Runs != 0 && s.Audit == nil {
+		return s.ErrAt("quick.runs", k.Line("quick.runs"), "runs is an audit grid's key (a spec with an [audit] table)")
 	}
 	if len(q.Epsilon.List) > 0 {
 		if err := s.checkEpsilons("quick.epsilon", q.Epsilon); err != nil {

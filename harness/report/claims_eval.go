@@ -105,7 +105,7 @@ func (v *view) rows(c *claim, s *side) []row {
 	var out []row
 	for i := range v.cells {
 		cell := &v.cells[i]
-		if !slices.Contains(s.mechs, cell.Mechanism) || !matchText(s.sel.Dataset, sp.Datasets[cell.Dataset].Label) ||
+		if !slices.Contains(s.mechs, cell.Mechanism) || !matchText(s.sel.Dataset, sp.DatasetAt(cell.Dataset).Label) ||
 			cell.Private && xs != nil && !slices.ContainsFunc(xs, func(e float64) bool { return sameFloat(e, cell.Epsilon) }) ||
 			!matchParams(s.sel.Params, cell.Params) {
 			continue
@@ -116,7 +116,7 @@ func (v *view) rows(c *claim, s *side) []row {
 				r.coords = append(r.coords, coord{name, value, text})
 			}
 		}
-		ds := sp.Datasets[cell.Dataset].Label
+		ds := sp.DatasetAt(cell.Dataset).Label
 		add("dataset", ds, ds)
 		if len(s.mechs) > 1 {
 			l := sp.Mechanisms[cell.Mechanism].Label
@@ -223,7 +223,7 @@ func matchParams(sel spec.ParamTable, params map[string]any) bool {
 func (v *view) sideLabel(s *side, cell *plan.Cell) string {
 	var pins []string
 	if s.pinned["dataset"] {
-		pins = append(pins, v.spec.Datasets[cell.Dataset].Label)
+		pins = append(pins, v.spec.DatasetAt(cell.Dataset).Label)
 	}
 	for _, k := range s.sel.Params.Keys {
 		if s.pinned["param:"+k] {
@@ -242,9 +242,9 @@ func (v *view) sideLabel(s *side, cell *plan.Cell) string {
 
 // notRunWhy says why a cell has no ok trial.
 func (v *view) notRunWhy(cell *plan.Cell) string {
-	label := v.spec.Datasets[cell.Dataset].Label
+	label := v.spec.DatasetAt(cell.Dataset).Label
 	if why, ok := v.skipped[label]; ok {
-		return fmt.Sprintf("dataset %q %s", label, skipNote(why, v.spec.Datasets[cell.Dataset].Name))
+		return fmt.Sprintf("dataset %q %s", label, skipNote(why, v.spec.DatasetAt(cell.Dataset).Name))
 	}
 	if ic, ok := v.infeasible[cell.Key]; ok {
 		return "infeasible (" + ic.floorText() + ")"

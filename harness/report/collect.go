@@ -263,7 +263,7 @@ func (d *digest) view(s *spec.Spec, cells []plan.Cell) *view {
 	for label := range v.skipped {
 		// A dataset skipped in an earlier run but present now has ok trials.
 		for _, c := range v.cells {
-			if s.Datasets[c.Dataset].Label == label && v.agg[c.Key].Trials > 0 {
+			if s.DatasetAt(c.Dataset).Label == label && v.agg[c.Key].Trials > 0 {
 				delete(v.skipped, label)
 				break
 			}

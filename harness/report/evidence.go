@@ -184,7 +184,7 @@ func (e *Evidence) view(s *spec.Spec) (*outputs, *view, error) {
 	stale := &StaleEvidenceError{Spec: s.Name}
 	for i := range cells {
 		c := &cells[i]
-		if _, skipped := e.d.skipped[s.Datasets[c.Dataset].Label]; !skipped && e.d.cells[c.Key] == nil {
+		if _, skipped := e.d.skipped[s.DatasetAt(c.Dataset).Label]; !skipped && e.d.cells[c.Key] == nil {
 			stale.Count++
 			if len(stale.Missing) < maxStaleListed {
 				stale.Missing = append(stale.Missing, staleCellText(s, c))
@@ -210,7 +210,7 @@ func staleCellText(s *spec.Spec, c *plan.Cell) string {
 	if c.Private {
 		eps = "ε = " + strconv.FormatFloat(c.Epsilon, 'g', 4, 64)
 	}
-	return fmt.Sprintf("%s %s, %s", s.Datasets[c.Dataset].Label, c.Label, eps)
+	return fmt.Sprintf("%s %s, %s", s.DatasetAt(c.Dataset).Label, c.Label, eps)
 }
 
 // withCI returns a copy of a with every statistic's interval by ci.

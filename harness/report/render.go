@@ -286,7 +286,7 @@ func (v *view) ordered() []results.CellSummary {
 	var out []results.CellSummary
 	for _, c := range v.cells {
 		if a, ok := v.agg[c.Key]; ok {
-			a.DatasetName = v.spec.Datasets[c.Dataset].Name
+			a.DatasetName = v.spec.DatasetAt(c.Dataset).Name
 			out = append(out, a)
 		}
 	}
@@ -357,7 +357,7 @@ func (v *view) keep(dsLabels, mechLabels []string, task *datasets.Task) func(*pl
 			return false
 		}
 		if task != nil {
-			de, _ := datasets.Lookup(v.spec.Datasets[c.Dataset].Name)
+			de, _ := datasets.Lookup(v.spec.DatasetAt(c.Dataset).Name)
 			return de.Info.Task == *task
 		}
 		return true
@@ -621,7 +621,7 @@ func (v *view) missingDataText(keep func(*plan.Cell) bool) string {
 		if !keep(c) {
 			continue
 		}
-		d := v.spec.Datasets[c.Dataset]
+		d := v.spec.DatasetAt(c.Dataset)
 		if _, skipped := v.skipped[d.Label]; !skipped {
 			return ""
 		}
@@ -661,7 +661,7 @@ func (v *view) trialsText(keep func(*plan.Cell) bool) string {
 func (v *view) completeness(keep func(*plan.Cell) bool) (stored, want, short, empty int) {
 	for i := range v.cells {
 		c := &v.cells[i]
-		if _, skipped := v.skipped[v.spec.Datasets[c.Dataset].Label]; skipped || !keep(c) {
+		if _, skipped := v.skipped[v.spec.DatasetAt(c.Dataset).Label]; skipped || !keep(c) {
 			continue
 		}
 		want += c.Trials

@@ -244,7 +244,7 @@ func (v *view) assumptionsText(keep func(*plan.Cell) bool) []string {
 		if !ok || !c.Private || !keep(c) || math.IsInf(a.EpsSpentMax, 1) {
 			continue
 		}
-		d, m := v.spec.Datasets[c.Dataset].Label, v.spec.Mechanisms[c.Mechanism].Label
+		d, m := v.spec.DatasetAt(c.Dataset).Label, v.spec.Mechanisms[c.Mechanism].Label
 		p.show(d, m)
 		for _, text := range a.Assumptions {
 			p.add(text, d, m)

@@ -227,7 +227,7 @@ func (v *view) cellNamer(keep func(*plan.Cell) bool) func(c *plan.Cell) string {
 	}
 	return func(c *plan.Cell) string {
 		if len(datasets) > 1 {
-			return v.spec.Datasets[c.Dataset].Label + " " + v.legend(c)
+			return v.spec.DatasetAt(c.Dataset).Label + " " + v.legend(c)
 		}
 		return v.legend(c)
 	}

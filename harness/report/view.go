@@ -1,6 +1,9 @@
 package report
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/dplab/dplab/harness/curves"
 	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
@@ -135,4 +138,19 @@ func NewStyler() func(label string) int {
 		styles[label] = len(styles)
 		return styles[label]
 	}
+}
+
+// Relation returns the neighbouring relation (accounting's name, e.g.
+// "add_remove") of the private cells' stored ok records labelled label,
+// "" when none is stored, and the relations joined by ", " in sorted order
+// when they differ.
+func (v *View) Relation(label string) string {
+	var rels []string
+	for rel, labels := range v.rels {
+		if slices.Contains(labels, label) {
+			rels = append(rels, rel)
+		}
+	}
+	slices.Sort(rels)
+	return strings.Join(rels, ", ")
 }

@@ -44,7 +44,7 @@ func Assumptions(s *spec.Spec, c *plan.Cell, rec *results.Record) []string {
 	if !c.Private || math.IsInf(float64(rec.Privacy.EpsSpent), 1) {
 		return nil
 	}
-	d := s.Datasets[c.Dataset]
+	d := s.DatasetAt(c.Dataset)
 	var out []string
 	if e, err := datasets.Lookup(d.Name); err == nil {
 		out = append(out, e.Info.DataDependent...)

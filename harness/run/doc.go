@@ -32,6 +32,15 @@
 // syncs the store, writes manifest.json, waits for the render and returns;
 // the store is closed (the lock released) when Run returns.
 //
+// An audit grid's plan (a spec with an [audit] table) runs through
+// runAudits (audit.go) instead: Resolve builds every audit target first
+// (CheckAudits); each cell is one trial, its audit (audit.Run on every
+// worker, seeded with the trial seed), opened, resumed, stored and
+// manifested through the same results.Open store; its record's metrics
+// are the audit's (MetricAudit*) and its privacy the target's ledger (the
+// claimed ε as spent at δ). A lower bound above the claim ends the run
+// with a VIOLATION error.
+//
 // # A trial
 //
 // runner.trial seeds the trial's streams (rngs.TrialSeed of the spec seed,

@@ -75,7 +75,13 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 			c := &cells[ci]
 			for t := 0; t < min(estimateTrials, c.Trials); t++ {
 				t0 := time.Now()
-				rec, ok := r.trial(ctx, c, t)
+				var rec results.Record
+				var ok bool
+				if c.Audit != nil { // on one worker: the estimate divides by the jobs
+					rec, ok = auditTrial(ctx, s, c, 1, io.Discard)
+				} else {
+					rec, ok = r.trial(ctx, c, t)
+				}
 				if !ok {
 					return ctx.Err()
 				}

@@ -42,7 +42,7 @@ type PlanRow struct {
 // planRow names the plan row of cell c: its dataset's label and its own
 // label (MakePlan's rows; PlanRow.key for a row).
 func planRow(s *spec.Spec, c *plan.Cell) string {
-	return rowKey(s.Datasets[c.Dataset].Label, c.Label)
+	return rowKey(s.DatasetAt(c.Dataset).Label, c.Label)
 }
 
 // key names the row as planRow names its cells' row.
@@ -94,7 +94,7 @@ func MakePlan(ctx context.Context, grid *plan.Plan, stored results.Source) (*Pla
 		if !ok {
 			i = len(p.Rows)
 			index[id] = i
-			p.Rows = append(p.Rows, PlanRow{Dataset: s.Datasets[c.Dataset].Label, Label: c.Label, Trials: c.Trials})
+			p.Rows = append(p.Rows, PlanRow{Dataset: s.DatasetAt(c.Dataset).Label, Label: c.Label, Trials: c.Trials})
 			eps = append(eps, nil)
 		}
 		row := &p.Rows[i]

@@ -126,6 +126,9 @@ func Resolve(ctx context.Context, s *spec.Spec, opt Options) (*plan.Plan, Option
 	if err != nil {
 		return nil, opt, err
 	}
+	if err := CheckAudits(ctx, p); err != nil {
+		return nil, opt, err
+	}
 	return p, opt, nil
 }
 
@@ -140,6 +143,9 @@ func resolveOptions(s *spec.Spec, opt Options) (Options, error) {
 	}
 	if opt.Shard.Sharded() && opt.Force {
 		return opt, fmt.Errorf("%w (delete %s to start over)", ErrForceShard, opt.OutDir)
+	}
+	if opt.Shard.Sharded() && s.Audit != nil {
+		return opt, s.ErrAt("audit", s.Line("audit"), "an audit grid is not sharded: each cell's audit runs its runs on every core")
 	}
 	return opt, nil
 }
@@ -230,6 +236,9 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 	opt, err := resolveOptions(s, opt)
 	if err != nil {
 		return nil, err
+	}
+	if s.Audit != nil {
+		return runAudits(ctx, p, opt)
 	}
 	jobs, dir := opt.Jobs, opt.OutDir
 	log := opt.Log
@@ -359,7 +368,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 			rep.Total++
 			if store.Done(results.Key{Cell: c.Key, Trial: t}) {
 				rep.Stored++
-			} else if skippedAtStart[s.Datasets[c.Dataset].Label] {
+			} else if skippedAtStart[s.DatasetAt(c.Dataset).Label] {
 				// Nothing runs: trial 0 records the reason (below, outside
 				// the progress bar, whose count is of trials run), the rest
 				// are counted.
@@ -390,7 +399,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 	defer cancel()
 	todo := func(ci, t int) bool {
 		c := &cells[ci]
-		return !store.Done(results.Key{Cell: c.Key, Trial: t}) && !skippedAtStart[s.Datasets[c.Dataset].Label]
+		return !store.Done(results.Key{Cell: c.Key, Trial: t}) && !skippedAtStart[s.DatasetAt(c.Dataset).Label]
 	}
 	next, stop := iter.Pull2(func(yield func(int, int) bool) {
 		r.scheduleTrials(cells, todo, yield)
@@ -610,7 +619,7 @@ func (r *runner) mechanism(e mechanisms.Entry, params map[string]any) (mechanism
 // cancelled before the trial finished (nothing is stored then).
 func (r *runner) trial(ctx context.Context, c *plan.Cell, t int) (rec results.Record, ok bool) {
 	s := r.spec
-	ds := s.Datasets[c.Dataset]
+	ds := s.DatasetAt(c.Dataset)
 	ms := s.Mechanisms[c.Mechanism]
 	seed := rngs.TrialSeed(uint64(s.Seed), c.Key, t)
 	rec = results.Record{

@@ -43,7 +43,7 @@ func (p *Plan) ShardEstimates(n, jobs int) ([]ShardEstimate, error) {
 	for ci := range cells {
 		c := &cells[ci]
 		row := rowOf[planRow(s, c)] // MakePlan made a row of every cell
-		_, skipped := p.Skipped[s.Datasets[c.Dataset].Label]
+		_, skipped := p.Skipped[s.DatasetAt(c.Dataset).Label]
 		for sh := range out {
 			k := 0
 			for t := a.First(ci, sh); t < c.Trials; t += n {

@@ -85,6 +85,14 @@ func (s *Spec) ApplyQuickOverrides() {
 	if len(q.Epsilon.List) > 0 {
 		s.Epsilon = q.Epsilon
 	}
+	if q.Runs > 0 && s.Audit != nil {
+		s.Audit.Runs = min(s.Audit.Runs, q.Runs)
+		for i := range s.Mechanisms {
+			if s.Mechanisms[i].Runs > 0 {
+				s.Mechanisms[i].Runs = min(s.Mechanisms[i].Runs, q.Runs)
+			}
+		}
+	}
 	s.QuickDropped = map[string]bool{}
 	for _, d := range s.Datasets {
 		if len(q.Datasets) > 0 && !slices.Contains(q.Datasets, d.Label) {
@@ -157,4 +165,14 @@ const (
 // harness/report.
 func (s *Spec) OutputError(block string, i int, key, format string, args ...any) error {
 	return s.ErrIn(block, i, key, format, args...)
+}
+
+// DatasetAt returns dataset block i, or the zero block for an index out of
+// range: an audit grid's cells have none (plan.Cell.Dataset −1), and their
+// dataset label is "".
+func (s *Spec) DatasetAt(i int) DatasetSpec {
+	if i < 0 || i >= len(s.Datasets) {
+		return DatasetSpec{}
+	}
+	return s.Datasets[i]
 }

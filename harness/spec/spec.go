@@ -35,6 +35,12 @@ type Spec struct {
 	// and tables are (experiments/README.md, "Paper claims").
 	Claims []RawTable `toml:"claim"`
 	Quick  *QuickSpec `toml:"quick"`
+	// Audit, when present, makes the spec an audit grid: each [[mechanism]]
+	// block (an audit target: a private mechanism, one of its further pairs,
+	// a pipeline or the reference "gaussian") audited at every ε of the
+	// grid on the worst-case pair it declares (package audit), one trial per
+	// cell; no [[dataset]] blocks.
+	Audit *AuditSpec `toml:"audit"`
 	// FigureDefaults are the keys every [[figure]] block inherits unless
 	// it sets them (width, height, dpi, legend); decoded and checked by
 	// harness/report, as the blocks are.
@@ -71,6 +77,12 @@ type AccountantSpec struct {
 	// that honest DP-SGD needs at ε = 0.025 (objpert.md §2.7). (omitempty
 	// keeps the cell keys of specs without them unchanged.)
 	ExtraOrders []float64 `toml:"extra_orders" json:",omitempty"`
+}
+
+// AuditSpec is the [audit] table of an audit grid.
+type AuditSpec struct {
+	Runs       int     `toml:"runs"`       // runs per side of each cell's audit (a mechanism's runs key overrides it)
+	Confidence float64 `toml:"confidence"` // of the lower bound; 0 means 0.95
 }
 
 // DatasetSpec is one [[dataset]] block.
@@ -145,6 +157,9 @@ type MechanismSpec struct {
 	// pairs; figures and tables say "not run" with the reason. Not part of
 	// any cell key.
 	Exclude map[string]string `toml:"exclude"`
+	// Runs is, in an audit grid only, the runs per side of this
+	// mechanism's audits; 0: the [audit] table's.
+	Runs int `toml:"runs"`
 }
 
 // Excluded returns the reason the spec gives for leaving mechanism mi out
@@ -228,6 +243,8 @@ type QuickSpec struct {
 	Mechanisms    []string              `toml:"mechanisms"` // labels kept; default all
 	Params        map[string]ParamTable `toml:"params"`     // by mechanism label: keys replaced
 	DatasetParams map[string]RawTable   `toml:"dataset_params"`
+	// Runs caps an audit grid's runs per side (its mechanisms' included).
+	Runs int `toml:"runs"`
 }
 
 // RawTable is a table of raw TOML values, decoded later into a registry's
@@ -304,23 +321,25 @@ func Decode(path string, src []byte, o LoadOptions) (*Spec, error) {
 func (s *Spec) Options() LoadOptions { return s.opts }
 
 // auditLike reports whether a file has [[mechanism]] blocks but neither
-// [[dataset]] nor [[curve]] blocks: it looks like an audit spec.
+// [[dataset]] nor [[curve]] blocks nor an [audit] table: it looks like an
+// audit grid without its [audit] table (the audit spec format before
+// issue 36).
 func auditLike(raw map[string]any) bool {
 	_, data := raw["dataset"]
 	_, curves := raw["curve"]
 	_, mechs := raw["mechanism"]
-	return mechs && !data && !curves
+	_, audit := raw["audit"]
+	return mechs && !data && !curves && !audit
 }
 
-// AuditHint adds to e, for a file that looks like an audit spec (with
-// [[mechanism]] blocks but neither [[dataset]] nor [[curve]] blocks), that
-// dplab audit runs it (its "confidence" key and a mechanism's "trials" are
-// unknown here).
+// AuditHint adds to e, for a file that looks like an audit grid without its
+// [audit] table (with [[mechanism]] blocks but neither [[dataset]] nor
+// [[curve]] blocks), how to write one.
 func (s *Spec) AuditHint(e *SpecError) *SpecError {
 	if !s.auditLike {
 		return e
 	}
-	e.Err = fmt.Errorf("%w (without [[dataset]] blocks this looks like an audit spec: run it with dplab audit)", e.Err)
+	e.Err = fmt.Errorf("%w (without [[dataset]] blocks this looks like an audit grid: give it an [audit] table with runs and confidence, see experiments/audits/audit_grid.toml)", e.Err)
 	return e
 }
 

@@ -10,6 +10,7 @@
 package kinds
 
 import (
+	_ "github.com/dplab/dplab/harness/report/kinds/auditgrid"     // kind = "audit" figures and tables
 	_ "github.com/dplab/dplab/harness/report/kinds/curvesfigure"  // kind = "curves" figures
 	_ "github.com/dplab/dplab/harness/report/kinds/curvestable"   // kind = "curves" tables
 	_ "github.com/dplab/dplab/harness/report/kinds/epsilonfigure" // kind = "epsilon" figures (the default)

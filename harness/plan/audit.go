@@ -1,0 +1,189 @@
+package plan
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/mechanisms"
+)
+
+// MaxAuditRuns is the most runs per side an audit takes: each side keeps
+// one score per run (10^7 runs: 160 MB for both), and 2^63 − 1 panicked
+// allocating them (package audit's MaxTrials).
+const MaxAuditRuns = 10_000_000
+
+// DefaultAuditConfidence is the confidence of an audit's lower bound when
+// the [audit] table gives none.
+const DefaultAuditConfidence = 0.95
+
+// validateAudit checks an audit grid (a spec with an [audit] table): its
+// header, its [[mechanism]] blocks (an audit target each: harness/run
+// builds them, package audit knows the targets) and its outputs. It fills
+// the defaults: one trial per cell, confidence 0.95, a block's label its
+// name, its runs the table's.
+func (s *checker) validateAudit() error {
+	a := s.Audit
+	switch {
+	case len(s.Datasets) > 0:
+		return s.ErrIn("dataset", 0, "", "an audit grid ([audit]) builds its own worst-case pairs: it takes no [[dataset]] blocks")
+	case len(s.Curves) > 0:
+		return s.ErrIn("curve", 0, "", "an audit grid ([audit]) takes no [[curve]] blocks")
+	case len(s.Claims) > 0:
+		return s.ErrIn("claim", 0, "", "an audit grid ([audit]) takes no [[claim]] blocks")
+	case s.Trials > 1:
+		return s.ErrAt("trials", s.Line("trials"), "an audit grid runs one trial per cell: give the runs per side as [audit] runs, not trials")
+	case len(s.Metrics) > 0:
+		return s.ErrAt("metrics", s.Line("metrics"), "an audit grid's metrics are the audit's: leave metrics out")
+	}
+	s.Trials = 1
+	if a.Confidence == 0 {
+		a.Confidence = DefaultAuditConfidence
+	}
+	if !(a.Confidence > 0 && a.Confidence < 1) {
+		return s.ErrAt("audit.confidence", s.Line("audit.confidence"), "confidence must be in (0, 1), got %v", a.Confidence)
+	}
+	if err := checkRuns(a.Runs); err != nil {
+		return s.ErrAt("audit.runs", s.Line("audit.runs"), "%v", err)
+	}
+	if err := s.checkEpsilons("epsilon", s.Epsilon); err != nil {
+		return err
+	}
+	if eps, _ := s.Epsilon.Floats(); len(eps) == 0 {
+		return s.ErrAt("epsilon", s.Line("epsilon"), "an audit grid needs an ε grid")
+	}
+	if !s.Delta.Set() {
+		return s.ErrAt("delta", 0, "δ is required (a number in (0, 1))")
+	}
+	if err := s.Delta.Check(); err != nil {
+		return s.ErrAt("delta", s.Line("delta"), "%v", err)
+	}
+	if !s.Delta.Constant() {
+		return s.ErrAt("delta", s.Line("delta"), "an audit grid's δ must be a number: its pairs' sizes are the audits' own, not a dataset's")
+	}
+	if len(s.Mechanisms) == 0 {
+		return s.ErrAt("mechanism", 0, "at least one [[mechanism]] is required")
+	}
+	labels := map[string]bool{}
+	for i := range s.Mechanisms {
+		m := &s.Mechanisms[i]
+		switch {
+		case m.Name == "":
+			return s.ErrIn("mechanism", i, "name", "an audit target's name is required")
+		case m.Tuning.Mode != "" && m.Tuning.Mode != spec.TuneNone:
+			return s.ErrIn("mechanism", i, "tuning", "an audit runs the mechanism as declared: no tuning")
+		case len(m.Preprocess) > 0 || m.Pipeline != nil:
+			return s.ErrIn("mechanism", i, "preprocess", "an audit's pipelines are audit targets (e.g. \"dpgd+quantize\"), not preprocess keys")
+		case len(m.Exclude) > 0:
+			return s.ErrIn("mechanism", i, "exclude", "an audit grid has no datasets to exclude")
+		}
+		if m.Label == "" {
+			m.Label = m.Name
+		}
+		if labels[m.Label] {
+			return s.ErrIn("mechanism", i, "label", "duplicate mechanism label %q; give each [[mechanism]] its own label", m.Label)
+		}
+		labels[m.Label] = true
+		if m.Runs != 0 {
+			if err := checkRuns(m.Runs); err != nil {
+				return s.ErrIn("mechanism", i, "runs", "%v", err)
+			}
+		}
+	}
+	if err := s.checkSize(); err != nil {
+		return err
+	}
+	if err := s.checkOutputs(); err != nil {
+		return err
+	}
+	if q := s.Quick; q != nil {
+		if q.Runs != 0 {
+			if err := checkRuns(q.Runs); err != nil {
+				return s.ErrAt("quick.runs", s.Line("quick.runs"), "%v", err)
+			}
+		}
+		if q.Trials != 0 || len(q.Datasets) > 0 || len(q.DatasetParams) > 0 {
+			return s.ErrAt("quick", s.Line("quick"), "an audit grid's [quick] takes runs, epsilon, mechanisms and params only")
+		}
+	}
+	return s.validateQuick()
+}
+
+// checkRuns returns an error unless 4 ≤ n ≤ MaxAuditRuns.
+func checkRuns(n int) error {
+	if n < 4 || n > MaxAuditRuns {
+		return fmt.Errorf("want 4..%d runs per side, got %d", MaxAuditRuns, n)
+	}
+	return nil
+}
+
+// AuditRuns returns the runs per side of mechanism block mi of an audit
+// grid: its own runs key, or the [audit] table's.
+func AuditRuns(s *spec.Spec, mi int) int {
+	if r := s.Mechanisms[mi].Runs; r > 0 {
+		return r
+	}
+	return s.Audit.Runs
+}
+
+// expandAudit returns an audit grid's cells: mechanisms, then sweep points,
+// then ε, each in spec order; Dataset is −1 (an audit builds its own
+// pairs) and Trials 1 (one audit per cell).
+func (s *checker) expandAudit(ctx context.Context) ([]Cell, error) {
+	eps, err := s.Epsilon.Floats()
+	if err != nil {
+		return nil, fmt.Errorf("epsilon: %w", err)
+	}
+	var cells []Cell
+	for mi, m := range s.Mechanisms {
+		points, swept := m.Params.Points()
+		for _, p := range points {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			label := sweepLabel(m.Label, swept, p)
+			for _, e := range eps {
+				c := Cell{Dataset: -1, Mechanism: mi, Params: p, Label: label, Epsilon: e, Private: true, Trials: 1,
+					Audit: &AuditCell{Runs: AuditRuns(s.Spec, mi), Confidence: s.Audit.Confidence}}
+				c.Key = s.auditKey(m.Name, p, e, c.Audit)
+				cells = append(cells, c)
+			}
+		}
+	}
+	return cells, nil
+}
+
+// AuditCell is what an audit grid's cell adds to a cell: the audit's runs
+// per side and the confidence of its lower bound.
+type AuditCell struct {
+	Runs       int
+	Confidence float64
+}
+
+// auditKey hashes everything an audit cell's result depends on: the base
+// seed, the target's name and the version its mechanism declares, its
+// params, ε, δ, the runs per side and the confidence. (The audit's pair
+// and statistic are the target's declaration, covered by the version.)
+func (s *checker) auditKey(name string, params map[string]any, epsilon float64, a *AuditCell) string {
+	version := 0
+	if e, err := mechanisms.Lookup(strings.SplitN(name, "/", 2)[0]); err == nil {
+		version = e.Info.Version
+	}
+	b, _ := json.Marshal(struct {
+		V          string         `json:"v"`
+		Seed       int64          `json:"seed"`
+		Target     string         `json:"target"`
+		Version    int            `json:"version"`
+		Params     map[string]any `json:"params"`
+		Epsilon    keyFloat       `json:"epsilon"`
+		Delta      string         `json:"delta"`
+		Runs       int            `json:"runs"`
+		Confidence float64        `json:"confidence"`
+	}{fmt.Sprintf("audit-%d", cellKeyVersion), s.Seed, name, version, params, keyFloat(epsilon), s.Delta.Text, a.Runs, a.Confidence})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}
