@@ -145,3 +145,29 @@ func TestAuditSpecCommand(t *testing.T) {
 		t.Errorf("the refused audit changed %s", out)
 	}
 }
+
+// TestValidateAuditGridBuildsTargets: dplab validate refuses an audit grid
+// whose target cannot be built (an unknown mechanism, a bad param) as dplab
+// run does, naming the [[mechanism]] block and its line (fails before:
+// validate printed "ok" and only run refused it).
+func TestValidateAuditGridBuildsTargets(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, block, want string }{
+		{"unknown target", "[[mechanism]]\nname = \"nosuch\"\n", `"nosuch"`},
+		{"bad param", "[[mechanism]]\nname = \"gaussian\"\nparams = { nosuch = 1 }\n", "nosuch"},
+	} {
+		path := filepath.Join(dir, "ag.toml")
+		src := "name = \"ag\"\nseed = 1\ndelta = 1e-5\nepsilon = [1]\n[audit]\nruns = 100\n" + tc.block
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := runMain(t, "validate", path)
+		if code != 2 || !strings.Contains(errs, "mechanism[0]") || !strings.Contains(errs, tc.want) || strings.Contains(out, "ok ") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 naming mechanism[0] and %s", tc.name, code, out, errs, tc.want)
+		}
+	}
+	// The shipped grid still validates.
+	if code, out, errs := runMain(t, "validate", "experiments/audits/audit_grid.toml"); code != 0 || !strings.Contains(out, "ok ") {
+		t.Errorf("audit_grid.toml: exit %d, %q %q", code, out, errs)
+	}
+}

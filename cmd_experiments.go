@@ -458,6 +458,14 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				err = report.Check(q)
 			}
 		}
+		if err == nil && s.Audit != nil {
+			// An audit grid's targets are built as dplab run builds them
+			// (run.CheckAudits): a grid is a few cells, so it is expanded.
+			var pl *plan.Plan
+			if pl, err = plan.New(ctx, s, plan.Options{}); err == nil {
+				err = run.CheckAudits(ctx, pl)
+			}
+		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: %w", ctx.Err())
 		}
@@ -466,7 +474,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			continue
 		}
 		printWarnings(stderr, s, q)
-		// Counted, not expanded: validation never builds the grid.
+		// Counted, not expanded: validation never builds an experiment's grid.
 		cells, _ := plan.Size(s)
 		fmt.Fprintf(stdout, "ok  %s: %s (%d cells × %d trials)\n", p, s.Name, cells, s.Trials)
 	}
