@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/dplab/dplab/datasets"
-
 	"github.com/dplab/dplab/harness/spec"
 )
 
