@@ -131,13 +131,15 @@ func TestAuditSpecCommand(t *testing.T) {
 		t.Errorf("the refused audit changed %s", runDir)
 	}
 	// One run at a time per directory: the run's lock, as for any run.
-	lock, err := results.LockDir(out, results.LockFile)
+	held, err := results.Open(out, nil, nil) // holds the lock as a running run does
 	if err != nil {
 		t.Fatal(err)
 	}
 	before = snapshot(t, out)
 	code, _, errs = runMain(t, "run", "experiments/audits/audit_grid.toml", "--quick", "--out", out)
-	lock.Unlock()
+	if err := held.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if want := out + " is in use"; code != 1 || !strings.Contains(errs, want) {
 		t.Errorf("audit of a locked directory: exit %d, want 1 and %q\n%s", code, want, errs)
 	}

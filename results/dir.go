@@ -52,22 +52,9 @@ func (e *CorruptError) Unwrap() error { return e.Err }
 // take (flockDir).
 var errLockUnsupported = errors.New("the file system does not support flock")
 
-// DirLock is a lock on a result directory: exclusive (LockDir) or shared
-// (ReadLockDir).
+// DirLock is a shared lock on a result directory (ReadLockDir); a run's
+// exclusive lock is taken by Open.
 type DirLock struct{ f *os.File }
-
-// LockDir takes the exclusive lock of the lock file name in the existing
-// directory dir without waiting, as Open does for a run's directory with
-// LockFile. If another process holds the lock it returns a *BusyError and
-// changes nothing. The lock dies with its holder, even by SIGKILL; release
-// it with Unlock.
-func LockDir(dir, name string) (*DirLock, error) {
-	f, err := lockDir(dir, name)
-	if err != nil {
-		return nil, err
-	}
-	return &DirLock{f}, nil
-}
 
 // ReadLockDir takes the shared lock of the run result directory dir (its
 // LockFile) without waiting, for a reader that must see the store, the
@@ -95,20 +82,16 @@ func (l *DirLock) Unlock() {
 // because it holds files that are not dplab's.
 type NotResultDirError struct {
 	Dir    string
-	Kind   string // "an audit result directory"; "" means a dplab run's
 	Reason string
 	Advice string // what to do instead; "" means choose a new or empty directory
 }
 
 func (e *NotResultDirError) Error() string {
-	kind, advice := e.Kind, e.Advice
-	if kind == "" {
-		kind = "a dplab run's result directory"
-	}
+	advice := e.Advice
 	if advice == "" {
 		advice = "choose a new or empty directory"
 	}
-	return fmt.Sprintf("%s is not %s: %s; %s", e.Dir, kind, e.Reason, advice)
+	return fmt.Sprintf("%s is not a dplab run's result directory: %s; %s", e.Dir, e.Reason, advice)
 }
 
 // CheckDir returns nil if dir may hold a result directory: it does not exist,
@@ -121,27 +104,21 @@ func (e *NotResultDirError) Error() string {
 // is a *fileutil.SymlinkError naming it (dir itself may be one): every
 // write into dir refuses links (fileutil.OpenFileIn), and this refuses
 // them before anything is read or run.
-func CheckDir(dir string) error { return CheckDirFor(dir, "", TrialsFile, LockFile, ShardsDir) }
-
-// CheckDirFor is CheckDir for another kind of result directory (kind names
-// it in errors, as NotResultDirError.Kind), whose own files are store and
-// markers: nil if dir does not exist, is empty or holds one of them and no
-// symbolic link, else a *NotResultDirError or a *fileutil.SymlinkError.
-func CheckDirFor(dir, kind, store string, markers ...string) error {
+func CheckDir(dir string) error {
 	st, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if errors.Is(err, syscall.ENOTDIR) {
-		return &NotResultDirError{Dir: dir, Kind: kind, Reason: "a folder on its path is a file"}
+		return &NotResultDirError{Dir: dir, Reason: "a folder on its path is a file"}
 	}
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
 	if !st.IsDir() {
-		return &NotResultDirError{Dir: dir, Kind: kind, Reason: "it is a file, not a directory"}
+		return &NotResultDirError{Dir: dir, Reason: "it is a file, not a directory"}
 	}
-	for _, marker := range append([]string{store}, markers...) {
+	for _, marker := range []string{TrialsFile, LockFile, ShardsDir} {
 		if _, err := os.Lstat(filepath.Join(dir, marker)); err == nil {
 			return checkNoLinks(dir)
 		}
@@ -163,7 +140,7 @@ func CheckDirFor(dir, kind, store string, markers ...string) error {
 	if len(names) == 4 {
 		list = strings.Join(names[:3], ", ") + ", ..."
 	}
-	return &NotResultDirError{Dir: dir, Kind: kind, Reason: fmt.Sprintf("it holds other files (%s) and no %s", list, store)}
+	return &NotResultDirError{Dir: dir, Reason: fmt.Sprintf("it holds other files (%s) and no %s", list, TrialsFile)}
 }
 
 // checkNoLinks returns a *fileutil.SymlinkError naming a symbolic link
