@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dplab/dplab/internal/oncemap"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/plotting"
@@ -39,15 +40,39 @@ func q(label, tex, means, ref string) quantity {
 	return quantity{label: label, tex: tex, means: means, ref: ref}
 }
 
-// declared returns the quantities the named mechanism declares
-// (Info.Quantities) by stored key, nil for a mechanism not registered (a
-// store of an older dplab).
-func declared(mech string) map[string][]mechanisms.Quantity {
-	e, err := mechanisms.Lookup(mech)
-	if err != nil {
-		return nil
-	}
-	return e.Info.Quantities
+// mechQuantities are a mechanism's declared quantities (Info.Quantities) in
+// the tables' form, by stored key, and whether one of them is derived.
+type mechQuantities struct {
+	byKey   map[string][]quantity
+	derives bool
+}
+
+// declaredQuantities holds each mechanism's mechQuantities, converted once
+// per process: the registry does not change after init, and tables look a
+// mechanism's quantities up for every record.
+var declaredQuantities oncemap.Map[string, mechQuantities]
+
+// declared returns the quantities the named mechanism declares, empty for a
+// mechanism not registered (a store of an older dplab).
+func declared(mech string) mechQuantities {
+	m, _ := declaredQuantities.Do(mech, func() (mechQuantities, error) {
+		var out mechQuantities
+		e, err := mechanisms.Lookup(mech)
+		if err != nil {
+			return out, nil
+		}
+		out.byKey = make(map[string][]quantity, len(e.Info.Quantities))
+		for key, ds := range e.Info.Quantities {
+			qs := make([]quantity, len(ds))
+			for i, d := range ds {
+				qs[i] = fromDeclared(d)
+				out.derives = out.derives || d.Of != nil
+			}
+			out.byKey[key] = qs
+		}
+		return out, nil
+	})
+	return m
 }
 
 // fromDeclared is how tables print a mechanism's declared quantity: its
@@ -108,11 +133,7 @@ func quantitiesOf(mech, key string) []quantity {
 	if group == "preprocess" || strings.HasPrefix(group, "preprocess/") {
 		return preprocessQuantities[name]
 	}
-	if ds, ok := declared(mech)[name]; ok {
-		qs := make([]quantity, len(ds))
-		for i, d := range ds {
-			qs[i] = fromDeclared(d)
-		}
+	if qs, ok := declared(mech).byKey[name]; ok {
 		return qs
 	}
 	if qs, ok := sharedQuantities[name]; ok {
@@ -153,14 +174,7 @@ func derivedKey(group, label string) string {
 }
 
 // derives reports whether some key of mech prints a derived value.
-func derives(mech string) bool {
-	for _, qs := range declared(mech) {
-		if slices.ContainsFunc(qs, func(q mechanisms.Quantity) bool { return q.Of != nil }) {
-			return true
-		}
-	}
-	return false
-}
+func derives(mech string) bool { return declared(mech).derives }
 
 // derivedValues returns the derived values (quantity.of) of an ok record
 // of mech, by derivedKey: computed record by record, so that their means
