@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -280,7 +281,7 @@ func readFigures(dir string) ([]image, error) {
 		byStem[stem][ext] = filepath.Join(dir, e.Name())
 	}
 	var out []image
-	for _, stem := range sortedKeys(byStem) {
+	for _, stem := range slices.Sorted(maps.Keys(byStem)) {
 		path, mime := byStem[stem][".svg"], "image/svg+xml"
 		if path == "" {
 			path, mime = byStem[stem][".png"], "image/png"
@@ -299,15 +300,6 @@ func readFigures(dir string) ([]image, error) {
 		out = append(out, img)
 	}
 	return out, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // manifestJSON is the manifest, indented, for the provenance section.

@@ -17,6 +17,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -291,7 +292,7 @@ func decodeClaim(b *Block) (*claim, error) {
 	}
 	kind, ok := checkKinds[cs.Check]
 	if !ok {
-		names := sortedNames(checkKinds)
+		names := slices.Sorted(maps.Keys(checkKinds))
 		return nil, b.Errorf("check", "check %q%s: want one of %s", cs.Check, suggest.DidYouMean(cs.Check, names), strings.Join(names, ", "))
 	}
 	c.kind = kind

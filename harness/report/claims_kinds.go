@@ -1,7 +1,9 @@
 package report
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/dplab/dplab/internal/fielddoc"
@@ -80,7 +82,7 @@ direction = "decreasing"`
 )
 
 // CheckKinds lists the [[claim]] check kinds, sorted.
-func CheckKinds() []string { return sortedNames(checkKinds) }
+func CheckKinds() []string { return slices.Sorted(maps.Keys(checkKinds)) }
 
 // claimKindDocs documents every check kind as a [[claim]] block's "kind":
 // its doc, example and the keys that apply to it (checkKind.applies).

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/dplab/dplab/harness/plan"
@@ -209,19 +208,10 @@ func kindDoc(block, kind string, params any, doc, example string, docs map[strin
 }
 
 // FigureKinds and TableKinds list the registered kinds, sorted.
-func FigureKinds() []string { return sortedNames(figureKinds) }
+func FigureKinds() []string { return slices.Sorted(maps.Keys(figureKinds)) }
 
 // TableKinds lists the registered table kinds, sorted.
-func TableKinds() []string { return sortedNames(tableKinds) }
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func TableKinds() []string { return slices.Sorted(maps.Keys(tableKinds)) }
 
 // Selection is the block of a table kind that only selects datasets and
 // mechanisms and sets a title, formats and a note (the privacy and runtime

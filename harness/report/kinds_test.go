@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -361,7 +362,7 @@ func exerciseKind(block, kind, dir string, cache *run.DataCache) (err error) {
 			written[stem] = append(written[stem], strings.TrimPrefix(ext, "."))
 		}
 	}
-	stems := sortedNames(written)
+	stems := slices.Sorted(maps.Keys(written))
 	if len(stems) == 0 {
 		return fmt.Errorf("render wrote nothing in %s/", sub)
 	}

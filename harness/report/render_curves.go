@@ -46,18 +46,9 @@ func (v *view) panels(want []string) []string {
 	}
 	if len(want) > 0 {
 		// The figure's own order.
-		sort.SliceStable(out, func(i, j int) bool { return indexOf(want, out[i]) < indexOf(want, out[j]) })
+		sort.SliceStable(out, func(i, j int) bool { return slices.Index(want, out[i]) < slices.Index(want, out[j]) })
 	}
 	return out
-}
-
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }
 
 // curveCaption is the caption of curves drawn in panels (and among

@@ -93,7 +93,7 @@ func (t *curvesTable) tables(v *report.View) []*plotting.Table {
 			byCurve[c.Label] = map[float64]curves.Point{}
 			for _, p := range v.CurvePoints(i) {
 				byCurve[c.Label][p.X] = p
-				if !containsFloat(xs, p.X) {
+				if !slices.Contains(xs, p.X) {
 					xs = append(xs, p.X)
 				}
 			}
@@ -139,7 +139,7 @@ func (t *curvesTable) panelsTable(v *report.View) *plotting.Table {
 			xName = c.X
 			for _, p := range v.CurvePoints(i) {
 				points[key{panel, c.Label, p.X}] = p
-				if !containsFloat(xs, p.X) {
+				if !slices.Contains(xs, p.X) {
 					xs = append(xs, p.X)
 				}
 			}
@@ -187,13 +187,4 @@ func (t *curvesTable) formulas(v *report.View) *plotting.Table {
 		}
 	}
 	return tab
-}
-
-func containsFloat(xs []float64, x float64) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
