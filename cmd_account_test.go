@@ -718,3 +718,13 @@ func TestAccountNewKindByOneFile(t *testing.T) {
 		t.Errorf("dplab account -h does not list zcdp and --rho:\n%s", help)
 	}
 }
+
+// TestAccountCalibrateBadSelect: a malformed --select with --calibrate is
+// refused naming --select (fails before: the calibrator saw a nil event and
+// said "calibration: event(1) is nil").
+func TestAccountCalibrateBadSelect(t *testing.T) {
+	code, _, errs := runMain(t, "account", "gaussian", "--calibrate", "sigma", "--epsilon", "1", "--delta", "1e-5", "--select", "bogus")
+	if code != 2 || !strings.Contains(errs, `--select "bogus"`) {
+		t.Errorf("exit %d, stderr %q; want exit 2 naming --select \"bogus\"", code, errs)
+	}
+}

@@ -393,6 +393,13 @@ func (r *Request) check(f form) error {
 			return errors.New("give exactly one of --delta, --epsilon or --order (--epsilon with --delta only with --calibrate)")
 		}
 	}
+	if s := r.str("select"); s != "" {
+		// Checked here, not only where event builds it: a calibration
+		// builds events in a closure that cannot return the error.
+		if _, err := parseSelect(s); err != nil {
+			return err
+		}
+	}
 	if f.late != nil {
 		if err := f.late(r); err != nil {
 			return err
