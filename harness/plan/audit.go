@@ -164,13 +164,23 @@ type AuditCell struct {
 	Confidence float64
 }
 
+// auditedMechanism is the registered mechanism an audit target audits: the
+// target's name up to a further pair ("ptr-pca-dpgd/gradient") or a
+// pipeline's steps ("dpgd+quantize"); no registered name holds '/' or '+'.
+func auditedMechanism(target string) string {
+	if i := strings.IndexAny(target, "/+"); i >= 0 {
+		return target[:i]
+	}
+	return target
+}
+
 // auditKey hashes everything an audit cell's result depends on: the base
 // seed, the target's name and the version its mechanism declares, its
 // params, ε, δ, the runs per side and the confidence. (The audit's pair
 // and statistic are the target's declaration, covered by the version.)
 func (s *checker) auditKey(name string, params map[string]any, epsilon float64, a *AuditCell) string {
 	version := 0
-	if e, err := mechanisms.Lookup(strings.SplitN(name, "/", 2)[0]); err == nil {
+	if e, err := mechanisms.Lookup(auditedMechanism(name)); err == nil {
 		version = e.Info.Version
 	}
 	b, _ := json.Marshal(struct {
