@@ -368,16 +368,6 @@ func (s *Spec) ErrIn(table string, i int, key string, format string, args ...any
 	return &SpecError{File: s.File, Line: s.keys.lineIn(s.Source, table, i, key), Key: path, Err: fmt.Errorf(format, args...)}
 }
 
-// KeyLine returns the line of src (a TOML file) that defines a decoder key
-// path ("mechanism[1].params.rho", "delta"), or else its closest parent's;
-// 0 when unknown. Other spec formats (audit specs) use it to name lines.
-func KeyLine(src []byte, path string) int {
-	if path == "" {
-		return 0
-	}
-	return indexKeys(src).linePath(src, path)
-}
-
 // DecodeStrict decodes a raw params table (as the spec keeps it) into the
 // struct v points to, through its toml tags, with the spec's strict rules:
 // it is strictoml.DecodeTable, which returns the key of the first problem
