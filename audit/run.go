@@ -81,8 +81,8 @@ const MaxTrials = plan.MaxAuditRuns
 
 // CheckTrials returns an error naming key unless 4 ≤ n ≤ MaxTrials.
 func CheckTrials(key string, n int) error {
-	if n < 4 || n > MaxTrials {
-		return fmt.Errorf("%s: want 4..%d runs per side, got %d", key, MaxTrials, n)
+	if err := plan.CheckAuditRuns(n); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
 	}
 	return nil
 }
@@ -97,7 +97,7 @@ func Run(ctx context.Context, sample Sampler, o Options) (*Outcome, error) {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
 	if o.Confidence == 0 {
-		o.Confidence = 0.95
+		o.Confidence = plan.DefaultAuditConfidence
 	}
 	if !(o.Confidence > 0 && o.Confidence < 1) {
 		return nil, fmt.Errorf("audit: confidence = %v: must be in (0, 1)", o.Confidence)

@@ -17,6 +17,25 @@ import (
 // allocating them (package audit's MaxTrials).
 const MaxAuditRuns = 10_000_000
 
+// The names under which an audit grid's trial stores its audit: the
+// bound, the claim and the held-out errors as metrics
+// (results.Record.Metrics), the test and its size as diagnostics
+// (Record.Diagnostics).
+const (
+	MetricAuditLowerBound = "audit_lower_bound"     // the lower bound on ε, valid with the cell's confidence
+	MetricAuditClaimed    = "audit_claimed_epsilon" // the ε the mechanism's ledger claims at δ
+	MetricAuditFP         = "audit_false_positives" // held-out D₀ runs the test called D₁
+	MetricAuditFN         = "audit_false_negatives" // held-out D₁ runs the test called D₀
+
+	DiagAuditConfidence = "audit_confidence"
+	DiagAuditRuns       = "audit_runs"       // runs per side
+	DiagAuditEvaluation = "audit_evaluation" // held-out runs per side
+	DiagAuditAlphaUpper = "audit_alpha_upper"
+	DiagAuditBetaUpper  = "audit_beta_upper"
+	DiagAuditThreshold  = "audit_threshold" // the test: D₁ when sign·statistic ≥ threshold
+	DiagAuditSign       = "audit_sign"
+)
+
 // DefaultAuditConfidence is the confidence of an audit's lower bound when
 // the [audit] table gives none.
 const DefaultAuditConfidence = 0.95
@@ -47,7 +66,7 @@ func (s *checker) validateAudit() error {
 	if !(a.Confidence > 0 && a.Confidence < 1) {
 		return s.ErrAt("audit.confidence", s.Line("audit.confidence"), "confidence must be in (0, 1), got %v", a.Confidence)
 	}
-	if err := checkRuns(a.Runs); err != nil {
+	if err := CheckAuditRuns(a.Runs); err != nil {
 		return s.ErrAt("audit.runs", s.Line("audit.runs"), "%v", err)
 	}
 	if err := s.checkEpsilons("epsilon", s.Epsilon); err != nil {
@@ -89,7 +108,7 @@ func (s *checker) validateAudit() error {
 		}
 		labels[m.Label] = true
 		if m.Runs != 0 {
-			if err := checkRuns(m.Runs); err != nil {
+			if err := CheckAuditRuns(m.Runs); err != nil {
 				return s.ErrIn("mechanism", i, "runs", "%v", err)
 			}
 		}
@@ -102,7 +121,7 @@ func (s *checker) validateAudit() error {
 	}
 	if q := s.Quick; q != nil {
 		if q.Runs != 0 {
-			if err := checkRuns(q.Runs); err != nil {
+			if err := CheckAuditRuns(q.Runs); err != nil {
 				return s.ErrAt("quick.runs", s.Line("quick.runs"), "%v", err)
 			}
 		}
@@ -113,8 +132,8 @@ func (s *checker) validateAudit() error {
 	return s.validateQuick()
 }
 
-// checkRuns returns an error unless 4 ≤ n ≤ MaxAuditRuns.
-func checkRuns(n int) error {
+// CheckAuditRuns returns an error unless 4 ≤ n ≤ MaxAuditRuns runs per side.
+func CheckAuditRuns(n int) error {
 	if n < 4 || n > MaxAuditRuns {
 		return fmt.Errorf("want 4..%d runs per side, got %d", MaxAuditRuns, n)
 	}

@@ -18,25 +18,6 @@ import (
 	"github.com/dplab/dplab/results"
 )
 
-// The names under which an audit grid's trial stores its audit: the
-// bound, the claim and the held-out errors as metrics
-// (results.Record.Metrics), the test and its size as diagnostics
-// (Record.Diagnostics).
-const (
-	MetricAuditLowerBound = "audit_lower_bound"     // the lower bound on ε, valid with the cell's confidence
-	MetricAuditClaimed    = "audit_claimed_epsilon" // the ε the mechanism's ledger claims at δ
-	MetricAuditFP         = "audit_false_positives" // held-out D₀ runs the test called D₁
-	MetricAuditFN         = "audit_false_negatives" // held-out D₁ runs the test called D₀
-
-	DiagAuditConfidence = "audit_confidence"
-	DiagAuditRuns       = "audit_runs"       // runs per side
-	DiagAuditEvaluation = "audit_evaluation" // held-out runs per side
-	DiagAuditAlphaUpper = "audit_alpha_upper"
-	DiagAuditBetaUpper  = "audit_beta_upper"
-	DiagAuditThreshold  = "audit_threshold" // the test: D₁ when sign·statistic ≥ threshold
-	DiagAuditSign       = "audit_sign"
-)
-
 // CheckAudits builds every audit target of an audit grid's plan (at the
 // cell's ε and params), so that an unknown target or a bad param is
 // refused before anything runs, as a *spec.SpecError naming the
@@ -99,14 +80,14 @@ func auditTrial(ctx context.Context, s *spec.Spec, c *plan.Cell, jobs int, log i
 			Seed: seed.Hex(), Jobs: jobs, Progress: log, Label: fmt.Sprintf("%s ε=%g", c.Label, c.Epsilon)})
 		if err == nil {
 			rec.Metrics = map[string]results.Float{
-				MetricAuditLowerBound: results.Float(o.LowerBound), MetricAuditClaimed: results.Float(t.Claimed),
-				MetricAuditFP: results.Float(o.FP), MetricAuditFN: results.Float(o.FN),
+				plan.MetricAuditLowerBound: results.Float(o.LowerBound), plan.MetricAuditClaimed: results.Float(t.Claimed),
+				plan.MetricAuditFP: results.Float(o.FP), plan.MetricAuditFN: results.Float(o.FN),
 			}
 			rec.Diagnostics = map[string]results.Float{
-				DiagAuditConfidence: results.Float(o.Confidence), DiagAuditRuns: results.Float(o.Trials),
-				DiagAuditEvaluation: results.Float(o.Evaluation),
-				DiagAuditAlphaUpper: results.Float(o.AlphaUpper), DiagAuditBetaUpper: results.Float(o.BetaUpper),
-				DiagAuditThreshold: results.Float(o.Threshold), DiagAuditSign: results.Float(o.Sign),
+				plan.DiagAuditConfidence: results.Float(o.Confidence), plan.DiagAuditRuns: results.Float(o.Trials),
+				plan.DiagAuditEvaluation: results.Float(o.Evaluation),
+				plan.DiagAuditAlphaUpper: results.Float(o.AlphaUpper), plan.DiagAuditBetaUpper: results.Float(o.BetaUpper),
+				plan.DiagAuditThreshold: results.Float(o.Threshold), plan.DiagAuditSign: results.Float(o.Sign),
 			}
 			rec.Privacy.EpsSpent, rec.Privacy.Relation = results.Float(t.Claimed), t.Relation
 			rec.Privacy.Noise = floatMap(t.Noise)
@@ -244,8 +225,8 @@ func runAudits(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) 
 // noteRefuted adds rec to refuted when it is an audit whose lower bound
 // exceeds the claimed ε: a refutation of the mechanism's privacy claim.
 func noteRefuted(refuted map[string]string, rec *results.Record) {
-	lo, okL := rec.Metrics[MetricAuditLowerBound]
-	cl, okC := rec.Metrics[MetricAuditClaimed]
+	lo, okL := rec.Metrics[plan.MetricAuditLowerBound]
+	cl, okC := rec.Metrics[plan.MetricAuditClaimed]
 	if rec.Status == results.StatusOK && okL && okC && lo > cl {
 		refuted[rec.CellKey] = fmt.Sprintf("%s at ε = %g (lower bound %.4g > claimed %.4g)", rec.Label, float64(rec.Epsilon), float64(lo), float64(cl))
 	}

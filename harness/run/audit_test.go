@@ -66,11 +66,11 @@ runs = 100
 			t.Fatal(err)
 		}
 		m, d := r.Metrics, r.Diagnostics
-		if r.Status != results.StatusOK || r.Trial != 0 || m[MetricAuditLowerBound] != results.Float(o.LowerBound) ||
-			m[MetricAuditClaimed] != results.Float(tg.Claimed) || m[MetricAuditFP] != results.Float(o.FP) ||
-			m[MetricAuditFN] != results.Float(o.FN) || d[DiagAuditThreshold] != results.Float(o.Threshold) ||
-			d[DiagAuditSign] != results.Float(o.Sign) || d[DiagAuditAlphaUpper] != results.Float(o.AlphaUpper) ||
-			d[DiagAuditRuns] != results.Float(runs) || d[DiagAuditConfidence] != 0.9 {
+		if r.Status != results.StatusOK || r.Trial != 0 || m[plan.MetricAuditLowerBound] != results.Float(o.LowerBound) ||
+			m[plan.MetricAuditClaimed] != results.Float(tg.Claimed) || m[plan.MetricAuditFP] != results.Float(o.FP) ||
+			m[plan.MetricAuditFN] != results.Float(o.FN) || d[plan.DiagAuditThreshold] != results.Float(o.Threshold) ||
+			d[plan.DiagAuditSign] != results.Float(o.Sign) || d[plan.DiagAuditAlphaUpper] != results.Float(o.AlphaUpper) ||
+			d[plan.DiagAuditRuns] != results.Float(runs) || d[plan.DiagAuditConfidence] != 0.9 {
 			t.Errorf("%s at ε = %v: metrics %v, diagnostics %v; audit.Run gives %+v (claimed %v)", r.Label, r.Epsilon, m, d, o, tg.Claimed)
 		}
 		if r.Privacy.EpsSpent != results.Float(tg.Claimed) || r.Privacy.Delta != 1e-5 || r.Privacy.Relation != tg.Relation {

@@ -37,7 +37,7 @@
 // (CheckAudits); each cell is one trial, its audit (audit.Run on every
 // worker, seeded with the trial seed), opened, resumed, stored and
 // manifested through the same results.Open store; its record's metrics
-// are the audit's (MetricAudit*) and its privacy the target's ledger (the
+// are the audit's (plan.MetricAudit*) and its privacy the target's ledger (the
 // claimed ε as spent at δ). A lower bound above the claim ends the run
 // with a VIOLATION error.
 //

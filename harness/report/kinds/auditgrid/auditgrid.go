@@ -1,7 +1,7 @@
 // Package auditgrid is the "audit" figure and table kinds: an audit grid's
 // (a spec with an [audit] table) claimed ε against the audited lower bound
 // on ε, one line (two columns) per mechanism, over the grid's ε. They read
-// the audit metrics harness/run stores for each cell (run.MetricAudit*:
+// the audit metrics harness/run stores for each cell (plan.MetricAudit*:
 // audit_lower_bound, audit_claimed_epsilon, audit_runs) through report's
 // exported View only, and register themselves in init (imported for their
 // side effect by harness/report/kinds). Cells without those metrics (any
@@ -15,14 +15,6 @@ import (
 	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/report"
 	"github.com/dplab/dplab/plotting"
-)
-
-// The metrics and the diagnostic an audit cell's record holds (harness/run's
-// MetricAuditLowerBound, MetricAuditClaimed, DiagAuditRuns).
-const (
-	metricLower   = "audit_lower_bound"
-	metricClaimed = "audit_claimed_epsilon"
-	metricRuns    = "audit_runs"
 )
 
 // auditFigure draws the claimed ε (x) against the audited lower bound on ε
@@ -94,8 +86,8 @@ func gridOf(v *report.View) grid {
 	g.eps = eps
 	for _, c := range v.Cells() {
 		a, ok := v.Summary(c)
-		lo, okL := a.Metrics[metricLower]
-		cl, okC := a.Metrics[metricClaimed]
+		lo, okL := a.Metrics[plan.MetricAuditLowerBound]
+		cl, okC := a.Metrics[plan.MetricAuditClaimed]
 		if !ok || !okL || !okC {
 			continue
 		}
@@ -103,7 +95,7 @@ func gridOf(v *report.View) grid {
 			g.cells[c.Mechanism] = map[float64]point{}
 		}
 		g.cells[c.Mechanism][c.Epsilon] = point{claimed: cl.Mean, lower: lo.Mean}
-		if r, ok := a.Diagnostics[metricRuns]; ok {
+		if r, ok := a.Diagnostics[plan.DiagAuditRuns]; ok {
 			g.runs[c.Mechanism] = int(r.Mean)
 		}
 	}
