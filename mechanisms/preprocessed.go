@@ -219,18 +219,18 @@ func (w *Preprocessed) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 	return &out, nil
 }
 
-// shapeRows is the training size the declared shapes charge the steps at
+// ShapeRows is the training size the declared shapes charge the steps at
 // when the collection does not declare n (the data are not seen yet).
-const shapeRows = 1000
+const ShapeRows = 1000
 
 // EventShapes implements EventShaper: the inner mechanism's shapes charged
 // behind the pipeline at a representative training size.
 func (w *Preprocessed) EventShapes(b Budget) ([]accounting.Event, error) {
-	sens, err := w.Sensitivity(shapeRows)
+	sens, err := w.Sensitivity(ShapeRows)
 	if err != nil {
 		return nil, fmt.Errorf("pre-processing %s: %w", w.Text, err)
 	}
-	c := PipelineCharge{Sens: sens, N: shapeRows}
+	c := PipelineCharge{Sens: sens, N: ShapeRows}
 	shapes, err := w.Inner.EventShapes(w.wrap(b, c))
 	if err != nil || w.Charge == nil {
 		return shapes, err

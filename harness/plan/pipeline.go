@@ -126,22 +126,14 @@ func (p *Pipeline) CollectionText(n int) string {
 // Sensitivity returns the pipeline's (Δ∞, Δ₂) over the declared collection
 // for a training set of n rows (the collection's n when declared).
 func (p *Pipeline) Sensitivity(n int) (preprocess.Sensitivity, error) {
-	c := p.Collection
-	if c.N == 0 {
-		c.N = n
-	}
-	return p.Pre.Sensitivity(c, p.Mode)
+	return p.Mechanism("", nil, false).Sensitivity(n)
 }
 
-// Charge is how a run is charged behind the pipeline: the sensitivities
-// over the declared collection at the training size, or, when the data
-// violate the collection and the block falls back, group privacy over all
-// rows.
-type Charge struct {
-	Sens preprocess.Sensitivity
-	N    int   // training rows
-	Void error // the collection violation that voids Sens (fallback to group privacy over all n rows); nil when it holds
-}
+// Charge is how a run is charged behind the pipeline (the wrapper's
+// mechanisms.PipelineCharge): the sensitivities over the declared collection
+// at the training size, or, when the data violate the collection and the
+// block falls back, group privacy over all rows.
+type Charge = mechanisms.PipelineCharge
 
 // Event returns the event charged for one run of mechanism m (registry name
 // name) whose own event is e, behind the pipeline: accounting.Preprocessed
@@ -237,8 +229,9 @@ func (p *Pipeline) TransformIsIdentity() bool {
 
 // representativeN is the training size validation computes sensitivities
 // at when the collection does not declare n (the data are not loaded yet;
-// the trials recompute them at their own n).
-const representativeN = 1000
+// the trials recompute them at their own n): the wrapper's, at which its
+// declared shapes are charged.
+const representativeN = mechanisms.ShapeRows
 
 var typeOfCollection = reflect.TypeFor[preprocess.Collection]()
 

@@ -16,7 +16,7 @@ func (p *Pipeline) Mechanism(name string, m mechanisms.Mechanism, private bool) 
 	}
 	if private {
 		w.Charge = func(e accounting.Event, c mechanisms.PipelineCharge) (accounting.Preprocessed, string) {
-			return p.Event(name, m, e, Charge(c))
+			return p.Event(name, m, e, c)
 		}
 	}
 	return w
