@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dplab/dplab/internal/strictoml"
 	"maps"
 	"math"
 	"slices"
@@ -228,7 +229,7 @@ func noGradientClip(_ string, m mechanisms.Mechanism, setup Setup) (mechanisms.M
 
 func newUnclippedPTR(m mechanisms.Mechanism, setup Setup, enforce bool) (unclippedPTR, error) {
 	var p mechanisms.PCADPGDParams
-	if err := DecodeParams(setup.Params)(&p); err != nil {
+	if err := strictoml.DecodeKV(setup.Params)(&p); err != nil {
 		return unclippedPTR{}, err
 	}
 	if p.Iterations == 0 || p.Step == 0 || p.Radius == 0 || p.Clip == 0 || p.K == 0 || p.Beta == 0 {
@@ -399,7 +400,7 @@ func TestUnclippedPTRMatchesReal(t *testing.T) {
 		t.Fatal(err)
 	}
 	var p mechanisms.PCADPGDParams
-	if err := DecodeParams(setup.Params)(&p); err != nil {
+	if err := strictoml.DecodeKV(setup.Params)(&p); err != nil {
 		t.Fatal(err)
 	}
 	bots := 0

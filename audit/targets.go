@@ -181,7 +181,7 @@ func build(name string, params []string) (mechanisms.Mechanism, Setup, []string,
 	if err != nil {
 		return nil, Setup{}, nil, err
 	}
-	m, _, err := d.entry.Build(DecodeParams(kv))
+	m, _, err := d.entry.Build(strictoml.DecodeKV(kv))
 	if err != nil {
 		return nil, Setup{}, nil, err
 	}
@@ -386,41 +386,6 @@ func mergeParams(base, over []string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-// DecodeParams returns a decoder of k=v params into a mechanism's params
-// struct with the spec's strict rules (internal/strictoml): a
-// value is read as a TOML value would be (an integer, a float, true or
-// false), and as a string otherwise.
-func DecodeParams(kv []string) func(v any) error {
-	return func(v any) error {
-		values := map[string]any{}
-		for _, p := range kv {
-			k, raw, ok := strings.Cut(p, "=")
-			if !ok {
-				return fmt.Errorf("param %q: want key=value", p)
-			}
-			values[strings.TrimSpace(k)] = parseValue(strings.TrimSpace(raw))
-		}
-		if key, err := strictoml.DecodeTable(values, v); err != nil {
-			return fmt.Errorf("%s: %w", key, err)
-		}
-		return nil
-	}
-}
-
-// parseValue reads raw as an int64, a float64 or a bool, else a string.
-func parseValue(raw string) any {
-	if i, err := strconv.ParseInt(raw, 10, 64); err == nil {
-		return i
-	}
-	if f, err := strconv.ParseFloat(raw, 64); err == nil {
-		return f
-	}
-	if b, err := strconv.ParseBool(raw); err == nil && (raw == "true" || raw == "false") {
-		return b
-	}
-	return strings.Trim(raw, `"`)
 }
 
 // formatFloat formats x compactly for params and messages.
