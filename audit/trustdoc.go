@@ -31,7 +31,7 @@ func trustTable() (string, error) {
 				return fmt.Errorf("audit %s: its declared trust row (mechanisms.Audit.Trust) has no %s: copy it from the measured audit (go test -run TestMechanismAudits -v ./audit, without -short)", name, c.field)
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", name, relationName(relation), r.Claimed, thousands(a.Trials), r.Real, r.Broken, r.Caught)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", name, accounting.RelationText(relation), r.Claimed, thousands(a.Trials), r.Real, r.Broken, r.Caught)
 		return nil
 	}
 	if err := row("`"+GaussianName+"` (reference)", accounting.RelationAddRemove, gaussianAudit); err != nil {
@@ -62,15 +62,6 @@ func trustTable() (string, error) {
 		}
 	}
 	return b.String(), nil
-}
-
-// relationName writes an accounting relation as the docs do ("add/remove",
-// "zero-out", "replace-one").
-func relationName(r string) string {
-	if r == accounting.RelationAddRemove {
-		return "add/remove"
-	}
-	return strings.ReplaceAll(r, "_", "-")
 }
 
 // thousands formats n with comma thousands separators (100,000).

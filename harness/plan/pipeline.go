@@ -384,20 +384,7 @@ func (p *Pipeline) CheckRelation(name string, e accounting.Event) error {
 		return nil // equal, or converted by relate
 	}
 	return fmt.Errorf("%q charges a ledger for %s neighbours, but the pre-processing %s is analysed for %s neighbours (pipeline.collection.relation): [HSS24] Theorem 2 and group privacy compare neighbours of one kind, and no conversion from %s to %s guarantees is implemented; use a mechanism accounted for %s neighbours, or steps whose sensitivities are stated for %s neighbours",
-		name, relationWords(rel), p.StepsText(), relationWords(p.Relation()), relationWords(rel), relationWords(p.Relation()), relationWords(p.Relation()), relationWords(rel))
-}
-
-// relationWords names a neighbouring relation in prose.
-func relationWords(rel string) string {
-	switch rel {
-	case accounting.RelationAddRemove:
-		return "add/remove"
-	case accounting.RelationReplaceOne:
-		return "replace-one"
-	case accounting.RelationZeroOut:
-		return "zero-out"
-	}
-	return rel
+		name, accounting.RelationText(rel), p.StepsText(), accounting.RelationText(p.Relation()), accounting.RelationText(rel), accounting.RelationText(p.Relation()), accounting.RelationText(p.Relation()), accounting.RelationText(rel))
 }
 
 // pipelineKey is the part of a mechanism block's pre-processing that

@@ -742,14 +742,14 @@ func (v *view) relationText() string {
 		return "add/remove"
 	case 1:
 		for rel := range v.rels {
-			return relationName(rel)
+			return accounting.RelationText(rel)
 		}
 	}
 	var parts []string
 	for _, rel := range slices.Sorted(maps.Keys(v.rels)) {
 		labels := append([]string(nil), v.rels[rel]...)
 		sort.Strings(labels)
-		parts = append(parts, fmt.Sprintf("%s (%s)", relationName(rel), strings.Join(labels, ", ")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", accounting.RelationText(rel), strings.Join(labels, ", ")))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -906,20 +906,6 @@ func (v *view) tables(t *tableSpec) []*plotting.Table {
 		out = append(out, &tab)
 	}
 	return out
-}
-
-// relationName is how notes write an accounting relation: "add/remove",
-// "zero-out" or "replace-one" (records keep accounting's names).
-func relationName(rel string) string {
-	switch rel {
-	case accounting.RelationAddRemove:
-		return "add/remove"
-	case accounting.RelationZeroOut:
-		return "zero-out"
-	case accounting.RelationReplaceOne:
-		return "replace-one"
-	}
-	return rel
 }
 
 // betterOf is the metric's direction as the table renderer's bolding rule.

@@ -38,6 +38,20 @@ const (
 	RelationReplaceOne = "replace_one"
 )
 
+// RelationText is how prose writes a relation: "add/remove", "zero-out",
+// "replace-one"; an unknown relation as given.
+func RelationText(rel string) string {
+	switch rel {
+	case RelationAddRemove:
+		return "add/remove"
+	case RelationZeroOut:
+		return "zero-out"
+	case RelationReplaceOne:
+		return "replace-one"
+	}
+	return rel
+}
+
 // leafEvent is what every leaf event kind implements; registerLeaf requires
 // it, so a leaf kind without one of these methods does not compile.
 type leafEvent interface {
