@@ -102,7 +102,7 @@ another, --quick for the --quick one).`,
 func loadSpec(ctx context.Context, path string, quick bool, lim spec.Limits) (*spec.Spec, error) {
 	s, err := plan.LoadWith(path, spec.LoadOptions{Limits: lim, Context: ctx})
 	if err == nil && quick {
-		err = plan.ApplyQuick(s)
+		s, err = plan.ApplyQuick(s)
 	}
 	if err == nil {
 		err = report.Check(s) // the figure and table kinds decode their blocks
@@ -451,10 +451,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		q := s
 		if err == nil && s.Quick != nil {
 			// The quick variant must be valid too.
-			if q, err = plan.LoadWith(p, opts); err == nil {
-				err = plan.ApplyQuick(q)
-			}
-			if err == nil {
+			if q, err = plan.ApplyQuick(s); err == nil {
 				err = report.Check(q)
 			}
 		}

@@ -664,7 +664,7 @@ func loadQuick(t *testing.T, path string) *specpkg.Spec {
 	t.Helper()
 	s, err := report.Load(path, specpkg.LoadOptions{})
 	if err == nil {
-		err = plan.ApplyQuick(s)
+		s, err = plan.ApplyQuick(s)
 	}
 	if err != nil {
 		t.Fatal(err)

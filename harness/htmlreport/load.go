@@ -151,7 +151,7 @@ func (f *folder) loadRun(dir string, src []byte, srcErr error, warn func(string)
 		s, err = plan.Parse(filepath.Join(dir, "spec.toml"), src)
 	}
 	if err == nil && f.Manifest != nil && len(f.Manifest.Runs) > 0 && f.Manifest.Runs[len(f.Manifest.Runs)-1].Quick {
-		err = plan.ApplyQuick(s)
+		s, err = plan.ApplyQuick(s)
 	}
 	if err != nil {
 		// The records are still shown, aggregated without the spec's cells.

@@ -47,7 +47,7 @@ func TestAuditGridPlan(t *testing.T) {
 	}
 	q, err := Parse("audit_grid.toml", src)
 	if err == nil {
-		err = ApplyQuick(q)
+		q, err = ApplyQuick(q)
 	}
 	if err != nil {
 		t.Fatal(err)

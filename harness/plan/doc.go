@@ -10,16 +10,20 @@
 // declared collection holding what the bounds need, never read from the
 // data, the mechanism's ledger for the steps' neighbouring relation and,
 // without an (ε, δ) part, the RDP accountant) accountable. Every problem is a
-// *spec.SpecError with the file, line and key. Validation fills the
-// documented defaults in the spec while it is loaded (labels, ci, metrics,
-// the split indices' hash, Warnings); ApplyQuick applies the [quick]
-// overrides and validates again.
+// *spec.SpecError with the file, line and key. Validation never writes to
+// the decoded spec: it returns the resolved spec, a copy
+// (spec.Spec.Clone) with the documented defaults filled (labels, ci,
+// metrics, split and scaling, the split indices' path and hash, an audit
+// grid's trials and confidence) and its Warnings; ApplyQuick returns
+// another copy with the [quick] overrides applied (spec.Spec.WithQuick),
+// validated again.
 //
 // New makes the Plan: the grid of cells, expanded once, with the run's
 // trial count resolved once and each cell's pre-processing (Cell.Pipeline).
 // run, plan/--estimate, shards, merge, render, report and the HTML report
 // read the cells of a Plan; nothing else expands the grid
-// (TestExpandCalledOnlyByPlan), and nothing mutates the spec after loading.
+// (TestExpandCalledOnlyByPlan), and nothing mutates a spec, decoded or
+// resolved (TestLoadPathLeavesSpecUnchanged in harness/report).
 //
 // # Cells
 //

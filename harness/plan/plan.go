@@ -24,8 +24,8 @@ type Options struct {
 }
 
 // Load reads, strictly decodes and validates a spec file with the default
-// limits. Every error is a *spec.SpecError naming the file, the line when
-// known and the key.
+// limits, and returns the resolved spec (Validate). Every error is a
+// *spec.SpecError naming the file, the line when known and the key.
 func Load(path string) (*spec.Spec, error) { return LoadWith(path, spec.LoadOptions{}) }
 
 // LoadWith is Load with options (grid limits, cancellation).
@@ -38,7 +38,8 @@ func LoadWith(path string, o spec.LoadOptions) (*spec.Spec, error) {
 }
 
 // Parse decodes spec source src (from file name path) strictly
-// (spec.Decode) and validates it with the default limits (Validate).
+// (spec.Decode) and validates it with the default limits, returning the
+// resolved spec (Validate).
 func Parse(path string, src []byte) (*spec.Spec, error) {
 	return ParseWith(path, src, spec.LoadOptions{})
 }
@@ -49,36 +50,44 @@ func ParseWith(path string, src []byte, o spec.LoadOptions) (*spec.Spec, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := Validate(s); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return Validate(s)
 }
 
 // Validate checks a decoded spec against the registries: values in range,
 // names known to the registries, params decodable for every sweep point,
 // ledgers accountable, pre-processing accountable, labels unique and
-// references between blocks resolved. It fills the documented defaults
-// (labels, ci, metrics, the split indices' hash) and the spec's Warnings.
+// references between blocks resolved. It returns the resolved spec: a copy
+// of s (spec.Spec.Clone) with the documented defaults filled (labels, ci,
+// metrics, split and scaling, an audit grid's trials and confidence, the
+// split indices' path and hash) and its Warnings; s itself is unchanged.
 // Its error is a *spec.SpecError, with the audit-spec hint when the file
 // looks like one.
-func Validate(s *spec.Spec) error {
-	err := newChecker(s).validate()
+func Validate(s *spec.Spec) (*spec.Spec, error) {
+	r := s.Clone()
+	err := newChecker(r).validate()
 	var se *spec.SpecError
 	if errors.As(err, &se) {
-		return s.AuditHint(se)
+		return nil, s.AuditHint(se)
 	}
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
-// ApplyQuick applies the [quick] overrides in place and revalidates. A spec
-// without [quick] runs as is (with its full trial count).
-func ApplyQuick(s *spec.Spec) error {
-	s.ApplyQuickOverrides()
+// ApplyQuick returns the resolved spec of a --quick run of s (a resolved
+// spec: Validate): a copy with the [quick] overrides applied
+// (spec.Spec.WithQuick), validated again; s is unchanged. A spec without
+// [quick] runs as is (with its full trial count).
+func ApplyQuick(s *spec.Spec) (*spec.Spec, error) {
+	q := s.WithQuick()
 	if s.Quick == nil {
-		return nil
+		return q, nil
 	}
-	return newChecker(s).validate()
+	if err := newChecker(q).validate(); err != nil {
+		return nil, err
+	}
+	return q, nil
 }
 
 // New returns the plan of s (loaded and validated: Load) under o: the cells

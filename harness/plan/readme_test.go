@@ -30,7 +30,7 @@ func TestReadmeExample(t *testing.T) {
 	if len(cellsOf(t, s)) != 6 {
 		t.Errorf("the example expands to %d cells, want 6 (5 ε for AdaSSP + ridge)", len(cellsOf(t, s)))
 	}
-	if err := ApplyQuick(s); err != nil {
+	if _, err := ApplyQuick(s); err != nil {
 		t.Fatalf("the example's [quick]: %v", err)
 	}
 }
@@ -50,7 +50,7 @@ func TestShippedSpecsValidate(t *testing.T) {
 			t.Errorf("%v", err)
 			continue
 		}
-		if err := ApplyQuick(s); err != nil {
+		if _, err := ApplyQuick(s); err != nil {
 			t.Errorf("%s [quick]: %v", e.Name(), err)
 		}
 	}

@@ -366,7 +366,7 @@ func TestExclude(t *testing.T) {
 		t.Fatalf("mixed tasks with excludes: %v", err)
 	}
 	q := mustParse(t, ex+"\n[quick]\ndatasets = [\"Lin\"]\n")
-	if err := ApplyQuick(q); err != nil {
+	if _, err := ApplyQuick(q); err != nil {
 		t.Fatalf("quick dropping the excluded dataset: %v", err)
 	}
 }
@@ -384,7 +384,7 @@ rho = 0.01
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ApplyQuick(s); err != nil {
+	if s, err = ApplyQuick(s); err != nil {
 		t.Fatal(err)
 	}
 	cells := cellsOf(t, s)

@@ -115,7 +115,7 @@ label = "AdaSSP (paper constants)"
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ApplyQuick(s); !errors.As(err, &se) || se.Key != "quick.epsilon" {
+	if _, err := ApplyQuick(s); !errors.As(err, &se) || se.Key != "quick.epsilon" {
 		t.Errorf("quick ε = 1e300: %v; want a SpecError at quick.epsilon", err)
 	}
 	if _, err := Parse("spec.toml", []byte(strings.Replace(src, `label = "AdaSSP (paper constants)"`, `params = { calibration = "accountant" }`, 1))); err != nil {

@@ -21,7 +21,9 @@ var specNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
 // validate checks the spec's semantics: values in range, names known to the
 // registries, params decodable for every sweep point, labels unique and
-// references between blocks resolved. It fills documented defaults.
+// references between blocks resolved. It fills documented defaults into
+// the checker's spec: Validate and ApplyQuick give it a copy (the resolved
+// spec), never the decoded one.
 func (s *checker) validate() error {
 	k := s
 	s.Warnings = nil

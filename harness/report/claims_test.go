@@ -508,8 +508,8 @@ func TestClaimsQuick(t *testing.T) {
 trials = 1
 mechanisms = ["AdaSSP"]
 ` + claimBetter + claimLin2
-	s := spectest.MustParse(t, src)
-	if err := plan.ApplyQuick(s); err != nil {
+	s, err := plan.ApplyQuick(spectest.MustParse(t, src))
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := Check(s); err != nil {

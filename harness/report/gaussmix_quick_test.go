@@ -31,7 +31,7 @@ func TestGaussMixQuickSpecs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := plan.ApplyQuick(s); err != nil {
+			if s, err = plan.ApplyQuick(s); err != nil {
 				t.Fatal(err)
 			}
 			dir := filepath.Join(t.TempDir(), "out")

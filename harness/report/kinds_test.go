@@ -220,7 +220,7 @@ func TestShippedSpecsOutputs(t *testing.T) {
 		if s.Quick == nil {
 			continue
 		}
-		if err := plan.ApplyQuick(s); err != nil {
+		if s, err = plan.ApplyQuick(s); err != nil {
 			t.Errorf("%s quick: %v", p, err)
 			continue
 		}

@@ -30,7 +30,7 @@ func TestObjPertQuickSpecs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := plan.ApplyQuick(s); err != nil {
+			if s, err = plan.ApplyQuick(s); err != nil {
 				t.Fatal(err)
 			}
 			dir := filepath.Join(t.TempDir(), "out")

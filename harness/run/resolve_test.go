@@ -16,8 +16,8 @@ import (
 // again (fails before: s.Trials was 4 after the run, and the second run
 // counted 4 trials per cell, not 2).
 func TestRunLeavesSpecTrials(t *testing.T) {
-	s := spectest.MustParse(t, spectest.Valid+"\n[quick]\ntrials = 2\n")
-	if err := plan.ApplyQuick(s); err != nil {
+	s, err := plan.ApplyQuick(spectest.MustParse(t, spectest.Valid+"\n[quick]\ntrials = 2\n"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	cells := len(spectest.Cells(t, s))

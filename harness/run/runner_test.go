@@ -189,8 +189,8 @@ func TestCancelledRunKeepsFinishedTrials(t *testing.T) {
 // TestQuickResultDir: a --quick run writes beside the full run, in
 // <root>/<name>-quick.
 func TestQuickResultDir(t *testing.T) {
-	s := spectest.MustParse(t, spectest.Valid+"\n[quick]\ntrials = 1\n")
-	if err := plan.ApplyQuick(s); err != nil {
+	s, err := plan.ApplyQuick(spectest.MustParse(t, spectest.Valid+"\n[quick]\ntrials = 1\n"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	if got := ResultDir(s, "results"); got != "results/t-quick" {

@@ -41,10 +41,12 @@
 // # Invariants
 //
 //   - Decode never panics on input: every problem is a *SpecError.
-//   - A spec's data change only while it is loaded: plan.Validate fills
-//     documented defaults (labels, ci, metrics, the split indices' hash,
-//     Warnings) and plan.ApplyQuick the [quick] overrides
-//     (ApplyQuickOverrides); after that no step writes to it.
+//   - Nothing writes to a decoded spec: plan.Validate returns a resolved
+//     copy (Clone) with the documented defaults filled (labels, ci,
+//     metrics, split and scaling, the split indices' path and hash,
+//     Warnings), and plan.ApplyQuick another with the [quick] overrides
+//     (WithQuick); the plan holds the resolved spec, and no step writes to
+//     it either (TestLoadPathLeavesSpecUnchanged).
 //
 // # References
 //

@@ -1,6 +1,9 @@
 package spec
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // DatasetLabels returns the datasets' labels in spec order.
 func (s *Spec) DatasetLabels() []string {
@@ -70,63 +73,86 @@ func (s *Spec) MechanismIndex(label string) int {
 	return -1
 }
 
-// ApplyQuickOverrides applies the [quick] overrides in place (plan.ApplyQuick
-// revalidates). A spec without [quick] runs as is (with its full trial
-// count).
-func (s *Spec) ApplyQuickOverrides() {
-	q := s.Quick
-	s.QuickApplied = true
+// WithQuick returns a copy of s with the [quick] overrides applied
+// (plan.ApplyQuick validates it), marked QuickApplied; s is unchanged. A
+// spec without [quick] runs as is (with its full trial count).
+func (s *Spec) WithQuick() *Spec {
+	c := s.Clone()
+	c.QuickApplied = true
+	q := c.Quick
 	if q == nil {
-		return
+		return c
 	}
 	if q.Trials > 0 {
-		s.Trials = q.Trials
+		c.Trials = q.Trials
 	}
 	if len(q.Epsilon.List) > 0 {
-		s.Epsilon = q.Epsilon
+		c.Epsilon = q.Epsilon
 	}
-	if q.Runs > 0 && s.Audit != nil {
-		s.Audit.Runs = min(s.Audit.Runs, q.Runs)
-		for i := range s.Mechanisms {
-			if s.Mechanisms[i].Runs > 0 {
-				s.Mechanisms[i].Runs = min(s.Mechanisms[i].Runs, q.Runs)
+	if q.Runs > 0 && c.Audit != nil {
+		c.Audit.Runs = min(c.Audit.Runs, q.Runs)
+		for i := range c.Mechanisms {
+			if c.Mechanisms[i].Runs > 0 {
+				c.Mechanisms[i].Runs = min(c.Mechanisms[i].Runs, q.Runs)
 			}
 		}
 	}
-	s.QuickDropped = map[string]bool{}
-	for _, d := range s.Datasets {
+	c.QuickDropped = map[string]bool{}
+	for _, d := range c.Datasets {
 		if len(q.Datasets) > 0 && !slices.Contains(q.Datasets, d.Label) {
-			s.QuickDropped[d.Label] = true
+			c.QuickDropped[d.Label] = true
 		}
 	}
-	for _, m := range s.Mechanisms {
+	for _, m := range c.Mechanisms {
 		if len(q.Mechanisms) > 0 && !slices.Contains(q.Mechanisms, m.Label) {
-			s.QuickDropped[m.Label] = true
+			c.QuickDropped[m.Label] = true
 		}
 	}
 	if len(q.Datasets) > 0 {
-		s.Datasets = slices.DeleteFunc(s.Datasets, func(d DatasetSpec) bool { return !slices.Contains(q.Datasets, d.Label) })
+		c.Datasets = slices.DeleteFunc(c.Datasets, func(d DatasetSpec) bool { return !slices.Contains(q.Datasets, d.Label) })
 	}
 	if len(q.Mechanisms) > 0 {
-		s.Mechanisms = slices.DeleteFunc(s.Mechanisms, func(m MechanismSpec) bool { return !slices.Contains(q.Mechanisms, m.Label) })
+		c.Mechanisms = slices.DeleteFunc(c.Mechanisms, func(m MechanismSpec) bool { return !slices.Contains(q.Mechanisms, m.Label) })
 	}
-	for i := range s.Mechanisms {
-		if over, ok := q.Params[s.Mechanisms[i].Label]; ok {
-			s.Mechanisms[i].Params = s.Mechanisms[i].Params.merged(over)
+	for i := range c.Mechanisms {
+		if over, ok := q.Params[c.Mechanisms[i].Label]; ok {
+			c.Mechanisms[i].Params = c.Mechanisms[i].Params.merged(over)
 		}
 	}
-	for i := range s.Datasets {
-		if over, ok := q.DatasetParams[s.Datasets[i].Label]; ok {
-			merged := RawTable{}
-			for k, v := range s.Datasets[i].Params {
-				merged[k] = v
-			}
-			for k, v := range over {
-				merged[k] = v
-			}
-			s.Datasets[i].Params = merged
+	for i := range c.Datasets {
+		if over, ok := q.DatasetParams[c.Datasets[i].Label]; ok {
+			c.Datasets[i].Params = RawTable(MergeParams(c.Datasets[i].Params, over))
 		}
 	}
+	return c
+}
+
+// Clone returns a copy of s that shares nothing a resolution writes (its
+// block lists, metrics, warnings, dropped labels and [audit] and [quick]
+// tables are its own), so harness/plan resolves a copy and the decoded spec
+// stays as decoded. The raw params values (RawTable, ParamTable) and the
+// source are shared: nothing writes to them (a [quick] override builds new
+// tables).
+func (s *Spec) Clone() *Spec {
+	c := *s
+	c.Metrics = slices.Clone(s.Metrics)
+	c.Datasets = slices.Clone(s.Datasets)
+	c.Mechanisms = slices.Clone(s.Mechanisms)
+	c.Figures = slices.Clone(s.Figures)
+	c.Tables = slices.Clone(s.Tables)
+	c.Curves = slices.Clone(s.Curves)
+	c.Claims = slices.Clone(s.Claims)
+	c.Warnings = slices.Clone(s.Warnings)
+	c.QuickDropped = maps.Clone(s.QuickDropped)
+	if s.Audit != nil {
+		a := *s.Audit
+		c.Audit = &a
+	}
+	if s.Quick != nil {
+		q := *s.Quick
+		c.Quick = &q
+	}
+	return &c
 }
 
 // CurveSpec is one [[curve]] block: a registered function swept over one of

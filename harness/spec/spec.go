@@ -54,7 +54,8 @@ type Spec struct {
 	keys      keyIndex
 	opts      LoadOptions
 	auditLike bool
-	// QuickApplied records that the [quick] overrides were applied.
+	// QuickApplied records that the [quick] overrides were applied: set in
+	// the copy WithQuick returns, never decoded.
 	QuickApplied bool `toml:"-"`
 	// QuickDropped holds the dataset and mechanism labels the [quick]
 	// overrides dropped: figures and tables may still name them.
@@ -62,7 +63,8 @@ type Spec struct {
 	// Warnings are what validation found that a run survives but a user
 	// should hear of (δ ≥ 1/n on a dataset; a target a mechanism's
 	// calibration cannot meet, whose trials a run records infeasible), one
-	// sentence each; the CLI prints them.
+	// sentence each, in the resolved spec plan.Validate returns (never
+	// decoded); the CLI prints them.
 	Warnings []string `toml:"-"`
 }
 
@@ -123,13 +125,14 @@ type SplitSpec struct {
 	// (datasets.SplitIndices: lines "train 17", "test 0"; 0-based indices
 	// into the rows in stored order, parts kept in file order), to run on
 	// external code's exact split. A relative path is relative to the spec
-	// file's directory; plan.Validate resolves it. It excludes the other keys.
+	// file's directory; the resolved spec plan.Validate returns holds it
+	// absolute. It excludes the other keys.
 	// The cell key holds the file's content hash (IndicesSHA256), not its
 	// path.
 	Indices string `toml:"indices" json:"-"`
-	// IndicesSHA256 is the hex SHA-256 of the Indices file, set by
-	// plan.Validate. (omitempty keeps the cell keys of specs without it
-	// unchanged.)
+	// IndicesSHA256 is the hex SHA-256 of the Indices file, set in the
+	// resolved spec plan.Validate returns (never decoded). (omitempty keeps
+	// the cell keys of specs without it unchanged.)
 	IndicesSHA256 string `toml:"-" json:"indices_sha256,omitempty"`
 }
 
