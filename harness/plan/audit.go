@@ -42,9 +42,9 @@ const DefaultAuditConfidence = 0.95
 
 // validateAudit checks an audit grid (a spec with an [audit] table): its
 // header, its [[mechanism]] blocks (an audit target each: harness/run
-// builds them, package audit knows the targets) and its outputs. It fills
-// the defaults: one trial per cell, confidence 0.95, a block's label its
-// name, its runs the table's.
+// builds them, package audit knows the targets) and its outputs, with the
+// defaults of defaultsOf: one trial per cell, confidence 0.95, a block's
+// label its name (its runs are the table's: AuditRuns).
 func (s *checker) validateAudit() error {
 	a := s.Audit
 	switch {
@@ -58,10 +58,6 @@ func (s *checker) validateAudit() error {
 		return s.ErrAt("trials", s.Line("trials"), "an audit grid runs one trial per cell: give the runs per side as [audit] runs, not trials")
 	case len(s.Metrics) > 0:
 		return s.ErrAt("metrics", s.Line("metrics"), "an audit grid's metrics are the audit's: leave metrics out")
-	}
-	s.Trials = 1
-	if a.Confidence == 0 {
-		a.Confidence = DefaultAuditConfidence
 	}
 	if !(a.Confidence > 0 && a.Confidence < 1) {
 		return s.ErrAt("audit.confidence", s.Line("audit.confidence"), "confidence must be in (0, 1), got %v", a.Confidence)
@@ -89,7 +85,7 @@ func (s *checker) validateAudit() error {
 	}
 	labels := map[string]bool{}
 	for i := range s.Mechanisms {
-		m := &s.Mechanisms[i]
+		m := s.Mechanisms[i]
 		switch {
 		case m.Name == "":
 			return s.ErrIn("mechanism", i, "name", "an audit target's name is required")
@@ -99,9 +95,6 @@ func (s *checker) validateAudit() error {
 			return s.ErrIn("mechanism", i, "preprocess", "an audit's pipelines are audit targets (e.g. \"dpgd+quantize\"), not preprocess keys")
 		case len(m.Exclude) > 0:
 			return s.ErrIn("mechanism", i, "exclude", "an audit grid has no datasets to exclude")
-		}
-		if m.Label == "" {
-			m.Label = m.Name
 		}
 		if labels[m.Label] {
 			return s.ErrIn("mechanism", i, "label", "duplicate mechanism label %q; give each [[mechanism]] its own label", m.Label)

@@ -9,13 +9,10 @@ import (
 )
 
 func (s *checker) validateCurve(i int, labels map[string]bool) error {
-	c := &s.Curves[i]
+	c := s.Curves[i]
 	info, ok := curves.Lookup(c.Name)
 	if !ok {
 		return s.ErrIn("curve", i, "name", "unknown curve %q; known curves: %s", c.Name, strings.Join(curves.Names(), ", "))
-	}
-	if c.Label == "" {
-		c.Label = info.Title
 	}
 	id := c.Panel + "\x00" + c.Label
 	if labels[id] {

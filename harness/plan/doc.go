@@ -11,19 +11,21 @@
 // data, the mechanism's ledger for the steps' neighbouring relation and,
 // without an (ε, δ) part, the RDP accountant) accountable. Every problem is a
 // *spec.SpecError with the file, line and key. Validation never writes to
-// the decoded spec: it returns the resolved spec, a copy
-// (spec.Spec.Clone) with the documented defaults filled (labels, ci,
-// metrics, split and scaling, the split indices' path and hash, an audit
-// grid's trials and confidence) and its Warnings; ApplyQuick returns
-// another copy with the [quick] overrides applied (spec.Spec.WithQuick),
-// validated again.
+// the decoded spec: resolve.go computes the documented defaults of what it
+// leaves out (defaultsOf: labels, ci, metrics, split and scaling, the split
+// indices' path and hash, tuning, an audit grid's trials and confidence)
+// as a spec.Defaults, checks the copy spec.Spec.Resolved makes with them,
+// and returns that copy with the Warnings the checks found: the resolved
+// spec. ApplyQuick returns another copy with the [quick] overrides applied
+// (spec.Spec.WithQuick), resolved and checked again.
 //
 // New makes the Plan: the grid of cells, expanded once, with the run's
 // trial count resolved once and each cell's pre-processing (Cell.Pipeline).
 // run, plan/--estimate, shards, merge, render, report and the HTML report
 // read the cells of a Plan; nothing else expands the grid
 // (TestExpandCalledOnlyByPlan), and nothing mutates a spec, decoded or
-// resolved (TestLoadPathLeavesSpecUnchanged in harness/report).
+// resolved (TestLoadPathLeavesSpecUnchanged in harness/report,
+// TestNoSpecWritesOutsideSpec).
 //
 // # Cells
 //

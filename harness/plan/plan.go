@@ -57,14 +57,11 @@ func ParseWith(path string, src []byte, o spec.LoadOptions) (*spec.Spec, error) 
 // names known to the registries, params decodable for every sweep point,
 // ledgers accountable, pre-processing accountable, labels unique and
 // references between blocks resolved. It returns the resolved spec: a copy
-// of s (spec.Spec.Clone) with the documented defaults filled (labels, ci,
-// metrics, split and scaling, an audit grid's trials and confidence, the
-// split indices' path and hash) and its Warnings; s itself is unchanged.
-// Its error is a *spec.SpecError, with the audit-spec hint when the file
-// looks like one.
+// of s with the documented defaults (defaultsOf) and its Warnings
+// (spec.Spec.Resolved); s itself is unchanged. Its error is a
+// *spec.SpecError, with the audit-spec hint when the file looks like one.
 func Validate(s *spec.Spec) (*spec.Spec, error) {
-	r := s.Clone()
-	err := newChecker(r).validate()
+	r, err := resolve(s)
 	var se *spec.SpecError
 	if errors.As(err, &se) {
 		return nil, s.AuditHint(se)
@@ -84,10 +81,7 @@ func ApplyQuick(s *spec.Spec) (*spec.Spec, error) {
 	if s.Quick == nil {
 		return q, nil
 	}
-	if err := newChecker(q).validate(); err != nil {
-		return nil, err
-	}
-	return q, nil
+	return resolve(q)
 }
 
 // New returns the plan of s (loaded and validated: Load) under o: the cells
@@ -143,6 +137,11 @@ func (p *Plan) Preprocessing(mi int) *Pipeline { return p.pipes[mi] }
 type checker struct {
 	*spec.Spec
 	pipes []*Pipeline // mechanism block i's pre-processing (validatePipeline)
+	// warnings are what validate found that a run survives (the resolved
+	// spec's Warnings); indexErrs why dataset block i's split indices file
+	// could not be read (defaultsOf).
+	warnings  []string
+	indexErrs map[int]error
 }
 
 // newChecker returns a checker of s.

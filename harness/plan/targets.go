@@ -79,7 +79,7 @@ func (s *checker) checkTargets() error {
 		if n > 0 && delta >= 1/float64(n) {
 			// [DR14] §2.3: δ ≥ 1/n allows a mechanism that publishes a
 			// few rows in the clear; δ should be well below 1/n.
-			s.Warnings = append(s.Warnings, fmt.Sprintf("dataset %s: δ = %.3g ≥ 1/n = 1/%d (n = %d training rows by its declared size): an (ε, δ) guarantee with δ ≥ 1/n allows publishing whole rows; use a δ well below 1/n, e.g. \"1/n^2\"",
+			s.warnings = append(s.warnings, fmt.Sprintf("dataset %s: δ = %.3g ≥ 1/n = 1/%d (n = %d training rows by its declared size): an (ε, δ) guarantee with δ ≥ 1/n allows publishing whole rows; use a δ well below 1/n, e.g. \"1/n^2\"",
 				ds.Label, delta, n, n))
 		}
 	}
@@ -131,7 +131,7 @@ func (s *checker) checkTargets() error {
 					case bad:
 						return s.targetError(key, mi, ds.Label, x, why, tc, b, shapes[di], &err2)
 					case why != "":
-						s.Warnings = append(s.Warnings, fmt.Sprintf("mechanism[%d] %q on dataset %s at ε = %g: %s; its trials will be recorded infeasible",
+						s.warnings = append(s.warnings, fmt.Sprintf("mechanism[%d] %q on dataset %s at ε = %g: %s; its trials will be recorded infeasible",
 							mi, ms.Label, ds.Label, x, why))
 					}
 				}

@@ -10,10 +10,7 @@ import (
 )
 
 func (s *checker) validateTuning(i int, e mechanisms.Entry) error {
-	t := &s.Mechanisms[i].Tuning
-	if t.Mode == "" {
-		t.Mode = spec.TuneNone
-	}
+	t := s.Mechanisms[i].Tuning // with its defaults (tuningDefaults)
 	switch t.Mode {
 	case spec.TuneNone:
 		if len(t.Candidates.Keys) > 0 {
@@ -49,10 +46,6 @@ func (s *checker) validateTuning(i int, e mechanisms.Entry) error {
 		if t.SelectOn != "" && t.SelectOn != "test" {
 			return s.ErrIn("mechanism", i, "tuning.select_on", "oracle tuning selects on the test set (that is what makes it non-private); use mode = \"private\" to select on a validation split")
 		}
-		t.SelectOn = "test"
-	}
-	if t.SelectOn == "" {
-		t.SelectOn = "validation"
 	}
 	switch t.SelectOn {
 	case "validation":
@@ -77,9 +70,6 @@ func (s *checker) validateTuning(i int, e mechanisms.Entry) error {
 			}
 		}
 	}
-	if t.Sample == "" {
-		t.Sample = "grid"
-	}
 	if t.Sample != "grid" && t.Sample != "loguniform" {
 		return s.ErrIn("mechanism", i, "tuning.sample", "sample %q: want grid or loguniform", t.Sample)
 	}
@@ -98,9 +88,6 @@ func (s *checker) validateTuning(i int, e mechanisms.Entry) error {
 	}
 	if t.Mode == spec.TuneOracle {
 		return s.checkTuningGrid(i, e)
-	}
-	if t.Distribution == "" {
-		t.Distribution = "poisson"
 	}
 	if _, err := accounting.ParseDistribution(t.Distribution); err != nil {
 		return s.ErrIn("mechanism", i, "tuning.distribution", "%v", err)

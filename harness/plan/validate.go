@@ -5,7 +5,6 @@ import (
 	"github.com/dplab/dplab/harness/spec"
 	"maps"
 	"math"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -21,12 +20,12 @@ var specNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
 // validate checks the spec's semantics: values in range, names known to the
 // registries, params decodable for every sweep point, labels unique and
-// references between blocks resolved. It fills documented defaults into
-// the checker's spec: Validate and ApplyQuick give it a copy (the resolved
-// spec), never the decoded one.
+// references between blocks resolved. It checks a spec with its defaults
+// (resolve gives it one: defaultsOf) and writes to no spec; what a run
+// survives it collects in s.warnings.
 func (s *checker) validate() error {
 	k := s
-	s.Warnings = nil
+	s.warnings = nil
 	if !specNameRE.MatchString(s.Name) {
 		return s.ErrAt("name", k.Line("name"), "name %q must match [a-z0-9][a-z0-9_-]* (it names the result directory)", s.Name)
 	}
@@ -135,9 +134,6 @@ func (s *checker) validateTrialsHeader() error {
 	if err := s.Delta.Check(); err != nil {
 		return s.ErrAt("delta", k.Line("delta"), "%v", err)
 	}
-	if s.CI == "" {
-		s.CI = string(results.CIAuto)
-	}
 	if err := results.CIMethod(s.CI).Validate(); err != nil {
 		return s.ErrAt("ci", k.Line("ci"), "%v", err)
 	}
@@ -206,16 +202,10 @@ func AccountingConfig(s *spec.Spec) accounting.Config {
 }
 
 func (s *checker) validateDataset(i int, labels map[string]bool) error {
-	d := &s.Datasets[i]
+	d := s.Datasets[i]
 	e, err := datasets.Lookup(d.Name)
 	if err != nil {
 		return s.ErrIn("dataset", i, "name", "%v", err)
-	}
-	if d.Label == "" {
-		d.Label = e.Info.Title
-		if d.Label == "" {
-			d.Label = d.Name
-		}
 	}
 	if labels[d.Label] {
 		return s.ErrIn("dataset", i, "label", "duplicate dataset label %q; give each [[dataset]] its own label", d.Label)
@@ -229,15 +219,9 @@ func (s *checker) validateDataset(i int, labels map[string]bool) error {
 		if sp.Test != 0 || sp.Validation != 0 || sp.Resample || sp.Ordered || sp.All {
 			return s.ErrIn("dataset", i, "split.indices", "indices assigns every row from a file: it excludes test, validation, resample, ordered and all")
 		}
-		path := filepath.FromSlash(sp.Indices)
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(filepath.Dir(s.File), path)
-		}
-		si, err := datasets.ReadSplitIndices(path)
-		if err != nil {
+		if err := s.indexErrs[i]; err != nil {
 			return s.ErrIn("dataset", i, "split.indices", "%v", err)
 		}
-		d.Split.Indices, d.Split.IndicesSHA256 = path, si.SHA256
 		return s.validateScale(i, e)
 	}
 	if sp.All {
@@ -245,9 +229,6 @@ func (s *checker) validateDataset(i int, labels map[string]bool) error {
 			return s.ErrIn("dataset", i, "split.all", "all = true trains on every row in stored order: it excludes test, validation, resample and ordered")
 		}
 		return s.validateScale(i, e)
-	}
-	if sp.Test == 0 {
-		d.Split.Test = 0.2
 	}
 	if !(d.Split.Test > 0 && d.Split.Test < 1) || sp.Validation < 0 || d.Split.Test+sp.Validation >= 1 {
 		return s.ErrIn("dataset", i, "split", "test = %v and validation = %v must be fractions with test > 0 and test + validation < 1", d.Split.Test, sp.Validation)
@@ -258,18 +239,9 @@ func (s *checker) validateDataset(i int, labels map[string]bool) error {
 	return s.validateScale(i, e)
 }
 
-// validateScale fills dataset i's scaling defaults and checks them.
+// validateScale checks dataset i's scaling (with its defaults).
 func (s *checker) validateScale(i int, e datasets.Entry) error {
 	d := &s.Datasets[i]
-	if d.Scale.X == "" {
-		d.Scale.X = "max-row-norm"
-	}
-	if d.Scale.Y == "" {
-		d.Scale.Y = "none"
-		if e.Info.Task == datasets.Regression {
-			d.Scale.Y = "max-abs"
-		}
-	}
 	if e.Info.Task == datasets.Binary && d.Scale.Y != "none" {
 		return s.ErrIn("dataset", i, "scale.y", "a binary dataset's labels cannot be scaled (y = %q)", d.Scale.Y)
 	}
@@ -301,9 +273,6 @@ func (s *checker) validateMechanism(i int, labels map[string]bool) error {
 	e, err := mechanisms.Lookup(m.Name)
 	if err != nil {
 		return s.ErrIn("mechanism", i, "name", "%v", err)
-	}
-	if m.Label == "" {
-		m.Label = e.Info.Title
 	}
 	if labels[m.Label] {
 		return s.ErrIn("mechanism", i, "label", "duplicate mechanism label %q; give each [[mechanism]] its own label", m.Label)
@@ -441,24 +410,12 @@ func (s *checker) allRows() int {
 }
 
 // checkTrainOnly checks, when a dataset trains on every row (split.all),
-// that the listed metrics are all computed on the training part, and fills
-// the default metrics with the train metrics of the datasets' tasks: such a
-// dataset has no test or validation part to score.
+// that the metrics are all computed on the training part (the default
+// metrics are then the train metrics of the datasets' tasks: defaultsOf):
+// such a dataset has no test or validation part to score.
 func (s *checker) checkTrainOnly() error {
 	j := s.allRows()
 	if j < 0 {
-		return nil
-	}
-	if s.Metrics == nil {
-		s.Metrics = []string{}
-		for _, d := range s.Datasets {
-			e, _ := datasets.Lookup(d.Name)
-			for _, name := range DefaultMetrics(e.Info.Task) {
-				if m, _ := LookupMetric(name); m.On == "train" && !slices.Contains(s.Metrics, name) {
-					s.Metrics = append(s.Metrics, name)
-				}
-			}
-		}
 		return nil
 	}
 	for _, name := range s.Metrics {

@@ -21,7 +21,6 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/dplab/dplab/harness/plan"
@@ -420,19 +419,10 @@ func (c *claim) resolveSide(b *Block, key string, own *selection) (*side, error)
 		over(&s.sel.Row, own.Row, "row")
 		over(&s.sel.Column, own.Column, "column")
 		if len(own.Params.Keys) > 0 {
-			merged := spec.ParamTable{Values: map[string]spec.Values{}}
-			for _, k := range s.sel.Params.Keys {
-				merged.Values[k] = s.sel.Params.Values[k]
-			}
 			for _, k := range own.Params.Keys {
-				merged.Values[k] = own.Params.Values[k]
 				s.pinned["param:"+k] = true
 			}
-			for k := range merged.Values {
-				merged.Keys = append(merged.Keys, k)
-			}
-			sort.Strings(merged.Keys)
-			s.sel.Params = merged
+			s.sel.Params = s.sel.Params.Merged(own.Params)
 		}
 	}
 	sp := b.Spec

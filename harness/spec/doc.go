@@ -41,12 +41,15 @@
 // # Invariants
 //
 //   - Decode never panics on input: every problem is a *SpecError.
-//   - Nothing writes to a decoded spec: plan.Validate returns a resolved
-//     copy (Clone) with the documented defaults filled (labels, ci,
-//     metrics, split and scaling, the split indices' path and hash,
-//     Warnings), and plan.ApplyQuick another with the [quick] overrides
-//     (WithQuick); the plan holds the resolved spec, and no step writes to
-//     it either (TestLoadPathLeavesSpecUnchanged).
+//   - Nothing writes to a decoded spec: plan.Validate returns the resolved
+//     spec, a copy (Resolved) with the defaults harness/plan resolves from
+//     the registries (Defaults: labels, ci, metrics, split and scaling, the
+//     split indices' path and hash, tuning, an audit grid's trials and
+//     confidence) and the Warnings its validation found, and
+//     plan.ApplyQuick another with the [quick] overrides (WithQuick); the
+//     plan holds the resolved spec and no step writes to it either. Only
+//     this package writes to a spec's fields (TestNoSpecWritesOutsideSpec,
+//     TestLoadPathLeavesSpecUnchanged).
 //
 // # References
 //

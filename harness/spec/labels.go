@@ -116,7 +116,7 @@ func (s *Spec) WithQuick() *Spec {
 	}
 	for i := range c.Mechanisms {
 		if over, ok := q.Params[c.Mechanisms[i].Label]; ok {
-			c.Mechanisms[i].Params = c.Mechanisms[i].Params.merged(over)
+			c.Mechanisms[i].Params = c.Mechanisms[i].Params.Merged(over)
 		}
 	}
 	for i := range c.Datasets {

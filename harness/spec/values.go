@@ -217,8 +217,9 @@ func (p ParamTable) EachPoint(f func(point map[string]any) bool) {
 	}
 }
 
-// merged returns p with the keys of over replacing p's.
-func (p ParamTable) merged(over ParamTable) ParamTable {
+// Merged returns a new table: p with the keys of over replacing p's (keys
+// sorted); p and over are unchanged.
+func (p ParamTable) Merged(over ParamTable) ParamTable {
 	out := ParamTable{Values: map[string]Values{}}
 	for _, k := range p.Keys {
 		out.Values[k] = p.Values[k]
