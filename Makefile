@@ -57,16 +57,18 @@ test-golden:
 test-browser:
 	$(GO) test -count=1 -run 'TestReportInBrowser' -v .
 
-# the packages make test-long tests (.ci/run, right after make test, passes only those
-# whose tests read testing.Short(): the others would run the same tests again)
+# the packages and tests make test-long runs (.ci/run, right after make test, passes only
+# the tests that reach testing.Short(), as listed by .ci/longtests, and their packages:
+# the others would run the same tests again); LONG_RUN is a -run alternation, anchored here
 LONG_PKGS ?= ./...
+LONG_RUN ?= .*
 ## test-long: every test without -short: the full mechanism audits, the full property
 ## tests, the golden and full-size claim tests (those need DPLAB_DATA), then
 ## make test-process, test-memory and test-browser in test binaries of their own (a child's
 ## peak RSS includes its parent's: after the root package's in-process runs every child
 ## read 1.5 GB); CI runs it
 test-long:
-	$(GO) test -count=1 -timeout 60m -skip '^($(PROCESS_TESTS)|TestMillionTrialsMemory|TestReportInBrowser)$$' $(LONG_PKGS)
+	$(GO) test -count=1 -timeout 60m -run '^($(LONG_RUN))$$' -skip '^($(PROCESS_TESTS)|TestMillionTrialsMemory|TestReportInBrowser)$$' $(LONG_PKGS)
 	$(MAKE) test-process test-memory test-browser
 
 ## lint: gofmt, go vet, and no global or v1 randomness outside internal/rngs
