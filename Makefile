@@ -75,11 +75,11 @@ test-long:
 	$(GO) test -count=1 -timeout 60m -run '^($(LONG_RUN))$$' -skip '^($(PROCESS_TESTS)|TestMillionTrialsMemory|TestReportInBrowser)$$' $(LONG_PKGS)
 	$(MAKE) test-process test-memory test-browser
 
-## lint: gofmt, go vet, and no global or v1 randomness outside internal/rngs
+## lint: gofmt, go vet and staticcheck (the module and .ci's tools), and no global or v1 randomness outside internal/rngs
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) vet ./... ./.ci/longtests
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./... ./.ci/longtests
 	@bad=$$(grep -rnE --include='*.go' '"math/rand"|[^.a-zA-Z]rand\.(Float64|NormFloat64|ExpFloat64|Int|IntN|Int64|Uint64|Perm|Shuffle|N)\(' . | grep -v '^./internal/rngs/' || true); \
 	if [ -n "$$bad" ]; then echo "randomness outside a named stream:"; echo "$$bad"; exit 1; fi
 
