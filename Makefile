@@ -27,9 +27,13 @@ build:
 test:
 	$(GO) test -short -count=1 ./...
 
-## test-race: the race detector over the concurrent runner, the store, the CLI and the mechanisms (short mode; the accountant's and the audit's tests, minutes under -race, are left out)
+# the tests make test-race leaves out: they start no goroutine, and make test runs them
+# (TestDatasetsVerifySharedFilesAreOK decompresses and hashes the shared data sets one file
+# after another: minutes under -race on a loaded machine)
+RACE_SKIP = TestDatasetsVerifySharedFilesAreOK
+## test-race: the race detector over the concurrent runner, the store, the CLI and the mechanisms (short mode; the accountant's and the audit's tests, minutes under -race, are left out, and RACE_SKIP's)
 test-race:
-	$(GO) test -race -short -count=1 . ./harness/run ./results ./internal/... ./mechanisms
+	$(GO) test -race -short -count=1 -skip '^($(RACE_SKIP))$$' . ./harness/run ./results ./internal/... ./mechanisms
 
 # the tests make test-process runs (make test-long skips them in its own run)
 PROCESS_TESTS = TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSecondShardOnBusyShardRefused|TestRenderDuringRunRefused|TestWriteErrorReportsWhatIsStored|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestDatasetsOneAtATimePeakRSS|TestMemoryBoundedByCells|TestMergeMemoryBounded
@@ -57,23 +61,25 @@ test-golden:
 test-browser:
 	$(GO) test -count=1 -run 'TestReportInBrowser' -v .
 
-# the packages make test-long tests (.ci/run, right after make test, passes only those
-# whose tests read testing.Short(): the others would run the same tests again)
+# the packages and tests make test-long runs (.ci/run, right after make test, passes only
+# the tests that reach testing.Short(), as listed by .ci/longtests, and their packages:
+# the others would run the same tests again); LONG_RUN is a -run alternation, anchored here
 LONG_PKGS ?= ./...
+LONG_RUN ?= .*
 ## test-long: every test without -short: the full mechanism audits, the full property
 ## tests, the golden and full-size claim tests (those need DPLAB_DATA), then
 ## make test-process, test-memory and test-browser in test binaries of their own (a child's
 ## peak RSS includes its parent's: after the root package's in-process runs every child
 ## read 1.5 GB); CI runs it
 test-long:
-	$(GO) test -count=1 -timeout 60m -skip '^($(PROCESS_TESTS)|TestMillionTrialsMemory|TestReportInBrowser)$$' $(LONG_PKGS)
+	$(GO) test -count=1 -timeout 60m -run '^($(LONG_RUN))$$' -skip '^($(PROCESS_TESTS)|TestMillionTrialsMemory|TestReportInBrowser)$$' $(LONG_PKGS)
 	$(MAKE) test-process test-memory test-browser
 
-## lint: gofmt, go vet, and no global or v1 randomness outside internal/rngs
+## lint: gofmt, go vet and staticcheck (the module and .ci's tools), and no global or v1 randomness outside internal/rngs
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) vet ./... ./.ci/longtests
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./... ./.ci/longtests
 	@bad=$$(grep -rnE --include='*.go' '"math/rand"|[^.a-zA-Z]rand\.(Float64|NormFloat64|ExpFloat64|Int|IntN|Int64|Uint64|Perm|Shuffle|N)\(' . | grep -v '^./internal/rngs/' || true); \
 	if [ -n "$$bad" ]; then echo "randomness outside a named stream:"; echo "$$bad"; exit 1; fi
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -27,7 +28,7 @@ func TestArchitectureDocNamesExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx, err := indexModule(".")
+	idx, err := sharedModuleIndex()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestArchitectureDocNamesExist(t *testing.T) {
 // TestArchitectureCheckerCatchesDrift holds the checker to a document with
 // known good and known bad names: it must flag exactly the bad ones.
 func TestArchitectureCheckerCatchesDrift(t *testing.T) {
-	idx, err := indexModule(".")
+	idx, err := sharedModuleIndex()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,6 +133,11 @@ type moduleIndex struct {
 	all   *goDecls
 	files map[string]bool // base names of the module's files
 }
+
+// sharedModuleIndex is indexModule(".") once per test binary, shared
+// (read-only) by the two tests of docs/ARCHITECTURE.md, which parsed every
+// Go file of the module each.
+var sharedModuleIndex = sync.OnceValues(func() (*moduleIndex, error) { return indexModule(".") })
 
 // indexModule parses every Go file under root (tests included; testdata,
 // hidden and underscore folders excluded) with go/parser.

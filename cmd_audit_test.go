@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dplab/dplab/results"
@@ -70,6 +73,47 @@ func TestAuditCommand(t *testing.T) {
 	}
 }
 
+// auditGridSpec is the shipped audit grid the CLI tests run with --quick.
+const auditGridSpec = "experiments/audits/audit_grid.toml"
+
+// quickAuditGrid is the one `dplab run auditGridSpec --quick` of a test
+// binary (quickAuditGridCopy's; TestMain removes its directory).
+var quickAuditGrid struct {
+	once      sync.Once
+	dir, out  string // the result directory; the run's stdout and stderr
+	code      int
+	createErr error
+}
+
+// quickAuditGridCopy returns a new directory holding a copy of the result
+// of `dplab run experiments/audits/audit_grid.toml --quick` (16 audits of
+// 300 runs a side: the CLI tests' most expensive fixture, which four tests
+// ran each). The grid runs once per test binary, with the first call; each
+// caller gets its own copy to resume, lock, link or render.
+func quickAuditGridCopy(t *testing.T) string {
+	t.Helper()
+	g := &quickAuditGrid
+	g.once.Do(func() {
+		if g.dir, g.createErr = os.MkdirTemp("", "dplab-audit-grid-"); g.createErr != nil {
+			return
+		}
+		var out, errb bytes.Buffer
+		g.code = Main(context.Background(), []string{"run", auditGridSpec, "--quick", "--out", filepath.Join(g.dir, "out")}, &out, &errb)
+		g.out = out.String() + errb.String()
+	})
+	if g.createErr != nil {
+		t.Fatal(g.createErr)
+	}
+	if g.code != 0 {
+		t.Fatalf("run %s --quick: exit %d\n%s", auditGridSpec, g.code, g.out)
+	}
+	dir := filepath.Join(t.TempDir(), "audit_grid")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(g.dir, "out"))); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // TestAuditSpecCommand runs the shipped audit grid with --quick as the
 // ordinary spec it is: dplab run stores one trial per (mechanism, ε) cell
 // in trials.jsonl (no audits.jsonl), renders the "audit" figure and table,
@@ -77,11 +121,7 @@ func TestAuditCommand(t *testing.T) {
 // dplab audit SPEC.toml is the same run. (Before issue 36 the audit grid
 // had its own spec format and store: dplab run refused it.)
 func TestAuditSpecCommand(t *testing.T) {
-	out := t.TempDir()
-	code, stdout, errs := runMain(t, "run", "experiments/audits/audit_grid.toml", "--quick", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s%s", code, stdout, errs)
-	}
+	out := quickAuditGridCopy(t)
 	for _, f := range []string{results.TrialsFile, "spec.toml", results.ManifestFile, "figures/audit.png", "figures/audit.svg", "tables/audit.md", "tables/audit.csv"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
@@ -109,7 +149,7 @@ func TestAuditSpecCommand(t *testing.T) {
 	}
 	// Resumed: nothing reruns; dplab audit SPEC.toml is the same run.
 	for _, cmd := range []string{"run", "audit"} {
-		code, stdout, errs = runMain(t, cmd, "experiments/audits/audit_grid.toml", "--quick", "--out", out)
+		code, stdout, errs := runMain(t, cmd, auditGridSpec, "--quick", "--out", out)
 		if code != 0 || !strings.Contains(stdout, "16 stored before, 0 run") {
 			t.Errorf("%s again: exit %d, want 0 and 16 stored\n%s%s", cmd, code, stdout, errs)
 		}
@@ -124,7 +164,7 @@ func TestAuditSpecCommand(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s", code, errs)
 	}
 	before := snapshot(t, runDir)
-	if code, _, errs = runMain(t, "run", "experiments/audits/audit_grid.toml", "--quick", "--out", runDir); code != 2 {
+	if code, _, errs := runMain(t, "run", auditGridSpec, "--quick", "--out", runDir); code != 2 {
 		t.Errorf("audit grid into another experiment's directory: exit %d, want 2\n%s", code, errs)
 	}
 	if after := snapshot(t, runDir); after != before {
@@ -136,7 +176,7 @@ func TestAuditSpecCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	before = snapshot(t, out)
-	code, _, errs = runMain(t, "run", "experiments/audits/audit_grid.toml", "--quick", "--out", out)
+	code, _, errs := runMain(t, "run", auditGridSpec, "--quick", "--out", out)
 	if err := held.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -93,10 +93,7 @@ func TestReportCLIErrors(t *testing.T) {
 	// ordinary run folder, shown beside the runs', as 'dplab report
 	// runs/*' and 'dplab report' without arguments give it, and alone:
 	// its cells (one per audit), its figure and its table.
-	auditDir := filepath.Join(tmp, "aud")
-	if code, _, stderr := runMain(t, "run", "experiments/audits/audit_grid.toml", "--quick", "--out", auditDir); code != 0 {
-		t.Fatalf("audit grid: %d %s", code, stderr)
-	}
+	auditDir := quickAuditGridCopy(t)
 	code, stdout, stderr = runMain(t, "report", dir, auditDir, "-o", out)
 	if code != 0 || stderr != "" || !strings.Contains(stdout, "wrote "+out+" (2 result folder(s)") {
 		t.Errorf("report with an audit folder: exit %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -136,11 +133,10 @@ func TestReportCLIErrors(t *testing.T) {
 func TestReportOutputInResultDirRefused(t *testing.T) {
 	tmp := t.TempDir()
 	spec := writeFile(t, filepath.Join(tmp, "cli.toml"), cliSpec)
-	dir, sharded, audited := filepath.Join(tmp, "res"), filepath.Join(tmp, "sharded"), filepath.Join(tmp, "aud")
+	dir, sharded, audited := filepath.Join(tmp, "res"), filepath.Join(tmp, "sharded"), quickAuditGridCopy(t)
 	for _, args := range [][]string{
 		{"run", spec, "--out", dir},
 		{"run", spec, "--out", sharded, "--shard", "0/2"},
-		{"run", "experiments/audits/audit_grid.toml", "--quick", "--out", audited},
 	} {
 		if code, _, stderr := runMain(t, args...); code != 0 {
 			t.Fatalf("%v: exit %d\n%s", args, code, stderr)

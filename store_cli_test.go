@@ -46,11 +46,14 @@ var dplabBin struct {
 	err       error
 }
 
-// TestMain removes buildDplab's binary after the tests.
+// TestMain removes buildDplab's binary and quickAuditGridCopy's run after
+// the tests.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if dplabBin.dir != "" {
-		os.RemoveAll(dplabBin.dir)
+	for _, dir := range []string{dplabBin.dir, quickAuditGrid.dir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }

@@ -22,16 +22,13 @@ import (
 // exit 0.
 func TestNoWriteThroughSymlinks(t *testing.T) {
 	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), outputsSpec)
-	auditSpec := "experiments/audits/audit_grid.toml"
+	auditSpec := auditGridSpec
 	t.Setenv("PATH", t.TempDir()) // no sbatch: dplab submit must stop before it
 	ran := filepath.Join(t.TempDir(), "ran")
 	if code, _, errs := runMain(t, "run", spec, "--out", ran); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errs)
 	}
-	audited := filepath.Join(t.TempDir(), "audited")
-	if code, _, errs := runMain(t, "audit", auditSpec, "--quick", "--out", audited); code != 0 {
-		t.Fatalf("audit: exit %d\n%s", code, errs)
-	}
+	audited := quickAuditGridCopy(t)
 	for _, c := range []struct {
 		name string
 		from string // a result directory to start from ("": a new one)
