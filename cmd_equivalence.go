@@ -12,8 +12,13 @@ import (
 
 	"github.com/dplab/dplab/harness/docgen"
 	"github.com/dplab/dplab/harness/equivalence"
+	"github.com/dplab/dplab/harness/run"
 	"github.com/dplab/dplab/internal/fileutil"
 )
+
+// equivalenceDir is where dplab equivalence runs the specs and writes its
+// reports by default: <dir>/<spec>/.
+var equivalenceDir = filepath.Join(run.DefaultRoot, "equivalence")
 
 var equivalenceCommand = &command{
 	Name:      "equivalence",
@@ -51,7 +56,7 @@ func cmdEquivalence(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := newFlagSet("equivalence", stdout)
 	runDir := fs.String("run", "", "compare the finished full-size run in `DIR` instead of running the spec (one spec)")
 	jobs := fs.Int("j", 0, "concurrent trials of the runs (default: number of CPUs)")
-	out := fs.String("out", filepath.Join("runs", "equivalence"), "the runs' and reports' parent `folder`: OUT/<spec>/")
+	out := fs.String("out", equivalenceDir, "the runs' and reports' parent `folder`: OUT/<spec>/")
 	dataDir := fs.String("data-dir", "", "datasets directory (default $DPLAB_DATA, else the user cache)")
 	specs := fs.String("specs", "experiments", "the specs' `folder`")
 	evidence := fs.String("evidence", filepath.Join("docs", "reproduction", "evidence"), "the committed evidence folders' parent `folder`")

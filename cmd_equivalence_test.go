@@ -167,3 +167,44 @@ func TestEquivalenceEndToEnd(t *testing.T) {
 		t.Fatalf("moved ε spent: exit %d\n%s\n%s", code, stdout, errs)
 	}
 }
+
+// TestGoldenUpdateNeedsEquivalence: the golden test's update mode writes
+// a moved golden only with a passing equivalence report of the spec, or
+// when forced; an unchanged or new golden needs none.
+func TestGoldenUpdateNeedsEquivalence(t *testing.T) {
+	dir := t.TempDir()
+	golden, reports := filepath.Join(dir, "s.json"), filepath.Join(dir, "eq")
+	if err := os.WriteFile(golden, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := func(verdict string) {
+		if err := os.MkdirAll(filepath.Join(reports, "s"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b, err := (&equivalence.Report{Spec: "s", Verdict: verdict, NewCode: []string{"v2"}}).JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(reports, "s", equivalence.ReportFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(what string, files map[string][]byte, force, wantAllow bool, wantMsg string) {
+		t.Helper()
+		allow, msg := goldenUpdateVerdict("s", reports, files, force)
+		if allow != wantAllow || !strings.Contains(msg, wantMsg) || (wantMsg == "") != (msg == "") {
+			t.Errorf("%s: allow %v, message %q; want %v and %q", what, allow, msg, wantAllow, wantMsg)
+		}
+	}
+	same := map[string][]byte{golden: []byte("old\n")}
+	moved := map[string][]byte{golden: []byte("new\n")}
+	fresh := map[string][]byte{filepath.Join(dir, "new.json"): []byte("x\n")}
+	check("unchanged", same, false, true, "")
+	check("a new spec", fresh, false, true, "")
+	check("moved, no report", moved, false, false, "no equivalence report")
+	check("moved, no report, forced", moved, true, true, "DPLAB_UPDATE_GOLDEN_FORCE=1")
+	report(equivalence.Fail)
+	check("moved, failing report", moved, false, false, "a failing equivalence report")
+	report(equivalence.Pass)
+	check("moved, passing report", moved, false, true, "a passing equivalence report")
+}
