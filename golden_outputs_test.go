@@ -90,12 +90,11 @@ func TestQuickSpecOutputsGolden(t *testing.T) {
 			if update {
 				files := map[string][]byte{path: goldenJSON(got), valuesPath: goldenJSON(gotValues)}
 				allow, msg := goldenUpdateVerdict(name, equivalenceDir, files, os.Getenv("DPLAB_UPDATE_GOLDEN_FORCE") == "1")
-				if msg != "" {
-					t.Log(msg)
-				}
 				if !allow {
 					t.Error(msg)
 					files = nil
+				} else if msg != "" {
+					t.Log(msg)
 				}
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)
@@ -168,7 +167,7 @@ func goldenUpdateVerdict(name, dir string, files map[string][]byte, force bool) 
 	case force:
 		return true, fmt.Sprintf("%s: outputs moved; %s: golden updated anyway (DPLAB_UPDATE_GOLDEN_FORCE=1)", name, status)
 	}
-	return false, fmt.Sprintf("%s: outputs moved; %s: golden not updated. Run make equivalence SPECS=%s first (docs/README.md), or set DPLAB_UPDATE_GOLDEN_FORCE=1 as well", name, status, name)
+	return false, fmt.Sprintf("%s: outputs moved; %s: golden not updated. Run make equivalence SPECS=%s first (docs/README.md), or set DPLAB_UPDATE_GOLDEN_FORCE=1 as well (a spec without committed evidence cannot be checked: review its diff and force)", name, status, name)
 }
 
 // checkFigures draws the figures of the quick run of spec stored in dir
