@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -58,13 +59,21 @@ func ParseReport(name string, b []byte) (*Report, error) {
 	return &r, nil
 }
 
+// codeText is " (code V1, V2)", "" without versions (no trials).
+func codeText(versions []string) string {
+	if len(versions) == 0 {
+		return ""
+	}
+	return " (code " + strings.Join(versions, ", ") + ")"
+}
+
 // WriteText writes the report as a few summary lines and tables: the
 // statistics that differ at Alpha uncorrected, the claims, the failures.
 func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s: %s\n", r.Spec, strings.ToUpper(r.Verdict))
-	fmt.Fprintf(tw, "  old\t%s (code %s)\n", r.Old, strings.Join(r.OldCode, ", "))
-	fmt.Fprintf(tw, "  new\t%s (code %s)\n", r.New, strings.Join(r.NewCode, ", "))
+	fmt.Fprintf(tw, "  old\t%s%s\n", r.Old, codeText(r.OldCode))
+	fmt.Fprintf(tw, "  new\t%s%s\n", r.New, codeText(r.NewCode))
 	fmt.Fprintf(tw, "  cells\t%d only in the old, %d only in the new\n", len(r.Missing), len(r.Extra))
 	fmt.Fprintf(tw, "  privacy\t%d quantities differ beyond %g relative\n", len(r.Privacy), PrivacyTol)
 	for _, f := range []struct {
@@ -91,13 +100,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	var diffs []StatDiff
-	for _, d := range r.Metrics.Differing {
-		diffs = append(diffs, d)
-	}
-	for _, d := range r.Diagnostics.Differing {
-		diffs = append(diffs, d)
-	}
+	diffs := append(slices.Clone(r.Metrics.Differing), r.Diagnostics.Differing...)
 	if len(diffs) > 0 {
 		fmt.Fprintf(w, "\nstatistics that differ at %g uncorrected:\n", Alpha)
 		fmt.Fprintln(tw, "  cell\tstatistic\told mean (n)\tnew mean (n)\thalf-width\tp\tHolm")

@@ -136,10 +136,7 @@ func Compare(old, new Side) *Report {
 	oldCells, newCells := byKey(old.Evidence.Cells()), byKey(new.Evidence.Cells())
 	var metrics, diags []StatDiff
 	for _, key := range slices.Sorted(maps.Keys(oldCells)) {
-		o, ok := oldCells[key]
-		if !ok {
-			continue
-		}
+		o := oldCells[key]
 		n, ok := newCells[key]
 		if !ok {
 			r.Missing = append(r.Missing, cellName(&o))

@@ -241,14 +241,25 @@ func TestWelchP(t *testing.T) {
 	}
 }
 
-// TestHolm checks the step-down rule on a worked example: sorted p-values
-// 0.005 ≤ 0.05/4, 0.01 ≤ 0.05/3, then 0.03 > 0.05/2 stops.
+// TestHolm checks the step-down rule on worked examples at α = 0.05: in
+// the first every sorted p(i) ≤ α/(m − i + 1) (0.005 ≤ 0.0125, 0.01 ≤
+// 0.0167, 0.015 ≤ 0.025, 0.03 ≤ 0.05), so all four are rejected where
+// Bonferroni (p ≤ α/4) rejects two; in the second 0.02 > 0.05/3 stops the
+// procedure, so 0.045 is kept although 0.045 ≤ α/1.
 func TestHolm(t *testing.T) {
-	got := Holm([]float64{0.01, 0.04, 0.03, 0.005}, 0.05)
-	want := []bool{true, false, false, true}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("Holm = %v, want %v", got, want)
+	for _, tc := range []struct {
+		ps   []float64
+		want []bool
+	}{
+		{[]float64{0.01, 0.015, 0.03, 0.005}, []bool{true, true, true, true}},
+		{[]float64{0.01, 0.02, 0.04, 0.005, 0.045}, []bool{true, false, false, true, false}},
+	} {
+		got := Holm(tc.ps, 0.05)
+		for i := range tc.want {
+			if got[i] != tc.want[i] {
+				t.Errorf("Holm(%v) = %v, want %v", tc.ps, got, tc.want)
+				break
+			}
 		}
 	}
 }
