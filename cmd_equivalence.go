@@ -58,8 +58,7 @@ func cmdEquivalence(ctx context.Context, args []string, stdout, stderr io.Writer
 	jobs := fs.Int("j", 0, "concurrent trials of the runs (default: number of CPUs)")
 	out := fs.String("out", equivalenceDir, "the runs' and reports' parent `folder`: OUT/<spec>/")
 	dataDir := fs.String("data-dir", "", "datasets directory (default $DPLAB_DATA, else the user cache)")
-	specs := fs.String("specs", "experiments", "the specs' `folder`")
-	evidence := fs.String("evidence", filepath.Join("docs", "reproduction", "evidence"), "the committed evidence folders' parent `folder`")
+	specs, evidence := evidenceFlags(fs)
 	names, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
