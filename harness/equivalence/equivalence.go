@@ -186,7 +186,11 @@ func (r *Report) verdict() {
 	}
 	for _, c := range r.Claims {
 		if c.Changed {
-			fail("claim %s: verdict %s → %s", c.ID, verdictText(c.Old), verdictText(c.New))
+			note := ""
+			if c.Timing {
+				note = " (a claim on wall-clock times: its verdict also depends on the machines' load; rerun both on a quiet machine to tell)"
+			}
+			fail("claim %s: verdict %s → %s%s", c.ID, verdictText(c.Old), verdictText(c.New), note)
 		}
 	}
 	if r.ClaimsError != "" {

@@ -189,6 +189,9 @@ func TestChangedVerdictFails(t *testing.T) {
 	cs := cells(5)
 	r := compare(t, cs, cs, report.Holds, report.Tie)
 	failsNaming(t, r, "claim a-beats-b", "holds → tie")
+	timed := Compare(Side{Path: "old", Evidence: evidence(t, cs), Claims: claims(report.Holds)},
+		Side{Path: "new", Evidence: evidence(t, cs), Claims: &report.Claims{Claims: []report.Claim{{ID: "a-beats-b", Verdict: report.Holds}, {ID: "timed", Verdict: report.Tie, Timing: true}}}})
+	failsNaming(t, timed, "claim timed", "holds → tie", "wall-clock")
 	if len(r.Claims) != 2 || !r.Claims[0].Changed || r.Claims[1].Changed || !r.Claims[1].Timing {
 		t.Errorf("claims %+v", r.Claims)
 	}
