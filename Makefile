@@ -5,7 +5,7 @@ STATICCHECK_VERSION ?= v0.8.2
 BENCH ?= .
 BENCHCOUNT ?= 6
 
-.PHONY: all build quickstart docs test test-race test-process test-memory test-slurm test-properties test-golden test-browser test-long lint bench reproduce clean
+.PHONY: all build quickstart docs equivalence test test-race test-process test-memory test-slurm test-properties test-golden test-browser test-long lint bench reproduce clean
 
 all: lint test
 
@@ -102,6 +102,15 @@ reproduce:
 ## the current specs and code; make test fails when they differ (docs/README.md)
 docs:
 	$(GO) run . docs
+
+## equivalence: rerun each spec of SPECS (default: every spec with committed evidence) at
+## full size into runs/equivalence/<spec>/ (resumable) and check it against its committed
+## evidence: privacy quantities equal, means within a tenth of the CI half-width or no
+## difference by Welch's test (Holm at family-wise 1%), claims' verdicts unchanged; writes
+## runs/equivalence/<spec>/equivalence.json. Run it before regenerating goldens
+## (docs/README.md); e.g. make equivalence SPECS="gaussmix_fig3 objpert_fig2"
+equivalence: build
+	./dplab equivalence -j $(or $(J),2) $(SPECS)
 
 ## clean: the binary and every run's outputs (runs/<name>/, dplab run's default)
 clean:

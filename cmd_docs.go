@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	iofs "io/fs"
@@ -44,12 +45,19 @@ test runs the same check: TestReproductionDocsGenerated).`,
 	Run: cmdDocs,
 }
 
+// evidenceFlags adds --specs and --evidence to fs: where the specs and the
+// committed evidence folders are.
+func evidenceFlags(fs *flag.FlagSet) (specs, evidence *string) {
+	specs = fs.String("specs", "experiments", "the specs' `folder`")
+	evidence = fs.String("evidence", filepath.Join("docs", "reproduction", "evidence"), "the committed evidence folders' parent `folder`")
+	return specs, evidence
+}
+
 func cmdDocs(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("docs", stdout)
 	check := fs.Bool("check", false, "write nothing; fail when a file or section is not what the evidence generates")
 	refresh := fs.String("refresh", "", "first make the evidence from the full-size runs in `RESULTS`/<spec>/")
-	specs := fs.String("specs", "experiments", "the specs' `folder`")
-	evidence := fs.String("evidence", filepath.Join("docs", "reproduction", "evidence"), "the evidence folders' parent `folder`")
+	specs, evidence := evidenceFlags(fs)
 	docs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

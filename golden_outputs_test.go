@@ -23,6 +23,7 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/harness/equivalence"
 	"github.com/dplab/dplab/harness/report"
 	specpkg "github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/plotting"
@@ -52,8 +53,14 @@ import (
 // Each run's evidence (report.Evidence, what the generated docs are
 // rendered from) must render its tables, claims and summary.csv as the run
 // wrote them (checkEvidence).
-// DPLAB_UPDATE_GOLDEN=1 rewrites the goldens (review the diff). The specs
-// read the shared datasets; without DPLAB_DATA the test skips.
+// DPLAB_UPDATE_GOLDEN=1 rewrites the goldens (review the diff), only
+// after the equivalence check passed (docs/README.md): for a spec whose
+// golden would change it logs (go test -v) whether a passing report
+// runs/equivalence/<spec>/equivalence.json of make equivalence exists, and
+// without one refuses to update it (an error) unless
+// DPLAB_UPDATE_GOLDEN_FORCE=1 is also set (goldenUpdateVerdict). A new
+// spec's first golden needs none. The specs read the shared datasets;
+// without DPLAB_DATA the test skips.
 func TestQuickSpecOutputsGolden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every quick spec (~1 min): not under -short; CI runs it (make test-golden)")
@@ -81,12 +88,19 @@ func TestQuickSpecOutputsGolden(t *testing.T) {
 			path := filepath.Join("testdata", "golden", "quick", name+".json")
 			valuesPath := filepath.Join("testdata", "golden", "quick", name+".values.json")
 			if update {
+				files := map[string][]byte{path: goldenJSON(got), valuesPath: goldenJSON(gotValues)}
+				allow, msg := goldenUpdateVerdict(name, equivalenceDir, files, os.Getenv("DPLAB_UPDATE_GOLDEN_FORCE") == "1")
+				if !allow {
+					t.Error(msg)
+					files = nil
+				} else if msg != "" {
+					t.Log(msg)
+				}
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				for p, v := range map[string]map[string]string{path: got, valuesPath: gotValues} {
-					b, _ := json.MarshalIndent(v, "", "  ")
-					if err := os.WriteFile(p, append(b, '\n'), 0o644); err != nil {
+				for p, b := range files {
+					if err := os.WriteFile(p, b, 0o644); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -112,6 +126,48 @@ func TestQuickSpecOutputsGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// goldenJSON is a golden file's bytes.
+func goldenJSON(v map[string]string) []byte {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return append(b, '\n')
+}
+
+// goldenUpdateVerdict says whether the update mode may write the golden
+// files of spec name (path → bytes), and a message when they moved (an
+// existing file would change): with a passing equivalence report of the
+// spec in dir/<name>/ (dplab equivalence) it may, without one only when
+// forced (DPLAB_UPDATE_GOLDEN_FORCE=1). Files that do not exist yet (a new
+// spec) or would not change need no report.
+func goldenUpdateVerdict(name, dir string, files map[string][]byte, force bool) (bool, string) {
+	moved := false
+	for p, b := range files {
+		old, err := os.ReadFile(p)
+		moved = moved || err == nil && !bytes.Equal(old, b)
+	}
+	if !moved {
+		return true, ""
+	}
+	path := filepath.Join(dir, name, equivalence.ReportFile)
+	status, passed := "no equivalence report "+path, false
+	if b, err := os.ReadFile(path); err == nil {
+		switch r, err := equivalence.ParseReport(path, b); {
+		case err != nil:
+			status = err.Error()
+		case r.Verdict == equivalence.Pass:
+			status, passed = fmt.Sprintf("a passing equivalence report %s (new code %s)", path, strings.Join(r.NewCode, ", ")), true
+		default:
+			status = "a failing equivalence report " + path
+		}
+	}
+	switch {
+	case passed:
+		return true, fmt.Sprintf("%s: outputs moved; %s: golden updated", name, status)
+	case force:
+		return true, fmt.Sprintf("%s: outputs moved; %s: golden updated anyway (DPLAB_UPDATE_GOLDEN_FORCE=1)", name, status)
+	}
+	return false, fmt.Sprintf("%s: outputs moved; %s: golden not updated. Run make equivalence SPECS=%s first (docs/README.md), or set DPLAB_UPDATE_GOLDEN_FORCE=1 as well (a spec without committed evidence cannot be checked: review its diff and force)", name, status, name)
 }
 
 // checkFigures draws the figures of the quick run of spec stored in dir

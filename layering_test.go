@@ -44,9 +44,10 @@ var allowedImports = map[string][]string{
 	"harness/report":            {"internal/suggest", "internal/fielddoc", "internal/oncemap", "harness/plan", "harness/spec", "harness/curves", "mechanisms", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
 	"harness/htmlreport":        {"harness/report", "harness/plan", "harness/spec", "mechanisms/accounting", "results"},
 	"harness/docgen":            {"harness/report", "harness/spec", "results", "plotting", "internal/fileutil", "internal/suggest"},
+	"harness/equivalence":       {"harness/docgen", "harness/report", "results"},
 	"harness/internal/spectest": {"harness/plan", "harness/spec"},
 	"audit":                     {"internal/strictoml", "harness/plan", "harness/spec", "datasets/preprocess", "plotting", "internal/fileutil", "mechanisms", "mechanisms/accounting", "datasets", "solvers", "internal/rngs"},
-	".":                         {"internal/strictoml", "harness/plan", "harness/spec", "harness/run", "harness/report", "harness/report/kinds", "harness/htmlreport", "harness/docgen", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil", "audit", "internal/suggest"},
+	".":                         {"internal/strictoml", "harness/plan", "harness/spec", "harness/run", "harness/report", "harness/report/kinds", "harness/htmlreport", "harness/docgen", "harness/equivalence", "plotting", "results", "mechanisms/accounting", "datasets", "mechanisms", "internal/rngs", "internal/fileutil", "audit", "internal/suggest"},
 	// Figure and table kinds of their own (harness/report/kinds/<kind>,
 	// one entry for them all) are written against report's exported View:
 	// they import report, never the reverse, nor run or one another; only

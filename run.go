@@ -49,6 +49,7 @@ func init() {
 		renderCommand,
 		reportCommand,
 		docsCommand,
+		equivalenceCommand,
 		mergeCommand,
 		submitCommand,
 		accountCommand,

@@ -42,6 +42,7 @@ type Generator struct {
 // run is a spec, its evidence and what the evidence renders to.
 type run struct {
 	spec *spec.Spec
+	ev   *report.Evidence
 	out  *report.EvidenceOutputs
 	err  error
 }
@@ -86,17 +87,27 @@ func (g *Generator) run(name string) (*run, error) {
 		r.err = err
 		return r, err
 	}
-	ev, err := report.ParseEvidence(path, b)
-	if err == nil && ev.Quick {
+	r.ev, err = report.ParseEvidence(path, b)
+	if err == nil && r.ev.Quick {
 		err = fmt.Errorf("%s is the evidence of a --quick run: the docs are generated from full-size runs", path)
 	}
 	if err == nil {
-		r.out, err = ev.Outputs(r.spec)
+		r.out, err = r.ev.Outputs(r.spec)
 	}
 	if err != nil {
 		r.err = fmt.Errorf("%s: %w", path, err)
 	}
 	return r, r.err
+}
+
+// Evidence returns the evidence of spec name (EvidencePath) and what it
+// renders to with the current spec and code, as the documents' sections
+// are generated from it. When the rendering fails (a spec whose grid
+// changed: a *report.StaleEvidenceError) the evidence is still returned
+// with the error, nil when it could not be read.
+func (g *Generator) Evidence(name string) (*report.Evidence, *report.EvidenceOutputs, error) {
+	r, err := g.run(name)
+	return r.ev, r.out, err
 }
 
 // Refresh makes the evidence of spec name from its full-size run's result

@@ -624,3 +624,43 @@ func (s *evStat) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// EvidenceCell is one cell of an evidence file as the equivalence check
+// (harness/equivalence) reads it: its summaries, statistics without
+// their intervals (results.Stat.WithCI adds them); the ledger of its first
+// ok record; its infeasible calibrations. Read only: they are the
+// evidence's own.
+type EvidenceCell struct {
+	Key              string
+	Summary, Derived *results.CellSummary // nil: none
+	// LedgerEvent is the ledger's event as compact JSON and LedgerDelta its
+	// δ; LedgerEvent is nil without a ledger.
+	LedgerEvent []byte
+	LedgerDelta float64
+	// Infeasible is set when trials were infeasible: how many, the
+	// smallest ε they reached (Lo, Hi) and the RDP order of an RDP target.
+	Infeasible *EvidenceInfeasible
+}
+
+// EvidenceInfeasible is a cell's infeasible calibrations (EvidenceCell).
+type EvidenceInfeasible struct {
+	Trials        int
+	Lo, Hi, Order float64
+}
+
+// Cells returns the evidence's cells, sorted by key.
+func (e *Evidence) Cells() []EvidenceCell {
+	out := make([]EvidenceCell, 0, len(e.d.cells))
+	for _, key := range slices.Sorted(maps.Keys(e.d.cells)) {
+		c := e.d.cells[key]
+		ec := EvidenceCell{Key: key, Summary: c.summary, Derived: c.derived}
+		if c.ledger != nil {
+			ec.LedgerEvent, ec.LedgerDelta = c.ledger.event, c.ledger.delta
+		}
+		if ic := c.infeasible; ic != nil {
+			ec.Infeasible = &EvidenceInfeasible{Trials: ic.trials, Lo: ic.lo, Hi: ic.hi, Order: ic.order}
+		}
+		out = append(out, ec)
+	}
+	return out
+}
