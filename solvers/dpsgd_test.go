@@ -155,7 +155,7 @@ func TestPrefetch(t *testing.T) {
 			prefetch(x[lo : lo+n])
 		}
 	}
-	prefetch([]sparseEntry{{val: 1, col: 2}})
+	prefetch([]int32{1, 2})
 	if !slices.Equal(x, want) {
 		t.Fatal("prefetch changed the slice")
 	}
