@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -262,74 +261,29 @@ func dpsgd(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs
 	theta := res.Theta
 	w := theta[:d]
 	grad := make([]float64, len(theta))
-	var margins, rowDerivs []float64 // xᵢᵀw and its f' for the rows of the current (sparse) batch
 	noiseStd := cfg.NoiseMultiplier * cfg.Clip
-	// b is the step's intercept and gb its gradient. derivs sets r[k] to
-	// the (clipped) loss derivative of row rows[k] at margin u[k] and adds
-	// them to gb, in order; it is made once, not every step.
-	var b, gb float64
-	derivs := func(rows []int, u, r []float64) {
-		loss.rowDerivs(r, u, b, y, rows)
-		for k, i := range rows {
-			if norms != nil {
-				if f := cfg.Clip / (math.Abs(r[k])*norms[i] + clipSlack); f < 1 {
-					r[k] *= f
-					res.Clipped++
-				}
-			}
-			gb += r[k]
-		}
-	}
-	scratch := make([]float64, 8) // denseBatchGrad's margins and derivatives
+	dv := batchDerivs{loss: loss, y: y, norms: norms, clip: cfg.Clip}
+	scratch := make([]float64, 8) // the batch kernels' margins and derivatives of four rows
 	for t := 0; t < steps; t++ {
 		if t%ctxCheckSteps == 0 {
 			if err := ctx.Err(); err != nil {
 				return DPSGDResult{}, err
 			}
 		}
-		b, gb = 0, 0
+		dv.b, dv.gb = 0, 0
 		if cfg.Bias {
-			b = theta[d]
+			dv.b = theta[d]
 		}
 		clear(grad)
 		batch := sampler.Next()
 		res.Examples += len(batch)
 		if sparse != nil {
-			// The margins first, all of them: the rows of a batch are
-			// scattered over X, and these loads do not depend on one
-			// another, so the processor overlaps their cache misses (a loop
-			// that also used each margin before loading the next row waited
-			// for each row in turn). The sums are the same, in the same
-			// order.
-			margins = slices.Grow(margins[:0], len(batch))[:len(batch)]
-			for k, i := range batch {
-				// Rows ahead are asked for, so that their misses overlap
-				// too: a row's offsets, label and norm 2·prefetchRows
-				// ahead, its entries (found from those offsets)
-				// prefetchRows ahead.
-				if k+2*prefetchRows < len(batch) {
-					j := batch[k+2*prefetchRows]
-					prefetch(sparse.start[j : j+2])
-					prefetch(y[j : j+1])
-					if norms != nil {
-						prefetch(norms[j : j+1])
-					}
-				}
-				if k+prefetchRows < len(batch) {
-					sparse.prefetchRow(batch[k+prefetchRows])
-				}
-				margins[k] = sparse.dot(i, w)
-			}
-			rowDerivs = slices.Grow(rowDerivs[:0], len(batch))[:len(batch)]
-			derivs(batch, margins, rowDerivs)
-			for k, i := range batch {
-				sparse.addScaled(grad[:d], rowDerivs[k], i)
-			}
+			sparseBatchGrad(grad[:d], sparse, batch, w, dv.set, scratch, y, norms)
 		} else {
-			denseBatchGrad(grad[:d], raw, batch, w, derivs, scratch, y, norms)
+			denseBatchGrad(grad[:d], raw, batch, w, dv.set, scratch, y, norms)
 		}
 		if cfg.Bias {
-			grad[d] = gb
+			grad[d] = dv.gb
 		}
 		if noiseStd > 0 {
 			for j := range grad {
@@ -342,7 +296,36 @@ func dpsgd(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs
 			ProjectBall(theta, cfg.Radius)
 		}
 	}
+	res.Clipped = dv.clipped
 	return res, nil
+}
+
+// batchDerivs computes the clipped loss derivatives of a step's rows.
+type batchDerivs struct {
+	loss  glmLoss
+	y     []float64
+	norms []float64 // ‖x̃ᵢ‖₂ of every row; nil means no clipping
+	clip  float64
+	// b is the step's intercept; gb sums the derivatives set (the
+	// intercept's gradient) and clipped counts the rows clipping scaled.
+	b, gb   float64
+	clipped int
+}
+
+// set sets r[k] to the loss derivative f'(u[k] + b; y_i) of row i = rows[k]
+// at margin u[k], times min(1, C/(|f'|·‖x̃ᵢ‖₂ + 10⁻⁶)) when clipping, and
+// adds them to gb, in order. It is called on consecutive runs of a batch.
+func (v *batchDerivs) set(rows []int, u, r []float64) {
+	v.loss.rowDerivs(r, u, v.b, v.y, rows)
+	for k, i := range rows {
+		if v.norms != nil {
+			if f := v.clip / (math.Abs(r[k])*v.norms[i] + clipSlack); f < 1 {
+				r[k] *= f
+				v.clipped++
+			}
+		}
+		v.gb += r[k]
+	}
 }
 
 // prefetchRows is how far ahead in a batch DPSGD asks for sparse rows: the
@@ -402,5 +385,43 @@ func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64
 		u[0] = floats.Dot(row, w)
 		derivs(batch[k:k+1], u[:1], a[:1])
 		floats.AddScaled(grad, a[0], row)
+	}
+}
+
+// sparseBatchGrad is denseBatchGrad on compressed sparse rows: it adds
+// r_i·x_i to grad for the rows i of batch, in batch order, with r_i set by
+// derivs from u_i = x_iᵀw, in one pass over each row's entries: four rows
+// are summed, their derivatives set, and the rows added while still in
+// cache (two passes over the batch read every row twice, the second time
+// from farther away). The sums, their order and the runs derivs is called
+// on (four rows, then the 0–3 left) are those of summing the whole batch
+// first, then setting its derivatives and adding it, so the bits are too.
+// The rows prefetchRows ahead are asked for, and their offsets and the
+// entries of perRow 2·prefetchRows ahead.
+func sparseBatchGrad(grad []float64, s *sparseRows, batch []int, w []float64, derivs func(rows []int, u, r []float64), scratch []float64, perRow ...[]float64) {
+	u, a := scratch[:4], scratch[4:8]
+	for k := 0; k < len(batch); k += 4 {
+		rows := batch[k:min(k+4, len(batch))]
+		for r := range rows {
+			if k+2*prefetchRows+r < len(batch) {
+				j := batch[k+2*prefetchRows+r]
+				prefetch(s.start[j : j+2])
+				for _, v := range perRow {
+					if v != nil {
+						prefetch(v[j : j+1])
+					}
+				}
+			}
+			if k+prefetchRows+r < len(batch) {
+				s.prefetchRow(batch[k+prefetchRows+r])
+			}
+		}
+		for r, i := range rows {
+			u[r] = s.dot(i, w)
+		}
+		derivs(rows, u[:len(rows)], a[:len(rows)])
+		for r, i := range rows {
+			s.addScaled(grad, a[r], i)
+		}
 	}
 }

@@ -36,15 +36,7 @@ func TestSparseRowsMatchGonum(t *testing.T) {
 			}
 			// A nearly empty matrix has no sparse form when more than half
 			// of its few entries are set; force one.
-			s := &sparseRows{start: make([]int, rows+1)}
-			for i := range rows {
-				for j, v := range x.RawRowView(i) {
-					if v != 0 {
-						s.ent = append(s.ent, sparseEntry{val: v, col: j})
-					}
-				}
-				s.start[i+1] = len(s.ent)
-			}
+			s := sparseRowsOf(x.RawMatrix(), 0)
 			w := make([]float64, d)
 			for j := range w {
 				w[j] = kernelEntry(r, false)
