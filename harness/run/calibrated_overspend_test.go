@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
@@ -39,6 +40,9 @@ func (p overspendParams) Validate() error {
 
 type overspendMech struct{ p overspendParams }
 
+// overspendFits counts the fits of "test-overspend" begun in this process.
+var overspendFits atomic.Int64
+
 func init() {
 	mechanisms.Register(mechanisms.Info{Name: "test-overspend", Title: "test: calibrated, then overspends", Ref: "none",
 		Tasks: []datasets.Task{datasets.Regression}, Private: true, Version: 1},
@@ -56,6 +60,7 @@ func (*overspendMech) EventShapes(mechanisms.Budget) ([]accounting.Event, error)
 
 // Fit implements mechanisms.Mechanism.
 func (m *overspendMech) Fit(ctx context.Context, train *datasets.Dataset, b mechanisms.Budget, _ rngs.Streams) (*mechanisms.Release, error) {
+	overspendFits.Add(1)
 	sigma, err := b.Calibrate(overspendEvent, accounting.Bracket{})
 	if err != nil {
 		return nil, err
