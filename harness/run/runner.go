@@ -160,10 +160,28 @@ func ResultDir(s *spec.Spec, root string) string {
 	return filepath.Join(root, name)
 }
 
-// writeQueue is how many finished trials may wait for the run's writer
-// (RunPlan): enough that a worker rarely waits, few enough that a process
-// killed outright loses little more than the store's last flushDelay.
-const writeQueue = 64
+// writeQueue is how many batches of finished trials may wait for the
+// run's writer (RunPlan): enough that a worker rarely waits, few enough
+// that a process killed outright loses little more than the store's last
+// flushDelay.
+const writeQueue = 4
+
+// A worker takes as many trials at a time as it ran in about batchSpan,
+// at most maxBatch: trials shorter than batchSpan are taken and stored in
+// batches, longer ones one at a time.
+const (
+	batchSpan = time.Millisecond
+	maxBatch  = 64
+)
+
+// batchSize is how many trials a worker takes at a time when each took
+// per.
+func batchSize(per time.Duration) int {
+	if per <= 0 {
+		return maxBatch
+	}
+	return int(min(maxBatch, max(1, batchSpan/per)))
+}
 
 type runner struct {
 	spec    *spec.Spec
@@ -425,49 +443,75 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 		}
 		r.count(&rec)
 	}
-	// The workers hand each finished trial to one writer, which encodes
-	// and appends it (store.Append), gives it to Options.Records, counts it
-	// and advances the progress, in the order the workers finished them:
+	// The workers hand their finished trials to one writer, which encodes
+	// and appends each (store.Append), gives it to Options.Records, counts
+	// it and advances the progress, in the order the workers finished them:
 	// encoding a record was a quarter of a small panel's CPU, and at -j 1
-	// it now overlaps with the next trial instead of following it. The
-	// writer takes every record sent (after a failed write it keeps none),
+	// it now overlaps with the next trials instead of following each. The
+	// writer takes every batch sent (after a failed write it keeps none),
 	// so no worker waits on it for long; it has written all of them when
 	// wrote is closed.
-	recs := make(chan results.Record, writeQueue)
+	recs := make(chan []results.Record, writeQueue)
 	wrote := make(chan struct{})
 	go func() {
 		defer close(wrote)
-		for rec := range recs {
-			if writeErr != nil {
-				continue // lost: a rerun runs it (Report.Lost)
+		for batch := range recs {
+			for i := range batch {
+				rec := &batch[i]
+				if writeErr != nil {
+					continue // lost: a rerun runs it (Report.Lost)
+				}
+				if writeErr = store.Append(*rec); writeErr != nil {
+					cancel()
+					continue
+				}
+				r.count(rec)
+				prog.step(rec.CellKey, rec.WallSeconds)
 			}
-			if writeErr = store.Append(rec); writeErr != nil {
-				cancel()
-				continue
-			}
-			r.count(&rec)
-			prog.step(rec.CellKey, rec.WallSeconds)
 		}
 	}()
 	var wg sync.WaitGroup
 	// No more workers than trials to run: -j 2^63 − 1 started a goroutine
 	// per unit of it, and kept starting them long after the trials were
-	// done.
+	// done. Each worker takes as many trials at a time as it ran in about
+	// batchSpan (batchSize), and hands their records on together: short
+	// trials then meet the other workers and the writer once per batch,
+	// not once each.
 	for range max(1, min(jobs, rep.PendingBefore)) {
 		wg.Go(func() {
+			var todo [][2]int // cell index, trial
+			take := 1
 			for wctx.Err() == nil {
+				todo = todo[:0]
 				nextMu.Lock()
-				ci, t, ok := next()
+				for len(todo) < take {
+					ci, t, ok := next()
+					if !ok {
+						break
+					}
+					todo = append(todo, [2]int{ci, t})
+				}
 				nextMu.Unlock()
-				if !ok {
+				if len(todo) == 0 {
 					return
 				}
-				rec, ok := r.trial(wctx, &cells[ci], t)
-				if !ok {
-					return // cancelled: nothing stored
+				start := time.Now()
+				batch := make([]results.Record, 0, len(todo))
+				for _, x := range todo {
+					rec, ok := r.trial(wctx, &cells[x[0]], x[1])
+					if !ok {
+						break // cancelled: nothing stored
+					}
+					batch = append(batch, rec)
 				}
-				finished.Add(1)
-				recs <- rec
+				if len(batch) > 0 {
+					finished.Add(int64(len(batch)))
+					recs <- batch
+				}
+				if len(batch) < len(todo) {
+					return
+				}
+				take = batchSize(time.Since(start) / time.Duration(len(todo)))
 			}
 		})
 	}
