@@ -17,17 +17,7 @@ import (
 // when the worker stored its own trials, no fit could begin while it
 // waited, and the wait timed out.
 func TestWriteOverlapsNextTrial(t *testing.T) {
-	src := `name = "overlap"
-seed = 1
-trials = 3
-epsilon = [1]
-delta = 1e-5
-[[dataset]]
-name = "synthetic-linear"
-params = { n = 100, d = 3 }
-[[mechanism]]
-name = "test-overspend"
-`
+	src := overspendSpec("overlap", 3) + "[[mechanism]]\nname = \"test-overspend\"\n"
 	var once sync.Once
 	overlapped := false
 	var got []int
