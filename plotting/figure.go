@@ -253,7 +253,7 @@ func Write(f *Figure, dir string, formats ...string) ([]string, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	captions, err := f.captionFiles()
+	captions, err := f.captionFiles(formats)
 	if err != nil {
 		return nil, err
 	}
@@ -304,12 +304,17 @@ func Write(f *Figure, dir string, formats ...string) ([]string, error) {
 func (f *Figure) CaptionNotes() []string { return f.Caption.notes(f.coincidenceNotes()...) }
 
 // captionFiles returns the contents of f's caption files, in the order
-// of CaptionFiles.
-func (f *Figure) captionFiles() ([][]byte, error) {
+// of CaptionFiles, for a figure written in formats: the LaTeX caption
+// names its PNG, or its first format when no PNG is written.
+func (f *Figure) captionFiles(formats []string) ([][]byte, error) {
 	notes, title := f.CaptionNotes(), captionTitle(f.Name, f.Title, f.Caption)
+	file := f.Name + ".png"
+	if len(formats) > 0 && !slices.Contains(formats, "png") {
+		file = f.Name + "." + formats[0]
+	}
 	return [][]byte{
 		captionMarkdown(title, f.Caption, notes),
-		captionTeX("figures/"+f.Name+".png", "fig", f.Name, title, f.Caption, notes),
+		captionTeX("figures/"+file, "fig", f.Name, title, f.Caption, notes),
 	}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
@@ -39,6 +40,17 @@ func (p overspendParams) Validate() error {
 
 type overspendMech struct{ p overspendParams }
 
+// overspendFits counts the fits of "test-overspend" begun in this process.
+var overspendFits atomic.Int64
+
+// overspendSpec is the head of a spec called name: trials per cell at
+// ε = 1 on synthetic-linear data (n = 100, d = 3), to which the caller adds
+// its [[mechanism]] blocks.
+func overspendSpec(name string, trials int) string {
+	return fmt.Sprintf("name = %q\nseed = 1\ntrials = %d\nepsilon = [1]\ndelta = 1e-5\n"+
+		"[[dataset]]\nname = \"synthetic-linear\"\nparams = { n = 100, d = 3 }\n", name, trials)
+}
+
 func init() {
 	mechanisms.Register(mechanisms.Info{Name: "test-overspend", Title: "test: calibrated, then overspends", Ref: "none",
 		Tasks: []datasets.Task{datasets.Regression}, Private: true, Version: 1},
@@ -56,6 +68,7 @@ func (*overspendMech) EventShapes(mechanisms.Budget) ([]accounting.Event, error)
 
 // Fit implements mechanisms.Mechanism.
 func (m *overspendMech) Fit(ctx context.Context, train *datasets.Dataset, b mechanisms.Budget, _ rngs.Streams) (*mechanisms.Release, error) {
+	overspendFits.Add(1)
 	sigma, err := b.Calibrate(overspendEvent, accounting.Bracket{})
 	if err != nil {
 		return nil, err
@@ -82,15 +95,7 @@ func (m *overspendMech) Fit(ctx context.Context, train *datasets.Dataset, b mech
 // something else than the ledger's (ε, δ)); ε spent is still the
 // accountant's. Trace values by hand: 1/(t + 1).
 func TestTargetScopeAndTraces(t *testing.T) {
-	src := `name = "scoped"
-seed = 1
-trials = 2
-epsilon = [1]
-delta = 1e-5
-[[dataset]]
-name = "synthetic-linear"
-params = { n = 100, d = 3 }
-[[mechanism]]
+	src := overspendSpec("scoped", 2) + `[[mechanism]]
 name = "test-overspend"
 label = "scoped, claims"
 params = { overspend = 2, scope = "per-step RDP ε at α = 2", steps = 3 }
@@ -139,15 +144,7 @@ params = { overspend = 2, no_claim = true, scope = "per-step RDP ε at α = 2" }
 // without the claim (a paper's constants) is recorded with the note; the
 // honest calibrated release is recorded as is.
 func TestCalibratedOverspendFailsTrial(t *testing.T) {
-	src := `name = "overspend"
-seed = 1
-trials = 2
-epsilon = [1]
-delta = 1e-5
-[[dataset]]
-name = "synthetic-linear"
-params = { n = 100, d = 3 }
-[[mechanism]]
+	src := overspendSpec("overspend", 2) + `[[mechanism]]
 name = "test-overspend"
 label = "honest"
 [[mechanism]]

@@ -28,7 +28,11 @@
 // spec's cells (Store.Rewrite); it writes spec.toml, counts the pending
 // trials, and runs them round-robin over the cells (schedule: every cell's
 // first pending trial, then every cell's second, …) on a pool of
-// Options.Jobs workers. When the trials are done it starts Options.Render,
+// Options.Jobs workers, which take short trials in batches (about a
+// millisecond of them) and hand the finished ones to one writer (encoding
+// and appending each, Options.Records, the counts and progress), so that
+// storing trials overlaps with the next fits. When the trials are done and
+// stored it starts Options.Render,
 // syncs the store, writes manifest.json, waits for the render and returns;
 // the store is closed (the lock released) when Run returns.
 //

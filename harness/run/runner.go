@@ -160,6 +160,29 @@ func ResultDir(s *spec.Spec, root string) string {
 	return filepath.Join(root, name)
 }
 
+// writeQueue is how many batches of finished trials may wait for the
+// run's writer (RunPlan): enough that a worker rarely waits, few enough
+// that a process killed outright loses little more than the store's last
+// flushDelay.
+const writeQueue = 4
+
+// A worker takes as many trials at a time as it ran in about batchSpan,
+// at most maxBatch: trials shorter than batchSpan are taken and stored in
+// batches, longer ones one at a time.
+const (
+	batchSpan = time.Millisecond
+	maxBatch  = 64
+)
+
+// batchSize is how many trials a worker takes at a time when each took
+// per.
+func batchSize(per time.Duration) int {
+	if per <= 0 {
+		return maxBatch
+	}
+	return int(min(maxBatch, max(1, batchSpan/per)))
+}
+
 type runner struct {
 	spec    *spec.Spec
 	cells   []plan.Cell
@@ -173,7 +196,7 @@ type runner struct {
 	assign  Assignment // of the cells to shard.Count shards, when sharded
 
 	mu      sync.Mutex
-	sink    func(*results.Record)           // Options.Records, under mu; nil: none
+	sink    func(*results.Record)           // Options.Records, called by count only; nil: none
 	mechs   map[string]mechanisms.Mechanism // by canonical params
 	spent   sync.Map                        // ε of a ledger at δ: event JSON → *sync.Map of δ's bits → accounting.Guarantee
 	report  *Report
@@ -408,7 +431,6 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 	var nextMu sync.Mutex
 	var finished atomic.Int64 // trials handed to the store
 	var writeErr error
-	var werrOnce sync.Once
 	for _, ci := range skipFirst {
 		rec, ok := r.trial(wctx, &cells[ci], 0) // a skipped record, at once: the data are absent
 		if !ok {
@@ -421,36 +443,81 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 		}
 		r.count(&rec)
 	}
+	// The workers hand their finished trials to one writer, which encodes
+	// and appends each (store.Append), gives it to Options.Records, counts
+	// it and advances the progress, in the order the workers finished them:
+	// encoding a record was a quarter of a small panel's CPU, and at -j 1
+	// it now overlaps with the next trials instead of following each. The
+	// writer takes every batch sent (after a failed write it keeps none),
+	// so no worker waits on it for long; it has written all of them when
+	// wrote is closed.
+	recs := make(chan []results.Record, writeQueue)
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		for batch := range recs {
+			for i := range batch {
+				rec := &batch[i]
+				if writeErr != nil {
+					continue // lost: a rerun runs it (Report.Lost)
+				}
+				if writeErr = store.Append(*rec); writeErr != nil {
+					cancel()
+					continue
+				}
+				r.count(rec)
+				prog.step(rec.CellKey, rec.WallSeconds)
+			}
+		}
+	}()
 	var wg sync.WaitGroup
 	// No more workers than trials to run: -j 2^63 − 1 started a goroutine
 	// per unit of it, and kept starting them long after the trials were
-	// done.
+	// done. Each worker takes as many trials at a time as it ran in about
+	// batchSpan (batchSize), and hands their records on together: short
+	// trials then meet the other workers and the writer once per batch,
+	// not once each.
 	for range max(1, min(jobs, rep.PendingBefore)) {
 		wg.Go(func() {
+			var todo [][2]int // cell index, trial
+			take := 1
 			for wctx.Err() == nil {
+				todo = todo[:0]
 				nextMu.Lock()
-				ci, t, ok := next()
+				for len(todo) < take {
+					ci, t, ok := next()
+					if !ok {
+						break
+					}
+					todo = append(todo, [2]int{ci, t})
+				}
 				nextMu.Unlock()
-				if !ok {
+				if len(todo) == 0 {
 					return
 				}
-				c := &cells[ci]
-				rec, ok := r.trial(wctx, c, t)
-				if !ok {
-					return // cancelled: nothing stored
+				start := time.Now()
+				batch := make([]results.Record, 0, len(todo))
+				for _, x := range todo {
+					rec, ok := r.trial(wctx, &cells[x[0]], x[1])
+					if !ok {
+						break // cancelled: nothing stored
+					}
+					batch = append(batch, rec)
 				}
-				finished.Add(1)
-				if err := store.Append(rec); err != nil {
-					werrOnce.Do(func() { writeErr = err })
-					cancel()
+				if len(batch) > 0 {
+					finished.Add(int64(len(batch)))
+					recs <- batch
+				}
+				if len(batch) < len(todo) {
 					return
 				}
-				r.count(&rec)
-				prog.step(c.Key, rec.WallSeconds)
+				take = batchSize(time.Since(start) / time.Duration(len(todo)))
 			}
 		})
 	}
 	wg.Wait()
+	close(recs)
+	<-wrote
 	prog.finish()
 	rep.Interrupted = ctx.Err() != nil
 	if opt.Render != nil && !rep.Interrupted && writeErr == nil {
@@ -559,18 +626,17 @@ func cellKeys(cells []plan.Cell) map[string]bool {
 }
 
 // count counts a record the store took and gives it to Options.Records.
+// Its calls are serialised (the run's writer makes them), so Records is
+// called outside r.mu: a slow Records delays no trial.
 func (r *runner) count(rec *results.Record) {
-	var kept results.Record
 	if r.sink != nil { // set before the trials start
-		kept = *rec // as the store will read it back: params through JSON (omitempty, float64 numbers)
+		kept := *rec // as the store will read it back: params through JSON (omitempty, float64 numbers)
 		kept.MechParams, kept.DataParams = r.storedParams(rec)
 		kept.Schema = results.SchemaVersion
+		r.sink(&kept)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.sink != nil {
-		r.sink(&kept)
-	}
 	switch rec.Status {
 	case results.StatusOK:
 		r.report.Ran++
