@@ -58,17 +58,18 @@ With --estimate it also measures what the run would cost on -j concurrent
 trials (capped at the CPUs), storing nothing: it loads the datasets once
 (a dataset whose files are absent is left out and named), times the first
 two trials of one cell of each row with trials to run (its middle ε) one at
-a time, then, with -j > 1, one such warm trial per row alone and again -j at
-once to measure how much longer a trial takes when -j run together on this
-machine now (its slowdown), and, within a budget of 5% of the estimate (at
-most 30 s), the first two trials of further cells (other ε, the rows with
-the most work first). It prints each row's mean seconds per trial, the
-one-off seconds a cell's first trial adds (a calibration, a split's
-statistics) and the cells timed; the estimated wall time, dataset loading
-+ slowdown × Σ (trials to run × s/trial + cells to run × one-off s/cell) /
-jobs, with a range of two standard errors (the spread of the timed cells'
-per-trial times and of the slowdown); and the sample: trials timed, time
-spent, budget. Rendering is not included.
+a time, then, with -j > 1, warm trials (a cell's second) alone and again -j
+at once, to measure how much longer a trial takes when -j run together on
+this machine now (its slowdown), and, within a budget of 5% of the
+estimate (at most 30 s), the first two trials of further cells (other ε,
+the rows with the most work first). It prints each row's mean seconds per
+trial, the one-off seconds a cell's first trial adds (a calibration, a
+split's statistics) and the cells timed; the estimated wall time, dataset
+loading + slowdown × Σ (trials to run × s/trial + cells to run × one-off
+s/cell) / jobs + rendering (timed on the sampled trials' records), with a
+range of two standard errors (the spread of the timed cells' per-trial
+times and of the slowdown); and the sample: trials timed, time spent,
+budget.
 
 With --shards N (implies --estimate) it also prints each shard's trials and
 estimated wall time on -j concurrent trials, as "dplab run --shard i/N"
@@ -380,11 +381,16 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if j == 0 || j > runtime.NumCPU() {
 		j = runtime.NumCPU()
 	}
+	var render time.Duration // rendering the timed trials' records
 	if *estimate {
-		if err := p.Estimate(ctx, run.Options{DataDir: *dataDir, Jobs: j}); err != nil {
+		col := report.NewCollector(grid)
+		if err := p.Estimate(ctx, run.Options{DataDir: *dataDir, Jobs: j, Records: col.Add}); err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("interrupted: %w", err)
 			}
+			return err
+		}
+		if render, err = timeRender(col); err != nil {
 			return err
 		}
 	}
@@ -430,7 +436,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			unmerged.Trials, strings.Join(unmerged.Files, ", "), dir)
 	}
 	if *estimate {
-		printEstimate(stdout, p, j)
+		printEstimate(stdout, p, j, render)
 		if *shards > 0 {
 			return printShardPlan(stdout, s, p, *shards, j)
 		}
@@ -438,9 +444,26 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return nil
 }
 
+// timeRender times rendering col's records (the trials Estimate timed)
+// into a temporary directory, removed after: the figures and tables of a
+// run cost about as much whatever their number of trials.
+func timeRender(col *report.Collector) (time.Duration, error) {
+	dir, err := os.MkdirTemp("", "dplab-estimate-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	start := time.Now()
+	if _, err := col.Render(dir, io.Discard); err != nil {
+		return 0, fmt.Errorf("estimate: rendering the timed trials: %w", err)
+	}
+	return time.Since(start), nil
+}
+
 // printEstimate prints the wall time Estimate predicts for p on j
-// concurrent trials, what it measured it from, and the datasets it left out.
-func printEstimate(w io.Writer, p *run.Plan, j int) {
+// concurrent trials with rendering, what it measured it from, and the
+// datasets it left out.
+func printEstimate(w io.Writer, p *run.Plan, j int, render time.Duration) {
 	smp := p.Sample
 	if wall, ok := p.EstimatedWall(j); ok {
 		spread := ""
@@ -448,11 +471,11 @@ func printEstimate(w io.Writer, p *run.Plan, j int) {
 			spread = fmt.Sprintf(" ± %s", time.Duration(float64(wall-p.Setup)*smp.RelErr).Round(100*time.Millisecond))
 		}
 		fmt.Fprintf(w, "estimated wall time on %d concurrent trial(s): %s%s (datasets %s; trials %s", j,
-			wall.Round(100*time.Millisecond), spread, p.Setup.Round(10*time.Millisecond), (wall - p.Setup).Round(100*time.Millisecond))
+			(wall + render).Round(100*time.Millisecond), spread, p.Setup.Round(10*time.Millisecond), (wall - p.Setup).Round(100*time.Millisecond))
 		if j > 1 {
 			fmt.Fprintf(w, ", each %.2f× as long with %d at once as alone, measured now: a %.2f× speedup", smp.Slowdown, j, float64(j)/smp.Slowdown)
 		}
-		fmt.Fprintln(w, "; rendering not included)")
+		fmt.Fprintf(w, "; rendering %s, timed on the sampled trials)\n", render.Round(10*time.Millisecond))
 	}
 	fmt.Fprintf(w, "sample: %d trials timed", smp.Trials)
 	if smp.Burst > 0 {

@@ -70,6 +70,9 @@ const (
 	SampleCap   = 30 * time.Second
 )
 
+// minWarm is the shortest warm trial Estimate measures contention on.
+const minWarm = 2 * time.Millisecond
+
 // trialTimer times trial t of cell ci while together trials (this one
 // included) run at once; ok is false when ctx was cancelled.
 type trialTimer func(ctx context.Context, ci, t, together int) (d time.Duration, failed, ok bool)
@@ -84,19 +87,22 @@ type trialTimer func(ctx context.Context, ci, t, together int) (d time.Duration,
 //     with trials to run (the cell at the middle of its ε values or
 //     sweep): a row's PerTrial is from the second, PerCell from the
 //     first's excess;
-//  2. when Jobs > 1, re-runs Jobs of those cells' warm trials (their
-//     second, or their first when a cell has one), the longest first, alone and then Jobs at once (the same seeds, so the same
-//     work), and measures Slowdown, the ratio of their wall times: the
+//  2. when Jobs > 1, times warm trials (trial 1 of those cells, after
+//     their first: the same work each time) alone and then Jobs at once,
+//     the longest first, one wave and up to three more within half the
+//     budget, and measures Slowdown, the ratio of their wall times: the
 //     parallel efficiency of this machine now, a busy host's contention
-//     included (one such wave, and up to three more within half the
-//     budget);
+//     included (a warm trial under 2 ms, a memoised fit, is used only when
+//     all are);
 //  3. while the budget (SampleShare of the estimate after step 1, at most
 //     SampleCap) lasts, times the first two trials of further cells Jobs
 //     at once, each from the row whose estimate gains most (its work over
 //     √(cells sampled), further ε values first), their times divided by
 //     Slowdown.
 //
-// EstimatedWall turns the result into a wall time.
+// Each trial timed is given to opt.Records once (as Run gives a stored
+// record), for instance to time rendering them. EstimatedWall turns the
+// result into a wall time.
 func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	s, cells := p.grid.Spec(), p.grid.Cells()
 	log := opt.Log
@@ -115,6 +121,8 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	if jobs <= 0 || jobs > runtime.NumCPU() {
 		jobs = runtime.NumCPU()
 	}
+	var mu sync.Mutex
+	given := map[results.Key]bool{}
 	timer := func(ctx context.Context, ci, t, _ int) (time.Duration, bool, bool) {
 		c := &cells[ci]
 		t0 := time.Now()
@@ -125,7 +133,17 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		} else {
 			rec, ok = r.trial(ctx, c, t)
 		}
-		return time.Since(t0), rec.Status == results.StatusFailed, ok
+		d := time.Since(t0)
+		if ok && opt.Records != nil {
+			mu.Lock()
+			if k := rec.Key(); !given[k] {
+				given[k] = true
+				kept := r.asStored(&rec)
+				opt.Records(&kept)
+			}
+			mu.Unlock()
+		}
+		return d, rec.Status == results.StatusFailed, ok
 	}
 	return p.estimate(ctx, jobs, SampleShare, SampleCap, timer)
 }
@@ -341,73 +359,90 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	}
 	smp.Budget = min(time.Duration(share*(float64(p.Setup)+work()/float64(jobs))), limit)
 	base := spent // the part always timed, not charged to the budget
-	// 2. The parallel efficiency: a cell's warm trial per row, heaviest
-	// rows first, timed alone and then jobs at once (the same seeds, so the
-	// same work, both now).
+	// 2. The parallel efficiency: warm trials (trial 1 of the cells timed,
+	// after their first: the same work each time it runs), the longest
+	// first, timed alone, then jobs at once, both now.
 	if jobs > 1 {
 		order := make([]int, len(rows))
 		for i := range order {
 			order[i] = i
 		}
-		// The longest warm trials first: they measure contention best (a
-		// cell of one trial, whose first trial held its one-off work, last).
+		// A cell of one trial, whose first held its one-off work, last.
 		key := func(i int) (bool, time.Duration) { return rows[i].hasLater[0], rows[i].later[0] }
 		sort.SliceStable(order, func(a, b int) bool {
 			ha, la := key(order[a])
 			hb, lb := key(order[b])
 			return ha && !hb || ha == hb && la > lb
 		})
-		var ratios []float64
-		var sumAlone, sumTogether float64
-		for wave := 0; len(order) > 0; wave++ {
-			// A wave: the next jobs rows in order, cycling; one wave, and up
-			// to three more within half the budget.
-			ci := make([]int, jobs)
-			var alone, longest time.Duration
-			for k := range ci {
-				rs := rows[order[(wave*jobs+k)%len(order)]]
-				ci[k] = rs.cells[slices.Index(rs.picked, true)]
-				alone += rs.later[0]
-				longest = max(longest, rs.later[0])
-			}
-			if wave > 0 && (spent-base+alone+time.Duration(jobs)*longest > smp.Budget/2 || wave >= 4) {
+		type warmTrial struct {
+			ci    int
+			alone time.Duration
+		}
+		// Alone: a wave's worth at least, up to four within half the
+		// budget; a trial shorter than minWarm (a memoised fit) says
+		// nothing about contention and is used only if all are.
+		var found, short []warmTrial
+		for _, i := range order {
+			if len(found) >= jobs && (len(found) >= 4*jobs || spent-base > smp.Budget/2) {
 				break
 			}
-			warm := func(k int) int { return min(1, cells[ci[k]].Trials-1) }
-			times := make([]time.Duration, 2*jobs) // alone, then together
-			cancelled := make([]bool, jobs)
-			for k := range ci {
-				d, _, ok := timeTrial(ctx, ci[k], warm(k), 1)
-				if !ok {
-					return ctx.Err()
-				}
-				times[k] = d
-				spent += d
+			rs := rows[i]
+			ci := rs.cells[slices.Index(rs.picked, true)]
+			d, _, ok := timeTrial(ctx, ci, 1, 1)
+			if !ok {
+				return ctx.Err()
 			}
+			spent += d
+			smp.Trials++
+			if d >= minWarm {
+				found = append(found, warmTrial{ci, d})
+			} else {
+				short = append(short, warmTrial{ci, d})
+			}
+		}
+		if len(found) == 0 {
+			found = short
+		}
+		// Together: waves of jobs (the last filled from the first), one,
+		// and more within half the budget.
+		var ratios []float64
+		var sumAlone, sumTogether float64
+		for w := 0; w*jobs < len(found); w++ {
+			wave := make([]warmTrial, jobs)
+			var longest time.Duration
+			for k := range wave {
+				wave[k] = found[(w*jobs+k)%len(found)]
+				longest = max(longest, wave[k].alone)
+			}
+			if w > 0 && spent-base+time.Duration(jobs)*longest > smp.Budget/2 {
+				break
+			}
+			times := make([]time.Duration, jobs)
+			cancelled := make([]bool, jobs)
 			var wg sync.WaitGroup
-			for k := range ci {
+			for k := range wave {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					d, _, ok := timeTrial(ctx, ci[k], warm(k), jobs)
-					times[jobs+k], cancelled[k] = d, !ok
+					d, _, ok := timeTrial(ctx, wave[k].ci, 1, jobs)
+					times[k], cancelled[k] = d, !ok
 				}()
 			}
 			wg.Wait()
 			if slices.Contains(cancelled, true) {
 				return ctx.Err()
 			}
-			spent += slices.Max(times[jobs:])
-			for k := range ci {
-				if times[k] > 0 {
-					ratios = append(ratios, float64(times[jobs+k])/float64(times[k]))
+			spent += slices.Max(times)
+			for k, d := range times {
+				if wave[k].alone > 0 {
+					ratios = append(ratios, float64(d)/float64(wave[k].alone))
 				}
-				sumAlone += float64(times[k])
-				sumTogether += float64(times[jobs+k])
+				sumAlone += float64(wave[k].alone)
+				sumTogether += float64(d)
 			}
 			smp.Burst += jobs
-			smp.Trials += 2 * jobs
-			if wave == 0 {
+			smp.Trials += jobs
+			if w == 0 {
 				base = spent // the first wave is not charged either
 			}
 		}

@@ -91,6 +91,7 @@ label = "Ridge"
 type syntheticTrials struct {
 	later, oneOff []time.Duration
 	slow          float64
+	slowCell      map[int]float64 // a cell's own slowdown, when set
 	mu            sync.Mutex
 	calls         map[[2]int]int // (cell, together) → trials timed
 }
@@ -100,7 +101,9 @@ func (f *syntheticTrials) time(_ context.Context, ci, t, together int) (time.Dur
 	if t == 0 {
 		d += f.oneOff[ci]
 	}
-	if together > 1 {
+	if slow, ok := f.slowCell[ci]; ok && together > 1 {
+		d = time.Duration(float64(d) * slow)
+	} else if together > 1 {
 		d = time.Duration(float64(d) * f.slow)
 	}
 	f.mu.Lock()
@@ -145,8 +148,8 @@ func TestEstimateModel(t *testing.T) {
 	if err := p.estimate(context.Background(), 2, 1, time.Hour, f.time); err != nil {
 		t.Fatal(err)
 	}
-	if s := p.Sample; s.Slowdown != 1.5 || s.SlowdownSE != 0 || s.Jobs != 2 || s.Burst != 8 {
-		t.Errorf("sample %+v, want a slowdown of exactly 1.5 from four waves of 2", s)
+	if s := p.Sample; s.Slowdown != 1.5 || s.SlowdownSE != 0 || s.Jobs != 2 || s.Burst != 2 {
+		t.Errorf("sample %+v, want a slowdown of exactly 1.5 from one wave of 2", s)
 	}
 	ada, ridge := p.Rows[0].Cost, p.Rows[1].Cost
 	if ada.Cells != 5 || ada.PerTrial != 12*ms || ada.PerCell != 8*ms || ada.Timed != 10 {
@@ -271,5 +274,30 @@ func TestEstimateSkipsMissingData(t *testing.T) {
 		if wall, ok := p.EstimatedWall(1); !ok || wall != p.Setup+work {
 			t.Errorf("optional %v: estimate %v (%v), want %v without wine", optional, wall, ok, p.Setup+work)
 		}
+	}
+}
+
+// TestEstimateSlowdownSkipsShortTrials: a warm trial shorter than minWarm
+// (a memoised fit: Ridge's 1 ms here, "3× as long" together) does not
+// measure contention while a longer one does: the slowdown is AdaSSP's
+// 1.5 exactly, from a wave of its warm trial twice; when every warm trial
+// is that short, they are used.
+func TestEstimateSlowdownSkipsShortTrials(t *testing.T) {
+	ms := time.Millisecond
+	p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
+	f.later[5], f.slowCell = ms, map[int]float64{5: 3}
+	if err := p.estimate(context.Background(), 2, 0, time.Hour, f.time); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Sample; s.Slowdown != 1.5 || s.Burst != 2 || f.calls[[2]int{2, 2}] != 2 || f.calls[[2]int{5, 2}] != 0 {
+		t.Errorf("sample %+v, calls %v: want a slowdown of 1.5 from AdaSSP's cell 2 twice at once", s, f.calls)
+	}
+	p, f = sweepPlan(t, ms, ms, ms, ms, ms)
+	f.later[5], f.slowCell = ms, map[int]float64{5: 3}
+	if err := p.estimate(context.Background(), 2, 0, time.Hour, f.time); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Sample; s.Slowdown != 2.25 { // (1.5 + 3) ms / (1 + 1) ms
+		t.Errorf("all short: slowdown %v, want 2.25", s.Slowdown)
 	}
 }

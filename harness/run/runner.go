@@ -562,9 +562,7 @@ func cellKeys(cells []plan.Cell) map[string]bool {
 func (r *runner) count(rec *results.Record) {
 	var kept results.Record
 	if r.sink != nil { // set before the trials start
-		kept = *rec // as the store will read it back: params through JSON (omitempty, float64 numbers)
-		kept.MechParams, kept.DataParams = r.storedParams(rec)
-		kept.Schema = results.SchemaVersion
+		kept = r.asStored(rec)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -585,6 +583,15 @@ func (r *runner) count(rec *results.Record) {
 	case results.StatusInfeasible:
 		r.report.Infeasible++
 	}
+}
+
+// asStored returns rec as the store will read it back: params through
+// JSON (omitempty, float64 numbers), the schema set.
+func (r *runner) asStored(rec *results.Record) results.Record {
+	kept := *rec
+	kept.MechParams, kept.DataParams = r.storedParams(rec)
+	kept.Schema = results.SchemaVersion
+	return kept
 }
 
 func firstLine(s string) string {
