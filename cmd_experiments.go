@@ -57,12 +57,13 @@ how many a run would add.
 With --estimate it also measures what the run would cost on -j concurrent
 trials (capped at the CPUs), storing nothing: it loads the datasets once
 (a dataset whose files are absent is left out and named), times the first
-two trials of one cell of each row with trials to run (its middle ε) one at
-a time, then, with -j > 1, warm trials (a cell's second) alone and again -j
+two trials of one cell (its middle ε) of each mechanism on each dataset
+with trials to run one at a time, then, with -j > 1, warm trials (a cell's second) alone and again -j
 at once, to measure how much longer a trial takes when -j run together on
 this machine now (its slowdown), and, within a budget of 5% of the
-estimate (at most 30 s), the first two trials of further cells (other ε,
-the rows with the most work first). It prints each row's mean seconds per
+estimate (at most 30 s), the first two trials of further cells (rows not
+timed yet, then other ε; the rows with the most work first). A row with no
+cell timed takes the costs of its mechanism's rows on its dataset. It prints each row's mean seconds per
 trial, the one-off seconds a cell's first trial adds (a calibration, a
 split's statistics) and the cells timed; the estimated wall time, dataset
 loading + slowdown × Σ (trials to run × s/trial + cells to run × one-off
@@ -415,6 +416,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			fmt.Fprint(tw, "\t—\t—")
 		default:
 			fmt.Fprintf(tw, "\t%.3g\t%.3g\t%d", row.Cost.PerTrial.Seconds(), row.Cost.PerCell.Seconds(), row.Cost.Cells)
+			if row.Cost.Cells == 0 {
+				fmt.Fprint(tw, " (its mechanism's on this dataset)")
+			}
 			if row.Cost.Failed > 0 {
 				fmt.Fprintf(tw, " (%d of %d timed trials failed)", row.Cost.Failed, row.Cost.Timed)
 			}
@@ -481,7 +485,7 @@ func printEstimate(w io.Writer, p *run.Plan, j int, render time.Duration) {
 	if smp.Burst > 0 {
 		fmt.Fprintf(w, " (%d of them again, %d at once)", smp.Burst, j)
 	}
-	fmt.Fprintf(w, " in %s: %s always (two per row", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
+	fmt.Fprintf(w, " in %s: %s always (two per mechanism and dataset", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
 	if smp.Burst > 0 {
 		fmt.Fprint(w, ", one wave at once")
 	}

@@ -47,11 +47,12 @@ type Sample struct {
 	Slowdown float64
 	// SlowdownSE is the standard error of Slowdown (0: not measured).
 	SlowdownSE float64
-	// Trials is how many trials were timed; Burst how many of them were
-	// timed alone and again as many Jobs at once, for Slowdown.
+	// Trials is how many trials were timed; Burst the length of the
+	// sequence of warm trials timed alone and again on each of Jobs
+	// workers at once, for Slowdown.
 	Trials, Burst int
 	// Spent is the wall time of the timed trials, Base of it what Estimate
-	// always times (two trials per row, one wave of step 2), and Budget
+	// always times (two trials per stratum, the least burst), and Budget
 	// what it allowed beyond Base: SampleShare of the first prediction, at
 	// most SampleCap.
 	Spent, Base, Budget time.Duration
@@ -70,8 +71,13 @@ const (
 	SampleCap   = 30 * time.Second
 )
 
-// minWarm is the shortest warm trial Estimate measures contention on.
-const minWarm = 2 * time.Millisecond
+// burstAlone is the least time of the warm trials Estimate times alone to
+// measure the slowdown (longer than a busy host's scheduling noise), and
+// maxBurst the most trials it times for it.
+const (
+	burstAlone = 100 * time.Millisecond
+	maxBurst   = 200
+)
 
 // trialTimer times trial t of cell ci while together trials (this one
 // included) run at once; ok is false when ctx was cancelled.
@@ -83,22 +89,24 @@ type trialTimer func(ctx context.Context, ci, t, together int) (d time.Duration,
 // absent dataset, optional or not, is left out of the estimate and named
 // in p.Skipped with the reason. Then, within a budget, it:
 //
-//  1. times, one at a time, the first two trials of one cell of each row
-//     with trials to run (the cell at the middle of its ε values or
-//     sweep): a row's PerTrial is from the second, PerCell from the
-//     first's excess;
+//  1. times, one at a time, the first two trials of one cell of each
+//     stratum, a dataset's rows of one mechanism (a sweep of its params
+//     makes a row of each value): the row's with the most trials to run,
+//     at the middle of its ε values or sweep. A row's PerTrial is from the
+//     second trials of its cells, PerCell from the first's excess; a row
+//     with no cell timed takes its stratum's;
 //  2. when Jobs > 1, times warm trials (trial 1 of those cells, after
-//     their first: the same work each time) alone and then Jobs at once,
-//     the longest first, one wave and up to three more within half the
-//     budget, and measures Slowdown, the ratio of their wall times: the
-//     parallel efficiency of this machine now, a busy host's contention
-//     included (a warm trial under 2 ms, a memoised fit, is used only when
-//     all are);
+//     their first: the same work each time), the longest first and
+//     cycling, alone until they last 100 ms (a sixth of the budget if
+//     more), then the same sequence on each of Jobs workers at once, and
+//     measures Slowdown, the ratio of the wall times, between 1 and Jobs:
+//     the parallel efficiency of this machine now, a busy host's
+//     contention included;
 //  3. while the budget (SampleShare of the estimate after step 1, at most
 //     SampleCap) lasts, times the first two trials of further cells Jobs
 //     at once, each from the row whose estimate gains most (its work over
-//     √(cells sampled), further ε values first), their times divided by
-//     Slowdown.
+//     √((n+1)(n+2)) for n cells of its own timed: rows with none first,
+//     further ε values first), their times divided by Slowdown.
 //
 // Each trial timed is given to opt.Records once (as Run gives a stored
 // record), for instance to time rendering them. EstimatedWall turns the
@@ -172,6 +180,7 @@ func loadForEstimate(r *runner) (map[string]string, error) {
 // rowSample is what estimate knows of one row while it samples.
 type rowSample struct {
 	row      *PlanRow
+	peers    []*rowSample    // the rows of its stratum (itself included): its dataset's rows of the same mechanism
 	cells    []int           // the row's cells with trials to run, in plan order
 	picked   []bool          // of cells, those sampled
 	first    []time.Duration // per sampled cell: its first trial, serial-equivalent
@@ -187,18 +196,25 @@ func (rs *rowSample) work() float64 {
 	return float64(rs.row.ToRun)*pt + float64(rs.row.CellsToRun)*pc
 }
 
-// means returns the row's per-trial and one-off seconds·1e9 (nanoseconds).
+// means returns the row's per-trial and one-off times in nanoseconds: the
+// means over its sampled cells, or over its stratum's when it has none.
 func (rs *rowSample) means() (pt, pc float64) {
+	from := []*rowSample{rs}
+	if len(rs.later) == 0 {
+		from = rs.peers
+	}
 	var sumLater, sumExcess float64
-	var nLater int
-	for i, l := range rs.later {
-		sumLater += float64(l)
-		if rs.hasLater[i] {
-			sumExcess += max(float64(rs.first[i]-l), 0)
-			nLater++
+	var n, nLater int
+	for _, r := range from {
+		for i, l := range r.later {
+			sumLater += float64(l)
+			n++
+			if r.hasLater[i] {
+				sumExcess += max(float64(r.first[i]-l), 0)
+				nLater++
+			}
 		}
 	}
-	n := len(rs.later)
 	if n == 0 {
 		return 0, 0
 	}
@@ -267,14 +283,33 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		rows = append(rows, rs)
 		rowOf[p.Rows[i].key()] = rs
 	}
+	// The strata: a dataset's rows of one mechanism (a sweep of its
+	// params makes a row of each value), in plan order.
+	var strata [][]*rowSample
+	stratumOf := map[string]int{}
 	for ci := range cells {
 		c := &cells[ci]
 		rs := rowOf[planRow(s, c)]
 		if rs == nil || p.settled.Count(c.Key, func(t int) bool { return t >= 0 && t < c.Trials }) == c.Trials {
 			continue
 		}
+		if len(rs.cells) == 0 {
+			k := rowKey(rs.row.Dataset, s.Mechanisms[c.Mechanism].Name)
+			j, ok := stratumOf[k]
+			if !ok {
+				j = len(strata)
+				stratumOf[k] = j
+				strata = append(strata, nil)
+			}
+			strata[j] = append(strata[j], rs)
+		}
 		rs.cells = append(rs.cells, ci)
 		rs.picked = append(rs.picked, false)
+	}
+	for _, st := range strata {
+		for _, rs := range st {
+			rs.peers = st
+		}
 	}
 	smp := Sample{Jobs: jobs, Slowdown: 1}
 	// run times tasks on `workers` workers (task i on worker i mod
@@ -341,10 +376,17 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 		return slices.Max(perWorker), nil
 	}
-	// 1. One cell per row, alone.
+	// 1. One cell per stratum, of its row with the most trials to run,
+	// alone.
 	var tasks []task
-	for i, rs := range rows {
-		tasks = append(tasks, task{row: i, cell: rs.nextCell()})
+	for _, st := range strata {
+		heaviest := st[0]
+		for _, rs := range st {
+			if rs.row.ToRun > heaviest.row.ToRun {
+				heaviest = rs
+			}
+		}
+		tasks = append(tasks, task{row: slices.Index(rows, heaviest), cell: heaviest.nextCell()})
 	}
 	spent, err := run(tasks, 1, 1)
 	if err != nil {
@@ -361,95 +403,76 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	base := spent // the part always timed, not charged to the budget
 	// 2. The parallel efficiency: warm trials (trial 1 of the cells timed,
 	// after their first: the same work each time it runs), the longest
-	// first, timed alone, then jobs at once, both now.
+	// first and cycling, timed alone until they last burstAlone (more
+	// within a sixth of the budget), then each worker of jobs times the same
+	// sequence at once; Slowdown is the workers' mean over the time alone.
 	if jobs > 1 {
-		order := make([]int, len(rows))
-		for i := range order {
-			order[i] = i
+		var order []int // the cells timed, the longest warm trial first
+		for _, rs := range rows {
+			if len(rs.first) > 0 {
+				order = append(order, rs.cells[slices.Index(rs.picked, true)])
+			}
+		}
+		warm := func(ci int) (bool, time.Duration) {
+			rs := rows[slices.IndexFunc(rows, func(r *rowSample) bool { return slices.Contains(r.cells, ci) })]
+			return rs.hasLater[0], rs.later[0]
 		}
 		// A cell of one trial, whose first held its one-off work, last.
-		key := func(i int) (bool, time.Duration) { return rows[i].hasLater[0], rows[i].later[0] }
 		sort.SliceStable(order, func(a, b int) bool {
-			ha, la := key(order[a])
-			hb, lb := key(order[b])
+			ha, la := warm(order[a])
+			hb, lb := warm(order[b])
 			return ha && !hb || ha == hb && la > lb
 		})
-		type warmTrial struct {
-			ci    int
-			alone time.Duration
-		}
-		// Alone: a wave's worth at least, up to four within half the
-		// budget; a trial shorter than minWarm (a memoised fit) says
-		// nothing about contention and is used only if all are.
-		var found, short []warmTrial
-		for _, i := range order {
-			if len(found) >= jobs && (len(found) >= 4*jobs || spent-base > smp.Budget/2) {
-				break
-			}
-			rs := rows[i]
-			ci := rs.cells[slices.Index(rs.picked, true)]
+		target := max(burstAlone, smp.Budget/6)
+		var seq []int
+		var alone time.Duration
+		for k := 0; alone < target && len(order) > 0 && k < maxBurst; k++ {
+			ci := order[k%len(order)]
 			d, _, ok := timeTrial(ctx, ci, 1, 1)
 			if !ok {
 				return ctx.Err()
 			}
-			spent += d
-			smp.Trials++
-			if d >= minWarm {
-				found = append(found, warmTrial{ci, d})
-			} else {
-				short = append(short, warmTrial{ci, d})
-			}
+			seq = append(seq, ci)
+			alone += d
 		}
-		if len(found) == 0 {
-			found = short
-		}
-		// Together: waves of jobs (the last filled from the first), one,
-		// and more within half the budget.
-		var ratios []float64
-		var sumAlone, sumTogether float64
-		for w := 0; w*jobs < len(found); w++ {
-			wave := make([]warmTrial, jobs)
-			var longest time.Duration
-			for k := range wave {
-				wave[k] = found[(w*jobs+k)%len(found)]
-				longest = max(longest, wave[k].alone)
-			}
-			if w > 0 && spent-base+time.Duration(jobs)*longest > smp.Budget/2 {
-				break
-			}
-			times := make([]time.Duration, jobs)
-			cancelled := make([]bool, jobs)
-			var wg sync.WaitGroup
-			for k := range wave {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					d, _, ok := timeTrial(ctx, wave[k].ci, 1, jobs)
-					times[k], cancelled[k] = d, !ok
-				}()
-			}
-			wg.Wait()
-			if slices.Contains(cancelled, true) {
-				return ctx.Err()
-			}
-			spent += slices.Max(times)
-			for k, d := range times {
-				if wave[k].alone > 0 {
-					ratios = append(ratios, float64(d)/float64(wave[k].alone))
+		together := make([]time.Duration, jobs)
+		cancelled := make([]bool, jobs)
+		var wg sync.WaitGroup
+		for w := range jobs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range seq {
+					d, _, ok := timeTrial(ctx, seq[(k+w)%len(seq)], 1, jobs)
+					if !ok {
+						cancelled[w] = true
+						return
+					}
+					together[w] += d
 				}
-				sumAlone += float64(wave[k].alone)
-				sumTogether += float64(d)
-			}
-			smp.Burst += jobs
-			smp.Trials += jobs
-			if w == 0 {
-				base = spent // the first wave is not charged either
-			}
+			}()
 		}
-		if sumAlone > 0 {
-			// At least 1: a trial is not faster for sharing the machine
-			// (below 1 is timing noise).
-			smp.Slowdown = max(sumTogether/sumAlone, 1)
+		wg.Wait()
+		if slices.Contains(cancelled, true) {
+			return ctx.Err()
+		}
+		spent += alone + slices.Max(together)
+		smp.Burst = len(seq)
+		smp.Trials += (1 + jobs) * len(seq)
+		if target == burstAlone {
+			base = spent // the least burst is not charged either
+		}
+		if alone > 0 {
+			ratios := make([]float64, jobs)
+			var sum float64
+			for w, d := range together {
+				ratios[w] = float64(d) / float64(alone)
+				sum += float64(d)
+			}
+			// Between 1 (a trial is not faster for sharing the machine)
+			// and jobs (the trials take turns on one CPU): outside is
+			// timing noise.
+			smp.Slowdown = min(max(sum/float64(jobs)/float64(alone), 1), float64(jobs))
 			smp.SlowdownSE = stdErr(ratios)
 		}
 	}
@@ -468,7 +491,8 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 						n++
 					}
 				}
-				if gain := rs.work() / math.Sqrt(n*(n+1)); gain > bestGain {
+				// Neyman-like: rows with no cell of their own first.
+				if gain := rs.work() / math.Sqrt((n+1)*(n+2)); gain > bestGain {
 					best, bestGain = i, gain
 				}
 			}

@@ -148,8 +148,10 @@ func TestEstimateModel(t *testing.T) {
 	if err := p.estimate(context.Background(), 2, 1, time.Hour, f.time); err != nil {
 		t.Fatal(err)
 	}
-	if s := p.Sample; s.Slowdown != 1.5 || s.SlowdownSE != 0 || s.Jobs != 2 || s.Burst != 2 {
-		t.Errorf("sample %+v, want a slowdown of exactly 1.5 from one wave of 2", s)
+	if s := p.Sample; s.Slowdown != 1.5 || s.SlowdownSE != 0 || s.Jobs != 2 || s.Burst != 32 {
+		// The warm trials alone last a sixth of the budget, 1.333 s / 6:
+		// 16 of AdaSSP's (12 ms) and Ridge's (2 ms) in turn.
+		t.Errorf("sample %+v, want a slowdown of exactly 1.5 from 32 warm trials (224 ms alone)", s)
 	}
 	ada, ridge := p.Rows[0].Cost, p.Rows[1].Cost
 	if ada.Cells != 5 || ada.PerTrial != 12*ms || ada.PerCell != 8*ms || ada.Timed != 10 {
@@ -201,10 +203,11 @@ func TestEstimateBudget(t *testing.T) {
 		}
 		s := p.Sample
 		// Always: AdaSSP's middle cell (8+12+12 ms) and Ridge's (6+2+2 ms)
-		// alone, then one warm trial of each alone (12+2 ms) and together
-		// (max(18, 3) ms).
-		if s.Base != 74*ms {
-			t.Errorf("%+v: always timed %v, want 74ms", tc, s.Base)
+		// alone, then their warm trials in turn alone until they last
+		// 100 ms (8·12 + 7·2 ms) and on two workers at once (1.5 times as
+		// long): 42 + 110 + 165 ms.
+		if s.Base != 317*ms {
+			t.Errorf("%+v: always timed %v, want 317ms", tc, s.Base)
 		}
 		if s.Spent-s.Base > s.Budget || s.Budget > tc.limit {
 			t.Errorf("%+v: spent %v beyond the %v always timed, over the budget %v", tc, s.Spent-s.Base, s.Base, s.Budget)
@@ -215,7 +218,7 @@ func TestEstimateBudget(t *testing.T) {
 		}
 		if tc.share == 0 {
 			ada := p.Rows[0].Cost
-			if ada.Cells != 1 || ada.PerTrial != 12*ms || f.calls[[2]int{2, 1}] != 3 {
+			if ada.Cells != 1 || ada.PerTrial != 12*ms || f.calls[[2]int{0, 1}]+f.calls[[2]int{4, 1}] != 0 {
 				t.Errorf("no budget: AdaSSP %+v, want its middle cell (ε = 1) only", ada)
 			}
 			if wall, _ := p.EstimatedWall(2); wall != 1499500*time.Microsecond {
@@ -277,27 +280,74 @@ func TestEstimateSkipsMissingData(t *testing.T) {
 	}
 }
 
-// TestEstimateSlowdownSkipsShortTrials: a warm trial shorter than minWarm
-// (a memoised fit: Ridge's 1 ms here, "3× as long" together) does not
-// measure contention while a longer one does: the slowdown is AdaSSP's
-// 1.5 exactly, from a wave of its warm trial twice; when every warm trial
-// is that short, they are used.
-func TestEstimateSlowdownSkipsShortTrials(t *testing.T) {
+// TestEstimateSlowdownWeighsTime: the slowdown is that of the warm
+// trials' total time, so a short one (a memoised fit: Ridge's 1 ms,
+// "3× as long" together) weighs little beside AdaSSP's 12 ms (1.5×):
+// (8·12·1.5 + 7·1·3) / (8·12 + 7·1) = 165/103; and it is at most the
+// jobs (the trials taking turns on one CPU).
+func TestEstimateSlowdownWeighsTime(t *testing.T) {
 	ms := time.Millisecond
 	p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
 	f.later[5], f.slowCell = ms, map[int]float64{5: 3}
 	if err := p.estimate(context.Background(), 2, 0, time.Hour, f.time); err != nil {
 		t.Fatal(err)
 	}
-	if s := p.Sample; s.Slowdown != 1.5 || s.Burst != 2 || f.calls[[2]int{2, 2}] != 2 || f.calls[[2]int{5, 2}] != 0 {
-		t.Errorf("sample %+v, calls %v: want a slowdown of 1.5 from AdaSSP's cell 2 twice at once", s, f.calls)
+	if s := p.Sample; s.Slowdown != 165.0/103 || s.Burst != 15 {
+		t.Errorf("sample %+v: want a slowdown of 165/103 from 15 warm trials", s)
 	}
-	p, f = sweepPlan(t, ms, ms, ms, ms, ms)
-	f.later[5], f.slowCell = ms, map[int]float64{5: 3}
+	p, f = sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
+	f.slow = 3
 	if err := p.estimate(context.Background(), 2, 0, time.Hour, f.time); err != nil {
 		t.Fatal(err)
 	}
-	if s := p.Sample; s.Slowdown != 2.25 { // (1.5 + 3) ms / (1 + 1) ms
-		t.Errorf("all short: slowdown %v, want 2.25", s.Slowdown)
+	if s := p.Sample; s.Slowdown != 2 {
+		t.Errorf("3× as long together: slowdown %v, want 2 (the jobs)", s.Slowdown)
+	}
+}
+
+// TestEstimateStrata: the rows of one mechanism on one dataset (here
+// AdaSSP's two values of rho) are one stratum: with no budget only its
+// row first in plan order is timed and the other takes its costs (0 cells
+// of its own; 12 ms a trial where it really takes 20 ms); with a budget,
+// the untimed row is timed first and the estimate is exact.
+func TestEstimateStrata(t *testing.T) {
+	ms := time.Millisecond
+	s := spectest.MustParse(t, strings.Replace(sweepSpec, `label = "AdaSSP"`, `label = "AdaSSP"`+"\nparams = { rho = [1e-4, 1e-2] }", 1))
+	for _, share := range []float64{0, 1} {
+		p, err := MakePlan(context.Background(), spectest.Plan(t, s), results.FromSlice(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Rows) != 3 {
+			t.Fatalf("rows %+v", p.Rows)
+		}
+		p.Setup = time.Second
+		cells := p.grid.Cells()
+		f := &syntheticTrials{slow: 1.5, calls: map[[2]int]int{}}
+		for _, c := range cells {
+			later, oneOff := 2*ms, 6*ms // Ridge
+			switch c.Label {
+			case p.Rows[0].Label:
+				later, oneOff = 12*ms, 8*ms
+			case p.Rows[1].Label:
+				later, oneOff = 20*ms, 8*ms
+			}
+			f.later, f.oneOff = append(f.later, later), append(f.oneOff, oneOff)
+		}
+		if err := p.estimate(context.Background(), 2, share, time.Hour, f.time); err != nil {
+			t.Fatal(err)
+		}
+		second := p.Rows[1].Cost
+		wall, _ := p.EstimatedWall(2)
+		switch share {
+		case 0:
+			if second.Cells != 0 || second.PerTrial != 12*ms || wall != 1979500*time.Microsecond {
+				t.Errorf("no budget: %s %+v, estimate %v; want the first row's costs, 1.9795s", p.Rows[1].Label, second, wall)
+			}
+		case 1:
+			if second.Cells != 5 || second.PerTrial != 20*ms || wall != 2279500*time.Microsecond {
+				t.Errorf("budget: %s %+v, estimate %v; want its own costs, 2.2795s", p.Rows[1].Label, second, wall)
+			}
+		}
 	}
 }
