@@ -52,7 +52,7 @@ type Sample struct {
 	// workers at once, for Slowdown.
 	Trials, Burst int
 	// Spent is the wall time of the timed trials, Base of it what Estimate
-	// always times (two trials per stratum, the least burst), and Budget
+	// always times (two trials per stratum, the burst), and Budget
 	// what it allowed beyond Base: SampleShare of the first prediction, at
 	// most SampleCap.
 	Spent, Base, Budget time.Duration
@@ -72,11 +72,13 @@ const (
 )
 
 // burstAlone is the least time of the warm trials Estimate times alone to
-// measure the slowdown (longer than a busy host's scheduling noise), and
-// maxBurst the most trials it times for it.
+// measure the slowdown (longer than a busy host's scheduling noise),
+// maxBurst the most trials it times for it, and minWarm the shortest warm
+// trial it prefers.
 const (
 	burstAlone = 100 * time.Millisecond
 	maxBurst   = 200
+	minWarm    = 5 * time.Millisecond
 )
 
 // trialTimer times trial t of cell ci while together trials (this one
@@ -96,12 +98,11 @@ type trialTimer func(ctx context.Context, ci, t, together int) (d time.Duration,
 //     second trials of its cells, PerCell from the first's excess; a row
 //     with no cell timed takes its stratum's;
 //  2. when Jobs > 1, times warm trials (trial 1 of those cells, after
-//     their first: the same work each time), the longest first and
-//     cycling, alone until they last 100 ms (a sixth of the budget if
-//     more), then the same sequence on each of Jobs workers at once, and
-//     measures Slowdown, the ratio of the wall times, between 1 and Jobs:
-//     the parallel efficiency of this machine now, a busy host's
-//     contention included;
+//     their first: the same work each time), the shortest of at least
+//     5 ms first and cycling, alone until they last 100 ms, then the same
+//     sequence on each of Jobs workers at once, and measures Slowdown, the
+//     ratio of the wall times, between 1 and Jobs: the parallel
+//     efficiency of this machine now, a busy host's contention included;
 //  3. while the budget (SampleShare of the estimate after step 1, at most
 //     SampleCap) lasts, times the first two trials of further cells Jobs
 //     at once, each from the row whose estimate gains most (its work over
@@ -402,31 +403,35 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	smp.Budget = min(time.Duration(share*(float64(p.Setup)+work()/float64(jobs))), limit)
 	base := spent // the part always timed, not charged to the budget
 	// 2. The parallel efficiency: warm trials (trial 1 of the cells timed,
-	// after their first: the same work each time it runs), the longest
-	// first and cycling, timed alone until they last burstAlone (more
-	// within a sixth of the budget), then each worker of jobs times the same
-	// sequence at once; Slowdown is the workers' mean over the time alone.
+	// after their first: the same work each time it runs), the shortest
+	// of at least minWarm first (a shorter one, a memoised fit, says
+	// little) and cycling, timed alone until they last burstAlone, then
+	// each worker of jobs times the same sequence at once; Slowdown is the
+	// workers' mean over the time alone.
 	if jobs > 1 {
-		var order []int // the cells timed, the longest warm trial first
+		var order []int // the cells timed
+		warm := map[int]time.Duration{}
 		for _, rs := range rows {
-			if len(rs.first) > 0 {
-				order = append(order, rs.cells[slices.Index(rs.picked, true)])
+			if len(rs.first) > 0 && rs.hasLater[0] {
+				ci := rs.cells[slices.Index(rs.picked, true)]
+				order = append(order, ci)
+				warm[ci] = rs.later[0]
 			}
 		}
-		warm := func(ci int) (bool, time.Duration) {
-			rs := rows[slices.IndexFunc(rows, func(r *rowSample) bool { return slices.Contains(r.cells, ci) })]
-			return rs.hasLater[0], rs.later[0]
+		if long := slices.DeleteFunc(slices.Clone(order), func(ci int) bool { return warm[ci] < minWarm }); len(long) > 0 {
+			order = long
 		}
-		// A cell of one trial, whose first held its one-off work, last.
-		sort.SliceStable(order, func(a, b int) bool {
-			ha, la := warm(order[a])
-			hb, lb := warm(order[b])
-			return ha && !hb || ha == hb && la > lb
-		})
-		target := max(burstAlone, smp.Budget/6)
+		sort.SliceStable(order, func(a, b int) bool { return warm[order[a]] < warm[order[b]] })
+		if len(order) == 0 { // cells of one trial: their first, now warm
+			for _, rs := range rows {
+				if len(rs.first) > 0 {
+					order = append(order, rs.cells[slices.Index(rs.picked, true)])
+				}
+			}
+		}
 		var seq []int
 		var alone time.Duration
-		for k := 0; alone < target && len(order) > 0 && k < maxBurst; k++ {
+		for k := 0; alone < burstAlone && len(order) > 0 && k < maxBurst; k++ {
 			ci := order[k%len(order)]
 			d, _, ok := timeTrial(ctx, ci, 1, 1)
 			if !ok {
@@ -459,9 +464,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		spent += alone + slices.Max(together)
 		smp.Burst = len(seq)
 		smp.Trials += (1 + jobs) * len(seq)
-		if target == burstAlone {
-			base = spent // the least burst is not charged either
-		}
+		base = spent // the burst is not charged either
 		if alone > 0 {
 			ratios := make([]float64, jobs)
 			var sum float64

@@ -148,10 +148,10 @@ func TestEstimateModel(t *testing.T) {
 	if err := p.estimate(context.Background(), 2, 1, time.Hour, f.time); err != nil {
 		t.Fatal(err)
 	}
-	if s := p.Sample; s.Slowdown != 1.5 || s.SlowdownSE != 0 || s.Jobs != 2 || s.Burst != 32 {
-		// The warm trials alone last a sixth of the budget, 1.333 s / 6:
-		// 16 of AdaSSP's (12 ms) and Ridge's (2 ms) in turn.
-		t.Errorf("sample %+v, want a slowdown of exactly 1.5 from 32 warm trials (224 ms alone)", s)
+	if s := p.Sample; s.Slowdown != 1.5 || s.SlowdownSE != 0 || s.Jobs != 2 || s.Burst != 9 {
+		// AdaSSP's warm trial (12 ms) 9 times, to last 100 ms; Ridge's is
+		// under minWarm.
+		t.Errorf("sample %+v, want a slowdown of exactly 1.5 from 9 warm trials (108 ms alone)", s)
 	}
 	ada, ridge := p.Rows[0].Cost, p.Rows[1].Cost
 	if ada.Cells != 5 || ada.PerTrial != 12*ms || ada.PerCell != 8*ms || ada.Timed != 10 {
@@ -203,11 +203,11 @@ func TestEstimateBudget(t *testing.T) {
 		}
 		s := p.Sample
 		// Always: AdaSSP's middle cell (8+12+12 ms) and Ridge's (6+2+2 ms)
-		// alone, then their warm trials in turn alone until they last
-		// 100 ms (8·12 + 7·2 ms) and on two workers at once (1.5 times as
-		// long): 42 + 110 + 165 ms.
-		if s.Base != 317*ms {
-			t.Errorf("%+v: always timed %v, want 317ms", tc, s.Base)
+		// alone, then AdaSSP's warm trial alone until they last 100 ms
+		// (9·12 ms; Ridge's is under minWarm) and on two workers at once
+		// (1.5 times as long): 42 + 108 + 162 ms.
+		if s.Base != 312*ms {
+			t.Errorf("%+v: always timed %v, want 312ms", tc, s.Base)
 		}
 		if s.Spent-s.Base > s.Budget || s.Budget > tc.limit {
 			t.Errorf("%+v: spent %v beyond the %v always timed, over the budget %v", tc, s.Spent-s.Base, s.Base, s.Budget)
@@ -280,20 +280,28 @@ func TestEstimateSkipsMissingData(t *testing.T) {
 	}
 }
 
-// TestEstimateSlowdownWeighsTime: the slowdown is that of the warm
-// trials' total time, so a short one (a memoised fit: Ridge's 1 ms,
-// "3× as long" together) weighs little beside AdaSSP's 12 ms (1.5×):
-// (8·12·1.5 + 7·1·3) / (8·12 + 7·1) = 165/103; and it is at most the
-// jobs (the trials taking turns on one CPU).
-func TestEstimateSlowdownWeighsTime(t *testing.T) {
+// TestEstimateSlowdownShortTrials: a warm trial under minWarm (a memoised
+// fit: Ridge's 1 ms, "3× as long" together) does not measure the slowdown
+// while a longer one does: it is AdaSSP's 1.5 exactly. When all are that
+// short they are used, weighed by their time: (50·1·1.5 + 50·1·2) / 100 =
+// 1.75. It is at most the jobs (the trials taking turns on one CPU).
+func TestEstimateSlowdownShortTrials(t *testing.T) {
 	ms := time.Millisecond
 	p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
 	f.later[5], f.slowCell = ms, map[int]float64{5: 3}
 	if err := p.estimate(context.Background(), 2, 0, time.Hour, f.time); err != nil {
 		t.Fatal(err)
 	}
-	if s := p.Sample; s.Slowdown != 165.0/103 || s.Burst != 15 {
-		t.Errorf("sample %+v: want a slowdown of 165/103 from 15 warm trials", s)
+	if s := p.Sample; s.Slowdown != 1.5 || s.Burst != 9 || f.calls[[2]int{5, 2}] != 0 {
+		t.Errorf("sample %+v, calls %v: want a slowdown of 1.5 from AdaSSP's warm trial alone", s, f.calls)
+	}
+	p, f = sweepPlan(t, ms, ms, ms, ms, ms)
+	f.later[5], f.slowCell = ms, map[int]float64{5: 2}
+	if err := p.estimate(context.Background(), 2, 0, time.Hour, f.time); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Sample; s.Slowdown != 1.75 || s.Burst != 100 {
+		t.Errorf("all short: sample %+v, want a slowdown of 1.75 from 100 warm trials", s)
 	}
 	p, f = sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
 	f.slow = 3
