@@ -483,11 +483,11 @@ func printEstimate(w io.Writer, p *run.Plan, j int, render time.Duration) {
 	}
 	fmt.Fprintf(w, "sample: %d trials timed", smp.Trials)
 	if smp.Burst > 0 {
-		fmt.Fprintf(w, " (%d of them again, %d at once)", smp.Burst, j)
+		fmt.Fprintf(w, " (%d warm ones alone, then on each of %d workers at once)", smp.Burst, j)
 	}
 	fmt.Fprintf(w, " in %s: %s always (two per mechanism and dataset", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
 	if smp.Burst > 0 {
-		fmt.Fprint(w, ", one wave at once")
+		fmt.Fprint(w, ", the warm ones")
 	}
 	fmt.Fprintf(w, ") and %s more of a %s budget (%.0f%% of the estimate, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
 		smp.Budget.Round(10*time.Millisecond), 100*run.SampleShare, run.SampleCap)
