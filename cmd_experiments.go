@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -53,20 +54,29 @@ var planCommand = &command{
 values, the trials per cell, how many are stored in the result directory and
 how many a run would add.
 
-With --estimate it also measures what the run would cost: it loads the
-datasets, times trials 0, 1 and 2 of the first and last cell of every row
-with trials to run (one at a time, storing nothing), and prints each row's
-mean seconds per trial (trials 1 and 2) and the one-off seconds a cell's
-first trial adds (a calibration, a split's statistics), and the estimated
-wall time on -j concurrent trials (capped at the CPUs): dataset loading +
-Σ (trials to run × s/trial + cells to run × one-off s/cell) / jobs. It
-assumes the trials parallelise perfectly and leaves out rendering.
+With --estimate it also measures what the run would cost on -j concurrent
+trials (capped at the CPUs), storing nothing: it loads the datasets once
+(a dataset whose files are absent is left out and named), times the first
+two trials of one cell (its middle ε) of each mechanism on each dataset
+with trials to run one at a time, then, with -j > 1, warm trials (a cell's second) alone and again -j
+at once, to measure how much longer a trial takes when -j run together on
+this machine now (its slowdown), and, within a budget of 5% of the
+estimate (at most 30 s), the first two trials of further cells (rows not
+timed yet, then other ε; the rows with the most work first). A row with no
+cell timed takes the costs of its mechanism's rows on its dataset. It prints each row's mean seconds per
+trial, the one-off seconds a cell's first trial adds (a calibration, a
+split's statistics) and the cells timed; the estimated wall time, dataset
+loading + slowdown × Σ (trials to run × s/trial + cells to run × one-off
+s/cell) / jobs + rendering (timed on the sampled trials' records), with a
+range of two standard errors (the spread of the timed cells' per-trial
+times and of the slowdown); and the sample: trials timed, time spent,
+budget.
 
 With --shards N (implies --estimate) it also prints each shard's trials and
 estimated wall time on -j concurrent trials, as "dplab run --shard i/N"
 would run them: datasets + Σ over the shard's cells of (one-off s/cell +
-its trials × s/trial) / jobs, since every shard does the one-off work of
-each cell it touches.`,
+its trials × s/trial) × slowdown / jobs, since every shard does the one-off
+work of each cell it touches.`,
 	Run: cmdPlan,
 }
 
@@ -368,11 +378,20 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return storeError(err)
 	}
+	j := *jobs
+	if j == 0 || j > runtime.NumCPU() {
+		j = runtime.NumCPU()
+	}
+	var render time.Duration // rendering the timed trials' records
 	if *estimate {
-		if err := p.Estimate(ctx, run.Options{DataDir: *dataDir}); err != nil {
+		col := report.NewCollector(grid)
+		if err := p.Estimate(ctx, run.Options{DataDir: *dataDir, Jobs: j, Records: col.Add}); err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("interrupted: %w", err)
 			}
+			return err
+		}
+		if render, err = timeRender(col); err != nil {
 			return err
 		}
 	}
@@ -384,17 +403,22 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
 	head := "dataset\tmechanism\tε values\ttrials/cell\tstored\tto run"
 	if *estimate {
-		head += "\ts/trial\tone-off s/cell"
+		head += "\ts/trial\tone-off s/cell\tcells timed"
 	}
 	fmt.Fprintln(tw, head)
 	for _, row := range p.Rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d", row.Dataset, row.Label, row.Epsilons, row.Trials, row.Stored, row.ToRun)
 		switch {
 		case !*estimate:
+		case p.Skipped[row.Dataset] != "":
+			fmt.Fprint(tw, "\tdata missing\t—")
 		case row.Cost == nil:
 			fmt.Fprint(tw, "\t—\t—")
 		default:
-			fmt.Fprintf(tw, "\t%.3g\t%.3g", row.Cost.PerTrial.Seconds(), row.Cost.PerCell.Seconds())
+			fmt.Fprintf(tw, "\t%.3g\t%.3g\t%d", row.Cost.PerTrial.Seconds(), row.Cost.PerCell.Seconds(), row.Cost.Cells)
+			if row.Cost.Cells == 0 {
+				fmt.Fprint(tw, " (its mechanism's on this dataset)")
+			}
 			if row.Cost.Failed > 0 {
 				fmt.Fprintf(tw, " (%d of %d timed trials failed)", row.Cost.Failed, row.Cost.Timed)
 			}
@@ -416,19 +440,71 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			unmerged.Trials, strings.Join(unmerged.Files, ", "), dir)
 	}
 	if *estimate {
-		j := *jobs
-		if j == 0 || j > runtime.NumCPU() {
-			j = runtime.NumCPU()
-		}
-		if wall, ok := p.EstimatedWall(j); ok {
-			fmt.Fprintf(stdout, "estimated wall time on %d concurrent trial(s): %s (datasets %s; trials timed one at a time, perfect parallelism assumed, rendering not included)\n",
-				j, wall.Round(100*time.Millisecond), p.Setup.Round(10*time.Millisecond))
-		}
+		printEstimate(stdout, p, j, render)
 		if *shards > 0 {
 			return printShardPlan(stdout, s, p, *shards, j)
 		}
 	}
 	return nil
+}
+
+// timeRender times rendering col's records (the trials Estimate timed)
+// into a temporary directory, removed after: the figures and tables of a
+// run cost about as much whatever their number of trials.
+func timeRender(col *report.Collector) (time.Duration, error) {
+	dir, err := os.MkdirTemp("", "dplab-estimate-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	start := time.Now()
+	if _, err := col.Render(dir, io.Discard); err != nil {
+		return 0, fmt.Errorf("estimate: rendering the timed trials: %w", err)
+	}
+	return time.Since(start), nil
+}
+
+// printEstimate prints the wall time Estimate predicts for p on j
+// concurrent trials with rendering, what it measured it from, and the
+// datasets it left out.
+func printEstimate(w io.Writer, p *run.Plan, j int, render time.Duration) {
+	smp := p.Sample
+	if wall, ok := p.EstimatedWall(j); ok {
+		spread := ""
+		if !math.IsNaN(smp.RelErr) {
+			spread = fmt.Sprintf(" ± %s", time.Duration(float64(wall-p.Setup)*smp.RelErr).Round(100*time.Millisecond))
+		}
+		fmt.Fprintf(w, "estimated wall time on %d concurrent trial(s): %s%s (datasets %s; trials %s", j,
+			(wall + render).Round(100*time.Millisecond), spread, p.Setup.Round(10*time.Millisecond), (wall - p.Setup).Round(100*time.Millisecond))
+		if j > 1 {
+			fmt.Fprintf(w, ", each %.2f× as long with %d at once as alone, measured now: a %.2f× speedup", smp.Slowdown, j, float64(j)/smp.Slowdown)
+		}
+		fmt.Fprintf(w, "; rendering %s, timed on the sampled trials)\n", render.Round(10*time.Millisecond))
+	}
+	fmt.Fprintf(w, "sample: %d trials timed", smp.Trials)
+	if smp.Burst > 0 {
+		fmt.Fprintf(w, " (%d warm ones alone, then on each of %d workers at once)", smp.Burst, j)
+	}
+	fmt.Fprintf(w, " in %s: %s always (two per mechanism and dataset", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
+	if smp.Burst > 0 {
+		fmt.Fprint(w, ", the warm ones")
+	}
+	fmt.Fprintf(w, ") and %s more of a %s budget (%.0f%% of the estimate, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
+		smp.Budget.Round(10*time.Millisecond), 100*run.SampleShare, run.SampleCap)
+	if math.IsNaN(smp.RelErr) {
+		fmt.Fprint(w, "; no row had two cells timed: the range is unknown")
+	} else {
+		fmt.Fprintf(w, "; range: two standard errors of the rows' per-trial times and of the slowdown")
+	}
+	fmt.Fprintln(w)
+	labels := make([]string, 0, len(p.Skipped))
+	for l := range p.Skipped {
+		labels = append(labels, l)
+	}
+	sort.Strings(labels)
+	for _, l := range labels {
+		fmt.Fprintf(w, "not counted, data missing: %s: %s\n", l, p.Skipped[l])
+	}
 }
 
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {

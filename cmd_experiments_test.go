@@ -183,6 +183,43 @@ func dirBytes(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// TestPlanEstimateMissingData: plan --estimate leaves out a dataset whose
+// files are absent (optional or not), marks its rows "data missing" and
+// names it with the reason, and states the sample it measured from: the
+// trials timed, the time spent and the budget. Before, a required
+// dataset's absence stopped the estimate (exit 1) and an optional one was
+// timed on skip records without being named.
+func TestPlanEstimateMissingData(t *testing.T) {
+	for _, optional := range []string{"true", "false"} {
+		spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), `name = "est"
+seed = 1
+trials = 3
+epsilon = [1, 2]
+delta = 1e-6
+[[dataset]]
+name = "synthetic-linear"
+label = "Lin"
+params = { n = 200, d = 3 }
+[[dataset]]
+name = "wine"
+label = "Wine"
+optional = `+optional+`
+[[mechanism]]
+name = "adassp"
+`)
+		code, out, errs := runMain(t, "plan", spec, "--out", filepath.Join(t.TempDir(), "out"), "--estimate", "-j", "2", "--data-dir", t.TempDir())
+		if code != 0 {
+			t.Fatalf("optional = %s: exit %d\n%s%s", optional, code, out, errs)
+		}
+		for _, want := range []string{"not counted, data missing: Wine: dataset wine: missing gaussmix/winequality-red.csv",
+			"data missing", "estimated wall time on ", "sample: "} {
+			if !strings.Contains(out, want) {
+				t.Errorf("optional = %s: output lacks %q:\n%s", optional, want, out)
+			}
+		}
+	}
+}
+
 func TestValidateAndPlan(t *testing.T) {
 	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), cliSpec)
 	code, out, errs := runMain(t, "validate", spec)

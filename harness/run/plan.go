@@ -23,6 +23,8 @@ type Plan struct {
 	// their files, with the reason: a run records only trial 0 of their
 	// cells, as skipped.
 	Skipped map[string]string
+	// Sample is what Estimate measured besides the rows' costs.
+	Sample Sample
 
 	grid     *plan.Plan      // the cells it was made of
 	cellKeys map[string]bool // the spec's cells

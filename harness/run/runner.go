@@ -630,9 +630,7 @@ func cellKeys(cells []plan.Cell) map[string]bool {
 // called outside r.mu: a slow Records delays no trial.
 func (r *runner) count(rec *results.Record) {
 	if r.sink != nil { // set before the trials start
-		kept := *rec // as the store will read it back: params through JSON (omitempty, float64 numbers)
-		kept.MechParams, kept.DataParams = r.storedParams(rec)
-		kept.Schema = results.SchemaVersion
+		kept := r.asStored(rec)
 		r.sink(&kept)
 	}
 	r.mu.Lock()
@@ -651,6 +649,15 @@ func (r *runner) count(rec *results.Record) {
 	case results.StatusInfeasible:
 		r.report.Infeasible++
 	}
+}
+
+// asStored returns rec as the store will read it back: params through
+// JSON (omitempty, float64 numbers), the schema set.
+func (r *runner) asStored(rec *results.Record) results.Record {
+	kept := *rec
+	kept.MechParams, kept.DataParams = r.storedParams(rec)
+	kept.Schema = results.SchemaVersion
+	return kept
 }
 
 func firstLine(s string) string {

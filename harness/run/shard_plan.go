@@ -22,9 +22,10 @@ type ShardEstimate struct {
 // Estimate measured on p: each shard process loads the datasets (p.Setup)
 // and does the one-off work of every cell it touches, so a cell with k of
 // the shard's trials costs PerCell + k·PerTrial of its row. Of a dataset
-// Estimate found skipped (p.Skipped) only trial 0 counts: only it runs, to
-// record the skip. Like EstimatedWall it assumes perfect parallelism; it
-// fails when a row with trials to run was not timed.
+// Estimate found missing (p.Skipped) only trial 0 counts, with no work: only
+// it runs, to record the skip. Like EstimatedWall it scales the work by the Slowdown
+// Estimate measured on jobs concurrent trials; it fails when a row with
+// trials to run was not timed.
 func (p *Plan) ShardEstimates(n, jobs int) ([]ShardEstimate, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("run: %d shards: want ≥ 1", n)
@@ -54,16 +55,19 @@ func (p *Plan) ShardEstimates(n, jobs int) ([]ShardEstimate, error) {
 			if k == 0 {
 				continue
 			}
+			out[sh].Trials += k
+			out[sh].Cells++
+			if skipped {
+				continue // a skip record: no work counted
+			}
 			if row.Cost == nil {
 				return nil, fmt.Errorf("run: shard estimate: row %s / %s was not timed", row.Dataset, row.Label)
 			}
-			out[sh].Trials += k
-			out[sh].Cells++
 			out[sh].Work += row.Cost.PerCell + time.Duration(k)*row.Cost.PerTrial
 		}
 	}
 	for sh := range out {
-		out[sh].Wall = p.Setup + out[sh].Work/time.Duration(jobs)
+		out[sh].Wall = p.Setup + time.Duration(float64(out[sh].Work)*p.slowdown(jobs)/float64(jobs))
 	}
 	return out, nil
 }

@@ -239,6 +239,7 @@ func TestShardEstimates(t *testing.T) {
 	for i := range p.Rows {
 		p.Rows[i].Cost = &RowCost{PerCell: time.Duration(1000 * (i + 1)), PerTrial: time.Duration(10 * (i + 1))}
 	}
+	p.Sample.Slowdown = 1.5 // a trial 1.5× as long when two run at once
 	const n = 4
 	est, err := p.ShardEstimates(n, 2)
 	if err != nil {
@@ -264,7 +265,7 @@ func TestShardEstimates(t *testing.T) {
 			}
 		}
 		e := est[sh]
-		if e.Shard != sh || e.Trials != trials || e.Cells != touched || e.Work != work || e.Wall != p.Setup+work/2 {
+		if e.Shard != sh || e.Trials != trials || e.Cells != touched || e.Work != work || e.Wall != p.Setup+time.Duration(float64(work)*1.5/2) {
 			t.Errorf("shard %d: %+v, want %d trials, %d cells, work %v", sh, e, trials, touched, work)
 		}
 		total += e.Trials
