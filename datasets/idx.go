@@ -7,45 +7,91 @@ import (
 	"io"
 )
 
-// readIDX reads an unsigned-byte IDX file (the MNIST format: 0, 0, type 0x08,
-// number of dimensions, then each dimension as a big-endian uint32, then the
-// bytes row-major) from r. name is used in errors.
-func readIDX(r io.Reader, name string) (dims []int, data []byte, err error) {
-	fail := func(format string, args ...any) error {
-		return &FileError{Path: name, Err: fmt.Errorf(format, args...)}
-	}
+// idxReader reads an unsigned-byte IDX file (the MNIST format: 0, 0, type
+// 0x08, number of dimensions, then each dimension as a big-endian uint32,
+// then the bytes row-major) in pieces, so that a loader can map each record
+// as it arrives instead of holding the whole file.
+type idxReader struct {
+	r    io.Reader
+	name string // the file, in errors
+	// Dims are the dimensions the header states.
+	Dims       []int
+	size, read int // data bytes stated and read so far
+}
+
+// newIDXReader reads the IDX header from r. name is used in errors.
+func newIDXReader(r io.Reader, name string) (*idxReader, error) {
+	x := &idxReader{r: r, name: name}
 	var head [4]byte
 	if _, err := io.ReadFull(r, head[:]); err != nil {
-		return nil, nil, fail("IDX header: %v", readErr(err))
+		return nil, x.fail("IDX header: %v", readErr(err))
 	}
 	if head[0] != 0 || head[1] != 0 || head[2] != 0x08 || head[3] == 0 || head[3] > 4 {
-		return nil, nil, fail("not an unsigned-byte IDX file (magic % x)", head)
+		return nil, x.fail("not an unsigned-byte IDX file (magic % x)", head)
 	}
-	size := 1
-	dims = make([]int, head[3])
-	for k := range dims {
+	x.size = 1
+	x.Dims = make([]int, head[3])
+	for k := range x.Dims {
 		var n uint32
 		if err := binary.Read(r, binary.BigEndian, &n); err != nil {
-			return nil, nil, fail("IDX dimension %d: %v", k+1, readErr(err))
+			return nil, x.fail("IDX dimension %d: %v", k+1, readErr(err))
 		}
-		dims[k] = int(n)
-		size *= int(n)
-		if n == 0 || size > maxCells {
-			return nil, nil, fail("IDX dimensions %v: empty or too large", dims[:k+1])
+		x.Dims[k] = int(n)
+		x.size *= int(n)
+		if n == 0 || x.size > maxCells {
+			return nil, x.fail("IDX dimensions %v: empty or too large", x.Dims[:k+1])
 		}
 	}
-	data = make([]byte, size)
-	if n, err := io.ReadFull(r, data); err != nil {
-		return nil, nil, fail("IDX data: %d of %d bytes: %v", n, size, readErr(err))
+	return x, nil
+}
+
+func (x *idxReader) fail(format string, args ...any) error {
+	return &FileError{Path: x.name, Err: fmt.Errorf(format, args...)}
+}
+
+// ReadFull fills p with the next len(p) data bytes.
+func (x *idxReader) ReadFull(p []byte) error {
+	if len(p) > x.size-x.read {
+		return x.fail("IDX data: reading %d bytes past the %d stated", len(p)-(x.size-x.read), x.size)
 	}
-	// Reading to the end also makes a gzip reader check its CRC.
-	switch n, err := io.ReadFull(r, make([]byte, 1)); {
+	n, err := io.ReadFull(x.r, p)
+	x.read += n
+	if err != nil {
+		return x.fail("IDX data: %d of %d bytes: %v", x.read, x.size, readErr(err))
+	}
+	return nil
+}
+
+// End checks that every data byte was read and that nothing follows them.
+// Reading to the end also makes a gzip reader check its CRC.
+func (x *idxReader) End() error {
+	if x.read != x.size {
+		return x.fail("IDX data: %d of %d bytes read", x.read, x.size)
+	}
+	switch n, err := io.ReadFull(x.r, make([]byte, 1)); {
 	case n > 0:
-		return nil, nil, fail("IDX data: trailing bytes after %d values", size)
+		return x.fail("IDX data: trailing bytes after %d values", x.size)
 	case !errors.Is(err, io.EOF):
-		return nil, nil, fail("after the IDX data: %v", readErr(err))
+		return x.fail("after the IDX data: %v", readErr(err))
 	}
-	return dims, data, nil
+	return nil
+}
+
+// readIDX reads a whole unsigned-byte IDX file from r. name is used in
+// errors.
+func readIDX(r io.Reader, name string) (dims []int, data []byte, err error) {
+	x, err := newIDXReader(r, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	data = make([]byte, x.size)
+	if err := x.ReadFull(data); err != nil {
+		return nil, nil, err
+	}
+	if err := x.End(); err != nil {
+		return nil, nil, err
+	}
+	return x.Dims, data, nil
 }
 
 // readErr makes a short-read error say what it likely means.

@@ -2,10 +2,6 @@ package datasets
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // A data-independent, privacy-free feature map for the binary image tasks of
@@ -50,10 +46,10 @@ func (p ImageFeaturesParams) Validate() error {
 	return nil
 }
 
-// shape bounds the rows by the registry's and the columns by the images'
-// pixels, held while their F·16 features are computed.
+// shape is the registry's rows of F·16 features: the images are mapped as
+// they are read, a block at a time (readImagePair), never held whole.
 func (p ImageFeaturesParams) shape(_ string, info Info) (Shape, error) {
-	return Shape{Rows: int64(info.Rows), Cols: int64(max(imgSide*imgSide, featsPerFi*orDefault(p.Filters, 8)))}, nil
+	return Shape{Rows: int64(info.Rows), Cols: int64(featsPerFi * orDefault(p.Filters, 8))}, nil
 }
 
 func (p ImageFeaturesParams) images() ImageParams {
@@ -100,23 +96,11 @@ func init() {
 	}, ImageFeaturesParams{Part: "test", Filters: 2})
 }
 
-// imageFeatures loads the image pairs and maps every part.
+// imageFeatures loads the image pairs, mapping each image to its features
+// as it is read.
 func imageFeatures(name, prefix, dir string, p ImageFeaturesParams) (*Loaded, error) {
-	l, err := loadImages(name, prefix, dir, p.images())
-	if err != nil {
-		return nil, err
-	}
 	w := randomFilters(p.Seed, orDefault(p.Filters, 8))
-	for _, d := range []**Dataset{&l.All, &l.Train, &l.Test} {
-		if *d == nil {
-			continue
-		}
-		if (*d).Cols() != imgSide*imgSide {
-			return nil, fmt.Errorf("dataset %s: images have %d pixels, want %d × %d", name, (*d).Cols(), imgSide, imgSide)
-		}
-		*d = &Dataset{Name: name, Task: Binary, X: convFeatures((*d).X, w), Y: (*d).Y}
-	}
-	return l, nil
+	return loadImages(name, prefix, dir, p.images(), convFeatures(w))
 }
 
 // randomFilters returns F filters of 5 × 5 i.i.d. N(0, 1/25) weights, row
@@ -133,29 +117,23 @@ func randomFilters(seed uint64, filters int) [][]float64 {
 	return w
 }
 
-// convFeatures maps each row of x (28 × 28 pixels in [0, 1], row major) to
-// its features. Rows are independent, so they are mapped in parallel; the
-// result does not depend on the scheduling.
-func convFeatures(x *mat.Dense, w [][]float64) *mat.Dense {
-	n, _ := x.Dims()
-	out := mat.NewDense(n, len(w)*featsPerFi, nil)
-	workers := min(runtime.GOMAXPROCS(0), max(n, 1))
-	var wg sync.WaitGroup
-	for g := 0; g < workers; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			img := make([]float64, imgSide*imgSide)
-			for i := g; i < n; i += workers {
-				for j, v := range x.RawRowView(i) {
-					img[j] = v - 0.5
-				}
-				convRow(img, w, out.RawRowView(i))
+// convFeatures returns the pixelMap of the feature datasets: each 28 × 28
+// image (bytes, row major) to its len(w)·16 features.
+func convFeatures(w [][]float64) pixelMap {
+	return func(pixels int) (int, func([]byte, []float64), error) {
+		if pixels != imgSide*imgSide {
+			return 0, nil, fmt.Errorf("images have %d pixels, want %d × %d", pixels, imgSide, imgSide)
+		}
+		return len(w) * featsPerFi, func(pix []byte, dst []float64) {
+			var img [imgSide * imgSide]float64
+			for j, v := range pix {
+				// The image datasets' pixel (v/255, rounded to float64 by
+				// the conversion), then centred.
+				img[j] = float64(float64(v)/255) - 0.5
 			}
-		}(g)
+			convRow(img[:], w, dst)
+		}, nil
 	}
-	wg.Wait()
-	return out
 }
 
 // convRow writes the features of one centred image into dst.

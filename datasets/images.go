@@ -3,6 +3,8 @@ package datasets
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 )
 
 // ImageParams are the params of "mnist" and "fashion-mnist".
@@ -57,7 +59,9 @@ func init() {
 		Source:  "LeCun, Cortes & Burges, MNIST database",
 		Rows:    13966, Cols: 784,
 		Files: mnistFiles(),
-	}, func(dir string, p ImageParams) (*Loaded, error) { return loadImages("mnist", "mnist/", dir, p) }, ImageParams{Part: "test"})
+	}, func(dir string, p ImageParams) (*Loaded, error) {
+		return loadImages("mnist", "mnist/", dir, p, scaledPixels)
+	}, ImageParams{Part: "test"})
 
 	Register(Info{
 		Name:        "fashion-mnist",
@@ -70,7 +74,7 @@ func init() {
 		Rows:        14000, Cols: 784,
 		Files: fashionMNISTFiles(),
 	}, func(dir string, p ImageParams) (*Loaded, error) {
-		return loadImages("fashion-mnist", "fashion_mnist/", dir, p)
+		return loadImages("fashion-mnist", "fashion_mnist/", dir, p, scaledPixels)
 	}, ImageParams{Part: "test", Classes: []int{0, 1}})
 }
 
@@ -103,7 +107,25 @@ func fashionMNISTFiles() []File {
 	}
 }
 
-func loadImages(name, prefix, dir string, p ImageParams) (*Loaded, error) {
+// pixelMap maps images of the given number of pixels (bytes, row major) to
+// dataset rows: it returns the row width and the map, which writes the row
+// of pix into dst and may be called from several goroutines at once, or an
+// error when it cannot map images of that size.
+type pixelMap func(pixels int) (cols int, row func(pix []byte, dst []float64), err error)
+
+// scaledPixels is the pixelMap of the image datasets: the pixels divided by
+// 255.
+func scaledPixels(pixels int) (int, func([]byte, []float64), error) {
+	return pixels, func(pix []byte, dst []float64) {
+		for j, v := range pix {
+			dst[j] = float64(v) / 255
+		}
+	}, nil
+}
+
+// loadImages loads the images of p's parts and classes, each mapped to a row
+// by m.
+func loadImages(name, prefix, dir string, p ImageParams, m pixelMap) (*Loaded, error) {
 	parts := []string{"t10k"}
 	if p.Part == "" {
 		parts = []string{"train", "t10k"}
@@ -117,7 +139,7 @@ func loadImages(name, prefix, dir string, p ImageParams) (*Loaded, error) {
 	}
 	var out []*Dataset
 	for k := range parts {
-		d, err := readImagePair(name, dir, rels[2*k], rels[2*k+1], p.classes())
+		d, err := readImagePair(name, dir, rels[2*k], rels[2*k+1], p.classes(), m)
 		if err != nil {
 			return nil, err
 		}
@@ -129,41 +151,87 @@ func loadImages(name, prefix, dir string, p ImageParams) (*Loaded, error) {
 	return &Loaded{Train: out[0], Test: out[1]}, nil
 }
 
-// readImagePair keeps the images whose label is one of classes, in file order,
-// with pixels scaled by 1/255.
-func readImagePair(name, dir, imgRel, labRel string, classes [2]int) (*Dataset, error) {
-	idims, pix, err := readIDXFile(name, dir, imgRel)
-	if err != nil {
-		return nil, err
-	}
+// imageBlock is how many images readImagePair reads at a time.
+const imageBlock = 1024
+
+// readImagePair keeps the images whose label is one of classes, in file
+// order, each mapped to a row by m. The images are read a block at a time
+// and mapped straight into the rows, so the file's pixels are never held
+// whole: the memory is the rows' and one block's.
+func readImagePair(name, dir, imgRel, labRel string, classes [2]int, m pixelMap) (*Dataset, error) {
 	ldims, labels, err := readIDXFile(name, dir, labRel)
 	if err != nil {
 		return nil, err
 	}
-	if len(idims) != 3 || len(ldims) != 1 || idims[0] != ldims[0] {
-		return nil, fmt.Errorf("dataset %s: %w", name, &FileError{Path: imgRel,
-			Err: fmt.Errorf("image dimensions %v do not match label dimensions %v", idims, ldims)})
+	f, err := openData(name, dir, imgRel)
+	if err != nil {
+		return nil, err
 	}
-	d := idims[1] * idims[2]
-	var x, y []float64
-	for i, l := range labels {
-		c := -1
+	defer f.Close()
+	fail := func(err error) error { return fmt.Errorf("dataset %s: %w", name, err) }
+	img, err := newIDXReader(f, f.Path)
+	if err != nil {
+		return nil, fail(err)
+	}
+	idims := img.Dims
+	if len(idims) != 3 || len(ldims) != 1 || idims[0] != ldims[0] {
+		return nil, fail(&FileError{Path: f.Path, Err: fmt.Errorf("image dimensions %v do not match label dimensions %v", idims, ldims)})
+	}
+	pixels := idims[1] * idims[2]
+	cols, row, err := m(pixels)
+	if err != nil {
+		return nil, fail(&FileError{Path: f.Path, Err: err})
+	}
+	var y []float64
+	for _, l := range labels {
 		switch int(l) {
 		case classes[0]:
-			c = 0
+			y = append(y, 0)
 		case classes[1]:
-			c = 1
+			y = append(y, 1)
 		}
-		if c < 0 {
-			continue
-		}
-		for _, v := range pix[i*d : (i+1)*d] {
-			x = append(x, float64(v)/255)
-		}
-		y = append(y, float64(c))
 	}
 	if len(y) == 0 {
-		return nil, fmt.Errorf("dataset %s: %w", name, errors.New("no image of the chosen classes"))
+		return nil, fail(errors.New("no image of the chosen classes"))
 	}
-	return newDataset(name, Binary, len(y), d, x, y, nil), nil
+	x := make([]float64, len(y)*cols)
+	buf := make([]byte, min(imageBlock, len(labels))*pixels)
+	rows := 0 // rows of x written
+	for i := 0; i < len(labels); i += imageBlock {
+		block := buf[:min(imageBlock, len(labels)-i)*pixels]
+		if err := img.ReadFull(block); err != nil {
+			return nil, fail(err)
+		}
+		kept := 0 // the block's images of the classes, moved to its front
+		for j := range len(block) / pixels {
+			if l := int(labels[i+j]); l == classes[0] || l == classes[1] {
+				copy(block[kept*pixels:], block[j*pixels:(j+1)*pixels])
+				kept++
+			}
+		}
+		mapImages(block[:kept*pixels], pixels, x[rows*cols:(rows+kept)*cols], cols, row)
+		rows += kept
+	}
+	if err := img.End(); err != nil {
+		return nil, fail(err)
+	}
+	return newDataset(name, Binary, len(y), cols, x, y, nil), nil
+}
+
+// mapImages writes row(image i of pix) into row i of dst, for the images of
+// pixels bytes each in pix and the rows of cols values each in dst. Images
+// are independent, so they are mapped in parallel; the result does not
+// depend on the scheduling.
+func mapImages(pix []byte, pixels int, dst []float64, cols int, row func(pix []byte, dst []float64)) {
+	n := len(pix) / pixels
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var wg sync.WaitGroup
+	for g := range workers {
+		wg.Go(func() {
+			for i := g; i < n; i += workers {
+				row(pix[i*pixels:(i+1)*pixels], dst[i*cols:(i+1)*cols])
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -323,6 +323,17 @@ func TestImageLoaderOnTinyIDXFiles(t *testing.T) {
 			if !errors.As(err, &fe) || fe.Path != "x.idx" {
 				t.Fatalf("err = %v", err)
 			}
+			// The loader reads the images a block at a time: the same
+			// errors, naming the stored file.
+			bdir := t.TempDir()
+			writeFiles(t, bdir, map[string]string{
+				"mnist/t10k-images-idx3-ubyte.gz": string(b),
+				"mnist/t10k-labels-idx1-ubyte.gz": string(lab),
+			})
+			_, err = loadFrom(bdir, "mnist", `part="test"`)
+			if !errors.As(err, &fe) || fe.Path != filepath.Join(bdir, "mnist", "t10k-images-idx3-ubyte.gz") {
+				t.Fatalf("loader: err = %v", err)
+			}
 		})
 	}
 }

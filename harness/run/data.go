@@ -121,6 +121,12 @@ func (c *DataCache) forget(dir string, seed int64, d spec.DatasetSpec) {
 	c.mu.Unlock()
 }
 
+// dropLoaded drops the loaded data under key from the cache, leaving the
+// splits made of it; the dataset stays resident.
+func (c *DataCache) dropLoaded(key string) {
+	c.m.Delete(key)
+}
+
 // split is a trial's data: scaled train, optional validation, and test parts.
 type split struct {
 	train, val, test *datasets.Dataset
@@ -136,26 +142,33 @@ type split struct {
 // stream. What does not depend on the trial is looked up once per run
 // (datasetMemo), not once per trial.
 func (r *runner) prepare(ctx context.Context, i int, rs rngs.Streams) (*split, error) {
-	d := r.spec.Datasets[i]
+	m := r.ready(ctx, i)
+	if m.err != nil {
+		return nil, m.err
+	}
+	if r.spec.Datasets[i].Split.Resample {
+		return splitAndScale(m.loaded, r.spec.Datasets[i], rs.Get("split"))
+	}
+	return m.fixed, nil
+}
+
+// ready loads dataset i once per run, when the gate lets it, and makes its
+// fixed split, or records why it could not.
+func (r *runner) ready(ctx context.Context, i int) *datasetMemo {
 	m := &r.datasets[i]
 	m.once.Do(func() {
 		if m.err = r.gate.acquire(ctx, i); m.err != nil {
 			return
 		}
-		if m.loaded, m.fixed, m.err = r.prepareOnce(d); m.err != nil {
+		if m.loaded, m.fixed, m.err = r.prepareOnce(i); m.err != nil {
 			r.gate.vacate(i) // nothing loaded to release
 		}
 	})
-	if m.err != nil {
-		return nil, m.err
-	}
-	if d.Split.Resample {
-		return splitAndScale(m.loaded, d, rs.Get("split"))
-	}
-	return m.fixed, nil
+	return m
 }
 
-// datasetMemo is one dataset's loaded data and, for a fixed split, its split.
+// datasetMemo is one dataset's data for the run: its fixed split, or, split
+// afresh in every trial, its loaded data.
 type datasetMemo struct {
 	once   sync.Once
 	loaded *datasets.Loaded
@@ -163,9 +176,11 @@ type datasetMemo struct {
 	err    error
 }
 
-// prepareOnce loads dataset d through the cache and, for a fixed split, makes
-// (or finds in the cache) its split.
-func (r *runner) prepareOnce(d spec.DatasetSpec) (*datasets.Loaded, *split, error) {
+// prepareOnce loads dataset i of the spec through the cache and, for a fixed
+// split, makes (or finds in the cache) its split, then releases the loaded
+// data if no other dataset of the run needs it (releaseLoaded).
+func (r *runner) prepareOnce(i int) (*datasets.Loaded, *split, error) {
+	d := r.spec.Datasets[i]
 	loaded, err := r.cache.load(r.dataDir, d)
 	if err != nil || d.Split.Resample {
 		return loaded, nil, err
@@ -180,7 +195,34 @@ func (r *runner) prepareOnce(d spec.DatasetSpec) (*datasets.Loaded, *split, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	return loaded, v.(*split), nil
+	r.releaseLoaded(i)
+	return nil, v.(*split), nil
+}
+
+// releaseLoaded counts dataset i's fixed split made and, once every dataset
+// of the run loaded as it is (the same name and params) has its fixed split
+// and none is split afresh in every trial, drops their loaded data from the
+// cache: the splits are copies, so the loaded rows would otherwise be held
+// beside them for the whole run (objpert_fig2 held Adult's and
+// Synthetic-H's twice, 70 MB). A later run in the process that needs
+// another split of it loads it again.
+func (r *runner) releaseLoaded(i int) {
+	key := loadKey(r.dataDir, r.spec.Datasets[i])
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.unsplit == nil {
+		r.unsplit = map[string]int{}
+		for _, d := range r.spec.Datasets {
+			n := 1
+			if d.Split.Resample {
+				n = len(r.spec.Datasets) + 1 // never released
+			}
+			r.unsplit[loadKey(r.dataDir, d)] += n
+		}
+	}
+	if r.unsplit[key]--; r.unsplit[key] <= 0 {
+		r.cache.dropLoaded(key)
+	}
 }
 
 // splitAndScale splits loaded per d.Split (random fractions of All, or the

@@ -24,7 +24,9 @@
 // Options.DataMemory they are loaded one at a time, datagate.go) and loads
 // them (preload) before anything in the directory changes: a dataset that
 // does not load stops the run with a *spec.InputError and removes what
-// opening created (created.go). With Force it rewrites the store without the
+// opening created (created.go). A dataset with a fixed split is split as it
+// is loaded, and its loaded rows dropped once no dataset of the run needs
+// them (releaseLoaded), so the run holds its data once, as the splits. With Force it rewrites the store without the
 // spec's cells (Store.Rewrite); it writes spec.toml, counts the pending
 // trials, and runs them round-robin over the cells (schedule: every cell's
 // first pending trial, then every cell's second, …) on a pool of

@@ -205,6 +205,9 @@ type runner struct {
 	metrics sync.Map // datasets.Task → []plan.Metric (metricsFor)
 	// datasets memoises each spec dataset's data for the run (data.go).
 	datasets []datasetMemo
+	// unsplit counts, by load key, the run's datasets yet to make their
+	// fixed split (releaseLoaded), under mu.
+	unsplit map[string]int
 	// gate, when set, keeps one dataset loaded at a time (datagate.go).
 	gate *dataGate
 	// pipeSpent holds each pipeline event's analyses by (event, δ)
@@ -573,7 +576,9 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 // malformed data file stops the run at once with an error naming the file
 // (an *InputError), rather than failing every trial. Absent files of an
 // optional dataset mark it skipped instead. need says which of the spec's
-// datasets to load (nil: all of them).
+// datasets to load (nil: all of them). A dataset with a fixed split is
+// split as soon as it is loaded (ready), which releases its loaded rows,
+// so that the run never holds every dataset twice.
 func (r *runner) preload(need []bool) error {
 	for i, d := range r.spec.Datasets {
 		if need != nil && !need[i] {
@@ -585,6 +590,9 @@ func (r *runner) preload(need []bool) error {
 		case err == nil && r.gate != nil:
 			r.forget(i) // loaded again at its turn
 		case err == nil:
+			if !d.Split.Resample {
+				r.ready(context.Background(), i) // an error is the trials' (prepare)
+			}
 		case errors.As(err, &missing) && d.Optional:
 			r.skipped[d.Label] = err.Error()
 		default:
