@@ -15,8 +15,8 @@ import (
 var accountCommand = &command{
 	Name: "account",
 	UsageLine: "account EVENT [event flags] [--steps T] [--select poisson:MEAN | tnb:MEAN:ETA | geometric:MEAN | logarithmic:MEAN]\n" +
-		"              (--delta D | --epsilon E | --order A) [--accountant rdp|pld|exact|all] [--orders default|grid|opacus|integer]\n" +
-		"              [--interval H] [--calibrate sigma] [--json]",
+		"              (--delta D | --epsilon E | --order A) [--accountant rdp|pld|exact|all] [--orders default|grid|opacus|tfprivacy|integer]\n" +
+		"              [--conversion default|classic] [--interval H] [--calibrate sigma] [--json]",
 	Short: "evaluate or calibrate the privacy of a mechanism (RDP, PLD or exact)",
 	Long:  accounting.QueryHelp(),
 	Run:   cmdAccount,
