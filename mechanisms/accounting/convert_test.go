@@ -42,7 +42,7 @@ func TestConversionClassicNeverTighter(t *testing.T) {
 	for _, orders := range []string{"default", "grid", "opacus", "tfprivacy", "integer"} {
 		for _, q := range []float64{0.001, 0.01, 0.1, 1} {
 			for _, sigma := range []float64{0.7, 1.1, 4} {
-				for _, steps := range []int{1, 100, 10000} {
+				for _, steps := range []int{1, 1000} {
 					e := SelfComposed{Event: PoissonSampledGaussian{Q: q, NoiseMultiplier: sigma}, Count: steps}
 					for _, delta := range []float64{1e-10, 1e-5, 1e-2} {
 						def, err := Config{Orders: orders}.Epsilon(e, delta)
