@@ -366,25 +366,17 @@ func (v schemaValidator) validate(s map[string]any, x any, at string) error {
 func asSlice(x any) []any { s, _ := x.([]any); return s }
 
 func hasType(x any, typ string) bool {
-	switch typ {
-	case "object":
-		_, ok := x.(map[string]any)
-		return ok
-	case "array":
-		_, ok := x.([]any)
-		return ok
-	case "string":
-		_, ok := x.(string)
-		return ok
-	case "boolean":
-		_, ok := x.(bool)
-		return ok
-	case "number":
-		_, ok := x.(float64)
-		return ok
-	case "integer":
-		f, ok := x.(float64)
-		return ok && f == math.Trunc(f)
+	switch x := x.(type) {
+	case map[string]any:
+		return typ == "object"
+	case []any:
+		return typ == "array"
+	case string:
+		return typ == "string"
+	case bool:
+		return typ == "boolean"
+	case float64:
+		return typ == "number" || typ == "integer" && x == math.Trunc(x)
 	}
 	return false
 }
