@@ -14,9 +14,10 @@ import (
 // table); the command parses the flags, asks and prints.
 var accountCommand = &command{
 	Name: "account",
-	UsageLine: "account EVENT [event flags] [--steps T] [--select poisson:MEAN | tnb:MEAN:ETA | geometric:MEAN | logarithmic:MEAN]\n" +
-		"              (--delta D | --epsilon E | --order A) [--accountant rdp|pld|exact|all] [--orders default|grid|opacus|integer]\n" +
-		"              [--interval H] [--calibrate sigma] [--json]",
+	UsageLine: "account kinds [--json]   (every event kind with its JSON fields)\n" +
+		"       dplab account EVENT [event flags] [--steps T] [--select poisson:MEAN | tnb:MEAN:ETA | geometric:MEAN | logarithmic:MEAN]\n" +
+		"              (--delta D | --epsilon E | --order A) [--accountant rdp|pld|exact|all] [--orders default|grid|opacus|tfprivacy|integer]\n" +
+		"              [--conversion default|classic] [--interval H] [--calibrate sigma] [--json]",
 	Short: "evaluate or calibrate the privacy of a mechanism (RDP, PLD or exact)",
 	Long:  accounting.QueryHelp(),
 	Run:   cmdAccount,
@@ -34,6 +35,9 @@ func cmdAccount(_ context.Context, args []string, stdout, _ io.Writer) error {
 	req.MarkGiven(fs)
 	if len(pos) != 1 {
 		return badInput(fmt.Errorf("want exactly one EVENT (%s), got %d arguments", strings.Join(accounting.EventNames(), ", "), len(pos)))
+	}
+	if pos[0] == "kinds" {
+		return accounting.WriteKinds(stdout, *asJSON)
 	}
 	ans, err := req.Answer(pos[0])
 	if err != nil {

@@ -128,6 +128,8 @@ func TestAccountErrors(t *testing.T) {
 		{"sgm --q 0.1 --sigma 1 --select poisson --delta 1e-5", "--select"},
 		{"sgm --q 0.1 --sigma 1 --select tnb:3 --delta 1e-5", "--select"},
 		{"gaussian --sigma 1 --delta 1e-5 --orders fancy", `unknown order set "fancy"`},
+		{"gaussian --sigma 1 --delta 1e-5 --conversion tight", `unknown conversion "tight" (want default or classic)`},
+		{`json --event {"kind":"gauss"} --delta 1e-5`, `unknown event kind "gauss" (want amp, approx_dp, composed, gaussian,`},
 		{"gaussian --sigma 1 --calibrate sigma --epsilon 1 --delta 1e-5", "--sigma is what --calibrate finds"},
 		{"gaussian --calibrate sigma --epsilon 1", "--calibrate needs both"},
 		{"objpert --sigma 5 --lambda 0.5 --beta 1 --lipschitz 1 --delta 1e-5", "lambda = 0.5"},
@@ -517,7 +519,7 @@ func TestAccountCommandHoldsNoEventKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := map[string]bool{"Request": true, "EventNames": true, "QueryHelp": true}
+	api := map[string]bool{"Request": true, "EventNames": true, "QueryHelp": true, "WriteKinds": true}
 	names := accounting.EventNames()
 	if len(names) < 9 {
 		t.Fatalf("accounting.EventNames() = %v, want the 9 forms at least", names)
@@ -598,6 +600,13 @@ func TestAccountAPIMatchesCLI(t *testing.T) {
 				continue
 			}
 			req.MarkGiven(fs)
+			if pos[0] == "kinds" {
+				var b bytes.Buffer
+				if err := accounting.WriteKinds(&b, asJSON); err != nil || code != 0 || b.String() != out {
+					t.Errorf("%s (json %v): API (%v)\n%s\ncommand (exit %d)\n%s%s", line, asJSON, err, b.String(), code, out, errs)
+				}
+				continue
+			}
 			ans, err := req.Answer(pos[0])
 			if err != nil {
 				if code == 0 || !strings.Contains(errs, err.Error()) {
@@ -726,5 +735,35 @@ func TestAccountCalibrateBadSelect(t *testing.T) {
 	code, _, errs := runMain(t, "account", "gaussian", "--calibrate", "sigma", "--epsilon", "1", "--delta", "1e-5", "--select", "bogus")
 	if code != 2 || !strings.Contains(errs, `--select "bogus"`) {
 		t.Errorf("exit %d, stderr %q; want exit 2 naming --select \"bogus\"", code, errs)
+	}
+}
+
+// TestAccountKinds: "dplab account kinds" lists every kind of the table
+// with its fields, as text (one line each) and as JSON.
+func TestAccountKinds(t *testing.T) {
+	code, out, errs := runCLI(t, "account", "kinds")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, k := range accounting.KindNames() {
+		if !strings.Contains(out, "\n"+k+": ") && !strings.HasPrefix(out, k+": ") {
+			t.Errorf("account kinds does not list %s:\n%s", k, out)
+		}
+	}
+	if !strings.Contains(out, "\npoisson_sampled_gaussian: q number, noise_multiplier number\n") {
+		t.Errorf("account kinds: poisson_sampled_gaussian's fields missing:\n%s", out)
+	}
+	code, out, errs = runCLI(t, "account", "kinds", "--json")
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, errs)
+	}
+	var list []struct {
+		Kind   string `json:"kind"`
+		Fields []struct {
+			Name, Type string
+		} `json:"fields"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != len(accounting.KindNames()) {
+		t.Errorf("--json: %d kinds (%v), want %d", len(list), err, len(accounting.KindNames()))
 	}
 }

@@ -71,7 +71,7 @@ type Spec struct {
 // AccountantSpec selects the accountant that evaluates every ledger.
 type AccountantSpec struct {
 	Kind     string  `toml:"kind"`     // "rdp" (default), "pld", "exact"
-	Orders   string  `toml:"orders"`   // RDP orders: "default", "grid", "opacus", "integer"
+	Orders   string  `toml:"orders"`   // RDP orders: "default", "grid", "opacus", "tfprivacy", "integer"
 	Interval float64 `toml:"interval"` // PLD discretisation; 0 means 1e-4
 	// MaxOrder is the largest order of orders = "integer"; 0 means 256.
 	MaxOrder int `toml:"max_order" json:",omitempty"`

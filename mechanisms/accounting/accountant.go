@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // Accountant evaluates a ledger of composed events. Implementations: the RDP
@@ -45,7 +46,8 @@ type Config struct {
 	// Orders is the RDP order set: "default" (dp_accounting's grid, then a
 	// 1-D minimisation over continuous α around the grid's best order;
 	// default when empty), "grid" (dp_accounting's DEFAULT_RDP_ORDERS exactly),
-	// "opacus" (Opacus' DEFAULT_ALPHAS) or "integer" (2..MaxOrder).
+	// "opacus" (Opacus' DEFAULT_ALPHAS), "tfprivacy" (TF Privacy's
+	// compute_dp_sgd_privacy orders) or "integer" (2..MaxOrder).
 	Orders string
 	// MaxOrder is the largest order of the "integer" set, at most
 	// MaxIntegerOrder; 0 means 256.
@@ -61,6 +63,11 @@ type Config struct {
 	SGM string
 	// Interval is the PLD discretisation interval; 0 means 1e-4.
 	Interval float64
+	// Conversion is the RDP → (ε, δ) conversion of the RDP accountant:
+	// "default" (when empty: [BBG+20] Thm 21 / [CKS20] Prop. 12 with the
+	// KL bound) or "classic" ([Mir17] Prop. 3, what TF Privacy's tutorials
+	// print); see convert.go.
+	Conversion string
 }
 
 // MaxIntegerOrder is the largest Config.MaxOrder: a million orders (8 MB),
@@ -81,9 +88,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("accounting: unknown accountant %q (want rdp, pld or exact)", c.Kind)
 	}
 	switch c.Orders {
-	case "", "default", "grid", "opacus", "integer":
+	case "", "default", "grid", "opacus", "tfprivacy", "integer":
 	default:
-		return fmt.Errorf("accounting: unknown order set %q (want default, grid, opacus or integer)", c.Orders)
+		return fmt.Errorf("accounting: unknown order set %q (want default, grid, opacus, tfprivacy or integer)", c.Orders)
 	}
 	if c.MaxOrder != 0 && (c.MaxOrder < 2 || c.MaxOrder > MaxIntegerOrder) {
 		// The integer set holds every order up to it: 2^63 − 1 panicked
@@ -99,6 +106,9 @@ func (c Config) Validate() error {
 	case "", "bound", "exact":
 	default:
 		return fmt.Errorf("accounting: unknown sampled-Gaussian evaluator %q (want bound or exact)", c.SGM)
+	}
+	if c.Conversion != "" && !slices.Contains(Conversions(), c.Conversion) {
+		return fmt.Errorf("accounting: unknown conversion %q (want %s)", c.Conversion, strings.Join(Conversions(), " or "))
 	}
 	if !finite(c.Interval) || c.Interval < 0 {
 		return fmt.Errorf("accounting: PLD interval %v, want a finite value > 0 (or 0 for %g)", c.Interval, DefaultInterval)

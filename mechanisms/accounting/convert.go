@@ -40,6 +40,36 @@ func epsAt(a, r, delta float64) float64 {
 	return math.Inf(1)
 }
 
+// The classic conversion ([Mir17] Prop. 3, arXiv:1702.07476v3): an (α, r)-RDP
+// mechanism is (ε, δ)-DP with
+//
+//	ε = r + log(1/δ)/(α − 1),     δ = exp((α − 1)(r − ε)).              (3)
+//
+// It is the conversion TF Privacy's tutorials print (its compute_eps before
+// it adopted (1)). (1) minus (3) is log(1 − 1/α) − log(α)/(α − 1) < 0 for
+// every α > 1, so (1) is tighter at every order α > 1.01 where it is used; both are valid upper bounds
+// on the ε of an (α, r)-RDP mechanism.
+
+// Conversions are the names of the RDP → (ε, δ) conversions Config.Conversion
+// takes: "default" ((1), (2) and the KL bound) and "classic" ((3)).
+func Conversions() []string { return []string{"default", "classic"} }
+
+// epsAtClassic returns the ε of (3) for one order α > 1.
+func epsAtClassic(a, r, delta float64) float64 {
+	if math.IsNaN(r) || r < 0 || !(a > 1) {
+		return math.Inf(1)
+	}
+	return r - logPos(delta)/(a-1)
+}
+
+// logDeltaAtClassic returns log δ of (3) for one order α > 1.
+func logDeltaAtClassic(a, r, eps float64) float64 {
+	if math.IsNaN(r) || r < 0 || !(a > 1) {
+		return math.Inf(1)
+	}
+	return (a - 1) * (r - eps)
+}
+
 // logDeltaAt returns log δ of (2) for one order, with the KL bound.
 func logDeltaAt(a, r, eps float64) float64 {
 	var ld float64

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 )
 
 // The event kind table: every event kind registers itself, from the init
@@ -166,7 +167,7 @@ func unmarshalEvent(data []byte, path string) (Event, error) {
 	}
 	k, ok := eventKinds[head.Kind]
 	if !ok {
-		return nil, fmt.Errorf("accounting: decode %s: unknown event kind %q", path, head.Kind)
+		return nil, fmt.Errorf("accounting: decode %s: unknown event kind %q (want %s; dplab account kinds lists their fields)", path, head.Kind, strings.Join(KindNames(), ", "))
 	}
 	return k.decode(data, path)
 }

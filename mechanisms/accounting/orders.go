@@ -30,6 +30,18 @@ func OpacusOrders() []float64 {
 	return out
 }
 
+// TFPrivacyOrders returns the orders of TF Privacy's compute_dp_sgd_privacy
+// (tensorflow/privacy, tensorflow_privacy/privacy/analysis/
+// compute_dp_sgd_privacy_lib.py, the command its tutorials run): 1.25 to 2.5
+// in steps of 0.25, 3 to 4.5 in steps of 0.5, then 5..63, 128, 256, 512.
+func TFPrivacyOrders() []float64 {
+	out := []float64{1.25, 1.5, 1.75, 2, 2.25, 2.5, 3, 3.5, 4, 4.5}
+	for a := 5; a < 64; a++ {
+		out = append(out, float64(a))
+	}
+	return append(out, 128, 256, 512)
+}
+
 // IntegerOrders returns the orders lo, lo+1, …, hi.
 func IntegerOrders(lo, hi int) []float64 {
 	out := make([]float64, 0, hi-lo+1)
@@ -54,6 +66,8 @@ func (c Config) orderSet() []float64 {
 	switch c.Orders {
 	case "opacus":
 		base = OpacusOrders()
+	case "tfprivacy":
+		base = TFPrivacyOrders()
 	case "integer":
 		hi := c.MaxOrder
 		if hi == 0 {

@@ -239,7 +239,7 @@ func (r *Request) Answer(event string) (*Answer, error) {
 	ans := &Answer{Derived: derived}
 	var failed []error
 	for _, kind := range kinds {
-		cfg := Config{Kind: kind, Orders: r.str("orders"), MaxOrder: r.int("max-order"), SGM: r.str("sgm"), Interval: r.float("interval")}
+		cfg := Config{Kind: kind, Orders: r.str("orders"), MaxOrder: r.int("max-order"), SGM: r.str("sgm"), Interval: r.float("interval"), Conversion: r.str("conversion")}
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}
@@ -471,6 +471,9 @@ func (r *Request) result(f form, cfg Config) (*Result, error) {
 	res := &Result{Accountant: cfg.Kind}
 	if cfg.Kind == "rdp" {
 		res.Orders = cfg.Orders
+		if cfg.Conversion == "classic" {
+			res.Conversion = cfg.Conversion
+		}
 	}
 	if cfg.Kind == "pld" {
 		res.Interval = cfg.Interval

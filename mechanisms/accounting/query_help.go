@@ -54,7 +54,10 @@ Accountants: all (rdp, pld and exact side by side, each with its ε or δ, or
 "n/a" and why when it cannot evaluate a valid event the others answer; invalid
 input is an error, as with one accountant), rdp (default; orders "default" = dp_accounting's grid refined by a
 continuous search over α, "grid" = dp_accounting's grid exactly, "opacus",
-"integer" = 2..--max-order), pld (pessimistic connect-the-dots PLD, --interval),
+"tfprivacy" = TF Privacy's compute_dp_sgd_privacy orders, "integer" = 2..--max-order;
+--conversion default = Balle et al. 2020 Thm 21 / Canonne–Kamath–Steinke 2020
+Prop. 12, or classic = Mironov 2017 Prop. 3, min over α of RDP(α) + log(1/δ)/(α − 1),
+which TF Privacy's tutorials print: never smaller, and both are valid upper bounds), pld (pessimistic connect-the-dots PLD, --interval),
 exact (the tight closed form of a composed Gaussian or one objective
 perturbation). Neighbouring relation: add/remove (gaussmix: zero-out;
 rgm: replace-one; pipeline: replace-one unless --relation add_remove). The

@@ -12,7 +12,7 @@ type param struct {
 // query and the accountant.
 func generalParams() []string {
 	return []string{"steps", "select", "delta", "epsilon", "order", "accountant", "orders",
-		"max-order", "sgm", "interval", "calibrate"}
+		"max-order", "sgm", "interval", "calibrate", "conversion"}
 }
 
 // queryParams returns every parameter: the general ones, those of the
@@ -26,11 +26,12 @@ func queryParams() []param {
 		{"epsilon", 0.0, "ε at which to report δ (or the calibration target)"},
 		{"order", 0.0, "report the RDP ε(α) at this order α"},
 		{"accountant", "rdp", "accountant: rdp, pld, exact, or all (the three side by side)"},
-		{"orders", "default", "RDP orders: default, grid, opacus or integer"},
+		{"orders", "default", "RDP orders: default, grid, opacus, tfprivacy or integer"},
 		{"max-order", 256, "largest order of --orders integer (at most 1000000)"},
 		{"sgm", "bound", "sampled-Gaussian fractional orders: bound (dp_accounting) or exact"},
 		{"interval", DefaultInterval, "PLD discretisation interval"},
 		{"calibrate", "", "calibrate the noise parameter: sigma"},
+		{"conversion", "default", "RDP → (ε, δ) conversion: default (Balle et al. 2020 / Canonne–Kamath–Steinke) or classic (Mironov 2017, TF Privacy's tutorials)"},
 
 		{"sigma", 0.0, "noise standard deviation σ (gaussian, objpert, amp) or noise multiplier (sgm)"},
 		{"sensitivity", 1.0, "L2 (gaussian) or L1 (laplace) sensitivity"},

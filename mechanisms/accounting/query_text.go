@@ -33,6 +33,7 @@ type Result struct {
 	Event      Event  `json:"event"`
 	Accountant string `json:"accountant"`
 	Orders     string `json:"orders,omitempty"`
+	Conversion string `json:"conversion,omitempty"` // "classic" when asked; empty for the default
 	Relation   string `json:"relation"`
 	Epsilon    *Float `json:"epsilon,omitempty"`
 	Delta      *Float `json:"delta,omitempty"`
@@ -100,6 +101,9 @@ func (a *Answer) WriteText(w io.Writer) {
 func (r *Result) how() string {
 	switch r.Accountant {
 	case "rdp":
+		if r.Conversion != "" {
+			return fmt.Sprintf("rdp accountant, %s orders, %s conversion", r.Orders, r.Conversion)
+		}
 		return fmt.Sprintf("rdp accountant, %s orders", r.Orders)
 	case "pld":
 		return fmt.Sprintf("pld accountant, interval %g", r.Interval)

@@ -395,7 +395,11 @@ func (a *rdpAccountant) curveEpsilon(c *curve, delta float64) (float64, float64,
 		}
 		return 0, 0, nil
 	}
-	obj := func(o, r float64) float64 { return epsAt(o, r, delta) }
+	conv := epsAt
+	if a.cfg.Conversion == "classic" {
+		conv = epsAtClassic
+	}
+	obj := func(o, r float64) float64 { return conv(o, r, delta) }
 	i, v := c.gridMin(a.orders, obj)
 	alpha := a.orders[i]
 	if a.refine {
@@ -418,7 +422,11 @@ func (a *rdpAccountant) Delta(epsilon float64) (float64, error) {
 	var rest func(float64) (float64, error)
 	if len(c.terms) > 0 || c.infinite {
 		rest = func(epsilon float64) (float64, error) {
-			obj := func(o, r float64) float64 { return logDeltaAt(o, r, epsilon) }
+			conv := logDeltaAt
+			if a.cfg.Conversion == "classic" {
+				conv = logDeltaAtClassic
+			}
+			obj := func(o, r float64) float64 { return conv(o, r, epsilon) }
 			i, v := c.gridMin(a.orders, obj)
 			if a.refine {
 				_, v = c.refine(a.orders, i, v, math.Inf(-1), obj)
