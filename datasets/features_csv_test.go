@@ -62,3 +62,50 @@ func TestFeaturesCSV(t *testing.T) {
 		}
 	}
 }
+
+// TestFeaturesCSVRegression: features-csv-regression reads any finite target
+// (here 2.5 and −7, which features-csv refuses as labels) as a regression
+// task, and bad targets give errors naming the file, the line and the
+// column: a non-numeric cell, NaN, an infinite value, a missing column.
+func TestFeaturesCSVRegression(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"r.csv":     "f1,y,f2\n1,2.5,2\n3,-7,4\n\n5,0,6\n",
+		"text.csv":  "f1,y,f2\n1,2.5,2\n\n3,high,4\n",
+		"nan.csv":   "f1,y,f2\n1,NaN,2\n",
+		"inf.csv":   "1,2\n3,4\n5,-Inf\n",
+		"short.csv": "f1,y,f2\n1,2.5,2\n3,4\n",
+	})
+	l, err := loadFrom(dir, "features-csv-regression", `path="r.csv"`, "header=true", `label="y"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := l.All; d.Task != Regression || d.Name != "features-csv-regression" || d.Rows() != 3 || d.Cols() != 2 ||
+		d.X.At(2, 0) != 5 || d.X.At(2, 1) != 6 || d.Y[0] != 2.5 || d.Y[1] != -7 || d.Y[2] != 0 {
+		t.Errorf("regression: task %v, X %v, y %v", d.Task, d.X, d.Y)
+	}
+	// The same file as a binary task is still refused at its first bad label.
+	if _, err := loadFrom(dir, "features-csv", `path="r.csv"`, "header=true", `label="y"`); err == nil ||
+		!strings.Contains(err.Error(), `r.csv: line 2: column "y": label 2.5 is not 0/1`) {
+		t.Errorf("binary task with a real label: %v", err)
+	}
+	for file, want := range map[string]string{
+		"text.csv":  `text.csv: line 4: column "y": "high" `,
+		"nan.csv":   `nan.csv: line 2: column "y": "NaN" is not a finite number`,
+		"inf.csv":   `inf.csv: line 3: column #2: "-Inf" is not a finite number`,
+		"short.csv": `short.csv: line 3: 2 fields, want 3`,
+		"r.csv":     `r.csv: label "z" is neither a column name nor a column index in 1..3`,
+	} {
+		kv := []string{`path="` + file + `"`, `label="y"`, "header=true"}
+		if file == "inf.csv" {
+			kv = kv[:1]
+		}
+		if file == "r.csv" {
+			kv[1] = `label="z"`
+		}
+		_, err := loadFrom(dir, "features-csv-regression", kv...)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "dataset features-csv-regression") {
+			t.Errorf("%s: error %v, want it to contain %q", file, err, want)
+		}
+	}
+}

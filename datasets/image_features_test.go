@@ -25,6 +25,9 @@ func init() {
 		panic(err)
 	}
 	realChecks["features-csv"] = realCheck{kv: []string{`path="` + abs + `"`, "header=true"}, rows: 24, cols: 3, positives: 12}
+	// features-csv-regression reads the same file with column f3 as the
+	// target: range by awk -F, 'NR>1' over $3.
+	realChecks["features-csv-regression"] = realCheck{kv: []string{`path="` + abs + `"`, "header=true", `label="f3"`}, rows: 24, cols: 3, yMin: -2.2194, yMax: 1.8686}
 }
 
 // featuresOf maps images (28 × 28 bytes each, concatenated) to their
