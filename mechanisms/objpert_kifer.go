@@ -125,6 +125,7 @@ func init() {
 			Trials: 50000, Trust: TrustRow{Claimed: "1.000", Real: "0.244", Broken: "under-charged: 1.173", Caught: "yes"}}},
 		Quantities: map[string][]Quantity{
 			"sigma": qObjSigma, "lambda": qObjLambda, "tau": qObjTau, "sigma_out": qSigmaOut,
+			"warm_start_s": {quantity("warm start (s)", `warm start (s)`, "seconds of the warm start the fits on one training set at one ε share (the noiseless fit and its Hessian, kiferWarm); the fit that computed it holds them in its wall time", "")},
 		}},
 		func(p ObjPertKiferParams) (Mechanism, error) { return &ObjPertKifer{p: p}, nil }, ObjPertKiferParams{})
 }
