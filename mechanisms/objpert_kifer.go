@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
@@ -125,7 +124,6 @@ func init() {
 			Trials: 50000, Trust: TrustRow{Claimed: "1.000", Real: "0.244", Broken: "under-charged: 1.173", Caught: "yes"}}},
 		Quantities: map[string][]Quantity{
 			"sigma": qObjSigma, "lambda": qObjLambda, "tau": qObjTau, "sigma_out": qSigmaOut,
-			"warm_start_s": {quantity("warm start (s)", `warm start (s)`, "seconds of the warm start the fits on one training set at one ε share (the noiseless fit and its Hessian, kiferWarm); the fit that computed it holds them in its wall time", "")},
 		}},
 		func(p ObjPertKiferParams) (Mechanism, error) { return &ObjPertKifer{p: p}, nil }, ObjPertKiferParams{})
 }
@@ -234,7 +232,7 @@ func (o *ObjPertKifer) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 		Noise: map[string]float64{"sigma": s.sigma, "lambda": s.lambda, "tau": s.tau, "sigma_out": s.sigmaOut},
 		Stats: map[string]float64{"iterations": float64(res.Iterations), "passes": float64(res.GradEvals),
 			"grad_evals": float64(res.GradEvals) * float64(train.Rows()), "hess_evals": float64(res.HessEvals),
-			"grad_norm": res.GradNorm, "warm_start_s": warm.seconds}}, nil
+			"grad_norm": res.GradNorm}}, nil
 }
 
 // kiferWarm is the start of line 4's solver shared by the fits on one
@@ -257,16 +255,15 @@ func (o *ObjPertKifer) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 // tolerance parameter τ"; objpert.md §1.5). The stopping rule, τ and the
 // iteration limits are unchanged.
 //
-// Timing: the first fit to ask computes it (seconds records how long), so
-// that fit's wall time includes it and a concurrent fit's may include
+// Timing: the first fit to ask computes it, so that fit's wall time
+// includes it and a concurrent fit's may include
 // waiting for it: a cell's mean wall time per fit holds its cost once,
 // shared by the cell's trials, as the Gaussian mixing head's shares its
 // memoised factorisation of the training set (gaussmix.md, "Performance",
 // times a single release, which pays it whole).
 type kiferWarm struct {
-	theta0  []float64
-	chol    *mat.Cholesky // nil: no metric, start at 0
-	seconds float64
+	theta0 []float64
+	chol   *mat.Cholesky // nil: no metric, start at 0
 }
 
 // kiferWarmStart returns the shared start for train at ridge lambda,
@@ -275,7 +272,6 @@ type kiferWarm struct {
 func kiferWarmStart(ctx context.Context, train *datasets.Dataset, loss *solvers.GLM, lambda, tau float64, iters int) *kiferWarm {
 	key := fmt.Sprintf("mechanisms/objpert-kifer/warm|lambda=%g,tau=%g,iters=%d", lambda, tau, iters)
 	v, _ := train.Memo(key, func() (any, error) {
-		start := time.Now()
 		obj := solvers.Objective{Loss: loss, L2: lambda}
 		// Not converging is harmless here: θ₀ is only a start.
 		res, _ := solvers.MinimizeContext(context.WithoutCancel(ctx), obj, make([]float64, obj.Dim()),
@@ -286,7 +282,6 @@ func kiferWarmStart(ctx context.Context, train *datasets.Dataset, loss *solvers.
 		if ch := new(mat.Cholesky); res.X != nil && ch.Factorize(h) {
 			w.chol = ch
 		}
-		w.seconds = time.Since(start).Seconds()
 		return w, nil
 	})
 	return v.(*kiferWarm)
