@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/solvers"
+	"gonum.org/v1/gonum/mat"
 )
 
 // ObjPertKifer is objective perturbation for logistic regression with
@@ -20,7 +22,7 @@ import (
 //	σ = √(4ε₁ + 8 log(2/δ₁))/ε₁ · C_X,   Δ = C_X²/(2ε₁)                line 2
 //	b ~ N(0, σ² I_d)                                                 line 3
 //	J(θ) = (1/n) Σᵢ log(1 + exp(−tᵢ xᵢᵀθ)) + bᵀθ/n + Δ/(2n)‖θ‖²        line 4
-//	θ̃ : any point with ‖∇(nJ)(θ̃)‖₂ ≤ τ                               (L-BFGS, Newton fallback)
+//	θ̃ : any point with ‖∇(nJ)(θ̃)‖₂ ≤ τ                               (L-BFGS, Newton fallback; warm start: kiferWarm)
 //	output θ̃ + N(0, σ_out² I_d)
 //
 // with tᵢ = 2yᵢ − 1, no intercept, and (ε₁, δ₁) = ((1−ρ)ε, (1−ρ)δ) for the
@@ -115,7 +117,7 @@ func (p ObjPertKiferParams) Validate() error {
 
 func init() {
 	Register(Info{Name: "objpert-kifer", Title: "Objective perturbation (Kifer et al.)", Ref: "KST12",
-		Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 2, Relation: accounting.RelationAddRemove, Events: []string{"gaussian", "approx_dp"},
+		Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 3, Relation: accounting.RelationAddRemove, Events: []string{"gaussian", "approx_dp"},
 		Calibration: []CalibrationClaim{{Calibrated: true}, {Params: `preset = "code"`, Calibrated: false}},
 		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Binary, Rows: 4, Dim: 3, Pair: "curvature",
 			Note: "the canary (norm 1, alone with the shift rows on its coordinate) has the largest loss curvature s′(0) = ¼ = β the bounds allow, so near θ_d = 0 it raises θ's density by up to (λ + β)/λ, the factor Kifer et al.'s condition bounds; 300 rows (0.02·e_d, label 0) shift the objective's noise there by −3, so the canary's gradient term adds to its curvature term instead of vanishing; the statistic is θ_d's exact log-likelihood ratio at the fit's σ and λ. No clipping parameter: the gradient part is not at its bound L = 1 where the curvature part is"},
@@ -209,8 +211,9 @@ func (o *ObjPertKifer) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 		iters = 500
 	}
 	obj := solvers.Objective{Loss: loss, L2: s.lambda, Linear: bvec}
-	res, err := solvers.MinimizeContext(ctx, obj, make([]float64, obj.Dim()),
-		&solvers.Settings{GradTol: s.tau, LBFGSIterations: iters})
+	warm := kiferWarmStart(ctx, train, loss, s.lambda, s.tau, iters)
+	x0, set := warm.start(bvec), &solvers.Settings{GradTol: s.tau, LBFGSIterations: iters, Metric: warm.chol}
+	res, err := solvers.MinimizeContext(ctx, obj, x0, set)
 	if err != nil {
 		// Never release a point the ledger does not cover (‖∇‖ > τ).
 		return nil, fmt.Errorf("objpert-kifer: line 4 (‖∇(nJ)‖ ≤ τ = %g) with λ = %g, σ = %g: %w", s.tau, s.lambda, s.sigma, err)
@@ -230,6 +233,74 @@ func (o *ObjPertKifer) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 		Stats: map[string]float64{"iterations": float64(res.Iterations), "passes": float64(res.GradEvals),
 			"grad_evals": float64(res.GradEvals) * float64(train.Rows()), "hess_evals": float64(res.HessEvals),
 			"grad_norm": res.GradNorm}}, nil
+}
+
+// kiferWarm is the start of line 4's solver shared by the fits on one
+// training set at one ridge λ: the minimiser θ₀ of the noiseless objective
+// Σᵢ log(1 + exp(−tᵢxᵢᵀθ)) + (λ/2)‖θ‖² and the Cholesky factor of its Hessian
+// H₀ there. A fit with noise b starts at the Newton point θ₀ − H₀⁻¹b of its
+// perturbed objective (whose gradient at θ₀ is b) and runs in the metric
+// H₀ (solvers.Settings.Metric): on Fashion-MNIST's features this takes
+// about 15 passes over the data instead of 40 to 90 from θ = 0.
+//
+// Privacy: the start and the metric depend on the data, and that is
+// allowed. Kifer et al.'s condition is about the exact minimiser θ* of
+// line 4, which does not depend on how it is searched for; the output
+// noise covers θ̃ − θ*, whose norm is ≤ τ/λ for ANY point with
+// ‖∇(nJ)(θ̃)‖₂ ≤ τ, and given θ* (which fixes b = −∇(loss + ridge)(θ*)) θ̃
+// is a deterministic function of the data whichever start, metric or
+// optimiser produced it, so its sensitivity stays 2τ/λ ([IYE19]
+// approximate minima perturbation; [RKW23] App. F.1 and Algorithm 1,
+// line 4: "any θ̃ that satisfies the convergence guarantees with the
+// tolerance parameter τ"; objpert.md §1.5). The stopping rule, τ and the
+// iteration limits are unchanged.
+//
+// Timing: the first fit to ask computes it, so that fit's wall time
+// includes it and a concurrent fit's may include
+// waiting for it: a cell's mean wall time per fit holds its cost once,
+// shared by the cell's trials, as the Gaussian mixing head's shares its
+// memoised factorisation of the training set (gaussmix.md, "Performance",
+// times a single release, which pays it whole).
+type kiferWarm struct {
+	theta0 []float64
+	chol   *mat.Cholesky // nil: no metric, start at 0
+}
+
+// kiferWarmStart returns the shared start for train at ridge lambda,
+// computing it on first use. The shared fit ignores cancellation, so that a
+// cancelled trial never leaves a context error for the others.
+func kiferWarmStart(ctx context.Context, train *datasets.Dataset, loss *solvers.GLM, lambda, tau float64, iters int) *kiferWarm {
+	key := fmt.Sprintf("mechanisms/objpert-kifer/warm|lambda=%g,tau=%g,iters=%d", lambda, tau, iters)
+	v, _ := train.Memo(key, func() (any, error) {
+		obj := solvers.Objective{Loss: loss, L2: lambda}
+		// Not converging is harmless here: θ₀ is only a start.
+		res, _ := solvers.MinimizeContext(context.WithoutCancel(ctx), obj, make([]float64, obj.Dim()),
+			&solvers.Settings{GradTol: tau, LBFGSIterations: iters})
+		w := &kiferWarm{theta0: res.X}
+		h := mat.NewSymDense(obj.Dim(), nil)
+		obj.Hessian(h, res.X)
+		if ch := new(mat.Cholesky); res.X != nil && ch.Factorize(h) {
+			w.chol = ch
+		}
+		return w, nil
+	})
+	return v.(*kiferWarm)
+}
+
+// start returns θ₀ − H₀⁻¹b, or 0 without a factorisation.
+func (w *kiferWarm) start(b []float64) []float64 {
+	x0 := make([]float64, len(b))
+	if w.chol == nil {
+		return x0
+	}
+	var step mat.VecDense
+	if err := w.chol.SolveVecTo(&step, mat.NewVecDense(len(b), slices.Clone(b))); err != nil {
+		return x0
+	}
+	for i := range x0 {
+		x0[i] = w.theta0[i] - step.AtVec(i)
+	}
+	return x0
 }
 
 // CheckTarget implements TargetChecker: the ledger of the setup at b, a

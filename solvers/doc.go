@@ -36,6 +36,9 @@
 // tolerance unless an error is returned. MinimizeContext also stops on a
 // cancelled context. Settings.Method = MethodNewton runs Newton alone, which
 // is competitive for d ≈ 100 when the Hessian is cheap (one-hot data).
+// Settings.Metric (a factored H₀ ≈ ∇²f near the minimiser) runs every stage
+// in the coordinates where H₀ is the identity, with the same stopping rule:
+// objective perturbation's fits share H₀ from the noiseless fit.
 //
 // # DP-SGD
 //

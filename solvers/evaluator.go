@@ -31,6 +31,13 @@ type evaluator struct {
 	bestF        float64
 	bestNorm     float64
 
+	// metric, when set (Settings.Metric), makes x, g, bestX and bestG the
+	// coordinates z and ∇g(z) gonum sees; fx, the norm and the result are
+	// f's at the point xf = metric.point(z), with gradient gf. Without it
+	// xf and gf alias x and g.
+	metric         *metric
+	xf, gf, bestXf []float64
+
 	evals, hessEvals int
 	// repeats counts the consecutive requests for the cached point: a line
 	// search whose steps no longer change x in float64 asks for it forever
@@ -65,13 +72,27 @@ func (e *evaluator) eval(x []float64) {
 	}
 	e.repeats = 0
 	copy(e.x, x)
-	e.fx = e.f.ValueGrad(e.g, e.x)
+	xf, gf := e.x, e.g
+	if e.metric != nil {
+		if e.xf == nil {
+			e.xf, e.gf, e.bestXf = make([]float64, len(x)), make([]float64, len(x)), make([]float64, len(x))
+		}
+		xf, gf = e.xf, e.gf
+		e.metric.point(xf, x)
+	}
+	e.fx = e.f.ValueGrad(gf, xf)
+	if e.metric != nil {
+		e.metric.grad(e.g, gf)
+	}
 	e.valid = true
 	e.evals++
-	if n := gradNorm(e.g); n < e.bestNorm && !math.IsNaN(e.fx) {
+	if n := gradNorm(gf); n < e.bestNorm && !math.IsNaN(e.fx) {
 		e.bestNorm, e.bestF = n, e.fx
 		copy(e.bestX, e.x)
 		copy(e.bestG, e.g)
+		if e.metric != nil {
+			copy(e.bestXf, xf)
+		}
 	}
 }
 
@@ -89,7 +110,14 @@ func (e *evaluator) problem() optimize.Problem {
 			copy(grad, e.g)
 		},
 		Hess: func(hess *mat.SymDense, x []float64) {
-			e.f.Hessian(hess, x)
+			if e.metric == nil {
+				e.f.Hessian(hess, x)
+			} else {
+				xf := make([]float64, len(x))
+				e.metric.point(xf, x)
+				e.f.Hessian(hess, xf)
+				e.metric.hessian(hess)
+			}
 			e.hessEvals++
 		},
 		Status: func() (optimize.Status, error) {
@@ -151,6 +179,9 @@ func (e *evaluator) run(method string, s Settings) (int, error) {
 // result fills r's point and counters from the best evaluation.
 func (e *evaluator) result(r Result) Result {
 	r.X = slices.Clone(e.bestX)
+	if e.metric != nil {
+		r.X = slices.Clone(e.bestXf)
+	}
 	r.F = e.bestF
 	r.GradNorm = e.bestNorm
 	r.FuncEvals, r.GradEvals = e.evals, e.evals
