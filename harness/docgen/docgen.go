@@ -110,6 +110,16 @@ func (g *Generator) Evidence(name string) (*report.Evidence, *report.EvidenceOut
 	return r.ev, r.out, err
 }
 
+// Outputs evaluates evidence ev (figures' data, tables, claims) with the
+// current spec name, as the docs do with its committed evidence.
+func (g *Generator) Outputs(name string, ev *report.Evidence) (*report.EvidenceOutputs, error) {
+	s, err := g.loadSpec(name)
+	if err != nil {
+		return nil, err
+	}
+	return ev.Outputs(s)
+}
+
 // Refresh makes the evidence of spec name from its full-size run's result
 // directory dir and writes it (EvidencePath). The run must be finished
 // and not --quick.
