@@ -3,8 +3,10 @@ package main
 import (
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/dplab/dplab/harness/docgen"
 	"github.com/dplab/dplab/harness/report"
 	"github.com/dplab/dplab/results"
 )
@@ -22,10 +24,9 @@ import (
 // the authors' code's constants spend more than the target ε (Wine,
 // ε = 1: 2.53). The timing claims ("Faster by") are wall-clock: only their
 // direction is pinned, objective perturbation slower on Fashion-MNIST at
-// the largest ε (about 46× [39, 55] in a run at load 15, where the old
-// text said 14.2×, the image 41.6×; 35.3× [31.1, 40.2] in the docs' run)
-// and not contradicted on MNIST (it held there in the docs' run, 2.48×
-// [2.14, 2.88]). Figures 2 and
+// the largest ε; on MNIST, where objective perturbation's warm start
+// (objpert-kifer v3) brought the two near 1, only that it is evaluated
+// (the docs' run's ratio is in docs/reproduction/gaussmix.md). Figures 2 and
 // 4 take 4 to 13 minutes: their verdicts are stated in the commit that
 // added their claims.
 func TestGaussMixClaimsFullSize(t *testing.T) {
@@ -99,8 +100,24 @@ func TestGaussMixClaimsFullSize(t *testing.T) {
 			t.Errorf("Fig. 3 accuracy, %s: %s, want %s", p.Point, p.Outcome, outcomes[i])
 		}
 	}
-	if p := c.Points[4]; !near(p.A.Mean, 0.02814, 2e-3) || !near(p.B.Mean, 0.02045, 2e-3) {
-		t.Errorf("Fig. 3 at ε = 31.6: %+v vs %+v", *p.A, *p.B)
+	// Its two means at ε = 31.6 against the docs' committed run: within
+	// that run's 95% half-widths (results are equivalent in distribution,
+	// not frozen bits: a change of draws moves them within their CIs).
+	_, docs, err := docgen.New(docgen.Config{Specs: "experiments", Evidence: filepath.Join("docs", "reproduction", "evidence")}).Evidence("gaussmix_fig3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var committed report.Claim
+	for _, cl := range docs.Claims.Claims {
+		if cl.ID == c.ID {
+			committed = cl
+		}
+	}
+	if len(committed.Points) != len(c.Points) {
+		t.Fatalf("Fig. 3 accuracy: %d points in the docs' run, %d here", len(committed.Points), len(c.Points))
+	}
+	if p, q := c.Points[4], committed.Points[4]; math.Abs(float64(p.A.Mean-q.A.Mean)) > float64(q.A.Half) || math.Abs(float64(p.B.Mean-q.B.Mean)) > float64(q.B.Half) {
+		t.Errorf("Fig. 3 at ε = 31.6: %+v vs %+v; the docs' run: %+v vs %+v", *p.A, *p.B, *q.A, *q.B)
 	}
 	// The authors' code's linear mixing at Wine, ε = 1.
 	if p := find("gaussmix_presets", "thm2-linear-mixing-code-within-epsilon").Points[2]; p.Point != "Wine, ε = 1" || !near(p.A.Mean, 2.533, 1e-3) {
@@ -111,7 +128,7 @@ func TestGaussMixClaimsFullSize(t *testing.T) {
 	if c := find("gaussmix_fig3", "fig3-head-faster-than-objpert"); !c.Timing || c.Verdict != report.Holds || c.Points[0].Point != "ε = 31.62" || !(c.Points[0].Low > 1) {
 		t.Errorf("Fig. 3 Faster by: %s, %+v", c.Summary, c.Points)
 	}
-	if c := find("gaussmix_fig5", "fig5-head-faster-than-objpert"); !c.Timing || c.Verdict == report.Contradicted || c.Verdict == report.NotRun {
+	if c := find("gaussmix_fig5", "fig5-head-faster-than-objpert"); !c.Timing || c.Verdict == report.NotRun {
 		t.Errorf("Fig. 5 Faster by: %s, %+v", c.Summary, c.Points)
 	}
 }
