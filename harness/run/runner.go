@@ -166,22 +166,14 @@ func ResultDir(s *spec.Spec, root string) string {
 // flushDelay.
 const writeQueue = 4
 
-// A worker takes as many trials at a time as it ran in about batchSpan,
-// at most maxBatch: trials shorter than batchSpan are taken and stored in
-// batches, longer ones one at a time.
+// A worker hands its finished trials to the writer in batches: a batch
+// is sent once its first trial started batchSpan ago or it holds maxBatch
+// trials, so trials shorter than batchSpan meet the writer once per batch
+// and a longer one is sent as soon as it is done.
 const (
 	batchSpan = time.Millisecond
 	maxBatch  = 64
 )
-
-// batchSize is how many trials a worker takes at a time when each took
-// per.
-func batchSize(per time.Duration) int {
-	if per <= 0 {
-		return maxBatch
-	}
-	return int(min(maxBatch, max(1, batchSpan/per)))
-}
 
 type runner struct {
 	spec    *spec.Spec
@@ -476,45 +468,40 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 	var wg sync.WaitGroup
 	// No more workers than trials to run: -j 2^63 − 1 started a goroutine
 	// per unit of it, and kept starting them long after the trials were
-	// done. Each worker takes as many trials at a time as it ran in about
-	// batchSpan (batchSize), and hands their records on together: short
-	// trials then meet the other workers and the writer once per batch,
-	// not once each.
+	// done. Each worker takes one trial at a time and hands the records on
+	// in batches (batchSpan, maxBatch): short trials then meet the writer
+	// once per batch, not once each, and no worker holds trials it has not
+	// started.
 	for range max(1, min(jobs, rep.PendingBefore)) {
 		wg.Go(func() {
-			var todo [][2]int // cell index, trial
-			take := 1
-			for wctx.Err() == nil {
-				todo = todo[:0]
-				nextMu.Lock()
-				for len(todo) < take {
-					ci, t, ok := next()
-					if !ok {
-						break
-					}
-					todo = append(todo, [2]int{ci, t})
-				}
-				nextMu.Unlock()
-				if len(todo) == 0 {
-					return
-				}
-				start := time.Now()
-				batch := make([]results.Record, 0, len(todo))
-				for _, x := range todo {
-					rec, ok := r.trial(wctx, &cells[x[0]], x[1])
-					if !ok {
-						break // cancelled: nothing stored
-					}
-					batch = append(batch, rec)
-				}
+			var batch []results.Record
+			var start time.Time // of the batch's first trial
+			send := func() {
 				if len(batch) > 0 {
 					finished.Add(int64(len(batch)))
 					recs <- batch
+					batch = nil
 				}
-				if len(batch) < len(todo) {
+			}
+			defer send()
+			for wctx.Err() == nil {
+				nextMu.Lock()
+				ci, t, ok := next()
+				nextMu.Unlock()
+				if !ok {
 					return
 				}
-				take = batchSize(time.Since(start) / time.Duration(len(todo)))
+				if len(batch) == 0 {
+					start = time.Now()
+				}
+				rec, ok := r.trial(wctx, &cells[ci], t)
+				if !ok {
+					return // cancelled: nothing stored
+				}
+				batch = append(batch, rec)
+				if len(batch) == maxBatch || time.Since(start) >= batchSpan {
+					send()
+				}
 			}
 		})
 	}

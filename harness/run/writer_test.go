@@ -50,19 +50,3 @@ func TestWriteOverlapsNextTrial(t *testing.T) {
 		}
 	}
 }
-
-// TestBatchSize: a worker takes as many trials at a time as fit in
-// batchSpan at the last batch's pace, at least one and at most maxBatch.
-func TestBatchSize(t *testing.T) {
-	for _, c := range []struct {
-		per  time.Duration
-		want int
-	}{
-		{0, maxBatch}, {time.Nanosecond, maxBatch}, {35 * time.Microsecond, 28}, {batchSpan / 2, 2},
-		{batchSpan, 1}, {batchSpan + 1, 1}, {time.Hour, 1},
-	} {
-		if got := batchSize(c.per); got != c.want {
-			t.Errorf("batchSize(%v) = %d, want %d", c.per, got, c.want)
-		}
-	}
-}
