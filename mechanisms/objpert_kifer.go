@@ -277,9 +277,12 @@ func kiferWarmStart(ctx context.Context, train *datasets.Dataset, loss *solvers.
 		res, _ := solvers.MinimizeContext(context.WithoutCancel(ctx), obj, make([]float64, obj.Dim()),
 			&solvers.Settings{GradTol: tau, LBFGSIterations: iters})
 		w := &kiferWarm{theta0: res.X}
+		if res.X == nil { // no point at all (a non-finite objective at 0): start at 0
+			return w, nil
+		}
 		h := mat.NewSymDense(obj.Dim(), nil)
 		obj.Hessian(h, res.X)
-		if ch := new(mat.Cholesky); res.X != nil && ch.Factorize(h) {
+		if ch := new(mat.Cholesky); ch.Factorize(h) {
 			w.chol = ch
 		}
 		return w, nil

@@ -20,9 +20,12 @@
 //     diagnostics (work counters: iterations, gradient evaluations, which
 //     the issue lets change) are compared the same way and reported, not
 //     in the verdict.
-//   - Every claim's verdict is unchanged (claims on wall-clock times too,
-//     reported apart: their verdict depends on the machine's load).
+//   - Every claim's verdict is unchanged; a claim on wall-clock times whose
+//     verdict changed is listed, not in the verdict, like the wall-clock
+//     metrics (speed is what such changes move, and load moves it too).
 //   - Both hold the same cells: a spec whose grid changed is not comparable.
+//     A cell whose key changed only because its mechanism's code version
+//     did is compared with the old cell of the same grid point (rekey).
 //
 // Goldens (testdata/golden) are regenerated only after the check passes
 // for the specs whose outputs moved (dplab equivalence, make equivalence).

@@ -57,6 +57,9 @@ type Report struct {
 	// point whose mechanism's code version changed (rekey).
 	Rekeyed []string          `json:"rekeyed_cells,omitempty"`
 	newKeys map[string]string // a re-keyed cell's new key by its old one
+	// OneSided lists the metrics, derived quantities and traces only one
+	// side holds (diagnostics may come and go).
+	OneSided []string `json:"one_sided,omitempty"`
 	// Privacy lists the privacy quantities that differ beyond PrivacyTol.
 	Privacy []PrivacyDiff `json:"privacy"`
 	// Metrics is the comparison of the metrics, derived quantities and
@@ -152,8 +155,8 @@ func Compare(old, new Side) *Report {
 		}
 		name := cellName(&o)
 		r.Privacy = append(r.Privacy, privacyDiffs(name, &o, &n)...)
-		m, d := statDiffs(name, &o, &n, ci)
-		metrics, diags = append(metrics, m...), append(diags, d...)
+		m, d, one := statDiffs(name, &o, &n, ci)
+		metrics, diags, r.OneSided = append(metrics, m...), append(diags, d...), append(r.OneSided, one...)
 	}
 	for _, key := range slices.Sorted(maps.Keys(newCells)) {
 		if _, ok := oldCells[key]; !ok {
@@ -183,6 +186,9 @@ func (r *Report) verdict() {
 	}
 	for _, c := range r.Extra {
 		fail("cell %s is only in the new evidence (the spec's grid changed: not comparable)", c)
+	}
+	for _, o := range r.OneSided {
+		fail("%s", o)
 	}
 	for _, p := range r.Privacy {
 		fail("cell %s: privacy quantity %s changed: %s → %s", p.Cell, p.Field, p.Old, p.New)
@@ -226,7 +232,7 @@ func verdictText(v string) string {
 // every change this check exists for re-keys that mechanism's cells. An
 // old cell missing from the new evidence is paired with the new cell that
 // has the same identity (identity: dataset, mechanism, label, params, ε,
-// δ, accountant and tuning), when exactly one old and one new cell have it;
+// δ, accountant, tuning, selection and trials), when exactly one old and one new cell have it;
 // the new cell is then filed under the old key. It returns the pairs,
 // "name → new key", and the new keys by the old.
 func rekey(oldCells, newCells map[string]report.EvidenceCell) ([]string, map[string]string) {
@@ -271,11 +277,12 @@ func identity(c *report.EvidenceCell) (string, bool) {
 		return "", false
 	}
 	b, err := json.Marshal(struct {
-		Dataset, Mechanism, Label string
-		Params                    map[string]any
-		Epsilon, Delta            results.Float
-		Accountant, Tuning        string
-	}{s.Dataset, s.Mechanism, s.Label, s.MechParams, results.Float(s.Epsilon), results.Float(s.Delta), s.Accountant, s.Tuning})
+		Dataset, Mechanism, Label     string
+		Params                        map[string]any
+		Epsilon, Delta                results.Float
+		Accountant, Tuning, Selection string
+		Trials                        int
+	}{s.Dataset, s.Mechanism, s.Label, s.MechParams, results.Float(s.Epsilon), results.Float(s.Delta), s.Accountant, s.Tuning, s.Selection, s.Trials})
 	return string(b), err == nil
 }
 
@@ -436,19 +443,30 @@ func jsonDiffs(path string, a, b any, add func(field, a, b string)) {
 // statDiffs returns the comparisons of cell name's statistics: those of
 // the verdict's family (metrics, derived quantities, trace points) and the
 // diagnostics. Wall-clock times are left out.
-func statDiffs(name string, o, n *report.EvidenceCell, ci results.CIMethod) (metrics, diags []StatDiff) {
+func statDiffs(name string, o, n *report.EvidenceCell, ci results.CIMethod) (metrics, diags []StatDiff, oneSided []string) {
 	each := func(out *[]StatDiff, kind string, a, b map[string]results.Stat) {
-		for _, k := range slices.Sorted(maps.Keys(a)) {
-			if y, ok := b[k]; ok && !results.IsTimingKey(k) {
-				*out = append(*out, statDiff(name, kind+" "+k, a[k], y, ci))
+		for _, k := range slices.Sorted(maps.Keys(union(a, b))) {
+			if results.IsTimingKey(k) {
+				continue
+			}
+			x, inOld := a[k]
+			y, inNew := b[k]
+			switch {
+			case inOld && inNew:
+				*out = append(*out, statDiff(name, kind+" "+k, x, y, ci))
+			case kind != "diagnostic": // a work counter may come and go
+				oneSided = append(oneSided, fmt.Sprintf("cell %s: %s %s is only in the %s evidence", name, kind, k, map[bool]string{true: "old", false: "new"}[inOld]))
 			}
 		}
 	}
 	if o.Summary != nil && n.Summary != nil {
 		each(&metrics, "metric", o.Summary.Metrics, n.Summary.Metrics)
 		each(&diags, "diagnostic", o.Summary.Diagnostics, n.Summary.Diagnostics)
-		for _, k := range slices.Sorted(maps.Keys(o.Summary.Traces)) {
+		for _, k := range slices.Sorted(maps.Keys(union(o.Summary.Traces, n.Summary.Traces))) {
 			a, b := o.Summary.Traces[k], n.Summary.Traces[k]
+			if len(a) != len(b) {
+				oneSided = append(oneSided, fmt.Sprintf("cell %s: trace %s has %d points in the old evidence, %d in the new", name, k, len(a), len(b)))
+			}
 			for i := range min(len(a), len(b)) {
 				if a[i].Count > 0 && b[i].Count > 0 { // a pruned iteration is empty
 					metrics = append(metrics, statDiff(name, fmt.Sprintf("trace %s[%d]", k, i), a[i], b[i], ci))
@@ -460,7 +478,7 @@ func statDiffs(name string, o, n *report.EvidenceCell, ci results.CIMethod) (met
 		each(&metrics, "derived", o.Derived.Metrics, n.Derived.Metrics)
 		each(&metrics, "derived", o.Derived.Diagnostics, n.Derived.Diagnostics)
 	}
-	return metrics, diags
+	return metrics, diags, oneSided
 }
 
 // statDiff compares one statistic.

@@ -16,6 +16,7 @@ import (
 type cell struct {
 	key            string
 	label          string // "" labels the cell by its key
+	metric         string // "" names its metric test_error
 	n              int
 	mean, sd       float64
 	eps, spent     float64
@@ -40,10 +41,10 @@ func evidence(t *testing.T, cells []cell) *report.Evidence {
 		n := float64(c.n)
 		fmt.Fprintf(&b, `{"key":%q,"summary":{"dataset":"D","mechanism":"m","label":"L%s","epsilon":%v,"trials":%d,`+
 			`"eps_spent_max":%v,"eps_per_run_max":null,"delta":1e-6,"accountant":"rdp","alpha_mean":12,"wall_s_mean":null,`+
-			`"metrics":{"test_error":[%d,%v,%v,%v,%v,%v,%v,%v]},"diagnostics":{"iterations":[%d,%v],"wall_fit":[%d,%v,1,1,1,1,0,9]},"noise":{"sigma":[%d,%v]}},`+
+			`"metrics":{%q:[%d,%v,%v,%v,%v,%v,%v,%v]},"diagnostics":{"iterations":[%d,%v],"wall_fit":[%d,%v,1,1,1,1,0,9]},"noise":{"sigma":[%d,%v]}},`+
 			`"ledger":{"event":{"kind":"gaussian","sigma":%v,"sensitivity":1},"delta":1e-6}}`,
 			c.key, cmp.Or(c.label, c.key), c.eps, c.n, c.spent,
-			c.n, c.mean*n, c.sd, c.mean, c.mean-c.sd, c.mean+c.sd, c.mean-3*c.sd, c.mean+3*c.sd,
+			cmp.Or(c.metric, "test_error"), c.n, c.mean*n, c.sd, c.mean, c.mean-c.sd, c.mean+c.sd, c.mean-3*c.sd, c.mean+3*c.sd,
 			c.n, 40.0, c.n, 5*n, c.n, c.sigma, c.ledgerS)
 	}
 	b.WriteString("]}")
@@ -235,6 +236,16 @@ func TestRekeyedCellsCompared(t *testing.T) {
 	new = append(new, cell(new[2]))
 	new[5].key = "v3-k002"
 	failsNaming(t, compare(t, old, new, report.Holds, report.Holds), "k002", "only in the old")
+}
+
+// TestOneSidedMetricFails: a metric only one evidence holds (dropped or
+// renamed) fails the check instead of going uncompared.
+func TestOneSidedMetricFails(t *testing.T) {
+	old, new := cells(3), cells(3)
+	new[1].metric = "train_error"
+	r := compare(t, old, new, report.Holds, report.Holds)
+	failsNaming(t, r, "k001", "metric test_error is only in the old")
+	failsNaming(t, r, "k001", "metric train_error is only in the new")
 }
 
 // TestWelchP checks the p-value against closed forms and a numerical
