@@ -94,4 +94,17 @@ func TestConversionBadInput(t *testing.T) {
 			t.Errorf("%s %s: error %v, want it to contain %q", tc.flag, tc.value, err, tc.want)
 		}
 	}
+	// The classic conversion is the RDP accountant's: refused with the PLD
+	// or exact one alone (which ignored it), taken with rdp and all.
+	for _, kind := range []string{"pld", "exact"} {
+		_, err := ask(t, "gaussian", "--sigma", "2", "--delta", "1e-5", "--accountant", kind, "--conversion", "classic")
+		if want := "--conversion classic applies to the rdp accountant, not --accountant " + kind; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--accountant %s --conversion classic: error %v, want it to contain %q", kind, err, want)
+		}
+	}
+	for _, kind := range []string{"rdp", "all"} {
+		if _, err := ask(t, "gaussian", "--sigma", "2", "--delta", "1e-5", "--accountant", kind, "--conversion", "classic"); err != nil {
+			t.Errorf("--accountant %s --conversion classic: %v", kind, err)
+		}
+	}
 }

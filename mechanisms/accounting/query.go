@@ -233,6 +233,11 @@ func (r *Request) Answer(event string) (*Answer, error) {
 		return nil, err
 	}
 	kinds := []string{r.str("accountant")}
+	if c := r.str("conversion"); c == "classic" && kinds[0] != "rdp" && kinds[0] != "all" {
+		// The conversion is the RDP accountant's: a PLD or exact answer
+		// would ignore it without a word.
+		return nil, fmt.Errorf("--conversion %s applies to the rdp accountant, not --accountant %s", c, kinds[0])
+	}
 	if kinds[0] == "all" {
 		kinds = []string{"rdp", "pld", "exact"}
 	}
