@@ -1,17 +1,14 @@
 package equivalence
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/dplab/dplab/harness/docgen"
-	"github.com/dplab/dplab/harness/report"
 )
 
 // ReportFile is the name of a Report in runs/equivalence/<spec>/.
@@ -47,17 +44,7 @@ func Check(committed, fresh *docgen.Generator, name string) (*Report, error) {
 		// changed have new keys, which the committed evidence lacks: its
 		// claims are evaluated with its cells filed under the keys the
 		// comparison paired them with.
-		b, err := os.ReadFile(old.Path)
-		if err != nil {
-			return nil, err
-		}
-		for o, n := range r.newKeys {
-			b = bytes.ReplaceAll(b, []byte(`"key":"`+o+`"`), []byte(`"key":"`+n+`"`))
-		}
-		ev, err := report.ParseEvidence(old.Path, b)
-		if err != nil {
-			return nil, err
-		}
+		ev := old.Evidence.Rekeyed(r.newKeys)
 		out, err := committed.Outputs(name, ev)
 		old.ClaimsErr = err
 		if out != nil {

@@ -397,6 +397,37 @@ func (e *Evidence) JSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// Rekeyed returns a copy of e whose cells filed under a key of keys (old
+// key -> new key) are filed, with their summaries, under the new key; the
+// other cells are shared with e. The equivalence check evaluates the
+// committed evidence's claims this way when a mechanism's code version
+// changed its cells' keys.
+func (e *Evidence) Rekeyed(keys map[string]string) *Evidence {
+	c := *e
+	d := *e.d
+	d.cells = make(map[string]*cellDigest, len(e.d.cells))
+	for k, cd := range e.d.cells {
+		if n, ok := keys[k]; ok {
+			moved := *cd
+			moved.summary, moved.derived = withKey(cd.summary, n), withKey(cd.derived, n)
+			k, cd = n, &moved
+		}
+		d.cells[k] = cd
+	}
+	c.d = &d
+	return &c
+}
+
+// withKey is a copy of s filed under key; nil stays nil.
+func withKey(s *results.CellSummary, key string) *results.CellSummary {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Key = key
+	return &c
+}
+
 // ParseEvidence reads an evidence file's bytes (Evidence.JSON); name
 // names it in errors.
 func ParseEvidence(name string, b []byte) (*Evidence, error) {
