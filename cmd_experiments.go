@@ -26,7 +26,7 @@ import (
 
 var runCommand = &command{
 	Name:      "run",
-	UsageLine: "run SPEC.toml... [-j N] [--out DIR] [--trials N] [--quick] [--force] [--shard i/N] [--data-dir DIR] [--max-cells N] [--max-trials N]",
+	UsageLine: "run SPEC.toml... [--set PATH=VALUE]... [-j N] [--out DIR] [--trials N] [--quick] [--force] [--shard i/N] [--data-dir DIR] [--max-cells N] [--max-trials N]",
 	Short:     "run every trial not yet stored, then render figures and tables",
 	Long: `Run expands each spec into cells (datasets × mechanisms × ε × parameter sweeps),
 runs every trial not already stored in the result directory on N goroutines, and
@@ -42,13 +42,21 @@ refused). A result directory must be new, empty or dplab's
 With --shard i/N (one spec) it runs only shard i of N of the trials (see
 "dplab plan --shards") into its own file, DIR/shards/shard-i-of-N.jsonl,
 without the directory's lock and without rendering: the N shards may run at
-once, on hosts sharing DIR. "dplab merge DIR" then joins them.`,
+once, on hosts sharing DIR. "dplab merge DIR" then joins them.
+
+--set PATH=VALUE (repeatable; also on plan, validate and render SPEC.toml)
+overrides a key of the spec with a TOML value before it is decoded, so
+every check is the spec's own: --set trials=50, --set 'epsilon=[0.5, 1, 2]',
+--set 'mechanism[label="AdaSSP"].params.rho=[1e-3, 1e-2]' (a [[block]] is
+picked by [index] or [key=VALUE], which must match exactly one). The run
+saves the overridden spec as DIR/spec.toml and records the overrides in
+the manifest; changed cells get new keys, so only they run.`,
 	Run: cmdRun,
 }
 
 var planCommand = &command{
 	Name:      "plan",
-	UsageLine: "plan SPEC.toml [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR]] [--shards N] [--max-cells N] [--max-trials N]",
+	UsageLine: "plan SPEC.toml [--set PATH=VALUE]... [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR]] [--shards N] [--max-cells N] [--max-trials N]",
 	Short:     "show the expanded grid, what is stored and what would run",
 	Long: `Plan expands the spec into cells and lists, per dataset and mechanism, the ε
 values, the trials per cell, how many are stored in the result directory and
@@ -82,7 +90,7 @@ work of each cell it touches.`,
 
 var validateCommand = &command{
 	Name:      "validate",
-	UsageLine: "validate SPEC.toml... [--max-cells N] [--max-trials N]",
+	UsageLine: "validate SPEC.toml... [--set PATH=VALUE]... [--max-cells N] [--max-trials N]",
 	Short:     "check specs strictly without running anything",
 	Long: `Validate loads each spec strictly and checks it without running or expanding
 anything: keys and types, value ranges (δ over training sets of 2 to 10⁹ rows),
@@ -97,7 +105,7 @@ those trials infeasible).`,
 
 var renderCommand = &command{
 	Name:      "render",
-	UsageLine: "render RESULTDIR|SPEC.toml [--out DIR] [--quick] [--max-cells N] [--max-trials N]",
+	UsageLine: "render RESULTDIR|SPEC.toml [--set PATH=VALUE]... [--out DIR] [--quick] [--max-cells N] [--max-trials N]",
 	Short:     "re-render figures and tables from stored results",
 	Long: `Render writes summary.csv, figures and tables from the trials already stored,
 running nothing. Given a result directory it renders it in place, with the spec
@@ -107,10 +115,11 @@ another, --quick for the --quick one).`,
 	Run: cmdRender,
 }
 
-// loadSpec loads a spec with grid limits lim, mapping its errors to bad
-// input (exit 2); a validation stopped by ctx (a signal) is not bad input.
-func loadSpec(ctx context.Context, path string, quick bool, lim spec.Limits) (*spec.Spec, error) {
-	s, err := plan.LoadWith(path, spec.LoadOptions{Limits: lim, Context: ctx})
+// loadSpec loads a spec with grid limits lim and the --set overrides sets,
+// mapping its errors to bad input (exit 2); a validation stopped by ctx (a
+// signal) is not bad input.
+func loadSpec(ctx context.Context, path string, quick bool, lim spec.Limits, sets ...string) (*spec.Spec, error) {
+	s, err := plan.LoadWith(path, spec.LoadOptions{Limits: lim, Context: ctx, Set: sets})
 	if err == nil && quick {
 		s, err = plan.ApplyQuick(s)
 	}
@@ -149,6 +158,13 @@ func limitFlags(fs *flag.FlagSet) *spec.Limits {
 	l.MaxDataBytes = spec.DefaultMaxDataBytes
 	fs.Var((*byteSize)(&l.MaxDataBytes), "max-data-bytes", "refuse a dataset whose values (8 bytes each) take more; a number of bytes, or with a unit: 500MB, 4GB, 4GiB")
 	return l
+}
+
+// setFlag adds the repeatable --set PATH=VALUE to fs.
+func setFlag(fs *flag.FlagSet) *multiFlag {
+	var sets multiFlag
+	fs.Var(&sets, "set", `override a key of the spec with a TOML value (repeatable): trials=50, 'epsilon=[0.5, 1]', 'mechanism[label="AdaSSP"].params.rho=[1e-3, 1e-2]'`)
+	return &sets
 }
 
 // checkLimitFlags reports limit flags below 1 (a usage error).
@@ -198,6 +214,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	shardFlag := fs.String("shard", "", "run only shard i/N of the trials into DIR/shards (then: dplab merge DIR)")
 	dataDir := fs.String("data-dir", "", "datasets directory (default $DPLAB_DATA, else the user cache)")
 	lim := limitFlags(fs)
+	sets := setFlag(fs)
 	specs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -221,7 +238,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	loaded := make([]*plan.Plan, len(specs))
 	resolved := make([]run.Options, len(specs))
 	for i, p := range specs {
-		s, err := loadSpec(ctx, p, *quick, *lim)
+		s, err := loadSpec(ctx, p, *quick, *lim, *sets...)
 		if err != nil {
 			return err
 		}
@@ -331,6 +348,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	dataDir := fs.String("data-dir", "", "datasets directory for --estimate (default $DPLAB_DATA, else the user cache)")
 	shards := fs.Int("shards", 0, "estimate each of N shards (dplab run --shard i/N); implies --estimate")
 	lim := limitFlags(fs)
+	sets := setFlag(fs)
 	specs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -353,7 +371,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := checkLimitFlags(lim); err != nil {
 		return err
 	}
-	s, err := loadSpec(ctx, specs[0], *quick, *lim)
+	s, err := loadSpec(ctx, specs[0], *quick, *lim, *sets...)
 	if err != nil {
 		return err
 	}
@@ -510,6 +528,7 @@ func printEstimate(w io.Writer, p *run.Plan, j int, render time.Duration) {
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("validate", stdout)
 	lim := limitFlags(fs)
+	sets := setFlag(fs)
 	specs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -520,7 +539,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := checkLimitFlags(lim); err != nil {
 		return err
 	}
-	opts := spec.LoadOptions{Limits: *lim, Context: ctx}
+	opts := spec.LoadOptions{Limits: *lim, Context: ctx, Set: *sets}
 	var bad []string
 	for _, p := range specs {
 		s, err := report.Load(p, opts)
@@ -562,6 +581,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("out", "", "result directory when rendering from a spec")
 	quick := fs.Bool("quick", false, "render the --quick result directory of a spec")
 	lim := limitFlags(fs)
+	sets := setFlag(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -579,6 +599,9 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		// --quick setting: a flag that chose otherwise would be ignored.
 		if *out != "" || *quick {
 			return usagef("render: --out and --quick choose the result directory of a SPEC.toml; %s is a result directory, rendered in place with its last run's --quick setting", pos[0])
+		}
+		if len(*sets) > 0 {
+			return usagef("render: --set overrides a SPEC.toml; %s is a result directory, rendered with the spec its last run saved (its overrides included)", pos[0])
 		}
 		dir = pos[0]
 		if err := results.CheckDir(dir); err != nil {
@@ -610,7 +633,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	} else {
-		if s, err = loadSpec(ctx, pos[0], *quick, *lim); err != nil {
+		if s, err = loadSpec(ctx, pos[0], *quick, *lim, *sets...); err != nil {
 			return err
 		}
 		if dir == "" {

@@ -42,6 +42,9 @@ type Run struct {
 	Trials int `json:"trials,omitempty"`
 	// Shard is "i/N" for a run of shard i of N (dplab run --shard).
 	Shard string `json:"shard,omitempty"`
+	// Set holds the run's --set PATH=VALUE overrides of the spec, in
+	// order (the spec.toml it saved is the spec they give).
+	Set []string `json:"set,omitempty"`
 }
 
 // CorruptManifestError is a manifest file that does not parse. The trials

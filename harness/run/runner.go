@@ -402,7 +402,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 		}
 	}
 	manifestRun := results.Run{Build: results.CurrentBuild(), Args: opt.Args, Jobs: jobs, Quick: s.QuickApplied, Start: start,
-		Trials: opt.Trials}
+		Trials: opt.Trials, Set: s.Overrides}
 	if opt.Shard.Sharded() {
 		manifestRun.Shard = opt.Shard.String()
 	}
