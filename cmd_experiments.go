@@ -612,24 +612,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		defer unlock()
-		specPath := filepath.Join(dir, "spec.toml")
-		m, err := results.ReadManifest(dir)
-		var corrupt *results.CorruptManifestError
-		if errors.As(err, &corrupt) {
-			// The trials do not depend on it; the next run rewrites it.
-			fmt.Fprintf(stderr, "warning: %v: rendering without it (the next dplab run on %s rewrites it)\n", err, dir)
-			m, err = &results.Manifest{}, nil
-		}
-		if err != nil {
-			return err
-		}
-		var q bool
-		if len(m.Runs) > 0 {
-			q = m.Runs[len(m.Runs)-1].Quick
-		} else if q, err = storedQuick(ctx, specPath, *lim, dir); err != nil {
-			return storeError(err)
-		}
-		if s, err = loadSpec(ctx, specPath, q, *lim); err != nil {
+		if s, err = dirSpec(ctx, dir, *lim, stderr); err != nil {
 			return err
 		}
 	} else {
@@ -664,6 +647,31 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "wrote %s\n", p)
 	}
 	return storeError(err)
+}
+
+// dirSpec loads the spec of the result directory dir: the copy its last
+// run saved (dir/spec.toml), with that run's --quick setting from the
+// manifest (storedQuick when the manifest records no run; a manifest that
+// does not parse is warned of on stderr and left out).
+func dirSpec(ctx context.Context, dir string, lim spec.Limits, stderr io.Writer) (*spec.Spec, error) {
+	specPath := filepath.Join(dir, "spec.toml")
+	m, err := results.ReadManifest(dir)
+	var corrupt *results.CorruptManifestError
+	if errors.As(err, &corrupt) {
+		// The trials do not depend on it; the next run rewrites it.
+		fmt.Fprintf(stderr, "warning: %v: going on without it (the next dplab run on %s rewrites it)\n", err, dir)
+		m, err = &results.Manifest{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var q bool
+	if len(m.Runs) > 0 {
+		q = m.Runs[len(m.Runs)-1].Quick
+	} else if q, err = storedQuick(ctx, specPath, lim, dir); err != nil {
+		return nil, storeError(err)
+	}
+	return loadSpec(ctx, specPath, q, lim)
 }
 
 // storedQuick reports, for a result directory whose manifest (which

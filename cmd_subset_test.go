@@ -112,3 +112,64 @@ func TestSetFlag(t *testing.T) {
 		t.Errorf("render DIR --set: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestPrune: after the spec drops ε = 0.5, dplab prune lists AdaSSP's
+// old cell (a dry run: the store's bytes unchanged), --apply removes
+// exactly its trials and keeps every other line, a rerun then runs
+// nothing, and bad input is refused.
+func TestPrune(t *testing.T) {
+	tmp := t.TempDir()
+	specPath := writeFile(t, filepath.Join(tmp, "subset.toml"), subsetSpec)
+	out := filepath.Join(tmp, "out")
+	if code, stdout, stderr := runMain(t, "run", specPath, "--out", out, "-j", "1"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	store := filepath.Join(out, results.TrialsFile)
+	before, _ := os.ReadFile(store)
+	writeFile(t, specPath, strings.Replace(subsetSpec, "epsilon = [0.5, 2]", "epsilon = [2]", 1))
+	if code, stdout, stderr := runMain(t, "run", specPath, "--out", out, "-j", "1"); code != 0 || !strings.Contains(stdout, "4 stored before, 0 run") {
+		t.Fatalf("run of the edited spec: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := runMain(t, "prune", out)
+	if code != 0 || !strings.Contains(stdout, "Synth / AdaSSP (adassp) ε = 0.5: 2 trial(s)") ||
+		!strings.Contains(stdout, "2 stored trial(s) of 1 cell(s) are no longer in subset (4 kept); dry run") {
+		t.Fatalf("prune (dry run): exit %d\n%s%s", code, stdout, stderr)
+	}
+	if after, _ := os.ReadFile(store); string(after) != string(before) {
+		t.Fatal("a dry run changed the store")
+	}
+	code, stdout, stderr = runMain(t, "prune", out, "--apply")
+	if code != 0 || !strings.Contains(stdout, "removed 2 stored trial(s) of 1 cell(s)") {
+		t.Fatalf("prune --apply: exit %d\n%s%s", code, stdout, stderr)
+	}
+	after, _ := os.ReadFile(store)
+	var want []string
+	for _, l := range strings.SplitAfter(string(before), "\n") {
+		if l != "" && !strings.Contains(l, `"epsilon":0.5,`) {
+			want = append(want, l)
+		}
+	}
+	if len(want) != 4 || string(after) != strings.Join(want, "") {
+		t.Errorf("the store after prune --apply is not the old one without ε = 0.5's lines:\n%s\nwant (%d lines):\n%s", after, len(want), strings.Join(want, ""))
+	}
+	if code, stdout, stderr = runMain(t, "run", specPath, "--out", out, "-j", "1"); code != 0 || !strings.Contains(stdout, "4 stored before, 0 run") {
+		t.Errorf("run after prune: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, _ = runMain(t, "prune", specPath, "--out", out, "--yes"); code != 0 || !strings.Contains(stdout, "nothing to prune") {
+		t.Errorf("prune SPEC --yes of a pruned store: exit %d\n%s", code, stdout)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"prune", filepath.Join(tmp, "none")}, 2, "no such file"},
+		{[]string{"prune", specPath, "--out", filepath.Join(tmp, "empty")}, 2, "holds no stored trials"},
+		{[]string{"prune", out, "--set", "trials=3"}, 2, "--set apply to a SPEC.toml"},
+		{[]string{"prune", out, specPath}, 2, "prune takes one RESULTDIR or SPEC.toml"},
+	} {
+		if code, stdout, stderr := runMain(t, c.args...); code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, want %d and %q\n%s%s", c.args, code, c.code, c.want, stdout, stderr)
+		}
+	}
+}
