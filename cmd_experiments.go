@@ -26,7 +26,7 @@ import (
 
 var runCommand = &command{
 	Name:      "run",
-	UsageLine: "run SPEC.toml... [--set PATH=VALUE]... [-j N] [--out DIR] [--trials N] [--quick] [--force] [--shard i/N] [--data-dir DIR] [--max-cells N] [--max-trials N]",
+	UsageLine: "run SPEC.toml... [--set PATH=VALUE]... [--only DIMENSION=VALUE]... [-j N] [--out DIR] [--trials N] [--quick] [--force] [--shard i/N] [--data-dir DIR] [--max-cells N] [--max-trials N]",
 	Short:     "run every trial not yet stored, then render figures and tables",
 	Long: `Run expands each spec into cells (datasets × mechanisms × ε × parameter sweeps),
 runs every trial not already stored in the result directory on N goroutines, and
@@ -50,13 +50,22 @@ every check is the spec's own: --set trials=50, --set 'epsilon=[0.5, 1, 2]',
 --set 'mechanism[label="AdaSSP"].params.rho=[1e-3, 1e-2]' (a [[block]] is
 picked by [index] or [key=VALUE], which must match exactly one). The run
 saves the overridden spec as DIR/spec.toml and records the overrides in
-the manifest; changed cells get new keys, so only they run.`,
+the manifest; changed cells get new keys, so only they run.
+
+--only DIMENSION=VALUE (repeatable; also on plan and render) runs only the
+cells that match: dataset and mechanism (label or registry name), epsilon
+(a non-private reference, which has no ε, matches every ε), params.KEY; a
+cell must match one filter of each dimension named. What was left out is
+printed and recorded in the manifest; a filter matching no cell is an
+error listing the valid values. The run still renders every stored trial
+of the spec (captions say INCOMPLETE where trials are missing); "dplab
+render --only" draws the subset alone, its captions saying SUBSET.`,
 	Run: cmdRun,
 }
 
 var planCommand = &command{
 	Name:      "plan",
-	UsageLine: "plan SPEC.toml [--set PATH=VALUE]... [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR]] [--shards N] [--max-cells N] [--max-trials N]",
+	UsageLine: "plan SPEC.toml [--set PATH=VALUE]... [--only DIMENSION=VALUE]... [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR]] [--shards N] [--max-cells N] [--max-trials N]",
 	Short:     "show the expanded grid, what is stored and what would run",
 	Long: `Plan expands the spec into cells and lists, per dataset and mechanism, the ε
 values, the trials per cell, how many are stored in the result directory and
@@ -105,7 +114,7 @@ those trials infeasible).`,
 
 var renderCommand = &command{
 	Name:      "render",
-	UsageLine: "render RESULTDIR|SPEC.toml [--set PATH=VALUE]... [--out DIR] [--quick] [--max-cells N] [--max-trials N]",
+	UsageLine: "render RESULTDIR|SPEC.toml [--set PATH=VALUE]... [--only DIMENSION=VALUE]... [--out DIR] [--quick] [--max-cells N] [--max-trials N]",
 	Short:     "re-render figures and tables from stored results",
 	Long: `Render writes summary.csv, figures and tables from the trials already stored,
 running nothing. Given a result directory it renders it in place, with the spec
@@ -167,6 +176,28 @@ func setFlag(fs *flag.FlagSet) *multiFlag {
 	return &sets
 }
 
+// onlyFlag adds the repeatable --only DIMENSION=VALUE to fs.
+func onlyFlag(fs *flag.FlagSet, what string) *multiFlag {
+	var only multiFlag
+	fs.Var(&only, "only", what+" only the cells matching DIMENSION=VALUE (repeatable; dataset, mechanism, epsilon, params.KEY): --only mechanism=adassp --only epsilon=1")
+	return &only
+}
+
+// onlyPlan returns the plan of p's cells that the --only filters only
+// select (plan.Plan.Only), a bad filter being bad input.
+func onlyPlan(p *plan.Plan, only []string) (*plan.Plan, error) {
+	sub, err := p.Only(only)
+	return sub, badInput(err)
+}
+
+// printLeftOut prints what a --only subset left out of its spec.
+func printLeftOut(w io.Writer, s *spec.Spec, did string) {
+	if o := s.Only; o != nil {
+		fmt.Fprintf(w, "  --only %s: %s %d matching cell(s); left out %d cell(s) (%d trials)\n",
+			strings.Join(o.Filters, " --only "), did, o.Cells, o.LeftCells, o.LeftTrials)
+	}
+}
+
 // checkLimitFlags reports limit flags below 1 (a usage error).
 func checkLimitFlags(l *spec.Limits) error {
 	if l.MaxCells < 1 || l.MaxTrials < 1 || l.MaxDataBytes < 1 {
@@ -215,12 +246,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	dataDir := fs.String("data-dir", "", "datasets directory (default $DPLAB_DATA, else the user cache)")
 	lim := limitFlags(fs)
 	sets := setFlag(fs)
+	only := onlyFlag(fs, "run")
 	specs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(specs) == 0 {
 		return usagef("run needs at least one SPEC.toml")
+	}
+	if len(*only) > 0 && *shardFlag != "" {
+		return usagef("--only and --shard: a sharded run runs the whole grid (run the subset unsharded)")
 	}
 	shard, err := parseShardFlag(*shardFlag, len(specs))
 	if err != nil {
@@ -236,6 +271,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	loaded := make([]*plan.Plan, len(specs))
+	subsets := make([]*plan.Plan, len(specs)) // the cells to run: loaded's, or the --only subset of them
 	resolved := make([]run.Options, len(specs))
 	for i, p := range specs {
 		s, err := loadSpec(ctx, p, *quick, *lim, *sets...)
@@ -253,6 +289,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			opt.OutDir = run.ResultDir(s, *out)
 		}
 		if loaded[i], resolved[i], err = resolveRun(ctx, s, opt); err != nil {
+			return err
+		}
+		if subsets[i], err = onlyPlan(loaded[i], *only); err != nil {
 			return err
 		}
 		printWarnings(stderr, s)
@@ -282,7 +321,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		opts.Log, opts.Progress = log, &tty
 		if !shard.Sharded() { // dplab merge renders a sharded run
 			// The run gives the collector each stored record; it keeps
-			// what the figures and tables need, not the records.
+			// what the figures and tables need, not the records. It
+			// collects the whole spec's cells: a --only run renders every
+			// stored trial, its captions saying what is incomplete.
 			col := report.NewCollector(p)
 			opts.Records = col.Add
 			opts.Render = func() {
@@ -290,7 +331,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 				rendered = true
 			}
 		}
-		rep, err := run.RunPlan(ctx, p, opts)
+		rep, err := run.RunPlan(ctx, subsets[i], opts)
 		var in *spec.InputError
 		if errors.As(err, &in) {
 			return badInput(err)
@@ -302,7 +343,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			err = rerr
 		}
 		if rep != nil {
-			printReport(stdout, p, rep, outs)
+			printReport(stdout, subsets[i], rep, outs)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -333,6 +374,7 @@ func printReport(w io.Writer, p *plan.Plan, rep *run.Report, outs []string) {
 	}
 	fmt.Fprintf(w, "%s: %d cells, %d trials: %d stored before, %d run, %d failed, %d skipped%s (%.1fs)%s%s\n",
 		s.Name, rep.Cells, rep.Total, rep.Stored, rep.Ran, rep.Failed, rep.Skipped, infeasible, rep.Elapsed.Seconds(), lost, beyond)
+	printLeftOut(w, s, "ran the")
 	for _, p := range outs {
 		fmt.Fprintf(w, "  wrote %s\n", p)
 	}
@@ -349,6 +391,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	shards := fs.Int("shards", 0, "estimate each of N shards (dplab run --shard i/N); implies --estimate")
 	lim := limitFlags(fs)
 	sets := setFlag(fs)
+	only := onlyFlag(fs, "plan")
 	specs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -377,6 +420,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	grid, opt, err := resolveRun(ctx, s, run.Options{OutDir: *out, Trials: *trials})
 	if err != nil {
+		return err
+	}
+	if grid, err = onlyPlan(grid, *only); err != nil {
 		return err
 	}
 	printWarnings(stderr, s)
@@ -449,10 +495,14 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		infeasible = fmt.Sprintf(" (%d of them infeasible)", p.Infeasible)
 	}
 	fmt.Fprintf(stdout, "\n%d cells, %d trials: %d stored%s, %d to run", p.Cells, p.Total, p.Stored, infeasible, p.Total-p.Stored)
-	if p.Stale > 0 {
+	switch {
+	case p.Stale > 0 && grid.Spec().Only != nil:
+		fmt.Fprintf(stdout, "; %d stored trials belong to cells left out by --only or no longer in the spec", p.Stale)
+	case p.Stale > 0:
 		fmt.Fprintf(stdout, "; %d stored trials belong to cells no longer in the spec", p.Stale)
 	}
 	fmt.Fprintln(stdout)
+	printLeftOut(stdout, grid.Spec(), "would run the")
 	if unmerged != nil {
 		fmt.Fprintf(stdout, "%d of the trials to run are finished in shard files not merged yet (%s): 'dplab merge %s' adds them; 'dplab run' refuses until then\n",
 			unmerged.Trials, strings.Join(unmerged.Files, ", "), dir)
@@ -582,6 +632,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	quick := fs.Bool("quick", false, "render the --quick result directory of a spec")
 	lim := limitFlags(fs)
 	sets := setFlag(fs)
+	only := onlyFlag(fs, "draw")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -641,11 +692,19 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		defer unlock()
 	}
-	paths, err := report.Render(s, dir, stderr)
+	p, err := plan.New(ctx, s, plan.Options{})
+	if err != nil {
+		return badInput(err)
+	}
+	if p, err = onlyPlan(p, *only); err != nil {
+		return err
+	}
+	paths, err := report.RenderPlan(p, dir, results.FromDir(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) }), stderr)
 	sort.Strings(paths)
 	for _, p := range paths {
 		fmt.Fprintf(stdout, "wrote %s\n", p)
 	}
+	printLeftOut(stdout, p.Spec(), "drew the")
 	return storeError(err)
 }
 

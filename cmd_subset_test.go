@@ -173,3 +173,85 @@ func TestPrune(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyFlag: --only runs only the matching cells (a non-private
+// reference matches every ε), prints and records in the manifest what it
+// left out, resumes like any run; render --only draws the subset alone
+// and its captions say SUBSET; a filter matching nothing, an unknown
+// dimension or a malformed one is bad input listing the valid values.
+func TestOnlyFlag(t *testing.T) {
+	tmp := t.TempDir()
+	specPath := writeFile(t, filepath.Join(tmp, "subset.toml"), subsetSpec)
+	out := filepath.Join(tmp, "out")
+	code, stdout, stderr := runMain(t, "run", specPath, "--out", out, "-j", "1", "--only", "epsilon=2", "--only", "mechanism=adassp")
+	if code != 0 || !strings.Contains(stdout, "1 cells, 2 trials: 0 stored before, 2 run") ||
+		!strings.Contains(stdout, "--only epsilon=2 --only mechanism=adassp: ran the 1 matching cell(s); left out 2 cell(s) (4 trials)") {
+		t.Fatalf("run --only: exit %d\n%s%s", code, stdout, stderr)
+	}
+	r := lastRun(t, out)
+	if !slices.Equal(r.Only, []string{"epsilon=2", "mechanism=adassp"}) || r.LeftOutCells != 2 || r.LeftOutTrials != 4 {
+		t.Errorf("manifest: only %q, left out %d cells, %d trials; want [epsilon=2 mechanism=adassp], 2, 4", r.Only, r.LeftOutCells, r.LeftOutTrials)
+	}
+	recs, err := results.Read(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		if rec.Label != "AdaSSP" || float64(rec.Epsilon) != 2 {
+			t.Errorf("run --only stored a trial of %s at ε = %v", rec.Label, rec.Epsilon)
+		}
+	}
+	if len(recs) != 2 {
+		t.Errorf("run --only stored %d trials, want 2", len(recs))
+	}
+	// The reference has no ε: an ε filter keeps it.
+	code, stdout, stderr = runMain(t, "plan", specPath, "--out", out, "--only", "epsilon=2")
+	if code != 0 || !strings.Contains(stdout, "2 cells, 4 trials: 2 stored, 2 to run") || !strings.Contains(stdout, "would run the 2 matching cell(s); left out 1 cell(s) (2 trials)") {
+		t.Errorf("plan --only: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr = runMain(t, "run", specPath, "--out", out, "-j", "1"); code != 0 || !strings.Contains(stdout, "3 cells, 6 trials: 2 stored before, 4 run") {
+		t.Fatalf("full run after --only: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if r := lastRun(t, out); r.Only != nil || r.LeftOutCells != 0 {
+		t.Errorf("a run without --only recorded %q", r.Only)
+	}
+	caption := filepath.Join(out, "figures", "mse.caption.md")
+	code, stdout, stderr = runMain(t, "render", out, "--only", "mechanism=Ridge")
+	if code != 0 || !strings.Contains(stdout, "drew the 1 matching cell(s); left out 2 cell(s) (4 trials)") {
+		t.Fatalf("render --only: exit %d\n%s%s", code, stdout, stderr)
+	}
+	b, _ := os.ReadFile(caption)
+	summary, _ := os.ReadFile(filepath.Join(out, "summary.csv"))
+	if !strings.Contains(string(b), "SUBSET (--only mechanism=Ridge)") || !strings.Contains(string(b), "(1 of the spec's 3 cells)") ||
+		strings.Contains(string(summary), "AdaSSP") || !strings.Contains(string(summary), "Ridge") {
+		t.Errorf("render --only: caption\n%s\nsummary.csv\n%s", b, summary)
+	}
+	if code, _, stderr = runMain(t, "render", out); code != 0 {
+		t.Fatalf("render: exit %d\n%s", code, stderr)
+	}
+	if b, _ = os.ReadFile(caption); strings.Contains(string(b), "SUBSET") {
+		t.Errorf("a render without --only says SUBSET:\n%s", b)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", specPath, "--only", "dataset=wine"}, `--only dataset=wine: matches no cell of subset; dataset values: "Synth" (synthetic-linear)`},
+		{[]string{"run", specPath, "--only", "mechanism=adasp"}, `--only mechanism=adasp: matches no cell of subset; mechanism values: "AdaSSP" (adassp), "Ridge" (ridge)`},
+		{[]string{"plan", specPath, "--only", "epsilon=3"}, "--only epsilon=3: matches no cell of subset; epsilon values: 0.5, 2"},
+		{[]string{"run", specPath, "--only", "epsilon=x"}, `"x" is not an ε`},
+		{[]string{"run", specPath, "--only", "datset=Synth"}, `unknown dimension "datset" (did you mean "dataset"?); dimensions: dataset, epsilon, mechanism, params.KEY`},
+		{[]string{"run", specPath, "--only", "mechanism"}, "--only mechanism: want DIMENSION=VALUE"},
+		{[]string{"render", out, "--only", "params.rho=1"}, "--only params.rho=1: matches no cell of subset; params values: 0.0001"},
+		{[]string{"run", specPath, "--only", "mechanism=Ridge", "--only", "params.rho=1e-4"}, "no cell of subset matches all of mechanism=Ridge, params.rho=1e-4 (each matches some)"},
+		{[]string{"run", specPath, "--only", "epsilon=2", "--shard", "1/2"}, "--only and --shard"},
+	} {
+		args := append(c.args, "--out", filepath.Join(tmp, "bad"))
+		if c.args[0] == "render" {
+			args = c.args
+		}
+		if code, stdout, stderr := runMain(t, args...); code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, want 2 and %q\n%s%s", c.args, code, c.want, stdout, stderr)
+		}
+	}
+}

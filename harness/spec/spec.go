@@ -71,8 +71,11 @@ type Spec struct {
 	// (LoadOptions.Set); Source is then the document they give, and
 	// errors are placed on the lines of the original file, lineSrc.
 	Overrides []string `toml:"-"`
-	sets      []*override
-	lineSrc   []byte
+	// Only, set in the copy a plan's Only returns (never decoded), is the
+	// --only subset of the cells that plan holds.
+	Only    *Subset `toml:"-"`
+	sets    []*override
+	lineSrc []byte
 }
 
 // AccountantSpec selects the accountant that evaluates every ledger.
@@ -336,6 +339,21 @@ func Decode(path string, src []byte, o LoadOptions) (*Spec, error) {
 	sum := sha256.Sum256(source)
 	s.SHA256 = hex.EncodeToString(sum[:])
 	return s, nil
+}
+
+// Subset is a --only selection of a spec's cells (plan.Plan.Only).
+type Subset struct {
+	Filters    []string // the --only arguments, DIMENSION=VALUE
+	Cells      int      // the cells kept
+	LeftCells  int      // the cells left out
+	LeftTrials int      // their trials
+}
+
+// WithOnly returns a copy of s whose Only is o; s is unchanged.
+func (s *Spec) WithOnly(o Subset) *Spec {
+	c := s.Clone()
+	c.Only = &o
+	return c
 }
 
 // Options returns the options the spec was decoded with.
