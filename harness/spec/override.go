@@ -52,7 +52,15 @@ type OverrideError struct {
 	Err error
 }
 
-func (e *OverrideError) Error() string { return "--set " + e.Set + ": " + e.Err.Error() }
+func (e *OverrideError) Error() string { return "--set " + shortSet(e.Set) + ": " + e.Err.Error() }
+
+// shortSet is a --set argument as errors quote it: at most 200 bytes.
+func shortSet(s string) string {
+	if len(s) > 200 {
+		return strings.ToValidUTF8(s[:197], "") + "…"
+	}
+	return s
+}
 
 func (e *OverrideError) Unwrap() error { return e.Err }
 
@@ -90,6 +98,11 @@ func tomlValue(text string) (any, error) {
 	if text == "" {
 		return nil, errors.New("no VALUE after '='")
 	}
+	// The bounds of a spec file hold for a VALUE too: the TOML library's
+	// time grows faster than its nesting (source.go).
+	if line, depth := tooDeep([]byte("v = "+text), MaxNesting); line > 0 || len(text) > MaxSourceBytes {
+		return nil, fmt.Errorf("VALUE is larger (%d bytes) or nested deeper (%d levels) than a spec may be (%d bytes, %d levels)", len(text), depth, MaxSourceBytes, MaxNesting)
+	}
 	var doc map[string]any
 	if _, err := toml.Decode("v = "+text, &doc); err != nil || len(doc) != 1 {
 		msg := "malformed"
@@ -97,7 +110,7 @@ func tomlValue(text string) (any, error) {
 		if errors.As(err, &pe) {
 			msg = pe.Message
 		}
-		return nil, fmt.Errorf("VALUE %s is not a TOML value (%s); a string is quoted: name='\"x\"'", text, msg)
+		return nil, fmt.Errorf("VALUE %s is not a TOML value (%s); a string is quoted: name='\"x\"'", shortSet(text), msg)
 	}
 	return doc["v"], nil
 }
@@ -422,6 +435,10 @@ func withOverrides(path string, src []byte, doc map[string]any, sets []string) (
 	if err := toml.NewEncoder(&b).Encode(doc); err != nil {
 		return nil, nil, &SpecError{File: path, Err: fmt.Errorf("--set: writing the spec with the overrides: %w", err)}
 	}
+	// The spec a run saves must be readable as a spec file.
+	if err := CheckSource(path+" with --set", b.Bytes()); err != nil {
+		return nil, nil, err
+	}
 	return out, b.Bytes(), nil
 }
 
@@ -431,7 +448,7 @@ func withOverrides(path string, src []byte, doc map[string]any, sets []string) (
 func (s *Spec) overrideHint(e *SpecError) *SpecError {
 	if o := overridden(s.sets, e.Key); o != nil {
 		e.Line = 0
-		e.Err = fmt.Errorf("%w (set by --set %s)", e.Err, o.text)
+		e.Err = fmt.Errorf("%w (set by --set %s)", e.Err, shortSet(o.text))
 	}
 	return e
 }

@@ -197,3 +197,21 @@ func normalize(v any) any {
 	}
 	return v
 }
+
+// FuzzSetOverride: no --set argument panics; one that applies gives a
+// source that decodes again.
+func FuzzSetOverride(f *testing.F) {
+	for _, s := range []string{"trials=5", `mechanism[label="AdaSSP"].params.rho=[1]`, `mechanism[2].params."a.b"=1`,
+		`quick.params.'x'.y={a=1}`, `a[`, `a["]"=1]=2`, `mechanism[0]={name="ridge"}`, `'`, `"\`, `x[0][label=1]=1`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, arg string) {
+		s, err := Decode("t.toml", []byte(overrideSpec), LoadOptions{Set: []string{arg}})
+		if err != nil {
+			return
+		}
+		if _, err := Decode("spec.toml", s.Source, LoadOptions{}); err != nil {
+			t.Fatalf("--set %q: the overridden source does not decode: %v\n%s", arg, err, s.Source)
+		}
+	})
+}
