@@ -628,59 +628,27 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("render", stdout)
-	out := fs.String("out", "", "result directory when rendering from a spec")
-	quick := fs.Bool("quick", false, "render the --quick result directory of a spec")
-	lim := limitFlags(fs)
-	sets := setFlag(fs)
+	tf := addTargetFlags(fs, "render")
 	only := onlyFlag(fs, "draw")
-	pos, err := parseInterleaved(fs, args)
+	arg, dir, s, err := tf.target(ctx, fs, args, "render", "rendered in place")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("render takes one RESULTDIR or SPEC.toml")
-	}
-	if err := checkLimitFlags(lim); err != nil {
-		return err
-	}
-	var s *spec.Spec
-	dir := *out
-	if st, err := os.Stat(pos[0]); err == nil && st.IsDir() {
-		// A result directory is rendered in place, with its last run's
-		// --quick setting: a flag that chose otherwise would be ignored.
-		if *out != "" || *quick {
-			return usagef("render: --out and --quick choose the result directory of a SPEC.toml; %s is a result directory, rendered in place with its last run's --quick setting", pos[0])
-		}
-		if len(*sets) > 0 {
-			return usagef("render: --set overrides a SPEC.toml; %s is a result directory, rendered with the spec its last run saved (its overrides included)", pos[0])
-		}
-		dir = pos[0]
-		if err := results.CheckDir(dir); err != nil {
-			return storeError(err)
-		}
+	if s == nil {
 		unlock, err := readLock(dir)
 		if err != nil {
 			return err
 		}
 		defer unlock()
-		if s, err = dirSpec(ctx, dir, *lim, stderr); err != nil {
+		if s, err = dirSpec(ctx, dir, *tf.lim, stderr); err != nil {
 			return err
 		}
 	} else {
-		if s, err = loadSpec(ctx, pos[0], *quick, *lim, *sets...); err != nil {
-			return err
-		}
-		if dir == "" {
-			dir = run.ResultDir(s, run.DefaultRoot)
-		}
-		if err := results.CheckDir(dir); err != nil {
-			return storeError(err)
-		}
 		// Nothing was run into a missing directory; a spec of curves and
 		// tables alone runs no trials and is rendered into a new one.
 		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 			if len(s.Mechanisms) > 0 {
-				return badInput(fmt.Errorf("%s does not exist: no trial of %s is stored there to render (run 'dplab run %s' first, or give --out)", dir, s.Name, pos[0]))
+				return badInput(fmt.Errorf("%s does not exist: no trial of %s is stored there to render (run 'dplab run %s' first, or give --out)", dir, s.Name, arg))
 			}
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
@@ -706,6 +674,63 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	printLeftOut(stdout, p.Spec(), "drew the")
 	return storeError(err)
+}
+
+// targetFlags choose what render and prune work on: a result directory
+// (with the spec its last run saved) or a SPEC.toml, whose result directory
+// --out and --quick choose and which --set overrides.
+type targetFlags struct {
+	out   *string
+	quick *bool
+	lim   *spec.Limits
+	sets  *multiFlag
+}
+
+// addTargetFlags adds --out, --quick, the limits and --set to fs.
+func addTargetFlags(fs *flag.FlagSet, verb string) *targetFlags {
+	return &targetFlags{
+		out:   fs.String("out", "", "result directory when the argument is a spec (default "+run.DefaultRoot+"/<name>)"),
+		quick: fs.Bool("quick", false, verb+" the --quick result directory of a spec"),
+		lim:   limitFlags(fs),
+		sets:  setFlag(fs),
+	}
+}
+
+// target parses args for command cmd into its one argument, a RESULTDIR or
+// a SPEC.toml, and returns it with its result directory, checked
+// (results.CheckDir). For a spec it returns the spec loaded; for a result
+// directory a nil spec (the caller reads its saved copy under the
+// directory's lock: dirSpec), refusing --out, --quick and --set, which
+// would be ignored; inPlace says what cmd does with it.
+func (t *targetFlags) target(ctx context.Context, fs *flag.FlagSet, args []string, cmd, inPlace string) (arg, dir string, s *spec.Spec, err error) {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return "", "", nil, err
+	}
+	if len(pos) != 1 {
+		return "", "", nil, usagef("%s takes one RESULTDIR or SPEC.toml", cmd)
+	}
+	if err := checkLimitFlags(t.lim); err != nil {
+		return "", "", nil, err
+	}
+	arg, dir = pos[0], *t.out
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		if *t.out != "" || *t.quick || len(*t.sets) > 0 {
+			return "", "", nil, usagef("%s: --out, --quick and --set apply to a SPEC.toml; %s is a result directory, %s with the spec its last run saved (its --quick and --set included)", cmd, arg, inPlace)
+		}
+		dir = arg
+	} else {
+		if s, err = loadSpec(ctx, arg, *t.quick, *t.lim, *t.sets...); err != nil {
+			return "", "", nil, err
+		}
+		if dir == "" {
+			dir = run.ResultDir(s, run.DefaultRoot)
+		}
+	}
+	if err := results.CheckDir(dir); err != nil {
+		return "", "", nil, storeError(err)
+	}
+	return arg, dir, s, nil
 }
 
 // dirSpec loads the spec of the result directory dir: the copy its last

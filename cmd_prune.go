@@ -12,7 +12,6 @@ import (
 	"strconv"
 
 	"github.com/dplab/dplab/harness/plan"
-	"github.com/dplab/dplab/harness/run"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
 )
@@ -41,42 +40,14 @@ type staleCell struct {
 	trials                         int
 }
 
-func cmdPrune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdPrune(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlagSet("prune", stdout)
 	apply := fs.Bool("apply", false, "remove the stale trials (default: list them only)")
 	yes := fs.Bool("yes", false, "the same as --apply")
-	out := fs.String("out", "", "result directory when pruning from a spec")
-	quick := fs.Bool("quick", false, "prune the --quick result directory of a spec")
-	lim := limitFlags(fs)
-	sets := setFlag(fs)
-	pos, err := parseInterleaved(fs, args)
+	tf := addTargetFlags(fs, "prune")
+	_, dir, s, err := tf.target(ctx, fs, args, "prune", "pruned")
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("prune takes one RESULTDIR or SPEC.toml")
-	}
-	if err := checkLimitFlags(lim); err != nil {
-		return err
-	}
-	dir, fromDir := *out, false
-	if st, err := os.Stat(pos[0]); err == nil && st.IsDir() {
-		if *out != "" || *quick || len(*sets) > 0 {
-			return usagef("prune: --out, --quick and --set apply to a SPEC.toml; %s is a result directory, pruned against the spec its last run saved", pos[0])
-		}
-		dir, fromDir = pos[0], true
-	}
-	var s *spec.Spec
-	if !fromDir {
-		if s, err = loadSpec(ctx, pos[0], *quick, *lim, *sets...); err != nil {
-			return err
-		}
-		if dir == "" {
-			dir = run.ResultDir(s, run.DefaultRoot)
-		}
-	}
-	if err := results.CheckDir(dir); err != nil {
-		return storeError(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, results.TrialsFile)); err != nil {
 		return badInput(fmt.Errorf("%s holds no stored trials (%s): nothing to prune", dir, results.TrialsFile))
@@ -88,7 +59,11 @@ func cmdPrune(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if store, err = results.Open(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) }, nil); err != nil {
 			return storeError(err)
 		}
-		defer store.Close()
+		defer func() { // the rewrite is synced; Close releases the lock
+			if cerr := store.Close(); err == nil {
+				err = cerr
+			}
+		}()
 	} else {
 		unlock, err := readLock(dir)
 		if err != nil {
@@ -96,8 +71,8 @@ func cmdPrune(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		defer unlock()
 	}
-	if fromDir {
-		if s, err = dirSpec(ctx, dir, *lim, stderr); err != nil {
+	if s == nil {
+		if s, err = dirSpec(ctx, dir, *tf.lim, stderr); err != nil {
 			return err
 		}
 	}

@@ -108,7 +108,7 @@ func TestSetFlag(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(tmp, "bad")); err == nil {
 		t.Error("a refused --set left a result directory")
 	}
-	if code, _, stderr := runMain(t, "render", out, "--set", "trials=2"); code != 2 || !strings.Contains(stderr, "--set overrides a SPEC.toml") {
+	if code, _, stderr := runMain(t, "render", out, "--set", "trials=2"); code != 2 || !strings.Contains(stderr, "--out, --quick and --set apply to a SPEC.toml") {
 		t.Errorf("render DIR --set: exit %d\n%s", code, stderr)
 	}
 }
@@ -165,7 +165,7 @@ func TestPrune(t *testing.T) {
 	}{
 		{[]string{"prune", filepath.Join(tmp, "none")}, 2, "no such file"},
 		{[]string{"prune", specPath, "--out", filepath.Join(tmp, "empty")}, 2, "holds no stored trials"},
-		{[]string{"prune", out, "--set", "trials=3"}, 2, "--set apply to a SPEC.toml"},
+		{[]string{"prune", out, "--set", "trials=3"}, 2, "--out, --quick and --set apply to a SPEC.toml"},
 		{[]string{"prune", out, specPath}, 2, "prune takes one RESULTDIR or SPEC.toml"},
 	} {
 		if code, stdout, stderr := runMain(t, c.args...); code != c.code || !strings.Contains(stderr, c.want) {
