@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -318,7 +319,7 @@ func setElem(arr any, i int, v map[string]any) {
 // elems) to those sel selects, which must be exactly one.
 func (sel selector) pick(path, key string, elems []map[string]any, idx []int) ([]int, error) {
 	if sel.index >= 0 {
-		if !containsInt(idx, sel.index) {
+		if !slices.Contains(idx, sel.index) {
 			return nil, fmt.Errorf("%s%s: there is no element %d; the spec has %d [[%s]] (0 to %d)", path, sel.text, sel.index, len(elems), key, len(elems)-1)
 		}
 		return []int{sel.index}, nil
@@ -343,15 +344,6 @@ func (sel selector) pick(path, key string, elems []map[string]any, idx []int) ([
 		return nil, fmt.Errorf("%s%s: %d [[%s]] have %s = %s (elements %v): add a selector, e.g. [%d]", path, sel.text, len(out), key, sel.key, tomlText(sel.value), out, out[0])
 	}
 	return out, nil
-}
-
-func containsInt(a []int, v int) bool {
-	for _, x := range a {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // sameValue reports whether two raw TOML values are equal, an integer and
