@@ -26,7 +26,7 @@ import (
 
 var runCommand = &command{
 	Name:      "run",
-	UsageLine: "run SPEC.toml... [-j N] [--out DIR] [--trials N] [--quick] [--force] [--shard i/N] [--data-dir DIR] [--max-cells N] [--max-trials N]",
+	UsageLine: "run SPEC.toml... [--set PATH=VALUE]... [--only DIMENSION=VALUE]... [-j N] [--out DIR] [--trials N] [--quick] [--force] [--shard i/N] [--data-dir DIR] [--max-cells N] [--max-trials N]",
 	Short:     "run every trial not yet stored, then render figures and tables",
 	Long: `Run expands each spec into cells (datasets × mechanisms × ε × parameter sweeps),
 runs every trial not already stored in the result directory on N goroutines, and
@@ -42,13 +42,30 @@ refused). A result directory must be new, empty or dplab's
 With --shard i/N (one spec) it runs only shard i of N of the trials (see
 "dplab plan --shards") into its own file, DIR/shards/shard-i-of-N.jsonl,
 without the directory's lock and without rendering: the N shards may run at
-once, on hosts sharing DIR. "dplab merge DIR" then joins them.`,
+once, on hosts sharing DIR. "dplab merge DIR" then joins them.
+
+--set PATH=VALUE (repeatable; also on plan, validate and render SPEC.toml)
+overrides a key of the spec with a TOML value before it is decoded, so
+every check is the spec's own: --set trials=50, --set 'epsilon=[0.5, 1, 2]',
+--set 'mechanism[label="AdaSSP"].params.rho=[1e-3, 1e-2]' (a [[block]] is
+picked by [index] or [key=VALUE], which must match exactly one). The run
+saves the overridden spec as DIR/spec.toml and records the overrides in
+the manifest; changed cells get new keys, so only they run.
+
+--only DIMENSION=VALUE (repeatable; also on plan and render) runs only the
+cells that match: dataset and mechanism (label or registry name), epsilon
+(a non-private reference, which has no ε, matches every ε), params.KEY; a
+cell must match one filter of each dimension named. What was left out is
+printed and recorded in the manifest; a filter matching no cell is an
+error listing the valid values. The run still renders every stored trial
+of the spec (captions say INCOMPLETE where trials are missing); "dplab
+render --only" draws the subset alone, its captions saying SUBSET.`,
 	Run: cmdRun,
 }
 
 var planCommand = &command{
 	Name:      "plan",
-	UsageLine: "plan SPEC.toml [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR]] [--shards N] [--max-cells N] [--max-trials N]",
+	UsageLine: "plan SPEC.toml [--set PATH=VALUE]... [--only DIMENSION=VALUE]... [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR]] [--shards N] [--max-cells N] [--max-trials N]",
 	Short:     "show the expanded grid, what is stored and what would run",
 	Long: `Plan expands the spec into cells and lists, per dataset and mechanism, the ε
 values, the trials per cell, how many are stored in the result directory and
@@ -82,7 +99,7 @@ work of each cell it touches.`,
 
 var validateCommand = &command{
 	Name:      "validate",
-	UsageLine: "validate SPEC.toml... [--max-cells N] [--max-trials N]",
+	UsageLine: "validate SPEC.toml... [--set PATH=VALUE]... [--max-cells N] [--max-trials N]",
 	Short:     "check specs strictly without running anything",
 	Long: `Validate loads each spec strictly and checks it without running or expanding
 anything: keys and types, value ranges (δ over training sets of 2 to 10⁹ rows),
@@ -97,7 +114,7 @@ those trials infeasible).`,
 
 var renderCommand = &command{
 	Name:      "render",
-	UsageLine: "render RESULTDIR|SPEC.toml [--out DIR] [--quick] [--max-cells N] [--max-trials N]",
+	UsageLine: "render RESULTDIR|SPEC.toml [--set PATH=VALUE]... [--only DIMENSION=VALUE]... [--out DIR] [--quick] [--max-cells N] [--max-trials N]",
 	Short:     "re-render figures and tables from stored results",
 	Long: `Render writes summary.csv, figures and tables from the trials already stored,
 running nothing. Given a result directory it renders it in place, with the spec
@@ -107,10 +124,11 @@ another, --quick for the --quick one).`,
 	Run: cmdRender,
 }
 
-// loadSpec loads a spec with grid limits lim, mapping its errors to bad
-// input (exit 2); a validation stopped by ctx (a signal) is not bad input.
-func loadSpec(ctx context.Context, path string, quick bool, lim spec.Limits) (*spec.Spec, error) {
-	s, err := plan.LoadWith(path, spec.LoadOptions{Limits: lim, Context: ctx})
+// loadSpec loads a spec with grid limits lim and the --set overrides sets,
+// mapping its errors to bad input (exit 2); a validation stopped by ctx (a
+// signal) is not bad input.
+func loadSpec(ctx context.Context, path string, quick bool, lim spec.Limits, sets ...string) (*spec.Spec, error) {
+	s, err := plan.LoadWith(path, spec.LoadOptions{Limits: lim, Context: ctx, Set: sets})
 	if err == nil && quick {
 		s, err = plan.ApplyQuick(s)
 	}
@@ -149,6 +167,35 @@ func limitFlags(fs *flag.FlagSet) *spec.Limits {
 	l.MaxDataBytes = spec.DefaultMaxDataBytes
 	fs.Var((*byteSize)(&l.MaxDataBytes), "max-data-bytes", "refuse a dataset whose values (8 bytes each) take more; a number of bytes, or with a unit: 500MB, 4GB, 4GiB")
 	return l
+}
+
+// setFlag adds the repeatable --set PATH=VALUE to fs.
+func setFlag(fs *flag.FlagSet) *multiFlag {
+	var sets multiFlag
+	fs.Var(&sets, "set", `override a key of the spec with a TOML value (repeatable): trials=50, 'epsilon=[0.5, 1]', 'mechanism[label="AdaSSP"].params.rho=[1e-3, 1e-2]'`)
+	return &sets
+}
+
+// onlyFlag adds the repeatable --only DIMENSION=VALUE to fs.
+func onlyFlag(fs *flag.FlagSet, what string) *multiFlag {
+	var only multiFlag
+	fs.Var(&only, "only", what+" only the cells matching DIMENSION=VALUE (repeatable; dataset, mechanism, epsilon, params.KEY): --only mechanism=adassp --only epsilon=1")
+	return &only
+}
+
+// onlyPlan returns the plan of p's cells that the --only filters only
+// select (plan.Plan.Only), a bad filter being bad input.
+func onlyPlan(p *plan.Plan, only []string) (*plan.Plan, error) {
+	sub, err := p.Only(only)
+	return sub, badInput(err)
+}
+
+// printLeftOut prints what a --only subset left out of its spec.
+func printLeftOut(w io.Writer, s *spec.Spec, did string) {
+	if o := s.Only; o != nil {
+		fmt.Fprintf(w, "  --only %s: %s %d matching cell(s); left out %d cell(s) (%d trials)\n",
+			strings.Join(o.Filters, " --only "), did, o.Cells, o.LeftCells, o.LeftTrials)
+	}
 }
 
 // checkLimitFlags reports limit flags below 1 (a usage error).
@@ -198,12 +245,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	shardFlag := fs.String("shard", "", "run only shard i/N of the trials into DIR/shards (then: dplab merge DIR)")
 	dataDir := fs.String("data-dir", "", "datasets directory (default $DPLAB_DATA, else the user cache)")
 	lim := limitFlags(fs)
+	sets := setFlag(fs)
+	only := onlyFlag(fs, "run")
 	specs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(specs) == 0 {
 		return usagef("run needs at least one SPEC.toml")
+	}
+	if len(*only) > 0 && *shardFlag != "" {
+		return usagef("--only and --shard: a sharded run runs the whole grid (run the subset unsharded)")
 	}
 	shard, err := parseShardFlag(*shardFlag, len(specs))
 	if err != nil {
@@ -219,9 +271,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	loaded := make([]*plan.Plan, len(specs))
+	subsets := make([]*plan.Plan, len(specs)) // the cells to run: loaded's, or the --only subset of them
 	resolved := make([]run.Options, len(specs))
 	for i, p := range specs {
-		s, err := loadSpec(ctx, p, *quick, *lim)
+		s, err := loadSpec(ctx, p, *quick, *lim, *sets...)
 		if err != nil {
 			return err
 		}
@@ -236,6 +289,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			opt.OutDir = run.ResultDir(s, *out)
 		}
 		if loaded[i], resolved[i], err = resolveRun(ctx, s, opt); err != nil {
+			return err
+		}
+		if subsets[i], err = onlyPlan(loaded[i], *only); err != nil {
 			return err
 		}
 		printWarnings(stderr, s)
@@ -265,7 +321,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		opts.Log, opts.Progress = log, &tty
 		if !shard.Sharded() { // dplab merge renders a sharded run
 			// The run gives the collector each stored record; it keeps
-			// what the figures and tables need, not the records.
+			// what the figures and tables need, not the records. It
+			// collects the whole spec's cells: a --only run renders every
+			// stored trial, its captions saying what is incomplete.
 			col := report.NewCollector(p)
 			opts.Records = col.Add
 			opts.Render = func() {
@@ -273,7 +331,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 				rendered = true
 			}
 		}
-		rep, err := run.RunPlan(ctx, p, opts)
+		rep, err := run.RunPlan(ctx, subsets[i], opts)
 		var in *spec.InputError
 		if errors.As(err, &in) {
 			return badInput(err)
@@ -285,7 +343,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			err = rerr
 		}
 		if rep != nil {
-			printReport(stdout, p, rep, outs)
+			printReport(stdout, subsets[i], rep, outs)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -316,6 +374,7 @@ func printReport(w io.Writer, p *plan.Plan, rep *run.Report, outs []string) {
 	}
 	fmt.Fprintf(w, "%s: %d cells, %d trials: %d stored before, %d run, %d failed, %d skipped%s (%.1fs)%s%s\n",
 		s.Name, rep.Cells, rep.Total, rep.Stored, rep.Ran, rep.Failed, rep.Skipped, infeasible, rep.Elapsed.Seconds(), lost, beyond)
+	printLeftOut(w, s, "ran the")
 	for _, p := range outs {
 		fmt.Fprintf(w, "  wrote %s\n", p)
 	}
@@ -331,6 +390,8 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	dataDir := fs.String("data-dir", "", "datasets directory for --estimate (default $DPLAB_DATA, else the user cache)")
 	shards := fs.Int("shards", 0, "estimate each of N shards (dplab run --shard i/N); implies --estimate")
 	lim := limitFlags(fs)
+	sets := setFlag(fs)
+	only := onlyFlag(fs, "plan")
 	specs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -353,12 +414,15 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := checkLimitFlags(lim); err != nil {
 		return err
 	}
-	s, err := loadSpec(ctx, specs[0], *quick, *lim)
+	s, err := loadSpec(ctx, specs[0], *quick, *lim, *sets...)
 	if err != nil {
 		return err
 	}
 	grid, opt, err := resolveRun(ctx, s, run.Options{OutDir: *out, Trials: *trials})
 	if err != nil {
+		return err
+	}
+	if grid, err = onlyPlan(grid, *only); err != nil {
 		return err
 	}
 	printWarnings(stderr, s)
@@ -431,10 +495,14 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		infeasible = fmt.Sprintf(" (%d of them infeasible)", p.Infeasible)
 	}
 	fmt.Fprintf(stdout, "\n%d cells, %d trials: %d stored%s, %d to run", p.Cells, p.Total, p.Stored, infeasible, p.Total-p.Stored)
-	if p.Stale > 0 {
+	switch {
+	case p.Stale > 0 && grid.Spec().Only != nil:
+		fmt.Fprintf(stdout, "; %d stored trials belong to cells left out by --only or no longer in the spec", p.Stale)
+	case p.Stale > 0:
 		fmt.Fprintf(stdout, "; %d stored trials belong to cells no longer in the spec", p.Stale)
 	}
 	fmt.Fprintln(stdout)
+	printLeftOut(stdout, grid.Spec(), "would run the")
 	if unmerged != nil {
 		fmt.Fprintf(stdout, "%d of the trials to run are finished in shard files not merged yet (%s): 'dplab merge %s' adds them; 'dplab run' refuses until then\n",
 			unmerged.Trials, strings.Join(unmerged.Files, ", "), dir)
@@ -510,6 +578,7 @@ func printEstimate(w io.Writer, p *run.Plan, j int, render time.Duration) {
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("validate", stdout)
 	lim := limitFlags(fs)
+	sets := setFlag(fs)
 	specs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -520,7 +589,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := checkLimitFlags(lim); err != nil {
 		return err
 	}
-	opts := spec.LoadOptions{Limits: *lim, Context: ctx}
+	opts := spec.LoadOptions{Limits: *lim, Context: ctx, Set: *sets}
 	var bad []string
 	for _, p := range specs {
 		s, err := report.Load(p, opts)
@@ -559,71 +628,27 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("render", stdout)
-	out := fs.String("out", "", "result directory when rendering from a spec")
-	quick := fs.Bool("quick", false, "render the --quick result directory of a spec")
-	lim := limitFlags(fs)
-	pos, err := parseInterleaved(fs, args)
+	tf := addTargetFlags(fs, "render")
+	only := onlyFlag(fs, "draw")
+	arg, dir, s, err := tf.target(ctx, fs, args, "render", "rendered in place")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("render takes one RESULTDIR or SPEC.toml")
-	}
-	if err := checkLimitFlags(lim); err != nil {
-		return err
-	}
-	var s *spec.Spec
-	dir := *out
-	if st, err := os.Stat(pos[0]); err == nil && st.IsDir() {
-		// A result directory is rendered in place, with its last run's
-		// --quick setting: a flag that chose otherwise would be ignored.
-		if *out != "" || *quick {
-			return usagef("render: --out and --quick choose the result directory of a SPEC.toml; %s is a result directory, rendered in place with its last run's --quick setting", pos[0])
-		}
-		dir = pos[0]
-		if err := results.CheckDir(dir); err != nil {
-			return storeError(err)
-		}
+	if s == nil {
 		unlock, err := readLock(dir)
 		if err != nil {
 			return err
 		}
 		defer unlock()
-		specPath := filepath.Join(dir, "spec.toml")
-		m, err := results.ReadManifest(dir)
-		var corrupt *results.CorruptManifestError
-		if errors.As(err, &corrupt) {
-			// The trials do not depend on it; the next run rewrites it.
-			fmt.Fprintf(stderr, "warning: %v: rendering without it (the next dplab run on %s rewrites it)\n", err, dir)
-			m, err = &results.Manifest{}, nil
-		}
-		if err != nil {
-			return err
-		}
-		var q bool
-		if len(m.Runs) > 0 {
-			q = m.Runs[len(m.Runs)-1].Quick
-		} else if q, err = storedQuick(ctx, specPath, *lim, dir); err != nil {
-			return storeError(err)
-		}
-		if s, err = loadSpec(ctx, specPath, q, *lim); err != nil {
+		if s, err = dirSpec(ctx, dir, *tf.lim, stderr); err != nil {
 			return err
 		}
 	} else {
-		if s, err = loadSpec(ctx, pos[0], *quick, *lim); err != nil {
-			return err
-		}
-		if dir == "" {
-			dir = run.ResultDir(s, run.DefaultRoot)
-		}
-		if err := results.CheckDir(dir); err != nil {
-			return storeError(err)
-		}
 		// Nothing was run into a missing directory; a spec of curves and
 		// tables alone runs no trials and is rendered into a new one.
 		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 			if len(s.Mechanisms) > 0 {
-				return badInput(fmt.Errorf("%s does not exist: no trial of %s is stored there to render (run 'dplab run %s' first, or give --out)", dir, s.Name, pos[0]))
+				return badInput(fmt.Errorf("%s does not exist: no trial of %s is stored there to render (run 'dplab run %s' first, or give --out)", dir, s.Name, arg))
 			}
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
@@ -635,12 +660,102 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		defer unlock()
 	}
-	paths, err := report.Render(s, dir, stderr)
+	p, err := plan.New(ctx, s, plan.Options{})
+	if err != nil {
+		return badInput(err)
+	}
+	if p, err = onlyPlan(p, *only); err != nil {
+		return err
+	}
+	paths, err := report.RenderPlan(p, dir, results.FromDir(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) }), stderr)
 	sort.Strings(paths)
 	for _, p := range paths {
 		fmt.Fprintf(stdout, "wrote %s\n", p)
 	}
+	printLeftOut(stdout, p.Spec(), "drew the")
 	return storeError(err)
+}
+
+// targetFlags choose what render and prune work on: a result directory
+// (with the spec its last run saved) or a SPEC.toml, whose result directory
+// --out and --quick choose and which --set overrides.
+type targetFlags struct {
+	out   *string
+	quick *bool
+	lim   *spec.Limits
+	sets  *multiFlag
+}
+
+// addTargetFlags adds --out, --quick, the limits and --set to fs.
+func addTargetFlags(fs *flag.FlagSet, verb string) *targetFlags {
+	return &targetFlags{
+		out:   fs.String("out", "", "result directory when the argument is a spec (default "+run.DefaultRoot+"/<name>)"),
+		quick: fs.Bool("quick", false, verb+" the --quick result directory of a spec"),
+		lim:   limitFlags(fs),
+		sets:  setFlag(fs),
+	}
+}
+
+// target parses args for command cmd into its one argument, a RESULTDIR or
+// a SPEC.toml, and returns it with its result directory, checked
+// (results.CheckDir). For a spec it returns the spec loaded; for a result
+// directory a nil spec (the caller reads its saved copy under the
+// directory's lock: dirSpec), refusing --out, --quick and --set, which
+// would be ignored; inPlace says what cmd does with it.
+func (t *targetFlags) target(ctx context.Context, fs *flag.FlagSet, args []string, cmd, inPlace string) (arg, dir string, s *spec.Spec, err error) {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return "", "", nil, err
+	}
+	if len(pos) != 1 {
+		return "", "", nil, usagef("%s takes one RESULTDIR or SPEC.toml", cmd)
+	}
+	if err := checkLimitFlags(t.lim); err != nil {
+		return "", "", nil, err
+	}
+	arg, dir = pos[0], *t.out
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		if *t.out != "" || *t.quick || len(*t.sets) > 0 {
+			return "", "", nil, usagef("%s: --out, --quick and --set apply to a SPEC.toml; %s is a result directory, %s with the spec its last run saved (its --quick and --set included)", cmd, arg, inPlace)
+		}
+		dir = arg
+	} else {
+		if s, err = loadSpec(ctx, arg, *t.quick, *t.lim, *t.sets...); err != nil {
+			return "", "", nil, err
+		}
+		if dir == "" {
+			dir = run.ResultDir(s, run.DefaultRoot)
+		}
+	}
+	if err := results.CheckDir(dir); err != nil {
+		return "", "", nil, storeError(err)
+	}
+	return arg, dir, s, nil
+}
+
+// dirSpec loads the spec of the result directory dir: the copy its last
+// run saved (dir/spec.toml), with that run's --quick setting from the
+// manifest (storedQuick when the manifest records no run; a manifest that
+// does not parse is warned of on stderr and left out).
+func dirSpec(ctx context.Context, dir string, lim spec.Limits, stderr io.Writer) (*spec.Spec, error) {
+	specPath := filepath.Join(dir, "spec.toml")
+	m, err := results.ReadManifest(dir)
+	var corrupt *results.CorruptManifestError
+	if errors.As(err, &corrupt) {
+		// The trials do not depend on it; the next run rewrites it.
+		fmt.Fprintf(stderr, "warning: %v: going on without it (the next dplab run on %s rewrites it)\n", err, dir)
+		m, err = &results.Manifest{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var q bool
+	if len(m.Runs) > 0 {
+		q = m.Runs[len(m.Runs)-1].Quick
+	} else if q, err = storedQuick(ctx, specPath, lim, dir); err != nil {
+		return nil, storeError(err)
+	}
+	return loadSpec(ctx, specPath, q, lim)
 }
 
 // storedQuick reports, for a result directory whose manifest (which

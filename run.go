@@ -47,6 +47,7 @@ func init() {
 		planCommand,
 		validateCommand,
 		renderCommand,
+		pruneCommand,
 		reportCommand,
 		docsCommand,
 		equivalenceCommand,

@@ -42,6 +42,15 @@ type Run struct {
 	Trials int `json:"trials,omitempty"`
 	// Shard is "i/N" for a run of shard i of N (dplab run --shard).
 	Shard string `json:"shard,omitempty"`
+	// Set holds the run's --set PATH=VALUE overrides of the spec, in
+	// order (the spec.toml it saved is the spec they give).
+	Set []string `json:"set,omitempty"`
+	// Only holds the run's --only filters: it ran only the cells matching
+	// them, and left out LeftOutCells cells of the spec, LeftOutTrials
+	// trials.
+	Only          []string `json:"only,omitempty"`
+	LeftOutCells  int      `json:"left_out_cells,omitempty"`
+	LeftOutTrials int      `json:"left_out_trials,omitempty"`
 }
 
 // CorruptManifestError is a manifest file that does not parse. The trials

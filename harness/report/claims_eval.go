@@ -830,6 +830,9 @@ func (c *claim) evaluate(v *view) Claim {
 		if v.spec.QuickApplied {
 			out.Why += " (the --quick overrides dropped them)"
 		}
+		if v.spec.Only != nil {
+			out.Why += " (outside the --only subset drawn)"
+		}
 	}
 	out.Verdict, out.Summary = verdict(&out, c.anyOf)
 	return out

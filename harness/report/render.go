@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -46,10 +47,18 @@ func RenderRecords(s *spec.Spec, dir string, recs []results.Record, log io.Write
 // RenderFrom renders the records of stored (a store's records in store
 // order) into dir, through a Collector.
 func RenderFrom(s *spec.Spec, dir string, stored results.Source, log io.Writer) ([]string, error) {
-	c, err := collectorOf(s)
+	p, err := plan.New(context.Background(), s, plan.Options{})
 	if err != nil {
 		return nil, err
 	}
+	return RenderPlan(p, dir, stored, log)
+}
+
+// RenderPlan renders the records of stored that are of p's cells (all of a
+// spec's, or a --only subset of them: plan.Plan.Only) into dir, through a
+// Collector.
+func RenderPlan(p *plan.Plan, dir string, stored results.Source, log io.Writer) ([]string, error) {
+	c := NewCollector(p)
 	if err := stored(c.Add); err != nil {
 		return nil, err
 	}

@@ -97,6 +97,10 @@ func (v *view) caption(band, center string, keep func(*plan.Cell) bool, extra ..
 	if s.QuickApplied {
 		notes = append(notes, "QUICK RUN (reduced trials/grid)")
 	}
+	if s.Only != nil {
+		notes = append(notes, fmt.Sprintf("SUBSET: drawn from the cells matching --only %s alone (%d of the spec's %d cells)",
+			strings.Join(s.Only.Filters, " --only "), s.Only.Cells, s.Only.Cells+s.Only.LeftCells))
+	}
 	notes = append(notes, extra...)
 	for _, a := range v.assumptionsText(keep) {
 		notes = append(notes, "ε does not account for: "+a)
@@ -123,6 +127,9 @@ func (v *view) caption(band, center string, keep func(*plan.Cell) bool, extra ..
 	}
 	if s.QuickApplied {
 		line = append(line, "QUICK RUN")
+	}
+	if s.Only != nil {
+		line = append(line, "SUBSET (--only "+strings.Join(s.Only.Filters, " --only ")+")")
 	}
 	return plotting.Caption{Line: strings.Join(line, "; "), Notes: slices.DeleteFunc(notes, func(n string) bool { return n == "" })}
 }

@@ -402,7 +402,10 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 		}
 	}
 	manifestRun := results.Run{Build: results.CurrentBuild(), Args: opt.Args, Jobs: jobs, Quick: s.QuickApplied, Start: start,
-		Trials: opt.Trials}
+		Trials: opt.Trials, Set: s.Overrides}
+	if o := s.Only; o != nil {
+		manifestRun.Only, manifestRun.LeftOutCells, manifestRun.LeftOutTrials = o.Filters, o.LeftCells, o.LeftTrials
+	}
 	if opt.Shard.Sharded() {
 		manifestRun.Shard = opt.Shard.String()
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/BurntSushi/toml"
 	"github.com/dplab/dplab/internal/strictoml"
@@ -66,6 +67,15 @@ type Spec struct {
 	// sentence each, in the resolved spec plan.Validate returns (never
 	// decoded); the CLI prints them.
 	Warnings []string `toml:"-"`
+	// Overrides are the --set arguments the spec was decoded with
+	// (LoadOptions.Set); Source is then the document they give, and
+	// errors are placed on the lines of the original file, lineSrc.
+	Overrides []string `toml:"-"`
+	// Only, set in the copy a plan's Only returns (never decoded), is the
+	// --only subset of the cells that plan holds.
+	Only    *Subset `toml:"-"`
+	sets    []*override
+	lineSrc []byte
 }
 
 // AccountantSpec selects the accountant that evaluates every ledger.
@@ -272,6 +282,9 @@ type LoadOptions struct {
 	// Context, when done, stops a long validation (a large sweep) with its
 	// error; nil never does.
 	Context context.Context
+	// Set holds --set PATH=VALUE overrides, applied in order to the TOML
+	// document before it is decoded (override.go).
+	Set []string
 }
 
 // DecodeFile reads and strictly decodes a spec file (ReadSource, Decode).
@@ -304,6 +317,14 @@ func Decode(path string, src []byte, o LoadOptions) (*Spec, error) {
 		return nil, &SpecError{File: path, Err: err}
 	}
 	s := &Spec{opts: o, File: path, Source: src, keys: indexKeys(src), auditLike: auditLike(raw)}
+	source := src // what the spec is: src, or the document the overrides give
+	if len(o.Set) > 0 {
+		sets, gen, err := withOverrides(path, src, raw, o.Set)
+		if err != nil {
+			return nil, err
+		}
+		s.sets, s.Overrides, s.lineSrc, source = sets, slices.Clone(o.Set), src, gen
+	}
 	if errs := strictoml.Decode(raw, s); len(errs) > 0 {
 		// Report the problem that comes first in the file.
 		first, line := errs[0], s.keys.linePath(src, errs[0].Key)
@@ -314,10 +335,25 @@ func Decode(path string, src []byte, o LoadOptions) (*Spec, error) {
 		}
 		return nil, s.AuditHint(&SpecError{File: path, Line: line, Key: first.Key, Err: first.Err})
 	}
-	s.File, s.Source = path, src
-	sum := sha256.Sum256(src)
+	s.File, s.Source = path, source
+	sum := sha256.Sum256(source)
 	s.SHA256 = hex.EncodeToString(sum[:])
 	return s, nil
+}
+
+// Subset is a --only selection of a spec's cells (plan.Plan.Only).
+type Subset struct {
+	Filters    []string // the --only arguments, DIMENSION=VALUE
+	Cells      int      // the cells kept
+	LeftCells  int      // the cells left out
+	LeftTrials int      // their trials
+}
+
+// WithOnly returns a copy of s whose Only is o; s is unchanged.
+func (s *Spec) WithOnly(o Subset) *Spec {
+	c := s.Clone()
+	c.Only = &o
+	return c
 }
 
 // Options returns the options the spec was decoded with.
@@ -337,8 +373,10 @@ func auditLike(raw map[string]any) bool {
 
 // AuditHint adds to e, for a file that looks like an audit grid without its
 // [audit] table (with [[mechanism]] blocks but neither [[dataset]] nor
-// [[curve]] blocks), how to write one.
+// [[curve]] blocks), how to write one; and, for an error at a key a --set
+// override set, that override (overrideHint).
 func (s *Spec) AuditHint(e *SpecError) *SpecError {
+	e = s.overrideHint(e)
 	if !s.auditLike {
 		return e
 	}
@@ -354,7 +392,7 @@ func (s *Spec) ErrAt(key string, line int, format string, args ...any) *SpecErro
 // KeyError returns a SpecError at a key path of the spec
 // ("figure_defaults.width"), with its line when the source shows it.
 func (s *Spec) KeyError(path, format string, args ...any) error {
-	return s.ErrAt(path, s.keys.linePath(s.Source, path), format, args...)
+	return s.ErrAt(path, s.keys.linePath(s.lines(), path), format, args...)
 }
 
 // Line returns the line that defines key path (a top-level key or table:
@@ -368,7 +406,16 @@ func (s *Spec) ErrIn(table string, i int, key string, format string, args ...any
 	if key != "" {
 		path += "." + key
 	}
-	return &SpecError{File: s.File, Line: s.keys.lineIn(s.Source, table, i, key), Key: path, Err: fmt.Errorf(format, args...)}
+	return &SpecError{File: s.File, Line: s.keys.lineIn(s.lines(), table, i, key), Key: path, Err: fmt.Errorf(format, args...)}
+}
+
+// lines returns the source the key index was built from: the file's, also
+// when overrides gave the spec another Source.
+func (s *Spec) lines() []byte {
+	if s.lineSrc != nil {
+		return s.lineSrc
+	}
+	return s.Source
 }
 
 // DecodeStrict decodes a raw params table (as the spec keeps it) into the
