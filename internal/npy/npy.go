@@ -27,10 +27,10 @@ const magic = "\x93NUMPY"
 // align is the data offset's alignment NumPy's writer uses.
 const align = 64
 
-// WriteFloat64 writes data, a C-order (row-major) array of the given shape,
+// Write writes data, a C-order (row-major) array of the given shape,
 // as a little-endian float64 ('<f8') .npy file of format version 1.0. The
 // product of shape must equal len(data); an empty shape is a scalar.
-func WriteFloat64(w io.Writer, shape []int, data []float64) error {
+func Write(w io.Writer, shape []int, data []float64) error {
 	size := 1
 	dims := make([]string, len(shape))
 	for i, n := range shape {

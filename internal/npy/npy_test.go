@@ -24,7 +24,7 @@ func TestHeaderLayout(t *testing.T) {
 			data[i] = float64(i) + 0.5
 		}
 		var b bytes.Buffer
-		if err := WriteFloat64(&b, shape, data); err != nil {
+		if err := Write(&b, shape, data); err != nil {
 			t.Fatal(err)
 		}
 		out := b.Bytes()
@@ -42,7 +42,7 @@ func TestHeaderLayout(t *testing.T) {
 			t.Errorf("shape %v: last value wrong", shape)
 		}
 	}
-	if err := WriteFloat64(&bytes.Buffer{}, []int{2, 2}, []float64{1}); err == nil {
+	if err := Write(&bytes.Buffer{}, []int{2, 2}, []float64{1}); err == nil {
 		t.Error("a shape that does not match the data was accepted")
 	}
 }
@@ -80,7 +80,7 @@ func TestNumPyReadsIt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteFloat64(f, c.shape, c.data); err != nil {
+		if err := Write(f, c.shape, c.data); err != nil {
 			t.Fatal(err)
 		}
 		f.Close()

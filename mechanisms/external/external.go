@@ -31,9 +31,13 @@ const (
 // calibrate-mode event template.
 const Placeholder = `"$noise"`
 
-// DefaultTimeout bounds one trial's round trip (and a worker's start-up
-// handshake) when the spec sets none.
+// DefaultTimeout bounds one trial's round trip when the spec sets none.
 const DefaultTimeout = 10 * time.Minute
+
+// StartTimeout is the least time a new worker gets to answer the hello (an
+// interpreter importing its libraries on a loaded machine can take seconds);
+// a larger trial timeout applies to it too.
+const StartTimeout = time.Minute
 
 // ProtocolVersion is the version of docs/external.md's protocol that the
 // hello messages carry.

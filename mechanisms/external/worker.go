@@ -109,10 +109,10 @@ func (p *pool) data(train *datasets.Dataset) (trainFiles, error) {
 		for i := range n {
 			raw = append(raw, train.X.RawRowView(i)...)
 		}
-		if err := npy.WriteFloat64(&x, []int{n, d}, raw); err != nil {
+		if err := npy.Write(&x, []int{n, d}, raw); err != nil {
 			return nil, err
 		}
-		if err := npy.WriteFloat64(&y, []int{n}, train.Y); err != nil {
+		if err := npy.Write(&y, []int{n}, train.Y); err != nil {
 			return nil, err
 		}
 		return [2][]byte{x.Bytes(), y.Bytes()}, nil
@@ -167,7 +167,7 @@ func (p *pool) call(ctx context.Context, req request, check func(*reply) error) 
 	timeout := p.cfg.timeout()
 	if w == nil {
 		var err error
-		if w, err = start(ctx, p.cfg, timeout); err != nil {
+		if w, err = start(ctx, p.cfg, max(timeout, StartTimeout)); err != nil {
 			return err
 		}
 	}
