@@ -300,3 +300,34 @@ func meanVar(x []float64) (mean, variance float64) {
 	}
 	return mean, variance / float64(len(x)-1)
 }
+
+// TestExternalAudit runs the audit grid examples/external/audit.toml
+// --quick (500 runs per side): the honest NumPy DP-SGD's lower bound stays
+// below the ε its ledger claims, and the under-noised variant (a tenth of
+// the declared noise) is caught: its lower bound exceeds its claim and the
+// run exits non-zero. Long mode (about 10 s of worker fits).
+func TestExternalAudit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long mode: 2000 fits in a Python worker")
+	}
+	numpyOnPath(t)
+	dir := t.TempDir()
+	code, _, errs := runMain(t, "run", filepath.Join("examples", "external", "audit.toml"), "--quick", "--out", dir, "-j", "2")
+	if code == 0 || !strings.Contains(errs, "VIOLATION: DP-SGD (NumPy, under-noised)") {
+		t.Errorf("exit %d; want a violation of the under-noised variant\n%s", code, errs)
+	}
+	got := map[string][2]float64{}
+	for _, r := range readRecords(t, dir) {
+		if r.Status != results.StatusOK {
+			t.Fatalf("%s: %s", r.Label, r.Error)
+		}
+		got[r.Label] = [2]float64{float64(r.Metrics["audit_lower_bound"]), float64(r.Metrics["audit_claimed_epsilon"])}
+	}
+	t.Logf("lower bound, claimed: %v", got)
+	if h := got["DP-SGD (NumPy)"]; !(h[1] > 0 && h[0] < h[1]) {
+		t.Errorf("honest NumPy DP-SGD: lower bound %v, claimed %v: want below", h[0], h[1])
+	}
+	if b := got["DP-SGD (NumPy, under-noised)"]; !(b[1] > 0 && b[0] > b[1]) {
+		t.Errorf("under-noised NumPy DP-SGD: lower bound %v, claimed %v: want above (caught)", b[0], b[1])
+	}
+}

@@ -22,9 +22,11 @@ order [MTZ19, Section 3.3, Theorem 5 / eq. (6)]:
 converted by eps = min_a T RDP(a) + log(1/delta)/(a - 1) [Mir17, Prop. 3],
 looser than dplab's conversion, so dplab's accountant finds eps spent <= target.
 
-params: epochs (5), batch (256), clip (1), learning_rate (0.5),
-noise_scale (1: multiplies the chosen sigma; < 1 under-noises, for tests and
-audits of a broken mechanism).
+params: epochs (5), batch (256), clip (1), learning_rate (0.5), init
+("pytorch", or "zeros": theta starts at 0, as an audit wants), no_bias (false),
+noise_scale (1: multiplies the noise actually added while the ledger still
+declares the chosen sigma; < 1 makes a deliberately broken, under-noised
+mechanism, for tests and audits).
 """
 
 import functools
@@ -99,6 +101,13 @@ def fit(req):
     # PyTorch's nn.Linear(d, 1) initialisation, as dplab's dpsgd (solvers.LinearInit):
     # weights and intercept from U(-1/sqrt(d), 1/sqrt(d)).
     theta = rng.uniform(-1 / math.sqrt(d), 1 / math.sqrt(d), size=d + 1)
+    if p.get("init", "pytorch") == "zeros":
+        theta[:] = 0
+    elif p.get("init", "pytorch") != "pytorch":
+        raise ValueError("init must be 'pytorch' or 'zeros', got %r" % p["init"])
+    if p.get("no_bias", False):
+        Xb[:, d] = 0  # the intercept's column: no gradient, and theta[d] stays 0
+        theta[d] = 0
     labels = y if req.task == "binary" else None
     if labels is None:
         raise ValueError("dpsgd_numpy fits binary tasks only")
@@ -117,8 +126,10 @@ def fit(req):
             g = (grads * scale[:, None]).sum(axis=0)
         g = g + rng.normal(0.0, used * clip, size=d + 1)
         theta = theta - lr * g / expected
+        if p.get("no_bias", False):
+            theta[d] = 0
     event = {"kind": "self_composed", "count": steps,
-             "event": {"kind": "poisson_sampled_gaussian", "q": q, "noise_multiplier": used}}
+             "event": {"kind": "poisson_sampled_gaussian", "q": q, "noise_multiplier": sigma}}
     model = {"theta": theta[:d], "intercept": float(theta[d])}
     return model, event, {"steps": steps, "noise_multiplier": used, "clipped": clipped}
 

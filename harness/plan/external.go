@@ -35,8 +35,14 @@ func ExternalConfig(x *spec.ExternalSpec) external.Config {
 	if argv == nil {
 		argv = x.Command
 	}
-	return external.Config{Command: argv, Dir: x.Dir, Mode: x.Mode, Event: x.Event,
+	c := external.Config{Command: argv, Dir: x.Dir, Mode: x.Mode, Event: x.Event,
 		Timeout: time.Duration(x.Timeout * float64(time.Second))}
+	for _, name := range x.Tasks {
+		if t, err := external.ParseTask(name); err == nil { // validateExternal reports the others
+			c.Tasks = append(c.Tasks, t)
+		}
+	}
+	return c
 }
 
 // resolveExternal returns the external table x of a spec read from
@@ -94,6 +100,11 @@ func (s *checker) validateExternal(i int) error {
 		return s.ErrIn("mechanism", i, "external.files", "cannot read %s", strings.Join(x.Missing, "; "))
 	case !(x.Timeout >= 0) || math.IsInf(x.Timeout, 0):
 		return s.ErrIn("mechanism", i, "external.timeout", "timeout = %v: want seconds ≥ 0 (0 means %v)", x.Timeout, external.DefaultTimeout)
+	}
+	for _, name := range x.Tasks {
+		if _, err := external.ParseTask(name); err != nil {
+			return s.ErrIn("mechanism", i, "external.tasks", "%v", err)
+		}
 	}
 	if err := ExternalConfig(x).Check(); err != nil {
 		key, msg, _ := strings.Cut(err.Error(), ": ")

@@ -109,6 +109,8 @@ func TestExternalBlockErrors(t *testing.T) {
 		{"no placeholder", "[mechanism.external]\ncommand = [\"x\"]\nmode = \"calibrate\"\nevent = '{\"kind\":\"gaussian\",\"sigma\":1,\"sensitivity\":1}'\n", "mechanism[0].external.event", "placeholder"},
 		{"bad event", "[mechanism.external]\ncommand = [\"x\"]\nmode = \"calibrate\"\nevent = '{\"kind\":\"gausian\",\"sigma\":\"$noise\"}'\n", "mechanism[0].external.event", "gausian"},
 		{"missing file", "[mechanism.external]\ncommand = [\"x\"]\nmode = \"declare\"\nfiles = [\"nope.py\"]\n", "mechanism[0].external.files", "nope.py"},
+		{"bad task", "[mechanism.external]\ncommand = [\"x\"]\nmode = \"declare\"\ntasks = [\"classification\"]\n", "mechanism[0].external.tasks", `unknown task "classification"`},
+		{"task mismatch", "[mechanism.external]\ncommand = [\"x\"]\nmode = \"declare\"\ntasks = [\"binary\"]\n", "mechanism[0].name", "does not fit regression data"},
 		{"negative timeout", "[mechanism.external]\ncommand = [\"x\"]\nmode = \"declare\"\ntimeout = -1\n", "mechanism[0].external.timeout", "≥ 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,6 +17,9 @@ type ExternalSpec struct {
 	Event string `toml:"event"`
 	// Timeout bounds each trial's round trip, in seconds; 0 means 600.
 	Timeout float64 `toml:"timeout"`
+	// Tasks are the tasks the worker fits, "regression" and/or "binary";
+	// default both. The first is the task of its audit's canary pair.
+	Tasks []string `toml:"tasks"`
 	// Files are further files the worker reads (its modules), relative to
 	// the spec's directory: hashed into the cell key as the command's are.
 	Files []string `toml:"files"`

@@ -57,6 +57,19 @@ type Config struct {
 	Event string
 	// Timeout bounds each trial's round trip; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// Tasks are the tasks the worker fits; nil means both, regression
+	// first.
+	Tasks []datasets.Task
+}
+
+// ParseTask returns the task called name ("regression" or "binary").
+func ParseTask(name string) (datasets.Task, error) {
+	for _, t := range []datasets.Task{datasets.Regression, datasets.Binary} {
+		if t.String() == name {
+			return t, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown task %q: want %q or %q", name, datasets.Regression, datasets.Binary)
 }
 
 // Family returns the event of the calibrate-mode family at noise x.
@@ -128,8 +141,10 @@ func (Params) Validate() error { return nil }
 // Entry returns the mechanism entry of an external block configured by
 // cfg (not in the registry: it is the spec's).
 func Entry(cfg Config) mechanisms.Entry {
-	info := mechanisms.Info{Name: Name, Title: "External", Ref: "", Private: true, Version: 1,
-		Tasks: []datasets.Task{datasets.Regression, datasets.Binary}}
+	info := mechanisms.Info{Name: Name, Title: "External", Ref: "", Private: true, Version: 1, Tasks: cfg.Tasks}
+	if len(info.Tasks) == 0 {
+		info.Tasks = []datasets.Task{datasets.Regression, datasets.Binary}
+	}
 	return mechanisms.NewEntry(info, cfg.id(), func(p Params) (mechanisms.Mechanism, error) {
 		if err := cfg.Check(); err != nil {
 			return nil, err
