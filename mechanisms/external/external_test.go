@@ -82,7 +82,7 @@ func TestWorkerFailuresFailOnlyTheirTrial(t *testing.T) {
 		{"nan", "not a JSON reply", true},
 		{"shape", "theta has 4 coefficients, the training data 3", true},
 		{"badevent", "no_such_kind", true},
-		{"raise", "behave raised", false},
+		{"raise", "reported an error: ValueError: behave raised\nTraceback", false},
 	}
 	for i, tc := range cases {
 		start := time.Now()
@@ -176,7 +176,8 @@ func TestCancelKillsTheWorker(t *testing.T) {
 }
 
 // TestDataWrittenOnceAndRemoved: the training split is written once per
-// training set and the data directory goes with Close.
+// training set, the data directory goes with Close, and a later fit
+// writes it again.
 func TestDataWrittenOnceAndRemoved(t *testing.T) {
 	c := behaveConfig(t, ModeDeclare)
 	data := datatest.Tiny(t, datasets.Regression, 30, 2)
@@ -196,6 +197,15 @@ func TestDataWrittenOnceAndRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Dir(f1.X)); !os.IsNotExist(err) {
 		t.Errorf("data directory left after Close: %v", err)
+	}
+	// The same training set after Close: written again, in a new directory.
+	f3, err := p.data(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closePool(c)
+	if b, err := os.ReadFile(f3.Y); err != nil || filepath.Base(f3.Y) != filepath.Base(f1.Y) || len(b) != 128+8*30 {
+		t.Errorf("after Close: %v, %d bytes at %s", err, len(b), f3.Y)
 	}
 }
 

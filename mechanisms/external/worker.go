@@ -88,8 +88,10 @@ func closePool(c Config) error {
 	return nil
 }
 
-// data writes train's features and labels as .npy files (once per
-// training set: their names are their contents' SHA-256) and returns them.
+// data writes train's features and labels as .npy files into the pool's
+// data directory and returns them: once per training set, named by their
+// contents' SHA-256 (memoised on train), and again only if the directory
+// was removed since (Close).
 func (p *pool) data(train *datasets.Dataset) (trainFiles, error) {
 	p.mu.Lock()
 	if p.dir == "" {
@@ -103,47 +105,72 @@ func (p *pool) data(train *datasets.Dataset) (trainFiles, error) {
 	dir := p.dir
 	p.mu.Unlock()
 	n, d := train.Rows(), train.Cols()
-	enc, err := train.Memo("external/npy", func() (any, error) {
-		var x, y bytes.Buffer
-		raw := make([]float64, 0, n*d)
-		for i := range n {
-			raw = append(raw, train.X.RawRowView(i)...)
-		}
-		if err := npy.Write(&x, []int{n, d}, raw); err != nil {
+	files := trainFiles{Rows: n, Cols: d}
+	names, err := train.Memo("external/npy", func() (any, error) {
+		x, y, err := encode(train)
+		if err != nil {
 			return nil, err
 		}
-		if err := npy.Write(&y, []int{n}, train.Y); err != nil {
-			return nil, err
-		}
-		return [2][]byte{x.Bytes(), y.Bytes()}, nil
+		return [2]string{"x-" + digest(x)[:24] + ".npy", "y-" + digest(y)[:24] + ".npy"}, nil
 	})
 	if err != nil {
-		return trainFiles{}, err
+		return files, err
 	}
-	b := enc.([2][]byte)
-	var paths [2]string
-	for i, part := range b {
-		paths[i] = filepath.Join(dir, []string{"x", "y"}[i]+"-"+digest(part)[:24]+".npy")
-		if _, err := os.Stat(paths[i]); err == nil {
-			continue
-		}
-		tmp, err := os.CreateTemp(dir, "part-*")
-		if err != nil {
-			return trainFiles{}, err
-		}
-		_, werr := tmp.Write(part)
-		if cerr := tmp.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr == nil {
-			werr = os.Rename(tmp.Name(), paths[i])
-		}
-		if werr != nil {
-			os.Remove(tmp.Name())
-			return trainFiles{}, werr
+	nm := names.([2]string)
+	files.X, files.Y = filepath.Join(dir, nm[0]), filepath.Join(dir, nm[1])
+	_, errX := os.Stat(files.X)
+	_, errY := os.Stat(files.Y)
+	if errX == nil && errY == nil {
+		return files, nil
+	}
+	x, y, err := encode(train)
+	if err != nil {
+		return files, err
+	}
+	for i, b := range [2][]byte{x, y} {
+		if err := writeOnce(dir, []string{files.X, files.Y}[i], b); err != nil {
+			return files, err
 		}
 	}
-	return trainFiles{X: paths[0], Y: paths[1], Rows: n, Cols: d}, nil
+	return files, nil
+}
+
+// encode returns train's features (n × d) and labels as .npy bytes.
+func encode(train *datasets.Dataset) (x, y []byte, err error) {
+	n, d := train.Rows(), train.Cols()
+	raw := make([]float64, 0, n*d)
+	for i := range n {
+		raw = append(raw, train.X.RawRowView(i)...)
+	}
+	var bx, by bytes.Buffer
+	if err := npy.Write(&bx, []int{n, d}, raw); err != nil {
+		return nil, nil, err
+	}
+	if err := npy.Write(&by, []int{n}, train.Y); err != nil {
+		return nil, nil, err
+	}
+	return bx.Bytes(), by.Bytes(), nil
+}
+
+// writeOnce writes b to path through a temporary file renamed into place,
+// so that a worker never reads a partial file and concurrent writers of
+// the same content do not clash.
+func writeOnce(dir, path string, b []byte) error {
+	tmp, err := os.CreateTemp(dir, "part-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(b)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+	}
+	return werr
 }
 
 // call sends req to an idle worker (or a new one) and hands its reply to
@@ -192,7 +219,16 @@ func (p *pool) call(ctx context.Context, req request, check func(*reply) error) 
 // errReply is a worker's error reply: it failed the trial and lives on.
 type errReply struct{ msg string }
 
-func (e *errReply) Error() string { return "external: the worker reported an error: " + e.msg }
+// Error puts the message's last line first (a traceback's exception, which
+// run summaries that show the first line only then show), then the whole.
+func (e *errReply) Error() string {
+	msg := strings.TrimSpace(e.msg)
+	last := msg[strings.LastIndexByte(msg, '\n')+1:]
+	if last == msg {
+		return "external: the worker reported an error: " + msg
+	}
+	return "external: the worker reported an error: " + last + "\n" + msg
+}
 
 // worker is one running worker process.
 type worker struct {

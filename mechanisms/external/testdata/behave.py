@@ -53,7 +53,7 @@ for line in sys.stdin:
     elif b == "badevent":
         event = {"kind": "no_such_kind"}
     elif b == "raise":
-        print(json.dumps({"type": "error", "id": msg["id"], "error": "Traceback: ValueError: behave raised"}), flush=True)
+        print(json.dumps({"type": "error", "id": msg["id"], "error": "Traceback (most recent call last):\n  File x\nValueError: behave raised\n"}), flush=True)
         continue
     elif b in ("calibrate", "wrongnoise"):
         event["sigma"] = msg["noise"] * (2 if b == "wrongnoise" else 1)
