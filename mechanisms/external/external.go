@@ -203,6 +203,8 @@ func (m *Mechanism) Fit(ctx context.Context, train *datasets.Dataset, b mechanis
 		return nil, err
 	}
 	p := poolFor(m.cfg)
+	p.enter()
+	defer p.leave()
 	files, err := p.data(train)
 	if err != nil {
 		return nil, fmt.Errorf("external: write the training split: %w", err)

@@ -88,6 +88,19 @@ func closePool(c Config) error {
 	return nil
 }
 
+// enter marks a fit as running (its data must stay), until leave.
+func (p *pool) enter() {
+	p.mu.Lock()
+	p.busy++
+	p.mu.Unlock()
+}
+
+func (p *pool) leave() {
+	p.mu.Lock()
+	p.busy--
+	p.mu.Unlock()
+}
+
 // data writes train's features and labels as .npy files into the pool's
 // data directory and returns them: once per training set, named by their
 // contents' SHA-256 (memoised on train), and again only if the directory
@@ -180,17 +193,11 @@ func writeOnce(dir, path string, b []byte) error {
 // cancellation kills it and returns ctx.Err().
 func (p *pool) call(ctx context.Context, req request, check func(*reply) error) error {
 	p.mu.Lock()
-	p.busy++
 	var w *worker
 	if n := len(p.idle); n > 0 {
 		w, p.idle = p.idle[n-1], p.idle[:n-1]
 	}
 	p.mu.Unlock()
-	defer func() {
-		p.mu.Lock()
-		p.busy--
-		p.mu.Unlock()
-	}()
 	timeout := p.cfg.timeout()
 	if w == nil {
 		var err error
@@ -245,6 +252,7 @@ type worker struct {
 func start(ctx context.Context, c Config, timeout time.Duration) (*worker, error) {
 	cmd := exec.Command(c.Command[0], c.Command[1:]...)
 	cmd.Dir = c.Dir
+	ownGroup(cmd) // a terminal's Ctrl-C reaches dplab, which stops the worker
 	w := &worker{argv: c.Command, cmd: cmd, lines: make(chan []byte, 1), stderr: &tail{}, exited: make(chan struct{})}
 	cmd.Stderr = w.stderr
 	cmd.WaitDelay = time.Second // a grandchild holding stderr open does not hang Wait
@@ -355,7 +363,7 @@ func (w *worker) stop() {
 		return
 	case <-time.After(200 * time.Millisecond):
 	}
-	w.cmd.Process.Kill()
+	kill(w.cmd)
 	<-w.exited
 }
 

@@ -12,7 +12,8 @@ params.behave picks what it does with a fit request:
   raise     raises ValueError (an error reply; the worker lives on)
   calibrate theta as ok, the event {"kind":"gaussian","sigma":noise,"sensitivity":1}
   wrongnoise as calibrate with sigma 2 * noise
-Every reply's diagnostics carry the worker's pid.
+Every reply's diagnostics carry the worker's pid; params.pidfile, when set,
+names a file the worker appends its pid to on each request.
 """
 
 import json
@@ -27,6 +28,9 @@ for line in sys.stdin:
         continue
     p = msg["params"]
     b = p.get("behave", "ok")
+    if "pidfile" in p:
+        with open(p["pidfile"], "a") as f:
+            f.write("%d\n" % os.getpid())
     d = msg["train"]["d"]
     model = {"theta": [0.1] * d, "intercept": 0.0}
     event = {"kind": "gaussian", "sigma": float(p.get("sigma", 50)), "sensitivity": 1}
