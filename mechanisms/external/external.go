@@ -228,7 +228,7 @@ func (m *Mechanism) Fit(ctx context.Context, train *datasets.Dataset, b mechanis
 		family, _ = m.cfg.Family(x)
 	}
 	var rel *mechanisms.Release
-	err = p.call(ctx, req, func(rep *reply) (err error) {
+	err = p.call(ctx, req, m.cfg.timeout(), func(rep *reply) (err error) {
 		rel, err = m.release(rep, req, train.Cols(), family)
 		return err
 	})

@@ -227,3 +227,23 @@ func TestConfigCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeoutIsTheBlocks: two blocks sharing a command share its pool of
+// workers, but each trial is bounded by its own block's timeout.
+func TestTimeoutIsTheBlocks(t *testing.T) {
+	long := behaveConfig(t, ModeDeclare)
+	long.Timeout = time.Minute
+	short := long
+	short.Timeout = time.Second
+	defer closePool(long)
+	data := datatest.Tiny(t, datasets.Regression, 20, 2)
+	if _, err := build(t, long, map[string]any{"behave": "ok"}).Fit(context.Background(), data, budget(), rngs.New(rngs.Derive("l"))); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	_, err := build(t, short, map[string]any{"behave": "hang"}).Fit(ctx, data, budget(), rngs.New(rngs.Derive("s")))
+	if err == nil || !strings.Contains(err.Error(), "timeout of 1s") {
+		t.Errorf("a hanging trial of the 1 s block: %v", err)
+	}
+}

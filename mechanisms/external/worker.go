@@ -186,19 +186,19 @@ func writeOnce(dir, path string, b []byte) error {
 	return werr
 }
 
-// call sends req to an idle worker (or a new one) and hands its reply to
-// check. A failure of the worker (exit, timeout, a line that is not the
+// call sends req to an idle worker (or a new one) and hands its reply,
+// read within timeout (the calling block's: blocks sharing a command share
+// its pool), to check. A failure of the worker (exit, timeout, a line that is not the
 // reply, a reply check refuses) discards it and is an error quoting its
 // stderr's tail; an error reply (errReply from check) keeps it; ctx's
 // cancellation kills it and returns ctx.Err().
-func (p *pool) call(ctx context.Context, req request, check func(*reply) error) error {
+func (p *pool) call(ctx context.Context, req request, timeout time.Duration, check func(*reply) error) error {
 	p.mu.Lock()
 	var w *worker
 	if n := len(p.idle); n > 0 {
 		w, p.idle = p.idle[n-1], p.idle[:n-1]
 	}
 	p.mu.Unlock()
-	timeout := p.cfg.timeout()
 	if w == nil {
 		var err error
 		if w, err = start(ctx, p.cfg, max(timeout, StartTimeout)); err != nil {
