@@ -33,13 +33,17 @@ var allowedImports = map[string][]string{
 	"solvers":               {"internal/rngs"},
 	"mechanisms":            {"mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "internal/rngs", "internal/registry", "internal/oncemap", "internal/fielddoc"},
 	"results":               {"internal/fileutil"},
-	"plotting":              {"internal/fileutil"},
+	"internal/npy":          {},
+	// External mechanisms: worker processes behind the Mechanism interface,
+	// built by harness/plan from a spec's [mechanism.external] table.
+	"mechanisms/external": {"mechanisms", "mechanisms/accounting", "datasets", "internal/rngs", "internal/npy"},
+	"plotting":            {"internal/fileutil"},
 	// harness/spec ← harness/plan ← harness/run ← harness/report: one way.
 	"harness/curves": {"mechanisms/accounting", "datasets/preprocess"},
 	// The spec is data and its strict decoding; plan checks it against
 	// the registries (issue 36).
 	"harness/spec":              {"internal/strictoml"},
-	"harness/plan":              {"harness/spec", "internal/strictoml", "internal/suggest", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "results"},
+	"harness/plan":              {"harness/spec", "internal/strictoml", "internal/suggest", "harness/curves", "mechanisms/accounting", "datasets", "datasets/preprocess", "mechanisms", "mechanisms/external", "results"},
 	"harness/run":               {"audit", "harness/plan", "harness/spec", "mechanisms/accounting", "datasets", "datasets/preprocess", "solvers", "mechanisms", "results", "internal/rngs", "internal/oncemap", "internal/fileutil"},
 	"harness/report":            {"internal/suggest", "internal/fielddoc", "internal/oncemap", "harness/plan", "harness/spec", "harness/curves", "mechanisms", "mechanisms/accounting", "datasets", "datasets/preprocess", "results", "plotting", "internal/fileutil"},
 	"harness/htmlreport":        {"harness/report", "harness/plan", "harness/spec", "mechanisms/accounting", "results"},

@@ -212,6 +212,13 @@ func NewTarget(ctx context.Context, name string, params []string, epsilon, delta
 	return t, nil
 }
 
+// SetupOf resolves setup a for a mechanism of info as a registered
+// mechanism's declared audit is: zero fields take the defaults (the default
+// canary pair, 20 rows, 3 features, the mechanism's first task when it does
+// not fit a's). For mechanisms outside the registry (an external one), whose
+// targets NewTargetFor then builds.
+func SetupOf(info mechanisms.Info, a mechanisms.AuditSetup) (Setup, error) { return setupFrom(info, a) }
+
 // NewTargetFor builds the audit target of a built mechanism m (tests pass
 // deliberately broken wrappers here) under setup.
 func NewTargetFor(ctx context.Context, name string, m mechanisms.Mechanism, setup Setup, epsilon, delta float64) (*Target, error) {

@@ -77,6 +77,7 @@ type Params interface{ Validate() error }
 // Entry is a registered mechanism.
 type Entry struct {
 	Info    Info
+	id      string       // set by NewEntry: tells apart entries of one name
 	params  reflect.Type // the registered params struct
 	example Params       // the test configuration, for tests of the params' documentation
 	build   func(decode func(v any) error) (Mechanism, Params, error)
@@ -144,6 +145,40 @@ func (e Entry) Params() []fielddoc.Field {
 // allParams documents every key of the params struct, whichever mechanism
 // it applies to.
 func (e Entry) allParams() []fielddoc.Field { return fielddoc.Fields(e.params, paramDocs) }
+
+// NewEntry returns an entry that is not in the registry, for a mechanism a
+// spec configures itself (an external mechanism, mechanisms/external): id
+// tells apart entries sharing info.Name (it keys the runner's built
+// mechanisms, ID). It has no test configuration.
+func NewEntry[P Params](info Info, id string, build func(P) (Mechanism, error)) Entry {
+	e := Entry{Info: info, id: id, params: reflect.TypeFor[P]()}
+	e.build = func(decode func(v any) error) (Mechanism, Params, error) {
+		var p P
+		if decode != nil {
+			if err := decode(&p); err != nil {
+				return nil, nil, fmt.Errorf("mechanism %s: params: %w", info.Name, err)
+			}
+		}
+		if err := p.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("mechanism %s: params: %w", info.Name, err)
+		}
+		m, err := build(p)
+		return m, p, err
+	}
+	e.test = func() (Mechanism, error) {
+		return nil, fmt.Errorf("mechanism %s: configured by its spec, it has no test configuration", info.Name)
+	}
+	return e
+}
+
+// ID identifies the entry: its name, or for an entry made by NewEntry the
+// name and its id.
+func (e Entry) ID() string {
+	if e.id == "" {
+		return e.Info.Name
+	}
+	return e.Info.Name + "\x00" + e.id
+}
 
 // Test builds the mechanism with its tiny test configuration.
 func (e Entry) Test() (Mechanism, error) { return e.test() }

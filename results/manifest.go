@@ -21,7 +21,18 @@ type Manifest struct {
 	SpecPath   string            `json:"spec_path"`
 	SpecSHA256 string            `json:"spec_sha256"`
 	Datasets   map[string]string `json:"datasets,omitempty"` // data file (relative path) -> SHA-256 of its bytes
-	Runs       []Run             `json:"runs"`
+	// External holds each external mechanism's command and the SHA-256 of
+	// the files it names, by mechanism label (docs/external.md).
+	External map[string]ExternalCommand `json:"external,omitempty"`
+	Runs     []Run                      `json:"runs"`
+}
+
+// ExternalCommand is an external mechanism's worker command, as the spec
+// writes it, its privacy mode and the SHA-256 of each file it names.
+type ExternalCommand struct {
+	Command []string          `json:"command"`
+	Mode    string            `json:"mode"`
+	SHA256  map[string]string `json:"sha256,omitempty"`
 }
 
 // Run is one invocation of dplab run on the directory.

@@ -100,6 +100,9 @@ func (s *checker) validateAudit() error {
 			return s.ErrIn("mechanism", i, "label", "duplicate mechanism label %q; give each [[mechanism]] its own label", m.Label)
 		}
 		labels[m.Label] = true
+		if err := s.validateExternal(i); err != nil {
+			return err
+		}
 		if m.Runs != 0 {
 			if err := CheckAuditRuns(m.Runs); err != nil {
 				return s.ErrIn("mechanism", i, "runs", "%v", err)
@@ -152,6 +155,14 @@ func (s *checker) expandAudit(ctx context.Context) ([]Cell, error) {
 	}
 	var cells []Cell
 	for mi, m := range s.Mechanisms {
+		var entry mechanisms.Entry
+		if m.External != nil {
+			// An external target: harness/run audits the entry its table
+			// configures (the registry knows the others by name).
+			if entry, err = EntryOf(m); err != nil {
+				return nil, err
+			}
+		}
 		points, swept := m.Params.Points()
 		for _, p := range points {
 			if err := ctx.Err(); err != nil {
@@ -159,9 +170,9 @@ func (s *checker) expandAudit(ctx context.Context) ([]Cell, error) {
 			}
 			label := sweepLabel(m.Label, swept, p)
 			for _, e := range eps {
-				c := Cell{Dataset: -1, Mechanism: mi, Params: p, Label: label, Epsilon: e, Private: true, Trials: 1,
+				c := Cell{Dataset: -1, Mechanism: mi, Params: p, Label: label, Epsilon: e, Private: true, Trials: 1, Entry: entry,
 					Audit: &AuditCell{Runs: AuditRuns(s.Spec, mi), Confidence: s.Audit.Confidence}}
-				c.Key = s.auditKey(m.Name, p, e, c.Audit)
+				c.Key = s.auditKey(m, p, e, c.Audit)
 				cells = append(cells, c)
 			}
 		}
@@ -188,9 +199,11 @@ func auditedMechanism(target string) string {
 
 // auditKey hashes everything an audit cell's result depends on: the base
 // seed, the target's name and the version its mechanism declares, its
-// params, ε, δ, the runs per side and the confidence. (The audit's pair
-// and statistic are the target's declaration, covered by the version.)
-func (s *checker) auditKey(name string, params map[string]any, epsilon float64, a *AuditCell) string {
+// params, ε, δ, the runs per side and the confidence, and an external
+// target's command and files (externalKey). (The audit's pair and statistic
+// are the target's declaration, covered by the version.)
+func (s *checker) auditKey(m spec.MechanismSpec, params map[string]any, epsilon float64, a *AuditCell) string {
+	name := m.Name
 	version := 0
 	if e, err := mechanisms.Lookup(auditedMechanism(name)); err == nil {
 		version = e.Info.Version
@@ -205,7 +218,9 @@ func (s *checker) auditKey(name string, params map[string]any, epsilon float64, 
 		Delta      string         `json:"delta"`
 		Runs       int            `json:"runs"`
 		Confidence float64        `json:"confidence"`
-	}{fmt.Sprintf("audit-%d", cellKeyVersion), s.Seed, name, version, params, keyFloat(epsilon), s.Delta.Text, a.Runs, a.Confidence})
+		// Omitted for registered targets, so that their keys are unchanged.
+		External json.RawMessage `json:"external,omitempty"`
+	}{fmt.Sprintf("audit-%d", cellKeyVersion), s.Seed, name, version, params, keyFloat(epsilon), s.Delta.Text, a.Runs, a.Confidence, externalKey(m)})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
 }

@@ -59,7 +59,7 @@ func (s *checker) expand(ctx context.Context) ([]Cell, error) {
 			if _, out := s.Excluded(di, mi); out {
 				continue
 			}
-			e, err := mechanisms.Lookup(m.Name)
+			e, err := EntryOf(m)
 			if err != nil {
 				return nil, fmt.Errorf("mechanism %q: %w", m.Label, err)
 			}
@@ -130,8 +130,11 @@ func (s *checker) cellKey(dsKey string, m spec.MechanismSpec, info mechanisms.In
 		// Pre-processing (pipeline.go): omitted when the block has none,
 		// so the keys of such cells are unchanged.
 		Preprocess json.RawMessage `json:"preprocess,omitempty"`
+		// An external mechanism's command, mode, event family and the
+		// SHA-256 of its files (external.go): omitted for the others.
+		External json.RawMessage `json:"external,omitempty"`
 	}{cellKeyVersion, s.Seed, json.RawMessage(dsKey), info.Name, info.Version, params, tuning,
-		keyFloat(epsilon), s.Delta.Text, s.Accountant, pipelineKey(m)})
+		keyFloat(epsilon), s.Delta.Text, s.Accountant, pipelineKey(m), externalKey(m)})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
 }
@@ -243,7 +246,7 @@ func pointCount(p spec.ParamTable) int64 {
 func (s *checker) mechanismCells(i int) int64 {
 	m := s.Mechanisms[i]
 	eps := int64(len(s.Epsilon.List))
-	if e, err := mechanisms.Lookup(m.Name); err == nil && !e.Info.Private {
+	if e, err := EntryOf(m); err == nil && !e.Info.Private {
 		eps = 1
 	}
 	return mulSat(pointCount(m.Params), eps)

@@ -8,7 +8,6 @@ import (
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/harness/curves"
 	"github.com/dplab/dplab/harness/spec"
-	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/results"
 )
 
@@ -40,12 +39,16 @@ func resolve(s *spec.Spec) (*spec.Spec, error) {
 func defaultsOf(s *spec.Spec) (d spec.Defaults, indexErrs map[int]error) {
 	n := len(s.Datasets)
 	d = spec.Defaults{CI: s.CI, DatasetLabels: make([]string, n), Splits: make([]spec.SplitSpec, n), Scales: make([]spec.ScaleSpec, n),
-		MechanismLabels: make([]string, len(s.Mechanisms)), CurveLabels: make([]string, len(s.Curves)), Tunings: make([]spec.TuningSpec, len(s.Mechanisms))}
+		MechanismLabels: make([]string, len(s.Mechanisms)), CurveLabels: make([]string, len(s.Curves)), Tunings: make([]spec.TuningSpec, len(s.Mechanisms)),
+		Externals: make([]*spec.ExternalSpec, len(s.Mechanisms))}
 	for i, ds := range s.Datasets {
 		d.Splits[i], d.Scales[i] = ds.Split, ds.Scale
 	}
 	for i, m := range s.Mechanisms {
 		d.Tunings[i] = m.Tuning
+		if m.External != nil && !m.External.Resolved {
+			d.Externals[i] = resolveExternal(*m.External, s.File)
+		}
 	}
 	if s.Audit != nil {
 		if s.Trials <= 1 {
@@ -105,7 +108,7 @@ func defaultsOf(s *spec.Spec) (d spec.Defaults, indexErrs map[int]error) {
 		d.Splits[i], d.Scales[i] = sp, sc
 	}
 	for i, m := range s.Mechanisms {
-		if e, err := mechanisms.Lookup(m.Name); err == nil && m.Label == "" {
+		if e, err := EntryOf(m); err == nil && m.Label == "" {
 			d.MechanismLabels[i] = e.Info.Title
 		}
 		d.Tunings[i] = tuningDefaults(m.Tuning)

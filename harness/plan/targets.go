@@ -85,7 +85,7 @@ func (s *checker) checkTargets() error {
 	}
 	for mi := range s.Mechanisms {
 		ms := &s.Mechanisms[mi]
-		e, err := mechanisms.Lookup(ms.Name)
+		e, err := EntryOf(*ms)
 		if err != nil || !e.Info.Private {
 			continue
 		}

@@ -188,7 +188,7 @@ func (s *checker) checkEpsilons(key string, v spec.Values) error {
 
 func (s *checker) anyPrivate() bool {
 	for _, m := range s.Mechanisms {
-		if e, err := mechanisms.Lookup(m.Name); err == nil && e.Info.Private {
+		if e, err := EntryOf(m); err == nil && e.Info.Private {
 			return true
 		}
 	}
@@ -270,7 +270,10 @@ func Scaling(d *spec.DatasetSpec) datasets.Scaling {
 
 func (s *checker) validateMechanism(i int, labels map[string]bool) error {
 	m := &s.Mechanisms[i]
-	e, err := mechanisms.Lookup(m.Name)
+	if err := s.validateExternal(i); err != nil {
+		return err
+	}
+	e, err := EntryOf(*m)
 	if err != nil {
 		return s.ErrIn("mechanism", i, "name", "%v", err)
 	}

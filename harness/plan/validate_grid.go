@@ -112,7 +112,7 @@ func (s *checker) checkLedger(i int, m mechanisms.Mechanism) error {
 		how = " with private tuning"
 	}
 	pipe := s.pipes[i]
-	if e, err := mechanisms.Lookup(ms.Name); err != nil || !e.Info.Private {
+	if e, err := EntryOf(ms); err != nil || !e.Info.Private {
 		pipe = nil // a non-private fit's ledger is not wrapped (ε = +Inf)
 	}
 	if pipe != nil {

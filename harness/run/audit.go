@@ -15,6 +15,7 @@ import (
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/fileutil"
 	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/results"
 )
 
@@ -30,6 +31,9 @@ func CheckAudits(ctx context.Context, p *plan.Plan) error {
 			continue
 		}
 		seen[c.Mechanism] = true
+		if c.Entry.Info.Name != "" {
+			continue // an external target: its worker runs with the audit
+		}
 		if _, err := auditTarget(ctx, s, &c); err != nil {
 			return s.ErrIn("mechanism", c.Mechanism, "", "%v", err)
 		}
@@ -48,7 +52,43 @@ func auditTarget(ctx context.Context, s *spec.Spec, c *plan.Cell) (*audit.Target
 		kv = append(kv, fmt.Sprintf("%s=%v", k, v))
 	}
 	sort.Strings(kv)
+	if c.Entry.Info.Name != "" {
+		return externalTarget(ctx, c, kv, delta)
+	}
 	return audit.NewTarget(ctx, s.Mechanisms[c.Mechanism].Name, kv, c.Epsilon, delta)
+}
+
+// externalTarget builds the audit target of an external mechanism (the
+// entry its block's table configures, plan.EntryOf) on the default canary
+// pair of its first task. auditTrial stops its workers (closeExternal).
+func externalTarget(ctx context.Context, c *plan.Cell, kv []string, delta float64) (*audit.Target, error) {
+	m, _, err := c.Entry.Build(func(v any) error { _, err := spec.DecodeStrict(c.Params, v); return err })
+	if err != nil {
+		return nil, err
+	}
+	setup, err := audit.SetupOf(c.Entry.Info, mechanisms.AuditSetup{Task: c.Entry.Info.Tasks[0]})
+	if err != nil {
+		return nil, err
+	}
+	t, err := audit.NewTargetFor(ctx, c.Label, m, setup, c.Epsilon, delta)
+	if err != nil {
+		return nil, err
+	}
+	t.Params = kv
+	return t, nil
+}
+
+// closeExternal stops the workers of an external cell's command (its
+// mechanisms share them: closing one built from the cell closes them).
+func closeExternal(c *plan.Cell) {
+	if c.Entry.Info.Name == "" {
+		return
+	}
+	if m, _, err := c.Entry.Build(func(v any) error { _, err := spec.DecodeStrict(c.Params, v); return err }); err == nil {
+		if cl, ok := m.(io.Closer); ok {
+			cl.Close()
+		}
+	}
 }
 
 // auditTrial runs cell c's audit as the cell's one trial (trial 0): the
@@ -72,6 +112,7 @@ func auditTrial(ctx context.Context, s *spec.Spec, c *plan.Cell, jobs int, log i
 		}
 	}()
 	start := time.Now()
+	defer closeExternal(c)
 	t, err := auditTarget(ctx, s, c)
 	if err == nil {
 		rec.Privacy.Delta = results.Float(t.Delta)

@@ -266,6 +266,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 	warn := func(msg string) { fmt.Fprintln(log, "warning:", msg) }
 	cells := p.Cells()
 	r := newRunner(s, cells, opt, log)
+	defer r.closeMechanisms()
 	// What opening creates is removed again when the run stops before its
 	// first trial (fresh), e.g. on a dataset that does not load.
 	fresh := newPaths(dir, filepath.Join(dir, results.LockFile), filepath.Join(dir, results.TrialsFile), filepath.Join(dir, "spec.toml"),
@@ -669,7 +670,7 @@ func firstLine(s string) string {
 // building it once.
 func (r *runner) mechanism(e mechanisms.Entry, params map[string]any) (mechanisms.Mechanism, error) {
 	b, _ := json.Marshal(params)
-	key := e.Info.Name + string(b)
+	key := e.ID() + string(b)
 	r.mu.Lock()
 	m, ok := r.mechs[key]
 	r.mu.Unlock()
@@ -684,6 +685,18 @@ func (r *runner) mechanism(e mechanisms.Entry, params map[string]any) (mechanism
 	r.mechs[key] = m
 	r.mu.Unlock()
 	return m, nil
+}
+
+// closeMechanisms closes the built mechanisms that hold resources beyond
+// the run (an external mechanism's worker processes: io.Closer).
+func (r *runner) closeMechanisms() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, m := range r.mechs {
+		if c, ok := m.(io.Closer); ok {
+			c.Close()
+		}
+	}
 }
 
 // trial runs one trial and returns its record; ok is false when ctx was
@@ -1049,6 +1062,12 @@ func (r *runner) writeManifest(dir string, run results.Run, warn func(string)) e
 			}
 			m.Datasets[f.Rel] = f.SHA256
 		}
+	}
+	for label, x := range plan.ExternalFiles(r.spec) {
+		if m.External == nil {
+			m.External = map[string]results.ExternalCommand{}
+		}
+		m.External[label] = x
 	}
 	m.Runs = append(m.Runs, run)
 	if r.shard.Sharded() {

@@ -26,6 +26,9 @@ type Defaults struct {
 	AuditConfidence float64
 	// Warnings are what validation found that a run survives (Spec.Warnings).
 	Warnings []string
+	// Externals holds each [[mechanism]] block's resolved external table
+	// (nil for a block without one).
+	Externals []*ExternalSpec
 }
 
 // Resolved returns a copy of s (Clone) with the values of d: the resolved
@@ -43,6 +46,11 @@ func (s *Spec) Resolved(d Defaults) *Spec {
 	}
 	for i := range min(len(c.Mechanisms), len(d.Tunings)) {
 		c.Mechanisms[i].Tuning = d.Tunings[i]
+	}
+	for i := range min(len(c.Mechanisms), len(d.Externals)) {
+		if d.Externals[i] != nil {
+			c.Mechanisms[i].External = d.Externals[i]
+		}
 	}
 	c.CI = d.CI
 	if d.Metrics != nil {

@@ -173,6 +173,8 @@ type MechanismSpec struct {
 	// Runs is, in an audit grid only, the runs per side of this
 	// mechanism's audits; 0: the [audit] table's.
 	Runs int `toml:"runs"`
+	// External configures a mechanism named "external" (external.go).
+	External *ExternalSpec `toml:"external"`
 }
 
 // Excluded returns the reason the spec gives for leaving mechanism mi out

@@ -1,0 +1,333 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dplab/dplab/results"
+)
+
+// pythonWithNumPy returns a python3 that imports numpy (/usr/bin/python3
+// first: the distribution's python3-numpy, which CI installs), or "".
+func pythonWithNumPy() string {
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import numpy").Run() == nil {
+			return path
+		}
+	}
+	return ""
+}
+
+// numpyOnPath puts a python3 with NumPy first on PATH for the test (the
+// example spec's command is "python3"), or skips.
+func numpyOnPath(t *testing.T) {
+	t.Helper()
+	py := pythonWithNumPy()
+	if py == "" {
+		t.Skip("no python3 that imports numpy (apt-get install python3-numpy): the external examples need one")
+	}
+	t.Setenv("PATH", filepath.Dir(py)+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// readRecords returns the records of a result directory.
+func readRecords(t *testing.T, dir string) []results.Record {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, results.TrialsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []results.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<26)
+	for sc.Scan() {
+		var r results.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// accountJSON re-accounts a record's ledger with dplab account json and
+// returns its ε.
+func accountJSON(t *testing.T, r results.Record) float64 {
+	t.Helper()
+	code, out, errs := runMain(t, "account", "json", "--event", string(r.Privacy.Event), "--delta", strconv.FormatFloat(float64(r.Privacy.Delta), 'g', -1, 64), "--json")
+	if code != 0 {
+		t.Fatalf("dplab account json: %s", errs)
+	}
+	var a struct{ Epsilon float64 }
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatal(err)
+	}
+	return a.Epsilon
+}
+
+// TestExternalExample runs examples/external/compare.toml (--quick under
+// -short; whole in long mode, which CI runs after installing
+// python3-numpy): both Python workers' trials succeed, each record carries the ledger its
+// worker declared (the calibrate-mode one: the family at the calibrated
+// noise), dplab account json on it gives the stored ε, and the manifest
+// records the commands and their files' SHA-256.
+func TestExternalExample(t *testing.T) {
+	numpyOnPath(t)
+	dir := t.TempDir()
+	args := []string{"run", filepath.Join("examples", "external", "compare.toml"), "--out", dir, "-j", "2"}
+	if testing.Short() {
+		args = append(args, "--quick")
+	}
+	code, _, errs := runMain(t, args...)
+	if code != 0 {
+		t.Fatalf("dplab run: exit %d\n%s", code, errs)
+	}
+	kinds := map[string]string{"Output-perturbed ridge (Python)": "with_relation", "DP-SGD (NumPy)": "self_composed"}
+	seen := map[string]int{}
+	for _, r := range readRecords(t, dir) {
+		if r.Status != results.StatusOK {
+			t.Errorf("%s trial %d: %s %s", r.Label, r.Trial, r.Status, r.Error)
+			continue
+		}
+		want, ok := kinds[r.Label]
+		if !ok {
+			continue
+		}
+		seen[r.Label]++
+		var head struct{ Kind string }
+		json.Unmarshal(r.Privacy.Event, &head)
+		if head.Kind != want {
+			t.Errorf("%s: ledger %s, want a %s event", r.Label, r.Privacy.Event, want)
+		}
+		if got := accountJSON(t, r); math.Abs(got-float64(r.Privacy.EpsSpent)) > 1e-9*got || !(got <= float64(r.Privacy.EpsTarget)*(1+1e-9)) {
+			t.Errorf("%s: dplab account json gives ε = %v, the record %v (target %v)", r.Label, got, r.Privacy.EpsSpent, r.Privacy.EpsTarget)
+		}
+	}
+	for label := range kinds {
+		if seen[label] == 0 {
+			t.Errorf("no record of %s", label)
+		}
+	}
+	m, err := results.ReadManifestFile(filepath.Join(dir, results.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := m.External["DP-SGD (NumPy)"]; x.Mode != "declare" || len(x.SHA256["dpsgd_numpy.py"]) != 64 || len(x.SHA256["../../python/dplab_worker.py"]) != 64 {
+		t.Errorf("manifest's external entry %+v", x)
+	}
+}
+
+// behaveSpec is a spec of one external block running
+// mechanisms/external/testdata/behave.py, with its behave params swept.
+func behaveSpec(t *testing.T, behaves string, trials int) string {
+	t.Helper()
+	py := pythonWithNumPy() // the distribution's starts fastest; behave.py needs no NumPy
+	if py == "" {
+		var err error
+		if py, err = exec.LookPath("python3"); err != nil {
+			t.Skip("no python3: the external-worker tests run real processes")
+		}
+	}
+	script, _ := filepath.Abs(filepath.Join("mechanisms", "external", "testdata", "behave.py"))
+	src := `name = "behave"
+seed = 3
+trials = ` + strconv.Itoa(trials) + `
+epsilon = [1]
+delta = "1e-5"
+
+[[dataset]]
+name = "synthetic-linear"
+params = { n = 100, d = 3 }
+
+[[mechanism]]
+name = "external"
+label = "Behave"
+params = { behave = ` + behaves + ` }
+[mechanism.external]
+command = [` + strconv.Quote(py) + `, ` + strconv.Quote(script) + `]
+mode = "declare"
+timeout = 1
+`
+	path := filepath.Join(t.TempDir(), "behave.toml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestExternalWorkerFailuresInRecords runs real worker processes that
+// overspend, exit mid-trial, hang past the timeout and write garbage, beside
+// good ones, at -j 1 and -j 2: only the bad cells' trials fail, each with
+// the reason and the worker's stderr tail in the record's error; the
+// overspending ones also keep the declared ledger and its ε; every good
+// trial succeeds (on restarted workers), and its ledger re-accounted by
+// dplab account json gives the stored ε. A rerun retries the failed trials
+// and leaves the good ones stored once. (-short: -j 2 and one trial per
+// cell.)
+func TestExternalWorkerFailuresInRecords(t *testing.T) {
+	trials, jobList := 2, []string{"1", "2"}
+	if testing.Short() {
+		trials, jobList = 1, []string{"2"}
+	}
+	for _, jobs := range jobList {
+		t.Run("j"+jobs, func(t *testing.T) {
+			spec := behaveSpec(t, `["ok", "overspend", "exit", "hang", "garbage"]`, trials)
+			dir := t.TempDir()
+			code, _, errs := runMain(t, "run", spec, "--out", dir, "-j", jobs)
+			if code == 0 {
+				t.Fatalf("a run with failed trials exited 0")
+			}
+			want := map[string]string{
+				"overspend": "spends ε =",
+				"exit":      "behave: exiting mid-trial",
+				"hang":      "behave: hanging",
+				"garbage":   "behave: garbage",
+			}
+			recs := readRecords(t, dir)
+			if len(recs) != 5*trials {
+				t.Fatalf("%d records, want %d\n%s", len(recs), 5*trials, errs)
+			}
+			for _, r := range recs {
+				b := r.MechParams["behave"].(string)
+				if b == "ok" {
+					if r.Status != results.StatusOK {
+						t.Errorf("good trial %d failed: %s", r.Trial, r.Error)
+						continue
+					}
+					if got := accountJSON(t, r); math.Abs(got-float64(r.Privacy.EpsSpent)) > 1e-9*got {
+						t.Errorf("ok: dplab account json gives ε = %v, the record %v", got, r.Privacy.EpsSpent)
+					}
+					continue
+				}
+				if r.Status != results.StatusFailed || !strings.Contains(r.Error, want[b]) {
+					t.Errorf("%s trial %d: status %s, error %q; want failed with %q", b, r.Trial, r.Status, r.Error, want[b])
+				}
+				if b == "overspend" {
+					if got := accountJSON(t, r); !(got > 1) || math.Abs(got-float64(r.Privacy.EpsSpent)) > 1e-9*got {
+						t.Errorf("overspend: record ε %v, dplab account json %v", r.Privacy.EpsSpent, got)
+					}
+				} else if !strings.Contains(r.Error, "stderr tail") {
+					t.Errorf("%s: no stderr tail in %q", b, r.Error)
+				}
+			}
+			// A rerun retries the failed trials only.
+			runMain(t, "run", spec, "--out", dir, "-j", jobs)
+			if n := len(readRecords(t, dir)); n != 9*trials {
+				t.Errorf("after a rerun: %d records, want %d + %d retried", n, 5*trials, 4*trials)
+			}
+		})
+	}
+}
+
+// TestNumPyDPSGDAgreesWithBuiltin runs the NumPy DP-SGD example
+// (examples/external/dpsgd_numpy.py, declare mode: it chooses its own noise
+// with a looser RDP conversion) and dplab's dpsgd with the same schedule
+// (plain SGD, batch, clip, epochs, learning rate) on the same split and ε,
+// 30 trials each: at every ε their mean test accuracies differ by less
+// than 2.576 standard errors of the difference (within its 99% interval), and the NumPy one
+// spends no more than its target. Long mode (a few seconds of trials).
+func TestNumPyDPSGDAgreesWithBuiltin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long mode: 120 trials, half of them in a Python worker")
+	}
+	numpyOnPath(t)
+	script, _ := filepath.Abs(filepath.Join("examples", "external", "dpsgd_numpy.py"))
+	src := `name = "agree"
+seed = 11
+trials = 30
+epsilon = [1, 4]
+delta = "1e-5"
+
+[[dataset]]
+name = "synthetic-logistic"
+
+[[mechanism]]
+name = "external"
+label = "NumPy"
+params = { epochs = 5, batch = 100, clip = 1.0, learning_rate = 0.5 }
+[mechanism.external]
+command = ["python3", ` + strconv.Quote(script) + `]
+mode = "declare"
+
+[[mechanism]]
+name = "dpsgd"
+label = "Go"
+params = { epochs = 5, batch = 100, clip = 1.0, learning_rate = 0.5, optimizer = "sgd" }
+`
+	path := filepath.Join(t.TempDir(), "agree.toml")
+	os.WriteFile(path, []byte(src), 0o644)
+	dir := t.TempDir()
+	if code, _, errs := runMain(t, "run", path, "--out", dir, "-j", "2"); code != 0 {
+		t.Fatalf("dplab run: %s", errs)
+	}
+	acc := map[string][]float64{}
+	for _, r := range readRecords(t, dir) {
+		if r.Status != results.StatusOK {
+			t.Fatalf("%s: %s", r.Label, r.Error)
+		}
+		if !(float64(r.Privacy.EpsSpent) <= float64(r.Privacy.EpsTarget)) {
+			t.Errorf("%s: ε spent %v > target %v", r.Label, r.Privacy.EpsSpent, r.Privacy.EpsTarget)
+		}
+		k := r.Label + "@" + strconv.FormatFloat(float64(r.Epsilon), 'g', -1, 64)
+		acc[k] = append(acc[k], float64(r.Metrics["test_accuracy"]))
+	}
+	for _, eps := range []string{"1", "4"} {
+		a, b := acc["NumPy@"+eps], acc["Go@"+eps]
+		ma, va := meanVar(a)
+		mb, vb := meanVar(b)
+		se := math.Sqrt(va/float64(len(a)) + vb/float64(len(b)))
+		t.Logf("ε = %s: NumPy %.4f, Go %.4f, difference %.4f, SE %.4f", eps, ma, mb, ma-mb, se)
+		if len(a) != 30 || len(b) != 30 || math.Abs(ma-mb) > 2.576*se {
+			t.Errorf("ε = %s: NumPy %.4f (%d trials) vs built-in %.4f (%d): difference %.4f beyond the 99%% interval ±%.4f", eps, ma, len(a), mb, len(b), ma-mb, 2.576*se)
+		}
+	}
+}
+
+func meanVar(x []float64) (mean, variance float64) {
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	for _, v := range x {
+		variance += (v - mean) * (v - mean)
+	}
+	return mean, variance / float64(len(x)-1)
+}
+
+// TestExternalAudit runs the audit grid examples/external/audit.toml
+// --quick (500 runs per side): the honest NumPy DP-SGD's lower bound stays
+// below the ε its ledger claims, and the under-noised variant (a tenth of
+// the declared noise) is caught: its lower bound exceeds its claim and the
+// run exits non-zero. Long mode (about 10 s of worker fits).
+func TestExternalAudit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long mode: 2000 fits in a Python worker")
+	}
+	numpyOnPath(t)
+	dir := t.TempDir()
+	code, _, errs := runMain(t, "run", filepath.Join("examples", "external", "audit.toml"), "--quick", "--out", dir, "-j", "2")
+	if code == 0 || !strings.Contains(errs, "VIOLATION: DP-SGD (NumPy, under-noised)") {
+		t.Errorf("exit %d; want a violation of the under-noised variant\n%s", code, errs)
+	}
+	got := map[string][2]float64{}
+	for _, r := range readRecords(t, dir) {
+		if r.Status != results.StatusOK {
+			t.Fatalf("%s: %s", r.Label, r.Error)
+		}
+		got[r.Label] = [2]float64{float64(r.Metrics["audit_lower_bound"]), float64(r.Metrics["audit_claimed_epsilon"])}
+	}
+	t.Logf("lower bound, claimed: %v", got)
+	if h := got["DP-SGD (NumPy)"]; !(h[1] > 0 && h[0] < h[1]) {
+		t.Errorf("honest NumPy DP-SGD: lower bound %v, claimed %v: want below", h[0], h[1])
+	}
+	if b := got["DP-SGD (NumPy, under-noised)"]; !(b[1] > 0 && b[0] > b[1]) {
+		t.Errorf("under-noised NumPy DP-SGD: lower bound %v, claimed %v: want above (caught)", b[0], b[1])
+	}
+}

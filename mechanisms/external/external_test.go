@@ -1,0 +1,249 @@
+package external
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/datatest"
+	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/mechanisms"
+	"github.com/dplab/dplab/mechanisms/accounting"
+)
+
+// python returns a python3 interpreter (the test workers need only its
+// standard library), or skips.
+func python(t testing.TB) string {
+	t.Helper()
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+	}
+	t.Skip("no python3 found: the external-mechanism tests run real worker processes")
+	return ""
+}
+
+// behaveConfig is a worker running testdata/behave.py.
+func behaveConfig(t testing.TB, mode string) Config {
+	dir, _ := filepath.Abs("testdata")
+	c := Config{Command: []string{python(t), "behave.py"}, Dir: dir, Mode: mode, Timeout: 5 * time.Second}
+	if mode == ModeCalibrate {
+		c.Event = `{"kind":"gaussian","sigma":"$noise","sensitivity":1}`
+	}
+	return c
+}
+
+func build(t testing.TB, c Config, params map[string]any) *Mechanism {
+	t.Helper()
+	m, _, err := Entry(c).Build(func(v any) error { return v.(*Params).UnmarshalTOML(params) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.(*Mechanism)
+}
+
+func budget() mechanisms.Budget {
+	return mechanisms.Budget{Epsilon: 1, Delta: 1e-5, Calibrator: accounting.NewCalibrator(accounting.Config{})}
+}
+
+// TestWorkerFailuresFailOnlyTheirTrial runs one pooled worker command
+// through every kind of failure, each followed by a good trial: a failure
+// is an error naming what went wrong with the worker's stderr tail, and the
+// next trial succeeds on a new process (its pid differs) — or, after an
+// error reply, on the same one.
+func TestWorkerFailuresFailOnlyTheirTrial(t *testing.T) {
+	c := behaveConfig(t, ModeDeclare)
+	c.Timeout = time.Second
+	data := datatest.Tiny(t, datasets.Regression, 50, 3)
+	defer closePool(c)
+	fit := func(behave string, trial int) (*mechanisms.Release, error) {
+		m := build(t, c, map[string]any{"behave": behave})
+		return m.Fit(context.Background(), data, budget(), rngs.New(rngs.Derive("ext", behave, string(rune('a'+trial)))))
+	}
+	ok, err := fit("ok", 0)
+	if err != nil {
+		t.Fatalf("ok: %v", err)
+	}
+	pid := ok.Stats["pid"]
+	cases := []struct {
+		behave, want string
+		restart      bool
+	}{
+		{"exit", "behave: exiting mid-trial", true},
+		{"hang", "behave: hanging", true},
+		{"garbage", "behave: garbage", true},
+		{"nan", "not a JSON reply", true},
+		{"shape", "theta has 4 coefficients, the training data 3", true},
+		{"badevent", "no_such_kind", true},
+		{"raise", "reported an error: ValueError: behave raised\nTraceback", false},
+	}
+	for i, tc := range cases {
+		start := time.Now()
+		_, err := fit(tc.behave, i)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.behave, err, tc.want)
+		}
+		if tc.behave == "hang" {
+			if el := time.Since(start); el > 3*time.Second || !strings.Contains(err.Error(), "timeout") {
+				t.Errorf("hang: took %v, error %v; want a timeout after 1 s", el, err)
+			}
+		}
+		if tc.restart && !strings.Contains(err.Error(), "stderr") {
+			t.Errorf("%s: the error quotes no stderr: %v", tc.behave, err)
+		}
+		next, err := fit("ok", 100+i)
+		if err != nil {
+			t.Fatalf("ok after %s: %v", tc.behave, err)
+		}
+		if restarted := next.Stats["pid"] != pid; restarted != tc.restart {
+			t.Errorf("after %s: worker restarted = %v, want %v", tc.behave, restarted, tc.restart)
+		}
+		pid = next.Stats["pid"]
+	}
+}
+
+// TestDeclaredEventIsTheRelease checks that a declare-mode release carries
+// the worker's event and model and claims calibration (so that the runner
+// fails an overspending trial: Release.CheckSpent).
+func TestDeclaredEventIsTheRelease(t *testing.T) {
+	c := behaveConfig(t, ModeDeclare)
+	defer closePool(c)
+	data := datatest.Tiny(t, datasets.Binary, 40, 4)
+	rel, err := build(t, c, map[string]any{"behave": "overspend"}).Fit(context.Background(), data, budget(), rngs.New(rngs.Derive("x")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, ok := rel.Event.(accounting.Gaussian); !ok || ev.Sigma != 0.1 || ev.Sensitivity != 1 {
+		t.Fatalf("event %#v, want the declared Gaussian σ = 0.1", rel.Event)
+	}
+	g, _ := accounting.Config{}.Epsilon(rel.Event, 1e-5)
+	if err := rel.CheckSpent(g.Epsilon, 1); err == nil {
+		t.Errorf("a declared ε = %v over the target 1 passed CheckSpent", g.Epsilon)
+	}
+	if lin := rel.Model.(*mechanisms.Linear); len(lin.Theta) != 4 || lin.Theta[0] != 0.1 {
+		t.Errorf("model %+v", lin)
+	}
+}
+
+// TestCalibrateMode checks that the noise sent is the calibrator's for the
+// family (its ε is the target) and that a worker answering with another
+// noise fails.
+func TestCalibrateMode(t *testing.T) {
+	c := behaveConfig(t, ModeCalibrate)
+	defer closePool(c)
+	data := datatest.Tiny(t, datasets.Regression, 40, 2)
+	b := budget()
+	rel, err := build(t, c, map[string]any{"behave": "calibrate"}).Fit(context.Background(), data, b, rngs.New(rngs.Derive("c")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := accounting.NewCalibrator(accounting.Config{}).Calibrate(func(x float64) accounting.Event {
+		return accounting.Gaussian{Sigma: x, Sensitivity: 1}
+	}, b.Target(), accounting.Bracket{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rel.Noise["noise"]; got != want || rel.Event.(accounting.Gaussian).Sigma != want {
+		t.Errorf("noise %v, event %v; want the calibrated σ = %v", got, rel.Event, want)
+	}
+	_, err = build(t, c, map[string]any{"behave": "wrongnoise"}).Fit(context.Background(), data, b, rngs.New(rngs.Derive("c")))
+	if err == nil || !strings.Contains(err.Error(), "not the spec's family") {
+		t.Errorf("a worker answering with twice the noise: %v", err)
+	}
+}
+
+// TestCancelKillsTheWorker: a cancelled fit returns context.Canceled
+// promptly, even from a hanging worker.
+func TestCancelKillsTheWorker(t *testing.T) {
+	c := behaveConfig(t, ModeDeclare)
+	c.Timeout = time.Minute
+	defer closePool(c)
+	data := datatest.Tiny(t, datasets.Regression, 20, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := build(t, c, map[string]any{"behave": "hang"}).Fit(ctx, data, budget(), rngs.New(rngs.Derive("h")))
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		t.Errorf("cancelled fit: %v after %v", err, time.Since(start))
+	}
+}
+
+// TestDataWrittenOnceAndRemoved: the training split is written once per
+// training set, the data directory goes with Close, and a later fit
+// writes it again.
+func TestDataWrittenOnceAndRemoved(t *testing.T) {
+	c := behaveConfig(t, ModeDeclare)
+	data := datatest.Tiny(t, datasets.Regression, 30, 2)
+	p := poolFor(c)
+	f1, err := p.data(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st1, _ := os.Stat(f1.X)
+	f2, _ := p.data(data)
+	st2, _ := os.Stat(f2.X)
+	if f1 != f2 || !os.SameFile(st1, st2) || st1.ModTime() != st2.ModTime() {
+		t.Errorf("second write of the same split: %+v vs %+v", f1, f2)
+	}
+	if err := closePool(c); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Dir(f1.X)); !os.IsNotExist(err) {
+		t.Errorf("data directory left after Close: %v", err)
+	}
+	// The same training set after Close: written again, in a new directory.
+	f3, err := p.data(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closePool(c)
+	if b, err := os.ReadFile(f3.Y); err != nil || filepath.Base(f3.Y) != filepath.Base(f1.Y) || len(b) != 128+8*30 {
+		t.Errorf("after Close: %v, %d bytes at %s", err, len(b), f3.Y)
+	}
+}
+
+// TestConfigCheck names the key at fault.
+func TestConfigCheck(t *testing.T) {
+	for _, tc := range []struct {
+		c    Config
+		want string
+	}{
+		{Config{Mode: ModeDeclare}, "command:"},
+		{Config{Command: []string{"x"}, Mode: "guess"}, "mode:"},
+		{Config{Command: []string{"x"}, Mode: ModeCalibrate}, "event:"},
+		{Config{Command: []string{"x"}, Mode: ModeCalibrate, Event: `{"kind":"gaussian","sigma":1,"sensitivity":1}`}, "no \"$noise\" placeholder"},
+		{Config{Command: []string{"x"}, Mode: ModeCalibrate, Event: `{"kind":"gaussian","sigma":"$noise"}`}, "sensitivity"},
+		{Config{Command: []string{"x"}, Mode: ModeDeclare, Event: `{}`}, "event: only mode"},
+	} {
+		if err := tc.c.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.c, err, tc.want)
+		}
+	}
+}
+
+// TestTimeoutIsTheBlocks: two blocks sharing a command share its pool of
+// workers, but each trial is bounded by its own block's timeout.
+func TestTimeoutIsTheBlocks(t *testing.T) {
+	long := behaveConfig(t, ModeDeclare)
+	long.Timeout = time.Minute
+	short := long
+	short.Timeout = time.Second
+	defer closePool(long)
+	data := datatest.Tiny(t, datasets.Regression, 20, 2)
+	if _, err := build(t, long, map[string]any{"behave": "ok"}).Fit(context.Background(), data, budget(), rngs.New(rngs.Derive("l"))); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	_, err := build(t, short, map[string]any{"behave": "hang"}).Fit(ctx, data, budget(), rngs.New(rngs.Derive("s")))
+	if err == nil || !strings.Contains(err.Error(), "timeout of 1s") {
+		t.Errorf("a hanging trial of the 1 s block: %v", err)
+	}
+}

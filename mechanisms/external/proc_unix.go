@@ -1,0 +1,20 @@
+//go:build unix
+
+package external
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// ownGroup starts the worker in a process group of its own, so that a
+// terminal's interrupt goes to dplab alone (which cancels the trial and
+// stops the worker) rather than killing the worker under a running trial.
+func ownGroup(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
+
+// kill kills the worker's process group: the worker and what it started.
+func kill(cmd *exec.Cmd) {
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		cmd.Process.Kill()
+	}
+}

@@ -1,0 +1,439 @@
+package external
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/npy"
+)
+
+// tailBytes is how much of a worker's stderr an error quotes.
+const tailBytes = 4096
+
+// maxLine bounds one reply line (a model of millions of coefficients fits).
+const maxLine = 256 << 20
+
+var requestID atomic.Int64
+
+func nextID() int64 { return requestID.Add(1) }
+
+// pool holds the idle workers of one command and the training data written
+// for them.
+type pool struct {
+	cfg  Config
+	mu   sync.Mutex
+	idle []*worker
+	busy int
+	dir  string // the data directory, made on first use
+}
+
+var (
+	poolsMu sync.Mutex
+	pools   = map[string]*pool{}
+)
+
+// poolKey: workers of the same argv and directory are interchangeable.
+func poolKey(c Config) string { return c.Dir + "\x00" + strings.Join(c.Command, "\x00") }
+
+func poolFor(c Config) *pool {
+	poolsMu.Lock()
+	defer poolsMu.Unlock()
+	k := poolKey(c)
+	p := pools[k]
+	if p == nil {
+		p = &pool{cfg: c}
+		pools[k] = p
+	}
+	return p
+}
+
+// closePool stops the idle workers of c's pool and, when none is busy,
+// removes its data directory.
+func closePool(c Config) error {
+	poolsMu.Lock()
+	p := pools[poolKey(c)]
+	poolsMu.Unlock()
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	dir := ""
+	if p.busy == 0 {
+		dir, p.dir = p.dir, ""
+	}
+	p.mu.Unlock()
+	for _, w := range idle {
+		w.stop()
+	}
+	if dir != "" {
+		return os.RemoveAll(dir)
+	}
+	return nil
+}
+
+// enter marks a fit as running (its data must stay), until leave.
+func (p *pool) enter() {
+	p.mu.Lock()
+	p.busy++
+	p.mu.Unlock()
+}
+
+func (p *pool) leave() {
+	p.mu.Lock()
+	p.busy--
+	p.mu.Unlock()
+}
+
+// data writes train's features and labels as .npy files into the pool's
+// data directory and returns them: once per training set, named by their
+// contents' SHA-256 (memoised on train), and again only if the directory
+// was removed since (Close).
+func (p *pool) data(train *datasets.Dataset) (trainFiles, error) {
+	p.mu.Lock()
+	if p.dir == "" {
+		dir, err := os.MkdirTemp("", "dplab-external-")
+		if err != nil {
+			p.mu.Unlock()
+			return trainFiles{}, err
+		}
+		p.dir = dir
+	}
+	dir := p.dir
+	p.mu.Unlock()
+	n, d := train.Rows(), train.Cols()
+	files := trainFiles{Rows: n, Cols: d}
+	names, err := train.Memo("external/npy", func() (any, error) {
+		x, y, err := encode(train)
+		if err != nil {
+			return nil, err
+		}
+		return [2]string{"x-" + digest(x)[:24] + ".npy", "y-" + digest(y)[:24] + ".npy"}, nil
+	})
+	if err != nil {
+		return files, err
+	}
+	nm := names.([2]string)
+	files.X, files.Y = filepath.Join(dir, nm[0]), filepath.Join(dir, nm[1])
+	_, errX := os.Stat(files.X)
+	_, errY := os.Stat(files.Y)
+	if errX == nil && errY == nil {
+		return files, nil
+	}
+	x, y, err := encode(train)
+	if err != nil {
+		return files, err
+	}
+	for i, b := range [2][]byte{x, y} {
+		if err := writeOnce(dir, []string{files.X, files.Y}[i], b); err != nil {
+			return files, err
+		}
+	}
+	return files, nil
+}
+
+// encode returns train's features (n × d) and labels as .npy bytes.
+func encode(train *datasets.Dataset) (x, y []byte, err error) {
+	n, d := train.Rows(), train.Cols()
+	raw := make([]float64, 0, n*d)
+	for i := range n {
+		raw = append(raw, train.X.RawRowView(i)...)
+	}
+	var bx, by bytes.Buffer
+	if err := npy.Write(&bx, []int{n, d}, raw); err != nil {
+		return nil, nil, err
+	}
+	if err := npy.Write(&by, []int{n}, train.Y); err != nil {
+		return nil, nil, err
+	}
+	return bx.Bytes(), by.Bytes(), nil
+}
+
+// writeOnce writes b to path through a temporary file renamed into place,
+// so that a worker never reads a partial file and concurrent writers of
+// the same content do not clash.
+func writeOnce(dir, path string, b []byte) error {
+	tmp, err := os.CreateTemp(dir, "part-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(b)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+	}
+	return werr
+}
+
+// call sends req to an idle worker (or a new one) and hands its reply,
+// read within timeout (the calling block's: blocks sharing a command share
+// its pool), to check. A failure of the worker (exit, timeout, a line that is not the
+// reply, a reply check refuses) discards it and is an error quoting its
+// stderr's tail; an error reply (errReply from check) keeps it; ctx's
+// cancellation kills it and returns ctx.Err().
+func (p *pool) call(ctx context.Context, req request, timeout time.Duration, check func(*reply) error) error {
+	p.mu.Lock()
+	var w *worker
+	if n := len(p.idle); n > 0 {
+		w, p.idle = p.idle[n-1], p.idle[:n-1]
+	}
+	p.mu.Unlock()
+	if w == nil {
+		var err error
+		if w, err = start(ctx, p.cfg, max(timeout, StartTimeout)); err != nil {
+			return err
+		}
+	}
+	rep, err := w.roundTrip(ctx, req, timeout)
+	if err == nil {
+		err = check(rep)
+	}
+	var er *errReply
+	if err != nil && !errors.As(err, &er) {
+		w.stop()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return w.fail(err)
+	}
+	p.mu.Lock()
+	p.idle = append(p.idle, w)
+	p.mu.Unlock()
+	return err
+}
+
+// errReply is a worker's error reply: it failed the trial and lives on.
+type errReply struct{ msg string }
+
+// Error puts the message's last line first (a traceback's exception, which
+// run summaries that show the first line only then show), then the whole.
+func (e *errReply) Error() string {
+	msg := strings.TrimSpace(e.msg)
+	last := msg[strings.LastIndexByte(msg, '\n')+1:]
+	if last == msg {
+		return "external: the worker reported an error: " + msg
+	}
+	return "external: the worker reported an error: " + last + "\n" + msg
+}
+
+// worker is one running worker process.
+type worker struct {
+	argv   []string
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan []byte // complete lines of stdout; closed at EOF
+	stderr *tail
+	exited chan struct{} // closed when the process has been waited for
+	werr   error         // cmd.Wait's error, once exited is closed
+}
+
+// start starts a worker and completes the hello handshake.
+func start(ctx context.Context, c Config, timeout time.Duration) (*worker, error) {
+	cmd := exec.Command(c.Command[0], c.Command[1:]...)
+	cmd.Dir = c.Dir
+	ownGroup(cmd) // a terminal's Ctrl-C reaches dplab, which stops the worker
+	w := &worker{argv: c.Command, cmd: cmd, lines: make(chan []byte, 1), stderr: &tail{}, exited: make(chan struct{})}
+	cmd.Stderr = w.stderr
+	cmd.WaitDelay = time.Second // a grandchild holding stderr open does not hang Wait
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout = pw
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return nil, fmt.Errorf("external: start the worker %q: %w", c.Command, err)
+	}
+	pw.Close()
+	w.stdin = stdin
+	go func() {
+		defer pr.Close()
+		defer close(w.lines)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), maxLine)
+		for sc.Scan() {
+			w.lines <- bytes.Clone(sc.Bytes())
+		}
+	}()
+	go func() {
+		w.werr = cmd.Wait()
+		close(w.exited)
+	}()
+	hello := map[string]any{"type": "hello", "protocol": ProtocolVersion}
+	var got struct {
+		Type     string `json:"type"`
+		Protocol int    `json:"protocol"`
+	}
+	if err := w.exchange(ctx, hello, timeout, func(line []byte) error {
+		if err := json.Unmarshal(line, &got); err != nil || got.Type != "hello" {
+			return fmt.Errorf("the worker's first line is not its hello: %q", clip(line))
+		}
+		if got.Protocol != ProtocolVersion {
+			return fmt.Errorf("the worker speaks protocol %d, dplab %d", got.Protocol, ProtocolVersion)
+		}
+		return nil
+	}); err != nil {
+		w.stop()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, w.fail(fmt.Errorf("start-up: %w", err))
+	}
+	return w, nil
+}
+
+// roundTrip sends a fit request and reads its reply.
+func (w *worker) roundTrip(ctx context.Context, req request, timeout time.Duration) (*reply, error) {
+	var rep reply
+	err := w.exchange(ctx, req, timeout, func(line []byte) error {
+		dec := json.NewDecoder(bytes.NewReader(line))
+		if err := dec.Decode(&rep); err != nil {
+			return fmt.Errorf("the worker wrote a line that is not a JSON reply (%v): %q", err, clip(line))
+		}
+		if rep.ID != req.ID || (rep.Type != "result" && rep.Type != "error") {
+			return fmt.Errorf("the worker's line is not the reply to request %d: %q", req.ID, clip(line))
+		}
+		return nil
+	})
+	return &rep, err
+}
+
+// exchange writes msg as one line and hands the next stdout line to read,
+// within timeout.
+func (w *worker) exchange(ctx context.Context, msg any, timeout time.Duration, read func([]byte) error) error {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	written := make(chan error, 1)
+	go func() { _, err := w.stdin.Write(append(b, '\n')); written <- err }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		select {
+		case err := <-written:
+			if err != nil {
+				return fmt.Errorf("write the request: %w", err)
+			}
+			written = nil
+		case line, ok := <-w.lines:
+			if !ok {
+				return errors.New("the worker closed its stdout (it exited?)")
+			}
+			return read(line)
+		case <-timer.C:
+			return fmt.Errorf("no reply within the timeout of %v: the worker was killed", timeout)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// stop kills the worker (closing its stdin first) and waits for it.
+func (w *worker) stop() {
+	w.stdin.Close()
+	select {
+	case <-w.exited:
+		return
+	case <-time.After(200 * time.Millisecond):
+	}
+	kill(w.cmd)
+	<-w.exited
+}
+
+// fail is err with the worker's command, exit status and stderr tail, the
+// worker having been stopped.
+func (w *worker) fail(err error) error {
+	msg := fmt.Sprintf("external worker %q: %v", w.argv, err)
+	select {
+	case <-w.exited:
+		if w.werr != nil {
+			msg += fmt.Sprintf(" (%v)", w.werr)
+		}
+	default:
+	}
+	if t := strings.TrimSpace(w.stderr.String()); t != "" {
+		msg += "\nstderr tail:\n" + t
+	} else {
+		msg += "\nstderr: (empty)"
+	}
+	return errors.New(msg)
+}
+
+// clip shortens a line quoted in an error.
+func clip(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}
+
+// tail keeps the last tailBytes bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+// Write implements io.Writer.
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - tailBytes; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// String returns the tail, from its first whole line when cut.
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := string(t.buf)
+	if len(t.buf) == tailBytes {
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			s = s[i+1:]
+		}
+	}
+	return s
+}
+
+// FileSHA256 returns the hex SHA-256 of the file at path.
+func FileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,100 @@
+"""dplab_worker: the Python side of dplab's external-mechanism protocol.
+
+docs/external.md describes the protocol: dplab starts the worker, sends one
+JSON object per line on its stdin and reads one JSON reply per line on its
+stdout; stderr is free for logging (dplab quotes its tail when a trial
+fails). This module is standard library only; it imports NumPy lazily, to
+load the training split's .npy files.
+
+Usage::
+
+    import dplab_worker
+
+    def fit(request):
+        X, y = request.load()          # numpy arrays (n×d float64, n)
+        ...
+        model = {"theta": theta.tolist(), "intercept": b}
+        event = {"kind": "gaussian", "sigma": request.noise, "sensitivity": 1}
+        return model, event, {"steps": 10}
+
+    if __name__ == "__main__":
+        dplab_worker.serve(fit)
+
+An exception raised by fit becomes an error reply carrying its traceback:
+the trial fails and the worker serves the next request.
+"""
+
+import json
+import sys
+import traceback
+
+PROTOCOL = 1
+
+
+class Request:
+    """One fit request: the fields of docs/external.md as attributes."""
+
+    def __init__(self, msg):
+        self.raw = msg
+        self.id = msg["id"]
+        self.task = msg["task"]            # "regression" or "binary"
+        self.train = msg["train"]          # {"x": path, "y": path, "n": rows, "d": cols}
+        self.epsilon = msg["epsilon"]
+        self.delta = msg["delta"]
+        self.noise = msg.get("noise")      # the calibrated noise (mode "calibrate")
+        self.params = msg.get("params", {})
+        self.seed = int(msg["seed"])       # uint64
+
+    def load(self):
+        """Returns (X, y) as NumPy arrays, read from the .npy files."""
+        import numpy as np
+        return np.load(self.train["x"]), np.load(self.train["y"])
+
+
+def _write(out, obj):
+    out.write(json.dumps(obj, allow_nan=False) + "\n")
+    out.flush()
+
+
+def _plain(x):
+    """Turns NumPy scalars and arrays into JSON-ready Python values."""
+    if hasattr(x, "tolist"):
+        return x.tolist()
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    return x
+
+
+def serve(fit, stdin=None, stdout=None):
+    """Serves fit requests until stdin closes.
+
+    fit(request) returns (model, event, diagnostics): model a dict with
+    "theta" (a list of d numbers) and "intercept"; event the ledger as a
+    dplab event (a dict, the JSON of `dplab account json`); diagnostics a
+    dict of numbers or None.
+    """
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    for line in stdin:
+        if not line.strip():
+            continue
+        msg = json.loads(line)
+        kind = msg.get("type")
+        if kind == "hello":
+            _write(stdout, {"type": "hello", "protocol": PROTOCOL})
+            continue
+        if kind != "fit":
+            _write(stdout, {"type": "error", "id": msg.get("id", 0),
+                            "error": "unknown message type %r" % kind})
+            continue
+        try:
+            model, event, diagnostics = fit(Request(msg))
+            reply = {"type": "result", "id": msg["id"], "model": _plain(model),
+                     "event": _plain(event), "diagnostics": _plain(diagnostics or {})}
+            line = json.dumps(reply, allow_nan=False)
+        except Exception:
+            line = json.dumps({"type": "error", "id": msg["id"], "error": traceback.format_exc()})
+        stdout.write(line + "\n")
+        stdout.flush()
