@@ -81,13 +81,13 @@ test-browser:
 LONG_PKGS ?= ./...
 LONG_RUN ?= .*
 ## test-long: every test without -short: the full mechanism audits, the full property
-## tests, the golden and full-size claim tests (those need DPLAB_DATA), then
-## make test-process, test-memory and test-browser in test binaries of their own (a child's
-## peak RSS includes its parent's: after the root package's in-process runs every child
-## read 1.5 GB); CI runs it
+## tests, the golden, browser and full-size claim tests (those need DPLAB_DATA; the browser
+## test reads four of the golden test's --quick runs), then make test-process and
+## test-memory in test binaries of their own (a child's peak RSS includes its parent's:
+## after the root package's in-process runs every child read 1.5 GB); CI runs it
 test-long:
-	$(GO) test -count=1 -timeout 60m -run '^($(LONG_RUN))$$' -skip '^($(PROCESS_TESTS)|TestMillionTrialsMemory|TestReportInBrowser)$$' $(LONG_PKGS)
-	$(MAKE) test-process test-memory test-browser
+	$(GO) test -count=1 -timeout 60m -run '^($(LONG_RUN))$$' -skip '^($(PROCESS_TESTS)|TestMillionTrialsMemory)$$' $(LONG_PKGS)
+	$(MAKE) test-process test-memory
 
 ## lint: gofmt, go vet and staticcheck (the module and .ci's tools), and no global or v1 randomness outside internal/rngs
 lint:
