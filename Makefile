@@ -27,14 +27,27 @@ build:
 test:
 	$(GO) test -short -count=1 ./...
 
-# the tests make test-race leaves out: they start no goroutine, and make test runs them
-# (TestDatasetsVerifySharedFilesAreOK decompresses and hashes the shared data sets one file
-# after another: minutes under -race on a loaded machine; the others read and type-check the
-# module's source)
-RACE_SKIP = TestDatasetsVerifySharedFilesAreOK|TestNoSpecWritesOutsideSpec|TestArchitectureDocNamesExist|TestArchitectureCheckerCatchesDrift|TestLayering|TestOneStrictDecoder|TestExpandCalledOnlyByPlan|TestOneStore
-## test-race: the race detector over the concurrent runner, the store, the CLI and the mechanisms (short mode; the accountant's and the audit's tests, minutes under -race, are left out, and RACE_SKIP's)
+# the tests make test-race leaves out: each runs in one goroutine (or reaches others' goroutine
+# code that tests kept here race), and make test runs it without -race.
+#  - TestDatasetsVerifySharedFilesAreOK decompresses and hashes the shared data sets one file
+#    after another: minutes under -race on a loaded machine.
+#  - TestNoSpecWritesOutsideSpec, TestArchitecture*, TestLayering, TestOneStrictDecoder,
+#    TestExpandCalledOnlyByPlan, TestOneStore read and type-check the module's source.
+#  - TestReproductionDocsGenerated renders the docs from the committed evidence in one goroutine,
+#    re-running the pre-processing probes for their table: most of the root package's time
+#    under -race (it did not finish in 6 minutes under -race at load 30 here).
+#  - TestAccount* drive dplab account: flag parsing and one accountant query at a time; the
+#    accountant's goroutines (the PLD's two directions, its FFT plan cache and spectrum buffers,
+#    the calibrator's memo) are raced by RACE_ACCOUNTING below.
+#  - harness/run's TestLinearStatsMSEMatchesRows is arithmetic over a 141,691-row matrix.
+RACE_SKIP = TestDatasetsVerifySharedFilesAreOK|TestNoSpecWritesOutsideSpec|TestArchitectureDocNamesExist|TestArchitectureCheckerCatchesDrift|TestLayering|TestOneStrictDecoder|TestExpandCalledOnlyByPlan|TestOneStore|TestReproductionDocsGenerated|TestAccount.*|TestLinearStatsMSEMatchesRows
+# the accounting package's concurrency tests, the only ones of its package make test-race runs
+# (the others take minutes under -race and start no goroutine the accountant does not)
+RACE_ACCOUNTING = TestPLDConcurrentQueries|TestCalibratorConcurrentMemo|TestCalibrateConcurrentOnce
+## test-race: the race detector over the concurrent runner, the store, the CLI, the mechanisms and the accountant's concurrent queries (short mode; the audit package's and most of the accountant's tests, minutes under -race, are left out, and RACE_SKIP's)
 test-race:
 	$(GO) test -race -short -count=1 -skip '^($(RACE_SKIP))$$' . ./harness/run ./results ./internal/... ./mechanisms
+	$(GO) test -race -short -count=1 -run '^($(RACE_ACCOUNTING))$$' ./mechanisms/accounting
 
 # the tests make test-process runs (make test-long skips them in its own run)
 PROCESS_TESTS = TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSecondShardOnBusyShardRefused|TestRenderDuringRunRefused|TestWriteErrorReportsWhatIsStored|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestDatasetsOneAtATimePeakRSS|TestMemoryBoundedByCells|TestMergeMemoryBounded
@@ -68,13 +81,13 @@ test-browser:
 LONG_PKGS ?= ./...
 LONG_RUN ?= .*
 ## test-long: every test without -short: the full mechanism audits, the full property
-## tests, the golden and full-size claim tests (those need DPLAB_DATA), then
-## make test-process, test-memory and test-browser in test binaries of their own (a child's
-## peak RSS includes its parent's: after the root package's in-process runs every child
-## read 1.5 GB); CI runs it
+## tests, the golden, browser and full-size claim tests (those need DPLAB_DATA; the browser
+## test reads four of the golden test's --quick runs), then make test-process and
+## test-memory in test binaries of their own (a child's peak RSS includes its parent's:
+## after the root package's in-process runs every child read 1.5 GB); CI runs it
 test-long:
-	$(GO) test -count=1 -timeout 60m -run '^($(LONG_RUN))$$' -skip '^($(PROCESS_TESTS)|TestMillionTrialsMemory|TestReportInBrowser)$$' $(LONG_PKGS)
-	$(MAKE) test-process test-memory test-browser
+	$(GO) test -count=1 -timeout 60m -run '^($(LONG_RUN))$$' -skip '^($(PROCESS_TESTS)|TestMillionTrialsMemory)$$' $(LONG_PKGS)
+	$(MAKE) test-process test-memory
 
 ## lint: gofmt, go vet and staticcheck (the module and .ci's tools), and no global or v1 randomness outside internal/rngs
 lint:

@@ -407,11 +407,7 @@ func TestReportInBrowser(t *testing.T) {
 	var dirs []string
 	var wantClaims []int // per folder: its spec's [[claim]] blocks
 	for _, s := range specs {
-		dir := filepath.Join(tmp, strings.TrimSuffix(filepath.Base(s), ".toml"))
-		if code, _, stderr := runMain(t, "run", s, "--quick", "-j", "2", "--out", dir); code != 0 {
-			t.Fatalf("run %s --quick: exit %d\n%s", s, code, stderr)
-		}
-		dirs = append(dirs, dir)
+		dirs = append(dirs, quickRun(t, s))
 		wantClaims = append(wantClaims, claimBlocks(t, s))
 	}
 	auditDir := filepath.Join(tmp, "audit_grid")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
@@ -20,12 +21,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/harness/equivalence"
 	"github.com/dplab/dplab/harness/report"
 	specpkg "github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/internal/oncemap"
 	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
 )
@@ -76,10 +79,7 @@ func TestQuickSpecOutputsGolden(t *testing.T) {
 	for _, spec := range specs {
 		name := strings.TrimSuffix(filepath.Base(spec), ".toml")
 		t.Run(name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "out")
-			if code, _, errs := runMain(t, "run", spec, "--quick", "--out", dir, "-j", "2"); code != 0 {
-				t.Fatalf("exit %d: %s", code, errs)
-			}
+			dir := quickRun(t, spec)
 			checkFigures(t, spec, dir)
 			checkCaptions(t, name, dir)
 			checkEvidence(t, name, spec, dir)
@@ -126,6 +126,45 @@ func TestQuickSpecOutputsGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// quickRuns holds the result directory of each spec's one --quick run in a
+// test binary (quickRun), under quickRunsDir, which TestMain removes.
+var (
+	quickRuns    oncemap.Map[string, string]
+	quickRunsDir struct {
+		once sync.Once
+		dir  string
+		err  error
+	}
+)
+
+// quickRun returns the result directory of `dplab run spec --quick -j 2`,
+// run once per test binary: make test-long runs the golden test and
+// TestReportInBrowser in one binary, and the browser test's quick runs are
+// four of the golden test's. Callers only read the directory.
+func quickRun(t *testing.T, spec string) string {
+	t.Helper()
+	dir, err := quickRuns.Do(spec, func() (string, error) {
+		quickRunsDir.once.Do(func() { quickRunsDir.dir, quickRunsDir.err = os.MkdirTemp("", "dplab-quick-runs-") })
+		if quickRunsDir.err != nil {
+			return "", quickRunsDir.err
+		}
+		parent, err := os.MkdirTemp(quickRunsDir.dir, "")
+		if err != nil {
+			return "", err
+		}
+		dir := filepath.Join(parent, strings.TrimSuffix(filepath.Base(spec), ".toml"))
+		var out, errb bytes.Buffer
+		if code := Main(context.Background(), []string{"run", spec, "--quick", "--out", dir, "-j", "2"}, &out, &errb); code != 0 {
+			return "", fmt.Errorf("run %s --quick: exit %d: %s", spec, code, errb.String())
+		}
+		return dir, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // goldenJSON is a golden file's bytes.

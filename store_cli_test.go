@@ -46,11 +46,11 @@ var dplabBin struct {
 	err       error
 }
 
-// TestMain removes buildDplab's binary and quickAuditGridCopy's run after
-// the tests.
+// TestMain removes buildDplab's binary, quickAuditGridCopy's run and
+// quickRun's runs after the tests.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, dir := range []string{dplabBin.dir, quickAuditGrid.dir} {
+	for _, dir := range []string{dplabBin.dir, quickAuditGrid.dir, quickRunsDir.dir} {
 		if dir != "" {
 			os.RemoveAll(dir)
 		}

@@ -473,3 +473,49 @@ func TestPLDTinyQ(t *testing.T) {
 		}
 	}
 }
+
+// TestPLDConcurrentQueries: PLD queries made at once from several
+// goroutines, as a run's trial workers make them, answer bit for bit as the
+// same queries made one after another. Each query also evaluates its two
+// directions in goroutines of its own, and all of them share the FFT plan
+// cache and the spectrum buffers; the ledgers differ in length, so the
+// two-plan cache is replaced while others read it. make test-race runs this
+// test (and the calibrator's concurrency tests) from this package: the
+// accountant's other tests take minutes under the race detector.
+func TestPLDConcurrentQueries(t *testing.T) {
+	events := []Event{
+		sgmSteps(0.05, 1.5, 20),
+		SelfComposed{Event: Gaussian{Sigma: 3, Sensitivity: 1}, Count: 4},
+		sgmSteps(0.2, 2, 5),
+		SelfComposed{Event: Composed{Events: []Event{Gaussian{Sigma: 2, Sensitivity: 1}, Laplace{Scale: 4, Sensitivity: 1}}}, Count: 2},
+	}
+	cfg := Config{Kind: "pld", Interval: 1e-3}
+	want := make([]float64, len(events))
+	for i, e := range events {
+		g, err := cfg.Epsilon(e, 1e-5)
+		if err != nil {
+			t.Fatalf("%v: %v", e, err)
+		}
+		want[i] = g.Epsilon
+	}
+	got := make([]float64, 3*len(events))
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g, err := cfg.Epsilon(events[i%len(events)], 1e-5)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got[i] = g.Epsilon
+		}()
+	}
+	wg.Wait()
+	for i, g := range got {
+		if w := want[i%len(events)]; g != w {
+			t.Errorf("%v: ε = %v concurrently, %v alone", events[i%len(events)], g, w)
+		}
+	}
+}
