@@ -325,8 +325,10 @@ type batchDerivs struct {
 func (v *batchDerivs) set(u, y, norm, r []float64) {
 	v.loss.rowDerivs(r, u, v.b, y)
 	for k := range u {
-		if v.clip > 0 {
-			if f := v.clip / (math.Abs(r[k])*norm[k] + clipSlack); f < 1 {
+		// C/x < 1 needs x > C (else C/x ≥ 1 before and after rounding):
+		// the division is skipped where it cannot clip.
+		if x := math.Abs(r[k])*norm[k] + clipSlack; v.clip > 0 && x > v.clip {
+			if f := v.clip / x; f < 1 {
 				r[k] *= f
 				v.clipped++
 			}
