@@ -156,8 +156,9 @@ const clipSlack = 1e-6
 // on Adult), and the clipping factor has Opacus' 10⁻⁶ in its denominator.
 //
 // X with at most half its entries non-zero (one-hot data such as Adult) is
-// read as compressed sparse rows, which gives the same sums up to rounding
-// at a fraction of the cost.
+// read as sparse rows with each row's most frequent value factored out
+// (sharedRows), which gives the same sums up to rounding at a fraction of
+// the cost.
 //
 // Randomness: rs.Get("init") for θ₀, rs.Get("sampling") for the batches,
 // rs.Get("noise") for the Gaussian noise, so the same streams give the same
