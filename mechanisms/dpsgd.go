@@ -179,8 +179,8 @@ func (s *DPSGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs r
 	cfg.NoiseMultiplier = m
 	// X's derived data (finiteness, row norms, sparse rows) are shared by
 	// every run on this training set.
-	design, _ := train.Memo("solvers/dpsgd-design", func() (any, error) { return solvers.NewDesign(train.X), nil })
-	res, err := solvers.DPSGDOn(ctx, design.(*solvers.Design), train.Y, cfg, rs)
+	design, _ := train.Memo("solvers/dpsgd-design", func() (any, error) { return solvers.NewDesign(train.X, train.Y), nil })
+	res, err := solvers.DPSGDOn(ctx, design.(*solvers.Design), cfg, rs)
 	if err != nil {
 		return nil, fmt.Errorf("dpsgd: %w", err)
 	}

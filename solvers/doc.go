@@ -122,7 +122,11 @@
 //     TestLogisticRows4MatchesScalar checks it bit for bit. It is left out
 //     at the amd64 level v3 and above, where the compiler may fuse the
 //     scalar code's multiply–adds. DPSGD prefetches the rows of a batch,
-//     which changes no value. Under -tags noasm gonum and these kernels all
+//     which changes no value. On a sparse X (half or fewer of its entries
+//     non-zero) DPSGD reads sharedRows, which sum each row's own-valued
+//     entries and then its shared value times the sum of w over the rest:
+//     not the dense loops' bits, equal to rounding (TestDPSGDSparseRows,
+//     TestSparseBatchGradNaive), and plain Go, so the same on any CPU. Under -tags noasm gonum and these kernels all
 //     run in pure Go, which sums in another order: results differ in the
 //     last bits, as they would with gonum alone.
 //

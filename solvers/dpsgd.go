@@ -156,8 +156,9 @@ const clipSlack = 1e-6
 // on Adult), and the clipping factor has Opacus' 10⁻⁶ in its denominator.
 //
 // X with at most half its entries non-zero (one-hot data such as Adult) is
-// read as compressed sparse rows, which gives the same sums up to rounding
-// at a fraction of the cost.
+// read as sparse rows with each row's most frequent value factored out
+// (sharedRows), which gives the same sums up to rounding at a fraction of
+// the cost.
 //
 // Randomness: rs.Get("init") for θ₀, rs.Get("sampling") for the batches,
 // rs.Get("noise") for the Gaussian noise, so the same streams give the same
@@ -166,35 +167,42 @@ const clipSlack = 1e-6
 // It returns an error for an invalid cfg, logistic labels outside {0, 1},
 // non-finite squared-loss targets or non-finite X, and panics if len(y) differs from the number of rows of X.
 func DPSGD(ctx context.Context, X *mat.Dense, y []float64, cfg DPSGDConfig, rs rngs.Streams) (DPSGDResult, error) {
-	return dpsgd(ctx, NewDesign(X), y, cfg, rs, false)
+	return dpsgd(ctx, NewDesign(X, y), cfg, rs, false)
 }
 
-// DPSGDOn is DPSGD on a prepared design: what DPSGD derives from X alone
-// (its finiteness check, row norms, sparse rows) is computed once per
-// Design and shared by every run on it, rather than once per run.
-func DPSGDOn(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs rngs.Streams) (DPSGDResult, error) {
-	return dpsgd(ctx, design, y, cfg, rs, false)
+// DPSGDOn is DPSGD on a prepared design: what DPSGD derives from X and y
+// alone (X's finiteness check, row norms, sparse rows) is computed once
+// per Design and shared by every run on it, rather than once per run.
+func DPSGDOn(ctx context.Context, design *Design, cfg DPSGDConfig, rs rngs.Streams) (DPSGDResult, error) {
+	return dpsgd(ctx, design, cfg, rs, false)
 }
 
-// Design is a design matrix X prepared for repeated DP-SGD runs. Its
-// derived data are computed on first use, once, and then only read, so a
-// Design may be shared by concurrent runs; X must not change after
-// NewDesign.
+// Design is a design matrix X and its targets y prepared for repeated
+// DP-SGD runs. Its derived data are computed on first use, once, and then
+// only read, so a Design may be shared by concurrent runs; X and y must
+// not change after NewDesign.
 type Design struct {
 	x *mat.Dense
+	y []float64
 
 	finite     sync.Once
 	finiteErr  error
 	sparseOnce sync.Once
-	sparse     *sparseRows
+	sparse     *sharedRows
 	norms      [2]struct { // without and with the intercept's constant 1
 		once sync.Once
 		v    []float64
 	}
 }
 
-// NewDesign returns X prepared for DPSGDOn; nothing is computed yet.
-func NewDesign(X *mat.Dense) *Design { return &Design{x: X} }
+// NewDesign returns X and y prepared for DPSGDOn; nothing is computed yet.
+// It panics if len(y) differs from the number of rows of X.
+func NewDesign(X *mat.Dense, y []float64) *Design {
+	if n, _ := X.Dims(); len(y) != n {
+		panic(badShape)
+	}
+	return &Design{x: X, y: y}
+}
 
 // checkFinite returns checkFiniteMatrix's error for X, computed once.
 func (g *Design) checkFinite() error {
@@ -202,10 +210,10 @@ func (g *Design) checkFinite() error {
 	return g.finiteErr
 }
 
-// sparseRows returns X as compressed sparse rows (nil when X is dense),
-// computed once.
-func (g *Design) sparseRows() *sparseRows {
-	g.sparseOnce.Do(func() { g.sparse = newSparseRows(g.x, sparseMaxDensity) })
+// sparseRows returns X and y as sharedRows (nil when X is dense), computed
+// once.
+func (g *Design) sparseRows() *sharedRows {
+	g.sparseOnce.Do(func() { g.sparse = newSharedRows(g.x, g.y, sparseMaxDensity) })
 	return g.sparse
 }
 
@@ -221,12 +229,9 @@ func (g *Design) rowNorms(bias bool) []float64 {
 }
 
 // dpsgd is DPSGD; dense forces the dense loops whatever X's density.
-func dpsgd(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs rngs.Streams, dense bool) (DPSGDResult, error) {
-	X := design.x
+func dpsgd(ctx context.Context, design *Design, cfg DPSGDConfig, rs rngs.Streams, dense bool) (DPSGDResult, error) {
+	X, y := design.x, design.y
 	n, d := X.Dims()
-	if len(y) != n {
-		panic(badShape)
-	}
 	q, steps, err := cfg.Schedule(n)
 	if err != nil {
 		return DPSGDResult{}, err
@@ -249,21 +254,24 @@ func dpsgd(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs
 	if cfg.Optimizer != OptimizerSGD {
 		opt = NewAdam(len(res.Theta), cfg.LearningRate)
 	}
-	var norms []float64
-	if cfg.Clip > 0 {
-		norms = design.rowNorms(cfg.Bias)
-	}
 	raw := X.RawMatrix()
-	var sparse *sparseRows
+	var sparse *sharedRows
 	if !dense {
 		sparse = design.sparseRows()
+	}
+	var norms []float64
+	if cfg.Clip > 0 && sparse == nil {
+		norms = design.rowNorms(cfg.Bias)
+	}
+	extra := 0.0 // the intercept's constant 1 in ‖x̃ᵢ‖²
+	if cfg.Bias {
+		extra = 1
 	}
 	theta := res.Theta
 	w := theta[:d]
 	grad := make([]float64, len(theta))
 	noiseStd := cfg.NoiseMultiplier * cfg.Clip
-	dv := batchDerivs{loss: loss, y: y, norms: norms, clip: cfg.Clip}
-	scratch := make([]float64, 8) // the batch kernels' margins and derivatives of four rows
+	dv := batchDerivs{loss: loss, clip: cfg.Clip}
 	for t := 0; t < steps; t++ {
 		if t%ctxCheckSteps == 0 {
 			if err := ctx.Err(); err != nil {
@@ -278,9 +286,9 @@ func dpsgd(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs
 		batch := sampler.Next()
 		res.Examples += len(batch)
 		if sparse != nil {
-			sparseBatchGrad(grad[:d], sparse, batch, w, dv.set, scratch, y, norms)
+			sparseBatchGrad(grad[:d], sparse, batch, w, &dv, extra)
 		} else {
-			denseBatchGrad(grad[:d], raw, batch, w, dv.set, scratch, y, norms)
+			denseBatchGrad(grad[:d], raw, batch, w, &dv, y, norms)
 		}
 		if cfg.Bias {
 			grad[d] = dv.gb
@@ -302,24 +310,26 @@ func dpsgd(ctx context.Context, design *Design, y []float64, cfg DPSGDConfig, rs
 
 // batchDerivs computes the clipped loss derivatives of a step's rows.
 type batchDerivs struct {
-	loss  glmLoss
-	y     []float64
-	norms []float64 // ‖x̃ᵢ‖₂ of every row; nil means no clipping
-	clip  float64
+	loss glmLoss
+	clip float64 // C; 0 means no clipping
 	// b is the step's intercept; gb sums the derivatives set (the
 	// intercept's gradient) and clipped counts the rows clipping scaled.
 	b, gb   float64
 	clipped int
 }
 
-// set sets r[k] to the loss derivative f'(u[k] + b; y_i) of row i = rows[k]
-// at margin u[k], times min(1, C/(|f'|·‖x̃ᵢ‖₂ + 10⁻⁶)) when clipping, and
-// adds them to gb, in order. It is called on consecutive runs of a batch.
-func (v *batchDerivs) set(rows []int, u, r []float64) {
-	v.loss.rowDerivs(r, u, v.b, v.y, rows)
-	for k, i := range rows {
-		if v.norms != nil {
-			if f := v.clip / (math.Abs(r[k])*v.norms[i] + clipSlack); f < 1 {
+// set sets r[k] to the loss derivative f'(u[k] + b; y[k]) of the row with
+// margin u[k], target y[k] and norm ‖x̃‖₂ = norm[k], times
+// min(1, C/(|f'|·norm[k] + 10⁻⁶)) when clipping (norm is read only then),
+// and adds them to gb, in order. It is called on consecutive runs of a
+// batch.
+func (v *batchDerivs) set(u, y, norm, r []float64) {
+	v.loss.rowDerivs(r, u, v.b, y)
+	for k := range u {
+		// C/x < 1 needs x > C (else C/x ≥ 1 before and after rounding):
+		// the division is skipped where it cannot clip.
+		if x := math.Abs(r[k])*norm[k] + clipSlack; v.clip > 0 && x > v.clip {
+			if f := v.clip / x; f < 1 {
 				r[k] *= f
 				v.clipped++
 			}
@@ -339,26 +349,29 @@ const prefetchRows = 8
 const densePrefetchMax = 128
 
 // denseBatchGrad adds r_i·x_i to grad for the rows i of batch of a dense X,
-// in batch order, where r_i is set by derivs from u_i = x_iᵀw: four rows at
-// a time, each summed by dotRows4 (the bits of floats.Dot) while the next
-// four are fetched, and added by axpyRows4 (the bits of one
-// floats.AddScaled call per row; a zero r_i adds nothing, as X is finite)
-// while they are in cache. derivs(rows, u, r) sets r[k] for the rows
-// rows[k] at u[k]; it is called on consecutive runs of batch, in order.
-// scratch (8 elements) holds the u and r of four rows. The rows
+// in batch order, where r_i is set by dv from u_i = x_iᵀw, the target y_i
+// and the norm norms[i] (nil: no clipping): four rows at a time, each
+// summed by dotRows4 (the bits of floats.Dot) while the next four are
+// fetched, and added by axpyRows4 (the bits of one floats.AddScaled call
+// per row; a zero r_i adds nothing, as X is finite) while they are in
+// cache. dv.set is called on consecutive runs of batch, in order. The rows
 // prefetchRows ahead are asked for whole (up to densePrefetchMax entries),
-// and the entries of perRow (slices indexed by row, such as the labels and
-// norms derivs reads) 2·prefetchRows ahead: the rows of a batch are
-// scattered, and each of these was a cache miss.
-func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64, derivs func(rows []int, u, r []float64), scratch []float64, perRow ...[]float64) {
+// and their entries of y and norms 2·prefetchRows ahead: the rows of a
+// batch are scattered, and each of these was a cache miss.
+func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64, dv *batchDerivs, y, norms []float64) {
 	d := len(w)
 	k := 0
 	var off, next [4]int
-	u, a := (*[4]float64)(scratch[:4]), (*[4]float64)(scratch[4:8])
+	var u, a, yv, nv [4]float64
 	for ; k+4 <= len(batch); k += 4 {
 		for r := range off {
-			off[r] = batch[k+r] * raw.Stride
+			i := batch[k+r]
+			off[r] = i * raw.Stride
 			next[r] = off[r]
+			yv[r] = y[i]
+			if norms != nil {
+				nv[r] = norms[i]
+			}
 			if k+4+r < len(batch) {
 				next[r] = batch[k+4+r] * raw.Stride
 			}
@@ -368,60 +381,75 @@ func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64
 			}
 			if k+2*prefetchRows+r < len(batch) {
 				j := batch[k+2*prefetchRows+r]
-				for _, v := range perRow {
-					if v != nil {
-						prefetch(v[j : j+1])
-					}
+				prefetch(y[j : j+1])
+				if norms != nil {
+					prefetch(norms[j : j+1])
 				}
 			}
 		}
-		dotRows4(u, raw.Data, &off, &next, w)
-		derivs(batch[k:k+4], u[:], a[:])
-		axpyRows4(grad, a, raw.Data, &off)
+		dotRows4(&u, raw.Data, &off, &next, w)
+		dv.set(u[:], yv[:], nv[:], a[:])
+		axpyRows4(grad, &a, raw.Data, &off)
 	}
 	for ; k < len(batch); k++ {
 		i := batch[k]
 		row := raw.Data[i*raw.Stride : i*raw.Stride+d]
-		u[0] = floats.Dot(row, w)
-		derivs(batch[k:k+1], u[:1], a[:1])
+		u[0], yv[0] = floats.Dot(row, w), y[i]
+		if norms != nil {
+			nv[0] = norms[i]
+		}
+		dv.set(u[:1], yv[:1], nv[:1], a[:1])
 		floats.AddScaled(grad, a[0], row)
 	}
 }
 
-// sparseBatchGrad is denseBatchGrad on compressed sparse rows: it adds
-// r_i·x_i to grad for the rows i of batch, in batch order, with r_i set by
-// derivs from u_i = x_iᵀw, in one pass over each row's entries: four rows
-// are summed, their derivatives set, and the rows added while still in
-// cache (two passes over the batch read every row twice, the second time
-// from farther away). The sums, their order and the runs derivs is called
-// on (four rows, then the 0–3 left) are those of summing the whole batch
-// first, then setting its derivatives and adding it, so the bits are too.
-// The rows prefetchRows ahead are asked for, and their offsets and the
-// entries of perRow 2·prefetchRows ahead.
-func sparseBatchGrad(grad []float64, s *sparseRows, batch []int, w []float64, derivs func(rows []int, u, r []float64), scratch []float64, perRow ...[]float64) {
-	u, a := scratch[:4], scratch[4:8]
+// sparseBatchGrad is denseBatchGrad on sharedRows: it adds r_i·x_i to
+// grad for the rows i of batch, in batch order, with r_i set by dv from
+// u_i = x_iᵀw, the row's target and its norm √(extra + ‖x_i‖²) (extra = 1
+// with an intercept), in one pass over each row's entries: four rows are
+// summed, their derivatives set, and the rows added while still in cache.
+// dv.set is called on runs of four rows, then on the 0–3 left. The heads
+// of the rows 2·prefetchRows ahead and the records of those prefetchRows
+// ahead are asked for in one call per four rows.
+func sparseBatchGrad(grad []float64, s *sharedRows, batch []int, w []float64, dv *batchDerivs, extra float64) {
+	switch s.colBytes {
+	case 1:
+		sharedBatchGrad[uint8](grad, s, batch, w, dv, extra)
+	case 2:
+		sharedBatchGrad[uint16](grad, s, batch, w, dv, extra)
+	default:
+		sharedBatchGrad[uint32](grad, s, batch, w, dv, extra)
+	}
+}
+
+// sharedBatchGrad is sparseBatchGrad for columns of type T.
+func sharedBatchGrad[T colIndex](grad []float64, s *sharedRows, batch []int, w []float64, dv *batchDerivs, extra float64) {
+	var u, a, yv, nv [4]float64
+	var heads [4]*rowHead
+	var owns [4][]float64
+	var cols [4][]T
+	var lines prefetchList
 	for k := 0; k < len(batch); k += 4 {
+		for _, i := range batch[min(k+2*prefetchRows, len(batch)):min(k+2*prefetchRows+4, len(batch))] {
+			prefetchAdd(&lines, s.head[i:i+1])
+		}
+		for _, i := range batch[min(k+prefetchRows, len(batch)):min(k+prefetchRows+4, len(batch))] {
+			_, own, col := record[T](s, i)
+			prefetchAdd(&lines, own)
+			prefetchAdd(&lines, col)
+		}
+		lines.flush()
 		rows := batch[k:min(k+4, len(batch))]
+		for r, i := range rows {
+			h, own, col := record[T](s, i)
+			heads[r], owns[r], cols[r] = h, own, col
+			u[r], yv[r] = sharedDot(h, own, col, w), h.y
+			nv[r] = math.Sqrt(extra + h.sq)
+		}
+		m := len(rows)
+		dv.set(u[:m], yv[:m], nv[:m], a[:m])
 		for r := range rows {
-			if k+2*prefetchRows+r < len(batch) {
-				j := batch[k+2*prefetchRows+r]
-				prefetch(s.start[j : j+2])
-				for _, v := range perRow {
-					if v != nil {
-						prefetch(v[j : j+1])
-					}
-				}
-			}
-			if k+prefetchRows+r < len(batch) {
-				s.prefetchRow(batch[k+prefetchRows+r])
-			}
-		}
-		for r, i := range rows {
-			u[r] = s.dot(i, w)
-		}
-		derivs(rows, u[:len(rows)], a[:len(rows)])
-		for r, i := range rows {
-			s.addScaled(grad, a[r], i)
+			sharedAddScaled(grad, a[r], heads[r], owns[r], cols[r])
 		}
 	}
 }

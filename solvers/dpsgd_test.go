@@ -440,27 +440,27 @@ func TestDPSGDSparseRows(t *testing.T) {
 		x.Set(i, r.IntN(5), 0.6)               // a one-hot block
 		x.Set(i, 5+r.IntN(5), 0.8*r.Float64()) // one continuous value among five
 	}
-	if newSparseRows(x, sparseMaxDensity) == nil {
-		t.Fatal("density 0.2 not read as sparse rows")
-	}
 	y := make([]float64, 500)
 	for i := range y {
 		y[i] = float64(r.IntN(2))
 	}
+	if newSharedRows(x, y, sparseMaxDensity) == nil {
+		t.Fatal("density 0.2 not read as sparse rows")
+	}
 	cfg := DPSGDConfig{NoiseMultiplier: 0.7, Clip: 0.5, LearningRate: 0.05, Epochs: 4, ExpectedBatch: 50, Bias: true}
 	seed := rngs.Derive("sparse")
-	sp, err := dpsgd(context.Background(), NewDesign(x), y, cfg, rngs.New(seed), false)
+	sp, err := dpsgd(context.Background(), NewDesign(x, y), cfg, rngs.New(seed), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	de, err := dpsgd(context.Background(), NewDesign(x), y, cfg, rngs.New(seed), true)
+	de, err := dpsgd(context.Background(), NewDesign(x, y), cfg, rngs.New(seed), true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := maxAbsDiff(sp.Theta, de.Theta); d > 1e-9 || sp.Clipped != de.Clipped || sp.Examples != de.Examples {
 		t.Fatalf("sparse and dense differ by %v (clipped %d vs %d)", d, sp.Clipped, de.Clipped)
 	}
-	if dense := newSparseRows(mat.NewDense(2, 2, []float64{1, 2, 0, 3}), sparseMaxDensity); dense != nil {
+	if dense := newSharedRows(mat.NewDense(2, 2, []float64{1, 2, 0, 3}), []float64{0, 1}, sparseMaxDensity); dense != nil {
 		t.Error("density 0.75 read as sparse rows")
 	}
 }
@@ -478,7 +478,7 @@ func TestDPSGDOnSharedDesign(t *testing.T) {
 		x.Set(i, 6+r.IntN(6), r.Float64()-0.5)
 		y[i] = float64(r.IntN(2))
 	}
-	design := NewDesign(x)
+	design := NewDesign(x, y)
 	for _, bias := range []bool{true, false, true} {
 		cfg := DPSGDConfig{NoiseMultiplier: 0.9, Clip: 0.7, LearningRate: 0.05, Epochs: 3, ExpectedBatch: 40, Bias: bias}
 		seed := rngs.Derive("design", fmt.Sprint(bias))
@@ -490,7 +490,7 @@ func TestDPSGDOnSharedDesign(t *testing.T) {
 		got := make([]DPSGDResult, 4)
 		errs := make([]error, 4)
 		for k := range got {
-			wg.Go(func() { got[k], errs[k] = DPSGDOn(context.Background(), design, y, cfg, rngs.New(seed)) })
+			wg.Go(func() { got[k], errs[k] = DPSGDOn(context.Background(), design, cfg, rngs.New(seed)) })
 		}
 		wg.Wait()
 		for k := range got {
@@ -503,17 +503,18 @@ func TestDPSGDOnSharedDesign(t *testing.T) {
 		}
 	}
 	x.Set(3, 2, math.NaN())
-	bad := NewDesign(x)
+	bad := NewDesign(x, y)
 	for range 2 {
-		if _, err := DPSGDOn(context.Background(), bad, y, DPSGDConfig{NoiseMultiplier: 1, Clip: 1, LearningRate: 0.1, Epochs: 1, ExpectedBatch: 40}, rngs.New(rngs.Derive("nan"))); err == nil || !strings.Contains(err.Error(), "not finite") {
+		if _, err := DPSGDOn(context.Background(), bad, DPSGDConfig{NoiseMultiplier: 1, Clip: 1, LearningRate: 0.1, Epochs: 1, ExpectedBatch: 40}, rngs.New(rngs.Derive("nan"))); err == nil || !strings.Contains(err.Error(), "not finite") {
 			t.Fatalf("NaN in X: %v, want a not-finite error", err)
 		}
 	}
 }
 
 // TestSparseBatchGradNaive: on random sparse data (densities 0.05–0.5,
-// d = 1–105, batches of 0–70 rows in random order with repeats allowed),
-// sparseBatchGrad with DP-SGD's clipped derivatives gives the gradient sum
+// d = 1–105 and 250–300 (8- and 16-bit columns), about half the entries of
+// a row sharing one value, batches of 0–70 rows in random order with
+// repeats allowed), sparseBatchGrad with DP-SGD's clipped derivatives gives the gradient sum
 // Σᵢ f'ᵢ·min(1, C/(|f'ᵢ|·‖x̃ᵢ‖ + 10⁻⁶))·xᵢ, its intercept part and the
 // count of clipped rows of a naive per-example loop over the dense rows
 // (closed-form sigmoid(u) − y, written −sigmoid(−u) for y = 1 to avoid
@@ -525,12 +526,20 @@ func TestSparseBatchGradNaive(t *testing.T) {
 	r := newTestRand()
 	for rep := range 200 {
 		n, d := 30+r.IntN(50), 1+r.IntN(105)
+		if rep%5 == 0 {
+			d = 250 + r.IntN(51)
+		}
 		density := 0.05 + 0.45*r.Float64()
 		x := mat.NewDense(n, d, nil)
 		for i := range n {
+			shared := r.NormFloat64()
 			for j := range d {
 				if r.Float64() < density {
-					x.Set(i, j, r.NormFloat64())
+					if r.IntN(2) == 0 {
+						x.Set(i, j, shared)
+					} else {
+						x.Set(i, j, r.NormFloat64())
+					}
 				}
 			}
 		}
@@ -549,10 +558,6 @@ func TestSparseBatchGradNaive(t *testing.T) {
 		if rep%4 != 0 {
 			clip = 0.05 + 2*r.Float64()
 		}
-		var norms []float64
-		if clip > 0 {
-			norms = rowNorms(x, bias)
-		}
 		b := 0.0
 		if bias {
 			b = r.NormFloat64()
@@ -563,8 +568,12 @@ func TestSparseBatchGradNaive(t *testing.T) {
 		}
 
 		got := make([]float64, d)
-		dv := batchDerivs{loss: loss, y: y, norms: norms, clip: clip, b: b}
-		sparseBatchGrad(got, sparseRowsOf(x.RawMatrix(), 0), batch, w, dv.set, make([]float64, 8), y, norms)
+		dv := batchDerivs{loss: loss, clip: clip, b: b}
+		extra := 0.0
+		if bias {
+			extra = 1
+		}
+		sparseBatchGrad(got, sharedRowsOf(sparseRowsOf(x.RawMatrix(), 0), y, d), batch, w, &dv, extra)
 
 		want, mass := make([]float64, d), make([]float64, d)
 		var wantB, massB float64

@@ -65,23 +65,23 @@ func (k glmLoss) deriv(u, y float64) float64 {
 	return logisticDeriv(u, y)
 }
 
-// rowDerivs sets r[k] = f'(u[k] + b; y[rows[k]]) for k < len(u), with
-// deriv's bits: logistic lanes four at a time by logisticRows4.
-func (k glmLoss) rowDerivs(r, u []float64, b float64, y []float64, rows []int) {
+// rowDerivs sets r[k] = f'(u[k] + b; y[k]) for k < len(u), with deriv's
+// bits: logistic lanes four at a time by logisticRows4.
+func (k glmLoss) rowDerivs(r, u []float64, b float64, y []float64) {
 	j := 0
 	if k == logisticLoss {
 		var z, yr, g [4]float64
 		for ; j+4 <= len(u); j += 4 {
 			for m := range z {
 				z[m] = u[j+m] + b
-				yr[m] = y[rows[j+m]]
+				yr[m] = y[j+m]
 			}
 			logisticRows4(nil, &g, &z, &yr)
 			copy(r[j:j+4], g[:])
 		}
 	}
 	for ; j < len(u); j++ {
-		r[j] = k.deriv(u[j]+b, y[rows[j]])
+		r[j] = k.deriv(u[j]+b, y[j])
 	}
 }
 

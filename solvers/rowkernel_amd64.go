@@ -45,3 +45,10 @@ func gemmRows4AVX(c []float64, ldc int, a []float64, lda int, b []float64, ldb, 
 //
 //go:noescape
 func prefetchSpan(p unsafe.Pointer, bytes uintptr)
+
+// prefetchAddrs issues PREFETCHT0 for the addresses p[0], …, p[n−1]. A
+// prefetch never faults and changes no value, so an address past an
+// object's end is harmless.
+//
+//go:noescape
+func prefetchAddrs(p *uintptr, n int)

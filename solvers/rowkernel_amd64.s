@@ -300,3 +300,18 @@ prefetchLoop:
 	CMPQ AX, CX
 	JB   prefetchLoop
 	RET
+
+// func prefetchAddrs(p *uintptr, n int)
+TEXT ·prefetchAddrs(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+	TESTQ CX, CX
+	JLE  addrsDone
+addrsLoop:
+	MOVQ (AX), DX
+	PREFETCHT0 (DX)
+	ADDQ $8, AX
+	DECQ CX
+	JNZ  addrsLoop
+addrsDone:
+	RET

@@ -17,3 +17,6 @@ func gemmRows4AVX([]float64, int, []float64, int, []float64, int, int, int) { pa
 // prefetchSpan does nothing: prefetching is a hint, and leaving it out
 // changes no value.
 func prefetchSpan(unsafe.Pointer, uintptr) {}
+
+// prefetchAddrs does nothing, as prefetchSpan.
+func prefetchAddrs(*uintptr, int) {}

@@ -83,24 +83,6 @@ func sparseRowsOf(raw blas64.General, nnz int) *sparseRows {
 	return s
 }
 
-// dot returns x_iᵀw.
-func (s *sparseRows) dot(i int, w []float64) float64 {
-	val, col := s.row(i)
-	var u float64
-	for k, c := range col {
-		u += val[k] * w[c]
-	}
-	return u
-}
-
-// prefetchRow asks for row i's entries to be fetched into cache; its
-// offsets start[i:i+2] must be in cache already, or they are waited for.
-func (s *sparseRows) prefetchRow(i int) {
-	val, col := s.row(i)
-	prefetch(val)
-	prefetch(col)
-}
-
 // row returns row i's non-zero values and their columns (slices of equal
 // length, which lets the compiler drop the bounds checks on val).
 func (s *sparseRows) row(i int) (val []float64, col []int32) {

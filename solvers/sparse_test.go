@@ -121,3 +121,128 @@ func TestGLMSparseMatchesDense(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedRowsLayout: sharedRows gives back every row of X (its
+// columns, values, target and squared norm) for column indices of 1, 2
+// and 4 bytes and rows with no entries, and sharedDot and
+// sharedAddScaled agree with the dense row to rounding; a row of 2¹⁶
+// non-zeros has no sharedRows (the dense loops run).
+func TestSharedRowsLayout(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(37, 37))
+	for _, tc := range []struct{ d, bytes int }{{1, 1}, {104, 1}, {256, 1}, {257, 2}, {1 << 16, 2}, {1<<16 + 1, 4}} {
+		const rows = 9
+		x := mat.NewDense(rows, tc.d, nil)
+		y := make([]float64, rows)
+		for i := range rows {
+			y[i] = r.NormFloat64()
+			shared := float64(1 + r.IntN(3))
+			for range min(tc.d, 1+r.IntN(20)) * (i % 4) / 3 { // rows 0, 4, 8 empty
+				j := r.IntN(tc.d)
+				switch r.IntN(3) {
+				case 0:
+					x.Set(i, j, r.NormFloat64())
+				default:
+					x.Set(i, j, shared)
+				}
+			}
+		}
+		s := sharedRowsOf(sparseRowsOf(x.RawMatrix(), 0), y, tc.d)
+		if s.colBytes != tc.bytes {
+			t.Fatalf("d = %d: %d-byte columns, want %d", tc.d, s.colBytes, tc.bytes)
+		}
+		w := make([]float64, tc.d)
+		for j := range w {
+			w[j] = r.NormFloat64()
+		}
+		for i := range rows {
+			h, own, got := s.rowEntries(i)
+			want := map[int]float64{}
+			var sq, dot, mass float64
+			for j, v := range x.RawRowView(i) {
+				if v != 0 {
+					want[j] = v
+					sq += v * v
+					dot += v * w[j]
+					mass += math.Abs(v * w[j])
+				}
+			}
+			if len(got) != len(want) || h.y != y[i] || h.sq != sq {
+				t.Fatalf("d = %d, row %d: %d entries, y %v, ‖x‖² %v; want %d, %v, %v", tc.d, i, len(got), h.y, h.sq, len(want), y[i], sq)
+			}
+			for j, v := range got {
+				if want[j] != v {
+					t.Fatalf("d = %d, row %d, column %d: %v, want %v", tc.d, i, j, v, want[j])
+				}
+			}
+			if len(own) < len(got) {
+				// Each own value differs from the shared one, which is a
+				// most frequent value.
+				counts := map[float64]int{}
+				for _, v := range got {
+					counts[v]++
+				}
+				for _, v := range own {
+					if v == h.shared || counts[v] > counts[h.shared] {
+						t.Fatalf("d = %d, row %d: own value %v, shared %v (%v)", tc.d, i, v, h.shared, counts)
+					}
+				}
+			}
+			var u float64
+			switch tc.bytes {
+			case 1:
+				u = sharedRowDot[uint8](s, i, w)
+			case 2:
+				u = sharedRowDot[uint16](s, i, w)
+			default:
+				u = sharedRowDot[uint32](s, i, w)
+			}
+			if math.Abs(u-dot) > 1e-14*mass {
+				t.Fatalf("d = %d, row %d: xᵀw = %v, want %v", tc.d, i, u, dot)
+			}
+		}
+	}
+	x := mat.NewDense(2, 1<<16, nil)
+	for j := range 1 << 16 {
+		x.Set(1, j, 1)
+	}
+	if s := sharedRowsOf(sparseRowsOf(x.RawMatrix(), 0), []float64{0, 1}, 1<<16); s != nil {
+		t.Error("a row of 2¹⁶ non-zeros has sharedRows")
+	}
+}
+
+// rowEntries returns row i's head, own values and entries by column.
+func (s *sharedRows) rowEntries(i int) (*rowHead, []float64, map[int]float64) {
+	get := func(k int) int { return sharedCol(s, i, k) }
+	h := &s.head[i]
+	own := s.rec[h.off : int(h.off)+int(h.own)]
+	m := map[int]float64{}
+	for k := range int(h.n) {
+		v := h.shared
+		if k < len(own) {
+			v = own[k]
+		}
+		m[get(k)] = v
+	}
+	return h, own, m
+}
+
+// sharedCol returns column k of row i.
+func sharedCol(s *sharedRows, i, k int) int {
+	switch s.colBytes {
+	case 1:
+		_, _, c := record[uint8](s, i)
+		return int(c[k])
+	case 2:
+		_, _, c := record[uint16](s, i)
+		return int(c[k])
+	}
+	_, _, c := record[uint32](s, i)
+	return int(c[k])
+}
+
+// sharedRowDot is sharedDot on row i.
+func sharedRowDot[T colIndex](s *sharedRows, i int, w []float64) float64 {
+	h, own, cols := record[T](s, i)
+	return sharedDot(h, own, cols, w)
+}
