@@ -204,7 +204,7 @@ func (l *LinearMixing) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	theta, err := js.sketchTheta(l.p.sampler(), k, math.Sqrt(sigma2), rs.Get("sketch"), noise)
+	theta, err := js.sketchTheta(l.p.sampler(), k, math.Sqrt(sigma2), rs.Normals("sketch"), rs.Normals("noise"))
 	if err != nil {
 		return nil, fmt.Errorf("linear-mixing: %w", err)
 	}

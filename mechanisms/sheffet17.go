@@ -203,7 +203,7 @@ func (m *Sheffet17) Fit(ctx context.Context, train *datasets.Dataset, b Budget, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	theta, err := js.sketchTheta(m.p.sampler(), k, noiseStd, rs.Get("sketch"), noise)
+	theta, err := js.sketchTheta(m.p.sampler(), k, noiseStd, rs.Normals("sketch"), rs.Normals("noise"))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
