@@ -95,7 +95,7 @@ type zigTable struct {
 // (bisection: it asks for none below; 0 when it asks at j = 0, as in layer
 // 1), and with j = 1 it returns wn[i].
 // TestNormalsFillMatchesStdlib holds Fill to Rand.NormFloat64 bit for bit.
-var zigTables = sync.OnceValue(func() zigTable {
+var zigTables = sync.OnceValue(func() *zigTable {
 	src := &probe{}
 	r := rand.New(src)
 	draws := func(u uint64) (float64, int) {
@@ -106,7 +106,7 @@ var zigTables = sync.OnceValue(func() zigTable {
 	word := func(i int, a uint64) uint64 { // layer i, |j| = a ≤ 2³¹
 		return uint64(i)<<32 | uint64(uint32(int32(-int64(a))))
 	}
-	z := zigTable{ok: true}
+	z := &zigTable{ok: true}
 	for i := range 128 {
 		if _, n := draws(word(i, 0)); n != 1 {
 			continue // kn[i] = 0: no one-draw exit in this layer (layer 1)
@@ -127,7 +127,7 @@ var zigTables = sync.OnceValue(func() zigTable {
 		v, _ := draws(uint64(i)<<32 | 1)
 		z.wn[i] = float32(v)
 		if float64(z.wn[i]) != v {
-			return zigTable{}
+			return &zigTable{}
 		}
 	}
 	return z
