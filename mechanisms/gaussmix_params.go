@@ -113,16 +113,29 @@ const maxSketchEntries = 1 << 27
 // and cannot absorb Budget.Wrap (private tuning).
 var errPaperWrapped = errors.New(`calibration = "paper" follows the paper's budget split and cannot account for private tuning; set calibration = "accountant"`)
 
-// gammaCache memoises a mechanism's paper calibration per (k, ε, δ): the
-// trials of a cell share it, and trials that ask while it is computed wait
-// for it. It lives in the mechanism value (built once per params by the
-// runner), not in package state.
-type gammaCache struct {
-	m oncemap.Map[[3]float64, float64]
+// gammaMemo memoises the paper calibrations of the sketching mechanisms for
+// the process, per gammaKey: each takes tens of accountant evaluations
+// (milliseconds), the trials of a cell share one, trials that ask while it
+// is computed wait for it, and validation's target checks
+// (mechanisms.TargetChecker) compute those of the run's cells before it
+// starts (on the declared size, which is the loaded one unless a source
+// splits itself) — with the memo in the mechanism value, each run
+// calibrated every cell twice, a tenth of a GaussMix panel's trial time.
+// An entry is a few numbers, and a process calibrates at most its grid's
+// (k, ε, δ) points.
+var gammaMemo oncemap.Map[gammaKey, float64]
+
+// gammaKey is what a paper calibration of γ depends on: the mechanism's
+// calibration (fn), k, ε, δ and, for linear-mixing's code preset, C².
+type gammaKey struct {
+	fn             string
+	k              int
+	eps, delta, c2 float64
 }
 
-func (c *gammaCache) get(k int, eps, delta float64, compute func() (float64, error)) (float64, error) {
-	return c.m.Do([3]float64{float64(k), eps, delta}, compute)
+// calibrateGamma returns compute's γ for key, computed once per process.
+func calibrateGamma(key gammaKey, compute func() (float64, error)) (float64, error) {
+	return gammaMemo.Do(key, compute)
 }
 
 // smallestGamma returns the smallest γ > lo (to relative tolerance

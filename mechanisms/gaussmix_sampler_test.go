@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/rngs"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -20,7 +21,7 @@ import (
 func (j *jointStats) sketch(sampler string, k int, noiseStd float64, sk, nz *rand.Rand) *mat.Dense {
 	_, p := j.z.Dims()
 	m := mat.NewDense(k, p, nil)
-	j.sketchTo(m, sampler, noiseStd, sk, nz)
+	j.sketchTo(m, sampler, noiseStd, rngs.NormalsOf(sk), rngs.NormalsOf(nz))
 	return m
 }
 
@@ -272,7 +273,7 @@ func TestSketchExactMatchesGemm(t *testing.T) {
 			}
 			seed := r.Uint64()
 			got := mat.NewDense(k, p, nil)
-			sketchExact(got, up, rand.New(rand.NewPCG(seed, 1)))
+			sketchExact(got, up, rngs.NormalsOf(rand.New(rand.NewPCG(seed, 1))))
 			draws := rand.New(rand.NewPCG(seed, 1))
 			g := mat.NewDense(k, p, nil)
 			for i := range g.RawMatrix().Data {

@@ -3,10 +3,10 @@ package mechanisms
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/solvers"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -92,7 +92,7 @@ func joint(train *datasets.Dataset, pm bool) (*jointStats, error) {
 
 // sketchTheta draws a sketch (sketchTo) and returns the least squares on
 // it (sketchOLS), in memory reused between calls: a fit keeps only θ.
-func (j *jointStats) sketchTheta(sampler string, k int, noiseStd float64, sk, nz *rand.Rand) ([]float64, error) {
+func (j *jointStats) sketchTheta(sampler string, k int, noiseStd float64, sk, nz rngs.Normals) ([]float64, error) {
 	_, p := j.z.Dims()
 	buf := getScratch(k * p)
 	defer scratch.Put(buf)
@@ -103,8 +103,9 @@ func (j *jointStats) sketchTheta(sampler string, k int, noiseStd float64, sk, nz
 
 // sketchTo draws M = S·Z + noiseStd·Ξ (k × p) into m (overwritten) with
 // the named sampler. A zero noiseStd adds no noise and draws nothing from
-// nz (Sheffet's no-noise branch).
-func (j *jointStats) sketchTo(m *mat.Dense, sampler string, noiseStd float64, sk, nz *rand.Rand) {
+// nz (Sheffet's no-noise branch). The draws are those of the streams'
+// Rand.NormFloat64 in row order (rngs.Normals).
+func (j *jointStats) sketchTo(m *mat.Dense, sampler string, noiseStd float64, sk, nz rngs.Normals) {
 	if sampler == samplerExplicit || j.r == nil {
 		// With n < p rows, S·Z (k·n·p flops) is cheaper than any p × p
 		// factor, and it is the same law.
@@ -114,10 +115,14 @@ func (j *jointStats) sketchTo(m *mat.Dense, sampler string, noiseStd float64, sk
 	}
 	if noiseStd > 0 {
 		raw := m.RawMatrix()
+		xb := getScratch(raw.Cols)
+		defer scratch.Put(xb)
+		xi := (*xb)[:raw.Cols]
 		for i := 0; i < raw.Rows; i++ {
 			row := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
+			nz.Fill(xi)
 			for c := range row {
-				row[c] += noiseStd * nz.NormFloat64()
+				row[c] += noiseStd * xi[c]
 			}
 		}
 	}
@@ -143,7 +148,7 @@ func getScratch(n int) *[]float64 {
 const explicitBlock = 1 << 22
 
 // sketchExplicit sets m (k × p) to S·Z with S ~ N(0, 1)^{k×n} from r.
-func sketchExplicit(m, z *mat.Dense, r *rand.Rand) {
+func sketchExplicit(m, z *mat.Dense, r rngs.Normals) {
 	n, p := z.Dims()
 	k, _ := m.Dims()
 	rows := max(1, min(k, explicitBlock/max(n, 1)))
@@ -151,9 +156,7 @@ func sketchExplicit(m, z *mat.Dense, r *rand.Rand) {
 	for i0 := 0; i0 < k; i0 += rows {
 		i1 := min(i0+rows, k)
 		s := buf[:(i1-i0)*n]
-		for i := range s {
-			s[i] = r.NormFloat64()
-		}
+		r.Fill(s)
 		blk := m.Slice(i0, i1, 0, p).(*mat.Dense)
 		blk.Mul(mat.NewDense(i1-i0, n, s), z)
 	}
@@ -168,7 +171,7 @@ const triBlock = 64
 // gonum's dgemm on the whole of R: by mulUpper up to triBlock columns, and
 // above by solvers.MulTransUpper, for which G is stored transposed as it is
 // drawn (the same draws in the same order).
-func sketchExact(m, rr *mat.Dense, r *rand.Rand) {
+func sketchExact(m, rr *mat.Dense, r rngs.Normals) {
 	p, _ := rr.Dims()
 	k, _ := m.Dims()
 	gp := getScratch(k * p)
@@ -176,15 +179,17 @@ func sketchExact(m, rr *mat.Dense, r *rand.Rand) {
 	g := (*gp)[:k*p]
 	rm, mm := rr.RawMatrix(), m.RawMatrix()
 	if p <= triBlock {
-		for i := range g {
-			g[i] = r.NormFloat64()
-		}
+		r.Fill(g)
 		mulUpper(blas64.General{Rows: k, Cols: p, Stride: p, Data: g}, rm, mm)
 		return
 	}
+	rb := getScratch(p)
+	defer scratch.Put(rb)
+	row := (*rb)[:p]
 	for i := range k {
-		for l := range p {
-			g[l*k+i] = r.NormFloat64()
+		r.Fill(row)
+		for l, v := range row {
+			g[l*k+i] = v
 		}
 	}
 	solvers.MulTransUpper(mm, blas64.General{Rows: p, Cols: k, Stride: k, Data: g}, rm)

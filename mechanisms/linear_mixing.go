@@ -56,8 +56,7 @@ import (
 // Ref: [LSS+25] Alg. 1, Alg. 2, Thm 1 (eq. (5)), Lemma 1 (eq. (4)), App. D,
 // App. G. Symbols: C_X = bound_x, C_Y = bound_y, k = k, s² = sigma2.
 type LinearMixing struct {
-	p     LinearMixingParams
-	cache gammaCache
+	p LinearMixingParams
 }
 
 // LinearMixingParams is the params table of "linear-mixing".
@@ -152,7 +151,11 @@ func (l *LinearMixing) setup(b Budget, k int, c2 float64) (lmSetup, error) {
 		if b.Wrap != nil {
 			return lmSetup{}, errPaperWrapped
 		}
-		gamma, err = l.cache.get(k, b.Epsilon, b.Delta, func() (float64, error) {
+		key := gammaKey{fn: "linear-mixing", k: k, eps: b.Epsilon, delta: b.Delta}
+		if code {
+			key.c2 = c2 // η = γC²/√k
+		}
+		gamma, err = calibrateGamma(key, func() (float64, error) {
 			// Thm 1 with η = γ/√k (paper) or γC²/√k (code), γ > 5/2.
 			f := func(g float64) (float64, error) {
 				eta := g / sk
@@ -201,7 +204,7 @@ func (l *LinearMixing) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	theta, err := js.sketchTheta(l.p.sampler(), k, math.Sqrt(sigma2), rs.Get("sketch"), noise)
+	theta, err := js.sketchTheta(l.p.sampler(), k, math.Sqrt(sigma2), rs.Normals("sketch"), rs.Normals("noise"))
 	if err != nil {
 		return nil, fmt.Errorf("linear-mixing: %w", err)
 	}

@@ -46,7 +46,6 @@ import (
 type Sheffet17 struct {
 	p     Sheffet17Params
 	renyi bool
-	cache gammaCache
 }
 
 // Sheffet17Params is the params table of "sheffet17" and "sheffet17-renyi".
@@ -163,7 +162,7 @@ func (m *Sheffet17) setup(b Budget, k int, c2 float64) (sheffetSetup, error) {
 		if b.Wrap != nil {
 			return s, errPaperWrapped
 		}
-		g, err = m.cache.get(k, eps, delta, func() (float64, error) {
+		g, err = calibrateGamma(gammaKey{fn: "sheffet17-renyi", k: k, eps: eps, delta: delta}, func() (float64, error) {
 			return smallestGamma(func(g float64) (float64, error) { return gaussMixEpsilon(k, g, delta) }, eps/2, 1)
 		})
 	}
@@ -204,7 +203,7 @@ func (m *Sheffet17) Fit(ctx context.Context, train *datasets.Dataset, b Budget, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	theta, err := js.sketchTheta(m.p.sampler(), k, noiseStd, rs.Get("sketch"), noise)
+	theta, err := js.sketchTheta(m.p.sampler(), k, noiseStd, rs.Normals("sketch"), rs.Normals("noise"))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

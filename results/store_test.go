@@ -395,3 +395,44 @@ func TestExperimentCheck(t *testing.T) {
 		t.Errorf("error %+v: want 3 trials of \"x\",\"y\"", oe)
 	}
 }
+
+// TestStoreStartsWriteback: while records are appended, the store asks the
+// kernel to start writing the file back once per writebackBytes written
+// (startWriteback), so that its closing fsync finds little left to write;
+// the file holds every record whole.
+func TestStoreStartsWriteback(t *testing.T) {
+	var calls int
+	prev := startWriteback
+	startWriteback = func(f *os.File) {
+		calls++
+		prev(f) // the real request must leave the file as it is
+	}
+	t.Cleanup(func() { startWriteback = prev })
+	dir := t.TempDir()
+	s, err := Open(dir, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for i := 0; want.Len() < 3*writebackBytes+writebackBytes/2; i++ {
+		r := rec("c", i, float64(i))
+		r.Label = strings.Repeat("x", 1000)
+		want.WriteString(line(t, r))
+		if err := s.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 3 {
+		t.Errorf("writeback started %d times for %d bytes, want 3 (once per %d)", calls, want.Len(), writebackBytes)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, TrialsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want.String() {
+		t.Errorf("the file differs from the records appended (%d bytes, want %d)", len(got), want.Len())
+	}
+}

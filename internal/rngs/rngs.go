@@ -1,20 +1,3 @@
-// Package rngs derives trial seeds and named random streams.
-//
-// Every random draw in dplab comes from a stream obtained here. A trial's seed is
-// a SHA-256 hash of the spec's base seed, the cell key and the trial index (the
-// benchopt pattern), so a trial's output does not depend on how many trials run
-// in parallel or in which order they finish. Within a trial, Streams.Get(name)
-// returns an independent ChaCha8 generator per name ("noise", "sketch",
-// "sampling", "init", ...), so adding a draw to one stream never shifts another.
-//
-// # Invariants
-//
-//   - Derive and Streams.Get are pure functions of their inputs: same inputs,
-//     same bits, on every platform.
-//   - A Streams value belongs to one goroutine (one trial); it is not safe for
-//     concurrent use.
-//   - No other dplab package imports math/rand (v1) or uses math/rand/v2's
-//     top-level functions (make lint checks this).
 package rngs
 
 import (
@@ -68,11 +51,12 @@ func (s Seed) Rand() *rand.Rand { return rand.New(rand.NewChaCha8(s)) }
 type Streams struct {
 	seed    Seed
 	streams map[string]*rand.Rand
+	sources map[string]*rand.ChaCha8 // each stream's source (Normals)
 }
 
 // New returns the streams of seed.
 func New(seed Seed) Streams {
-	return Streams{seed: seed, streams: make(map[string]*rand.Rand)}
+	return Streams{seed: seed, streams: make(map[string]*rand.Rand), sources: make(map[string]*rand.ChaCha8)}
 }
 
 // Seed returns the seed the streams derive from.
@@ -88,8 +72,9 @@ func (s Streams) Get(name string) *rand.Rand {
 	if r, ok := s.streams[name]; ok {
 		return r
 	}
-	r := Derive("dplab/stream", string(s.seed[:]), name).Rand()
-	s.streams[name] = r
+	c := rand.NewChaCha8(Derive("dplab/stream", string(s.seed[:]), name))
+	r := rand.New(c)
+	s.streams[name], s.sources[name] = r, c
 	return r
 }
 

@@ -1,0 +1,149 @@
+package rngs
+
+import (
+	"math/rand/v2"
+	"sync"
+)
+
+// Normals draws standard normal variates from one generator. Fill gives the
+// values, in order, that the generator's rand.Rand.NormFloat64 would return
+// (the same bits), so code may switch between the two; from a stream's
+// generator (Streams.Normals) it is faster: it draws from the ChaCha8
+// source directly, without a method call through rand.Source per draw, and
+// settles with math/rand/v2's own ziggurat table (read off Rand.NormFloat64
+// itself: zigTables) the ≈ 99% of draws that need one Uint64 and no more
+// ([MT00] §2, the ziggurat method: a draw u of layer i is accepted at once
+// when |j| < k_i, with value j·w_i). The other draws go to Rand.NormFloat64
+// itself, handed u again first. A Normals value belongs to one goroutine.
+//
+// Ref: [MT00] §2.
+type Normals struct {
+	r  *rand.Rand    // the generator
+	c  *rand.ChaCha8 // r's source when drawn from directly; nil: r.NormFloat64
+	rp *replay       // the source of rr: u again, then c
+	rr *rand.Rand
+}
+
+// NormalsOf returns the normals of r, drawn by r.NormFloat64.
+func NormalsOf(r *rand.Rand) Normals { return Normals{r: r} }
+
+// Normals returns the normals of the stream called name (Get(name)); its
+// draws and the stream's own continue one sequence.
+func (s Streams) Normals(name string) Normals {
+	r := s.Get(name)
+	z := zigTables()
+	if !z.ok {
+		return Normals{r: r}
+	}
+	rp := &replay{c: s.sources[name]}
+	return Normals{r: r, c: rp.c, rp: rp, rr: rand.New(rp)}
+}
+
+// Fill sets every dst[i] to the next standard normal draw.
+func (n Normals) Fill(dst []float64) {
+	if n.c == nil {
+		for i := range dst {
+			dst[i] = n.r.NormFloat64()
+		}
+		return
+	}
+	z := zigTables()
+	for i := range dst {
+		u := n.c.Uint64()
+		j := int32(u)
+		layer := u >> 32 & 0x7f
+		a := uint64(uint32(j))
+		if j < 0 {
+			a = uint64(uint32(-j)) // 2³¹ for j = −2³¹, as math/rand/v2 takes it
+		}
+		if a < z.kn[layer] {
+			dst[i] = float64(j) * float64(z.wn[layer])
+			continue
+		}
+		n.rp.u, n.rp.again = u, true
+		dst[i] = n.rr.NormFloat64()
+	}
+}
+
+// replay is a rand.Source that returns u once more, then c's draws.
+type replay struct {
+	c     *rand.ChaCha8
+	u     uint64
+	again bool
+}
+
+func (r *replay) Uint64() uint64 {
+	if r.again {
+		r.again = false
+		return r.u
+	}
+	return r.c.Uint64()
+}
+
+// zigTable is math/rand/v2 Rand.NormFloat64's table for its one-draw exits: a
+// draw u with j = int32(u) and layer i = (u >> 32) & 127 returns j·wn[i]
+// when |j| < kn[i]. ok is false if the probes found no such exit (then
+// Normals use Rand.NormFloat64 itself).
+type zigTable struct {
+	kn [128]uint64
+	wn [128]float32
+	ok bool
+}
+
+// zigTables reads the table off rand.Rand.NormFloat64 once, by feeding it
+// chosen draws: kn[i] is the least |j| for which it asks for a second draw
+// (bisection: it asks for none below; 0 when it asks at j = 0, as in layer
+// 1), and with j = 1 it returns wn[i].
+// TestNormalsFillMatchesStdlib holds Fill to Rand.NormFloat64 bit for bit.
+var zigTables = sync.OnceValue(func() *zigTable {
+	src := &probe{}
+	r := rand.New(src)
+	draws := func(u uint64) (float64, int) {
+		src.first, src.n = u, 0
+		v := r.NormFloat64()
+		return v, src.n
+	}
+	word := func(i int, a uint64) uint64 { // layer i, |j| = a ≤ 2³¹
+		return uint64(i)<<32 | uint64(uint32(int32(-int64(a))))
+	}
+	z := &zigTable{ok: true}
+	for i := range 128 {
+		if _, n := draws(word(i, 0)); n != 1 {
+			continue // kn[i] = 0: no one-draw exit in this layer (layer 1)
+		}
+		lo, hi := uint64(0), uint64(1)<<31+1 // one draw at |j| = lo; hi: two, or beyond
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if _, n := draws(word(i, mid)); n == 1 {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		z.kn[i] = hi
+		if hi < 2 {
+			continue // only j = 0 exits at once, with 0 whatever wn[i]
+		}
+		v, _ := draws(uint64(i)<<32 | 1)
+		z.wn[i] = float32(v)
+		if float64(z.wn[i]) != v {
+			return &zigTable{}
+		}
+	}
+	return z
+})
+
+// probe is a rand.Source that returns first, then zeros (which end any of
+// Rand.NormFloat64's further loops), counting the draws taken.
+type probe struct {
+	first uint64
+	n     int
+}
+
+func (p *probe) Uint64() uint64 {
+	p.n++
+	if p.n == 1 {
+		return p.first
+	}
+	return 0
+}
