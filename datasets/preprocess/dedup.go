@@ -183,31 +183,23 @@ type goodClusters struct {
 func findGoodClusters(x *mat.Dense, eta float64) goodClusters {
 	n, d := x.Dims()
 	raw := x.RawMatrix()
-	row := func(i int) []float64 { return raw.Data[i*raw.Stride : i*raw.Stride+d] }
-	in1 := make([]int, n) // rows within η, itself included
-	in3 := make([]int, n) // rows within 3η
-	in8 := make([]int, n) // rows within 8η
+	row := func(i int) []float64 { return raw.Data[i*raw.Stride : i*raw.Stride+d : i*raw.Stride+d] }
+	counts := make([]int, 3*n)
+	in1 := counts[:n:n]          // rows within η, itself included
+	in3 := counts[n : 2*n : 2*n] // rows within 3η
+	in8 := counts[2*n:]          // rows within 8η
 	// Squared distances against squared radii: no square roots in the O(n²d)
-	// loop. dist2 stops early once past 8η; at most η away it is the full sum.
+	// loop. The partial sums never decrease (adding t² ≥ 0 rounds to no less),
+	// so dist2 stopping once past a radius decides "within it" exactly as the
+	// full sum would; within the radius it is the full sum, in index order.
 	e1, e3, e8 := eta*eta, 9*eta*eta, 64*eta*eta
-	dist2 := func(xi, xj []float64) float64 {
-		var d2 float64
-		for k, v := range xi {
-			t := v - xj[k]
-			d2 += t * t
-			if d2 > e8 {
-				break
-			}
-		}
-		return d2
-	}
 	for i := 0; i < n; i++ {
 		in1[i]++
 		in3[i]++
 		in8[i]++
 		xi := row(i)
 		for j := i + 1; j < n; j++ {
-			d2 := dist2(xi, row(j))
+			d2 := dist2Within(xi, row(j), e8)
 			if d2 > e8 {
 				continue
 			}
@@ -232,11 +224,12 @@ func findGoodClusters(x *mat.Dense, eta float64) goodClusters {
 			continue
 		}
 		// The members, in index order: the rows within η of the centre i
-		// (the same squared distances as above: (a − b)² = (b − a)²).
+		// (the same squared distances and decisions as above: (a − b)² =
+		// (b − a)²), so there are exactly in1[i] and the scan stops at the last.
 		members := make([]int, 0, in1[i])
 		xi := row(i)
-		for j := 0; j < n; j++ {
-			if j == i || dist2(xi, row(j)) <= e1 {
+		for j := 0; j < n && len(members) < in1[i]; j++ {
+			if j == i || dist2Within(xi, row(j), e1) <= e1 {
 				members = append(members, j)
 			}
 		}
@@ -268,6 +261,22 @@ func findGoodClusters(x *mat.Dense, eta float64) goodClusters {
 		g.maxSize = max(g.maxSize, len(c.members))
 	}
 	return g
+}
+
+// dist2Within is ‖a − b‖² summed in index order, stopping once past r2 (the
+// partial sums never decrease, so the result is > r2 exactly when the full
+// sum is); b is at least as long as a.
+func dist2Within(a, b []float64, r2 float64) float64 {
+	b = b[:len(a)]
+	var d2 float64
+	for k, v := range a {
+		t := v - b[k]
+		d2 += t * t
+		if d2 > r2 {
+			break
+		}
+	}
+	return d2
 }
 
 // base returns the fitBase of a fitted Dedup or Quantize.
