@@ -197,7 +197,7 @@ func (o *ObjPertKifer) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 	if err != nil {
 		return nil, fmt.Errorf("objpert-kifer: %w", err)
 	}
-	loss, err := solvers.NewGLM(train.X, train.Y, solvers.GLMConfig{})
+	loss, err := sharedGLM(train, solvers.GLMConfig{})
 	if err != nil {
 		return nil, fmt.Errorf("objpert-kifer: %w", err)
 	}
