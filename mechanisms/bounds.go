@@ -125,3 +125,20 @@ func gramStats(d *datasets.Dataset) (*mat.SymDense, float64, error) {
 	st := v.(stats)
 	return st.gram, st.lamMin, nil
 }
+
+// sharedGLM returns the GLM cfg on d's rows and labels, built once per
+// dataset (the trials of a fixed split share the training set), so that a
+// fit does not pay NewGLM's check of every entry of X (a pass over the data,
+// about one evaluation of the loss) again. The GLM is safe for concurrent
+// use. Memory: a config's GLM holds a sparse copy of a sparse X and, with
+// clipping, five numbers per row, for the dataset's lifetime: use it for
+// configs fixed per training set, not for a swept clipping threshold.
+func sharedGLM(d *datasets.Dataset, cfg solvers.GLMConfig) (*solvers.GLM, error) {
+	v, err := d.Memo(fmt.Sprintf("solvers/glm|%+v", cfg), func() (any, error) {
+		return solvers.NewGLM(d.X, d.Y, cfg)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*solvers.GLM), nil
+}

@@ -47,7 +47,7 @@ func (l *LogReg) Fit(ctx context.Context, train *datasets.Dataset, _ Budget, _ r
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	loss, err := solvers.NewGLM(train.X, train.Y, solvers.GLMConfig{Bias: !l.p.NoBias})
+	loss, err := sharedGLM(train, solvers.GLMConfig{Bias: !l.p.NoBias})
 	if err != nil {
 		return nil, err
 	}

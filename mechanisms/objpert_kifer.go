@@ -117,7 +117,7 @@ func (p ObjPertKiferParams) Validate() error {
 
 func init() {
 	Register(Info{Name: "objpert-kifer", Title: "Objective perturbation (Kifer et al.)", Ref: "KST12",
-		Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 3, Relation: accounting.RelationAddRemove, Events: []string{"gaussian", "approx_dp"},
+		Tasks: []datasets.Task{datasets.Binary}, Private: true, Version: 4, Relation: accounting.RelationAddRemove, Events: []string{"gaussian", "approx_dp"},
 		Calibration: []CalibrationClaim{{Calibrated: true}, {Params: `preset = "code"`, Calibrated: false}},
 		Audits: []Audit{{Setup: AuditSetup{Task: datasets.Binary, Rows: 4, Dim: 3, Pair: "curvature",
 			Note: "the canary (norm 1, alone with the shift rows on its coordinate) has the largest loss curvature s′(0) = ¼ = β the bounds allow, so near θ_d = 0 it raises θ's density by up to (λ + β)/λ, the factor Kifer et al.'s condition bounds; 300 rows (0.02·e_d, label 0) shift the objective's noise there by −3, so the canary's gradient term adds to its curvature term instead of vanishing; the statistic is θ_d's exact log-likelihood ratio at the fit's σ and λ. No clipping parameter: the gradient part is not at its bound L = 1 where the curvature part is"},
@@ -197,7 +197,7 @@ func (o *ObjPertKifer) Fit(ctx context.Context, train *datasets.Dataset, b Budge
 	if err != nil {
 		return nil, fmt.Errorf("objpert-kifer: %w", err)
 	}
-	loss, err := solvers.NewGLM(train.X, train.Y, solvers.GLMConfig{})
+	loss, err := sharedGLM(train, solvers.GLMConfig{})
 	if err != nil {
 		return nil, fmt.Errorf("objpert-kifer: %w", err)
 	}

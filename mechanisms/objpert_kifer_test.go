@@ -156,6 +156,39 @@ func TestObjPertKiferWarmStartPasses(t *testing.T) {
 	}
 }
 
+// TestFitsShareTheGLM: objpert-kifer's and logreg's fits on one training
+// set build its GLM (NewGLM checks every entry of X, a pass over the data)
+// once, in the dataset's memo, and every later fit uses that one: after
+// two fits each, asking the memo for it computes nothing. Before, each fit
+// built its own (fails before: the memo had no GLM).
+func TestFitsShareTheGLM(t *testing.T) {
+	data := tinyData(t, datasets.Binary, 300, 4)
+	for _, tc := range []struct {
+		m   Mechanism
+		cfg solvers.GLMConfig
+	}{
+		{&ObjPertKifer{}, solvers.GLMConfig{}},
+		{&LogReg{p: LogRegParams{NoBias: false}}, solvers.GLMConfig{Bias: true}},
+	} {
+		for k := range 2 {
+			if _, err := tc.m.Fit(context.Background(), data, Budget{Epsilon: 1, Delta: 1e-6}, rngs.New(rngs.Derive("glm-memo", fmt.Sprint(k)))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		built := false
+		v, err := data.Memo(fmt.Sprintf("solvers/glm|%+v", tc.cfg), func() (any, error) {
+			built = true
+			return solvers.NewGLM(data.X, data.Y, tc.cfg)
+		})
+		if err != nil || built {
+			t.Errorf("%T: the memo had no GLM %+v after two fits (err %v)", tc.m, tc.cfg, err)
+		}
+		if _, ok := v.(*solvers.GLM); !ok {
+			t.Errorf("%T: memo holds %T, want *solvers.GLM", tc.m, v)
+		}
+	}
+}
+
 // TestObjPertKiferNeverReleasesUnconverged: a tolerance the solver cannot
 // reach (τ = 1e-300, below float64 resolution of the gradient) makes Fit
 // fail with the solver's *NotConvergedError; no model is released. Before

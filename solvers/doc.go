@@ -105,7 +105,9 @@
 //   - A GLM is immutable after NewGLM and safe for concurrent use
 //     (one loss can serve parallel runs on the same data).
 //   - Faster kernels keep the bits. On amd64 with AVX, GLM.ValueGrad and
-//     DPSGD's dense batches sum four rows at a time (dotRows4, axpyRows4)
+//     DPSGD's dense batches sum four rows at a time (dotRows4, axpyRows4;
+//     ValueGrad's dense pass takes eight rows' dot products at once,
+//     dotRows8, TestDotRows8MatchesGonum)
 //     and GramTo and GLM.Hessian update 4 × 8 blocks of the Gram matrix in
 //     registers (syrkUpperAdd), as MulTransUpper does for the GaussMix
 //     sketch's product G·R, each in the order of the gonum call it

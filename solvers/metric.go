@@ -1,6 +1,8 @@
 package solvers
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -16,10 +18,19 @@ import (
 // original coordinates (evaluator). For L-BFGS this amounts to the initial
 // inverse Hessian γH₀⁻¹ in place of γI ([NW06] Alg. 7.4 takes any symmetric
 // positive definite H_k⁰).
+//
+// The stages see z scaled by a constant c > 0 (setScale), w = z/c, in which
+// g's gradient is c·∇g(z) and its Hessian c²·∇²g(z): gonum's L-BFGS takes
+// its first trial step with unit length, which for c = ‖∇g(z₀)‖₂ is the
+// full step z₀ − ∇g(z₀), x₀ − H₀⁻¹∇f(x₀), the Newton step with H₀ (instead
+// of a step of length 1 in z, which on a problem far from its minimiser in
+// H₀'s norm its line search must first stretch, one evaluation at a time).
+// Later L-BFGS steps scale by sᵀy/yᵀy and Newton's are unchanged by c.
 type metric struct {
-	x0  []float64
-	l   blas64.Triangular // lower Cholesky factor L of H₀
-	tmp []float64
+	x0    []float64
+	l     blas64.Triangular // lower Cholesky factor L of H₀
+	scale float64           // c; 1 until setScale
+	tmp   []float64
 }
 
 // newMetric returns the change of variables for H₀ = ch's matrix at x0
@@ -27,25 +38,44 @@ type metric struct {
 func newMetric(ch *mat.Cholesky, x0 []float64) *metric {
 	var lt mat.TriDense
 	ch.LTo(&lt)
-	return &metric{x0: append([]float64(nil), x0...), l: lt.RawTriangular(), tmp: make([]float64, len(x0))}
+	return &metric{x0: append([]float64(nil), x0...), l: lt.RawTriangular(), scale: 1, tmp: make([]float64, len(x0))}
 }
 
-// point sets x = x₀ + L⁻ᵀz.
-func (m *metric) point(x, z []float64) {
-	copy(x, z)
-	blas64.Trsv(blas.Trans, m.l, blas64.Vector{N: len(x), Inc: 1, Data: x})
-	for i, v := range m.x0 {
-		x[i] += v
+// setScale sets c = ‖gz‖₂ for gz the gradient in the coordinates z of the
+// start z = 0 (w = 0 too), and scales gz to the gradient c·gz in w. It
+// keeps c = 1 when ‖gz‖₂ is 0 or not finite.
+func (m *metric) setScale(gz []float64) {
+	c := gradNorm(gz)
+	if !(c > 0) || math.IsInf(c, 1) {
+		return
+	}
+	m.scale = c
+	for i := range gz {
+		gz[i] *= c
 	}
 }
 
-// grad sets gz = L⁻¹g.
-func (m *metric) grad(gz, g []float64) {
-	copy(gz, g)
-	blas64.Trsv(blas.NoTrans, m.l, blas64.Vector{N: len(gz), Inc: 1, Data: gz})
+// point sets x = x₀ + c·L⁻ᵀw.
+func (m *metric) point(x, w []float64) {
+	copy(x, w)
+	blas64.Trsv(blas.Trans, m.l, blas64.Vector{N: len(x), Inc: 1, Data: x})
+	for i, v := range m.x0 {
+		x[i] = v + m.scale*x[i]
+	}
 }
 
-// hessian overwrites h = ∇²f(x) by L⁻¹hL⁻ᵀ.
+// grad sets gw = c·L⁻¹g.
+func (m *metric) grad(gw, g []float64) {
+	copy(gw, g)
+	blas64.Trsv(blas.NoTrans, m.l, blas64.Vector{N: len(gw), Inc: 1, Data: gw})
+	if m.scale != 1 {
+		for i := range gw {
+			gw[i] *= m.scale
+		}
+	}
+}
+
+// hessian overwrites h = ∇²f(x) by c²·L⁻¹hL⁻ᵀ.
 func (m *metric) hessian(h *mat.SymDense) {
 	n := h.SymmetricDim()
 	full := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
@@ -55,7 +85,7 @@ func (m *metric) hessian(h *mat.SymDense) {
 		}
 	}
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, m.l, full)
-	blas64.Trsm(blas.Right, blas.Trans, 1, m.l, full)
+	blas64.Trsm(blas.Right, blas.Trans, m.scale*m.scale, m.l, full)
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
 			h.SetSym(i, j, 0.5*(full.Data[i*n+j]+full.Data[j*n+i]))

@@ -43,8 +43,9 @@ type Settings struct {
 	// positive definite H₀ close to ∇²f near the minimiser (for example the
 	// Hessian at a nearby point): every stage then runs in the coordinates
 	// z = Lᵀ(x − x0), H₀ = LLᵀ, where the problem is well conditioned, and
-	// needs fewer evaluations; L-BFGS falls back to one restarted L-BFGS
-	// before Newton. It changes the path, not the stopping rule:
+	// needs fewer evaluations (L-BFGS's first trial point is the Newton
+	// step with H₀, x0 − H₀⁻¹∇f(x0)); L-BFGS falls back to one restarted
+	// L-BFGS before Newton. It changes the path, not the stopping rule:
 	// GradTol still bounds ‖∇f(x)‖₂ at the returned x. Its order must be
 	// f.Dim(); nil means none.
 	Metric *mat.Cholesky
@@ -193,6 +194,12 @@ func MinimizeContext(ctx context.Context, f Function, x0 []float64, s *Settings)
 	e.eval(x0)
 	if math.IsInf(e.bestNorm, 1) || math.IsInf(e.fx, 0) {
 		return Result{}, fmt.Errorf("solvers: f(x0) = %v or its gradient is not finite", e.fx)
+	}
+	if e.metric != nil {
+		// The cached gradients at the start are its gradient in z, the
+		// same vector: both become the gradient in w.
+		e.metric.setScale(e.g)
+		copy(e.bestG, e.g)
 	}
 	res := Result{}
 	var stageErr error
