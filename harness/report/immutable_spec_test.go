@@ -35,34 +35,52 @@ func TestLoadPathLeavesSpecUnchanged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, quick := range []bool{false, true} {
-			decoded, snapshot := decodeSpec(t, path, src), decodeSpec(t, path, src)
-			full, r, err := resolveSpec(decoded, quick)
-			if err != nil {
-				t.Errorf("%s (quick %v): %v", path, quick, err)
-				continue
-			}
-			fullAgain, resolved, err := resolveSpec(decodeSpec(t, path, src), quick)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(decoded, snapshot) || !reflect.DeepEqual(full, fullAgain) {
-				t.Errorf("%s (quick %v): validation or the [quick] overrides changed the spec they were given", path, quick)
-			}
-			if err := Check(r); err != nil {
-				t.Errorf("%s (quick %v): %v", path, quick, err)
+		// Validation is the same in both modes: each spec is validated twice
+		// (the run's and the oracle's); --quick's overrides are applied to
+		// each before any check or plan sees either.
+		decoded, snapshot := decodeSpec(t, path, src), decodeSpec(t, path, src)
+		full, err := plan.Validate(decoded)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		fullAgain, err := plan.Validate(decodeSpec(t, path, src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(decoded, snapshot) || !reflect.DeepEqual(full, fullAgain) {
+			t.Errorf("%s: validation changed the spec it was given", path)
+		}
+		quick, err := plan.ApplyQuick(full)
+		if err != nil {
+			t.Errorf("%s (quick true): %v", path, err)
+			continue
+		}
+		if !reflect.DeepEqual(decoded, snapshot) || !reflect.DeepEqual(full, fullAgain) {
+			t.Errorf("%s (quick true): the [quick] overrides changed the spec they were given", path)
+		}
+		quickAgain, err := plan.ApplyQuick(fullAgain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			quick       bool
+			r, resolved *spec.Spec
+		}{{false, full, fullAgain}, {true, quick, quickAgain}} {
+			if err := Check(c.r); err != nil {
+				t.Errorf("%s (quick %v): %v", path, c.quick, err)
 				continue
 			}
 			trials := 2
-			if r.Audit != nil {
+			if c.r.Audit != nil {
 				trials = 1
 			}
-			if _, err := plan.New(context.Background(), r, plan.Options{Trials: trials}); err != nil {
-				t.Errorf("%s (quick %v): %v", path, quick, err)
+			if _, err := plan.New(context.Background(), c.r, plan.Options{Trials: trials}); err != nil {
+				t.Errorf("%s (quick %v): %v", path, c.quick, err)
 				continue
 			}
-			if !reflect.DeepEqual(decoded, snapshot) || !reflect.DeepEqual(r, resolved) {
-				t.Errorf("%s (quick %v): the output checks or the plan changed the spec", path, quick)
+			if !reflect.DeepEqual(decoded, snapshot) || !reflect.DeepEqual(c.r, c.resolved) {
+				t.Errorf("%s (quick %v): the output checks or the plan changed the spec", path, c.quick)
 			}
 		}
 	}
@@ -76,14 +94,4 @@ func decodeSpec(t *testing.T, path string, src []byte) *spec.Spec {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// resolveSpec validates a decoded spec (full) and, for a --quick run,
-// applies its [quick] overrides: r is the resolved spec of the run.
-func resolveSpec(s *spec.Spec, quick bool) (full, r *spec.Spec, err error) {
-	if full, err = plan.Validate(s); err != nil || !quick {
-		return full, full, err
-	}
-	r, err = plan.ApplyQuick(full)
-	return full, r, err
 }
