@@ -20,9 +20,9 @@ import (
 // as resolved by the output blocks' checks and the plan (fails before:
 // Validate filled the defaults into the decoded spec and ApplyQuick applied
 // the overrides to it, in 53 of the 62 cases). It is also the check that
-// every shipped spec, full and --quick, has figures and tables its kinds
-// accept (report.Check), and that the spec loads as the CLI reads it
-// (spec.ReadSource).
+// every shipped spec, full and --quick, validates (plan.Validate,
+// plan.ApplyQuick) and has figures and tables its kinds accept
+// (report.Check), read as the CLI reads it (spec.ReadSource).
 func TestLoadPathLeavesSpecUnchanged(t *testing.T) {
 	var paths []string
 	for _, pat := range []string{"*.toml", "audits/*.toml", "timing/*.toml"} {
