@@ -365,21 +365,25 @@ func FuzzReadLibSVM(f *testing.F) {
 
 // TestLoadersNeverPanicOnJunk writes the same junk into every file of every
 // file-backed dataset and loads it: each load returns an error or a
-// well-formed dataset, never a panic.
+// well-formed dataset, never a panic. The datasets share one directory per
+// junk (each reads only its own files), written once.
 func TestLoadersNeverPanicOnJunk(t *testing.T) {
 	junk := []string{
 		"", "\n\n", "1\n", "?\n", "x\n", "a,b\nc,d\n", "1,2\n", "1,2\n3,4\n", "1 2\n3 4\n", "-1 1:1\n",
 		",1,2\n", "\"unterminated\n", "1,?\n", strings.Repeat("0,", 34) + "0\n",
 		string(idxBytes([]int{1, 1, 1}, []byte{3})), string(idxBytes([]int{1}, []byte{3})),
 	}
+	var entries []Info
 	for _, in := range List() {
-		if in.Synthetic {
-			continue
+		if !in.Synthetic {
+			entries = append(entries, in)
 		}
-		for k, content := range junk {
-			for _, gz := range []bool{false, true} {
-				dir := t.TempDir()
-				files := map[string]string{}
+	}
+	for k, content := range junk {
+		for _, gz := range []bool{false, true} {
+			dir := t.TempDir()
+			files := map[string]string{}
+			for _, in := range entries {
 				for _, f := range in.Files {
 					rel := f.Path
 					if gz {
@@ -387,7 +391,9 @@ func TestLoadersNeverPanicOnJunk(t *testing.T) {
 					}
 					files[rel] = content
 				}
-				writeFiles(t, dir, files)
+			}
+			writeFiles(t, dir, files)
+			for _, in := range entries {
 				func() {
 					defer func() {
 						if r := recover(); r != nil {

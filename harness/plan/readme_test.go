@@ -3,7 +3,6 @@ package plan
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,30 +31,6 @@ func TestReadmeExample(t *testing.T) {
 	}
 	if _, err := ApplyQuick(s); err != nil {
 		t.Fatalf("the example's [quick]: %v", err)
-	}
-}
-
-// TestShippedSpecsValidate checks every spec in experiments/ and its quick
-// variant.
-func TestShippedSpecsValidate(t *testing.T) {
-	entries, _ := os.ReadDir(shippedSpecs)
-	n := 0
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".toml") {
-			continue
-		}
-		n++
-		s, err := Load(filepath.Join(shippedSpecs, e.Name()))
-		if err != nil {
-			t.Errorf("%v", err)
-			continue
-		}
-		if _, err := ApplyQuick(s); err != nil {
-			t.Errorf("%s [quick]: %v", e.Name(), err)
-		}
-	}
-	if n == 0 {
-		t.Fatal("no specs found")
 	}
 }
 
@@ -157,6 +132,3 @@ func TestReadmePreprocessExample(t *testing.T) {
 		}
 	}
 }
-
-// shippedSpecs is the folder of the shipped specs, from this package's folder.
-const shippedSpecs = "../../experiments"

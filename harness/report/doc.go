@@ -85,7 +85,8 @@
 // Picked up: dplab kinds, report.Check, rendering by the block's kind,
 // TestEveryKindRenders (strict decoding, a real run, every format rendered
 // twice, byte-identical), TestEveryKindKeyDocumented and
-// TestShippedSpecsOutputs. Not automatic: go generate ./harness/report (the
+// TestLoadPathLeavesSpecUnchanged (every shipped spec's blocks, in full and
+// --quick mode). Not automatic: go generate ./harness/report (the
 // generated params_doc.go; TestKindDocsGenerated), the kind's keys in
 // experiments/README.md, and tests of what it draws (TestOutputErrors is the
 // pattern for error positions).

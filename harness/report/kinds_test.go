@@ -204,32 +204,6 @@ func parseChecked(file, src string) (*spec.Spec, error) {
 	return s, Check(s)
 }
 
-// TestShippedSpecsOutputs: every spec in experiments/, and its quick
-// variant, has figures and tables its kinds accept.
-func TestShippedSpecsOutputs(t *testing.T) {
-	paths, _ := filepath.Glob("../../experiments/*.toml")
-	if len(paths) == 0 {
-		t.Fatal("no specs")
-	}
-	for _, p := range paths {
-		s, err := Load(p, spec.LoadOptions{})
-		if err != nil {
-			t.Errorf("%v", err)
-			continue
-		}
-		if s.Quick == nil {
-			continue
-		}
-		if s, err = plan.ApplyQuick(s); err != nil {
-			t.Errorf("%s quick: %v", p, err)
-			continue
-		}
-		if err := Check(s); err != nil {
-			t.Errorf("%s quick: %v", p, err)
-		}
-	}
-}
-
 // testCurve is the [[curve]] block of the kinds' test spec (a kind =
 // "curves" block needs one).
 const testCurve = "\n[[curve]]\nname = \"gaussian-rdp\"\nlabel = \"RDP\"\npanel = \"p\"\nx = \"alpha\"\nparams = { alpha = [2, 4], sigma = 1 }\n"
