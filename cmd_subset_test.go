@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dplab/dplab/harness/report"
 	"github.com/dplab/dplab/results"
 )
 
@@ -177,7 +178,7 @@ func TestPrune(t *testing.T) {
 // TestOnlyFlag: --only runs only the matching cells (a non-private
 // reference matches every ε), prints and records in the manifest what it
 // left out, resumes like any run; render --only draws the subset alone
-// and its captions say SUBSET; a filter matching nothing, an unknown
+// in DIR/subset and its captions say SUBSET; a filter matching nothing, an unknown
 // dimension or a malformed one is bad input listing the valid values.
 func TestOnlyFlag(t *testing.T) {
 	tmp := t.TempDir()
@@ -220,8 +221,8 @@ func TestOnlyFlag(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "drew the 1 matching cell(s); left out 2 cell(s) (4 trials)") {
 		t.Fatalf("render --only: exit %d\n%s%s", code, stdout, stderr)
 	}
-	b, _ := os.ReadFile(caption)
-	summary, _ := os.ReadFile(filepath.Join(out, "summary.csv"))
+	b, _ := os.ReadFile(filepath.Join(out, "subset", "figures", "mse.caption.md"))
+	summary, _ := os.ReadFile(filepath.Join(out, "subset", "summary.csv"))
 	if !strings.Contains(string(b), "SUBSET (--only mechanism=Ridge)") || !strings.Contains(string(b), "(1 of the spec's 3 cells)") ||
 		strings.Contains(string(summary), "AdaSSP") || !strings.Contains(string(summary), "Ridge") {
 		t.Errorf("render --only: caption\n%s\nsummary.csv\n%s", b, summary)
@@ -253,5 +254,57 @@ func TestOnlyFlag(t *testing.T) {
 		if code, stdout, stderr := runMain(t, args...); code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: exit %d, want 2 and %q\n%s%s", c.args, code, c.want, stdout, stderr)
 		}
+	}
+}
+
+// TestRenderOnlyWritesSubsetFolder: render --only leaves the result
+// directory's full outputs (summary.csv, claims) untouched and writes the
+// subset's outputs to DIR/subset, whose claims name the filter in
+// claims.json and open claims.md and claims.csv with the SUBSET banner.
+func TestRenderOnlyWritesSubsetFolder(t *testing.T) {
+	tmp := t.TempDir()
+	src := subsetSpec + `
+[[claim]]
+id = "adassp-better"
+quote = "AdaSSP beats ridge"
+where = "§1"
+check = "better"
+quantity = "metric:test_mse"
+a = { mechanism = "AdaSSP" }
+b = { mechanism = "Ridge" }
+`
+	specPath := writeFile(t, filepath.Join(tmp, "subset.toml"), src)
+	out := filepath.Join(tmp, "out")
+	if code, stdout, stderr := runMain(t, "run", specPath, "--out", out, "-j", "1"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	full := map[string]string{}
+	for _, f := range []string{"summary.csv", "claims.json", "claims.md", "claims.csv", "figures/mse.caption.md"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full[f] = string(b)
+	}
+	code, stdout, stderr := runMain(t, "render", out, "--only", "epsilon=2")
+	if code != 0 || !strings.Contains(stdout, filepath.Join(out, "subset", "claims.json")) {
+		t.Fatalf("render --only: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for f, want := range full {
+		if b, _ := os.ReadFile(filepath.Join(out, f)); string(b) != want {
+			t.Errorf("render --only changed the full run's %s", f)
+		}
+	}
+	c, err := report.ReadClaims(filepath.Join(out, "subset"))
+	if err != nil || !slices.Equal(c.Only, []string{"epsilon=2"}) {
+		t.Fatalf("subset claims.json: %v, only %q", err, c.Only)
+	}
+	for _, f := range []string{"claims.md", "claims.csv"} {
+		if b, _ := os.ReadFile(filepath.Join(out, "subset", f)); !strings.Contains(string(b), "SUBSET (--only epsilon=2)") {
+			t.Errorf("subset %s has no SUBSET banner:\n%s", f, b)
+		}
+	}
+	if strings.Contains(full["claims.md"], "SUBSET") {
+		t.Error("the full claims.md says SUBSET")
 	}
 }
