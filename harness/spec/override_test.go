@@ -215,3 +215,27 @@ func FuzzSetOverride(f *testing.F) {
 		}
 	})
 }
+
+// TestSetSHA256Canonical: a spec's SHA-256 under --set depends on what the
+// overrides set, not on how the path or the flags were typed (shards of one
+// run typed two ways must merge); a different value changes it.
+func TestSetSHA256Canonical(t *testing.T) {
+	a, err := Decode("./t.toml", []byte(overrideSpec), LoadOptions{Set: []string{"epsilon=[1,2]", `mechanism[label="Ridge"].params.lambda=0.5`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Decode("t.toml", []byte(overrideSpec), LoadOptions{Set: []string{"epsilon=[1, 2]", `mechanism[2].params.lambda=5e-1`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.SHA256 != b.SHA256 {
+		t.Errorf("the same overrides typed two ways give SHA-256 %s and %s:\n%s\n%s", a.SHA256, b.SHA256, a.Source, b.Source)
+	}
+	c, err := Decode("t.toml", []byte(overrideSpec), LoadOptions{Set: []string{"epsilon=[1, 3]", `mechanism[2].params.lambda=5e-1`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SHA256 == a.SHA256 {
+		t.Error("another override gives the same SHA-256")
+	}
+}
