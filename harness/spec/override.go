@@ -452,3 +452,104 @@ func (s *Spec) overrideHint(e *SpecError) *SpecError {
 	}
 	return e
 }
+
+// CheckQuickSets returns an error naming the first --set that the [quick]
+// block replaces under --quick (WithQuick), or that targets a [[dataset]] or
+// [[mechanism]] block [quick] drops: the smoke run would silently ignore
+// it. The error names the quick.* key to set instead. nil without [quick]
+// or such a --set. ([quick] runs only caps runs; a --set of them stays.)
+func (s *Spec) CheckQuickSets() error {
+	q := s.Quick
+	if q == nil {
+		return nil
+	}
+	for _, o := range s.sets {
+		if msg := quickReplaces(s, q, o.at); msg != "" {
+			return &SpecError{File: s.File, Key: o.at, Err: &OverrideError{Set: o.text, Err: errors.New(msg)}}
+		}
+	}
+	return nil
+}
+
+// quickReplaces says what [quick] q does to the key path at of s that a
+// --set set (override.at: "trials", "mechanism[1].params.rho"), "" when
+// it leaves it alone.
+func quickReplaces(s *Spec, q *QuickSpec, at string) string {
+	replaced := func(key, quickKey string) string {
+		return fmt.Sprintf("--quick replaces %s with %s: set that instead (--set %s=…)", key, quickKey, quickKey)
+	}
+	switch {
+	case at == "trials" && q.Trials > 0:
+		return replaced(at, "quick.trials")
+	case at == "epsilon" && len(q.Epsilon.List) > 0:
+		return replaced(at, "quick.epsilon")
+	}
+	for _, b := range []struct {
+		block, list, params string
+		labels              []string
+		keep                []string
+		quickParams         func(label string) (map[string]bool, bool)
+	}{
+		{"dataset", "quick.datasets", "quick.dataset_params", datasetLabels(s), q.Datasets, func(l string) (map[string]bool, bool) {
+			t, ok := q.DatasetParams[l]
+			return keySet(t), ok
+		}},
+		{"mechanism", "quick.mechanisms", "quick.params", mechanismLabels(s), q.Mechanisms, func(l string) (map[string]bool, bool) {
+			t, ok := q.Params[l]
+			return keySet(t.Values), ok
+		}},
+	} {
+		rest, ok := strings.CutPrefix(at, b.block+"[")
+		if !ok {
+			continue
+		}
+		num, rest, ok := strings.Cut(rest, "]")
+		i, err := strconv.Atoi(num)
+		if !ok || err != nil || i < 0 || i >= len(b.labels) {
+			return ""
+		}
+		label := b.labels[i]
+		if len(b.keep) > 0 && !slices.Contains(b.keep, label) {
+			return fmt.Sprintf("--quick drops %s %q (%s): this --set would have no effect", b.block, label, b.list)
+		}
+		keys, ok := b.quickParams(label)
+		if !ok {
+			return ""
+		}
+		if rest == ".params" && len(keys) > 0 {
+			return replaced(at, b.params+"."+label)
+		}
+		key, _, _ := strings.Cut(strings.TrimPrefix(rest, ".params."), ".")
+		if strings.HasPrefix(rest, ".params.") && keys[key] {
+			return replaced(at, b.params+"."+label+"."+key)
+		}
+	}
+	return ""
+}
+
+// keySet returns the keys of m.
+func keySet[V any](m map[string]V) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+// datasetLabels returns the labels of s's [[dataset]] blocks in order.
+func datasetLabels(s *Spec) []string {
+	var out []string
+	for _, d := range s.Datasets {
+		out = append(out, d.Label)
+	}
+	return out
+}
+
+// mechanismLabels returns the labels of s's [[mechanism]] blocks in order.
+func mechanismLabels(s *Spec) []string {
+	var out []string
+	for _, m := range s.Mechanisms {
+		out = append(out, m.Label)
+	}
+	return out
+}
