@@ -308,3 +308,64 @@ b = { mechanism = "Ridge" }
 		t.Error("the full claims.md says SUBSET")
 	}
 }
+
+// TestPruneApplyGuards: prune --apply refuses, unless --force, to remove
+// trials when no stored trial is of a cell of the spec, or when a run the
+// manifest records used another --quick or --set than this prune's (the
+// trials of the other variant would all go); the store is unchanged.
+func TestPruneApplyGuards(t *testing.T) {
+	tmp := t.TempDir()
+	src := subsetSpec + `
+[quick]
+trials = 1
+mechanisms = ["AdaSSP"]
+params.AdaSSP = { rho = 1e-3 }
+`
+	specPath := writeFile(t, filepath.Join(tmp, "subset.toml"), src)
+	out := filepath.Join(tmp, "out")
+	for _, args := range [][]string{{}, {"--quick"}} {
+		if code, stdout, stderr := runMain(t, append([]string{"run", specPath, "--out", out, "-j", "1"}, args...)...); code != 0 {
+			t.Fatalf("run %q: exit %d\n%s%s", args, code, stdout, stderr)
+		}
+	}
+	store := filepath.Join(out, results.TrialsFile)
+	before, _ := os.ReadFile(store)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		// The last run was --quick: the directory's spec is the quick one.
+		{[]string{"prune", out, "--apply"}, "run 1 in the manifest ran without --quick, this prune is of the --quick variant"},
+		{[]string{"prune", specPath, "--out", out, "--apply"}, "run 2 in the manifest ran with --quick, this prune is of the full variant"},
+	} {
+		code, stdout, stderr := runMain(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "--force") {
+			t.Errorf("%q: exit %d, want 2 and %q\n%s%s", c.args, code, c.want, stdout, stderr)
+		}
+		if after, _ := os.ReadFile(store); string(after) != string(before) {
+			t.Fatalf("%q changed the store", c.args)
+		}
+	}
+	// A spec none of whose cells is stored: every trial would go.
+	out2 := filepath.Join(tmp, "out2")
+	if code, stdout, stderr := runMain(t, "run", specPath, "--out", out2, "-j", "1", "--only", "mechanism=AdaSSP"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	before, _ = os.ReadFile(filepath.Join(out2, results.TrialsFile))
+	code, stdout, stderr := runMain(t, "prune", specPath, "--out", out2, "--set", "epsilon=[2]", "--yes")
+	if code != 2 || !strings.Contains(stderr, `run 1 in the manifest ran with --set [], this prune with --set ["epsilon=[2]"]`) {
+		t.Errorf("prune --set of a store run without: exit %d\n%s%s", code, stdout, stderr)
+	}
+	writeFile(t, specPath, strings.Replace(src, "rho = 1e-4", "rho = 1e-2", 1))
+	code, stdout, stderr = runMain(t, "prune", specPath, "--out", out2, "--apply")
+	if code != 2 || !strings.Contains(stderr, "no stored trial is of a cell of subset: every one would be removed") || !strings.Contains(stderr, "--force") {
+		t.Errorf("prune --apply of a store with no trial kept: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out2, results.TrialsFile)); string(after) != string(before) {
+		t.Fatal("a refused prune changed the store")
+	}
+	code, stdout, stderr = runMain(t, "prune", specPath, "--out", out2, "--apply", "--force")
+	if code != 0 || !strings.Contains(stdout, "removed 4 stored trial(s) of 2 cell(s)") {
+		t.Errorf("prune --apply --force: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
