@@ -265,11 +265,18 @@ func (o *override) apply(doc map[string]any) error {
 		for i := range idx {
 			idx[i] = i
 		}
+		// The selectors narrow together, then must leave exactly one.
+		selected := at
 		for _, sel := range seg.sel {
 			var err error
-			if idx, err = sel.pick(at, seg.key, elems, idx); err != nil {
+			if idx, err = sel.pick(selected, seg.key, elems, idx); err != nil {
 				return fail("%v", err)
 			}
+			selected += sel.text
+		}
+		if len(idx) > 1 {
+			last := seg.sel[len(seg.sel)-1] // a key selector: an index selects one
+			return fail("%s: %d [[%s]] have %s = %s (elements %v): add a selector, e.g. %s[%d]", selected, len(idx), seg.key, last.key, tomlText(last.value), idx, selected, idx[0])
 		}
 		at = fmt.Sprintf("%s[%d]", at, idx[0])
 		if last {
@@ -317,11 +324,15 @@ func setElem(arr any, i int, v map[string]any) {
 }
 
 // pick narrows the candidate elements idx of the array at path (elements
-// elems) to those sel selects, which must be exactly one.
+// elems; path includes the selectors applied before sel) to those sel
+// selects, of which there must be at least one.
 func (sel selector) pick(path, key string, elems []map[string]any, idx []int) ([]int, error) {
 	if sel.index >= 0 {
-		if !slices.Contains(idx, sel.index) {
+		switch {
+		case sel.index >= len(elems):
 			return nil, fmt.Errorf("%s%s: there is no element %d; the spec has %d [[%s]] (0 to %d)", path, sel.text, sel.index, len(elems), key, len(elems)-1)
+		case !slices.Contains(idx, sel.index):
+			return nil, fmt.Errorf("%s%s: element %d is not among those %s selects (elements %v)", path, sel.text, sel.index, path, idx)
 		}
 		return []int{sel.index}, nil
 	}
@@ -338,11 +349,8 @@ func (sel selector) pick(path, key string, elems []map[string]any, idx []int) ([
 			out = append(out, i)
 		}
 	}
-	switch {
-	case len(out) == 0:
+	if len(out) == 0 {
 		return nil, fmt.Errorf("%s%s: no [[%s]] has %s = %s; %s values: %s", path, sel.text, key, sel.key, tomlText(sel.value), sel.key, strings.Join(values, ", "))
-	case len(out) > 1:
-		return nil, fmt.Errorf("%s%s: %d [[%s]] have %s = %s (elements %v): add a selector, e.g. [%d]", path, sel.text, len(out), key, sel.key, tomlText(sel.value), out, out[0])
 	}
 	return out, nil
 }

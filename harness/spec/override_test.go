@@ -239,3 +239,24 @@ func TestSetSHA256Canonical(t *testing.T) {
 		t.Error("another override gives the same SHA-256")
 	}
 }
+
+// TestSetChainedSelectors: a segment's selectors narrow together and then
+// must select exactly one element: [label="AdaSSP"][1] picks the second
+// AdaSSP; an index outside what the others select says so, not that the
+// element does not exist.
+func TestSetChainedSelectors(t *testing.T) {
+	s, err := decodeSet(t, overrideSpec, `mechanism[label="AdaSSP"][1].params.rho=0.5`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Mechanisms[1].Params.Values["rho"].List; !reflect.DeepEqual(got, []any{0.5}) {
+		t.Errorf("mechanism[1] rho = %v, want [0.5]", got)
+	}
+	if got := s.Mechanisms[0].Params.Values["rho"].List; !reflect.DeepEqual(got, []any{1e-4}) {
+		t.Errorf("mechanism[0] rho = %v, want [0.0001] unchanged", got)
+	}
+	_, err = decodeSet(t, overrideSpec, `mechanism[label="AdaSSP"][2].params.rho=0.5`)
+	if err == nil || !strings.Contains(err.Error(), `element 2 is not among those mechanism[label="AdaSSP"] selects (elements [0 1])`) || strings.Contains(err.Error(), "there is no element") {
+		t.Errorf("[label=\"AdaSSP\"][2]: %v", err)
+	}
+}
