@@ -8,28 +8,9 @@ import (
 	"github.com/dplab/dplab/harness/spec"
 )
 
-// quickSetSpec has a [quick] block that replaces trials, ε and one of
-// AdaSSP's params and drops Ridge.
-const quickSetSpec = `name = "q"
-seed = 1
-trials = 20
-epsilon = [0.5, 2]
-delta = 1e-6
-
-[[dataset]]
-name = "synthetic-linear"
-label = "Synth"
-params = { n = 300, d = 3 }
-
-[[mechanism]]
-name = "adassp"
-label = "AdaSSP"
-params = { rho = 1e-4 }
-
-[[mechanism]]
-name = "ridge"
-label = "Ridge"
-
+// quickSetSpec is onlySpec with a [quick] block that replaces trials, ε
+// and one of AdaSSP's params and drops Ridge.
+const quickSetSpec = onlySpec + `
 [quick]
 trials = 2
 epsilon = [1]
