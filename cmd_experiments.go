@@ -120,7 +120,9 @@ var renderCommand = &command{
 running nothing. Given a result directory it renders it in place, with the spec
 copy saved there by the last run (and its --quick setting; --out and --quick are
 refused); given a spec it renders the spec's result directory (--out to choose
-another, --quick for the --quick one).`,
+another, --quick for the --quick one). With --only it writes the subset's
+outputs to the folder subset/ of the result directory, leaving the full
+ones untouched; the subset's claims name the filters and say SUBSET.`,
 	Run: cmdRender,
 }
 
@@ -667,7 +669,16 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if p, err = onlyPlan(p, *only); err != nil {
 		return err
 	}
-	paths, err := report.RenderPlan(p, dir, results.FromDir(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) }), stderr)
+	// A subset's outputs go to a folder of their own: never in place of
+	// the full ones, which dplab report shows as the result.
+	outDir := dir
+	if p.Spec().Only != nil {
+		outDir = filepath.Join(dir, SubsetDir)
+		if err := os.MkdirAll(outDir, 0o755); err != nil {
+			return err
+		}
+	}
+	paths, err := report.RenderPlan(p, outDir, results.FromDir(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) }), stderr)
 	sort.Strings(paths)
 	for _, p := range paths {
 		fmt.Fprintf(stdout, "wrote %s\n", p)
@@ -675,6 +686,10 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	printLeftOut(stdout, p.Spec(), "drew the")
 	return storeError(err)
 }
+
+// SubsetDir is the folder of a result directory that dplab render --only
+// writes the subset's outputs to.
+const SubsetDir = "subset"
 
 // targetFlags choose what render and prune work on: a result directory
 // (with the spec its last run saved) or a SPEC.toml, whose result directory

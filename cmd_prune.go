@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
@@ -18,7 +19,7 @@ import (
 
 var pruneCommand = &command{
 	Name:      "prune",
-	UsageLine: "prune RESULTDIR|SPEC.toml [--apply] [--out DIR] [--quick] [--set PATH=VALUE]...",
+	UsageLine: "prune RESULTDIR|SPEC.toml [--apply [--force]] [--out DIR] [--quick] [--set PATH=VALUE]...",
 	Short:     "remove stored trials of cells no longer in the spec (dry run by default)",
 	Long: `Prune lists the trials stored in a result directory whose cell is no longer in
 the spec's grid (a mechanism, dataset, ε or parameter value removed or changed:
@@ -28,7 +29,9 @@ under the directory's lock (as --force does); the trials of the spec's cells
 stay, so a later run resumes as before. The spec is found as render finds it:
 a result directory's own copy (its last run's, with its --quick and --set
 overrides), or a SPEC.toml (--out, --quick and --set choose as for run).
-Unmerged shard files (DIR/shards) are not pruned.`,
+Unmerged shard files (DIR/shards) are not pruned. --apply refuses, unless
+given --force, when no stored trial would be kept or when a run the manifest
+records used another --quick or --set than this prune's.`,
 	Run: cmdPrune,
 }
 
@@ -44,6 +47,7 @@ func cmdPrune(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	fs := newFlagSet("prune", stdout)
 	apply := fs.Bool("apply", false, "remove the stale trials (default: list them only)")
 	yes := fs.Bool("yes", false, "the same as --apply")
+	force := fs.Bool("force", false, "with --apply: remove the stale trials even when none would be kept or the runs the manifest records used another --quick or --set")
 	tf := addTargetFlags(fs, "prune")
 	_, dir, s, err := tf.target(ctx, fs, args, "prune", "pruned")
 	if err != nil {
@@ -71,6 +75,7 @@ func cmdPrune(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		}
 		defer unlock()
 	}
+	fromDir := s == nil
 	if s == nil {
 		if s, err = dirSpec(ctx, dir, *tf.lim, stderr); err != nil {
 			return err
@@ -99,19 +104,66 @@ func cmdPrune(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		c.trials++
 		return false
 	}
-	if store != nil {
-		err = store.Rewrite(keep)
-	} else {
-		err = results.Scan(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) }, func(r *results.Record) { keep(r) })
-	}
-	if err != nil {
+	if err = results.Scan(dir, func(w string) { fmt.Fprintln(stderr, "warning:", w) }, func(r *results.Record) { keep(r) }); err != nil {
 		return storeError(err)
+	}
+	if store != nil && len(stale) > 0 {
+		if !*force {
+			if err := pruneGuard(dir, s, kept, *tf.quick, *tf.sets, fromDir); err != nil {
+				return err
+			}
+		}
+		if err := store.Rewrite(func(r *results.Record) bool { return keys[r.CellKey] }); err != nil {
+			return storeError(err)
+		}
 	}
 	printStale(stdout, dir, s, stale, kept, store != nil)
 	if st, err := os.Stat(filepath.Join(dir, results.ShardsDir)); err == nil && st.IsDir() {
 		fmt.Fprintf(stderr, "warning: the shard files under %s are not pruned\n", filepath.Join(dir, results.ShardsDir))
 	}
 	return nil
+}
+
+// pruneGuard refuses (as bad input naming --force) a prune --apply of the
+// result directory dir by spec s that would remove every stored trial
+// (none kept), or whose --quick and --set (quick, sets; the last run's when
+// the spec is the directory's own, fromDir) differ from those of a run the
+// manifest records: that run's trials would all go.
+func pruneGuard(dir string, s *spec.Spec, kept int, quick bool, sets []string, fromDir bool) error {
+	refuse := func(format string, args ...any) error {
+		return badInput(fmt.Errorf("%s: refusing to prune: "+format+"; check the spec, --quick and --set, or give --force to remove them anyway", append([]any{dir}, args...)...))
+	}
+	if kept == 0 {
+		return refuse("no stored trial is of a cell of %s: every one would be removed", s.Name)
+	}
+	m, err := results.ReadManifest(dir)
+	if err != nil || len(m.Runs) == 0 {
+		return nil // nothing to compare with (dirSpec warned of a corrupt one)
+	}
+	if fromDir {
+		last := m.Runs[len(m.Runs)-1]
+		quick, sets = last.Quick, last.Set
+	}
+	variant := map[bool]string{true: "the --quick variant", false: "the full variant"}
+	for i, r := range m.Runs {
+		switch {
+		case r.Quick != quick:
+			with := map[bool]string{true: "with", false: "without"}
+			return refuse("run %d in the manifest ran %s --quick, this prune is of %s, whose cells its trials may not be", i+1, with[r.Quick], variant[quick])
+		case !slices.Equal(r.Set, sets):
+			return refuse("run %d in the manifest ran with --set %s, this prune with --set %s", i+1, quoteList(r.Set), quoteList(sets))
+		}
+	}
+	return nil
+}
+
+// quoteList formats strs as a list of quoted strings: ["a", "b"].
+func quoteList(strs []string) string {
+	q := make([]string, len(strs))
+	for i, x := range strs {
+		q[i] = strconv.Quote(x)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
 }
 
 // printStale prints the stale cells, one line each (by dataset, label and

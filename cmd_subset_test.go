@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dplab/dplab/harness/report"
 	"github.com/dplab/dplab/results"
 )
 
@@ -177,7 +178,7 @@ func TestPrune(t *testing.T) {
 // TestOnlyFlag: --only runs only the matching cells (a non-private
 // reference matches every ε), prints and records in the manifest what it
 // left out, resumes like any run; render --only draws the subset alone
-// and its captions say SUBSET; a filter matching nothing, an unknown
+// in DIR/subset and its captions say SUBSET; a filter matching nothing, an unknown
 // dimension or a malformed one is bad input listing the valid values.
 func TestOnlyFlag(t *testing.T) {
 	tmp := t.TempDir()
@@ -220,8 +221,8 @@ func TestOnlyFlag(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "drew the 1 matching cell(s); left out 2 cell(s) (4 trials)") {
 		t.Fatalf("render --only: exit %d\n%s%s", code, stdout, stderr)
 	}
-	b, _ := os.ReadFile(caption)
-	summary, _ := os.ReadFile(filepath.Join(out, "summary.csv"))
+	b, _ := os.ReadFile(filepath.Join(out, "subset", "figures", "mse.caption.md"))
+	summary, _ := os.ReadFile(filepath.Join(out, "subset", "summary.csv"))
 	if !strings.Contains(string(b), "SUBSET (--only mechanism=Ridge)") || !strings.Contains(string(b), "(1 of the spec's 3 cells)") ||
 		strings.Contains(string(summary), "AdaSSP") || !strings.Contains(string(summary), "Ridge") {
 		t.Errorf("render --only: caption\n%s\nsummary.csv\n%s", b, summary)
@@ -253,5 +254,118 @@ func TestOnlyFlag(t *testing.T) {
 		if code, stdout, stderr := runMain(t, args...); code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: exit %d, want 2 and %q\n%s%s", c.args, code, c.want, stdout, stderr)
 		}
+	}
+}
+
+// TestRenderOnlyWritesSubsetFolder: render --only leaves the result
+// directory's full outputs (summary.csv, claims) untouched and writes the
+// subset's outputs to DIR/subset, whose claims name the filter in
+// claims.json and open claims.md and claims.csv with the SUBSET banner.
+func TestRenderOnlyWritesSubsetFolder(t *testing.T) {
+	tmp := t.TempDir()
+	src := subsetSpec + `
+[[claim]]
+id = "adassp-better"
+quote = "AdaSSP beats ridge"
+where = "§1"
+check = "better"
+quantity = "metric:test_mse"
+a = { mechanism = "AdaSSP" }
+b = { mechanism = "Ridge" }
+`
+	specPath := writeFile(t, filepath.Join(tmp, "subset.toml"), src)
+	out := filepath.Join(tmp, "out")
+	if code, stdout, stderr := runMain(t, "run", specPath, "--out", out, "-j", "1"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	full := map[string]string{}
+	for _, f := range []string{"summary.csv", "claims.json", "claims.md", "claims.csv", "figures/mse.caption.md"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full[f] = string(b)
+	}
+	code, stdout, stderr := runMain(t, "render", out, "--only", "epsilon=2")
+	if code != 0 || !strings.Contains(stdout, filepath.Join(out, "subset", "claims.json")) {
+		t.Fatalf("render --only: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for f, want := range full {
+		if b, _ := os.ReadFile(filepath.Join(out, f)); string(b) != want {
+			t.Errorf("render --only changed the full run's %s", f)
+		}
+	}
+	c, err := report.ReadClaims(filepath.Join(out, "subset"))
+	if err != nil || !slices.Equal(c.Only, []string{"epsilon=2"}) {
+		t.Fatalf("subset claims.json: %v, only %q", err, c.Only)
+	}
+	for _, f := range []string{"claims.md", "claims.csv"} {
+		if b, _ := os.ReadFile(filepath.Join(out, "subset", f)); !strings.Contains(string(b), "SUBSET (--only epsilon=2)") {
+			t.Errorf("subset %s has no SUBSET banner:\n%s", f, b)
+		}
+	}
+	if strings.Contains(full["claims.md"], "SUBSET") {
+		t.Error("the full claims.md says SUBSET")
+	}
+}
+
+// TestPruneApplyGuards: prune --apply refuses, unless --force, to remove
+// trials when no stored trial is of a cell of the spec, or when a run the
+// manifest records used another --quick or --set than this prune's (the
+// trials of the other variant would all go); the store is unchanged.
+func TestPruneApplyGuards(t *testing.T) {
+	tmp := t.TempDir()
+	src := subsetSpec + `
+[quick]
+trials = 1
+mechanisms = ["AdaSSP"]
+params.AdaSSP = { rho = 1e-3 }
+`
+	specPath := writeFile(t, filepath.Join(tmp, "subset.toml"), src)
+	out := filepath.Join(tmp, "out")
+	for _, args := range [][]string{{}, {"--quick"}} {
+		if code, stdout, stderr := runMain(t, append([]string{"run", specPath, "--out", out, "-j", "1"}, args...)...); code != 0 {
+			t.Fatalf("run %q: exit %d\n%s%s", args, code, stdout, stderr)
+		}
+	}
+	store := filepath.Join(out, results.TrialsFile)
+	before, _ := os.ReadFile(store)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		// The last run was --quick: the directory's spec is the quick one.
+		{[]string{"prune", out, "--apply"}, "run 1 in the manifest ran without --quick, this prune is of the --quick variant"},
+		{[]string{"prune", specPath, "--out", out, "--apply"}, "run 2 in the manifest ran with --quick, this prune is of the full variant"},
+	} {
+		code, stdout, stderr := runMain(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "--force") {
+			t.Errorf("%q: exit %d, want 2 and %q\n%s%s", c.args, code, c.want, stdout, stderr)
+		}
+		if after, _ := os.ReadFile(store); string(after) != string(before) {
+			t.Fatalf("%q changed the store", c.args)
+		}
+	}
+	// A spec none of whose cells is stored: every trial would go.
+	out2 := filepath.Join(tmp, "out2")
+	if code, stdout, stderr := runMain(t, "run", specPath, "--out", out2, "-j", "1", "--only", "mechanism=AdaSSP"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	before, _ = os.ReadFile(filepath.Join(out2, results.TrialsFile))
+	code, stdout, stderr := runMain(t, "prune", specPath, "--out", out2, "--set", "epsilon=[2]", "--yes")
+	if code != 2 || !strings.Contains(stderr, `run 1 in the manifest ran with --set [], this prune with --set ["epsilon=[2]"]`) {
+		t.Errorf("prune --set of a store run without: exit %d\n%s%s", code, stdout, stderr)
+	}
+	writeFile(t, specPath, strings.Replace(src, "rho = 1e-4", "rho = 1e-2", 1))
+	code, stdout, stderr = runMain(t, "prune", specPath, "--out", out2, "--apply")
+	if code != 2 || !strings.Contains(stderr, "no stored trial is of a cell of subset: every one would be removed") || !strings.Contains(stderr, "--force") {
+		t.Errorf("prune --apply of a store with no trial kept: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out2, results.TrialsFile)); string(after) != string(before) {
+		t.Fatal("a refused prune changed the store")
+	}
+	code, stdout, stderr = runMain(t, "prune", specPath, "--out", out2, "--apply", "--force")
+	if code != 0 || !strings.Contains(stdout, "removed 4 stored trial(s) of 2 cell(s)") {
+		t.Errorf("prune --apply --force: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

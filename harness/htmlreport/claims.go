@@ -19,6 +19,7 @@ import (
 type claims struct {
 	Quick  bool   // a --quick run's verdicts (report.ClaimsQuickBanner)
 	Banner string // report.ClaimsQuickBanner
+	Subset string // a subset render's banner (report.Claims.SubsetBanner), "" for a full one
 	CI     string // the spec's CI method
 	Items  []claimRow
 	Tally  string // "holds 3 · tie 1", unbroken within a count
@@ -52,7 +53,7 @@ func readClaims(dir string) (*claims, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &claims{Quick: c.Quick, Banner: report.ClaimsQuickBanner, CI: c.CI}
+	out := &claims{Quick: c.Quick, Banner: report.ClaimsQuickBanner, Subset: c.SubsetBanner(), CI: c.CI}
 	count := map[string]int{}
 	for _, cl := range c.Claims {
 		row := claimRow{Claim: cl, Class: verdictClass(cl.Verdict)}

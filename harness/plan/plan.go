@@ -75,8 +75,12 @@ func Validate(s *spec.Spec) (*spec.Spec, error) {
 // ApplyQuick returns the resolved spec of a --quick run of s (a resolved
 // spec: Validate): a copy with the [quick] overrides applied
 // (spec.Spec.WithQuick), validated again; s is unchanged. A spec without
-// [quick] runs as is (with its full trial count).
+// [quick] runs as is (with its full trial count). A --set that [quick]
+// would silently replace is an error (spec.Spec.CheckQuickSets).
 func ApplyQuick(s *spec.Spec) (*spec.Spec, error) {
+	if err := s.CheckQuickSets(); err != nil {
+		return nil, err
+	}
 	q := s.WithQuick()
 	if s.Quick == nil {
 		return q, nil

@@ -66,6 +66,10 @@ type Claims struct {
 	// Quick is set for a --quick run (the spec's [quick] overrides: few
 	// trials, a smaller grid): its verdicts may differ from the full run's.
 	Quick bool `json:"quick"`
+	// Only holds the --only filters of a subset render (dplab render
+	// --only, written to the result directory's subset folder): its
+	// verdicts are judged on the selected cells alone.
+	Only []string `json:"only,omitempty"`
 	// CI is the spec's confidence interval method (auto, normal or t) of
 	// every half-width below: 95% intervals of the mean over trials.
 	CI     string  `json:"ci"`
@@ -196,6 +200,24 @@ func jsonPlace(path string, b []byte, err error) string {
 // claims dplab report shows of one).
 const ClaimsQuickBanner = "QUICK RUN (--quick: the spec's [quick] overrides, few trials): these verdicts are the smoke run's and may differ from the full run's."
 
+// subsetTag returns "SUBSET (--only F...)" for the claims of a subset
+// render (Only set), "" for a full one.
+func (c *Claims) subsetTag() string {
+	if len(c.Only) == 0 {
+		return ""
+	}
+	return "SUBSET (--only " + strings.Join(c.Only, " --only ") + ")"
+}
+
+// SubsetBanner returns the banner that opens claims.md (and the claims
+// dplab report shows) of a subset render, "" for a full one.
+func (c *Claims) SubsetBanner() string {
+	if len(c.Only) == 0 {
+		return ""
+	}
+	return c.subsetTag() + ": these verdicts are judged on the selected cells alone and may differ from the whole spec's."
+}
+
 // JSON returns claims.json's bytes.
 func (c *Claims) JSON() ([]byte, error) {
 	b, err := json.MarshalIndent(c, "", "  ")
@@ -213,13 +235,17 @@ var claimsCSVHeader = []string{"run", "claim", "verdict", "point", "outcome", "w
 // CSV returns claims.csv's bytes: a row per point of every claim (numbers
 // at full precision; "" where none applies, "-inf" and "inf" for an
 // unbounded interval), its first column "QUICK RUN" for a --quick run's
-// points, "full" otherwise.
+// points, "full" otherwise, followed by "SUBSET (--only F...)" for a subset
+// render's.
 func (c *Claims) CSV() ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	run := "full"
 	if c.Quick {
 		run = "QUICK RUN"
+	}
+	if t := c.subsetTag(); t != "" {
+		run = strings.TrimPrefix(run+" "+t, "full ")
 	}
 	w.Write(claimsCSVHeader)
 	side := func(s *ClaimSide) []string {
@@ -262,6 +288,9 @@ func (c *Claims) Markdown() []byte {
 	fmt.Fprintf(&b, "# Paper claims: %s\n\n", c.Spec)
 	if c.Quick {
 		b.WriteString("**" + ClaimsQuickBanner + "**\n\n")
+	}
+	if sb := c.SubsetBanner(); sb != "" {
+		b.WriteString("**" + sb + "**\n\n")
 	}
 	if c.Title != "" {
 		fmt.Fprintf(&b, "%s.\n\n", strings.TrimSuffix(c.Title, "."))
@@ -416,6 +445,9 @@ func evaluateClaims(s *spec.Spec, claims []*claim, v *view) *Claims {
 		ci = string(results.CIAuto)
 	}
 	out := &Claims{Version: ClaimsVersion, Spec: s.Name, Title: s.Title, Quick: s.QuickApplied, CI: ci}
+	if s.Only != nil {
+		out.Only = s.Only.Filters
+	}
 	for _, c := range claims {
 		out.Claims = append(out.Claims, c.evaluate(v))
 	}

@@ -215,3 +215,48 @@ func FuzzSetOverride(f *testing.F) {
 		}
 	})
 }
+
+// TestSetSHA256Canonical: a spec's SHA-256 under --set depends on what the
+// overrides set, not on how the path or the flags were typed (shards of one
+// run typed two ways must merge); a different value changes it.
+func TestSetSHA256Canonical(t *testing.T) {
+	a, err := Decode("./t.toml", []byte(overrideSpec), LoadOptions{Set: []string{"epsilon=[1,2]", `mechanism[label="Ridge"].params.lambda=0.5`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Decode("t.toml", []byte(overrideSpec), LoadOptions{Set: []string{"epsilon=[1, 2]", `mechanism[2].params.lambda=5e-1`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.SHA256 != b.SHA256 {
+		t.Errorf("the same overrides typed two ways give SHA-256 %s and %s:\n%s\n%s", a.SHA256, b.SHA256, a.Source, b.Source)
+	}
+	c, err := Decode("t.toml", []byte(overrideSpec), LoadOptions{Set: []string{"epsilon=[1, 3]", `mechanism[2].params.lambda=5e-1`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SHA256 == a.SHA256 {
+		t.Error("another override gives the same SHA-256")
+	}
+}
+
+// TestSetChainedSelectors: a segment's selectors narrow together and then
+// must select exactly one element: [label="AdaSSP"][1] picks the second
+// AdaSSP; an index outside what the others select says so, not that the
+// element does not exist.
+func TestSetChainedSelectors(t *testing.T) {
+	s, err := decodeSet(t, overrideSpec, `mechanism[label="AdaSSP"][1].params.rho=0.5`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Mechanisms[1].Params.Values["rho"].List; !reflect.DeepEqual(got, []any{0.5}) {
+		t.Errorf("mechanism[1] rho = %v, want [0.5]", got)
+	}
+	if got := s.Mechanisms[0].Params.Values["rho"].List; !reflect.DeepEqual(got, []any{1e-4}) {
+		t.Errorf("mechanism[0] rho = %v, want [0.0001] unchanged", got)
+	}
+	_, err = decodeSet(t, overrideSpec, `mechanism[label="AdaSSP"][2].params.rho=0.5`)
+	if err == nil || !strings.Contains(err.Error(), `element 2 is not among those mechanism[label="AdaSSP"] selects (elements [0 1])`) || strings.Contains(err.Error(), "there is no element") {
+		t.Errorf("[label=\"AdaSSP\"][2]: %v", err)
+	}
+}
