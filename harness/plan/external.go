@@ -101,6 +101,15 @@ func (s *checker) validateExternal(i int) error {
 	case !(x.Timeout >= 0) || math.IsInf(x.Timeout, 0):
 		return s.ErrIn("mechanism", i, "external.timeout", "timeout = %v: want seconds ≥ 0 (0 means %v)", x.Timeout, external.DefaultTimeout)
 	}
+	if x.Mode == external.ModeDeclare && m.Tuning.Mode == spec.TunePrivate {
+		// Private tuning charges repeat-and-select of each candidate's
+		// ledger (Budget.Wrap), which a declaring worker never sees: it
+		// would choose its noise for the whole (ε, δ) and every trial
+		// would spend more than its target.
+		return s.ErrIn("mechanism", i, "tuning.mode", "private tuning of an external mechanism in mode %q: the worker chooses its noise "+
+			"for the whole budget, but private tuning charges repeat-and-select of it; use mode = %q (dplab calibrates the noise for "+
+			"the charged event) or tuning mode %q", external.ModeDeclare, external.ModeCalibrate, spec.TuneOracle)
+	}
 	for _, name := range x.Tasks {
 		if _, err := external.ParseTask(name); err != nil {
 			return s.ErrIn("mechanism", i, "external.tasks", "%v", err)
