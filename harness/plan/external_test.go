@@ -111,7 +111,7 @@ func TestExternalBlockErrors(t *testing.T) {
 		{"missing file", "[mechanism.external]\ncommand = [\"x\"]\nmode = \"declare\"\nfiles = [\"nope.py\"]\n", "mechanism[0].external.files", "nope.py"},
 		{"bad task", "[mechanism.external]\ncommand = [\"x\"]\nmode = \"declare\"\ntasks = [\"classification\"]\n", "mechanism[0].external.tasks", `unknown task "classification"`},
 		{"task mismatch", "[mechanism.external]\ncommand = [\"x\"]\nmode = \"declare\"\ntasks = [\"binary\"]\n", "mechanism[0].name", "does not fit regression data"},
-		{"declare, privately tuned", "[mechanism.external]\ncommand = [\"x\"]\nmode = \"declare\"\n[mechanism.tuning]\nmode = \"private\"\ncandidates = { c = [1, 2] }\n", "mechanism[0].tuning.mode", `use mode = "calibrate"`},
+		{"declare, privately tuned", "[mechanism.external]\ncommand = [\"x\"]\nmode = \"declare\"\n[mechanism.tuning]\nmode = \"private\"\nselect_on = \"test\"\nmean = 5\ncandidates = { c = [1, 2] }\n", "mechanism[0].tuning.mode", `use mode = "calibrate"`},
 		{"negative timeout", "[mechanism.external]\ncommand = [\"x\"]\nmode = \"declare\"\ntimeout = -1\n", "mechanism[0].external.timeout", "≥ 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
