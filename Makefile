@@ -44,9 +44,9 @@ RACE_SKIP = TestDatasetsVerifySharedFilesAreOK|TestNoSpecWritesOutsideSpec|TestA
 # the accounting package's concurrency tests, the only ones of its package make test-race runs
 # (the others take minutes under -race and start no goroutine the accountant does not)
 RACE_ACCOUNTING = TestPLDConcurrentQueries|TestCalibratorConcurrentMemo|TestCalibrateConcurrentOnce
-## test-race: the race detector over the concurrent runner, the store, the CLI, the mechanisms and the accountant's concurrent queries (short mode; the audit package's and most of the accountant's tests, minutes under -race, are left out, and RACE_SKIP's)
+## test-race: the race detector over the concurrent runner, the store, the CLI, the mechanisms (and the external workers' pool) and the accountant's concurrent queries (short mode; the audit package's and most of the accountant's tests, minutes under -race, are left out, and RACE_SKIP's)
 test-race:
-	$(GO) test -race -short -count=1 -skip '^($(RACE_SKIP))$$' . ./harness/run ./results ./internal/... ./mechanisms
+	$(GO) test -race -short -count=1 -skip '^($(RACE_SKIP))$$' . ./harness/run ./results ./internal/... ./mechanisms ./mechanisms/external
 	$(GO) test -race -short -count=1 -run '^($(RACE_ACCOUNTING))$$' ./mechanisms/accounting
 
 # the tests make test-process runs (make test-long skips them in its own run)

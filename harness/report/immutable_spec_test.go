@@ -20,13 +20,14 @@ import (
 // as resolved by the output blocks' checks and the plan (fails before:
 // Validate filled the defaults into the decoded spec and ApplyQuick applied
 // the overrides to it, in 53 of the 62 cases). It is also the check that
-// every shipped spec, full and --quick, validates (plan.Validate,
+// every shipped spec (and example spec: validation starts no worker),
+// full and --quick, validates (plan.Validate,
 // plan.ApplyQuick) and has figures and tables its kinds accept
 // (report.Check), read as the CLI reads it (spec.ReadSource).
 func TestLoadPathLeavesSpecUnchanged(t *testing.T) {
 	var paths []string
-	for _, pat := range []string{"*.toml", "audits/*.toml", "timing/*.toml"} {
-		m, _ := filepath.Glob(filepath.Join("../../experiments", pat))
+	for _, pat := range []string{"experiments/*.toml", "experiments/audits/*.toml", "experiments/timing/*.toml", "examples/*/*.toml"} {
+		m, _ := filepath.Glob(filepath.Join("../..", pat))
 		paths = append(paths, m...)
 	}
 	if len(paths) < 30 {
