@@ -66,3 +66,24 @@ func BenchmarkNormals(b *testing.B) {
 		}
 	})
 }
+
+// TestNormalsTableSelfCheck: the table read off Rand.NormFloat64 passes
+// its self-check, and a table off by one step in one layer's exit bound or
+// width fails it (Normals then fall back to Rand.NormFloat64), as would the
+// table of a math/rand/v2 whose ziggurat the probes misread.
+func TestNormalsTableSelfCheck(t *testing.T) {
+	z := zigTables()
+	if !z.ok || !z.agrees() {
+		t.Fatal("the probed table fails its self-check")
+	}
+	wide := *z
+	wide.kn[5] += 1 << 28 // accepts draws the stdlib sends to its wedge test
+	if wide.agrees() {
+		t.Error("a table with a too-wide exit bound passes the self-check")
+	}
+	scaled := *z
+	scaled.wn[7] = math.Nextafter32(scaled.wn[7], 1)
+	if scaled.agrees() {
+		t.Error("a table with a wrong layer width passes the self-check")
+	}
+}
