@@ -82,6 +82,7 @@ func TestWorkerFailuresFailOnlyTheirTrial(t *testing.T) {
 		{"nan", "not a JSON reply", true},
 		{"shape", "theta has 4 coefficients, the training data 3", true},
 		{"badevent", "no_such_kind", true},
+		{"nonprivate", `event is {"kind":"non_private"}: an external mechanism is private`, true},
 		{"raise", "reported an error: ValueError: behave raised\nTraceback", false},
 	}
 	for i, tc := range cases {

@@ -9,6 +9,7 @@ params.behave picks what it does with a fit request:
   nan       a NaN intercept (written as the bare token NaN, not JSON)
   shape     theta of d + 1 coefficients
   badevent  an event of an unknown kind
+  nonprivate the event {"kind":"non_private"}
   raise     raises ValueError (an error reply; the worker lives on)
   calibrate theta as ok, the event {"kind":"gaussian","sigma":noise,"sensitivity":1}
   wrongnoise as calibrate with sigma 2 * noise
@@ -56,6 +57,8 @@ for line in sys.stdin:
         model["theta"].append(0.0)
     elif b == "badevent":
         event = {"kind": "no_such_kind"}
+    elif b == "nonprivate":
+        event = {"kind": "non_private"}
     elif b == "raise":
         print(json.dumps({"type": "error", "id": msg["id"], "error": "Traceback (most recent call last):\n  File x\nValueError: behave raised\n"}), flush=True)
         continue
