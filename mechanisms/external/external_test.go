@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -247,4 +248,27 @@ func TestTimeoutIsTheBlocks(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "timeout of 1s") {
 		t.Errorf("a hanging trial of the 1 s block: %v", err)
 	}
+}
+
+// TestStoppedWorkerReaderEnds checks that a worker stopped with lines of
+// stdout nobody reads leaves no goroutine behind: its stdout reader used to
+// block forever sending the third line of a flood (one read, one buffered),
+// holding the pipe open.
+func TestStoppedWorkerReaderEnds(t *testing.T) {
+	c := behaveConfig(t, ModeDeclare)
+	defer closePool(c)
+	data := datatest.Tiny(t, datasets.Regression, 30, 2)
+	if _, err := build(t, c, map[string]any{"behave": "flood"}).Fit(context.Background(), data, budget(), rngs.New(rngs.Derive("flood"))); err == nil || !strings.Contains(err.Error(), "flood 1") {
+		t.Fatalf("flood: error %v, want one quoting its first line", err)
+	}
+	closePool(c) // no idle worker's reader is left either
+	var stacks string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		buf := make([]byte, 1<<20)
+		stacks = string(buf[:runtime.Stack(buf, true)])
+		if !strings.Contains(stacks, "external.start.func") {
+			return
+		}
+	}
+	t.Fatalf("a stopped worker's goroutine still runs after 5 s:\n%s", stacks)
 }

@@ -6,6 +6,7 @@ params.behave picks what it does with a fit request:
   exit      writes "behave: exiting mid-trial" to stderr and exits 3
   hang      writes "behave: hanging" to stderr and sleeps
   garbage   writes "behave: garbage" to stderr and a line that is not JSON
+  flood     writes three lines that are not JSON
   nan       a NaN intercept (written as the bare token NaN, not JSON)
   shape     theta of d + 1 coefficients
   badevent  an event of an unknown kind
@@ -50,6 +51,9 @@ for line in sys.stdin:
         sys.stderr.write("behave: garbage\n")
         sys.stderr.flush()
         print("this is not json", flush=True)
+        continue
+    elif b == "flood":
+        print("flood 1\nflood 2\nflood 3", flush=True)
         continue
     elif b == "nan":
         model["intercept"] = float("nan")
