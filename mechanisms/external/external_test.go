@@ -272,3 +272,23 @@ func TestStoppedWorkerReaderEnds(t *testing.T) {
 	}
 	t.Fatalf("a stopped worker's goroutine still runs after 5 s:\n%s", stacks)
 }
+
+// TestWorkerPrintsGoToStderr runs testdata/printing.py, a worker on
+// python/dplab_worker.py whose fit prints to stdout (with print and a raw
+// write to fd 1): its trials succeed, the printed lines going to stderr
+// instead of into the replies, where they used to fail the trial.
+func TestWorkerPrintsGoToStderr(t *testing.T) {
+	c := behaveConfig(t, ModeDeclare)
+	c.Command = []string{c.Command[0], "printing.py"}
+	defer closePool(c)
+	data := datatest.Tiny(t, datasets.Regression, 30, 3)
+	for trial := range 2 {
+		rel, err := build(t, c, map[string]any{}).Fit(context.Background(), data, budget(), rngs.New(rngs.Derive("print", string(rune('a'+trial)))))
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if lin := rel.Model.(*mechanisms.Linear); len(lin.Theta) != 3 || lin.Theta[0] != 0.1 {
+			t.Fatalf("trial %d: model %+v, want the worker's", trial, lin)
+		}
+	}
+}
