@@ -130,7 +130,13 @@ ones untouched; the subset's claims name the filters and say SUBSET.`,
 // mapping its errors to bad input (exit 2); a validation stopped by ctx (a
 // signal) is not bad input.
 func loadSpec(ctx context.Context, path string, quick bool, lim spec.Limits, sets ...string) (*spec.Spec, error) {
-	s, err := plan.LoadWith(path, spec.LoadOptions{Limits: lim, Context: ctx, Set: sets})
+	return loadSpecWith(ctx, path, quick, spec.LoadOptions{Limits: lim, Set: sets})
+}
+
+// loadSpecWith is loadSpec with load options o (its Context is ctx).
+func loadSpecWith(ctx context.Context, path string, quick bool, o spec.LoadOptions) (*spec.Spec, error) {
+	o.Context = ctx
+	s, err := plan.LoadWith(path, o)
 	if err == nil && quick {
 		s, err = plan.ApplyQuick(s)
 	}
@@ -770,7 +776,12 @@ func dirSpec(ctx context.Context, dir string, lim spec.Limits, stderr io.Writer)
 	} else if q, err = storedQuick(ctx, specPath, lim, dir); err != nil {
 		return nil, storeError(err)
 	}
-	return loadSpec(ctx, specPath, q, lim)
+	// The copy's external blocks are keyed on the files the run hashed.
+	o := spec.LoadOptions{Limits: lim, ExternalSHA256: map[string]map[string]string{}}
+	for label, x := range m.External {
+		o.ExternalSHA256[label] = x.SHA256
+	}
+	return loadSpecWith(ctx, specPath, q, o)
 }
 
 // storedQuick reports, for a result directory whose manifest (which

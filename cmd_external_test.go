@@ -331,3 +331,52 @@ func TestExternalAudit(t *testing.T) {
 		t.Errorf("under-noised NumPy DP-SGD: lower bound %v, claimed %v: want above (caught)", b[0], b[1])
 	}
 }
+
+// TestExternalResultDirKeys runs a spec whose external worker's script
+// lies beside it into a result directory elsewhere, then renders and
+// prunes that directory: its spec copy keys the external cells on the
+// files the run hashed (the manifest's), so render finds every trial and
+// prune none stale. Before, the copy's script arguments resolved against
+// the result directory: the cells' keys changed, render showed them
+// missing and prune --apply would delete every external trial.
+func TestExternalResultDirKeys(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 on PATH: the external worker (stdlib only) needs one")
+	}
+	t.Setenv("PATH", filepath.Dir(py)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	tmp := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("mechanisms", "external", "testdata", "behave.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	specDir := filepath.Join(tmp, "spec")
+	writeFile(t, filepath.Join(specDir, "behave.py"), string(src))
+	specPath := writeFile(t, filepath.Join(specDir, "ext.toml"), strings.Replace(subsetSpec, `[[mechanism]]
+name = "ridge"
+label = "Ridge"`, `[[mechanism]]
+name = "external"
+label = "Behave"
+[mechanism.external]
+command = ["python3", "behave.py"]
+mode = "declare"
+timeout = 30`, 1))
+	out := filepath.Join(tmp, "out")
+	if code, stdout, stderr := runMain(t, "run", specPath, "--out", out, "-j", "1"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := runMain(t, "render", out)
+	if code != 0 || strings.Contains(stdout+stderr, "INCOMPLETE") {
+		t.Fatalf("render %s: exit %d\n%s%s", out, code, stdout, stderr)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if f, ok := strings.CutPrefix(line, "wrote "); ok {
+			if b, _ := os.ReadFile(f); strings.Contains(string(b), "INCOMPLETE") {
+				t.Errorf("render of the result directory: %s says INCOMPLETE", f)
+			}
+		}
+	}
+	if code, stdout, stderr := runMain(t, "prune", out); code != 0 || !strings.Contains(stdout, "nothing to prune") {
+		t.Errorf("prune %s: exit %d, want nothing to prune\n%s%s", out, code, stdout, stderr)
+	}
+}

@@ -25,6 +25,7 @@ the trial fails and the worker serves the next request.
 """
 
 import json
+import os
 import sys
 import traceback
 
@@ -73,10 +74,15 @@ def serve(fit, stdin=None, stdout=None):
     fit(request) returns (model, event, diagnostics): model a dict with
     "theta" (a list of d numbers) and "intercept"; event the ledger as a
     dplab event (a dict, the JSON of `dplab account json`); diagnostics a
-    dict of numbers or None.
+    dict of numbers or None. What fit (or a library it calls) prints goes
+    to stderr: the replies keep the process's stdout to themselves.
     """
     stdin = stdin or sys.stdin
-    stdout = stdout or sys.stdout
+    if stdout is None:
+        sys.stdout.flush()
+        stdout = os.fdopen(os.dup(1), "w")
+        os.dup2(2, 1)  # writes to fd 1, Python's or C's, land on stderr
+        sys.stdout = sys.stderr
     for line in stdin:
         if not line.strip():
             continue

@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -83,6 +84,27 @@ func resolveExternal(x spec.ExternalSpec, specFile string) *spec.ExternalSpec {
 	}
 	x.Dir, x.Argv, x.SHA256, x.Missing, x.Resolved = dir, argv, sums, missing, true
 	return &x
+}
+
+// recordedExternals gives each external table d resolves the hashes the
+// load options record for its block's label (spec.LoadOptions.ExternalSHA256):
+// those of the run that stored its trials, whose files need not lie beside
+// the spec (a result directory's copy), so that its cells keep their keys.
+func recordedExternals(s *spec.Spec, d spec.Defaults) {
+	rec := s.Options().ExternalSHA256
+	if rec == nil {
+		return
+	}
+	r := s.Resolved(d)
+	for i, x := range d.Externals {
+		if sums, ok := rec[r.Mechanisms[i].Label]; ok && x != nil {
+			y := *x
+			y.SHA256 = map[string]string{} // as resolveExternal's, never nil
+			maps.Copy(y.SHA256, sums)
+			y.Missing = nil
+			d.Externals[i] = &y
+		}
+	}
 }
 
 // validateExternal checks block i's external table against its name.

@@ -16,6 +16,7 @@ import (
 // warnings its validation found. s is unchanged.
 func resolve(s *spec.Spec) (*spec.Spec, error) {
 	d, indexErrs := defaultsOf(s)
+	recordedExternals(s, d)
 	c := newChecker(s.Resolved(d))
 	c.indexErrs = indexErrs
 	if err := c.validate(); err != nil {

@@ -287,6 +287,11 @@ type LoadOptions struct {
 	// Set holds --set PATH=VALUE overrides, applied in order to the TOML
 	// document before it is decoded (override.go).
 	Set []string
+	// ExternalSHA256 holds, by mechanism label, the SHA-256 of the files
+	// an external block's command and files name as a run recorded them
+	// (its manifest): a spec loaded from a result directory keys its
+	// external cells on what ran, not on files beside the copy.
+	ExternalSHA256 map[string]map[string]string
 }
 
 // DecodeFile reads and strictly decodes a spec file (ReadSource, Decode).

@@ -262,6 +262,11 @@ func (m *Mechanism) release(rep *reply, req request, d int, family accounting.Ev
 	if err != nil {
 		return nil, fmt.Errorf("the worker's event: %w", err)
 	}
+	if _, ok := ev.(accounting.NonPrivate); ok {
+		// The runner exempts a non-private release from its budget check:
+		// accepted, the trial would spend ε = ∞ in a private cell.
+		return nil, errors.New(`the worker's event is {"kind":"non_private"}: an external mechanism is private, its event is the ledger of the noise it added`)
+	}
 	rel := &mechanisms.Release{Model: lin, Event: ev, Calibrated: true}
 	if family != nil {
 		got, _ := json.Marshal(ev)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +83,7 @@ func TestWorkerFailuresFailOnlyTheirTrial(t *testing.T) {
 		{"nan", "not a JSON reply", true},
 		{"shape", "theta has 4 coefficients, the training data 3", true},
 		{"badevent", "no_such_kind", true},
+		{"nonprivate", `event is {"kind":"non_private"}: an external mechanism is private`, true},
 		{"raise", "reported an error: ValueError: behave raised\nTraceback", false},
 	}
 	for i, tc := range cases {
@@ -245,5 +247,48 @@ func TestTimeoutIsTheBlocks(t *testing.T) {
 	_, err := build(t, short, map[string]any{"behave": "hang"}).Fit(ctx, data, budget(), rngs.New(rngs.Derive("s")))
 	if err == nil || !strings.Contains(err.Error(), "timeout of 1s") {
 		t.Errorf("a hanging trial of the 1 s block: %v", err)
+	}
+}
+
+// TestStoppedWorkerReaderEnds checks that a worker stopped with lines of
+// stdout nobody reads leaves no goroutine behind: its stdout reader used to
+// block forever sending the third line of a flood (one read, one buffered),
+// holding the pipe open.
+func TestStoppedWorkerReaderEnds(t *testing.T) {
+	c := behaveConfig(t, ModeDeclare)
+	defer closePool(c)
+	data := datatest.Tiny(t, datasets.Regression, 30, 2)
+	if _, err := build(t, c, map[string]any{"behave": "flood"}).Fit(context.Background(), data, budget(), rngs.New(rngs.Derive("flood"))); err == nil || !strings.Contains(err.Error(), "flood 1") {
+		t.Fatalf("flood: error %v, want one quoting its first line", err)
+	}
+	closePool(c) // no idle worker's reader is left either
+	var stacks string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		buf := make([]byte, 1<<20)
+		stacks = string(buf[:runtime.Stack(buf, true)])
+		if !strings.Contains(stacks, "external.start.func") {
+			return
+		}
+	}
+	t.Fatalf("a stopped worker's goroutine still runs after 5 s:\n%s", stacks)
+}
+
+// TestWorkerPrintsGoToStderr runs testdata/printing.py, a worker on
+// python/dplab_worker.py whose fit prints to stdout (with print and a raw
+// write to fd 1): its trials succeed, the printed lines going to stderr
+// instead of into the replies, where they used to fail the trial.
+func TestWorkerPrintsGoToStderr(t *testing.T) {
+	c := behaveConfig(t, ModeDeclare)
+	c.Command = []string{c.Command[0], "printing.py"}
+	defer closePool(c)
+	data := datatest.Tiny(t, datasets.Regression, 30, 3)
+	for trial := range 2 {
+		rel, err := build(t, c, map[string]any{}).Fit(context.Background(), data, budget(), rngs.New(rngs.Derive("print", string(rune('a'+trial)))))
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if lin := rel.Model.(*mechanisms.Linear); len(lin.Theta) != 3 || lin.Theta[0] != 0.1 {
+			t.Fatalf("trial %d: model %+v, want the worker's", trial, lin)
+		}
 	}
 }

@@ -242,7 +242,9 @@ type worker struct {
 	argv   []string
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	lines  chan []byte // complete lines of stdout; closed at EOF
+	lines  chan []byte   // complete lines of stdout; closed at EOF
+	done   chan struct{} // closed by stop: the stdout reader stops sending
+	once   sync.Once
 	stderr *tail
 	exited chan struct{} // closed when the process has been waited for
 	werr   error         // cmd.Wait's error, once exited is closed
@@ -253,7 +255,7 @@ func start(ctx context.Context, c Config, timeout time.Duration) (*worker, error
 	cmd := exec.Command(c.Command[0], c.Command[1:]...)
 	cmd.Dir = c.Dir
 	ownGroup(cmd) // a terminal's Ctrl-C reaches dplab, which stops the worker
-	w := &worker{argv: c.Command, cmd: cmd, lines: make(chan []byte, 1), stderr: &tail{}, exited: make(chan struct{})}
+	w := &worker{argv: c.Command, cmd: cmd, lines: make(chan []byte, 1), done: make(chan struct{}), stderr: &tail{}, exited: make(chan struct{})}
 	cmd.Stderr = w.stderr
 	cmd.WaitDelay = time.Second // a grandchild holding stderr open does not hang Wait
 	stdin, err := cmd.StdinPipe()
@@ -278,7 +280,11 @@ func start(ctx context.Context, c Config, timeout time.Duration) (*worker, error
 		sc := bufio.NewScanner(pr)
 		sc.Buffer(make([]byte, 64<<10), maxLine)
 		for sc.Scan() {
-			w.lines <- bytes.Clone(sc.Bytes())
+			select {
+			case w.lines <- bytes.Clone(sc.Bytes()):
+			case <-w.done: // lines nobody reads: a stopped worker's
+				return
+			}
 		}
 	}()
 	go func() {
@@ -355,8 +361,10 @@ func (w *worker) exchange(ctx context.Context, msg any, timeout time.Duration, r
 	}
 }
 
-// stop kills the worker (closing its stdin first) and waits for it.
+// stop kills the worker (closing its stdin first) and waits for it; its
+// stdout reader ends (done) even with lines unread.
 func (w *worker) stop() {
+	w.once.Do(func() { close(w.done) })
 	w.stdin.Close()
 	select {
 	case <-w.exited:

@@ -6,9 +6,11 @@ params.behave picks what it does with a fit request:
   exit      writes "behave: exiting mid-trial" to stderr and exits 3
   hang      writes "behave: hanging" to stderr and sleeps
   garbage   writes "behave: garbage" to stderr and a line that is not JSON
+  flood     writes three lines that are not JSON
   nan       a NaN intercept (written as the bare token NaN, not JSON)
   shape     theta of d + 1 coefficients
   badevent  an event of an unknown kind
+  nonprivate the event {"kind":"non_private"}
   raise     raises ValueError (an error reply; the worker lives on)
   calibrate theta as ok, the event {"kind":"gaussian","sigma":noise,"sensitivity":1}
   wrongnoise as calibrate with sigma 2 * noise
@@ -50,12 +52,17 @@ for line in sys.stdin:
         sys.stderr.flush()
         print("this is not json", flush=True)
         continue
+    elif b == "flood":
+        print("flood 1\nflood 2\nflood 3", flush=True)
+        continue
     elif b == "nan":
         model["intercept"] = float("nan")
     elif b == "shape":
         model["theta"].append(0.0)
     elif b == "badevent":
         event = {"kind": "no_such_kind"}
+    elif b == "nonprivate":
+        event = {"kind": "non_private"}
     elif b == "raise":
         print(json.dumps({"type": "error", "id": msg["id"], "error": "Traceback (most recent call last):\n  File x\nValueError: behave raised\n"}), flush=True)
         continue
