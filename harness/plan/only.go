@@ -84,13 +84,8 @@ func (f onlyFilter) match(p *Plan, c *Cell) bool {
 // sameParam reports whether a cell's param value v is the --only text s: a
 // number equal to it, or the same text (a string, true, false).
 func sameParam(v any, s string) bool {
-	var x float64
-	switch n := v.(type) {
-	case int64:
-		x = float64(n)
-	case float64:
-		x = n
-	default:
+	x, err := spec.AsFloat(v)
+	if err != nil {
 		return fmt.Sprint(v) == strings.Trim(s, `"'`)
 	}
 	y, err := strconv.ParseFloat(s, 64)

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -358,21 +357,12 @@ func (sel selector) pick(path, key string, elems []map[string]any, idx []int) ([
 // sameValue reports whether two raw TOML values are equal, an integer and
 // a float of the same number included.
 func sameValue(a, b any) bool {
-	if x, ok := number(a); ok {
-		y, ok := number(b)
-		return ok && x == y
+	x, errA := AsFloat(a)
+	y, errB := AsFloat(b)
+	if errA == nil || errB == nil {
+		return errA == nil && errB == nil && x == y
 	}
 	return reflect.DeepEqual(a, b)
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), true
-	case float64:
-		return n, !math.IsNaN(n)
-	}
-	return 0, false
 }
 
 // tomlText writes a raw value as TOML.
