@@ -214,8 +214,8 @@ func FigureKinds() []string { return slices.Sorted(maps.Keys(figureKinds)) }
 func TableKinds() []string { return slices.Sorted(maps.Keys(tableKinds)) }
 
 // Selection is the block of a table kind that only selects datasets and
-// mechanisms and sets a title, formats and a note (the privacy and runtime
-// tables): RegisterSelectionTable decodes it.
+// mechanisms and sets a title, formats and a note (the privacy table; the
+// runtime table's block embeds it): RegisterSelectionTable decodes it.
 type Selection struct {
 	Title      string   `toml:"title"`      // table title; default none
 	Datasets   []string `toml:"datasets"`   // labels; default all
