@@ -183,6 +183,24 @@ func tableLines(s string) []string {
 	return out
 }
 
+// renderOracle renders the records of the test spec (ci = "auto") into a
+// new directory, what the generated sections are compared with, and
+// returns the spec's source, the directory and a reader of its files.
+func renderOracle(t *testing.T) (src, out string, read func(string) string) {
+	t.Helper()
+	src, out = testSpec("auto"), t.TempDir()
+	if _, err := report.RenderRecords(spectest.MustParse(t, src), out, testRecords(t, src), nil); err != nil {
+		t.Fatal(err)
+	}
+	return src, out, func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+}
+
 // TestGenerateAndCheck: the sections of a document are regenerated from
 // the evidence as a render of the records writes them (the table's rows
 // are those of tables/mse.md, the verdict that of claims.json), the
@@ -205,18 +223,7 @@ func TestGenerateAndCheck(t *testing.T) {
 	}
 
 	// The oracle: what a render of the records writes.
-	src := testSpec("auto")
-	out := t.TempDir()
-	if _, err := report.RenderRecords(spectest.MustParse(t, src), out, testRecords(t, src), nil); err != nil {
-		t.Fatal(err)
-	}
-	read := func(path string) string {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	src, out, read := renderOracle(t)
 	got, table := read(doc), read(filepath.Join(out, "tables", "mse.md"))
 	if !slices.Equal(tableLines(strings.Split(got, "Prose between")[1]), tableLines(table)) || len(tableLines(table)) != 4 {
 		t.Errorf("table section:\n%s\nwant the rows of\n%s", got, table)
@@ -359,18 +366,7 @@ func TestFigureAndCaptionSections(t *testing.T) {
 	if _, err := Write(files); err != nil {
 		t.Fatal(err)
 	}
-	src := testSpec("auto")
-	out := t.TempDir()
-	if _, err := report.RenderRecords(spectest.MustParse(t, src), out, testRecords(t, src), nil); err != nil {
-		t.Fatal(err)
-	}
-	read := func(path string) string {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	_, out, read := renderOracle(t)
 	if read(svgPath) != read(filepath.Join(out, "figures", "mse.svg")) {
 		t.Errorf("%s is not the render's figures/mse.svg", svgPath)
 	}

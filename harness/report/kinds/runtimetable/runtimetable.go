@@ -19,17 +19,9 @@ func init() {
 		Doc: "per dataset, one row per (mechanism, ε) with the mean wall time, runs and per-example gradient evaluations of a trial; with totals, each mechanism's wall time summed over its trials.",
 		Decode: func(b *report.Block) (report.Table, error) {
 			t := runtimeTable{}
-			if err := b.Decode(&t); err != nil {
+			if err := b.DecodeSelection(&t, &t.Selection); err != nil {
 				return nil, err
 			}
-			var err error
-			if t.Formats, err = b.Formats(t.Formats, plotting.TableFormats); err != nil {
-				return nil, err
-			}
-			if t.Datasets, t.Mechanisms, err = b.Labels(t.Datasets, t.Mechanisms); err != nil {
-				return nil, err
-			}
-			t.Name = b.Out.Name
 			return &t, nil
 		}})
 }
