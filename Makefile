@@ -5,7 +5,7 @@ STATICCHECK_VERSION ?= v0.8.2
 BENCH ?= .
 BENCHCOUNT ?= 6
 
-.PHONY: all build quickstart docs equivalence test test-race test-process test-memory test-slurm test-properties test-golden test-browser test-long lint bench reproduce clean
+.PHONY: all build quickstart docs external-evidence equivalence test test-race test-process test-memory test-slurm test-properties test-golden test-browser test-long lint bench reproduce clean
 
 all: lint test
 
@@ -109,12 +109,29 @@ bench:
 reproduce:
 	scripts/reproduce.sh -j $(or $(J),2)
 
-## docs: regenerate the marked sections of docs/reproduction/*.md (numeric tables,
-## verdicts) and the evidence folders' summary.csv and claims.md from the committed
-## evidence of full-size runs (docs/reproduction/evidence/<spec>/evidence.json), with
-## the current specs and code; make test fails when they differ (docs/README.md)
+## docs: regenerate the marked sections of docs/reproduction/*.md and docs/external.md
+## (numeric tables, figures, verdicts) and the evidence folders' summary.csv and claims.md
+## from the committed evidence of full-size runs (docs/reproduction/evidence/<spec>/,
+## examples/external/evidence/<spec>/), with the current specs and code; make test fails
+## when they differ (docs/README.md)
 docs:
 	$(GO) run . docs
+	$(GO) run . docs $(EXTERNAL_DOCS)
+
+# The external mechanisms' example (docs/external.md): its spec's folder,
+# its evidence's and the document.
+EXTERNAL_DOCS = --specs examples/external --evidence examples/external/evidence docs/external.md
+
+## external-evidence: rerun examples/external/compare.toml and audit.toml at full size
+## from scratch (replacing runs/external_example/ and runs/external_audit/; needs a
+## python3 with NumPy first on PATH) and refresh their committed evidence
+## (examples/external/evidence/) and docs/external.md
+external-evidence: build
+	rm -rf runs/external_example runs/external_audit
+	./dplab run examples/external/compare.toml -j $(or $(J),2)
+	@# exits 1 by design: the under-noised worker's violation is what the audit shows
+	-./dplab run examples/external/audit.toml -j $(or $(J),2)
+	./dplab docs --refresh runs $(EXTERNAL_DOCS)
 
 ## equivalence: rerun each spec of SPECS (default: every spec with committed evidence) at
 ## full size into runs/equivalence/<spec>/ (resumable) and check it against its committed

@@ -30,12 +30,20 @@ gets the table tables/TABLE.md a render of SPEC writes, and
 
   <!-- dplab:begin claims specs=SPEC1,SPEC2 -->  ...  <!-- dplab:end -->
 
-the verdicts of their [[claim]] blocks. The evidence folders' summary.csv and
-claims.md are regenerated too. Text outside the sections is left alone.
+the verdicts of their [[claim]] blocks, and
+
+  <!-- dplab:begin figure spec=SPEC name=FIGURE -->  ...  <!-- dplab:end -->
+
+its [[figure]] FIGURE drawn into img/SPEC-FIGURE.svg beside the document,
+with its caption (a table section with caption=yes gets its caption too).
+The evidence folders' summary.csv and claims.md are regenerated too. Text
+outside the sections is left alone. docs/external.md is generated the same
+way with --specs examples/external --evidence examples/external/evidence
+(make docs does both).
 
 With --refresh RESULTS it first makes the evidence of every spec the
 documents name (and of every spec with an evidence folder) from its
-finished full-size run in RESULTS/<spec>/ (specs without one keep their
+finished full-size run in RESULTS/<the spec's name>/ (specs without one keep their
 evidence; RESULTS is ` + run.DefaultRoot + ` for dplab run's default result directories):
 make reproduce does this after running every spec.
 
@@ -77,7 +85,10 @@ func cmdDocs(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if *refresh != "" {
 		for _, name := range names {
-			dir := filepath.Join(*refresh, name)
+			dir, err := g.RunDir(*refresh, name)
+			if err != nil {
+				return badInput(err)
+			}
 			if _, err := os.Stat(filepath.Join(dir, "trials.jsonl")); errors.Is(err, iofs.ErrNotExist) {
 				fmt.Fprintf(stdout, "kept the evidence of %s (no run in %s)\n", name, dir)
 				continue

@@ -12,29 +12,40 @@ import (
 	"github.com/dplab/dplab/results"
 )
 
+// generatedDocs are the documents with generated sections: their files
+// (a glob), the folder of the specs they name and the parent of those
+// specs' committed evidence folders (dplab docs --specs, --evidence).
+var generatedDocs = []struct{ docs, specs, evidence string }{
+	{filepath.Join("docs", "reproduction", "*.md"), "experiments", filepath.Join("docs", "reproduction", "evidence")},
+	{filepath.Join("docs", "external.md"), filepath.Join("examples", "external"), filepath.Join("examples", "external", "evidence")},
+}
+
 // TestReproductionDocsGenerated renders every marked section of
-// docs/reproduction/*.md (tables and verdicts), and the summary.csv and
-// claims.md of every evidence folder, from the committed evidence of the
-// full-size runs with the current specs and code, and fails when a file
-// differs, naming the document, the section and a diff excerpt: a change of
-// a spec's CI method, a label or a table's format cannot leave a doc stale.
-// make docs regenerates them.
+// docs/reproduction/*.md and docs/external.md (tables, figures and
+// verdicts), the figures' files, and the summary.csv and claims.md of
+// every evidence folder, from the committed evidence of the full-size runs
+// with the current specs and code, and fails when a file differs, naming
+// the document, the section and a diff excerpt: a change of a spec's CI
+// method, a label or a table's format cannot leave a doc stale. make docs
+// regenerates them.
 func TestReproductionDocsGenerated(t *testing.T) {
-	docs, err := filepath.Glob(filepath.Join("docs", "reproduction", "*.md"))
-	if err != nil || len(docs) == 0 {
-		t.Fatalf("no reproduction docs: %v", err)
-	}
-	g := docgen.New(docgen.Config{Specs: "experiments", Evidence: filepath.Join("docs", "reproduction", "evidence")})
-	names, err := g.Specs(docs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := g.Generate(docs, names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range docgen.Check(files) {
-		t.Errorf("%s(run make docs and review the diff)", s)
+	for _, set := range generatedDocs {
+		docs, err := filepath.Glob(set.docs)
+		if err != nil || len(docs) == 0 {
+			t.Fatalf("no documents %s: %v", set.docs, err)
+		}
+		g := docgen.New(docgen.Config{Specs: set.specs, Evidence: set.evidence})
+		names, err := g.Specs(docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := g.Generate(docs, names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range docgen.Check(files) {
+			t.Errorf("%s(run make docs and review the diff)", s)
+		}
 	}
 }
 

@@ -299,6 +299,12 @@ func Write(f *Figure, dir string, formats ...string) ([]string, error) {
 	return paths, nil
 }
 
+// MarkdownCaption returns f's Markdown caption file (<name>.caption.md):
+// the title in bold and the caption line, then one list item per note.
+func (f *Figure) MarkdownCaption() []byte {
+	return captionMarkdown(captionTitle(f.Name, f.Title, f.Caption), f.Caption, f.CaptionNotes())
+}
+
 // CaptionNotes returns the notes of f's caption files: f.Caption's, each
 // once, then which curves coincide and how they are told apart.
 func (f *Figure) CaptionNotes() []string { return f.Caption.notes(f.coincidenceNotes()...) }
@@ -313,7 +319,7 @@ func (f *Figure) captionFiles(formats []string) ([][]byte, error) {
 		file = f.Name + "." + formats[0]
 	}
 	return [][]byte{
-		captionMarkdown(title, f.Caption, notes),
+		f.MarkdownCaption(),
 		captionTeX("figures/"+file, "fig", f.Name, title, f.Caption, notes),
 	}, nil
 }

@@ -92,7 +92,7 @@ func WriteTable(t *Table, dir string, formats ...string) ([]string, error) {
 		paths = append(paths, path)
 	}
 	notes, title := t.CaptionNotes(), captionTitle(t.Name, t.Title, t.Caption)
-	for i, b := range [][]byte{captionMarkdown(title, t.Caption, notes), captionTeX("tables/"+t.Name+".tex", "tab", t.Name, title, t.Caption, notes)} {
+	for i, b := range [][]byte{t.MarkdownCaption(), captionTeX("tables/"+t.Name+".tex", "tab", t.Name, title, t.Caption, notes)} {
 		name := t.Name + CaptionFiles[i]
 		if err := fileutil.ReplaceFileInFolder(dir, name, b); err != nil {
 			return paths, err
@@ -100,6 +100,12 @@ func WriteTable(t *Table, dir string, formats ...string) ([]string, error) {
 		paths = append(paths, filepath.Join(dir, name))
 	}
 	return paths, nil
+}
+
+// MarkdownCaption returns t's Markdown caption file (<name>.caption.md):
+// the title in bold and the caption line, then one list item per note.
+func (t *Table) MarkdownCaption() []byte {
+	return captionMarkdown(captionTitle(t.Name, t.Title, t.Caption), t.Caption, t.CaptionNotes())
 }
 
 // CaptionNotes returns the notes of t's caption files: its caption's,

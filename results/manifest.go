@@ -62,6 +62,18 @@ type Run struct {
 	Only          []string `json:"only,omitempty"`
 	LeftOutCells  int      `json:"left_out_cells,omitempty"`
 	LeftOutTrials int      `json:"left_out_trials,omitempty"`
+	// Load holds the machine's 1-minute load average (LoadAverage) at the
+	// run's start and, when it ended, at its end: the context of its
+	// trials' wall times. Empty where the system reports none.
+	Load []float64 `json:"load,omitempty"`
+}
+
+// AddLoad appends the machine's load average now to r.Load, when the
+// system reports one.
+func (r *Run) AddLoad() {
+	if x, ok := LoadAverage(); ok {
+		r.Load = append(r.Load, x)
+	}
 }
 
 // CorruptManifestError is a manifest file that does not parse. The trials

@@ -8,9 +8,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dplab/dplab/harness/internal/spectest"
 	"github.com/dplab/dplab/harness/report"
+	_ "github.com/dplab/dplab/harness/report/kinds" // the figure and table kinds
+
 	"github.com/dplab/dplab/results"
 )
 
@@ -36,7 +39,9 @@ func TestParse(t *testing.T) {
 		{"a\n<!-- dplab:begin table spec=a name=b -->\n", "d.md:2: section \"table name=b spec=a\" is not ended"},
 		{"<!-- dplab:end -->\n", "d.md:1: <!-- dplab:end --> without a section begun"},
 		{"<!-- dplab:begin table spec=a name=b -->\n<!-- dplab:begin table spec=a name=c -->\n", "d.md:2: a section begins inside the section begun at line 1"},
-		{"<!-- dplab:begin figure spec=a -->\n", "d.md:1: section kind \"figure\": want claims or table"},
+		{"<!-- dplab:begin chart spec=a -->\n", "d.md:1: section kind \"chart\": want claims, figure, table"},
+		{"<!-- dplab:begin figure spec=a -->\n", "d.md:1: figure section: name= missing"},
+		{"<!-- dplab:begin table spec=a name=b caption=no -->\n", "d.md:1: table section: caption=no: want caption=yes"},
 		{"<!-- dplab:begin table spec=a -->\n", "d.md:1: table section: name= missing"},
 		{"<!-- dplab:begin table spec=a name=b nme=c -->\n", "d.md:1: table section: \"nme=c\": want key=value with a key of spec, name"},
 		{"<!-- dplab:begin table spec=a spec=c name=b -->\n", "d.md:1: table section: spec given twice"},
@@ -73,6 +78,10 @@ name = "ridge"
 label = "Ridge"
 
 [[table]]
+name = "mse"
+metric = "test_mse"
+
+[[figure]]
 name = "mse"
 metric = "test_mse"
 
@@ -174,6 +183,24 @@ func tableLines(s string) []string {
 	return out
 }
 
+// renderOracle renders the records of the test spec (ci = "auto") into a
+// new directory, what the generated sections are compared with, and
+// returns the spec's source, the directory and a reader of its files.
+func renderOracle(t *testing.T) (src, out string, read func(string) string) {
+	t.Helper()
+	src, out = testSpec("auto"), t.TempDir()
+	if _, err := report.RenderRecords(spectest.MustParse(t, src), out, testRecords(t, src), nil); err != nil {
+		t.Fatal(err)
+	}
+	return src, out, func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+}
+
 // TestGenerateAndCheck: the sections of a document are regenerated from
 // the evidence as a render of the records writes them (the table's rows
 // are those of tables/mse.md, the verdict that of claims.json), the
@@ -196,18 +223,7 @@ func TestGenerateAndCheck(t *testing.T) {
 	}
 
 	// The oracle: what a render of the records writes.
-	src := testSpec("auto")
-	out := t.TempDir()
-	if _, err := report.RenderRecords(spectest.MustParse(t, src), out, testRecords(t, src), nil); err != nil {
-		t.Fatal(err)
-	}
-	read := func(path string) string {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	src, out, read := renderOracle(t)
 	got, table := read(doc), read(filepath.Join(out, "tables", "mse.md"))
 	if !slices.Equal(tableLines(strings.Split(got, "Prose between")[1]), tableLines(table)) || len(tableLines(table)) != 4 {
 		t.Errorf("table section:\n%s\nwant the rows of\n%s", got, table)
@@ -325,5 +341,115 @@ func TestTableRows(t *testing.T) {
 	}
 	if got, want := tableLines(string(files[0].New)), []string{"| ε | AdaSSP |", "|---|---:|", "| 0.5 | 4.0 ± 2.5 |"}; !slices.Equal(got, want) {
 		t.Errorf("rows %q, want %q", got, want)
+	}
+}
+
+// TestFigureAndCaptionSections: a figure section draws the spec's figure
+// from the evidence into img/<spec>-<name>.svg beside the document, the
+// same bytes as a render of the records writes (figures/<name>.svg), with
+// the render's caption; caption=yes puts the render's table caption under
+// the table; a changed figure file is stale, an unknown figure an error.
+func TestFigureAndCaptionSections(t *testing.T) {
+	cfg, doc := setup(t, "auto")
+	text := "# Doc\n\n<!-- dplab:begin figure spec=t name=mse -->\n<!-- dplab:end -->\n\n<!-- dplab:begin table spec=t name=mse caption=yes -->\n<!-- dplab:end -->\n"
+	if err := os.WriteFile(doc, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := New(cfg).Generate([]string{doc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svgPath := filepath.Join(filepath.Dir(doc), "img", "t-mse.svg")
+	if len(files) != 2 || files[1].Path != svgPath || files[1].Old != nil {
+		t.Fatalf("files %v: want the document and a new %s", files, svgPath)
+	}
+	if _, err := Write(files); err != nil {
+		t.Fatal(err)
+	}
+	_, out, read := renderOracle(t)
+	if read(svgPath) != read(filepath.Join(out, "figures", "mse.svg")) {
+		t.Errorf("%s is not the render's figures/mse.svg", svgPath)
+	}
+	got := read(doc)
+	for _, want := range []string{"![](img/t-mse.svg)\n\n" + read(filepath.Join(out, "figures", "mse.caption.md")),
+		// The table's caption without its title, which the table states.
+		"| 2 | 1.20 ± 0.75 |\n\n" + strings.Replace(read(filepath.Join(out, "tables", "mse.caption.md")), "**Test MSE — Lin (y / max|y|).** ", "", 1)} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the document lacks\n%s\n----\n%s", want, got)
+		}
+	}
+	if err := os.WriteFile(svgPath, []byte(strings.Replace(read(svgPath), "<svg", "<svg data-x=\"1\"", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err = New(cfg).Generate([]string{doc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stale := Check(files); len(stale) != 1 || stale[0].Path != svgPath {
+		t.Errorf("after editing the figure: stale %v, want %s", stale, svgPath)
+	}
+	if err := os.WriteFile(doc, []byte("<!-- dplab:begin figure spec=t name=mes -->\n<!-- dplab:end -->\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(cfg).Generate([]string{doc}, nil); err == nil || !strings.Contains(err.Error(), `spec t has no figure "mes" (did you mean "mse"?)`) {
+		t.Errorf("unknown figure: %v", err)
+	}
+}
+
+// TestWallTimesNameTheirRun: evidence that keeps wall-clock times (a claim
+// reads one) and the runs that stored them says, under the claims and
+// under a table with a wall-time column, which run they are of: its date,
+// trials, -j and load averages; evidence without times says nothing.
+func TestWallTimesNameTheirRun(t *testing.T) {
+	cfg, doc := setup(t, "auto")
+	src := strings.Replace(testSpec("auto"), "[[claim]]", `[[table]]
+name = "rt"
+kind = "runtime"
+
+[[claim]]
+id = "timed"
+quote = "AdaSSP takes time"
+where = "§2"
+check = "value"
+quantity = "wall_s"
+a = { mechanism = "AdaSSP" }
+min = 0
+
+[[claim]]`, 1)
+	if err := os.WriteFile(filepath.Join(cfg.Specs, "t.toml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs := testRecords(t, src)
+	for i := range recs {
+		recs[i].WallSeconds = 0.25
+	}
+	ev, err := report.NewEvidence(spectest.MustParse(t, src), results.FromSlice(recs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 12, 7, 1, 15, 20, 0, time.UTC)
+	ev.Runs = report.RunsOf(&results.Manifest{Runs: []results.Run{
+		{Start: start.Add(-time.Hour), End: start.Add(-time.Hour)}, // ran nothing: left out
+		{Start: start.Add(27 * time.Millisecond), End: start.Add(6 * time.Second), Jobs: 2, TrialsRun: 9, Load: []float64{16.66, 16.69}}}})
+	b, err := ev.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg.Evidence, "t", EvidenceFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := "<!-- dplab:begin claims specs=t -->\n<!-- dplab:end -->\n<!-- dplab:begin table spec=t name=rt -->\n<!-- dplab:end -->\n<!-- dplab:begin table spec=t name=mse -->\n<!-- dplab:end -->\n"
+	if err := os.WriteFile(doc, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := New(cfg).Generate([]string{doc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const run = "wall-clock times are of the run of 2026-12-07 01:15:20–01:15:26 UTC, 9 trials at -j 2, load average 16.66 at its start and 16.69 at its end._"
+	got := string(files[0].New)
+	parts := strings.Split(got, "<!-- dplab:end -->")
+	if !strings.Contains(parts[0], "; t's "+run) || !strings.Contains(parts[1], "; "+run) || strings.Contains(parts[2], "wall-clock") {
+		t.Errorf("want the run under the claims and the runtime table only:\n%s", got)
 	}
 }

@@ -13,9 +13,11 @@
 //
 // Kinds: "table" (spec, name: a table file stem the spec's render writes,
 // tables/<name>.md; optionally rows: only the rows whose label contains
-// that text, such as rows=Relative[split=random]) and "claims" (specs: a
-// comma-separated list of spec names; their claims' verdicts in one
-// table).
+// that text, such as rows=Relative[split=random]; caption=yes: with its
+// caption), "figure" (spec, name: a [[figure]] block of the spec, drawn
+// from the evidence into img/<spec>-<name>.svg beside the document, with
+// its caption) and "claims" (specs: a comma-separated list of spec names;
+// their claims' verdicts in one table).
 package docgen
 
 import (
@@ -34,7 +36,7 @@ const (
 
 // Section is a marked section of a document.
 type Section struct {
-	Kind string            // "table" or "claims"
+	Kind string            // "table", "figure" or "claims"
 	Args map[string]string // key=value pairs after the kind
 	Line int               // line of the begin marker (1-based)
 	// start and end delimit the section's content in the document: from
@@ -58,10 +60,11 @@ func (s *Section) String() string {
 var (
 	sectionArgs = map[string][]string{
 		"table":  {"spec", "name"},
+		"figure": {"spec", "name"},
 		"claims": {"specs"},
 	}
 	optionalArgs = map[string][]string{
-		"table": {"rows"},
+		"table": {"rows", "caption"},
 	}
 )
 
@@ -119,7 +122,7 @@ func parseBegin(line string) (*Section, error) {
 	s := &Section{Kind: words[0], Args: map[string]string{}}
 	keys, ok := sectionArgs[s.Kind]
 	if !ok {
-		return nil, fmt.Errorf("section kind %q: want %s", s.Kind, strings.Join(slices.Sorted(maps.Keys(sectionArgs)), " or "))
+		return nil, fmt.Errorf("section kind %q: want %s", s.Kind, strings.Join(slices.Sorted(maps.Keys(sectionArgs)), ", "))
 	}
 	allowed := append(slices.Clone(keys), optionalArgs[s.Kind]...)
 	for _, w := range words[1:] {
@@ -136,6 +139,9 @@ func parseBegin(line string) (*Section, error) {
 		if _, ok := s.Args[k]; !ok {
 			return nil, fmt.Errorf("%s section: %s= missing", s.Kind, k)
 		}
+	}
+	if c, ok := s.Args["caption"]; ok && c != "yes" {
+		return nil, fmt.Errorf("%s section: caption=%s: want caption=yes (or no caption key)", s.Kind, c)
 	}
 	return s, nil
 }

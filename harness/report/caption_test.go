@@ -10,7 +10,9 @@ import (
 
 	"github.com/dplab/dplab/harness/internal/spectest"
 	"github.com/dplab/dplab/harness/run"
+	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/plotting"
+	"github.com/dplab/dplab/results"
 )
 
 // Issue 35: figures and tables fit for a paper by default.
@@ -183,5 +185,76 @@ func TestCaptionPhrases(t *testing.T) {
 	}
 	if got := splitTop("a (b; c); d [e; f]; g", "; "); !slices.Equal(got, []string{"a (b; c)", "d [e; f]", "g"}) {
 		t.Errorf("splitTop: %q", got)
+	}
+}
+
+// TestCaptionSaysExternalCode: a figure or table showing an external
+// mechanism's cells says so, in its line ("external code: LABEL", still
+// one line) and in a note naming the command and who chose the noise; one
+// not showing them says nothing of it.
+func TestCaptionSaysExternalCode(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "w.py"), []byte("# a worker\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := `name = "ext"
+seed = 1
+trials = 3
+epsilon = [1, 2]
+delta = 1e-5
+[[dataset]]
+name = "synthetic-linear"
+label = "Lin"
+params = { n = 100, d = 3 }
+[[mechanism]]
+name = "external"
+label = "Ext"
+[mechanism.external]
+command = ["python3", "w.py"]
+mode = "declare"
+[[mechanism]]
+name = "adassp"
+label = "AdaSSP"
+[[figure]]
+name = "both"
+metric = "test_mse"
+[[figure]]
+name = "builtin"
+metric = "test_mse"
+mechanisms = ["AdaSSP"]
+`
+	path := filepath.Join(dir, "ext.toml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(path, spec.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []results.Record
+	for _, c := range spectest.Cells(t, s) {
+		for trial := range s.Trials {
+			recs = append(recs, results.Record{Schema: results.SchemaVersion, Experiment: s.Name, CellKey: c.Key, Dataset: "Lin",
+				Mechanism: c.Entry.Info.Name, Label: c.Label, Epsilon: results.Float(c.Epsilon), Trial: trial, Status: results.StatusOK,
+				Metrics: map[string]results.Float{"test_mse": results.Float(1 + trial)},
+				Privacy: results.Privacy{EpsTarget: results.Float(c.Epsilon), EpsSpent: results.Float(c.Epsilon), Delta: 1e-5, Accountant: "rdp"}})
+		}
+	}
+	figs, err := DrawFigures(s, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line := figs[0].Caption.Line; !strings.Contains(line, "; external code: Ext") {
+		t.Errorf("caption line %q does not say Ext is external code", line)
+	}
+	if n, err := plotting.CaptionLines(figs[0]); err != nil || n != 1 {
+		t.Errorf("caption line on %d lines (%v): want 1", n, err)
+	}
+	note := `external code: Ext is a worker process running "python3 w.py" (mode declare: the worker chose its noise`
+	if !slices.ContainsFunc(figs[0].Caption.Notes, func(n string) bool { return strings.HasPrefix(n, note) }) {
+		t.Errorf("caption notes %q lack %q", figs[0].Caption.Notes, note)
+	}
+	if c := figs[1].Caption; strings.Contains(c.Line, "external") || slices.ContainsFunc(c.Notes, func(n string) bool { return strings.Contains(n, "external code") }) {
+		t.Errorf("a figure of AdaSSP alone says external code: %q %q", c.Line, c.Notes)
 	}
 }

@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/internal/suggest"
 	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
 )
@@ -54,9 +56,38 @@ type Evidence struct {
 	Timing bool
 	// Trials is the number of ok trials digested.
 	Trials int
+	// Runs are the runs that stored the trials (from the result
+	// directory's manifest, by dplab docs --refresh), the context of the
+	// wall-clock times: kept with them (Timing) only.
+	Runs []EvidenceRun
 
 	d      *digest
 	traces traceUses // the iterations kept of each trace (evidence_traces.go)
+}
+
+// EvidenceRun is a run that stored trials of an evidence's result
+// directory: when it ran, on how many concurrent trials, how many it ran,
+// and the machine's 1-minute load average at its start and end
+// (results.Run.Load).
+type EvidenceRun struct {
+	Start  time.Time `json:"start"`
+	End    time.Time `json:"end"`
+	Jobs   int       `json:"jobs"`
+	Trials int       `json:"trials"`
+	Load   []float64 `json:"load,omitempty"`
+}
+
+// RunsOf returns the runs of manifest m that stored trials, as evidence
+// keeps them (times in UTC, to the second).
+func RunsOf(m *results.Manifest) []EvidenceRun {
+	var out []EvidenceRun
+	for _, r := range m.Runs {
+		if r.TrialsRun > 0 {
+			out = append(out, EvidenceRun{Start: r.Start.UTC().Truncate(time.Second), End: r.End.UTC().Truncate(time.Second),
+				Jobs: r.Jobs, Trials: r.TrialsRun, Load: r.Load})
+		}
+	}
+	return out
 }
 
 // NewEvidence digests the records of stored (a store's records in store
@@ -130,12 +161,46 @@ func dropTiming(a *results.CellSummary) {
 // also counts the trials of trace iterations the evidence does not keep;
 // a document's prose explains), the claims, summary.csv.
 type EvidenceOutputs struct {
-	Tables  []*plotting.Table // in the order a render writes them; Note empty
-	Claims  *Claims           // nil without [[claim]] blocks
-	Summary []byte            // summary.csv
+	Tables []*plotting.Table // in the order a render writes them; Note empty
+	// Captions holds each table's caption (Tables[i]'s), as a render writes
+	// it; for a table of trace iterations it also counts the trials of
+	// iterations the evidence does not keep.
+	Captions []plotting.Caption
+	Claims   *Claims // nil without [[claim]] blocks
+	Summary  []byte  // summary.csv
 	// Interval names how the tables' intervals are computed ("Student-t,
 	// n < 30"); "" when no cell has trials.
 	Interval string
+
+	spec *spec.Spec
+	outs *outputs
+	view *view
+}
+
+// evidenceFigureKinds are the figure kinds drawn from evidence
+// (EvidenceOutputs.Figure): those made of the cells' summaries and the
+// [[curve]] values, which the evidence keeps whole.
+var evidenceFigureKinds = []string{"epsilon", "curves"}
+
+// Figure draws the spec's [[figure]] block name from the evidence, as a
+// render draws it from the records (with its caption), for a figure of a
+// kind made of the cells' summaries (evidenceFigureKinds); a figure of
+// trace iterations is not: the evidence keeps only the iterations tables
+// and claims read.
+func (o *EvidenceOutputs) Figure(name string) (*plotting.Figure, error) {
+	var names []string
+	for i := range o.spec.Figures {
+		b := &o.spec.Figures[i]
+		if b.Name != name {
+			names = append(names, b.Name)
+			continue
+		}
+		if !slices.Contains(evidenceFigureKinds, b.Kind) {
+			return nil, fmt.Errorf("figure %q of %s is of kind %q: the evidence draws figures of kind %s only", name, o.spec.Name, b.Kind, strings.Join(evidenceFigureKinds, " or "))
+		}
+		return o.outs.figures[i].Draw(&View{o.view}), nil
+	}
+	return nil, fmt.Errorf("spec %s has no figure %q%s (its figures: %s)", o.spec.Name, name, suggest.DidYouMean(name, names), strings.Join(names, ", "))
 }
 
 // StaleEvidenceError is an evidence file that lacks cells of the current
@@ -267,7 +332,7 @@ func (e *Evidence) Outputs(s *spec.Spec) (*EvidenceOutputs, error) {
 // viewOutputs returns the EvidenceOutputs of the view v of s's outputs
 // outs.
 func viewOutputs(s *spec.Spec, outs *outputs, v *view) (*EvidenceOutputs, error) {
-	out := &EvidenceOutputs{}
+	out := &EvidenceOutputs{spec: s, outs: outs, view: v}
 	var err error
 	if out.Summary, err = v.summaryCSV(); err != nil {
 		return nil, err
@@ -278,7 +343,7 @@ func viewOutputs(s *spec.Spec, outs *outputs, v *view) (*EvidenceOutputs, error)
 			v.built[s.Tables[i].Name] = append(v.built[s.Tables[i].Name], tab)
 			shown := *tab
 			shown.Caption = plotting.Caption{}
-			out.Tables = append(out.Tables, &shown)
+			out.Tables, out.Captions = append(out.Tables, &shown), append(out.Captions, tab.Caption)
 		}
 	}
 	if len(outs.claims) > 0 {
@@ -306,6 +371,7 @@ type evidenceHeader struct {
 	Quick        bool                `json:"quick"`
 	Timing       bool                `json:"timing"`
 	Trials       int                 `json:"trials"`
+	Runs         []EvidenceRun       `json:"runs,omitempty"`
 	Traces       traceUses           `json:"traces,omitempty"`
 	Skipped      map[string]string   `json:"skipped,omitempty"`
 	Relations    map[string][]string `json:"relations,omitempty"`
@@ -371,7 +437,7 @@ type evSummary struct {
 // JSON returns the evidence file's bytes.
 func (e *Evidence) JSON() ([]byte, error) {
 	h := evidenceHeader{Version: EvidenceVersion, Spec: e.Spec, SpecSHA256: e.SpecSHA256, CodeVersions: e.CodeVersions,
-		CI: e.CI, Quick: e.Quick, Timing: e.Timing, Trials: e.Trials, Traces: e.traces, Skipped: e.d.skipped, Relations: e.d.rels}
+		CI: e.CI, Quick: e.Quick, Timing: e.Timing, Trials: e.Trials, Runs: e.Runs, Traces: e.traces, Skipped: e.d.skipped, Relations: e.d.rels}
 	if h.CodeVersions == nil {
 		h.CodeVersions = []string{}
 	}
@@ -439,7 +505,7 @@ func ParseEvidence(name string, b []byte) (*Evidence, error) {
 		return nil, fmt.Errorf("%s: format version %d (this dplab reads 1 to %d)", name, f.Version, EvidenceVersion)
 	}
 	e := &Evidence{Spec: f.Spec, SpecSHA256: f.SpecSHA256, CodeVersions: f.CodeVersions, CI: f.CI, Quick: f.Quick,
-		Timing: f.Timing, Trials: f.Trials, traces: f.Traces,
+		Timing: f.Timing, Trials: f.Trials, Runs: f.Runs, traces: f.Traces,
 		d: &digest{cells: make(map[string]*cellDigest, len(f.Cells)), skipped: f.Skipped, rels: f.Relations}}
 	if e.d.skipped == nil {
 		e.d.skipped = map[string]string{}

@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"github.com/dplab/dplab/harness/internal/spectest"
 	"github.com/dplab/dplab/harness/run"
 	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/plotting"
 	"github.com/dplab/dplab/results"
 )
 
@@ -436,6 +439,65 @@ func TestEvidenceCarriesEverySummaryField(t *testing.T) {
 		}
 		if c.typ.NumField() != len(c.handled) {
 			t.Errorf("%s has %d fields, the evidence handles %d", c.typ, c.typ.NumField(), len(c.handled))
+		}
+	}
+}
+
+// TestRuntimeTotals: a runtime table with totals = true gives each cell's
+// wall times summed over its trials and, per mechanism block, a row over
+// all its cells with the mean and the sum of their trials' wall times, as
+// the records' wall times add up (the oracle: the sums of the records
+// themselves), and without totals its columns are unchanged.
+func TestRuntimeTotals(t *testing.T) {
+	s := spectest.MustParse(t, iterSpecSrc+"\n[[table]]\nname = \"runtime\"\nkind = \"runtime\"\ntotals = true\n")
+	recs := iterRecordsComplete(t, s)
+	cellSum, blockSum, blockN := map[string]float64{}, map[string]float64{}, map[string]int{}
+	for i := range recs {
+		recs[i].WallSeconds = float64(i+1) / 8 // distinct, exact in binary
+		cellSum[recs[i].CellKey] += recs[i].WallSeconds
+		block := strings.SplitN(recs[i].Label, "[", 2)[0]
+		blockSum[block] += recs[i].WallSeconds
+		blockN[block]++
+	}
+	var tab *plotting.Table
+	for _, x := range recordsOutputs(t, s, recs).Tables {
+		if x.Name == "runtime" {
+			tab = x
+		}
+	}
+	if tab == nil {
+		t.Fatal("no runtime table")
+	}
+	if want := []string{"wall s/trial", "runs/trial", "per-example gradients/trial", "wall s, all trials"}; !slices.Equal(tab.Columns, want) {
+		t.Fatalf("columns %q, want %q", tab.Columns, want)
+	}
+	sums := slices.Sorted(maps.Values(cellSum))
+	var got []float64
+	for i, row := range tab.Rows {
+		if strings.Contains(row, "all ε") {
+			continue
+		}
+		got = append(got, tab.Cells[i][3].Mean)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, sums) {
+		t.Errorf("cells' summed wall times %v, want %v", got, sums)
+	}
+	for _, block := range []string{"RGM", "Clip", "GD"} {
+		row := fmt.Sprintf("%s, all ε (%d trials)", block, blockN[block])
+		i := slices.Index(tab.Rows, row)
+		if i < 0 {
+			t.Errorf("no row %q in %q", row, tab.Rows)
+			continue
+		}
+		if c := tab.Cells[i]; c[3].Mean != blockSum[block] || c[0].Mean != blockSum[block]/float64(blockN[block]) || c[1].Present || c[2].Present {
+			t.Errorf("row %q: %v, want sum %v and mean %v", row, c, blockSum[block], blockSum[block]/float64(blockN[block]))
+		}
+	}
+	plain := spectest.MustParse(t, iterSpecSrc+"\n[[table]]\nname = \"runtime\"\nkind = \"runtime\"\n")
+	for _, x := range recordsOutputs(t, plain, iterRecordsComplete(t, plain)).Tables {
+		if x.Name == "runtime" && (len(x.Columns) != 3 || slices.ContainsFunc(x.Rows, func(r string) bool { return strings.Contains(r, "all ε") })) {
+			t.Errorf("without totals: columns %q, rows %q", x.Columns, x.Rows)
 		}
 	}
 }

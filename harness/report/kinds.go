@@ -214,8 +214,8 @@ func FigureKinds() []string { return slices.Sorted(maps.Keys(figureKinds)) }
 func TableKinds() []string { return slices.Sorted(maps.Keys(tableKinds)) }
 
 // Selection is the block of a table kind that only selects datasets and
-// mechanisms and sets a title, formats and a note (the privacy and runtime
-// tables): RegisterSelectionTable decodes it.
+// mechanisms and sets a title, formats and a note (the privacy table; the
+// runtime table's block embeds it): RegisterSelectionTable decodes it.
 type Selection struct {
 	Title      string   `toml:"title"`      // table title; default none
 	Datasets   []string `toml:"datasets"`   // labels; default all
@@ -253,19 +253,30 @@ type selectionTable struct {
 func RegisterSelectionTable(kind, doc, example string, tablesOf func(v *View, s *Selection) []*plotting.Table) {
 	RegisterTable(kind, Kind[Table]{Example: example, Doc: doc, Params: selectionTable{}, Decode: func(b *Block) (Table, error) {
 		t := selectionTable{tablesOf: tablesOf}
-		if err := b.Decode(&t); err != nil {
+		if err := b.DecodeSelection(&t, &t.Selection); err != nil {
 			return nil, err
 		}
-		var err error
-		if t.Formats, err = b.Formats(t.Formats, plotting.TableFormats); err != nil {
-			return nil, err
-		}
-		if t.Datasets, t.Mechanisms, err = b.Labels(t.Datasets, t.Mechanisms); err != nil {
-			return nil, err
-		}
-		t.Name = b.Out.Name
 		return &t, nil
 	}})
+}
+
+// DecodeSelection decodes the block into v, a table kind's params struct
+// embedding the Selection sel (v's own), and completes sel: its formats
+// checked (plotting.TableFormats by default), its labels checked and cut
+// to those a --quick run kept, its Name the block's.
+func (b *Block) DecodeSelection(v any, sel *Selection) error {
+	if err := b.Decode(v); err != nil {
+		return err
+	}
+	var err error
+	if sel.Formats, err = b.Formats(sel.Formats, plotting.TableFormats); err != nil {
+		return err
+	}
+	if sel.Datasets, sel.Mechanisms, err = b.Labels(sel.Datasets, sel.Mechanisms); err != nil {
+		return err
+	}
+	sel.Name = b.Out.Name
+	return nil
 }
 
 func (t *selectionTable) Build(v *View) []*plotting.Table { return t.tablesOf(v, &t.Selection) }

@@ -17,7 +17,7 @@ var kindDocs = map[string]string{
 	"Layout.YMax":                    "the y axis's upper limit; default the data's, with headroom",
 	"Layout.YMin":                    "the y axis's lower limit; default the data's, with headroom",
 	"Layout.YTicks":                  "the labelled y ticks; default chosen for the range (every decade on a log axis)",
-	"Selection":                      "Selection is the block of a table kind that only selects datasets and mechanisms and sets a title, formats and a note (the privacy and runtime tables): RegisterSelectionTable decodes it.",
+	"Selection":                      "Selection is the block of a table kind that only selects datasets and mechanisms and sets a title, formats and a note (the privacy table; the runtime table's block embeds it): RegisterSelectionTable decodes it.",
 	"Selection.Datasets":             "labels; default all",
 	"Selection.Formats":              "default [\"md\", \"tex\", \"csv\"]",
 	"Selection.Mechanisms":           "labels; default all",

@@ -37,10 +37,14 @@ func (v *view) caption(band, center string, keep func(*plan.Cell) bool, extra ..
 			shown[v.cells[i].Mechanism] = true
 		}
 	}
-	var oracle, selection, tuning []string
+	var oracle, selection, tuning, external []string
 	for i, m := range s.Mechanisms {
 		if !shown[i] {
 			continue
+		}
+		if e := m.External; e != nil {
+			external = append(external, m.Label)
+			notes = append(notes, externalText(m.Label, e))
 		}
 		switch m.Tuning.Mode {
 		case spec.TuneOracle:
@@ -118,6 +122,9 @@ func (v *view) caption(band, center string, keep func(*plan.Cell) bool, extra ..
 			line = append(line, "SELECTION NOT PRIVATE: "+strings.Join(selection, ", "))
 		}
 	}
+	if len(external) > 0 {
+		line = append(line, "external code: "+strings.Join(external, ", "))
+	}
 	if len(warned) > 0 {
 		line = append(line, "WARNING: target ε overspent ("+strings.Join(warned, ", ")+")")
 	}
@@ -132,6 +139,17 @@ func (v *view) caption(band, center string, keep func(*plan.Cell) bool, extra ..
 		line = append(line, "SUBSET (--only "+strings.Join(s.Only.Filters, " --only ")+")")
 	}
 	return plotting.Caption{Line: strings.Join(line, "; "), Notes: slices.DeleteFunc(notes, func(n string) bool { return n == "" })}
+}
+
+// externalText is the caption note of an external mechanism (label,
+// its [mechanism.external] table e): external code, its command, and who
+// chose its noise (docs/external.md).
+func externalText(label string, e *spec.ExternalSpec) string {
+	who := "the worker chose its noise and declared its ledger, which dplab accounted"
+	if e.Mode == "calibrate" {
+		who = "dplab calibrated its noise and checked the ledger it returned"
+	}
+	return fmt.Sprintf("external code: %s is a worker process running %q (mode %s: %s)", label, strings.Join(e.Command, " "), e.Mode, who)
 }
 
 // withReferences puts the non-private references of a table (their

@@ -404,6 +404,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 	}
 	manifestRun := results.Run{Build: results.CurrentBuild(), Args: opt.Args, Jobs: jobs, Quick: s.QuickApplied, Start: start,
 		Trials: opt.Trials, Set: s.Overrides}
+	manifestRun.AddLoad()
 	if o := s.Only; o != nil {
 		manifestRun.Only, manifestRun.LeftOutCells, manifestRun.LeftOutTrials = o.Filters, o.LeftCells, o.LeftTrials
 	}
@@ -535,6 +536,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 		rep.Lost = int(finished.Load()) - (rep.Ran + rep.Failed + rep.Skipped + rep.Infeasible)
 	}
 	manifestRun.End = time.Now()
+	manifestRun.AddLoad()
 	manifestRun.TrialsRun, manifestRun.Failed, manifestRun.Skipped, manifestRun.Infeasible = rep.Ran, rep.Failed, rep.Skipped, rep.Infeasible
 	switch {
 	case rep.Interrupted:
