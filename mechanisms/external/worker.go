@@ -361,14 +361,15 @@ func (w *worker) exchange(ctx context.Context, msg any, timeout time.Duration, r
 	}
 }
 
-// stop kills the worker (closing its stdin first) and waits for it; its
-// stdout reader ends (done) even with lines unread.
+// stop closes the worker's stdin, gives it 200 ms to exit, then kills its
+// process group (the worker, if it still runs, and whatever it started,
+// which would outlive a worker that exits) and waits for it; its stdout
+// reader ends (done) even with lines unread.
 func (w *worker) stop() {
 	w.once.Do(func() { close(w.done) })
 	w.stdin.Close()
 	select {
 	case <-w.exited:
-		return
 	case <-time.After(200 * time.Millisecond):
 	}
 	kill(w.cmd)
