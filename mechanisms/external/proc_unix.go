@@ -3,6 +3,8 @@
 package external
 
 import (
+	"io"
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -21,4 +23,19 @@ func kill(cmd *exec.Cmd) {
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
 		cmd.Process.Kill() // gone already (os.ErrProcessDone) or no group
 	}
+}
+
+// tryLock takes an exclusive flock(2) of the directory dir without
+// waiting, held until the returned closer closes (or the process ends);
+// false when another open file, of any process, holds it.
+func tryLock(dir string) (io.Closer, bool) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, false
+	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		f.Close()
+		return nil, false
+	}
+	return f, true
 }

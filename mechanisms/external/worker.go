@@ -39,7 +39,8 @@ type pool struct {
 	mu   sync.Mutex
 	idle []*worker
 	busy int
-	dir  string // the data directory, made on first use
+	dir  string    // the data directory, made on first use
+	lock io.Closer // holds dir's lock (newStaging) until it is removed
 }
 
 var (
@@ -74,19 +75,64 @@ func closePool(c Config) error {
 	p.mu.Lock()
 	idle := p.idle
 	p.idle = nil
-	dir := ""
+	dir, lock := "", io.Closer(nil)
 	if p.busy == 0 {
-		dir, p.dir = p.dir, ""
+		dir, p.dir, lock, p.lock = p.dir, "", p.lock, nil
 	}
 	p.mu.Unlock()
 	for _, w := range idle {
 		w.stop()
 	}
-	if dir != "" {
-		return os.RemoveAll(dir)
+	if dir == "" {
+		return nil
 	}
-	return nil
+	err := os.RemoveAll(dir)
+	lock.Close()
+	return err
 }
+
+// stagingPrefix names the data directories in the temporary directory.
+const stagingPrefix = "dplab-staging-"
+
+// staleAge is how old a data directory must be (its modification time) to
+// be taken for stale: a younger one may not be locked by its maker yet.
+const staleAge = time.Minute
+
+// newStaging makes a data directory in the temporary directory, locked
+// while the returned closer is open, after removing the stale ones: those
+// older than staleAge whose lock no process holds. A lock dies with its
+// process, so the directories of a dplab that was killed (SIGKILL, a crash)
+// go at the next start of a worker's data. (Directories of other users,
+// which one cannot remove, and, where there are no such locks, every
+// directory are left alone.)
+func newStaging() (string, io.Closer, error) {
+	old, _ := filepath.Glob(filepath.Join(os.TempDir(), stagingPrefix+"*"))
+	for _, d := range old {
+		if st, err := os.Lstat(d); err != nil || !st.IsDir() || time.Since(st.ModTime()) < staleAge {
+			continue
+		}
+		if l, ok := tryLock(d); ok {
+			os.RemoveAll(d)
+			l.Close()
+		}
+	}
+	dir, err := os.MkdirTemp("", stagingPrefix)
+	if err != nil {
+		return "", nil, err
+	}
+	l, ok := tryLock(dir)
+	if !ok {
+		// No lock here (no flock, or a file system without it): the
+		// others' tryLock fails alike, so none takes the directory for
+		// stale.
+		l = nopCloser{}
+	}
+	return dir, l, nil
+}
+
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }
 
 // enter marks a fit as running (its data must stay), until leave.
 func (p *pool) enter() {
@@ -108,12 +154,12 @@ func (p *pool) leave() {
 func (p *pool) data(train *datasets.Dataset) (trainFiles, error) {
 	p.mu.Lock()
 	if p.dir == "" {
-		dir, err := os.MkdirTemp("", "dplab-external-")
+		dir, lock, err := newStaging()
 		if err != nil {
 			p.mu.Unlock()
 			return trainFiles{}, err
 		}
-		p.dir = dir
+		p.dir, p.lock = dir, lock
 	}
 	dir := p.dir
 	p.mu.Unlock()
