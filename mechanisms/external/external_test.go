@@ -292,3 +292,33 @@ func TestWorkerPrintsGoToStderr(t *testing.T) {
 		}
 	}
 }
+
+// TestReplyStrictness runs testdata/replies.py, which answers with a given
+// line: a JSON null where a number goes (in the model, the event or a
+// diagnostic) fails the trial naming where, instead of being read as 0; a
+// null top-level diagnostics is no diagnostics; a reply line over the
+// limit (lowered to 4 KiB here) fails it saying so, instead of "the worker
+// closed its stdout".
+func TestReplyStrictness(t *testing.T) {
+	c := behaveConfig(t, ModeDeclare)
+	c.Command = []string{c.Command[0], "replies.py"}
+	defer func(n int) { maxLine = n }(maxLine)
+	maxLine = 4096 // read when a worker starts
+	defer closePool(c)
+	data := datatest.Tiny(t, datasets.Regression, 20, 2)
+	const event = `{"kind":"gaussian","sigma":50,"sensitivity":1}`
+	for _, tc := range []struct{ reply, want string }{
+		{`{"type":"result","id":"$id","model":{"theta":[0.1,0.2],"intercept":0},"event":` + event + `,"diagnostics":null}`, ""},
+		{`{"type":"result","id":"$id","model":{"theta":[null,0.2],"intercept":0},"event":` + event + `}`, "null at model.theta[0]: numbers must be JSON numbers"},
+		{`{"type":"result","id":"$id","model":{"theta":[0.1,0.2],"intercept":null},"event":` + event + `}`, "null at model.intercept"},
+		{`{"type":"result","id":"$id","model":{"theta":[0.1,0.2],"intercept":0},"event":{"kind":"gaussian","sigma":null,"sensitivity":1}}`, "null at event.sigma"},
+		{`{"type":"result","id":"$id","model":{"theta":[0.1,0.2],"intercept":0},"event":` + event + `,"diagnostics":{"steps":null}}`, "null at diagnostics.steps"},
+		{`{"type":"result","id":"$id","model":{"theta":[0.1,0.2],"intercept":0},"event":` + event + `,"pad":"` + strings.Repeat("x", 5000) + `"}`,
+			"the worker wrote a line longer than dplab's limit of 4096 bytes on a reply line"},
+	} {
+		_, err := build(t, c, map[string]any{"reply": tc.reply}).Fit(context.Background(), data, budget(), rngs.New(rngs.Derive("r", tc.reply)))
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("reply %.100s: error %v, want %q", tc.reply, err, tc.want)
+		}
+	}
+}

@@ -10,9 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,8 +27,9 @@ import (
 // tailBytes is how much of a worker's stderr an error quotes.
 const tailBytes = 4096
 
-// maxLine bounds one reply line (a model of millions of coefficients fits).
-const maxLine = 256 << 20
+// maxLine bounds one reply line (a model of millions of coefficients
+// fits); a variable for the tests.
+var maxLine = 256 << 20
 
 var requestID atomic.Int64
 
@@ -294,6 +297,7 @@ type worker struct {
 	stderr *tail
 	exited chan struct{} // closed when the process has been waited for
 	werr   error         // cmd.Wait's error, once exited is closed
+	rerr   error         // why the stdout reader stopped, once lines is closed
 }
 
 // start starts a worker and completes the hello handshake.
@@ -324,7 +328,7 @@ func start(ctx context.Context, c Config, timeout time.Duration) (*worker, error
 		defer pr.Close()
 		defer close(w.lines)
 		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 64<<10), maxLine)
+		sc.Buffer(make([]byte, min(64<<10, maxLine)), maxLine)
 		for sc.Scan() {
 			select {
 			case w.lines <- bytes.Clone(sc.Bytes()):
@@ -332,6 +336,7 @@ func start(ctx context.Context, c Config, timeout time.Duration) (*worker, error
 				return
 			}
 		}
+		w.rerr = sc.Err()
 	}()
 	go func() {
 		w.werr = cmd.Wait()
@@ -371,9 +376,64 @@ func (w *worker) roundTrip(ctx context.Context, req request, timeout time.Durati
 		if rep.ID != req.ID || (rep.Type != "result" && rep.Type != "error") {
 			return fmt.Errorf("the worker's line is not the reply to request %d: %q", req.ID, clip(line))
 		}
+		if rep.Type == "result" {
+			return nullIn(line)
+		}
 		return nil
 	})
 	return &rep, err
+}
+
+// nullIn refuses a JSON null inside a value of the reply line (Go decodes
+// it into a number as 0, into a list of numbers as an element 0): where the
+// protocol wants a number, a null is an error. A null value of a top-level
+// key counts as the key's absence.
+func nullIn(line []byte) error {
+	if !bytes.Contains(line, []byte("null")) { // the common case: no walk
+		return nil
+	}
+	var top map[string]any
+	if err := json.Unmarshal(line, &top); err != nil {
+		return fmt.Errorf("the worker's reply: %w", err)
+	}
+	var walk func(v any, path string) string
+	walk = func(v any, path string) string {
+		switch v := v.(type) {
+		case nil:
+			return path
+		case map[string]any:
+			keys := slices.Sorted(maps.Keys(v))
+			for _, k := range keys {
+				if p := walk(v[k], path+"."+k); p != "" {
+					return p
+				}
+			}
+		case []any:
+			for i, e := range v {
+				if p := walk(e, fmt.Sprintf("%s[%d]", path, i)); p != "" {
+					return p
+				}
+			}
+		}
+		return ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(top)) {
+		if top[k] == nil {
+			continue
+		}
+		if p := walk(top[k], k); p != "" {
+			return fmt.Errorf("the worker's reply has null at %s: numbers must be JSON numbers (null is not 0)", p)
+		}
+	}
+	return nil
+}
+
+// mib is n bytes in MiB, for messages.
+func mib(n int) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // exchange writes msg as one line and hands the next stdout line to read,
@@ -396,6 +456,9 @@ func (w *worker) exchange(ctx context.Context, msg any, timeout time.Duration, r
 			written = nil
 		case line, ok := <-w.lines:
 			if !ok {
+				if errors.Is(w.rerr, bufio.ErrTooLong) { // rerr is set before lines closes
+					return fmt.Errorf("the worker wrote a line longer than dplab's limit of %s on a reply line", mib(maxLine))
+				}
 				return errors.New("the worker closed its stdout (it exited?)")
 			}
 			return read(line)
