@@ -1,7 +1,10 @@
 package external
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -13,6 +16,7 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/datatest"
+	"github.com/dplab/dplab/internal/npy"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
@@ -319,6 +323,51 @@ func TestReplyStrictness(t *testing.T) {
 		_, err := build(t, c, map[string]any{"reply": tc.reply}).Fit(context.Background(), data, budget(), rngs.New(rngs.Derive("r", tc.reply)))
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("reply %.100s: error %v, want %q", tc.reply, err, tc.want)
+		}
+	}
+}
+
+// TestDataStreamed: writing a training split allocates a small fraction
+// of its size (the .npy files are streamed from the matrix's rows, hashed
+// as they are written), and the files hold exactly npy.Write's bytes of
+// the rows and labels, named by their SHA-256. Before, the split was
+// copied into one slice and encoded into a buffer twice (once to name the
+// files, once to write them): about 3 times its size allocated per write.
+func TestDataStreamed(t *testing.T) {
+	c := Config{Command: []string{"streamed"}}
+	defer closePool(c)
+	data := datatest.Tiny(t, datasets.Regression, 4000, 50)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	files, err := poolFor(c).data(data)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := uint64(8 * 4000 * 51)
+	got := after.TotalAlloc - before.TotalAlloc
+	if got > size/8 {
+		t.Errorf("writing a split of %d bytes allocated %d bytes", size, got)
+	}
+	t.Logf("writing a split of %d bytes allocated %d bytes", size, got)
+	n, d := data.Rows(), data.Cols()
+	raw := make([]float64, 0, n*d)
+	for i := range n {
+		raw = append(raw, data.X.RawRowView(i)...)
+	}
+	for _, f := range []struct {
+		path  string
+		shape []int
+		vals  []float64
+	}{{files.X, []int{n, d}, raw}, {files.Y, []int{n}, data.Y}} {
+		var want bytes.Buffer
+		if err := npy.Write(&want, f.shape, f.vals); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(f.path)
+		sum := sha256.Sum256(want.Bytes())
+		if err != nil || !bytes.Equal(got, want.Bytes()) || !strings.Contains(filepath.Base(f.path), hex.EncodeToString(sum[:])[:24]) {
+			t.Errorf("%s: %v; %d bytes, want npy.Write's %d, named by their SHA-256", f.path, err, len(got), want.Len())
 		}
 	}
 }

@@ -152,8 +152,9 @@ func (p *pool) leave() {
 
 // data writes train's features and labels as .npy files into the pool's
 // data directory and returns them: once per training set, named by their
-// contents' SHA-256 (memoised on train), and again only if the directory
-// was removed since (Close).
+// contents' SHA-256 (memoised on train: the first write hashes what it
+// streams), and again only if the directory was removed since (Close).
+// Nothing is held in memory beyond train: the files are streamed.
 func (p *pool) data(train *datasets.Dataset) (trainFiles, error) {
 	p.mu.Lock()
 	if p.dir == "" {
@@ -168,71 +169,58 @@ func (p *pool) data(train *datasets.Dataset) (trainFiles, error) {
 	p.mu.Unlock()
 	n, d := train.Rows(), train.Cols()
 	files := trainFiles{Rows: n, Cols: d}
+	encode := [2]func(io.Writer) error{
+		func(w io.Writer) error { return npy.WriteRows(w, []int{n, d}, n, train.X.RawRowView) },
+		func(w io.Writer) error { return npy.Write(w, []int{n}, train.Y) },
+	}
 	names, err := train.Memo("external/npy", func() (any, error) {
-		x, y, err := encode(train)
-		if err != nil {
-			return nil, err
+		var nm [2]string
+		for i, prefix := range [2]string{"x-", "y-"} {
+			var err error
+			if nm[i], err = stage(dir, encode[i], func(sum string) string { return prefix + sum[:24] + ".npy" }); err != nil {
+				return nil, err
+			}
 		}
-		return [2]string{"x-" + digest(x)[:24] + ".npy", "y-" + digest(y)[:24] + ".npy"}, nil
+		return nm, nil
 	})
 	if err != nil {
 		return files, err
 	}
 	nm := names.([2]string)
 	files.X, files.Y = filepath.Join(dir, nm[0]), filepath.Join(dir, nm[1])
-	_, errX := os.Stat(files.X)
-	_, errY := os.Stat(files.Y)
-	if errX == nil && errY == nil {
-		return files, nil
-	}
-	x, y, err := encode(train)
-	if err != nil {
-		return files, err
-	}
-	for i, b := range [2][]byte{x, y} {
-		if err := writeOnce(dir, []string{files.X, files.Y}[i], b); err != nil {
+	for i, name := range nm {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			continue // written by the memo's first call, or before
+		}
+		if _, err := stage(dir, encode[i], func(string) string { return name }); err != nil {
 			return files, err
 		}
 	}
 	return files, nil
 }
 
-// encode returns train's features (n × d) and labels as .npy bytes.
-func encode(train *datasets.Dataset) (x, y []byte, err error) {
-	n, d := train.Rows(), train.Cols()
-	raw := make([]float64, 0, n*d)
-	for i := range n {
-		raw = append(raw, train.X.RawRowView(i)...)
-	}
-	var bx, by bytes.Buffer
-	if err := npy.Write(&bx, []int{n, d}, raw); err != nil {
-		return nil, nil, err
-	}
-	if err := npy.Write(&by, []int{n}, train.Y); err != nil {
-		return nil, nil, err
-	}
-	return bx.Bytes(), by.Bytes(), nil
-}
-
-// writeOnce writes b to path through a temporary file renamed into place,
-// so that a worker never reads a partial file and concurrent writers of
-// the same content do not clash.
-func writeOnce(dir, path string, b []byte) error {
+// stage streams write into a temporary file of dir, then renames it to
+// name(the hex SHA-256 of what was written), so that a worker never reads
+// a partial file and concurrent writers of the same content do not clash;
+// it returns that name.
+func stage(dir string, write func(io.Writer) error, name func(sum string) string) (string, error) {
 	tmp, err := os.CreateTemp(dir, "part-*")
 	if err != nil {
-		return err
+		return "", err
 	}
-	_, werr := tmp.Write(b)
+	h := sha256.New()
+	werr := write(io.MultiWriter(tmp, h))
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
 	}
+	nm := name(hex.EncodeToString(h.Sum(nil)))
 	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
+		werr = os.Rename(tmp.Name(), filepath.Join(dir, nm))
 	}
 	if werr != nil {
 		os.Remove(tmp.Name())
 	}
-	return werr
+	return nm, werr
 }
 
 // call sends req to an idle worker (or a new one) and hands its reply,
