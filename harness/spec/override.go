@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -462,17 +463,18 @@ func (s *Spec) CheckQuickSets() error {
 		return nil
 	}
 	for _, o := range s.sets {
-		if msg := quickReplaces(s, q, o.at); msg != "" {
+		if msg := quickReplaces(s, q, o); msg != "" {
 			return &SpecError{File: s.File, Key: o.at, Err: &OverrideError{Set: o.text, Err: errors.New(msg)}}
 		}
 	}
 	return nil
 }
 
-// quickReplaces says what [quick] q does to the key path at of s that a
-// --set set (override.at: "trials", "mechanism[1].params.rho"), "" when
-// it leaves it alone.
-func quickReplaces(s *Spec, q *QuickSpec, at string) string {
+// quickReplaces says what [quick] q does to the key path of s that the
+// --set o set (o.at: "trials", "mechanism[1].params.rho"), "" when it
+// leaves it alone.
+func quickReplaces(s *Spec, q *QuickSpec, o *override) string {
+	at := o.at
 	replaced := func(key, quickKey string) string {
 		return fmt.Sprintf("--quick replaces %s with %s: set that instead (--set %s=…)", key, quickKey, quickKey)
 	}
@@ -481,6 +483,12 @@ func quickReplaces(s *Spec, q *QuickSpec, at string) string {
 		return replaced(at, "quick.trials")
 	case at == "epsilon" && len(q.Epsilon.List) > 0:
 		return replaced(at, "quick.epsilon")
+	case q.Runs > 0 && (at == "audit.runs" || runsKey.MatchString(at)):
+		// ApplyQuick caps an audit's runs at quick.runs: a larger value
+		// would not be run.
+		if v, err := AsFloat(o.value); err == nil && v > float64(q.Runs) {
+			return fmt.Sprintf("--quick caps %s at quick.runs = %d: set that instead (--set quick.runs=…)", at, q.Runs)
+		}
 	}
 	for _, b := range []struct {
 		block, list, params string
@@ -524,6 +532,9 @@ func quickReplaces(s *Spec, q *QuickSpec, at string) string {
 	}
 	return ""
 }
+
+// runsKey matches a [[mechanism]] block's audit runs key path.
+var runsKey = regexp.MustCompile(`^mechanism\[[0-9]+\]\.runs$`)
 
 // keySet returns the keys of m.
 func keySet[V any](m map[string]V) map[string]bool {
