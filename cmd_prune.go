@@ -150,11 +150,25 @@ func pruneGuard(dir string, s *spec.Spec, kept int, quick bool, sets []string, f
 		case r.Quick != quick:
 			with := map[bool]string{true: "with", false: "without"}
 			return refuse("run %d in the manifest ran %s --quick, this prune is of %s, whose cells its trials may not be", i+1, with[r.Quick], variant[quick])
-		case !slices.Equal(r.Set, sets):
+		case !slices.Equal(canonicalSets(r.Set), canonicalSets(sets)):
 			return refuse("run %d in the manifest ran with --set %s, this prune with --set %s", i+1, quoteList(r.Set), quoteList(sets))
 		}
 	}
 	return nil
+}
+
+// canonicalSets returns sets in canonical form (spec.CanonicalSet; a
+// malformed one as it is), so that typing does not tell two runs apart.
+func canonicalSets(sets []string) []string {
+	out := make([]string, len(sets))
+	for i, set := range sets {
+		c, err := spec.CanonicalSet(set)
+		if err != nil {
+			c = set
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // quoteList formats strs as a list of quoted strings: ["a", "b"].
