@@ -455,3 +455,28 @@ func TestExternalResultDirKeys(t *testing.T) {
 		t.Errorf("prune %s: exit %d, want nothing to prune\n%s%s", out, code, stdout, stderr)
 	}
 }
+
+// TestPruneRefusesExternalWithoutRecordedHashes: a result directory whose
+// manifest no longer records its external workers' SHA-256 (here it was
+// corrupted) keys the external cells of its spec copy on the files found
+// beside the copy, which are not the run's: prune --apply refuses, naming
+// the block, unless --force, and the store is unchanged. Before, every
+// external trial was listed stale and removed.
+func TestPruneRefusesExternalWithoutRecordedHashes(t *testing.T) {
+	tmp := t.TempDir()
+	specPath := besideSpec(t, tmp)
+	out := filepath.Join(tmp, "out")
+	if code, stdout, stderr := runMain(t, "run", specPath, "--out", out, "-j", "1"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	writeFile(t, filepath.Join(out, results.ManifestFile), "{")
+	store := filepath.Join(out, results.TrialsFile)
+	before := readFile(t, store)
+	code, stdout, stderr := runMain(t, "prune", out, "--apply")
+	if code != 2 || !strings.Contains(stderr, `"Behave"`) || !strings.Contains(stderr, "--force") {
+		t.Errorf("prune --apply: exit %d, want 2 naming the external block and --force\n%s%s", code, stdout, stderr)
+	}
+	if readFile(t, store) != before {
+		t.Error("the refused prune changed the store")
+	}
+}
