@@ -363,6 +363,18 @@ mode = "declare"
 timeout = 30`, 1))
 }
 
+// runBeside runs besideSpec's spec (written into tmp) into tmp/out -j 1
+// and returns the spec's path and the result directory.
+func runBeside(t *testing.T, tmp, out string) (specPath, dir string) {
+	t.Helper()
+	specPath = besideSpec(t, tmp)
+	dir = filepath.Join(tmp, out)
+	if code, stdout, stderr := runMain(t, "run", specPath, "--out", dir, "-j", "1"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	return specPath, dir
+}
+
 // TestExternalShardMerge runs a spec whose external worker lies beside it
 // once whole and once as 2 shards, then merges the shards: the merge finds
 // no gap, stores the whole run's records (timing aside), and its manifest
@@ -375,11 +387,8 @@ timeout = 30`, 1))
 // no external section.
 func TestExternalShardMerge(t *testing.T) {
 	tmp := t.TempDir()
-	specPath := besideSpec(t, tmp)
-	single, sharded := filepath.Join(tmp, "single"), filepath.Join(tmp, "sharded")
-	if code, stdout, stderr := runMain(t, "run", specPath, "--out", single, "-j", "1"); code != 0 {
-		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
-	}
+	specPath, single := runBeside(t, tmp, "single")
+	sharded := filepath.Join(tmp, "sharded")
 	runShards(t, specPath, sharded, "0/2", "1/2")
 	code, stdout, stderr := runMain(t, "merge", sharded)
 	if code != 0 || !strings.Contains(stdout, "no gaps") {
@@ -434,12 +443,7 @@ func TestExternalShardMerge(t *testing.T) {
 // the result directory: the cells' keys changed, render showed them
 // missing and prune --apply would delete every external trial.
 func TestExternalResultDirKeys(t *testing.T) {
-	tmp := t.TempDir()
-	specPath := besideSpec(t, tmp)
-	out := filepath.Join(tmp, "out")
-	if code, stdout, stderr := runMain(t, "run", specPath, "--out", out, "-j", "1"); code != 0 {
-		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
-	}
+	_, out := runBeside(t, t.TempDir(), "out")
 	code, stdout, stderr := runMain(t, "render", out)
 	if code != 0 || strings.Contains(stdout+stderr, "INCOMPLETE") {
 		t.Fatalf("render %s: exit %d\n%s%s", out, code, stdout, stderr)
@@ -463,12 +467,7 @@ func TestExternalResultDirKeys(t *testing.T) {
 // the block, unless --force, and the store is unchanged. Before, every
 // external trial was listed stale and removed.
 func TestPruneRefusesExternalWithoutRecordedHashes(t *testing.T) {
-	tmp := t.TempDir()
-	specPath := besideSpec(t, tmp)
-	out := filepath.Join(tmp, "out")
-	if code, stdout, stderr := runMain(t, "run", specPath, "--out", out, "-j", "1"); code != 0 {
-		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
-	}
+	_, out := runBeside(t, t.TempDir(), "out")
 	writeFile(t, filepath.Join(out, results.ManifestFile), "{")
 	store := filepath.Join(out, results.TrialsFile)
 	before := readFile(t, store)
