@@ -776,12 +776,18 @@ func dirSpec(ctx context.Context, dir string, lim spec.Limits, stderr io.Writer)
 	} else if q, err = storedQuick(ctx, specPath, lim, dir); err != nil {
 		return nil, storeError(err)
 	}
-	// The copy's external blocks are keyed on the files the run hashed.
+	return loadSpecWith(ctx, specPath, q, recordedLoad(m, lim))
+}
+
+// recordedLoad is the load options of a spec copy that manifest m's runs
+// saved: its external blocks are keyed on the files those runs hashed
+// (m.External), which need not lie beside the copy.
+func recordedLoad(m *results.Manifest, lim spec.Limits) spec.LoadOptions {
 	o := spec.LoadOptions{Limits: lim, ExternalSHA256: map[string]map[string]string{}}
 	for label, x := range m.External {
 		o.ExternalSHA256[label] = x.SHA256
 	}
-	return loadSpecWith(ctx, specPath, q, o)
+	return o
 }
 
 // storedQuick reports, for a result directory whose manifest (which

@@ -7,6 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -332,27 +335,24 @@ func TestExternalAudit(t *testing.T) {
 	}
 }
 
-// TestExternalResultDirKeys runs a spec whose external worker's script
-// lies beside it into a result directory elsewhere, then renders and
-// prunes that directory: its spec copy keys the external cells on the
-// files the run hashed (the manifest's), so render finds every trial and
-// prune none stale. Before, the copy's script arguments resolved against
-// the result directory: the cells' keys changed, render showed them
-// missing and prune --apply would delete every external trial.
-func TestExternalResultDirKeys(t *testing.T) {
+// besideSpec writes into tmp/spec a spec (subsetSpec with an external
+// block, label "Behave", in place of Ridge) whose worker, behave.py, lies
+// beside it and is named relatively, puts a python3 first on PATH (or
+// skips) and returns the spec's path.
+func besideSpec(t *testing.T, tmp string) string {
+	t.Helper()
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("no python3 on PATH: the external worker (stdlib only) needs one")
 	}
 	t.Setenv("PATH", filepath.Dir(py)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	tmp := t.TempDir()
 	src, err := os.ReadFile(filepath.Join("mechanisms", "external", "testdata", "behave.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	specDir := filepath.Join(tmp, "spec")
 	writeFile(t, filepath.Join(specDir, "behave.py"), string(src))
-	specPath := writeFile(t, filepath.Join(specDir, "ext.toml"), strings.Replace(subsetSpec, `[[mechanism]]
+	return writeFile(t, filepath.Join(specDir, "ext.toml"), strings.Replace(subsetSpec, `[[mechanism]]
 name = "ridge"
 label = "Ridge"`, `[[mechanism]]
 name = "external"
@@ -361,10 +361,89 @@ label = "Behave"
 command = ["python3", "behave.py"]
 mode = "declare"
 timeout = 30`, 1))
-	out := filepath.Join(tmp, "out")
-	if code, stdout, stderr := runMain(t, "run", specPath, "--out", out, "-j", "1"); code != 0 {
+}
+
+// runBeside runs besideSpec's spec (written into tmp) into tmp/out -j 1
+// and returns the spec's path and the result directory.
+func runBeside(t *testing.T, tmp, out string) (specPath, dir string) {
+	t.Helper()
+	specPath = besideSpec(t, tmp)
+	dir = filepath.Join(tmp, out)
+	if code, stdout, stderr := runMain(t, "run", specPath, "--out", dir, "-j", "1"); code != 0 {
 		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
 	}
+	return specPath, dir
+}
+
+// TestExternalShardMerge runs a spec whose external worker lies beside it
+// once whole and once as 2 shards, then merges the shards: the merge finds
+// no gap, stores the whole run's records (timing aside), and its manifest
+// records the external command and the SHA-256 of its files as the whole
+// run's does; render and report of the merged directory work, with no
+// trial missing; shards that ran different worker files are refused.
+// Before, merge loaded the shards' spec copy, whose worker
+// script did not resolve beside it: the external cells got other keys and
+// merge reported every external trial missing; and the merged manifest had
+// no external section.
+func TestExternalShardMerge(t *testing.T) {
+	tmp := t.TempDir()
+	specPath, single := runBeside(t, tmp, "single")
+	sharded := filepath.Join(tmp, "sharded")
+	runShards(t, specPath, sharded, "0/2", "1/2")
+	code, stdout, stderr := runMain(t, "merge", sharded)
+	if code != 0 || !strings.Contains(stdout, "no gaps") {
+		t.Fatalf("merge: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// behave.py's diagnostics carry its pid, the one field that differs.
+	pid := regexp.MustCompile(`"pid":[0-9]+`)
+	noPID := func(recs []string) []string {
+		for i, r := range recs {
+			recs[i] = pid.ReplaceAllString(r, `"pid":0`)
+		}
+		return recs
+	}
+	if got, want := noPID(recordSet(t, sharded)), noPID(recordSet(t, single)); !slices.Equal(got, want) {
+		t.Errorf("the merged shards differ from the whole run:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	ms, err := results.ReadManifest(single)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mm, err := results.ReadManifest(sharded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := ms.External["Behave"]; len(x.SHA256["behave.py"]) != 64 || !reflect.DeepEqual(mm.External, ms.External) {
+		t.Errorf("merged manifest's external section %+v, the whole run's %+v", mm.External, ms.External)
+	}
+	code, stdout, stderr = runMain(t, "render", sharded)
+	if code != 0 || strings.Contains(stdout+stderr, "INCOMPLETE") {
+		t.Errorf("render of the merged directory: exit %d\n%s%s", code, stdout, stderr)
+	}
+	html := filepath.Join(tmp, "report.html")
+	if code, stdout, stderr := runMain(t, "report", sharded, "-o", html); code != 0 || strings.Contains(readFile(t, html), "INCOMPLETE") {
+		t.Errorf("report of the merged directory: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// Shards that ran different worker files do not merge.
+	edited := filepath.Join(tmp, "edited")
+	runShards(t, specPath, edited, "0/2")
+	script := filepath.Join(filepath.Dir(specPath), "behave.py")
+	writeFile(t, script, readFile(t, script)+"# edited\n")
+	runShards(t, specPath, edited, "1/2")
+	if code, stdout, stderr := runMain(t, "merge", edited); code != 2 || !strings.Contains(stderr, "ran different setups") || !strings.Contains(stderr, "external workers") {
+		t.Errorf("merge of shards that ran different worker files: exit %d, want 2 naming the external workers\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestExternalResultDirKeys runs a spec whose external worker's script
+// lies beside it into a result directory elsewhere, then renders and
+// prunes that directory: its spec copy keys the external cells on the
+// files the run hashed (the manifest's), so render finds every trial and
+// prune none stale. Before, the copy's script arguments resolved against
+// the result directory: the cells' keys changed, render showed them
+// missing and prune --apply would delete every external trial.
+func TestExternalResultDirKeys(t *testing.T) {
+	_, out := runBeside(t, t.TempDir(), "out")
 	code, stdout, stderr := runMain(t, "render", out)
 	if code != 0 || strings.Contains(stdout+stderr, "INCOMPLETE") {
 		t.Fatalf("render %s: exit %d\n%s%s", out, code, stdout, stderr)
@@ -378,5 +457,25 @@ timeout = 30`, 1))
 	}
 	if code, stdout, stderr := runMain(t, "prune", out); code != 0 || !strings.Contains(stdout, "nothing to prune") {
 		t.Errorf("prune %s: exit %d, want nothing to prune\n%s%s", out, code, stdout, stderr)
+	}
+}
+
+// TestPruneRefusesExternalWithoutRecordedHashes: a result directory whose
+// manifest no longer records its external workers' SHA-256 (here it was
+// corrupted) keys the external cells of its spec copy on the files found
+// beside the copy, which are not the run's: prune --apply refuses, naming
+// the block, unless --force, and the store is unchanged. Before, every
+// external trial was listed stale and removed.
+func TestPruneRefusesExternalWithoutRecordedHashes(t *testing.T) {
+	_, out := runBeside(t, t.TempDir(), "out")
+	writeFile(t, filepath.Join(out, results.ManifestFile), "{")
+	store := filepath.Join(out, results.TrialsFile)
+	before := readFile(t, store)
+	code, stdout, stderr := runMain(t, "prune", out, "--apply")
+	if code != 2 || !strings.Contains(stderr, `"Behave"`) || !strings.Contains(stderr, "--force") {
+		t.Errorf("prune --apply: exit %d, want 2 naming the external block and --force\n%s%s", code, stdout, stderr)
+	}
+	if readFile(t, store) != before {
+		t.Error("the refused prune changed the store")
 	}
 }

@@ -30,8 +30,11 @@ stay, so a later run resumes as before. The spec is found as render finds it:
 a result directory's own copy (its last run's, with its --quick and --set
 overrides), or a SPEC.toml (--out, --quick and --set choose as for run).
 Unmerged shard files (DIR/shards) are not pruned. --apply refuses, unless
-given --force, when no stored trial would be kept or when a run the manifest
-records used another --quick or --set than this prune's.`,
+given --force, when no stored trial would be kept, when a run the manifest
+records used another --quick or --set than this prune's (compared in
+canonical form), or, for a result directory, when the manifest records no
+SHA-256 of an external mechanism's files (its cells' keys would be those of
+the files beside the copy).`,
 	Run: cmdPrune,
 }
 
@@ -137,6 +140,20 @@ func pruneGuard(dir string, s *spec.Spec, kept int, quick bool, sets []string, f
 		return refuse("no stored trial is of a cell of %s: every one would be removed", s.Name)
 	}
 	m, err := results.ReadManifest(dir)
+	if fromDir {
+		// The copy's external cells are keyed on the hashes the manifest
+		// records (dirSpec); without them, on the files found beside the
+		// copy, which need not be the run's.
+		var recorded map[string]results.ExternalCommand
+		if err == nil {
+			recorded = m.External
+		}
+		for _, mb := range s.Mechanisms {
+			if _, ok := recorded[mb.Label]; mb.External != nil && !ok {
+				return refuse("mechanism %q is external and the manifest records no SHA-256 of its files, so its cells are keyed on the files found beside %s, which need not be those its trials ran", mb.Label, filepath.Join(dir, "spec.toml"))
+			}
+		}
+	}
 	if err != nil || len(m.Runs) == 0 {
 		return nil // nothing to compare with (dirSpec warned of a corrupt one)
 	}
@@ -150,11 +167,25 @@ func pruneGuard(dir string, s *spec.Spec, kept int, quick bool, sets []string, f
 		case r.Quick != quick:
 			with := map[bool]string{true: "with", false: "without"}
 			return refuse("run %d in the manifest ran %s --quick, this prune is of %s, whose cells its trials may not be", i+1, with[r.Quick], variant[quick])
-		case !slices.Equal(r.Set, sets):
+		case !slices.Equal(canonicalSets(r.Set), canonicalSets(sets)):
 			return refuse("run %d in the manifest ran with --set %s, this prune with --set %s", i+1, quoteList(r.Set), quoteList(sets))
 		}
 	}
 	return nil
+}
+
+// canonicalSets returns sets in canonical form (spec.CanonicalSet; a
+// malformed one as it is), so that typing does not tell two runs apart.
+func canonicalSets(sets []string) []string {
+	out := make([]string, len(sets))
+	for i, set := range sets {
+		c, err := spec.CanonicalSet(set)
+		if err != nil {
+			c = set
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // quoteList formats strs as a list of quoted strings: ["a", "b"].

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -123,6 +124,11 @@ func readShardSetup(dir string, shards []results.ShardName) (*shardSetup, error)
 		}
 		last := m.Runs[len(m.Runs)-1]
 		id := fmt.Sprintf("spec sha256 %s, quick %v, trials %d", m.SpecSHA256, last.Quick, last.Trials)
+		if len(m.External) > 0 {
+			// A worker's files edited between shards give its cells other keys.
+			ext, _ := json.Marshal(m.External)
+			id += ", external workers " + string(ext)
+		}
 		if first == "" {
 			first = id
 			su.manifest = m
@@ -170,7 +176,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return badInput(err)
 	}
-	s, err := loadSpec(ctx, su.specPath, su.quick, *lim)
+	s, err := loadSpecWith(ctx, su.specPath, su.quick, recordedLoad(su.manifest, *lim))
 	if err != nil {
 		return err
 	}
@@ -324,6 +330,7 @@ func writeMergedProvenance(dir string, s *spec.Spec, su *shardSetup, warn func(s
 	for k, v := range su.data {
 		m.Datasets[k] = v
 	}
+	m.External = su.manifest.External // the shards agree on them (readShardSetup)
 	runs := slices.Clone(su.runs)
 	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Start.Before(runs[j].Start) })
 	for _, r := range runs {

@@ -32,7 +32,7 @@ scheduler; "dplab merge" then joins them (see docs/cluster.md).
 
   submit slurm SPEC --shards N [--time T] [--mem M] [--partition P] [--account A]
                [--cpus-per-task C] [--out DIR] [--quick] [--trials N] [--data-dir D]
-               [--dplab PATH] [--dry-run]
+               [--set PATH=VALUE]... [--dplab PATH] [--dry-run]
 writes DIR/shards/array.sbatch (an sbatch script with --array=0-(N-1) whose
 task i runs "dplab run SPEC --shard i/N -j $SLURM_CPUS_PER_TASK") and
 DIR/shards/merge.sbatch ("dplab merge DIR"), submits the array with sbatch and
@@ -44,12 +44,17 @@ then sbatch DIR/shards/merge.sbatch (merge names the shards to rerun).
 
   submit k8s SPEC --shards N --pvc CLAIM --image IMAGE [--mount /results]
              [--cpus-per-task C] [--mem QUANTITY] [--parallelism P] [--name NAME]
-             [--quick] [--trials N] [--data-dir D] [--dplab PATH]
+             [--quick] [--trials N] [--data-dir D] [--set PATH=VALUE]... [--dplab PATH]
 prints a batch/v1 Job with completionMode Indexed and N completions: pod i
 runs shard $JOB_COMPLETION_INDEX/N of SPEC (a path inside the image) into
 MOUNT/<result name> on the persistent volume claim CLAIM. Apply it with
 kubectl apply -f -, wait for it to complete, then run dplab merge on the
-claim (docs/cluster.md).`,
+claim (docs/cluster.md).
+
+Each shard runs with the submission's --quick, --trials, --data-dir, limits
+and --set overrides (checked here; the manifest records them). --only is
+refused: a sharded run runs the whole grid; narrow the spec with --set
+(e.g. --set 'epsilon=[1]') instead.`,
 	Run: cmdSubmit,
 }
 
@@ -132,6 +137,9 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		parallelism = fs.Int("parallelism", 0, "pods at once (default: all shards)")
 	}
 	lim := limitFlags(fs)
+	sets := setFlag(fs)
+	var only multiFlag // refused below, with the reason
+	fs.Var(&only, "only", "refused: a sharded run runs the whole grid (narrow the spec with --set)")
 	// Every argument goes into the generated files (the command line in
 	// their header, the values in their commands): one that could end a
 	// line there is refused before anything else is done.
@@ -154,6 +162,9 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := run.CheckShards(*shards); err != nil {
 		return usagef("%v", err)
 	}
+	if len(only) > 0 {
+		return usagef("submit: --only and --shards: a sharded run runs the whole grid; narrow the spec with --set instead (e.g. --set 'epsilon=[1]'), or run the subset unsharded with dplab run --only")
+	}
 	if err := checkTrialsFlag(fs, *trials); err != nil {
 		return err
 	}
@@ -173,7 +184,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// The spec is checked here, so that a bad spec fails at submission,
 	// not in N tasks.
-	s, err := loadSpec(ctx, pos[0], *quick, *lim)
+	s, err := loadSpec(ctx, pos[0], *quick, *lim, *sets...)
 	if err != nil {
 		return err
 	}
@@ -196,7 +207,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if engine == "k8s" {
 		return submitK8s(stdout, j, k8sOptions{spec: pos[0], out: *out, defaultOut: filepath.Base(run.ResultDir(s, "")),
-			flags: shardFlags(*quick, *trials, *dataDir, *lim), dataDir: *dataDir, dplab: *dplab, pvc: *pvc, image: *image,
+			flags: shardFlags(*quick, *trials, *dataDir, *lim, *sets), dataDir: *dataDir, dplab: *dplab, pvc: *pvc, image: *image,
 			mount: *mount, name: *name, parallelism: *parallelism})
 	}
 	// Slurm: absolute paths, as the tasks may start elsewhere.
@@ -231,7 +242,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	j.JobName = "dplab-" + j.Label
 	j.Time, j.Partition, j.Account = *timeLimit, *partition, *account
 	j.Dir, j.DirQ, j.Spec, j.Dplab = dir, shellQuote(dir), shellQuote(specPath), shellQuote(bin)
-	for _, f := range shardFlags(*quick, *trials, *dataDir, *lim) {
+	for _, f := range shardFlags(*quick, *trials, *dataDir, *lim, *sets) {
 		j.RunFlags += " " + shellQuote(f)
 	}
 	if *dataDir == "" && os.Getenv("DPLAB_DATA") != "" {
@@ -357,9 +368,10 @@ func submitK8s(w io.Writer, j *submitJob, o k8sOptions) error {
 }
 
 // shardFlags are the dplab run flags a shard repeats from the submission:
-// --quick, --trials, --data-dir, and the limits raised or lowered from
-// their defaults (a shard would refuse what the submission accepted).
-func shardFlags(quick bool, trials int, dataDir string, lim spec.Limits) []string {
+// --quick, --trials, --data-dir, the limits raised or lowered from their
+// defaults (a shard would refuse what the submission accepted) and the
+// --set overrides, in order.
+func shardFlags(quick bool, trials int, dataDir string, lim spec.Limits, sets []string) []string {
 	var out []string
 	if quick {
 		out = append(out, "--quick")
@@ -378,6 +390,9 @@ func shardFlags(quick bool, trials int, dataDir string, lim spec.Limits) []strin
 		if l.v != l.def {
 			out = append(out, l.flag, strconv.FormatInt(l.v, 10))
 		}
+	}
+	for _, set := range sets {
+		out = append(out, "--set", set)
 	}
 	return out
 }

@@ -12,10 +12,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/dplab/dplab/results"
 )
 
 // schemaNode is one node of the pinned schema excerpt
@@ -621,4 +624,72 @@ func copyQuickstart(t *testing.T, dir string) (src, path string) {
 		t.Fatal(err)
 	}
 	return string(b), writeFile(t, filepath.Join(dir, "s.toml"), string(b))
+}
+
+// TestSubmitForwardsSet: dplab submit slurm and k8s pass each --set to
+// every shard's dplab run, in order (a shard ran the spec without them, so
+// merge joined shards of another grid than the one checked at submission);
+// a bad --set fails at submission naming its path; --only, which a sharded
+// run refuses, is refused at submission saying why. Long mode also runs
+// the written array and merge scripts (sbatch stubbed) with the real
+// binary: the merged store holds the overridden grid's trials only and
+// the manifest records the overrides. Before, submit had no --set flag.
+func TestSubmitForwardsSet(t *testing.T) {
+	tmp := t.TempDir()
+	spec := writeFile(t, filepath.Join(tmp, "s.toml"), strings.Replace(cliSpec, "epsilon = [1]", "epsilon = [1, 2]", 1))
+	out := filepath.Join(tmp, "res")
+	sets := []string{"--set", "trials=1", "--set", "epsilon=[2]"}
+	code, stdout, stderr := runMain(t, append([]string{"submit", "slurm", spec, "--shards", "2", "--out", out, "--dry-run"}, sets...)...)
+	if code != 0 || !strings.Contains(stdout, ` -j "${SLURM_CPUS_PER_TASK:-1}" --set trials=1 --set 'epsilon=[2]'`+"\n") {
+		t.Errorf("submit slurm --set: exit %d; the array script does not forward the overrides:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runMain(t, append([]string{"submit", "k8s", spec, "--shards", "2", "--pvc", "c", "--image", "i"}, sets...)...)
+	var job struct {
+		Spec struct {
+			Template struct {
+				Spec struct{ Containers []struct{ Args []string } }
+			}
+		}
+	}
+	if err := yaml.Unmarshal([]byte(stdout), &job); code != 0 || err != nil || len(job.Spec.Template.Spec.Containers) != 1 ||
+		!strings.HasSuffix(strings.Join(job.Spec.Template.Spec.Containers[0].Args, " "), " -j 1 --set trials=1 --set epsilon=[2]") {
+		t.Errorf("submit k8s --set: exit %d (%v); the Job's args do not forward the overrides:\n%s%s", code, err, stdout, stderr)
+	}
+	for _, tc := range []struct{ arg, want string }{
+		{"--set=nosuch=1", "nosuch"},
+		{"--only=epsilon=1", "--only and --shards: a sharded run runs the whole grid"},
+	} {
+		code, _, stderr := runMain(t, "submit", "slurm", spec, "--shards", "2", "--dry-run", tc.arg)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("submit slurm %s: exit %d, want 2 saying %q\n%s", tc.arg, code, tc.want, stderr)
+		}
+	}
+	if testing.Short() {
+		return // the scripts' run below builds the binary
+	}
+	bin := buildDplab(t)
+	stubCommands(t) // sbatch prints a job id
+	if code, stdout, stderr := runMain(t, append([]string{"submit", "slurm", spec, "--shards", "2", "--out", out, "--dplab", bin}, sets...)...); code != 0 {
+		t.Fatalf("submit slurm: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for i, script := range []string{"array.sbatch", "array.sbatch", "merge.sbatch"} {
+		cmd := exec.Command("bash", filepath.Join(out, "shards", script))
+		cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID="+strconv.Itoa(i), "SLURM_CPUS_PER_TASK=1")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("bash %s (task %d): %v\n%s", script, i, err, b)
+		}
+	}
+	recs := readRecords(t, out)
+	if len(recs) != 1 || recs[0].Epsilon != 2 || recs[0].Trial != 0 {
+		t.Errorf("merged store: %d records, want the one trial at ε = 2 of the overridden grid: %+v", len(recs), recs)
+	}
+	m, err := results.ReadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range m.Runs {
+		if !slices.Equal(r.Set, []string{"trials=1", "epsilon=[2]"}) {
+			t.Errorf("manifest run %s records --set %q", r.Shard, r.Set)
+		}
+	}
 }

@@ -369,3 +369,27 @@ params.AdaSSP = { rho = 1e-3 }
 		t.Errorf("prune --apply --force: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestPruneGuardComparesCanonicalSets: prune --apply's guard compares the
+// runs' --set overrides with the prune's in canonical form
+// (spec.CanonicalSet), so the same override typed differently
+// ('epsilon=[0.5,2]' against 'epsilon=[ 0.5, 2.0 ]') does not refuse the
+// prune, while another value still does. Before, the texts as typed were
+// compared and the prune was refused.
+func TestPruneGuardComparesCanonicalSets(t *testing.T) {
+	tmp := t.TempDir()
+	specPath := writeFile(t, filepath.Join(tmp, "subset.toml"), subsetSpec)
+	out := filepath.Join(tmp, "out")
+	if code, stdout, stderr := runMain(t, "run", specPath, "--out", out, "-j", "1", "--set", "epsilon=[0.5,2]"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	writeFile(t, specPath, strings.Replace(subsetSpec, "rho = 1e-4", "rho = 1e-2", 1)) // AdaSSP's cells go stale
+	code, stdout, stderr := runMain(t, "prune", specPath, "--out", out, "--set", "epsilon=[0.5, 1]", "--apply")
+	if code != 2 || !strings.Contains(stderr, `ran with --set ["epsilon=[0.5,2]"], this prune with --set ["epsilon=[0.5, 1]"]`) {
+		t.Errorf("prune with another --set value: exit %d, want 2\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runMain(t, "prune", specPath, "--out", out, "--set", "epsilon=[ 0.5, 2.0 ]", "--apply")
+	if code != 0 || !strings.Contains(stdout, "removed 4 stored trial(s) of 2 cell(s)") {
+		t.Errorf("prune with the run's --set typed differently: exit %d, want the stale AdaSSP trials removed\n%s%s", code, stdout, stderr)
+	}
+}

@@ -49,3 +49,49 @@ func TestQuickRefusesOverriddenSet(t *testing.T) {
 		}
 	}
 }
+
+// TestQuickRefusesCappedAuditRuns: under --quick, a --set of audit.runs or
+// of a mechanism's runs above quick.runs would be capped to quick.runs
+// (ApplyQuick) and silently not run; it is an error naming quick.runs. A
+// value at or below it applies.
+func TestQuickRefusesCappedAuditRuns(t *testing.T) {
+	src := `name = "a"
+seed = 1
+delta = 1e-5
+epsilon = [1]
+[audit]
+runs = 4000
+[[mechanism]]
+name = "gaussian"
+label = "G"
+runs = 2000
+[quick]
+runs = 300
+`
+	for _, c := range []struct {
+		set, want string
+		runs      int // the audit's runs under --quick when accepted
+	}{
+		{"audit.runs=5000", "--quick caps audit.runs at quick.runs = 300: set that instead (--set quick.runs=…)", 0},
+		{`mechanism[label="G"].runs=1000`, "--quick caps mechanism[0].runs at quick.runs = 300", 0},
+		{"audit.runs=200", "", 200},
+		{"quick.runs=500", "", 500},
+	} {
+		s, err := plan.ParseWith("a.toml", []byte(src), spec.LoadOptions{Set: []string{c.set}})
+		if err != nil {
+			t.Fatalf("--set %s: %v", c.set, err)
+		}
+		q, err := plan.ApplyQuick(s)
+		if c.want != "" {
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("--quick --set %s: got %v, want %q", c.set, err, c.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("--quick --set %s: %v", c.set, err)
+		} else if q.Audit.Runs != c.runs {
+			t.Errorf("--quick --set %s: audit runs %d, want %d", c.set, q.Audit.Runs, c.runs)
+		}
+	}
+}

@@ -260,3 +260,39 @@ func TestSetChainedSelectors(t *testing.T) {
 		t.Errorf("[label=\"AdaSSP\"][2]: %v", err)
 	}
 }
+
+// TestCanonicalSet: one override typed in different ways has one canonical
+// form; different keys, selectors or values do not.
+func TestCanonicalSet(t *testing.T) {
+	canon := func(arg string) string {
+		c, err := CanonicalSet(arg)
+		if err != nil {
+			t.Fatalf("%s: %v", arg, err)
+		}
+		return c
+	}
+	for _, same := range [][]string{
+		{"epsilon=[0.5,2]", "epsilon=[ 0.5, 2.0 ]", "epsilon=[5e-1, 2]"},
+		{`mechanism[label="AdaSSP"].params.rho=1e-3`, `mechanism[label='AdaSSP'].params.rho=0.001`, `mechanism[label="AdaSSP"]."params".rho=1e-3`},
+		{`"a b"=1`, `'a b'=1.0`},
+	} {
+		for _, arg := range same[1:] {
+			if canon(arg) != canon(same[0]) {
+				t.Errorf("%s → %s, %s → %s: want one form", same[0], canon(same[0]), arg, canon(arg))
+			}
+		}
+	}
+	for _, pair := range [][2]string{
+		{"epsilon=[0.5,2]", "epsilon=[0.5,1]"},
+		{"trials=2", `trials="2"`},
+		{`mechanism[0].params.rho=1`, `mechanism[label="A"].params.rho=1`},
+		{"delta=1e-5", "epsilon=1e-5"},
+	} {
+		if canon(pair[0]) == canon(pair[1]) {
+			t.Errorf("%s and %s: both %s", pair[0], pair[1], canon(pair[0]))
+		}
+	}
+	if _, err := CanonicalSet("no-equals"); err == nil {
+		t.Error("a malformed --set: no error")
+	}
+}

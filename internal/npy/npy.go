@@ -31,6 +31,18 @@ const align = 64
 // as a little-endian float64 ('<f8') .npy file of format version 1.0. The
 // product of shape must equal len(data); an empty shape is a scalar.
 func Write(w io.Writer, shape []int, data []float64) error {
+	return WriteRows(w, shape, 1, func(int) []float64 { return data })
+}
+
+// WriteRows is Write of the array whose data in C order is row(0), row(1),
+// …, row(rows-1) (e.g. a matrix's rows, for shape {rows, cols}): it is
+// streamed to w, never copied whole. The rows' lengths must sum to the
+// product of shape, which is checked before anything is written.
+func WriteRows(w io.Writer, shape []int, rows int, row func(i int) []float64) error {
+	n := 0
+	for i := range rows {
+		n += len(row(i))
+	}
 	size := 1
 	dims := make([]string, len(shape))
 	for i, n := range shape {
@@ -40,8 +52,8 @@ func Write(w io.Writer, shape []int, data []float64) error {
 		size *= n
 		dims[i] = strconv.Itoa(n)
 	}
-	if size != len(data) {
-		return fmt.Errorf("npy: shape %v holds %d values, got %d", shape, size, len(data))
+	if size != n {
+		return fmt.Errorf("npy: shape %v holds %d values, got %d", shape, size, n)
 	}
 	tuple := strings.Join(dims, ", ")
 	if len(shape) == 1 {
@@ -63,9 +75,11 @@ func Write(w io.Writer, shape []int, data []float64) error {
 	binary.Write(bw, binary.LittleEndian, uint16(len(header)))
 	bw.WriteString(header)
 	var buf [8]byte
-	for _, v := range data {
-		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
-		bw.Write(buf[:])
+	for i := range rows {
+		for _, v := range row(i) {
+			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+			bw.Write(buf[:])
+		}
 	}
 	return bw.Flush()
 }

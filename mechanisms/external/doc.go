@@ -29,7 +29,8 @@
 // error, and is discarded: the next fit starts a new one. An error reply
 // (the worker caught an exception) fails the trial and keeps the worker.
 // Training data is written once per training set as .npy files (package
-// internal/npy) into a temporary directory of the pool, removed by Close.
+// internal/npy) into a temporary directory of the pool, removed by Close
+// (or, when the process was killed, by a later process's newStaging).
 //
 // A spec that names a command is code: the command runs with the rights of
 // the user running dplab.

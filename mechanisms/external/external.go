@@ -2,8 +2,6 @@ package external
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -306,9 +304,3 @@ func (m *Mechanism) EventShapes(mechanisms.Budget) ([]accounting.Event, error) {
 func (m *Mechanism) Close() error { return closePool(m.cfg) }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-// digest is the hex SHA-256 of b.
-func digest(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}

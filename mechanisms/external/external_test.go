@@ -1,7 +1,10 @@
 package external
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -13,6 +16,7 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/datatest"
+	"github.com/dplab/dplab/internal/npy"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
@@ -289,6 +293,81 @@ func TestWorkerPrintsGoToStderr(t *testing.T) {
 		}
 		if lin := rel.Model.(*mechanisms.Linear); len(lin.Theta) != 3 || lin.Theta[0] != 0.1 {
 			t.Fatalf("trial %d: model %+v, want the worker's", trial, lin)
+		}
+	}
+}
+
+// TestReplyStrictness runs testdata/replies.py, which answers with a given
+// line: a JSON null where a number goes (in the model, the event or a
+// diagnostic) fails the trial naming where, instead of being read as 0; a
+// null top-level diagnostics is no diagnostics; a reply line over the
+// limit (lowered to 4 KiB here) fails it saying so, instead of "the worker
+// closed its stdout".
+func TestReplyStrictness(t *testing.T) {
+	c := behaveConfig(t, ModeDeclare)
+	c.Command = []string{c.Command[0], "replies.py"}
+	defer func(n int) { maxLine = n }(maxLine)
+	maxLine = 4096 // read when a worker starts
+	defer closePool(c)
+	data := datatest.Tiny(t, datasets.Regression, 20, 2)
+	const event = `{"kind":"gaussian","sigma":50,"sensitivity":1}`
+	for _, tc := range []struct{ reply, want string }{
+		{`{"type":"result","id":"$id","model":{"theta":[0.1,0.2],"intercept":0},"event":` + event + `,"diagnostics":null}`, ""},
+		{`{"type":"result","id":"$id","model":{"theta":[null,0.2],"intercept":0},"event":` + event + `}`, "null at model.theta[0]: numbers must be JSON numbers"},
+		{`{"type":"result","id":"$id","model":{"theta":[0.1,0.2],"intercept":null},"event":` + event + `}`, "null at model.intercept"},
+		{`{"type":"result","id":"$id","model":{"theta":[0.1,0.2],"intercept":0},"event":{"kind":"gaussian","sigma":null,"sensitivity":1}}`, "null at event.sigma"},
+		{`{"type":"result","id":"$id","model":{"theta":[0.1,0.2],"intercept":0},"event":` + event + `,"diagnostics":{"steps":null}}`, "null at diagnostics.steps"},
+		{`{"type":"result","id":"$id","model":{"theta":[0.1,0.2],"intercept":0},"event":` + event + `,"pad":"` + strings.Repeat("x", 5000) + `"}`,
+			"the worker wrote a line longer than dplab's limit of 4096 bytes on a reply line"},
+	} {
+		_, err := build(t, c, map[string]any{"reply": tc.reply}).Fit(context.Background(), data, budget(), rngs.New(rngs.Derive("r", tc.reply)))
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("reply %.100s: error %v, want %q", tc.reply, err, tc.want)
+		}
+	}
+}
+
+// TestDataStreamed: writing a training split allocates a small fraction
+// of its size (the .npy files are streamed from the matrix's rows, hashed
+// as they are written), and the files hold exactly npy.Write's bytes of
+// the rows and labels, named by their SHA-256. Before, the split was
+// copied into one slice and encoded into a buffer twice (once to name the
+// files, once to write them): about 3 times its size allocated per write.
+func TestDataStreamed(t *testing.T) {
+	c := Config{Command: []string{"streamed"}}
+	defer closePool(c)
+	data := datatest.Tiny(t, datasets.Regression, 4000, 50)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	files, err := poolFor(c).data(data)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := uint64(8 * 4000 * 51)
+	got := after.TotalAlloc - before.TotalAlloc
+	if got > size/8 {
+		t.Errorf("writing a split of %d bytes allocated %d bytes", size, got)
+	}
+	t.Logf("writing a split of %d bytes allocated %d bytes", size, got)
+	n, d := data.Rows(), data.Cols()
+	raw := make([]float64, 0, n*d)
+	for i := range n {
+		raw = append(raw, data.X.RawRowView(i)...)
+	}
+	for _, f := range []struct {
+		path  string
+		shape []int
+		vals  []float64
+	}{{files.X, []int{n, d}, raw}, {files.Y, []int{n}, data.Y}} {
+		var want bytes.Buffer
+		if err := npy.Write(&want, f.shape, f.vals); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(f.path)
+		sum := sha256.Sum256(want.Bytes())
+		if err != nil || !bytes.Equal(got, want.Bytes()) || !strings.Contains(filepath.Base(f.path), hex.EncodeToString(sum[:])[:24]) {
+			t.Errorf("%s: %v; %d bytes, want npy.Write's %d, named by their SHA-256", f.path, err, len(got), want.Len())
 		}
 	}
 }

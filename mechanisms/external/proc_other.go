@@ -2,10 +2,17 @@
 
 package external
 
-import "os/exec"
+import (
+	"io"
+	"os/exec"
+)
 
 // ownGroup does nothing where process groups are not available.
 func ownGroup(*exec.Cmd) {}
 
 // kill kills the worker.
 func kill(cmd *exec.Cmd) { cmd.Process.Kill() }
+
+// tryLock holds no lock where flock is not available: no directory is
+// taken for stale (newStaging).
+func tryLock(string) (io.Closer, bool) { return nil, false }

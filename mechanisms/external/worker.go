@@ -10,9 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,8 +27,9 @@ import (
 // tailBytes is how much of a worker's stderr an error quotes.
 const tailBytes = 4096
 
-// maxLine bounds one reply line (a model of millions of coefficients fits).
-const maxLine = 256 << 20
+// maxLine bounds one reply line (a model of millions of coefficients
+// fits); a variable for the tests.
+var maxLine = 256 << 20
 
 var requestID atomic.Int64
 
@@ -39,7 +42,8 @@ type pool struct {
 	mu   sync.Mutex
 	idle []*worker
 	busy int
-	dir  string // the data directory, made on first use
+	dir  string    // the data directory, made on first use
+	lock io.Closer // holds dir's lock (newStaging) until it is removed
 }
 
 var (
@@ -74,19 +78,64 @@ func closePool(c Config) error {
 	p.mu.Lock()
 	idle := p.idle
 	p.idle = nil
-	dir := ""
+	dir, lock := "", io.Closer(nil)
 	if p.busy == 0 {
-		dir, p.dir = p.dir, ""
+		dir, p.dir, lock, p.lock = p.dir, "", p.lock, nil
 	}
 	p.mu.Unlock()
 	for _, w := range idle {
 		w.stop()
 	}
-	if dir != "" {
-		return os.RemoveAll(dir)
+	if dir == "" {
+		return nil
 	}
-	return nil
+	err := os.RemoveAll(dir)
+	lock.Close()
+	return err
 }
+
+// stagingPrefix names the data directories in the temporary directory.
+const stagingPrefix = "dplab-staging-"
+
+// staleAge is how old a data directory must be (its modification time) to
+// be taken for stale: a younger one may not be locked by its maker yet.
+const staleAge = time.Minute
+
+// newStaging makes a data directory in the temporary directory, locked
+// while the returned closer is open, after removing the stale ones: those
+// older than staleAge whose lock no process holds. A lock dies with its
+// process, so the directories of a dplab that was killed (SIGKILL, a crash)
+// go at the next start of a worker's data. (Directories of other users,
+// which one cannot remove, and, where there are no such locks, every
+// directory are left alone.)
+func newStaging() (string, io.Closer, error) {
+	old, _ := filepath.Glob(filepath.Join(os.TempDir(), stagingPrefix+"*"))
+	for _, d := range old {
+		if st, err := os.Lstat(d); err != nil || !st.IsDir() || time.Since(st.ModTime()) < staleAge {
+			continue
+		}
+		if l, ok := tryLock(d); ok {
+			os.RemoveAll(d)
+			l.Close()
+		}
+	}
+	dir, err := os.MkdirTemp("", stagingPrefix)
+	if err != nil {
+		return "", nil, err
+	}
+	l, ok := tryLock(dir)
+	if !ok {
+		// No lock here (no flock, or a file system without it): the
+		// others' tryLock fails alike, so none takes the directory for
+		// stale.
+		l = nopCloser{}
+	}
+	return dir, l, nil
+}
+
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }
 
 // enter marks a fit as running (its data must stay), until leave.
 func (p *pool) enter() {
@@ -103,87 +152,75 @@ func (p *pool) leave() {
 
 // data writes train's features and labels as .npy files into the pool's
 // data directory and returns them: once per training set, named by their
-// contents' SHA-256 (memoised on train), and again only if the directory
-// was removed since (Close).
+// contents' SHA-256 (memoised on train: the first write hashes what it
+// streams), and again only if the directory was removed since (Close).
+// Nothing is held in memory beyond train: the files are streamed.
 func (p *pool) data(train *datasets.Dataset) (trainFiles, error) {
 	p.mu.Lock()
 	if p.dir == "" {
-		dir, err := os.MkdirTemp("", "dplab-external-")
+		dir, lock, err := newStaging()
 		if err != nil {
 			p.mu.Unlock()
 			return trainFiles{}, err
 		}
-		p.dir = dir
+		p.dir, p.lock = dir, lock
 	}
 	dir := p.dir
 	p.mu.Unlock()
 	n, d := train.Rows(), train.Cols()
 	files := trainFiles{Rows: n, Cols: d}
+	encode := [2]func(io.Writer) error{
+		func(w io.Writer) error { return npy.WriteRows(w, []int{n, d}, n, train.X.RawRowView) },
+		func(w io.Writer) error { return npy.Write(w, []int{n}, train.Y) },
+	}
 	names, err := train.Memo("external/npy", func() (any, error) {
-		x, y, err := encode(train)
-		if err != nil {
-			return nil, err
+		var nm [2]string
+		for i, prefix := range [2]string{"x-", "y-"} {
+			var err error
+			if nm[i], err = stage(dir, encode[i], func(sum string) string { return prefix + sum[:24] + ".npy" }); err != nil {
+				return nil, err
+			}
 		}
-		return [2]string{"x-" + digest(x)[:24] + ".npy", "y-" + digest(y)[:24] + ".npy"}, nil
+		return nm, nil
 	})
 	if err != nil {
 		return files, err
 	}
 	nm := names.([2]string)
 	files.X, files.Y = filepath.Join(dir, nm[0]), filepath.Join(dir, nm[1])
-	_, errX := os.Stat(files.X)
-	_, errY := os.Stat(files.Y)
-	if errX == nil && errY == nil {
-		return files, nil
-	}
-	x, y, err := encode(train)
-	if err != nil {
-		return files, err
-	}
-	for i, b := range [2][]byte{x, y} {
-		if err := writeOnce(dir, []string{files.X, files.Y}[i], b); err != nil {
+	for i, name := range nm {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			continue // written by the memo's first call, or before
+		}
+		if _, err := stage(dir, encode[i], func(string) string { return name }); err != nil {
 			return files, err
 		}
 	}
 	return files, nil
 }
 
-// encode returns train's features (n × d) and labels as .npy bytes.
-func encode(train *datasets.Dataset) (x, y []byte, err error) {
-	n, d := train.Rows(), train.Cols()
-	raw := make([]float64, 0, n*d)
-	for i := range n {
-		raw = append(raw, train.X.RawRowView(i)...)
-	}
-	var bx, by bytes.Buffer
-	if err := npy.Write(&bx, []int{n, d}, raw); err != nil {
-		return nil, nil, err
-	}
-	if err := npy.Write(&by, []int{n}, train.Y); err != nil {
-		return nil, nil, err
-	}
-	return bx.Bytes(), by.Bytes(), nil
-}
-
-// writeOnce writes b to path through a temporary file renamed into place,
-// so that a worker never reads a partial file and concurrent writers of
-// the same content do not clash.
-func writeOnce(dir, path string, b []byte) error {
+// stage streams write into a temporary file of dir, then renames it to
+// name(the hex SHA-256 of what was written), so that a worker never reads
+// a partial file and concurrent writers of the same content do not clash;
+// it returns that name.
+func stage(dir string, write func(io.Writer) error, name func(sum string) string) (string, error) {
 	tmp, err := os.CreateTemp(dir, "part-*")
 	if err != nil {
-		return err
+		return "", err
 	}
-	_, werr := tmp.Write(b)
+	h := sha256.New()
+	werr := write(io.MultiWriter(tmp, h))
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
 	}
+	nm := name(hex.EncodeToString(h.Sum(nil)))
 	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
+		werr = os.Rename(tmp.Name(), filepath.Join(dir, nm))
 	}
 	if werr != nil {
 		os.Remove(tmp.Name())
 	}
-	return werr
+	return nm, werr
 }
 
 // call sends req to an idle worker (or a new one) and hands its reply,
@@ -248,6 +285,7 @@ type worker struct {
 	stderr *tail
 	exited chan struct{} // closed when the process has been waited for
 	werr   error         // cmd.Wait's error, once exited is closed
+	rerr   error         // why the stdout reader stopped, once lines is closed
 }
 
 // start starts a worker and completes the hello handshake.
@@ -278,7 +316,7 @@ func start(ctx context.Context, c Config, timeout time.Duration) (*worker, error
 		defer pr.Close()
 		defer close(w.lines)
 		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 64<<10), maxLine)
+		sc.Buffer(make([]byte, min(64<<10, maxLine)), maxLine)
 		for sc.Scan() {
 			select {
 			case w.lines <- bytes.Clone(sc.Bytes()):
@@ -286,6 +324,7 @@ func start(ctx context.Context, c Config, timeout time.Duration) (*worker, error
 				return
 			}
 		}
+		w.rerr = sc.Err()
 	}()
 	go func() {
 		w.werr = cmd.Wait()
@@ -325,9 +364,64 @@ func (w *worker) roundTrip(ctx context.Context, req request, timeout time.Durati
 		if rep.ID != req.ID || (rep.Type != "result" && rep.Type != "error") {
 			return fmt.Errorf("the worker's line is not the reply to request %d: %q", req.ID, clip(line))
 		}
+		if rep.Type == "result" {
+			return nullIn(line)
+		}
 		return nil
 	})
 	return &rep, err
+}
+
+// nullIn refuses a JSON null inside a value of the reply line (Go decodes
+// it into a number as 0, into a list of numbers as an element 0): where the
+// protocol wants a number, a null is an error. A null value of a top-level
+// key counts as the key's absence.
+func nullIn(line []byte) error {
+	if !bytes.Contains(line, []byte("null")) { // the common case: no walk
+		return nil
+	}
+	var top map[string]any
+	if err := json.Unmarshal(line, &top); err != nil {
+		return fmt.Errorf("the worker's reply: %w", err)
+	}
+	var walk func(v any, path string) string
+	walk = func(v any, path string) string {
+		switch v := v.(type) {
+		case nil:
+			return path
+		case map[string]any:
+			keys := slices.Sorted(maps.Keys(v))
+			for _, k := range keys {
+				if p := walk(v[k], path+"."+k); p != "" {
+					return p
+				}
+			}
+		case []any:
+			for i, e := range v {
+				if p := walk(e, fmt.Sprintf("%s[%d]", path, i)); p != "" {
+					return p
+				}
+			}
+		}
+		return ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(top)) {
+		if top[k] == nil {
+			continue
+		}
+		if p := walk(top[k], k); p != "" {
+			return fmt.Errorf("the worker's reply has null at %s: numbers must be JSON numbers (null is not 0)", p)
+		}
+	}
+	return nil
+}
+
+// mib is n bytes in MiB, for messages.
+func mib(n int) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // exchange writes msg as one line and hands the next stdout line to read,
@@ -350,6 +444,9 @@ func (w *worker) exchange(ctx context.Context, msg any, timeout time.Duration, r
 			written = nil
 		case line, ok := <-w.lines:
 			if !ok {
+				if errors.Is(w.rerr, bufio.ErrTooLong) { // rerr is set before lines closes
+					return fmt.Errorf("the worker wrote a line longer than dplab's limit of %s on a reply line", mib(maxLine))
+				}
 				return errors.New("the worker closed its stdout (it exited?)")
 			}
 			return read(line)
@@ -361,14 +458,15 @@ func (w *worker) exchange(ctx context.Context, msg any, timeout time.Duration, r
 	}
 }
 
-// stop kills the worker (closing its stdin first) and waits for it; its
-// stdout reader ends (done) even with lines unread.
+// stop closes the worker's stdin, gives it 200 ms to exit, then kills its
+// process group (the worker, if it still runs, and whatever it started,
+// which would outlive a worker that exits) and waits for it; its stdout
+// reader ends (done) even with lines unread.
 func (w *worker) stop() {
 	w.once.Do(func() { close(w.done) })
 	w.stdin.Close()
 	select {
 	case <-w.exited:
-		return
 	case <-time.After(200 * time.Millisecond):
 	}
 	kill(w.cmd)
