@@ -4,10 +4,15 @@ import (
 	"errors"
 	"github.com/dplab/dplab/harness/spec"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 )
 
@@ -120,5 +125,59 @@ label = "AdaSSP (paper constants)"
 	}
 	if _, err := Parse("spec.toml", []byte(strings.Replace(src, `label = "AdaSSP (paper constants)"`, `params = { calibration = "accountant" }`, 1))); err != nil {
 		t.Errorf("calibrated AdaSSP at ε = 1e300: %v", err)
+	}
+}
+
+// overlapChecker is a TargetChecker whose CheckTarget waits (up to 10 s)
+// until two calls are in flight at once, and counts the calls.
+type overlapChecker struct {
+	mu       sync.Mutex
+	inFlight int
+	overlap  chan struct{} // closed when two calls were first in flight at once
+	closed   bool
+	calls    atomic.Int64
+}
+
+func (o *overlapChecker) CheckTarget(b mechanisms.Budget, _ mechanisms.DataShape) (accounting.Event, error) {
+	o.calls.Add(1)
+	o.mu.Lock()
+	if o.inFlight++; o.inFlight == 2 && !o.closed {
+		close(o.overlap)
+		o.closed = true
+	}
+	o.mu.Unlock()
+	defer func() { o.mu.Lock(); o.inFlight--; o.mu.Unlock() }()
+	select {
+	case <-o.overlap:
+		return accounting.Gaussian{Sigma: 1 / b.Epsilon, Sensitivity: 1}, nil
+	case <-time.After(10 * time.Second):
+		return nil, errors.New("no other check ran at the same time")
+	}
+}
+
+// TestTargetChecksRunInParallel: validation's target checks (each a
+// calibration) run on several goroutines when GOMAXPROCS allows (runChecks;
+// before, one after the other, which left a -j 1 run's second core idle
+// through most of its start), every check once, each result kept with its
+// own check.
+func TestTargetChecksRunInParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	tc := &overlapChecker{overlap: make(chan struct{})}
+	var checks []targetCheck
+	for i := range 4 {
+		checks = append(checks, targetCheck{tc: tc, b: mechanisms.Budget{Epsilon: float64(i + 1)}})
+	}
+	s := newChecker(&spec.Spec{})
+	if err := s.runChecks(checks, []mechanisms.DataShape{{}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := tc.calls.Load(); n != int64(len(checks)) {
+		t.Errorf("%d CheckTarget calls for %d checks", n, len(checks))
+	}
+	for i, c := range checks {
+		want := accounting.Gaussian{Sigma: 1 / float64(i+1), Sensitivity: 1}
+		if c.err != nil || c.ev != want {
+			t.Errorf("check %d: %v, %v; want %v", i, c.ev, c.err, want)
+		}
 	}
 }
