@@ -18,9 +18,7 @@ ledger is the same as dplab's dpsgd and dpsgd_numpy.py declare,
 with sigma chosen by dpsgd_numpy.choose_sigma (its classic RDP conversion).
 The model is not linear in x, so the worker answers with predictions: the
 probability of label 1 on each row of dplab's evaluation file.
-
-[RR07] A. Rahimi, B. Recht. Random features for large-scale kernel
-machines. NeurIPS 2007.
+Citation keys: docs/references.md.
 
 params: features (D, 200), bandwidth (1), epochs (5), batch (100), clip (1),
 learning_rate (2).
