@@ -169,15 +169,7 @@ timeout = 30
 // predictions, beats predicting the majority label (53% of the labels are
 // ones) on average.
 func TestExternalNonlinearExample(t *testing.T) {
-	numpyOnPath(t)
-	dir := t.TempDir()
-	args := []string{"run", filepath.Join("examples", "external", "nonlinear.toml"), "--out", dir, "-j", "2"}
-	if testing.Short() {
-		args = append(args, "--quick")
-	}
-	if code, _, errs := runMain(t, args...); code != 0 {
-		t.Fatalf("dplab run: exit %d\n%s", code, errs)
-	}
+	dir := runExternalExample(t, "nonlinear.toml")
 	seen, sum := 0, 0.0
 	for _, r := range readRecords(t, dir) {
 		if r.Status != results.StatusOK {
@@ -203,4 +195,21 @@ func TestExternalNonlinearExample(t *testing.T) {
 	if seen == 0 || !(sum/float64(seen) > 0.6) {
 		t.Errorf("%d records of the random-features worker, mean test accuracy %v: want > 0.6", seen, sum/float64(seen))
 	}
+}
+
+// runExternalExample runs examples/external/<name> (--quick under -short)
+// with a python3 that imports numpy first on PATH (or skips), -j 2, and
+// returns its result directory; a non-zero exit fails the test.
+func runExternalExample(t *testing.T, name string) string {
+	t.Helper()
+	numpyOnPath(t)
+	dir := t.TempDir()
+	args := []string{"run", filepath.Join("examples", "external", name), "--out", dir, "-j", "2"}
+	if testing.Short() {
+		args = append(args, "--quick")
+	}
+	if code, _, errs := runMain(t, args...); code != 0 {
+		t.Fatalf("dplab run %s: exit %d\n%s", name, code, errs)
+	}
+	return dir
 }

@@ -100,17 +100,20 @@ func NewPredictions(parts []*datasets.Dataset, values []float64) (*Predictions, 
 // Predict implements Model: the prediction given for a row with x's
 // features, NaN when none was.
 func (m *Predictions) Predict(x []float64) float64 {
-	if v, ok := m.byRow[rowKey(x)]; ok {
+	if v, ok := m.byRow[string(rowBits(x))]; ok { // no string allocated
 		return v
 	}
 	return math.NaN()
 }
 
 // rowKey is x's float64 bits as a string.
-func rowKey(x []float64) string {
+func rowKey(x []float64) string { return string(rowBits(x)) }
+
+// rowBits is x's float64 bits, little-endian.
+func rowBits(x []float64) []byte {
 	b := make([]byte, 8*len(x))
 	for j, v := range x {
 		binary.LittleEndian.PutUint64(b[8*j:], math.Float64bits(v))
 	}
-	return string(b)
+	return b
 }

@@ -10,31 +10,18 @@ import (
 	"github.com/dplab/dplab/harness/spec"
 )
 
-// predictionsSpec is a spec of one external block of output out on binary
-// data, with the given top-level lines (metrics) and block lines.
+// predictionsSpec is externalSpec's spec on binary data, with the given
+// top-level lines (metrics), block lines and external.output line out.
 func predictionsSpec(t *testing.T, top, out, block string) string {
 	t.Helper()
-	src := `name = "pred"
-seed = 1
-trials = 2
-epsilon = [1]
-delta = "1e-5"
-` + top + `
-[[dataset]]
-name = "synthetic-logistic"
-params = { n = 200, d = 3 }
-
-[[mechanism]]
-name = "external"
-label = "Mine"
-params = { c = [1, 2] }
-` + block + `
-[mechanism.external]
-command = ["python3", "w.py"]
-mode = "declare"
-` + out
-	path := filepath.Join(t.TempDir(), "spec.toml")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+	path := externalSpec(t, t.TempDir(), block+"\n[mechanism.external]\ncommand = [\"python3\", \"w.py\"]\nmode = \"declare\"\n"+out+"\n")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(src), `name = "synthetic-linear"`, `name = "synthetic-logistic"`, 1)
+	s = strings.Replace(s, "[[dataset]]", top+"\n[[dataset]]", 1)
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path

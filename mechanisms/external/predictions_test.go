@@ -16,17 +16,15 @@ import (
 	"github.com/dplab/dplab/mechanisms"
 )
 
-// pythonNumPy returns a python3 that imports numpy (the predictions
+// pythonNumPy returns python(t) if it imports numpy (the predictions
 // workers save .npy files with it), or skips.
 func pythonNumPy(t testing.TB) string {
 	t.Helper()
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import numpy").Run() == nil {
-			return path
-		}
+	py := python(t)
+	if exec.Command(py, "-c", "import numpy").Run() != nil {
+		t.Skip(py + " does not import numpy (apt-get install python3-numpy): the predictions tests run testdata/predict.py")
 	}
-	t.Skip("no python3 that imports numpy (apt-get install python3-numpy): the predictions tests run testdata/predict.py")
-	return ""
+	return py
 }
 
 // predictConfig is a worker of output "predictions" running
