@@ -2,7 +2,8 @@
 
 It predicts h(x) = x0^2 for a regression task and the probability
 sigmoid(5 (x0 x1 - 0.1)) of label 1 for a binary one, on the evaluation
-rows, whatever the training data; its event is a Gaussian of sigma 50.
+rows, whatever the training data; its event is a Gaussian of sigma 50 (in
+mode "calibrate": of the noise sent).
 params.behave picks what it answers:
   ok       those predictions, saved by the helper
   short    one prediction fewer than the evaluation rows
@@ -35,7 +36,7 @@ def fit(req):
         pred = E[:, 0] ** 2
     else:
         pred = 1 / (1 + np.exp(-5 * (E[:, 0] * E[:, 1] - 0.1)))
-    event = {"kind": "gaussian", "sigma": 50.0, "sensitivity": 1}
+    event = {"kind": "gaussian", "sigma": 50.0 if req.noise is None else req.noise, "sensitivity": 1}
     diag = {"pid": os.getpid()}
     b = req.params.get("behave", "ok")
     out = req.eval["out"]
