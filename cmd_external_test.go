@@ -82,16 +82,7 @@ func accountJSON(t *testing.T, r results.Record) float64 {
 // noise), dplab account json on it gives the stored ε, and the manifest
 // records the commands and their files' SHA-256.
 func TestExternalExample(t *testing.T) {
-	numpyOnPath(t)
-	dir := t.TempDir()
-	args := []string{"run", filepath.Join("examples", "external", "compare.toml"), "--out", dir, "-j", "2"}
-	if testing.Short() {
-		args = append(args, "--quick")
-	}
-	code, _, errs := runMain(t, args...)
-	if code != 0 {
-		t.Fatalf("dplab run: exit %d\n%s", code, errs)
-	}
+	dir := runExternalExample(t, "compare.toml")
 	kinds := map[string]string{"Output-perturbed ridge (Python)": "with_relation", "DP-SGD (NumPy)": "self_composed"}
 	seen := map[string]int{}
 	for _, r := range readRecords(t, dir) {

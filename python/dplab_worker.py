@@ -4,7 +4,8 @@ docs/external.md describes the protocol: dplab starts the worker, sends one
 JSON object per line on its stdin and reads one JSON reply per line on its
 stdout; stderr is free for logging (dplab quotes its tail when a trial
 fails). This module is standard library only; it imports NumPy lazily, to
-load the training split's .npy files.
+load the training split's .npy files (and, for a block of output
+"predictions", the evaluation rows, and to save the predictions).
 
 Usage::
 
@@ -20,6 +21,17 @@ Usage::
     if __name__ == "__main__":
         dplab_worker.serve(fit)
 
+A block with output = "predictions" (protocol version 2) gets requests
+with an evaluation file; fit returns the predictions on its rows in place
+of the model::
+
+    def fit(request):
+        X, y = request.load()
+        ...
+        E = request.load_eval()        # the rows dplab scores (n_eval × d)
+        return predict(E), event, {}   # n_eval values: regression values,
+                                       # or probabilities of label 1
+
 An exception raised by fit becomes an error reply carrying its traceback:
 the trial fails and the worker serves the next request.
 """
@@ -29,7 +41,7 @@ import os
 import sys
 import traceback
 
-PROTOCOL = 1
+PROTOCOL = 2  # the highest version spoken; the hello answers min(PROTOCOL, dplab's)
 
 
 class Request:
@@ -45,11 +57,28 @@ class Request:
         self.noise = msg.get("noise")      # the calibrated noise (mode "calibrate")
         self.params = msg.get("params", {})
         self.seed = int(msg["seed"])       # uint64
+        self.eval = msg.get("eval")        # {"x", "n", "d", "out"}: output "predictions" only
 
     def load(self):
         """Returns (X, y) as NumPy arrays, read from the .npy files."""
         import numpy as np
         return np.load(self.train["x"]), np.load(self.train["y"])
+
+    def load_eval(self):
+        """Returns the evaluation rows (n_eval × d) to predict on (output "predictions")."""
+        if self.eval is None:
+            raise ValueError("this request has no evaluation rows: the block's output is not \"predictions\"")
+        import numpy as np
+        return np.load(self.eval["x"])
+
+
+def _save_predictions(request, predictions):
+    """Saves predictions as float64 .npy to the request's out path; a str is a file fit wrote."""
+    if isinstance(predictions, str):
+        return predictions
+    import numpy as np
+    np.save(request.eval["out"], np.asarray(predictions, dtype=np.float64))
+    return request.eval["out"]
 
 
 def _write(out, obj):
@@ -72,7 +101,10 @@ def serve(fit, stdin=None, stdout=None):
     """Serves fit requests until stdin closes.
 
     fit(request) returns (model, event, diagnostics): model a dict with
-    "theta" (a list of d numbers) and "intercept"; event the ledger as a
+    "theta" (a list of d numbers) and "intercept" or, when the request has
+    evaluation rows (request.eval), the predictions on them (an array-like
+    of request.eval["n"] numbers, saved as float64 .npy to
+    request.eval["out"], or the path of a .npy file fit wrote); event the ledger as a
     dplab event (a dict, the JSON of `dplab account json`); diagnostics a
     dict of numbers or None. What fit (or a library it calls) prints goes
     to stderr: the replies keep the process's stdout to themselves.
@@ -89,16 +121,21 @@ def serve(fit, stdin=None, stdout=None):
         msg = json.loads(line)
         kind = msg.get("type")
         if kind == "hello":
-            _write(stdout, {"type": "hello", "protocol": PROTOCOL})
+            _write(stdout, {"type": "hello", "protocol": min(PROTOCOL, int(msg.get("protocol", 1)))})
             continue
         if kind != "fit":
             _write(stdout, {"type": "error", "id": msg.get("id", 0),
                             "error": "unknown message type %r" % kind})
             continue
         try:
-            model, event, diagnostics = fit(Request(msg))
-            reply = {"type": "result", "id": msg["id"], "model": _plain(model),
+            req = Request(msg)
+            model, event, diagnostics = fit(req)
+            reply = {"type": "result", "id": msg["id"],
                      "event": _plain(event), "diagnostics": _plain(diagnostics or {})}
+            if req.eval is not None and not isinstance(model, dict):
+                reply["predictions"] = _save_predictions(req, model)
+            else:
+                reply["model"] = _plain(model)
             line = json.dumps(reply, allow_nan=False)
         except Exception:
             line = json.dumps({"type": "error", "id": msg["id"], "error": traceback.format_exc()})

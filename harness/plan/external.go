@@ -37,7 +37,7 @@ func ExternalConfig(x *spec.ExternalSpec) external.Config {
 		argv = x.Command
 	}
 	c := external.Config{Command: argv, Dir: x.Dir, Mode: x.Mode, Event: x.Event,
-		Timeout: time.Duration(x.Timeout * float64(time.Second))}
+		Timeout: time.Duration(x.Timeout * float64(time.Second)), Output: x.Output}
 	for _, name := range x.Tasks {
 		if t, err := external.ParseTask(name); err == nil { // validateExternal reports the others
 			c.Tasks = append(c.Tasks, t)
@@ -141,13 +141,14 @@ func (s *checker) validateExternal(i int) error {
 		key, msg, _ := strings.Cut(err.Error(), ": ")
 		return s.ErrIn("mechanism", i, "external."+key, "%s", msg)
 	}
-	return nil
+	return s.validatePredictions(i)
 }
 
 // externalKey is what of block m's external table enters its cells' keys:
-// the command as written, the mode, the event family and the SHA-256 of
-// every file the command and files name, so that editing the worker's
-// script reruns its cells. Nil for a block without one (keys unchanged).
+// the command as written, the mode, the event family, the output when it
+// is "predictions" and the SHA-256 of every file the command and files
+// name, so that editing the worker's script reruns its cells. Nil for a
+// block without one (keys unchanged).
 func externalKey(m spec.MechanismSpec) json.RawMessage {
 	x := m.External
 	if x == nil {
@@ -158,7 +159,8 @@ func externalKey(m spec.MechanismSpec) json.RawMessage {
 		Mode    string            `json:"mode"`
 		Event   string            `json:"event,omitempty"`
 		SHA256  map[string]string `json:"sha256"`
-	}{x.Command, x.Mode, x.Event, x.SHA256})
+		Output  string            `json:"output,omitempty"`
+	}{x.Command, x.Mode, x.Event, x.SHA256, predictionsKey(x)})
 	return b
 }
 

@@ -19,6 +19,10 @@ type Metric struct {
 	// OptIn metrics are computed only when a spec lists them (they cost
 	// more than a pass over the data); DefaultMetrics leaves them out.
 	OptIn bool
+	// Linear metrics are computed from a linear model's scores against
+	// linear models (they need θ): a mechanism answering with predictions
+	// (an external block of output "predictions") cannot be scored by them.
+	Linear bool
 	// Min and Max are the range of the metric's values (±Inf: unbounded);
 	// figures clip their bands to it (a CI of accuracies near 1 would
 	// otherwise reach above 1).
@@ -37,7 +41,7 @@ var Metrics = []Metric{
 	// linear models without intercept in the unit ball ([HSS24] Prop. 8,
 	// Figure 3; preprocessing.md §5 D22): ≥ 0 for models of that class
 	// (a released model outside the ball can go below, so unbounded).
-	{Name: "excess_empirical_risk", Title: "Excess empirical risk", Task: datasets.Binary, On: "train", OptIn: true, Min: -inf, Max: inf},
+	{Name: "excess_empirical_risk", Title: "Excess empirical risk", Task: datasets.Binary, On: "train", OptIn: true, Linear: true, Min: -inf, Max: inf},
 }
 
 var inf = math.Inf(1)

@@ -753,7 +753,7 @@ func (r *runner) trial(ctx context.Context, c *plan.Cell, t int) (rec results.Re
 	budget := mechanisms.Budget{Epsilon: c.Epsilon, Delta: delta, Accounting: r.acc, Calibrator: r.cal,
 		CellSeed: rngs.Derive("cell", strconv.FormatUint(uint64(s.Seed), 10), c.Key)}
 	start := time.Now()
-	out, err := r.fit(ctx, c, data, budget, rs)
+	out, err := r.fit(mechanisms.WithEvalRows(ctx, r.evalRows(c, data)), c, data, budget, rs)
 	rec.WallSeconds = time.Since(start).Seconds()
 	if ctx.Err() != nil {
 		return rec, false

@@ -23,6 +23,10 @@ type ExternalSpec struct {
 	// Files are further files the worker reads (its modules), relative to
 	// the spec's directory: hashed into the cell key as the command's are.
 	Files []string `toml:"files"`
+	// Output is what the worker answers with: "linear" (θ and intercept,
+	// the default) or "predictions" (predictions on a features-only
+	// evaluation file dplab writes: protocol version 2).
+	Output string `toml:"output"`
 
 	// Resolved by plan.Validate, never decoded: the spec's directory, the
 	// argv with its file arguments made absolute, and the SHA-256 of each

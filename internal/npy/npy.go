@@ -1,6 +1,7 @@
-// Package npy writes NumPy's .npy files: the format every language with
-// NumPy reads without further dependencies, used to hand training data to
-// external mechanisms (mechanisms/external).
+// Package npy writes and reads NumPy's .npy files: the format every
+// language with NumPy reads without further dependencies, used to hand
+// training and evaluation data to external mechanisms and to read their
+// predictions back (mechanisms/external).
 //
 // The format is NEP 1, "A simple file format for NumPy arrays"
 // (https://numpy.org/neps/nep-0001-npy-format.html), version 1.0: the

@@ -32,6 +32,15 @@
 // internal/npy) into a temporary directory of the pool, removed by Close
 // (or, when the process was killed, by a later process's newStaging).
 //
+// # Predictions
+//
+// A block of output "predictions" (Config.Output, protocol version 2)
+// answers with predictions instead of a linear model: each request names a
+// features-only evaluation file of the rows the trial scores (the runner's
+// mechanisms.EvalRows, from the fit's context), written once per split, and
+// the reply names a .npy file of one prediction per row, read strictly
+// (npy.Read) into a mechanisms.Predictions model.
+//
 // A spec that names a command is code: the command runs with the rights of
 // the user running dplab.
 package external

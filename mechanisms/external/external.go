@@ -38,8 +38,19 @@ const DefaultTimeout = 10 * time.Minute
 const StartTimeout = time.Minute
 
 // ProtocolVersion is the version of docs/external.md's protocol that the
-// hello messages carry.
+// hello messages carry: a block of output "linear" speaks version 1, one
+// of output "predictions" version ProtocolPredictions.
 const ProtocolVersion = 1
+
+// ProtocolPredictions is the protocol version that adds the evaluation
+// file and the predictions reply (output "predictions").
+const ProtocolPredictions = 2
+
+// The outputs of an external mechanism: what its reply holds.
+const (
+	OutputLinear      = "linear"      // a linear model, θ and intercept (the default)
+	OutputPredictions = "predictions" // predictions on dplab's evaluation rows
+)
 
 // Config is an external mechanism's resolved [mechanism.external] table.
 type Config struct {
@@ -58,6 +69,8 @@ type Config struct {
 	// Tasks are the tasks the worker fits; nil means both, regression
 	// first.
 	Tasks []datasets.Task
+	// Output is OutputLinear ("" too) or OutputPredictions.
+	Output string `json:",omitempty"`
 }
 
 // ParseTask returns the task called name ("regression" or "binary").
@@ -102,8 +115,15 @@ func (c Config) Check() error {
 	if c.Timeout < 0 {
 		return errors.New("timeout: must be ≥ 0 seconds (0 means 600)")
 	}
+	if c.Output != "" && c.Output != OutputLinear && c.Output != OutputPredictions {
+		return fmt.Errorf("output: %q: want %q (θ and intercept) or %q (predictions on dplab's evaluation rows)", c.Output, OutputLinear, OutputPredictions)
+	}
 	return nil
 }
+
+// Predicts reports whether the worker answers with predictions (output
+// "predictions") rather than a linear model.
+func (c Config) Predicts() bool { return c.Output == OutputPredictions }
 
 func (c Config) timeout() time.Duration {
 	if c.Timeout == 0 {
@@ -168,6 +188,7 @@ type request struct {
 	Noise   *float64       `json:"noise,omitempty"`
 	Params  map[string]any `json:"params"`
 	Seed    string         `json:"seed"`
+	Eval    *evalFiles     `json:"eval,omitempty"` // output "predictions" only
 }
 
 // trainFiles names the training split's files.
@@ -183,6 +204,7 @@ type reply struct {
 	Type        string             `json:"type"`
 	ID          int64              `json:"id"`
 	Model       *model             `json:"model"`
+	Predictions json.RawMessage    `json:"predictions"` // output "predictions": a .npy file's path
 	Event       json.RawMessage    `json:"event"`
 	Diagnostics map[string]float64 `json:"diagnostics"`
 	Error       string             `json:"error"`
@@ -225,33 +247,39 @@ func (m *Mechanism) Fit(ctx context.Context, train *datasets.Dataset, b mechanis
 		req.Noise = &x
 		family, _ = m.cfg.Family(x)
 	}
+	var eval mechanisms.EvalRows
+	if m.cfg.Predicts() {
+		var ok bool
+		if eval, ok = mechanisms.EvalRowsFrom(ctx); !ok {
+			return nil, errors.New(`external: output "predictions" needs the rows the trial scores, which this fit was not given (an audit or a pre-processed block cannot score predictions)`)
+		}
+		if req.Eval, err = p.evalData(train, eval, req.ID); err != nil {
+			return nil, fmt.Errorf("external: write the evaluation rows: %w", err)
+		}
+	}
 	var rel *mechanisms.Release
 	err = p.call(ctx, req, m.cfg.timeout(), func(rep *reply) (err error) {
-		rel, err = m.release(rep, req, train.Cols(), family)
+		rel, err = m.release(rep, req, train.Cols(), family, eval)
 		return err
 	})
 	return rel, err
 }
 
 // release checks a worker's reply to req and returns its release.
-func (m *Mechanism) release(rep *reply, req request, d int, family accounting.Event) (*mechanisms.Release, error) {
+// eval holds the rows the predictions of output "predictions" are on.
+func (m *Mechanism) release(rep *reply, req request, d int, family accounting.Event, eval mechanisms.EvalRows) (*mechanisms.Release, error) {
 	if rep.Type == "error" {
 		return nil, &errReply{rep.Error}
 	}
-	if rep.Model == nil {
-		return nil, errors.New("the reply holds no model")
+	var model mechanisms.Model
+	var err error
+	if m.cfg.Predicts() {
+		model, err = m.predictions(rep, req, eval)
+	} else {
+		model, err = linear(rep, d)
 	}
-	if len(rep.Model.Theta) != d {
-		return nil, fmt.Errorf("the model's theta has %d coefficients, the training data %d features", len(rep.Model.Theta), d)
-	}
-	lin := &mechanisms.Linear{Theta: rep.Model.Theta, Intercept: rep.Model.Intercept}
-	for i, v := range lin.Theta {
-		if !finite(v) {
-			return nil, fmt.Errorf("the model's theta[%d] is %v", i, v)
-		}
-	}
-	if !finite(lin.Intercept) {
-		return nil, fmt.Errorf("the model's intercept is %v", lin.Intercept)
+	if err != nil {
+		return nil, err
 	}
 	if len(rep.Event) == 0 {
 		return nil, errors.New("the reply holds no event (the ledger, as dplab account json prints it)")
@@ -265,7 +293,7 @@ func (m *Mechanism) release(rep *reply, req request, d int, family accounting.Ev
 		// accepted, the trial would spend ε = ∞ in a private cell.
 		return nil, errors.New(`the worker's event is {"kind":"non_private"}: an external mechanism is private, its event is the ledger of the noise it added`)
 	}
-	rel := &mechanisms.Release{Model: lin, Event: ev, Calibrated: true}
+	rel := &mechanisms.Release{Model: model, Event: ev, Calibrated: true}
 	if family != nil {
 		got, _ := json.Marshal(ev)
 		want, _ := json.Marshal(family)
@@ -283,6 +311,30 @@ func (m *Mechanism) release(rep *reply, req request, d int, family accounting.Ev
 		rel.Stats = rep.Diagnostics
 	}
 	return rel, nil
+}
+
+// linear returns the linear model of a reply of output "linear" for d
+// features.
+func linear(rep *reply, d int) (*mechanisms.Linear, error) {
+	if rep.Model == nil {
+		if len(rep.Predictions) > 0 {
+			return nil, errors.New(`the reply holds predictions, not a model: give the block output = "predictions"`)
+		}
+		return nil, errors.New("the reply holds no model")
+	}
+	if len(rep.Model.Theta) != d {
+		return nil, fmt.Errorf("the model's theta has %d coefficients, the training data %d features", len(rep.Model.Theta), d)
+	}
+	lin := &mechanisms.Linear{Theta: rep.Model.Theta, Intercept: rep.Model.Intercept}
+	for i, v := range lin.Theta {
+		if !finite(v) {
+			return nil, fmt.Errorf("the model's theta[%d] is %v", i, v)
+		}
+	}
+	if !finite(lin.Intercept) {
+		return nil, fmt.Errorf("the model's intercept is %v", lin.Intercept)
+	}
+	return lin, nil
 }
 
 // EventShapes implements mechanisms.EventShaper: in calibrate mode the

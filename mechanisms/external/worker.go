@@ -51,8 +51,11 @@ var (
 	pools   = map[string]*pool{}
 )
 
-// poolKey: workers of the same argv and directory are interchangeable.
-func poolKey(c Config) string { return c.Dir + "\x00" + strings.Join(c.Command, "\x00") }
+// poolKey: workers of the same argv, directory and output (the protocol
+// version of their hello) are interchangeable.
+func poolKey(c Config) string {
+	return c.Dir + "\x00" + c.Output + "\x00" + strings.Join(c.Command, "\x00")
+}
 
 func poolFor(c Config) *pool {
 	poolsMu.Lock()
@@ -330,7 +333,7 @@ func start(ctx context.Context, c Config, timeout time.Duration) (*worker, error
 		w.werr = cmd.Wait()
 		close(w.exited)
 	}()
-	hello := map[string]any{"type": "hello", "protocol": ProtocolVersion}
+	hello := map[string]any{"type": "hello", "protocol": c.protocol()}
 	var got struct {
 		Type     string `json:"type"`
 		Protocol int    `json:"protocol"`
@@ -339,8 +342,8 @@ func start(ctx context.Context, c Config, timeout time.Duration) (*worker, error
 		if err := json.Unmarshal(line, &got); err != nil || got.Type != "hello" {
 			return fmt.Errorf("the worker's first line is not its hello: %q", clip(line))
 		}
-		if got.Protocol != ProtocolVersion {
-			return fmt.Errorf("the worker speaks protocol %d, dplab %d", got.Protocol, ProtocolVersion)
+		if err := c.checkProtocol(got.Protocol); err != nil {
+			return err
 		}
 		return nil
 	}); err != nil {
