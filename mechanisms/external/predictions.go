@@ -1,10 +1,10 @@
 package external
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -48,59 +48,28 @@ func (p *pool) evalData(train *datasets.Dataset, eval mechanisms.EvalRows, id in
 	for _, q := range parts {
 		f.Rows += q.Rows()
 	}
-	name, err := train.Memo("external/eval-npy/"+eval.Roles(), func() (any, error) {
-		b, err := encodeRows(parts)
-		if err != nil {
-			return nil, err
+	// encode streams parts' rows, one part after the other (views, not copies).
+	encode := func(w io.Writer) error {
+		rows := make([][]float64, 0, f.Rows)
+		for _, q := range parts {
+			for r := range q.Rows() {
+				rows = append(rows, q.X.RawRowView(r))
+			}
 		}
-		return "eval-" + digest(b)[:24] + ".npy", nil
+		return npy.WriteRows(w, []int{f.Rows, f.Cols}, f.Rows, func(i int) []float64 { return rows[i] })
+	}
+	name, err := train.Memo("external/eval-npy/"+eval.Roles(), func() (any, error) {
+		return stage(dir, encode, func(sum string) string { return "eval-" + sum[:24] + ".npy" })
 	})
 	if err != nil {
 		return nil, err
 	}
 	f.X = filepath.Join(dir, name.(string))
 	if _, err := os.Stat(f.X); err == nil {
-		return f, nil
+		return f, nil // written by the memo's first call, or before
 	}
-	b, err := encodeRows(parts)
-	if err != nil {
-		return nil, err
-	}
-	return f, writeOnce(dir, f.X, b)
-}
-
-// dataDir returns the pool's data directory, made on first use.
-func (p *pool) dataDir() (string, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.dir == "" {
-		dir, err := os.MkdirTemp("", "dplab-external-")
-		if err != nil {
-			return "", err
-		}
-		p.dir = dir
-	}
-	return p.dir, nil
-}
-
-// encodeRows returns the features of parts' rows, one part after the
-// other, as one n × d .npy array.
-func encodeRows(parts []*datasets.Dataset) ([]byte, error) {
-	n, d := 0, parts[0].Cols()
-	for _, q := range parts {
-		n += q.Rows()
-	}
-	raw := make([]float64, 0, n*d)
-	for _, q := range parts {
-		for i := range q.Rows() {
-			raw = append(raw, q.X.RawRowView(i)...)
-		}
-	}
-	var b bytes.Buffer
-	if err := npy.Write(&b, []int{n, d}, raw); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	_, err = stage(dir, encode, func(string) string { return name.(string) })
+	return f, err
 }
 
 // predictions returns the model of a reply of output "predictions" to req:

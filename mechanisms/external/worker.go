@@ -140,6 +140,21 @@ type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
 
+// dataDir returns the pool's data directory (newStaging), made on first
+// use and again after Close removed it.
+func (p *pool) dataDir() (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dir == "" {
+		dir, lock, err := newStaging()
+		if err != nil {
+			return "", err
+		}
+		p.dir, p.lock = dir, lock
+	}
+	return p.dir, nil
+}
+
 // enter marks a fit as running (its data must stay), until leave.
 func (p *pool) enter() {
 	p.mu.Lock()
@@ -159,17 +174,10 @@ func (p *pool) leave() {
 // streams), and again only if the directory was removed since (Close).
 // Nothing is held in memory beyond train: the files are streamed.
 func (p *pool) data(train *datasets.Dataset) (trainFiles, error) {
-	p.mu.Lock()
-	if p.dir == "" {
-		dir, lock, err := newStaging()
-		if err != nil {
-			p.mu.Unlock()
-			return trainFiles{}, err
-		}
-		p.dir, p.lock = dir, lock
+	dir, err := p.dataDir()
+	if err != nil {
+		return trainFiles{}, err
 	}
-	dir := p.dir
-	p.mu.Unlock()
 	n, d := train.Rows(), train.Cols()
 	files := trainFiles{Rows: n, Cols: d}
 	encode := [2]func(io.Writer) error{
