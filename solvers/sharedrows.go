@@ -23,10 +23,10 @@ import (
 // 104 columns, its 8 one-hot entries all equal to 1/‖xᵢ‖), then takes two
 // cache lines per row, fetched together, and one product for its one-hot
 // entries rather than one each: a DP-SGD step's time goes mostly to
-// fetching the rows of its batch. Since at most half of X's entries are
-// non-zero and a row's own values and columns take at most 12 bytes per
-// entry, the records take at most about 1.5 times X's 8 bytes per entry
-// plus a 40-byte head per row, whatever the rows' lengths.
+// fetching the rows of its batch. A row has at most d non-zeros, whose
+// values and columns take at most 12 bytes each, so the records take at
+// most 1.5 times X's d·8 bytes per row plus 104 (head and padding),
+// however unequal the rows' lengths.
 type sharedRows struct {
 	rec      []float64
 	stride   int // words per record, a multiple of 8
