@@ -263,10 +263,6 @@ func dpsgd(ctx context.Context, design *Design, cfg DPSGDConfig, rs rngs.Streams
 	if cfg.Clip > 0 && sparse == nil {
 		norms = design.rowNorms(cfg.Bias)
 	}
-	extra := 0.0 // the intercept's constant 1 in ‖x̃ᵢ‖²
-	if cfg.Bias {
-		extra = 1
-	}
 	theta := res.Theta
 	w := theta[:d]
 	grad := make([]float64, len(theta))
@@ -286,7 +282,7 @@ func dpsgd(ctx context.Context, design *Design, cfg DPSGDConfig, rs rngs.Streams
 		batch := sampler.Next()
 		res.Examples += len(batch)
 		if sparse != nil {
-			sparseBatchGrad(grad[:d], sparse, batch, w, &dv, extra)
+			sparseBatchGrad(grad[:d], sparse, batch, w, &dv, cfg.Bias)
 		} else {
 			denseBatchGrad(grad[:d], raw, batch, w, &dv, y, norms)
 		}
@@ -405,46 +401,49 @@ func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64
 
 // sparseBatchGrad is denseBatchGrad on sharedRows: it adds r_i·x_i to
 // grad for the rows i of batch, in batch order, with r_i set by dv from
-// u_i = x_iᵀw, the row's target and its norm √(extra + ‖x_i‖²) (extra = 1
-// with an intercept), in one pass over each row's entries: four rows are
-// summed, their derivatives set, and the rows added while still in cache.
-// dv.set is called on runs of four rows, then on the 0–3 left. The heads
-// of the rows 2·prefetchRows ahead and the records of those prefetchRows
-// ahead are asked for in one call per four rows.
-func sparseBatchGrad(grad []float64, s *sharedRows, batch []int, w []float64, dv *batchDerivs, extra float64) {
+// u_i = x_iᵀw, the row's target and its norm ‖x̃ᵢ‖₂ (with the intercept's
+// 1 when bias), in one pass over each row's entries: four rows are summed,
+// their derivatives set, and the rows added while still in cache. dv.set
+// is called on runs of four rows, then on the 0–3 left. The records of the
+// rows prefetchRows ahead are asked for in one call per four rows.
+func sparseBatchGrad(grad []float64, s *sharedRows, batch []int, w []float64, dv *batchDerivs, bias bool) {
+	nk := 0
+	if bias {
+		nk = 1
+	}
 	switch s.colBytes {
 	case 1:
-		sharedBatchGrad[uint8](grad, s, batch, w, dv, extra)
+		sharedBatchGrad[uint8](grad, s, batch, w, dv, nk)
 	case 2:
-		sharedBatchGrad[uint16](grad, s, batch, w, dv, extra)
+		sharedBatchGrad[uint16](grad, s, batch, w, dv, nk)
 	default:
-		sharedBatchGrad[uint32](grad, s, batch, w, dv, extra)
+		sharedBatchGrad[uint32](grad, s, batch, w, dv, nk)
 	}
 }
 
-// sharedBatchGrad is sparseBatchGrad for columns of type T.
-func sharedBatchGrad[T colIndex](grad []float64, s *sharedRows, batch []int, w []float64, dv *batchDerivs, extra float64) {
+// prefetchWords is the most of a record sharedBatchGrad asks for ahead:
+// eight cache lines, so that four rows' fit in one prefetchList.
+const prefetchWords = 64
+
+// sharedBatchGrad is sparseBatchGrad for columns of type T, with the
+// rows' norms rowHead.norm[nk].
+func sharedBatchGrad[T colIndex](grad []float64, s *sharedRows, batch []int, w []float64, dv *batchDerivs, nk int) {
 	var u, a, yv, nv [4]float64
 	var heads [4]*rowHead
 	var owns [4][]float64
 	var cols [4][]T
 	var lines prefetchList
+	ahead := min(s.stride, prefetchWords)
 	for k := 0; k < len(batch); k += 4 {
-		for _, i := range batch[min(k+2*prefetchRows, len(batch)):min(k+2*prefetchRows+4, len(batch))] {
-			prefetchAdd(&lines, s.head[i:i+1])
-		}
 		for _, i := range batch[min(k+prefetchRows, len(batch)):min(k+prefetchRows+4, len(batch))] {
-			_, own, col := record[T](s, i)
-			prefetchAdd(&lines, own)
-			prefetchAdd(&lines, col)
+			prefetchAdd(&lines, s.rec[i*s.stride:i*s.stride+ahead])
 		}
 		lines.flush()
 		rows := batch[k:min(k+4, len(batch))]
 		for r, i := range rows {
 			h, own, col := record[T](s, i)
 			heads[r], owns[r], cols[r] = h, own, col
-			u[r], yv[r] = sharedDot(h, own, col, w), h.y
-			nv[r] = math.Sqrt(extra + h.sq)
+			u[r], yv[r], nv[r] = sharedDot(h, own, col, w), h.y, h.norm[nk]
 		}
 		m := len(rows)
 		dv.set(u[:m], yv[:m], nv[:m], a[:m])

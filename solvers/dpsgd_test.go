@@ -569,11 +569,7 @@ func TestSparseBatchGradNaive(t *testing.T) {
 
 		got := make([]float64, d)
 		dv := batchDerivs{loss: loss, clip: clip, b: b}
-		extra := 0.0
-		if bias {
-			extra = 1
-		}
-		sparseBatchGrad(got, sharedRowsOf(sparseRowsOf(x.RawMatrix(), 0), y, d), batch, w, &dv, extra)
+		sparseBatchGrad(got, sharedRowsOf(sparseRowsOf(x.RawMatrix(), 0), y, d), batch, w, &dv, bias)
 
 		want, mass := make([]float64, d), make([]float64, d)
 		var wantB, massB float64

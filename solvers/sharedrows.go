@@ -9,41 +9,48 @@ import (
 )
 
 // sharedRows holds a sparse X and its targets y for DP-SGD, laid out so
-// that a row read in random order costs few cache lines: head[i] (32
-// bytes, one cache line) holds row i's target, squared norm and shared
-// value, and locates its record, rec[off:], which holds the values of its
-// first own columns, then all n of its columns as integers of colBytes = 1,
-// 2 or 4 bytes (the fewest that hold every column index), packed into the
-// words that follow. The columns are in increasing order among the
+// that a row read in random order costs few cache lines and no dependent
+// load: row i's record is rec[i·stride : (i+1)·stride], records 64-byte
+// aligned and of one size (the longest row's, rounded up to whole cache
+// lines), so its address follows from i alone. A record holds a rowHead
+// (the row's target, shared value, norms and counts), the values of its
+// first own columns, then all n of its columns as integers of colBytes =
+// 1, 2 or 4 bytes (the fewest that hold every column index), packed into
+// the words that follow. The columns are in increasing order among the
 // own-valued ones and among the rest, which all carry the row's shared
 // value: its most frequent non-zero value when that occurs twice or more.
 // One-hot data scaled to unit rows, such as Adult (up to 13 non-zeros in
-// 104 columns, its 8 one-hot entries all equal to 1/‖xᵢ‖), then takes a
-// head and a record of about 56 bytes per row, instead of an offset, a
-// target, a norm and 12 bytes per entry in four arrays, and one product for
-// its one-hot entries rather than one each: a DP-SGD step's time goes
-// mostly to fetching the rows of its batch.
+// 104 columns, its 8 one-hot entries all equal to 1/‖xᵢ‖), then takes two
+// cache lines per row, fetched together, and one product for its one-hot
+// entries rather than one each: a DP-SGD step's time goes mostly to
+// fetching the rows of its batch. A row has at most d non-zeros, whose
+// values and columns take at most 12 bytes each, so the records take at
+// most 1.5 times X's d·8 bytes per row plus 104 (head and padding),
+// however unequal the rows' lengths.
 type sharedRows struct {
-	head     []rowHead
 	rec      []float64
+	stride   int // words per record, a multiple of 8
 	colBytes int
 }
 
-// rowHead describes row i of sharedRows.
+// rowHead is the head of a sharedRows record.
 type rowHead struct {
-	shared float64 // the value of the columns past the own ones
-	y      float64 // the row's target
-	sq     float64 // Σⱼ x_ij², summed in column order
-	off    int32   // the record's first word in rec
-	own, n uint16  // own-valued columns and all columns
+	y      float64    // the row's target
+	shared float64    // the value of the columns past the own ones
+	norm   [2]float64 // √(0 + ‖xᵢ‖²) and √(1 + ‖xᵢ‖²): ‖x̃ᵢ‖₂ without and with the intercept's 1
+	own, n uint16     // own-valued columns and all columns
+	_      uint32
 }
+
+// headWords is the number of words of a record's rowHead.
+const headWords = int(unsafe.Sizeof(rowHead{}) / 8)
 
 // colIndex is the integer type of sharedRows' columns.
 type colIndex interface{ uint8 | uint16 | uint32 }
 
 // newSharedRows returns X and y as sharedRows, or nil when more than
-// maxDensity of X's entries are non-zero, or a row has 2¹⁶ non-zeros or
-// more, or the records take 2³¹ words or more: the dense loops then run.
+// maxDensity of X's entries are non-zero or a row has 2¹⁶ non-zeros or
+// more: the dense loops then run.
 func newSharedRows(X *mat.Dense, y []float64, maxDensity float64) *sharedRows {
 	s := newSparseRows(X, maxDensity)
 	if s == nil {
@@ -56,15 +63,17 @@ func newSharedRows(X *mat.Dense, y []float64, maxDensity float64) *sharedRows {
 // sharedRowsOf returns s, with targets y and cols columns, as sharedRows,
 // or nil where newSharedRows says.
 func sharedRowsOf(s *sparseRows, y []float64, cols int) *sharedRows {
-	f := &sharedRows{head: make([]rowHead, len(y)), colBytes: 1}
+	f := &sharedRows{colBytes: 1}
 	for f.colBytes < 4 && cols > 1<<(8*f.colBytes) {
 		f.colBytes *= 2
 	}
+	// The records' size: a head, the own values and the columns of the
+	// longest row, in whole cache lines.
+	heads := make([]rowHead, len(y))
 	var sorted []float64
-	var order []int32
-	for i := range f.head {
-		val, col := s.row(i)
-		if len(col) > math.MaxUint16 || len(f.rec) >= math.MaxInt32-2*len(col) {
+	for i := range heads {
+		val, _ := s.row(i)
+		if len(val) > math.MaxUint16 {
 			return nil
 		}
 		sorted = append(sorted[:0], val...)
@@ -80,23 +89,39 @@ func sharedRowsOf(s *sparseRows, y []float64, cols int) *sharedRows {
 			}
 			a = b
 		}
-		h := rowHead{shared: shared, y: y[i], off: int32(len(f.rec)), n: uint16(len(col))}
+		h := rowHead{y: y[i], n: uint16(len(val)), own: uint16(len(val))}
+		if best > 1 {
+			h.shared, h.own = shared, uint16(len(val)-best)
+		}
+		var sq float64 // Σⱼ x_ij², summed in column order
+		for _, v := range val {
+			sq += v * v
+		}
+		h.norm = [2]float64{math.Sqrt(0 + sq), math.Sqrt(1 + sq)}
+		heads[i] = h
+		f.stride = max(f.stride, headWords+int(h.own)+(int(h.n)*f.colBytes+7)/8)
+	}
+	f.stride = (f.stride + 7) &^ 7
+	f.rec = alignedWords(len(y) * f.stride)
+	order := make([]int32, 0, cols)
+	for i, h := range heads {
+		val, col := s.row(i)
+		r := f.rec[i*f.stride : (i+1)*f.stride]
+		*(*rowHead)(unsafe.Pointer(&r[0])) = h
+		own := r[headWords : headWords+int(h.own)]
 		order = order[:0]
 		for k, v := range val {
-			h.sq += v * v
-			if best == 1 || v != shared {
-				f.rec = append(f.rec, v)
+			if h.own == h.n || v != h.shared {
+				own[len(order)] = v
 				order = append(order, col[k])
 			}
 		}
-		h.own = uint16(len(order))
 		for k, c := range col {
-			if best > 1 && val[k] == shared {
+			if h.own < h.n && val[k] == h.shared {
 				order = append(order, c)
 			}
 		}
-		f.rec = append(f.rec, make([]float64, (len(order)*f.colBytes+7)/8)...)
-		words := f.rec[int(h.off)+int(h.own):]
+		words := r[headWords+int(h.own):]
 		for k, c := range order {
 			switch f.colBytes {
 			case 1:
@@ -107,9 +132,15 @@ func sharedRowsOf(s *sparseRows, y []float64, cols int) *sharedRows {
 				recCols[uint32](words, len(order))[k] = uint32(c)
 			}
 		}
-		f.head[i] = h
 	}
 	return f
+}
+
+// alignedWords returns n zero words starting on a 64-byte boundary.
+func alignedWords(n int) []float64 {
+	w := make([]float64, n+7)
+	skip := int(-uintptr(unsafe.Pointer(unsafe.SliceData(w))) % 64 / 8)
+	return w[skip : skip+n : skip+n]
 }
 
 // recCols returns the n columns packed into the words of a record.
@@ -122,9 +153,9 @@ func recCols[T colIndex](words []float64, n int) []T {
 
 // record returns row i's head, own values and columns.
 func record[T colIndex](s *sharedRows, i int) (h *rowHead, own []float64, cols []T) {
-	h = &s.head[i]
-	words := s.rec[h.off : int(h.off)+int(h.own)+(int(h.n)*int(unsafe.Sizeof(T(0)))+7)/8]
-	return h, words[:h.own], recCols[T](words[h.own:], int(h.n))
+	r := s.rec[i*s.stride : (i+1)*s.stride]
+	h = (*rowHead)(unsafe.Pointer(&r[0]))
+	return h, r[headWords : headWords+int(h.own)], recCols[T](r[headWords+int(h.own):], int(h.n))
 }
 
 // sharedDot returns xᵀw for the row of head h, own values own and columns

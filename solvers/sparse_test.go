@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -123,8 +124,9 @@ func TestGLMSparseMatchesDense(t *testing.T) {
 }
 
 // TestSharedRowsLayout: sharedRows gives back every row of X (its
-// columns, values, target and squared norm) for column indices of 1, 2
-// and 4 bytes and rows with no entries, and sharedDot and
+// columns, values, target and norms) for column indices of 1, 2 and 4
+// bytes and rows with no entries, in records of one size (the longest
+// row's, in whole cache lines) starting on cache lines, and sharedDot and
 // sharedAddScaled agree with the dense row to rounding; a row of 2¹⁶
 // non-zeros has no sharedRows (the dense loops run).
 func TestSharedRowsLayout(t *testing.T) {
@@ -151,6 +153,16 @@ func TestSharedRowsLayout(t *testing.T) {
 		if s.colBytes != tc.bytes {
 			t.Fatalf("d = %d: %d-byte columns, want %d", tc.d, s.colBytes, tc.bytes)
 		}
+		// One record size, in whole cache lines, the fewest that hold the
+		// longest record; records start on cache lines.
+		need := 0
+		for i := range rows {
+			h, _, _ := record[uint8](s, i)
+			need = max(need, headWords+int(h.own)+(int(h.n)*tc.bytes+7)/8)
+		}
+		if addr := uintptr(unsafe.Pointer(unsafe.SliceData(s.rec))); addr%64 != 0 || s.stride != (need+7)/8*8 || len(s.rec) != rows*s.stride {
+			t.Fatalf("d = %d: records at %#x of %d words (%d words in all), want 64-byte aligned, %d words each", tc.d, addr, s.stride, len(s.rec), (need+7)/8*8)
+		}
 		w := make([]float64, tc.d)
 		for j := range w {
 			w[j] = r.NormFloat64()
@@ -167,8 +179,8 @@ func TestSharedRowsLayout(t *testing.T) {
 					mass += math.Abs(v * w[j])
 				}
 			}
-			if len(got) != len(want) || h.y != y[i] || h.sq != sq {
-				t.Fatalf("d = %d, row %d: %d entries, y %v, ‖x‖² %v; want %d, %v, %v", tc.d, i, len(got), h.y, h.sq, len(want), y[i], sq)
+			if len(got) != len(want) || h.y != y[i] || h.norm != [2]float64{math.Sqrt(sq), math.Sqrt(1 + sq)} {
+				t.Fatalf("d = %d, row %d: %d entries, y %v, norms %v; want %d, %v, √%v and √(1 + %[7]v)", tc.d, i, len(got), h.y, h.norm, len(want), y[i], sq)
 			}
 			for j, v := range got {
 				if want[j] != v {
@@ -214,8 +226,7 @@ func TestSharedRowsLayout(t *testing.T) {
 // rowEntries returns row i's head, own values and entries by column.
 func (s *sharedRows) rowEntries(i int) (*rowHead, []float64, map[int]float64) {
 	get := func(k int) int { return sharedCol(s, i, k) }
-	h := &s.head[i]
-	own := s.rec[h.off : int(h.off)+int(h.own)]
+	h, own, _ := record[uint8](s, i)
 	m := map[int]float64{}
 	for k := range int(h.n) {
 		v := h.shared
