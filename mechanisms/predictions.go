@@ -2,7 +2,6 @@ package mechanisms
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -59,26 +58,31 @@ func EvalRowsFrom(ctx context.Context) (EvalRows, bool) {
 }
 
 // Predictions is a model known only by its predictions on given rows (a
-// worker's answer computed from a model dplab never sees): Predict looks a
-// row up by its features and returns NaN for a row it was not given, so a
-// metric of rows outside them is NaN, never a guess.
+// worker's answer computed from a model dplab never sees). It knows each
+// row by its storage, the row view (RawRowView) of the evaluation parts the
+// metrics read, not by its feature values: rows with equal features may get
+// predictions that differ in the last bits (a worker's BLAS may round a row
+// by its place in a batch), and it holds one map entry per row, not a copy
+// of it. Predict of any other slice is NaN, and so is a metric over it
+// (harness/run's metrics), never a guess.
 type Predictions struct {
-	byRow map[string]float64
+	byRow map[*float64]float64
 }
 
 // NewPredictions returns the model predicting values[i] for the i-th row of
-// parts, taken in order. values must hold one finite number per row, and
-// rows with equal features must have equal predictions (a model is a
-// function of the features).
+// parts, taken in order; values must hold one finite number per row.
 func NewPredictions(parts []*datasets.Dataset, values []float64) (*Predictions, error) {
 	n := 0
 	for _, p := range parts {
+		if p.Rows() > 0 && p.Cols() == 0 {
+			return nil, fmt.Errorf("evaluation rows without features")
+		}
 		n += p.Rows()
 	}
 	if len(values) != n {
 		return nil, fmt.Errorf("%d predictions for %d evaluation rows", len(values), n)
 	}
-	m := &Predictions{byRow: make(map[string]float64, n)}
+	m := &Predictions{byRow: make(map[*float64]float64, n)}
 	i := 0
 	for _, p := range parts {
 		for r := range p.Rows() {
@@ -86,34 +90,20 @@ func NewPredictions(parts []*datasets.Dataset, values []float64) (*Predictions, 
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("prediction %d is %v", i, v)
 			}
-			k := rowKey(p.X.RawRowView(r))
-			if old, ok := m.byRow[k]; ok && old != v {
-				return nil, fmt.Errorf("evaluation rows with the same features have different predictions, %v and %v (row %d): a model's prediction is a function of the features", old, v, i)
-			}
-			m.byRow[k] = v
+			m.byRow[&p.X.RawRowView(r)[0]] = v
 			i++
 		}
 	}
 	return m, nil
 }
 
-// Predict implements Model: the prediction given for a row with x's
-// features, NaN when none was.
+// Predict implements Model: the prediction given for the evaluation row x
+// is a view of, NaN for any other slice.
 func (m *Predictions) Predict(x []float64) float64 {
-	if v, ok := m.byRow[string(rowBits(x))]; ok { // no string allocated
-		return v
+	if len(x) > 0 {
+		if v, ok := m.byRow[&x[0]]; ok {
+			return v
+		}
 	}
 	return math.NaN()
-}
-
-// rowKey is x's float64 bits as a string.
-func rowKey(x []float64) string { return string(rowBits(x)) }
-
-// rowBits is x's float64 bits, little-endian.
-func rowBits(x []float64) []byte {
-	b := make([]byte, 8*len(x))
-	for j, v := range x {
-		binary.LittleEndian.PutUint64(b[8*j:], math.Float64bits(v))
-	}
-	return b
 }

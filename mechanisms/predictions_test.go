@@ -11,9 +11,11 @@ import (
 )
 
 // TestPredictionsModel: a Predictions model predicts the value given for
-// each row of its parts (taken in order), NaN for any other row; rows with
-// equal features and different values, a value count that is not the row
-// count and a non-finite value are errors.
+// each row of its parts (taken in order), known by the row's storage: rows
+// with equal features keep their own values (before, a last-bit difference
+// between two such rows failed the trial), and a copy of a row's features,
+// or any other slice, is NaN; a value count that is not the row count and a
+// non-finite value are errors.
 func TestPredictionsModel(t *testing.T) {
 	part := func(rows ...[]float64) *datasets.Dataset {
 		x := mat.NewDense(len(rows), len(rows[0]), nil)
@@ -24,26 +26,29 @@ func TestPredictionsModel(t *testing.T) {
 	}
 	test := part([]float64{1, 2}, []float64{3, 4})
 	train := part([]float64{5, 6}, []float64{1, 2}, []float64{-0.5, 0})
-	m, err := NewPredictions([]*datasets.Dataset{test, train}, []float64{10, 20, 30, 10, 40})
+	vals := []float64{10, 20, 30, 10 + 1e-15, 40} // rows 0 and 3: equal features
+	m, err := NewPredictions([]*datasets.Dataset{test, train}, vals)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		x    []float64
-		want float64
-	}{{[]float64{1, 2}, 10}, {[]float64{3, 4}, 20}, {[]float64{5, 6}, 30}, {[]float64{-0.5, 0}, 40}} {
-		if got := m.Predict(c.x); got != c.want {
-			t.Errorf("Predict(%v) = %v, want %v", c.x, got, c.want)
+	i := 0
+	for _, p := range []*datasets.Dataset{test, train} {
+		for r := range p.Rows() {
+			if got := m.Predict(p.X.RawRowView(r)); got != vals[i] {
+				t.Errorf("row %d: Predict = %v, want %v", i, got, vals[i])
+			}
+			i++
 		}
 	}
-	if got := m.Predict([]float64{1, 3}); !math.IsNaN(got) {
-		t.Errorf("a row it was not given: %v, want NaN", got)
+	for _, x := range [][]float64{{1, 2}, {1, 3}, nil} {
+		if got := m.Predict(x); !math.IsNaN(got) {
+			t.Errorf("Predict(%v), a slice that is no evaluation row: %v, want NaN", x, got)
+		}
 	}
 	for _, c := range []struct {
 		vals []float64
 		want string
 	}{
-		{[]float64{10, 20, 30, 11, 40}, "same features have different predictions, 10 and 11 (row 3)"},
 		{[]float64{10, 20, 30, 10}, "4 predictions for 5 evaluation rows"},
 		{[]float64{10, 20, math.Inf(1), 10, 40}, "prediction 2 is +Inf"},
 	} {

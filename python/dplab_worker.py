@@ -77,7 +77,7 @@ def _save_predictions(request, predictions):
     if isinstance(predictions, str):
         return predictions
     import numpy as np
-    np.save(request.eval["out"], np.asarray(predictions, dtype=np.float64))
+    np.save(request.eval["out"], np.asarray(predictions, dtype="<f8"))  # little-endian on any host: dplab reads '<f8' only
     return request.eval["out"]
 
 

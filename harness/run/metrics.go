@@ -34,7 +34,8 @@ func mse(m mechanisms.Model, d *datasets.Dataset) float64 {
 }
 
 // accuracy is the fraction of examples whose label (1 when the score is > 0,
-// else 0) matches.
+// else 0) matches; NaN when a score is (a model that cannot score a row, as
+// mse is NaN then, not a guess of label 0).
 func accuracy(m mechanisms.Model, d *datasets.Dataset) float64 {
 	n := d.Rows()
 	if n == 0 {
@@ -42,8 +43,12 @@ func accuracy(m mechanisms.Model, d *datasets.Dataset) float64 {
 	}
 	var correct int
 	for i := 0; i < n; i++ {
+		u := m.Predict(d.X.RawRowView(i))
+		if math.IsNaN(u) {
+			return math.NaN()
+		}
 		pred := 0.0
-		if m.Predict(d.X.RawRowView(i)) > 0 {
+		if u > 0 {
 			pred = 1
 		}
 		if pred == d.Y[i] {

@@ -66,6 +66,21 @@ func TestMetricValues(t *testing.T) {
 	}
 }
 
+// TestMetricsOfUnscorableRowsAreNaN: a model whose score of a row is NaN
+// (a Predictions model asked about a row it was not given, a diverged θ)
+// has NaN metrics, accuracy and test_error included: before, accuracy took
+// NaN > 0 as false, a prediction of label 0, and scored the share of 0s.
+func TestMetricsOfUnscorableRowsAreNaN(t *testing.T) {
+	x := mat.NewDense(4, 1, []float64{1, 2, -1, -2})
+	bin := &datasets.Dataset{X: x, Y: []float64{0, 0, 0, 1}, Task: datasets.Binary}
+	nan := &mechanisms.Linear{Theta: []float64{math.NaN()}}
+	for _, m := range plan.Metrics {
+		if got := metricEval[m.Name](nan, bin); !math.IsNaN(got) {
+			t.Errorf("%s of a model scoring NaN = %v, want NaN", m.Name, got)
+		}
+	}
+}
+
 // TestExcessEmpiricalRisk: on the 4-row binary example, the metric is the
 // mean logistic loss minus its minimum over |θ| ≤ 1, the minimum found here
 // independently by a ternary search on the convex 1-D loss; x ↦ 0 (loss

@@ -14,6 +14,9 @@ import (
 // maxHeader bounds a header Read accepts (format 2.0 allows 4 GiB).
 const maxHeader = 1 << 20
 
+// chunk is how many values Read reads at a time.
+const chunk = 1 << 13
+
 // Header fields (NEP 1: "a Python literal expression of a dictionary";
 // NumPy writes repr, so single quotes).
 var (
@@ -31,8 +34,8 @@ var (
 // (NaN and ±Inf included: their meaning is the caller's).
 func Read(r io.Reader) (shape []int, data []float64, err error) {
 	var pre [10]byte
-	if _, err := io.ReadFull(r, pre[:8]); err != nil {
-		return nil, nil, fmt.Errorf("npy: not a .npy file (%d bytes: %v)", len(pre), err)
+	if n, err := io.ReadFull(r, pre[:8]); err != nil {
+		return nil, nil, fmt.Errorf("npy: not a .npy file (%d bytes: %v)", n, err)
 	}
 	if string(pre[:6]) != magic {
 		return nil, nil, fmt.Errorf("npy: not a .npy file: it starts %q, not %q", pre[:6], magic)
@@ -71,16 +74,22 @@ func Read(r io.Reader) (shape []int, data []float64, err error) {
 		}
 		size *= n
 	}
-	raw := make([]byte, 8*size)
-	if n, err := io.ReadFull(r, raw); err != nil {
-		return nil, nil, fmt.Errorf("npy: shape %v needs %d bytes of data, the file holds %d", shape, len(raw), n)
+	// The values are read in chunks, so what is allocated grows with the
+	// bytes the file holds, not with the shape its header claims: a
+	// few-byte file claiming 2·10⁹ values is "too short", not 16 GB.
+	data = make([]float64, 0, min(size, chunk))
+	buf := make([]byte, 8*min(size, chunk))
+	for len(data) < size {
+		b := buf[:8*min(size-len(data), chunk)]
+		if n, err := io.ReadFull(r, b); err != nil {
+			return nil, nil, fmt.Errorf("npy: shape %v needs %d bytes of data, the file holds %d", shape, 8*size, 8*len(data)+n)
+		}
+		for i := 0; i < len(b); i += 8 {
+			data = append(data, math.Float64frombits(binary.LittleEndian.Uint64(b[i:])))
+		}
 	}
 	if n, _ := io.ReadFull(r, make([]byte, 1)); n != 0 {
 		return nil, nil, fmt.Errorf("npy: bytes after the %d values of shape %v", size, shape)
-	}
-	data = make([]float64, size)
-	for i := range data {
-		data[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
 	}
 	return shape, data, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -54,6 +55,40 @@ func TestReadRoundTrip(t *testing.T) {
 		if _, _, err := Read(strings.NewReader(bad)); err == nil {
 			t.Errorf("%q: read without error", bad)
 		}
+	}
+}
+
+// TestReadAllocatesWhatTheFileHolds: a file whose header claims 2·10⁹
+// values but holds two is refused as too short having allocated under 256
+// KiB (before, Read allocated the claimed 16 GB first: an
+// out-of-memory crash of the whole process, not a failed trial), and an
+// array of more values than one chunk reads back whole.
+func TestReadAllocatesWhatTheFileHolds(t *testing.T) {
+	header := "{'descr': '<f8', 'fortran_order': False, 'shape': (2000000000,), }\n"
+	file := append([]byte(magic+"\x01\x00"), byte(len(header)), byte(len(header)>>8))
+	file = append(append(file, header...), make([]byte, 16)...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, err := Read(bytes.NewReader(file))
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "the file holds 16") {
+		t.Fatalf("a file claiming 2e9 values, holding 2: %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<18 {
+		t.Errorf("refusing it allocated %d bytes", got)
+	}
+
+	big := make([]float64, 3*chunk+5)
+	for i := range big {
+		big[i] = float64(i) / 7
+	}
+	var b bytes.Buffer
+	if err := Write(&b, []int{len(big)}, big); err != nil {
+		t.Fatal(err)
+	}
+	_, data, err := Read(&b)
+	if err != nil || !slices.Equal(data, big) {
+		t.Fatalf("%d values over several chunks: %v (equal: %v)", len(big), err, slices.Equal(data, big))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -256,6 +257,9 @@ func (m *Mechanism) Fit(ctx context.Context, train *datasets.Dataset, b mechanis
 		if req.Eval, err = p.evalData(train, eval, req.ID); err != nil {
 			return nil, fmt.Errorf("external: write the evaluation rows: %w", err)
 		}
+		// The out file goes whatever the reply: read, refused, an error
+		// reply, a timeout, or another path named.
+		defer os.Remove(req.Eval.Out)
 	}
 	var rel *mechanisms.Release
 	err = p.call(ctx, req, m.cfg.timeout(), func(rep *reply) (err error) {

@@ -91,9 +91,6 @@ func (m *Mechanism) predictions(rep *reply, req request, eval mechanisms.EvalRow
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(m.cfg.Dir, path)
 	}
-	if path == req.Eval.Out {
-		defer os.Remove(path)
-	}
 	vals, err := readPredictions(path, n)
 	if err != nil {
 		return nil, fmt.Errorf("the predictions of request %d, file %s: %w", req.ID, path, err)
@@ -112,11 +109,18 @@ func (m *Mechanism) predictions(rep *reply, req request, eval mechanisms.EvalRow
 // readPredictions reads the n predictions of a .npy file: float64, shape
 // (n,), finite.
 func readPredictions(path string, n int) ([]float64, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	// A regular file only: opening a FIFO (or a device) the worker named
+	// would block the trial beyond its timeout, deaf to Ctrl-C.
+	if st, err := os.Stat(path); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, errors.New("no such file")
 		}
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%v)", st.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
 		return nil, err
 	}
 	defer f.Close()

@@ -104,8 +104,11 @@ func TestPredictionsReply(t *testing.T) {
 }
 
 // TestMalformedPredictions: each malformed predictions reply fails its
-// trial with an error naming the worker, the request and what is wrong,
-// and the next trial succeeds on a new worker. (A binary task: the
+// trial with an error naming the worker, the request and what is wrong
+// (a FIFO named as the file too, which would block a read: before, the
+// trial hung), the next trial succeeds on a new worker, and no failed fit
+// leaves its predictions file behind (before, an error reply after the
+// worker wrote it left it until the run's end). (A binary task: the
 // regression one differs only in not requiring probabilities; long mode
 // runs it too.)
 func TestMalformedPredictions(t *testing.T) {
@@ -122,22 +125,28 @@ func TestMalformedPredictions(t *testing.T) {
 			return build(t, c, map[string]any{"behave": behave}).Fit(ctx, train, budget(), rngs.New(rngs.Derive("bad", behave)))
 		}
 		cases := map[string]string{
-			"short":   "shape [49]: want (50,)",
-			"long2d":  "shape [50 1]: want (50,)",
-			"nan":     "prediction 25 is NaN",
-			"float32": `dtype "<f4": want '<f8'`,
-			"missing": "nowhere.npy: no such file",
-			"model":   `output "predictions": the reply holds a model`,
+			"short":    "shape [49]: want (50,)",
+			"long2d":   "shape [50 1]: want (50,)",
+			"nan":      "prediction 25 is NaN",
+			"float32":  `dtype "<f4": want '<f8'`,
+			"missing":  "nowhere.npy: no such file",
+			"fifo":     "not a regular file",
+			"errwrote": "an error after writing the predictions",
+			"model":    `output "predictions": the reply holds a model`,
 		}
 		if task == datasets.Binary {
 			cases["prob"] = "prediction 0 is 1.5: a binary task's predictions are probabilities of label 1, in [0, 1]"
 		}
 		for behave, want := range cases {
 			_, err := fit(behave)
-			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "external worker") || !strings.Contains(err.Error(), "predict.py") {
+			names := behave == "errwrote" || err != nil && strings.Contains(err.Error(), "external worker") && strings.Contains(err.Error(), "predict.py") // an error reply is the worker's own words
+			if err == nil || !strings.Contains(err.Error(), want) || !names {
 				t.Errorf("%s %s: error %v, want one naming the worker and containing %q", task, behave, err, want)
-			} else if behave != "model" && !strings.Contains(err.Error(), "the predictions of request ") {
+			} else if behave != "model" && behave != "errwrote" && !strings.Contains(err.Error(), "the predictions of request ") {
 				t.Errorf("%s %s: error %v names no request", task, behave, err)
+			}
+			if left, _ := filepath.Glob(filepath.Join(poolFor(c).dir, "predictions-*")); len(left) > 0 {
+				t.Errorf("%s %s: the failed fit left %v in the staging directory", task, behave, left)
 			}
 			if _, err := fit("ok"); err != nil {
 				t.Fatalf("%s: ok after %s: %v", task, behave, err)

@@ -11,6 +11,8 @@ params.behave picks what it answers:
   nan      a NaN prediction
   float32  the predictions as float32
   missing  the path of a file that does not exist
+  fifo     a FIFO at the out path (opening it for reading would block)
+  errwrote the predictions saved to the out path, then an error reply
   model    a linear model instead of predictions
   prob     a binary task's probability 1.5
 With params.oracle, the diagnostics hold the metrics computed here from
@@ -66,6 +68,12 @@ def fit(req):
         return out, event, diag
     elif b == "missing":
         return out + ".nowhere.npy", event, diag
+    elif b == "fifo":
+        os.mkfifo(out)
+        return out, event, diag
+    elif b == "errwrote":
+        np.save(out, pred)
+        raise ValueError("an error after writing the predictions")
     elif b == "model":
         return {"theta": [0.0] * E.shape[1], "intercept": 0.0}, event, diag
     elif b == "prob":
