@@ -91,10 +91,12 @@ LONG_RUN ?= .*
 ## tests, the golden, browser and full-size claim tests (those need DPLAB_DATA; the browser
 ## test reads four of the golden test's --quick runs), then make test-process and
 ## test-memory in test binaries of their own (a child's peak RSS includes its parent's:
-## after the root package's in-process runs every child read 1.5 GB); CI runs it
+## after the root package's in-process runs every child read 1.5 GB), both at once (two test
+## binaries, each measuring its own children's peak RSS; each one's output is printed whole
+## when it ends); CI runs it
 test-long:
 	$(GO) test -count=1 -timeout 60m -run '^($(LONG_RUN))$$' -skip '^($(PROCESS_TESTS)|TestMillionTrialsMemory)$$' $(LONG_PKGS)
-	$(MAKE) test-process test-memory
+	$(MAKE) -j 2 --output-sync=target test-process test-memory
 
 ## lint: gofmt, go vet and staticcheck (the module and .ci's tools), and no global or v1 randomness outside internal/rngs
 lint:
