@@ -32,7 +32,9 @@ test:
 #  - TestDatasetsVerifySharedFilesAreOK decompresses and hashes the shared data sets one file
 #    after another: minutes under -race on a loaded machine.
 #  - TestNoSpecWritesOutsideSpec, TestArchitecture*, TestLayering, TestOneStrictDecoder,
-#    TestExpandCalledOnlyByPlan, TestOneStore read and type-check the module's source.
+#    TestExpandCalledOnlyByPlan, TestOneStore read and type-check the module's source;
+#    TestCitationKeys reads every .go and .md file for citation keys (8 CPU-s under -race, 0.5
+#    without).
 #  - TestReproductionDocsGenerated renders the docs from the committed evidence in one goroutine,
 #    re-running the pre-processing probes for their table: most of the root package's time
 #    under -race (it did not finish in 6 minutes under -race at load 30 here).
@@ -47,7 +49,7 @@ test:
 #  - mechanisms' TestCalibrateAMPRuleFails is one accountant calibration (CalibrateAMP at
 #    ε = 1e-8) in one goroutine: 11 CPU-seconds under -race, the slowest test of its package there;
 #    the accountant's goroutines are raced by RACE_ACCOUNTING below.
-RACE_SKIP = TestDatasetsVerifySharedFilesAreOK|TestNoSpecWritesOutsideSpec|TestArchitectureDocNamesExist|TestArchitectureCheckerCatchesDrift|TestLayering|TestOneStrictDecoder|TestExpandCalledOnlyByPlan|TestOneStore|TestReproductionDocsGenerated|TestAccount.*|TestLinearStatsMSEMatchesRows|TestRunStreamsPending|TestCalibrateAMPRuleFails
+RACE_SKIP = TestDatasetsVerifySharedFilesAreOK|TestNoSpecWritesOutsideSpec|TestArchitectureDocNamesExist|TestArchitectureCheckerCatchesDrift|TestLayering|TestOneStrictDecoder|TestExpandCalledOnlyByPlan|TestOneStore|TestReproductionDocsGenerated|TestAccount.*|TestLinearStatsMSEMatchesRows|TestRunStreamsPending|TestCalibrateAMPRuleFails|TestCitationKeys
 # the accounting package's concurrency tests, the only ones of its package make test-race runs
 # (the others take minutes under -race and start no goroutine the accountant does not)
 RACE_ACCOUNTING = TestPLDConcurrentQueries|TestCalibratorConcurrentMemo|TestCalibrateConcurrentOnce
