@@ -32,7 +32,9 @@ test:
 #  - TestDatasetsVerifySharedFilesAreOK decompresses and hashes the shared data sets one file
 #    after another: minutes under -race on a loaded machine.
 #  - TestNoSpecWritesOutsideSpec, TestArchitecture*, TestLayering, TestOneStrictDecoder,
-#    TestExpandCalledOnlyByPlan, TestOneStore read and type-check the module's source.
+#    TestExpandCalledOnlyByPlan, TestOneStore read and type-check the module's source;
+#    TestCitationKeys reads every .go and .md file for citation keys (8 CPU-s under -race, 0.5
+#    without).
 #  - TestReproductionDocsGenerated renders the docs from the committed evidence in one goroutine,
 #    re-running the pre-processing probes for their table: most of the root package's time
 #    under -race (it did not finish in 6 minutes under -race at load 30 here).
@@ -40,7 +42,14 @@ test:
 #    accountant's goroutines (the PLD's two directions, its FFT plan cache and spectrum buffers,
 #    the calibrator's memo) are raced by RACE_ACCOUNTING below.
 #  - harness/run's TestLinearStatsMSEMatchesRows is arithmetic over a 141,691-row matrix.
-RACE_SKIP = TestDatasetsVerifySharedFilesAreOK|TestNoSpecWritesOutsideSpec|TestArchitectureDocNamesExist|TestArchitectureCheckerCatchesDrift|TestLayering|TestOneStrictDecoder|TestExpandCalledOnlyByPlan|TestOneStore|TestReproductionDocsGenerated|TestAccount.*|TestLinearStatsMSEMatchesRows
+#  - harness/run's TestRunStreamsPending counts 5·10⁷ pending trials of a cancelled run in one
+#    goroutine (its workers see the cancelled context and stop at once; the runner's workers
+#    and writer are raced by its other tests): 67 CPU-seconds under -race, the critical path of
+#    make test-race (harness/run 105 s of its 130 s in CI).
+#  - mechanisms' TestCalibrateAMPRuleFails is one accountant calibration (CalibrateAMP at
+#    ε = 1e-8) in one goroutine: 11 CPU-seconds under -race, the slowest test of its package there;
+#    the accountant's goroutines are raced by RACE_ACCOUNTING below.
+RACE_SKIP = TestDatasetsVerifySharedFilesAreOK|TestNoSpecWritesOutsideSpec|TestArchitectureDocNamesExist|TestArchitectureCheckerCatchesDrift|TestLayering|TestOneStrictDecoder|TestExpandCalledOnlyByPlan|TestOneStore|TestReproductionDocsGenerated|TestAccount.*|TestLinearStatsMSEMatchesRows|TestRunStreamsPending|TestCalibrateAMPRuleFails|TestCitationKeys
 # the accounting package's concurrency tests, the only ones of its package make test-race runs
 # (the others take minutes under -race and start no goroutine the accountant does not)
 RACE_ACCOUNTING = TestPLDConcurrentQueries|TestCalibratorConcurrentMemo|TestCalibrateConcurrentOnce
@@ -84,10 +93,12 @@ LONG_RUN ?= .*
 ## tests, the golden, browser and full-size claim tests (those need DPLAB_DATA; the browser
 ## test reads four of the golden test's --quick runs), then make test-process and
 ## test-memory in test binaries of their own (a child's peak RSS includes its parent's:
-## after the root package's in-process runs every child read 1.5 GB); CI runs it
+## after the root package's in-process runs every child read 1.5 GB), both at once (two test
+## binaries, each measuring its own children's peak RSS; each one's output is printed whole
+## when it ends); CI runs it
 test-long:
 	$(GO) test -count=1 -timeout 60m -run '^($(LONG_RUN))$$' -skip '^($(PROCESS_TESTS)|TestMillionTrialsMemory)$$' $(LONG_PKGS)
-	$(MAKE) test-process test-memory
+	$(MAKE) -j 2 --output-sync=target test-process test-memory
 
 ## lint: gofmt, go vet and staticcheck (the module and .ci's tools), and no global or v1 randomness outside internal/rngs
 lint:

@@ -33,24 +33,26 @@ func (w Swap) AddRemove() bool { return w.Z2 == nil }
 
 // Neighbours returns S₁ and S₂.
 func (w Swap) Neighbours() (s1, s2 *mat.Dense) {
-	insert := func(z []float64) *mat.Dense {
-		m, d := w.S.Dims()
-		data := make([]float64, (m+1)*d)
-		for i := 0; i < m; i++ {
-			at := i
-			if i >= w.Index {
-				at++
-			}
-			copy(data[at*d:(at+1)*d], w.S.RawRowView(i))
-		}
-		copy(data[w.Index*d:(w.Index+1)*d], z)
-		return mat.NewDense(m+1, d, data)
-	}
-	s1 = insert(w.Z1)
+	s1 = w.neighbour(w.Z1)
 	if w.AddRemove() {
 		return s1, mat.DenseCopyOf(w.S)
 	}
-	return s1, insert(w.Z2)
+	return s1, w.neighbour(w.Z2)
+}
+
+// neighbour returns S with z inserted at position Index.
+func (w Swap) neighbour(z []float64) *mat.Dense {
+	m, d := w.S.Dims()
+	data := make([]float64, (m+1)*d)
+	for i := 0; i < m; i++ {
+		at := i
+		if i >= w.Index {
+			at++
+		}
+		copy(data[at*d:(at+1)*d], w.S.RawRowView(i))
+	}
+	copy(data[w.Index*d:(w.Index+1)*d], z)
+	return mat.NewDense(m+1, d, data)
 }
 
 func (w Swap) check() error {
@@ -74,17 +76,44 @@ type Measure struct {
 // MeasureSwap fits pp on both neighbours of w and measures Δ_∞ and Δ_2 over
 // the common rows; it also returns Merge(Observed(S₁), Observed(S₂)).
 func MeasureSwap(pp Preprocessor, w Swap) (Measure, Collection, error) {
+	return measureSwap(pp, w, nil)
+}
+
+// commonFit holds pp's fit of one dataset of common rows S: an add/remove
+// swap's S₂ is S itself, shared by the swaps drawn on the same base dataset
+// (reuse of them in a row), so Probe fits it once for them all. A fit is a
+// deterministic function of its rows and is only read, so a swap measures
+// exactly what a fit of its own would give.
+type commonFit struct {
+	s   *mat.Dense
+	fit Fitted
+	err error
+}
+
+// measureSwap is MeasureSwap; with memo non-nil an add/remove swap's S₂
+// fit is taken from memo when memo holds w.S's, and stored there otherwise.
+func measureSwap(pp Preprocessor, w Swap, memo *commonFit) (Measure, Collection, error) {
 	if err := w.check(); err != nil {
 		return Measure{}, Collection{}, err
 	}
-	s1, s2 := w.Neighbours()
+	var s1, s2 *mat.Dense
+	var f2 Fitted
+	var err2 error
+	if memo != nil && w.AddRemove() && memo.s == w.S {
+		s1, f2, err2 = w.neighbour(w.Z1), memo.fit, memo.err
+	} else {
+		s1, s2 = w.Neighbours()
+		f2, err2 = pp.Fit(s2)
+		if memo != nil && w.AddRemove() {
+			*memo = commonFit{s: w.S, fit: f2, err: err2}
+		}
+	}
 	f1, err := pp.Fit(s1)
 	if err != nil {
 		return Measure{}, Collection{}, fmt.Errorf("S₁: %w", err)
 	}
-	f2, err := pp.Fit(s2)
-	if err != nil {
-		return Measure{}, Collection{}, fmt.Errorf("S₂: %w", err)
+	if err2 != nil {
+		return Measure{}, Collection{}, fmt.Errorf("S₂: %w", err2)
 	}
 	o1, o2 := f1.Output().X, f2.Output().X
 	m := Measure{Row: -1}
@@ -274,11 +303,12 @@ func Probe(pp Preprocessor, swaps []Swap) (*ProbeReport, error) {
 	for _, m := range modes {
 		verdicts = append(verdicts, Verdict{Mode: m, Quantity: "Δ_∞"}, Verdict{Mode: m, Quantity: "Δ_2"})
 	}
+	var memo commonFit
 	for _, w := range swaps {
 		if err := w.check(); err != nil {
 			return nil, err
 		}
-		meas, col, err := MeasureSwap(pp, w)
+		meas, col, err := measureSwap(pp, w, &memo)
 		if err != nil {
 			r.FitErrors++
 			continue

@@ -1,6 +1,7 @@
 package preprocess
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -215,4 +216,33 @@ func nanEqual(a, b *mat.Dense) bool {
 		}
 	}
 	return true
+}
+
+// TestProbeSharedFitMatchesOwnFits: Probe fits an add/remove swap's S₂ = S
+// once for the swaps drawn on the same S (commonFit); every swap's measure
+// and collection must equal, bit for bit, those of MeasureSwap fitting both
+// neighbours itself, and the memo must have been used.
+func TestProbeSharedFitMatchesOwnFits(t *testing.T) {
+	swaps, err := ClusterSwaps(ProbeConfig{Random: 30, PerTarget: 12, Seed: 5}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pp := range []Preprocessor{&Dedup{Eta: 0.1}, &Quantize{Eta: 0.1}, &PCA{K: 2}} {
+		var memo commonFit
+		hits := 0
+		for i, w := range swaps {
+			hit := memo.s == w.S
+			m1, c1, err1 := measureSwap(pp, w, &memo)
+			m2, c2, err2 := MeasureSwap(pp, w)
+			if hit {
+				hits++
+			}
+			if (err1 == nil) != (err2 == nil) || m1 != m2 || fmt.Sprintf("%#v", c1) != fmt.Sprintf("%#v", c2) {
+				t.Fatalf("%s, swap %d (%s): shared fit %+v %#v %v, own fits %+v %#v %v", pp, i, w.Target, m1, c1, err1, m2, c2, err2)
+			}
+		}
+		if want := len(swaps) * 7 / 10; hits < want {
+			t.Errorf("%s: %d of %d swaps reused S₂'s fit, want ≥ %d", pp, hits, len(swaps), want)
+		}
+	}
 }
