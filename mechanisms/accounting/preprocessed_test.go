@@ -437,6 +437,7 @@ func TestTheorem7Table(t *testing.T) {
 //     non-decreasing in α (exact_factor is not: its factor decreases);
 //   - the group analysis of a Gaussian is exactly α g²Δ²/(2σ²).
 func TestPropertiesOfAnalyses(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 7))
 	mk := func(kind int) Preprocessed {
 		u := func(lo, hi float64) float64 { return lo * math.Pow(hi/lo, rng.Float64()) }
@@ -839,6 +840,7 @@ func dpSGDPipe(z, q, clip, muX float64, steps, dInf int, d2 float64, n int) Prep
 // n = 924, δ = 2.99e-8) gave ε = 1.7307825 at σ = 5.4714 and 1.7308164 at
 // 5.47149. The check allows a relative 1e-9 (the searches' tolerance).
 func TestPipelineMonotoneInNoise(t *testing.T) {
+	t.Parallel()
 	check := func(name string, ev func(z float64) Preprocessed, zs []float64, delta float64) {
 		t.Helper()
 		prev, prevZ := math.Inf(1), 0.0
