@@ -147,6 +147,7 @@ func TestExactUnsupportedNamesSubEvent(t *testing.T) {
 // (dp_accounting's rdp_privacy_accountant_test, count=6). Tolerance 1e-12:
 // the forms differ only in the order of floating-point sums.
 func TestCompositionAlgebra(t *testing.T) {
+	t.Parallel()
 	events := []Event{
 		Gaussian{Sigma: 3, Sensitivity: 1.5},
 		PoissonSampledGaussian{Q: 0.02, NoiseMultiplier: 1.1},

@@ -39,6 +39,7 @@ func TestConversionTFPrivacyTutorial(t *testing.T) {
 // conversion's ε (and δ) is at least the default's ((1) − (3) =
 // log(1 − 1/α) − log(α)/(α − 1) < 0), and both decrease the same way in δ.
 func TestConversionClassicNeverTighter(t *testing.T) {
+	t.Parallel()
 	for _, orders := range []string{"default", "grid", "opacus", "tfprivacy", "integer"} {
 		for _, q := range []float64{0.001, 0.01, 0.1, 1} {
 			for _, sigma := range []float64{0.7, 1.1, 4} {

@@ -73,6 +73,7 @@ func mixtureRenyi(q, sigma, alpha float64) float64 {
 // −1 in the other, clip 1: the two mixtures above, integrated numerically)
 // — a guarantee never below a divergence it must cover.
 func TestReplaceByRemoveAddSampledGaussian(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ q, sigma float64 }{{0.01, 1.1}, {0.1, 1}, {0.5, 2}, {1, 4}} {
 		e := ReplaceByRemoveAdd{Event: PoissonSampledGaussian{Q: c.q, NoiseMultiplier: c.sigma}}
 		for _, a := range []float64{1.5, 2, 3, 8} {

@@ -330,6 +330,7 @@ func TestSGMEvaluatorsAgree(t *testing.T) {
 // to 1000, up to 10⁶ steps — and checks that ε is never NaN or negative,
 // falls as σ grows and rises with q and T.
 func TestSGMStability(t *testing.T) {
+	t.Parallel()
 	qs := []float64{1e-6, 1e-4, 0.01, 0.3}
 	sigmas := []float64{0.3, 1, 10, 1000}
 	steps := []int{1, 1000, 1000000}

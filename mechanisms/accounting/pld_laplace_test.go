@@ -40,6 +40,7 @@ func laplaceOneStepEpsilon(eps0, delta float64) float64 {
 //     every fifth point, ε not below a lower bound from an optimistic
 //     discretisation (optimisticEpsilonOf).
 func TestLaplacePLD(t *testing.T) {
+	t.Parallel()
 	const h = 1e-4
 	pld := Config{Kind: "pld", Interval: h}
 	laplace := func(scale float64, T int) Event {

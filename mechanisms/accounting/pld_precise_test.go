@@ -121,6 +121,7 @@ func dftDW(x []float64, k, n int) complex128 {
 // normwise one); and the precise coefficients (preciseCoefficients) are
 // within their own bound, far below it.
 func TestCoefficientError(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(34, 15))
 	for _, n := range []int{64, 1024, 4096} {
 		plan := planFFT(n)

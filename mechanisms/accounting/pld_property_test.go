@@ -73,6 +73,7 @@ func randomPLDCases(n int, h float64) []pldCase {
 //
 // Under -short it checks the first 10 cases (make test-properties: all 200).
 func TestPLDProperties(t *testing.T) {
+	t.Parallel()
 	const h = 1e-4
 	n := 200
 	if testing.Short() {
@@ -245,6 +246,7 @@ func optimisticEpsilonOf(t *testing.T, name string, dists []*lossDist, count int
 // discretisations differ by less than T·h; the observed difference is
 // about 3e-6).
 func TestPLDIssueExamples(t *testing.T) {
+	t.Parallel()
 	prev := math.Inf(1)
 	for _, sigma := range []float64{0.98, 0.985, 0.99, 0.995, 1} {
 		c := pldCase{0.00103, sigma, 281, 2.6e-14}
@@ -274,6 +276,7 @@ func TestPLDIssueExamples(t *testing.T) {
 // exact at the grid losses, pessimistic between: ≥ the exact σ, within
 // 1e-3 of it).
 func TestPLDCalibrationFindsFittingGrid(t *testing.T) {
+	t.Parallel()
 	ev := func(x float64) Event { return SelfComposed{Event: Gaussian{Sigma: x, Sensitivity: 1}, Count: 100000} }
 	target := Target{Epsilon: 0.1, Delta: 1e-5}
 	pld, err := NewCalibrator(Config{Kind: "pld"}).Calibrate(ev, target, Bracket{})
@@ -304,6 +307,7 @@ func TestPLDCalibrationFindsFittingGrid(t *testing.T) {
 //
 // Every discretised leaf is also checked to sum to 1 (discretise).
 func TestPLDExtremeNoise(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Kind: "pld"}
 	for _, sigma := range []float64{1e200, 1e300} {
 		for _, e := range []Event{
@@ -408,6 +412,7 @@ func TestPLDHugeCounts(t *testing.T) {
 // and at δ = 1e-5 and 1e-10 agree with the exact Gaussian (q = 1) to the
 // grid, 1e-3.
 func TestPLDSaturatedLoss(t *testing.T) {
+	t.Parallel()
 	q := 1 - 1e-16
 	done := make(chan error, 1)
 	go func() {
@@ -422,8 +427,17 @@ func TestPLDSaturatedLoss(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("δ = 1e-300: no answer within 60 s (the quadrature loops over infinitely many panels)")
 	}
+	// One accountant for both δ: they truncate at the same tail mass, so the
+	// second query reuses the first's discretisation.
+	acc, err := Config{Kind: "pld"}.New()
+	if err == nil {
+		err = acc.Compose(sgmSteps(q, 0.3, 1), 1)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, delta := range []float64{1e-5, 1e-10} {
-		p, err := Config{Kind: "pld"}.Epsilon(sgmSteps(q, 0.3, 1), delta)
+		p, err := acc.Epsilon(delta)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -455,6 +469,7 @@ func TestPLDSaturatedLoss(t *testing.T) {
 // fall as h², towards 0.0251397), so no upper bound can match it there.
 // Under -short the three coarser intervals.
 func TestPLDTinyQ(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		h, exact, dpAccounting float64
 	}{

@@ -49,6 +49,7 @@ func selfConvolve(p []float64, count int) []float64 {
 // and the precise coefficients (pld_precise.go, whose bound must be the
 // smaller) meet the same bound, and epsilonUpper of the two paths agree.
 func TestSpectralEvaluation(t *testing.T) {
+	t.Parallel()
 	type part struct {
 		d     *lossDist
 		count int
@@ -159,6 +160,7 @@ func TestSpectralEvaluation(t *testing.T) {
 // gappy (empty blocks) and nearly degenerate tilted parts, one or two of
 // them, and tails from 1e-3 to 1e-250.
 func TestChernoffWindow(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(4, 4))
 	shapes := map[string]func(n int) []float64{
 		"smooth": func(n int) []float64 {

@@ -94,11 +94,18 @@ func TestFFTStagePairs(t *testing.T) {
 // against integer convolutions (vectors of integers below 2^12 convolve
 // exactly in float64 and are then scaled to probability vectors), stays
 // within the bound composeTilted charges: ε_F(‖a‖₂‖b‖₁ + ‖a‖₁‖b‖₂)(1+ε_F)
-// + (3u + ε_F + u)·min(‖a‖₂, ‖b‖₂) in 2-norm, for lengths 2^6..2^16; the
-// observed error is reported to show the bound's margin.
+// + (3u + ε_F + u)·min(‖a‖₂, ‖b‖₂) in 2-norm, for lengths 2^6..2^16
+// (2^6..2^14 under -short: the exact convolution at 2^16, 10⁹ products, is
+// most of the test's time); the observed error is reported to show the
+// bound's margin.
 func TestFFTErrorBound(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(2, 2))
-	for lg := 6; lg <= 16; lg += 2 {
+	maxLg := 16
+	if testing.Short() {
+		maxLg = 14
+	}
+	for lg := 6; lg <= maxLg; lg += 2 {
 		n := 1 << lg
 		la, lb := n/2-1, n/2
 		ia, ib := make([]int64, la), make([]int64, lb)
@@ -185,6 +192,7 @@ func leafDelta(l *pldLeaf, eps float64) float64 {
 // perturbation, at h = 1e-4 and 1e-5 (under -short at 1e-4 only: the
 // 1e-5 grids, ten times the points, took most of its time).
 func TestLeafQuadrature(t *testing.T) {
+	t.Parallel()
 	intervals := []float64{1e-4, 1e-5}
 	if testing.Short() {
 		intervals = intervals[:1]
@@ -326,6 +334,7 @@ func windowMasses(c *composedPLD) []float64 {
 // ([BW18]) — before the fix, σ = 0.03 gave 880.4 (the top of the grid) for
 // the exact 696.78, and δ(800) = 1.
 func TestPLDLargeEpsilon(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ sigma, h float64 }{{0.03, 1e-3}, {0.01, 0.006}} {
 		e := Gaussian{Sigma: tc.sigma, Sensitivity: 1}
 		cfg := Config{Kind: "pld", Interval: tc.h}

@@ -437,6 +437,7 @@ func TestTheorem7Table(t *testing.T) {
 //     non-decreasing in α (exact_factor is not: its factor decreases);
 //   - the group analysis of a Gaussian is exactly α g²Δ²/(2σ²).
 func TestPropertiesOfAnalyses(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 7))
 	mk := func(kind int) Preprocessed {
 		u := func(lo, hi float64) float64 { return lo * math.Pow(hi/lo, rng.Float64()) }
@@ -838,7 +839,10 @@ func dpSGDPipe(z, q, clip, muX float64, steps, dInf int, d2 float64, n int) Prep
 // DP-SGD (q = 0.290, C = 0.117, μ_x = 0.152, T = 7, Δ∞ = 1, Δ₂ = 0.258,
 // n = 924, δ = 2.99e-8) gave ε = 1.7307825 at σ = 5.4714 and 1.7308164 at
 // 5.47149. The check allows a relative 1e-9 (the searches' tolerance).
+// Then 6 random pipelines (2 under -short: each takes as long as the
+// issue's case).
 func TestPipelineMonotoneInNoise(t *testing.T) {
+	t.Parallel()
 	check := func(name string, ev func(z float64) Preprocessed, zs []float64, delta float64) {
 		t.Helper()
 		prev, prevZ := math.Inf(1), 0.0
@@ -858,7 +862,11 @@ func TestPipelineMonotoneInNoise(t *testing.T) {
 	}
 	check("issue 34", issue, []float64{5.47, 5.4714, 5.47149, 5.471495, 5.4715, 5.47151, 5.4716, 5.472}, 2.9934011809678115e-08)
 	r := rand.New(rand.NewPCG(34, 14))
-	for trial := 0; trial < 6; trial++ {
+	trials := 6
+	if testing.Short() {
+		trials = 2
+	}
+	for trial := 0; trial < trials; trial++ {
 		q := math.Exp(-r.Float64() * 5)
 		clip, muX := 0.05+r.Float64(), 0.05+r.Float64()
 		steps, dInf, n := 1+r.IntN(20), 1+r.IntN(3), 200+r.IntN(2000)

@@ -32,6 +32,7 @@ var gaussianCompositions = []struct {
 // exact δ. Covers single PLDs, FFT composition of different PLDs
 // (Composed) and the FFT self-composition (selfCompose) directly.
 func TestPLDGaussianOracle(t *testing.T) {
+	t.Parallel()
 	const h = 1e-4
 	for _, tc := range gaussianCompositions {
 		acc := newAcc(t, Config{Kind: "pld", Interval: h})
@@ -132,6 +133,7 @@ var monotoneCases = []Event{
 // the PLD is not asked at ε = 10 and 50 (each a composition truncated
 // ever deeper for its tiny δ: 80% of the test's time).
 func TestMonotoneInDelta(t *testing.T) {
+	t.Parallel()
 	deltas := []float64{1e-12, 1e-9, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 0.5}
 	epsilons := []float64{0, 0.01, 0.1, 0.5, 1, 2, 5, 10, 50}
 	for _, cfg := range []Config{{}, {Orders: "grid"}, {Orders: "opacus"}, {Orders: "integer"}, {Kind: "pld"}, {Kind: "exact"}} {

@@ -174,6 +174,7 @@ func TestFloatJSON(t *testing.T) {
 // default grid (bisecting on Compose's size check) and checks that
 // pldGridNote qualifies a calibration stopped there, and only there.
 func TestPLDGridNoteAtLimit(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Kind: "pld"}
 	gaussian := func(s float64) Event { return Gaussian{Sigma: s, Sensitivity: 1} }
 	fits := func(s float64) bool {
