@@ -152,9 +152,10 @@ func (p *pool) leave() {
 
 // data writes train's features and labels as .npy files into the pool's
 // data directory and returns them: once per training set, named by their
-// contents' SHA-256 (memoised on train: the first write hashes what it
-// streams), and again only if the directory was removed since (Close).
-// Nothing is held in memory beyond train: the files are streamed.
+// contents' SHA-256 (memoised on train once written: the first write
+// hashes what it streams; a failed write is not remembered, the next fit
+// writes again), and again only if the directory was removed since
+// (Close). Nothing is held in memory beyond train: the files are streamed.
 func (p *pool) data(train *datasets.Dataset) (trainFiles, error) {
 	p.mu.Lock()
 	if p.dir == "" {
@@ -173,30 +174,35 @@ func (p *pool) data(train *datasets.Dataset) (trainFiles, error) {
 		func(w io.Writer) error { return npy.WriteRows(w, []int{n, d}, n, train.X.RawRowView) },
 		func(w io.Writer) error { return npy.Write(w, []int{n}, train.Y) },
 	}
-	names, err := train.Memo("external/npy", func() (any, error) {
-		var nm [2]string
-		for i, prefix := range [2]string{"x-", "y-"} {
-			var err error
-			if nm[i], err = stage(dir, encode[i], func(sum string) string { return prefix + sum[:24] + ".npy" }); err != nil {
-				return nil, err
+	m, _ := train.Memo("external/npy", func() (any, error) { return &staged{}, nil })
+	st := m.(*staged)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for i, prefix := range [2]string{"x-", "y-"} {
+		if name := st.names[i]; name != "" {
+			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				continue // written by an earlier fit
 			}
+			if _, err := stage(dir, encode[i], func(string) string { return name }); err != nil {
+				return files, err
+			}
+			continue
 		}
-		return nm, nil
-	})
-	if err != nil {
-		return files, err
-	}
-	nm := names.([2]string)
-	files.X, files.Y = filepath.Join(dir, nm[0]), filepath.Join(dir, nm[1])
-	for i, name := range nm {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			continue // written by the memo's first call, or before
-		}
-		if _, err := stage(dir, encode[i], func(string) string { return name }); err != nil {
+		name, err := stage(dir, encode[i], func(sum string) string { return prefix + sum[:24] + ".npy" })
+		if err != nil {
 			return files, err
 		}
+		st.names[i] = name
 	}
+	files.X, files.Y = filepath.Join(dir, st.names[0]), filepath.Join(dir, st.names[1])
 	return files, nil
+}
+
+// staged holds the names of a training set's .npy files (data), each ""
+// until it has been written once.
+type staged struct {
+	mu    sync.Mutex
+	names [2]string
 }
 
 // stage streams write into a temporary file of dir, then renames it to
