@@ -107,14 +107,16 @@ const staleAge = time.Minute
 // process, so the directories of a dplab that was killed (SIGKILL, a crash)
 // go at the next start of a worker's data. (Directories of other users,
 // which one cannot remove, and, where there are no such locks, every
-// directory are left alone.)
+// directory are left alone.) A new directory whose lock cannot be taken
+// for another reason is an error: unlocked, another dplab would take it
+// for stale.
 func newStaging() (string, io.Closer, error) {
 	old, _ := filepath.Glob(filepath.Join(os.TempDir(), stagingPrefix+"*"))
 	for _, d := range old {
 		if st, err := os.Lstat(d); err != nil || !st.IsDir() || time.Since(st.ModTime()) < staleAge {
 			continue
 		}
-		if l, ok := tryLock(d); ok {
+		if l, err := lockDir(d); err == nil {
 			os.RemoveAll(d)
 			l.Close()
 		}
@@ -123,15 +125,25 @@ func newStaging() (string, io.Closer, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	l, ok := tryLock(dir)
-	if !ok {
-		// No lock here (no flock, or a file system without it): the
-		// others' tryLock fails alike, so none takes the directory for
-		// stale.
-		l = nopCloser{}
+	l, err := lockDir(dir)
+	if errors.Is(err, errNoLocks) {
+		// The others' lockDir fails alike, so none takes the directory
+		// for stale.
+		l, err = nopCloser{}, nil
+	}
+	if err != nil {
+		os.Remove(dir)
+		return "", nil, fmt.Errorf("lock the data directory %s: %w", dir, err)
 	}
 	return dir, l, nil
 }
+
+// errNoLocks is lockDir's error where there are no directory locks (no
+// flock, or a file system without it).
+var errNoLocks = errors.New("no directory locks here")
+
+// lockDir is tryLock; a variable for the tests.
+var lockDir = tryLock
 
 type nopCloser struct{}
 
