@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
@@ -270,10 +272,14 @@ func NewTargetFor(ctx context.Context, name string, m mechanisms.Mechanism, setu
 	canary := make([]float64, setup.Dim)
 	canary[setup.Dim-1] = 1
 	zero := make([]float64, setup.Dim)
+	ledger := ledgerCheck{claimed: claimed, delta: delta, acc: acc}
 	sample := func(ctx context.Context, side int, seed rngs.Seed) (float64, error) {
 		r, err := m.Fit(ctx, data[side], b, rngs.New(seed))
 		if err != nil {
 			return 0, err
+		}
+		if err := ledger.check(b.Charged(r.Event)); err != nil {
+			return 0, fmt.Errorf("audit: %s on D%d: %w", name, side, err)
 		}
 		if stat != nil {
 			return stat(r)
@@ -397,3 +403,35 @@ func mergeParams(base, over []string) ([]string, error) {
 
 // formatFloat formats x compactly for params and messages.
 func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// ledgerCheck accounts the ledgers of an audit's sampled runs: the claimed
+// ε is that of the probe fits' ledgers (NewTargetFor), so a run whose
+// ledger spends more is not audited against its own claim (an external
+// worker declares its ledger per fit). Each distinct ledger is accounted
+// once; it is safe for concurrent use.
+type ledgerCheck struct {
+	claimed, delta float64
+	acc            accounting.Config
+	ok             sync.Map // JSON of a ledger accounted at most claimed → struct{}
+}
+
+// check returns an error when ev spends more than the claim at δ (beyond
+// accounting.CalibrationTolerance, relative) or cannot be accounted.
+func (l *ledgerCheck) check(ev accounting.Event) error {
+	key, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("encode a run's ledger: %w", err)
+	}
+	if _, ok := l.ok.Load(string(key)); ok {
+		return nil
+	}
+	g, err := l.acc.Epsilon(ev, l.delta)
+	if err != nil {
+		return fmt.Errorf("accounting a run's ledger: %w", err)
+	}
+	if g.Epsilon > l.claimed*(1+accounting.CalibrationTolerance) {
+		return fmt.Errorf("a run's ledger %s spends ε = %.6g at δ = %g, above the claimed ε = %.6g of the probe fits' ledgers: the runs audited are not those the claim is of", key, g.Epsilon, l.delta, l.claimed)
+	}
+	l.ok.Store(string(key), struct{}{})
+	return nil
+}

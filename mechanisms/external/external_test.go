@@ -371,3 +371,33 @@ func TestDataStreamed(t *testing.T) {
 		}
 	}
 }
+
+// TestDataWriteFailureNotRemembered: a training split whose files could not
+// be written (here the data directory is gone; a full disk does the same)
+// fails that fit only: the next fit on the same split writes them. Before,
+// the failed write was memoised on the split with its error, so every
+// later trial on it, of any external block, failed with that error.
+func TestDataWriteFailureNotRemembered(t *testing.T) {
+	c := Config{Command: []string{"write-failure"}}
+	defer closePool(c)
+	p := poolFor(c)
+	data := datatest.Tiny(t, datasets.Regression, 10, 2)
+	p.mu.Lock()
+	p.dir, p.lock = filepath.Join(t.TempDir(), "gone"), nopCloser{}
+	p.mu.Unlock()
+	if _, err := p.data(data); err == nil {
+		t.Fatal("writing into a missing directory: no error")
+	}
+	p.mu.Lock()
+	p.dir, p.lock = t.TempDir(), nopCloser{}
+	p.mu.Unlock()
+	files, err := p.data(data)
+	if err != nil {
+		t.Fatalf("the write after a failed one: %v", err)
+	}
+	for _, f := range []string{files.X, files.Y} {
+		if _, err := os.Stat(f); err != nil {
+			t.Error(err)
+		}
+	}
+}

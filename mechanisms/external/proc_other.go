@@ -15,4 +15,4 @@ func kill(cmd *exec.Cmd) { cmd.Process.Kill() }
 
 // tryLock holds no lock where flock is not available: no directory is
 // taken for stale (newStaging).
-func tryLock(string) (io.Closer, bool) { return nil, false }
+func tryLock(string) (io.Closer, error) { return nil, errNoLocks }

@@ -3,6 +3,7 @@
 package external
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -26,16 +27,23 @@ func kill(cmd *exec.Cmd) {
 }
 
 // tryLock takes an exclusive flock(2) of the directory dir without
-// waiting, held until the returned closer closes (or the process ends);
-// false when another open file, of any process, holds it.
-func tryLock(dir string) (io.Closer, bool) {
+// waiting, held until the returned closer closes (or the process ends). It
+// fails when another open file, of any process, holds it (EWOULDBLOCK), and
+// with errNoLocks where the file system has no flock (EOPNOTSUPP, ENOTSUP, ENOSYS;
+// EINVAL and EBADF, as NFS's emulation answers a directory).
+func tryLock(dir string) (io.Closer, error) {
 	f, err := os.Open(dir)
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
-	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return nil, false
+		for _, no := range []syscall.Errno{syscall.EOPNOTSUPP, syscall.ENOTSUP, syscall.ENOSYS, syscall.EINVAL, syscall.EBADF} {
+			if err == no {
+				return nil, fmt.Errorf("flock %s: %w (%w)", dir, errNoLocks, err)
+			}
+		}
+		return nil, fmt.Errorf("flock %s: %w", dir, err)
 	}
-	return f, true
+	return f, nil
 }

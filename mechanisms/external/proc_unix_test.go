@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,4 +140,31 @@ func TestStagingOfAKilledRunIsRemoved(t *testing.T) {
 	if _, err := os.Stat(liveDir); err != nil {
 		t.Errorf("the live process's data directory %s: %v", liveDir, err)
 	}
+}
+
+// TestStagingUnlockedIsAnError: a data directory whose lock could not be
+// taken for a reason other than the file system's having no locks (here
+// EMFILE: no file descriptor left to hold it) is an error, and the
+// directory is removed. Before, it was used unlocked, as on a file system
+// without locks: another dplab, whose locks work, would take it for stale
+// a minute later and remove it under the running trials.
+func TestStagingUnlockedIsAnError(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	defer func(f func(string) (io.Closer, error)) { lockDir = f }(lockDir)
+	lockDir = func(string) (io.Closer, error) { return nil, syscall.EMFILE }
+	dir, l, err := newStaging()
+	if err == nil {
+		l.Close()
+		t.Fatalf("newStaging without its lock (EMFILE): directory %s, no error", dir)
+	}
+	if left, _ := filepath.Glob(filepath.Join(os.TempDir(), stagingPrefix+"*")); len(left) > 0 {
+		t.Errorf("directories left: %v", left)
+	}
+	lockDir = func(string) (io.Closer, error) { return nil, errNoLocks }
+	dir, l, err = newStaging()
+	if err != nil {
+		t.Fatalf("newStaging where the file system has no locks: %v", err)
+	}
+	l.Close()
+	os.RemoveAll(dir)
 }

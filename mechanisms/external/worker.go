@@ -110,14 +110,16 @@ const staleAge = time.Minute
 // process, so the directories of a dplab that was killed (SIGKILL, a crash)
 // go at the next start of a worker's data. (Directories of other users,
 // which one cannot remove, and, where there are no such locks, every
-// directory are left alone.)
+// directory are left alone.) A new directory whose lock cannot be taken
+// for another reason is an error: unlocked, another dplab would take it
+// for stale.
 func newStaging() (string, io.Closer, error) {
 	old, _ := filepath.Glob(filepath.Join(os.TempDir(), stagingPrefix+"*"))
 	for _, d := range old {
 		if st, err := os.Lstat(d); err != nil || !st.IsDir() || time.Since(st.ModTime()) < staleAge {
 			continue
 		}
-		if l, ok := tryLock(d); ok {
+		if l, err := lockDir(d); err == nil {
 			os.RemoveAll(d)
 			l.Close()
 		}
@@ -126,15 +128,25 @@ func newStaging() (string, io.Closer, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	l, ok := tryLock(dir)
-	if !ok {
-		// No lock here (no flock, or a file system without it): the
-		// others' tryLock fails alike, so none takes the directory for
-		// stale.
-		l = nopCloser{}
+	l, err := lockDir(dir)
+	if errors.Is(err, errNoLocks) {
+		// The others' lockDir fails alike, so none takes the directory
+		// for stale.
+		l, err = nopCloser{}, nil
+	}
+	if err != nil {
+		os.Remove(dir)
+		return "", nil, fmt.Errorf("lock the data directory %s: %w", dir, err)
 	}
 	return dir, l, nil
 }
+
+// errNoLocks is lockDir's error where there are no directory locks (no
+// flock, or a file system without it).
+var errNoLocks = errors.New("no directory locks here")
+
+// lockDir is tryLock; a variable for the tests.
+var lockDir = tryLock
 
 type nopCloser struct{}
 
@@ -170,9 +182,10 @@ func (p *pool) leave() {
 
 // data writes train's features and labels as .npy files into the pool's
 // data directory and returns them: once per training set, named by their
-// contents' SHA-256 (memoised on train: the first write hashes what it
-// streams), and again only if the directory was removed since (Close).
-// Nothing is held in memory beyond train: the files are streamed.
+// contents' SHA-256 (memoised on train once written: the first write
+// hashes what it streams; a failed write is not remembered, the next fit
+// writes again), and again only if the directory was removed since
+// (Close). Nothing is held in memory beyond train: the files are streamed.
 func (p *pool) data(train *datasets.Dataset) (trainFiles, error) {
 	dir, err := p.dataDir()
 	if err != nil {
@@ -184,30 +197,35 @@ func (p *pool) data(train *datasets.Dataset) (trainFiles, error) {
 		func(w io.Writer) error { return npy.WriteRows(w, []int{n, d}, n, train.X.RawRowView) },
 		func(w io.Writer) error { return npy.Write(w, []int{n}, train.Y) },
 	}
-	names, err := train.Memo("external/npy", func() (any, error) {
-		var nm [2]string
-		for i, prefix := range [2]string{"x-", "y-"} {
-			var err error
-			if nm[i], err = stage(dir, encode[i], func(sum string) string { return prefix + sum[:24] + ".npy" }); err != nil {
-				return nil, err
+	m, _ := train.Memo("external/npy", func() (any, error) { return &staged{}, nil })
+	st := m.(*staged)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for i, prefix := range [2]string{"x-", "y-"} {
+		if name := st.names[i]; name != "" {
+			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				continue // written by an earlier fit
 			}
+			if _, err := stage(dir, encode[i], func(string) string { return name }); err != nil {
+				return files, err
+			}
+			continue
 		}
-		return nm, nil
-	})
-	if err != nil {
-		return files, err
-	}
-	nm := names.([2]string)
-	files.X, files.Y = filepath.Join(dir, nm[0]), filepath.Join(dir, nm[1])
-	for i, name := range nm {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			continue // written by the memo's first call, or before
-		}
-		if _, err := stage(dir, encode[i], func(string) string { return name }); err != nil {
+		name, err := stage(dir, encode[i], func(sum string) string { return prefix + sum[:24] + ".npy" })
+		if err != nil {
 			return files, err
 		}
+		st.names[i] = name
 	}
+	files.X, files.Y = filepath.Join(dir, st.names[0]), filepath.Join(dir, st.names[1])
 	return files, nil
+}
+
+// staged holds the names of a training set's .npy files (data), each ""
+// until it has been written once.
+type staged struct {
+	mu    sync.Mutex
+	names [2]string
 }
 
 // stage streams write into a temporary file of dir, then renames it to
