@@ -35,7 +35,7 @@ const maxHeaderSlack = 1 << 20
 
 // evalData writes the rows of eval (the parts of train's split a trial
 // scores) as one features-only .npy file into the pool's data directory,
-// once per split and set of parts (memoised on train, named by the
+// once per split and set of parts (stageOnce on train, named by the
 // content's SHA-256), and returns it with the path request id's
 // predictions may be written to.
 func (p *pool) evalData(train *datasets.Dataset, eval mechanisms.EvalRows, id int64) (*evalFiles, error) {
@@ -48,8 +48,8 @@ func (p *pool) evalData(train *datasets.Dataset, eval mechanisms.EvalRows, id in
 	for _, q := range parts {
 		f.Rows += q.Rows()
 	}
-	// encode streams parts' rows, one part after the other (views, not copies).
-	encode := func(w io.Writer) error {
+	// The parts' rows, one part after the other (views, not copies).
+	f.X, err = p.stageOnce(train, "external/eval-npy/"+eval.Roles(), "eval-", func(w io.Writer) error {
 		rows := make([][]float64, 0, f.Rows)
 		for _, q := range parts {
 			for r := range q.Rows() {
@@ -57,18 +57,7 @@ func (p *pool) evalData(train *datasets.Dataset, eval mechanisms.EvalRows, id in
 			}
 		}
 		return npy.WriteRows(w, []int{f.Rows, f.Cols}, f.Rows, func(i int) []float64 { return rows[i] })
-	}
-	name, err := train.Memo("external/eval-npy/"+eval.Roles(), func() (any, error) {
-		return stage(dir, encode, func(sum string) string { return "eval-" + sum[:24] + ".npy" })
 	})
-	if err != nil {
-		return nil, err
-	}
-	f.X = filepath.Join(dir, name.(string))
-	if _, err := os.Stat(f.X); err == nil {
-		return f, nil // written by the memo's first call, or before
-	}
-	_, err = stage(dir, encode, func(string) string { return name.(string) })
 	return f, err
 }
 

@@ -76,8 +76,8 @@ func TestPredictionsReply(t *testing.T) {
 			t.Errorf("%s: release %+v, want the declared event, checked against the target", task, rel)
 		}
 		p := poolFor(c)
-		name, _ := train.Memo("external/eval-npy/test+training", nil)
-		evalFile := filepath.Join(p.dir, name.(string))
+		staged, _ := train.Memo("external/eval-npy/test+training", nil)
+		evalFile := filepath.Join(p.dir, staged.(*stagedFile).name)
 		evals, _ := filepath.Glob(filepath.Join(p.dir, "eval-*.npy"))
 		outs, _ := filepath.Glob(filepath.Join(p.dir, "predictions-*"))
 		if len(outs) != 0 {
@@ -97,7 +97,7 @@ func TestPredictionsReply(t *testing.T) {
 			t.Fatal(err)
 		}
 		st2, _ := os.Stat(evalFile)
-		if again, _ := filepath.Glob(filepath.Join(p.dir, "eval-*.npy")); len(again) != len(evals) || !st1.ModTime().Equal(st2.ModTime()) {
+		if again, _ := filepath.Glob(filepath.Join(p.dir, "eval-*.npy")); len(again) != len(evals) || !st1.ModTime().Equal(st2.ModTime()) || !os.SameFile(st1, st2) {
 			t.Errorf("%s: the second fit of the split rewrote its evaluation file: %v", task, again)
 		}
 	}

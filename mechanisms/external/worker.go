@@ -181,51 +181,58 @@ func (p *pool) leave() {
 }
 
 // data writes train's features and labels as .npy files into the pool's
-// data directory and returns them: once per training set, named by their
-// contents' SHA-256 (memoised on train once written: the first write
-// hashes what it streams; a failed write is not remembered, the next fit
-// writes again), and again only if the directory was removed since
-// (Close). Nothing is held in memory beyond train: the files are streamed.
+// data directory (stageOnce) and returns them. Nothing is held in memory
+// beyond train: the files are streamed.
 func (p *pool) data(train *datasets.Dataset) (trainFiles, error) {
-	dir, err := p.dataDir()
-	if err != nil {
-		return trainFiles{}, err
-	}
 	n, d := train.Rows(), train.Cols()
 	files := trainFiles{Rows: n, Cols: d}
-	encode := [2]func(io.Writer) error{
-		func(w io.Writer) error { return npy.WriteRows(w, []int{n, d}, n, train.X.RawRowView) },
-		func(w io.Writer) error { return npy.Write(w, []int{n}, train.Y) },
+	var err error
+	if files.X, err = p.stageOnce(train, "external/npy/x", "x-", func(w io.Writer) error {
+		return npy.WriteRows(w, []int{n, d}, n, train.X.RawRowView)
+	}); err != nil {
+		return files, err
 	}
-	m, _ := train.Memo("external/npy", func() (any, error) { return &staged{}, nil })
-	st := m.(*staged)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	for i, prefix := range [2]string{"x-", "y-"} {
-		if name := st.names[i]; name != "" {
-			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-				continue // written by an earlier fit
-			}
-			if _, err := stage(dir, encode[i], func(string) string { return name }); err != nil {
-				return files, err
-			}
-			continue
-		}
-		name, err := stage(dir, encode[i], func(sum string) string { return prefix + sum[:24] + ".npy" })
-		if err != nil {
-			return files, err
-		}
-		st.names[i] = name
-	}
-	files.X, files.Y = filepath.Join(dir, st.names[0]), filepath.Join(dir, st.names[1])
-	return files, nil
+	files.Y, err = p.stageOnce(train, "external/npy/y", "y-", func(w io.Writer) error {
+		return npy.Write(w, []int{n}, train.Y)
+	})
+	return files, err
 }
 
-// staged holds the names of a training set's .npy files (data), each ""
-// until it has been written once.
-type staged struct {
-	mu    sync.Mutex
-	names [2]string
+// stageOnce returns the path of the file encode writes, staged into the
+// pool's data directory once per key of train: named prefix + its
+// content's SHA-256 (memoised on train once written — a failed write is
+// not remembered, the next fit writes again), and written again only if
+// the directory was removed since (Close).
+func (p *pool) stageOnce(train *datasets.Dataset, key, prefix string, encode func(io.Writer) error) (string, error) {
+	dir, err := p.dataDir()
+	if err != nil {
+		return "", err
+	}
+	m, _ := train.Memo(key, func() (any, error) { return &stagedFile{}, nil })
+	st := m.(*stagedFile)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.name != "" {
+		path := filepath.Join(dir, st.name)
+		if _, err := os.Stat(path); err == nil {
+			return path, nil // written by an earlier fit
+		}
+		_, err := stage(dir, encode, func(string) string { return st.name })
+		return path, err
+	}
+	name, err := stage(dir, encode, func(sum string) string { return prefix + sum[:24] + ".npy" })
+	if err != nil {
+		return "", err
+	}
+	st.name = name
+	return filepath.Join(dir, name), nil
+}
+
+// stagedFile is the name of a file stageOnce staged, "" until it has been
+// written once.
+type stagedFile struct {
+	mu   sync.Mutex
+	name string
 }
 
 // stage streams write into a temporary file of dir, then renames it to
