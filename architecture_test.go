@@ -24,6 +24,7 @@ const architectureMaxLines = 300
 // identifier that does not exist in the module (checkArchitectureDoc): the
 // document must stay true of the code as the code changes.
 func TestArchitectureDocNamesExist(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("docs", "ARCHITECTURE.md"))
 	if err != nil {
 		t.Fatal(err)

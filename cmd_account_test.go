@@ -104,6 +104,7 @@ func TestAccountJSON(t *testing.T) {
 
 // TestAccountErrors: bad input is one line on stderr and exit code 2.
 func TestAccountErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ args, want string }{
 		{"bogus --delta 1e-5", `unknown event "bogus"`},
 		{"sgm --sigma 1 --delta 1e-5", "event sgm needs --q"},
@@ -302,6 +303,7 @@ func balleLinear(rho, delta float64) float64 {
 //     tight_pq_min ≤ tight_pq.
 //   - Calibrating σ: the answer meets the target and 0.1 % less noise does not.
 func TestAccountPipeline(t *testing.T) {
+	t.Parallel()
 	get := func(args string) map[string]any {
 		t.Helper()
 		code, out, errs := runAccount(t, append(strings.Fields(args), "--json")...)
@@ -373,6 +375,7 @@ func TestAccountPipeline(t *testing.T) {
 // side, "n/a" and the reason where one cannot evaluate the event, and the
 // derived q and T of a DP-SGD given in dataset terms.
 func TestAccountAll(t *testing.T) {
+	t.Parallel()
 	code, out, errs := runAccount(t, "gaussian", "--sigma", "1", "--delta", "1e-5", "--accountant", "all", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -561,6 +564,7 @@ func TestAccountCommandHoldsNoEventKinds(t *testing.T) {
 // API (Request, Answer) gives what the command prints, byte for byte, as
 // JSON and as text, or the same error.
 func TestAccountAPIMatchesCLI(t *testing.T) {
+	t.Parallel()
 	var lines []string
 	re := regexp.MustCompile("dplab account ([^`\n]*)")
 	docs, _ := filepath.Glob("docs/*.md")

@@ -17,6 +17,7 @@ import (
 // TestAuditCommand runs dplab audit on the reference Gaussian mechanism and
 // a registered one, and checks its output and its errors.
 func TestAuditCommand(t *testing.T) {
+	t.Parallel()
 	code, out, errs := runMain(t, "audit", "gaussian", "--epsilon", "1", "--delta", "1e-5", "--trials", "2000", "--json")
 	if code != 0 {
 		t.Fatalf("audit gaussian: exit %d\n%s%s", code, out, errs)
@@ -121,6 +122,7 @@ func quickAuditGridCopy(t *testing.T) string {
 // dplab audit SPEC.toml is the same run. (Before issue 36 the audit grid
 // had its own spec format and store: dplab run refused it.)
 func TestAuditSpecCommand(t *testing.T) {
+	t.Parallel()
 	out := quickAuditGridCopy(t)
 	for _, f := range []string{results.TrialsFile, "spec.toml", results.ManifestFile, "figures/audit.png", "figures/audit.svg", "tables/audit.md", "tables/audit.csv"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {

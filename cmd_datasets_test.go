@@ -98,6 +98,7 @@ func TestDatasetsInfoOnAGenerator(t *testing.T) {
 // every file of the shared data folder (MANIFEST.md aside) is a registered
 // file and verifies OK.
 func TestDatasetsVerifySharedFilesAreOK(t *testing.T) {
+	t.Parallel()
 	dir := sharedData(t)
 	code, out, stderr := runCLI(t, "datasets", "verify", "--data-dir", dir)
 	if code != 0 {

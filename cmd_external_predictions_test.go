@@ -54,6 +54,7 @@ func xorCSVs(t *testing.T) (reg, bin string) {
 // trials and keeps the good ones, stored once. (Fails before: output is
 // an unknown key of [mechanism.external].)
 func TestExternalPredictionsRun(t *testing.T) {
+	t.Parallel()
 	py := pythonWithNumPy()
 	if py == "" {
 		t.Skip("no python3 that imports numpy (apt-get install python3-numpy): the predictions worker needs one")

@@ -12,21 +12,25 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dplab/dplab/results"
 )
 
 // pythonWithNumPy returns a python3 that imports numpy (/usr/bin/python3
-// first: the distribution's python3-numpy, which CI installs), or "".
-func pythonWithNumPy() string {
+// first: the distribution's python3-numpy, which CI installs), or "". It
+// looks once per test binary (each look starts Python and imports NumPy):
+// a test that puts another python3 first on PATH does so for itself only,
+// and /usr/bin/python3 is looked up by its path.
+var pythonWithNumPy = sync.OnceValue(func() string {
 	for _, p := range []string{"/usr/bin/python3", "python3"} {
 		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import numpy").Run() == nil {
 			return path
 		}
 	}
 	return ""
-}
+})
 
 // numpyOnPath puts a python3 with NumPy first on PATH for the test (the
 // example spec's command is "python3"), or skips.

@@ -181,6 +181,7 @@ func TestPrune(t *testing.T) {
 // in DIR/subset and its captions say SUBSET; a filter matching nothing, an unknown
 // dimension or a malformed one is bad input listing the valid values.
 func TestOnlyFlag(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	specPath := writeFile(t, filepath.Join(tmp, "subset.toml"), subsetSpec)
 	out := filepath.Join(tmp, "out")
@@ -314,6 +315,7 @@ b = { mechanism = "Ridge" }
 // manifest records used another --quick or --set than this prune's (the
 // trials of the other variant would all go); the store is unchanged.
 func TestPruneApplyGuards(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	src := subsetSpec + `
 [quick]

@@ -29,6 +29,7 @@ var generatedDocs = []struct{ docs, specs, evidence string }{
 // method, a label or a table's format cannot leave a doc stale. make docs
 // regenerates them.
 func TestReproductionDocsGenerated(t *testing.T) {
+	t.Parallel()
 	for _, set := range generatedDocs {
 		docs, err := filepath.Glob(set.docs)
 		if err != nil || len(docs) == 0 {

@@ -67,6 +67,7 @@ const kindPackages = "harness/report/kinds/*"
 // TestLayering fails when a package imports a dplab package that the
 // architecture table does not allow (test files excluded).
 func TestLayering(t *testing.T) {
+	t.Parallel()
 	const module = "github.com/dplab/dplab"
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...").Output()
 	if err != nil {
@@ -155,6 +156,7 @@ func TestOneStrictDecoder(t *testing.T) {
 // every step (run, plan, shards, merge, render, report) reads the plan's
 // cells.
 func TestExpandCalledOnlyByPlan(t *testing.T) {
+	t.Parallel()
 	fset := token.NewFileSet()
 	dir := filepath.Join("harness", "plan")
 	entries, err := os.ReadDir(dir)

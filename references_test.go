@@ -364,6 +364,7 @@ func checkCitations(t *testing.T, root string) []string {
 // no two entries share an arXiv id or DOI, and a package or file that cites
 // keys has a References section pointing there (see docs/references.md).
 func TestCitationKeys(t *testing.T) {
+	t.Parallel()
 	for _, p := range checkCitations(t, ".") {
 		t.Error(p)
 	}

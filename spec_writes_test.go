@@ -26,6 +26,7 @@ import (
 // (go list -export), so an assignment is judged by its types, not by its
 // names.
 func TestNoSpecWritesOutsideSpec(t *testing.T) {
+	t.Parallel()
 	const mod, specPkg = "github.com/dplab/dplab", "github.com/dplab/dplab/harness/spec"
 	out, err := exec.Command("go", "list", "-export", "-deps",
 		"-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", "./...").Output()

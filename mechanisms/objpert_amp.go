@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/oncemap"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/solvers"
@@ -211,16 +212,47 @@ func (a *ObjPertAMP) Fit(ctx context.Context, train *datasets.Dataset, b Budget,
 }
 
 // calibrate chooses (σ, λ) for a fit on data of task by [RKW23]'s rule
-// (accounting.CalibrateAMP): a function of the budget and the params only.
+// (accounting.CalibrateAMP): a function of the budget and the params only,
+// computed once per process (ampMemo).
 func (a *ObjPertAMP) calibrate(b Budget, task datasets.Task) (accounting.AMP, error) {
 	_, beta, defClip := glmConstants(task, 1, 1)
-	tau, sigmaOut, c := orDefault(a.p.Tau, 0.01), orDefault(a.p.SigmaOut, 0.15), orDefault(a.p.Clip, defClip)
-	ev, err := accounting.CalibrateAMP(b.calibrator(), b.Target(), c, beta, tau, sigmaOut, orDefault(a.p.F, 1.3))
+	cal := b.calibrator()
+	k := ampKey{acc: fmt.Sprintf("%#v", cal.Config()), t: b.Target(), c: orDefault(a.p.Clip, defClip), beta: beta,
+		tau: orDefault(a.p.Tau, 0.01), sigmaOut: orDefault(a.p.SigmaOut, 0.15), f: orDefault(a.p.F, 1.3)}
+	ev, err := ampMemo.Do(k, func() (accounting.AMP, error) {
+		return calibrateAMP(cal, k.t, k.c, k.beta, k.tau, k.sigmaOut, k.f)
+	})
 	if err != nil {
 		return ev, fmt.Errorf("objpert-amp: %w", err)
 	}
 	return ev, nil
 }
+
+// ampMemo memoises objpert-amp's (σ, λ) for the process, per ampKey, as
+// gammaMemo the sketching mechanisms' calibrations: validation's target
+// check (CheckTarget) and every trial of a cell ask for the same one.
+// Memoised in the run's Calibrator only, the run searched the λ grid
+// again after validation's Calibrator had (tens of accountant evaluations:
+// 8–25 ms for ε from 8 down to 0.025, measured at load 16), and every
+// trial walked the grid through that memo, JSON-encoding two events per λ
+// to key it: half the CPU of an objpert-amp fit on the audit's 4 rows. An entry is a few numbers; a process calibrates at most
+// its grid's (ε, δ) points per params. CalibrateAMP is deterministic (its
+// errors too: an infeasible target always fails), so the memo changes no
+// result.
+var ampMemo oncemap.Map[ampKey, accounting.AMP]
+
+// ampKey is what CalibrateAMP's answer depends on: the accountant (its
+// configuration, printed with its field names), the target and the rule's
+// constants.
+type ampKey struct {
+	acc                       string
+	t                         accounting.Target
+	c, beta, tau, sigmaOut, f float64
+}
+
+// calibrateAMP is accounting.CalibrateAMP (a variable so that a test can
+// count the searches).
+var calibrateAMP = accounting.CalibrateAMP
 
 // CheckTarget implements TargetChecker: the calibration at b, which an
 // infeasible target fails whatever the rows.
