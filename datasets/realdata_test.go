@@ -139,7 +139,7 @@ var realChecks = map[string]realCheck{
 			}
 		}},
 	// MANIFEST §2: 49,990 + 91,701 rows, positives 4,853 + 8,712; awk Σ of every value 156755.427688.
-	"ijcnn1": {rows: 141691, cols: 22, yMin: -1, yMax: 1, statName: "Σ x, #(y=1)",
+	"ijcnn1": {rows: 141691, cols: 22, yMin: -1, yMax: 1, statName: "Σ x, #(y=1), file order",
 		stat: func(t *testing.T, l *Loaded) {
 			near(t, "Σ x", sumX(l), 156755.427688, 1e-9)
 			pos := 0
@@ -153,6 +153,7 @@ var realChecks = map[string]realCheck{
 			if pos != 13565 {
 				t.Errorf("%d positives, want 13565", pos)
 			}
+			ijcnn1FileOrder(t, l)
 		}},
 	// Not in the shared folder (MANIFEST "Not obtained"), so nothing here was computed from the file: 2,000,000
 	// rows is the default max_rows; 28 features and labels {0, 1} are the UCI page's and the paper's (App. D);
@@ -380,7 +381,8 @@ func TestGaussMixG5Elevators(t *testing.T) {
 	near(t, "least-squares train MSE", mat.Dot(&fit, &fit)/float64(train.Rows()), 0.007932582766958962, 1e-8)
 }
 
-// TestIJCNN1FileOrderTrainThenTest pins the row order the RGM code preset's
+// ijcnn1FileOrder, the ijcnn1 check's statistic (TestRealDatasets; a test
+// of its own loaded the same 141,691 rows a second time), pins the row order the RGM code preset's
 // label split depends on (rgm.md §5.3, §6 item 13: the authors' code reads
 // one pre-concatenated ijcnn1_full, presumably train then test): ijcnn1
 // (49,990 rows) then ijcnn1.t (91,701 rows), each in file order. Expected
@@ -394,16 +396,8 @@ func TestGaussMixG5Elevators(t *testing.T) {
 //
 // so 141,691 rows with 13,565 labels +1 and 128,126 labels −1, 4,853 of the
 // +1 among the first 49,990 rows.
-func TestIJCNN1FileOrderTrainThenTest(t *testing.T) {
-	dir := sharedDataDir(t)
-	l, err := loadFrom(dir, "ijcnn1")
-	var miss *MissingError
-	if errors.As(err, &miss) {
-		t.Skipf("absent: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+func ijcnn1FileOrder(t *testing.T, l *Loaded) {
+	t.Helper()
 	d := l.All
 	if d.Rows() != 141691 || d.Cols() != 22 {
 		t.Fatalf("%d × %d, want 141,691 × 22", d.Rows(), d.Cols())

@@ -80,7 +80,7 @@ func (col *Collector) Render(dir string, log io.Writer) ([]string, error) {
 // the view v of s's outputs outs in dir and returns the paths written.
 func renderView(s *spec.Spec, outs *outputs, v *view, dir string, log io.Writer) ([]string, error) {
 	if log == nil {
-		log = io.Discard // the warning below wrote to a nil log: TestObjPertQuickSpecs panicked
+		log = io.Discard // the warning below wrote to a nil log and panicked (TestRenderIncompleteSaysSo)
 	}
 	if stored, want, short, empty := v.completeness(func(*plan.Cell) bool { return true }); stored < want {
 		fmt.Fprintf(log, "warning: rendering incomplete results: %d of %d trials stored (%d cells short, %d with none); the figures and tables say so in their captions — rerun dplab run to complete them\n",

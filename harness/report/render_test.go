@@ -159,6 +159,18 @@ func TestRenderIncompleteSaysSo(t *testing.T) {
 	if !strings.Contains(log.String(), fmt.Sprintf("warning: rendering incomplete results: %d of %d trials stored", len(recs), want)) {
 		t.Errorf("no warning on the log: %q", log.String())
 	}
+	// Without a log the warning is dropped, the outputs the same (the
+	// warning once wrote to the nil log and panicked).
+	quiet := filepath.Join(t.TempDir(), "quiet")
+	if err := os.MkdirAll(quiet, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RenderRecords(s, quiet, recs, nil); err != nil {
+		t.Fatal(err)
+	}
+	if table(quiet) != got {
+		t.Error("the table rendered without a log differs")
+	}
 }
 
 // TestMissingDataSaysSo: the tables of an optional dataset whose files are
