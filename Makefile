@@ -38,18 +38,27 @@ test:
 #  - TestReproductionDocsGenerated renders the docs from the committed evidence in one goroutine,
 #    re-running the pre-processing probes for their table: most of the root package's time
 #    under -race (it did not finish in 6 minutes under -race at load 30 here).
-#  - TestAccount* drive dplab account: flag parsing and one accountant query at a time; the
-#    accountant's goroutines (the PLD's two directions, its FFT plan cache and spectrum buffers,
-#    the calibrator's memo) are raced by RACE_ACCOUNTING below.
+#  - TestAccount* and FuzzAccountCLI drive dplab account: flag parsing and one accountant query
+#    at a time; the accountant's goroutines (the PLD's two directions, its FFT plan cache and
+#    spectrum buffers, the calibrator's memo) are raced by RACE_ACCOUNTING below. FuzzAccountCLI's
+#    seed corpus: 3 CPU-s under -race, and its 30-s limit per invocation failed under -race at
+#    load 38 here.
 #  - harness/run's TestLinearStatsMSEMatchesRows is arithmetic over a 141,691-row matrix.
 #  - harness/run's TestRunStreamsPending counts 5·10⁷ pending trials of a cancelled run in one
 #    goroutine (its workers see the cancelled context and stop at once; the runner's workers
 #    and writer are raced by its other tests): 67 CPU-seconds under -race, the critical path of
 #    make test-race (harness/run 105 s of its 130 s in CI).
+#  - harness/run's TestExtremeTargetsRefusedOrAccounted runs one trial of one mechanism at a time
+#    (Jobs 1) at extreme ε targets; its cost is objpert-amp's accountant calibrations at ε = 1e-300
+#    in one goroutine: 17 CPU-s under -race, 40 % of harness/run's there (the runner's workers and
+#    writer, and the plan's concurrent target checks, are raced by the other tests of harness/run
+#    and of the root package; the calibrator's memo by RACE_ACCOUNTING).
+#  - mechanisms' TestDGDIJCNN1LabelSplit is arithmetic over ijcnn1's 141,691 labels in one
+#    goroutine: 6 CPU-s under -race, the slowest test of its package there.
 #  - mechanisms' TestCalibrateAMPRuleFails is one accountant calibration (CalibrateAMP at
 #    ε = 1e-8) in one goroutine: 11 CPU-seconds under -race, the slowest test of its package there;
 #    the accountant's goroutines are raced by RACE_ACCOUNTING below.
-RACE_SKIP = TestDatasetsVerifySharedFilesAreOK|TestNoSpecWritesOutsideSpec|TestArchitectureDocNamesExist|TestArchitectureCheckerCatchesDrift|TestLayering|TestOneStrictDecoder|TestExpandCalledOnlyByPlan|TestOneStore|TestReproductionDocsGenerated|TestAccount.*|TestLinearStatsMSEMatchesRows|TestRunStreamsPending|TestCalibrateAMPRuleFails|TestCitationKeys
+RACE_SKIP = TestDatasetsVerifySharedFilesAreOK|TestNoSpecWritesOutsideSpec|TestArchitectureDocNamesExist|TestArchitectureCheckerCatchesDrift|TestLayering|TestOneStrictDecoder|TestExpandCalledOnlyByPlan|TestOneStore|TestReproductionDocsGenerated|TestAccount.*|TestLinearStatsMSEMatchesRows|TestRunStreamsPending|TestCalibrateAMPRuleFails|TestCitationKeys|FuzzAccountCLI|TestExtremeTargetsRefusedOrAccounted|TestDGDIJCNN1LabelSplit
 # the accounting package's concurrency tests, the only ones of its package make test-race runs
 # (the others take minutes under -race and start no goroutine the accountant does not)
 RACE_ACCOUNTING = TestPLDConcurrentQueries|TestCalibratorConcurrentMemo|TestCalibrateConcurrentOnce
