@@ -79,6 +79,11 @@ func TestQuickSpecOutputsGolden(t *testing.T) {
 	for _, spec := range specs {
 		name := strings.TrimSuffix(filepath.Base(spec), ".toml")
 		t.Run(name, func(t *testing.T) {
+			// The specs share no state but quickRun's once-per-spec
+			// runs: two at a time (-test.parallel, GOMAXPROCS), so the
+			// binary uses both cores through each run's serial parts
+			// (loading, rendering, these checks).
+			t.Parallel()
 			dir := quickRun(t, spec)
 			checkFigures(t, spec, dir)
 			checkCaptions(t, name, dir)

@@ -195,7 +195,10 @@ func (m *PCADPGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs
 	if k >= d {
 		return nil, fmt.Errorf("k = %d: must be below the %d features", k, d)
 	}
-	x := preprocess.ClipRows(train.X)
+	x, err := clippedRows(train)
+	if err != nil {
+		return nil, err
+	}
 	T, C := m.p.iterations(), m.p.clip()
 	if m.ptr {
 		return m.fitPTR(ctx, train, x, b, rs, n, d, k, T, C)
@@ -209,8 +212,16 @@ func (m *PCADPGD) Fit(ctx context.Context, train *datasets.Dataset, b Budget, rs
 		return nil, fmt.Errorf("dppca-dpgd: calibrate the PCA's σ: %w", err)
 	}
 	noise := rs.Get("pca")
+	moment, err := train.Memo(memoSecondMoment, func() (any, error) {
+		var xtx mat.SymDense
+		xtx.SymOuterK(1, x.T())
+		return &xtx, nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	second := mat.NewSymDense(d, nil)
-	second.SymOuterK(1, x.T())
+	second.CopySym(moment.(*mat.SymDense))
 	for i := 0; i < d; i++ {
 		for j := i; j < d; j++ {
 			second.SetSym(i, j, second.At(i, j)+sigmaP*noise.NormFloat64())
@@ -246,6 +257,29 @@ func ptrThresholdDelta(epsT, delta float64) float64 {
 	return math.Min(delta/2, 2*delta*math.Exp(-epsT))
 }
 
+// Keys of what a fit computes from the training set alone, memoised on it
+// (datasets.Dataset.Memo: the trials of a fixed split share one training
+// set, and preprocessing_fig3's 60 fits of each mechanism one dataset): the
+// rows clipped to the unit ball, their second moment XᵀX (before DP-PCA's
+// noise) and the non-private PCA of Algorithm 1 (its gap and projector).
+// Each is the same computation on the same rows, so a fit's release is bit
+// for bit what computing them afresh gives.
+const (
+	memoClipped      = "pca-dpgd/clipped-rows"
+	memoSecondMoment = "pca-dpgd/second-moment"
+	memoPTRPCA       = "pca-dpgd/ptr-pca"
+)
+
+// clippedRows returns preprocess.ClipRows(train.X), memoised on train;
+// callers must not modify it.
+func clippedRows(train *datasets.Dataset) (*mat.Dense, error) {
+	x, err := train.Memo(memoClipped, func() (any, error) { return preprocess.ClipRows(train.X), nil })
+	if err != nil {
+		return nil, err
+	}
+	return x.(*mat.Dense), nil
+}
+
 // fitPTR is Algorithm 1.
 func (m *PCADPGD) fitPTR(ctx context.Context, train *datasets.Dataset, x *mat.Dense, b Budget, rs rngs.Streams, n, d, k, T int, C float64) (*Release, error) {
 	epsT := orDefault(m.p.TestFraction, 0.1) * b.Epsilon
@@ -272,10 +306,11 @@ func (m *PCADPGD) fitPTR(ctx context.Context, train *datasets.Dataset, x *mat.De
 	if err != nil {
 		return nil, err
 	}
-	fit, err := (&preprocess.PCA{K: k}).Fit(x)
+	f, err := train.Memo(fmt.Sprintf("%s|k=%d", memoPTRPCA, k), func() (any, error) { return (&preprocess.PCA{K: k}).Fit(x) })
 	if err != nil {
 		return nil, fmt.Errorf("ptr-pca-dpgd: %w", err)
 	}
+	fit := f.(preprocess.Fitted)
 	gap := fit.Observed().GapK
 	j, err := accounting.PTRDistance(math.Max(gap, 0), m.p.Beta, n)
 	if err != nil {

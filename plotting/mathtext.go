@@ -87,19 +87,31 @@ func isMark(r rune) bool { return r >= 0x300 && r <= 0x36f }
 func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // parseMath splits s into runs by the markup above; adjacent runs of one
-// shift are joined.
+// shift are joined. The run being joined grows in a strings.Builder, not by
+// string concatenation, which copied it at every rune: quadratic in its
+// length (5 CPU-seconds of the golden test's caption checks, which read
+// whole SVG figures through PlainText).
 func parseMath(s string) []textRun {
 	rs := []rune(s)
 	var out []textRun
+	var last strings.Builder // the text of the last run, out's last element once flushed
+	lastShift, open := 0, false
+	flush := func() {
+		if open {
+			out = append(out, textRun{last.String(), lastShift})
+			last.Reset()
+			open = false
+		}
+	}
 	add := func(text string, shift int) {
 		if text == "" {
 			return
 		}
-		if n := len(out); n > 0 && out[n-1].shift == shift {
-			out[n-1].text += text
-			return
+		if open && lastShift != shift {
+			flush()
 		}
-		out = append(out, textRun{text, shift})
+		last.WriteString(text)
+		lastShift, open = shift, true
 	}
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
@@ -126,6 +138,7 @@ func parseMath(s string) []textRun {
 		}
 		add(string(r), 0)
 	}
+	flush()
 	return out
 }
 
