@@ -389,6 +389,10 @@ func printReport(w io.Writer, p *plan.Plan, rep *run.Report, outs []string) {
 }
 
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	since := started // what a run spends before its datasets: from the process's start
+	if since.IsZero() {
+		since = time.Now()
+	}
 	fs := newFlagSet("plan", stdout)
 	out := fs.String("out", "", "result directory (default "+run.DefaultRoot+"/<name>)")
 	trials := fs.Int("trials", 0, "override the spec's trial count")
@@ -454,16 +458,16 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if j == 0 || j > runtime.NumCPU() {
 		j = runtime.NumCPU()
 	}
-	var render time.Duration // rendering the timed trials' records
 	if *estimate {
 		col := report.NewCollector(grid)
+		p.Startup = time.Since(since)
 		if err := p.Estimate(ctx, run.Options{DataDir: *dataDir, Jobs: j, Records: col.Add}); err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("interrupted: %w", err)
 			}
 			return err
 		}
-		if render, err = timeRender(col); err != nil {
+		if p.Render, err = timeRender(col); err != nil {
 			return err
 		}
 	}
@@ -516,7 +520,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			unmerged.Trials, strings.Join(unmerged.Files, ", "), dir)
 	}
 	if *estimate {
-		printEstimate(stdout, p, j, render)
+		printEstimate(stdout, p, j)
 		if *shards > 0 {
 			return printShardPlan(stdout, s, p, *shards, j)
 		}
@@ -541,32 +545,48 @@ func timeRender(col *report.Collector) (time.Duration, error) {
 }
 
 // printEstimate prints the wall time Estimate predicts for p on j
-// concurrent trials with rendering, what it measured it from, and the
-// datasets it left out.
-func printEstimate(w io.Writer, p *run.Plan, j int, render time.Duration) {
+// concurrent trials with rendering, each of its parts, the CPUs and the
+// host's load it was measured at, what it measured, and the datasets it
+// left out.
+func printEstimate(w io.Writer, p *run.Plan, j int) {
 	smp := p.Sample
-	if wall, ok := p.EstimatedWall(j); ok {
+	load := "not reported"
+	if l, ok := results.LoadAverage(); ok {
+		load = fmt.Sprintf("%.1f", l)
+	}
+	wall, ok := p.EstimatedWall(j)
+	trials, _, _ := p.TrialsWall(j)
+	if ok {
 		spread := ""
 		if !math.IsNaN(smp.RelErr) {
-			spread = fmt.Sprintf(" ± %s", time.Duration(float64(wall-p.Setup)*smp.RelErr).Round(100*time.Millisecond))
+			spread = fmt.Sprintf(" ± %s", time.Duration(float64(trials)*smp.RelErr).Round(100*time.Millisecond))
 		}
-		fmt.Fprintf(w, "estimated wall time on %d concurrent trial(s): %s%s (datasets %s; trials %s", j,
-			(wall + render).Round(100*time.Millisecond), spread, p.Setup.Round(10*time.Millisecond), (wall - p.Setup).Round(100*time.Millisecond))
+		fmt.Fprintf(w, "estimated wall time on %d concurrent trial(s): %s%s, on %d CPUs at 1-minute load average %s "+
+			"(measured now: at another load the run takes longer or shorter)\n",
+			j, wall.Round(100*time.Millisecond), spread, runtime.NumCPU(), load)
+		fmt.Fprintf(w, "  start-up              %s (this process's start, the spec, its validation, the grid and the store, measured)\n", p.Startup.Round(10*time.Millisecond))
+		fmt.Fprintf(w, "  datasets              %s (loaded once, measured)\n", p.Setup.Round(10*time.Millisecond))
+		fmt.Fprintf(w, "  trials                %s", trials.Round(100*time.Millisecond))
 		if j > 1 {
-			fmt.Fprintf(w, ", each %.2f× as long with %d at once as alone, measured now: a %.2f× speedup", smp.Slowdown, j, float64(j)/smp.Slowdown)
+			how := "warm trials"
+			if smp.SlowdownOnLoop {
+				how = "a CPU loop (no warm trial fit the budget)"
+			}
+			fmt.Fprintf(w, " (each %.2f× as long with %d at once as alone, measured now on %s: a %.2f× speedup)", smp.Slowdown, j, how, float64(j)/smp.Slowdown)
 		}
-		fmt.Fprintf(w, "; rendering %s, timed on the sampled trials)\n", render.Round(10*time.Millisecond))
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "  store writes          %s (%s per record, by a writer beside the trials)\n",
+			p.Writes().Round(10*time.Millisecond), smp.PerRecord.Round(time.Microsecond))
+		fmt.Fprintf(w, "  rendering, last sync  %s (at once: rendering %s, timed on the sampled trials' records; the store's sync %s)\n",
+			max(p.Render, smp.Fsync).Round(10*time.Millisecond), p.Render.Round(10*time.Millisecond), smp.Fsync.Round(100*time.Microsecond))
 	}
 	fmt.Fprintf(w, "sample: %d trials timed", smp.Trials)
 	if smp.Burst > 0 {
 		fmt.Fprintf(w, " (%d warm ones alone, then on each of %d workers at once)", smp.Burst, j)
 	}
-	fmt.Fprintf(w, " in %s: %s always (two per mechanism and dataset", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
-	if smp.Burst > 0 {
-		fmt.Fprint(w, ", the warm ones")
-	}
-	fmt.Fprintf(w, ") and %s more of a %s budget (%.0f%% of the estimate, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
-		smp.Budget.Round(10*time.Millisecond), 100*run.SampleShare, run.SampleCap)
+	fmt.Fprintf(w, " in %s: %s always (the first of one cell per mechanism and dataset)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
+	fmt.Fprintf(w, " and %s more of a %s budget (%.0f%% of the estimate, at least %s, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
+		smp.Budget.Round(10*time.Millisecond), 100*run.SampleShare, run.MinBudget, run.SampleCap)
 	if math.IsNaN(smp.RelErr) {
 		fmt.Fprint(w, "; no row had two cells timed: the range is unknown")
 	} else {
@@ -579,7 +599,13 @@ func printEstimate(w io.Writer, p *run.Plan, j int, render time.Duration) {
 	}
 	sort.Strings(labels)
 	for _, l := range labels {
-		fmt.Fprintf(w, "not counted, data missing: %s: %s\n", l, p.Skipped[l])
+		n := 0
+		for _, row := range p.Rows {
+			if row.Dataset == l {
+				n += row.ToRun
+			}
+		}
+		fmt.Fprintf(w, "not estimable, data missing: %s (%d trials to run, not counted in the estimate): %s\n", l, n, p.Skipped[l])
 	}
 }
 

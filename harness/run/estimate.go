@@ -1,15 +1,18 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dplab/dplab/datasets"
@@ -47,28 +50,39 @@ type Sample struct {
 	Slowdown float64
 	// SlowdownSE is the standard error of Slowdown (0: not measured).
 	SlowdownSE float64
+	// SlowdownOnLoop is true when Slowdown was measured on a CPU loop of
+	// fixed work, no warm trial fitting in the budget.
+	SlowdownOnLoop bool
 	// Trials is how many trials were timed; Burst the length of the
 	// sequence of warm trials timed alone and again on each of Jobs
 	// workers at once, for Slowdown.
 	Trials, Burst int
 	// Spent is the wall time of the timed trials, Base of it what Estimate
-	// always times (two trials per stratum, the burst), and Budget
+	// always times (the first trial of one cell per stratum), and Budget
 	// what it allowed beyond Base: SampleShare of the first prediction, at
-	// most SampleCap.
+	// least MinBudget, at most SampleCap.
 	Spent, Base, Budget time.Duration
 	// RelErr is the relative uncertainty of the trials' share of the
 	// estimate (two standard errors, from the spread of the sampled cells'
 	// per-trial times and of Slowdown); NaN when no row had two cells
-	// sampled.
+	// sampled or some row none of its own.
 	RelErr float64
+	// PerRecord is the time to encode and append one trial's record to a
+	// store, and Fsync the time of one sync of it, both measured on the
+	// timed trials' records in a temporary store.
+	PerRecord, Fsync time.Duration
 }
 
 // SampleShare is the share of the predicted run that Estimate may spend
-// timing trials beyond the first two of one cell per row, and SampleCap
-// the most it spends on them.
+// timing trials beyond the first of one cell per stratum, MinBudget the
+// least it may spend (enough to measure the slowdown), and SampleCap the
+// most. TargetRSE is the relative standard error of the trials' share of
+// the estimate at which it stops timing further cells.
 const (
 	SampleShare = 0.05
+	MinBudget   = 500 * time.Millisecond
 	SampleCap   = 30 * time.Second
+	TargetRSE   = 0.05
 )
 
 // burstAlone is the least time of the warm trials Estimate times alone to
@@ -85,33 +99,43 @@ const (
 // included) run at once; ok is false when ctx was cancelled.
 type trialTimer func(ctx context.Context, ci, t, together int) (d time.Duration, failed, ok bool)
 
+// loopTimer times a CPU loop of fixed work lasting about target alone, then
+// the same loop on each of jobs workers at once, and returns the times and
+// what it spent in all (its calibration included).
+type loopTimer func(ctx context.Context, target time.Duration, jobs int) (alone time.Duration, together []time.Duration, spent time.Duration, err error)
+
 // Estimate measures what p's pending trials cost on opt.Jobs concurrent
 // trials (0: the CPUs; more than the CPUs gain nothing, trials being
 // CPU-bound), storing nothing. It loads the datasets once (p.Setup); an
 // absent dataset, optional or not, is left out of the estimate and named
 // in p.Skipped with the reason. Then, within a budget, it:
 //
-//  1. times, one at a time, the first two trials of one cell of each
-//     stratum, a dataset's rows of one mechanism (a sweep of its params
-//     makes a row of each value): the row's with the most trials to run,
-//     at the middle of its ε values or sweep. A row's PerTrial is from the
-//     second trials of its cells, PerCell from the first's excess; a row
-//     with no cell timed takes its stratum's;
-//  2. when Jobs > 1, times warm trials (trial 1 of those cells, after
-//     their first: the same work each time), the shortest of at least
-//     5 ms first and cycling, alone until they last 100 ms, then the same
-//     sequence on each of Jobs workers at once, and measures Slowdown, the
-//     ratio of the wall times, between 1 and Jobs: the parallel
-//     efficiency of this machine now, a busy host's contention included;
-//  3. while the budget (SampleShare of the estimate after step 1, at most
-//     SampleCap) lasts, times the first two trials of further cells Jobs
-//     at once, each from the row whose estimate gains most (its work over
-//     √((n+1)(n+2)) for n cells of its own timed: rows with none first,
-//     further ε values first), their times divided by Slowdown.
+//  1. times, one at a time, the first trial of one cell of each stratum, a
+//     dataset's rows of one mechanism (a sweep of its params makes a row
+//     of each value): the row's with the most trials to run, at the middle
+//     of its ε values or sweep. A row with no cell timed takes its
+//     stratum's costs. This alone is not charged to the budget: SampleShare
+//     of the estimate it gives (p.Startup, p.Setup and the trials), at
+//     least MinBudget, at most SampleCap;
+//  2. times the second trial of those cells alone, the cheapest first,
+//     while each fits: a row's PerTrial is from its cells' second trials,
+//     PerCell from the first's excess;
+//  3. when Jobs > 1, measures Slowdown, a trial's wall time when Jobs run
+//     at once over its time alone, between 1 and Jobs: the parallel
+//     efficiency of this machine now, a busy host's contention included
+//     (measureSlowdown: on warm trials, or on a CPU loop when none fits);
+//  4. while the budget lasts and the trials' share of the estimate has a
+//     relative standard error above TargetRSE, times the first two trials
+//     of further cells Jobs at once, each from the row whose estimate
+//     gains most (its work over √((n+1)(n+2)) for n cells of its own
+//     timed: rows with none first, further ε values first), their times
+//     divided by Slowdown.
 //
 // Each trial timed is given to opt.Records once (as Run gives a stored
-// record), for instance to time rendering them. EstimatedWall turns the
-// result into a wall time.
+// record), for instance to time rendering them, and their records are
+// appended to a temporary store to time a record's writing and a sync
+// (Sample.PerRecord, Sample.Fsync). EstimatedWall turns the result into a
+// wall time.
 func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	s, cells := p.grid.Spec(), p.grid.Cells()
 	log := opt.Log
@@ -132,6 +156,7 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	}
 	var mu sync.Mutex
 	given := map[results.Key]bool{}
+	var kept []results.Record
 	timer := func(ctx context.Context, ci, t, _ int) (time.Duration, bool, bool) {
 		c := &cells[ci]
 		t0 := time.Now()
@@ -143,18 +168,55 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 			rec, ok = r.trial(ctx, c, t)
 		}
 		d := time.Since(t0)
-		if ok && opt.Records != nil {
+		if ok {
 			mu.Lock()
 			if k := rec.Key(); !given[k] {
 				given[k] = true
-				kept := r.asStored(&rec)
-				opt.Records(&kept)
+				kept = append(kept, r.asStored(&rec))
+				if opt.Records != nil {
+					opt.Records(&kept[len(kept)-1])
+				}
 			}
 			mu.Unlock()
 		}
 		return d, rec.Status == results.StatusFailed, ok
 	}
-	return p.estimate(ctx, jobs, SampleShare, SampleCap, timer)
+	if err := p.estimate(ctx, jobs, SampleShare, MinBudget, SampleCap, timer, cpuLoop); err != nil {
+		return err
+	}
+	p.Sample.PerRecord, p.Sample.Fsync, err = timeWrites(kept)
+	return err
+}
+
+// timeWrites appends recs to a store in a temporary directory, removed
+// after, and returns the time per record appended and of the sync that
+// writes and flushes them: what a run's writer spends per trial and per
+// sync (every few seconds and once at the end).
+func timeWrites(recs []results.Record) (perRecord, sync time.Duration, err error) {
+	if len(recs) == 0 {
+		return 0, 0, nil
+	}
+	dir, err := os.MkdirTemp("", "dplab-estimate-store-")
+	if err != nil {
+		return 0, 0, fmt.Errorf("estimate: timing the store: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	st, err := results.Open(dir, nil, nil)
+	if err != nil {
+		return 0, 0, fmt.Errorf("estimate: timing the store: %w", err)
+	}
+	defer st.Close()
+	t0 := time.Now()
+	for _, rec := range recs {
+		if err := st.Append(rec); err != nil {
+			return 0, 0, fmt.Errorf("estimate: timing the store: %w", err)
+		}
+	}
+	t1 := time.Now()
+	if err := st.Sync(); err != nil {
+		return 0, 0, fmt.Errorf("estimate: timing the store: %w", err)
+	}
+	return t1.Sub(t0) / time.Duration(len(recs)), time.Since(t1), nil
 }
 
 // loadForEstimate loads r's datasets as preload does, except that a
@@ -184,8 +246,9 @@ type rowSample struct {
 	peers    []*rowSample    // the rows of its stratum (itself included): its dataset's rows of the same mechanism
 	cells    []int           // the row's cells with trials to run, in plan order
 	picked   []bool          // of cells, those sampled
+	entry    map[int]int     // a sampled cell's index in cells → its index in first, later, hasLater
 	first    []time.Duration // per sampled cell: its first trial, serial-equivalent
-	later    []time.Duration // per sampled cell: its second trial (or NaN-free: first when it has one trial)
+	later    []time.Duration // per sampled cell: its second trial (its first until the second is timed)
 	hasLater []bool
 	timed    int
 	failed   int
@@ -259,19 +322,23 @@ func abs(x int) int {
 	return x
 }
 
-// task is one cell's first two trials (or its one), timed in sequence by
-// one worker.
+// task is trials from to to−1 of one cell (at most its trials), timed in
+// sequence by one worker: 0–2 a cell's first two, 0–1 its first, 1–2 the
+// second of a cell whose first is timed.
 type task struct {
 	row, cell int // index into estimate's rows and that row's cells
+	from, to  int
 }
 
 // estimate is Estimate after the data are loaded, with a budget of share of
-// the first prediction, at most limit, and the trials timed by timeTrial
-// (tests inject synthetic times). The budget is accounted from the times
-// timeTrial returns: trials in sequence cost their sum, a wave of
-// concurrent ones its slowest worker's. A wave of step 3 starts only when
-// its cost predicted from the rows' costs so far fits in what is left.
-func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time.Duration, timeTrial trialTimer) error {
+// the first prediction (at least floor, at most limit), and the trials
+// timed by timeTrial (tests inject synthetic times). The budget is
+// accounted from the times timeTrial returns: trials in sequence cost
+// their sum, a wave of concurrent ones its slowest worker's. Everything
+// but the first trial of one cell per stratum is charged to it, and a
+// step starts only when its cost predicted from the costs so far fits in
+// what is left.
+func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, limit time.Duration, timeTrial trialTimer, loop loopTimer) error {
 	s, cells := p.grid.Spec(), p.grid.Cells()
 	rows := make([]*rowSample, 0, len(p.Rows))
 	rowOf := map[string]*rowSample{}
@@ -280,7 +347,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		if _, skip := p.Skipped[p.Rows[i].Dataset]; skip || p.Rows[i].ToRun == 0 {
 			continue
 		}
-		rs := &rowSample{row: &p.Rows[i]}
+		rs := &rowSample{row: &p.Rows[i], entry: map[int]int{}}
 		rows = append(rows, rs)
 		rowOf[p.Rows[i].key()] = rs
 	}
@@ -332,10 +399,10 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 			go func() {
 				defer wg.Done()
 				for i := w; i < len(tasks); i += workers {
-					rs := rows[tasks[i].row]
-					c := &cells[rs.cells[tasks[i].cell]]
-					for t := range min(2, c.Trials) {
-						d, failed, ok := timeTrial(ctx, rs.cells[tasks[i].cell], t, workers)
+					tk := tasks[i]
+					ci := rows[tk.row].cells[tk.cell]
+					for t := tk.from; t < min(tk.to, cells[ci].Trials); t++ {
+						d, failed, ok := timeTrial(ctx, ci, t, workers)
 						if !ok {
 							mu.Lock()
 							cancelled = true
@@ -363,22 +430,29 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		for i, tk := range tasks {
 			rs, o := rows[tk.row], out[i]
 			rs.picked[tk.cell] = true
-			first := time.Duration(float64(o.first) / slow)
-			later := first
-			if o.hasLater {
-				later = time.Duration(float64(o.later) / slow)
-			}
-			rs.first = append(rs.first, first)
-			rs.later = append(rs.later, later)
-			rs.hasLater = append(rs.hasLater, o.hasLater)
 			rs.timed += o.n
 			rs.failed += o.failed
 			smp.Trials += o.n
+			later := time.Duration(float64(o.later) / slow)
+			if tk.from > 0 { // the second trial of a cell whose first is timed
+				if k, ok := rs.entry[tk.cell]; ok && o.hasLater {
+					rs.later[k], rs.hasLater[k] = later, true
+				}
+				continue
+			}
+			first := time.Duration(float64(o.first) / slow)
+			if !o.hasLater {
+				later = first
+			}
+			rs.entry[tk.cell] = len(rs.first)
+			rs.first = append(rs.first, first)
+			rs.later = append(rs.later, later)
+			rs.hasLater = append(rs.hasLater, o.hasLater)
 		}
 		return slices.Max(perWorker), nil
 	}
-	// 1. One cell per stratum, of its row with the most trials to run,
-	// alone.
+	// 1. The first trial of one cell per stratum, of its row with the most
+	// trials to run, alone: the one part not charged to the budget.
 	var tasks []task
 	for _, st := range strata {
 		heaviest := st[0]
@@ -387,12 +461,13 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 				heaviest = rs
 			}
 		}
-		tasks = append(tasks, task{row: slices.Index(rows, heaviest), cell: heaviest.nextCell()})
+		tasks = append(tasks, task{row: slices.Index(rows, heaviest), cell: heaviest.nextCell(), from: 0, to: 1})
 	}
 	spent, err := run(tasks, 1, 1)
 	if err != nil {
 		return err
 	}
+	base := spent
 	work := func() float64 {
 		var w float64
 		for _, rs := range rows {
@@ -400,87 +475,41 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 		return w
 	}
-	smp.Budget = min(time.Duration(share*(float64(p.Setup)+work()/float64(jobs))), limit)
-	base := spent // the part always timed, not charged to the budget
-	// 2. The parallel efficiency: warm trials (trial 1 of the cells timed,
-	// after their first: the same work each time it runs), the shortest
-	// of at least minWarm first (a shorter one, a memoised fit, says
-	// little) and cycling, timed alone until they last burstAlone, then
-	// each worker of jobs times the same sequence at once; Slowdown is the
-	// workers' mean over the time alone.
-	if jobs > 1 {
-		var order []int // the cells timed
-		warm := map[int]time.Duration{}
-		for _, rs := range rows {
-			if len(rs.first) > 0 && rs.hasLater[0] {
-				ci := rs.cells[slices.Index(rs.picked, true)]
-				order = append(order, ci)
-				warm[ci] = rs.later[0]
-			}
+	first := float64(p.Startup+p.Setup) + work()/float64(jobs)
+	smp.Budget = min(max(time.Duration(share*first), floor), limit)
+	left := func() time.Duration { return smp.Budget - (spent - base) }
+	// 2. The second trial of those cells, the cheapest first, alone, while
+	// each fits: it separates a cell's one-off work from its trials'.
+	slices.SortStableFunc(tasks, func(a, b task) int {
+		return cmp.Compare(rows[a.row].first[0], rows[b.row].first[0])
+	})
+	for _, tk := range tasks {
+		if cells[rows[tk.row].cells[tk.cell]].Trials < 2 {
+			continue
 		}
-		if long := slices.DeleteFunc(slices.Clone(order), func(ci int) bool { return warm[ci] < minWarm }); len(long) > 0 {
-			order = long
+		if rows[tk.row].first[0] > left() {
+			break
 		}
-		sort.SliceStable(order, func(a, b int) bool { return warm[order[a]] < warm[order[b]] })
-		if len(order) == 0 { // cells of one trial: their first, now warm
-			for _, rs := range rows {
-				if len(rs.first) > 0 {
-					order = append(order, rs.cells[slices.Index(rs.picked, true)])
-				}
-			}
+		d, err := run([]task{{row: tk.row, cell: tk.cell, from: 1, to: 2}}, 1, 1)
+		if err != nil {
+			return err
 		}
-		var seq []int
-		var alone time.Duration
-		for k := 0; alone < burstAlone && len(order) > 0 && k < maxBurst; k++ {
-			ci := order[k%len(order)]
-			d, _, ok := timeTrial(ctx, ci, 1, 1)
-			if !ok {
-				return ctx.Err()
-			}
-			seq = append(seq, ci)
-			alone += d
-		}
-		together := make([]time.Duration, jobs)
-		cancelled := make([]bool, jobs)
-		var wg sync.WaitGroup
-		for w := range jobs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for k := range seq {
-					d, _, ok := timeTrial(ctx, seq[(k+w)%len(seq)], 1, jobs)
-					if !ok {
-						cancelled[w] = true
-						return
-					}
-					together[w] += d
-				}
-			}()
-		}
-		wg.Wait()
-		if slices.Contains(cancelled, true) {
-			return ctx.Err()
-		}
-		spent += alone + slices.Max(together)
-		smp.Burst = len(seq)
-		smp.Trials += (1 + jobs) * len(seq)
-		base = spent // the burst is not charged either
-		if alone > 0 {
-			ratios := make([]float64, jobs)
-			var sum float64
-			for w, d := range together {
-				ratios[w] = float64(d) / float64(alone)
-				sum += float64(d)
-			}
-			// Between 1 (a trial is not faster for sharing the machine)
-			// and jobs (the trials take turns on one CPU): outside is
-			// timing noise.
-			smp.Slowdown = min(max(sum/float64(jobs)/float64(alone), 1), float64(jobs))
-			smp.SlowdownSE = stdErr(ratios)
-		}
+		spent += d
 	}
-	// 3. Further cells, jobs at once, while the budget lasts.
+	// 3. The parallel efficiency.
+	if jobs > 1 {
+		d, err := p.measureSlowdown(ctx, &smp, rows, jobs, left(), timeTrial, loop)
+		if err != nil {
+			return err
+		}
+		spent += d
+	}
+	// 4. Further cells, jobs at once, while the budget lasts and the
+	// trials' share is uncertain.
 	for {
+		if rel := relErr(rows, smp); !math.IsNaN(rel) && rel/2 <= TargetRSE {
+			break
+		}
 		var wave []task
 		for range jobs {
 			best, bestGain := -1, 0.0
@@ -503,7 +532,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 				break
 			}
 			rs := rows[best]
-			tk := task{row: best, cell: rs.nextCell()}
+			tk := task{row: best, cell: rs.nextCell(), from: 0, to: 2}
 			rs.picked[tk.cell] = true // reserved; run marks it again
 			wave = append(wave, tk)
 		}
@@ -516,7 +545,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 			pt, pc := rows[tk.row].means()
 			cost = max(cost, time.Duration((2*pt+pc)*smp.Slowdown))
 		}
-		if spent-base+cost > smp.Budget {
+		if cost > left() {
 			for _, tk := range wave {
 				rows[tk.row].picked[tk.cell] = false
 			}
@@ -534,50 +563,227 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	}
 	smp.Spent, smp.Base = spent, base
 	// The rows' costs and the uncertainty of the total.
-	var varWork, totWork float64
-	var cvs []float64
 	for _, rs := range rows {
 		pt, pc := rs.means()
 		cost := &RowCost{PerTrial: time.Duration(pt), PerCell: time.Duration(pc), Cells: len(rs.first), Timed: rs.timed, Failed: rs.failed}
 		if len(rs.later) > 1 {
-			f := make([]float64, len(rs.later))
-			for i, l := range rs.later {
-				f[i] = float64(l)
-			}
-			se := stdErr(f)
-			cost.SE = time.Duration(se)
-			if pt > 0 {
-				cvs = append(cvs, se*math.Sqrt(float64(len(f)))/pt)
-			}
+			cost.SE = time.Duration(stdErr(durations(rs.later)))
 		}
 		rs.row.Cost = cost
-		totWork += rs.work()
 	}
-	smp.RelErr = math.NaN()
-	if len(cvs) > 0 || len(rows) == 0 {
-		// A row with one cell sampled is given the largest spread of those
-		// with more.
-		worst := 0.0
-		if len(cvs) > 0 {
-			worst = slices.Max(cvs)
-		}
-		for _, rs := range rows {
-			se := float64(rs.row.Cost.SE)
-			if len(rs.later) < 2 {
-				pt, _ := rs.means()
-				se = worst * pt
-			}
-			varWork += math.Pow(float64(rs.row.ToRun)*se, 2)
-		}
-		rel := 0.0
-		if totWork > 0 {
-			rel = varWork / (totWork * totWork)
-		}
-		rel += math.Pow(smp.SlowdownSE/smp.Slowdown, 2)
-		smp.RelErr = 2 * math.Sqrt(rel)
-	}
+	smp.RelErr = relErr(rows, smp)
 	p.Sample = smp
 	return nil
+}
+
+// measureSlowdown measures how much longer a trial takes when jobs run at
+// once than alone, within budget: warm trials (trial 1 of the cells timed,
+// after their first: the same work each time it runs), the shortest of at
+// least minWarm first (a shorter one, a memoised fit, says little) and
+// cycling, timed alone until they last burstAlone, then each worker of
+// jobs times the same sequence at once; Slowdown is the slowest worker's
+// time over the time alone. When no warm trial is timed or the burst's predicted
+// cost (alone, then at worst jobs times as long at once) does not fit,
+// the same is measured on a CPU loop of fixed work instead, as long as
+// fits: it sees the host's contention but not the trials' own (memory
+// bandwidth). It returns the time spent.
+func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSample, jobs int, budget time.Duration, timeTrial trialTimer, loop loopTimer) (time.Duration, error) {
+	var order []int // the cells timed twice
+	warm := map[int]time.Duration{}
+	for _, rs := range rows {
+		for pos, k := range rs.entry {
+			if rs.hasLater[k] {
+				ci := rs.cells[pos]
+				order = append(order, ci)
+				warm[ci] = rs.later[k]
+			}
+		}
+	}
+	if long := slices.DeleteFunc(slices.Clone(order), func(ci int) bool { return warm[ci] < minWarm }); len(long) > 0 {
+		order = long
+	}
+	slices.Sort(order)
+	sort.SliceStable(order, func(a, b int) bool { return warm[order[a]] < warm[order[b]] })
+	alone, together := burstAlone, burstAlone
+	if len(order) > 0 {
+		w := warm[order[0]]
+		alone = time.Duration(math.Ceil(float64(burstAlone)/float64(w))) * w
+		together = time.Duration(jobs) * alone
+	}
+	var times []time.Duration
+	var seq []int
+	var err error
+	var calibration time.Duration
+	if len(order) > 0 && alone+together <= budget {
+		var spentAlone time.Duration
+		for k := 0; spentAlone < burstAlone && k < maxBurst; k++ {
+			ci := order[k%len(order)]
+			d, _, ok := timeTrial(ctx, ci, 1, 1)
+			if !ok {
+				return 0, ctx.Err()
+			}
+			seq = append(seq, ci)
+			spentAlone += d
+		}
+		times, err = atOnce(ctx, jobs, func() (time.Duration, bool) {
+			var sum time.Duration
+			for _, ci := range seq {
+				d, _, ok := timeTrial(ctx, ci, 1, jobs)
+				if !ok {
+					return 0, false
+				}
+				sum += d
+			}
+			return sum, true
+		})
+		times = append([]time.Duration{spentAlone}, times...)
+		smp.Burst = len(seq)
+		smp.Trials += (1 + jobs) * len(seq)
+	} else {
+		// A CPU loop as long as a share of the budget alone (its
+		// calibration, the time alone included, at most about thrice that,
+		// then jobs times as long at most), at least minLoop.
+		smp.SlowdownOnLoop = true
+		a, tog, all, err := loop(ctx, min(burstAlone, max(budget/time.Duration(3+jobs), minLoop)), jobs)
+		if err != nil {
+			return 0, err
+		}
+		times = append([]time.Duration{a}, tog...)
+		calibration = all - a - slices.Max(tog)
+	}
+	if err != nil {
+		return 0, err
+	}
+	spent := calibration + times[0] + slices.Max(times[1:])
+	if times[0] > 0 {
+		ratios := make([]float64, jobs)
+		for w, d := range times[1:] {
+			ratios[w] = float64(d) / float64(times[0])
+		}
+		// The slowest worker's: the jobs finished their sequences then, as
+		// a run's trials finish when its last worker does (with trials
+		// that take turns on a lock, the first worker's ratio is 1, the
+		// second's 2). Between 1 (a trial is not faster for sharing the
+		// machine) and jobs (the trials take turns on one CPU): outside is
+		// timing noise.
+		smp.Slowdown = min(max(slices.Max(ratios), 1), float64(jobs))
+		smp.SlowdownSE = stdErr(ratios)
+	}
+	return spent, nil
+}
+
+// cpuLoop is the loopTimer of spin.
+func cpuLoop(ctx context.Context, target time.Duration, jobs int) (alone time.Duration, together []time.Duration, spent time.Duration, err error) {
+	t0 := time.Now()
+	n, alone := calibrateLoop(target)
+	together, err = atOnce(ctx, jobs, func() (time.Duration, bool) {
+		t := time.Now()
+		spin(n)
+		return time.Since(t), ctx.Err() == nil
+	})
+	return alone, together, time.Since(t0), err
+}
+
+// atOnce runs f on jobs goroutines at once and returns their times; the
+// error is ctx's when some f reports cancellation.
+func atOnce(ctx context.Context, jobs int, f func() (time.Duration, bool)) ([]time.Duration, error) {
+	times := make([]time.Duration, jobs)
+	oks := make([]bool, jobs)
+	var wg sync.WaitGroup
+	for w := range jobs {
+		wg.Go(func() { times[w], oks[w] = f() })
+	}
+	wg.Wait()
+	if slices.Contains(oks, false) {
+		return nil, ctx.Err()
+	}
+	return times, nil
+}
+
+// minLoop is the shortest CPU loop measureSlowdown times.
+const minLoop = 10 * time.Millisecond
+
+// spinSink keeps spin's work from being optimised away.
+var spinSink atomic.Uint64
+
+// spin does n rounds of a xorshift generator: fixed CPU work, no memory.
+func spin(n int) {
+	x := uint64(88172645463325252)
+	for range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	spinSink.Add(x)
+}
+
+// calibrateLoop returns a round count of spin lasting about target alone,
+// and the time of its last run.
+func calibrateLoop(target time.Duration) (int, time.Duration) {
+	n := 1 << 14
+	for {
+		t0 := time.Now()
+		spin(n)
+		d := time.Since(t0)
+		if d >= target/2 || n >= 1<<40 {
+			if d >= target {
+				return n, d
+			}
+			n = int(float64(n) * float64(target) / float64(max(d, 1)))
+			t0 = time.Now()
+			spin(n)
+			return n, time.Since(t0)
+		}
+		n *= 4
+	}
+}
+
+// relErr is the relative uncertainty of the trials' share of the estimate,
+// two standard errors, from the spread of the sampled cells' per-trial
+// times (a row with one cell sampled is given the largest relative spread
+// of those with more) and of the slowdown; NaN when no row has two cells
+// sampled or some row none of its own (it takes its stratum's costs).
+func relErr(rows []*rowSample, smp Sample) float64 {
+	var cvs []float64
+	for _, rs := range rows {
+		pt, _ := rs.means()
+		if len(rs.later) > 1 && pt > 0 {
+			cvs = append(cvs, stdErr(durations(rs.later))*math.Sqrt(float64(len(rs.later)))/pt)
+		}
+	}
+	if len(cvs) == 0 && len(rows) > 0 || slices.ContainsFunc(rows, func(rs *rowSample) bool { return len(rs.first) == 0 }) {
+		return math.NaN()
+	}
+	worst := 0.0
+	if len(cvs) > 0 {
+		worst = slices.Max(cvs)
+	}
+	var varWork, totWork float64
+	for _, rs := range rows {
+		pt, _ := rs.means()
+		se := worst * pt
+		if len(rs.later) > 1 {
+			se = stdErr(durations(rs.later))
+		}
+		varWork += math.Pow(float64(rs.row.ToRun)*se, 2)
+		totWork += rs.work()
+	}
+	rel := 0.0
+	if totWork > 0 {
+		rel = varWork / (totWork * totWork)
+	}
+	if smp.Slowdown > 0 {
+		rel += math.Pow(smp.SlowdownSE/smp.Slowdown, 2)
+	}
+	return 2 * math.Sqrt(rel)
+}
+
+func durations(d []time.Duration) []float64 {
+	f := make([]float64, len(d))
+	for i, x := range d {
+		f[i] = float64(x)
+	}
+	return f
 }
 
 // stdErr is the standard error of the mean of x (0 for fewer than two).
@@ -607,12 +813,33 @@ func (p *Plan) slowdown(jobs int) float64 {
 }
 
 // EstimatedWall is the wall time the pending trials should take on jobs ≥ 1
-// concurrent trials, from the costs Estimate measured: Setup + Slowdown ·
-// Σ rows (ToRun·PerTrial + CellsToRun·PerCell) / jobs, jobs at most the
-// trials to run. Rows of the datasets Estimate found missing count
-// nothing; rendering is left out. ok is false when some row to run was
-// not timed.
+// concurrent trials, from the costs Estimate measured: Startup + Setup +
+// the trials' wall (TrialsWall) and the store's writes (Writes), done by
+// one writer beside the workers: on a CPU of its own when jobs are fewer
+// than the CPUs (the larger of the two counts), else sharing theirs (the
+// writes added, over jobs), and at the end the store's last sync and
+// Render, at once (the larger counts). Rows of the datasets Estimate found
+// missing count nothing. ok is false when some row to run was not timed.
 func (p *Plan) EstimatedWall(jobs int) (wall time.Duration, ok bool) {
+	trials, par, ok := p.TrialsWall(jobs)
+	if !ok {
+		return 0, false
+	}
+	writes := p.Writes()
+	if par < runtime.NumCPU() {
+		trials = max(trials, writes)
+	} else {
+		trials += writes / time.Duration(par)
+	}
+	return p.Startup + p.Setup + trials + max(p.Render, p.Sample.Fsync), true
+}
+
+// TrialsWall is the wall time of the pending trials on jobs ≥ 1 concurrent
+// trials: Slowdown · Σ rows (ToRun·PerTrial + CellsToRun·PerCell) / par,
+// par being jobs at most the trials to run. Rows of the datasets Estimate
+// found missing count nothing; ok is false when some row to run was not
+// timed.
+func (p *Plan) TrialsWall(jobs int) (wall time.Duration, par int, ok bool) {
 	jobs = max(jobs, 1)
 	var work float64
 	toRun := 0
@@ -621,11 +848,25 @@ func (p *Plan) EstimatedWall(jobs int) (wall time.Duration, ok bool) {
 			continue
 		}
 		if row.Cost == nil {
-			return 0, false
+			return 0, 0, false
 		}
 		toRun += row.ToRun
 		work += float64(row.ToRun)*float64(row.Cost.PerTrial) + float64(row.CellsToRun)*float64(row.Cost.PerCell)
 	}
-	par := max(min(jobs, toRun), 1)
-	return p.Setup + time.Duration(work*p.slowdown(jobs)/float64(par)), true
+	par = max(min(jobs, toRun), 1)
+	return time.Duration(work * p.slowdown(jobs) / float64(par)), par, true
+}
+
+// Writes is the store writer's work for the pending trials, ToRun ·
+// PerRecord: encoding and appending their records. Its syncs during the
+// run (every few seconds) wait on the disk, not on a CPU, and
+// overlap with the trials; the last one is in EstimatedWall.
+func (p *Plan) Writes() time.Duration {
+	toRun := 0
+	for _, row := range p.Rows {
+		if _, skip := p.Skipped[row.Dataset]; !skip {
+			toRun += row.ToRun
+		}
+	}
+	return time.Duration(toRun) * p.Sample.PerRecord
 }
