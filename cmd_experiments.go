@@ -73,21 +73,27 @@ how many a run would add.
 
 With --estimate it also measures what the run would cost on -j concurrent
 trials (capped at the CPUs), storing nothing: it loads the datasets once
-(a dataset whose files are absent is left out and named), times the first
-two trials of one cell (its middle ε) of each mechanism on each dataset
-with trials to run one at a time, then, with -j > 1, warm trials (a cell's second) alone and again -j
-at once, to measure how much longer a trial takes when -j run together on
-this machine now (its slowdown), and, within a budget of 5% of the
-estimate (at most 30 s), the first two trials of further cells (rows not
-timed yet, then other ε; the rows with the most work first). A row with no
-cell timed takes the costs of its mechanism's rows on its dataset. It prints each row's mean seconds per
-trial, the one-off seconds a cell's first trial adds (a calibration, a
-split's statistics) and the cells timed; the estimated wall time, dataset
-loading + slowdown × Σ (trials to run × s/trial + cells to run × one-off
-s/cell) / jobs + rendering (timed on the sampled trials' records), with a
-range of two standard errors (the spread of the timed cells' per-trial
-times and of the slowdown); and the sample: trials timed, time spent,
-budget.
+(a dataset whose files are absent is left out, named not estimable, and
+its trials not counted), times the first trial of one cell (its middle ε)
+of each mechanism on each dataset with trials to run, one at a time;
+then, within a budget of 5% of that first estimate (at least 0.5 s, at
+most 30 s), the second trials of those cells (cheapest first), with -j > 1
+warm trials (a cell's second) alone and again -j at once, to measure how
+much longer a trial takes when -j run together on this machine now (its
+slowdown; on a CPU loop when no trial fits), and the first two trials of
+further cells (rows not timed yet, then other ε; the rows with the most
+work first) until the per-trial times' relative standard error is 5%. A
+row with no cell timed takes the costs of its mechanism's rows on its
+dataset. It prints each row's mean seconds per trial, the one-off seconds
+a cell's first trial adds (a calibration, a split's statistics) and the
+cells timed; the estimated wall time with its parts: start-up (this
+process's start, the spec, its validation, the grid, the store), dataset
+loading, the trials (slowdown × Σ (trials to run × s/trial + cells to run
+× one-off s/cell) / jobs, with a range of two standard errors), the store
+writes (each timed record's append, timed in a temporary store) and the
+larger of rendering (timed on the sampled trials' records) and the
+store's last sync; the CPUs and the load average it was measured at; and
+the sample: trials timed, time spent, budget.
 
 With --shards N (implies --estimate) it also prints each shard's trials and
 estimated wall time on -j concurrent trials, as "dplab run --shard i/N"
@@ -562,8 +568,8 @@ func printEstimate(w io.Writer, p *run.Plan, j int) {
 			spread = fmt.Sprintf(" ± %s", time.Duration(float64(trials)*smp.RelErr).Round(100*time.Millisecond))
 		}
 		fmt.Fprintf(w, "estimated wall time on %d concurrent trial(s): %s%s, on %d CPUs at 1-minute load average %s "+
-			"(measured now: at another load the run takes longer or shorter)\n",
-			j, wall.Round(100*time.Millisecond), spread, runtime.NumCPU(), load)
+			"(measured now: at another load the run takes longer or shorter; a busy thread's CPU second takes %.2f s here now)\n",
+			j, wall.Round(100*time.Millisecond), spread, runtime.NumCPU(), load, smp.Dilation)
 		fmt.Fprintf(w, "  start-up              %s (this process's start, the spec, its validation, the grid and the store, measured)\n", p.Startup.Round(10*time.Millisecond))
 		fmt.Fprintf(w, "  datasets              %s (loaded once, measured)\n", p.Setup.Round(10*time.Millisecond))
 		fmt.Fprintf(w, "  trials                %s", trials.Round(100*time.Millisecond))

@@ -67,6 +67,12 @@ type Sample struct {
 	// per-trial times and of Slowdown); NaN when no row had two cells
 	// sampled or some row none of its own.
 	RelErr float64
+	// Dilation is the wall time of a busy thread's CPU second here now,
+	// measured on a CPU loop of dilationSpan: 1 on an idle CPU, about 4
+	// when the host's load leaves this process a quarter of one. A timed
+	// trial counts as the larger of its wall time and its CPU time ×
+	// Dilation (× Slowdown when timed with others).
+	Dilation float64
 	// PerRecord is the time to encode and append one trial's record to a
 	// store, and Fsync the time of one sync of it, both measured on the
 	// timed trials' records in a temporary store.
@@ -96,8 +102,12 @@ const (
 )
 
 // trialTimer times trial t of cell ci while together trials (this one
-// included) run at once; ok is false when ctx was cancelled.
-type trialTimer func(ctx context.Context, ci, t, together int) (d time.Duration, failed, ok bool)
+// included) run at once: its wall time and the CPU time of the thread it
+// ran on (0: unknown); ok is false when ctx was cancelled.
+type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu time.Duration, failed, ok bool)
+
+// dilationTimer measures Sample.Dilation and returns the time it spent.
+type dilationTimer func(ctx context.Context) (float64, time.Duration)
 
 // loopTimer times a CPU loop of fixed work lasting about target alone, then
 // the same loop on each of jobs workers at once, and returns the times and
@@ -157,8 +167,11 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	var mu sync.Mutex
 	given := map[results.Key]bool{}
 	var kept []results.Record
-	timer := func(ctx context.Context, ci, t, _ int) (time.Duration, bool, bool) {
+	timer := func(ctx context.Context, ci, t, _ int) (time.Duration, time.Duration, bool, bool) {
 		c := &cells[ci]
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		c0 := threadCPU()
 		t0 := time.Now()
 		var rec results.Record
 		var ok bool
@@ -168,6 +181,10 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 			rec, ok = r.trial(ctx, c, t)
 		}
 		d := time.Since(t0)
+		cpu := threadCPU() - c0
+		if c0 < 0 {
+			cpu = 0
+		}
 		if ok {
 			mu.Lock()
 			if k := rec.Key(); !given[k] {
@@ -179,20 +196,21 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 			}
 			mu.Unlock()
 		}
-		return d, rec.Status == results.StatusFailed, ok
+		return d, cpu, rec.Status == results.StatusFailed, ok
 	}
-	if err := p.estimate(ctx, jobs, SampleShare, MinBudget, SampleCap, timer, cpuLoop); err != nil {
+	if err := p.estimate(ctx, jobs, SampleShare, MinBudget, SampleCap, timer, cpuLoop, measureDilation); err != nil {
 		return err
 	}
-	p.Sample.PerRecord, p.Sample.Fsync, err = timeWrites(kept)
+	p.Sample.PerRecord, p.Sample.Fsync, err = timeWrites(kept, p.Sample.Dilation)
 	return err
 }
 
 // timeWrites appends recs to a store in a temporary directory, removed
-// after, and returns the time per record appended and of the sync that
-// writes and flushes them: what a run's writer spends per trial and per
-// sync (every few seconds and once at the end).
-func timeWrites(recs []results.Record) (perRecord, sync time.Duration, err error) {
+// after, and returns the time per record appended (the larger of its wall
+// time and its CPU time × dilation, as a timed trial's) and of the sync
+// that writes and flushes them: what a run's writer spends per trial and
+// per sync (every few seconds and once at the end).
+func timeWrites(recs []results.Record, dilation float64) (perRecord, sync time.Duration, err error) {
 	if len(recs) == 0 {
 		return 0, 0, nil
 	}
@@ -206,17 +224,24 @@ func timeWrites(recs []results.Record) (perRecord, sync time.Duration, err error
 		return 0, 0, fmt.Errorf("estimate: timing the store: %w", err)
 	}
 	defer st.Close()
-	t0 := time.Now()
+	runtime.LockOSThread()
+	c0, t0 := threadCPU(), time.Now()
 	for _, rec := range recs {
 		if err := st.Append(rec); err != nil {
+			runtime.UnlockOSThread()
 			return 0, 0, fmt.Errorf("estimate: timing the store: %w", err)
 		}
 	}
-	t1 := time.Now()
+	t1, cpu := time.Now(), threadCPU()-c0
+	runtime.UnlockOSThread()
+	if c0 < 0 {
+		cpu = 0
+	}
+	appends := max(t1.Sub(t0), time.Duration(float64(cpu)*dilation))
 	if err := st.Sync(); err != nil {
 		return 0, 0, fmt.Errorf("estimate: timing the store: %w", err)
 	}
-	return t1.Sub(t0) / time.Duration(len(recs)), time.Since(t1), nil
+	return appends / time.Duration(len(recs)), time.Since(t1), nil
 }
 
 // loadForEstimate loads r's datasets as preload does, except that a
@@ -338,7 +363,7 @@ type task struct {
 // but the first trial of one cell per stratum is charged to it, and a
 // step starts only when its cost predicted from the costs so far fits in
 // what is left.
-func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, limit time.Duration, timeTrial trialTimer, loop loopTimer) error {
+func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, limit time.Duration, timeTrial trialTimer, loop loopTimer, dilation dilationTimer) error {
 	s, cells := p.grid.Spec(), p.grid.Cells()
 	rows := make([]*rowSample, 0, len(p.Rows))
 	rowOf := map[string]*rowSample{}
@@ -380,6 +405,11 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		}
 	}
 	smp := Sample{Jobs: jobs, Slowdown: 1}
+	// 0. How much longer than its CPU time a busy thread's work takes
+	// here now: a trial of microseconds is rarely preempted while timed,
+	// but a run of thousands of them shares the CPUs with the host's load.
+	var spent time.Duration
+	smp.Dilation, spent = dilation(ctx)
 	// run times tasks on `workers` workers (task i on worker i mod
 	// workers) and records them, divided by slow; it returns the wave's
 	// cost, its slowest worker's total.
@@ -402,14 +432,18 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 					tk := tasks[i]
 					ci := rows[tk.row].cells[tk.cell]
 					for t := tk.from; t < min(tk.to, cells[ci].Trials); t++ {
-						d, failed, ok := timeTrial(ctx, ci, t, workers)
+						wall, cpu, failed, ok := timeTrial(ctx, ci, t, workers)
+						// The trial's time as a run would see it: its wall
+						// time, or its CPU time dilated by the host's load
+						// (and, at once, by the slowdown) when longer.
+						d := max(wall, time.Duration(float64(cpu)*smp.Dilation*slow))
 						if !ok {
 							mu.Lock()
 							cancelled = true
 							mu.Unlock()
 							return
 						}
-						perWorker[w] += d
+						perWorker[w] += wall
 						if failed {
 							out[i].failed++
 						}
@@ -463,10 +497,11 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		}
 		tasks = append(tasks, task{row: slices.Index(rows, heaviest), cell: heaviest.nextCell(), from: 0, to: 1})
 	}
-	spent, err := run(tasks, 1, 1)
+	d, err := run(tasks, 1, 1)
 	if err != nil {
 		return err
 	}
+	spent += d
 	base := spent
 	work := func() float64 {
 		var w float64
@@ -618,7 +653,7 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 		var spentAlone time.Duration
 		for k := 0; spentAlone < burstAlone && k < maxBurst; k++ {
 			ci := order[k%len(order)]
-			d, _, ok := timeTrial(ctx, ci, 1, 1)
+			d, _, _, ok := timeTrial(ctx, ci, 1, 1)
 			if !ok {
 				return 0, ctx.Err()
 			}
@@ -628,7 +663,7 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 		times, err = atOnce(ctx, jobs, func() (time.Duration, bool) {
 			var sum time.Duration
 			for _, ci := range seq {
-				d, _, ok := timeTrial(ctx, ci, 1, jobs)
+				d, _, _, ok := timeTrial(ctx, ci, 1, jobs)
 				if !ok {
 					return 0, false
 				}
@@ -670,6 +705,27 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 		smp.SlowdownSE = stdErr(ratios)
 	}
 	return spent, nil
+}
+
+// dilationSpan is how long measureDilation spins: many of the scheduler's
+// time slices, so that the share of the CPU the host leaves shows.
+const dilationSpan = 100 * time.Millisecond
+
+// measureDilation spins on one thread for dilationSpan of wall time and
+// returns that over the thread's CPU time (1 where the thread's CPU time
+// is not available), and the time spent.
+func measureDilation(ctx context.Context) (float64, time.Duration) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, t0 := threadCPU(), time.Now()
+	for time.Since(t0) < dilationSpan && ctx.Err() == nil {
+		spin(1 << 12)
+	}
+	wall, cpu := time.Since(t0), threadCPU()-c0
+	if c0 < 0 || cpu <= 0 {
+		return 1, wall
+	}
+	return max(float64(wall)/float64(cpu), 1), wall
 }
 
 // cpuLoop is the loopTimer of spin.

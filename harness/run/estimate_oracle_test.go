@@ -101,7 +101,9 @@ params = { ms = 50, serial = %v }
 // hold one lock (they take turns: the measured slowdown is 2, no speedup,
 // where perfect scaling would predict 300 ms). The whole estimate, writes
 // and the last sync included, is within ±15% of an actual run's elapsed
-// time on 2 jobs.
+// time on 2 jobs. A busy host delays a waiting trial's wake-up (by 17 ms
+// at load 43 on 2 cores), so each case may take three attempts: a wrong
+// model fails all three.
 func TestEstimateBusyOracle(t *testing.T) {
 	const trials = 6
 	for _, tc := range []struct {
@@ -110,24 +112,40 @@ func TestEstimateBusyOracle(t *testing.T) {
 		want   time.Duration
 	}{{1, false, 600 * time.Millisecond}, {2, false, 300 * time.Millisecond}, {2, true, 600 * time.Millisecond}} {
 		name := fmt.Sprintf("-j %d, serial %v", tc.jobs, tc.serial)
-		s, p := busySpec(t, trials, tc.serial)
-		if err := p.Estimate(context.Background(), Options{Cache: &DataCache{}, Jobs: tc.jobs}); err != nil {
-			t.Fatal(err)
+		var errs []string
+		for range 3 {
+			if errs = busyAttempt(t, trials, tc.jobs, tc.serial, tc.want); len(errs) == 0 {
+				break
+			}
 		}
-		got, _, ok := p.TrialsWall(tc.jobs)
-		if !ok || got < tc.want*85/100 || got > tc.want*115/100 {
-			t.Errorf("%s: trials estimated %v (%v), want %v ± 15%% (slowdown %.2f; rows %+v, %+v)", name, got, ok, tc.want, p.Sample.Slowdown, p.Rows[0].Cost, p.Rows[1].Cost)
-		}
-		if !tc.serial {
-			continue
-		}
-		wall, _ := p.EstimatedWall(tc.jobs)
-		rep, err := Run(context.Background(), s, Options{OutDir: filepath.Join(t.TempDir(), "out"), Cache: &DataCache{}, Jobs: tc.jobs})
-		if err != nil || rep.Ran != 2*trials {
-			t.Fatalf("%s: run %+v, %v", name, rep, err)
-		}
-		if r := float64(wall) / float64(rep.Elapsed); r < 0.85 || r > 1.15 {
-			t.Errorf("%s: estimated %v, the run took %v: ratio %.2f, want 1 ± 0.15", name, wall, rep.Elapsed, r)
+		for _, e := range errs {
+			t.Errorf("%s: %s", name, e)
 		}
 	}
+}
+
+// busyAttempt estimates busySpec on jobs and, when serial, runs it, and
+// returns what is off.
+func busyAttempt(t *testing.T, trials, jobs int, serial bool, want time.Duration) []string {
+	var errs []string
+	s, p := busySpec(t, trials, serial)
+	if err := p.Estimate(context.Background(), Options{Cache: &DataCache{}, Jobs: jobs}); err != nil {
+		t.Fatal(err)
+	}
+	got, _, ok := p.TrialsWall(jobs)
+	if !ok || got < want*85/100 || got > want*115/100 {
+		errs = append(errs, fmt.Sprintf("trials estimated %v (%v), want %v ± 15%% (slowdown %.2f; rows %+v, %+v)", got, ok, want, p.Sample.Slowdown, p.Rows[0].Cost, p.Rows[1].Cost))
+	}
+	if !serial {
+		return errs
+	}
+	wall, _ := p.EstimatedWall(jobs)
+	rep, err := Run(context.Background(), s, Options{OutDir: filepath.Join(t.TempDir(), "out"), Cache: &DataCache{}, Jobs: jobs})
+	if err != nil || rep.Ran != 2*trials {
+		t.Fatalf("run %+v, %v", rep, err)
+	}
+	if r := float64(wall) / float64(rep.Elapsed); r < 0.85 || r > 1.15 {
+		errs = append(errs, fmt.Sprintf("estimated %v, the run took %v: ratio %.2f, want 1 ± 0.15", wall, rep.Elapsed, r))
+	}
+	return errs
 }

@@ -103,14 +103,21 @@ type syntheticTrials struct {
 	later, oneOff []time.Duration
 	slow          float64
 	slowCell      map[int]float64 // a cell's own slowdown, when set
-	mu            sync.Mutex
-	calls         map[[2]int]int // (cell, together) → trials timed
+	// dil, when set, is the host's dilation: a trial's CPU time is its
+	// time alone, and its wall time alone that too (never preempted).
+	dil   float64
+	mu    sync.Mutex
+	calls map[[2]int]int // (cell, together) → trials timed
 }
 
-func (f *syntheticTrials) time(_ context.Context, ci, t, together int) (time.Duration, bool, bool) {
+func (f *syntheticTrials) time(_ context.Context, ci, t, together int) (time.Duration, time.Duration, bool, bool) {
 	d := f.later[ci]
 	if t == 0 {
 		d += f.oneOff[ci]
+	}
+	var cpu time.Duration
+	if f.dil > 0 {
+		cpu = d
 	}
 	if slow, ok := f.slowCell[ci]; ok && together > 1 {
 		d = time.Duration(float64(d) * slow)
@@ -120,7 +127,15 @@ func (f *syntheticTrials) time(_ context.Context, ci, t, together int) (time.Dur
 	f.mu.Lock()
 	f.calls[[2]int{ci, together}]++
 	f.mu.Unlock()
-	return d, false, true
+	return d, cpu, false, true
+}
+
+// dilation is the synthetic host's: dil, or none.
+func (f *syntheticTrials) dilation(context.Context) (float64, time.Duration) {
+	if f.dil > 0 {
+		return f.dil, 0
+	}
+	return 1, 0
 }
 
 // loop is the synthetic CPU loop: target alone, slow times as long on each
@@ -166,7 +181,7 @@ func TestEstimateModel(t *testing.T) {
 	ms := time.Millisecond
 	// AdaSSP's per-trial time grows with ε: 4, 8, …, 20 ms.
 	p, f := sweepPlan(t, 4*ms, 8*ms, 12*ms, 16*ms, 20*ms)
-	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop); err != nil {
+	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
 		t.Fatal(err)
 	}
 	if s := p.Sample; s.Slowdown != 1.5 || s.SlowdownSE != 0 || s.Jobs != 2 || s.Burst != 9 {
@@ -206,6 +221,32 @@ func TestEstimateModel(t *testing.T) {
 	}
 }
 
+// TestEstimateDilation: on a host whose load leaves this process a third
+// of a CPU (Dilation 3), trials too short to be preempted while timed
+// (their wall time alone is their CPU time) count three times their CPU
+// time, alone and, times the slowdown, at once: the estimate is exactly
+// Setup + 1.5 · 3 · (50·12 + 5·8 + 10·2 + 6) ms / 2 = 2.4985 s. Before, a
+// run of thousands of microsecond trials under load took several times
+// its estimate (gaussmix_fig4's Boston panel at load 46: 1.9 s of trials
+// estimated at 0.2 s).
+func TestEstimateDilation(t *testing.T) {
+	ms := time.Millisecond
+	p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
+	f.dil = 3
+	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
+		t.Fatal(err)
+	}
+	if ada := p.Rows[0].Cost; ada.PerTrial != 36*ms || ada.PerCell != 24*ms || ada.Cells < 2 {
+		t.Errorf("AdaSSP %+v, want 36 ms a trial and 24 ms a cell, from ≥ 2 cells", ada)
+	}
+	if s := p.Sample; s.Dilation != 3 || s.Slowdown != 1.5 {
+		t.Errorf("sample %+v, want dilation 3, slowdown 1.5", s)
+	}
+	if wall, _ := p.EstimatedWall(2); wall != 2498500*time.Microsecond {
+		t.Errorf("estimate %v, want 2.4985s", wall)
+	}
+}
+
 // TestEstimateBudget: only the first trial of one cell per stratum is
 // always timed (AdaSSP's middle cell, 8+12 ms, and Ridge's, 6+2 ms); all
 // else, the second trials, the slowdown and further cells, is charged to
@@ -232,7 +273,7 @@ func TestEstimateBudget(t *testing.T) {
 		{0.05, 10 * time.Millisecond, 1, 1769500 * time.Microsecond}, // Ridge's second trial only: 1 s + 1.5·(50·20 + 10·2 + 6)/2 ms
 	} {
 		p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
-		if err := p.estimate(context.Background(), 2, tc.share, 0, tc.limit, f.time, f.loop); err != nil {
+		if err := p.estimate(context.Background(), 2, tc.share, 0, tc.limit, f.time, f.loop, f.dilation); err != nil {
 			t.Fatal(err)
 		}
 		s := p.Sample
@@ -318,7 +359,7 @@ func TestEstimateSlowdownShortTrials(t *testing.T) {
 	ms := time.Millisecond
 	p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
 	f.later[5], f.slowCell = ms, map[int]float64{5: 3}
-	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop); err != nil {
+	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
 		t.Fatal(err)
 	}
 	if s := p.Sample; s.Slowdown != 1.5 || s.Burst != 9 || f.calls[[2]int{5, 2}] != 0 {
@@ -326,7 +367,7 @@ func TestEstimateSlowdownShortTrials(t *testing.T) {
 	}
 	p, f = sweepPlan(t, ms, ms, ms, ms, ms)
 	f.later[5], f.slowCell = ms, map[int]float64{5: 2}
-	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop); err != nil {
+	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
 		t.Fatal(err)
 	}
 	if s := p.Sample; s.Slowdown != 1.75 || s.Burst != 100 {
@@ -334,7 +375,7 @@ func TestEstimateSlowdownShortTrials(t *testing.T) {
 	}
 	p, f = sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
 	f.slow = 3
-	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop); err != nil {
+	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
 		t.Fatal(err)
 	}
 	if s := p.Sample; s.Slowdown != 2 {
@@ -371,7 +412,7 @@ func TestEstimateStrata(t *testing.T) {
 			}
 			f.later, f.oneOff = append(f.later, later), append(f.oneOff, oneOff)
 		}
-		if err := p.estimate(context.Background(), 2, share, 0, time.Hour, f.time, f.loop); err != nil {
+		if err := p.estimate(context.Background(), 2, share, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
 			t.Fatal(err)
 		}
 		second := p.Rows[1].Cost
