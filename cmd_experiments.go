@@ -76,7 +76,7 @@ trials (capped at the CPUs), storing nothing: it loads the datasets once
 (a dataset whose files are absent is left out, named not estimable, and
 its trials not counted), times the first trial of one cell (its middle ε)
 of each mechanism on each dataset with trials to run, one at a time;
-then, within a budget of 5% of that first estimate (at least 0.5 s, at
+then, within a budget of 5% of that first estimate less what it took (at least 0.2 s, at
 most 30 s), the second trials of those cells (cheapest first), with -j > 1
 warm trials (a cell's second) alone and again -j at once, to measure how
 much longer a trial takes when -j run together on this machine now (its
@@ -590,8 +590,8 @@ func printEstimate(w io.Writer, p *run.Plan, j int) {
 	if smp.Burst > 0 {
 		fmt.Fprintf(w, " (%d warm ones alone, then on each of %d workers at once)", smp.Burst, j)
 	}
-	fmt.Fprintf(w, " in %s: %s always (the first of one cell per mechanism and dataset)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
-	fmt.Fprintf(w, " and %s more of a %s budget (%.0f%% of the estimate, at least %s, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
+	fmt.Fprintf(w, " in %s: %s always (the first of one cell per mechanism and dataset, the load's loop)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
+	fmt.Fprintf(w, " and %s more of a %s budget (%.0f%% of the estimate less what is always timed, at least %s, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
 		smp.Budget.Round(10*time.Millisecond), 100*run.SampleShare, run.MinBudget, run.SampleCap)
 	if math.IsNaN(smp.RelErr) {
 		fmt.Fprint(w, "; no row had two cells timed: the range is unknown")
@@ -611,7 +611,9 @@ func printEstimate(w io.Writer, p *run.Plan, j int) {
 				n += row.ToRun
 			}
 		}
-		fmt.Fprintf(w, "not estimable, data missing: %s (%d trials to run, not counted in the estimate): %s\n", l, n, p.Skipped[l])
+		if n > 0 { // a dataset with nothing to run changes nothing
+			fmt.Fprintf(w, "not estimable, data missing: %s (%d trials to run, not counted in the estimate): %s\n", l, n, p.Skipped[l])
+		}
 	}
 }
 

@@ -58,9 +58,10 @@ type Sample struct {
 	// workers at once, for Slowdown.
 	Trials, Burst int
 	// Spent is the wall time of the timed trials, Base of it what Estimate
-	// always times (the first trial of one cell per stratum), and Budget
-	// what it allowed beyond Base: SampleShare of the first prediction, at
-	// least MinBudget, at most SampleCap.
+	// always times (the first trial of one cell per stratum, and the
+	// dilation's loop), and Budget what it allowed beyond Base:
+	// SampleShare of the first prediction less Base, at least MinBudget,
+	// at most SampleCap.
 	Spent, Base, Budget time.Duration
 	// RelErr is the relative uncertainty of the trials' share of the
 	// estimate (two standard errors, from the spread of the sampled cells'
@@ -80,13 +81,13 @@ type Sample struct {
 }
 
 // SampleShare is the share of the predicted run that Estimate may spend
-// timing trials beyond the first of one cell per stratum, MinBudget the
-// least it may spend (enough to measure the slowdown), and SampleCap the
-// most. TargetRSE is the relative standard error of the trials' share of
+// timing trials, the first of one cell per stratum included (those are
+// always timed), MinBudget the least it may spend beyond those (enough to
+// measure the slowdown), and SampleCap the most. TargetRSE is the relative standard error of the trials' share of
 // the estimate at which it stops timing further cells.
 const (
 	SampleShare = 0.05
-	MinBudget   = 500 * time.Millisecond
+	MinBudget   = 200 * time.Millisecond
 	SampleCap   = 30 * time.Second
 	TargetRSE   = 0.05
 )
@@ -124,9 +125,9 @@ type loopTimer func(ctx context.Context, target time.Duration, jobs int) (alone 
 //     dataset's rows of one mechanism (a sweep of its params makes a row
 //     of each value): the row's with the most trials to run, at the middle
 //     of its ε values or sweep. A row with no cell timed takes its
-//     stratum's costs. This alone is not charged to the budget: SampleShare
-//     of the estimate it gives (p.Startup, p.Setup and the trials), at
-//     least MinBudget, at most SampleCap;
+//     stratum's costs. This alone is always timed; the budget is
+//     SampleShare of the estimate it gives (p.Startup, p.Setup and the
+//     trials) less what it took, at least MinBudget, at most SampleCap;
 //  2. times the second trial of those cells alone, the cheapest first,
 //     while each fits: a row's PerTrial is from its cells' second trials,
 //     PerCell from the first's excess;
@@ -138,7 +139,8 @@ type loopTimer func(ctx context.Context, target time.Duration, jobs int) (alone 
 //     relative standard error above TargetRSE, times the first two trials
 //     of further cells Jobs at once, each from the row whose estimate
 //     gains most (its work over √((n+1)(n+2)) for n cells of its own
-//     timed: rows with none first, further ε values first), their times
+//     timed: rows with none first, further ε values first) among those
+//     whose cell's predicted cost fits in what is left, their times
 //     divided by Slowdown.
 //
 // Each trial timed is given to opt.Records once (as Run gives a stored
@@ -511,7 +513,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		return w
 	}
 	first := float64(p.Startup+p.Setup) + work()/float64(jobs)
-	smp.Budget = min(max(time.Duration(share*first), floor), limit)
+	smp.Budget = min(max(time.Duration(share*first)-base, floor), limit)
 	left := func() time.Duration { return smp.Budget - (spent - base) }
 	// 2. The second trial of those cells, the cheapest first, alone, while
 	// each fits: it separates a cell's one-off work from its trials'.
@@ -545,11 +547,19 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		if rel := relErr(rows, smp); !math.IsNaN(rel) && rel/2 <= TargetRSE {
 			break
 		}
+		// A cell's cost, predicted from what its row costs so far: its
+		// first two trials (or its one), at once with others.
+		cellCost := func(rs *rowSample, cell int) time.Duration {
+			pt, pc := rs.means()
+			return time.Duration((float64(min(2, cells[rs.cells[cell]].Trials))*pt + pc) * smp.Slowdown)
+		}
 		var wave []task
 		for range jobs {
 			best, bestGain := -1, 0.0
 			for i, rs := range rows {
-				if !slices.Contains(rs.picked, false) {
+				// Rows whose next cell does not fit in what is left are
+				// passed over: cheaper ones may.
+				if !slices.Contains(rs.picked, false) || cellCost(rs, rs.nextCell()) > left() {
 					continue
 				}
 				n := float64(len(rs.first))
@@ -574,11 +584,10 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		if len(wave) == 0 {
 			break
 		}
-		// The wave's cost, predicted from what its rows cost so far.
+		// The wave's cost: its dearest cell's.
 		var cost time.Duration
 		for _, tk := range wave {
-			pt, pc := rows[tk.row].means()
-			cost = max(cost, time.Duration((2*pt+pc)*smp.Slowdown))
+			cost = max(cost, cellCost(rows[tk.row], tk.cell))
 		}
 		if cost > left() {
 			for _, tk := range wave {

@@ -250,7 +250,8 @@ func TestEstimateDilation(t *testing.T) {
 // TestEstimateBudget: only the first trial of one cell per stratum is
 // always timed (AdaSSP's middle cell, 8+12 ms, and Ridge's, 6+2 ms); all
 // else, the second trials, the slowdown and further cells, is charged to
-// the budget (share of the first prediction, at most the cap) and spends
+// the budget (share of the first prediction less those first trials, at
+// most the cap) and spends
 // no more than it, but for the shortest CPU loop that measures the
 // slowdown when nothing else fits (minLoop: 3·10 + 15 ms here). With no
 // budget the estimate extrapolates from those first trials exactly (their
@@ -287,8 +288,9 @@ func TestEstimateBudget(t *testing.T) {
 		if s.Spent-s.Base > s.Budget+over || s.Budget > tc.limit {
 			t.Errorf("%+v: spent %v beyond the %v always timed, over the budget %v", tc, s.Spent-s.Base, s.Base, s.Budget)
 		}
-		// The first prediction: Setup + (50·20 + 10·8) ms / 2.
-		if want := min(time.Duration(tc.share*float64(time.Second+540*ms)), tc.limit); s.Budget != want {
+		// The first prediction, Setup + (50·20 + 10·8) ms / 2, less what
+		// the first trials took.
+		if want := min(max(time.Duration(tc.share*float64(time.Second+540*ms))-28*ms, 0), tc.limit); s.Budget != want {
 			t.Errorf("%+v: budget %v, want %v", tc, s.Budget, want)
 		}
 		if s.Slowdown != 1.5 {
