@@ -65,7 +65,7 @@ render --only" draws the subset alone, its captions saying SUBSET.`,
 
 var planCommand = &command{
 	Name:      "plan",
-	UsageLine: "plan SPEC.toml [--set PATH=VALUE]... [--only DIMENSION=VALUE]... [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR]] [--shards N] [--max-cells N] [--max-trials N]",
+	UsageLine: "plan SPEC.toml [--set PATH=VALUE]... [--only DIMENSION=VALUE]... [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR] [--estimate-share F]] [--shards N] [--max-cells N] [--max-trials N]",
 	Short:     "show the expanded grid, what is stored and what would run",
 	Long: `Plan expands the spec into cells and lists, per dataset and mechanism, the ε
 values, the trials per cell, how many are stored in the result directory and
@@ -76,7 +76,7 @@ trials (capped at the CPUs), storing nothing: it loads the datasets once
 (a dataset whose files are absent is left out, named not estimable, and
 its trials not counted), times the first trial of one cell (its middle ε)
 of each mechanism on each dataset with trials to run, one at a time;
-then, within a budget of 5% of that first estimate less what it took (at least 0.2 s, at
+then, within a budget of 5% (--estimate-share) of that first estimate less what it took (at least 0.2 s, at
 most 30 s), the second trials of those cells (cheapest first), with -j > 1
 warm trials (a cell's second) alone and again -j at once, to measure how
 much longer a trial takes when -j run together on this machine now (its
@@ -406,6 +406,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	estimate := fs.Bool("estimate", false, "time a few trials per row and estimate the run's wall time")
 	jobs := fs.Int("j", 0, "concurrent trials the estimate assumes (default: number of CPUs)")
 	dataDir := fs.String("data-dir", "", "datasets directory for --estimate (default $DPLAB_DATA, else the user cache)")
+	share := fs.Float64("estimate-share", run.SampleShare, "share of the estimated run --estimate may spend sampling (at most 30 s)")
 	shards := fs.Int("shards", 0, "estimate each of N shards (dplab run --shard i/N); implies --estimate")
 	lim := limitFlags(fs)
 	sets := setFlag(fs)
@@ -422,6 +423,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *jobs < 0 {
 		return usagef("-j must be ≥ 1 (0: the number of CPUs)")
+	}
+	if !(*share > 0 && *share <= 1) {
+		return usagef("--estimate-share must be in (0, 1], got %v", *share)
 	}
 	if *shards != 0 {
 		if err := run.CheckShards(*shards); err != nil {
@@ -467,7 +471,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *estimate {
 		col := report.NewCollector(grid)
 		p.Startup = time.Since(since)
-		if err := p.Estimate(ctx, run.Options{DataDir: *dataDir, Jobs: j, Records: col.Add}); err != nil {
+		if err := p.Estimate(ctx, run.Options{DataDir: *dataDir, Jobs: j, Records: col.Add, EstimateShare: *share}); err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("interrupted: %w", err)
 			}
@@ -591,8 +595,8 @@ func printEstimate(w io.Writer, p *run.Plan, j int) {
 		fmt.Fprintf(w, " (%d warm ones alone, then on each of %d workers at once)", smp.Burst, j)
 	}
 	fmt.Fprintf(w, " in %s: %s always (the first of one cell per mechanism and dataset, the load's loop)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
-	fmt.Fprintf(w, " and %s more of a %s budget (%.0f%% of the estimate less what is always timed, at least %s, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
-		smp.Budget.Round(10*time.Millisecond), 100*run.SampleShare, run.MinBudget, run.SampleCap)
+	fmt.Fprintf(w, " and %s more of a %s budget (--estimate-share of the estimate less what is always timed, at least %s, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
+		smp.Budget.Round(10*time.Millisecond), run.MinBudget, run.SampleCap)
 	if math.IsNaN(smp.RelErr) {
 		fmt.Fprint(w, "; no row had two cells timed: the range is unknown")
 	} else {

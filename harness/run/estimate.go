@@ -200,7 +200,7 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		}
 		return d, cpu, rec.Status == results.StatusFailed, ok
 	}
-	if err := p.estimate(ctx, jobs, SampleShare, MinBudget, SampleCap, timer, cpuLoop, measureDilation); err != nil {
+	if err := p.estimate(ctx, jobs, cmp.Or(opt.EstimateShare, SampleShare), MinBudget, SampleCap, timer, cpuLoop, measureDilation); err != nil {
 		return err
 	}
 	p.Sample.PerRecord, p.Sample.Fsync, err = timeWrites(kept, p.Sample.Dilation)
@@ -415,7 +415,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 	// run times tasks on `workers` workers (task i on worker i mod
 	// workers) and records them, divided by slow; it returns the wave's
 	// cost, its slowest worker's total.
-	run := func(tasks []task, workers int, slow float64) (time.Duration, error) {
+	run := func(ctx context.Context, tasks []task, workers int, slow float64) (time.Duration, error) {
 		type timing struct {
 			first, later time.Duration
 			hasLater     bool
@@ -439,13 +439,13 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 						// time, or its CPU time dilated by the host's load
 						// (and, at once, by the slowdown) when longer.
 						d := max(wall, time.Duration(float64(cpu)*smp.Dilation*slow))
+						perWorker[w] += wall
 						if !ok {
 							mu.Lock()
 							cancelled = true
 							mu.Unlock()
 							return
 						}
-						perWorker[w] += wall
 						if failed {
 							out[i].failed++
 						}
@@ -461,7 +461,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		}
 		wg.Wait()
 		if cancelled {
-			return 0, ctx.Err()
+			return slices.Max(perWorker), cmp.Or(ctx.Err(), context.Canceled)
 		}
 		for i, tk := range tasks {
 			rs, o := rows[tk.row], out[i]
@@ -499,7 +499,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		}
 		tasks = append(tasks, task{row: slices.Index(rows, heaviest), cell: heaviest.nextCell(), from: 0, to: 1})
 	}
-	d, err := run(tasks, 1, 1)
+	d, err := run(ctx, tasks, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -515,8 +515,10 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 	first := float64(p.Startup+p.Setup) + work()/float64(jobs)
 	smp.Budget = min(max(time.Duration(share*first)-base, floor), limit)
 	left := func() time.Duration { return smp.Budget - (spent - base) }
-	// 2. The second trial of those cells, the cheapest first, alone, while
-	// each fits: it separates a cell's one-off work from its trials'.
+	// 2. The second trial of those cells, the cheapest first, alone, each
+	// stopped when it outlasts what is left (a second trial without the
+	// first's one-off work may cost far less than the first): it separates
+	// a cell's one-off work from its trials'.
 	slices.SortStableFunc(tasks, func(a, b task) int {
 		return cmp.Compare(rows[a.row].first[0], rows[b.row].first[0])
 	})
@@ -524,14 +526,19 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		if cells[rows[tk.row].cells[tk.cell]].Trials < 2 {
 			continue
 		}
-		if rows[tk.row].first[0] > left() {
+		if left() <= 0 {
 			break
 		}
-		d, err := run([]task{{row: tk.row, cell: tk.cell, from: 1, to: 2}}, 1, 1)
-		if err != nil {
-			return err
-		}
+		tctx, cancel := context.WithTimeout(ctx, left())
+		d, err := run(tctx, []task{{row: tk.row, cell: tk.cell, from: 1, to: 2}}, 1, 1)
+		cancel()
 		spent += d
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			break // out of budget
+		}
 	}
 	// 3. The parallel efficiency.
 	if jobs > 1 {
@@ -599,7 +606,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		if len(wave) == 1 {
 			slow = 1 // alone
 		}
-		d, err := run(wave, len(wave), slow)
+		d, err := run(ctx, wave, len(wave), slow)
 		if err != nil {
 			return err
 		}
