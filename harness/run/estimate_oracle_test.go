@@ -129,9 +129,10 @@ func TestEstimateBusyOracle(t *testing.T) {
 func busyAttempt(t *testing.T, trials, jobs int, serial bool, want time.Duration) []string {
 	var errs []string
 	s, p := busySpec(t, trials, serial)
-	// A budget of the whole prediction: enough for the slowdown's burst of
-	// waiting trials (a CPU loop, the fallback, would not see the lock).
-	if err := p.Estimate(context.Background(), Options{Cache: &DataCache{}, Jobs: jobs, EstimateShare: 1}); err != nil {
+	// A budget of four times the prediction: enough for the slowdown's
+	// burst of waiting trials (a CPU loop, the fallback, would not see the
+	// lock) in a test this short.
+	if err := p.Estimate(context.Background(), Options{Cache: &DataCache{}, Jobs: jobs, EstimateShare: 4}); err != nil {
 		t.Fatal(err)
 	}
 	got, _, ok := p.TrialsWall(jobs)

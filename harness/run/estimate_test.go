@@ -257,7 +257,7 @@ func TestEstimateDilation(t *testing.T) {
 // the budget (share of the first prediction less those first trials, at
 // most the cap) and spends
 // no more than it, but for the shortest CPU loop that measures the
-// slowdown when nothing else fits (minLoop: 3·10 + 15 ms here). With no
+// slowdown when nothing else fits (minLoop: 3·50 + 75 ms here). With no
 // budget the estimate extrapolates from those first trials exactly (their
 // one-off work counted in every trial), and with a large one it times
 // cells until their per-trial times' spread is small and is exact. Before, the first two trials of a cell per
@@ -288,7 +288,7 @@ func TestEstimateBudget(t *testing.T) {
 		}
 		over := time.Duration(0)
 		if s.SlowdownOnLoop {
-			over = 45 * ms // the shortest loop: calibration 30 ms, then 15 ms at once
+			over = 225 * ms // the shortest loop: calibration 150 ms, then 75 ms at once
 		}
 		if s.Spent-s.Base > s.Budget+over || s.Budget > tc.limit {
 			t.Errorf("%+v: spent %v beyond the %v always timed, over the budget %v", tc, s.Spent-s.Base, s.Base, s.Budget)
