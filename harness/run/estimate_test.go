@@ -274,7 +274,7 @@ func TestEstimateBudget(t *testing.T) {
 		{0, time.Hour, 1, 1810 * ms},                                 // 1 s + 1.5·(50·20 + 10·8)/2 ms
 		{0.05, time.Hour, 1, 1499500 * time.Microsecond},             // 1 s + 1.5·(50·12 + 5·8 + 10·2 + 6)/2 ms
 		{1, 60 * ms, 1, 1499500 * time.Microsecond},                  // the same: two trials of each stratum's cell
-		{1, 15 * ms, 1, 1499500 * time.Microsecond},                  // AdaSSP's second trial (12 ms) fits in the 13 ms left though its first (20 ms) would not
+		{1, 19 * ms, 1, 1499500 * time.Microsecond},                  // AdaSSP's second trial (12 ms) fits in the 17 ms left though its first (20 ms) would not
 		{1, time.Hour, 3, 1499500 * time.Microsecond},                // a wave of two more: their per-trial times agree, no spread left
 		{0.05, 10 * time.Millisecond, 1, 1769500 * time.Microsecond}, // Ridge's second trial only: 1 s + 1.5·(50·20 + 10·2 + 6)/2 ms
 	} {
