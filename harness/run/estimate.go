@@ -72,8 +72,8 @@ type Sample struct {
 	// measured on the datasets' loading and a CPU loop of dilationSpan
 	// (their wall time over their CPU time): 1 on an idle CPU, about 4
 	// when the host's load leaves this process a quarter of one. A timed
-	// trial counts as the larger of its wall time and its CPU time ×
-	// Dilation (× Slowdown when timed with others).
+	// trial shorter than shortTrial counts as the larger of its wall time
+	// and its CPU time × Dilation (× Slowdown when timed with others).
 	Dilation float64
 	// PerRecord is the time to encode and append one trial's record to a
 	// store, and Fsync the time of one sync of it, both measured on the
@@ -452,9 +452,13 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 					for t := tk.from; t < min(tk.to, cells[ci].Trials); t++ {
 						wall, cpu, failed, ok := timeTrial(ctx, ci, t, workers)
 						// The trial's time as a run would see it: its wall
-						// time, or its CPU time dilated by the host's load
-						// (and, at once, by the slowdown) when longer.
-						d := max(wall, time.Duration(float64(cpu)*smp.Dilation*slow))
+						// time, or, for a trial shorter than shortTrial, its
+						// CPU time dilated by the host's load (and, at once,
+						// by the slowdown) when longer.
+						d := wall
+						if float64(wall)/slow < float64(shortTrial) { // alone
+							d = max(wall, time.Duration(float64(cpu)*smp.Dilation*slow))
+						}
 						perWorker[w] += wall
 						if !ok {
 							mu.Lock()
@@ -738,6 +742,14 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 	}
 	return spent, nil
 }
+
+// shortTrial is the wall time under which a timed trial counts as its CPU
+// time × Dilation when that is longer: a longer one spans several of a busy
+// scheduler's time slices, so its wall time holds its preemptions, and a
+// dilation measured too high (a 100 ms window measured 27× at load 19,
+// where the run's process saw 4×) would inflate it (objpert_fig2 --trials
+// 1 at -j 1: 34 min estimated, 5.5 min run).
+const shortTrial = 25 * time.Millisecond
 
 // dilationSpan is how long measureDilation spins: many of the scheduler's
 // time slices, so that the share of the CPU the host leaves shows.
