@@ -90,9 +90,12 @@ cells timed; the estimated wall time with its parts: start-up (this
 process's start, the spec, its validation, the grid, the store), dataset
 loading, the trials (slowdown × Σ (trials to run × s/trial + cells to run
 × one-off s/cell) / jobs, with a range of two standard errors), the store
-writes (each timed record's append, timed in a temporary store) and the
-larger of rendering (timed on the sampled trials' records) and the
-store's last sync; the CPUs and the load average it was measured at; and
+writes (each timed record's append, timed in a temporary store), a sync
+(the spec's copy) and the larger of rendering (timed on the sampled
+trials' records) and two syncs (the store's, the manifest's); the CPUs,
+the load average it was measured at and the host's dilation (the wall
+time of a busy thread's CPU second now: a timed trial shorter than 25 ms
+counts as the larger of its wall time and its CPU time × dilation); and
 the sample: trials timed, time spent, budget.
 
 With --shards N (implies --estimate) it also prints each shard's trials and
