@@ -65,7 +65,7 @@ render --only" draws the subset alone, its captions saying SUBSET.`,
 
 var planCommand = &command{
 	Name:      "plan",
-	UsageLine: "plan SPEC.toml [--set PATH=VALUE]... [--only DIMENSION=VALUE]... [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR]] [--shards N] [--max-cells N] [--max-trials N]",
+	UsageLine: "plan SPEC.toml [--set PATH=VALUE]... [--only DIMENSION=VALUE]... [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR] [--estimate-share F]] [--shards N] [--max-cells N] [--max-trials N]",
 	Short:     "show the expanded grid, what is stored and what would run",
 	Long: `Plan expands the spec into cells and lists, per dataset and mechanism, the ε
 values, the trials per cell, how many are stored in the result directory and
@@ -73,21 +73,30 @@ how many a run would add.
 
 With --estimate it also measures what the run would cost on -j concurrent
 trials (capped at the CPUs), storing nothing: it loads the datasets once
-(a dataset whose files are absent is left out and named), times the first
-two trials of one cell (its middle ε) of each mechanism on each dataset
-with trials to run one at a time, then, with -j > 1, warm trials (a cell's second) alone and again -j
-at once, to measure how much longer a trial takes when -j run together on
-this machine now (its slowdown), and, within a budget of 5% of the
-estimate (at most 30 s), the first two trials of further cells (rows not
-timed yet, then other ε; the rows with the most work first). A row with no
-cell timed takes the costs of its mechanism's rows on its dataset. It prints each row's mean seconds per
-trial, the one-off seconds a cell's first trial adds (a calibration, a
-split's statistics) and the cells timed; the estimated wall time, dataset
-loading + slowdown × Σ (trials to run × s/trial + cells to run × one-off
-s/cell) / jobs + rendering (timed on the sampled trials' records), with a
-range of two standard errors (the spread of the timed cells' per-trial
-times and of the slowdown); and the sample: trials timed, time spent,
-budget.
+(a dataset whose files are absent is left out, named not estimable, and
+its trials not counted), times the first trial of one cell (its middle ε)
+of each mechanism on each dataset with trials to run, one at a time;
+then, within a budget of 5% (--estimate-share) of that first estimate less what it took (at least 0.2 s, at
+most 30 s), the second trials of those cells (cheapest first), with -j > 1
+warm trials (a cell's second) alone and again -j at once, to measure how
+much longer a trial takes when -j run together on this machine now (its
+slowdown; on a CPU loop when no trial fits), and the first two trials of
+further cells (rows not timed yet, then other ε; the rows with the most
+work first) until the per-trial times' relative standard error is 5%. A
+row with no cell timed takes the costs of its mechanism's rows on its
+dataset. It prints each row's mean seconds per trial, the one-off seconds
+a cell's first trial adds (a calibration, a split's statistics) and the
+cells timed; the estimated wall time with its parts: start-up (this
+process's start, the spec, its validation, the grid, the store), dataset
+loading, the trials (slowdown × Σ (trials to run × s/trial + cells to run
+× one-off s/cell) / jobs, with a range of two standard errors), the store
+writes (each timed record's append, timed in a temporary store), a sync
+(the spec's copy) and the larger of rendering (timed on the sampled
+trials' records) and two syncs (the store's, the manifest's); the CPUs,
+the load average it was measured at and the host's dilation (the wall
+time of a busy thread's CPU second now: a timed trial shorter than 25 ms
+counts as the larger of its wall time and its CPU time × dilation); and
+the sample: trials timed, time spent, budget.
 
 With --shards N (implies --estimate) it also prints each shard's trials and
 estimated wall time on -j concurrent trials, as "dplab run --shard i/N"
@@ -389,6 +398,10 @@ func printReport(w io.Writer, p *plan.Plan, rep *run.Report, outs []string) {
 }
 
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	since := started // what a run spends before its datasets: from the process's start
+	if since.IsZero() {
+		since = time.Now()
+	}
 	fs := newFlagSet("plan", stdout)
 	out := fs.String("out", "", "result directory (default "+run.DefaultRoot+"/<name>)")
 	trials := fs.Int("trials", 0, "override the spec's trial count")
@@ -396,6 +409,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	estimate := fs.Bool("estimate", false, "time a few trials per row and estimate the run's wall time")
 	jobs := fs.Int("j", 0, "concurrent trials the estimate assumes (default: number of CPUs)")
 	dataDir := fs.String("data-dir", "", "datasets directory for --estimate (default $DPLAB_DATA, else the user cache)")
+	share := fs.Float64("estimate-share", run.SampleShare, "share of the estimated run --estimate may spend sampling (at most 30 s)")
 	shards := fs.Int("shards", 0, "estimate each of N shards (dplab run --shard i/N); implies --estimate")
 	lim := limitFlags(fs)
 	sets := setFlag(fs)
@@ -412,6 +426,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *jobs < 0 {
 		return usagef("-j must be ≥ 1 (0: the number of CPUs)")
+	}
+	if !(*share > 0 && *share <= 1) {
+		return usagef("--estimate-share must be in (0, 1], got %v", *share)
 	}
 	if *shards != 0 {
 		if err := run.CheckShards(*shards); err != nil {
@@ -454,16 +471,16 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if j == 0 || j > runtime.NumCPU() {
 		j = runtime.NumCPU()
 	}
-	var render time.Duration // rendering the timed trials' records
 	if *estimate {
 		col := report.NewCollector(grid)
-		if err := p.Estimate(ctx, run.Options{DataDir: *dataDir, Jobs: j, Records: col.Add}); err != nil {
+		p.Startup = time.Since(since)
+		if err := p.Estimate(ctx, run.Options{DataDir: *dataDir, Jobs: j, Records: col.Add, EstimateShare: *share}); err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("interrupted: %w", err)
 			}
 			return err
 		}
-		if render, err = timeRender(col); err != nil {
+		if p.Render, err = timeRender(col); err != nil {
 			return err
 		}
 	}
@@ -516,7 +533,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			unmerged.Trials, strings.Join(unmerged.Files, ", "), dir)
 	}
 	if *estimate {
-		printEstimate(stdout, p, j, render)
+		printEstimate(stdout, p, j)
 		if *shards > 0 {
 			return printShardPlan(stdout, s, p, *shards, j)
 		}
@@ -541,32 +558,48 @@ func timeRender(col *report.Collector) (time.Duration, error) {
 }
 
 // printEstimate prints the wall time Estimate predicts for p on j
-// concurrent trials with rendering, what it measured it from, and the
-// datasets it left out.
-func printEstimate(w io.Writer, p *run.Plan, j int, render time.Duration) {
+// concurrent trials with rendering, each of its parts, the CPUs and the
+// host's load it was measured at, what it measured, and the datasets it
+// left out.
+func printEstimate(w io.Writer, p *run.Plan, j int) {
 	smp := p.Sample
-	if wall, ok := p.EstimatedWall(j); ok {
+	load := "not reported"
+	if l, ok := results.LoadAverage(); ok {
+		load = fmt.Sprintf("%.1f", l)
+	}
+	wall, ok := p.EstimatedWall(j)
+	trials, _, _ := p.TrialsWall(j)
+	if ok {
 		spread := ""
 		if !math.IsNaN(smp.RelErr) {
-			spread = fmt.Sprintf(" ± %s", time.Duration(float64(wall-p.Setup)*smp.RelErr).Round(100*time.Millisecond))
+			spread = fmt.Sprintf(" ± %s", time.Duration(float64(trials)*smp.RelErr).Round(100*time.Millisecond))
 		}
-		fmt.Fprintf(w, "estimated wall time on %d concurrent trial(s): %s%s (datasets %s; trials %s", j,
-			(wall + render).Round(100*time.Millisecond), spread, p.Setup.Round(10*time.Millisecond), (wall - p.Setup).Round(100*time.Millisecond))
+		fmt.Fprintf(w, "estimated wall time on %d concurrent trial(s): %s%s, on %d CPUs at 1-minute load average %s "+
+			"(measured now: at another load the run takes longer or shorter; a busy thread's CPU second takes %.2f s here now)\n",
+			j, wall.Round(100*time.Millisecond), spread, runtime.NumCPU(), load, smp.Dilation)
+		fmt.Fprintf(w, "  start-up              %s (this process's start, the spec, its validation, the grid and the store, measured)\n", p.Startup.Round(10*time.Millisecond))
+		fmt.Fprintf(w, "  datasets              %s (loaded once, measured)\n", p.Setup.Round(10*time.Millisecond))
+		fmt.Fprintf(w, "  trials                %s", trials.Round(100*time.Millisecond))
 		if j > 1 {
-			fmt.Fprintf(w, ", each %.2f× as long with %d at once as alone, measured now: a %.2f× speedup", smp.Slowdown, j, float64(j)/smp.Slowdown)
+			how := "warm trials"
+			if smp.SlowdownOnLoop {
+				how = "a CPU loop (no warm trial fit the budget)"
+			}
+			fmt.Fprintf(w, " (each %.2f× as long with %d at once as alone, measured now on %s: a %.2f× speedup)", smp.Slowdown, j, how, float64(j)/smp.Slowdown)
 		}
-		fmt.Fprintf(w, "; rendering %s, timed on the sampled trials)\n", render.Round(10*time.Millisecond))
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "  store writes          %s (%s per record, by a writer beside the trials)\n",
+			p.Writes().Round(10*time.Millisecond), smp.PerRecord.Round(time.Microsecond))
+		fmt.Fprintf(w, "  syncs, rendering      %s (a sync of %s of the spec's copy, then at once two, the store's and the manifest's, and rendering, %s, timed on the sampled trials' records)\n",
+			(smp.Fsync + max(p.Render, 2*smp.Fsync)).Round(10*time.Millisecond), smp.Fsync.Round(100*time.Microsecond), p.Render.Round(10*time.Millisecond))
 	}
 	fmt.Fprintf(w, "sample: %d trials timed", smp.Trials)
 	if smp.Burst > 0 {
 		fmt.Fprintf(w, " (%d warm ones alone, then on each of %d workers at once)", smp.Burst, j)
 	}
-	fmt.Fprintf(w, " in %s: %s always (two per mechanism and dataset", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
-	if smp.Burst > 0 {
-		fmt.Fprint(w, ", the warm ones")
-	}
-	fmt.Fprintf(w, ") and %s more of a %s budget (%.0f%% of the estimate, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
-		smp.Budget.Round(10*time.Millisecond), 100*run.SampleShare, run.SampleCap)
+	fmt.Fprintf(w, " in %s: %s always (the first of one cell per mechanism and dataset, the load's loop)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
+	fmt.Fprintf(w, " and %s more of a %s budget (--estimate-share of the estimate less what is always timed, at least %s, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
+		smp.Budget.Round(10*time.Millisecond), run.MinBudget, run.SampleCap)
 	if math.IsNaN(smp.RelErr) {
 		fmt.Fprint(w, "; no row had two cells timed: the range is unknown")
 	} else {
@@ -579,7 +612,15 @@ func printEstimate(w io.Writer, p *run.Plan, j int, render time.Duration) {
 	}
 	sort.Strings(labels)
 	for _, l := range labels {
-		fmt.Fprintf(w, "not counted, data missing: %s: %s\n", l, p.Skipped[l])
+		n := 0
+		for _, row := range p.Rows {
+			if row.Dataset == l {
+				n += row.ToRun
+			}
+		}
+		if n > 0 { // a dataset with nothing to run changes nothing
+			fmt.Fprintf(w, "not estimable, data missing: %s (%d trials to run, not counted in the estimate): %s\n", l, n, p.Skipped[l])
+		}
 	}
 }
 

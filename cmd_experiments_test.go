@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -185,10 +186,14 @@ func dirBytes(t *testing.T, dir string) map[string]string {
 
 // TestPlanEstimateMissingData: plan --estimate leaves out a dataset whose
 // files are absent (optional or not), marks its rows "data missing" and
-// names it with the reason, and states the sample it measured from: the
-// trials timed, the time spent and the budget. Before, a required
-// dataset's absence stopped the estimate (exit 1) and an optional one was
-// timed on skip records without being named.
+// names it not estimable with the reason and its trials to run, and
+// states the CPUs and the load it measured at, each part of the estimate
+// (start-up, datasets, trials, store writes, rendering and the last sync)
+// and the sample it measured from: the trials timed, the time spent and
+// the budget. Before, a required dataset's absence stopped the estimate
+// (exit 1) and an optional one was timed on skip records without being
+// named; before the parts, the output stated neither the CPUs, the load,
+// the start-up nor the store's writes.
 func TestPlanEstimateMissingData(t *testing.T) {
 	for _, optional := range []string{"true", "false"} {
 		spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), `name = "est"
@@ -211,8 +216,9 @@ name = "adassp"
 		if code != 0 {
 			t.Fatalf("optional = %s: exit %d\n%s%s", optional, code, out, errs)
 		}
-		for _, want := range []string{"not counted, data missing: Wine: dataset wine: missing gaussmix/winequality-red.csv",
-			"data missing", "estimated wall time on ", "sample: "} {
+		for _, want := range []string{"not estimable, data missing: Wine (6 trials to run, not counted in the estimate): dataset wine: missing gaussmix/winequality-red.csv",
+			"data missing", "estimated wall time on 2 concurrent trial(s): ", fmt.Sprintf(" on %d CPUs at 1-minute load average ", runtime.NumCPU()), "at another load the run takes longer or shorter",
+			"\n  start-up ", "\n  datasets ", "\n  trials ", "\n  store writes ", "\n  syncs, rendering ", "sample: "} {
 			if !strings.Contains(out, want) {
 				t.Errorf("optional = %s: output lacks %q:\n%s", optional, want, out)
 			}

@@ -1,15 +1,18 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dplab/dplab/datasets"
@@ -47,28 +50,47 @@ type Sample struct {
 	Slowdown float64
 	// SlowdownSE is the standard error of Slowdown (0: not measured).
 	SlowdownSE float64
+	// SlowdownOnLoop is true when Slowdown was measured on a CPU loop of
+	// fixed work, no warm trial fitting in the budget.
+	SlowdownOnLoop bool
 	// Trials is how many trials were timed; Burst the length of the
 	// sequence of warm trials timed alone and again on each of Jobs
 	// workers at once, for Slowdown.
 	Trials, Burst int
 	// Spent is the wall time of the timed trials, Base of it what Estimate
-	// always times (two trials per stratum, the burst), and Budget
-	// what it allowed beyond Base: SampleShare of the first prediction, at
-	// most SampleCap.
+	// always times (the first trial of one cell per stratum, and the
+	// dilation's loop), and Budget what it allowed beyond Base:
+	// SampleShare of the first prediction less Base, at least MinBudget,
+	// at most SampleCap.
 	Spent, Base, Budget time.Duration
 	// RelErr is the relative uncertainty of the trials' share of the
 	// estimate (two standard errors, from the spread of the sampled cells'
 	// per-trial times and of Slowdown); NaN when no row had two cells
-	// sampled.
+	// sampled or some row none of its own.
 	RelErr float64
+	// Dilation is the wall time of a busy thread's CPU second here now,
+	// measured on the datasets' loading and a CPU loop of dilationSpan
+	// (their wall time over their CPU time): 1 on an idle CPU, about 4
+	// when the host's load leaves this process a quarter of one. A timed
+	// trial shorter than shortTrial counts as the larger of its wall time
+	// and its CPU time × Dilation (× Slowdown when timed with others).
+	Dilation float64
+	// PerRecord is the time to encode and append one trial's record to a
+	// store, and Fsync the time of one sync of it, both measured on the
+	// timed trials' records in a temporary store.
+	PerRecord, Fsync time.Duration
 }
 
 // SampleShare is the share of the predicted run that Estimate may spend
-// timing trials beyond the first two of one cell per row, and SampleCap
-// the most it spends on them.
+// timing trials, the first of one cell per stratum included (those are
+// always timed), MinBudget the least it may spend beyond those (enough to
+// measure the slowdown), and SampleCap the most. TargetRSE is the relative standard error of the trials' share of
+// the estimate at which it stops timing further cells.
 const (
 	SampleShare = 0.05
+	MinBudget   = 200 * time.Millisecond
 	SampleCap   = 30 * time.Second
+	TargetRSE   = 0.05
 )
 
 // burstAlone is the least time of the warm trials Estimate times alone to
@@ -82,8 +104,17 @@ const (
 )
 
 // trialTimer times trial t of cell ci while together trials (this one
-// included) run at once; ok is false when ctx was cancelled.
-type trialTimer func(ctx context.Context, ci, t, together int) (d time.Duration, failed, ok bool)
+// included) run at once: its wall time and the CPU time of the thread it
+// ran on (0: unknown); ok is false when ctx was cancelled.
+type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu time.Duration, failed, ok bool)
+
+// dilationTimer measures Sample.Dilation and returns the time it spent.
+type dilationTimer func(ctx context.Context) (float64, time.Duration)
+
+// loopTimer times a CPU loop of fixed work lasting about target alone, then
+// the same loop on each of jobs workers at once, and returns the times and
+// what it spent in all (its calibration included).
+type loopTimer func(ctx context.Context, target time.Duration, jobs int) (alone time.Duration, together []time.Duration, spent time.Duration, err error)
 
 // Estimate measures what p's pending trials cost on opt.Jobs concurrent
 // trials (0: the CPUs; more than the CPUs gain nothing, trials being
@@ -91,27 +122,33 @@ type trialTimer func(ctx context.Context, ci, t, together int) (d time.Duration,
 // absent dataset, optional or not, is left out of the estimate and named
 // in p.Skipped with the reason. Then, within a budget, it:
 //
-//  1. times, one at a time, the first two trials of one cell of each
-//     stratum, a dataset's rows of one mechanism (a sweep of its params
-//     makes a row of each value): the row's with the most trials to run,
-//     at the middle of its ε values or sweep. A row's PerTrial is from the
-//     second trials of its cells, PerCell from the first's excess; a row
-//     with no cell timed takes its stratum's;
-//  2. when Jobs > 1, times warm trials (trial 1 of those cells, after
-//     their first: the same work each time), the shortest of at least
-//     5 ms first and cycling, alone until they last 100 ms, then the same
-//     sequence on each of Jobs workers at once, and measures Slowdown, the
-//     ratio of the wall times, between 1 and Jobs: the parallel
-//     efficiency of this machine now, a busy host's contention included;
-//  3. while the budget (SampleShare of the estimate after step 1, at most
-//     SampleCap) lasts, times the first two trials of further cells Jobs
-//     at once, each from the row whose estimate gains most (its work over
-//     √((n+1)(n+2)) for n cells of its own timed: rows with none first,
-//     further ε values first), their times divided by Slowdown.
+//  1. times, one at a time, the first trial of one cell of each stratum, a
+//     dataset's rows of one mechanism (a sweep of its params makes a row
+//     of each value): the row's with the most trials to run, at the middle
+//     of its ε values or sweep. A row with no cell timed takes its
+//     stratum's costs. This alone is always timed; the budget is
+//     SampleShare of the estimate it gives (p.Startup, p.Setup and the
+//     trials) less what it took, at least MinBudget, at most SampleCap;
+//  2. times the second trial of those cells alone, the cheapest first,
+//     while each fits: a row's PerTrial is from its cells' second trials,
+//     PerCell from the first's excess;
+//  3. when Jobs > 1, measures Slowdown, a trial's wall time when Jobs run
+//     at once over its time alone, between 1 and Jobs: the parallel
+//     efficiency of this machine now, a busy host's contention included
+//     (measureSlowdown: on warm trials, or on a CPU loop when none fits);
+//  4. while the budget lasts and the trials' share of the estimate has a
+//     relative standard error above TargetRSE, times the first two trials
+//     of further cells Jobs at once, each from the row whose estimate
+//     gains most (its work over √((n+1)(n+2)) for n cells of its own
+//     timed: rows with none first, further ε values first) among those
+//     whose cell's predicted cost fits in what is left, their times
+//     divided by Slowdown.
 //
 // Each trial timed is given to opt.Records once (as Run gives a stored
-// record), for instance to time rendering them. EstimatedWall turns the
-// result into a wall time.
+// record), for instance to time rendering them, and their records are
+// appended to a temporary store to time a record's writing and a sync
+// (Sample.PerRecord, Sample.Fsync). EstimatedWall turns the result into a
+// wall time.
 func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	s, cells := p.grid.Spec(), p.grid.Cells()
 	log := opt.Log
@@ -119,12 +156,16 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		log = io.Discard
 	}
 	r := newRunner(s, cells, opt, log)
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	skipped, err := loadForEstimate(r)
 	if err != nil {
 		return err
 	}
 	p.Setup = time.Since(start)
+	loadCPU := processCPU() - cpu0
+	if cpu0 < 0 {
+		loadCPU = 0
+	}
 	p.Skipped = skipped
 	jobs := opt.Jobs
 	if jobs <= 0 || jobs > runtime.NumCPU() {
@@ -132,8 +173,12 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	}
 	var mu sync.Mutex
 	given := map[results.Key]bool{}
-	timer := func(ctx context.Context, ci, t, _ int) (time.Duration, bool, bool) {
+	var kept []results.Record
+	timer := func(ctx context.Context, ci, t, _ int) (time.Duration, time.Duration, bool, bool) {
 		c := &cells[ci]
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		c0 := threadCPU()
 		t0 := time.Now()
 		var rec results.Record
 		var ok bool
@@ -143,18 +188,87 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 			rec, ok = r.trial(ctx, c, t)
 		}
 		d := time.Since(t0)
-		if ok && opt.Records != nil {
+		cpu := threadCPU() - c0
+		if c0 < 0 {
+			cpu = 0
+		}
+		if ok {
 			mu.Lock()
 			if k := rec.Key(); !given[k] {
 				given[k] = true
-				kept := r.asStored(&rec)
-				opt.Records(&kept)
+				kept = append(kept, r.asStored(&rec))
+				if opt.Records != nil {
+					opt.Records(&kept[len(kept)-1])
+				}
 			}
 			mu.Unlock()
 		}
-		return d, rec.Status == results.StatusFailed, ok
+		return d, cpu, rec.Status == results.StatusFailed, ok
 	}
-	return p.estimate(ctx, jobs, SampleShare, SampleCap, timer)
+	// The dilation pools the datasets' loading (its wall time over the
+	// process's CPU time, seconds of work for large data) with a CPU
+	// loop's: one 100 ms window on a busy host measured 3.7 to 17.9
+	// minutes apart at load 28.
+	dilation := func(ctx context.Context) (float64, time.Duration) {
+		wall, cpu := spinWindow(ctx)
+		if cpu <= 0 {
+			return 1, wall
+		}
+		return max(float64(wall+p.Setup)/float64(cpu+loadCPU), 1), wall
+	}
+	if err := p.estimate(ctx, jobs, cmp.Or(opt.EstimateShare, SampleShare), MinBudget, SampleCap, timer, cpuLoop, dilation); err != nil {
+		return err
+	}
+	p.Sample.PerRecord, p.Sample.Fsync, err = timeWrites(kept, p.Sample.Dilation)
+	return err
+}
+
+// timeWrites appends recs to a store in a temporary directory, removed
+// after, twice, and returns the time per record of the second pass (the larger of its wall
+// time and its CPU time × dilation, as a timed trial's) and of the sync
+// that writes and flushes them: what a run's writer spends per trial and
+// per sync (every few seconds and once at the end).
+func timeWrites(recs []results.Record, dilation float64) (perRecord, sync time.Duration, err error) {
+	if len(recs) == 0 {
+		return 0, 0, nil
+	}
+	dir, err := os.MkdirTemp("", "dplab-estimate-store-")
+	if err != nil {
+		return 0, 0, fmt.Errorf("estimate: timing the store: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	st, err := results.Open(dir, nil, nil)
+	if err != nil {
+		return 0, 0, fmt.Errorf("estimate: timing the store: %w", err)
+	}
+	defer st.Close()
+	// A first pass warms the encoder (its first records cost several times
+	// a later one's: gaussmix_fig4's Boston panel, 34 records timed cold,
+	// 225 µs each, estimated its 5250 records' writes at 1.18 s of a 0.80 s
+	// run); the second is timed.
+	for _, rec := range recs {
+		if err := st.Append(rec); err != nil {
+			return 0, 0, fmt.Errorf("estimate: timing the store: %w", err)
+		}
+	}
+	runtime.LockOSThread()
+	c0, t0 := threadCPU(), time.Now()
+	for _, rec := range recs {
+		if err := st.Append(rec); err != nil {
+			runtime.UnlockOSThread()
+			return 0, 0, fmt.Errorf("estimate: timing the store: %w", err)
+		}
+	}
+	t1, cpu := time.Now(), threadCPU()-c0
+	runtime.UnlockOSThread()
+	if c0 < 0 {
+		cpu = 0
+	}
+	appends := max(t1.Sub(t0), time.Duration(float64(cpu)*dilation))
+	if err := st.Sync(); err != nil {
+		return 0, 0, fmt.Errorf("estimate: timing the store: %w", err)
+	}
+	return appends / time.Duration(len(recs)), time.Since(t1), nil
 }
 
 // loadForEstimate loads r's datasets as preload does, except that a
@@ -184,8 +298,9 @@ type rowSample struct {
 	peers    []*rowSample    // the rows of its stratum (itself included): its dataset's rows of the same mechanism
 	cells    []int           // the row's cells with trials to run, in plan order
 	picked   []bool          // of cells, those sampled
+	entry    map[int]int     // a sampled cell's index in cells → its index in first, later, hasLater
 	first    []time.Duration // per sampled cell: its first trial, serial-equivalent
-	later    []time.Duration // per sampled cell: its second trial (or NaN-free: first when it has one trial)
+	later    []time.Duration // per sampled cell: its second trial (its first until the second is timed)
 	hasLater []bool
 	timed    int
 	failed   int
@@ -259,19 +374,23 @@ func abs(x int) int {
 	return x
 }
 
-// task is one cell's first two trials (or its one), timed in sequence by
-// one worker.
+// task is trials from to to−1 of one cell (at most its trials), timed in
+// sequence by one worker: 0–2 a cell's first two, 0–1 its first, 1–2 the
+// second of a cell whose first is timed.
 type task struct {
 	row, cell int // index into estimate's rows and that row's cells
+	from, to  int
 }
 
 // estimate is Estimate after the data are loaded, with a budget of share of
-// the first prediction, at most limit, and the trials timed by timeTrial
-// (tests inject synthetic times). The budget is accounted from the times
-// timeTrial returns: trials in sequence cost their sum, a wave of
-// concurrent ones its slowest worker's. A wave of step 3 starts only when
-// its cost predicted from the rows' costs so far fits in what is left.
-func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time.Duration, timeTrial trialTimer) error {
+// the first prediction (at least floor, at most limit), and the trials
+// timed by timeTrial (tests inject synthetic times). The budget is
+// accounted from the times timeTrial returns: trials in sequence cost
+// their sum, a wave of concurrent ones its slowest worker's. Everything
+// but the first trial of one cell per stratum is charged to it, and a
+// step starts only when its cost predicted from the costs so far fits in
+// what is left.
+func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, limit time.Duration, timeTrial trialTimer, loop loopTimer, dilation dilationTimer) error {
 	s, cells := p.grid.Spec(), p.grid.Cells()
 	rows := make([]*rowSample, 0, len(p.Rows))
 	rowOf := map[string]*rowSample{}
@@ -280,7 +399,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		if _, skip := p.Skipped[p.Rows[i].Dataset]; skip || p.Rows[i].ToRun == 0 {
 			continue
 		}
-		rs := &rowSample{row: &p.Rows[i]}
+		rs := &rowSample{row: &p.Rows[i], entry: map[int]int{}}
 		rows = append(rows, rs)
 		rowOf[p.Rows[i].key()] = rs
 	}
@@ -313,10 +432,15 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 	}
 	smp := Sample{Jobs: jobs, Slowdown: 1}
+	// 0. How much longer than its CPU time a busy thread's work takes
+	// here now: a trial of microseconds is rarely preempted while timed,
+	// but a run of thousands of them shares the CPUs with the host's load.
+	var spent time.Duration
+	smp.Dilation, spent = dilation(ctx)
 	// run times tasks on `workers` workers (task i on worker i mod
 	// workers) and records them, divided by slow; it returns the wave's
 	// cost, its slowest worker's total.
-	run := func(tasks []task, workers int, slow float64) (time.Duration, error) {
+	run := func(ctx context.Context, tasks []task, workers int, slow float64) (time.Duration, error) {
 		type timing struct {
 			first, later time.Duration
 			hasLater     bool
@@ -332,17 +456,25 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 			go func() {
 				defer wg.Done()
 				for i := w; i < len(tasks); i += workers {
-					rs := rows[tasks[i].row]
-					c := &cells[rs.cells[tasks[i].cell]]
-					for t := range min(2, c.Trials) {
-						d, failed, ok := timeTrial(ctx, rs.cells[tasks[i].cell], t, workers)
+					tk := tasks[i]
+					ci := rows[tk.row].cells[tk.cell]
+					for t := tk.from; t < min(tk.to, cells[ci].Trials); t++ {
+						wall, cpu, failed, ok := timeTrial(ctx, ci, t, workers)
+						// The trial's time as a run would see it: its wall
+						// time, or, for a trial shorter than shortTrial, its
+						// CPU time dilated by the host's load (and, at once,
+						// by the slowdown) when longer.
+						d := wall
+						if float64(wall)/slow < float64(shortTrial) { // alone
+							d = max(wall, time.Duration(float64(cpu)*smp.Dilation*slow))
+						}
+						perWorker[w] += wall
 						if !ok {
 							mu.Lock()
 							cancelled = true
 							mu.Unlock()
 							return
 						}
-						perWorker[w] += d
 						if failed {
 							out[i].failed++
 						}
@@ -358,27 +490,34 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 		wg.Wait()
 		if cancelled {
-			return 0, ctx.Err()
+			return slices.Max(perWorker), cmp.Or(ctx.Err(), context.Canceled)
 		}
 		for i, tk := range tasks {
 			rs, o := rows[tk.row], out[i]
 			rs.picked[tk.cell] = true
-			first := time.Duration(float64(o.first) / slow)
-			later := first
-			if o.hasLater {
-				later = time.Duration(float64(o.later) / slow)
-			}
-			rs.first = append(rs.first, first)
-			rs.later = append(rs.later, later)
-			rs.hasLater = append(rs.hasLater, o.hasLater)
 			rs.timed += o.n
 			rs.failed += o.failed
 			smp.Trials += o.n
+			later := time.Duration(float64(o.later) / slow)
+			if tk.from > 0 { // the second trial of a cell whose first is timed
+				if k, ok := rs.entry[tk.cell]; ok && o.hasLater {
+					rs.later[k], rs.hasLater[k] = later, true
+				}
+				continue
+			}
+			first := time.Duration(float64(o.first) / slow)
+			if !o.hasLater {
+				later = first
+			}
+			rs.entry[tk.cell] = len(rs.first)
+			rs.first = append(rs.first, first)
+			rs.later = append(rs.later, later)
+			rs.hasLater = append(rs.hasLater, o.hasLater)
 		}
 		return slices.Max(perWorker), nil
 	}
-	// 1. One cell per stratum, of its row with the most trials to run,
-	// alone.
+	// 1. The first trial of one cell per stratum, of its row with the most
+	// trials to run, alone: the one part not charged to the budget.
 	var tasks []task
 	for _, st := range strata {
 		heaviest := st[0]
@@ -387,12 +526,14 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 				heaviest = rs
 			}
 		}
-		tasks = append(tasks, task{row: slices.Index(rows, heaviest), cell: heaviest.nextCell()})
+		tasks = append(tasks, task{row: slices.Index(rows, heaviest), cell: heaviest.nextCell(), from: 0, to: 1})
 	}
-	spent, err := run(tasks, 1, 1)
+	d, err := run(ctx, tasks, 1, 1)
 	if err != nil {
 		return err
 	}
+	spent += d
+	base := spent
 	work := func() float64 {
 		var w float64
 		for _, rs := range rows {
@@ -400,92 +541,61 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 		return w
 	}
-	smp.Budget = min(time.Duration(share*(float64(p.Setup)+work()/float64(jobs))), limit)
-	base := spent // the part always timed, not charged to the budget
-	// 2. The parallel efficiency: warm trials (trial 1 of the cells timed,
-	// after their first: the same work each time it runs), the shortest
-	// of at least minWarm first (a shorter one, a memoised fit, says
-	// little) and cycling, timed alone until they last burstAlone, then
-	// each worker of jobs times the same sequence at once; Slowdown is the
-	// workers' mean over the time alone.
-	if jobs > 1 {
-		var order []int // the cells timed
-		warm := map[int]time.Duration{}
-		for _, rs := range rows {
-			if len(rs.first) > 0 && rs.hasLater[0] {
-				ci := rs.cells[slices.Index(rs.picked, true)]
-				order = append(order, ci)
-				warm[ci] = rs.later[0]
-			}
+	first := float64(p.Startup+p.Setup) + work()/float64(jobs)
+	smp.Budget = min(max(time.Duration(share*first)-base, floor), limit)
+	left := func() time.Duration { return smp.Budget - (spent - base) }
+	// 2. The second trial of those cells, the cheapest first, alone, each
+	// stopped when it outlasts what is left (a second trial without the
+	// first's one-off work may cost far less than the first): it separates
+	// a cell's one-off work from its trials'.
+	slices.SortStableFunc(tasks, func(a, b task) int {
+		return cmp.Compare(rows[a.row].first[0], rows[b.row].first[0])
+	})
+	for _, tk := range tasks {
+		if cells[rows[tk.row].cells[tk.cell]].Trials < 2 {
+			continue
 		}
-		if long := slices.DeleteFunc(slices.Clone(order), func(ci int) bool { return warm[ci] < minWarm }); len(long) > 0 {
-			order = long
+		if left() <= 0 {
+			break
 		}
-		sort.SliceStable(order, func(a, b int) bool { return warm[order[a]] < warm[order[b]] })
-		if len(order) == 0 { // cells of one trial: their first, now warm
-			for _, rs := range rows {
-				if len(rs.first) > 0 {
-					order = append(order, rs.cells[slices.Index(rs.picked, true)])
-				}
-			}
-		}
-		var seq []int
-		var alone time.Duration
-		for k := 0; alone < burstAlone && len(order) > 0 && k < maxBurst; k++ {
-			ci := order[k%len(order)]
-			d, _, ok := timeTrial(ctx, ci, 1, 1)
-			if !ok {
-				return ctx.Err()
-			}
-			seq = append(seq, ci)
-			alone += d
-		}
-		together := make([]time.Duration, jobs)
-		cancelled := make([]bool, jobs)
-		var wg sync.WaitGroup
-		for w := range jobs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for k := range seq {
-					d, _, ok := timeTrial(ctx, seq[(k+w)%len(seq)], 1, jobs)
-					if !ok {
-						cancelled[w] = true
-						return
-					}
-					together[w] += d
-				}
-			}()
-		}
-		wg.Wait()
-		if slices.Contains(cancelled, true) {
+		tctx, cancel := context.WithTimeout(ctx, left())
+		d, err := run(tctx, []task{{row: tk.row, cell: tk.cell, from: 1, to: 2}}, 1, 1)
+		cancel()
+		spent += d
+		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		spent += alone + slices.Max(together)
-		smp.Burst = len(seq)
-		smp.Trials += (1 + jobs) * len(seq)
-		base = spent // the burst is not charged either
-		if alone > 0 {
-			ratios := make([]float64, jobs)
-			var sum float64
-			for w, d := range together {
-				ratios[w] = float64(d) / float64(alone)
-				sum += float64(d)
-			}
-			// Between 1 (a trial is not faster for sharing the machine)
-			// and jobs (the trials take turns on one CPU): outside is
-			// timing noise.
-			smp.Slowdown = min(max(sum/float64(jobs)/float64(alone), 1), float64(jobs))
-			smp.SlowdownSE = stdErr(ratios)
+		if err != nil {
+			break // out of budget
 		}
 	}
-	// 3. Further cells, jobs at once, while the budget lasts.
+	// 3. The parallel efficiency.
+	if jobs > 1 {
+		d, err := p.measureSlowdown(ctx, &smp, rows, jobs, left(), timeTrial, loop)
+		if err != nil {
+			return err
+		}
+		spent += d
+	}
+	// 4. Further cells, jobs at once, while the budget lasts and the
+	// trials' share is uncertain.
 	for {
+		if rel := relErr(rows, smp); !math.IsNaN(rel) && rel/2 <= TargetRSE {
+			break
+		}
+		// A cell's cost, predicted from what its row costs so far: its
+		// first two trials (or its one), at once with others.
+		cellCost := func(rs *rowSample, cell int) time.Duration {
+			pt, pc := rs.means()
+			return time.Duration((float64(min(2, cells[rs.cells[cell]].Trials))*pt + pc) * smp.Slowdown)
+		}
 		var wave []task
 		for range jobs {
 			best, bestGain := -1, 0.0
 			for i, rs := range rows {
-				if !slices.Contains(rs.picked, false) {
+				// Rows whose next cell does not fit in what is left are
+				// passed over: cheaper ones may.
+				if !slices.Contains(rs.picked, false) || cellCost(rs, rs.nextCell()) > left() {
 					continue
 				}
 				n := float64(len(rs.first))
@@ -503,20 +613,19 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 				break
 			}
 			rs := rows[best]
-			tk := task{row: best, cell: rs.nextCell()}
+			tk := task{row: best, cell: rs.nextCell(), from: 0, to: 2}
 			rs.picked[tk.cell] = true // reserved; run marks it again
 			wave = append(wave, tk)
 		}
 		if len(wave) == 0 {
 			break
 		}
-		// The wave's cost, predicted from what its rows cost so far.
+		// The wave's cost: its dearest cell's.
 		var cost time.Duration
 		for _, tk := range wave {
-			pt, pc := rows[tk.row].means()
-			cost = max(cost, time.Duration((2*pt+pc)*smp.Slowdown))
+			cost = max(cost, cellCost(rows[tk.row], tk.cell))
 		}
-		if spent-base+cost > smp.Budget {
+		if cost > left() {
 			for _, tk := range wave {
 				rows[tk.row].picked[tk.cell] = false
 			}
@@ -526,7 +635,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		if len(wave) == 1 {
 			slow = 1 // alone
 		}
-		d, err := run(wave, len(wave), slow)
+		d, err := run(ctx, wave, len(wave), slow)
 		if err != nil {
 			return err
 		}
@@ -534,50 +643,257 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	}
 	smp.Spent, smp.Base = spent, base
 	// The rows' costs and the uncertainty of the total.
-	var varWork, totWork float64
-	var cvs []float64
 	for _, rs := range rows {
 		pt, pc := rs.means()
 		cost := &RowCost{PerTrial: time.Duration(pt), PerCell: time.Duration(pc), Cells: len(rs.first), Timed: rs.timed, Failed: rs.failed}
 		if len(rs.later) > 1 {
-			f := make([]float64, len(rs.later))
-			for i, l := range rs.later {
-				f[i] = float64(l)
-			}
-			se := stdErr(f)
-			cost.SE = time.Duration(se)
-			if pt > 0 {
-				cvs = append(cvs, se*math.Sqrt(float64(len(f)))/pt)
-			}
+			cost.SE = time.Duration(stdErr(durations(rs.later)))
 		}
 		rs.row.Cost = cost
-		totWork += rs.work()
 	}
-	smp.RelErr = math.NaN()
-	if len(cvs) > 0 || len(rows) == 0 {
-		// A row with one cell sampled is given the largest spread of those
-		// with more.
-		worst := 0.0
-		if len(cvs) > 0 {
-			worst = slices.Max(cvs)
-		}
-		for _, rs := range rows {
-			se := float64(rs.row.Cost.SE)
-			if len(rs.later) < 2 {
-				pt, _ := rs.means()
-				se = worst * pt
-			}
-			varWork += math.Pow(float64(rs.row.ToRun)*se, 2)
-		}
-		rel := 0.0
-		if totWork > 0 {
-			rel = varWork / (totWork * totWork)
-		}
-		rel += math.Pow(smp.SlowdownSE/smp.Slowdown, 2)
-		smp.RelErr = 2 * math.Sqrt(rel)
-	}
+	smp.RelErr = relErr(rows, smp)
 	p.Sample = smp
 	return nil
+}
+
+// measureSlowdown measures how much longer a trial takes when jobs run at
+// once than alone, within budget: warm trials (trial 1 of the cells timed,
+// after their first: the same work each time it runs), the shortest of at
+// least minWarm first (a shorter one, a memoised fit, says little) and
+// cycling, timed alone until they last burstAlone, then each worker of
+// jobs times the same sequence at once; Slowdown is the slowest worker's
+// time over the time alone. When no warm trial is timed or the burst's predicted
+// cost (alone, then at worst jobs times as long at once) does not fit,
+// the same is measured on a CPU loop of fixed work instead, as long as
+// fits: it sees the host's contention but not the trials' own (memory
+// bandwidth). It returns the time spent.
+func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSample, jobs int, budget time.Duration, timeTrial trialTimer, loop loopTimer) (time.Duration, error) {
+	var order []int // the cells timed twice
+	warm := map[int]time.Duration{}
+	for _, rs := range rows {
+		for pos, k := range rs.entry {
+			if rs.hasLater[k] {
+				ci := rs.cells[pos]
+				order = append(order, ci)
+				warm[ci] = rs.later[k]
+			}
+		}
+	}
+	if long := slices.DeleteFunc(slices.Clone(order), func(ci int) bool { return warm[ci] < minWarm }); len(long) > 0 {
+		order = long
+	}
+	slices.Sort(order)
+	sort.SliceStable(order, func(a, b int) bool { return warm[order[a]] < warm[order[b]] })
+	alone, together := burstAlone, burstAlone
+	if len(order) > 0 {
+		w := warm[order[0]]
+		alone = time.Duration(math.Ceil(float64(burstAlone)/float64(w))) * w
+		together = time.Duration(jobs) * alone
+	}
+	var times []time.Duration
+	var seq []int
+	var err error
+	var calibration time.Duration
+	if len(order) > 0 && alone+together <= budget {
+		var spentAlone time.Duration
+		for k := 0; spentAlone < burstAlone && k < maxBurst; k++ {
+			ci := order[k%len(order)]
+			d, _, _, ok := timeTrial(ctx, ci, 1, 1)
+			if !ok {
+				return 0, ctx.Err()
+			}
+			seq = append(seq, ci)
+			spentAlone += d
+		}
+		times, err = atOnce(ctx, jobs, func() (time.Duration, bool) {
+			var sum time.Duration
+			for _, ci := range seq {
+				d, _, _, ok := timeTrial(ctx, ci, 1, jobs)
+				if !ok {
+					return 0, false
+				}
+				sum += d
+			}
+			return sum, true
+		})
+		times = append([]time.Duration{spentAlone}, times...)
+		smp.Burst = len(seq)
+		smp.Trials += (1 + jobs) * len(seq)
+	} else {
+		// A CPU loop as long as a share of the budget alone (its
+		// calibration, the time alone included, at most about thrice that,
+		// then jobs times as long at most), at least minLoop.
+		smp.SlowdownOnLoop = true
+		a, tog, all, err := loop(ctx, min(burstAlone, max(budget/time.Duration(3+jobs), minLoop)), jobs)
+		if err != nil {
+			return 0, err
+		}
+		times = append([]time.Duration{a}, tog...)
+		calibration = all - a - slices.Max(tog)
+	}
+	if err != nil {
+		return 0, err
+	}
+	spent := calibration + times[0] + slices.Max(times[1:])
+	if times[0] > 0 {
+		ratios := make([]float64, jobs)
+		for w, d := range times[1:] {
+			ratios[w] = float64(d) / float64(times[0])
+		}
+		// The slowest worker's: the jobs finished their sequences then, as
+		// a run's trials finish when its last worker does (with trials
+		// that take turns on a lock, the first worker's ratio is 1, the
+		// second's 2). Between 1 (a trial is not faster for sharing the
+		// machine) and jobs (the trials take turns on one CPU): outside is
+		// timing noise.
+		smp.Slowdown = min(max(slices.Max(ratios), 1), float64(jobs))
+		smp.SlowdownSE = stdErr(ratios)
+	}
+	return spent, nil
+}
+
+// shortTrial is the wall time under which a timed trial counts as its CPU
+// time × Dilation when that is longer: a longer one spans several of a busy
+// scheduler's time slices, so its wall time holds its preemptions, and a
+// dilation measured too high (a 100 ms window measured 27× at load 19,
+// where the run's process saw 4×) would inflate it (objpert_fig2 --trials
+// 1 at -j 1: 34 min estimated, 5.5 min run).
+const shortTrial = 25 * time.Millisecond
+
+// dilationSpan is how long measureDilation spins: many of the scheduler's
+// time slices, so that the share of the CPU the host leaves shows.
+const dilationSpan = 100 * time.Millisecond
+
+// spinWindow spins on one thread for dilationSpan of wall time and
+// returns that and the thread's CPU time (0 where it is not available).
+func spinWindow(ctx context.Context) (wall, cpu time.Duration) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, t0 := threadCPU(), time.Now()
+	for time.Since(t0) < dilationSpan && ctx.Err() == nil {
+		spin(1 << 12)
+	}
+	wall, cpu = time.Since(t0), threadCPU()-c0
+	if c0 < 0 {
+		cpu = 0
+	}
+	return wall, cpu
+}
+
+// cpuLoop is the loopTimer of spin.
+func cpuLoop(ctx context.Context, target time.Duration, jobs int) (alone time.Duration, together []time.Duration, spent time.Duration, err error) {
+	t0 := time.Now()
+	n, alone := calibrateLoop(target)
+	together, err = atOnce(ctx, jobs, func() (time.Duration, bool) {
+		t := time.Now()
+		spin(n)
+		return time.Since(t), ctx.Err() == nil
+	})
+	return alone, together, time.Since(t0), err
+}
+
+// atOnce runs f on jobs goroutines at once and returns their times; the
+// error is ctx's when some f reports cancellation.
+func atOnce(ctx context.Context, jobs int, f func() (time.Duration, bool)) ([]time.Duration, error) {
+	times := make([]time.Duration, jobs)
+	oks := make([]bool, jobs)
+	var wg sync.WaitGroup
+	for w := range jobs {
+		wg.Go(func() { times[w], oks[w] = f() })
+	}
+	wg.Wait()
+	if slices.Contains(oks, false) {
+		return nil, ctx.Err()
+	}
+	return times, nil
+}
+
+// minLoop is the shortest CPU loop measureSlowdown times: several of a
+// busy scheduler's time slices (shorter loops measured slowdowns of 1.00
+// and 1.97 on 2 jobs minutes apart at load 30–37).
+const minLoop = 50 * time.Millisecond
+
+// spinSink keeps spin's work from being optimised away.
+var spinSink atomic.Uint64
+
+// spin does n rounds of a xorshift generator: fixed CPU work, no memory.
+func spin(n int) {
+	x := uint64(88172645463325252)
+	for range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	spinSink.Add(x)
+}
+
+// calibrateLoop returns a round count of spin lasting about target alone,
+// and the time of its last run.
+func calibrateLoop(target time.Duration) (int, time.Duration) {
+	n := 1 << 14
+	for {
+		t0 := time.Now()
+		spin(n)
+		d := time.Since(t0)
+		if d >= target/2 || n >= 1<<40 {
+			if d >= target {
+				return n, d
+			}
+			n = int(float64(n) * float64(target) / float64(max(d, 1)))
+			t0 = time.Now()
+			spin(n)
+			return n, time.Since(t0)
+		}
+		n *= 4
+	}
+}
+
+// relErr is the relative uncertainty of the trials' share of the estimate,
+// two standard errors, from the spread of the sampled cells' per-trial
+// times (a row with one cell sampled is given the largest relative spread
+// of those with more) and of the slowdown; NaN when no row has two cells
+// sampled or some row none of its own (it takes its stratum's costs).
+func relErr(rows []*rowSample, smp Sample) float64 {
+	var cvs []float64
+	for _, rs := range rows {
+		pt, _ := rs.means()
+		if len(rs.later) > 1 && pt > 0 {
+			cvs = append(cvs, stdErr(durations(rs.later))*math.Sqrt(float64(len(rs.later)))/pt)
+		}
+	}
+	if len(cvs) == 0 && len(rows) > 0 || slices.ContainsFunc(rows, func(rs *rowSample) bool { return len(rs.first) == 0 }) {
+		return math.NaN()
+	}
+	worst := 0.0
+	if len(cvs) > 0 {
+		worst = slices.Max(cvs)
+	}
+	var varWork, totWork float64
+	for _, rs := range rows {
+		pt, _ := rs.means()
+		se := worst * pt
+		if len(rs.later) > 1 {
+			se = stdErr(durations(rs.later))
+		}
+		varWork += math.Pow(float64(rs.row.ToRun)*se, 2)
+		totWork += rs.work()
+	}
+	rel := 0.0
+	if totWork > 0 {
+		rel = varWork / (totWork * totWork)
+	}
+	if smp.Slowdown > 0 {
+		rel += math.Pow(smp.SlowdownSE/smp.Slowdown, 2)
+	}
+	return 2 * math.Sqrt(rel)
+}
+
+func durations(d []time.Duration) []float64 {
+	f := make([]float64, len(d))
+	for i, x := range d {
+		f[i] = float64(x)
+	}
+	return f
 }
 
 // stdErr is the standard error of the mean of x (0 for fewer than two).
@@ -607,12 +923,35 @@ func (p *Plan) slowdown(jobs int) float64 {
 }
 
 // EstimatedWall is the wall time the pending trials should take on jobs ≥ 1
-// concurrent trials, from the costs Estimate measured: Setup + Slowdown ·
-// Σ rows (ToRun·PerTrial + CellsToRun·PerCell) / jobs, jobs at most the
-// trials to run. Rows of the datasets Estimate found missing count
-// nothing; rendering is left out. ok is false when some row to run was
-// not timed.
+// concurrent trials, from the costs Estimate measured: Startup + Setup +
+// the trials' wall (TrialsWall) and the store's writes (Writes), done by
+// one writer beside the workers: on a CPU of its own when jobs are fewer
+// than the CPUs (the larger of the two counts), else sharing theirs (the
+// writes added, over jobs); a run also syncs its copy of the spec before
+// its trials, and at the end its store and its manifest while it renders
+// (the larger of two syncs and Render counts). Rows of the datasets Estimate found
+// missing count nothing. ok is false when some row to run was not timed.
 func (p *Plan) EstimatedWall(jobs int) (wall time.Duration, ok bool) {
+	trials, par, ok := p.TrialsWall(jobs)
+	if !ok {
+		return 0, false
+	}
+	writes := p.Writes()
+	if par < runtime.NumCPU() {
+		trials = max(trials, writes)
+	} else {
+		trials += writes / time.Duration(par)
+	}
+	fsync := p.Sample.Fsync
+	return p.Startup + p.Setup + fsync + trials + max(p.Render, 2*fsync), true
+}
+
+// TrialsWall is the wall time of the pending trials on jobs ≥ 1 concurrent
+// trials: Slowdown · Σ rows (ToRun·PerTrial + CellsToRun·PerCell) / par,
+// par being jobs at most the trials to run. Rows of the datasets Estimate
+// found missing count nothing; ok is false when some row to run was not
+// timed.
+func (p *Plan) TrialsWall(jobs int) (wall time.Duration, par int, ok bool) {
 	jobs = max(jobs, 1)
 	var work float64
 	toRun := 0
@@ -621,11 +960,25 @@ func (p *Plan) EstimatedWall(jobs int) (wall time.Duration, ok bool) {
 			continue
 		}
 		if row.Cost == nil {
-			return 0, false
+			return 0, 0, false
 		}
 		toRun += row.ToRun
 		work += float64(row.ToRun)*float64(row.Cost.PerTrial) + float64(row.CellsToRun)*float64(row.Cost.PerCell)
 	}
-	par := max(min(jobs, toRun), 1)
-	return p.Setup + time.Duration(work*p.slowdown(jobs)/float64(par)), true
+	par = max(min(jobs, toRun), 1)
+	return time.Duration(work * p.slowdown(jobs) / float64(par)), par, true
+}
+
+// Writes is the store writer's work for the pending trials, ToRun ·
+// PerRecord: encoding and appending their records. Its syncs during the
+// run (every few seconds) wait on the disk, not on a CPU, and
+// overlap with the trials; the last one is in EstimatedWall.
+func (p *Plan) Writes() time.Duration {
+	toRun := 0
+	for _, row := range p.Rows {
+		if _, skip := p.Skipped[row.Dataset]; !skip {
+			toRun += row.ToRun
+		}
+	}
+	return time.Duration(toRun) * p.Sample.PerRecord
 }

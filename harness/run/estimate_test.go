@@ -54,15 +54,26 @@ func TestEstimate(t *testing.T) {
 		work += float64(row.ToRun)*float64(row.Cost.PerTrial) + float64(row.CellsToRun)*float64(row.Cost.PerCell)
 	}
 	smp := p.Sample
-	if smp.Jobs != 2 || smp.Slowdown < 1 || smp.Burst < 2 || smp.Spent-smp.Base > max(smp.Budget, 0)+smp.Spent/2 {
+	if smp.Jobs != 2 || smp.Slowdown < 1 || (smp.Burst < 2 && !smp.SlowdownOnLoop) || smp.Spent-smp.Base > smp.Budget+5*minLoop+smp.Spent/2 {
 		t.Errorf("sample %+v", smp)
 	}
-	got, ok := p.EstimatedWall(2)
-	if want := p.Setup + time.Duration(work*smp.Slowdown/2); !ok || got != want {
-		t.Errorf("estimate %v (%v), want %v", got, ok, want)
+	if got, _, ok := p.TrialsWall(2); !ok || got != time.Duration(work*smp.Slowdown/2) {
+		t.Errorf("trials on 2 jobs %v (%v), want %v", got, ok, time.Duration(work*smp.Slowdown/2))
 	}
-	if got, _ := p.EstimatedWall(1); got != p.Setup+time.Duration(work) {
-		t.Errorf("on 1 job: %v, want %v (no slowdown alone)", got, p.Setup+time.Duration(work))
+	if got, _, _ := p.TrialsWall(1); got != time.Duration(work) {
+		t.Errorf("trials on 1 job: %v, want %v (no slowdown alone)", got, time.Duration(work))
+	}
+	// The writes: a record per trial to run, each timed on the sampled
+	// trials' records, and a sync at the end.
+	toRun := 0
+	for _, row := range p.Rows {
+		toRun += row.ToRun
+	}
+	if smp.PerRecord <= 0 || smp.Fsync <= 0 || p.Writes() != time.Duration(toRun)*smp.PerRecord {
+		t.Errorf("writes %v: %v per record, %v per sync; want both measured, %d records", p.Writes(), smp.PerRecord, smp.Fsync, toRun)
+	}
+	if got, _ := p.EstimatedWall(2); got < p.Setup+time.Duration(work*smp.Slowdown/2)+3*smp.Fsync {
+		t.Errorf("estimate %v, want at least datasets, trials and three syncs", got)
 	}
 }
 
@@ -92,14 +103,25 @@ type syntheticTrials struct {
 	later, oneOff []time.Duration
 	slow          float64
 	slowCell      map[int]float64 // a cell's own slowdown, when set
-	mu            sync.Mutex
-	calls         map[[2]int]int // (cell, together) → trials timed
+	// dil, when set, is the host's dilation: a trial's CPU time is its
+	// time alone, and its wall time alone that too (never preempted).
+	dil   float64
+	mu    sync.Mutex
+	calls map[[2]int]int // (cell, together) → trials timed
 }
 
-func (f *syntheticTrials) time(_ context.Context, ci, t, together int) (time.Duration, bool, bool) {
+func (f *syntheticTrials) time(ctx context.Context, ci, t, together int) (time.Duration, time.Duration, bool, bool) {
 	d := f.later[ci]
 	if t == 0 {
 		d += f.oneOff[ci]
+	}
+	// A deadline shorter than the trial stops it there.
+	if end, ok := ctx.Deadline(); ok && d > time.Until(end) {
+		return max(time.Until(end), 0), 0, false, false
+	}
+	var cpu time.Duration
+	if f.dil > 0 {
+		cpu = d
 	}
 	if slow, ok := f.slowCell[ci]; ok && together > 1 {
 		d = time.Duration(float64(d) * slow)
@@ -109,7 +131,25 @@ func (f *syntheticTrials) time(_ context.Context, ci, t, together int) (time.Dur
 	f.mu.Lock()
 	f.calls[[2]int{ci, together}]++
 	f.mu.Unlock()
-	return d, false, true
+	return d, cpu, false, true
+}
+
+// dilation is the synthetic host's: dil, or none.
+func (f *syntheticTrials) dilation(context.Context) (float64, time.Duration) {
+	if f.dil > 0 {
+		return f.dil, 0
+	}
+	return 1, 0
+}
+
+// loop is the synthetic CPU loop: target alone, slow times as long on each
+// of jobs at once, and its calibration twice target.
+func (f *syntheticTrials) loop(_ context.Context, target time.Duration, jobs int) (time.Duration, []time.Duration, time.Duration, error) {
+	together := make([]time.Duration, jobs)
+	for w := range together {
+		together[w] = time.Duration(float64(target) * f.slow)
+	}
+	return target, together, 3*target + together[0], nil
 }
 
 // sweepPlan is the plan of sweepSpec with Setup 1 s and a timer of a
@@ -145,7 +185,7 @@ func TestEstimateModel(t *testing.T) {
 	ms := time.Millisecond
 	// AdaSSP's per-trial time grows with ε: 4, 8, …, 20 ms.
 	p, f := sweepPlan(t, 4*ms, 8*ms, 12*ms, 16*ms, 20*ms)
-	if err := p.estimate(context.Background(), 2, 1, time.Hour, f.time); err != nil {
+	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
 		t.Fatal(err)
 	}
 	if s := p.Sample; s.Slowdown != 1.5 || s.SlowdownSE != 0 || s.Jobs != 2 || s.Burst != 9 {
@@ -185,56 +225,90 @@ func TestEstimateModel(t *testing.T) {
 	}
 }
 
-// TestEstimateBudget: beyond the two trials of one cell per row and the
-// one wave of the slowdown it always times, the estimate times more cells
-// only within its budget (share of the first prediction, at most the cap;
-// the costs here are the same for every ε, so that a wave's predicted cost
-// is its cost), and with no budget it times the middle ε of each row only
-// and extrapolates from it exactly.
+// TestEstimateDilation: on a host whose load leaves this process a third
+// of a CPU (Dilation 3), trials too short to be preempted while timed
+// (their wall time alone is their CPU time) count three times their CPU
+// time, alone and, times the slowdown, at once: the estimate is exactly
+// Setup + 1.5 · 3 · (50·12 + 5·8 + 10·2 + 6) ms / 2 = 2.4985 s. Before, a
+// run of thousands of microsecond trials under load took several times
+// its estimate (gaussmix_fig4's Boston panel at load 46: 1.9 s of trials
+// estimated at 0.2 s).
+func TestEstimateDilation(t *testing.T) {
+	ms := time.Millisecond
+	p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
+	f.dil = 3
+	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
+		t.Fatal(err)
+	}
+	if ada := p.Rows[0].Cost; ada.PerTrial != 36*ms || ada.PerCell != 24*ms || ada.Cells < 2 {
+		t.Errorf("AdaSSP %+v, want 36 ms a trial and 24 ms a cell, from ≥ 2 cells", ada)
+	}
+	if s := p.Sample; s.Dilation != 3 || s.Slowdown != 1.5 {
+		t.Errorf("sample %+v, want dilation 3, slowdown 1.5", s)
+	}
+	if wall, _ := p.EstimatedWall(2); wall != 2498500*time.Microsecond {
+		t.Errorf("estimate %v, want 2.4985s", wall)
+	}
+}
+
+// TestEstimateBudget: only the first trial of one cell per stratum is
+// always timed (AdaSSP's middle cell, 8+12 ms, and Ridge's, 6+2 ms); all
+// else, the second trials, the slowdown and further cells, is charged to
+// the budget (share of the first prediction less those first trials, at
+// most the cap) and spends
+// no more than it, but for the shortest CPU loop that measures the
+// slowdown when nothing else fits (minLoop: 3·50 + 75 ms here). With no
+// budget the estimate extrapolates from those first trials exactly (their
+// one-off work counted in every trial), and with a large one it times
+// cells until their per-trial times' spread is small and is exact. Before, the first two trials of a cell per
+// stratum and the slowdown's warm trials were always timed and not
+// charged (312 ms here, beyond a 77 ms budget at 5%).
 func TestEstimateBudget(t *testing.T) {
 	ms := time.Millisecond
 	for _, tc := range []struct {
 		share float64
 		limit time.Duration
-	}{{0, time.Hour}, {0.05, time.Hour}, {1, 60 * ms}, {1, 200 * ms}} {
+		cells int           // AdaSSP's cells timed
+		wall  time.Duration // the estimate on 2 jobs
+	}{
+		{0, time.Hour, 1, 1810 * ms},                                 // 1 s + 1.5·(50·20 + 10·8)/2 ms
+		{0.05, time.Hour, 1, 1499500 * time.Microsecond},             // 1 s + 1.5·(50·12 + 5·8 + 10·2 + 6)/2 ms
+		{1, 60 * ms, 1, 1499500 * time.Microsecond},                  // the same: two trials of each stratum's cell
+		{1, 19 * ms, 1, 1499500 * time.Microsecond},                  // AdaSSP's second trial (12 ms) fits in the 17 ms left though its first (20 ms) would not
+		{1, time.Hour, 3, 1499500 * time.Microsecond},                // a wave of two more: their per-trial times agree, no spread left
+		{0.05, 10 * time.Millisecond, 1, 1769500 * time.Microsecond}, // Ridge's second trial only: 1 s + 1.5·(50·20 + 10·2 + 6)/2 ms
+	} {
 		p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
-		if err := p.estimate(context.Background(), 2, tc.share, tc.limit, f.time); err != nil {
+		if err := p.estimate(context.Background(), 2, tc.share, 0, tc.limit, f.time, f.loop, f.dilation); err != nil {
 			t.Fatal(err)
 		}
 		s := p.Sample
-		// Always: AdaSSP's middle cell (8+12+12 ms) and Ridge's (6+2+2 ms)
-		// alone, then AdaSSP's warm trial alone until they last 100 ms
-		// (9·12 ms; Ridge's is under minWarm) and on two workers at once
-		// (1.5 times as long): 42 + 108 + 162 ms.
-		if s.Base != 312*ms {
-			t.Errorf("%+v: always timed %v, want 312ms", tc, s.Base)
+		if s.Base != 28*ms {
+			t.Errorf("%+v: always timed %v, want 28ms", tc, s.Base)
 		}
-		if s.Spent-s.Base > s.Budget || s.Budget > tc.limit {
+		over := time.Duration(0)
+		if s.SlowdownOnLoop {
+			over = 225 * ms // the shortest loop: calibration 150 ms, then 75 ms at once
+		}
+		if s.Spent-s.Base > s.Budget+over || s.Budget > tc.limit {
 			t.Errorf("%+v: spent %v beyond the %v always timed, over the budget %v", tc, s.Spent-s.Base, s.Base, s.Budget)
 		}
-		// The first prediction: Setup + (50·12 + 5·8 + 10·2 + 6) ms / 2.
-		if want := min(time.Duration(tc.share*float64(time.Second+333*ms)), tc.limit); s.Budget != want {
+		// The first prediction, Setup + (50·20 + 10·8) ms / 2, less what
+		// the first trials took.
+		if want := min(max(time.Duration(tc.share*float64(time.Second+540*ms))-28*ms, 0), tc.limit); s.Budget != want {
 			t.Errorf("%+v: budget %v, want %v", tc, s.Budget, want)
 		}
-		if tc.share == 0 {
-			ada := p.Rows[0].Cost
-			if ada.Cells != 1 || ada.PerTrial != 12*ms || f.calls[[2]int{0, 1}]+f.calls[[2]int{4, 1}] != 0 {
-				t.Errorf("no budget: AdaSSP %+v, want its middle cell (ε = 1) only", ada)
-			}
-			if wall, _ := p.EstimatedWall(2); wall != 1499500*time.Microsecond {
-				t.Errorf("no budget: estimate %v", wall)
-			}
-			if !math.IsNaN(s.RelErr) {
-				t.Errorf("no budget: relative error %g, want NaN (no row with two cells)", s.RelErr)
-			}
+		if s.Slowdown != 1.5 {
+			t.Errorf("%+v: slowdown %v, want 1.5", tc, s.Slowdown)
 		}
-		// Each wave of two more AdaSSP cells costs 1.5 · (20 + 12) ms.
-		wantCells := map[time.Duration]int{time.Hour: 3, 60 * ms: 3, 200 * ms: 5}[tc.limit]
-		if tc.share == 0 {
-			wantCells = 1
+		if n := p.Rows[0].Cost.Cells; n != tc.cells {
+			t.Errorf("%+v: %d AdaSSP cells timed, want %d", tc, n, tc.cells)
 		}
-		if n := p.Rows[0].Cost.Cells; n != wantCells {
-			t.Errorf("%+v: %d AdaSSP cells timed, want %d", tc, n, wantCells)
+		if wall, _ := p.EstimatedWall(2); wall != tc.wall {
+			t.Errorf("%+v: estimate %v, want %v", tc, wall, tc.wall)
+		}
+		if tc.cells == 1 && !math.IsNaN(s.RelErr) {
+			t.Errorf("%+v: relative error %g, want NaN (no row with two cells)", tc, s.RelErr)
 		}
 	}
 }
@@ -274,8 +348,11 @@ func TestEstimateSkipsMissingData(t *testing.T) {
 			}
 			work += time.Duration(row.ToRun)*row.Cost.PerTrial + time.Duration(row.CellsToRun)*row.Cost.PerCell
 		}
-		if wall, ok := p.EstimatedWall(1); !ok || wall != p.Setup+work {
-			t.Errorf("optional %v: estimate %v (%v), want %v without wine", optional, wall, ok, p.Setup+work)
+		if trials, _, ok := p.TrialsWall(1); !ok || trials != work {
+			t.Errorf("optional %v: trials %v (%v), want %v without wine", optional, trials, ok, work)
+		}
+		if w := p.Writes(); w != 50*p.Sample.PerRecord+10*p.Sample.PerRecord {
+			t.Errorf("optional %v: writes %v, want 60 records' (without wine's)", optional, w)
 		}
 	}
 }
@@ -289,7 +366,7 @@ func TestEstimateSlowdownShortTrials(t *testing.T) {
 	ms := time.Millisecond
 	p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
 	f.later[5], f.slowCell = ms, map[int]float64{5: 3}
-	if err := p.estimate(context.Background(), 2, 0, time.Hour, f.time); err != nil {
+	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
 		t.Fatal(err)
 	}
 	if s := p.Sample; s.Slowdown != 1.5 || s.Burst != 9 || f.calls[[2]int{5, 2}] != 0 {
@@ -297,7 +374,7 @@ func TestEstimateSlowdownShortTrials(t *testing.T) {
 	}
 	p, f = sweepPlan(t, ms, ms, ms, ms, ms)
 	f.later[5], f.slowCell = ms, map[int]float64{5: 2}
-	if err := p.estimate(context.Background(), 2, 0, time.Hour, f.time); err != nil {
+	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
 		t.Fatal(err)
 	}
 	if s := p.Sample; s.Slowdown != 1.75 || s.Burst != 100 {
@@ -305,7 +382,7 @@ func TestEstimateSlowdownShortTrials(t *testing.T) {
 	}
 	p, f = sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
 	f.slow = 3
-	if err := p.estimate(context.Background(), 2, 0, time.Hour, f.time); err != nil {
+	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
 		t.Fatal(err)
 	}
 	if s := p.Sample; s.Slowdown != 2 {
@@ -314,9 +391,9 @@ func TestEstimateSlowdownShortTrials(t *testing.T) {
 }
 
 // TestEstimateStrata: the rows of one mechanism on one dataset (here
-// AdaSSP's two values of rho) are one stratum: with no budget only its
-// row first in plan order is timed and the other takes its costs (0 cells
-// of its own; 12 ms a trial where it really takes 20 ms); with a budget,
+// AdaSSP's two values of rho) are one stratum: with no budget only the
+// first trial of its row first in plan order is timed and the other takes
+// its costs (0 cells of its own); with a budget,
 // the untimed row is timed first and the estimate is exact.
 func TestEstimateStrata(t *testing.T) {
 	ms := time.Millisecond
@@ -342,18 +419,19 @@ func TestEstimateStrata(t *testing.T) {
 			}
 			f.later, f.oneOff = append(f.later, later), append(f.oneOff, oneOff)
 		}
-		if err := p.estimate(context.Background(), 2, share, time.Hour, f.time); err != nil {
+		if err := p.estimate(context.Background(), 2, share, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
 			t.Fatal(err)
 		}
 		second := p.Rows[1].Cost
 		wall, _ := p.EstimatedWall(2)
 		switch share {
 		case 0:
-			if second.Cells != 0 || second.PerTrial != 12*ms || wall != 1979500*time.Microsecond {
-				t.Errorf("no budget: %s %+v, estimate %v; want the first row's costs, 1.9795s", p.Rows[1].Label, second, wall)
+			// 1 s + 1.5·(50·20 + 50·20 + 10·8)/2 ms: first trials only.
+			if second.Cells != 0 || second.PerTrial != p.Rows[0].Cost.PerTrial || wall != 2560*ms {
+				t.Errorf("no budget: %s %+v, estimate %v; want the first row's costs, 2.56s", p.Rows[1].Label, second, wall)
 			}
 		case 1:
-			if second.Cells != 5 || second.PerTrial != 20*ms || wall != 2279500*time.Microsecond {
+			if second.Cells < 1 || second.PerTrial != 20*ms || wall != 2279500*time.Microsecond {
 				t.Errorf("budget: %s %+v, estimate %v; want its own costs, 2.2795s", p.Rows[1].Label, second, wall)
 			}
 		}

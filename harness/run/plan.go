@@ -19,6 +19,13 @@ type Plan struct {
 	Infeasible           int           // of Stored, the trials recorded infeasible
 	Stale                int           // stored settled trials of cells no longer in the spec
 	Setup                time.Duration // loading the datasets (measured by Estimate)
+	// Startup is what a run spends before loading the datasets: the
+	// process's start, loading and validating the spec, expanding the grid
+	// and reading the store (set by the caller, who measured its own).
+	Startup time.Duration
+	// Render is what rendering the run's figures and tables takes after
+	// its trials (set by the caller, who timed it).
+	Render time.Duration
 	// Skipped holds, by label, the optional datasets Estimate found without
 	// their files, with the reason: a run records only trial 0 of their
 	// cells, as skipped.

@@ -70,6 +70,9 @@ type Options struct {
 	// (residentPerByte bytes per byte of their values) they are loaded one
 	// at a time. 0 means half of what the process may use (memoryBudget).
 	DataMemory int64
+	// EstimateShare is the share of its first prediction Plan.Estimate may
+	// spend sampling (0: SampleShare).
+	EstimateShare float64
 }
 
 // Report summarises a run.

@@ -13,13 +13,13 @@ type ShardEstimate struct {
 	Trials int           // trials the shard would run (not stored yet)
 	Cells  int           // cells it touches
 	Work   time.Duration // Σ over its cells: PerCell + trials·PerTrial
-	Wall   time.Duration // Setup + Work / jobs
+	Wall   time.Duration // Startup + Setup + Work · Slowdown / jobs
 }
 
 // ShardEstimates splits the pending trials of p's cells (those not stored
 // settled when MakePlan made p) into n shards as Assign does and estimates
 // each shard's wall time on jobs ≥ 1 concurrent trials from the row costs
-// Estimate measured on p: each shard process loads the datasets (p.Setup)
+// Estimate measured on p: each shard process starts (p.Startup), loads the datasets (p.Setup)
 // and does the one-off work of every cell it touches, so a cell with k of
 // the shard's trials costs PerCell + k·PerTrial of its row. Of a dataset
 // Estimate found missing (p.Skipped) only trial 0 counts, with no work: only
@@ -67,7 +67,7 @@ func (p *Plan) ShardEstimates(n, jobs int) ([]ShardEstimate, error) {
 		}
 	}
 	for sh := range out {
-		out[sh].Wall = p.Setup + time.Duration(float64(out[sh].Work)*p.slowdown(jobs)/float64(jobs))
+		out[sh].Wall = p.Startup + p.Setup + time.Duration(float64(out[sh].Work)*p.slowdown(jobs)/float64(jobs))
 	}
 	return out, nil
 }
