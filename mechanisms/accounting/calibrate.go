@@ -72,15 +72,34 @@ func familyKey(event func(x float64) Event) (key string, ok bool) {
 	var buf [512]byte
 	b := buf[:0]
 	for _, x := range calReference {
-		e := event(x)
-		if e == nil {
-			return "", false
-		}
-		if b, ok = appendKey(b, reflect.ValueOf(&e).Elem()); !ok {
+		if b, ok = appendEventKey(b, event(x)); !ok {
 			return "", false
 		}
 	}
 	return string(b), true
+}
+
+// EventKey returns a canonical key of e, for memoising what is computed
+// from an event: two events' keys are equal exactly when their JSON is
+// (TestFamilyKeyAgreesWithJSON), at a fraction of the cost of encoding it.
+// ok is false when e is nil or holds a non-finite number. A key is valid
+// within its process only.
+func EventKey(e Event) (key string, ok bool) {
+	var buf [256]byte
+	b, ok := appendEventKey(buf[:0], e)
+	if !ok {
+		return "", false
+	}
+	return string(b), true
+}
+
+// appendEventKey appends e's key (appendKey of e as an Event, so its
+// dynamic type is in it) to b; ok is false for a nil e.
+func appendEventKey(b []byte, e Event) (_ []byte, ok bool) {
+	if e == nil {
+		return b, false
+	}
+	return appendKey(b, reflect.ValueOf(&e).Elem())
 }
 
 // appendKey appends to b an encoding of v that is injective given v's

@@ -47,7 +47,7 @@ func TestCalibrateMemoHitCheap(t *testing.T) {
 }
 
 // TestFamilyKeyAgreesWithJSON: the family key (a binary encoding of the
-// events) tells two events apart exactly when their JSON (the key it
+// events: their EventKeys) tells two events apart exactly when their JSON (the key it
 // replaced, which holds every field) does. The events: every registered
 // kind's example, nested once in SelfComposed and Composed, and the
 // variants of each with one JSON field changed (by 1, by one ulp, a flipped
@@ -86,8 +86,8 @@ func TestFamilyKeyAgreesWithJSON(t *testing.T) {
 	jsons := make([]string, len(events))
 	for i, e := range events {
 		key, ok := familyKey(func(float64) Event { return e })
-		if !ok {
-			t.Fatalf("%#v has no key", e)
+		if ek, eok := EventKey(e); !ok || !eok || key != ek+ek {
+			t.Fatalf("%#v: family key %v, event key %v, want the event's key twice", e, ok, eok)
 		}
 		data, err := json.Marshal(e)
 		if err != nil {
