@@ -193,27 +193,19 @@ func BenchmarkFFT(b *testing.B) {
 }
 
 // BenchmarkCalibrateMemoHit: a repeated calibration answered by the
-// Calibrator's memo (every trial after a cell's first), for a DP-SGD family
-// and a pre-processed one (a nested event, a pointer and a slice).
+// Calibrator's memo (every trial after a cell's first), for memoHitFamilies:
+// a DP-SGD family and a pre-processed one.
 func BenchmarkCalibrateMemoHit(b *testing.B) {
-	families := map[string]func(x float64) Event{
-		"dpsgd": func(x float64) Event {
-			return SelfComposed{Event: PoissonSampledGaussian{Q: 0.01, NoiseMultiplier: x}, Count: 10000}
-		},
-		"preprocessed": func(x float64) Event {
-			return Preprocessed{Event: Gaussian{Sigma: x, Sensitivity: 1}, SRDP: &SRDP{Mechanism: SRDPGaussian, Sigma: x, Sensitivity: 1, L12: 1, LF: 1}, DeltaInf: 2, Delta2: 0.1, N: 1000, Analyses: []string{AnalysisGroup}}
-		},
-	}
 	for _, name := range []string{"dpsgd", "preprocessed"} {
 		b.Run(name, func(b *testing.B) {
 			cal := NewCalibrator(Config{})
 			t := Target{Epsilon: 1, Delta: 1e-5}
-			if _, err := cal.Calibrate(families[name], t, Bracket{}); err != nil {
+			if _, err := cal.Calibrate(memoHitFamilies[name], t, Bracket{}); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := cal.Calibrate(families[name], t, Bracket{}); err != nil {
+				if _, err := cal.Calibrate(memoHitFamilies[name], t, Bracket{}); err != nil {
 					b.Fatal(err)
 				}
 			}
