@@ -191,3 +191,24 @@ func BenchmarkFFT(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCalibrateMemoHit: a repeated calibration answered by the
+// Calibrator's memo (every trial after a cell's first), for memoHitFamilies:
+// a DP-SGD family and a pre-processed one.
+func BenchmarkCalibrateMemoHit(b *testing.B) {
+	for _, name := range []string{"dpsgd", "preprocessed"} {
+		b.Run(name, func(b *testing.B) {
+			cal := NewCalibrator(Config{})
+			t := Target{Epsilon: 1, Delta: 1e-5}
+			if _, err := cal.Calibrate(memoHitFamilies[name], t, Bracket{}); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := cal.Calibrate(memoHitFamilies[name], t, Bracket{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -21,8 +21,8 @@
 //     [BW18]/[DRS19], objective perturbation via [RKW23] Thm 3.1).
 //
 // Calibrator inverts an accountant: the smallest noise whose accounted ε
-// meets a target, memoised by the event family itself (its events' JSON at
-// two reference noise values), never by a hand-built key. Closed forms of the four papers dplab reproduces
+// meets a target, memoised by the event family itself (its events at two
+// reference noise values, encoded field by field), never by a hand-built key. Closed forms of the four papers dplab reproduces
 // (ObjPertRDP, ObjPertDelta, KiferEpsilon, GaussMixRDP, Sheffet2019Epsilon,
 // GaussMixTheorem1Epsilon, RGMEpsilon, CalibrateAMP, …) are exported for the
 // mechanisms and figures that need them.
