@@ -99,23 +99,28 @@ func samePattern(a, b []float64) bool {
 	return true
 }
 
-// TestProbesLong repeats the standard probes at 10× the swaps for five seeds.
+// TestProbesLong repeats the standard probes at 10× the swaps for five
+// seeds. The seeds share no state (each builds its own swaps and
+// pre-processors), so they run as parallel subtests.
 func TestProbesLong(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long probe search; run without -short")
 	}
 	for seed := uint64(2); seed <= 6; seed++ {
-		reps, err := RunStandardProbes(ProbeConfig{Seed: seed, Random: 14000, PerTarget: 2000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range reps {
-			for _, q := range []string{"Δ_∞", "Δ_2"} {
-				if v := r.Verdict(Safe, q); v.Refuted {
-					t.Errorf("seed %d: %s: %v", seed, r.Preprocessor, v)
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			t.Parallel()
+			reps, err := RunStandardProbes(ProbeConfig{Seed: seed, Random: 14000, PerTarget: 2000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range reps {
+				for _, q := range []string{"Δ_∞", "Δ_2"} {
+					if v := r.Verdict(Safe, q); v.Refuted {
+						t.Errorf("seed %d: %s: %v", seed, r.Preprocessor, v)
+					}
 				}
 			}
-		}
+		})
 	}
 }
 
