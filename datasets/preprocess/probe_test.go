@@ -234,10 +234,11 @@ func TestProbeSharedFitMatchesOwnFits(t *testing.T) {
 	}
 	for _, pp := range []Preprocessor{&Dedup{Eta: 0.1}, &Quantize{Eta: 0.1}, &PCA{K: 2}} {
 		var memo commonFit
+		var scratch swapScratch
 		hits := 0
 		for i, w := range swaps {
 			hit := memo.s == w.S
-			m1, c1, err1 := measureSwap(pp, w, &memo)
+			m1, c1, err1 := measureSwap(pp, w, &memo, &scratch)
 			m2, c2, err2 := MeasureSwap(pp, w)
 			if hit {
 				hits++
@@ -249,5 +250,66 @@ func TestProbeSharedFitMatchesOwnFits(t *testing.T) {
 		if want := len(swaps) * 7 / 10; hits < want {
 			t.Errorf("%s: %d of %d swaps reused S₂'s fit, want ≥ %d", pp, hits, len(swaps), want)
 		}
+	}
+}
+
+// arraySpy is quantization recording the data array of every input it fits
+// (and keeping it alive, so that no address is reused by a new array).
+type arraySpy struct {
+	Quantize
+	seen map[*float64][]float64
+}
+
+func (a *arraySpy) Fit(x *mat.Dense) (Fitted, error) {
+	data := x.RawMatrix().Data
+	a.seen[&data[0]] = data
+	return a.Quantize.Fit(x)
+}
+
+// TestProbeReusesNeighbourArrays: Probe builds the neighbours of its
+// replace-one swaps in two arrays it reuses (swapScratch), not two new
+// arrays per swap; the measures stay bit-identical (TestMeasureSwapGolden,
+// TestProbeSharedFitMatchesOwnFits).
+func TestProbeReusesNeighbourArrays(t *testing.T) {
+	swaps, err := ClusterSwaps(ProbeConfig{Random: 40, PerTarget: -1, Seed: 4}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spy := &arraySpy{Quantize: Quantize{Eta: 0.1}, seen: map[*float64][]float64{}}
+	r, err := Probe(spy, swaps)
+	if err != nil || r.Swaps != len(swaps) {
+		t.Fatalf("%d of %d swaps measured: %v", r.Swaps, len(swaps), err)
+	}
+	if n := len(spy.seen); n != 2 {
+		t.Errorf("Probe fitted %d distinct arrays over %d replace-one swaps, want 2 (S₁'s and S₂'s, reused)", n, len(swaps))
+	}
+}
+
+// BenchmarkProbe measures Probe (shared S₂ fits, reused neighbour arrays)
+// on the standard probes' swaps at a fixed seed (generation outside the timer).
+func BenchmarkProbe(b *testing.B) {
+	cfg := ProbeConfig{Seed: 1, Random: 100, PerTarget: 10}
+	for _, fam := range []struct {
+		name string
+		pp   Preprocessor
+		gen  func() ([]Swap, error)
+	}{
+		{"dedup", &Dedup{Eta: 0.1}, func() ([]Swap, error) { return ClusterSwaps(cfg, false) }},
+		{"quantize-add-remove", &Quantize{Eta: 0.1}, func() ([]Swap, error) { return ClusterSwaps(cfg, true) }},
+		{"impute-median", MedianImputer{}, func() ([]Swap, error) { return ImputeSwaps(cfg) }},
+		{"pca-rank", &PCA{K: 3}, func() ([]Swap, error) { return PCASwaps(cfg) }},
+	} {
+		swaps, err := fam.gen()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fam.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := Probe(fam.pp, swaps); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
