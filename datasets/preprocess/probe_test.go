@@ -284,32 +284,3 @@ func TestProbeReusesNeighbourArrays(t *testing.T) {
 		t.Errorf("Probe fitted %d distinct arrays over %d replace-one swaps, want 2 (S₁'s and S₂'s, reused)", n, len(swaps))
 	}
 }
-
-// BenchmarkProbe measures Probe (shared S₂ fits, reused neighbour arrays)
-// on the standard probes' swaps at a fixed seed (generation outside the timer).
-func BenchmarkProbe(b *testing.B) {
-	cfg := ProbeConfig{Seed: 1, Random: 100, PerTarget: 10}
-	for _, fam := range []struct {
-		name string
-		pp   Preprocessor
-		gen  func() ([]Swap, error)
-	}{
-		{"dedup", &Dedup{Eta: 0.1}, func() ([]Swap, error) { return ClusterSwaps(cfg, false) }},
-		{"quantize-add-remove", &Quantize{Eta: 0.1}, func() ([]Swap, error) { return ClusterSwaps(cfg, true) }},
-		{"impute-median", MedianImputer{}, func() ([]Swap, error) { return ImputeSwaps(cfg) }},
-		{"pca-rank", &PCA{K: 3}, func() ([]Swap, error) { return PCASwaps(cfg) }},
-	} {
-		swaps, err := fam.gen()
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(fam.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				if _, err := Probe(fam.pp, swaps); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
