@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dplab/dplab/mechanisms/accounting"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -125,14 +126,19 @@ func TestChainRowsMovedByFirstStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The pair's own collection, step by step (PCA sees the quantized rows).
-	_, cq, err := MeasureSwap(q, w)
+	// The pair's own collection, step by step (PCA sees the quantized rows);
+	// quantization's is what MeasureSwap(q, w) returns, from the same fits.
+	s1, s2 := w.Neighbours()
+	f1, err := q.Fit(s1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s1, s2 := w.Neighbours()
-	f1, _ := q.Fit(s1)
-	f2, _ := q.Fit(s2)
+	f2, err := q.Fit(s2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cq := Merge(f1.Observed(), f2.Observed())
+	cq.N, cq.Relation = n, accounting.RelationReplaceOne
 	g1, _ := pca.Fit(ClipRows(f1.Output().X))
 	g2, _ := pca.Fit(ClipRows(f2.Output().X))
 	cp := Merge(g1.Observed(), g2.Observed())

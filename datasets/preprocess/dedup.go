@@ -218,6 +218,7 @@ func findGoodClusters(x *mat.Dense, eta float64) goodClusters {
 	var g goodClusters
 	covered := make([]bool, n) // a member of a cluster already built
 	var cand []goodCluster
+	var pool []int // the candidates' members, in consecutive parts
 	for i := 0; i < n; i++ {
 		g.local = max(g.local, in8[i])
 		if in1[i] != in3[i] || covered[i] {
@@ -226,13 +227,17 @@ func findGoodClusters(x *mat.Dense, eta float64) goodClusters {
 		// The members, in index order: the rows within η of the centre i
 		// (the same squared distances and decisions as above: (a − b)² =
 		// (b − a)²), so there are exactly in1[i] and the scan stops at the last.
-		members := make([]int, 0, in1[i])
+		if len(pool)+in1[i] > cap(pool) {
+			pool = make([]int, 0, max(n, in1[i]))
+		}
+		members := pool[len(pool) : len(pool) : len(pool)+in1[i]]
 		xi := row(i)
 		for j := 0; j < n && len(members) < in1[i]; j++ {
 			if j == i || dist2Within(xi, row(j), e1) <= e1 {
 				members = append(members, j)
 			}
 		}
+		pool = pool[:len(pool)+len(members)]
 		for _, j := range members {
 			covered[j] = true
 		}
@@ -250,7 +255,7 @@ func findGoodClusters(x *mat.Dense, eta float64) goodClusters {
 		if taken[c.rep] {
 			continue
 		}
-		kept := c.members[:0:0]
+		kept := c.members[:0] // filtered in place: cand is not read again
 		for _, j := range c.members {
 			if !taken[j] {
 				taken[j] = true

@@ -225,3 +225,19 @@ func TestDedupCounterexample(t *testing.T) {
 		t.Error("d = 0 accepted")
 	}
 }
+
+// TestFindGoodClustersAllocations: findGoodClusters lays its candidates'
+// members out in one shared array and filters them in place, so its
+// allocations grow with log(#clusters), not with two per cluster (the
+// probes fit deduplication and quantization tens of thousands of times).
+func TestFindGoodClustersAllocations(t *testing.T) {
+	ds, _, err := datasets.GenerateClusteredUnitBall(datasets.ClusteredUnitBallParams{N: 300, D: 6, Eta: 0.05, MaxCluster: 10, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clusters := len(findGoodClusters(ds.X, 0.05).clusters)
+	allocs := testing.AllocsPerRun(5, func() { findGoodClusters(ds.X, 0.05) })
+	if clusters < 30 || allocs >= float64(clusters)/2 {
+		t.Errorf("%v allocations for %d good clusters: want ≥ 30 clusters and fewer than half as many allocations", allocs, clusters)
+	}
+}

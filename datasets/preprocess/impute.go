@@ -34,9 +34,20 @@ func scanMissing(name string, x *mat.Dense) (*missingScan, error) {
 	}
 	n, d := x.Dims()
 	s := &missingScan{n: n, d: d, miss: make([][]int, n), observed: make([][]float64, d)}
+	// One backing array each for the observed values (≤ n per feature) and
+	// the missing features (≤ d per row), capped per slice so that appends
+	// never reach a neighbour's part: two allocations instead of a growing
+	// slice per feature and per incomplete row.
+	obsBuf, missBuf := make([]float64, n*d), make([]int, n*d)
+	for j := range s.observed {
+		s.observed[j] = obsBuf[j*n : j*n : (j+1)*n]
+	}
 	for i := 0; i < n; i++ {
 		for j, v := range x.RawRowView(i) {
 			if math.IsNaN(v) {
+				if s.miss[i] == nil {
+					s.miss[i] = missBuf[i*d : i*d : (i+1)*d]
+				}
 				s.miss[i] = append(s.miss[i], j)
 			} else {
 				s.observed[j] = append(s.observed[j], v)

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -63,10 +65,11 @@ func (p *PCA) Fit(x *mat.Dense) (Fitted, error) {
 	if p.K < 1 || p.K >= d {
 		return nil, fmt.Errorf("preprocess: %s: k = %d: must be in 1..d − 1 = %d (λ_{k+1} must exist)", p, p.K, d-1)
 	}
-	var cov mat.SymDense
-	stat.CovarianceMatrix(&cov, x, nil)
+	buf := pcaBuffer(n * d)
+	defer pcaBuffers.Put(buf)
+	cov := covariance(x, *buf)
 	var eig mat.EigenSym
-	if !eig.Factorize(&cov, true) {
+	if !eig.Factorize(cov, true) {
 		return nil, fmt.Errorf("preprocess: %s: eigendecomposition of the covariance failed", p)
 	}
 	asc := eig.Values(nil)
@@ -105,8 +108,45 @@ func (p *PCA) Fit(x *mat.Dense) (Fitted, error) {
 		fields = append(fields, fieldGapAll, fieldSignMargin)
 	}
 	f := &pcaFit{fitBase: fitBase{name: p.String(), obs: obs, fields: fields}, a: a, dim: p.Dim, eigenvalues: lambda}
-	f.out = &Output{X: f.project(x)}
+	f.out = &Output{X: f.project(x, *buf)}
 	return f, nil
+}
+
+// pcaBuffers recycles the n·d arrays a PCA fit uses only while it runs (the
+// centred rows, rank reduction's scores): the probes fit PCA on hundreds of
+// thousands of neighbours.
+var pcaBuffers sync.Pool // *[]float64
+
+// pcaBuffer returns an array of at least size elements from pcaBuffers.
+func pcaBuffer(size int) *[]float64 {
+	if b, ok := pcaBuffers.Get().(*[]float64); ok && cap(*b) >= size {
+		*b = (*b)[:size]
+		return b
+	}
+	b := make([]float64, size)
+	return &b
+}
+
+// covariance returns stat.CovarianceMatrix(x, nil) — the two-pass centred
+// covariance (1/(n−1)) X_cᵀ X_c — with the centred columns Xᵀ held in buf
+// (n·d elements) instead of a new matrix: the same operations in the same
+// order (copy, stat.Mean, subtract, SymOuterK), so the same bits
+// (TestCovarianceMatchesGonum).
+func covariance(x *mat.Dense, buf []float64) *mat.SymDense {
+	n, d := x.Dims()
+	xt := mat.NewDense(d, n, buf[:n*d])
+	for i := 0; i < n; i++ {
+		for j, v := range x.RawRowView(i) {
+			buf[j*n+i] = v
+		}
+	}
+	for j := 0; j < d; j++ {
+		v := xt.RawRowView(j)
+		floats.AddConst(-stat.Mean(v, nil), v)
+	}
+	cov := mat.NewSymDense(d, nil)
+	cov.SymOuterK(1/(float64(n)-1), xt)
+	return cov
 }
 
 // pcaFit is a fitted PCA.
@@ -117,8 +157,16 @@ type pcaFit struct {
 	eigenvalues []float64 // of Σ, largest first
 }
 
-func (f *pcaFit) project(x mat.Matrix) *mat.Dense {
+// project returns x·A (dimension reduction) or x·A·Aᵀ (rank reduction),
+// the scores x·A of rank reduction held in scratch when it has room (n·k
+// elements; nil: a new array).
+func (f *pcaFit) project(x mat.Matrix, scratch []float64) *mat.Dense {
+	n, _ := x.Dims()
+	_, k := f.a.Dims()
 	var z mat.Dense
+	if !f.dim && len(scratch) >= n*k {
+		z = *mat.NewDense(n, k, scratch[:n*k])
+	}
 	z.Mul(x, f.a)
 	if f.dim {
 		return &z
@@ -134,7 +182,7 @@ func (f *pcaFit) Transform(x *mat.Dense) (*mat.Dense, error) {
 	if err := checkCols(f.name, x, d, false); err != nil {
 		return nil, err
 	}
-	return f.project(x), nil
+	return f.project(x, nil), nil
 }
 
 // Eigenvalues returns the eigenvalues of the covariance of S, largest first.

@@ -41,9 +41,22 @@ func (w Swap) Neighbours() (s1, s2 *mat.Dense) {
 }
 
 // neighbour returns S with z inserted at position Index.
-func (w Swap) neighbour(z []float64) *mat.Dense {
+func (w Swap) neighbour(z []float64) *mat.Dense { return w.neighbourIn(nil, z) }
+
+// neighbourIn is neighbour writing into *buf, grown when too small (nil:
+// a new array): every cell is overwritten, so a reused buffer gives the same
+// matrix as a new one.
+func (w Swap) neighbourIn(buf *[]float64, z []float64) *mat.Dense {
 	m, d := w.S.Dims()
-	data := make([]float64, (m+1)*d)
+	var data []float64
+	if buf == nil || cap(*buf) < (m+1)*d {
+		data = make([]float64, (m+1)*d)
+		if buf != nil {
+			*buf = data
+		}
+	} else {
+		data = (*buf)[:(m+1)*d]
+	}
 	for i := 0; i < m; i++ {
 		at := i
 		if i >= w.Index {
@@ -76,8 +89,14 @@ type Measure struct {
 // MeasureSwap fits pp on both neighbours of w and measures Δ_∞ and Δ_2 over
 // the common rows; it also returns Merge(Observed(S₁), Observed(S₂)).
 func MeasureSwap(pp Preprocessor, w Swap) (Measure, Collection, error) {
-	return measureSwap(pp, w, nil)
+	return measureSwap(pp, w, nil, nil)
 }
+
+// swapScratch holds the arrays of the neighbours one goroutine's swaps are
+// built in, one after the other. A neighbour built there is read only by its
+// own swap's fits, which are dropped before the next swap (an add/remove
+// swap's S₂, kept in commonFit, is never built there).
+type swapScratch struct{ s1, s2 []float64 }
 
 // commonFit holds pp's fit of one dataset of common rows S: an add/remove
 // swap's S₂ is S itself, shared by the swaps drawn on the same base dataset
@@ -91,18 +110,26 @@ type commonFit struct {
 }
 
 // measureSwap is MeasureSwap; with memo non-nil an add/remove swap's S₂
-// fit is taken from memo when memo holds w.S's, and stored there otherwise.
-func measureSwap(pp Preprocessor, w Swap, memo *commonFit) (Measure, Collection, error) {
+// fit is taken from memo when memo holds w.S's, and stored there otherwise;
+// with scratch non-nil the neighbours not kept in memo are built in it.
+func measureSwap(pp Preprocessor, w Swap, memo *commonFit, scratch *swapScratch) (Measure, Collection, error) {
 	if err := w.check(); err != nil {
 		return Measure{}, Collection{}, err
 	}
-	var s1, s2 *mat.Dense
+	var buf1, buf2 *[]float64
+	if scratch != nil {
+		buf1, buf2 = &scratch.s1, &scratch.s2
+	}
+	s1 := w.neighbourIn(buf1, w.Z1)
 	var f2 Fitted
 	var err2 error
 	if memo != nil && w.AddRemove() && memo.s == w.S {
-		s1, f2, err2 = w.neighbour(w.Z1), memo.fit, memo.err
+		f2, err2 = memo.fit, memo.err
 	} else {
-		s1, s2 = w.Neighbours()
+		s2 := mat.DenseCopyOf(w.S)
+		if !w.AddRemove() {
+			s2 = w.neighbourIn(buf2, w.Z2)
+		}
 		f2, err2 = pp.Fit(s2)
 		if memo != nil && w.AddRemove() {
 			*memo = commonFit{s: w.S, fit: f2, err: err2}
@@ -304,11 +331,12 @@ func Probe(pp Preprocessor, swaps []Swap) (*ProbeReport, error) {
 		verdicts = append(verdicts, Verdict{Mode: m, Quantity: "Δ_∞"}, Verdict{Mode: m, Quantity: "Δ_2"})
 	}
 	var memo commonFit
+	var scratch swapScratch
 	for _, w := range swaps {
 		if err := w.check(); err != nil {
 			return nil, err
 		}
-		meas, col, err := measureSwap(pp, w, &memo)
+		meas, col, err := measureSwap(pp, w, &memo, &scratch)
 		if err != nil {
 			r.FitErrors++
 			continue

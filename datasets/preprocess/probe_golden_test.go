@@ -66,19 +66,28 @@ func TestMeasureSwapGolden(t *testing.T) {
 	}
 }
 
+// benchFamily is one pre-processor with the swaps of its family.
+type benchFamily struct {
+	name string
+	pp   Preprocessor
+	gen  func() ([]Swap, error)
+}
+
+// benchFamilies are the families BenchmarkMeasureSwap and BenchmarkProbe
+// run, at cfg.
+func benchFamilies(cfg ProbeConfig) []benchFamily {
+	return []benchFamily{
+		{"dedup", &Dedup{Eta: 0.1}, func() ([]Swap, error) { return ClusterSwaps(cfg, false) }},
+		{"quantize-add-remove", &Quantize{Eta: 0.1}, func() ([]Swap, error) { return ClusterSwaps(cfg, true) }},
+		{"impute-median", MedianImputer{}, func() ([]Swap, error) { return ImputeSwaps(cfg) }},
+		{"pca-rank", &PCA{K: 3}, func() ([]Swap, error) { return PCASwaps(cfg) }},
+	}
+}
+
 // BenchmarkMeasureSwap measures the standard probes' MeasureSwap calls per
 // family at a fixed seed (swap generation outside the timer).
 func BenchmarkMeasureSwap(b *testing.B) {
-	cfg := ProbeConfig{Seed: 1, Random: 100, PerTarget: 10}
-	for _, fam := range []struct {
-		name string
-		pp   Preprocessor
-		gen  func() ([]Swap, error)
-	}{
-		{"dedup", &Dedup{Eta: 0.1}, func() ([]Swap, error) { return ClusterSwaps(cfg, false) }},
-		{"quantize-add-remove", &Quantize{Eta: 0.1}, func() ([]Swap, error) { return ClusterSwaps(cfg, true) }},
-		{"pca-rank", &PCA{K: 3}, func() ([]Swap, error) { return PCASwaps(cfg) }},
-	} {
+	for _, fam := range benchFamilies(ProbeConfig{Seed: 1, Random: 100, PerTarget: 10}) {
 		swaps, err := fam.gen()
 		if err != nil {
 			b.Fatal(err)
@@ -89,6 +98,25 @@ func BenchmarkMeasureSwap(b *testing.B) {
 					if _, _, err := MeasureSwap(fam.pp, w); err != nil {
 						b.Fatal(err)
 					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkProbe measures Probe (shared S₂ fits, reused neighbour arrays)
+// on the same families (generation outside the timer).
+func BenchmarkProbe(b *testing.B) {
+	for _, fam := range benchFamilies(ProbeConfig{Seed: 1, Random: 100, PerTarget: 10}) {
+		swaps, err := fam.gen()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fam.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := Probe(fam.pp, swaps); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

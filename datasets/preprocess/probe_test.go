@@ -99,23 +99,28 @@ func samePattern(a, b []float64) bool {
 	return true
 }
 
-// TestProbesLong repeats the standard probes at 10× the swaps for five seeds.
+// TestProbesLong repeats the standard probes at 10× the swaps for five
+// seeds. The seeds share no state (each builds its own swaps and
+// pre-processors), so they run as parallel subtests.
 func TestProbesLong(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long probe search; run without -short")
 	}
 	for seed := uint64(2); seed <= 6; seed++ {
-		reps, err := RunStandardProbes(ProbeConfig{Seed: seed, Random: 14000, PerTarget: 2000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range reps {
-			for _, q := range []string{"Δ_∞", "Δ_2"} {
-				if v := r.Verdict(Safe, q); v.Refuted {
-					t.Errorf("seed %d: %s: %v", seed, r.Preprocessor, v)
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			t.Parallel()
+			reps, err := RunStandardProbes(ProbeConfig{Seed: seed, Random: 14000, PerTarget: 2000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range reps {
+				for _, q := range []string{"Δ_∞", "Δ_2"} {
+					if v := r.Verdict(Safe, q); v.Refuted {
+						t.Errorf("seed %d: %s: %v", seed, r.Preprocessor, v)
+					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -229,10 +234,11 @@ func TestProbeSharedFitMatchesOwnFits(t *testing.T) {
 	}
 	for _, pp := range []Preprocessor{&Dedup{Eta: 0.1}, &Quantize{Eta: 0.1}, &PCA{K: 2}} {
 		var memo commonFit
+		var scratch swapScratch
 		hits := 0
 		for i, w := range swaps {
 			hit := memo.s == w.S
-			m1, c1, err1 := measureSwap(pp, w, &memo)
+			m1, c1, err1 := measureSwap(pp, w, &memo, &scratch)
 			m2, c2, err2 := MeasureSwap(pp, w)
 			if hit {
 				hits++
@@ -244,5 +250,37 @@ func TestProbeSharedFitMatchesOwnFits(t *testing.T) {
 		if want := len(swaps) * 7 / 10; hits < want {
 			t.Errorf("%s: %d of %d swaps reused S₂'s fit, want ≥ %d", pp, hits, len(swaps), want)
 		}
+	}
+}
+
+// arraySpy is quantization recording the data array of every input it fits
+// (and keeping it alive, so that no address is reused by a new array).
+type arraySpy struct {
+	Quantize
+	seen map[*float64][]float64
+}
+
+func (a *arraySpy) Fit(x *mat.Dense) (Fitted, error) {
+	data := x.RawMatrix().Data
+	a.seen[&data[0]] = data
+	return a.Quantize.Fit(x)
+}
+
+// TestProbeReusesNeighbourArrays: Probe builds the neighbours of its
+// replace-one swaps in two arrays it reuses (swapScratch), not two new
+// arrays per swap; the measures stay bit-identical (TestMeasureSwapGolden,
+// TestProbeSharedFitMatchesOwnFits).
+func TestProbeReusesNeighbourArrays(t *testing.T) {
+	swaps, err := ClusterSwaps(ProbeConfig{Random: 40, PerTarget: -1, Seed: 4}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spy := &arraySpy{Quantize: Quantize{Eta: 0.1}, seen: map[*float64][]float64{}}
+	r, err := Probe(spy, swaps)
+	if err != nil || r.Swaps != len(swaps) {
+		t.Fatalf("%d of %d swaps measured: %v", r.Swaps, len(swaps), err)
+	}
+	if n := len(spy.seen); n != 2 {
+		t.Errorf("Probe fitted %d distinct arrays over %d replace-one swaps, want 2 (S₁'s and S₂'s, reused)", n, len(swaps))
 	}
 }
