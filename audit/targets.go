@@ -234,7 +234,7 @@ func NewTargetFor(ctx context.Context, name string, m mechanisms.Mechanism, setu
 		return nil, fmt.Errorf("audit: setup of %s: need ≥ 1 row and ≥ 2 features", name)
 	}
 	acc := accounting.Config{}
-	b := mechanisms.Budget{Epsilon: epsilon, Delta: delta, Accounting: acc, Calibrator: accounting.NewCalibrator(acc)}
+	b := mechanisms.Budget{Epsilon: epsilon, Delta: delta, Accounting: acc, Calibrator: accounting.SharedCalibrator(acc)}
 	if setup.behind != nil {
 		m = setup.behind(m)
 	}

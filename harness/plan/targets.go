@@ -64,7 +64,7 @@ func (s *checker) checkTargets() error {
 		key = "quick.epsilon"
 	}
 	cfg := AccountingConfig(s.Spec)
-	cal := accounting.NewCalibrator(cfg)
+	cal := accounting.SharedCalibrator(cfg)
 	spent := epsMemo{}
 	shapes := make([]mechanisms.DataShape, len(s.Datasets))
 	deltas := make([]float64, len(s.Datasets))

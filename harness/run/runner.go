@@ -224,7 +224,7 @@ func newRunner(s *spec.Spec, cells []plan.Cell, opt Options, log io.Writer) *run
 	if opt.Shard.Sharded() {
 		r.assign = Assign(cells, opt.Shard.Count)
 	}
-	r.cal = accounting.NewCalibrator(r.acc)
+	r.cal = accounting.SharedCalibrator(r.acc)
 	return r
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -188,6 +189,38 @@ func NewCalibrator(cfg Config) *Calibrator {
 	return &Calibrator{cfg: cfg}
 }
 
+// shared holds SharedCalibrator's Calibrators by their Config's canonical
+// key (appendKey).
+var shared oncemap.Map[string, *Calibrator]
+
+// SharedCalibrator returns the process's one Calibrator for cfg (configs
+// equal field by field share it), so that a spec's validation, its run and
+// an audit calibrate each (family, target, bracket) once per process rather
+// than once per caller. A calibration is a pure function of the Config,
+// the family, the target and the bracket (its search keeps no state across
+// calls), so sharing the memo changes no answer. Its memo lives for the
+// process: a few dozen bytes per calibration asked for. A cfg with a
+// non-finite number (which Calibrate refuses) gets a fresh Calibrator.
+func SharedCalibrator(cfg Config) *Calibrator {
+	key, ok := appendKey(nil, reflect.ValueOf(cfg))
+	if !ok {
+		return NewCalibrator(cfg)
+	}
+	c, _ := shared.Do(string(key), func() (*Calibrator, error) {
+		cfg.ExtraOrders = slices.Clone(cfg.ExtraOrders) // the caller's slice may change
+		return NewCalibrator(cfg), nil
+	})
+	return c
+}
+
+// searches counts the calibration searches (memo misses and unmemoised
+// calls) the process has run.
+var searches atomic.Int64
+
+// CalibrationSearches returns how many calibration searches the process has
+// run (Calibrate calls not answered from a memo), for tests and profiles.
+func CalibrationSearches() int64 { return searches.Load() }
+
 // Config returns the accountant configuration of the calibrator.
 func (c *Calibrator) Config() Config { return c.cfg }
 
@@ -229,6 +262,7 @@ func (c *Calibrator) EpsilonAt(e Event, delta float64) (float64, error) {
 }
 
 func (c *Calibrator) calibrate(event func(float64) Event, t Target, b Bracket) (float64, error) {
+	searches.Add(1)
 	// An event that fails validation at x (e.g. GaussMix with γ ≤ 1) has too
 	// little noise to be a mechanism: it counts as infeasible, +Inf. So does
 	// one whose PLD needs a larger grid than the accountant allows (the grid

@@ -293,3 +293,26 @@ func TestCalibrateEvaluatesEachPointOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedCalibrator: configurations equal field by field share one
+// Calibrator (and so its memo); any field that differs, including the
+// extra orders' contents, gives another; a configuration appendKey cannot
+// encode (a NaN interval) gets a fresh, unshared one.
+func TestSharedCalibrator(t *testing.T) {
+	a := Config{Kind: "rdp", ExtraOrders: []float64{300, 512}}
+	if SharedCalibrator(a) != SharedCalibrator(Config{Kind: "rdp", ExtraOrders: []float64{300, 512}}) {
+		t.Error("equal configurations got different calibrators")
+	}
+	for _, b := range []Config{{Kind: "pld"}, {Kind: "rdp", ExtraOrders: []float64{300, 513}}, {Kind: "rdp", ExtraOrders: []float64{300, 512}, SGM: "exact"}} {
+		if SharedCalibrator(a) == SharedCalibrator(b) {
+			t.Errorf("%+v shares %+v's calibrator", b, a)
+		}
+	}
+	nan := Config{Kind: "pld", Interval: math.NaN()}
+	if SharedCalibrator(nan) == SharedCalibrator(nan) {
+		t.Error("an unencodable configuration was shared")
+	}
+	if got := SharedCalibrator(a).Config(); got.Kind != a.Kind || len(got.ExtraOrders) != 2 {
+		t.Errorf("shared calibrator accounts with %+v, want %+v", got, a)
+	}
+}
