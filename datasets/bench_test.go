@@ -128,3 +128,18 @@ func BenchmarkReadCSVSmall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkConvRow maps one centred 28 × 28 image to the features of 8
+// random filters (the fashion-mnist-features row map).
+func BenchmarkConvRow(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	img := make([]float64, imgSide*imgSide)
+	for i := range img {
+		img[i] = float64(r.IntN(256))/255 - 0.5
+	}
+	w := randomFilters(1, 8)
+	dst := make([]float64, len(w)*featsPerFi)
+	for b.Loop() {
+		convRow(img, w, dst)
+	}
+}
