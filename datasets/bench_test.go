@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -113,5 +114,32 @@ func BenchmarkReadCSV(b *testing.B) {
 		if _, err := ReadCSV(bytes.NewReader(data), "bench", CSVOptions{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkReadCSVSmall parses a 10 × 3 CSV, the size of most junk and
+// test files: the fixed cost of a load (buffers), not the per-byte one.
+func BenchmarkReadCSVSmall(b *testing.B) {
+	data := []byte(strings.Repeat("1.5,2,-3e-2\n", 10))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ReadCSV(bytes.NewReader(data), "bench", CSVOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkConvRow maps one centred 28 × 28 image to the features of 8
+// random filters (the fashion-mnist-features row map).
+func BenchmarkConvRow(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	img := make([]float64, imgSide*imgSide)
+	for i := range img {
+		img[i] = float64(r.IntN(256))/255 - 0.5
+	}
+	w := randomFilters(1, 8)
+	dst := make([]float64, len(w)*featsPerFi)
+	for b.Loop() {
+		convRow(img, w, dst)
 	}
 }

@@ -167,7 +167,7 @@ func TestTruncatedGzipNamesFileAndLine(t *testing.T) {
 }
 
 func TestReadCSVLongLines(t *testing.T) {
-	// A line longer than the 1 MiB read buffer (synthetic_h rows are 40 kB).
+	// A line (800 kB) longer than the records read buffer (synthetic_h rows are 40 kB).
 	var b strings.Builder
 	const n = 200000
 	for i := 0; i < n; i++ {

@@ -116,7 +116,7 @@ func loadHIGGS(dir string, p HIGGSParams) (*Loaded, error) {
 // rng, in file order. Every line is parsed and checked, kept or not; errors
 // are *FileErrors naming name and the line.
 func readHIGGS(r io.Reader, name string, k int, rng *rand.Rand) (x, y []float64, err error) {
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(r, recordsBuffer)
 	libsvm := looksLikeLibSVM(br)
 	sep := byte(',')
 	if libsvm {

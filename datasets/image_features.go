@@ -136,20 +136,27 @@ func convFeatures(w [][]float64) pixelMap {
 	}
 }
 
-// convRow writes the features of one centred image into dst.
+// convRow writes the features of one centred image into dst. Each
+// convolution sums its 5 × 5 products in the same order (row u of the patch,
+// five products left to right, added to h for u = 0..4), so the features are
+// bit for bit those of the direct loops; the patch and the filter are views
+// of fixed size, which lets the compiler drop the bounds checks.
 func convRow(img []float64, w [][]float64, dst []float64) {
+	im := (*[imgSide * imgSide]float64)(img)
 	for f, wf := range w {
+		k := (*[convSide * convSide]float64)(wf)
 		for pi := 0; pi < poolOut; pi++ {
 			for pj := 0; pj < poolOut; pj++ {
 				best := 0.0 // ReLU: the max over the pool of max(h, 0)
 				for a := pi * poolSide; a < (pi+1)*poolSide; a++ {
 					for b := pj * poolSide; b < (pj+1)*poolSide; b++ {
+						r := (*[(convSide-1)*imgSide + convSide]float64)(im[a*imgSide+b:])
 						var h float64
-						for u := 0; u < convSide; u++ {
-							row := img[(a+u)*imgSide+b : (a+u)*imgSide+b+convSide]
-							ws := wf[u*convSide : (u+1)*convSide]
-							h += row[0]*ws[0] + row[1]*ws[1] + row[2]*ws[2] + row[3]*ws[3] + row[4]*ws[4]
-						}
+						h += r[0]*k[0] + r[1]*k[1] + r[2]*k[2] + r[3]*k[3] + r[4]*k[4]
+						h += r[imgSide]*k[5] + r[imgSide+1]*k[6] + r[imgSide+2]*k[7] + r[imgSide+3]*k[8] + r[imgSide+4]*k[9]
+						h += r[2*imgSide]*k[10] + r[2*imgSide+1]*k[11] + r[2*imgSide+2]*k[12] + r[2*imgSide+3]*k[13] + r[2*imgSide+4]*k[14]
+						h += r[3*imgSide]*k[15] + r[3*imgSide+1]*k[16] + r[3*imgSide+2]*k[17] + r[3*imgSide+3]*k[18] + r[3*imgSide+4]*k[19]
+						h += r[4*imgSide]*k[20] + r[4*imgSide+1]*k[21] + r[4*imgSide+2]*k[22] + r[4*imgSide+3]*k[23] + r[4*imgSide+4]*k[24]
 						best = max(best, h)
 					}
 				}

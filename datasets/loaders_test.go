@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -366,7 +367,9 @@ func FuzzReadLibSVM(f *testing.F) {
 // TestLoadersNeverPanicOnJunk writes the same junk into every file of every
 // file-backed dataset and loads it: each load returns an error or a
 // well-formed dataset, never a panic. The datasets share one directory per
-// junk (each reads only its own files), written once.
+// junk (each reads only its own files), written once; the junk is compressed
+// once per directory (the same bytes in every .gz file), and the directories
+// are independent, so each runs as a parallel subtest.
 func TestLoadersNeverPanicOnJunk(t *testing.T) {
 	junk := []string{
 		"", "\n\n", "1\n", "?\n", "x\n", "a,b\nc,d\n", "1,2\n", "1,2\n3,4\n", "1 2\n3 4\n", "-1 1:1\n",
@@ -381,36 +384,47 @@ func TestLoadersNeverPanicOnJunk(t *testing.T) {
 	}
 	for k, content := range junk {
 		for _, gz := range []bool{false, true} {
-			dir := t.TempDir()
-			files := map[string]string{}
-			for _, in := range entries {
-				for _, f := range in.Files {
-					rel := f.Path
-					if gz {
-						rel += ".gz"
-					}
-					files[rel] = content
+			t.Run(fmt.Sprintf("junk%d/gz=%v", k, gz), func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				b := []byte(content)
+				if gz {
+					b = gzipBytes(t, b)
 				}
-			}
-			writeFiles(t, dir, files)
-			for _, in := range entries {
-				func() {
-					defer func() {
-						if r := recover(); r != nil {
-							t.Errorf("%s on junk %d (%q, gz %v): panic %v", in.Name, k, content, gz, r)
+				for _, in := range entries {
+					for _, f := range in.Files {
+						rel := f.Path
+						if gz {
+							rel += ".gz"
+						}
+						p := filepath.Join(dir, filepath.FromSlash(rel))
+						if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+							t.Fatal(err)
+						}
+						if err := os.WriteFile(p, b, 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				for _, in := range entries {
+					func() {
+						defer func() {
+							if r := recover(); r != nil {
+								t.Errorf("%s on junk %d (%q, gz %v): panic %v", in.Name, k, content, gz, r)
+							}
+						}()
+						for _, kv := range [][]string{nil, {`preset="code"`}, {`part="test"`}} {
+							l, err := loadFrom(dir, in.Name, kv...)
+							if err != nil {
+								continue
+							}
+							for _, d := range parts(l) {
+								checkWellFormed(t, d, in.Task)
+							}
 						}
 					}()
-					for _, kv := range [][]string{nil, {`preset="code"`}, {`part="test"`}} {
-						l, err := loadFrom(dir, in.Name, kv...)
-						if err != nil {
-							continue
-						}
-						for _, d := range parts(l) {
-							checkWellFormed(t, d, in.Task)
-						}
-					}
-				}()
-			}
+				}
+			})
 		}
 	}
 }

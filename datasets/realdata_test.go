@@ -261,7 +261,10 @@ func indexOf(names []string, want string) int {
 // copy of ../shared/datasets it loads every registered file-backed dataset
 // present there and checks its shape, labels or target range and an
 // independently computed statistic; absent datasets are logged and skipped.
+// Each dataset loads into its own memory (the loaders share no mutable state),
+// so the test and its subtests run in parallel.
 func TestRealDatasets(t *testing.T) {
+	t.Parallel()
 	dir := sharedDataDir(t)
 	checked := map[string]bool{}
 	for key, c := range realChecks {
@@ -271,6 +274,7 @@ func TestRealDatasets(t *testing.T) {
 		}
 		checked[name] = true
 		t.Run(key, func(t *testing.T) {
+			t.Parallel()
 			e, err := Lookup(name)
 			if err != nil {
 				t.Fatal(err)

@@ -23,11 +23,16 @@ type records struct {
 	quoted []byte // unescaped contents of quoted fields of the current line
 }
 
+// recordsBuffer is the read buffer of records: 64 KiB holds a line of every
+// shared file (synthetic_h's are 40 kB; longer lines go through records.long).
+// A 1 MiB buffer cost more to allocate and zero than a small file to parse.
+const recordsBuffer = 1 << 16
+
 func newRecords(r io.Reader, name string, sep byte) *records {
 	if sep == 0 {
 		sep = ','
 	}
-	return &records{br: bufio.NewReaderSize(r, 1<<20), name: name, sep: sep}
+	return &records{br: bufio.NewReaderSize(r, recordsBuffer), name: name, sep: sep}
 }
 
 // next returns the fields of the next line that is not blank, or io.EOF.
