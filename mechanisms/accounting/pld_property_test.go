@@ -36,21 +36,32 @@ func pldEpsilon(t *testing.T, c pldCase, h float64) float64 {
 	return g.Epsilon
 }
 
-// randomPLDCases draws n DP-SGD ledgers log-uniformly: q ∈ [1e-4, 0.5],
-// σ ∈ [0.6, 8], T ∈ [1, 3000], δ ∈ [1e-14, 1e-3]; cases whose PLD would
-// not fit the grid at h (huge ε) are redrawn.
-func randomPLDCases(n int, h float64) []pldCase {
-	r := rand.New(rand.NewPCG(9, 9))
-	logU := func(lo, hi float64) float64 { return math.Exp(math.Log(lo) + r.Float64()*math.Log(hi/lo)) }
-	var out []pldCase
-	for len(out) < n {
+// pldCases draws DP-SGD ledgers log-uniformly: q ∈ [1e-4, 0.5], σ ∈
+// [0.6, 8], T ∈ [1, 3000], δ ∈ [1e-14, 1e-3]; cases whose PLD would not fit
+// the grid at h (huge ε) are redrawn. next returns the next case and the
+// accountant (interval h) that holds its ledger: its check at δ = 0.5
+// discretised the steps, and queries truncated at the same tail mass reuse
+// them.
+type pldCases struct {
+	r *rand.Rand
+	h float64
+}
+
+func newPLDCases(h float64) *pldCases { return &pldCases{rand.New(rand.NewPCG(9, 9)), h} }
+
+func (g *pldCases) next() (pldCase, *pldAccountant) {
+	logU := func(lo, hi float64) float64 { return math.Exp(math.Log(lo) + g.r.Float64()*math.Log(hi/lo)) }
+	for {
 		c := pldCase{q: logU(1e-4, 0.5), sigma: logU(0.6, 8), T: int(logU(1, 3000)), delta: logU(1e-14, 1e-3)}
-		if _, err := (Config{Kind: "pld", Interval: h}).Epsilon(sgmSteps(c.q, c.sigma, c.T), 0.5); err != nil {
+		a := newPLDAccountant(g.h)
+		if a.Compose(sgmSteps(c.q, c.sigma, c.T), 1) != nil {
 			continue
 		}
-		out = append(out, c)
+		if _, err := a.Epsilon(0.5); err != nil {
+			continue
+		}
+		return c, a
 	}
-	return out
 }
 
 // TestPLDProperties (issue 9, item 3) checks, over 200 random DP-SGD
@@ -79,24 +90,30 @@ func TestPLDProperties(t *testing.T) {
 	if testing.Short() {
 		n = 10
 	}
-	cases := randomPLDCases(n, h)
+	cases := newPLDCases(h)
 	var mu sync.Mutex
 	var worstRDP, worstGap float64
 	sem := make(chan struct{}, 2)
 	var wg sync.WaitGroup
-	for _, c := range cases {
+	for range n {
+		c, a := cases.next()
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			eps := pldEpsilon(t, c, h)
-			// Mass conservation.
-			a := newPLDAccountant(h)
-			if err := a.Compose(sgmSteps(c.q, c.sigma, c.T), 1); err != nil {
+			// One accountant per case (the one that drew it): ε, the mass
+			// check and T+1 reuse its discretised steps where they
+			// truncate at the same tail mass (the answers are those of
+			// fresh accountants: a ledger's answers do not depend on its
+			// history).
+			g, err := a.Epsilon(c.delta)
+			if err != nil {
 				t.Errorf("%v: %v", c, err)
 				return
 			}
+			eps := g.Epsilon
+			// Mass conservation.
 			for _, add := range []bool{false, true} {
 				terms, err := a.terms(add, logMassTruncation)
 				if err != nil {
@@ -119,6 +136,10 @@ func TestPLDProperties(t *testing.T) {
 				}
 			}
 			// Monotonicity.
+			if err := a.Compose(sgmSteps(c.q, c.sigma, 1), 1); err != nil {
+				t.Errorf("%v: %v", c, err)
+				return
+			}
 			for _, m := range []struct {
 				name string
 				c    pldCase
@@ -128,7 +149,17 @@ func TestPLDProperties(t *testing.T) {
 				{"T+1", pldCase{c.q, c.sigma, c.T + 1, c.delta}, true},
 				{"σ×1.02", pldCase{c.q, c.sigma * 1.02, c.T, c.delta}, false},
 			} {
-				e2 := pldEpsilon(t, m.c, h)
+				var e2 float64
+				if m.name == "T+1" {
+					g, err := a.Epsilon(c.delta) // a holds T + 1 steps now
+					if err != nil {
+						t.Errorf("%v: T+1: %v", c, err)
+						continue
+					}
+					e2 = g.Epsilon
+				} else {
+					e2 = pldEpsilon(t, m.c, h)
+				}
 				if (m.up && e2 < eps*(1-1e-6)) || (!m.up && e2 > eps*(1+1e-6)+1e-12) {
 					t.Errorf("%v: ε = %.10g but %s gives %.10g", c, eps, m.name, e2)
 				}
@@ -160,7 +191,7 @@ func TestPLDProperties(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	t.Logf("%d cases: largest PLD/RDP ratio %.4f; largest gap to the optimistic lower bound %.3g of the allowed slack", len(cases), worstRDP, worstGap)
+	t.Logf("%d cases: largest PLD/RDP ratio %.4f; largest gap to the optimistic lower bound %.3g of the allowed slack", n, worstRDP, worstGap)
 }
 
 // optimisticEpsilon returns a lower bound on the true ε of the case, at

@@ -95,16 +95,22 @@ func TestSpectralEvaluation(t *testing.T) {
 			return d
 		}
 		cm := compress(terms)
+		// The compositions at a tilt, each way it is held; the untilted
+		// ones serve every ε (a composition does not depend on the ε asked).
+		composed := map[float64][3]*composedPLD{}
 		for _, eps := range []float64{0.25, 1, 2, 4} {
 			sad := cm.saddleTilt(eps)
 			for _, th := range []float64{0, sad / 4, sad, 2 * sad} {
-				var comps [3]*composedPLD
-				for i, how := range []held{heldDense, heldSpectral, heldPrecise} {
-					c, err := composeHeld(terms, nil, th, 1e-300, lg.h, maxPLDPoints, nil, how)
-					if err != nil {
-						t.Fatal(err)
+				comps, ok := composed[th]
+				if !ok {
+					for i, how := range []held{heldDense, heldSpectral, heldPrecise} {
+						c, err := composeHeld(terms, nil, th, 1e-300, lg.h, maxPLDPoints, nil, how)
+						if err != nil {
+							t.Fatal(err)
+						}
+						comps[i] = c
 					}
-					comps[i] = c
+					composed[th] = comps
 				}
 				if comps[1].spec == nil {
 					continue // G > 1.5: no coefficient may be dropped
