@@ -7,7 +7,6 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -69,13 +68,8 @@ const kindPackages = "harness/report/kinds/*"
 func TestLayering(t *testing.T) {
 	t.Parallel()
 	const module = "github.com/dplab/dplab"
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], module), "/")
+	for _, p := range modulePackages(t) {
+		pkg := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
 		if pkg == "" {
 			pkg = "."
 		}
@@ -89,7 +83,7 @@ func TestLayering(t *testing.T) {
 			continue
 		}
 		var bad []string
-		for _, imp := range fields[1:] {
+		for _, imp := range p.Imports {
 			if !strings.HasPrefix(imp, module) {
 				continue
 			}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -55,12 +54,8 @@ func TestDefaultRootIsNoPackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := filepath.Join(wd, run.DefaultRoot)
-	out, err := exec.Command("go", "list", "-f", "{{.Dir}} {{.Name}}", "./...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		dir, name, _ := strings.Cut(line, " ")
+	for _, p := range modulePackages(t) {
+		dir, name := p.Dir, p.Name
 		if dir == root || strings.HasPrefix(dir, root+string(filepath.Separator)) || name == filepath.Base(run.DefaultRoot) {
 			t.Errorf("package %s (%s) is in or named like the default output root %s/: deleting the runs would delete code", name, dir, run.DefaultRoot)
 		}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"go/ast"
 	"go/importer"
 	"go/parser"
@@ -10,7 +8,6 @@ import (
 	"go/types"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,8 +25,7 @@ import (
 func TestNoSpecWritesOutsideSpec(t *testing.T) {
 	t.Parallel()
 	const mod, specPkg = "github.com/dplab/dplab", "github.com/dplab/dplab/harness/spec"
-	out, err := exec.Command("go", "list", "-export", "-deps",
-		"-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", "./...").Output()
+	all, err := goList()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
@@ -37,16 +33,11 @@ func TestNoSpecWritesOutsideSpec(t *testing.T) {
 	type pkg struct{ path, dir string }
 	var pkgs []pkg
 	files := map[string][]string{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		f := strings.Split(sc.Text(), "\t")
-		if len(f) != 4 {
-			t.Fatalf("go list line %q", sc.Text())
-		}
-		exports[f[0]] = f[1]
-		if (f[0] == mod || strings.HasPrefix(f[0], mod+"/")) && f[0] != specPkg {
-			pkgs = append(pkgs, pkg{f[0], f[2]})
-			files[f[0]] = strings.Fields(f[3])
+	for _, p := range all {
+		exports[p.ImportPath] = p.Export
+		if (p.ImportPath == mod || strings.HasPrefix(p.ImportPath, mod+"/")) && p.ImportPath != specPkg {
+			pkgs = append(pkgs, pkg{p.ImportPath, p.Dir})
+			files[p.ImportPath] = p.GoFiles
 		}
 	}
 	// specData reports whether t (or what it points to) is one of the

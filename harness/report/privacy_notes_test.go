@@ -570,3 +570,35 @@ func withCaption(t *testing.T, path string) string {
 	}
 	return string(b) + "\n" + string(c)
 }
+
+// TestLedgerComponentsShared: two cells whose ledgers are the same bytes at
+// the same δ share one evaluation of their components (the same slice,
+// equal to LedgerComponents'), a different δ or ledger gets its own (fails
+// before: each call evaluated the ledger anew, a third of the docs' ledger
+// evaluations being repeats).
+func TestLedgerComponentsShared(t *testing.T) {
+	ev, err := json.Marshal(accounting.NewComposed(accounting.Gaussian{Sigma: 2, Sensitivity: 1}, accounting.Gaussian{Sigma: 3, Sensitivity: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := json.Marshal(accounting.Gaussian{Sigma: 4, Sensitivity: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &view{spec: &spec.Spec{}}
+	a := v.components(&ledgerSummary{event: ev, delta: 1e-5})
+	b := v.components(&ledgerSummary{event: slices.Clone(ev), delta: 1e-5})
+	want := LedgerComponents(plan.AccountingConfig(v.spec), ev, 1e-5)
+	if len(a) != 2 || !slices.Equal(a, want) || !slices.Equal(b, want) {
+		t.Fatalf("components %v and %v, want %v", a, b, want)
+	}
+	if &a[0] != &b[0] {
+		t.Errorf("equal ledgers at equal δ evaluated twice")
+	}
+	if c := v.components(&ledgerSummary{event: ev, delta: 1e-6}); &c[0] == &a[0] || !(c[0] > a[0]) {
+		t.Errorf("δ = 1e-6 gave %v, δ = 1e-5 %v: want its own, larger ε", c, a)
+	}
+	if c := v.components(&ledgerSummary{event: other, delta: 1e-5}); len(c) != 1 || &c[0] == &a[0] {
+		t.Errorf("another ledger gave %v", c)
+	}
+}

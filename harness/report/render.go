@@ -287,6 +287,8 @@ type view struct {
 	// is split per dataset or panel), by block name, for the claims that
 	// read them (claims_table.go); set as a render builds them.
 	built map[string][]*plotting.Table
+	// ledgerEps memoises components by ledger and δ.
+	ledgerEps map[ledgerKey][]float64
 }
 
 // ordered returns the summaries of the current cells in the spec's cell
