@@ -309,7 +309,7 @@ func TestSharedCalibrator(t *testing.T) {
 		}
 	}
 	nan := Config{Kind: "pld", Interval: math.NaN()}
-	if SharedCalibrator(nan) == SharedCalibrator(nan) {
+	if first, second := SharedCalibrator(nan), SharedCalibrator(nan); first == second {
 		t.Error("an unencodable configuration was shared")
 	}
 	if got := SharedCalibrator(a).Config(); got.Kind != a.Kind || len(got.ExtraOrders) != 2 {
