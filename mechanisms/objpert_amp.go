@@ -217,11 +217,17 @@ func (a *ObjPertAMP) Fit(ctx context.Context, train *datasets.Dataset, b Budget,
 func (a *ObjPertAMP) calibrate(b Budget, task datasets.Task) (accounting.AMP, error) {
 	_, beta, defClip := glmConstants(task, 1, 1)
 	cal := b.calibrator()
-	k := ampKey{acc: fmt.Sprintf("%#v", cal.Config()), t: b.Target(), c: orDefault(a.p.Clip, defClip), beta: beta,
+	acc, memoisable := accounting.ConfigKey(cal.Config())
+	k := ampKey{acc: acc, t: b.Target(), c: orDefault(a.p.Clip, defClip), beta: beta,
 		tau: orDefault(a.p.Tau, 0.01), sigmaOut: orDefault(a.p.SigmaOut, 0.15), f: orDefault(a.p.F, 1.3)}
-	ev, err := ampMemo.Do(k, func() (accounting.AMP, error) {
-		return calibrateAMP(cal, k.t, k.c, k.beta, k.tau, k.sigmaOut, k.f)
-	})
+	search := func() (accounting.AMP, error) { return calibrateAMP(cal, k.t, k.c, k.beta, k.tau, k.sigmaOut, k.f) }
+	var ev accounting.AMP
+	var err error
+	if memoisable {
+		ev, err = ampMemo.Do(k, search)
+	} else { // a non-finite configuration, which the accountant refuses
+		ev, err = search()
+	}
 	if err != nil {
 		return ev, fmt.Errorf("objpert-amp: %w", err)
 	}
@@ -242,7 +248,7 @@ func (a *ObjPertAMP) calibrate(b Budget, task datasets.Task) (accounting.AMP, er
 var ampMemo oncemap.Map[ampKey, accounting.AMP]
 
 // ampKey is what CalibrateAMP's answer depends on: the accountant (its
-// configuration, printed with its field names), the target and the rule's
+// configuration's accounting.ConfigKey), the target and the rule's
 // constants.
 type ampKey struct {
 	acc                       string

@@ -202,15 +202,23 @@ var shared oncemap.Map[string, *Calibrator]
 // process: a few dozen bytes per calibration asked for. A cfg with a
 // non-finite number (which Calibrate refuses) gets a fresh Calibrator.
 func SharedCalibrator(cfg Config) *Calibrator {
-	key, ok := appendKey(nil, reflect.ValueOf(cfg))
+	key, ok := ConfigKey(cfg)
 	if !ok {
 		return NewCalibrator(cfg)
 	}
-	c, _ := shared.Do(string(key), func() (*Calibrator, error) {
+	c, _ := shared.Do(key, func() (*Calibrator, error) {
 		cfg.ExtraOrders = slices.Clone(cfg.ExtraOrders) // the caller's slice may change
 		return NewCalibrator(cfg), nil
 	})
 	return c
+}
+
+// ConfigKey returns cfg's canonical key, field by field as the memo keys
+// of event families (configs equal field by field have equal keys), and
+// false for a cfg with a non-finite number.
+func ConfigKey(cfg Config) (key string, ok bool) {
+	b, ok := appendKey(nil, reflect.ValueOf(cfg))
+	return string(b), ok
 }
 
 // searches counts the calibration searches (memo misses and unmemoised
