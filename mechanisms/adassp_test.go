@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -149,5 +150,51 @@ func TestAdaSSPTinyEpsilon(t *testing.T) {
 	_, err := (&AdaSSP{}).Fit(context.Background(), d, Budget{Epsilon: 1e-320, Delta: 1e-6}, rngs.New(rngs.Derive("tiny")))
 	if want := "ε is too small for float64"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v, want one saying %q", err, want)
+	}
+}
+
+// TestAdaSSPXtyOncePerTrainingSet: AdaSSP's Xᵀy is data only, so the fits
+// of one training set share one product (xtyStat) instead of forming it per
+// trial; each fit adds its noise to its own copy, so the shared product is
+// never changed: the same streams give the same θ on the shared set, fit
+// after fit, as on a fresh clone of it. Fails before the memo (Xᵀy was
+// computed again on every fit, never memoised).
+func TestAdaSSPXtyOncePerTrainingSet(t *testing.T) {
+	d := tinyData(t, datasets.Regression, 500, 4)
+	b := Budget{Epsilon: 1, Delta: 1e-5}
+	fit := func(data *datasets.Dataset) []float64 {
+		t.Helper()
+		rel, err := (&AdaSSP{}).Fit(context.Background(), data, b, rngs.New(rngs.Derive("xty", "trial")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rel.Model.(*Linear).Theta
+	}
+	want := fit(d.Clone())
+	for i := range 3 {
+		if got := fit(d); !slices.Equal(got, want) {
+			t.Fatalf("fit %d on the shared training set: θ = %v, want %v (a fresh clone's)", i, got, want)
+		}
+	}
+	v, err := d.Memo("mechanisms/xty", func() (any, error) {
+		t.Error("Xᵀy was not memoised on the training set: computed again")
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The memo holds Xᵀy (oracle: the sum over rows, to rounding).
+	xty, _ := v.([]float64)
+	if len(xty) != d.Cols() {
+		t.Fatalf("memoised Xᵀy has %d entries, want %d", len(xty), d.Cols())
+	}
+	for j := range xty {
+		var s float64
+		for i := range d.Rows() {
+			s += d.X.At(i, j) * d.Y[i]
+		}
+		if math.Abs(xty[j]-s) > 1e-12*max(1, math.Abs(s)) {
+			t.Errorf("memoised (Xᵀy)_%d = %v, want %v", j, xty[j], s)
+		}
 	}
 }

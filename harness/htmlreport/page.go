@@ -56,7 +56,7 @@ func Build(dirs []string, opt Options) ([]byte, error) {
 		p.Folders = append(p.Folders, f)
 	}
 	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, &p); err != nil {
+	if err := pageTemplate().Execute(&buf, &p); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -299,21 +299,26 @@ func dataURI(img image) template.URL {
 //go:embed page.html.tmpl
 var pageSource string
 
-var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"num":            numHTML,
-	"key":            keyOf,
-	"breakable":      breakable,
-	"cell":           cellHTML,
-	"components":     componentsText,
-	"assumptionRefs": assumptionRefs,
-	"dataURI":        dataURI,
-	"manifestJSON":   manifestJSON,
-	"add1":           func(i int) int { return i + 1 },
-	"isNaN":          math.IsNaN,
-	"orNone": func(s string) string {
-		if s == "" {
-			return "none"
-		}
-		return s
-	},
-}).Parse(pageSource))
+// pageTemplate parses the page's template on first use: at package
+// initialisation it was a millisecond of every dplab process's start (the
+// largest package init, GODEBUG=inittrace=1), which only dplab report uses.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"num":            numHTML,
+		"key":            keyOf,
+		"breakable":      breakable,
+		"cell":           cellHTML,
+		"components":     componentsText,
+		"assumptionRefs": assumptionRefs,
+		"dataURI":        dataURI,
+		"manifestJSON":   manifestJSON,
+		"add1":           func(i int) int { return i + 1 },
+		"isNaN":          math.IsNaN,
+		"orNone": func(s string) string {
+			if s == "" {
+				return "none"
+			}
+			return s
+		},
+	}).Parse(pageSource))
+})
