@@ -74,7 +74,10 @@
 // Info declares what the tests and docs read from the registry: its
 // calibration claims (Info.Calibration, checked by TestCalibratedClaims),
 // a private mechanism's audits (Info.Audits: setup, runs, leak variants and
-// the measured trust row; TestMechanismAudits, TestDeclaredAudits), how
+// the trust row measured by the full audit, go test -run
+// 'TestMechanismAudits/^<name>$' ./audit without -short, whose log prints
+// the real and broken variants' lower bounds; TestMechanismAudits,
+// TestDeclaredAudits), how
 // tables print each key of Release.Noise and Release.Stats
 // (Info.Quantities: label, LaTeX, meaning, unit, reference, and for a
 // derived column its formula, Of and When; harness/report reads them;

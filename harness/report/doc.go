@@ -72,9 +72,9 @@
 // # Adding a figure or table kind
 //
 // Write one file: kind_figure_<kind>.go or kind_table_<kind>.go in this
-// package, or a package of its own under harness/report/kinds/ written
-// against the exported View only (then also its import in
-// harness/report/kinds/kinds.go; TestEveryKindPackageAssembled). It holds a
+// package, or <kind>.go in a package of its own, harness/report/kinds/<kind>
+// (package <kind>), written against the exported View only (its Kind's Docs
+// is the generated kindDocs). It holds a
 // struct whose toml-tagged, documented fields are the block's keys; an init
 // calling RegisterFigure (or RegisterTable) with a Kind whose Params is the
 // struct's zero value, Decode decodes a *Block into a pointer to it
@@ -86,10 +86,12 @@
 // TestEveryKindRenders (strict decoding, a real run, every format rendered
 // twice, byte-identical), TestEveryKindKeyDocumented and
 // TestLoadPathLeavesSpecUnchanged (every shipped spec's blocks, in full and
-// --quick mode). Not automatic: go generate ./harness/report (the
-// generated params_doc.go; TestKindDocsGenerated), the kind's keys in
-// experiments/README.md, and tests of what it draws (TestOutputErrors is the
-// pattern for error positions).
+// --quick mode). Then go generate ./harness/report writes the generated
+// files: params_doc.go (of this package or of the kind's package) and, for
+// a package, its import in harness/report/kinds/kinds.go
+// (TestKindDocsGenerated, TestEveryKindPackageAssembled). Not automatic: the
+// kind's keys in experiments/README.md, and tests of what it draws
+// (TestOutputErrors is the pattern for error positions).
 //
 // # Invariants
 //

@@ -45,9 +45,9 @@ func TestLedgerCheckMatchesRuns(t *testing.T) {
 					if info.Tasks[0] == datasets.Binary {
 						data = "synthetic-logistic"
 					}
-					key := tuneKey[info.Name]
-					if key == "" {
-						key = "bound_x"
+					key := ""
+					if mode == spec.TunePrivate {
+						key = tuningKey(t, info.Name, tuneKey)
 					}
 					base := fmt.Sprintf(`name = "ledger"
 seed = 1
@@ -73,6 +73,9 @@ name = %q
 					var se *spec.SpecError
 					if verr != nil && (!errors.As(verr, &se) || !strings.HasPrefix(se.Key, "mechanism[0]")) {
 						t.Fatalf("validation error not about mechanism[0]: %v", verr)
+					}
+					if verr != nil && strings.HasPrefix(se.Key, "mechanism[0].tuning.candidates") {
+						t.Fatalf("the test tunes %s's key %q, which validation refuses: %v", info.Name, key, verr)
 					}
 
 					// The same spec, validation bypassed: parse the untuned
@@ -103,6 +106,35 @@ name = %q
 			}
 		}
 	}
+}
+
+// tuningKey is the params key TestLedgerCheckMatchesRuns tunes over
+// candidates [1, 1.5] for the mechanism name: overrides' entry, else
+// bound_x when the mechanism has it, else its first float key whose range
+// is "> 0", so that a new mechanism's private tuning is tested without an
+// entry here.
+func tuningKey(t *testing.T, name string, overrides map[string]string) string {
+	t.Helper()
+	if k, ok := overrides[name]; ok {
+		return k
+	}
+	e, err := mechanisms.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := ""
+	for _, f := range e.Params() {
+		if f.Key == "bound_x" {
+			return f.Key
+		}
+		if first == "" && f.Type == "float" && f.Range == "> 0" {
+			first = f.Key
+		}
+	}
+	if first == "" {
+		t.Fatalf("%s has no float key with range > 0 to tune: give one in TestLedgerCheckMatchesRuns' tuneKey", name)
+	}
+	return first
 }
 
 // TestPlanCountsTrials checks that MakePlan counts stored trials per cell

@@ -11,11 +11,13 @@ package fielddoc
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/format"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -235,6 +237,9 @@ func CheckGenerated(dir, pkg, varName, out, by string) error {
 		return os.WriteFile(path, want, 0o644)
 	}
 	got, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s is missing: run %s", path, by)
+	}
 	if err != nil {
 		return err
 	}

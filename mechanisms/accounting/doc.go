@@ -69,15 +69,19 @@
 // JSON byte for byte, and every accountant evaluates it or rejects it with
 // an *UnsupportedError), TestEventJSONRoundTrip, UnmarshalEvent, records,
 // dplab render, the calibration memo and dplab account json
-// (TestThrowawayEventKind shows the whole pattern on a test-only kind). Not
-// automatic: golden vectors or the paper's tables for the formula
-// (golden_test.go, papers_test.go); its row and formula in
-// docs/accounting.md; a closed form that is not one of exactTerm's kinds
-// (exact.go) or a new composite (walk in event.go, registerComposite) is a
-// second file; parameters computed from the training size n need the runner
-// to record the public-n assumption (hasSampledGaussian in
-// harness/run/assumptions.go); short flags in dplab account are entries in
-// eventFlags and calibratedFlag (cmd_account.go).
+// (TestThrowawayEventKind shows the whole pattern on a test-only kind). A
+// registerForm call in the same file makes it an event of dplab account
+// (its flags, help line and --calibrate parameter; TestAccountNewKindByOneFile).
+// go generate ./mechanisms/accounting then regenerates the kinds table of
+// docs/accounting.md and docs/event.schema.json (TestKindsDocGenerated,
+// TestEventSchemaGenerated). Not automatic: a test of the formula against
+// an oracle (golden vectors, the paper's tables or the definition; e.g.
+// golden_test.go, papers_test.go); its row in docs/accounting.md's
+// hand-written table of events (no test checks it); a closed form that is
+// not one of exactTerm's kinds (exact.go) or a new composite (walk in
+// event.go, registerComposite) is a second file; parameters computed from
+// the training size n need the runner to record the public-n assumption
+// (hasSampledGaussian in harness/run/assumptions.go).
 //
 // # Invariants
 //

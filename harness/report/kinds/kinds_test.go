@@ -50,7 +50,7 @@ func TestEveryKindPackageAssembled(t *testing.T) {
 		}
 		kinds++
 		if !slices.Contains(imported, self+"/"+e.Name()) {
-			t.Errorf("kind package %s/%s is not imported by harness/report/kinds (kinds.go): its kinds register nowhere", self, e.Name())
+			t.Errorf("kind package %s/%s is not imported by harness/report/kinds (kinds.go): its kinds register nowhere; run go generate ./harness/report", self, e.Name())
 		}
 	}
 	if kinds == 0 {
