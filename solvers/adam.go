@@ -37,7 +37,14 @@ func (a *Adam) Step(theta, grad []float64) {
 	bc1 := 1 - math.Pow(a.Beta1, float64(a.t))
 	bc2 := math.Sqrt(1 - math.Pow(a.Beta2, float64(a.t)))
 	step := a.LR / bc1
-	for i, g := range grad {
+	j := 0
+	if haveAdamKernel && len(grad) >= 4 {
+		j = len(grad) &^ 3
+		c := [6]float64{1 - a.Beta1, a.Beta2, 1 - a.Beta2, step, bc2, a.Eps}
+		adamAVX(&theta[0], &grad[0], &a.m[0], &a.v[0], j, &c)
+	}
+	for i := j; i < len(grad); i++ {
+		g := grad[i]
 		a.m[i] += (1 - a.Beta1) * (g - a.m[i])
 		a.v[i] = a.Beta2*a.v[i] + (1-a.Beta2)*g*g
 		theta[i] -= step * a.m[i] / (math.Sqrt(a.v[i])/bc2 + a.Eps)

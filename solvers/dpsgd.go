@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"unsafe"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -161,7 +162,8 @@ const clipSlack = 1e-6
 // the cost.
 //
 // Randomness: rs.Get("init") for θ₀, rs.Get("sampling") for the batches,
-// rs.Get("noise") for the Gaussian noise, so the same streams give the same
+// rs.Normals("noise") for the Gaussian noise (the draws of
+// rs.Get("noise").NormFloat64, in order), so the same streams give the same
 // bits. ctx is checked every 256 steps; a cancelled run returns ctx.Err().
 //
 // It returns an error for an invalid cfg, logistic labels outside {0, 1},
@@ -249,7 +251,7 @@ func dpsgd(ctx context.Context, design *Design, cfg DPSGDConfig, rs rngs.Streams
 	if err != nil {
 		return DPSGDResult{}, err
 	}
-	noise := rs.Get("noise")
+	noise := rs.Normals("noise")
 	var opt interface{ Step(theta, grad []float64) } = sgd{lr: cfg.LearningRate}
 	if cfg.Optimizer != OptimizerSGD {
 		opt = NewAdam(len(res.Theta), cfg.LearningRate)
@@ -266,6 +268,7 @@ func dpsgd(ctx context.Context, design *Design, cfg DPSGDConfig, rs rngs.Streams
 	theta := res.Theta
 	w := theta[:d]
 	grad := make([]float64, len(theta))
+	z := make([]float64, len(theta)) // a step's standard normal draws
 	noiseStd := cfg.NoiseMultiplier * cfg.Clip
 	dv := batchDerivs{loss: loss, clip: cfg.Clip}
 	for t := 0; t < steps; t++ {
@@ -290,8 +293,9 @@ func dpsgd(ctx context.Context, design *Design, cfg DPSGDConfig, rs rngs.Streams
 			grad[d] = dv.gb
 		}
 		if noiseStd > 0 {
-			for j := range grad {
-				grad[j] += noiseStd * noise.NormFloat64()
+			noise.Fill(z)
+			for j, v := range z {
+				grad[j] += noiseStd * v
 			}
 		}
 		floats.Scale(1/res.Divisor, grad)
@@ -312,6 +316,8 @@ type batchDerivs struct {
 	// intercept's gradient) and clipped counts the rows clipping scaled.
 	b, gb   float64
 	clipped int
+	// wide is sharedBatchGrad8's θ and gradient, indexed by a column byte.
+	wide *[2][256]float64
 }
 
 // set sets r[k] to the loss derivative f'(u[k] + b; y[k]) of the row with
@@ -405,16 +411,20 @@ func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64
 // 1 when bias), in one pass over each row's entries: four rows are summed,
 // their derivatives set, and the rows added while still in cache. dv.set
 // is called on runs of four rows, then on the 0–3 left. The records of the
-// rows prefetchRows ahead are asked for in one call per four rows.
+// rows prefetchRows ahead are asked for in one call per four rows. One-byte
+// columns (d ≤ 256, as Adult's) run through assembly kernels with the same
+// bits where haveSharedKernels (sharedBatchGrad8).
 func sparseBatchGrad(grad []float64, s *sharedRows, batch []int, w []float64, dv *batchDerivs, bias bool) {
 	nk := 0
 	if bias {
 		nk = 1
 	}
-	switch s.colBytes {
-	case 1:
+	switch {
+	case s.colBytes == 1 && haveSharedKernels:
+		sharedBatchGrad8(grad, s, batch, w, dv, nk)
+	case s.colBytes == 1:
 		sharedBatchGrad[uint8](grad, s, batch, w, dv, nk)
-	case 2:
+	case s.colBytes == 2:
 		sharedBatchGrad[uint16](grad, s, batch, w, dv, nk)
 	default:
 		sharedBatchGrad[uint32](grad, s, batch, w, dv, nk)
@@ -452,3 +462,45 @@ func sharedBatchGrad[T colIndex](grad []float64, s *sharedRows, batch []int, w [
 		}
 	}
 }
+
+// sharedBatchGrad8 is sharedBatchGrad for one-byte columns by the assembly
+// kernels sharedDots8 and sharedAdds8, with the same sums in the same
+// order, so the same bits (TestSharedBatchGrad8MatchesGeneric), eight rows
+// at a time (their derivatives: two runs of four for the logistic kernel,
+// back to back), the rows prefetchRows8 ahead asked for by one
+// prefetchRecords call. The kernels index θ and the gradient by a column
+// byte, without bounds checks: w is copied into dv.wide[0], zeros after
+// it, and grad is summed in dv.wide[1].
+func sharedBatchGrad8(grad []float64, s *sharedRows, batch []int, w []float64, dv *batchDerivs, nk int) {
+	var u, a, yv, nv [8]float64
+	var recs [8]unsafe.Pointer
+	if dv.wide == nil {
+		dv.wide = new([2][256]float64)
+	}
+	wp, gp := &dv.wide[0], &dv.wide[1]
+	copy(wp[:], w)
+	clear(wp[len(w):])
+	copy(gp[:], grad)
+	base, stride := unsafe.Pointer(unsafe.SliceData(s.rec)), uintptr(s.stride)*8 // records are 64-byte aligned
+	lines := min(s.stride, prefetchWords) / 8
+	for k := 0; k < len(batch); k += 8 {
+		if ahead := batch[min(k+prefetchRows8, len(batch)):min(k+prefetchRows8+8, len(batch))]; len(ahead) > 0 {
+			prefetchRecords(base, stride, &ahead[0], len(ahead), lines)
+		}
+		rows := batch[k:min(k+8, len(batch))]
+		for r, i := range rows {
+			recs[r] = unsafe.Pointer(&s.rec[i*s.stride])
+			h := (*rowHead)(recs[r])
+			yv[r], nv[r] = h.y, h.norm[nk]
+		}
+		m := len(rows)
+		sharedDots8(&u, &recs, m, wp)
+		dv.set(u[:m], yv[:m], nv[:m], a[:m])
+		sharedAdds8(gp, &a, &recs, m)
+	}
+	copy(grad, gp[:len(grad)])
+}
+
+// prefetchRows8 is how far ahead in a batch sharedBatchGrad8 asks for
+// rows: two of its runs of eight.
+const prefetchRows8 = 16

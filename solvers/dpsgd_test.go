@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -511,6 +512,37 @@ func TestDPSGDOnSharedDesign(t *testing.T) {
 	}
 }
 
+// sharedTestData returns n random rows of d columns, each entry non-zero
+// with probability density and then, by a coin flip, the row's shared
+// value or a value of its own (about one row in ten left empty when
+// empty), and targets for loss: labels in {0, 1}, or 3·N(0, 1) for the
+// squared loss.
+func sharedTestData(r *rand.Rand, n, d int, density float64, loss glmLoss, empty bool) (*mat.Dense, []float64) {
+	x := mat.NewDense(n, d, nil)
+	for i := range n {
+		if empty && r.IntN(10) == 0 {
+			continue
+		}
+		shared := r.NormFloat64()
+		for j := range d {
+			if r.Float64() < density {
+				if r.IntN(2) == 0 {
+					x.Set(i, j, shared)
+				} else {
+					x.Set(i, j, r.NormFloat64())
+				}
+			}
+		}
+	}
+	y := make([]float64, n)
+	for i := range y {
+		if y[i] = float64(r.IntN(2)); loss == squaredLoss {
+			y[i] = 3 * r.NormFloat64()
+		}
+	}
+	return x, y
+}
+
 // TestSparseBatchGradNaive: on random sparse data (densities 0.05–0.5,
 // d = 1–105 and 250–300 (8- and 16-bit columns), about half the entries of
 // a row sharing one value, batches of 0–70 rows in random order with
@@ -529,27 +561,8 @@ func TestSparseBatchGradNaive(t *testing.T) {
 		if rep%5 == 0 {
 			d = 250 + r.IntN(51)
 		}
-		density := 0.05 + 0.45*r.Float64()
-		x := mat.NewDense(n, d, nil)
-		for i := range n {
-			shared := r.NormFloat64()
-			for j := range d {
-				if r.Float64() < density {
-					if r.IntN(2) == 0 {
-						x.Set(i, j, shared)
-					} else {
-						x.Set(i, j, r.NormFloat64())
-					}
-				}
-			}
-		}
 		loss := glmLoss(rep % 2)
-		y := make([]float64, n)
-		for i := range y {
-			if y[i] = float64(r.IntN(2)); loss == squaredLoss {
-				y[i] = 3 * r.NormFloat64()
-			}
-		}
+		x, y := sharedTestData(r, n, d, 0.05+0.45*r.Float64(), loss, false)
 		w := make([]float64, d)
 		for j := range w {
 			w[j] = r.NormFloat64()
@@ -611,6 +624,99 @@ func TestSparseBatchGradNaive(t *testing.T) {
 		}
 		if math.Abs(dv.gb-wantB) > 1e-12*massB || dv.clipped != wantClipped {
 			t.Fatalf("rep %d: intercept gradient %v and %d clipped, naive %v and %d", rep, dv.gb, dv.clipped, wantB, wantClipped)
+		}
+	}
+}
+
+// TestSharedBatchGrad8MatchesGeneric: on random sparse data with one-byte
+// columns (d = 1–256, densities 0.05–0.6, about half a row's entries
+// sharing one value, some rows empty), batches of 0–90 rows with repeats,
+// both losses, with and without clipping and intercept, the one-byte
+// kernels (sharedBatchGrad8, which sparseBatchGrad runs where
+// haveSharedKernels) give the gradient sum, intercept gradient and clipped
+// count of the generic sharedBatchGrad[uint8] bit for bit, and leave the
+// other coordinates of a longer gradient alone. It fails when
+// sharedDots8 sums the shared columns before the own ones or sharedAdds8
+// rounds r·shared differently.
+func TestSharedBatchGrad8MatchesGeneric(t *testing.T) {
+	t.Parallel()
+	if !haveSharedKernels {
+		t.Skip("no one-byte kernels in this build")
+	}
+	r := newTestRand()
+	for rep := range 300 {
+		n, d := 20+r.IntN(60), 1+r.IntN(256)
+		loss := glmLoss(rep % 2)
+		x, y := sharedTestData(r, n, d, 0.05+0.55*r.Float64(), loss, true)
+		s := sharedRowsOf(sparseRowsOf(x.RawMatrix(), 0), y, d)
+		if s.colBytes != 1 {
+			t.Fatalf("d = %d: %d-byte columns, want 1", d, s.colBytes)
+		}
+		w := make([]float64, d)
+		for j := range w {
+			w[j] = r.NormFloat64()
+		}
+		batch := make([]int, r.IntN(91))
+		for k := range batch {
+			batch[k] = r.IntN(n)
+		}
+		nk, clip, b := rep%3, 0.0, r.NormFloat64()
+		nk %= 2
+		if rep%4 != 0 {
+			clip = 0.05 + 2*r.Float64()
+		}
+		want, got := make([]float64, d+1), make([]float64, d+1)
+		want[d], got[d] = 7, 7
+		dvWant := batchDerivs{loss: loss, clip: clip, b: b}
+		dvGot := dvWant
+		sharedBatchGrad[uint8](want[:d], s, batch, w, &dvWant, nk)
+		sharedBatchGrad8(got[:d], s, batch, w, &dvGot, nk)
+		for j := range want {
+			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+				t.Fatalf("rep %d (d = %d, %d rows): gradient[%d] = %v, want %v", rep, d, len(batch), j, got[j], want[j])
+			}
+		}
+		if math.Float64bits(dvGot.gb) != math.Float64bits(dvWant.gb) || dvGot.clipped != dvWant.clipped {
+			t.Fatalf("rep %d: intercept %v, clipped %d; want %v, %d", rep, dvGot.gb, dvGot.clipped, dvWant.gb, dvWant.clipped)
+		}
+	}
+}
+
+// TestAdamKernelMatchesScalar: Adam.Step (with the AVX kernel where
+// haveAdamKernel) gives, over 50 steps of random gradients of 1–13
+// coordinates (gradient scales 1e-6–1e3), the iterates of a plain loop of
+// [KB15] Algorithm 1 as PyTorch writes it, bit for bit. It fails when the
+// kernel fuses a multiply–add or divides by bc2 in another order.
+func TestAdamKernelMatchesScalar(t *testing.T) {
+	t.Parallel()
+	r := newTestRand()
+	b1, b2, eps := 0.9, 0.999, 1e-8 // variables: 1 − b1 rounds at run time, as in Step
+	for dim := 1; dim <= 13; dim++ {
+		a := NewAdam(dim, 0.01*float64(dim))
+		theta, want := make([]float64, dim), make([]float64, dim)
+		m, v := make([]float64, dim), make([]float64, dim)
+		for j := range theta {
+			theta[j] = r.NormFloat64()
+			want[j] = theta[j]
+		}
+		for step := 1; step <= 50; step++ {
+			g := make([]float64, dim)
+			for j := range g {
+				g[j] = r.NormFloat64() * math.Pow(10, float64(r.IntN(10)-6))
+			}
+			a.Step(theta, g)
+			bc1 := 1 - math.Pow(b1, float64(step))
+			bc2 := math.Sqrt(1 - math.Pow(b2, float64(step)))
+			for j, gj := range g {
+				m[j] += (1 - b1) * (gj - m[j])
+				v[j] = b2*v[j] + (1-b2)*gj*gj
+				want[j] -= (a.LR / bc1) * m[j] / (math.Sqrt(v[j])/bc2 + eps)
+			}
+			for j := range want {
+				if math.Float64bits(theta[j]) != math.Float64bits(want[j]) {
+					t.Fatalf("dim %d step %d: θ[%d] = %v, want %v", dim, step, j, theta[j], want[j])
+				}
+			}
 		}
 	}
 }

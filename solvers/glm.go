@@ -66,22 +66,25 @@ func (k glmLoss) deriv(u, y float64) float64 {
 }
 
 // rowDerivs sets r[k] = f'(u[k] + b; y[k]) for k < len(u), with deriv's
-// bits: logistic lanes four at a time by logisticRows4.
+// bits: logistic lanes four at a time by logisticRows4. The margins
+// u[k] + b are written to r first, in one pass, and the kernel then reads
+// its four lanes from r and y in place: four values just stored one by one
+// cannot be forwarded to one wide load, which would wait for the stores to
+// reach the cache.
 func (k glmLoss) rowDerivs(r, u []float64, b float64, y []float64) {
+	r, y = r[:len(u)], y[:len(u)]
+	for j, v := range u {
+		r[j] = v + b
+	}
 	j := 0
 	if k == logisticLoss {
-		var z, yr, g [4]float64
 		for ; j+4 <= len(u); j += 4 {
-			for m := range z {
-				z[m] = u[j+m] + b
-				yr[m] = y[j+m]
-			}
-			logisticRows4(nil, &g, &z, &yr)
-			copy(r[j:j+4], g[:])
+			z := (*[4]float64)(r[j : j+4])
+			logisticRows4(nil, z, z, (*[4]float64)(y[j:j+4]))
 		}
 	}
 	for ; j < len(u); j++ {
-		r[j] = k.deriv(u[j]+b, y[j])
+		r[j] = k.deriv(r[j], y[j])
 	}
 }
 

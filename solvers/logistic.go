@@ -21,7 +21,8 @@ func logisticValueDeriv(u, y float64) (v, g float64) {
 // k < 4, with the same bits: by the AVX2 kernel when every |z[k]| is in
 // [1e-4, 20], where e^−|z| ∈ [2⁻²⁹, 1) takes log1p's main branches (a NaN
 // fails the check), else lane by lane. A nil v asks for the derivatives
-// only (logisticDeriv's bits, the same as logisticValueDeriv's).
+// only (logisticDeriv's bits, the same as logisticValueDeriv's); g may be z
+// (the derivatives then replace the margins).
 func logisticRows4(v, g, z, y *[4]float64) {
 	if haveLogisticKernel && kernelMargin(z[0]) && kernelMargin(z[1]) && kernelMargin(z[2]) && kernelMargin(z[3]) {
 		logisticRows4AVX2(v, g, z, y)

@@ -50,7 +50,13 @@ GLOBL logk<>(SB), RODATA|NOPTR, $224
 TEXT ·logisticRows4AVX2(SB), NOSPLIT, $0-32
 	MOVQ z+16(FP), AX
 	MOVQ y+24(FP), BX
-	VMOVUPD (AX), Y0                 // z
+	// z and y are read lane by lane: their callers have often just stored
+	// them one by one, and a store is forwarded only to a load no wider.
+	VMOVSD  (AX), X0                 // z
+	VMOVHPD 8(AX), X0, X0
+	VMOVSD  16(AX), X1
+	VMOVHPD 24(AX), X1, X1
+	VINSERTF128 $1, X1, Y0, Y0
 	VBROADCASTSD logk<>+0(SB), Y1
 	VORPD   Y1, Y0, Y1               // x = −|z|
 
@@ -98,7 +104,11 @@ TEXT ·logisticRows4AVX2(SB), NOSPLIT, $0-32
 	VMULPD  Y8, Y1, Y1               // e
 
 	// g = (1 − y)·p − y·q with p, q = sigmoidPair(z, e).
-	VMOVUPD (BX), Y14                // y
+	VMOVSD  (BX), X14                // y
+	VMOVHPD 8(BX), X14, X14
+	VMOVSD  16(BX), X15
+	VMOVHPD 24(BX), X15, X15
+	VINSERTF128 $1, X15, Y14, Y14
 	VADDPD  Y1, Y7, Y10              // 1 + e
 	VDIVPD  Y10, Y7, Y10             // inv = 1/(1 + e)
 	VMULPD  Y10, Y1, Y11             // e·inv

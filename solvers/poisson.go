@@ -59,9 +59,13 @@ func (s *PoissonSampler) Next() []int {
 	// fetched while the rest are drawn.
 	s.swaps = slices.Grow(s.swaps[:0], b)[:b]
 	for j := range s.swaps {
-		k := j + s.r.IntN(n-j)
-		s.swaps[j] = k
-		prefetch(s.perm[k : k+1])
+		s.swaps[j] = j + s.r.IntN(n-j)
+		if j%8 == 7 {
+			prefetchIndexed(&s.perm[0], &s.swaps[j-7], 8)
+		}
+	}
+	if r := b % 8; r > 0 {
+		prefetchIndexed(&s.perm[0], &s.swaps[b-r], r)
 	}
 	for j, k := range s.swaps {
 		s.perm[j], s.perm[k] = s.perm[k], s.perm[j]

@@ -52,3 +52,16 @@ func prefetchSpan(p unsafe.Pointer, bytes uintptr)
 //
 //go:noescape
 func prefetchAddrs(p *uintptr, n int)
+
+// prefetchRecords issues PREFETCHT0 for the first lines cache lines of the
+// records base + rows[j]·stride, j < n (records of a 64-byte aligned array
+// of stride bytes each). A prefetch never faults and changes no value.
+//
+//go:noescape
+func prefetchRecords(base unsafe.Pointer, stride uintptr, rows *int, n, lines int)
+
+// prefetchIndexed issues PREFETCHT0 for base[idx[j]], j < n, as
+// prefetchRecords does.
+//
+//go:noescape
+func prefetchIndexed(base *int, idx *int, n int)

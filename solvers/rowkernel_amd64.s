@@ -315,3 +315,46 @@ addrsLoop:
 	JNZ  addrsLoop
 addrsDone:
 	RET
+
+// func prefetchRecords(base unsafe.Pointer, stride uintptr, rows *int, n, lines int)
+TEXT ·prefetchRecords(SB), NOSPLIT, $0-40
+	MOVQ base+0(FP), AX
+	MOVQ stride+8(FP), BX
+	MOVQ rows+16(FP), SI
+	MOVQ n+24(FP), CX
+	MOVQ lines+32(FP), R8
+	TESTQ CX, CX
+	JLE  rowsDone
+	TESTQ R8, R8
+	JLE  rowsDone
+rowsLoop:
+	MOVQ  (SI), DX
+	IMULQ BX, DX
+	ADDQ  AX, DX
+	MOVQ  R8, R9
+linesLoop:
+	PREFETCHT0 (DX)
+	ADDQ $64, DX
+	DECQ R9
+	JNZ  linesLoop
+	ADDQ $8, SI
+	DECQ CX
+	JNZ  rowsLoop
+rowsDone:
+	RET
+
+// func prefetchIndexed(base *int, idx *int, n int)
+TEXT ·prefetchIndexed(SB), NOSPLIT, $0-24
+	MOVQ base+0(FP), AX
+	MOVQ idx+8(FP), SI
+	MOVQ n+16(FP), CX
+	TESTQ CX, CX
+	JLE  indexedDone
+indexedLoop:
+	MOVQ (SI), DX
+	PREFETCHT0 (AX)(DX*8)
+	ADDQ $8, SI
+	DECQ CX
+	JNZ  indexedLoop
+indexedDone:
+	RET

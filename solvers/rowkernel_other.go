@@ -20,3 +20,9 @@ func prefetchSpan(unsafe.Pointer, uintptr) {}
 
 // prefetchAddrs does nothing, as prefetchSpan.
 func prefetchAddrs(*uintptr, int) {}
+
+// prefetchRecords does nothing, as prefetchSpan.
+func prefetchRecords(unsafe.Pointer, uintptr, *int, int, int) {}
+
+// prefetchIndexed does nothing, as prefetchSpan.
+func prefetchIndexed(*int, *int, int) {}
