@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -223,6 +226,27 @@ name = "adassp"
 				t.Errorf("optional = %s: output lacks %q:\n%s", optional, want, out)
 			}
 		}
+		checkAssumedCPUs(t, out)
+	}
+}
+
+// checkAssumedCPUs checks that plan --estimate -j 2's output states the
+// CPUs it assumed the trials get, and that they are 2 / (slowdown ×
+// dilation) as printed (to their rounding). Before, it stated the load
+// and the dilation but not the CPUs a -j run was assumed to get.
+func checkAssumedCPUs(t *testing.T, out string) {
+	t.Helper()
+	m := regexp.MustCompile(`takes ([0-9.]+) s here now; the trials are assumed to get ([0-9.]+) CPUs: 2 / \(slowdown ([0-9.]+) × that\)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Errorf("output states no CPUs assumed:\n%s", out)
+		return
+	}
+	var dil, cpus, slow float64
+	for i, v := range []*float64{&dil, &cpus, &slow} {
+		*v, _ = strconv.ParseFloat(m[i+1], 64)
+	}
+	if slow < 1 || slow > 2 || dil < 1 || math.Abs(cpus-2/(slow*dil)) > 0.01*(1+cpus) {
+		t.Errorf("assumed %v CPUs, slowdown %v, dilation %v: want 2/(slowdown·dilation)", cpus, slow, dil)
 	}
 }
 

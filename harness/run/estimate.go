@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,12 +95,16 @@ const (
 )
 
 // burstAlone is the least time of the warm trials Estimate times alone to
-// measure the slowdown (longer than a busy host's scheduling noise),
-// maxBurst the most trials it times for it, and minWarm the shortest warm
-// trial it prefers.
+// measure the slowdown (longer than a busy host's scheduling noise, for
+// trials of any length: a cap of 200 trials cut the burst of
+// gaussmix_authors_wine's 50–140 µs trials to 10–30 ms, a few time slices,
+// and its slowdown on 2 jobs was measured at the bound, 2.00, at load 8),
+// maxBurst a bound on the trials it times for it (a trial of a
+// microsecond: the time bounds the burst first), and minWarm the shortest
+// warm trial it prefers.
 const (
 	burstAlone = 100 * time.Millisecond
-	maxBurst   = 200
+	maxBurst   = 1 << 20
 	minWarm    = 5 * time.Millisecond
 )
 
@@ -123,8 +128,8 @@ type loopTimer func(ctx context.Context, target time.Duration, jobs int) (alone 
 // in p.Skipped with the reason. Then, within a budget, it:
 //
 //  1. times, one at a time, the first trial of one cell of each stratum, a
-//     dataset's rows of one mechanism (a sweep of its params makes a row
-//     of each value): the row's with the most trials to run, at the middle
+//     dataset's rows of one [[mechanism]] block (a sweep of its params
+//     makes a row of each value): the row's with the most trials to run, at the middle
 //     of its ε values or sweep. A row with no cell timed takes its
 //     stratum's costs. This alone is always timed; the budget is
 //     SampleShare of the estimate it gives (p.Startup, p.Setup and the
@@ -295,7 +300,7 @@ func loadForEstimate(r *runner) (map[string]string, error) {
 // rowSample is what estimate knows of one row while it samples.
 type rowSample struct {
 	row      *PlanRow
-	peers    []*rowSample    // the rows of its stratum (itself included): its dataset's rows of the same mechanism
+	peers    []*rowSample    // the rows of its stratum (itself included): its dataset's rows of the same [[mechanism]] block
 	cells    []int           // the row's cells with trials to run, in plan order
 	picked   []bool          // of cells, those sampled
 	entry    map[int]int     // a sampled cell's index in cells → its index in first, later, hasLater
@@ -403,8 +408,11 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		rows = append(rows, rs)
 		rowOf[p.Rows[i].key()] = rs
 	}
-	// The strata: a dataset's rows of one mechanism (a sweep of its
-	// params makes a row of each value), in plan order.
+	// The strata: a dataset's rows of one [[mechanism]] block (a sweep of
+	// its params makes a row of each value), in plan order. Two blocks of
+	// one mechanism are two strata: their params may cost very differently
+	// (objpert_fig2's honest DP-SGD tunes on ~15.4 candidates, its
+	// dishonest one on 10).
 	var strata [][]*rowSample
 	stratumOf := map[string]int{}
 	for ci := range cells {
@@ -414,7 +422,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 			continue
 		}
 		if len(rs.cells) == 0 {
-			k := rowKey(rs.row.Dataset, s.Mechanisms[c.Mechanism].Name)
+			k := rowKey(rs.row.Dataset, strconv.Itoa(c.Mechanism))
 			j, ok := stratumOf[k]
 			if !ok {
 				j = len(strata)
@@ -635,11 +643,26 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		if len(wave) == 1 {
 			slow = 1 // alone
 		}
-		d, err := run(ctx, wave, len(wave), slow)
-		if err != nil {
-			return err
-		}
+		// Under a deadline of what is left, as the second trials: a row
+		// with no cell of its own is predicted from its stratum's other
+		// rows, which another sweep value may make far cheaper (when the
+		// strata were mechanisms, preprocessing_fig3's DP-SGD after PCA,
+		// 13.7 s a trial, was predicted at its stratum's 0.09 s and
+		// overran a 200 ms budget by 13.5 s at -j 1). A wave stopped
+		// there is charged, its trials not counted, and ends the sampling.
+		wctx, cancel := context.WithTimeout(ctx, left())
+		d, err := run(wctx, wave, len(wave), slow)
+		cancel()
 		spent += d
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			for _, tk := range wave {
+				rows[tk.row].picked[tk.cell] = false
+			}
+			break
+		}
 	}
 	smp.Spent, smp.Base = spent, base
 	// The rows' costs and the uncertainty of the total.
@@ -913,9 +936,9 @@ func stdErr(x []float64) float64 {
 	return math.Sqrt(ss / (n - 1) / n)
 }
 
-// slowdown is the factor by which a trial's time grows when jobs run at
+// SlowdownAt is the factor by which a trial's time grows when jobs run at
 // once: 1 for one job, else the Slowdown Estimate measured (at its Jobs).
-func (p *Plan) slowdown(jobs int) float64 {
+func (p *Plan) SlowdownAt(jobs int) float64 {
 	if jobs <= 1 || p.Sample.Slowdown == 0 {
 		return 1
 	}
@@ -966,7 +989,7 @@ func (p *Plan) TrialsWall(jobs int) (wall time.Duration, par int, ok bool) {
 		work += float64(row.ToRun)*float64(row.Cost.PerTrial) + float64(row.CellsToRun)*float64(row.Cost.PerCell)
 	}
 	par = max(min(jobs, toRun), 1)
-	return time.Duration(work * p.slowdown(jobs) / float64(par)), par, true
+	return time.Duration(work * p.SlowdownAt(jobs) / float64(par)), par, true
 }
 
 // Writes is the store writer's work for the pending trials, ToRun ·

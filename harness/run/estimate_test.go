@@ -437,3 +437,106 @@ func TestEstimateStrata(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateStrataPerBlock: two [[mechanism]] blocks of one mechanism
+// (AdaSSP twice, the second 3× as dear, as objpert_fig2's honest DP-SGD
+// tunes on ~15.4 candidates where its dishonest one tunes on 10) are two
+// strata: with no budget each has its first trial timed and its own
+// costs, and the estimate is exact: 1 s + 1.5·(50·(12+8) + 50·(36+8) +
+// 10·(2+6))/2 ms = 3.46 s. Before, they were one stratum and the second
+// block took the first's costs (2.56 s estimated).
+func TestEstimateStrataPerBlock(t *testing.T) {
+	ms := time.Millisecond
+	src := strings.Replace(sweepSpec, "[[mechanism]]\nname = \"ridge\"",
+		"[[mechanism]]\nname = \"adassp\"\nlabel = \"AdaSSP dear\"\nparams = { rho = 1e-2 }\n[[mechanism]]\nname = \"ridge\"", 1)
+	s := spectest.MustParse(t, src)
+	p, err := MakePlan(context.Background(), spectest.Plan(t, s), results.FromSlice(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Rows) != 3 || p.Rows[1].Label != "AdaSSP dear" {
+		t.Fatalf("rows %+v", p.Rows)
+	}
+	p.Setup = time.Second
+	f := &syntheticTrials{slow: 1.5, calls: map[[2]int]int{}}
+	for _, c := range p.grid.Cells() {
+		later, oneOff := 2*ms, 6*ms // Ridge
+		switch c.Label {
+		case "AdaSSP":
+			later, oneOff = 12*ms, 8*ms
+		case "AdaSSP dear":
+			later, oneOff = 36*ms, 8*ms
+		}
+		f.later, f.oneOff = append(f.later, later), append(f.oneOff, oneOff)
+	}
+	if err := p.estimate(context.Background(), 2, 0, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
+		t.Fatal(err)
+	}
+	if dear := p.Rows[1].Cost; dear.Cells != 1 || dear.PerTrial != 44*ms {
+		t.Errorf("AdaSSP dear: %+v, want its own first trial timed (44 ms, its one-off in it)", dear)
+	}
+	if wall, _ := p.EstimatedWall(2); wall != 3460*ms {
+		t.Errorf("estimate %v, want 3.46s", wall)
+	}
+}
+
+// TestEstimateSlowdownBurstSpan: warm trials of 200 µs (all under
+// minWarm, so all used) are cycled until they last burstAlone alone, 500
+// of them, before the same sequence runs on each worker at once: the
+// slowdown is measured over many of a busy scheduler's time slices.
+// Before, the burst stopped at 200 trials (40 ms here; 10–30 ms of
+// gaussmix_authors_wine's trials, whose slowdown on 2 jobs was measured at
+// the bound, 2.00, at load 8).
+func TestEstimateSlowdownBurstSpan(t *testing.T) {
+	us := time.Microsecond
+	p, f := sweepPlan(t, 200*us, 200*us, 200*us, 200*us, 200*us)
+	f.later[5] = 200 * us
+	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Sample; s.Burst != 500 || s.Slowdown != 1.5 || s.SlowdownOnLoop {
+		t.Errorf("sample %+v: want a burst of 500 warm trials (100 ms alone), slowdown 1.5", s)
+	}
+}
+
+// TestEstimateWaveDeadline: a row with no cell of its own is predicted
+// from its stratum's (AdaSSP at rho = 1e-4, 12 ms a trial) but costs far
+// more (rho = 1e-2: 2 s a trial); its cell fits the budget by that
+// prediction, so a wave times it, but under a deadline of what is left:
+// the sampling spends at most its budget beyond what it always times (and
+// the slowdown's shortest loop). Before, the wave ran to its end: 6.28 s
+// spent of a budget of 584 ms.
+func TestEstimateWaveDeadline(t *testing.T) {
+	ms := time.Millisecond
+	s := spectest.MustParse(t, strings.Replace(sweepSpec, `label = "AdaSSP"`, `label = "AdaSSP"`+"\nparams = { rho = [1e-4, 1e-2] }", 1))
+	p, err := MakePlan(context.Background(), spectest.Plan(t, s), results.FromSlice(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Setup = time.Second
+	f := &syntheticTrials{slow: 1.5, calls: map[[2]int]int{}}
+	for _, c := range p.grid.Cells() {
+		later, oneOff := 2*ms, 6*ms // Ridge
+		switch c.Label {
+		case p.Rows[0].Label:
+			later, oneOff = 12*ms, 8*ms
+		case p.Rows[1].Label:
+			later, oneOff = 2*time.Second, 0
+		}
+		f.later, f.oneOff = append(f.later, later), append(f.oneOff, oneOff)
+	}
+	if err := p.estimate(context.Background(), 2, 0.3, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
+		t.Fatal(err)
+	}
+	smp := p.Sample
+	over := time.Duration(0)
+	if smp.SlowdownOnLoop {
+		over = 225 * ms // the shortest loop: calibration 150 ms, then 75 ms at once
+	}
+	if smp.Spent-smp.Base > smp.Budget+over {
+		t.Errorf("spent %v beyond the %v always timed, over the budget %v", smp.Spent-smp.Base, smp.Base, smp.Budget)
+	}
+	if c := p.Rows[1].Cost; c.Cells != 0 {
+		t.Errorf("%s: %+v, want no cell of its own (its wave stopped at the deadline)", p.Rows[1].Label, c)
+	}
+}
