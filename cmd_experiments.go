@@ -94,9 +94,11 @@ writes (each timed record's append, timed in a temporary store), a sync
 (the spec's copy) and the larger of rendering (timed on the sampled
 trials' records) and two syncs (the store's, the manifest's); the CPUs,
 the load average it was measured at and the host's dilation (the wall
-time of a busy thread's CPU second now: a timed trial shorter than 25 ms
-counts as the larger of its wall time and its CPU time × dilation); and
-the sample: trials timed, time spent, budget.
+time of a busy thread's CPU second now, its CPU time and its wait for a
+CPU pooled over a 100 ms loop and every trial timed alone: a timed trial
+shorter than 25 ms counts as the larger of its wall time and its CPU time
+× dilation), and the CPUs the trials are assumed to get (-j / (slowdown ×
+dilation)); and the sample: trials timed, time spent, budget.
 
 With --shards N (implies --estimate) it also prints each shard's trials and
 estimated wall time on -j concurrent trials, as "dplab run --shard i/N"

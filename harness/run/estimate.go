@@ -69,12 +69,13 @@ type Sample struct {
 	// per-trial times and of Slowdown); NaN when no row had two cells
 	// sampled or some row none of its own.
 	RelErr float64
-	// Dilation is the wall time of a busy thread's CPU second here now,
-	// measured on the datasets' loading and a CPU loop of dilationSpan
-	// (their wall time over their CPU time): 1 on an idle CPU, about 4
-	// when the host's load leaves this process a quarter of one. A timed
-	// trial shorter than shortTrial counts as the larger of its wall time
-	// and its CPU time × Dilation (× Slowdown when timed with others).
+	// Dilation is the wall time of a busy thread's CPU second here now:
+	// Σ (CPU time + time waiting, runnable, for a CPU) / Σ CPU time over a
+	// CPU loop of dilationSpan and every trial timed alone (time asleep
+	// left out): 1 on an idle CPU, about 4 when the host's load leaves
+	// this process a quarter of one. A timed trial shorter than shortTrial
+	// counts as the larger of its wall time and its CPU time × Dilation (×
+	// Slowdown when timed with others).
 	Dilation float64
 	// PerRecord is the time to encode and append one trial's record to a
 	// store, and Fsync the time of one sync of it, both measured on the
@@ -109,9 +110,10 @@ const (
 )
 
 // trialTimer times trial t of cell ci while together trials (this one
-// included) run at once: its wall time and the CPU time of the thread it
-// ran on (0: unknown); ok is false when ctx was cancelled.
-type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu time.Duration, failed, ok bool)
+// included) run at once: its wall time, the CPU time of the thread it ran
+// on (0: unknown) and that thread's time waiting, runnable, for a CPU
+// (threadWait; −1: unknown); ok is false when ctx was cancelled.
+type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu, wait time.Duration, failed, ok bool)
 
 // dilationTimer measures Sample.Dilation and returns the time it spent.
 type dilationTimer func(ctx context.Context) (float64, time.Duration)
@@ -161,16 +163,12 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		log = io.Discard
 	}
 	r := newRunner(s, cells, opt, log)
-	start, cpu0 := time.Now(), processCPU()
+	start := time.Now()
 	skipped, err := loadForEstimate(r)
 	if err != nil {
 		return err
 	}
 	p.Setup = time.Since(start)
-	loadCPU := processCPU() - cpu0
-	if cpu0 < 0 {
-		loadCPU = 0
-	}
 	p.Skipped = skipped
 	jobs := opt.Jobs
 	if jobs <= 0 || jobs > runtime.NumCPU() {
@@ -179,10 +177,14 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	var mu sync.Mutex
 	given := map[results.Key]bool{}
 	var kept []results.Record
-	timer := func(ctx context.Context, ci, t, _ int) (time.Duration, time.Duration, bool, bool) {
+	timer := func(ctx context.Context, ci, t, together int) (time.Duration, time.Duration, time.Duration, bool, bool) {
 		c := &cells[ci]
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		w0 := time.Duration(-1) // read alone only: the dilation pools those
+		if together == 1 {
+			w0 = threadWait()
+		}
 		c0 := threadCPU()
 		t0 := time.Now()
 		var rec results.Record
@@ -193,9 +195,12 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 			rec, ok = r.trial(ctx, c, t)
 		}
 		d := time.Since(t0)
-		cpu := threadCPU() - c0
+		cpu, wait := threadCPU()-c0, time.Duration(-1)
 		if c0 < 0 {
 			cpu = 0
+		}
+		if w0 >= 0 {
+			wait = threadWait() - w0
 		}
 		if ok {
 			mu.Lock()
@@ -208,18 +213,16 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 			}
 			mu.Unlock()
 		}
-		return d, cpu, rec.Status == results.StatusFailed, ok
+		return d, cpu, wait, rec.Status == results.StatusFailed, ok
 	}
-	// The dilation pools the datasets' loading (its wall time over the
-	// process's CPU time, seconds of work for large data) with a CPU
-	// loop's: one 100 ms window on a busy host measured 3.7 to 17.9
-	// minutes apart at load 28.
+	// The dilation's first guess: a CPU loop's wall time over its CPU
+	// time. estimate pools it with the trials timed alone.
 	dilation := func(ctx context.Context) (float64, time.Duration) {
 		wall, cpu := spinWindow(ctx)
 		if cpu <= 0 {
 			return 1, wall
 		}
-		return max(float64(wall+p.Setup)/float64(cpu+loadCPU), 1), wall
+		return max(float64(wall)/float64(cpu), 1), wall
 	}
 	if err := p.estimate(ctx, jobs, cmp.Or(opt.EstimateShare, SampleShare), MinBudget, SampleCap, timer, cpuLoop, dilation); err != nil {
 		return err
@@ -307,8 +310,12 @@ type rowSample struct {
 	first    []time.Duration // per sampled cell: its first trial, serial-equivalent
 	later    []time.Duration // per sampled cell: its second trial (its first until the second is timed)
 	hasLater []bool
-	timed    int
-	failed   int
+	// rawFirst and rawLater are first and later as timed, before the
+	// dilation: estimate recomputes them with the dilation pooled over all
+	// it timed alone.
+	rawFirst, rawLater []trialTime
+	timed              int
+	failed             int
 }
 
 // work is the row's estimated serial work: ToRun·PerTrial + CellsToRun·PerCell.
@@ -445,12 +452,27 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 	// but a run of thousands of them shares the CPUs with the host's load.
 	var spent time.Duration
 	smp.Dilation, spent = dilation(ctx)
+	// The dilation is then pooled over the loop and every trial timed
+	// alone: Σ (CPU + wait for a CPU) / Σ CPU, weighed by their CPU time,
+	// so that seconds of trials, not one 100 ms window, decide it (a 100
+	// ms loop measured 9.0 and 11.4 at load 13 where the run of
+	// gaussmix_authors_wine's panel got 0.35 of a CPU, 2.8). Time asleep
+	// (a lock, a child process, the disk) is not in it.
+	var poolMu sync.Mutex
+	poolCPU := float64(spent) / smp.Dilation
+	poolAll := float64(spent)
+	timeTrial = pooling(timeTrial, func(cpu, wait time.Duration) {
+		poolMu.Lock()
+		poolCPU += float64(cpu)
+		poolAll += float64(cpu + wait)
+		poolMu.Unlock()
+	})
 	// run times tasks on `workers` workers (task i on worker i mod
 	// workers) and records them, divided by slow; it returns the wave's
 	// cost, its slowest worker's total.
 	run := func(ctx context.Context, tasks []task, workers int, slow float64) (time.Duration, error) {
 		type timing struct {
-			first, later time.Duration
+			first, later trialTime
 			hasLater     bool
 			failed, n    int
 		}
@@ -467,15 +489,8 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 					tk := tasks[i]
 					ci := rows[tk.row].cells[tk.cell]
 					for t := tk.from; t < min(tk.to, cells[ci].Trials); t++ {
-						wall, cpu, failed, ok := timeTrial(ctx, ci, t, workers)
-						// The trial's time as a run would see it: its wall
-						// time, or, for a trial shorter than shortTrial, its
-						// CPU time dilated by the host's load (and, at once,
-						// by the slowdown) when longer.
-						d := wall
-						if float64(wall)/slow < float64(shortTrial) { // alone
-							d = max(wall, time.Duration(float64(cpu)*smp.Dilation*slow))
-						}
+						wall, cpu, _, failed, ok := timeTrial(ctx, ci, t, workers)
+						d := trialTime{wall: wall, cpu: cpu, slow: slow}
 						perWorker[w] += wall
 						if !ok {
 							mu.Lock()
@@ -506,20 +521,22 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 			rs.timed += o.n
 			rs.failed += o.failed
 			smp.Trials += o.n
-			later := time.Duration(float64(o.later) / slow)
+			later := o.later
 			if tk.from > 0 { // the second trial of a cell whose first is timed
 				if k, ok := rs.entry[tk.cell]; ok && o.hasLater {
-					rs.later[k], rs.hasLater[k] = later, true
+					rs.rawLater[k], rs.hasLater[k] = later, true
+					rs.later[k] = later.cost(smp.Dilation)
 				}
 				continue
 			}
-			first := time.Duration(float64(o.first) / slow)
 			if !o.hasLater {
-				later = first
+				later = o.first
 			}
 			rs.entry[tk.cell] = len(rs.first)
-			rs.first = append(rs.first, first)
-			rs.later = append(rs.later, later)
+			rs.rawFirst = append(rs.rawFirst, o.first)
+			rs.rawLater = append(rs.rawLater, later)
+			rs.first = append(rs.first, o.first.cost(smp.Dilation))
+			rs.later = append(rs.later, later.cost(smp.Dilation))
 			rs.hasLater = append(rs.hasLater, o.hasLater)
 		}
 		return slices.Max(perWorker), nil
@@ -665,6 +682,14 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		}
 	}
 	smp.Spent, smp.Base = spent, base
+	if poolCPU > 0 {
+		smp.Dilation = max(poolAll/poolCPU, 1)
+	}
+	for _, rs := range rows {
+		for i := range rs.first {
+			rs.first[i], rs.later[i] = rs.rawFirst[i].cost(smp.Dilation), rs.rawLater[i].cost(smp.Dilation)
+		}
+	}
 	// The rows' costs and the uncertainty of the total.
 	for _, rs := range rows {
 		pt, pc := rs.means()
@@ -721,7 +746,7 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 		var spentAlone time.Duration
 		for k := 0; spentAlone < burstAlone && k < maxBurst; k++ {
 			ci := order[k%len(order)]
-			d, _, _, ok := timeTrial(ctx, ci, 1, 1)
+			d, _, _, _, ok := timeTrial(ctx, ci, 1, 1)
 			if !ok {
 				return 0, ctx.Err()
 			}
@@ -731,7 +756,7 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 		times, err = atOnce(ctx, jobs, func() (time.Duration, bool) {
 			var sum time.Duration
 			for _, ci := range seq {
-				d, _, _, ok := timeTrial(ctx, ci, 1, jobs)
+				d, _, _, _, ok := timeTrial(ctx, ci, 1, jobs)
 				if !ok {
 					return 0, false
 				}
@@ -773,6 +798,37 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 		smp.SlowdownSE = stdErr(ratios)
 	}
 	return spent, nil
+}
+
+// trialTime is one trial as timed: its wall and CPU time, with slow trials
+// running at once (1 alone).
+type trialTime struct {
+	wall, cpu time.Duration
+	slow      float64
+}
+
+// cost is the trial's time alone as a run would see it, on a host of
+// dilation dil: its wall time, or, for a trial shorter than shortTrial, its
+// CPU time dilated by the host's load (and, at once, by the slowdown) when
+// longer; divided by slow.
+func (t trialTime) cost(dil float64) time.Duration {
+	d := t.wall
+	if float64(t.wall)/t.slow < float64(shortTrial) {
+		d = max(t.wall, time.Duration(float64(t.cpu)*dil*t.slow))
+	}
+	return time.Duration(float64(d) / t.slow)
+}
+
+// pooling wraps timeTrial to give add the CPU time and the wait for a CPU
+// of each trial it times alone, when both are known.
+func pooling(timeTrial trialTimer, add func(cpu, wait time.Duration)) trialTimer {
+	return func(ctx context.Context, ci, t, together int) (wall, cpu, wait time.Duration, failed, ok bool) {
+		wall, cpu, wait, failed, ok = timeTrial(ctx, ci, t, together)
+		if ok && together == 1 && cpu > 0 && wait >= 0 {
+			add(cpu, wait)
+		}
+		return wall, cpu, wait, failed, ok
+	}
 }
 
 // shortTrial is the wall time under which a timed trial counts as its CPU

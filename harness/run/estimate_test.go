@@ -105,23 +105,32 @@ type syntheticTrials struct {
 	slowCell      map[int]float64 // a cell's own slowdown, when set
 	// dil, when set, is the host's dilation: a trial's CPU time is its
 	// time alone, and its wall time alone that too (never preempted).
-	dil   float64
+	dil float64
+	// wait, when set, is a trial's wait for a CPU over its CPU time: its
+	// CPU time is its time alone, its wall time alone (1 + wait) times
+	// that.
+	wait  float64
 	mu    sync.Mutex
 	calls map[[2]int]int // (cell, together) → trials timed
 }
 
-func (f *syntheticTrials) time(ctx context.Context, ci, t, together int) (time.Duration, time.Duration, bool, bool) {
+func (f *syntheticTrials) time(ctx context.Context, ci, t, together int) (time.Duration, time.Duration, time.Duration, bool, bool) {
 	d := f.later[ci]
 	if t == 0 {
 		d += f.oneOff[ci]
 	}
 	// A deadline shorter than the trial stops it there.
 	if end, ok := ctx.Deadline(); ok && d > time.Until(end) {
-		return max(time.Until(end), 0), 0, false, false
+		return max(time.Until(end), 0), 0, -1, false, false
 	}
 	var cpu time.Duration
+	wait := time.Duration(-1)
 	if f.dil > 0 {
 		cpu = d
+	}
+	if f.wait > 0 {
+		cpu, wait = d, time.Duration(float64(d)*f.wait)
+		d += wait
 	}
 	if slow, ok := f.slowCell[ci]; ok && together > 1 {
 		d = time.Duration(float64(d) * slow)
@@ -131,7 +140,7 @@ func (f *syntheticTrials) time(ctx context.Context, ci, t, together int) (time.D
 	f.mu.Lock()
 	f.calls[[2]int{ci, together}]++
 	f.mu.Unlock()
-	return d, cpu, false, true
+	return d, cpu, wait, false, true
 }
 
 // dilation is the synthetic host's: dil, or none.
@@ -538,5 +547,27 @@ func TestEstimateWaveDeadline(t *testing.T) {
 	}
 	if c := p.Rows[1].Cost; c.Cells != 0 {
 		t.Errorf("%s: %+v, want no cell of its own (its wave stopped at the deadline)", p.Rows[1].Label, c)
+	}
+}
+
+// TestEstimateDilationPooled: the dilation is pooled over every trial
+// timed alone, weighed by CPU time, not decided by the first 100 ms loop:
+// the loop says 9 (an unlucky window; it spends no time here), while the
+// trials, 12 ms of CPU each and as long again waiting for a CPU, say 2.
+// The short trials then count 2× their CPU time: the estimate is exactly
+// 1 s + 1.5 · 2 · (50·12 + 5·8 + 10·2 + 6) ms / 2 = 1.999 s. Before, the
+// loop's 9 dilated every short trial (5.2255 s estimated).
+func TestEstimateDilationPooled(t *testing.T) {
+	ms := time.Millisecond
+	p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
+	f.dil, f.wait = 9, 1
+	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Sample; s.Dilation != 2 || s.Slowdown != 1.5 {
+		t.Errorf("sample %+v, want dilation 2 (pooled), slowdown 1.5", s)
+	}
+	if wall, _ := p.EstimatedWall(2); wall != 1999*ms {
+		t.Errorf("estimate %v, want 1.999s", wall)
 	}
 }
