@@ -231,22 +231,23 @@ name = "adassp"
 }
 
 // checkAssumedCPUs checks that plan --estimate -j 2's output states the
-// CPUs it assumed the trials get, and that they are 2 / (slowdown ×
-// dilation) as printed (to their rounding). Before, it stated the load
-// and the dilation but not the CPUs a -j run was assumed to get.
+// CPUs it assumed the trials get, and that they are 2 × a trial's CPU
+// share alone (in (0, 1]) / slowdown as printed (to their rounding).
+// Before, it stated the load and the dilation but not the CPUs a -j run
+// was assumed to get.
 func checkAssumedCPUs(t *testing.T, out string) {
 	t.Helper()
-	m := regexp.MustCompile(`takes ([0-9.]+) s here now; the trials are assumed to get ([0-9.]+) CPUs: 2 / \(slowdown ([0-9.]+) × that\)`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`the trials are assumed to get ([0-9.]+) CPUs: 2 × ([0-9.]+), a trial's CPU share alone, / slowdown ([0-9.]+)\)`).FindStringSubmatch(out)
 	if m == nil {
 		t.Errorf("output states no CPUs assumed:\n%s", out)
 		return
 	}
-	var dil, cpus, slow float64
-	for i, v := range []*float64{&dil, &cpus, &slow} {
+	var cpus, share, slow float64
+	for i, v := range []*float64{&cpus, &share, &slow} {
 		*v, _ = strconv.ParseFloat(m[i+1], 64)
 	}
-	if slow < 1 || slow > 2 || dil < 1 || math.Abs(cpus-2/(slow*dil)) > 0.01*(1+cpus) {
-		t.Errorf("assumed %v CPUs, slowdown %v, dilation %v: want 2/(slowdown·dilation)", cpus, slow, dil)
+	if slow < 1 || slow > 2 || share <= 0 || share > 1 || math.Abs(cpus-2*share/slow) > 0.01*(1+cpus) {
+		t.Errorf("assumed %v CPUs, CPU share %v, slowdown %v: want 2·share/slowdown", cpus, share, slow)
 	}
 }
 

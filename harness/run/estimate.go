@@ -77,6 +77,10 @@ type Sample struct {
 	// counts as the larger of its wall time and its CPU time × Dilation (×
 	// Slowdown when timed with others).
 	Dilation float64
+	// CPUShare is the share of a CPU the rows' costs assume a trial gets
+	// alone: Σ CPU time / Σ cost over the trials timed alone (1/Dilation
+	// for short trials, CPU over wall time for longer ones); 0: unknown.
+	CPUShare float64
 	// PerRecord is the time to encode and append one trial's record to a
 	// store, and Fsync the time of one sync of it, both measured on the
 	// timed trials' records in a temporary store.
@@ -685,10 +689,20 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 	if poolCPU > 0 {
 		smp.Dilation = max(poolAll/poolCPU, 1)
 	}
+	var sumCPU, sumCost float64
 	for _, rs := range rows {
 		for i := range rs.first {
 			rs.first[i], rs.later[i] = rs.rawFirst[i].cost(smp.Dilation), rs.rawLater[i].cost(smp.Dilation)
+			for _, t := range []trialTime{rs.rawFirst[i], rs.rawLater[i]} {
+				if t.slow == 1 && t.cpu > 0 {
+					sumCPU += float64(t.cpu)
+					sumCost += float64(t.cost(smp.Dilation))
+				}
+			}
 		}
+	}
+	if sumCost > 0 {
+		smp.CPUShare = sumCPU / sumCost
 	}
 	// The rows' costs and the uncertainty of the total.
 	for _, rs := range rows {
