@@ -97,9 +97,9 @@ the load average it was measured at and the host's dilation (the wall
 time of a busy thread's CPU second now, its CPU time and its wait for a
 CPU pooled over a 100 ms loop and every trial timed alone: a timed trial
 shorter than 25 ms counts as the larger of its wall time and its CPU time
-× dilation), and the CPUs the trials are assumed to get (-j × the CPU
-share of the trials timed alone / slowdown); and the sample: trials timed,
-time spent, budget.
+× dilation), and the CPUs the trials are assumed to get (-j × the CPUs the
+trials timed alone used, the process's CPU over their wall time, /
+slowdown); and the sample: trials timed, time spent, budget.
 
 With --shards N (implies --estimate) it also prints each shard's trials and
 estimated wall time on -j concurrent trials, as "dplab run --shard i/N"
@@ -578,11 +578,11 @@ func printEstimate(w io.Writer, p *run.Plan, j int) {
 			spread = fmt.Sprintf(" ± %s", time.Duration(float64(trials)*smp.RelErr).Round(100*time.Millisecond))
 		}
 		// What the trials are assumed to get of the CPUs: each of the
-		// concurrent ones the CPU share its timings alone had, and
+		// concurrent ones the CPUs the trials timed alone used, and
 		// 1/slowdown of that at once.
 		fmt.Fprintf(w, "estimated wall time on %d concurrent trial(s): %s%s, on %d CPUs at 1-minute load average %s "+
 			"(measured now: at another load the run takes longer or shorter; a busy thread's CPU second takes %.2f s here now; "+
-			"the trials are assumed to get %.2f CPUs: %d × %.2f, a trial's CPU share alone, / slowdown %.2f)\n",
+			"the trials are assumed to get %.2f CPUs: %d × %.2f, the CPUs of a trial timed alone, / slowdown %.2f)\n",
 			j, wall.Round(100*time.Millisecond), spread, runtime.NumCPU(), load, smp.Dilation,
 			float64(par)*smp.CPUShare/p.SlowdownAt(j), par, smp.CPUShare, p.SlowdownAt(j))
 		fmt.Fprintf(w, "  start-up              %s (this process's start, the spec, its validation, the grid and the store, measured)\n", p.Startup.Round(10*time.Millisecond))

@@ -77,9 +77,9 @@ type Sample struct {
 	// counts as the larger of its wall time and its CPU time × Dilation (×
 	// Slowdown when timed with others).
 	Dilation float64
-	// CPUShare is the share of a CPU the rows' costs assume a trial gets
-	// alone: Σ CPU time / Σ cost over the trials timed alone (1/Dilation
-	// for short trials, CPU over wall time for longer ones); 0: unknown.
+	// CPUShare is the CPUs the trials timed alone used: the process's CPU
+	// time while they ran (their other threads', the garbage collector's
+	// included) over their wall time; 0: unknown.
 	CPUShare float64
 	// PerRecord is the time to encode and append one trial's record to a
 	// store, and Fsync the time of one sync of it, both measured on the
@@ -179,15 +179,16 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		jobs = runtime.NumCPU()
 	}
 	var mu sync.Mutex
+	var aloneProc, aloneWall time.Duration // for Sample.CPUShare
 	given := map[results.Key]bool{}
 	var kept []results.Record
 	timer := func(ctx context.Context, ci, t, together int) (time.Duration, time.Duration, time.Duration, bool, bool) {
 		c := &cells[ci]
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		w0 := time.Duration(-1) // read alone only: the dilation pools those
+		w0, p0 := time.Duration(-1), time.Duration(-1) // read alone only
 		if together == 1 {
-			w0 = threadWait()
+			w0, p0 = threadWait(), processCPU()
 		}
 		c0 := threadCPU()
 		t0 := time.Now()
@@ -205,6 +206,11 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		}
 		if w0 >= 0 {
 			wait = threadWait() - w0
+		}
+		if p1 := processCPU(); p0 >= 0 && p1 >= 0 {
+			mu.Lock()
+			aloneProc, aloneWall = aloneProc+p1-p0, aloneWall+d
+			mu.Unlock()
 		}
 		if ok {
 			mu.Lock()
@@ -230,6 +236,9 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	}
 	if err := p.estimate(ctx, jobs, cmp.Or(opt.EstimateShare, SampleShare), MinBudget, SampleCap, timer, cpuLoop, dilation); err != nil {
 		return err
+	}
+	if aloneWall > 0 {
+		p.Sample.CPUShare = float64(aloneProc) / float64(aloneWall)
 	}
 	p.Sample.PerRecord, p.Sample.Fsync, err = timeWrites(kept, p.Sample.Dilation)
 	return err
@@ -689,20 +698,10 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 	if poolCPU > 0 {
 		smp.Dilation = max(poolAll/poolCPU, 1)
 	}
-	var sumCPU, sumCost float64
 	for _, rs := range rows {
 		for i := range rs.first {
 			rs.first[i], rs.later[i] = rs.rawFirst[i].cost(smp.Dilation), rs.rawLater[i].cost(smp.Dilation)
-			for _, t := range []trialTime{rs.rawFirst[i], rs.rawLater[i]} {
-				if t.slow == 1 && t.cpu > 0 {
-					sumCPU += float64(t.cpu)
-					sumCost += float64(t.cost(smp.Dilation))
-				}
-			}
 		}
-	}
-	if sumCost > 0 {
-		smp.CPUShare = sumCPU / sumCost
 	}
 	// The rows' costs and the uncertainty of the total.
 	for _, rs := range rows {

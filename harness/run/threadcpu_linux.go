@@ -19,6 +19,16 @@ func threadCPU() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
+// processCPU is the CPU time of the whole process so far, all its threads
+// (getrusage's RUSAGE_SELF, user and system), or −1 when it cannot be read.
+func processCPU() time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return -1
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // threadWait is how long the calling thread has waited, runnable, for a
 // CPU (the second field of /proc/thread-self/schedstat: the time on a run
 // queue), or −1 when it cannot be read. Time asleep (a timer, a lock, a

@@ -10,3 +10,6 @@ func threadCPU() time.Duration { return -1 }
 
 // threadWait is −1 here, as threadCPU.
 func threadWait() time.Duration { return -1 }
+
+// processCPU is −1 here, as threadCPU.
+func processCPU() time.Duration { return -1 }
