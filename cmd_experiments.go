@@ -75,7 +75,7 @@ With --estimate it also measures what the run would cost on -j concurrent
 trials (capped at the CPUs), storing nothing: it loads the datasets once
 (a dataset whose files are absent is left out, named not estimable, and
 its trials not counted), times the first trial of one cell (its middle ε)
-of each mechanism on each dataset with trials to run, one at a time;
+of each [[mechanism]] block on each dataset with trials to run, one at a time;
 then, within a budget of 5% (--estimate-share) of that first estimate less what it took (at least 0.2 s, at
 most 30 s), the second trials of those cells (cheapest first), with -j > 1
 warm trials (a cell's second) alone and again -j at once, to measure how
@@ -83,7 +83,7 @@ much longer a trial takes when -j run together on this machine now (its
 slowdown; on a CPU loop when no trial fits), and the first two trials of
 further cells (rows not timed yet, then other ε; the rows with the most
 work first) until the per-trial times' relative standard error is 5%. A
-row with no cell timed takes the costs of its mechanism's rows on its
+row with no cell timed takes the costs of its [[mechanism]] block's rows on its
 dataset. It prints each row's mean seconds per trial, the one-off seconds
 a cell's first trial adds (a calibration, a split's statistics) and the
 cells timed; the estimated wall time with its parts: start-up (this
@@ -94,9 +94,12 @@ writes (each timed record's append, timed in a temporary store), a sync
 (the spec's copy) and the larger of rendering (timed on the sampled
 trials' records) and two syncs (the store's, the manifest's); the CPUs,
 the load average it was measured at and the host's dilation (the wall
-time of a busy thread's CPU second now: a timed trial shorter than 25 ms
-counts as the larger of its wall time and its CPU time × dilation); and
-the sample: trials timed, time spent, budget.
+time of a busy thread's CPU second now, its CPU time and its wait for a
+CPU pooled over a 100 ms loop and every trial timed alone: a timed trial
+shorter than 25 ms counts as the larger of its wall time and its CPU time
+× dilation), and the CPUs the trials are assumed to get (-j × the CPUs the
+trials timed alone used, the process's CPU over their wall time, /
+slowdown); and the sample: trials timed, time spent, budget.
 
 With --shards N (implies --estimate) it also prints each shard's trials and
 estimated wall time on -j concurrent trials, as "dplab run --shard i/N"
@@ -568,15 +571,20 @@ func printEstimate(w io.Writer, p *run.Plan, j int) {
 		load = fmt.Sprintf("%.1f", l)
 	}
 	wall, ok := p.EstimatedWall(j)
-	trials, _, _ := p.TrialsWall(j)
+	trials, par, _ := p.TrialsWall(j)
 	if ok {
 		spread := ""
 		if !math.IsNaN(smp.RelErr) {
 			spread = fmt.Sprintf(" ± %s", time.Duration(float64(trials)*smp.RelErr).Round(100*time.Millisecond))
 		}
+		// What the trials are assumed to get of the CPUs: each of the
+		// concurrent ones the CPUs the trials timed alone used, and
+		// 1/slowdown of that at once.
 		fmt.Fprintf(w, "estimated wall time on %d concurrent trial(s): %s%s, on %d CPUs at 1-minute load average %s "+
-			"(measured now: at another load the run takes longer or shorter; a busy thread's CPU second takes %.2f s here now)\n",
-			j, wall.Round(100*time.Millisecond), spread, runtime.NumCPU(), load, smp.Dilation)
+			"(measured now: at another load the run takes longer or shorter; a busy thread's CPU second takes %.2f s here now; "+
+			"the trials are assumed to get %.2f CPUs: %d × %.2f, the CPUs of a trial timed alone, / slowdown %.2f)\n",
+			j, wall.Round(100*time.Millisecond), spread, runtime.NumCPU(), load, smp.Dilation,
+			float64(par)*smp.CPUShare/p.SlowdownAt(j), par, smp.CPUShare, p.SlowdownAt(j))
 		fmt.Fprintf(w, "  start-up              %s (this process's start, the spec, its validation, the grid and the store, measured)\n", p.Startup.Round(10*time.Millisecond))
 		fmt.Fprintf(w, "  datasets              %s (loaded once, measured)\n", p.Setup.Round(10*time.Millisecond))
 		fmt.Fprintf(w, "  trials                %s", trials.Round(100*time.Millisecond))
@@ -597,7 +605,7 @@ func printEstimate(w io.Writer, p *run.Plan, j int) {
 	if smp.Burst > 0 {
 		fmt.Fprintf(w, " (%d warm ones alone, then on each of %d workers at once)", smp.Burst, j)
 	}
-	fmt.Fprintf(w, " in %s: %s always (the first of one cell per mechanism and dataset, the load's loop)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
+	fmt.Fprintf(w, " in %s: %s always (the first of one cell per [[mechanism]] block and dataset, the load's loop)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
 	fmt.Fprintf(w, " and %s more of a %s budget (--estimate-share of the estimate less what is always timed, at least %s, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
 		smp.Budget.Round(10*time.Millisecond), run.MinBudget, run.SampleCap)
 	if math.IsNaN(smp.RelErr) {

@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -223,6 +226,29 @@ name = "adassp"
 				t.Errorf("optional = %s: output lacks %q:\n%s", optional, want, out)
 			}
 		}
+		checkAssumedCPUs(t, out)
+	}
+}
+
+// checkAssumedCPUs checks that plan --estimate -j 2's output states the
+// CPUs it assumed the trials get, and that they are 2 × the CPUs a trial
+// timed alone used (in (0, 2]: the process's CPU over wall time) /
+// slowdown as printed (to their rounding).
+// Before, it stated the load and the dilation but not the CPUs a -j run
+// was assumed to get.
+func checkAssumedCPUs(t *testing.T, out string) {
+	t.Helper()
+	m := regexp.MustCompile(`the trials are assumed to get ([0-9.]+) CPUs: 2 × ([0-9.]+), the CPUs of a trial timed alone, / slowdown ([0-9.]+)\)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Errorf("output states no CPUs assumed:\n%s", out)
+		return
+	}
+	var cpus, share, slow float64
+	for i, v := range []*float64{&cpus, &share, &slow} {
+		*v, _ = strconv.ParseFloat(m[i+1], 64)
+	}
+	if slow < 1 || slow > 2 || share <= 0 || share > 2 || math.Abs(cpus-2*share/slow) > 0.01*(1+cpus) {
+		t.Errorf("assumed %v CPUs, CPU share %v, slowdown %v: want 2·share/slowdown", cpus, share, slow)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -68,13 +69,18 @@ type Sample struct {
 	// per-trial times and of Slowdown); NaN when no row had two cells
 	// sampled or some row none of its own.
 	RelErr float64
-	// Dilation is the wall time of a busy thread's CPU second here now,
-	// measured on the datasets' loading and a CPU loop of dilationSpan
-	// (their wall time over their CPU time): 1 on an idle CPU, about 4
-	// when the host's load leaves this process a quarter of one. A timed
-	// trial shorter than shortTrial counts as the larger of its wall time
-	// and its CPU time × Dilation (× Slowdown when timed with others).
+	// Dilation is the wall time of a busy thread's CPU second here now:
+	// Σ (CPU time + time waiting, runnable, for a CPU) / Σ CPU time over a
+	// CPU loop of dilationSpan and every trial timed alone (time asleep
+	// left out): 1 on an idle CPU, about 4 when the host's load leaves
+	// this process a quarter of one. A timed trial shorter than shortTrial
+	// counts as the larger of its wall time and its CPU time × Dilation (×
+	// Slowdown when timed with others).
 	Dilation float64
+	// CPUShare is the CPUs the trials timed alone used: the process's CPU
+	// time while they ran (their other threads', the garbage collector's
+	// included) over their wall time; 0: unknown.
+	CPUShare float64
 	// PerRecord is the time to encode and append one trial's record to a
 	// store, and Fsync the time of one sync of it, both measured on the
 	// timed trials' records in a temporary store.
@@ -94,19 +100,24 @@ const (
 )
 
 // burstAlone is the least time of the warm trials Estimate times alone to
-// measure the slowdown (longer than a busy host's scheduling noise),
-// maxBurst the most trials it times for it, and minWarm the shortest warm
-// trial it prefers.
+// measure the slowdown (longer than a busy host's scheduling noise, for
+// trials of any length: a cap of 200 trials cut the burst of
+// gaussmix_authors_wine's 50–140 µs trials to 10–30 ms, a few time slices,
+// and its slowdown on 2 jobs was measured at the bound, 2.00, at load 8),
+// maxBurst a bound on the trials it times for it (a trial of a
+// microsecond: the time bounds the burst first), and minWarm the shortest
+// warm trial it prefers.
 const (
 	burstAlone = 100 * time.Millisecond
-	maxBurst   = 200
+	maxBurst   = 1 << 20
 	minWarm    = 5 * time.Millisecond
 )
 
 // trialTimer times trial t of cell ci while together trials (this one
-// included) run at once: its wall time and the CPU time of the thread it
-// ran on (0: unknown); ok is false when ctx was cancelled.
-type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu time.Duration, failed, ok bool)
+// included) run at once: its wall time, the CPU time of the thread it ran
+// on (0: unknown) and that thread's time waiting, runnable, for a CPU
+// (threadWait; −1: unknown); ok is false when ctx was cancelled.
+type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu, wait time.Duration, failed, ok bool)
 
 // dilationTimer measures Sample.Dilation and returns the time it spent.
 type dilationTimer func(ctx context.Context) (float64, time.Duration)
@@ -123,8 +134,8 @@ type loopTimer func(ctx context.Context, target time.Duration, jobs int) (alone 
 // in p.Skipped with the reason. Then, within a budget, it:
 //
 //  1. times, one at a time, the first trial of one cell of each stratum, a
-//     dataset's rows of one mechanism (a sweep of its params makes a row
-//     of each value): the row's with the most trials to run, at the middle
+//     dataset's rows of one [[mechanism]] block (a sweep of its params
+//     makes a row of each value): the row's with the most trials to run, at the middle
 //     of its ε values or sweep. A row with no cell timed takes its
 //     stratum's costs. This alone is always timed; the budget is
 //     SampleShare of the estimate it gives (p.Startup, p.Setup and the
@@ -156,28 +167,29 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		log = io.Discard
 	}
 	r := newRunner(s, cells, opt, log)
-	start, cpu0 := time.Now(), processCPU()
+	start := time.Now()
 	skipped, err := loadForEstimate(r)
 	if err != nil {
 		return err
 	}
 	p.Setup = time.Since(start)
-	loadCPU := processCPU() - cpu0
-	if cpu0 < 0 {
-		loadCPU = 0
-	}
 	p.Skipped = skipped
 	jobs := opt.Jobs
 	if jobs <= 0 || jobs > runtime.NumCPU() {
 		jobs = runtime.NumCPU()
 	}
 	var mu sync.Mutex
+	var aloneProc, aloneWall time.Duration // for Sample.CPUShare
 	given := map[results.Key]bool{}
 	var kept []results.Record
-	timer := func(ctx context.Context, ci, t, _ int) (time.Duration, time.Duration, bool, bool) {
+	timer := func(ctx context.Context, ci, t, together int) (time.Duration, time.Duration, time.Duration, bool, bool) {
 		c := &cells[ci]
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		w0, p0 := time.Duration(-1), time.Duration(-1) // read alone only
+		if together == 1 {
+			w0, p0 = threadWait(), processCPU()
+		}
 		c0 := threadCPU()
 		t0 := time.Now()
 		var rec results.Record
@@ -188,9 +200,17 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 			rec, ok = r.trial(ctx, c, t)
 		}
 		d := time.Since(t0)
-		cpu := threadCPU() - c0
+		cpu, wait := threadCPU()-c0, time.Duration(-1)
 		if c0 < 0 {
 			cpu = 0
+		}
+		if w0 >= 0 {
+			wait = threadWait() - w0
+		}
+		if p1 := processCPU(); p0 >= 0 && p1 >= 0 {
+			mu.Lock()
+			aloneProc, aloneWall = aloneProc+p1-p0, aloneWall+d
+			mu.Unlock()
 		}
 		if ok {
 			mu.Lock()
@@ -203,21 +223,22 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 			}
 			mu.Unlock()
 		}
-		return d, cpu, rec.Status == results.StatusFailed, ok
+		return d, cpu, wait, rec.Status == results.StatusFailed, ok
 	}
-	// The dilation pools the datasets' loading (its wall time over the
-	// process's CPU time, seconds of work for large data) with a CPU
-	// loop's: one 100 ms window on a busy host measured 3.7 to 17.9
-	// minutes apart at load 28.
+	// The dilation's first guess: a CPU loop's wall time over its CPU
+	// time. estimate pools it with the trials timed alone.
 	dilation := func(ctx context.Context) (float64, time.Duration) {
 		wall, cpu := spinWindow(ctx)
 		if cpu <= 0 {
 			return 1, wall
 		}
-		return max(float64(wall+p.Setup)/float64(cpu+loadCPU), 1), wall
+		return max(float64(wall)/float64(cpu), 1), wall
 	}
 	if err := p.estimate(ctx, jobs, cmp.Or(opt.EstimateShare, SampleShare), MinBudget, SampleCap, timer, cpuLoop, dilation); err != nil {
 		return err
+	}
+	if aloneWall > 0 {
+		p.Sample.CPUShare = float64(aloneProc) / float64(aloneWall)
 	}
 	p.Sample.PerRecord, p.Sample.Fsync, err = timeWrites(kept, p.Sample.Dilation)
 	return err
@@ -295,15 +316,19 @@ func loadForEstimate(r *runner) (map[string]string, error) {
 // rowSample is what estimate knows of one row while it samples.
 type rowSample struct {
 	row      *PlanRow
-	peers    []*rowSample    // the rows of its stratum (itself included): its dataset's rows of the same mechanism
+	peers    []*rowSample    // the rows of its stratum (itself included): its dataset's rows of the same [[mechanism]] block
 	cells    []int           // the row's cells with trials to run, in plan order
 	picked   []bool          // of cells, those sampled
 	entry    map[int]int     // a sampled cell's index in cells → its index in first, later, hasLater
 	first    []time.Duration // per sampled cell: its first trial, serial-equivalent
 	later    []time.Duration // per sampled cell: its second trial (its first until the second is timed)
 	hasLater []bool
-	timed    int
-	failed   int
+	// rawFirst and rawLater are first and later as timed, before the
+	// dilation: estimate recomputes them with the dilation pooled over all
+	// it timed alone.
+	rawFirst, rawLater []trialTime
+	timed              int
+	failed             int
 }
 
 // work is the row's estimated serial work: ToRun·PerTrial + CellsToRun·PerCell.
@@ -403,8 +428,11 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		rows = append(rows, rs)
 		rowOf[p.Rows[i].key()] = rs
 	}
-	// The strata: a dataset's rows of one mechanism (a sweep of its
-	// params makes a row of each value), in plan order.
+	// The strata: a dataset's rows of one [[mechanism]] block (a sweep of
+	// its params makes a row of each value), in plan order. Two blocks of
+	// one mechanism are two strata: their params may cost very differently
+	// (objpert_fig2's honest DP-SGD tunes on ~15.4 candidates, its
+	// dishonest one on 10).
 	var strata [][]*rowSample
 	stratumOf := map[string]int{}
 	for ci := range cells {
@@ -414,7 +442,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 			continue
 		}
 		if len(rs.cells) == 0 {
-			k := rowKey(rs.row.Dataset, s.Mechanisms[c.Mechanism].Name)
+			k := rowKey(rs.row.Dataset, strconv.Itoa(c.Mechanism))
 			j, ok := stratumOf[k]
 			if !ok {
 				j = len(strata)
@@ -437,12 +465,27 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 	// but a run of thousands of them shares the CPUs with the host's load.
 	var spent time.Duration
 	smp.Dilation, spent = dilation(ctx)
+	// The dilation is then pooled over the loop and every trial timed
+	// alone: Σ (CPU + wait for a CPU) / Σ CPU, weighed by their CPU time,
+	// so that seconds of trials, not one 100 ms window, decide it (a 100
+	// ms loop measured 9.0 and 11.4 at load 13 where the run of
+	// gaussmix_authors_wine's panel got 0.35 of a CPU, 2.8). Time asleep
+	// (a lock, a child process, the disk) is not in it.
+	var poolMu sync.Mutex
+	poolCPU := float64(spent) / smp.Dilation
+	poolAll := float64(spent)
+	timeTrial = pooling(timeTrial, func(cpu, wait time.Duration) {
+		poolMu.Lock()
+		poolCPU += float64(cpu)
+		poolAll += float64(cpu + wait)
+		poolMu.Unlock()
+	})
 	// run times tasks on `workers` workers (task i on worker i mod
 	// workers) and records them, divided by slow; it returns the wave's
 	// cost, its slowest worker's total.
 	run := func(ctx context.Context, tasks []task, workers int, slow float64) (time.Duration, error) {
 		type timing struct {
-			first, later time.Duration
+			first, later trialTime
 			hasLater     bool
 			failed, n    int
 		}
@@ -459,15 +502,8 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 					tk := tasks[i]
 					ci := rows[tk.row].cells[tk.cell]
 					for t := tk.from; t < min(tk.to, cells[ci].Trials); t++ {
-						wall, cpu, failed, ok := timeTrial(ctx, ci, t, workers)
-						// The trial's time as a run would see it: its wall
-						// time, or, for a trial shorter than shortTrial, its
-						// CPU time dilated by the host's load (and, at once,
-						// by the slowdown) when longer.
-						d := wall
-						if float64(wall)/slow < float64(shortTrial) { // alone
-							d = max(wall, time.Duration(float64(cpu)*smp.Dilation*slow))
-						}
+						wall, cpu, _, failed, ok := timeTrial(ctx, ci, t, workers)
+						d := trialTime{wall: wall, cpu: cpu, slow: slow}
 						perWorker[w] += wall
 						if !ok {
 							mu.Lock()
@@ -498,20 +534,22 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 			rs.timed += o.n
 			rs.failed += o.failed
 			smp.Trials += o.n
-			later := time.Duration(float64(o.later) / slow)
+			later := o.later
 			if tk.from > 0 { // the second trial of a cell whose first is timed
 				if k, ok := rs.entry[tk.cell]; ok && o.hasLater {
-					rs.later[k], rs.hasLater[k] = later, true
+					rs.rawLater[k], rs.hasLater[k] = later, true
+					rs.later[k] = later.cost(smp.Dilation)
 				}
 				continue
 			}
-			first := time.Duration(float64(o.first) / slow)
 			if !o.hasLater {
-				later = first
+				later = o.first
 			}
 			rs.entry[tk.cell] = len(rs.first)
-			rs.first = append(rs.first, first)
-			rs.later = append(rs.later, later)
+			rs.rawFirst = append(rs.rawFirst, o.first)
+			rs.rawLater = append(rs.rawLater, later)
+			rs.first = append(rs.first, o.first.cost(smp.Dilation))
+			rs.later = append(rs.later, later.cost(smp.Dilation))
 			rs.hasLater = append(rs.hasLater, o.hasLater)
 		}
 		return slices.Max(perWorker), nil
@@ -635,13 +673,36 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		if len(wave) == 1 {
 			slow = 1 // alone
 		}
-		d, err := run(ctx, wave, len(wave), slow)
-		if err != nil {
-			return err
-		}
+		// Under a deadline of what is left, as the second trials: a row
+		// with no cell of its own is predicted from its stratum's other
+		// rows, which another sweep value may make far cheaper (when the
+		// strata were mechanisms, preprocessing_fig3's DP-SGD after PCA,
+		// 13.7 s a trial, was predicted at its stratum's 0.09 s and
+		// overran a 200 ms budget by 13.5 s at -j 1). A wave stopped
+		// there is charged, its trials not counted, and ends the sampling.
+		wctx, cancel := context.WithTimeout(ctx, left())
+		d, err := run(wctx, wave, len(wave), slow)
+		cancel()
 		spent += d
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			for _, tk := range wave {
+				rows[tk.row].picked[tk.cell] = false
+			}
+			break
+		}
 	}
 	smp.Spent, smp.Base = spent, base
+	if poolCPU > 0 {
+		smp.Dilation = max(poolAll/poolCPU, 1)
+	}
+	for _, rs := range rows {
+		for i := range rs.first {
+			rs.first[i], rs.later[i] = rs.rawFirst[i].cost(smp.Dilation), rs.rawLater[i].cost(smp.Dilation)
+		}
+	}
 	// The rows' costs and the uncertainty of the total.
 	for _, rs := range rows {
 		pt, pc := rs.means()
@@ -698,7 +759,7 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 		var spentAlone time.Duration
 		for k := 0; spentAlone < burstAlone && k < maxBurst; k++ {
 			ci := order[k%len(order)]
-			d, _, _, ok := timeTrial(ctx, ci, 1, 1)
+			d, _, _, _, ok := timeTrial(ctx, ci, 1, 1)
 			if !ok {
 				return 0, ctx.Err()
 			}
@@ -708,7 +769,7 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 		times, err = atOnce(ctx, jobs, func() (time.Duration, bool) {
 			var sum time.Duration
 			for _, ci := range seq {
-				d, _, _, ok := timeTrial(ctx, ci, 1, jobs)
+				d, _, _, _, ok := timeTrial(ctx, ci, 1, jobs)
 				if !ok {
 					return 0, false
 				}
@@ -750,6 +811,37 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 		smp.SlowdownSE = stdErr(ratios)
 	}
 	return spent, nil
+}
+
+// trialTime is one trial as timed: its wall and CPU time, with slow trials
+// running at once (1 alone).
+type trialTime struct {
+	wall, cpu time.Duration
+	slow      float64
+}
+
+// cost is the trial's time alone as a run would see it, on a host of
+// dilation dil: its wall time, or, for a trial shorter than shortTrial, its
+// CPU time dilated by the host's load (and, at once, by the slowdown) when
+// longer; divided by slow.
+func (t trialTime) cost(dil float64) time.Duration {
+	d := t.wall
+	if float64(t.wall)/t.slow < float64(shortTrial) {
+		d = max(t.wall, time.Duration(float64(t.cpu)*dil*t.slow))
+	}
+	return time.Duration(float64(d) / t.slow)
+}
+
+// pooling wraps timeTrial to give add the CPU time and the wait for a CPU
+// of each trial it times alone, when both are known.
+func pooling(timeTrial trialTimer, add func(cpu, wait time.Duration)) trialTimer {
+	return func(ctx context.Context, ci, t, together int) (wall, cpu, wait time.Duration, failed, ok bool) {
+		wall, cpu, wait, failed, ok = timeTrial(ctx, ci, t, together)
+		if ok && together == 1 && cpu > 0 && wait >= 0 {
+			add(cpu, wait)
+		}
+		return wall, cpu, wait, failed, ok
+	}
 }
 
 // shortTrial is the wall time under which a timed trial counts as its CPU
@@ -913,9 +1005,9 @@ func stdErr(x []float64) float64 {
 	return math.Sqrt(ss / (n - 1) / n)
 }
 
-// slowdown is the factor by which a trial's time grows when jobs run at
+// SlowdownAt is the factor by which a trial's time grows when jobs run at
 // once: 1 for one job, else the Slowdown Estimate measured (at its Jobs).
-func (p *Plan) slowdown(jobs int) float64 {
+func (p *Plan) SlowdownAt(jobs int) float64 {
 	if jobs <= 1 || p.Sample.Slowdown == 0 {
 		return 1
 	}
@@ -966,7 +1058,7 @@ func (p *Plan) TrialsWall(jobs int) (wall time.Duration, par int, ok bool) {
 		work += float64(row.ToRun)*float64(row.Cost.PerTrial) + float64(row.CellsToRun)*float64(row.Cost.PerCell)
 	}
 	par = max(min(jobs, toRun), 1)
-	return time.Duration(work * p.slowdown(jobs) / float64(par)), par, true
+	return time.Duration(work * p.SlowdownAt(jobs) / float64(par)), par, true
 }
 
 // Writes is the store writer's work for the pending trials, ToRun ·

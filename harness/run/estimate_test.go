@@ -105,23 +105,32 @@ type syntheticTrials struct {
 	slowCell      map[int]float64 // a cell's own slowdown, when set
 	// dil, when set, is the host's dilation: a trial's CPU time is its
 	// time alone, and its wall time alone that too (never preempted).
-	dil   float64
+	dil float64
+	// wait, when set, is a trial's wait for a CPU over its CPU time: its
+	// CPU time is its time alone, its wall time alone (1 + wait) times
+	// that.
+	wait  float64
 	mu    sync.Mutex
 	calls map[[2]int]int // (cell, together) → trials timed
 }
 
-func (f *syntheticTrials) time(ctx context.Context, ci, t, together int) (time.Duration, time.Duration, bool, bool) {
+func (f *syntheticTrials) time(ctx context.Context, ci, t, together int) (time.Duration, time.Duration, time.Duration, bool, bool) {
 	d := f.later[ci]
 	if t == 0 {
 		d += f.oneOff[ci]
 	}
 	// A deadline shorter than the trial stops it there.
 	if end, ok := ctx.Deadline(); ok && d > time.Until(end) {
-		return max(time.Until(end), 0), 0, false, false
+		return max(time.Until(end), 0), 0, -1, false, false
 	}
 	var cpu time.Duration
+	wait := time.Duration(-1)
 	if f.dil > 0 {
 		cpu = d
+	}
+	if f.wait > 0 {
+		cpu, wait = d, time.Duration(float64(d)*f.wait)
+		d += wait
 	}
 	if slow, ok := f.slowCell[ci]; ok && together > 1 {
 		d = time.Duration(float64(d) * slow)
@@ -131,7 +140,7 @@ func (f *syntheticTrials) time(ctx context.Context, ci, t, together int) (time.D
 	f.mu.Lock()
 	f.calls[[2]int{ci, together}]++
 	f.mu.Unlock()
-	return d, cpu, false, true
+	return d, cpu, wait, false, true
 }
 
 // dilation is the synthetic host's: dil, or none.
@@ -435,5 +444,130 @@ func TestEstimateStrata(t *testing.T) {
 				t.Errorf("budget: %s %+v, estimate %v; want its own costs, 2.2795s", p.Rows[1].Label, second, wall)
 			}
 		}
+	}
+}
+
+// TestEstimateStrataPerBlock: two [[mechanism]] blocks of one mechanism
+// (AdaSSP twice, the second 3× as dear, as objpert_fig2's honest DP-SGD
+// tunes on ~15.4 candidates where its dishonest one tunes on 10) are two
+// strata: with no budget each has its first trial timed and its own
+// costs, and the estimate is exact: 1 s + 1.5·(50·(12+8) + 50·(36+8) +
+// 10·(2+6))/2 ms = 3.46 s. Before, they were one stratum and the second
+// block took the first's costs (2.56 s estimated).
+func TestEstimateStrataPerBlock(t *testing.T) {
+	ms := time.Millisecond
+	src := strings.Replace(sweepSpec, "[[mechanism]]\nname = \"ridge\"",
+		"[[mechanism]]\nname = \"adassp\"\nlabel = \"AdaSSP dear\"\nparams = { rho = 1e-2 }\n[[mechanism]]\nname = \"ridge\"", 1)
+	s := spectest.MustParse(t, src)
+	p, err := MakePlan(context.Background(), spectest.Plan(t, s), results.FromSlice(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Rows) != 3 || p.Rows[1].Label != "AdaSSP dear" {
+		t.Fatalf("rows %+v", p.Rows)
+	}
+	p.Setup = time.Second
+	f := &syntheticTrials{slow: 1.5, calls: map[[2]int]int{}}
+	for _, c := range p.grid.Cells() {
+		later, oneOff := 2*ms, 6*ms // Ridge
+		switch c.Label {
+		case "AdaSSP":
+			later, oneOff = 12*ms, 8*ms
+		case "AdaSSP dear":
+			later, oneOff = 36*ms, 8*ms
+		}
+		f.later, f.oneOff = append(f.later, later), append(f.oneOff, oneOff)
+	}
+	if err := p.estimate(context.Background(), 2, 0, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
+		t.Fatal(err)
+	}
+	if dear := p.Rows[1].Cost; dear.Cells != 1 || dear.PerTrial != 44*ms {
+		t.Errorf("AdaSSP dear: %+v, want its own first trial timed (44 ms, its one-off in it)", dear)
+	}
+	if wall, _ := p.EstimatedWall(2); wall != 3460*ms {
+		t.Errorf("estimate %v, want 3.46s", wall)
+	}
+}
+
+// TestEstimateSlowdownBurstSpan: warm trials of 200 µs (all under
+// minWarm, so all used) are cycled until they last burstAlone alone, 500
+// of them, before the same sequence runs on each worker at once: the
+// slowdown is measured over many of a busy scheduler's time slices.
+// Before, the burst stopped at 200 trials (40 ms here; 10–30 ms of
+// gaussmix_authors_wine's trials, whose slowdown on 2 jobs was measured at
+// the bound, 2.00, at load 8).
+func TestEstimateSlowdownBurstSpan(t *testing.T) {
+	us := time.Microsecond
+	p, f := sweepPlan(t, 200*us, 200*us, 200*us, 200*us, 200*us)
+	f.later[5] = 200 * us
+	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Sample; s.Burst != 500 || s.Slowdown != 1.5 || s.SlowdownOnLoop {
+		t.Errorf("sample %+v: want a burst of 500 warm trials (100 ms alone), slowdown 1.5", s)
+	}
+}
+
+// TestEstimateWaveDeadline: a row with no cell of its own is predicted
+// from its stratum's (AdaSSP at rho = 1e-4, 12 ms a trial) but costs far
+// more (rho = 1e-2: 2 s a trial); its cell fits the budget by that
+// prediction, so a wave times it, but under a deadline of what is left:
+// the sampling spends at most its budget beyond what it always times (and
+// the slowdown's shortest loop). Before, the wave ran to its end: 6.28 s
+// spent of a budget of 584 ms.
+func TestEstimateWaveDeadline(t *testing.T) {
+	ms := time.Millisecond
+	s := spectest.MustParse(t, strings.Replace(sweepSpec, `label = "AdaSSP"`, `label = "AdaSSP"`+"\nparams = { rho = [1e-4, 1e-2] }", 1))
+	p, err := MakePlan(context.Background(), spectest.Plan(t, s), results.FromSlice(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Setup = time.Second
+	f := &syntheticTrials{slow: 1.5, calls: map[[2]int]int{}}
+	for _, c := range p.grid.Cells() {
+		later, oneOff := 2*ms, 6*ms // Ridge
+		switch c.Label {
+		case p.Rows[0].Label:
+			later, oneOff = 12*ms, 8*ms
+		case p.Rows[1].Label:
+			later, oneOff = 2*time.Second, 0
+		}
+		f.later, f.oneOff = append(f.later, later), append(f.oneOff, oneOff)
+	}
+	if err := p.estimate(context.Background(), 2, 0.3, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
+		t.Fatal(err)
+	}
+	smp := p.Sample
+	over := time.Duration(0)
+	if smp.SlowdownOnLoop {
+		over = 225 * ms // the shortest loop: calibration 150 ms, then 75 ms at once
+	}
+	if smp.Spent-smp.Base > smp.Budget+over {
+		t.Errorf("spent %v beyond the %v always timed, over the budget %v", smp.Spent-smp.Base, smp.Base, smp.Budget)
+	}
+	if c := p.Rows[1].Cost; c.Cells != 0 {
+		t.Errorf("%s: %+v, want no cell of its own (its wave stopped at the deadline)", p.Rows[1].Label, c)
+	}
+}
+
+// TestEstimateDilationPooled: the dilation is pooled over every trial
+// timed alone, weighed by CPU time, not decided by the first 100 ms loop:
+// the loop says 9 (an unlucky window; it spends no time here), while the
+// trials, 12 ms of CPU each and as long again waiting for a CPU, say 2.
+// The short trials then count 2× their CPU time: the estimate is exactly
+// 1 s + 1.5 · 2 · (50·12 + 5·8 + 10·2 + 6) ms / 2 = 1.999 s. Before, the
+// loop's 9 dilated every short trial (5.2255 s estimated).
+func TestEstimateDilationPooled(t *testing.T) {
+	ms := time.Millisecond
+	p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
+	f.dil, f.wait = 9, 1
+	if err := p.estimate(context.Background(), 2, 1, 0, time.Hour, f.time, f.loop, f.dilation); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Sample; s.Dilation != 2 || s.Slowdown != 1.5 {
+		t.Errorf("sample %+v, want dilation 2 (pooled), slowdown 1.5", s)
+	}
+	if wall, _ := p.EstimatedWall(2); wall != 1999*ms {
+		t.Errorf("estimate %v, want 1.999s", wall)
 	}
 }

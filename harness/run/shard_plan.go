@@ -67,7 +67,7 @@ func (p *Plan) ShardEstimates(n, jobs int) ([]ShardEstimate, error) {
 		}
 	}
 	for sh := range out {
-		out[sh].Wall = p.Startup + p.Setup + time.Duration(float64(out[sh].Work)*p.slowdown(jobs)/float64(jobs))
+		out[sh].Wall = p.Startup + p.Setup + time.Duration(float64(out[sh].Work)*p.SlowdownAt(jobs)/float64(jobs))
 	}
 	return out, nil
 }

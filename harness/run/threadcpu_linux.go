@@ -1,6 +1,8 @@
 package run
 
 import (
+	"fmt"
+	"os"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -25,4 +27,20 @@ func processCPU() time.Duration {
 		return -1
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// threadWait is how long the calling thread has waited, runnable, for a
+// CPU (the second field of /proc/thread-self/schedstat: the time on a run
+// queue), or −1 when it cannot be read. Time asleep (a timer, a lock, a
+// child process, the disk) is not in it.
+func threadWait() time.Duration {
+	b, err := os.ReadFile("/proc/thread-self/schedstat")
+	if err != nil {
+		return -1
+	}
+	var run, wait int64
+	if _, err := fmt.Sscan(string(b), &run, &wait); err != nil {
+		return -1
+	}
+	return time.Duration(wait)
 }

@@ -8,5 +8,8 @@ import "time"
 // the estimate uses wall times alone.
 func threadCPU() time.Duration { return -1 }
 
+// threadWait is −1 here, as threadCPU.
+func threadWait() time.Duration { return -1 }
+
 // processCPU is −1 here, as threadCPU.
 func processCPU() time.Duration { return -1 }
