@@ -262,13 +262,14 @@ func (l *GLM) Dim() int {
 
 // ValueGrad implements Function. It makes one pass over X, computing for
 // each row uᵢ = x̃ᵢᵀθ, f(uᵢ) and f'(uᵢ) and accumulating f'(uᵢ)·x̃ᵢ into the
-// gradient, so X is read from memory once per evaluation. Dense rows go
-// eight at a time through dotRows8 (the last 4–7 through dotRows4), then
-// four at a time through logisticRows4 (unclipped logistic loss) and
-// axpyRows4, which return the bits of floats.Dot, valueDeriv and
-// floats.AddScaled row by row: the result does not depend on the
-// blocking. (On the 2-core development machine splitting the pass over two
-// goroutines gave no speed-up.) On a sparse X (glmSparseMaxDensity) the
+// gradient, so X is read from memory once per evaluation. Dense rows of at
+// least dot8MinCols columns go eight at a time through dotRows8 (the last
+// 4–7 through dotRows4); shorter rows one after another through
+// floats.Dot; then four at a time through logisticRows4 (unclipped
+// logistic loss) and axpyRows4. All return the bits of floats.Dot,
+// valueDeriv and floats.AddScaled row by row: the result does not depend on
+// the blocking. (On the 2-core development machine splitting the pass over
+// two goroutines gave no speed-up.) On a sparse X (glmSparseMaxDensity) the
 // sums and updates run over the non-zero entries only, with the same bits
 // (sparseRows.dotLanes and addScaled: a zero entry adds ±0).
 //
@@ -302,7 +303,7 @@ func (l *GLM) ValueGrad(grad, theta []float64) float64 {
 	}
 	i := 0
 	var u, z, v, g [4]float64
-	if l.sparse == nil {
+	if l.sparse == nil && l.d >= dot8MinCols {
 		// Eight rows per turn: one dotRows8, then each half as below, in
 		// row order.
 		var u8 [8]float64
@@ -332,11 +333,16 @@ func (l *GLM) ValueGrad(grad, theta []float64) float64 {
 	}
 	for ; i+4 <= raw.Rows; i += 4 {
 		off, next := stridedRows4(i, raw.Stride, raw.Rows)
-		if l.sparse != nil {
+		switch {
+		case l.sparse != nil:
 			for k := range u {
 				u[k] = l.sparse.dotLanes(i+k, w)
 			}
-		} else {
+		case l.d < dot8MinCols:
+			for k, o := range off {
+				u[k] = floats.Dot(raw.Data[o:o+l.d], w)
+			}
+		default:
 			dotRows4(&u, raw.Data, &off, &next, w)
 		}
 		for k := range u {
@@ -377,6 +383,16 @@ func (l *GLM) ValueGrad(grad, theta []float64) float64 {
 	}
 	return f
 }
+
+// dot8MinCols is the fewest columns for which ValueGrad's dense pass takes
+// the dot products of eight rows at once (dotRows8); shorter rows are dotted
+// one after another, reading X in order. Measured by thread CPU time per
+// pass (medians of 30, load1 14–23): on 12,000 × 128 (gaussmix_fig3's
+// shape) 1.47 ms eight at a time against 0.79 ms one by one, on 36,000 ×
+// 104 4.46 against 2.37 ms, on 8,000 × 256 1.69 against 0.94 ms; a tie on
+// 6,000 × 384; eight at a time wins from 512 columns (5,000 × 512 1.60
+// against 1.79 ms, 2,000 × 2,000 2.53 against 2.99 ms).
+const dot8MinCols = 384
 
 // rows4 sets v[k], g[k] = rowValueDeriv(i+k, z[k]) for k < 4, with the
 // same bits: a logistic loss's lanes go through logisticRows4 (the AVX2
