@@ -147,11 +147,12 @@ func TestRowKernelsCheckShapes(t *testing.T) {
 // the loss, floats.AddScaled for each row in turn) for both losses, with
 // and without bias and clipping, on row counts that are and are not
 // multiples of four and on a strided view, with rows shorter than
-// dot8MinCols (dotted one by one) and longer (eight at a time).
+// dot8MinCols (33 columns: dotted one by one; 36: packed, eight at a time)
+// and longer (eight at a time in place).
 func TestValueGradMatchesRowByRow(t *testing.T) {
 	t.Parallel()
 	rnd := newTestRand()
-	for _, c := range []int{33, dot8MinCols + 5} {
+	for _, c := range []int{33, 36, dot8MinCols + 5} {
 		for _, n := range []int{1, 3, 4, 7, 64, 1001} {
 			for _, cfg := range []GLMConfig{{}, {Bias: true}, {Bias: true, Clip: 0.3}, {Loss: LossSquared, Clip: 0.5}} {
 				valueGradMatchesRowByRow(t, rnd, n, c, cfg)
