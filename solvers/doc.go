@@ -107,7 +107,10 @@
 //   - Faster kernels keep the bits. On amd64 with AVX, GLM.ValueGrad and
 //     DPSGD's dense batches sum four rows at a time (dotRows4, axpyRows4;
 //     ValueGrad's dense pass takes eight rows' dot products at once,
-//     dotRows8, TestDotRows8MatchesGonum)
+//     dotRows8, TestDotRows8MatchesGonum, on rows of dot8MinCols or more
+//     columns; shorter rows eight at a time from a packed copy read in
+//     address order, packedRows8, TestPackedRows8MatchesGonum, or one by
+//     one with floats.Dot)
 //     and GramTo and GLM.Hessian update 4 × 8 blocks of the Gram matrix in
 //     registers (syrkUpperAdd), as MulTransUpper does for the GaussMix
 //     sketch's product G·R, each in the order of the gonum call it

@@ -146,61 +146,72 @@ func TestRowKernelsCheckShapes(t *testing.T) {
 // time, returns the bits of the row-by-row pass it replaced (floats.Dot,
 // the loss, floats.AddScaled for each row in turn) for both losses, with
 // and without bias and clipping, on row counts that are and are not
-// multiples of four and on a strided view.
+// multiples of four and on a strided view, with rows shorter than
+// dot8MinCols (33 columns: dotted one by one; 36: packed, eight at a time)
+// and longer (eight at a time in place).
 func TestValueGradMatchesRowByRow(t *testing.T) {
 	t.Parallel()
 	rnd := newTestRand()
-	for _, n := range []int{1, 3, 4, 7, 64, 1001} {
-		for _, cfg := range []GLMConfig{{}, {Bias: true}, {Bias: true, Clip: 0.3}, {Loss: LossSquared, Clip: 0.5}} {
-			x, y := logisticData(rnd, n, 37, 4)
-			if cfg.Loss == LossSquared {
-				for i := range y {
-					y[i] = rnd.NormFloat64()
-				}
+	for _, c := range []int{33, 36, dot8MinCols + 5} {
+		for _, n := range []int{1, 3, 4, 7, 64, 1001} {
+			for _, cfg := range []GLMConfig{{}, {Bias: true}, {Bias: true, Clip: 0.3}, {Loss: LossSquared, Clip: 0.5}} {
+				valueGradMatchesRowByRow(t, rnd, n, c, cfg)
 			}
-			view := x.Slice(0, n, 0, 33).(*mat.Dense)
-			l, err := NewGLM(view, y, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			theta := randomVec(rnd, l.Dim(), 3)
-			grad := make([]float64, l.Dim())
-			f := l.ValueGrad(grad, theta)
+		}
+	}
+}
 
-			raw := view.RawMatrix()
-			want := make([]float64, l.Dim())
-			var wantF, gb float64
-			for i := range n {
-				row := raw.Data[i*raw.Stride : i*raw.Stride+33]
-				var b float64
-				if cfg.Bias {
-					b = theta[33]
-				}
-				u := floats.Dot(row, theta[:33]) + b
-				var v, g float64
-				if l.slope == nil {
-					v, g = l.loss.valueDeriv(u, y[i])
-				} else {
-					v, g = l.rowValueDeriv(i, u)
-				}
-				wantF += v
-				if g != 0 {
-					floats.AddScaled(want[:33], g, row)
-					gb += g
-				}
-			}
-			if cfg.Bias {
-				want[33] = gb
-			}
-			if !sameBits(f, wantF) {
-				t.Errorf("n = %d, %+v: value %v, row by row %v", n, cfg, f, wantF)
-			}
-			for j := range want {
-				if !sameBits(grad[j], want[j]) {
-					t.Errorf("n = %d, %+v: gradient[%d] = %v, row by row %v", n, cfg, j, grad[j], want[j])
-					break
-				}
-			}
+// valueGradMatchesRowByRow checks ValueGrad on a strided n × c view with
+// cfg against the row-by-row pass.
+func valueGradMatchesRowByRow(t *testing.T, rnd *rand.Rand, n, c int, cfg GLMConfig) {
+	t.Helper()
+	x, y := logisticData(rnd, n, c+4, 4)
+	if cfg.Loss == LossSquared {
+		for i := range y {
+			y[i] = rnd.NormFloat64()
+		}
+	}
+	view := x.Slice(0, n, 0, c).(*mat.Dense)
+	l, err := NewGLM(view, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := randomVec(rnd, l.Dim(), 3)
+	grad := make([]float64, l.Dim())
+	f := l.ValueGrad(grad, theta)
+
+	raw := view.RawMatrix()
+	want := make([]float64, l.Dim())
+	var wantF, gb float64
+	for i := range n {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+		var b float64
+		if cfg.Bias {
+			b = theta[c]
+		}
+		u := floats.Dot(row, theta[:c]) + b
+		var v, g float64
+		if l.slope == nil {
+			v, g = l.loss.valueDeriv(u, y[i])
+		} else {
+			v, g = l.rowValueDeriv(i, u)
+		}
+		wantF += v
+		if g != 0 {
+			floats.AddScaled(want[:c], g, row)
+			gb += g
+		}
+	}
+	if cfg.Bias {
+		want[c] = gb
+	}
+	if !sameBits(f, wantF) {
+		t.Errorf("n = %d, c = %d, %+v: value %v, row by row %v", n, c, cfg, f, wantF)
+	}
+	for j := range want {
+		if !sameBits(grad[j], want[j]) {
+			t.Errorf("n = %d, c = %d, %+v: gradient[%d] = %v, row by row %v", n, c, cfg, j, grad[j], want[j])
+			break
 		}
 	}
 }

@@ -1,0 +1,109 @@
+//go:build !noasm && !gccgo && !safe
+
+#include "textflag.h"
+
+// Kernels of packed8.go over one block of eight rows in the packed layout:
+// chunk c holds the four columns 4c … 4c+3 of row 0, then of row 1, …,
+// row 7 (256 bytes), so a block is read in address order. Every product is
+// rounded before it is added (VMULPD, then VADDPD: no FMA).
+
+// func dotPacked8AVX(s *[8][4]float64, p []float64, theta []float64, chunks int)
+TEXT ·dotPacked8AVX(SB), NOSPLIT, $0-64
+	MOVQ p_base+8(FP), SI
+	MOVQ theta_base+32(FP), DI
+	MOVQ chunks+56(FP), CX
+
+	// Y0–Y7: row r's partial sums (s₀, s₁, s₂, s₃), sₖ over columns ≡ k mod 4.
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	TESTQ  CX, CX
+	JZ     store
+
+loop:
+	VMOVUPD (DI), Y8
+	VMULPD  0(SI), Y8, Y9
+	VMULPD  32(SI), Y8, Y10
+	VMULPD  64(SI), Y8, Y11
+	VMULPD  96(SI), Y8, Y12
+	VADDPD  Y9, Y0, Y0
+	VADDPD  Y10, Y1, Y1
+	VADDPD  Y11, Y2, Y2
+	VADDPD  Y12, Y3, Y3
+	VMULPD  128(SI), Y8, Y13
+	VMULPD  160(SI), Y8, Y14
+	VMULPD  192(SI), Y8, Y15
+	VMULPD  224(SI), Y8, Y9
+	VADDPD  Y13, Y4, Y4
+	VADDPD  Y14, Y5, Y5
+	VADDPD  Y15, Y6, Y6
+	VADDPD  Y9, Y7, Y7
+	ADDQ    $256, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     loop
+
+store:
+	MOVQ    s+0(FP), AX
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	VMOVUPD Y4, 128(AX)
+	VMOVUPD Y5, 160(AX)
+	VMOVUPD Y6, 192(AX)
+	VMOVUPD Y7, 224(AX)
+	VZEROUPPER
+	RET
+
+// func axpyPacked8AVX(g []float64, a *[8]float64, p []float64, chunks int)
+TEXT ·axpyPacked8AVX(SB), NOSPLIT, $0-64
+	MOVQ g_base+0(FP), DI
+	MOVQ a+24(FP), DX
+	MOVQ p_base+32(FP), SI
+	MOVQ chunks+56(FP), CX
+
+	// Y0–Y7: a[r] in every lane.
+	VBROADCASTSD (DX), Y0
+	VBROADCASTSD 8(DX), Y1
+	VBROADCASTSD 16(DX), Y2
+	VBROADCASTSD 24(DX), Y3
+	VBROADCASTSD 32(DX), Y4
+	VBROADCASTSD 40(DX), Y5
+	VBROADCASTSD 48(DX), Y6
+	VBROADCASTSD 56(DX), Y7
+	TESTQ        CX, CX
+	JZ           done
+
+loop:
+	// g[j] = ((g[j] + a₀x₀[j]) + a₁x₁[j]) + … + a₇x₇[j] for four j.
+	VMULPD  0(SI), Y0, Y9
+	VMULPD  32(SI), Y1, Y10
+	VMULPD  64(SI), Y2, Y11
+	VMULPD  96(SI), Y3, Y12
+	VADDPD  (DI), Y9, Y8
+	VADDPD  Y10, Y8, Y8
+	VADDPD  Y11, Y8, Y8
+	VADDPD  Y12, Y8, Y8
+	VMULPD  128(SI), Y4, Y13
+	VMULPD  160(SI), Y5, Y14
+	VMULPD  192(SI), Y6, Y15
+	VMULPD  224(SI), Y7, Y9
+	VADDPD  Y13, Y8, Y8
+	VADDPD  Y14, Y8, Y8
+	VADDPD  Y15, Y8, Y8
+	VADDPD  Y9, Y8, Y8
+	VMOVUPD Y8, (DI)
+	ADDQ    $256, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
