@@ -247,7 +247,7 @@ func dpsgd(ctx context.Context, design *Design, cfg DPSGDConfig, rs rngs.Streams
 	}
 	res := DPSGDResult{SampleRate: q, Steps: steps, Divisor: math.Max(1, float64(int(float64(n)*q)))}
 	res.Theta = LinearInit(d, cfg.Bias, rs.Get("init"))
-	sampler, err := NewPoissonSampler(n, q, rs.Get("sampling"))
+	sampler, err := newStreamSampler(n, q, rs, "sampling")
 	if err != nil {
 		return DPSGDResult{}, err
 	}

@@ -178,6 +178,39 @@ func TestPoissonSamplerErrors(t *testing.T) {
 	}
 }
 
+// TestStreamSamplerMatchesRand: the sampler DP-SGD uses (newStreamSampler,
+// the swap positions drawn from the stream's source by rngs.IntN) gives, bit
+// for bit, the batches of NewPoissonSampler on the same stream (its draws
+// through rand.Rand.IntN, the oracle), and leaves the stream in the same
+// state, at Adult's size and rates from sparse to q = 1; n = 1 and tiny
+// batches included.
+func TestStreamSamplerMatchesRand(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		n int
+		q float64
+	}{{32561, 256.0 / 32561}, {1000, 0.05}, {1000, 0.9}, {64, 1}, {1, 0.5}, {5000, 0.0005}} {
+		name := fmt.Sprint(tc.n, "/", tc.q)
+		got, want := rngs.New(rngs.Derive("sampler", name)), rngs.New(rngs.Derive("sampler", name))
+		a, err := newStreamSampler(tc.n, tc.q, got, "sampling")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := NewPoissonSampler(tc.n, tc.q, want.Get("sampling"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range 300 {
+			if x, y := a.Next(), b.Next(); !slices.Equal(x, y) {
+				t.Fatalf("%s, batch %d: %v, want %v", name, k, x, y)
+			}
+		}
+		if x, y := got.Get("sampling").Uint64(), want.Get("sampling").Uint64(); x != y {
+			t.Fatalf("%s: the stream's next draw %v, want %v", name, x, y)
+		}
+	}
+}
+
 // TestAdam compares three steps with [KB15] Algorithm 1 written out:
 // m̂ = m/(1 − β₁ᵗ), v̂ = v/(1 − β₂ᵗ), θ ← θ − η m̂/(√v̂ + ε).
 func TestAdam(t *testing.T) {
@@ -718,5 +751,27 @@ func TestAdamKernelMatchesScalar(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkPoissonSampler times one batch of Adult's size (n = 32,561,
+// expected batch 256) drawn through rand.Rand.IntN (NewPoissonSampler) and
+// from the stream's source directly (newStreamSampler, DP-SGD's).
+func BenchmarkPoissonSampler(b *testing.B) {
+	const n, q = 32561, 256.0 / 32561
+	for _, direct := range []bool{false, true} {
+		b.Run(fmt.Sprint("direct=", direct), func(b *testing.B) {
+			rs := rngs.New(rngs.Derive("bench-sampler"))
+			s, err := NewPoissonSampler(n, q, rs.Get("sampling"))
+			if direct {
+				s, err = newStreamSampler(n, q, rs, "sampling")
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				s.Next()
+			}
+		})
 	}
 }

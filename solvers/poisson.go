@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/dplab/dplab/internal/rngs"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -24,6 +25,7 @@ import (
 type PoissonSampler struct {
 	q    float64
 	r    *rand.Rand
+	c    *rand.ChaCha8 // r's source, drawn from directly when not nil
 	bin  distuv.Binomial
 	perm []int
 	// swaps holds the positions of the current batch's swaps.
@@ -46,6 +48,19 @@ func NewPoissonSampler(n int, q float64, r *rand.Rand) (*PoissonSampler, error) 
 	return &PoissonSampler{q: q, r: r, bin: distuv.Binomial{N: float64(n), P: q, Src: r}, perm: perm}, nil
 }
 
+// newStreamSampler is NewPoissonSampler(n, q, rs.Get(name)), the same
+// batches, that draws the swap positions from the stream's ChaCha8 source
+// directly (rngs.IntN: Rand.IntN's draws and values without a call through
+// rand.Source per draw).
+func newStreamSampler(n int, q float64, rs rngs.Streams, name string) (*PoissonSampler, error) {
+	s, err := NewPoissonSampler(n, q, rs.Get(name))
+	if err != nil {
+		return nil, err
+	}
+	s.c = rs.Source(name)
+	return s, nil
+}
+
 // Next returns the next batch, in random order. The slice is valid until
 // the next call; the batch may be empty.
 func (s *PoissonSampler) Next() []int {
@@ -55,17 +70,20 @@ func (s *PoissonSampler) Next() []int {
 		b = int(s.bin.Rand())
 	}
 	// The swap positions do not depend on the permutation, so they are
-	// drawn first (the same draws in the same order) and their entries
-	// fetched while the rest are drawn.
+	// drawn first (the same draws in the same order), eight at a time, and
+	// the entries of each eight fetched while the next are drawn.
 	s.swaps = slices.Grow(s.swaps[:0], b)[:b]
-	for j := range s.swaps {
-		s.swaps[j] = j + s.r.IntN(n-j)
-		if j%8 == 7 {
-			prefetchIndexed(&s.perm[0], &s.swaps[j-7], 8)
+	for j0 := 0; j0 < b; j0 += 8 {
+		part := s.swaps[j0:min(j0+8, b)]
+		for i := range part {
+			j := j0 + i
+			if s.c != nil {
+				part[i] = j + rngs.IntN(s.c, n-j)
+			} else {
+				part[i] = j + s.r.IntN(n-j)
+			}
 		}
-	}
-	if r := b % 8; r > 0 {
-		prefetchIndexed(&s.perm[0], &s.swaps[b-r], r)
+		prefetchIndexed(&s.perm[0], &part[0], len(part))
 	}
 	for j, k := range s.swaps {
 		s.perm[j], s.perm[k] = s.perm[k], s.perm[j]

@@ -1,0 +1,51 @@
+package rngs
+
+import (
+	"math/bits"
+	"math/rand/v2"
+)
+
+// Source returns the ChaCha8 source of the stream called name (the one
+// Get(name) draws from, created by it if need be), for code that draws
+// from it directly; its draws and the stream's continue one sequence.
+func (s Streams) Source(name string) *rand.ChaCha8 {
+	s.Get(name)
+	return s.sources[name]
+}
+
+// IntN returns the value that rand.New(c).IntN(n) would, from the same
+// draws of c (the same bits, c left in the same state), without a method
+// call through rand.Source per draw: math/rand/v2's bounded draw on 64-bit
+// platforms, the high word of the product of a uniform 64-bit draw and n,
+// redrawn while the low word falls below 2⁶⁴ mod n (Lemire's
+// nearly divisionless multiply-and-reject method of [Lem19], as
+// Rand.uint64n does it); a power of two n masks one draw. On 32-bit
+// platforms it calls Rand.IntN itself. It panics if n ≤ 0, as Rand.IntN
+// does.
+//
+// TestIntNMatchesStdlib holds it to Rand.IntN bit for bit.
+//
+// Ref: [Lem19].
+func IntN(c *rand.ChaCha8, n int) int {
+	if n <= 0 {
+		panic("rngs: invalid argument to IntN")
+	}
+	if is32bit {
+		return rand.New(c).IntN(n)
+	}
+	m := uint64(n)
+	if m&(m-1) == 0 {
+		return int(c.Uint64() & (m - 1))
+	}
+	hi, lo := bits.Mul64(c.Uint64(), m)
+	if lo < m {
+		thresh := -m % m
+		for lo < thresh {
+			hi, lo = bits.Mul64(c.Uint64(), m)
+		}
+	}
+	return int(hi)
+}
+
+// is32bit reports a platform whose Rand.IntN draws 32-bit words for small n.
+const is32bit = ^uint(0)>>32 == 0

@@ -1,0 +1,48 @@
+package rngs
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestIntNMatchesStdlib: IntN from a stream's source returns, bit for bit,
+// what rand.Rand.IntN returns on an identical stream, and leaves the source
+// where Rand.IntN leaves it, for bounds of every kind: small, powers of two,
+// and bounds near 2⁶³ whose draws are often rejected and redrawn (the
+// oracle is math/rand/v2 itself).
+func TestIntNMatchesStdlib(t *testing.T) {
+	t.Parallel()
+	bounds := []int{1, 2, 3, 7, 8, 255, 256, 257, 1000, 32561, 1 << 31, 1<<31 + 1,
+		1 << 40, 3 << 61, 1<<62 + 1, math.MaxInt64 / 3 * 2, math.MaxInt64}
+	for seed := range 4 {
+		name := string(rune('a' + seed))
+		got := New(Derive("intn", name))
+		want := New(Derive("intn", name))
+		c, r := got.Source("s"), want.Get("s")
+		for i := range 20000 {
+			n := bounds[i%len(bounds)]
+			if i%3 == 0 {
+				n = 1 + int(r.Uint64()>>(1+i%63)) // a varying bound, drawn by both
+				c.Uint64()
+			}
+			if a, b := IntN(c, n), r.IntN(n); a != b {
+				t.Fatalf("seed %d, draw %d: IntN(%d) = %d, Rand.IntN %d", seed, i, n, a, b)
+			}
+		}
+		if a, b := got.Get("s").Uint64(), r.Uint64(); a != b {
+			t.Fatalf("seed %d: the stream's Uint64 after IntN %v, want %v", seed, a, b)
+		}
+	}
+}
+
+// TestIntNPanicsOnNonPositive: IntN(c, 0) panics, as Rand.IntN(0) does.
+func TestIntNPanicsOnNonPositive(t *testing.T) {
+	t.Parallel()
+	defer func() {
+		if recover() == nil {
+			t.Fatal("IntN(c, 0) did not panic")
+		}
+	}()
+	IntN(rand.NewChaCha8([32]byte{}), 0)
+}
