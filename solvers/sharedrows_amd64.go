@@ -18,14 +18,14 @@ const (
 )
 
 // sharedDots8 sets u[r] = sharedDot(the record at rec[r], w) for r < rows
-// (1–4), with the same bits, for records of one-byte columns; w holds θ's
+// (1–8), with the same bits, for records of one-byte columns; w holds θ's
 // d ≤ 256 weights and zeros after them.
 //
 //go:noescape
 func sharedDots8(u *[8]float64, rec *[8]unsafe.Pointer, rows int, w *[256]float64)
 
 // sharedAdds8 calls sharedAddScaled(grad, a[r], the record at rec[r]) for
-// r < rows (1–4), in order, with the same bits, for records of one-byte
+// r < rows (1–8), in order, with the same bits, for records of one-byte
 // columns.
 //
 //go:noescape
