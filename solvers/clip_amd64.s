@@ -1,6 +1,7 @@
 //go:build !noasm && !gccgo && !safe && !amd64.v3
 
 #include "textflag.h"
+#include "lanes_amd64.h"
 
 DATA clipk<>+0(SB)/8, $0x7fffffffffffffff  // all but the sign bit
 DATA clipk<>+8(SB)/8, $0x3eb0c6f7a0b5ed8d  // clipSlack = 1e-6
@@ -27,20 +28,9 @@ TEXT ·clipSumAVX512(SB), NOSPLIT, $0-48
 	VMOVSD  (BX), X0                 // the running sum
 	XORQ    R9, R9                   // lane index
 	XORQ    R10, R10                 // clipped lanes
-	MOVL    $0xff, AX
 
 turn:
-	MOVQ    R8, CX
-	SUBQ    R9, CX                   // lanes left
-	JLE     done
-	CMPQ    CX, $8
-	JAE     full
-	MOVL    $1, AX                   // mask of the CX < 8 lanes left
-	SHLL    CX, AX
-	DECL    AX
-
-full:
-	KMOVW   AX, K1
+	TURNLANES(done)
 	VMOVUPD.Z (DI)(R9*8), K1, Z1     // r
 	VMOVUPD.Z (SI)(R9*8), K1, Z2     // norm
 	VPANDQ  Z21, Z1, Z3              // |r|

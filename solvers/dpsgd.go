@@ -482,27 +482,29 @@ func sharedBatchGrad[T colIndex](grad []float64, s *sharedRows, batch []int, w [
 
 // sharedBatchGrad8 is sharedBatchGrad for one-byte columns by the assembly
 // kernels sharedDotsRows and sharedAddsRows, with the same sums in the same
-// order, so the same bits (TestSharedBatchGrad8MatchesGeneric), in three
-// passes over the batch: every row's margin (the rows 16 ahead asked for
-// as it goes), then every derivative (one dv.set call: the logistic
-// kernel's runs of four follow each other without waiting for the rows),
-// then every row added. The kernels index θ and the gradient by a column
+// order, so the same bits (TestSharedBatchGrad8MatchesGeneric), in passes
+// over runs of sharedChunk rows: the run's margins, then its derivatives
+// (one dv.set call: the logistic kernel's lanes follow each other without
+// waiting for rows), then its rows added. The records of the batch's first
+// prefetchAhead rows are asked for at once, then each prefetchAhead rows
+// ahead of the margins. The kernels index θ and the gradient by a column
 // byte, without bounds checks: w is copied into dv.wide[0], zeros after
 // it, and grad is summed in dv.wide[1].
 func sharedBatchGrad8(grad []float64, s *sharedRows, batch []int, w []float64, dv *batchDerivs, nk int) {
 	if dv.wide == nil {
 		dv.wide = new([2][256]float64)
+		dv.rows = new([4][sharedChunk]float64)
 	}
 	wp, gp := &dv.wide[0], &dv.wide[1]
 	copy(wp[:], w)
 	clear(wp[len(w):])
 	copy(gp[:], grad)
-	if dv.rows == nil {
-		dv.rows = new([4][sharedChunk]float64)
-	}
 	u, yv, nv, a := &dv.rows[0], &dv.rows[1], &dv.rows[2], &dv.rows[3]
 	base, stride := unsafe.Pointer(unsafe.SliceData(s.rec)), uintptr(s.stride)*8 // records are 64-byte aligned
 	lines := min(s.stride, prefetchWords) / 8
+	if len(batch) > 0 {
+		prefetchRecords(base, stride, &batch[0], min(len(batch), prefetchAhead), lines)
+	}
 	for k := 0; k < len(batch); k += sharedChunk {
 		m := min(sharedChunk, len(batch)-k)
 		sharedDotsRows(&u[0], &yv[0], &nv[0], base, stride, &batch[k], m, len(batch)-k, nk, lines, wp)
@@ -513,5 +515,9 @@ func sharedBatchGrad8(grad []float64, s *sharedRows, batch []int, w []float64, d
 }
 
 // sharedChunk is the number of rows of a batch sharedBatchGrad8 takes per
-// pass.
+// pass: 16 was faster than 8 and 32 on Adult (BenchmarkDPSGDAdult).
 const sharedChunk = 16
+
+// prefetchAhead is how many rows ahead sharedBatchGrad8 asks for records
+// (aheadRows in sharedrows_amd64.s): 16 was faster than 32.
+const prefetchAhead = 16

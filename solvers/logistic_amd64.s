@@ -1,6 +1,7 @@
 //go:build !noasm && !gccgo && !safe && !amd64.v3
 
 #include "textflag.h"
+#include "lanes_amd64.h"
 
 // logisticRows4AVX2 evaluates logisticValueDeriv on four lanes with the
 // operations, in the order, of its scalar code as compiled for amd64 (see
@@ -221,20 +222,9 @@ TEXT ·logisticDerivsAVX512(SB), NOSPLIT, $0-48
 	VPXORQ  Z13, Z13, Z13            // 0
 	XORQ    R9, R9                   // lane index
 	XORQ    R10, R10                 // skipped lanes
-	MOVL    $0xff, AX
 
 turn:
-	MOVQ    R8, CX
-	SUBQ    R9, CX                   // lanes left
-	JLE     done
-	CMPQ    CX, $8
-	JAE     full
-	MOVL    $1, AX                   // mask of the CX < 8 lanes left
-	SHLL    CX, AX
-	DECL    AX
-
-full:
-	KMOVW   AX, K1                   // lanes of this turn
+	TURNLANES(done)
 	VMOVUPD.Z (SI)(R9*8), K1, Z0
 	VADDPD  Z31, Z0, Z0              // z = u + b
 	VPORQ   Z16, Z0, Z1              // x = −|z|
