@@ -124,7 +124,11 @@
 //     derivative go four rows at a time through logisticRows4, which
 //     repeats the operations of math.Exp (the runtime's exp_amd64.s on its
 //     FMA path), of math.Log1p (math/log1p.go) and of logisticValueDeriv;
-//     TestLogisticRows4MatchesScalar checks it bit for bit. It is left out
+//     TestLogisticRows4MatchesScalar checks it bit for bit. With AVX-512
+//     too, DPSGD's logistic derivatives go eight rows at a time through
+//     logisticDerivsAVX512 (the same operations, TestLogisticDerivsKernel)
+//     and their clipping and sum through clipSumAVX512 (clipSum's,
+//     TestClipSumKernel). These kernels are left out
 //     at the amd64 level v3 and above, where the compiler may fuse the
 //     scalar code's multiply–adds. DPSGD prefetches the rows of a batch,
 //     which changes no value. On a sparse X (half or fewer of its entries

@@ -316,28 +316,45 @@ type batchDerivs struct {
 	// intercept's gradient) and clipped counts the rows clipping scaled.
 	b, gb   float64
 	clipped int
-	// wide is sharedBatchGrad8's θ and gradient, indexed by a column byte.
+	// wide is sharedBatchGrad8's θ and gradient, indexed by a column byte,
+	// and rows its margins, targets and norms of a batch's rows.
 	wide *[2][256]float64
+	rows *[4][sharedChunk]float64
 }
 
 // set sets r[k] to the loss derivative f'(u[k] + b; y[k]) of the row with
 // margin u[k], target y[k] and norm ‖x̃‖₂ = norm[k], times
-// min(1, C/(|f'|·norm[k] + 10⁻⁶)) when clipping (norm is read only then),
-// and adds them to gb, in order. It is called on consecutive runs of a
-// batch.
+// min(1, C/(|f'|·norm[k] + 10⁻⁶)) when clipping, and adds them to gb, in
+// order (clipSum, or clipSumAVX512 with its bits where haveClipKernel). It
+// is called on consecutive runs of a batch.
 func (v *batchDerivs) set(u, y, norm, r []float64) {
 	v.loss.rowDerivs(r, u, v.b, y)
-	for k := range u {
+	if haveClipKernel && v.clip > 0 && len(r) > 0 {
+		v.clipped += clipSumAVX512(&r[0], &norm[0], len(r), v.clip, &v.gb)
+	} else {
+		v.clipped += clipSum(r, norm, v.clip, &v.gb)
+	}
+}
+
+// clipSum scales r[k] by f = C/x, x = |r[k]|·norm[k] + 10⁻⁶, where C = clip
+// > 0 and f < 1, and adds r[k] to *sum, for k < len(r) in order; it returns
+// the number of r[k] scaled. It is Opacus' clipping factor min(1, C/(‖gᵢ‖₂
+// + 10⁻⁶)) (see clipSlack) with ‖gᵢ‖₂ = |r[k]|·norm[k].
+func clipSum(r, norm []float64, clip float64, sum *float64) (clipped int) {
+	s := *sum
+	for k := range r {
 		// C/x < 1 needs x > C (else C/x ≥ 1 before and after rounding):
 		// the division is skipped where it cannot clip.
-		if x := math.Abs(r[k])*norm[k] + clipSlack; v.clip > 0 && x > v.clip {
-			if f := v.clip / x; f < 1 {
+		if x := math.Abs(r[k])*norm[k] + clipSlack; clip > 0 && x > clip {
+			if f := clip / x; f < 1 {
 				r[k] *= f
-				v.clipped++
+				clipped++
 			}
 		}
-		v.gb += r[k]
+		s += r[k]
 	}
+	*sum = s
+	return clipped
 }
 
 // prefetchRows is how far ahead in a batch DPSGD asks for sparse rows: the
@@ -464,43 +481,43 @@ func sharedBatchGrad[T colIndex](grad []float64, s *sharedRows, batch []int, w [
 }
 
 // sharedBatchGrad8 is sharedBatchGrad for one-byte columns by the assembly
-// kernels sharedDots8 and sharedAdds8, with the same sums in the same
-// order, so the same bits (TestSharedBatchGrad8MatchesGeneric), eight rows
-// at a time (their derivatives: two runs of four for the logistic kernel,
-// back to back), the rows prefetchRows8 ahead asked for by one
-// prefetchRecords call. The kernels index θ and the gradient by a column
+// kernels sharedDotsRows and sharedAddsRows, with the same sums in the same
+// order, so the same bits (TestSharedBatchGrad8MatchesGeneric), in passes
+// over runs of sharedChunk rows: the run's margins, then its derivatives
+// (one dv.set call: the logistic kernel's lanes follow each other without
+// waiting for rows), then its rows added. The records of the batch's first
+// prefetchAhead rows are asked for at once, then each prefetchAhead rows
+// ahead of the margins. The kernels index θ and the gradient by a column
 // byte, without bounds checks: w is copied into dv.wide[0], zeros after
 // it, and grad is summed in dv.wide[1].
 func sharedBatchGrad8(grad []float64, s *sharedRows, batch []int, w []float64, dv *batchDerivs, nk int) {
-	var u, a, yv, nv [8]float64
-	var recs [8]unsafe.Pointer
 	if dv.wide == nil {
 		dv.wide = new([2][256]float64)
+		dv.rows = new([4][sharedChunk]float64)
 	}
 	wp, gp := &dv.wide[0], &dv.wide[1]
 	copy(wp[:], w)
 	clear(wp[len(w):])
 	copy(gp[:], grad)
+	u, yv, nv, a := &dv.rows[0], &dv.rows[1], &dv.rows[2], &dv.rows[3]
 	base, stride := unsafe.Pointer(unsafe.SliceData(s.rec)), uintptr(s.stride)*8 // records are 64-byte aligned
 	lines := min(s.stride, prefetchWords) / 8
-	for k := 0; k < len(batch); k += 8 {
-		if ahead := batch[min(k+prefetchRows8, len(batch)):min(k+prefetchRows8+8, len(batch))]; len(ahead) > 0 {
-			prefetchRecords(base, stride, &ahead[0], len(ahead), lines)
-		}
-		rows := batch[k:min(k+8, len(batch))]
-		for r, i := range rows {
-			recs[r] = unsafe.Pointer(&s.rec[i*s.stride])
-			h := (*rowHead)(recs[r])
-			yv[r], nv[r] = h.y, h.norm[nk]
-		}
-		m := len(rows)
-		sharedDots8(&u, &recs, m, wp)
+	if len(batch) > 0 {
+		prefetchRecords(base, stride, &batch[0], min(len(batch), prefetchAhead), lines)
+	}
+	for k := 0; k < len(batch); k += sharedChunk {
+		m := min(sharedChunk, len(batch)-k)
+		sharedDotsRows(&u[0], &yv[0], &nv[0], base, stride, &batch[k], m, len(batch)-k, nk, lines, wp)
 		dv.set(u[:m], yv[:m], nv[:m], a[:m])
-		sharedAdds8(gp, &a, &recs, m)
+		sharedAddsRows(gp, &a[0], base, stride, &batch[k], m)
 	}
 	copy(grad, gp[:len(grad)])
 }
 
-// prefetchRows8 is how far ahead in a batch sharedBatchGrad8 asks for
-// rows: two of its runs of eight.
-const prefetchRows8 = 16
+// sharedChunk is the number of rows of a batch sharedBatchGrad8 takes per
+// pass: 16 was faster than 8 and 32 on Adult (BenchmarkDPSGDAdult).
+const sharedChunk = 16
+
+// prefetchAhead is how many rows ahead sharedBatchGrad8 asks for records
+// (aheadRows in sharedrows_amd64.s): 16 was faster than 32.
+const prefetchAhead = 16

@@ -668,9 +668,10 @@ func TestSparseBatchGradNaive(t *testing.T) {
 // kernels (sharedBatchGrad8, which sparseBatchGrad runs where
 // haveSharedKernels) give the gradient sum, intercept gradient and clipped
 // count of the generic sharedBatchGrad[uint8] bit for bit, and leave the
-// other coordinates of a longer gradient alone. It fails when
-// sharedDots8 sums the shared columns before the own ones or sharedAdds8
-// rounds r·shared differently.
+// other coordinates of a longer gradient alone. Rows of 0 to 256 own and
+// shared columns take every remainder of the kernels' four-column turns.
+// It fails when sharedDotsRows sums the shared columns before the own ones
+// or sharedAddsRows rounds r·shared differently.
 func TestSharedBatchGrad8MatchesGeneric(t *testing.T) {
 	t.Parallel()
 	if !haveSharedKernels {
@@ -773,5 +774,62 @@ func BenchmarkPoissonSampler(b *testing.B) {
 				s.Next()
 			}
 		})
+	}
+}
+
+// TestClipSumKernel: clipSumAVX512 (where haveClipKernel) scales and sums
+// like clipSum, bit for bit, with the same count: runs of 0–40 lanes
+// (every tail length) of derivatives from 1e-9 to 10 in magnitude, zeros,
+// ±Inf and NaN, norms from 0 to 3 (NaN among them), clip bounds from 1e-7
+// to 5 and lanes set exactly at x = C, starting sums random. It fails when
+// the kernel fuses |r|·norm + 10⁻⁶, adds the lanes out of order, or scales
+// a lane whose factor is not below 1.
+func TestClipSumKernel(t *testing.T) {
+	t.Parallel()
+	if !haveClipKernel {
+		t.Skip("no AVX-512 clipping kernel in this build or on this CPU")
+	}
+	r := newTestRand()
+	for rep := range 20000 {
+		n := r.IntN(41)
+		clip := 1e-7 * math.Pow(5e7, r.Float64())
+		rv, norm := make([]float64, n), make([]float64, n)
+		for k := range rv {
+			rv[k] = math.Copysign(1e-9*math.Pow(1e10, r.Float64()), r.Float64()-0.5)
+			norm[k] = 3 * r.Float64()
+			switch r.IntN(40) {
+			case 0:
+				rv[k] = 0
+			case 1:
+				rv[k] = math.Inf(1 - 2*r.IntN(2))
+			case 2:
+				rv[k] = math.NaN()
+			case 3:
+				norm[k] = math.NaN()
+			case 4, 5, 6:
+				// x = |r|·norm + 10⁻⁶ at C or one step either side.
+				norm[k] = 1
+				rv[k] = math.Copysign(clip-clipSlack, r.Float64()-0.5)
+				if c := r.IntN(3); c < 2 {
+					rv[k] = math.Nextafter(rv[k], math.Inf(2*c-1))
+				}
+			}
+		}
+		sum0 := r.NormFloat64()
+		want, got := append([]float64(nil), rv...), append([]float64(nil), rv...)
+		wantSum, gotSum := sum0, sum0
+		wantN := clipSum(want, norm, clip, &wantSum)
+		gotN := 0
+		if n > 0 {
+			gotN = clipSumAVX512(&got[0], &norm[0], n, clip, &gotSum)
+		}
+		for k := range want {
+			if !sameBits(got[k], want[k]) {
+				t.Fatalf("rep %d, lane %d of %d (r = %v, norm = %v, C = %v): %v, want %v", rep, k, n, rv[k], norm[k], clip, got[k], want[k])
+			}
+		}
+		if !sameBits(gotSum, wantSum) || gotN != wantN {
+			t.Fatalf("rep %d (%d lanes): sum %v, clipped %d; want %v, %d", rep, n, gotSum, gotN, wantSum, wantN)
+		}
 	}
 }

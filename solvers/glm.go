@@ -66,13 +66,25 @@ func (k glmLoss) deriv(u, y float64) float64 {
 }
 
 // rowDerivs sets r[k] = f'(u[k] + b; y[k]) for k < len(u), with deriv's
-// bits: logistic lanes four at a time by logisticRows4. The margins
-// u[k] + b are written to r first, in one pass, and the kernel then reads
-// its four lanes from r and y in place: four values just stored one by one
-// cannot be forwarded to one wide load, which would wait for the stores to
-// reach the cache.
+// bits: logistic lanes eight at a time by logisticDerivsAVX512 where
+// haveDerivsKernel (the lanes it leaves, lane by lane), else four at a time
+// by logisticRows4; r and u must not overlap. For
+// logisticRows4 the margins u[k] + b are written to r first, in one pass,
+// and the kernel then reads its four lanes from r and y in place: four
+// values just stored one by one cannot be forwarded to one wide load,
+// which would wait for the stores to reach the cache.
 func (k glmLoss) rowDerivs(r, u []float64, b float64, y []float64) {
 	r, y = r[:len(u)], y[:len(u)]
+	if k == logisticLoss && haveDerivsKernel && len(u) > 0 {
+		if logisticDerivsAVX512(&r[0], &u[0], &y[0], len(u), b) > 0 {
+			for j, v := range u {
+				if z := v + b; !kernelMargin(z) {
+					r[j] = k.deriv(z, y[j])
+				}
+			}
+		}
+		return
+	}
 	for j, v := range u {
 		r[j] = v + b
 	}

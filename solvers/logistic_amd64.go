@@ -20,3 +20,16 @@ var haveLogisticKernel = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //
 //go:noescape
 func logisticRows4AVX2(value, deriv, z, y *[4]float64)
+
+// haveDerivsKernel reports whether logisticDerivsAVX512 runs: on the
+// logistic kernel's CPUs with AVX-512 (the ZMM registers, the mask
+// registers and their masked loads and stores).
+var haveDerivsKernel = haveLogisticKernel && cpu.X86.HasAVX512F
+
+// logisticDerivsAVX512 sets r[k] = logisticDeriv(u[k] + b, y[k]) for the
+// k < n whose margin z = u[k] + b has 1e-4 ≤ |z| ≤ 20, with the same bits
+// (logisticRows4AVX2's operations on eight lanes at a time), and returns
+// the number of the others, whose r[k] it leaves as they were.
+//
+//go:noescape
+func logisticDerivsAVX512(r, u, y *float64, n int, b float64) (skipped int)

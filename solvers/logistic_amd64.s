@@ -1,6 +1,7 @@
 //go:build !noasm && !gccgo && !safe && !amd64.v3
 
 #include "textflag.h"
+#include "lanes_amd64.h"
 
 // logisticRows4AVX2 evaluates logisticValueDeriv on four lanes with the
 // operations, in the order, of its scalar code as compiled for amd64 (see
@@ -37,7 +38,9 @@ DATA logk<>+192(SB)/8, $0x3fd999999997fa04 // Lp2
 DATA logk<>+200(SB)/8, $0x3fe5555555555593 // Lp1
 DATA logk<>+208(SB)/8, $0x3fe62e42fee00000 // Ln2Hi
 DATA logk<>+216(SB)/8, $0x3dea39ef35793c76 // Ln2Lo
-GLOBL logk<>(SB), RODATA|NOPTR, $224
+DATA logk<>+224(SB)/8, $0xbf1a36e2eb1c432d // −1e-4: the kernels' range
+DATA logk<>+232(SB)/8, $0xc034000000000000 // −20
+GLOBL logk<>(SB), RODATA|NOPTR, $240
 
 // HORNER sets acc = c + z·acc (products and sums rounded apart, as the
 // compiled log1p computes Lpᵢ + z·(…)).
@@ -183,5 +186,102 @@ TEXT ·logisticRows4AVX2(SB), NOSPLIT, $0-32
 	VMOVUPD Y13, (CX)
 
 done:
+	VZEROUPPER
+	RET
+
+// logisticDerivsAVX512 is logisticRows4AVX2's derivative on eight lanes a
+// turn (ZMM registers; the exp steps, operation for operation, of its FMA
+// path), its constants held in Z16–Z30 and b in Z31. The last turn's lanes
+// past n are masked off (a masked load reads nothing and cannot fault).
+// Lanes outside the kernel's range are not stored and are counted.
+
+// func logisticDerivsAVX512(r, u, y *float64, n int, b float64) (skipped int)
+TEXT ·logisticDerivsAVX512(SB), NOSPLIT, $0-48
+	MOVQ r+0(FP), DI
+	MOVQ u+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), R8
+	VBROADCASTSD b+32(FP), Z31
+	VBROADCASTSD logk<>+0(SB), Z16   // sign bit
+	VBROADCASTSD logk<>+8(SB), Z17   // LOG2E
+	VBROADCASTSD logk<>+16(SB), Z18  // LN2U
+	VBROADCASTSD logk<>+24(SB), Z19  // LN2L
+	VBROADCASTSD logk<>+32(SB), Z20  // 0.0625
+	VBROADCASTSD logk<>+40(SB), Z21  // 1/8!
+	VBROADCASTSD logk<>+48(SB), Z22  // 1/7!
+	VBROADCASTSD logk<>+56(SB), Z23  // 1/6!
+	VBROADCASTSD logk<>+64(SB), Z24  // 1/5!
+	VBROADCASTSD logk<>+72(SB), Z25  // 1/4!
+	VBROADCASTSD logk<>+80(SB), Z26  // 1/3!
+	VBROADCASTSD logk<>+88(SB), Z27  // 0.5
+	VBROADCASTSD logk<>+96(SB), Z28  // 1.0
+	VBROADCASTSD logk<>+104(SB), Z29 // 2.0
+	VPBROADCASTQ logk<>+112(SB), Z30 // exponent bias
+	VBROADCASTSD logk<>+224(SB), Z14 // −1e-4
+	VBROADCASTSD logk<>+232(SB), Z15 // −20
+	VPXORQ  Z13, Z13, Z13            // 0
+	XORQ    R9, R9                   // lane index
+	XORQ    R10, R10                 // skipped lanes
+
+turn:
+	TURNLANES(done)
+	VMOVUPD.Z (SI)(R9*8), K1, Z0
+	VADDPD  Z31, Z0, Z0              // z = u + b
+	VPORQ   Z16, Z0, Z1              // x = −|z|
+	VCMPPD  $2, Z14, Z1, K1, K2      // −|z| ≤ −1e-4 (false for NaN)
+	VCMPPD  $13, Z15, Z1, K2, K2     // and −|z| ≥ −20: the lanes stored
+
+	// e = exp(x), as logisticRows4AVX2.
+	VMULPD  Z17, Z1, Z2              // x·LOG2E
+	VCVTPD2DQ Z2, Y3                 // k, rounded to nearest
+	VCVTDQ2PD Y3, Z2                 // float64(k)
+	VFNMADD231PD Z18, Z2, Z1         // x −= k·LN2U (fused)
+	VFNMADD231PD Z19, Z2, Z1         // x −= k·LN2L (fused)
+	VMULPD  Z20, Z1, Z1              // r = x/16
+	VMOVAPD Z21, Z5
+	VFMADD213PD Z22, Z1, Z5          // t = r·t + c, fused, down to 1
+	VFMADD213PD Z23, Z1, Z5
+	VFMADD213PD Z24, Z1, Z5
+	VFMADD213PD Z25, Z1, Z5
+	VFMADD213PD Z26, Z1, Z5
+	VFMADD213PD Z27, Z1, Z5
+	VFMADD213PD Z28, Z1, Z5
+	VMULPD  Z5, Z1, Z1               // r·t
+	VADDPD  Z29, Z1, Z5              // four squarings: r = r·(r + 2)
+	VMULPD  Z5, Z1, Z1
+	VADDPD  Z29, Z1, Z5
+	VMULPD  Z5, Z1, Z1
+	VADDPD  Z29, Z1, Z5
+	VMULPD  Z5, Z1, Z1
+	VADDPD  Z29, Z1, Z5
+	VFMADD213PD Z28, Z5, Z1          // the last one + 1, fused
+	VPMOVSXDQ Y3, Z8                 // 2^k: (k + 1023) << 52
+	VPADDQ  Z30, Z8, Z8
+	VPSLLQ  $52, Z8, Z8
+	VMULPD  Z8, Z1, Z1               // e
+
+	// g = (1 − y)·p − y·q with p, q = sigmoidPair(z, e).
+	VMOVUPD.Z (DX)(R9*8), K1, Z9     // y
+	VADDPD  Z1, Z28, Z10             // 1 + e
+	VDIVPD  Z10, Z28, Z10            // inv = 1/(1 + e)
+	VMULPD  Z10, Z1, Z11             // e·inv
+	VCMPPD  $1, Z13, Z0, K3          // z < 0
+	VBLENDMPD Z11, Z10, K3, Z2       // p: e·inv where z < 0, else inv
+	VBLENDMPD Z10, Z11, K3, Z3       // q: inv where z < 0, else e·inv
+	VSUBPD  Z9, Z28, Z4              // 1 − y
+	VMULPD  Z2, Z4, Z4               // (1 − y)·p
+	VMULPD  Z3, Z9, Z5               // y·q
+	VSUBPD  Z5, Z4, Z4
+	VMOVUPD Z4, K2, (DI)(R9*8)
+
+	KANDNW  K1, K2, K4               // lanes of the turn not stored
+	KMOVW   K4, CX
+	POPCNTL CX, CX
+	ADDQ    CX, R10
+	ADDQ    $8, R9
+	JMP     turn
+
+done:
+	MOVQ R10, skipped+40(FP)
 	VZEROUPPER
 	RET

@@ -3,6 +3,7 @@ package solvers
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/diff/fd"
@@ -315,7 +316,44 @@ func TestLogisticRows4MatchesScalar(t *testing.T) {
 		t.Log("no AVX2 and FMA kernel on this build or CPU: checking the lane-by-lane path only")
 	}
 	r := newTestRand()
-	var margins []float64
+	margins, labels := logisticTestMargins(r)
+	var kernelBlocks int
+	for i := 0; i < len(margins); i += 4 {
+		z, y := (*[4]float64)(margins[i:i+4]), (*[4]float64)(labels[i:i+4])
+		var v, g [4]float64
+		logisticRows4(&v, &g, z, y)
+		var dg [4]float64
+		logisticRows4(nil, &dg, z, y)
+		inRange := kernelMargin(z[0]) && kernelMargin(z[1]) && kernelMargin(z[2]) && kernelMargin(z[3])
+		var kv, kg [4]float64
+		if haveLogisticKernel && inRange {
+			logisticRows4AVX2(&kv, &kg, z, y)
+			kernelBlocks++
+		}
+		for k := range z {
+			wv, wg := logisticValueDeriv(z[k], y[k])
+			if !sameBits(v[k], wv) || !sameBits(g[k], wg) {
+				t.Fatalf("z = %v (%#x), y = %v: logisticRows4 %v, %v; scalar %v, %v", z[k], math.Float64bits(z[k]), y[k], v[k], g[k], wv, wg)
+			}
+			if haveLogisticKernel && inRange && (!sameBits(kv[k], wv) || !sameBits(kg[k], wg)) {
+				t.Fatalf("z = %v (%#x), y = %v: kernel %v, %v; scalar %v, %v", z[k], math.Float64bits(z[k]), y[k], kv[k], kg[k], wv, wg)
+			}
+			if !sameBits(dg[k], wg) {
+				t.Fatalf("z = %v (%#x), y = %v: derivatives only %v; scalar %v", z[k], math.Float64bits(z[k]), y[k], dg[k], wg)
+			}
+		}
+	}
+	if haveLogisticKernel && kernelBlocks < len(margins)/8 {
+		t.Fatalf("only %d of %d blocks went to the kernel", kernelBlocks, len(margins)/4)
+	}
+}
+
+// logisticTestMargins returns the margins and labels of
+// TestLogisticRows4MatchesScalar (a multiple of four, shuffled): margins
+// over [1e-4, 20] in magnitude, the points where exp's and log1p's
+// branches change, the kernels' range ends and lanes outside it; labels 0,
+// 1 and fractions.
+func logisticTestMargins(r *rand.Rand) (margins, labels []float64) {
 	for range 400000 {
 		switch r.IntN(3) {
 		case 0:
@@ -350,7 +388,7 @@ func TestLogisticRows4MatchesScalar(t *testing.T) {
 	}
 	// Shuffle so that out-of-range lanes share blocks with in-range ones.
 	r.Shuffle(len(margins), func(i, j int) { margins[i], margins[j] = margins[j], margins[i] })
-	labels := make([]float64, len(margins))
+	labels = make([]float64, len(margins))
 	for i := range labels {
 		switch r.IntN(5) {
 		case 0:
@@ -359,33 +397,72 @@ func TestLogisticRows4MatchesScalar(t *testing.T) {
 			labels[i] = float64(r.IntN(2))
 		}
 	}
-	var kernelBlocks int
-	for i := 0; i < len(margins); i += 4 {
-		z, y := (*[4]float64)(margins[i:i+4]), (*[4]float64)(labels[i:i+4])
-		var v, g [4]float64
-		logisticRows4(&v, &g, z, y)
-		var dg [4]float64
-		logisticRows4(nil, &dg, z, y)
-		inRange := kernelMargin(z[0]) && kernelMargin(z[1]) && kernelMargin(z[2]) && kernelMargin(z[3])
-		var kv, kg [4]float64
-		if haveLogisticKernel && inRange {
-			logisticRows4AVX2(&kv, &kg, z, y)
-			kernelBlocks++
+	return margins, labels
+}
+
+// TestLogisticDerivsKernel: rowDerivs on the logistic loss (through
+// logisticDerivsAVX512 where haveDerivsKernel) gives logisticDeriv(u + b,
+// y) lane by lane, bit for bit, on the margins of
+// TestLogisticRows4MatchesScalar cut into runs of 0–40 lanes (every tail
+// length) with intercepts 0, ±0.5 and ±3. The kernel is also called
+// directly: it must set exactly the lanes in range (the others keep a
+// sentinel) and count the others. It fails when the kernel's exp fuses a
+// step that exp_amd64.s rounds apart, or when a mask drops a lane.
+func TestLogisticDerivsKernel(t *testing.T) {
+	t.Parallel()
+	if !haveDerivsKernel {
+		t.Log("no AVX-512 kernel on this build or CPU: checking rowDerivs' other path only")
+	}
+	r := newTestRand()
+	margins, labels := logisticTestMargins(r)
+	sentinel := math.Float64frombits(0x7ff8dead0000beef)
+	var kernelLanes int
+	for i := 0; i < len(margins); {
+		n := min(r.IntN(41), len(margins)-i)
+		b := []float64{0, 0.5, -0.5, 3, -3}[r.IntN(5)]
+		u, y := margins[i:i+n], labels[i:i+n]
+		i += max(n, 1)
+		u0 := make([]float64, n) // margins u with u + b = z: u = z − b
+		for k := range u {
+			u0[k] = u[k] - b
 		}
-		for k := range z {
-			wv, wg := logisticValueDeriv(z[k], y[k])
-			if !sameBits(v[k], wv) || !sameBits(g[k], wg) {
-				t.Fatalf("z = %v (%#x), y = %v: logisticRows4 %v, %v; scalar %v, %v", z[k], math.Float64bits(z[k]), y[k], v[k], g[k], wv, wg)
+		got := make([]float64, n)
+		logisticLoss.rowDerivs(got, u0, b, y)
+		direct := make([]float64, n)
+		for k := range direct {
+			direct[k] = sentinel
+		}
+		var skipped int
+		if haveDerivsKernel && n > 0 {
+			skipped = logisticDerivsAVX512(&direct[0], &u0[0], &y[0], n, b)
+		}
+		var out int
+		for k := range u0 {
+			z := u0[k] + b
+			want := logisticDeriv(z, y[k])
+			if !sameBits(got[k], want) {
+				t.Fatalf("z = %v (%#x), y = %v: rowDerivs %v, scalar %v", z, math.Float64bits(z), y[k], got[k], want)
 			}
-			if haveLogisticKernel && inRange && (!sameBits(kv[k], wv) || !sameBits(kg[k], wg)) {
-				t.Fatalf("z = %v (%#x), y = %v: kernel %v, %v; scalar %v, %v", z[k], math.Float64bits(z[k]), y[k], kv[k], kg[k], wv, wg)
+			if !haveDerivsKernel {
+				continue
 			}
-			if !sameBits(dg[k], wg) {
-				t.Fatalf("z = %v (%#x), y = %v: derivatives only %v; scalar %v", z[k], math.Float64bits(z[k]), y[k], dg[k], wg)
+			if kernelMargin(z) {
+				kernelLanes++
+				if !sameBits(direct[k], want) {
+					t.Fatalf("z = %v (%#x), y = %v, lane %d of %d: kernel %v, scalar %v", z, math.Float64bits(z), y[k], k, n, direct[k], want)
+				}
+			} else {
+				out++
+				if math.Float64bits(direct[k]) != math.Float64bits(sentinel) {
+					t.Fatalf("z = %v out of range, lane %d of %d: kernel wrote %v", z, k, n, direct[k])
+				}
 			}
+		}
+		if skipped != out {
+			t.Fatalf("kernel skipped %d lanes of %d, want %d", skipped, n, out)
 		}
 	}
-	if haveLogisticKernel && kernelBlocks < len(margins)/8 {
-		t.Fatalf("only %d of %d blocks went to the kernel", kernelBlocks, len(margins)/4)
+	if haveDerivsKernel && kernelLanes < len(margins)/2 {
+		t.Fatalf("only %d of %d lanes went to the kernel", kernelLanes, len(margins))
 	}
 }

@@ -50,8 +50,8 @@ func NewPoissonSampler(n int, q float64, r *rand.Rand) (*PoissonSampler, error) 
 
 // newStreamSampler is NewPoissonSampler(n, q, rs.Get(name)), the same
 // batches, that draws the swap positions from the stream's ChaCha8 source
-// directly (rngs.IntN: Rand.IntN's draws and values without a call through
-// rand.Source per draw).
+// directly (rngs.Swaps: Rand.IntN's draws and values, eight per call,
+// without a call through rand.Source per draw).
 func newStreamSampler(n int, q float64, rs rngs.Streams, name string) (*PoissonSampler, error) {
 	s, err := NewPoissonSampler(n, q, rs.Get(name))
 	if err != nil {
@@ -75,12 +75,11 @@ func (s *PoissonSampler) Next() []int {
 	s.swaps = slices.Grow(s.swaps[:0], b)[:b]
 	for j0 := 0; j0 < b; j0 += 8 {
 		part := s.swaps[j0:min(j0+8, b)]
-		for i := range part {
-			j := j0 + i
-			if s.c != nil {
-				part[i] = j + rngs.IntN(s.c, n-j)
-			} else {
-				part[i] = j + s.r.IntN(n-j)
+		if s.c != nil {
+			rngs.Swaps(s.c, part, j0, n)
+		} else {
+			for i := range part {
+				part[i] = j0 + i + s.r.IntN(n-j0-i)
 			}
 		}
 		prefetchIndexed(&s.perm[0], &part[0], len(part))

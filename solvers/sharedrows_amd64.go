@@ -4,29 +4,33 @@ package solvers
 
 import "unsafe"
 
-// haveSharedKernels reports whether sharedDots8 and sharedAdds8 run. They
-// are left out where the compiler may fuse sharedDot's multiply–adds
+// haveSharedKernels reports whether sharedDotsRows and sharedAddsRows run.
+// They are left out where the compiler may fuse sharedDot's multiply–adds
 // (amd64 level v3 and above), as the logistic kernel is.
 const haveSharedKernels = true
 
 // The kernels read a record's head at these offsets (bytes).
 const (
+	_ = uint(unsafe.Offsetof(rowHead{}.y)-0) + uint(0-unsafe.Offsetof(rowHead{}.y))
 	_ = uint(unsafe.Offsetof(rowHead{}.shared)-8) + uint(8-unsafe.Offsetof(rowHead{}.shared))
+	_ = uint(unsafe.Offsetof(rowHead{}.norm)-16) + uint(16-unsafe.Offsetof(rowHead{}.norm))
 	_ = uint(unsafe.Offsetof(rowHead{}.own)-32) + uint(32-unsafe.Offsetof(rowHead{}.own))
 	_ = uint(unsafe.Offsetof(rowHead{}.n)-34) + uint(34-unsafe.Offsetof(rowHead{}.n))
 	_ = uint(headWords-5) + uint(5-headWords)
 )
 
-// sharedDots8 sets u[r] = sharedDot(the record at rec[r], w) for r < rows
-// (1–8), with the same bits, for records of one-byte columns; w holds θ's
-// d ≤ 256 weights and zeros after them.
+// sharedDotsRows sets, for the k < n rows i = rows[k] of a batch (records
+// of one-byte columns at base + i·stride), u[k] = sharedDot(record i, w)
+// with the same bits, y[k] = its target and norm[k] = its norm[nk]; w
+// holds θ's d ≤ 256 weights and zeros after them. Before each row it asks
+// for the first lines cache lines of the record aheadRows (in the
+// assembly) rows on, if that row is among the m ≥ n rows at rows.
 //
 //go:noescape
-func sharedDots8(u *[8]float64, rec *[8]unsafe.Pointer, rows int, w *[256]float64)
+func sharedDotsRows(u, y, norm *float64, base unsafe.Pointer, stride uintptr, rows *int, n, m, nk, lines int, w *[256]float64)
 
-// sharedAdds8 calls sharedAddScaled(grad, a[r], the record at rec[r]) for
-// r < rows (1–8), in order, with the same bits, for records of one-byte
-// columns.
+// sharedAddsRows calls sharedAddScaled(grad, a[k], record rows[k]) for
+// k < n, in order, with the same bits, for the records of sharedDotsRows.
 //
 //go:noescape
-func sharedAdds8(grad *[256]float64, a *[8]float64, rec *[8]unsafe.Pointer, rows int)
+func sharedAddsRows(grad *[256]float64, a *float64, base unsafe.Pointer, stride uintptr, rows *int, n int)

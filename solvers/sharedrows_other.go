@@ -8,6 +8,10 @@ import "unsafe"
 // too.
 const haveSharedKernels = false
 
-func sharedDots8(*[8]float64, *[8]unsafe.Pointer, int, *[256]float64) { panic("unreachable") }
+func sharedDotsRows(*float64, *float64, *float64, unsafe.Pointer, uintptr, *int, int, int, int, int, *[256]float64) {
+	panic("unreachable")
+}
 
-func sharedAdds8(*[256]float64, *[8]float64, *[8]unsafe.Pointer, int) { panic("unreachable") }
+func sharedAddsRows(*[256]float64, *float64, unsafe.Pointer, uintptr, *int, int) {
+	panic("unreachable")
+}

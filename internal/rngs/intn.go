@@ -47,5 +47,37 @@ func IntN(c *rand.ChaCha8, n int) int {
 	return int(hi)
 }
 
+// Swaps sets dst[i] = j0 + i + IntN(c, n − j0 − i) for i < len(dst), in
+// order, with IntN's draws and values: the positions that a Fisher–Yates
+// shuffle of n entries swaps with positions j0, j0 + 1, … ([Knu97] §3.4.2,
+// Algorithm P), in one call rather than one per draw. It panics unless
+// 0 ≤ j0 and j0 + len(dst) ≤ n.
+//
+// TestSwapsMatchesIntN holds it to IntN bit for bit.
+//
+// Ref: [Knu97], [Lem19].
+func Swaps(c *rand.ChaCha8, dst []int, j0, n int) {
+	if j0 < 0 || len(dst) > n-j0 {
+		panic("rngs: Swaps past the end")
+	}
+	for i := range dst {
+		j := j0 + i
+		m := uint64(n - j)
+		if is32bit || m&(m-1) == 0 {
+			dst[i] = j + IntN(c, n-j)
+			continue
+		}
+		// IntN's multiply-and-reject; the redraw is rare (lo < m).
+		hi, lo := bits.Mul64(c.Uint64(), m)
+		if lo < m {
+			thresh := -m % m
+			for lo < thresh {
+				hi, lo = bits.Mul64(c.Uint64(), m)
+			}
+		}
+		dst[i] = j + int(hi)
+	}
+}
+
 // is32bit reports a platform whose Rand.IntN draws 32-bit words for small n.
 const is32bit = ^uint(0)>>32 == 0

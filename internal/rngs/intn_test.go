@@ -46,3 +46,41 @@ func TestIntNPanicsOnNonPositive(t *testing.T) {
 	}()
 	IntN(rand.NewChaCha8([32]byte{}), 0)
 }
+
+// TestSwapsMatchesIntN: Swaps gives the positions of one IntN call per
+// position, bit for bit, and leaves the source where those calls leave it,
+// for runs of 0–40 positions starting anywhere in shuffles of 1–40 and of
+// 36,177 entries and of 2⁶² + 1 (whose draws are often redrawn), with
+// powers of two among the bounds n − j. It fails when a position is drawn
+// with the bound of its neighbour.
+func TestSwapsMatchesIntN(t *testing.T) {
+	t.Parallel()
+	got, want := New(Derive("swaps")), New(Derive("swaps"))
+	c, o := got.Source("s"), want.Source("s")
+	pick := New(Derive("swaps", "sizes")).Get("p")
+	for rep := range 5000 {
+		n := []int{1 + pick.IntN(40), 36177, 1<<62 + 1}[rep%3]
+		j0 := pick.IntN(n)
+		dst := make([]int, pick.IntN(min(41, n-j0+1)))
+		Swaps(c, dst, j0, n)
+		for i, v := range dst {
+			if w := j0 + i + IntN(o, n-j0-i); v != w {
+				t.Fatalf("rep %d: Swaps(…, %d, %d)[%d] = %d, want %d", rep, j0, n, i, v, w)
+			}
+		}
+	}
+	if a, b := c.Uint64(), o.Uint64(); a != b {
+		t.Fatalf("the source after Swaps %v, want %v", a, b)
+	}
+}
+
+// TestSwapsPanicsPastEnd: Swaps panics when its positions pass n.
+func TestSwapsPanicsPastEnd(t *testing.T) {
+	t.Parallel()
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Swaps(c, 3 positions, 8, 10) did not panic")
+		}
+	}()
+	Swaps(rand.NewChaCha8([32]byte{}), make([]int, 3), 8, 10)
+}
