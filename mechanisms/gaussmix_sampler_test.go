@@ -218,6 +218,21 @@ func TestExactFactor(t *testing.T) {
 	}
 }
 
+// gemmOfDraws returns G·R by gonum's dgemm, for G (k × p, p = R's size)
+// drawn row by row by Rand.NormFloat64 from PCG(seed, 1): the oracle of
+// the exact sampler's product.
+func gemmOfDraws(seed uint64, k int, up *mat.Dense) *mat.Dense {
+	p, _ := up.Dims()
+	draws := rand.New(rand.NewPCG(seed, 1))
+	g := mat.NewDense(k, p, nil)
+	for i := range g.RawMatrix().Data {
+		g.RawMatrix().Data[i] = draws.NormFloat64()
+	}
+	want := mat.NewDense(k, p, nil)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, g.RawMatrix(), up.RawMatrix(), 0, want.RawMatrix())
+	return want
+}
+
 // TestSketchExactPaddedMatchesGemm: sketchExactPadded's G·R has the bits
 // of gonum's dgemm on G drawn row by row from the same stream (the same
 // draws in the same order) and the whole of R, for every p up to triBlock,
@@ -247,13 +262,7 @@ func TestSketchExactPaddedMatchesGemm(t *testing.T) {
 					c[i] = 7 // overwritten
 				}
 				sketchExactPadded(c, k, up, rngs.NormalsOf(rand.New(rand.NewPCG(seed, 1))))
-				draws := rand.New(rand.NewPCG(seed, 1))
-				g := mat.NewDense(k, p, nil)
-				for i := range g.RawMatrix().Data {
-					g.RawMatrix().Data[i] = draws.NormFloat64()
-				}
-				want := mat.NewDense(k, p, nil)
-				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, g.RawMatrix(), up.RawMatrix(), 0, want.RawMatrix())
+				want := gemmOfDraws(seed, k, up)
 				for i := 0; i < k4; i++ {
 					for j := 0; j < p4; j++ {
 						got := c[i*p4+j]
@@ -354,13 +363,7 @@ func TestSketchExactMatchesGemm(t *testing.T) {
 			seed := r.Uint64()
 			got := mat.NewDense(k, p, nil)
 			sketchExact(got, up, rngs.NormalsOf(rand.New(rand.NewPCG(seed, 1))))
-			draws := rand.New(rand.NewPCG(seed, 1))
-			g := mat.NewDense(k, p, nil)
-			for i := range g.RawMatrix().Data {
-				g.RawMatrix().Data[i] = draws.NormFloat64()
-			}
-			want := mat.NewDense(k, p, nil)
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, g.RawMatrix(), up.RawMatrix(), 0, want.RawMatrix())
+			want := gemmOfDraws(seed, k, up)
 			for i := 0; i < k; i++ {
 				for j := 0; j < p; j++ {
 					if a, b := got.At(i, j), want.At(i, j); math.Float64bits(a) != math.Float64bits(b) {

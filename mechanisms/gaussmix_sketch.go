@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/floatbuf"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/solvers"
 	"gonum.org/v1/gonum/blas"
@@ -101,8 +101,8 @@ func joint(train *datasets.Dataset, pm bool) (*jointStats, error) {
 func (j *jointStats) sketchTheta(sampler string, k int, noiseStd float64, sk, nz rngs.Normals) ([]float64, error) {
 	_, p := j.z.Dims()
 	k4, p4 := padTo4(k), padTo4(p)
-	buf := getScratch(k4 * p4)
-	defer scratch.Put(buf)
+	buf := floatbuf.Get(k4 * p4)
+	defer floatbuf.Put(buf)
 	data := (*buf)[:k4*p4]
 	if sampler != samplerExplicit && j.r != nil && p <= triBlock {
 		sketchExactPadded(data, k, j.r, sk)
@@ -145,8 +145,8 @@ func addNoise(m *mat.Dense, noiseStd float64, nz rngs.Normals) {
 		return
 	}
 	raw := m.RawMatrix()
-	xb := getScratch(raw.Cols)
-	defer scratch.Put(xb)
+	xb := floatbuf.Get(raw.Cols)
+	defer floatbuf.Put(xb)
 	xi := (*xb)[:raw.Cols]
 	for i := 0; i < raw.Rows; i++ {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
@@ -155,20 +155,6 @@ func addNoise(m *mat.Dense, noiseStd float64, nz rngs.Normals) {
 			row[c] += noiseStd * xi[c]
 		}
 	}
-}
-
-// scratch holds float64 buffers reused between sketches (every entry is
-// overwritten before it is read).
-var scratch sync.Pool
-
-// getScratch returns a buffer of at least n entries from scratch.
-func getScratch(n int) *[]float64 {
-	b, _ := scratch.Get().(*[]float64)
-	if b == nil || cap(*b) < n {
-		s := make([]float64, n)
-		b = &s
-	}
-	return b
 }
 
 // explicitBlock bounds the entries of S held at once by the explicit sampler
@@ -206,19 +192,19 @@ func sketchExact(m, rr *mat.Dense, r rngs.Normals) {
 	k, _ := m.Dims()
 	if p <= triBlock {
 		k4, p4 := padTo4(k), padTo4(p)
-		cb := getScratch(k4 * p4)
-		defer scratch.Put(cb)
+		cb := floatbuf.Get(k4 * p4)
+		defer floatbuf.Put(cb)
 		c := (*cb)[:k4*p4]
 		sketchExactPadded(c, k, rr, r)
 		m.Copy(mat.NewDense(k4, p4, c).Slice(0, k, 0, p))
 		return
 	}
-	gp := getScratch(k * p)
-	defer scratch.Put(gp)
+	gp := floatbuf.Get(k * p)
+	defer floatbuf.Put(gp)
 	g := (*gp)[:k*p]
 	rm, mm := rr.RawMatrix(), m.RawMatrix()
-	rb := getScratch(p)
-	defer scratch.Put(rb)
+	rb := floatbuf.Get(p)
+	defer floatbuf.Put(rb)
 	row := (*rb)[:p]
 	for i := range k {
 		r.Fill(row)
@@ -244,8 +230,8 @@ func sketchExact(m, rr *mat.Dense, r rngs.Normals) {
 func sketchExactPadded(c []float64, k int, rr *mat.Dense, r rngs.Normals) {
 	p, _ := rr.Dims()
 	k4, p4 := padTo4(k), padTo4(p)
-	gp := getScratch(p*k4 + p4*p)
-	defer scratch.Put(gp)
+	gp := floatbuf.Get(p*k4 + p4*p)
+	defer floatbuf.Put(gp)
 	gt, rp := (*gp)[:p*k4], (*gp)[p*k4:p*k4+p*p4]
 	for i := range k {
 		row := c[i*p4 : i*p4+p] // c is overwritten below: a row's buffer
@@ -293,8 +279,8 @@ func sketchOLS(m *mat.Dense) ([]float64, error) {
 	_, p := m.Dims()
 	d := p - 1
 	p4 := padTo4(p)
-	gb := getScratch(p4 * p4)
-	defer scratch.Put(gb)
+	gb := floatbuf.Get(p4 * p4)
+	defer floatbuf.Put(gb)
 	gram := new(mat.SymDense)
 	if g := (*gb)[:p4*p4]; gramPadded(g, m) {
 		gram.SetRawSymmetric(blas64.Symmetric{Uplo: blas.Upper, N: p, Stride: p4, Data: g})

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
+	"github.com/dplab/dplab/internal/floatbuf"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -182,8 +182,8 @@ func solveCholesky(a *mat.SymDense, b []float64, lambda, condMax float64) (theta
 	// and copying A + λI took 0.17 s of a profile where the factorization
 	// took 0.21 s.
 	n := a.SymmetricDim()
-	bp := getFloats(n*n + 3*n)
-	defer floatPool.Put(bp)
+	bp := floatbuf.Get(n*n + 3*n)
+	defer floatbuf.Put(bp)
 	sym := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: (*bp)[:n*n]} // upper triangle, as mat.Cholesky factorizes it
 	shiftedTo(sym, a, lambda)
 	work := (*bp)[n*n : n*n+3*n]
@@ -310,21 +310,6 @@ func shiftedTo(dst blas64.Symmetric, a *mat.SymDense, lambda float64) {
 			dst.Data[i*dst.Stride+i] += lambda
 		}
 	}
-}
-
-// floatPool holds float64 buffers reused between solves (every entry is
-// set before it is read).
-var floatPool sync.Pool
-
-// getFloats returns a buffer of at least n entries from floatPool.
-func getFloats(n int) *[]float64 {
-	b, _ := floatPool.Get().(*[]float64)
-	if b == nil || cap(*b) < n {
-		s := make([]float64, n)
-		b = &s
-	}
-	*b = (*b)[:cap(*b)]
-	return b
 }
 
 // ridgeSVD solves ridge regression through the thin SVD of X (see Ridge).
