@@ -10,7 +10,6 @@ import (
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/internal/strictoml"
 	"github.com/dplab/dplab/mechanisms/accounting"
-	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // BenchmarkGaussMixSketch times one draw of the sketch M = S·[X y] + s·Ξ by
@@ -148,31 +147,5 @@ func BenchmarkGaussMixHead(b *testing.B) {
 				}
 			})
 		}
-	}
-}
-
-// BenchmarkMulUpper times mulUpper on Boston's shape (k = 32 sketch rows,
-// p = 14: 13 features and the label), the product at the heart of the
-// exact sketch sampler (sketchExact).
-func BenchmarkMulUpper(b *testing.B) {
-	const k, p = 32, 14
-	r := rand.New(rand.NewPCG(1, 1))
-	g := make([]float64, k*p)
-	for i := range g {
-		g[i] = r.NormFloat64()
-	}
-	up := make([]float64, p*p)
-	for i := 0; i < p; i++ {
-		for j := i; j < p; j++ {
-			up[i*p+j] = r.NormFloat64()
-		}
-	}
-	c := make([]float64, k*p)
-	gm := blas64.General{Rows: k, Cols: p, Stride: p, Data: g}
-	um := blas64.General{Rows: p, Cols: p, Stride: p, Data: up}
-	cm := blas64.General{Rows: k, Cols: p, Stride: p, Data: c}
-	for b.Loop() {
-		clear(c)
-		mulUpper(gm, um, cm)
 	}
 }

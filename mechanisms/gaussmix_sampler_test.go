@@ -1,6 +1,7 @@
 package mechanisms
 
 import (
+	"fmt"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"math"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/rngs"
+	"github.com/dplab/dplab/solvers"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -216,39 +218,63 @@ func TestExactFactor(t *testing.T) {
 	}
 }
 
-// TestMulUpperMatchesGemm: mulUpper gives the bits of gonum's dgemm on the
-// whole upper-triangular factor (what sketchExact computed before it), for
-// every p up to one 64-wide block, G with exact zeros (skipped by both) and
-// entries of mixed scale, R with a zero lower triangle.
-func TestMulUpperMatchesGemm(t *testing.T) {
+// gemmOfDraws returns G·R by gonum's dgemm, for G (k × p, p = R's size)
+// drawn row by row by Rand.NormFloat64 from PCG(seed, 1): the oracle of
+// the exact sampler's product.
+func gemmOfDraws(seed uint64, k int, up *mat.Dense) *mat.Dense {
+	p, _ := up.Dims()
+	draws := rand.New(rand.NewPCG(seed, 1))
+	g := mat.NewDense(k, p, nil)
+	for i := range g.RawMatrix().Data {
+		g.RawMatrix().Data[i] = draws.NormFloat64()
+	}
+	want := mat.NewDense(k, p, nil)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, g.RawMatrix(), up.RawMatrix(), 0, want.RawMatrix())
+	return want
+}
+
+// TestSketchExactPaddedMatchesGemm: sketchExactPadded's G·R has the bits
+// of gonum's dgemm on G drawn row by row from the same stream (the same
+// draws in the same order) and the whole of R, for every p up to triBlock,
+// R of mixed scales with exact zeros on and above its diagonal; with an
+// infinity or a NaN in R (dgemm's fallback, where AVX sums would differ)
+// too; and the padding of c ends zero.
+func TestSketchExactPaddedMatchesGemm(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
-	for _, p := range []int{1, 2, 5, 14, 19, 33, triBlock} {
-		for _, k := range []int{1, 7, 57} {
-			g := mat.NewDense(k, p, nil)
-			up := mat.NewDense(p, p, nil)
-			for i := range g.RawMatrix().Data {
-				v := r.NormFloat64()
-				switch r.IntN(6) {
-				case 0:
-					v = 0
-				case 1:
-					v *= 1e9
+	for _, p := range []int{1, 2, 5, 13, 14, 16, 19, 33, triBlock} {
+		for _, k := range []int{1, 7, 57, 64} {
+			for _, special := range []float64{0, math.Inf(-1), math.NaN()} {
+				up := mat.NewDense(p, p, nil)
+				for i := 0; i < p; i++ {
+					for j := i; j < p; j++ {
+						if r.IntN(5) > 0 {
+							up.Set(i, j, r.NormFloat64()*math.Exp(4*r.NormFloat64()))
+						}
+					}
 				}
-				g.RawMatrix().Data[i] = v
-			}
-			for i := 0; i < p; i++ {
-				for j := i; j < p; j++ {
-					up.Set(i, j, r.NormFloat64()*math.Exp(4*r.NormFloat64()))
+				if special != 0 {
+					up.Set(r.IntN(p), p-1, special)
 				}
-			}
-			want := mat.NewDense(k, p, nil)
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, g.RawMatrix(), up.RawMatrix(), 0, want.RawMatrix())
-			got := mat.NewDense(k, p, nil)
-			mulUpper(g.RawMatrix(), up.RawMatrix(), got.RawMatrix())
-			for i := 0; i < k; i++ {
-				for j := 0; j < p; j++ {
-					if a, b := got.At(i, j), want.At(i, j); math.Float64bits(a) != math.Float64bits(b) {
-						t.Fatalf("p=%d k=%d: (G·R)[%d,%d] = %v, dgemm %v", p, k, i, j, a, b)
+				seed := r.Uint64()
+				k4, p4 := padTo4(k), padTo4(p)
+				c := make([]float64, k4*p4)
+				for i := range c {
+					c[i] = 7 // overwritten
+				}
+				sketchExactPadded(c, k, up, rngs.NormalsOf(rand.New(rand.NewPCG(seed, 1))))
+				want := gemmOfDraws(seed, k, up)
+				for i := 0; i < k4; i++ {
+					for j := 0; j < p4; j++ {
+						got := c[i*p4+j]
+						if i >= k || j >= p {
+							if special == 0 && got != 0 {
+								t.Fatalf("p=%d k=%d: padding c[%d,%d] = %v, want 0", p, k, i, j, got)
+							}
+							continue
+						}
+						if w := want.At(i, j); math.Float64bits(got) != math.Float64bits(w) && !(math.IsNaN(got) && math.IsNaN(w)) {
+							t.Fatalf("p=%d k=%d R special %v: (G·R)[%d,%d] = %v, dgemm %v", p, k, special, i, j, got, w)
+						}
 					}
 				}
 			}
@@ -256,8 +282,71 @@ func TestMulUpperMatchesGemm(t *testing.T) {
 	}
 }
 
+// TestSketchThetaMatchesBLAS: sketchTheta's θ (the padded sketch, its Gram
+// matrix by gramPadded, the solve) has the bits of the same computation by
+// gonum's BLAS written out here — G and Ξ drawn by Rand.NormFloat64 row by
+// row from the two streams, M = dgemm(G, R) + s·Ξ, MᵀM by dsyrk, θ by
+// solvers.SolveRegularized — at Boston's shape (k = 57, p = 14) and others,
+// with noise and without (Sheffet's branch).
+func TestSketchThetaMatchesBLAS(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, sh := range []struct{ n, d, k int }{{404, 13, 57}, {60, 3, 9}, {200, 7, 20}, {300, 15, 40}, {500, 40, 100}} {
+		x := mat.NewDense(sh.n, sh.d, nil)
+		y := make([]float64, sh.n)
+		for i := range sh.n {
+			for j := range sh.d {
+				x.Set(i, j, r.NormFloat64()/math.Sqrt(float64(2*sh.d)))
+			}
+			y[i] = r.Float64() - 0.5
+		}
+		js, err := joint(&datasets.Dataset{Name: "t", Task: datasets.Regression, X: x, Y: y}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := sh.d + 1
+		for _, noise := range []float64{0, 0.37} {
+			seed := r.Uint64()
+			fast := rngs.New(rngs.Derive("theta", fmt.Sprint(seed)))
+			got, err := js.sketchTheta(samplerExact, sh.k, noise, fast.Normals("sketch"), fast.Normals("noise"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := rngs.New(rngs.Derive("theta", fmt.Sprint(seed)))
+			sk, nz := ref.Get("sketch"), ref.Get("noise")
+			g := mat.NewDense(sh.k, p, nil)
+			for i := range g.RawMatrix().Data {
+				g.RawMatrix().Data[i] = sk.NormFloat64()
+			}
+			m := mat.NewDense(sh.k, p, nil)
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, g.RawMatrix(), js.r.RawMatrix(), 0, m.RawMatrix())
+			if noise > 0 {
+				for i := range sh.k {
+					for j := range p {
+						m.Set(i, j, m.At(i, j)+noise*nz.NormFloat64())
+					}
+				}
+			}
+			gram := mat.NewSymDense(p, nil)
+			blas64.Syrk(blas.Trans, 1, m.RawMatrix(), 0, gram.RawSymmetric())
+			b := make([]float64, p-1)
+			for i := range b {
+				b[i] = gram.At(i, p-1)
+			}
+			want, err := solvers.SolveRegularized(gram.SliceSym(0, p-1).(*mat.SymDense), b, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("n=%d d=%d k=%d noise %v: θ[%d] = %v, BLAS %v", sh.n, sh.d, sh.k, noise, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
 // TestSketchExactMatchesGemm: sketchExact's G·R, for every p (up to
-// triBlock by mulUpper, above by solvers.MulTransUpper with G drawn
+// triBlock by sketchExactPadded, above by solvers.MulTransUpper with G drawn
 // transposed), has the bits of gonum's dgemm on G drawn row by row from
 // the same stream and the whole upper-triangular R: the same draws in the
 // same order, and the same sums.
@@ -274,13 +363,7 @@ func TestSketchExactMatchesGemm(t *testing.T) {
 			seed := r.Uint64()
 			got := mat.NewDense(k, p, nil)
 			sketchExact(got, up, rngs.NormalsOf(rand.New(rand.NewPCG(seed, 1))))
-			draws := rand.New(rand.NewPCG(seed, 1))
-			g := mat.NewDense(k, p, nil)
-			for i := range g.RawMatrix().Data {
-				g.RawMatrix().Data[i] = draws.NormFloat64()
-			}
-			want := mat.NewDense(k, p, nil)
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, g.RawMatrix(), up.RawMatrix(), 0, want.RawMatrix())
+			want := gemmOfDraws(seed, k, up)
 			for i := 0; i < k; i++ {
 				for j := 0; j < p; j++ {
 					if a, b := got.At(i, j), want.At(i, j); math.Float64bits(a) != math.Float64bits(b) {

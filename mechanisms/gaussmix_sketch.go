@@ -3,11 +3,13 @@ package mechanisms
 import (
 	"errors"
 	"fmt"
-	"sync"
+	"math"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/internal/floatbuf"
 	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/solvers"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -91,21 +93,42 @@ func joint(train *datasets.Dataset, pm bool) (*jointStats, error) {
 }
 
 // sketchTheta draws a sketch (sketchTo) and returns the least squares on
-// it (sketchOLS), in memory reused between calls: a fit keeps only θ.
+// it (sketchOLS), in memory reused between calls: a fit keeps only θ. The
+// sketch is held padded (padTo4 rows and columns, the padding zero), so
+// that the exact sampler's product and the Gram matrix run on
+// solvers.AddTransMul4's four-row, four-column blocks (sketchExactPadded,
+// gramPadded) without copies.
 func (j *jointStats) sketchTheta(sampler string, k int, noiseStd float64, sk, nz rngs.Normals) ([]float64, error) {
 	_, p := j.z.Dims()
-	buf := getScratch(k * p)
-	defer scratch.Put(buf)
-	m := mat.NewDense(k, p, (*buf)[:k*p])
-	j.sketchTo(m, sampler, noiseStd, sk, nz)
+	k4, p4 := padTo4(k), padTo4(p)
+	buf := floatbuf.Get(k4 * p4)
+	defer floatbuf.Put(buf)
+	data := (*buf)[:k4*p4]
+	if sampler != samplerExplicit && j.r != nil && p <= triBlock {
+		sketchExactPadded(data, k, j.r, sk)
+	} else {
+		clear(data)
+		sketchExplicitOrExact(mat.NewDense(k4, p4, data).Slice(0, k, 0, p).(*mat.Dense), sampler, j, sk)
+	}
+	m := mat.NewDense(k4, p4, data).Slice(0, k, 0, p).(*mat.Dense)
+	addNoise(m, noiseStd, nz)
 	return sketchOLS(m)
 }
+
+// padTo4 returns n rounded up to a multiple of 4.
+func padTo4(n int) int { return (n + 3) &^ 3 }
 
 // sketchTo draws M = S·Z + noiseStd·Ξ (k × p) into m (overwritten) with
 // the named sampler. A zero noiseStd adds no noise and draws nothing from
 // nz (Sheffet's no-noise branch). The draws are those of the streams'
 // Rand.NormFloat64 in row order (rngs.Normals).
 func (j *jointStats) sketchTo(m *mat.Dense, sampler string, noiseStd float64, sk, nz rngs.Normals) {
+	sketchExplicitOrExact(m, sampler, j, sk)
+	addNoise(m, noiseStd, nz)
+}
+
+// sketchExplicitOrExact sets m (k × p) to S·Z by the named sampler.
+func sketchExplicitOrExact(m *mat.Dense, sampler string, j *jointStats, sk rngs.Normals) {
 	if sampler == samplerExplicit || j.r == nil {
 		// With n < p rows, S·Z (k·n·p flops) is cheaper than any p × p
 		// factor, and it is the same law.
@@ -113,33 +136,25 @@ func (j *jointStats) sketchTo(m *mat.Dense, sampler string, noiseStd float64, sk
 	} else {
 		sketchExact(m, j.r, sk)
 	}
-	if noiseStd > 0 {
-		raw := m.RawMatrix()
-		xb := getScratch(raw.Cols)
-		defer scratch.Put(xb)
-		xi := (*xb)[:raw.Cols]
-		for i := 0; i < raw.Rows; i++ {
-			row := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
-			nz.Fill(xi)
-			for c := range row {
-				row[c] += noiseStd * xi[c]
-			}
-		}
-	}
 }
 
-// scratch holds float64 buffers reused between sketches (every entry is
-// overwritten before it is read).
-var scratch sync.Pool
-
-// getScratch returns a buffer of at least n entries from scratch.
-func getScratch(n int) *[]float64 {
-	b, _ := scratch.Get().(*[]float64)
-	if b == nil || cap(*b) < n {
-		s := make([]float64, n)
-		b = &s
+// addNoise adds noiseStd·Ξ to m, Ξ ~ N(0, 1) drawn from nz row by row;
+// nothing, and no draw, when noiseStd is 0.
+func addNoise(m *mat.Dense, noiseStd float64, nz rngs.Normals) {
+	if !(noiseStd > 0) {
+		return
 	}
-	return b
+	raw := m.RawMatrix()
+	xb := floatbuf.Get(raw.Cols)
+	defer floatbuf.Put(xb)
+	xi := (*xb)[:raw.Cols]
+	for i := 0; i < raw.Rows; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
+		nz.Fill(xi)
+		for c := range row {
+			row[c] += noiseStd * xi[c]
+		}
+	}
 }
 
 // explicitBlock bounds the entries of S held at once by the explicit sampler
@@ -163,28 +178,33 @@ func sketchExplicit(m, z *mat.Dense, r rngs.Normals) {
 }
 
 // triBlock is the most columns of R for which sketchExact multiplies by
-// mulUpper (pure Go); wider ones go to solvers.MulTransUpper (AVX kernels).
+// sketchExactPadded; wider ones go to solvers.MulTransUpper (which packs
+// blocks of R for the cache).
 const triBlock = 64
 
 // sketchExact sets m (k × p) to G·R with G ~ N(0, 1)^{k×p} from r (drawn
 // row by row, as a k × p matrix) and R upper triangular, with the bits of
-// gonum's dgemm on the whole of R: by mulUpper up to triBlock columns, and
-// above by solvers.MulTransUpper, for which G is stored transposed as it is
-// drawn (the same draws in the same order).
+// gonum's dgemm on the whole of R: by sketchExactPadded up to triBlock
+// columns, and above by solvers.MulTransUpper; both store G transposed as
+// it is drawn (the same draws in the same order).
 func sketchExact(m, rr *mat.Dense, r rngs.Normals) {
 	p, _ := rr.Dims()
 	k, _ := m.Dims()
-	gp := getScratch(k * p)
-	defer scratch.Put(gp)
-	g := (*gp)[:k*p]
-	rm, mm := rr.RawMatrix(), m.RawMatrix()
 	if p <= triBlock {
-		r.Fill(g)
-		mulUpper(blas64.General{Rows: k, Cols: p, Stride: p, Data: g}, rm, mm)
+		k4, p4 := padTo4(k), padTo4(p)
+		cb := floatbuf.Get(k4 * p4)
+		defer floatbuf.Put(cb)
+		c := (*cb)[:k4*p4]
+		sketchExactPadded(c, k, rr, r)
+		m.Copy(mat.NewDense(k4, p4, c).Slice(0, k, 0, p))
 		return
 	}
-	rb := getScratch(p)
-	defer scratch.Put(rb)
+	gp := floatbuf.Get(k * p)
+	defer floatbuf.Put(gp)
+	g := (*gp)[:k*p]
+	rm, mm := rr.RawMatrix(), m.RawMatrix()
+	rb := floatbuf.Get(p)
+	defer floatbuf.Put(rb)
 	row := (*rb)[:p]
 	for i := range k {
 		r.Fill(row)
@@ -195,79 +215,56 @@ func sketchExact(m, rr *mat.Dense, r rngs.Normals) {
 	solvers.MulTransUpper(mm, blas64.General{Rows: p, Cols: k, Stride: k, Data: g}, rm)
 }
 
-// mulUpper sets c = g·r for r upper triangular (its lower triangle is
-// zero), overwriting c, with the bits of gonum's dgemm on the whole of r
-// (for r within one 64-wide block, as sketchExact calls it): each cᵢⱼ sums
-// gᵢₗrₗⱼ from +0 in order l, each product rounded on its own (the explicit
-// conversion: the Go spec lets a compiler fuse x*y + z otherwise), and a
-// zero gᵢₗ is skipped as dgemm skips it (TestMulUpperMatchesGemm). Such a
-// sum is never −0, so the lower triangle's products, ±0, change none: the
-// loops skip them where they can, and add them inside a 4-column block's
-// own triangle. Two rows × four columns are summed at once in registers —
-// eight independent chains, each row of r loaded once for both rows, c
-// written once: for Boston's k = 32, p = 14, 2.2 against 3.8 µs for adding
-// each gᵢₗ·(row l of r) into c in turn (BenchmarkMulUpper), which had
-// itself beaten dgemm's 4.1 µs by skipping the lower triangle.
-func mulUpper(g, r, c blas64.General) {
-	p := r.Cols
-	i := 0
-	for ; i+2 <= g.Rows; i += 2 {
-		mulUpperRows2(g.Data[i*g.Stride:i*g.Stride+p], g.Data[(i+1)*g.Stride:(i+1)*g.Stride+p], r,
-			c.Data[i*c.Stride:i*c.Stride+p], c.Data[(i+1)*c.Stride:(i+1)*c.Stride+p])
-	}
-	if i < g.Rows {
-		gi := g.Data[i*g.Stride : i*g.Stride+p]
-		ci := c.Data[i*c.Stride : i*c.Stride+p]
-		for j := range p {
-			var a float64
-			for l, t := range gi[:j+1] {
-				if t != 0 {
-					a += float64(t * r.Data[l*r.Stride+j])
-				}
-			}
-			ci[j] = a
+// sketchExactPadded sets c, a padTo4(k) × padTo4(p) matrix (row-major,
+// overwritten), to G·R as sketchExact does, for R (p × p, upper
+// triangular, finite) and G drawn from r as a k × p matrix row by row; the
+// padding rows and columns of c end zero. G is stored transposed and
+// padded (p × padTo4(k)) and R padded (p × padTo4(p)) with zeros, so that
+// solvers.AddTransMul4 sums four rows of c × eight (or four) columns at a
+// time; the panel of columns j0 … j0+7 sums only R's rows l < j0 + 8,
+// below which R is zero. Each cᵢⱼ sums gᵢₗrₗⱼ from +0 in order l, each
+// product rounded: dgemm's bits (the products of R's zero lower triangle
+// that a panel adds, and of G's zeros that dgemm skips, are ±0 and change
+// no sum from +0, which is never −0). If R holds a NaN or an infinity, for
+// which that argument fails, dgemm itself runs.
+func sketchExactPadded(c []float64, k int, rr *mat.Dense, r rngs.Normals) {
+	p, _ := rr.Dims()
+	k4, p4 := padTo4(k), padTo4(p)
+	gp := floatbuf.Get(p*k4 + p4*p)
+	defer floatbuf.Put(gp)
+	gt, rp := (*gp)[:p*k4], (*gp)[p*k4:p*k4+p*p4]
+	for i := range k {
+		row := c[i*p4 : i*p4+p] // c is overwritten below: a row's buffer
+		r.Fill(row)
+		for l, v := range row {
+			gt[l*k4+i] = v
 		}
 	}
-}
-
-// mulUpperRows2 sets rows c and d of mulUpper's product from rows g and h
-// of its left factor: 2 × 4 sums at a time.
-func mulUpperRows2(g, h []float64, r blas64.General, c, d []float64) {
-	p := len(c)
-	h, c, d = h[:p], c[:p], d[:p]
-	j0 := 0
-	for ; j0+4 <= p; j0 += 4 {
-		var a0, a1, a2, a3, b0, b1, b2, b3 float64
-		for l := 0; l < j0+4; l++ {
-			rl := r.Data[l*r.Stride+j0 : l*r.Stride+j0+4] // zeros left of the diagonal
-			if t := g[l]; t != 0 {
-				a0 += float64(t * rl[0])
-				a1 += float64(t * rl[1])
-				a2 += float64(t * rl[2])
-				a3 += float64(t * rl[3])
-			}
-			if t := h[l]; t != 0 {
-				b0 += float64(t * rl[0])
-				b1 += float64(t * rl[1])
-				b2 += float64(t * rl[2])
-				b3 += float64(t * rl[3])
-			}
-		}
-		c[j0], c[j0+1], c[j0+2], c[j0+3] = a0, a1, a2, a3
-		d[j0], d[j0+1], d[j0+2], d[j0+3] = b0, b1, b2, b3
+	for l := range p {
+		clear(gt[l*k4+k : (l+1)*k4])
 	}
-	for j := j0; j < p; j++ {
-		var a, b float64
-		for l := 0; l <= j; l++ {
-			v := r.Data[l*r.Stride+j]
-			if t := g[l]; t != 0 {
-				a += float64(t * v)
-			}
-			if t := h[l]; t != 0 {
-				b += float64(t * v)
-			}
+	clear(rp)
+	finite := true
+	rm := rr.RawMatrix()
+	for l := range p {
+		for j := l; j < p; j++ {
+			v := rm.Data[l*rm.Stride+j]
+			rp[l*p4+j] = v
+			finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
 		}
-		c[j], d[j] = a, b
+	}
+	clear(c)
+	if !finite {
+		cm := blas64.General{Rows: k, Cols: p, Stride: p4, Data: c}
+		g := blas64.General{Rows: p, Cols: k, Stride: k4, Data: gt}
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, g, rm, 0, cm)
+		return
+	}
+	for i := 0; i < k4; i += 4 {
+		for j0 := 0; j0 < p4; j0 += 8 {
+			w := min(8, p4-j0)
+			solvers.AddTransMul4(c[i*p4+j0:], p4, gt[i:], k4, rp[j0:], p4, min(j0+w, p), w)
+		}
 	}
 }
 
@@ -281,10 +278,16 @@ func mulUpperRows2(g, h []float64, r blas64.General, c, d []float64) {
 func sketchOLS(m *mat.Dense) ([]float64, error) {
 	_, p := m.Dims()
 	d := p - 1
-	gb := getScratch(p * p)
-	defer scratch.Put(gb)
-	gram := mat.NewSymDense(p, (*gb)[:p*p])
-	solvers.GramTo(gram, m)
+	p4 := padTo4(p)
+	gb := floatbuf.Get(p4 * p4)
+	defer floatbuf.Put(gb)
+	gram := new(mat.SymDense)
+	if g := (*gb)[:p4*p4]; gramPadded(g, m) {
+		gram.SetRawSymmetric(blas64.Symmetric{Uplo: blas.Upper, N: p, Stride: p4, Data: g})
+	} else {
+		gram = mat.NewSymDense(p, g[:p*p])
+		solvers.GramTo(gram, m)
+	}
 	// X̃ᵀX̃ is the leading d × d block of MᵀM (a view: SolveRegularized
 	// copies what it factorizes), X̃ᵀỸ its last column.
 	a := gram.SliceSym(0, d).(*mat.SymDense)
@@ -297,6 +300,41 @@ func sketchOLS(m *mat.Dense) ([]float64, error) {
 		return nil, fmt.Errorf("least squares on the sketch: %w", err)
 	}
 	return theta, nil
+}
+
+// gramPadded sets the upper triangle of g (padTo4(p) × padTo4(p), row-major)
+// to MᵀM for m (k × p) with the bits of solvers.GramTo (dsyrk's), and
+// reports whether it did: it runs when p ≤ triBlock and m's rows are padded
+// (stride and backing array reaching padTo4(p) columns on every row, as
+// sketchTheta's are), summing blocks of four rows × eight (or four) columns
+// of g from +0 over m's rows in order with solvers.AddTransMul4 (the
+// padding columns only reach g's padding). Each entry is then dsyrk's sum:
+// dsyrk skips a zero mₗᵢ, whose products are ±0 and change no sum from +0
+// when m is finite; when an entry comes out NaN or infinite (m was not
+// finite), gramPadded reports false and GramTo decides.
+func gramPadded(g []float64, m *mat.Dense) bool {
+	raw := m.RawMatrix()
+	k, p, ld := raw.Rows, raw.Cols, raw.Stride
+	p4 := padTo4(p)
+	if p > triBlock || k == 0 || ld < p4 || cap(raw.Data) < (k-1)*ld+p4 {
+		return false
+	}
+	data := raw.Data[:cap(raw.Data)]
+	clear(g)
+	for i := 0; i < p4; i += 4 {
+		for j0 := i; j0 < p4; j0 += 8 {
+			w := min(8, p4-j0)
+			solvers.AddTransMul4(g[i*p4+j0:], p4, data[i:], ld, data[j0:], ld, k, w)
+		}
+	}
+	for i := range p {
+		for _, v := range g[i*p4+i : i*p4+p] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // sketchSize returns k: k itself when > 0, else int(kOverD·d) (0 means 2.5,

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/dplab/dplab/internal/floatbuf"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -176,10 +177,16 @@ func mulTransVec(X *mat.Dense, v []float64) []float64 {
 // (choleskyCondBound): for the small systems of the sketching mechanisms the
 // estimator cost more than the factorization and the solve together.
 func solveCholesky(a *mat.SymDense, b []float64, lambda, condMax float64) (theta []float64, ok bool) {
-	m := shifted(a, lambda)
-	sym := m.RawSymmetric() // upper triangle, as mat.Cholesky factorizes it
-	n := sym.N
-	work := make([]float64, 3*n)
+	// A + λI and the work space in memory reused between solves: the
+	// sketching mechanisms solve a 13 × 13 system per fit, and allocating
+	// and copying A + λI took 0.17 s of a profile where the factorization
+	// took 0.21 s.
+	n := a.SymmetricDim()
+	bp := floatbuf.Get(n*n + 3*n)
+	defer floatbuf.Put(bp)
+	sym := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: (*bp)[:n*n]} // upper triangle, as mat.Cholesky factorizes it
+	shiftedTo(sym, a, lambda)
+	work := (*bp)[n*n : n*n+3*n]
 	anorm := lapack64.Lansy(mat.CondNorm, sym, work)
 	if _, ok := lapack64.Potrf(sym); !ok {
 		return nil, false
@@ -284,16 +291,25 @@ func maxOf(v []float64) float64 {
 
 // shifted returns a copy of A + λI.
 func shifted(a *mat.SymDense, lambda float64) *mat.SymDense {
-	d := a.SymmetricDim()
-	m := mat.NewSymDense(d, nil)
-	m.CopySym(a)
+	m := mat.NewSymDense(a.SymmetricDim(), nil)
+	shiftedTo(m.RawSymmetric(), a, lambda)
+	return m
+}
+
+// shiftedTo sets dst (upper, of A's size; its lower triangle zero) to
+// A + λI, copying A's upper triangle as mat.SymDense.CopySym does.
+func shiftedTo(dst blas64.Symmetric, a *mat.SymDense, lambda float64) {
+	src := a.RawSymmetric()
+	d := src.N
+	for i := range d {
+		clear(dst.Data[i*dst.Stride : i*dst.Stride+i])
+		copy(dst.Data[i*dst.Stride+i:i*dst.Stride+d], src.Data[i*src.Stride+i:i*src.Stride+d])
+	}
 	if lambda != 0 {
-		raw := m.RawSymmetric()
 		for i := 0; i < d; i++ {
-			raw.Data[i*raw.Stride+i] += lambda
+			dst.Data[i*dst.Stride+i] += lambda
 		}
 	}
-	return m
 }
 
 // ridgeSVD solves ridge regression through the thin SVD of X (see Ridge).

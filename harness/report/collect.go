@@ -39,6 +39,13 @@ type Collector struct {
 	// derived from stored keys (quantity.of), of the cells whose mechanism
 	// has some.
 	derived *results.Aggregator
+	// ledgerEps holds the components (LedgerComponents) of each cell's
+	// ledger as Add notes it, when the spec has a privacy table (nil
+	// otherwise): a run gives Add its records on its writer goroutine while
+	// trials run, so the accountant's evaluations the calibration table
+	// needs are done there and not after the last trial (a tenth of a small
+	// panel's rendering).
+	ledgerEps map[ledgerKey][]float64
 }
 
 // recordAt orders the records of a cell as the view takes them: by trial,
@@ -89,6 +96,9 @@ func NewCollector(p *plan.Plan) *Collector {
 	for i := range cells {
 		c.byKey[cells[i].Key] = &cells[i]
 	}
+	if slices.ContainsFunc(s.Tables, func(t spec.OutputSpec) bool { return t.Kind == privacyKind }) {
+		c.ledgerEps = map[ledgerKey][]float64{}
+	}
 	keys := slices.Sorted(maps.Keys(c.byKey))
 	c.rank = make(map[string]int, len(keys))
 	for k, key := range keys {
@@ -128,6 +138,12 @@ func (col *Collector) Add(r *results.Record) {
 		}
 		if notes.ledger == nil || at.before(notes.ledgerAt) {
 			notes.ledger, notes.ledgerAt = &ledgerSummary{event: r.Privacy.Event, delta: float64(r.Privacy.Delta)}, at
+			if col.ledgerEps != nil {
+				k := ledgerKeyOf(r.Privacy.Event, float64(r.Privacy.Delta))
+				if _, ok := col.ledgerEps[k]; !ok {
+					col.ledgerEps[k] = LedgerComponents(plan.AccountingConfig(col.spec), r.Privacy.Event, float64(r.Privacy.Delta))
+				}
+			}
 		}
 		if p := r.Privacy.Pipeline; p != nil {
 			notes.analyses = firstAt(notes.analyses, p.Analysis, at)
@@ -176,6 +192,9 @@ type digest struct {
 	cells   map[string]*cellDigest // by cell key
 	skipped map[string]string      // dataset label -> reason
 	rels    map[string][]string    // neighbouring relation -> labels, sorted
+	// ledgerEps holds ledger components already evaluated (the view's
+	// memo starts with them); nil: none.
+	ledgerEps map[ledgerKey][]float64
 }
 
 // cellDigest is what a view takes of one cell.
@@ -191,7 +210,7 @@ type cellDigest struct {
 
 // digest returns the digest of the records added so far.
 func (col *Collector) digest() *digest {
-	d := &digest{cells: map[string]*cellDigest{}, skipped: map[string]string{}, rels: map[string][]string{}}
+	d := &digest{cells: map[string]*cellDigest{}, skipped: map[string]string{}, rels: map[string][]string{}, ledgerEps: maps.Clone(col.ledgerEps)}
 	cell := func(key string) *cellDigest {
 		if d.cells[key] == nil {
 			d.cells[key] = &cellDigest{}
@@ -226,7 +245,7 @@ func (col *Collector) view() *view { return col.digest().view(col.spec, col.cell
 func (d *digest) view(s *spec.Spec, cells []plan.Cell) *view {
 	v := &view{spec: s, cells: cells, agg: map[string]results.CellSummary{}, skipped: maps.Clone(d.skipped), over: map[string][]float64{},
 		ledgers: map[string]*ledgerSummary{}, rels: maps.Clone(d.rels), infeasible: map[string]*infeasibleCell{},
-		derived: map[string]results.CellSummary{}}
+		derived: map[string]results.CellSummary{}, ledgerEps: maps.Clone(d.ledgerEps)}
 	byKey := make(map[string]*plan.Cell, len(cells))
 	for i := range cells {
 		byKey[cells[i].Key] = &cells[i]

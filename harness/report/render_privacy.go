@@ -37,7 +37,7 @@ func (v *view) noiseMean(a *results.CellSummary, key string, q quantity) (float6
 // third of the docs' ledger evaluations were repeats). The caller must
 // not modify the result.
 func (v *view) components(l *ledgerSummary) []float64 {
-	k := ledgerKey{string(l.event), l.delta}
+	k := ledgerKeyOf(l.event, l.delta)
 	if eps, ok := v.ledgerEps[k]; ok {
 		return eps
 	}
@@ -49,10 +49,17 @@ func (v *view) components(l *ledgerSummary) []float64 {
 	return eps
 }
 
-// ledgerKey identifies a ledger event at a δ (view.components' memo).
+// ledgerKey identifies a ledger event at a δ (view.components' memo) by
+// the δ's bits: a non-private cell's δ is NaN, which as a float64 key
+// would never be found again.
 type ledgerKey struct {
 	event string
-	delta float64
+	delta uint64
+}
+
+// ledgerKeyOf returns the key of event at delta.
+func ledgerKeyOf(event []byte, delta float64) ledgerKey {
+	return ledgerKey{string(event), math.Float64bits(delta)}
 }
 
 // LedgerComponents returns the ε at δ, by the accountant cfg, of each

@@ -445,3 +445,59 @@ metric = "test_mse"
 		t.Errorf("changed spec: %v; %d ok, %d infeasible; want its 4 new trials run", err, changed.Ran, changed.Infeasible)
 	}
 }
+
+// TestCollectorLedgersAsAdded: with a privacy table in the spec, the
+// Collector evaluates each cell's ledger components as Add notes the
+// ledger (on a run's writer goroutine, while trials run), and the view's
+// calibration table takes them from there instead of evaluating them after
+// the last trial; their values are LedgerComponents' own. Without a
+// privacy table it evaluates none.
+func TestCollectorLedgersAsAdded(t *testing.T) {
+	src := spectest.Valid + "\n[[table]]\nname = \"cal\"\nkind = \"privacy\"\n"
+	s := spectest.MustParse(t, src)
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, _, err := runAndRender(s, run.Options{Jobs: 2, OutDir: dir, Cache: &run.DataCache{}}); err != nil {
+		t.Fatal(err)
+	}
+	recs := stored(t, dir)
+	col, err := collectorOf(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range recs {
+		col.Add(&recs[i])
+	}
+	v := col.view()
+	cfg := plan.AccountingConfig(s)
+	if len(v.ledgers) == 0 {
+		t.Fatal("no ledgers noted")
+	}
+	for key, l := range v.ledgers {
+		eps, ok := col.ledgerEps[ledgerKeyOf(l.event, l.delta)]
+		if !ok {
+			t.Fatalf("cell %s: its ledger was not evaluated as it was added", key)
+		}
+		want := LedgerComponents(cfg, l.event, l.delta)
+		if len(eps) != len(want) {
+			t.Fatalf("cell %s: %d components, want %d", key, len(eps), len(want))
+		}
+		for i := range want {
+			if math.Float64bits(eps[i]) != math.Float64bits(want[i]) {
+				t.Errorf("cell %s: component %d = %v, want %v", key, i, eps[i], want[i])
+			}
+		}
+		if got := v.components(l); len(got) == 0 || &got[0] != &eps[0] {
+			t.Errorf("cell %s: the view evaluated the ledger again", key)
+		}
+	}
+	plain, err := collectorOf(spectest.MustParse(t, spectest.Valid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range recs {
+		plain.Add(&recs[i])
+	}
+	if plain.ledgerEps != nil {
+		t.Error("a spec without a privacy table had its ledgers evaluated")
+	}
+}

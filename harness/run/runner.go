@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -754,7 +753,7 @@ func (r *runner) trial(ctx context.Context, c *plan.Cell, t int) (rec results.Re
 	// Pre-processing (pipeline.go): the cell's mechanism fits behind it;
 	// δ above is the raw training set's.
 	budget := mechanisms.Budget{Epsilon: c.Epsilon, Delta: delta, Accounting: r.acc, Calibrator: r.cal,
-		CellSeed: rngs.Derive("cell", strconv.FormatUint(uint64(s.Seed), 10), c.Key)}
+		CellSeed: r.cellSeed(c)}
 	start := time.Now()
 	out, err := r.fit(mechanisms.WithEvalRows(ctx, r.evalRows(c, data)), c, data, budget, rs)
 	rec.WallSeconds = time.Since(start).Seconds()

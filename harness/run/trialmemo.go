@@ -6,9 +6,11 @@ import (
 	"maps"
 	"math"
 	"reflect"
+	"strconv"
 	"sync"
 
 	"github.com/dplab/dplab/harness/plan"
+	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/results"
@@ -38,6 +40,22 @@ type cellMemo struct {
 
 	noiseSrc map[string]float64 // a release's noise parameters, copied
 	noise    map[string]results.Float
+
+	seed    rngs.Seed // the cell's seed (Budget.CellSeed), once seedSet
+	seedSet bool
+}
+
+// cellSeed returns the seed of the draws every trial of c shares
+// (mechanisms.Budget.CellSeed): rngs.Derive of the spec's seed and the
+// cell's key, hashed once per cell rather than every trial.
+func (r *runner) cellSeed(c *plan.Cell) rngs.Seed {
+	memo := r.cellMemo(c.Key)
+	memo.mu.Lock()
+	defer memo.mu.Unlock()
+	if !memo.seedSet {
+		memo.seed, memo.seedSet = rngs.Derive("cell", strconv.FormatUint(uint64(r.spec.Seed), 10), c.Key), true
+	}
+	return memo.seed
 }
 
 // cellMechanism returns the mechanism of c's own params (r.mechanism, behind

@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/dplab/dplab/harness/plan"
+	"github.com/dplab/dplab/harness/spec"
+	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/results"
 )
@@ -98,5 +101,17 @@ func TestNoiseMapMemo(t *testing.T) {
 			t.Errorf("step %d: reused the previous map = %v", i, reused)
 		}
 		prev = got
+	}
+}
+
+// TestCellSeedMemo: the memoised cell seed is rngs.Derive("cell", the
+// spec's seed, the cell's key) for each cell, asked for once or again.
+func TestCellSeedMemo(t *testing.T) {
+	r := &runner{spec: &spec.Spec{Seed: 50}}
+	for _, key := range []string{"a", "b", "a", "c", "b"} {
+		got := r.cellSeed(&plan.Cell{Key: key})
+		if want := rngs.Derive("cell", "50", key); got != want {
+			t.Errorf("cell %s: seed %x, want %x", key, got, want)
+		}
 	}
 }

@@ -57,10 +57,11 @@ func (n Normals) fill(z *zigTable, dst []float64) {
 		u := n.c.Uint64()
 		j := int32(u)
 		layer := u >> 32 & 0x7f
-		a := uint64(uint32(j))
-		if j < 0 {
-			a = uint64(uint32(-j)) // 2³¹ for j = −2³¹, as math/rand/v2 takes it
-		}
+		// |j| without a branch (j's sign is a coin toss, which a branch
+		// mispredicts half the time): m is 0 or −1, and (j ^ m) − m wraps
+		// to 2³¹ for j = −2³¹, as math/rand/v2 takes it.
+		m := j >> 31
+		a := uint64(uint32((j ^ m) - m))
 		if a < z.kn[layer] {
 			dst[i] = float64(j) * float64(z.wn[layer])
 			continue
