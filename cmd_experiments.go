@@ -609,7 +609,7 @@ func printEstimate(w io.Writer, p *run.Plan, j int) {
 	fmt.Fprintf(w, " and %s more of a %s budget (--estimate-share of the estimate less what is always timed, at least %s, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
 		smp.Budget.Round(10*time.Millisecond), run.MinBudget, run.SampleCap)
 	if math.IsNaN(smp.RelErr) {
-		fmt.Fprint(w, "; no row had two cells timed: the range is unknown")
+		fmt.Fprint(w, "; no row had two cells and two later trials of one timed: the range is unknown")
 	} else {
 		fmt.Fprintf(w, "; range: two standard errors of the rows' per-trial times and of the slowdown")
 	}
