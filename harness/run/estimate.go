@@ -36,8 +36,10 @@ type RowCost struct {
 	Cells   int // cells sampled
 	Timed   int // trials timed
 	Failed  int // timed trials that failed (their time counts)
-	// SE is the standard error of PerTrial over the sampled cells (0 with
-	// one cell: unknown).
+	// SE is the standard error of PerTrial as a two-stage sample's (cells,
+	// then their later trials; rowSample.spread); 0 when the row's sample
+	// does not tell it (one cell of several, or no cell with two later
+	// trials timed).
 	SE time.Duration
 }
 
@@ -62,7 +64,8 @@ type Sample struct {
 	// Spent is the wall time of the timed trials, Base of it what Estimate
 	// always times (the first trial of one cell per stratum, and the
 	// dilation's loop), and Budget what it allowed beyond Base:
-	// SampleShare of the first prediction less Base, at least MinBudget,
+	// SampleShare of the prediction after step 2's later trials (of the
+	// first trials' before them) less Base, at least MinBudget,
 	// at most SampleCap.
 	Spent, Base, Budget time.Duration
 	// RelErr is the relative uncertainty of the trials' share of the
@@ -141,20 +144,24 @@ type loopTimer func(ctx context.Context, target time.Duration, jobs int) (alone 
 //     stratum's costs. This alone is always timed; the budget is
 //     SampleShare of the estimate it gives (p.Startup, p.Setup and the
 //     trials) less what it took, at least MinBudget, at most SampleCap;
-//  2. times the second trial of those cells alone, the cheapest first,
-//     while each fits: a row's PerTrial is from its cells' second trials,
-//     PerCell from the first's excess;
+//  2. times a later trial of those cells alone (the first of the cell's
+//     later trials in a fixed shuffle: those timed are a random sample),
+//     the cheapest first, while each fits: a row's PerTrial is from its
+//     cells' later trials, PerCell from the first's excess; the budget is
+//     then set again from the estimate they give;
 //  3. when Jobs > 1, measures Slowdown, a trial's wall time when Jobs run
 //     at once over its time alone, between 1 and Jobs: the parallel
 //     efficiency of this machine now, a busy host's contention included
 //     (measureSlowdown: on warm trials, or on a CPU loop when none fits);
 //  4. while the budget lasts and the trials' share of the estimate has a
-//     relative standard error above TargetRSE, times the first two trials
-//     of further cells Jobs at once, each from the row whose estimate
-//     gains most (its work over √((n+1)(n+2)) for n cells of its own
-//     timed: rows with none first, further ε values first) among those
-//     whose cell's predicted cost fits in what is left, their times
-//     divided by Slowdown.
+//     relative standard error above TargetRSE, times further trials Jobs
+//     at once, each where the variance of the total falls most per second
+//     timed (rows with no cell of their own first): a new cell of a row,
+//     its first two trials, while the spread between the row's cells
+//     dominates its variance (further ε values first), else laterTask
+//     more later trials of its least-timed cell; among those whose
+//     predicted cost fits in what is left; their times divided by
+//     Slowdown.
 //
 // Each trial timed is given to opt.Records once (as Run gives a stored
 // record), for instance to time rendering them, and their records are
@@ -757,8 +764,16 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		}
 		return w
 	}
-	first := float64(p.Startup+p.Setup) + work()/float64(jobs)
-	smp.Budget = min(max(time.Duration(share*first)-base, floor), limit)
+	// The budget: share of the predicted run less what is always timed, at
+	// least floor, at most limit; set first from the first trials (their
+	// one-off work counted in every trial: compare_classification's
+	// predicted 4m38s where step 2's trials predicted 2m28s), then again
+	// after step 2.
+	budget := func() time.Duration {
+		pred := float64(p.Startup+p.Setup) + work()/float64(jobs)
+		return min(max(time.Duration(share*pred)-base, floor), limit)
+	}
+	smp.Budget = budget()
 	left := func() time.Duration { return smp.Budget - (spent - base) }
 	// 2. A later trial of those cells (the first of their shuffled order),
 	// the cheapest cell first, alone, each stopped when it outlasts what
@@ -789,6 +804,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 			break // out of budget
 		}
 	}
+	smp.Budget = budget()
 	// 3. The parallel efficiency.
 	if jobs > 1 {
 		d, err := p.measureSlowdown(ctx, &smp, rows, jobs, left(), timeTrial, loop)

@@ -363,9 +363,16 @@ func TestEstimateBudget(t *testing.T) {
 		if s.Spent-s.Base > s.Budget+over || s.Budget > tc.limit {
 			t.Errorf("%+v: spent %v beyond the %v always timed, over the budget %v", tc, s.Spent-s.Base, s.Base, s.Budget)
 		}
-		// The first prediction, Setup + (50·20 + 10·8) ms / 2, less what
-		// the first trials took.
-		if want := min(max(time.Duration(tc.share*float64(time.Second+540*ms))-28*ms, 0), tc.limit); s.Budget != want {
+		// The budget is set again after the second trials: the prediction
+		// then (Setup + Σ ToRun·PerTrial + CellsToRun·PerCell over 2 jobs;
+		// further cells' trials agree with it), less what the first trials
+		// took. Before step 2, from the first trials alone: Setup + (50·20
+		// + 10·8) ms / 2.
+		var work time.Duration
+		for _, row := range p.Rows {
+			work += time.Duration(row.ToRun)*row.Cost.PerTrial + time.Duration(row.CellsToRun)*row.Cost.PerCell
+		}
+		if want := min(max(time.Duration(tc.share*float64(time.Second+work/2))-28*ms, 0), tc.limit); s.Budget != want {
 			t.Errorf("%+v: budget %v, want %v", tc, s.Budget, want)
 		}
 		if s.Slowdown != 1.5 {
