@@ -612,7 +612,7 @@ func printEstimate(w io.Writer, p *run.Plan, j int) {
 		fmt.Fprintf(w, " (%d warm ones alone, then on each of %d workers at once)", smp.Burst, j)
 	}
 	fmt.Fprintf(w, " in %s: %s always (the first of one cell per [[mechanism]] block and dataset, the load's loop)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
-	fmt.Fprintf(w, " and %s more of a %s budget (--estimate-share of the estimate less what is always timed, at least %s, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
+	fmt.Fprintf(w, " and %s more of a %s budget (--estimate-share of the estimate after a later trial per block less what is always timed, at least %s, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
 		smp.Budget.Round(10*time.Millisecond), run.MinBudget, run.SampleCap)
 	if math.IsNaN(smp.RelErr) {
 		fmt.Fprint(w, "; no row had two cells and two later trials of one timed: the range is unknown")
