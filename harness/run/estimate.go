@@ -154,14 +154,15 @@ type loopTimer func(ctx context.Context, target time.Duration, jobs int) (alone 
 //     efficiency of this machine now, a busy host's contention included
 //     (measureSlowdown: on warm trials, or on a CPU loop when none fits);
 //  4. while the budget lasts and the trials' share of the estimate has a
-//     relative standard error above TargetRSE, times further trials Jobs
-//     at once, each where the variance of the total falls most per second
-//     timed (rows with no cell of their own first): a new cell of a row,
-//     its first two trials, while the spread between the row's cells
-//     dominates its variance (further ε values first), else laterTask
-//     more later trials of its least-timed cell; among those whose
-//     predicted cost fits in what is left; their times divided by
-//     Slowdown.
+//     relative standard error above TargetRSE, times further trials, each
+//     where the variance of the total falls most per second timed (rows
+//     with no cell of their own first; a row whose spread its sample does
+//     not tell counts a coefficient of variation of 1): a new cell of a
+//     row, its first two trials, while the spread between the row's cells
+//     dominates its variance (further ε values first), Jobs such at once,
+//     their times divided by Slowdown; else laterTask more later trials of
+//     its least-timed cell, alone; among those whose predicted cost fits
+//     in what is left.
 //
 // Each trial timed is given to opt.Records once (as Run gives a stored
 // record), for instance to time rendering them, and their records are
@@ -518,15 +519,22 @@ func (rs *rowSample) reserve(tk task) {
 }
 
 // se is the standard error of the row's per-trial time at dilation dil
-// (ns): from its spread when its own sample tells it, else worst, the
-// largest relative one of the rows whose sample does, times its per-trial
-// time.
+// (ns): from its spread when its own sample tells it, else its per-trial
+// time times the larger of worst, the largest relative one of the rows
+// whose sample does, and 1, a coefficient of variation of 1 for what one
+// trial timed says (those rows' standard errors are of means of several:
+// with worst alone, compare_classification's Synthetic-H × KST row, its
+// later trials 0.1–6.5 s, kept one cell at --estimate-share 0.25 while
+// rows of known, small spread got three or four).
 func (rs *rowSample) se(dil, worst float64) float64 {
 	if b, w := rs.spread(dil); !math.IsNaN(b + w) {
 		return math.Sqrt(b + w)
 	}
 	pt, _ := rs.means(dil)
-	return worst * pt
+	if worst > 1 { // not NaN
+		return worst * pt
+	}
+	return pt
 }
 
 // worstRelSE is the largest relative standard error of a row's per-trial
@@ -590,10 +598,11 @@ func abs(x int) int {
 }
 
 // laterTask is how many later trials of a sampled cell one task times in
-// sequence: several, so that trials that take turns on a lock, timed at
-// once, mostly wait for each other as in a run (the first to get the lock
-// counts alone: with one trial a task, test-wait's serial trials were
-// estimated 16% short on 2 jobs, TestEstimateBusyOracle).
+// sequence, alone: trials timed at once count their time over Slowdown,
+// the slowest worker's ratio, which is off for a faster worker's (trials
+// that take turns on a lock: the first to get it counts alone; test-wait's
+// serial trials, timed at once, were estimated 16–26% short on 2 jobs,
+// TestEstimateBusyOracle).
 const laterTask = 3
 
 // task is trials of one cell, timed in sequence by one worker: 0 and a
@@ -841,17 +850,14 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 			return time.Duration(pt * smp.Slowdown)
 		}
 		worst := worstRelSE(rows, smp.Dilation)
-		if math.IsNaN(worst) {
-			worst = 1 // no row's spread known yet: a coefficient of variation of 1
-		}
 		var wave []task
 		for range jobs {
 			best, bestGain, bestOwn := -1, 0.0, true
 			var bestTask task
 			for i, rs := range rows {
 				tk, ok := rs.nextTask(i, cells, smp.Dilation)
-				if !ok {
-					continue
+				if !ok || len(wave) > 0 && tk.trials[0] != 0 {
+					continue // later trials are timed alone
 				}
 				cost := taskCost(rs, tk)
 				// Rows whose task does not fit in what is left are
@@ -880,6 +886,9 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 			}
 			rows[best].reserve(bestTask)
 			wave = append(wave, bestTask)
+			if bestTask.trials[0] != 0 {
+				break
+			}
 		}
 		if len(wave) == 0 {
 			break
@@ -1165,7 +1174,8 @@ func calibrateLoop(target time.Duration) (int, time.Duration) {
 // relErr is the relative uncertainty of the trials' share of the estimate,
 // two standard errors, from the rows' standard errors of their per-trial
 // times (rowSample.se: a row whose sample does not tell its own is given
-// the largest relative one of those whose does) and of the slowdown; NaN
+// the larger of the largest relative one of those whose does and 1) and
+// of the slowdown; NaN
 // when no row's sample tells its spread or some row has no cell of its
 // own (it takes its stratum's costs).
 func relErr(rows []*rowSample, smp Sample) float64 {
