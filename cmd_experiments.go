@@ -77,12 +77,18 @@ trials (capped at the CPUs), storing nothing: it loads the datasets once
 its trials not counted), times the first trial of one cell (its middle ε)
 of each [[mechanism]] block on each dataset with trials to run, one at a time;
 then, within a budget of 5% (--estimate-share) of that first estimate less what it took (at least 0.2 s, at
-most 30 s), the second trials of those cells (cheapest first), with -j > 1
-warm trials (a cell's second) alone and again -j at once, to measure how
-much longer a trial takes when -j run together on this machine now (its
-slowdown; on a CPU loop when no trial fits), and the first two trials of
-further cells (rows not timed yet, then other ε; the rows with the most
-work first) until the per-trial times' relative standard error is 5%. A
+most 30 s; set again from the estimate after the next step), a later trial of
+each of those cells (cheapest first; a cell's later trials are timed in a
+fixed shuffle, a random sample of them), with -j > 1 warm trials (a cell's
+later one) alone and again -j at once, to measure how much longer a trial
+takes when -j run together on this machine now (its slowdown; on a CPU
+loop when no trial fits), and further trials -j at once, each where the
+variance of the total falls most per second timed (rows not timed yet
+first; a new cell, its first two trials, while the spread between a row's
+cells dominates, else three more later trials of its least-timed cell)
+until the trials' relative standard error is 5%. A row's seconds per trial
+is the mean over its sampled cells of their later trials' mean, its range
+the two-stage sample's (cells, then trials). A
 row with no cell timed takes the costs of its [[mechanism]] block's rows on its
 dataset. It prints each row's mean seconds per trial, the one-off seconds
 a cell's first trial adds (a calibration, a split's statistics) and the
@@ -606,10 +612,10 @@ func printEstimate(w io.Writer, p *run.Plan, j int) {
 		fmt.Fprintf(w, " (%d warm ones alone, then on each of %d workers at once)", smp.Burst, j)
 	}
 	fmt.Fprintf(w, " in %s: %s always (the first of one cell per [[mechanism]] block and dataset, the load's loop)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
-	fmt.Fprintf(w, " and %s more of a %s budget (--estimate-share of the estimate less what is always timed, at least %s, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
+	fmt.Fprintf(w, " and %s more of a %s budget (--estimate-share of the estimate after a later trial per block less what is always timed, at least %s, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
 		smp.Budget.Round(10*time.Millisecond), run.MinBudget, run.SampleCap)
 	if math.IsNaN(smp.RelErr) {
-		fmt.Fprint(w, "; no row had two cells timed: the range is unknown")
+		fmt.Fprint(w, "; no row had two cells and two later trials of one timed: the range is unknown")
 	} else {
 		fmt.Fprintf(w, "; range: two standard errors of the rows' per-trial times and of the slowdown")
 	}

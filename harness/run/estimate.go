@@ -7,16 +7,17 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/dplab/dplab/datasets"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/results"
 )
@@ -35,8 +36,10 @@ type RowCost struct {
 	Cells   int // cells sampled
 	Timed   int // trials timed
 	Failed  int // timed trials that failed (their time counts)
-	// SE is the standard error of PerTrial over the sampled cells (0 with
-	// one cell: unknown).
+	// SE is the standard error of PerTrial as a two-stage sample's (cells,
+	// then their later trials; rowSample.spread); 0 when the row's sample
+	// does not tell it (one cell of several, or no cell with two later
+	// trials timed).
 	SE time.Duration
 }
 
@@ -61,7 +64,8 @@ type Sample struct {
 	// Spent is the wall time of the timed trials, Base of it what Estimate
 	// always times (the first trial of one cell per stratum, and the
 	// dilation's loop), and Budget what it allowed beyond Base:
-	// SampleShare of the first prediction less Base, at least MinBudget,
+	// SampleShare of the prediction after step 2's later trials (of the
+	// first trials' before them) less Base, at least MinBudget,
 	// at most SampleCap.
 	Spent, Base, Budget time.Duration
 	// RelErr is the relative uncertainty of the trials' share of the
@@ -140,20 +144,25 @@ type loopTimer func(ctx context.Context, target time.Duration, jobs int) (alone 
 //     stratum's costs. This alone is always timed; the budget is
 //     SampleShare of the estimate it gives (p.Startup, p.Setup and the
 //     trials) less what it took, at least MinBudget, at most SampleCap;
-//  2. times the second trial of those cells alone, the cheapest first,
-//     while each fits: a row's PerTrial is from its cells' second trials,
-//     PerCell from the first's excess;
+//  2. times a later trial of those cells alone (the first of the cell's
+//     later trials in a fixed shuffle: those timed are a random sample),
+//     the cheapest first, while each fits: a row's PerTrial is from its
+//     cells' later trials, PerCell from the first's excess; the budget is
+//     then set again from the estimate they give;
 //  3. when Jobs > 1, measures Slowdown, a trial's wall time when Jobs run
 //     at once over its time alone, between 1 and Jobs: the parallel
 //     efficiency of this machine now, a busy host's contention included
 //     (measureSlowdown: on warm trials, or on a CPU loop when none fits);
 //  4. while the budget lasts and the trials' share of the estimate has a
-//     relative standard error above TargetRSE, times the first two trials
-//     of further cells Jobs at once, each from the row whose estimate
-//     gains most (its work over √((n+1)(n+2)) for n cells of its own
-//     timed: rows with none first, further ε values first) among those
-//     whose cell's predicted cost fits in what is left, their times
-//     divided by Slowdown.
+//     relative standard error above TargetRSE, times further trials, each
+//     where the variance of the total falls most per second timed (rows
+//     with no cell of their own first; a row whose spread its sample does
+//     not tell counts a coefficient of variation of 1): a new cell of a
+//     row, its first two trials, while the spread between the row's cells
+//     dominates its variance (further ε values first), Jobs such at once,
+//     their times divided by Slowdown; else laterTask more later trials of
+//     its least-timed cell, alone; among those whose predicted cost fits
+//     in what is left.
 //
 // Each trial timed is given to opt.Records once (as Run gives a stored
 // record), for instance to time rendering them, and their records are
@@ -313,45 +322,91 @@ func loadForEstimate(r *runner) (map[string]string, error) {
 	return skipped, nil
 }
 
-// rowSample is what estimate knows of one row while it samples.
+// rowSample is what estimate knows of one row while it samples: its cells
+// and the trials timed of them, as timed (the costs are read from them at
+// a dilation, trialTime.cost).
 type rowSample struct {
-	row      *PlanRow
-	peers    []*rowSample    // the rows of its stratum (itself included): its dataset's rows of the same [[mechanism]] block
-	cells    []int           // the row's cells with trials to run, in plan order
-	picked   []bool          // of cells, those sampled
-	entry    map[int]int     // a sampled cell's index in cells → its index in first, later, hasLater
-	first    []time.Duration // per sampled cell: its first trial, serial-equivalent
-	later    []time.Duration // per sampled cell: its second trial (its first until the second is timed)
-	hasLater []bool
-	// rawFirst and rawLater are first and later as timed, before the
-	// dilation: estimate recomputes them with the dilation pooled over all
-	// it timed alone.
-	rawFirst, rawLater []trialTime
-	timed              int
-	failed             int
+	row   *PlanRow
+	peers []*rowSample // the rows of its stratum (itself included): its dataset's rows of the same [[mechanism]] block
+	cells []int        // the row's cells with trials to run, in plan order
+	// picked marks the cells sampled or reserved for a wave; sampled holds
+	// the timed ones, in the order timed.
+	picked  []bool
+	sampled []*cellSample
+	timed   int
+	failed  int
 }
 
-// work is the row's estimated serial work: ToRun·PerTrial + CellsToRun·PerCell.
-func (rs *rowSample) work() float64 {
-	pt, pc := rs.means()
+// cellSample is one sampled cell's timed trials.
+type cellSample struct {
+	pos   int       // index in the row's cells
+	first trialTime // trial 0: the cell's one-off work and a trial
+	later []trialTime
+	// order is the cell's later trials (1 … Trials−1) in the order they
+	// are timed: a fixed shuffle, so that those timed are a simple random
+	// sample of them (a fixed one, trial 1, was a Newton fallback of
+	// compare_classification's Synthetic-H × KST at ε = 1, 5.0 s where the
+	// row's median trial takes 0.24 s, and priced the row's 140 trials at
+	// 12× their 90 s); next counts those timed or reserved.
+	order []int
+	next  int
+}
+
+// laterOrder is cell ci's later trials, 1 … trials−1, in a shuffle fixed
+// by ci: the order in which estimate times them.
+func laterOrder(ci, trials int) []int {
+	if trials < 2 {
+		return nil
+	}
+	order := rand.New(rand.NewPCG(uint64(ci), 0x657374)).Perm(trials - 1)
+	for i := range order {
+		order[i]++
+	}
+	return order
+}
+
+// stats returns the cell's mean later trial in nanoseconds at dilation dil
+// (its first's when none is timed), the later trials timed, and their
+// sample variance (NaN for fewer than two).
+func (cs *cellSample) stats(dil float64) (mean float64, n int, variance float64) {
+	if len(cs.later) == 0 {
+		return float64(cs.first.cost(dil)), 0, math.NaN()
+	}
+	x := make([]float64, len(cs.later))
+	for i, t := range cs.later {
+		x[i] = float64(t.cost(dil))
+	}
+	mean, variance = meanVar(x)
+	return mean, len(x), variance
+}
+
+// work is the row's estimated serial work at dilation dil:
+// ToRun·PerTrial + CellsToRun·PerCell.
+func (rs *rowSample) work(dil float64) float64 {
+	pt, pc := rs.means(dil)
 	return float64(rs.row.ToRun)*pt + float64(rs.row.CellsToRun)*pc
 }
 
-// means returns the row's per-trial and one-off times in nanoseconds: the
-// means over its sampled cells, or over its stratum's when it has none.
-func (rs *rowSample) means() (pt, pc float64) {
+// means returns the row's per-trial and one-off times in nanoseconds at
+// dilation dil: the mean over its sampled cells of their later trials'
+// mean (a cell's first's when none is timed), each cell weighing alike as
+// each runs its trials, and the mean excess of a cell's first trial over
+// that (≥ 0, over the cells with a later trial timed); over its stratum's
+// sampled cells when it has none.
+func (rs *rowSample) means(dil float64) (pt, pc float64) {
 	from := []*rowSample{rs}
-	if len(rs.later) == 0 {
+	if len(rs.sampled) == 0 {
 		from = rs.peers
 	}
-	var sumLater, sumExcess float64
+	var sumMean, sumExcess float64
 	var n, nLater int
 	for _, r := range from {
-		for i, l := range r.later {
-			sumLater += float64(l)
+		for _, cs := range r.sampled {
+			m, k, _ := cs.stats(dil)
+			sumMean += m
 			n++
-			if r.hasLater[i] {
-				sumExcess += max(float64(r.first[i]-l), 0)
+			if k > 0 {
+				sumExcess += max(float64(cs.first.cost(dil))-m, 0)
 				nLater++
 			}
 		}
@@ -359,11 +414,153 @@ func (rs *rowSample) means() (pt, pc float64) {
 	if n == 0 {
 		return 0, 0
 	}
-	pt = sumLater / float64(n)
+	pt = sumMean / float64(n)
 	if nLater > 0 {
 		pc = sumExcess / float64(nLater)
 	}
 	return pt, pc
+}
+
+// spread returns the variance (ns²) of the row's per-trial time as
+// estimated at dilation dil, a two-stage sample (cells, then later trials
+// within them), in its two parts, each NaN when the row's own sample does
+// not tell it. Cochran, Sampling Techniques, 3rd ed. (1977), ch. 10
+// (two-stage sampling, units of equal size), the estimated variance
+//
+//	v(ȳ) = (1 − f₁) s₁² / n + f₁ / n² · Σᵢ (1 − f₂ᵢ) s₂ᵢ² / mᵢ
+//
+// with n of the row's N cells sampled (f₁ = n/N), s₁² the variance of
+// their means, and mᵢ of cell i's later trials timed (f₂ᵢ = mᵢ over
+// them), s₂ᵢ² the row's pooled within-cell variance (s₂² in Cochran's
+// equal-size case: a cell whose few trials timed missed its rare dear one,
+// a Newton fallback, does not count as certain). between is NaN with
+// fewer than two cells sampled of more, within when some cell's trials
+// are not all timed and no cell has two timed.
+func (rs *rowSample) spread(dil float64) (between, within float64) {
+	n, total := len(rs.sampled), len(rs.cells)
+	if n == 0 {
+		return math.NaN(), math.NaN()
+	}
+	means := make([]float64, n)
+	var ss, df float64
+	for i, cs := range rs.sampled {
+		m, k, v := cs.stats(dil)
+		means[i] = m
+		if k >= 2 {
+			ss += v * float64(k-1)
+			df += float64(k - 1)
+		}
+	}
+	f1 := float64(n) / float64(total)
+	switch {
+	case n == total:
+	case n < 2:
+		between = math.NaN()
+	default:
+		_, s1 := meanVar(means)
+		between = (1 - f1) * s1 / float64(n)
+	}
+	for _, cs := range rs.sampled {
+		m, all := max(len(cs.later), 1), len(cs.order)
+		if len(cs.later) >= all {
+			continue // every trial of the cell timed: its mean is exact
+		}
+		within += f1 / float64(n*n) * (1 - float64(m)/float64(all)) * (ss / df) / float64(m)
+	}
+	return between, within
+}
+
+// nextTask returns the row's next task at dilation dil: a new cell, its
+// first two trials, while it has cells unsampled and the between-cell part
+// of its spread is unknown or not below the within-cell one; else
+// laterTask more later trials (fewer when fewer are left) of the sampled
+// cell with the fewest timed (the dearer first); ok is false when nothing
+// is left. reserve takes it.
+func (rs *rowSample) nextTask(row int, cells []plan.Cell, dil float64) (tk task, ok bool) {
+	between, within := rs.spread(dil)
+	var cell *cellSample
+	var cellMean float64
+	for _, cs := range rs.sampled {
+		if cs.next >= len(cs.order) {
+			continue
+		}
+		m, _, _ := cs.stats(dil)
+		if cell == nil || cs.next < cell.next || cs.next == cell.next && m > cellMean {
+			cell, cellMean = cs, m
+		}
+	}
+	free := slices.Contains(rs.picked, false)
+	if free && (cell == nil || math.IsNaN(between) || !math.IsNaN(within) && between >= within) {
+		pos := rs.nextCell()
+		ci := rs.cells[pos]
+		tk = task{row: row, cell: pos, trials: []int{0}}
+		if o := laterOrder(ci, cells[ci].Trials); len(o) > 0 {
+			tk.trials = append(tk.trials, o[0])
+		}
+		return tk, true
+	}
+	if cell == nil {
+		return task{}, false
+	}
+	return task{row: row, cell: cell.pos, trials: cell.order[cell.next:min(cell.next+laterTask, len(cell.order))]}, true
+}
+
+// reserve marks tk's trials as taken, for nextTask.
+func (rs *rowSample) reserve(tk task) {
+	if tk.trials[0] == 0 {
+		rs.picked[tk.cell] = true
+		return
+	}
+	for _, cs := range rs.sampled {
+		if cs.pos == tk.cell {
+			cs.next += len(tk.trials)
+		}
+	}
+}
+
+// se is the standard error of the row's per-trial time at dilation dil
+// (ns): from its spread when its own sample tells it, else its per-trial
+// time times the larger of worst, the largest relative one of the rows
+// whose sample does, and 1, a coefficient of variation of 1 for what one
+// trial timed says (those rows' standard errors are of means of several:
+// with worst alone, compare_classification's Synthetic-H × KST row, its
+// later trials 0.1–6.5 s, kept one cell at --estimate-share 0.25 while
+// rows of known, small spread got three or four).
+func (rs *rowSample) se(dil, worst float64) float64 {
+	if b, w := rs.spread(dil); !math.IsNaN(b + w) {
+		return math.Sqrt(b + w)
+	}
+	pt, _ := rs.means(dil)
+	if worst > 1 { // not NaN
+		return worst * pt
+	}
+	return pt
+}
+
+// worstRelSE is the largest relative standard error of a row's per-trial
+// time among the rows whose own sample tells it; NaN when none does.
+func worstRelSE(rows []*rowSample, dil float64) float64 {
+	worst := math.NaN()
+	for _, rs := range rows {
+		pt, _ := rs.means(dil)
+		if b, w := rs.spread(dil); !math.IsNaN(b+w) && pt > 0 && len(rs.sampled) > 0 {
+			if rel := math.Sqrt(b+w) / pt; math.IsNaN(worst) || rel > worst {
+				worst = rel
+			}
+		}
+	}
+	return worst
+}
+
+// unreserve returns what nextTask reserved and was not timed.
+func (rs *rowSample) unreserve() {
+	for i := range rs.picked {
+		rs.picked[i] = false
+	}
+	for _, cs := range rs.sampled {
+		rs.picked[cs.pos] = true
+		cs.next = len(cs.later)
+	}
 }
 
 // nextCell returns the row's unsampled cell farthest (in plan order, so in
@@ -372,12 +569,13 @@ func (rs *rowSample) means() (pt, pc float64) {
 func (rs *rowSample) nextCell() int {
 	best, bestDist := -1, -1
 	n := len(rs.cells)
+	none := !slices.Contains(rs.picked, true)
 	for i := range n {
 		if rs.picked[i] {
 			continue
 		}
 		d := n // nothing sampled: the middle, i.e. farthest from both ends
-		if len(rs.first) == 0 {
+		if none {
 			d = min(i+1, n-i)
 		}
 		for j := range n {
@@ -399,12 +597,19 @@ func abs(x int) int {
 	return x
 }
 
-// task is trials from to to−1 of one cell (at most its trials), timed in
-// sequence by one worker: 0–2 a cell's first two, 0–1 its first, 1–2 the
-// second of a cell whose first is timed.
+// laterTask is how many later trials of a sampled cell one task times in
+// sequence, alone: trials timed at once count their time over Slowdown,
+// the slowest worker's ratio, which is off for a faster worker's (trials
+// that take turns on a lock: the first to get it counts alone; test-wait's
+// serial trials, timed at once, were estimated 16–26% short on 2 jobs,
+// TestEstimateBusyOracle).
+const laterTask = 3
+
+// task is trials of one cell, timed in sequence by one worker: 0 and a
+// later one for a cell not yet sampled, one later trial else.
 type task struct {
 	row, cell int // index into estimate's rows and that row's cells
-	from, to  int
+	trials    []int
 }
 
 // estimate is Estimate after the data are loaded, with a budget of share of
@@ -424,7 +629,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		if _, skip := p.Skipped[p.Rows[i].Dataset]; skip || p.Rows[i].ToRun == 0 {
 			continue
 		}
-		rs := &rowSample{row: &p.Rows[i], entry: map[int]int{}}
+		rs := &rowSample{row: &p.Rows[i]}
 		rows = append(rows, rs)
 		rowOf[p.Rows[i].key()] = rs
 	}
@@ -484,75 +689,64 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 	// workers) and records them, divided by slow; it returns the wave's
 	// cost, its slowest worker's total.
 	run := func(ctx context.Context, tasks []task, workers int, slow float64) (time.Duration, error) {
-		type timing struct {
-			first, later trialTime
-			hasLater     bool
-			failed, n    int
-		}
-		out := make([]timing, len(tasks))
+		out := make([][]trialTime, len(tasks))
+		failed := make([]int, len(tasks))
 		perWorker := make([]time.Duration, workers)
 		var wg sync.WaitGroup
-		var cancelled bool
-		var mu sync.Mutex
+		var cancelled atomic.Bool
 		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				for i := w; i < len(tasks); i += workers {
 					tk := tasks[i]
 					ci := rows[tk.row].cells[tk.cell]
-					for t := tk.from; t < min(tk.to, cells[ci].Trials); t++ {
-						wall, cpu, _, failed, ok := timeTrial(ctx, ci, t, workers)
-						d := trialTime{wall: wall, cpu: cpu, slow: slow}
+					for _, t := range tk.trials {
+						if t >= cells[ci].Trials {
+							break
+						}
+						wall, cpu, _, fail, ok := timeTrial(ctx, ci, t, workers)
 						perWorker[w] += wall
 						if !ok {
-							mu.Lock()
-							cancelled = true
-							mu.Unlock()
+							cancelled.Store(true)
 							return
 						}
-						if failed {
-							out[i].failed++
+						if fail {
+							failed[i]++
 						}
-						out[i].n++
-						if t == 0 {
-							out[i].first = d
-						} else {
-							out[i].later, out[i].hasLater = d, true
-						}
+						out[i] = append(out[i], trialTime{wall: wall, cpu: cpu, slow: slow})
 					}
 				}
-			}()
+			})
 		}
 		wg.Wait()
-		if cancelled {
+		if cancelled.Load() {
 			return slices.Max(perWorker), cmp.Or(ctx.Err(), context.Canceled)
 		}
 		for i, tk := range tasks {
-			rs, o := rows[tk.row], out[i]
-			rs.picked[tk.cell] = true
-			rs.timed += o.n
-			rs.failed += o.failed
-			smp.Trials += o.n
-			later := o.later
-			if tk.from > 0 { // the second trial of a cell whose first is timed
-				if k, ok := rs.entry[tk.cell]; ok && o.hasLater {
-					rs.rawLater[k], rs.hasLater[k] = later, true
-					rs.later[k] = later.cost(smp.Dilation)
-				}
+			rs, times := rows[tk.row], out[i]
+			rs.timed += len(times)
+			rs.failed += failed[i]
+			smp.Trials += len(times)
+			if len(times) == 0 {
 				continue
 			}
-			if !o.hasLater {
-				later = o.first
+			if tk.trials[0] == 0 {
+				ci := rs.cells[tk.cell]
+				rs.picked[tk.cell] = true
+				rs.sampled = append(rs.sampled, &cellSample{pos: tk.cell, first: times[0], later: times[1:], order: laterOrder(ci, cells[ci].Trials), next: len(times) - 1})
+				continue
 			}
-			rs.entry[tk.cell] = len(rs.first)
-			rs.rawFirst = append(rs.rawFirst, o.first)
-			rs.rawLater = append(rs.rawLater, later)
-			rs.first = append(rs.first, o.first.cost(smp.Dilation))
-			rs.later = append(rs.later, later.cost(smp.Dilation))
-			rs.hasLater = append(rs.hasLater, o.hasLater)
+			for _, cs := range rs.sampled {
+				if cs.pos == tk.cell {
+					cs.later = append(cs.later, times...)
+				}
+			}
 		}
 		return slices.Max(perWorker), nil
+	}
+	unreserve := func() {
+		for _, rs := range rows {
+			rs.unreserve()
+		}
 	}
 	// 1. The first trial of one cell per stratum, of its row with the most
 	// trials to run, alone: the one part not charged to the budget.
@@ -564,7 +758,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 				heaviest = rs
 			}
 		}
-		tasks = append(tasks, task{row: slices.Index(rows, heaviest), cell: heaviest.nextCell(), from: 0, to: 1})
+		tasks = append(tasks, task{row: slices.Index(rows, heaviest), cell: heaviest.nextCell(), trials: []int{0}})
 	}
 	d, err := run(ctx, tasks, 1, 1)
 	if err != nil {
@@ -575,38 +769,51 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 	work := func() float64 {
 		var w float64
 		for _, rs := range rows {
-			w += rs.work()
+			w += rs.work(smp.Dilation)
 		}
 		return w
 	}
-	first := float64(p.Startup+p.Setup) + work()/float64(jobs)
-	smp.Budget = min(max(time.Duration(share*first)-base, floor), limit)
+	// The budget: share of the predicted run less what is always timed, at
+	// least floor, at most limit; set first from the first trials (their
+	// one-off work counted in every trial: compare_classification's
+	// predicted 4m38s where step 2's trials predicted 2m28s), then again
+	// after step 2.
+	budget := func() time.Duration {
+		pred := float64(p.Startup+p.Setup) + work()/float64(jobs)
+		return min(max(time.Duration(share*pred)-base, floor), limit)
+	}
+	smp.Budget = budget()
 	left := func() time.Duration { return smp.Budget - (spent - base) }
-	// 2. The second trial of those cells, the cheapest first, alone, each
-	// stopped when it outlasts what is left (a second trial without the
-	// first's one-off work may cost far less than the first): it separates
-	// a cell's one-off work from its trials'.
+	// 2. A later trial of those cells (the first of their shuffled order),
+	// the cheapest cell first, alone, each stopped when it outlasts what
+	// is left (a later trial without the first's one-off work may cost far
+	// less than the first): it separates a cell's one-off work from its
+	// trials'.
 	slices.SortStableFunc(tasks, func(a, b task) int {
-		return cmp.Compare(rows[a.row].first[0], rows[b.row].first[0])
+		return cmp.Compare(rows[a.row].sampled[0].first.wall, rows[b.row].sampled[0].first.wall)
 	})
 	for _, tk := range tasks {
-		if cells[rows[tk.row].cells[tk.cell]].Trials < 2 {
+		cs := rows[tk.row].sampled[0]
+		if len(cs.order) == 0 {
 			continue
 		}
 		if left() <= 0 {
 			break
 		}
+		cs.next++
 		tctx, cancel := context.WithTimeout(ctx, left())
-		d, err := run(tctx, []task{{row: tk.row, cell: tk.cell, from: 1, to: 2}}, 1, 1)
+		d, err := run(tctx, []task{{row: tk.row, cell: tk.cell, trials: cs.order[:1]}}, 1, 1)
 		cancel()
 		spent += d
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if err != nil {
+			unreserve()
 			break // out of budget
 		}
 	}
+	smp.Budget = budget()
 	// 3. The parallel efficiency.
 	if jobs > 1 {
 		d, err := p.measureSlowdown(ctx, &smp, rows, jobs, left(), timeTrial, loop)
@@ -615,65 +822,91 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		}
 		spent += d
 	}
-	// 4. Further cells, jobs at once, while the budget lasts and the
-	// trials' share is uncertain.
+	// 4. Further trials, jobs at once, while the budget lasts and the
+	// trials' share is uncertain: each from the row whose estimate gains
+	// most per second timed (Neyman's allocation, Cochran ch. 5.5: n_h ∝
+	// N_h S_h / √c_h; here the next trial goes where the variance of the
+	// total falls most per second, (ToRun · SE)² / (m + 1) / cost, m the
+	// row's trials timed), rows with no cell of their own first, among
+	// those whose task's predicted cost fits in what is left.
 	for {
 		if rel := relErr(rows, smp); !math.IsNaN(rel) && rel/2 <= TargetRSE {
 			break
 		}
-		// A cell's cost, predicted from what its row costs so far: its
-		// first two trials (or its one), at once with others.
-		cellCost := func(rs *rowSample, cell int) time.Duration {
-			pt, pc := rs.means()
-			return time.Duration((float64(min(2, cells[rs.cells[cell]].Trials))*pt + pc) * smp.Slowdown)
+		// A task's cost, predicted from what its row costs so far: a new
+		// cell's first two trials (or its one), a sampled cell's mean
+		// later trial, at once with others.
+		taskCost := func(rs *rowSample, tk task) time.Duration {
+			pt, pc := rs.means(smp.Dilation)
+			if tk.trials[0] == 0 {
+				return time.Duration((float64(len(tk.trials))*pt + pc) * smp.Slowdown)
+			}
+			for _, cs := range rs.sampled {
+				if cs.pos == tk.cell {
+					m, _, _ := cs.stats(smp.Dilation)
+					return time.Duration(float64(len(tk.trials)) * m * smp.Slowdown)
+				}
+			}
+			return time.Duration(pt * smp.Slowdown)
 		}
+		worst := worstRelSE(rows, smp.Dilation)
 		var wave []task
 		for range jobs {
-			best, bestGain := -1, 0.0
+			best, bestGain, bestOwn := -1, 0.0, true
+			var bestTask task
 			for i, rs := range rows {
-				// Rows whose next cell does not fit in what is left are
+				tk, ok := rs.nextTask(i, cells, smp.Dilation)
+				if !ok || len(wave) > 0 && tk.trials[0] != 0 {
+					continue // later trials are timed alone
+				}
+				cost := taskCost(rs, tk)
+				// Rows whose task does not fit in what is left are
 				// passed over: cheaper ones may.
-				if !slices.Contains(rs.picked, false) || cellCost(rs, rs.nextCell()) > left() {
+				if cost > left() {
 					continue
 				}
-				n := float64(len(rs.first))
-				for _, tk := range wave {
-					if tk.row == i {
-						n++
+				own := len(rs.sampled) > 0 || slices.ContainsFunc(wave, func(w task) bool { return w.row == i })
+				var gain float64
+				if !own {
+					gain = rs.work(smp.Dilation)
+				} else {
+					se := rs.se(smp.Dilation, worst)
+					n := 1.0
+					for _, cs := range rs.sampled {
+						n += float64(cs.next)
 					}
+					gain = math.Pow(float64(rs.row.ToRun)*se, 2) / n / max(float64(cost), 1)
 				}
-				// Neyman-like: rows with no cell of their own first.
-				if gain := rs.work() / math.Sqrt((n+1)*(n+2)); gain > bestGain {
-					best, bestGain = i, gain
+				if gain > 0 && (best < 0 || !own && bestOwn || own == bestOwn && gain > bestGain) {
+					best, bestGain, bestOwn, bestTask = i, gain, own, tk
 				}
 			}
 			if best < 0 {
 				break
 			}
-			rs := rows[best]
-			tk := task{row: best, cell: rs.nextCell(), from: 0, to: 2}
-			rs.picked[tk.cell] = true // reserved; run marks it again
-			wave = append(wave, tk)
+			rows[best].reserve(bestTask)
+			wave = append(wave, bestTask)
+			if bestTask.trials[0] != 0 {
+				break
+			}
 		}
 		if len(wave) == 0 {
 			break
 		}
-		// The wave's cost: its dearest cell's.
+		// The wave's cost: its dearest task's.
 		var cost time.Duration
 		for _, tk := range wave {
-			cost = max(cost, cellCost(rows[tk.row], tk.cell))
+			cost = max(cost, taskCost(rows[tk.row], tk))
 		}
 		if cost > left() {
-			for _, tk := range wave {
-				rows[tk.row].picked[tk.cell] = false
-			}
+			unreserve()
 			break
 		}
 		slow := smp.Slowdown
 		if len(wave) == 1 {
 			slow = 1 // alone
 		}
-		// Under a deadline of what is left, as the second trials: a row
+		// Under a deadline of what is left, as the later trials: a row
 		// with no cell of its own is predicted from its stratum's other
 		// rows, which another sweep value may make far cheaper (when the
 		// strata were mechanisms, preprocessing_fig3's DP-SGD after PCA,
@@ -688,9 +921,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 			return ctx.Err()
 		}
 		if err != nil {
-			for _, tk := range wave {
-				rows[tk.row].picked[tk.cell] = false
-			}
+			unreserve()
 			break
 		}
 	}
@@ -698,17 +929,12 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 	if poolCPU > 0 {
 		smp.Dilation = max(poolAll/poolCPU, 1)
 	}
-	for _, rs := range rows {
-		for i := range rs.first {
-			rs.first[i], rs.later[i] = rs.rawFirst[i].cost(smp.Dilation), rs.rawLater[i].cost(smp.Dilation)
-		}
-	}
 	// The rows' costs and the uncertainty of the total.
 	for _, rs := range rows {
-		pt, pc := rs.means()
-		cost := &RowCost{PerTrial: time.Duration(pt), PerCell: time.Duration(pc), Cells: len(rs.first), Timed: rs.timed, Failed: rs.failed}
-		if len(rs.later) > 1 {
-			cost.SE = time.Duration(stdErr(durations(rs.later)))
+		pt, pc := rs.means(smp.Dilation)
+		cost := &RowCost{PerTrial: time.Duration(pt), PerCell: time.Duration(pc), Cells: len(rs.sampled), Timed: rs.timed, Failed: rs.failed}
+		if b, w := rs.spread(smp.Dilation); !math.IsNaN(b + w) {
+			cost.SE = time.Duration(math.Sqrt(b + w))
 		}
 		rs.row.Cost = cost
 	}
@@ -717,9 +943,13 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 	return nil
 }
 
+// warmTrial is a later trial of a sampled cell: the same work each time it
+// runs.
+type warmTrial struct{ cell, trial int }
+
 // measureSlowdown measures how much longer a trial takes when jobs run at
-// once than alone, within budget: warm trials (trial 1 of the cells timed,
-// after their first: the same work each time it runs), the shortest of at
+// once than alone, within budget: warm trials (a later trial of each cell
+// timed, after its first: the same work each time it runs), the shortest of at
 // least minWarm first (a shorter one, a memoised fit, says little) and
 // cycling, timed alone until they last burstAlone, then each worker of
 // jobs times the same sequence at once; Slowdown is the slowest worker's
@@ -729,22 +959,23 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 // fits: it sees the host's contention but not the trials' own (memory
 // bandwidth). It returns the time spent.
 func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSample, jobs int, budget time.Duration, timeTrial trialTimer, loop loopTimer) (time.Duration, error) {
-	var order []int // the cells timed twice
-	warm := map[int]time.Duration{}
+	var order []warmTrial // a later trial of each cell with one timed
+	warm := map[warmTrial]time.Duration{}
 	for _, rs := range rows {
-		for pos, k := range rs.entry {
-			if rs.hasLater[k] {
-				ci := rs.cells[pos]
-				order = append(order, ci)
-				warm[ci] = rs.later[k]
+		for _, cs := range rs.sampled {
+			if len(cs.later) > 0 {
+				w := warmTrial{rs.cells[cs.pos], cs.order[0]}
+				order = append(order, w)
+				warm[w] = cs.later[0].cost(smp.Dilation)
 			}
 		}
 	}
-	if long := slices.DeleteFunc(slices.Clone(order), func(ci int) bool { return warm[ci] < minWarm }); len(long) > 0 {
+	if long := slices.DeleteFunc(slices.Clone(order), func(w warmTrial) bool { return warm[w] < minWarm }); len(long) > 0 {
 		order = long
 	}
-	slices.Sort(order)
-	sort.SliceStable(order, func(a, b int) bool { return warm[order[a]] < warm[order[b]] })
+	slices.SortStableFunc(order, func(a, b warmTrial) int {
+		return cmp.Or(cmp.Compare(warm[a], warm[b]), cmp.Compare(a.cell, b.cell))
+	})
 	alone, together := burstAlone, burstAlone
 	if len(order) > 0 {
 		w := warm[order[0]]
@@ -752,24 +983,24 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 		together = time.Duration(jobs) * alone
 	}
 	var times []time.Duration
-	var seq []int
+	var seq []warmTrial
 	var err error
 	var calibration time.Duration
 	if len(order) > 0 && alone+together <= budget {
 		var spentAlone time.Duration
 		for k := 0; spentAlone < burstAlone && k < maxBurst; k++ {
-			ci := order[k%len(order)]
-			d, _, _, _, ok := timeTrial(ctx, ci, 1, 1)
+			w := order[k%len(order)]
+			d, _, _, _, ok := timeTrial(ctx, w.cell, w.trial, 1)
 			if !ok {
 				return 0, ctx.Err()
 			}
-			seq = append(seq, ci)
+			seq = append(seq, w)
 			spentAlone += d
 		}
 		times, err = atOnce(ctx, jobs, func() (time.Duration, bool) {
 			var sum time.Duration
-			for _, ci := range seq {
-				d, _, _, _, ok := timeTrial(ctx, ci, 1, jobs)
+			for _, w := range seq {
+				d, _, _, _, ok := timeTrial(ctx, w.cell, w.trial, jobs)
 				if !ok {
 					return 0, false
 				}
@@ -941,34 +1172,22 @@ func calibrateLoop(target time.Duration) (int, time.Duration) {
 }
 
 // relErr is the relative uncertainty of the trials' share of the estimate,
-// two standard errors, from the spread of the sampled cells' per-trial
-// times (a row with one cell sampled is given the largest relative spread
-// of those with more) and of the slowdown; NaN when no row has two cells
-// sampled or some row none of its own (it takes its stratum's costs).
+// two standard errors, from the rows' standard errors of their per-trial
+// times (rowSample.se: a row whose sample does not tell its own is given
+// the larger of the largest relative one of those whose does and 1) and
+// of the slowdown; NaN
+// when no row's sample tells its spread or some row has no cell of its
+// own (it takes its stratum's costs).
 func relErr(rows []*rowSample, smp Sample) float64 {
-	var cvs []float64
-	for _, rs := range rows {
-		pt, _ := rs.means()
-		if len(rs.later) > 1 && pt > 0 {
-			cvs = append(cvs, stdErr(durations(rs.later))*math.Sqrt(float64(len(rs.later)))/pt)
-		}
-	}
-	if len(cvs) == 0 && len(rows) > 0 || slices.ContainsFunc(rows, func(rs *rowSample) bool { return len(rs.first) == 0 }) {
+	dil := smp.Dilation
+	worst := worstRelSE(rows, dil)
+	if math.IsNaN(worst) && len(rows) > 0 || slices.ContainsFunc(rows, func(rs *rowSample) bool { return len(rs.sampled) == 0 }) {
 		return math.NaN()
-	}
-	worst := 0.0
-	if len(cvs) > 0 {
-		worst = slices.Max(cvs)
 	}
 	var varWork, totWork float64
 	for _, rs := range rows {
-		pt, _ := rs.means()
-		se := worst * pt
-		if len(rs.later) > 1 {
-			se = stdErr(durations(rs.later))
-		}
-		varWork += math.Pow(float64(rs.row.ToRun)*se, 2)
-		totWork += rs.work()
+		varWork += math.Pow(float64(rs.row.ToRun)*rs.se(dil, worst), 2)
+		totWork += rs.work(dil)
 	}
 	rel := 0.0
 	if totWork > 0 {
@@ -980,29 +1199,31 @@ func relErr(rows []*rowSample, smp Sample) float64 {
 	return 2 * math.Sqrt(rel)
 }
 
-func durations(d []time.Duration) []float64 {
-	f := make([]float64, len(d))
-	for i, x := range d {
-		f[i] = float64(x)
+// meanVar returns the mean of x and its sample variance (NaN for fewer
+// than two).
+func meanVar(x []float64) (mean, variance float64) {
+	n := float64(len(x))
+	for _, v := range x {
+		mean += v
 	}
-	return f
+	mean /= n
+	if len(x) < 2 {
+		return mean, math.NaN()
+	}
+	var ss float64
+	for _, v := range x {
+		ss += (v - mean) * (v - mean)
+	}
+	return mean, ss / (n - 1)
 }
 
 // stdErr is the standard error of the mean of x (0 for fewer than two).
 func stdErr(x []float64) float64 {
-	n := float64(len(x))
-	if n < 2 {
+	if len(x) < 2 {
 		return 0
 	}
-	var m, ss float64
-	for _, v := range x {
-		m += v
-	}
-	m /= n
-	for _, v := range x {
-		ss += (v - m) * (v - m)
-	}
-	return math.Sqrt(ss / (n - 1) / n)
+	_, v := meanVar(x)
+	return math.Sqrt(v / float64(len(x)))
 }
 
 // SlowdownAt is the factor by which a trial's time grows when jobs run at
