@@ -369,7 +369,21 @@ func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64
 	}
 	var off, next [4]int
 	var u, a, yv, nv [4]float64
+	// The rows prefetchRows ahead are asked for by one prefetchRecords call
+	// per four rows: (d·8 − 1)/64 + 2 lines from each row's start cover the
+	// row wherever in a line it starts. Their entries of y and norms,
+	// 2·prefetchRows ahead, by one prefetchIndexed call each.
+	rowBase, rowStride, rowLines := unsafe.Pointer(unsafe.SliceData(raw.Data)), uintptr(raw.Stride)*8, (d*8-1)/64+2
 	for ; k+4 <= len(batch); k += 4 {
+		if ahead := batch[min(k+prefetchRows, len(batch)):min(k+prefetchRows+4, len(batch))]; len(ahead) > 0 && d <= densePrefetchMax {
+			prefetchRecords(rowBase, rowStride, &ahead[0], len(ahead), rowLines)
+		}
+		if ahead := batch[min(k+2*prefetchRows, len(batch)):min(k+2*prefetchRows+4, len(batch))]; len(ahead) > 0 {
+			prefetchIndexed((*int)(unsafe.Pointer(unsafe.SliceData(y))), &ahead[0], len(ahead))
+			if norms != nil {
+				prefetchIndexed((*int)(unsafe.Pointer(unsafe.SliceData(norms))), &ahead[0], len(ahead))
+			}
+		}
 		for r := range off {
 			i := batch[k+r]
 			off[r] = i * raw.Stride
@@ -380,17 +394,6 @@ func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64
 			}
 			if k+4+r < len(batch) {
 				next[r] = batch[k+4+r] * raw.Stride
-			}
-			if k+prefetchRows+r < len(batch) && d <= densePrefetchMax {
-				o := batch[k+prefetchRows+r] * raw.Stride
-				prefetch(raw.Data[o : o+d])
-			}
-			if k+2*prefetchRows+r < len(batch) {
-				j := batch[k+2*prefetchRows+r]
-				prefetch(y[j : j+1])
-				if norms != nil {
-					prefetch(norms[j : j+1])
-				}
 			}
 		}
 		dotRows4(&u, raw.Data, &off, &next, w)
