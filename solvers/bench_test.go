@@ -51,10 +51,12 @@ func BenchmarkMinimizeLogistic(b *testing.B) {
 
 // BenchmarkDPSGD times one DP-SGD training run with dense rows: Adult-sized
 // data (36,000 unit-norm rows, 104 features + bias, 60 epochs, 8,460 steps)
-// and Synthetic-H's training part (1,600 rows, 2,000 features + bias, 60
-// epochs, 420 steps); expected batch 256, C = √2, Adam.
+// and the training parts of Synthetic-H (1,600 rows, 2,000 features + bias,
+// 60 epochs, 420 steps) and Synthetic-L (8,000 rows, 40 features + bias, 60
+// epochs, 1,920 steps), objpert_fig2's dense data sets; expected batch 256,
+// C = √2, Adam.
 func BenchmarkDPSGD(b *testing.B) {
-	for _, sh := range []struct{ n, d int }{{36000, 104}, {1600, 2000}} {
+	for _, sh := range []struct{ n, d int }{{36000, 104}, {1600, 2000}, {8000, 40}} {
 		x, y := logisticData(newTestRand(), sh.n, sh.d, 4)
 		cfg := DPSGDConfig{NoiseMultiplier: 1, Clip: math.Sqrt2, LearningRate: 1e-3, Epochs: 60,
 			ExpectedBatch: 256, Bias: true}

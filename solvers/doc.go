@@ -108,7 +108,8 @@
 //     DPSGD's dense batches sum four rows at a time (dotRows4, axpyRows4;
 //     ValueGrad's dense pass takes eight rows' dot products at once,
 //     dotRows8, TestDotRows8MatchesGonum, on rows of dot8MinCols or more
-//     columns; shorter rows eight at a time from a packed copy read in
+//     columns, and so do DPSGD's dense batches, adding the eight rows by
+//     axpyRows8, TestAxpyRows8MatchesGonum, TestDenseBatchGradRowByRow; shorter rows eight at a time from a packed copy read in
 //     address order, packedRows8, TestPackedRows8MatchesGonum, or one by
 //     one with floats.Dot)
 //     and GramTo and GLM.Hessian update 4 × 8 blocks of the Gram matrix in

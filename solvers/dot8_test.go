@@ -22,12 +22,7 @@ func TestDotRows8MatchesGonum(t *testing.T) {
 		t.Log("no AVX kernels on this platform: checking the row-at-a-time path only")
 	}
 	r := rand.New(rand.NewPCG(18, 18))
-	var lengths []int
-	for d := 0; d <= 40; d++ {
-		lengths = append(lengths, d)
-	}
-	lengths = append(lengths, 127, 128, 129)
-	for _, d := range lengths {
+	for _, d := range kernelLengths() {
 		for rep := range 6 {
 			special := rep%3 == 2
 			stride := d + r.IntN(3)

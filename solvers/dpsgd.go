@@ -376,13 +376,31 @@ const densePrefetchMax = 128
 // cache. dv.set is called on consecutive runs of batch, in order. The rows
 // prefetchRows ahead are asked for whole (up to densePrefetchMax entries),
 // and their entries of y and norms 2·prefetchRows ahead: the rows of a
-// batch are scattered, and each of these was a cache miss.
+// batch are scattered, and each of these was a cache miss. Rows of at
+// least dot8MinCols entries go eight at a time first (denseBatchGrad8).
 func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64, dv *batchDerivs, y, norms []float64) {
 	d := len(w)
 	k := 0
+	if haveRowKernels && d >= dot8MinCols {
+		k = denseBatchGrad8(grad, raw, batch, w, dv, y, norms)
+	}
 	var off, next [4]int
 	var u, a, yv, nv [4]float64
+	// The rows prefetchRows ahead are asked for by one prefetchRecords call
+	// per four rows: (d·8 − 1)/64 + 2 lines from each row's start cover the
+	// row wherever in a line it starts. Their entries of y and norms,
+	// 2·prefetchRows ahead, by one prefetchIndexed call each.
+	rowBase, rowStride, rowLines := unsafe.Pointer(unsafe.SliceData(raw.Data)), uintptr(raw.Stride)*8, (d*8-1)/64+2
 	for ; k+4 <= len(batch); k += 4 {
+		if ahead := batch[min(k+prefetchRows, len(batch)):min(k+prefetchRows+4, len(batch))]; len(ahead) > 0 && d <= densePrefetchMax {
+			prefetchRecords(rowBase, rowStride, &ahead[0], len(ahead), rowLines)
+		}
+		if ahead := batch[min(k+2*prefetchRows, len(batch)):min(k+2*prefetchRows+4, len(batch))]; len(ahead) > 0 {
+			prefetchIndexed((*int)(unsafe.Pointer(unsafe.SliceData(y))), &ahead[0], len(ahead))
+			if norms != nil {
+				prefetchIndexed((*int)(unsafe.Pointer(unsafe.SliceData(norms))), &ahead[0], len(ahead))
+			}
+		}
 		for r := range off {
 			i := batch[k+r]
 			off[r] = i * raw.Stride
@@ -393,17 +411,6 @@ func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64
 			}
 			if k+4+r < len(batch) {
 				next[r] = batch[k+4+r] * raw.Stride
-			}
-			if k+prefetchRows+r < len(batch) && d <= densePrefetchMax {
-				o := batch[k+prefetchRows+r] * raw.Stride
-				prefetch(raw.Data[o : o+d])
-			}
-			if k+2*prefetchRows+r < len(batch) {
-				j := batch[k+2*prefetchRows+r]
-				prefetch(y[j : j+1])
-				if norms != nil {
-					prefetch(norms[j : j+1])
-				}
 			}
 		}
 		dotRows4(&u, raw.Data, &off, &next, w)
@@ -420,6 +427,59 @@ func denseBatchGrad(grad []float64, raw blas64.General, batch []int, w []float64
 		dv.set(u[:1], yv[:1], nv[:1], a[:1])
 		floats.AddScaled(grad, a[0], row)
 	}
+}
+
+// dense8Ahead is how far ahead within a row, in bytes, denseBatchGrad8's
+// dot products ask for the row's lines (dotRows8's pf): 8 lines. On
+// Synthetic-H's shape (1,600 rows of 2,000 entries, 16 KB each, read from
+// beyond the caches) 512 and 1,024 were the fastest of 0–2,048 on a quiet
+// host, and 512 stayed so at load 5 where 1,024 and 1,536 were slower.
+const dense8Ahead = 512
+
+// dense8Start is how many entries at the start of each of the next eight
+// rows denseBatchGrad8 asks for while it sums the current eight: the
+// processor's own prefetching picks up a row only once it is being read.
+const dense8Start = 64
+
+// denseBatchGrad8 is denseBatchGrad eight rows at a time, for rows long
+// enough (dot8MinCols) that one row is many cache lines: the margins of
+// eight rows by dotRows8 (the bits of floats.Dot, eight dependency chains
+// in flight, each row's lines dense8Ahead bytes ahead asked for), their
+// derivatives by dv.set in one run of eight (two runs of four for the
+// logistic kernel, as before), then the rows added by axpyRows8 (the bits
+// of axpyRows4 on rows 0–3 and then 4–7), in batch order: the bits of
+// denseBatchGrad's four-row turns. It returns the number of batch rows done, a multiple of 8; the
+// caller does the rest.
+func denseBatchGrad8(grad []float64, raw blas64.General, batch []int, w []float64, dv *batchDerivs, y, norms []float64) int {
+	d := len(w)
+	var off [8]int
+	var u, a, yv, nv [8]float64
+	k := 0
+	for ; k+8 <= len(batch); k += 8 {
+		for r := range off {
+			i := batch[k+r]
+			off[r] = i * raw.Stride
+			yv[r] = y[i]
+			if norms != nil {
+				nv[r] = norms[i]
+			}
+			if k+8+r < len(batch) {
+				o := batch[k+8+r] * raw.Stride
+				prefetch(raw.Data[o : o+min(d, dense8Start)])
+			}
+			if k+16+r < len(batch) {
+				j := batch[k+16+r]
+				prefetch(y[j : j+1])
+				if norms != nil {
+					prefetch(norms[j : j+1])
+				}
+			}
+		}
+		dotRows8(&u, raw.Data, &off, dense8Ahead, w)
+		dv.set(u[:], yv[:], nv[:], a[:])
+		axpyRows8(grad, &a, raw.Data, &off)
+	}
+	return k
 }
 
 // sparseBatchGrad is denseBatchGrad on sharedRows: it adds r_i·x_i to

@@ -661,6 +661,83 @@ func TestSparseBatchGradNaive(t *testing.T) {
 	}
 }
 
+// TestDenseBatchGradRowByRow: denseBatchGrad, which takes rows of at least
+// dot8MinCols entries eight at a time (denseBatchGrad8) and shorter ones
+// four at a time, gives the gradient sum, intercept gradient and clipped
+// count of the row-by-row pass (floats.Dot for each margin, the derivatives
+// set on runs of four rows and then one by one, floats.AddScaled for each
+// row in batch order) bit for bit: on d = 3, 41, 383 (four at a time) and
+// 384, 390, 2001 (eight, then four, then one by one), batches of 0–45 rows
+// with repeats, both losses, with and without clipping and intercept, and
+// leaves the coordinate past the gradient alone. It fails when the
+// eight-row path drops a row's term or dots a row with a fused
+// multiply–add.
+func TestDenseBatchGradRowByRow(t *testing.T) {
+	t.Parallel()
+	r := newTestRand()
+	for rep := range 120 {
+		n, d := 20+r.IntN(20), []int{3, 41, 383, 384, 390, 2001}[rep%6]
+		loss := glmLoss(rep % 2)
+		x, y := logisticData(r, n, d, 4)
+		if loss == squaredLoss {
+			for i := range y {
+				y[i] = r.NormFloat64()
+			}
+		}
+		w := randomVec(r, d, 3)
+		var norms []float64
+		clip := 0.0
+		if rep%4 != 0 {
+			clip = 0.05 + 2*r.Float64()
+			norms = rowNorms(x, rep%3 != 0)
+		}
+		batch := make([]int, r.IntN(46))
+		for k := range batch {
+			batch[k] = r.IntN(n)
+		}
+		raw := x.RawMatrix()
+		b := r.NormFloat64()
+
+		got := make([]float64, d+1)
+		got[d] = 7
+		dv := batchDerivs{loss: loss, clip: clip, b: b}
+		denseBatchGrad(got[:d], raw, batch, w, &dv, y, norms)
+
+		want := make([]float64, d)
+		dvWant := batchDerivs{loss: loss, clip: clip, b: b}
+		var u, a, yv, nv [4]float64
+		for k := 0; k < len(batch); {
+			m := 1
+			if k+4 <= len(batch) {
+				m = 4
+			}
+			for q := range m {
+				i := batch[k+q]
+				u[q], yv[q] = floats.Dot(x.RawRowView(i), w), y[i]
+				if norms != nil {
+					nv[q] = norms[i]
+				}
+			}
+			dvWant.set(u[:m], yv[:m], nv[:m], a[:m])
+			for q := range m {
+				floats.AddScaled(want, a[q], x.RawRowView(batch[k+q]))
+			}
+			k += m
+		}
+		for j, v := range want {
+			if !sameBits(got[j], v) {
+				t.Fatalf("rep %d (d = %d, %d rows, loss %d, clip %v): gradient[%d] = %v, row by row %v", rep, d, len(batch), loss, clip, j, got[j], v)
+			}
+		}
+		if got[d] != 7 {
+			t.Fatalf("rep %d: the coordinate past the gradient changed to %v", rep, got[d])
+		}
+		if !sameBits(dv.gb, dvWant.gb) || dv.clipped != dvWant.clipped {
+			t.Fatalf("rep %d: intercept %v, clipped %d; row by row %v, %d", rep, dv.gb, dv.clipped, dvWant.gb, dvWant.clipped)
+		}
+	}
+}
+
 // TestSharedBatchGrad8MatchesGeneric: on random sparse data with one-byte
 // columns (d = 1–256, densities 0.05–0.6, about half a row's entries
 // sharing one value, some rows empty), batches of 0–90 rows with repeats,

@@ -76,6 +76,16 @@ func sameBits(a, b float64) bool {
 	return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
 }
 
+// kernelLengths returns the row lengths the kernel tests try: 0–40 (every
+// tail of 0–3 columns after 0–10 turns of four) and 127–129.
+func kernelLengths() []int {
+	var lengths []int
+	for d := 0; d <= 40; d++ {
+		lengths = append(lengths, d)
+	}
+	return append(lengths, 127, 128, 129)
+}
+
 // kernelEntry returns a test entry: mostly of widely spread magnitudes (so a
 // change in summation order shows in the last bits), sometimes ±0, huge or
 // tiny, and with special set also NaN or ±Inf.

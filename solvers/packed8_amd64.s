@@ -1,6 +1,7 @@
 //go:build !noasm && !gccgo && !safe
 
 #include "textflag.h"
+#include "axpy8_amd64.h"
 
 // Kernels of packed8.go over one block of eight rows in the packed layout:
 // chunk c holds the four columns 4c … 4c+3 of row 0, then of row 1, …,
@@ -69,36 +70,13 @@ TEXT ·axpyPacked8AVX(SB), NOSPLIT, $0-64
 	MOVQ chunks+56(FP), CX
 
 	// Y0–Y7: a[r] in every lane.
-	VBROADCASTSD (DX), Y0
-	VBROADCASTSD 8(DX), Y1
-	VBROADCASTSD 16(DX), Y2
-	VBROADCASTSD 24(DX), Y3
-	VBROADCASTSD 32(DX), Y4
-	VBROADCASTSD 40(DX), Y5
-	VBROADCASTSD 48(DX), Y6
-	VBROADCASTSD 56(DX), Y7
-	TESTQ        CX, CX
-	JZ           done
+	BROADCAST8(DX)
+	TESTQ CX, CX
+	JZ    done
 
 loop:
 	// g[j] = ((g[j] + a₀x₀[j]) + a₁x₁[j]) + … + a₇x₇[j] for four j.
-	VMULPD  0(SI), Y0, Y9
-	VMULPD  32(SI), Y1, Y10
-	VMULPD  64(SI), Y2, Y11
-	VMULPD  96(SI), Y3, Y12
-	VADDPD  (DI), Y9, Y8
-	VADDPD  Y10, Y8, Y8
-	VADDPD  Y11, Y8, Y8
-	VADDPD  Y12, Y8, Y8
-	VMULPD  128(SI), Y4, Y13
-	VMULPD  160(SI), Y5, Y14
-	VMULPD  192(SI), Y6, Y15
-	VMULPD  224(SI), Y7, Y9
-	VADDPD  Y13, Y8, Y8
-	VADDPD  Y14, Y8, Y8
-	VADDPD  Y15, Y8, Y8
-	VADDPD  Y9, Y8, Y8
-	VMOVUPD Y8, (DI)
+	AXPY8((DI), 0(SI), 32(SI), 64(SI), 96(SI), 128(SI), 160(SI), 192(SI), 224(SI))
 	ADDQ    $256, SI
 	ADDQ    $32, DI
 	DECQ    CX

@@ -51,6 +51,29 @@ func axpyRows4(g []float64, a *[4]float64, x []float64, off *[4]int) {
 	}
 }
 
+// axpyRows8 adds a[r]·x_r to g for r = 0, …, 7 in turn, with x_r =
+// x[off[r] : off[r]+len(g)], bit for bit as axpyRows4 on rows 0–3 and then
+// on rows 4–7 (which it is where the AVX kernels do not run). It panics if
+// a row of off is not within x.
+func axpyRows8(g []float64, a *[8]float64, x []float64, off *[8]int) {
+	checkRows4(len(x), (*[4]int)(off[:4]), len(g))
+	checkRows4(len(x), (*[4]int)(off[4:]), len(g))
+	if haveRowKernels {
+		d4 := len(g) &^ 3
+		axpyRows8AVX(g[:d4], a, x, off)
+		for j := d4; j < len(g); j++ {
+			v := g[j]
+			for r, o := range off {
+				v += float64(a[r] * x[o+j]) // rounded, then added: no FMA
+			}
+			g[j] = v
+		}
+		return
+	}
+	axpyRows4(g, (*[4]float64)(a[:4]), x, (*[4]int)(off[:4]))
+	axpyRows4(g, (*[4]float64)(a[4:]), x, (*[4]int)(off[4:]))
+}
+
 // checkRows4 panics unless each row [off[r], off[r]+d) is within [0, n).
 func checkRows4(n int, off *[4]int, d int) {
 	for _, o := range off {

@@ -31,6 +31,15 @@ func dotRows4AVX(u *[4]float64, x []float64, off, next *[4]int, theta []float64)
 //go:noescape
 func axpyRows4AVX(g []float64, a *[4]float64, x []float64, off *[4]int)
 
+// axpyRows8AVX is axpyRows8 without its checks, for AVX, on the first
+// len(g) &^ 3 columns (the caller adds the last 1–3): each element gets
+// g[j] + a₀x₀[j] + … + a₇x₇[j], added left to right, each product and sum
+// rounded, as axpyRows4AVX on rows 0–3 and then 4–7 leaves it, with one
+// load and store of g per four elements instead of two.
+//
+//go:noescape
+func axpyRows8AVX(g []float64, a *[8]float64, x []float64, off *[8]int)
+
 // gemmRows4AVX adds Σₗ a[l·lda+r]·b[l·ldb+m] to c[r·ldc+m] for r < 4 and
 // m < cols (a multiple of 4), l = 0, …, rows−1 in order, each product
 // rounded before it is added (c += aᵀb for a's first four columns): the

@@ -1,6 +1,7 @@
 //go:build !noasm && !gccgo && !safe
 
 #include "textflag.h"
+#include "axpy8_amd64.h"
 
 // The kernels of rowkernel.go for AVX. Four row pointers: SI, R8, R9, R10
 // (row r at x + off[r]), column index AX, columns CX. Every product is
@@ -187,6 +188,33 @@ tail:
 	JL     tail
 
 done:
+	VZEROUPPER
+	RET
+
+// func axpyRows8AVX(g []float64, a *[8]float64, x []float64, off *[8]int)
+TEXT ·axpyRows8AVX(SB), NOSPLIT, $0-64
+	MOVQ g_base+0(FP), DI
+	MOVQ g_len+8(FP), CX
+	MOVQ a+24(FP), DX
+	MOVQ x_base+32(FP), BX
+	MOVQ off+56(FP), AX
+	ROWS4(AX, BX, SI, R8, R9, R10)
+	ADDQ $32, AX
+	ROWS4(AX, BX, R11, R12, R13, R14)
+
+	// Y0–Y7: a[r] in every lane.
+	BROADCAST8(DX)
+	XORQ AX, AX
+	SHRQ $2, CX
+	JZ   done8
+
+loop8:
+	AXPY8((DI)(AX*8), (SI)(AX*8), (R8)(AX*8), (R9)(AX*8), (R10)(AX*8), (R11)(AX*8), (R12)(AX*8), (R13)(AX*8), (R14)(AX*8))
+	ADDQ $4, AX
+	DECQ CX
+	JNZ  loop8
+
+done8:
 	VZEROUPPER
 	RET
 

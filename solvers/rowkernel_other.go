@@ -12,6 +12,8 @@ func dotRows4AVX(*[4]float64, []float64, *[4]int, *[4]int, []float64) { panic("u
 
 func axpyRows4AVX([]float64, *[4]float64, []float64, *[4]int) { panic("unreachable") }
 
+func axpyRows8AVX([]float64, *[8]float64, []float64, *[8]int) { panic("unreachable") }
+
 func gemmRows4AVX([]float64, int, []float64, int, []float64, int, int, int) { panic("unreachable") }
 
 // prefetchSpan does nothing: prefetching is a hint, and leaving it out

@@ -24,13 +24,8 @@ func TestRowKernelsMatchGonum(t *testing.T) {
 		t.Log("no AVX kernels on this platform: checking the row-at-a-time path only")
 	}
 	r := rand.New(rand.NewPCG(17, 17))
-	var lengths []int
-	for d := 0; d <= 40; d++ {
-		lengths = append(lengths, d)
-	}
-	lengths = append(lengths, 127, 128, 129)
 	cases := 0
-	for _, d := range lengths {
+	for _, d := range kernelLengths() {
 		for rep := range 6 {
 			special := rep%3 == 2
 			stride := d + r.IntN(3)
@@ -92,6 +87,64 @@ func TestRowKernelsMatchGonum(t *testing.T) {
 		}
 	}
 	t.Logf("%d cases, AVX kernels: %v", cases, haveRowKernels)
+}
+
+// TestAxpyRows8MatchesGonum: axpyRows8 leaves g as eight floats.AddScaled
+// calls in row order do (each product and sum rounded), bit for bit, on
+// every length 0–40 and 127–129, on rows gathered from anywhere in x (any
+// order, repeats allowed, any start offset mod 4), with entries of many
+// magnitudes, ±0, and in some cases NaN and ±Inf; with finite x a
+// coefficient 0 adds nothing. A NaN may be any NaN. It fails when the
+// kernel sums the eight products before adding them to g, or fuses a
+// multiply–add.
+func TestAxpyRows8MatchesGonum(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(8, 8))
+	for _, d := range kernelLengths() {
+		for rep := range 6 {
+			special := rep%3 == 2
+			x := make([]float64, 9*d+3+r.IntN(8))
+			for i := range x {
+				x[i] = kernelEntry(r, special)
+			}
+			var off [8]int
+			for k := range off {
+				off[k] = r.IntN(len(x) - d + 1)
+			}
+			g := make([]float64, d)
+			for j := range g {
+				if r.IntN(4) > 0 {
+					g[j] = r.NormFloat64() * math.Exp(3*r.NormFloat64())
+				}
+			}
+			var a [8]float64
+			for k := range a {
+				a[k] = r.NormFloat64() * math.Exp(8*r.NormFloat64())
+			}
+			if !special && rep%3 == 0 { // 0·Inf is NaN: zeros only for finite x
+				a[r.IntN(8)] = 0
+			}
+			want := append([]float64(nil), g...)
+			for k, ak := range a {
+				floats.AddScaled(want, ak, x[off[k]:off[k]+d])
+			}
+			axpyRows8(g, &a, x, &off)
+			for j := range g {
+				if !sameBits(g[j], want[j]) {
+					t.Fatalf("d = %d, rows at %v, a = %v: axpyRows8 g[%d] = %v, eight AddScaled calls %v",
+						d, off, a, j, g[j], want[j])
+				}
+			}
+		}
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("axpyRows8 with a row past x: no panic")
+			}
+		}()
+		axpyRows8(make([]float64, 5), new([8]float64), make([]float64, 20), &[8]int{0, 0, 0, 0, 0, 0, 0, 16})
+	}()
 }
 
 // TestStridedRows4: the offsets of rows i … i+3 and of the next four, which
