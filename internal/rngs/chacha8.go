@@ -17,7 +17,8 @@ import (
 // math/rand/v2's own ChaCha8 (whose block code is faster than Go's would be
 // on SSE2 or NEON).
 //
-// Uint64 draws one word; Fill draws many. A ChaCha8 belongs to one goroutine.
+// Uint64 draws one word; Fill draws many. A ChaCha8 belongs to one goroutine;
+// the zero value is not usable (call NewChaCha8).
 // TestChaCha8MatchesStdlib holds it to rand.NewChaCha8 bit for bit.
 //
 // Ref: [CV23], [Ber08].
