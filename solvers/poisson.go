@@ -25,7 +25,7 @@ import (
 type PoissonSampler struct {
 	q    float64
 	r    *rand.Rand
-	c    *rand.ChaCha8 // r's source, drawn from directly when not nil
+	c    *rngs.ChaCha8 // r's source, drawn from directly when not nil
 	bin  distuv.Binomial
 	perm []int
 	// swaps holds the positions of the current batch's swaps.

@@ -8,7 +8,7 @@ import (
 // Source returns the ChaCha8 source of the stream called name (the one
 // Get(name) draws from, created by it if need be), for code that draws
 // from it directly; its draws and the stream's continue one sequence.
-func (s Streams) Source(name string) *rand.ChaCha8 {
+func (s Streams) Source(name string) *ChaCha8 {
 	s.Get(name)
 	return s.sources[name]
 }
@@ -26,7 +26,7 @@ func (s Streams) Source(name string) *rand.ChaCha8 {
 // TestIntNMatchesStdlib holds it to Rand.IntN bit for bit.
 //
 // Ref: [Lem19].
-func IntN(c *rand.ChaCha8, n int) int {
+func IntN(c *ChaCha8, n int) int {
 	if n <= 0 {
 		panic("rngs: invalid argument to IntN")
 	}
@@ -56,7 +56,7 @@ func IntN(c *rand.ChaCha8, n int) int {
 // TestSwapsMatchesIntN holds it to IntN bit for bit.
 //
 // Ref: [Knu97], [Lem19].
-func Swaps(c *rand.ChaCha8, dst []int, j0, n int) {
+func Swaps(c *ChaCha8, dst []int, j0, n int) {
 	if j0 < 0 || len(dst) > n-j0 {
 		panic("rngs: Swaps past the end")
 	}

@@ -9,8 +9,8 @@ import (
 // Normals draws standard normal variates from one generator. Fill gives the
 // values, in order, that the generator's rand.Rand.NormFloat64 would return
 // (the same bits), so code may switch between the two; from a stream's
-// generator (Streams.Normals) it is faster: it draws from the ChaCha8
-// source directly, without a method call through rand.Source per draw, and
+// generator (Streams.Normals) it is faster: it reads the words its ChaCha8
+// source holds (sixteen blocks at a time), without a method call per draw, and
 // settles with math/rand/v2's own ziggurat table (read off Rand.NormFloat64
 // itself: zigTables) the ≈ 99% of draws that need one Uint64 and no more
 // ([MT00] §2, the ziggurat method: a draw u of layer i is accepted at once
@@ -19,9 +19,9 @@ import (
 //
 // Ref: [MT00] §2.
 type Normals struct {
-	r  *rand.Rand    // the generator
-	c  *rand.ChaCha8 // r's source when drawn from directly; nil: r.NormFloat64
-	rp *replay       // the source of rr: u again, then c
+	r  *rand.Rand // the generator
+	c  *ChaCha8   // r's source when drawn from directly; nil: r.NormFloat64
+	rp *replay    // the source of rr: u again, then c
 	rr *rand.Rand
 }
 
@@ -51,29 +51,43 @@ func (n Normals) Fill(dst []float64) {
 	n.fill(zigTables(), dst)
 }
 
-// fill is Fill from n's source with the table z.
+// fill is Fill from n's source with the table z, straight from the words
+// the source holds.
 func (n Normals) fill(z *zigTable, dst []float64) {
-	for i := range dst {
-		u := n.c.Uint64()
-		j := int32(u)
-		layer := u >> 32 & 0x7f
-		// |j| without a branch (j's sign is a coin toss, which a branch
-		// mispredicts half the time): m is 0 or −1, and (j ^ m) − m wraps
-		// to 2³¹ for j = −2³¹, as math/rand/v2 takes it.
-		m := j >> 31
-		a := uint64(uint32((j ^ m) - m))
-		if a < z.kn[layer] {
-			dst[i] = float64(j) * float64(z.wn[layer])
-			continue
+	c := n.c
+	for len(dst) > 0 {
+		words := c.buffered()
+		words = words[:min(len(words), len(dst))]
+		k := 0
+		for _, u := range words {
+			j := int32(u)
+			layer := u >> 32 & 0x7f
+			// |j| without a branch (j's sign is a coin toss, which a branch
+			// mispredicts half the time): m is 0 or −1, and (j ^ m) − m wraps
+			// to 2³¹ for j = −2³¹, as math/rand/v2 takes it.
+			m := j >> 31
+			a := uint64(uint32((j ^ m) - m))
+			if a >= z.kn[layer] {
+				break
+			}
+			dst[k] = float64(j) * float64(z.wn[layer])
+			k++
 		}
-		n.rp.u, n.rp.again = u, true
-		dst[i] = n.rr.NormFloat64()
+		c.i += k
+		dst = dst[k:]
+		if k < len(words) {
+			// words[k] takes another exit: Rand.NormFloat64, handed it again.
+			c.i++
+			n.rp.u, n.rp.again = words[k], true
+			dst[0] = n.rr.NormFloat64()
+			dst = dst[1:]
+		}
 	}
 }
 
 // replay is a rand.Source that returns u once more, then c's draws.
 type replay struct {
-	c     *rand.ChaCha8
+	c     *ChaCha8
 	u     uint64
 	again bool
 }
@@ -150,7 +164,7 @@ var zigTables = sync.OnceValue(func() *zigTable {
 func (z *zigTable) agrees() bool {
 	seed := [32]byte{'d', 'p', 'l', 'a', 'b'}
 	want := rand.New(rand.NewChaCha8(seed))
-	rp := &replay{c: rand.NewChaCha8(seed)}
+	rp := &replay{c: NewChaCha8(seed)}
 	got := make([]float64, 1<<14)
 	Normals{c: rp.c, rp: rp, rr: rand.New(rp)}.fill(z, got)
 	for _, v := range got {

@@ -43,20 +43,21 @@ func TrialSeed(base uint64, cellKey string, trial int) Seed {
 // Hex returns the seed as 64 hexadecimal digits.
 func (s Seed) Hex() string { return hex.EncodeToString(s[:]) }
 
-// Rand returns a ChaCha8 generator seeded with s itself.
-func (s Seed) Rand() *rand.Rand { return rand.New(rand.NewChaCha8(s)) }
+// Rand returns a ChaCha8 generator seeded with s itself (the draws of
+// rand.New(rand.NewChaCha8(s))).
+func (s Seed) Rand() *rand.Rand { return rand.New(NewChaCha8(s)) }
 
 // Streams hands out named random streams derived from one seed.
 // The zero value is not usable; call New.
 type Streams struct {
 	seed    Seed
 	streams map[string]*rand.Rand
-	sources map[string]*rand.ChaCha8 // each stream's source (Normals)
+	sources map[string]*ChaCha8 // each stream's source (Normals)
 }
 
 // New returns the streams of seed.
 func New(seed Seed) Streams {
-	return Streams{seed: seed, streams: make(map[string]*rand.Rand), sources: make(map[string]*rand.ChaCha8)}
+	return Streams{seed: seed, streams: make(map[string]*rand.Rand), sources: make(map[string]*ChaCha8)}
 }
 
 // Seed returns the seed the streams derive from.
@@ -64,7 +65,8 @@ func (s Streams) Seed() Seed { return s.seed }
 
 // Get returns the stream called name. The first call creates it from
 // SHA-256(seed, name); later calls return the same generator, which continues
-// where it stopped.
+// where it stopped. Its source is a ChaCha8: the draws of
+// rand.NewChaCha8(SHA-256(seed, name)).
 func (s Streams) Get(name string) *rand.Rand {
 	if s.streams == nil {
 		panic("rngs: Streams used without New")
@@ -72,7 +74,7 @@ func (s Streams) Get(name string) *rand.Rand {
 	if r, ok := s.streams[name]; ok {
 		return r
 	}
-	c := rand.NewChaCha8(Derive("dplab/stream", string(s.seed[:]), name))
+	c := NewChaCha8(Derive("dplab/stream", string(s.seed[:]), name))
 	r := rand.New(c)
 	s.streams[name], s.sources[name] = r, c
 	return r
