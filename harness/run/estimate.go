@@ -802,7 +802,9 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// the cheapest cell first, alone, each stopped when it outlasts what
 	// is left (a later trial without the first's one-off work may cost far
 	// less than the first): it separates a cell's one-off work from its
-	// trials'.
+	// trials'. The budget is set again before each, from the estimate the
+	// later trials so far give: the first trials' estimate, their one-off
+	// work in every trial, would allow more than the share of the run.
 	slices.SortStableFunc(tasks, func(a, b task) int {
 		return cmp.Compare(rows[a.row].sampled[0].first.wall, rows[b.row].sampled[0].first.wall)
 	})
@@ -811,7 +813,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		if len(cs.order) == 0 {
 			continue
 		}
-		if left() <= 0 {
+		if smp.Budget = budget(); left() <= 0 {
 			break
 		}
 		cs.next++

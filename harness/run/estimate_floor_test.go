@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,18 +25,8 @@ import (
 // 239 ms timed beyond the floor, and the estimate cost 9.5% of the run.
 func TestEstimateBudgetCountsLoading(t *testing.T) {
 	ms := time.Millisecond
-	s := spectest.MustParse(t, strings.Replace(sweepSpec, "trials = 10", "trials = 100", 1))
-	p, err := MakePlan(context.Background(), spectest.Plan(t, s), results.FromSlice(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
 	trials := 4684500 * time.Microsecond
-	p.Setup = time.Duration(float64(trials) * 0.04 / 0.96)
-	f := &syntheticTrials{
-		later:  []time.Duration{12 * ms, 12 * ms, 12 * ms, 12 * ms, 12 * ms, 2 * ms},
-		oneOff: []time.Duration{8 * ms, 8 * ms, 8 * ms, 8 * ms, 8 * ms, 6 * ms},
-		slow:   1.5, calls: map[[2]int]int{},
-	}
+	p, f := manyTrialsPlan(t, 100, time.Duration(float64(trials)*0.04/0.96), 12*ms, 8*ms, 2*ms, 6*ms)
 	if err := p.estimate(context.Background(), 2, SampleShare, time.Hour, f.time, f.host); err != nil {
 		t.Fatal(err)
 	}
@@ -146,5 +137,52 @@ func TestMeasureHost(t *testing.T) {
 	w = &scriptedWindows{alone: []float64{0.5, 0.5, 0.5, 0.5, 0.5}, together: []float64{0, 0, 0, 0, 0}}
 	if slow, _ := measureHost(context.Background(), 2, w.window).slowdown(2); slow != 2 {
 		t.Errorf("no CPU at once: slowdown %v, want 2 (the jobs)", slow)
+	}
+}
+
+// TestEstimateBudgetFollowsLaterTrials: the budget is set again before
+// each of step 2's later trials, so a row whose first trial is mostly
+// one-off work does not lend the estimate a share of a run it will not
+// be. AdaSSP's first trials take 100 ms, its later ones 1 ms (1000 to
+// run), Ridge's 150 ms (200 to run), Setup 0.9 s: the first trials
+// predict 0.9 + 0.75 · (1000·100 + 200·150) ms = 98.4 s, whose 5% leaves
+// 3.77 s beyond the 1.15 s floor; AdaSSP's later trial brings the
+// prediction to 0.9 + 0.75 · (1000·1 + 5·99 + 200·150) ms = 24.52 s, whose
+// 5% leaves 75 ms: Ridge's later trial (150 ms) is cut there, and the
+// estimate costs at most 5% of the run it predicts. When the budget was
+// set once after step 2 (the previous commit), Ridge's later trial ran
+// whole: the estimate cost 1.301 s, 5.3% of that run.
+func TestEstimateBudgetFollowsLaterTrials(t *testing.T) {
+	ms := time.Millisecond
+	p, f := manyTrialsPlan(t, 200, 900*ms, ms, 99*ms, 150*ms, 0)
+	if err := p.estimate(context.Background(), 2, SampleShare, time.Hour, f.time, f.host); err != nil {
+		t.Fatal(err)
+	}
+	wall, _ := p.EstimatedWall(2)
+	smp := p.Sample
+	if smp.Base != 250*ms || p.Rows[0].Cost.Timed != 2 || p.Rows[1].Cost.Timed != 1 {
+		t.Errorf("floor %v, rows %+v, %+v: want 250 ms always timed, AdaSSP's later trial timed, Ridge's cut", smp.Base, p.Rows[0].Cost, p.Rows[1].Cost)
+	}
+	if cost := p.Setup + smp.Spent; float64(cost) > SampleShare*float64(wall) {
+		t.Errorf("the estimate cost %v, %.2f%% of the %v it predicts: over the 5%% share", cost, 100*float64(cost)/float64(wall), wall)
+	}
+}
+
+// manyTrialsPlan is sweepSpec's plan with trials a cell and the given
+// Setup, and a timer of AdaSSP's trials taking ada (and adaOnce more for
+// a cell's first), Ridge's ridge (and ridgeOnce), 1.5× as long two at
+// once.
+func manyTrialsPlan(t *testing.T, trials int, setup, ada, adaOnce, ridge, ridgeOnce time.Duration) (*Plan, *syntheticTrials) {
+	t.Helper()
+	s := spectest.MustParse(t, strings.Replace(sweepSpec, "trials = 10", "trials = "+strconv.Itoa(trials), 1))
+	p, err := MakePlan(context.Background(), spectest.Plan(t, s), results.FromSlice(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Setup = setup
+	return p, &syntheticTrials{
+		later:  []time.Duration{ada, ada, ada, ada, ada, ridge},
+		oneOff: []time.Duration{adaOnce, adaOnce, adaOnce, adaOnce, adaOnce, ridgeOnce},
+		slow:   1.5, calls: map[[2]int]int{},
 	}
 }
