@@ -75,8 +75,8 @@ With --estimate it also measures what the run would cost on -j concurrent
 trials (capped at the CPUs), storing nothing: it loads the datasets once
 (a dataset whose files are absent is left out, named not estimable, and
 its trials not counted), measures the host (five rounds of a busy thread
-alone for 20 ms and, with -j > 1, -j of them at once: the share of a CPU
-each gets), times the first trial of one cell (its middle ε) of each
+alone for 20 ms and, with -j > 1, -j of them at once: the work each does
+a second), times the first trial of one cell (its middle ε) of each
 [[mechanism]] block on each dataset with trials to run, one at a time; all
 this, from the process's start, is its floor, always spent. Then, within a
 budget of 5% (--estimate-share) of that first estimate less the floor (at
@@ -86,7 +86,7 @@ are timed in a fixed shuffle, a random sample of them), with -j > 1 warm
 trials (a cell's later one) alone and again -j at once, to measure how
 much longer a trial takes when -j run together on this machine now (its
 slowdown; when no burst of them fits, the median of the host's rounds'
-ratios of a thread's CPU share alone to its share at once), and further
+ratios of a thread's work a second alone to its work a second at once), and further
 trials -j at once, each where the
 variance of the total falls most per second timed (rows not timed yet
 first; a new cell, its first two trials, while the spread between a row's

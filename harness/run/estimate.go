@@ -1127,42 +1127,45 @@ func (h hostSample) slowdown(jobs int) (slow, se float64) {
 type hostTimer func(ctx context.Context, jobs int) hostSample
 
 // windowTimer spins on threads threads at once for span of wall time and
-// returns each thread's wall time and CPU time (0: unknown).
-type windowTimer func(ctx context.Context, span time.Duration, threads int) (wall, cpu []time.Duration)
+// returns each thread's wall time, CPU time (0: unknown) and work done (in
+// any fixed unit).
+type windowTimer func(ctx context.Context, span time.Duration, threads int) (wall, cpu []time.Duration, work []float64)
 
 // measureHost times hostRounds rounds, each a window of hostWindow on one
 // thread and, for jobs > 1, one on jobs threads at once, by window. A
 // spinning thread's wall time over its CPU time is its dilation: its CPU
 // time and its time waiting, runnable, for a CPU (it never sleeps) over
-// its CPU time. A round's slowdown is the dilation of the jobs threads
-// together (Σ wall / Σ CPU) over that of the thread alone just before:
-// the share of a CPU each of jobs trials gets against one's, now, as the
-// run's CPU-bound trials would. Measured as shares of a CPU over a fixed
-// wall time, not as times of fixed work, it needs no calibration; the
-// rounds interleaved, a change of the load between them moves every
-// round alike; their median is robust to a round's unlucky window. A
-// round where a thread got no CPU is left out.
+// its CPU time. A round's slowdown is the work a spinning thread did per
+// second alone over what each of the jobs threads did at once (Σ work / Σ
+// wall) just after: the share of a CPU each of jobs CPU-bound trials gets
+// against one's, now (the host's load, a scheduler sharing the CPUs
+// between sessions), and what sharing a core costs (SMT siblings, a lower
+// clock with more cores busy), which their CPU times would not show.
+// Measured as rates over a fixed wall time, not as times of fixed work,
+// it needs no calibration; the rounds interleaved, a change of the load
+// between them moves every round alike; their median is robust to a
+// round's unlucky window. A round where a thread did no work is left out.
 func measureHost(ctx context.Context, jobs int, window windowTimer) hostSample {
 	var h hostSample
 	for range hostRounds {
 		if ctx.Err() != nil {
 			break
 		}
-		w1, c1 := window(ctx, hostWindow, 1)
+		w1, c1, k1 := window(ctx, hostWindow, 1)
 		h.wall, h.cpu = h.wall+w1[0], h.cpu+c1[0]
 		h.spent += w1[0]
 		if jobs <= 1 {
 			continue
 		}
-		wj, cj := window(ctx, hostWindow, jobs)
+		wj, _, kj := window(ctx, hostWindow, jobs)
 		h.spent += slices.Max(wj)
-		var wall, cpu time.Duration
+		var wall time.Duration
+		var work float64
 		for i := range wj {
-			wall, cpu = wall+wj[i], cpu+cj[i]
+			wall, work = wall+wj[i], work+kj[i]
 		}
-		if c1[0] > 0 && !slices.Contains(cj, 0) {
-			alone := float64(w1[0]) / float64(c1[0])
-			h.ratios = append(h.ratios, float64(wall)/float64(cpu)/alone)
+		if k1[0] > 0 && !slices.Contains(kj, 0) {
+			h.ratios = append(h.ratios, k1[0]/float64(w1[0])/(work/float64(wall)))
 		}
 	}
 	h.dilation = 1
@@ -1173,17 +1176,20 @@ func measureHost(ctx context.Context, jobs int, window windowTimer) hostSample {
 }
 
 // spinWindows is the windowTimer of spin: each thread locked to its OS
-// thread, timed by the clock and its own CPU clock.
-func spinWindows(ctx context.Context, span time.Duration, threads int) (wall, cpu []time.Duration) {
-	wall, cpu = make([]time.Duration, threads), make([]time.Duration, threads)
+// thread, timed by the clock and its own CPU clock, its work the rounds of
+// spin it did.
+func spinWindows(ctx context.Context, span time.Duration, threads int) (wall, cpu []time.Duration, work []float64) {
+	wall, cpu, work = make([]time.Duration, threads), make([]time.Duration, threads), make([]float64, threads)
 	var wg sync.WaitGroup
 	for w := range threads {
 		wg.Go(func() {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
+			const n = 1 << 12
 			c0, t0 := threadCPU(), time.Now()
 			for time.Since(t0) < span && ctx.Err() == nil {
-				spin(1 << 12)
+				spin(n)
+				work[w] += n
 			}
 			wall[w], cpu[w] = time.Since(t0), threadCPU()-c0
 			if c0 < 0 {
@@ -1192,7 +1198,7 @@ func spinWindows(ctx context.Context, span time.Duration, threads int) (wall, cp
 		})
 	}
 	wg.Wait()
-	return wall, cpu
+	return wall, cpu, work
 }
 
 // atOnce runs f on jobs goroutines at once and returns their times; the

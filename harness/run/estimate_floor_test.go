@@ -87,13 +87,16 @@ func TestEstimateFloorLine(t *testing.T) {
 
 // scriptedWindows is a windowTimer of scripted CPU shares: the i-th
 // window alone gets alone[i] of a CPU, the i-th window at once together[i]
-// on each thread, each lasting span.
+// on each thread, each lasting span; a thread does a round of work a
+// microsecond of CPU alone, and slower times fewer at once (a core's SMT
+// siblings busy; 0: as many).
 type scriptedWindows struct {
 	alone, together []float64
+	slower          float64
 	calls           []int // the threads of each call
 }
 
-func (s *scriptedWindows) window(_ context.Context, span time.Duration, threads int) (wall, cpu []time.Duration) {
+func (s *scriptedWindows) window(_ context.Context, span time.Duration, threads int) (wall, cpu []time.Duration, work []float64) {
 	share := &s.alone
 	if threads > 1 {
 		share = &s.together
@@ -101,11 +104,16 @@ func (s *scriptedWindows) window(_ context.Context, span time.Duration, threads 
 	x := (*share)[0]
 	*share = (*share)[1:]
 	s.calls = append(s.calls, threads)
+	rate := 1.0
+	if threads > 1 && s.slower > 0 {
+		rate = 1 / s.slower
+	}
 	for range threads {
 		wall = append(wall, span)
 		cpu = append(cpu, time.Duration(x*float64(span)))
+		work = append(work, rate*x*float64(span)/float64(time.Microsecond))
 	}
-	return wall, cpu
+	return wall, cpu, work
 }
 
 // TestMeasureHost: on a host where a busy thread gets 0.6 of a CPU alone
@@ -117,7 +125,10 @@ func (s *scriptedWindows) window(_ context.Context, span time.Duration, threads 
 // 100/61. Before, one loop of fixed work, calibrated alone then run on
 // each job, read 2.00 in one estimate and 1.00 in another at one load (its
 // calibration and its run were each a few time slices). A round where a
-// thread got no CPU is left out; with none left the slowdown is the jobs.
+// thread did no work is left out; with none left the slowdown is the
+// jobs. On two SMT siblings of one core (each thread gets a whole CPU, at
+// half the work a second), the slowdown is 2, which their CPU times (a
+// ratio of 1) would not show.
 func TestMeasureHost(t *testing.T) {
 	w := &scriptedWindows{alone: []float64{1, 0.25, 0.6, 0.6, 0.6}, together: []float64{0.4, 0.4, 0.4, 0.4, 0.4}}
 	h := measureHost(context.Background(), 2, w.window)
@@ -137,6 +148,10 @@ func TestMeasureHost(t *testing.T) {
 	w = &scriptedWindows{alone: []float64{0.5, 0.5, 0.5, 0.5, 0.5}, together: []float64{0, 0, 0, 0, 0}}
 	if slow, _ := measureHost(context.Background(), 2, w.window).slowdown(2); slow != 2 {
 		t.Errorf("no CPU at once: slowdown %v, want 2 (the jobs)", slow)
+	}
+	w = &scriptedWindows{alone: []float64{1, 1, 1, 1, 1}, together: []float64{1, 1, 1, 1, 1}, slower: 2}
+	if slow, _ := measureHost(context.Background(), 2, w.window).slowdown(2); slow != 2 {
+		t.Errorf("SMT siblings: slowdown %v, want 2", slow)
 	}
 }
 
