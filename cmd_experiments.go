@@ -74,15 +74,20 @@ how many a run would add.
 With --estimate it also measures what the run would cost on -j concurrent
 trials (capped at the CPUs), storing nothing: it loads the datasets once
 (a dataset whose files are absent is left out, named not estimable, and
-its trials not counted), times the first trial of one cell (its middle ε)
-of each [[mechanism]] block on each dataset with trials to run, one at a time;
-then, within a budget of 5% (--estimate-share) of that first estimate less what it took (at least 0.2 s, at
-most 30 s; set again from the estimate after the next step), a later trial of
-each of those cells (cheapest first; a cell's later trials are timed in a
-fixed shuffle, a random sample of them), with -j > 1 warm trials (a cell's
-later one) alone and again -j at once, to measure how much longer a trial
-takes when -j run together on this machine now (its slowdown; on a CPU
-loop when no trial fits), and further trials -j at once, each where the
+its trials not counted), measures the host (five rounds of a busy thread
+alone for 20 ms and, with -j > 1, -j of them at once: the work each does
+a second), times the first trial of one cell (its middle ε) of each
+[[mechanism]] block on each dataset with trials to run, one at a time; all
+this, from the process's start, is its floor, always spent. Then, within a
+budget of 5% (--estimate-share) of that first estimate less the floor (at
+least 0, at most 30 s; set again from the estimate after the next step), a
+later trial of each of those cells (cheapest first; a cell's later trials
+are timed in a fixed shuffle, a random sample of them), with -j > 1 warm
+trials (a cell's later one) alone and again -j at once, to measure how
+much longer a trial takes when -j run together on this machine now (its
+slowdown; when no burst of them fits, the median of the host's rounds'
+ratios of a thread's work a second alone to its work a second at once), and further
+trials -j at once, each where the
 variance of the total falls most per second timed (rows not timed yet
 first; a new cell, its first two trials, while the spread between a row's
 cells dominates, else three more later trials of its least-timed cell)
@@ -101,11 +106,14 @@ writes (each timed record's append, timed in a temporary store), a sync
 trials' records) and two syncs (the store's, the manifest's); the CPUs,
 the load average it was measured at and the host's dilation (the wall
 time of a busy thread's CPU second now, its CPU time and its wait for a
-CPU pooled over a 100 ms loop and every trial timed alone: a timed trial
+CPU pooled over the host's windows alone and every trial timed alone: a timed trial
 shorter than 25 ms counts as the larger of its wall time and its CPU time
 × dilation), and the CPUs the trials are assumed to get (-j × the CPUs the
 trials timed alone used, the process's CPU over their wall time, /
-slowdown); and the sample: trials timed, time spent, budget.
+slowdown); and the sample: the estimate's own cost from the process's
+start and its share of the predicted run, trials timed, time spent,
+budget; when the floor alone is over the share, a line "floor: …" with
+its parts.
 
 With --shards N (implies --estimate) it also prints each shard's trials and
 estimated wall time on -j concurrent trials, as "dplab run --shard i/N"
@@ -542,7 +550,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			unmerged.Trials, strings.Join(unmerged.Files, ", "), dir)
 	}
 	if *estimate {
-		printEstimate(stdout, p, j)
+		printEstimate(stdout, p, j, time.Since(since))
 		if *shards > 0 {
 			return printShardPlan(stdout, s, p, *shards, j)
 		}
@@ -568,9 +576,10 @@ func timeRender(col *report.Collector) (time.Duration, error) {
 
 // printEstimate prints the wall time Estimate predicts for p on j
 // concurrent trials with rendering, each of its parts, the CPUs and the
-// host's load it was measured at, what it measured, and the datasets it
-// left out.
-func printEstimate(w io.Writer, p *run.Plan, j int) {
+// host's load it was measured at, what it measured and what it cost
+// (cost: from the process's start until now), its floor when that alone is
+// over its share, and the datasets it left out.
+func printEstimate(w io.Writer, p *run.Plan, j int, cost time.Duration) {
 	smp := p.Sample
 	load := "not reported"
 	if l, ok := results.LoadAverage(); ok {
@@ -597,7 +606,7 @@ func printEstimate(w io.Writer, p *run.Plan, j int) {
 		if j > 1 {
 			how := "warm trials"
 			if smp.SlowdownOnLoop {
-				how = "a CPU loop (no warm trial fit the budget)"
+				how = "busy threads, the median of five rounds alone and at once (no burst of warm trials fit the budget)"
 			}
 			fmt.Fprintf(w, " (each %.2f× as long with %d at once as alone, measured now on %s: a %.2f× speedup)", smp.Slowdown, j, how, float64(j)/smp.Slowdown)
 		}
@@ -607,19 +616,28 @@ func printEstimate(w io.Writer, p *run.Plan, j int) {
 		fmt.Fprintf(w, "  syncs, rendering      %s (a sync of %s of the spec's copy, then at once two, the store's and the manifest's, and rendering, %s, timed on the sampled trials' records)\n",
 			(smp.Fsync + max(p.Render, 2*smp.Fsync)).Round(10*time.Millisecond), smp.Fsync.Round(100*time.Microsecond), p.Render.Round(10*time.Millisecond))
 	}
-	fmt.Fprintf(w, "sample: %d trials timed", smp.Trials)
+	fmt.Fprintf(w, "sample: the estimate cost %s from the process's start", cost.Round(10*time.Millisecond))
+	if ok && wall > 0 {
+		fmt.Fprintf(w, ", %.1f%% of the predicted run (its share: %.3g%%)", 100*float64(cost)/float64(wall), 100*smp.Share)
+	}
+	fmt.Fprintf(w, "; %d trials timed", smp.Trials)
 	if smp.Burst > 0 {
 		fmt.Fprintf(w, " (%d warm ones alone, then on each of %d workers at once)", smp.Burst, j)
 	}
-	fmt.Fprintf(w, " in %s: %s always (the first of one cell per [[mechanism]] block and dataset, the load's loop)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
-	fmt.Fprintf(w, " and %s more of a %s budget (--estimate-share of the estimate after a later trial per block less what is always timed, at least %s, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
-		smp.Budget.Round(10*time.Millisecond), run.MinBudget, run.SampleCap)
+	fmt.Fprintf(w, " in %s: %s always (the first of one cell per [[mechanism]] block and dataset, the host's loop)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
+	fmt.Fprintf(w, " and %s more of a %s budget (--estimate-share of the estimate after a later trial per block less all spent before, from the process's start, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
+		smp.Budget.Round(10*time.Millisecond), run.SampleCap)
 	if math.IsNaN(smp.RelErr) {
 		fmt.Fprint(w, "; no row had two cells and two later trials of one timed: the range is unknown")
 	} else {
 		fmt.Fprintf(w, "; range: two standard errors of the rows' per-trial times and of the slowdown")
 	}
 	fmt.Fprintln(w)
+	if ok {
+		if line := p.FloorLine(wall); line != "" {
+			fmt.Fprintln(w, line)
+		}
+	}
 	labels := make([]string, 0, len(p.Skipped))
 	for l := range p.Skipped {
 		labels = append(labels, l)

@@ -54,29 +54,38 @@ type Sample struct {
 	Slowdown float64
 	// SlowdownSE is the standard error of Slowdown (0: not measured).
 	SlowdownSE float64
-	// SlowdownOnLoop is true when Slowdown was measured on a CPU loop of
-	// fixed work, no warm trial fitting in the budget.
+	// SlowdownOnLoop is true when Slowdown was measured on busy threads
+	// (measureHost: the median of rounds of a busy thread's share of a CPU
+	// alone and with Jobs at once), no burst of warm trials fitting in the
+	// budget.
 	SlowdownOnLoop bool
 	// Trials is how many trials were timed; Burst the length of the
 	// sequence of warm trials timed alone and again on each of Jobs
 	// workers at once, for Slowdown.
 	Trials, Burst int
-	// Spent is the wall time of the timed trials, Base of it what Estimate
-	// always times (the first trial of one cell per stratum, and the
-	// dilation's loop), and Budget what it allowed beyond Base:
-	// SampleShare of the prediction after step 2's later trials (of the
-	// first trials' before them) less Base, at least MinBudget,
-	// at most SampleCap.
-	Spent, Base, Budget time.Duration
+	// Spent is the wall time of the timed trials and of the host's loop,
+	// Base of it what Estimate always times (the first trial of one cell
+	// per stratum, and Loop, the host's loop), and Budget what it allowed
+	// beyond Base: Share of the prediction after step 2's later trials (of
+	// the first trials' before them) less the floor (Plan.EstimateFloor:
+	// the process's start, the datasets and Base), at least 0, at most
+	// SampleCap.
+	Spent, Base, Budget, Loop time.Duration
+	// Share is the share of the predicted run the estimate may spend
+	// (Options.EstimateShare, SampleShare by default), and Blocks the
+	// strata whose first trial it always times (a dataset's rows of one
+	// [[mechanism]] block).
+	Share  float64
+	Blocks int
 	// RelErr is the relative uncertainty of the trials' share of the
 	// estimate (two standard errors, from the spread of the sampled cells'
 	// per-trial times and of Slowdown); NaN when no row had two cells
 	// sampled or some row none of its own.
 	RelErr float64
 	// Dilation is the wall time of a busy thread's CPU second here now:
-	// Σ (CPU time + time waiting, runnable, for a CPU) / Σ CPU time over a
-	// CPU loop of dilationSpan and every trial timed alone (time asleep
-	// left out): 1 on an idle CPU, about 4 when the host's load leaves
+	// Σ (CPU time + time waiting, runnable, for a CPU) / Σ CPU time over
+	// the host's windows alone (measureHost: five of 20 ms) and every
+	// trial timed alone (time asleep left out): 1 on an idle CPU, about 4 when the host's load leaves
 	// this process a quarter of one. A timed trial shorter than shortTrial
 	// counts as the larger of its wall time and its CPU time × Dilation (×
 	// Slowdown when timed with others).
@@ -92,13 +101,13 @@ type Sample struct {
 }
 
 // SampleShare is the share of the predicted run that Estimate may spend
-// timing trials, the first of one cell per stratum included (those are
-// always timed), MinBudget the least it may spend beyond those (enough to
-// measure the slowdown), and SampleCap the most. TargetRSE is the relative standard error of the trials' share of
-// the estimate at which it stops timing further cells.
+// from the process's start, its floor (the start, the datasets, the host's
+// loop and the first trial of one cell per stratum: always spent)
+// included, and SampleCap the most it may spend beyond the floor.
+// TargetRSE is the relative standard error of the trials' share of the
+// estimate at which it stops timing further cells.
 const (
 	SampleShare = 0.05
-	MinBudget   = 200 * time.Millisecond
 	SampleCap   = 30 * time.Second
 	TargetRSE   = 0.05
 )
@@ -123,27 +132,23 @@ const (
 // (threadWait; −1: unknown); ok is false when ctx was cancelled.
 type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu, wait time.Duration, failed, ok bool)
 
-// dilationTimer measures Sample.Dilation and returns the time it spent.
-type dilationTimer func(ctx context.Context) (float64, time.Duration)
-
-// loopTimer times a CPU loop of fixed work lasting about target alone, then
-// the same loop on each of jobs workers at once, and returns the times and
-// what it spent in all (its calibration included).
-type loopTimer func(ctx context.Context, target time.Duration, jobs int) (alone time.Duration, together []time.Duration, spent time.Duration, err error)
-
 // Estimate measures what p's pending trials cost on opt.Jobs concurrent
 // trials (0: the CPUs; more than the CPUs gain nothing, trials being
 // CPU-bound), storing nothing. It loads the datasets once (p.Setup); an
 // absent dataset, optional or not, is left out of the estimate and named
-// in p.Skipped with the reason. Then, within a budget, it:
+// in p.Skipped with the reason. Then it measures the host (measureHost:
+// the dilation of a busy thread, and the slowdown of Jobs of them at
+// once) and, within a budget:
 //
 //  1. times, one at a time, the first trial of one cell of each stratum, a
 //     dataset's rows of one [[mechanism]] block (a sweep of its params
 //     makes a row of each value): the row's with the most trials to run, at the middle
 //     of its ε values or sweep. A row with no cell timed takes its
-//     stratum's costs. This alone is always timed; the budget is
-//     SampleShare of the estimate it gives (p.Startup, p.Setup and the
-//     trials) less what it took, at least MinBudget, at most SampleCap;
+//     stratum's costs. This, the start, the datasets and the host's loop
+//     are always spent (EstimateFloor); the budget is the share
+//     (opt.EstimateShare, SampleShare by default) of the estimate it gives
+//     (p.Startup, p.Setup and the trials) less that floor, at least 0, at
+//     most SampleCap;
 //  2. times a later trial of those cells alone (the first of the cell's
 //     later trials in a fixed shuffle: those timed are a random sample),
 //     the cheapest first, while each fits: a row's PerTrial is from its
@@ -152,7 +157,8 @@ type loopTimer func(ctx context.Context, target time.Duration, jobs int) (alone 
 //  3. when Jobs > 1, measures Slowdown, a trial's wall time when Jobs run
 //     at once over its time alone, between 1 and Jobs: the parallel
 //     efficiency of this machine now, a busy host's contention included
-//     (measureSlowdown: on warm trials, or on a CPU loop when none fits);
+//     (measureSlowdown: on warm trials when they fit, else the host's
+//     loop's);
 //  4. while the budget lasts and the trials' share of the estimate has a
 //     relative standard error above TargetRSE, times further trials, each
 //     where the variance of the total falls most per second timed (rows
@@ -234,16 +240,11 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		}
 		return d, cpu, wait, rec.Status == results.StatusFailed, ok
 	}
-	// The dilation's first guess: a CPU loop's wall time over its CPU
-	// time. estimate pools it with the trials timed alone.
-	dilation := func(ctx context.Context) (float64, time.Duration) {
-		wall, cpu := spinWindow(ctx)
-		if cpu <= 0 {
-			return 1, wall
-		}
-		return max(float64(wall)/float64(cpu), 1), wall
-	}
-	if err := p.estimate(ctx, jobs, cmp.Or(opt.EstimateShare, SampleShare), MinBudget, SampleCap, timer, cpuLoop, dilation); err != nil {
+	// The host's dilation and slowdown on busy threads; estimate pools the
+	// dilation with the trials timed alone and prefers a slowdown measured
+	// on warm trials when they fit its budget.
+	host := func(ctx context.Context, jobs int) hostSample { return measureHost(ctx, jobs, spinWindows) }
+	if err := p.estimate(ctx, jobs, cmp.Or(opt.EstimateShare, SampleShare), SampleCap, timer, host); err != nil {
 		return err
 	}
 	if aloneWall > 0 {
@@ -613,14 +614,14 @@ type task struct {
 }
 
 // estimate is Estimate after the data are loaded, with a budget of share of
-// the first prediction (at least floor, at most limit), and the trials
-// timed by timeTrial (tests inject synthetic times). The budget is
-// accounted from the times timeTrial returns: trials in sequence cost
+// the prediction less the floor (p.Startup, p.Setup, the host's loop and
+// the first trials; at least 0, at most limit), the host measured by host
+// and the trials timed by timeTrial (tests inject synthetic times). The
+// budget is accounted from the times they return: trials in sequence cost
 // their sum, a wave of concurrent ones its slowest worker's. Everything
-// but the first trial of one cell per stratum is charged to it, and a
-// step starts only when its cost predicted from the costs so far fits in
-// what is left.
-func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, limit time.Duration, timeTrial trialTimer, loop loopTimer, dilation dilationTimer) error {
+// but the floor is charged to it, and a step starts only when its cost
+// predicted from the costs so far fits in what is left.
+func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time.Duration, timeTrial trialTimer, host hostTimer) error {
 	s, cells := p.grid.Spec(), p.grid.Cells()
 	rows := make([]*rowSample, 0, len(p.Rows))
 	rowOf := map[string]*rowSample{}
@@ -664,12 +665,21 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 			rs.peers = st
 		}
 	}
-	smp := Sample{Jobs: jobs, Slowdown: 1}
+	smp := Sample{Jobs: jobs, Slowdown: 1, Share: share, Blocks: len(strata)}
 	// 0. How much longer than its CPU time a busy thread's work takes
 	// here now: a trial of microseconds is rarely preempted while timed,
-	// but a run of thousands of them shares the CPUs with the host's load.
-	var spent time.Duration
-	smp.Dilation, spent = dilation(ctx)
+	// but a run of thousands of them shares the CPUs with the host's load;
+	// and, for jobs > 1, how much longer still with jobs at once.
+	h := host(ctx, jobs)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	spent := h.spent
+	smp.Loop, smp.Dilation = h.spent, h.dilation
+	if jobs > 1 {
+		smp.Slowdown, smp.SlowdownSE = h.slowdown(jobs)
+		smp.SlowdownOnLoop = true
+	}
 	// The dilation is then pooled over the loop and every trial timed
 	// alone: Σ (CPU + wait for a CPU) / Σ CPU, weighed by their CPU time,
 	// so that seconds of trials, not one 100 ms window, decide it (a 100
@@ -677,8 +687,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 	// gaussmix_authors_wine's panel got 0.35 of a CPU, 2.8). Time asleep
 	// (a lock, a child process, the disk) is not in it.
 	var poolMu sync.Mutex
-	poolCPU := float64(spent) / smp.Dilation
-	poolAll := float64(spent)
+	poolCPU, poolAll := float64(h.cpu), float64(h.wall)
 	timeTrial = pooling(timeTrial, func(cpu, wait time.Duration) {
 		poolMu.Lock()
 		poolCPU += float64(cpu)
@@ -773,14 +782,19 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		}
 		return w
 	}
-	// The budget: share of the predicted run less what is always timed, at
-	// least floor, at most limit; set first from the first trials (their
-	// one-off work counted in every trial: compare_classification's
-	// predicted 4m38s where step 2's trials predicted 2m28s), then again
-	// after step 2.
+	// The budget: share of the predicted run (p.Startup, p.Setup and the
+	// trials on jobs at the slowdown) less all the estimate spent before
+	// it (the process's start, the datasets, the host's loop, the first
+	// trials: its floor), at least 0, at most limit; set first from the
+	// first trials (their one-off work counted in every trial:
+	// compare_classification's predicted 4m38s where step 2's trials
+	// predicted 2m28s), then again after step 2. Before, the start and
+	// the datasets were left out and the budget was at least 200 ms: the
+	// estimate cost 7–8% of compare_classification's run (datasets 2.4 s,
+	// first trials 5.5 s) and 29–38% of rgm_fig1's 3 s.
 	budget := func() time.Duration {
-		pred := float64(p.Startup+p.Setup) + work()/float64(jobs)
-		return min(max(time.Duration(share*pred)-base, floor), limit)
+		pred := float64(p.Startup+p.Setup) + work()*smp.Slowdown/float64(jobs)
+		return min(max(time.Duration(share*pred)-(p.Startup+p.Setup+base), 0), limit)
 	}
 	smp.Budget = budget()
 	left := func() time.Duration { return smp.Budget - (spent - base) }
@@ -788,7 +802,9 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 	// the cheapest cell first, alone, each stopped when it outlasts what
 	// is left (a later trial without the first's one-off work may cost far
 	// less than the first): it separates a cell's one-off work from its
-	// trials'.
+	// trials'. The budget is set again before each, from the estimate the
+	// later trials so far give: the first trials' estimate, their one-off
+	// work in every trial, would allow more than the share of the run.
 	slices.SortStableFunc(tasks, func(a, b task) int {
 		return cmp.Compare(rows[a.row].sampled[0].first.wall, rows[b.row].sampled[0].first.wall)
 	})
@@ -797,7 +813,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 		if len(cs.order) == 0 {
 			continue
 		}
-		if left() <= 0 {
+		if smp.Budget = budget(); left() <= 0 {
 			break
 		}
 		cs.next++
@@ -816,7 +832,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 	smp.Budget = budget()
 	// 3. The parallel efficiency.
 	if jobs > 1 {
-		d, err := p.measureSlowdown(ctx, &smp, rows, jobs, left(), timeTrial, loop)
+		d, err := p.measureSlowdown(ctx, &smp, rows, jobs, left(), timeTrial)
 		if err != nil {
 			return err
 		}
@@ -829,7 +845,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, floor, lim
 	// total falls most per second, (ToRun · SE)² / (m + 1) / cost, m the
 	// row's trials timed), rows with no cell of their own first, among
 	// those whose task's predicted cost fits in what is left.
-	for {
+	for left() > 0 {
 		if rel := relErr(rows, smp); !math.IsNaN(rel) && rel/2 <= TargetRSE {
 			break
 		}
@@ -953,12 +969,12 @@ type warmTrial struct{ cell, trial int }
 // least minWarm first (a shorter one, a memoised fit, says little) and
 // cycling, timed alone until they last burstAlone, then each worker of
 // jobs times the same sequence at once; Slowdown is the slowest worker's
-// time over the time alone. When no warm trial is timed or the burst's predicted
-// cost (alone, then at worst jobs times as long at once) does not fit,
-// the same is measured on a CPU loop of fixed work instead, as long as
-// fits: it sees the host's contention but not the trials' own (memory
-// bandwidth). It returns the time spent.
-func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSample, jobs int, budget time.Duration, timeTrial trialTimer, loop loopTimer) (time.Duration, error) {
+// time over the time alone. When no warm trial is timed or the burst's
+// predicted cost (alone, then at worst jobs times as long at once) does
+// not fit, smp keeps the slowdown measureHost measured on its busy threads
+// (SlowdownOnLoop): it sees the host's contention but not the trials' own
+// (memory bandwidth). It returns the time spent.
+func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSample, jobs int, budget time.Duration, timeTrial trialTimer) (time.Duration, error) {
 	var order []warmTrial // a later trial of each cell with one timed
 	warm := map[warmTrial]time.Duration{}
 	for _, rs := range rows {
@@ -970,67 +986,51 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 			}
 		}
 	}
+	if len(order) == 0 {
+		return 0, nil
+	}
 	if long := slices.DeleteFunc(slices.Clone(order), func(w warmTrial) bool { return warm[w] < minWarm }); len(long) > 0 {
 		order = long
 	}
 	slices.SortStableFunc(order, func(a, b warmTrial) int {
 		return cmp.Or(cmp.Compare(warm[a], warm[b]), cmp.Compare(a.cell, b.cell))
 	})
-	alone, together := burstAlone, burstAlone
-	if len(order) > 0 {
-		w := warm[order[0]]
-		alone = time.Duration(math.Ceil(float64(burstAlone)/float64(w))) * w
-		together = time.Duration(jobs) * alone
+	w := warm[order[0]]
+	alone := time.Duration(math.Ceil(float64(burstAlone)/float64(w))) * w
+	if alone+time.Duration(jobs)*alone > budget {
+		return 0, nil
 	}
-	var times []time.Duration
 	var seq []warmTrial
-	var err error
-	var calibration time.Duration
-	if len(order) > 0 && alone+together <= budget {
-		var spentAlone time.Duration
-		for k := 0; spentAlone < burstAlone && k < maxBurst; k++ {
-			w := order[k%len(order)]
-			d, _, _, _, ok := timeTrial(ctx, w.cell, w.trial, 1)
-			if !ok {
-				return 0, ctx.Err()
-			}
-			seq = append(seq, w)
-			spentAlone += d
+	var spentAlone time.Duration
+	for k := 0; spentAlone < burstAlone && k < maxBurst; k++ {
+		w := order[k%len(order)]
+		d, _, _, _, ok := timeTrial(ctx, w.cell, w.trial, 1)
+		if !ok {
+			return 0, ctx.Err()
 		}
-		times, err = atOnce(ctx, jobs, func() (time.Duration, bool) {
-			var sum time.Duration
-			for _, w := range seq {
-				d, _, _, _, ok := timeTrial(ctx, w.cell, w.trial, jobs)
-				if !ok {
-					return 0, false
-				}
-				sum += d
-			}
-			return sum, true
-		})
-		times = append([]time.Duration{spentAlone}, times...)
-		smp.Burst = len(seq)
-		smp.Trials += (1 + jobs) * len(seq)
-	} else {
-		// A CPU loop as long as a share of the budget alone (its
-		// calibration, the time alone included, at most about thrice that,
-		// then jobs times as long at most), at least minLoop.
-		smp.SlowdownOnLoop = true
-		a, tog, all, err := loop(ctx, min(burstAlone, max(budget/time.Duration(3+jobs), minLoop)), jobs)
-		if err != nil {
-			return 0, err
-		}
-		times = append([]time.Duration{a}, tog...)
-		calibration = all - a - slices.Max(tog)
+		seq = append(seq, w)
+		spentAlone += d
 	}
+	times, err := atOnce(ctx, jobs, func() (time.Duration, bool) {
+		var sum time.Duration
+		for _, w := range seq {
+			d, _, _, _, ok := timeTrial(ctx, w.cell, w.trial, jobs)
+			if !ok {
+				return 0, false
+			}
+			sum += d
+		}
+		return sum, true
+	})
 	if err != nil {
 		return 0, err
 	}
-	spent := calibration + times[0] + slices.Max(times[1:])
-	if times[0] > 0 {
+	smp.Burst = len(seq)
+	smp.Trials += (1 + jobs) * len(seq)
+	if spentAlone > 0 {
 		ratios := make([]float64, jobs)
-		for w, d := range times[1:] {
-			ratios[w] = float64(d) / float64(times[0])
+		for w, d := range times {
+			ratios[w] = float64(d) / float64(spentAlone)
 		}
 		// The slowest worker's: the jobs finished their sequences then, as
 		// a run's trials finish when its last worker does (with trials
@@ -1040,8 +1040,9 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 		// timing noise.
 		smp.Slowdown = min(max(slices.Max(ratios), 1), float64(jobs))
 		smp.SlowdownSE = stdErr(ratios)
+		smp.SlowdownOnLoop = false
 	}
-	return spent, nil
+	return spentAlone + slices.Max(times), nil
 }
 
 // trialTime is one trial as timed: its wall and CPU time, with slow trials
@@ -1083,36 +1084,121 @@ func pooling(timeTrial trialTimer, add func(cpu, wait time.Duration)) trialTimer
 // 1 at -j 1: 34 min estimated, 5.5 min run).
 const shortTrial = 25 * time.Millisecond
 
-// dilationSpan is how long measureDilation spins: many of the scheduler's
-// time slices, so that the share of the CPU the host leaves shows.
-const dilationSpan = 100 * time.Millisecond
+// hostRounds is how many rounds measureHost times, hostWindow how long
+// each of a round's windows spins: five windows alone make the 100 ms of
+// many of a busy scheduler's time slices that the dilation needs, and the
+// slowdown is the median of five rounds' ratios, not one loop's (a 50 ms
+// loop of fixed work, calibrated alone just before, measured 2.00 and
+// 1.00 on 2 jobs minutes apart at one load: its calibration and its run
+// at once were each a few time slices, the luck of either decided it).
+const (
+	hostRounds = 5
+	hostWindow = 20 * time.Millisecond
+)
 
-// spinWindow spins on one thread for dilationSpan of wall time and
-// returns that and the thread's CPU time (0 where it is not available).
-func spinWindow(ctx context.Context) (wall, cpu time.Duration) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	c0, t0 := threadCPU(), time.Now()
-	for time.Since(t0) < dilationSpan && ctx.Err() == nil {
-		spin(1 << 12)
-	}
-	wall, cpu = time.Since(t0), threadCPU()-c0
-	if c0 < 0 {
-		cpu = 0
-	}
-	return wall, cpu
+// hostSample is what measureHost measured: the dilation of the windows
+// alone (their wall time over their CPU time, at least 1; 1 when their CPU
+// time is unknown), their wall and CPU time (pooled after with the trials
+// timed alone), each round's slowdown, and the time it spent.
+type hostSample struct {
+	dilation  float64
+	wall, cpu time.Duration
+	ratios    []float64
+	spent     time.Duration
 }
 
-// cpuLoop is the loopTimer of spin.
-func cpuLoop(ctx context.Context, target time.Duration, jobs int) (alone time.Duration, together []time.Duration, spent time.Duration, err error) {
-	t0 := time.Now()
-	n, alone := calibrateLoop(target)
-	together, err = atOnce(ctx, jobs, func() (time.Duration, bool) {
-		t := time.Now()
-		spin(n)
-		return time.Since(t), ctx.Err() == nil
-	})
-	return alone, together, time.Since(t0), err
+// slowdown is the median of the rounds' ratios, between 1 and jobs, with
+// the standard error of their mean; jobs (the trials taking turns on one
+// CPU, the pessimistic end) with no round measured.
+func (h hostSample) slowdown(jobs int) (slow, se float64) {
+	if len(h.ratios) == 0 {
+		return float64(jobs), 0
+	}
+	r := slices.Sorted(slices.Values(h.ratios))
+	med := r[len(r)/2]
+	if len(r)%2 == 0 {
+		med = (r[len(r)/2-1] + r[len(r)/2]) / 2
+	}
+	return min(max(med, 1), float64(jobs)), stdErr(r)
+}
+
+// hostTimer measures the host: the dilation of a busy thread and, for
+// jobs > 1, the slowdown of jobs busy threads at once.
+type hostTimer func(ctx context.Context, jobs int) hostSample
+
+// windowTimer spins on threads threads at once for span of wall time and
+// returns each thread's wall time, CPU time (0: unknown) and work done (in
+// any fixed unit).
+type windowTimer func(ctx context.Context, span time.Duration, threads int) (wall, cpu []time.Duration, work []float64)
+
+// measureHost times hostRounds rounds, each a window of hostWindow on one
+// thread and, for jobs > 1, one on jobs threads at once, by window. A
+// spinning thread's wall time over its CPU time is its dilation: its CPU
+// time and its time waiting, runnable, for a CPU (it never sleeps) over
+// its CPU time. A round's slowdown is the work a spinning thread did per
+// second alone over what each of the jobs threads did at once (Σ work / Σ
+// wall) just after: the share of a CPU each of jobs CPU-bound trials gets
+// against one's, now (the host's load, a scheduler sharing the CPUs
+// between sessions), and what sharing a core costs (SMT siblings, a lower
+// clock with more cores busy), which their CPU times would not show.
+// Measured as rates over a fixed wall time, not as times of fixed work,
+// it needs no calibration; the rounds interleaved, a change of the load
+// between them moves every round alike; their median is robust to a
+// round's unlucky window. A round where a thread did no work is left out.
+func measureHost(ctx context.Context, jobs int, window windowTimer) hostSample {
+	var h hostSample
+	for range hostRounds {
+		if ctx.Err() != nil {
+			break
+		}
+		w1, c1, k1 := window(ctx, hostWindow, 1)
+		h.wall, h.cpu = h.wall+w1[0], h.cpu+c1[0]
+		h.spent += w1[0]
+		if jobs <= 1 {
+			continue
+		}
+		wj, _, kj := window(ctx, hostWindow, jobs)
+		h.spent += slices.Max(wj)
+		var wall time.Duration
+		var work float64
+		for i := range wj {
+			wall, work = wall+wj[i], work+kj[i]
+		}
+		if k1[0] > 0 && !slices.Contains(kj, 0) {
+			h.ratios = append(h.ratios, k1[0]/float64(w1[0])/(work/float64(wall)))
+		}
+	}
+	h.dilation = 1
+	if h.cpu > 0 {
+		h.dilation = max(float64(h.wall)/float64(h.cpu), 1)
+	}
+	return h
+}
+
+// spinWindows is the windowTimer of spin: each thread locked to its OS
+// thread, timed by the clock and its own CPU clock, its work the rounds of
+// spin it did.
+func spinWindows(ctx context.Context, span time.Duration, threads int) (wall, cpu []time.Duration, work []float64) {
+	wall, cpu, work = make([]time.Duration, threads), make([]time.Duration, threads), make([]float64, threads)
+	var wg sync.WaitGroup
+	for w := range threads {
+		wg.Go(func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			const n = 1 << 12
+			c0, t0 := threadCPU(), time.Now()
+			for time.Since(t0) < span && ctx.Err() == nil {
+				spin(n)
+				work[w] += n
+			}
+			wall[w], cpu[w] = time.Since(t0), threadCPU()-c0
+			if c0 < 0 {
+				cpu[w] = 0
+			}
+		})
+	}
+	wg.Wait()
+	return wall, cpu, work
 }
 
 // atOnce runs f on jobs goroutines at once and returns their times; the
@@ -1131,11 +1217,6 @@ func atOnce(ctx context.Context, jobs int, f func() (time.Duration, bool)) ([]ti
 	return times, nil
 }
 
-// minLoop is the shortest CPU loop measureSlowdown times: several of a
-// busy scheduler's time slices (shorter loops measured slowdowns of 1.00
-// and 1.97 on 2 jobs minutes apart at load 30–37).
-const minLoop = 50 * time.Millisecond
-
 // spinSink keeps spin's work from being optimised away.
 var spinSink atomic.Uint64
 
@@ -1148,27 +1229,6 @@ func spin(n int) {
 		x ^= x << 17
 	}
 	spinSink.Add(x)
-}
-
-// calibrateLoop returns a round count of spin lasting about target alone,
-// and the time of its last run.
-func calibrateLoop(target time.Duration) (int, time.Duration) {
-	n := 1 << 14
-	for {
-		t0 := time.Now()
-		spin(n)
-		d := time.Since(t0)
-		if d >= target/2 || n >= 1<<40 {
-			if d >= target {
-				return n, d
-			}
-			n = int(float64(n) * float64(target) / float64(max(d, 1)))
-			t0 = time.Now()
-			spin(n)
-			return n, time.Since(t0)
-		}
-		n *= 4
-	}
 }
 
 // relErr is the relative uncertainty of the trials' share of the estimate,
@@ -1224,6 +1284,30 @@ func stdErr(x []float64) float64 {
 	}
 	_, v := meanVar(x)
 	return math.Sqrt(v / float64(len(x)))
+}
+
+// EstimateFloor is what Estimate spends whatever its share: the
+// process's start (Startup), the datasets (Setup) and what it always times
+// (Sample.Base: the host's loop and the first trial of one cell per
+// stratum). Its budget for further trials is what the share of the
+// prediction leaves beyond it.
+func (p *Plan) EstimateFloor() time.Duration { return p.Startup + p.Setup + p.Sample.Base }
+
+// FloorLine is one line saying that the floor alone (EstimateFloor) is
+// more than the estimate's share of wall, the predicted run, and of what,
+// "" when it is not.
+func (p *Plan) FloorLine(wall time.Duration) string {
+	floor, smp := p.EstimateFloor(), p.Sample
+	if wall <= 0 || float64(floor) <= smp.Share*float64(wall) {
+		return ""
+	}
+	sec := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + " s" }
+	beyond := "nothing timed beyond it"
+	if smp.Spent > smp.Base {
+		beyond = sec(smp.Spent-smp.Base) + " timed beyond it, of a budget set on an earlier prediction"
+	}
+	return fmt.Sprintf("floor: %s = %.1f%% of the predicted run, over the %.3g%% share (%s): start-up %s, datasets %s, one trial per block %s (%d blocks), the host's loop %s",
+		sec(floor), 100*float64(floor)/float64(wall), 100*smp.Share, beyond, sec(p.Startup), sec(p.Setup), sec(smp.Base-smp.Loop), smp.Blocks, sec(smp.Loop))
 }
 
 // SlowdownAt is the factor by which a trial's time grows when jobs run at

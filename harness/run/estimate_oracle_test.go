@@ -141,7 +141,7 @@ func busyAttempt(t *testing.T, trials, jobs int, serial bool, want time.Duration
 	var errs []string
 	s, p := busySpec(t, trials, serial)
 	// A budget of four times the prediction: enough for the slowdown's
-	// burst of waiting trials (a CPU loop, the fallback, would not see the
+	// burst of waiting trials (the host's loop, the fallback, would not see the
 	// lock) in a test this short.
 	if err := p.Estimate(context.Background(), Options{Cache: &DataCache{}, Jobs: jobs, EstimateShare: 4}); err != nil {
 		t.Fatal(err)

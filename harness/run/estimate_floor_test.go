@@ -1,0 +1,203 @@
+package run
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dplab/dplab/harness/internal/spectest"
+	"github.com/dplab/dplab/results"
+)
+
+// TestEstimateBudgetCountsLoading: the datasets count against the
+// estimate's share. With a hundred trials a cell (AdaSSP 12 ms a trial
+// and 8 ms more a cell, Ridge 2 ms and 6 ms, 1.5× as long two at once),
+// the trials take 1.5 · (500·12 + 5·8 + 100·2 + 6) ms / 2 = 4.6845 s on
+// 2 jobs, and loading the data, Setup = 0.04/0.96 of that (195.1875 ms),
+// 4% of the predicted run: the budget is what 5% of it leaves after the
+// loading and the first trials (28 ms), 20.797 ms, under 1% of the run.
+// On 1bd6aa2 (this test ported to its estimate's signature) the loading
+// was left out and the budget at least 200 ms: 200 ms, 4.1% of the run,
+// 239 ms timed beyond the floor, and the estimate cost 9.5% of the run.
+func TestEstimateBudgetCountsLoading(t *testing.T) {
+	ms := time.Millisecond
+	trials := 4684500 * time.Microsecond
+	p, f := manyTrialsPlan(t, 100, time.Duration(float64(trials)*0.04/0.96), 12*ms, 8*ms, 2*ms, 6*ms)
+	if err := p.estimate(context.Background(), 2, SampleShare, time.Hour, f.time, f.host); err != nil {
+		t.Fatal(err)
+	}
+	wall, ok := p.EstimatedWall(2)
+	if !ok || wall != p.Setup+trials {
+		t.Fatalf("estimate %v (%v), want %v", wall, ok, p.Setup+trials)
+	}
+	smp := p.Sample
+	if share := float64(p.Setup) / float64(wall); share < 0.0399 || share > 0.0401 {
+		t.Fatalf("loading is %.4f of the run, want 0.04", share)
+	}
+	want := time.Duration(SampleShare*float64(wall)) - p.Setup - 28*ms
+	if smp.Budget != want || float64(smp.Budget) > 0.01*float64(wall) {
+		t.Errorf("budget %v (%.2f%% of the run), want %v, at most 1%%", smp.Budget, 100*float64(smp.Budget)/float64(wall), want)
+	}
+	if smp.Spent-smp.Base > smp.Budget {
+		t.Errorf("spent %v beyond the floor, over the budget %v", smp.Spent-smp.Base, smp.Budget)
+	}
+	if cost := p.Setup + smp.Spent; float64(cost) > SampleShare*float64(wall) {
+		t.Errorf("the estimate cost %v, %.2f%% of the run, over the 5%% share", cost, 100*float64(cost)/float64(wall))
+	}
+	if line := p.FloorLine(wall); line != "" {
+		t.Errorf("floor line %q, want none (the floor is within the share)", line)
+	}
+}
+
+// TestEstimateFloorLine: when the floor alone (the start, 0.2 s here; the
+// datasets, 1 s; the first trial of one cell per block, 28 ms) is over
+// the share of the predicted run, nothing is timed beyond it (no later
+// trial, no slowdown burst: the host's loop's slowdown is kept) and
+// FloorLine says so with its parts. On 1bd6aa2 the budget was at least
+// 200 ms whatever the floor: 4 trials timed, 239 ms beyond the floor
+// (the later trials and the slowdown's loop).
+func TestEstimateFloorLine(t *testing.T) {
+	ms := time.Millisecond
+	p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
+	p.Startup = 200 * ms
+	if err := p.estimate(context.Background(), 2, SampleShare, time.Hour, f.time, f.host); err != nil {
+		t.Fatal(err)
+	}
+	smp := p.Sample
+	timed := 0
+	for _, n := range f.calls {
+		timed += n
+	}
+	if smp.Budget != 0 || smp.Spent != smp.Base || smp.Trials != 2 || timed != 2 || !smp.SlowdownOnLoop || smp.Slowdown != 1.5 {
+		t.Errorf("sample %+v, %d trials timed: want no budget, the 2 first trials alone, the loop's slowdown 1.5", smp, timed)
+	}
+	wall, _ := p.EstimatedWall(2) // 1.2 s + 1.5·(50·20 + 10·8)/2 ms
+	if wall != 2010*ms {
+		t.Fatalf("estimate %v, want 2.01s", wall)
+	}
+	want := "floor: 1.23 s = 61.1% of the predicted run, over the 5% share (nothing timed beyond it): start-up 0.20 s, datasets 1.00 s, one trial per block 0.03 s (2 blocks), the host's loop 0.00 s"
+	if got := p.FloorLine(wall); got != want {
+		t.Errorf("floor line\n%q, want\n%q", got, want)
+	}
+}
+
+// scriptedWindows is a windowTimer of scripted CPU shares: the i-th
+// window alone gets alone[i] of a CPU, the i-th window at once together[i]
+// on each thread, each lasting span; a thread does a round of work a
+// microsecond of CPU alone, and slower times fewer at once (a core's SMT
+// siblings busy; 0: as many).
+type scriptedWindows struct {
+	alone, together []float64
+	slower          float64
+	calls           []int // the threads of each call
+}
+
+func (s *scriptedWindows) window(_ context.Context, span time.Duration, threads int) (wall, cpu []time.Duration, work []float64) {
+	share := &s.alone
+	if threads > 1 {
+		share = &s.together
+	}
+	x := (*share)[0]
+	*share = (*share)[1:]
+	s.calls = append(s.calls, threads)
+	rate := 1.0
+	if threads > 1 && s.slower > 0 {
+		rate = 1 / s.slower
+	}
+	for range threads {
+		wall = append(wall, span)
+		cpu = append(cpu, time.Duration(x*float64(span)))
+		work = append(work, rate*x*float64(span)/float64(time.Microsecond))
+	}
+	return wall, cpu, work
+}
+
+// TestMeasureHost: on a host where a busy thread gets 0.6 of a CPU alone
+// and 0.4 each with a second one (a slowdown of 1.5), but whose windows
+// are unlucky in two rounds (one alone window gets a whole CPU, one a
+// quarter, as a 20 ms window may on a busy host: those rounds read 2.5,
+// 2 at the bound, and 0.625, 1 at the bound), the slowdown is the rounds'
+// median, 1.5, and the dilation Σ wall / Σ CPU of the windows alone,
+// 100/61. Before, one loop of fixed work, calibrated alone then run on
+// each job, read 2.00 in one estimate and 1.00 in another at one load (its
+// calibration and its run were each a few time slices). A round where a
+// thread did no work is left out; with none left the slowdown is the
+// jobs. On two SMT siblings of one core (each thread gets a whole CPU, at
+// half the work a second), the slowdown is 2, which their CPU times (a
+// ratio of 1) would not show.
+func TestMeasureHost(t *testing.T) {
+	w := &scriptedWindows{alone: []float64{1, 0.25, 0.6, 0.6, 0.6}, together: []float64{0.4, 0.4, 0.4, 0.4, 0.4}}
+	h := measureHost(context.Background(), 2, w.window)
+	slow, _ := h.slowdown(2)
+	if math.Abs(slow-1.5) > 1e-12 || len(h.ratios) != hostRounds || math.Abs(h.dilation-100.0/61) > 1e-12 || h.spent != 2*hostRounds*hostWindow {
+		t.Errorf("host %+v, slowdown %v; want 1.5 from %d rounds, dilation %v, %v spent", h, slow, hostRounds, 100.0/61, 2*hostRounds*hostWindow)
+	}
+	if want := []int{1, 2, 1, 2, 1, 2, 1, 2, 1, 2}; !slices.Equal(w.calls, want) {
+		t.Errorf("windows %v, want alone and at once interleaved, %v", w.calls, want)
+	}
+	// One job: the windows alone only, no slowdown.
+	w = &scriptedWindows{alone: []float64{0.5, 0.5, 0.5, 0.5, 0.5}}
+	if h := measureHost(context.Background(), 1, w.window); len(w.calls) != hostRounds || h.dilation != 2 || len(h.ratios) != 0 || h.spent != hostRounds*hostWindow {
+		t.Errorf("one job: host %+v after windows %v, want %d windows alone, dilation 2", h, w.calls, hostRounds)
+	}
+	// No CPU at once: no round measured, the slowdown is the jobs.
+	w = &scriptedWindows{alone: []float64{0.5, 0.5, 0.5, 0.5, 0.5}, together: []float64{0, 0, 0, 0, 0}}
+	if slow, _ := measureHost(context.Background(), 2, w.window).slowdown(2); slow != 2 {
+		t.Errorf("no CPU at once: slowdown %v, want 2 (the jobs)", slow)
+	}
+	w = &scriptedWindows{alone: []float64{1, 1, 1, 1, 1}, together: []float64{1, 1, 1, 1, 1}, slower: 2}
+	if slow, _ := measureHost(context.Background(), 2, w.window).slowdown(2); slow != 2 {
+		t.Errorf("SMT siblings: slowdown %v, want 2", slow)
+	}
+}
+
+// TestEstimateBudgetFollowsLaterTrials: the budget is set again before
+// each of step 2's later trials, so a row whose first trial is mostly
+// one-off work does not lend the estimate a share of a run it will not
+// be. AdaSSP's first trials take 100 ms, its later ones 1 ms (1000 to
+// run), Ridge's 150 ms (200 to run), Setup 0.9 s: the first trials
+// predict 0.9 + 0.75 · (1000·100 + 200·150) ms = 98.4 s, whose 5% leaves
+// 3.77 s beyond the 1.15 s floor; AdaSSP's later trial brings the
+// prediction to 0.9 + 0.75 · (1000·1 + 5·99 + 200·150) ms = 24.52 s, whose
+// 5% leaves 75 ms: Ridge's later trial (150 ms) is cut there, and the
+// estimate costs at most 5% of the run it predicts. When the budget was
+// set once after step 2 (the previous commit), Ridge's later trial ran
+// whole: the estimate cost 1.301 s, 5.3% of that run.
+func TestEstimateBudgetFollowsLaterTrials(t *testing.T) {
+	ms := time.Millisecond
+	p, f := manyTrialsPlan(t, 200, 900*ms, ms, 99*ms, 150*ms, 0)
+	if err := p.estimate(context.Background(), 2, SampleShare, time.Hour, f.time, f.host); err != nil {
+		t.Fatal(err)
+	}
+	wall, _ := p.EstimatedWall(2)
+	smp := p.Sample
+	if smp.Base != 250*ms || p.Rows[0].Cost.Timed != 2 || p.Rows[1].Cost.Timed != 1 {
+		t.Errorf("floor %v, rows %+v, %+v: want 250 ms always timed, AdaSSP's later trial timed, Ridge's cut", smp.Base, p.Rows[0].Cost, p.Rows[1].Cost)
+	}
+	if cost := p.Setup + smp.Spent; float64(cost) > SampleShare*float64(wall) {
+		t.Errorf("the estimate cost %v, %.2f%% of the %v it predicts: over the 5%% share", cost, 100*float64(cost)/float64(wall), wall)
+	}
+}
+
+// manyTrialsPlan is sweepSpec's plan with trials a cell and the given
+// Setup, and a timer of AdaSSP's trials taking ada (and adaOnce more for
+// a cell's first), Ridge's ridge (and ridgeOnce), 1.5× as long two at
+// once.
+func manyTrialsPlan(t *testing.T, trials int, setup, ada, adaOnce, ridge, ridgeOnce time.Duration) (*Plan, *syntheticTrials) {
+	t.Helper()
+	s := spectest.MustParse(t, strings.Replace(sweepSpec, "trials = 10", "trials = "+strconv.Itoa(trials), 1))
+	p, err := MakePlan(context.Background(), spectest.Plan(t, s), results.FromSlice(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Setup = setup
+	return p, &syntheticTrials{
+		later:  []time.Duration{ada, ada, ada, ada, ada, ridge},
+		oneOff: []time.Duration{adaOnce, adaOnce, adaOnce, adaOnce, adaOnce, ridgeOnce},
+		slow:   1.5, calls: map[[2]int]int{},
+	}
+}
