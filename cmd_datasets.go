@@ -19,7 +19,7 @@ import (
 
 var datasetsCommand = &command{
 	Name:      "datasets",
-	UsageLine: "datasets list | fetch NAME...|--all | verify [NAME...] | info NAME [--set key=value]... [--data-dir DIR]",
+	UsageLine: "datasets list | fetch NAME...|--all | verify [NAME...] | info NAME [--set key=value]... | clean-cache [--data-dir DIR]",
 	Short:     "list, fetch, verify and describe the registered datasets",
 	Long: `Subcommands:
 
@@ -34,6 +34,9 @@ var datasetsCommand = &command{
   info NAME       load the dataset (params with --set key=value, repeatable) and
                   print its shape, label balance or target range, max row norm
                   and λ_min(XᵀX)
+  clean-cache     remove the parse cache: the datasets that runs parsed once
+                  and read back since (os.UserCacheDir()/dplab/parsed;
+                  DPLAB_NO_PARSE_CACHE=1 keeps runs from using it)
 
 The data directory is --data-dir, else $DPLAB_DATA, else the user cache
 directory (dplab/datasets). Files may be stored plain, .gz or .bz2.`,
@@ -42,7 +45,7 @@ directory (dplab/datasets). Files may be stored plain, .gz or .bz2.`,
 
 func cmdDatasets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usagef("datasets: missing subcommand (list, fetch, verify or info)")
+		return usagef("datasets: missing subcommand (list, fetch, verify, info or clean-cache)")
 	}
 	sub, rest := args[0], args[1:]
 	if sub == "-h" || sub == "--help" || sub == "-help" {
@@ -92,8 +95,17 @@ func cmdDatasets(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return usagef("datasets info takes one dataset name, got %d", len(pos))
 		}
 		return datasetsInfo(stdout, datasets.DataDir(*dataDir), pos[0], sets, *maxEig, int64(maxData))
+	case "clean-cache":
+		pos, err := parseInterleaved(fs, rest)
+		if err != nil {
+			return err
+		}
+		if len(pos) > 0 {
+			return usagef("datasets clean-cache takes no arguments, got %q", pos)
+		}
+		return datasetsCleanCache(stdout, datasets.NewParseCache(datasets.ParseCacheDir()))
 	}
-	return usagef("datasets: unknown subcommand %q (want list, fetch, verify or info)", sub)
+	return usagef("datasets: unknown subcommand %q (want list, fetch, verify, info or clean-cache)", sub)
 }
 
 // multiFlag collects a repeatable string flag.
@@ -185,6 +197,19 @@ func datasetsFetch(ctx context.Context, stdout, stderr io.Writer, dir, mirror st
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d file(s) could not be fetched into %s (reasons above)", failed, dir)
+	}
+	return nil
+}
+
+// datasetsCleanCache removes the parse cache c's entries and says how many.
+func datasetsCleanCache(w io.Writer, c *datasets.ParseCache) error {
+	if c.Dir() == "" {
+		return fmt.Errorf("datasets clean-cache: no user cache directory, so no parse cache")
+	}
+	n, bytes, err := c.Clear()
+	fmt.Fprintf(w, "removed %d parse cache files (%.1f MB) from %s\n", n, float64(bytes)/1e6, c.Dir())
+	if err != nil {
+		return fmt.Errorf("datasets clean-cache: %w", err)
 	}
 	return nil
 }

@@ -45,6 +45,7 @@ func TestDatasetsUsageErrors(t *testing.T) {
 		{"datasets", "fetch", "adult", "--all"},
 		{"datasets", "info"},
 		{"datasets", "list", "extra"},
+		{"datasets", "clean-cache", "extra"},
 		{"datasets", "info", "no-such-data"},
 		{"datasets", "verify", "no-such-data"},
 		{"datasets", "verify", "--data-dir", "/nonexistent/dplab-data"},
@@ -60,6 +61,28 @@ func TestDatasetsUsageErrors(t *testing.T) {
 	_, _, stderr := runCLI(t, "datasets", "info", "no-such-data")
 	if !strings.Contains(stderr, "synthetic-linear") {
 		t.Errorf("unknown dataset error does not list the known names: %q", stderr)
+	}
+}
+
+// TestDatasetsCleanCache: clean-cache removes the parse cache's entries from
+// the user cache directory, says how many, and leaves other files.
+func TestDatasetsCleanCache(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := datasets.ParseCacheDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string]string{"0123.bin": "entry", "keep.txt": "other"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := runCLI(t, "datasets", "clean-cache")
+	if code != 0 || !strings.HasPrefix(stdout, "removed 1 parse cache files") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != "keep.txt" {
+		t.Errorf("the cache directory holds %v, want keep.txt only", ents)
 	}
 }
 

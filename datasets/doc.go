@@ -12,7 +12,10 @@
 // project never commits data files; `dplab datasets fetch` downloads them
 // from the canonical sources and verifies their SHA-256, and
 // Entry.VerifyFiles checks the present copies before a run loads them,
-// remembering matches in a VerifyCache so unchanged files are hashed once. A
+// remembering matches in a VerifyCache so unchanged files are hashed once;
+// Entry.LoadVerified keeps what a file-backed loader returned in a
+// ParseCache keyed by those checksums (loaderVersion, params, byte order),
+// so a later process reads it back instead of parsing the files again. A
 // file registered without a known checksum (File.Unverified: higgs) is hashed
 // but reported as not checksum-verified (*UnverifiedError,
 // VerifiedFile.Unverified), never as a match.
@@ -20,8 +23,10 @@
 // # Invariants
 //
 //   - A loader's output is a pure function of the raw files' content and its
-//     params; a generator's output is a pure function of its params (its
-//     random stream is derived from the registry name and the seed param).
+//     params (the ParseCache keys entries by nothing else: a change to what
+//     any loader returns bumps loaderVersion); a generator's output is a pure
+//     function of its params (its random stream is derived from the registry
+//     name and the seed param).
 //   - Binary labels are exactly 0 or 1; every value of X and Y is finite.
 //   - Loaders return fresh datasets; Split, Subset and Clone copy rows; only
 //     Scaling.Apply modifies its arguments, in place.

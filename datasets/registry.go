@@ -3,6 +3,7 @@ package datasets
 //go:generate env DPLAB_UPDATE_PARAMDOCS=1 go test -run TestDatasetsDocGenerated .
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/dplab/dplab/internal/registry"
@@ -82,6 +83,8 @@ type Entry struct {
 	// shape is Shape; testShape the shape of the test params' data.
 	shape     func(dir string, decode func(v any) error) (Shape, error)
 	testShape func(dir string) (Shape, error)
+	// cached is LoadVerified for a cache that is enabled.
+	cached func(dir string, decode func(v any) error, files []VerifiedFile, c *ParseCache) (*Loaded, error)
 }
 
 var entries = registry.New[Entry]("dataset")
@@ -143,6 +146,19 @@ func Register[P Params](info Info, load func(dir string, p P) (*Loaded, error), 
 			return shapeOf(info, dir, p)
 		},
 		testShape: func(dir string) (Shape, error) { return shapeOf(info, dir, test) },
+		cached: func(dir string, decode func(v any) error, files []VerifiedFile, c *ParseCache) (*Loaded, error) {
+			p, err := params(decode)
+			if err != nil {
+				return nil, err
+			}
+			// Only registered files are verified: a generator's or a user
+			// file's output is not keyed by them.
+			key, kerr := json.Marshal(p)
+			if len(info.Files) == 0 || kerr != nil {
+				return run(dir, p)
+			}
+			return c.load(name, key, files, func() (*Loaded, error) { return run(dir, p) })
+		},
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -278,15 +279,25 @@ func (c *VerifyCache) save() {
 // writeFileAtomic writes b to path through a temporary file in the same
 // directory (created if needed), renamed over path.
 func writeFileAtomic(path string, b []byte) error {
+	return writeAtomic(path, ".dplab-verified-*", func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// writeAtomic writes path through write into a temporary file named by the
+// os.CreateTemp pattern in the same directory (created if needed), renamed
+// over path: readers see the old file or the whole new one.
+func writeAtomic(path, pattern string, write func(w io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".dplab-verified-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // no-op after the rename
-	_, err = tmp.Write(b)
+	err = write(tmp)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -21,12 +21,18 @@ import (
 // verifies the registered files present in the data directory against their
 // SHA-256s (datasets.Entry.VerifyFiles), through a datasets.VerifyCache kept
 // in datasets.DefaultVerifyCachePath(), so an unchanged file is hashed once,
-// not at every run. It is safe for concurrent use; the zero value is ready.
+// not at every run, and reads a file-backed dataset's parsed form from a
+// datasets.ParseCache in datasets.DefaultParseCacheDir() (keyed by those
+// checksums), so a later process does not parse the files again. It is
+// safe for concurrent use; the zero value is ready.
 type DataCache struct {
 	m oncemap.Map[string, any]
 
 	verifyOnce sync.Once
 	verifier   *datasets.VerifyCache
+
+	parseOnce sync.Once
+	parser    *datasets.ParseCache
 
 	// resident holds the keys of the datasets loaded and not forgotten;
 	// peak is its largest size (what a run that loads one dataset at a
@@ -49,6 +55,12 @@ func (c *DataCache) verifyCache() *datasets.VerifyCache {
 	return c.verifier
 }
 
+// parseCache returns the cache of parsed datasets, created on first use.
+func (c *DataCache) parseCache() *datasets.ParseCache {
+	c.parseOnce.Do(func() { c.parser = datasets.NewParseCache(datasets.DefaultParseCacheDir()) })
+	return c.parser
+}
+
 // verified verifies the registered files of the dataset called name present
 // in dir, once per process, and returns them. A user file (features-csv) has
 // no registered files and nothing to verify.
@@ -68,6 +80,7 @@ func (c *DataCache) verified(dir, name string) ([]datasets.VerifiedFile, error) 
 
 // load returns the dataset's loaded (preprocessed, unsplit) data, after
 // verifying its files: a file whose checksum does not match is an error.
+// The data comes from the parse cache when it holds these files' parse.
 func (c *DataCache) load(dir string, d spec.DatasetSpec) (*datasets.Loaded, error) {
 	key := loadKey(dir, d)
 	v, err := c.get(key, func() (any, error) {
@@ -75,13 +88,14 @@ func (c *DataCache) load(dir string, d spec.DatasetSpec) (*datasets.Loaded, erro
 		if err != nil {
 			return nil, err
 		}
-		if _, err := c.verified(dir, d.Name); err != nil {
+		files, err := c.verified(dir, d.Name)
+		if err != nil {
 			return nil, err
 		}
-		l, err := e.Load(dir, func(v any) error {
+		l, err := e.LoadVerified(dir, files, func(v any) error {
 			_, err := spec.DecodeStrict(d.Params, v)
 			return err
-		})
+		}, c.parseCache())
 		if err == nil {
 			c.mu.Lock()
 			if c.resident == nil {

@@ -118,7 +118,8 @@ func TestRunRefusesCorruptDataFile(t *testing.T) {
 
 // TestRunVerifiedDataCache: an intact copy runs; the manifest records the
 // stored-byte SHA-256 of each verified file; a second run in a new process
-// (a fresh DataCache reading the cache file) hashes no file.
+// (a fresh DataCache reading the cache file) hashes no file and reads the
+// dataset from the parse cache that the first run stored.
 func TestRunVerifiedDataCache(t *testing.T) {
 	dir := copyRegistered(t, "concreteslump")
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
@@ -132,6 +133,9 @@ func TestRunVerifiedDataCache(t *testing.T) {
 		}
 		if want := int64(2 * (1 - run)); cache.verifyCache().Hashed() != want {
 			t.Errorf("run %d: hashed %d files, want %d", run, cache.verifyCache().Hashed(), want)
+		}
+		if p := cache.parseCache(); p.Misses() != int64(1-run) || p.Hits() != int64(run) || p.Dir() != datasets.DefaultParseCacheDir() {
+			t.Errorf("run %d: parse cache %s: %d misses, %d hits; want the parse stored by run 0 and read back by run 1", run, p.Dir(), p.Misses(), p.Hits())
 		}
 		if cache.verifyCache().Path() != cacheFile {
 			t.Errorf("cache file %q, want %q", cache.verifyCache().Path(), cacheFile)
