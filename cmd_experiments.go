@@ -77,12 +77,12 @@ trials (capped at the CPUs), storing nothing: it loads the datasets once
 its trials not counted), measures the host (five rounds of a busy thread
 alone for 20 ms and, with -j > 1, -j of them at once: the work each does
 a second), times the first trial of one cell (its middle ε) of each
-[[mechanism]] block on each dataset with trials to run, one at a time; all
-this, from the process's start, is its floor, always spent. Then, within a
-budget of 5% (--estimate-share) of that first estimate less the floor (at
-least 0, at most 30 s; set again from the estimate after the next step), a
-later trial of each of those cells (cheapest first; a cell's later trials
-are timed in a fixed shuffle, a random sample of them), with -j > 1 warm
+[[mechanism]] block on each dataset with trials to run, one at a time, then
+a later trial of each of those cells (cheapest first; a cell's later trials
+are timed in a fixed shuffle, a random sample of them); all this, from the
+process's start, is its floor, always spent. Then, within a budget of 5%
+(--estimate-share) of the estimate less the floor (at least 0, at most
+30 s), with -j > 1 warm
 trials (a cell's later one) alone and again -j at once, to measure how
 much longer a trial takes when -j run together on this machine now (its
 slowdown; when no burst of them fits, the median of the host's rounds'

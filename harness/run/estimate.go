@@ -64,12 +64,11 @@ type Sample struct {
 	// workers at once, for Slowdown.
 	Trials, Burst int
 	// Spent is the wall time of the timed trials and of the host's loop,
-	// Base of it what Estimate always times (the first trial of one cell
-	// per stratum, and Loop, the host's loop), and Budget what it allowed
-	// beyond Base: Share of the prediction after step 2's later trials (of
-	// the first trials' before them) less the floor (Plan.EstimateFloor:
-	// the process's start, the datasets and Base), at least 0, at most
-	// SampleCap.
+	// Base of it what Estimate always times (the first and a later trial
+	// of one cell per stratum, and Loop, the host's loop), and Budget what
+	// it allowed beyond Base: Share of the prediction after those trials
+	// less the floor (Plan.EstimateFloor: the process's start, the
+	// datasets and Base), at least 0, at most SampleCap.
 	Spent, Base, Budget, Loop time.Duration
 	// Share is the share of the predicted run the estimate may spend
 	// (Options.EstimateShare, SampleShare by default), and Blocks the
@@ -102,7 +101,8 @@ type Sample struct {
 
 // SampleShare is the share of the predicted run that Estimate may spend
 // from the process's start, its floor (the start, the datasets, the host's
-// loop and the first trial of one cell per stratum: always spent)
+// loop and the first and a later trial of one cell per stratum: always
+// spent)
 // included, and SampleCap the most it may spend beyond the floor.
 // TargetRSE is the relative standard error of the trials' share of the
 // estimate at which it stops timing further cells.
@@ -144,16 +144,16 @@ type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu, wait 
 //     dataset's rows of one [[mechanism]] block (a sweep of its params
 //     makes a row of each value): the row's with the most trials to run, at the middle
 //     of its ε values or sweep. A row with no cell timed takes its
-//     stratum's costs. This, the start, the datasets and the host's loop
-//     are always spent (EstimateFloor); the budget is the share
-//     (opt.EstimateShare, SampleShare by default) of the estimate it gives
-//     (p.Startup, p.Setup and the trials) less that floor, at least 0, at
-//     most SampleCap;
+//     stratum's costs;
 //  2. times a later trial of those cells alone (the first of the cell's
 //     later trials in a fixed shuffle: those timed are a random sample),
-//     the cheapest first, while each fits: a row's PerTrial is from its
-//     cells' later trials, PerCell from the first's excess; the budget is
-//     then set again from the estimate they give;
+//     the cheapest first, each stopped at twice its cell's first trial: a
+//     row's PerTrial is from its cells' later trials, PerCell from the
+//     first's excess. Steps 1 and 2, the start, the datasets and the
+//     host's loop are always spent (EstimateFloor); the budget is the
+//     share (opt.EstimateShare, SampleShare by default) of the estimate
+//     they give (p.Startup, p.Setup and the trials) less that floor, at
+//     least 0, at most SampleCap;
 //  3. when Jobs > 1, measures Slowdown, a trial's wall time when Jobs run
 //     at once over its time alone, between 1 and Jobs: the parallel
 //     efficiency of this machine now, a busy host's contention included
@@ -774,6 +774,35 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		return err
 	}
 	spent += d
+	// 2. A later trial of those cells (the first of their shuffled order),
+	// the cheapest cell first, alone: it separates a cell's one-off work
+	// from its trials'. It is part of the floor, timed whatever the share:
+	// without it every trial is priced as a first trial, one-off work and
+	// all (the authors' Wine panel, whose floor is over the share, was
+	// predicted 2.20× its run at -j 1 when these were within the budget,
+	// 1.12× with them). Each is stopped when it outlasts twice its cell's
+	// first trial, which holds a trial and the cell's one-off work: the
+	// floor stays within three times the first trials'.
+	slices.SortStableFunc(tasks, func(a, b task) int {
+		return cmp.Compare(rows[a.row].sampled[0].first.wall, rows[b.row].sampled[0].first.wall)
+	})
+	for _, tk := range tasks {
+		cs := rows[tk.row].sampled[0]
+		if len(cs.order) == 0 {
+			continue
+		}
+		cs.next++
+		tctx, cancel := context.WithTimeout(ctx, 2*cs.first.wall)
+		d, err := run(tctx, []task{{row: tk.row, cell: tk.cell, trials: cs.order[:1]}}, 1, 1)
+		cancel()
+		spent += d
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			unreserve()
+		}
+	}
 	base := spent
 	work := func() float64 {
 		var w float64
@@ -785,50 +814,17 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// The budget: share of the predicted run (p.Startup, p.Setup and the
 	// trials on jobs at the slowdown) less all the estimate spent before
 	// it (the process's start, the datasets, the host's loop, the first
-	// trials: its floor), at least 0, at most limit; set first from the
-	// first trials (their one-off work counted in every trial:
-	// compare_classification's predicted 4m38s where step 2's trials
-	// predicted 2m28s), then again after step 2. Before, the start and
-	// the datasets were left out and the budget was at least 200 ms: the
-	// estimate cost 7–8% of compare_classification's run (datasets 2.4 s,
-	// first trials 5.5 s) and 29–38% of rgm_fig1's 3 s.
+	// and one later trial per stratum: its floor), at least 0, at most
+	// limit. Before, the start and the datasets were left out and the
+	// budget was at least 200 ms: the estimate cost 7–8% of
+	// compare_classification's run (datasets 2.4 s, first trials 5.5 s)
+	// and 29–38% of rgm_fig1's 3 s.
 	budget := func() time.Duration {
 		pred := float64(p.Startup+p.Setup) + work()*smp.Slowdown/float64(jobs)
 		return min(max(time.Duration(share*pred)-(p.Startup+p.Setup+base), 0), limit)
 	}
 	smp.Budget = budget()
 	left := func() time.Duration { return smp.Budget - (spent - base) }
-	// 2. A later trial of those cells (the first of their shuffled order),
-	// the cheapest cell first, alone, each stopped when it outlasts what
-	// is left (a later trial without the first's one-off work may cost far
-	// less than the first): it separates a cell's one-off work from its
-	// trials'. The budget is set again before each, from the estimate the
-	// later trials so far give: the first trials' estimate, their one-off
-	// work in every trial, would allow more than the share of the run.
-	slices.SortStableFunc(tasks, func(a, b task) int {
-		return cmp.Compare(rows[a.row].sampled[0].first.wall, rows[b.row].sampled[0].first.wall)
-	})
-	for _, tk := range tasks {
-		cs := rows[tk.row].sampled[0]
-		if len(cs.order) == 0 {
-			continue
-		}
-		if smp.Budget = budget(); left() <= 0 {
-			break
-		}
-		cs.next++
-		tctx, cancel := context.WithTimeout(ctx, left())
-		d, err := run(tctx, []task{{row: tk.row, cell: tk.cell, trials: cs.order[:1]}}, 1, 1)
-		cancel()
-		spent += d
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil {
-			unreserve()
-			break // out of budget
-		}
-	}
 	smp.Budget = budget()
 	// 3. The parallel efficiency.
 	if jobs > 1 {
@@ -1288,8 +1284,8 @@ func stdErr(x []float64) float64 {
 
 // EstimateFloor is what Estimate spends whatever its share: the
 // process's start (Startup), the datasets (Setup) and what it always times
-// (Sample.Base: the host's loop and the first trial of one cell per
-// stratum). Its budget for further trials is what the share of the
+// (Sample.Base: the host's loop and the first and a later trial of one
+// cell per stratum). Its budget for further trials is what the share of the
 // prediction leaves beyond it.
 func (p *Plan) EstimateFloor() time.Duration { return p.Startup + p.Setup + p.Sample.Base }
 
@@ -1306,7 +1302,7 @@ func (p *Plan) FloorLine(wall time.Duration) string {
 	if smp.Spent > smp.Base {
 		beyond = sec(smp.Spent-smp.Base) + " timed beyond it, of a budget set on an earlier prediction"
 	}
-	return fmt.Sprintf("floor: %s = %.1f%% of the predicted run, over the %.3g%% share (%s): start-up %s, datasets %s, one trial per block %s (%d blocks), the host's loop %s",
+	return fmt.Sprintf("floor: %s = %.1f%% of the predicted run, over the %.3g%% share (%s): start-up %s, datasets %s, a first and a later trial per block %s (%d blocks), the host's loop %s",
 		sec(floor), 100*float64(floor)/float64(wall), 100*smp.Share, beyond, sec(p.Startup), sec(p.Setup), sec(smp.Base-smp.Loop), smp.Blocks, sec(smp.Loop))
 }
 

@@ -19,7 +19,8 @@ import (
 // the trials take 1.5 · (500·12 + 5·8 + 100·2 + 6) ms / 2 = 4.6845 s on
 // 2 jobs, and loading the data, Setup = 0.04/0.96 of that (195.1875 ms),
 // 4% of the predicted run: the budget is what 5% of it leaves after the
-// loading and the first trials (28 ms), 20.797 ms, under 1% of the run.
+// loading and the first and a later trial of each stratum's cell (20 + 12
+// ms and 8 + 2 ms), 6.797 ms, under 1% of the run.
 // On 1bd6aa2 (this test ported to its estimate's signature) the loading
 // was left out and the budget at least 200 ms: 200 ms, 4.1% of the run,
 // 239 ms timed beyond the floor, and the estimate cost 9.5% of the run.
@@ -38,7 +39,7 @@ func TestEstimateBudgetCountsLoading(t *testing.T) {
 	if share := float64(p.Setup) / float64(wall); share < 0.0399 || share > 0.0401 {
 		t.Fatalf("loading is %.4f of the run, want 0.04", share)
 	}
-	want := time.Duration(SampleShare*float64(wall)) - p.Setup - 28*ms
+	want := time.Duration(SampleShare*float64(wall)) - p.Setup - 42*ms
 	if smp.Budget != want || float64(smp.Budget) > 0.01*float64(wall) {
 		t.Errorf("budget %v (%.2f%% of the run), want %v, at most 1%%", smp.Budget, 100*float64(smp.Budget)/float64(wall), want)
 	}
@@ -54,12 +55,12 @@ func TestEstimateBudgetCountsLoading(t *testing.T) {
 }
 
 // TestEstimateFloorLine: when the floor alone (the start, 0.2 s here; the
-// datasets, 1 s; the first trial of one cell per block, 28 ms) is over
-// the share of the predicted run, nothing is timed beyond it (no later
-// trial, no slowdown burst: the host's loop's slowdown is kept) and
-// FloorLine says so with its parts. On 1bd6aa2 the budget was at least
-// 200 ms whatever the floor: 4 trials timed, 239 ms beyond the floor
-// (the later trials and the slowdown's loop).
+// datasets, 1 s; the first and a later trial of one cell per block, 20 +
+// 12 and 8 + 2 ms) is over the share of the predicted run, nothing is
+// timed beyond it (no further cell, no slowdown burst: the host's loop's
+// slowdown is kept) and FloorLine says so with its parts. On 1bd6aa2 the
+// budget was at least 200 ms whatever the floor: 239 ms were timed
+// beyond the first trials (the later trials and the slowdown's loop).
 func TestEstimateFloorLine(t *testing.T) {
 	ms := time.Millisecond
 	p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
@@ -72,14 +73,14 @@ func TestEstimateFloorLine(t *testing.T) {
 	for _, n := range f.calls {
 		timed += n
 	}
-	if smp.Budget != 0 || smp.Spent != smp.Base || smp.Trials != 2 || timed != 2 || !smp.SlowdownOnLoop || smp.Slowdown != 1.5 {
-		t.Errorf("sample %+v, %d trials timed: want no budget, the 2 first trials alone, the loop's slowdown 1.5", smp, timed)
+	if smp.Budget != 0 || smp.Spent != smp.Base || smp.Trials != 4 || timed != 4 || !smp.SlowdownOnLoop || smp.Slowdown != 1.5 {
+		t.Errorf("sample %+v, %d trials timed: want no budget, the 2 first trials and a later one of each alone, the loop's slowdown 1.5", smp, timed)
 	}
-	wall, _ := p.EstimatedWall(2) // 1.2 s + 1.5·(50·20 + 10·8)/2 ms
-	if wall != 2010*ms {
-		t.Fatalf("estimate %v, want 2.01s", wall)
+	wall, _ := p.EstimatedWall(2) // 1.2 s + 1.5·(50·12 + 5·8 + 10·2 + 6)/2 ms
+	if wall != 1699500*time.Microsecond {
+		t.Fatalf("estimate %v, want 1.6995s", wall)
 	}
-	want := "floor: 1.23 s = 61.1% of the predicted run, over the 5% share (nothing timed beyond it): start-up 0.20 s, datasets 1.00 s, one trial per block 0.03 s (2 blocks), the host's loop 0.00 s"
+	want := "floor: 1.24 s = 73.1% of the predicted run, over the 5% share (nothing timed beyond it): start-up 0.20 s, datasets 1.00 s, a first and a later trial per block 0.04 s (2 blocks), the host's loop 0.00 s"
 	if got := p.FloorLine(wall); got != want {
 		t.Errorf("floor line\n%q, want\n%q", got, want)
 	}
@@ -155,19 +156,19 @@ func TestMeasureHost(t *testing.T) {
 	}
 }
 
-// TestEstimateBudgetFollowsLaterTrials: the budget is set again before
-// each of step 2's later trials, so a row whose first trial is mostly
-// one-off work does not lend the estimate a share of a run it will not
-// be. AdaSSP's first trials take 100 ms, its later ones 1 ms (1000 to
-// run), Ridge's 150 ms (200 to run), Setup 0.9 s: the first trials
-// predict 0.9 + 0.75 · (1000·100 + 200·150) ms = 98.4 s, whose 5% leaves
-// 3.77 s beyond the 1.15 s floor; AdaSSP's later trial brings the
-// prediction to 0.9 + 0.75 · (1000·1 + 5·99 + 200·150) ms = 24.52 s, whose
-// 5% leaves 75 ms: Ridge's later trial (150 ms) is cut there, and the
-// estimate costs at most 5% of the run it predicts. When the budget was
-// set once after step 2 (the previous commit), Ridge's later trial ran
-// whole: the estimate cost 1.301 s, 5.3% of that run.
-func TestEstimateBudgetFollowsLaterTrials(t *testing.T) {
+// TestEstimateLaterTrialsInFloor: a later trial of each stratum's cell is
+// part of the floor, timed whatever the share, so the one-off work of a
+// cell is told apart from its trials' even when the floor is over the
+// share. AdaSSP's first trials take 100 ms, its later ones 1 ms (1000 to
+// run, 5 cells), Ridge's 150 ms (200 to run), Setup 0.9 s: the estimate is
+// exact, 0.9 + 0.75 · (1000·1 + 5·99 + 200·150) ms = 24.52125 s, from a
+// floor of 0.9 s and 100 + 1 + 150 + 150 ms, over 5% of it: nothing is
+// timed beyond. When these later trials were charged to the budget,
+// AdaSSP's and Ridge's first trials alone predicted 98.4 s (AdaSSP's
+// one-off work in every trial) when the share left none; and when the
+// later trial was stopped at its cell's first trial's length, Ridge's
+// (as long as its first) was cut.
+func TestEstimateLaterTrialsInFloor(t *testing.T) {
 	ms := time.Millisecond
 	p, f := manyTrialsPlan(t, 200, 900*ms, ms, 99*ms, 150*ms, 0)
 	if err := p.estimate(context.Background(), 2, SampleShare, time.Hour, f.time, f.host); err != nil {
@@ -175,11 +176,14 @@ func TestEstimateBudgetFollowsLaterTrials(t *testing.T) {
 	}
 	wall, _ := p.EstimatedWall(2)
 	smp := p.Sample
-	if smp.Base != 250*ms || p.Rows[0].Cost.Timed != 2 || p.Rows[1].Cost.Timed != 1 {
-		t.Errorf("floor %v, rows %+v, %+v: want 250 ms always timed, AdaSSP's later trial timed, Ridge's cut", smp.Base, p.Rows[0].Cost, p.Rows[1].Cost)
+	if d := smp.Base - 401*ms; d < -ms || d > ms || p.Rows[0].Cost.Timed != 2 || p.Rows[1].Cost.Timed != 2 {
+		t.Errorf("floor %v, rows %+v, %+v: want 401 ms always timed, a first and a later trial of each", smp.Base, p.Rows[0].Cost, p.Rows[1].Cost)
 	}
-	if cost := p.Setup + smp.Spent; float64(cost) > SampleShare*float64(wall) {
-		t.Errorf("the estimate cost %v, %.2f%% of the %v it predicts: over the 5%% share", cost, 100*float64(cost)/float64(wall), wall)
+	if wall != 24521250*time.Microsecond {
+		t.Errorf("estimate %v, want 24.52125s", wall)
+	}
+	if smp.Budget != 0 || smp.Spent != smp.Base {
+		t.Errorf("budget %v, spent %v beyond the floor: want none (the floor is over the share)", smp.Budget, smp.Spent-smp.Base)
 	}
 }
 
