@@ -32,3 +32,15 @@
 	VADDPD  Y15, Y8, Y8   \
 	VADDPD  Y9, Y8, Y8    \
 	VMOVUPD Y8, dst
+
+// STORE8 stores Y0–Y7, in order, to the 256 bytes at reg: the eight
+// accumulators dot8's and packed8's kernels return.
+#define STORE8(reg) \
+	VMOVUPD Y0, (reg)    \
+	VMOVUPD Y1, 32(reg)  \
+	VMOVUPD Y2, 64(reg)  \
+	VMOVUPD Y3, 96(reg)  \
+	VMOVUPD Y4, 128(reg) \
+	VMOVUPD Y5, 160(reg) \
+	VMOVUPD Y6, 192(reg) \
+	VMOVUPD Y7, 224(reg)

@@ -1,6 +1,7 @@
 //go:build !noasm && !gccgo && !safe
 
 #include "textflag.h"
+#include "axpy8_amd64.h"
 
 // dotLanes8AVX of dot8_amd64.go. Eight row pointers SI, R8–R14 and θ's DI
 // advance by 64 bytes (eight columns) per turn; CX counts the columns left;
@@ -99,13 +100,6 @@ four:
 
 store:
 	MOVQ    s+0(FP), AX
-	VMOVUPD Y0, (AX)
-	VMOVUPD Y1, 32(AX)
-	VMOVUPD Y2, 64(AX)
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y4, 128(AX)
-	VMOVUPD Y5, 160(AX)
-	VMOVUPD Y6, 192(AX)
-	VMOVUPD Y7, 224(AX)
+	STORE8(AX)
 	VZEROUPPER
 	RET
