@@ -65,14 +65,14 @@ render --only" draws the subset alone, its captions saying SUBSET.`,
 
 var planCommand = &command{
 	Name:      "plan",
-	UsageLine: "plan SPEC.toml [--set PATH=VALUE]... [--only DIMENSION=VALUE]... [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR] [--estimate-share F]] [--shards N] [--max-cells N] [--max-trials N]",
+	UsageLine: "plan SPEC.toml [--set PATH=VALUE]... [--only DIMENSION=VALUE]... [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR] [--estimate-share F] [--keep=false]] [--shards N] [--max-cells N] [--max-trials N]",
 	Short:     "show the expanded grid, what is stored and what would run",
 	Long: `Plan expands the spec into cells and lists, per dataset and mechanism, the ε
 values, the trials per cell, how many are stored in the result directory and
 how many a run would add.
 
 With --estimate it also measures what the run would cost on -j concurrent
-trials (capped at the CPUs), storing nothing: it loads the datasets once
+trials (capped at the CPUs): it loads the datasets once
 (a dataset whose files are absent is left out, named not estimable, and
 its trials not counted), measures the host (five rounds of a busy thread
 alone for 20 ms and, with -j > 1, -j of them at once: the work each does
@@ -113,7 +113,11 @@ trials timed alone used, the process's CPU over their wall time, /
 slowdown); and the sample: the estimate's own cost from the process's
 start and its share of the predicted run, trials timed, time spent,
 budget; when the floor alone is over the share, a line "floor: …" with
-its parts.
+its parts. The trials it timed are stored in the result directory, as a
+run stores its own (its lock, the spec's copy, a manifest entry of this
+command), so that dplab run does not repeat them: the estimate is of the
+run after them, and its cost is also said net of what they save that run
+(their wall times over -j). --keep=false stores nothing.
 
 With --shards N (implies --estimate) it also prints each shard's trials and
 estimated wall time on -j concurrent trials, as "dplab run --shard i/N"
@@ -427,6 +431,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	jobs := fs.Int("j", 0, "concurrent trials the estimate assumes (default: number of CPUs)")
 	dataDir := fs.String("data-dir", "", "datasets directory for --estimate (default $DPLAB_DATA, else the user cache)")
 	share := fs.Float64("estimate-share", run.SampleShare, "share of the estimated run --estimate may spend sampling (at most 30 s)")
+	keep := fs.Bool("keep", true, "store the trials --estimate timed in the result directory, so that dplab run does not repeat them (--keep=false: discard them)")
 	shards := fs.Int("shards", 0, "estimate each of N shards (dplab run --shard i/N); implies --estimate")
 	lim := limitFlags(fs)
 	sets := setFlag(fs)
@@ -488,7 +493,10 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if j == 0 || j > runtime.NumCPU() {
 		j = runtime.NumCPU()
 	}
+	var kept keptTrials
 	if *estimate {
+		// The trials are timed under the run's collector settings.
+		defer boundGC(runGCPercent, runGCHeadroom)()
 		col := report.NewCollector(grid)
 		p.Startup = time.Since(since)
 		if err := p.Estimate(ctx, run.Options{DataDir: *dataDir, Jobs: j, Records: col.Add, EstimateShare: *share}); err != nil {
@@ -499,6 +507,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		if p.Render, err = timeRender(col); err != nil {
 			return err
+		}
+		if *keep {
+			kept = keepTimed(ctx, grid, p, run.Options{OutDir: dir, Trials: *trials, Args: append([]string{"plan"}, args...)}, unmerged != nil, j, stderr)
 		}
 	}
 	heading := s.Name
@@ -550,12 +561,39 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			unmerged.Trials, strings.Join(unmerged.Files, ", "), dir)
 	}
 	if *estimate {
-		printEstimate(stdout, p, j, time.Since(since))
+		printEstimate(stdout, p, j, time.Since(since), kept, dir)
 		if *shards > 0 {
 			return printShardPlan(stdout, s, p, *shards, j)
 		}
 	}
 	return nil
+}
+
+// keptTrials is what keepTimed stored: how many trials, and the time they
+// save the run (Plan.MarkKept).
+type keptTrials struct {
+	n     int
+	saved time.Duration
+}
+
+// keepTimed stores the trials p.Estimate timed in opt.OutDir (run.RunPlan
+// with Options.Given: the store's lock, its spec copy and a manifest entry,
+// as a run) and counts them as stored in p, so that the estimate is of the
+// run after them. It keeps nothing from an audit (an audit's trials are its
+// runs of many fits, timed apart) or while shards are unmerged (dplab run
+// refuses then), and only warns when the store refuses them (a run holding
+// the directory): the estimate stands either way, for the whole run.
+func keepTimed(ctx context.Context, grid *plan.Plan, p *run.Plan, opt run.Options, unmerged bool, jobs int, stderr io.Writer) keptTrials {
+	recs := p.Kept()
+	if len(recs) == 0 || grid.Spec().Audit != nil || unmerged {
+		return keptTrials{}
+	}
+	opt.Given, opt.Jobs = recs, 1
+	if _, err := run.RunPlan(ctx, grid, opt); err != nil {
+		fmt.Fprintf(stderr, "warning: the %d trials the estimate timed are not kept in %s: %v\n", len(recs), opt.OutDir, err)
+		return keptTrials{}
+	}
+	return keptTrials{n: len(recs), saved: p.MarkKept(recs, jobs)}
 }
 
 // timeRender times rendering col's records (the trials Estimate timed)
@@ -579,7 +617,7 @@ func timeRender(col *report.Collector) (time.Duration, error) {
 // host's load it was measured at, what it measured and what it cost
 // (cost: from the process's start until now), its floor when that alone is
 // over its share, and the datasets it left out.
-func printEstimate(w io.Writer, p *run.Plan, j int, cost time.Duration) {
+func printEstimate(w io.Writer, p *run.Plan, j int, cost time.Duration, kept keptTrials, dir string) {
 	smp := p.Sample
 	load := "not reported"
 	if l, ok := results.LoadAverage(); ok {
@@ -619,6 +657,16 @@ func printEstimate(w io.Writer, p *run.Plan, j int, cost time.Duration) {
 	fmt.Fprintf(w, "sample: the estimate cost %s from the process's start", cost.Round(10*time.Millisecond))
 	if ok && wall > 0 {
 		fmt.Fprintf(w, ", %.1f%% of the predicted run (its share: %.3g%%)", 100*float64(cost)/float64(wall), 100*smp.Share)
+	}
+	if kept.n > 0 {
+		// Without the estimate, the run would have run the kept trials
+		// too: its share is of that run.
+		net := cost - kept.saved
+		fmt.Fprintf(w, "; %d of its trials are kept in %s, which dplab run does not repeat (%s of the run, their wall times over %d jobs): net %s",
+			kept.n, dir, kept.saved.Round(10*time.Millisecond), j, net.Round(10*time.Millisecond))
+		if ok && wall > 0 {
+			fmt.Fprintf(w, ", %.1f%% of the run with them", 100*float64(net)/float64(wall+kept.saved))
+		}
 	}
 	fmt.Fprintf(w, "; %d trials timed", smp.Trials)
 	if smp.Burst > 0 {

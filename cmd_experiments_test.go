@@ -233,6 +233,76 @@ name = "adassp"
 	}
 }
 
+// TestPlanEstimateKeepsTrials: plan --estimate stores the trials it timed
+// in the result directory (a manifest entry saying so), the plan after it
+// counts them stored, and dplab run runs only the rest: the store it
+// leaves holds the same records as a run from scratch, wall times aside.
+// Before, the estimate's trials were thrown away and run again.
+func TestPlanEstimateKeepsTrials(t *testing.T) {
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), strings.Replace(strings.Replace(cliSpec, "trials = 2", "trials = 12", 1), "epsilon = [1]", "epsilon = [0.5, 1, 2]", 1)+`
+[[mechanism]]
+name = "ridge"
+`)
+	kept, fresh := filepath.Join(t.TempDir(), "kept"), filepath.Join(t.TempDir(), "fresh")
+	code, out, errs := runMain(t, "plan", spec, "--out", kept, "--estimate", "-j", "2")
+	if code != 0 {
+		t.Fatalf("plan --estimate: exit %d\n%s%s", code, out, errs)
+	}
+	m := regexp.MustCompile(`; (\d+) of its trials are kept in ` + regexp.QuoteMeta(kept) + `, which dplab run does not repeat \(`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("plan --estimate names no trials kept:\n%s", out)
+	}
+	n, _ := strconv.Atoi(m[1])
+	if n < 2 || !strings.Contains(out, fmt.Sprintf("4 cells, 48 trials: %d stored, %d to run", n, 48-n)) {
+		t.Errorf("%d trials kept; want ≥ 2 (a first and a later trial per block), counted stored:\n%s", n, out)
+	}
+	man, err := os.ReadFile(filepath.Join(kept, "manifest.json"))
+	if err != nil || !strings.Contains(string(man), `"plan",`) || !strings.Contains(string(man), `"--estimate"`) {
+		t.Errorf("manifest %s (%v): want a run entry of plan --estimate", man, err)
+	}
+	if code, out, errs = runMain(t, "plan", spec, "--out", kept); code != 0 || !strings.Contains(out, fmt.Sprintf("%d stored, %d to run", n, 48-n)) {
+		t.Errorf("plan after the estimate: exit %d, want %d stored\n%s%s", code, n, out, errs)
+	}
+	if code, out, errs = runMain(t, "run", spec, "--out", kept); code != 0 || !strings.Contains(out, fmt.Sprintf("%d stored before, %d run", n, 48-n)) {
+		t.Fatalf("run after the estimate: exit %d, want %d stored before\n%s%s", code, n, out, errs)
+	}
+	if code, _, errs = runMain(t, "run", spec, "--out", fresh); code != 0 {
+		t.Fatalf("run from scratch: exit %d\n%s", code, errs)
+	}
+	// The records by trial, their wall times left out.
+	records := func(dir string) map[string]string {
+		b, err := os.ReadFile(filepath.Join(dir, "trials.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs := map[string]string{}
+		for line := range strings.Lines(string(b)) {
+			var r map[string]any
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatal(err)
+			}
+			delete(r, "wall_s")
+			k := fmt.Sprint(r["cell_key"], "/", r["trial"])
+			if _, dup := recs[k]; dup {
+				t.Errorf("%s: trial %s stored twice", dir, k)
+			}
+			j, _ := json.Marshal(r)
+			recs[k] = string(j)
+		}
+		return recs
+	}
+	got, want := records(kept), records(fresh)
+	if len(want) != 48 || !maps.Equal(got, want) {
+		t.Errorf("the store after the estimate and the run differs from a run from scratch (%d and %d records)", len(got), len(want))
+		for k, w := range want {
+			if got[k] != w {
+				t.Errorf("%s:\n got %s\nwant %s", k, got[k], w)
+				break
+			}
+		}
+	}
+}
+
 // checkAssumedCPUs checks that plan --estimate -j 2's output states the
 // CPUs it assumed the trials get, and that they are 2 × the CPUs a trial
 // timed alone used (in (0, 2]: the process's CPU over wall time) /
@@ -269,12 +339,12 @@ func TestValidateAndPlan(t *testing.T) {
 	if first, _, _ := strings.Cut(out, "\n"); first != "cli" {
 		t.Errorf("plan of a spec without a title: heading %q, want its name alone", first)
 	}
-	code, out, errs = runMain(t, "plan", spec, "--out", outDir, "--estimate", "-j", "1")
+	code, out, errs = runMain(t, "plan", spec, "--out", outDir, "--estimate", "-j", "1", "--keep=false")
 	if code != 0 || !strings.Contains(out, "s/trial") || !strings.Contains(out, "estimated wall time on 1 concurrent trial(s)") {
 		t.Fatalf("plan --estimate: %d\n%s%s", code, out, errs)
 	}
 	if _, err := os.Stat(outDir); !os.IsNotExist(err) {
-		t.Errorf("plan --estimate touched the result directory: %v", err)
+		t.Errorf("plan --estimate --keep=false touched the result directory: %v", err)
 	}
 	if code, _, _ = runMain(t, "plan", spec, "--estimate", "-j", "-1"); code != 2 {
 		t.Errorf("plan -j -1: exit %d, want 2", code)

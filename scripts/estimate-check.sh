@@ -14,8 +14,15 @@
 # (ratio × assumed / got): on a shared host the load moves between the
 # estimate and the run, and this separates that from the model's error
 # (it holds for CPU-bound trials, the bulk of a run).
+# plan stores the trials it timed in the result directory and the run runs
+# the rest (-d: plan --keep=false, the run runs all; a build before
+# --keep stores none): kept counts them,
+# saved_s is what they saved the run (their wall_s summed × the run's wall
+# time over its own trials' wall_s summed), and net_share the estimate's
+# wall time less saved_s over the run's wall time plus saved_s: its cost
+# as a share of the run it would have been without it.
 #
-# Usage: scripts/estimate-check.sh [-b DPLAB] [-j "1 2"] [SPECS_FILE]
+# Usage: scripts/estimate-check.sh [-b DPLAB] [-j "1 2"] [-d] [SPECS_FILE]
 # SPECS_FILE holds one spec a line, a path then the arguments plan and run
 # both take (--set, --only, --trials); "#" starts a comment. Without it the
 # default list below is used. Needs DPLAB_DATA for file datasets; DPLAB
@@ -23,12 +30,13 @@
 # each plan's full output under $ESTIMATE_CHECK_LOGS (default a temporary
 # directory, kept and named on stderr).
 set -euo pipefail
-bin="" jobs="1 2"
+bin="" jobs="1 2" keep=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-b) bin=$2; shift 2 ;;
 	-j) jobs=$2; shift 2 ;;
-	-h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+	-d) keep=--keep=false; shift ;;
+	-h | --help) sed -n '2,30p' "$0"; exit 0 ;;
 	*) break ;;
 	esac
 done
@@ -69,7 +77,7 @@ secs() {
 }
 # part NAME FILE: the seconds of one part of plan's estimate.
 part() { secs "$(grep -E "^  $1 " "$2" | head -1 | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+(h|ms|µs|m|s)/) { print $i; exit } }')"; }
-printf "spec\targs\tj\tpredicted_s\tactual_s\tratio\test_cost_s\test_share\tload_before\tload_after\tCPUs\tslowdown\tdilation\tparts_pred(startup/data/trials/writes/sync+render)\trun_cpu_s\trun_elapsed_s\trun_fits_sum_s\tCPUs_assumed\tCPUs_run_got\tratio_at_run_CPUs\n"
+printf "spec\targs\tj\tpredicted_s\tactual_s\tratio\test_cost_s\test_share\tload_before\tload_after\tCPUs\tslowdown\tdilation\tparts_pred(startup/data/trials/writes/sync+render)\trun_cpu_s\trun_elapsed_s\trun_fits_sum_s\tCPUs_assumed\tCPUs_run_got\tratio_at_run_CPUs\tkept\tsaved_s\tnet_share\n"
 n=0
 while read -r spec args; do
 	case "$spec" in "" | "#"*) continue ;; esac
@@ -80,16 +88,19 @@ while read -r spec args; do
 		l0=$(load)
 		t0=$(date +%s.%N)
 		# shellcheck disable=SC2086 # args are the spec line's words
-		(cd "$root" && "$bin" plan "$spec" $args --estimate -j "$j" --out "$out") >"$plan" 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
+		(cd "$root" && "$bin" plan "$spec" $args --estimate $keep -j "$j" --out "$out") >"$plan" 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 		t1=$(date +%s.%N)
-		rm -rf "$out"
+		# wallsum FILE: the wall_s of its records summed.
+		wallsum() { { grep -ho '"wall_s":[0-9.e+-]*' "$1" 2>/dev/null || true; } | awk -F: '{ s += $2 } END { printf "%.3f", s }'; }
+		kept=$({ grep -c . "$out/trials.jsonl" 2>/dev/null || true; } | head -1)
+		keptfits=$(wallsum "$out/trials.jsonl")
 		# shellcheck disable=SC2086
 		(cd "$root" && /usr/bin/env time -f "%U %S" "$bin" run "$spec" $args -j "$j" --out "$out") >"$logs/run-$n.txt" 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 		t2=$(date +%s.%N)
 		l1=$(load)
 		# The fits' wall time summed over the stored trials (their wall_s),
 		# and the run's own elapsed time (its report), both in seconds.
-		fits=$(grep -ho '"wall_s":[0-9.e+-]*' "$out"/trials.jsonl | awk -F: '{ s += $2 } END { printf "%.2f", s }')
+		fits=$(awk -v a="$(wallsum "$out/trials.jsonl")" -v b="$keptfits" 'BEGIN { printf "%.2f", a - b }')
 		elapsed=$(grep -Eo '\(([0-9.]+)s\)' "$logs/run-$n.txt" | tail -1 | tr -d '()s')
 		rm -rf "$out"
 		cpu=$(tail -n 1 "$tmp/err" | awk '{ print $1 + $2 }')
@@ -103,10 +114,11 @@ while read -r spec args; do
 		assumed=$(echo "$head" | sed -nE 's/.*assumed to get ([0-9.]+) CPUs.*/\1/p')
 		parts="$(part start-up "$plan")/$(part datasets "$plan")/$(part trials "$plan")/$(part "store writes" "$plan")/$(part "syncs, rendering" "$plan")"
 		awk -v s="$spec" -v a="${args:--}" -v j="$j" -v p="$pred" -v t0="$t0" -v t1="$t1" -v t2="$t2" \
-			-v l0="$l0" -v l1="$l1" -v c="$ncpu" -v sl="${slow:-1}" -v d="$dil" -v parts="$parts" -v cpu="$cpu" -v el="${elapsed:-NaN}" -v fits="$fits" -v as="$assumed" 'BEGIN {
+			-v l0="$l0" -v l1="$l1" -v c="$ncpu" -v sl="${slow:-1}" -v d="$dil" -v parts="$parts" -v cpu="$cpu" -v el="${elapsed:-NaN}" -v fits="$fits" -v as="$assumed" -v kept="${kept:-0}" -v kf="$keptfits" 'BEGIN {
 			est = t1 - t0; act = t2 - t1
 			if (as == "") as = j / (sl * d)
 			got = cpu / act
-			printf "%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f%%\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t%s\t%.2f\t%.2f\t%.2f\n", s, a, j, p, act, p / act, est, 100 * est / act, l0, l1, c, sl, d, parts, cpu, el, fits, as, got, p / act * as / got }'
+			saved = fits > 0 ? kf * act / fits : 0
+			printf "%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f%%\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t%s\t%.2f\t%.2f\t%.2f\t%d\t%.2f\t%.1f%%\n", s, a, j, p, act, p / act, est, 100 * est / act, l0, l1, c, sl, d, parts, cpu, el, fits, as, got, p / act * as / got, kept, saved, 100 * (est - saved) / (act + saved) }'
 	done
 done <"$specs"

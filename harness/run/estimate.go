@@ -134,7 +134,8 @@ type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu, wait 
 
 // Estimate measures what p's pending trials cost on opt.Jobs concurrent
 // trials (0: the CPUs; more than the CPUs gain nothing, trials being
-// CPU-bound), storing nothing. It loads the datasets once (p.Setup); an
+// CPU-bound), storing nothing (Kept returns the trials it timed, for
+// the caller to store). It loads the datasets once (p.Setup); an
 // absent dataset, optional or not, is left out of the estimate and named
 // in p.Skipped with the reason. Then it measures the host (measureHost:
 // the dilation of a busy thread, and the slowdown of Jobs of them at
@@ -199,13 +200,21 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	var kept []results.Record
 	timer := func(ctx context.Context, ci, t, together int) (time.Duration, time.Duration, time.Duration, bool, bool) {
 		c := &cells[ci]
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		w0, p0 := time.Duration(-1), time.Duration(-1) // read alone only
+		// Alone, the trial is locked to its thread, whose CPU time and
+		// wait for a CPU are then the trial's. At once it is not, as a
+		// run's trials are not (its CPU time is then unknown, 0): on 2
+		// idle CPUs, compare_regression's warm trials locked to their
+		// threads took 1.1–1.8× as long two at once as alone (medians
+		// of five rounds), unlocked 1.00× in three estimates of three,
+		// and its GaussMix MLP panel's trials took as long in a run at
+		// -j 2 as at -j 1 (Σ wall_s 12.85 and 12.7 s). Why locking costs
+		// so at once is not known here.
+		w0, p0, c0 := time.Duration(-1), time.Duration(-1), time.Duration(-1) // read alone only
 		if together == 1 {
-			w0, p0 = threadWait(), processCPU()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			w0, p0, c0 = threadWait(), processCPU(), threadCPU()
 		}
-		c0 := threadCPU()
 		t0 := time.Now()
 		var rec results.Record
 		var ok bool
@@ -215,9 +224,9 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 			rec, ok = r.trial(ctx, c, t)
 		}
 		d := time.Since(t0)
-		cpu, wait := threadCPU()-c0, time.Duration(-1)
-		if c0 < 0 {
-			cpu = 0
+		cpu, wait := time.Duration(0), time.Duration(-1)
+		if c0 >= 0 {
+			cpu = threadCPU() - c0
 		}
 		if w0 >= 0 {
 			wait = threadWait() - w0
@@ -234,6 +243,9 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 				kept = append(kept, r.asStored(&rec))
 				if opt.Records != nil {
 					opt.Records(&kept[len(kept)-1])
+				}
+				if rec.Settled() {
+					p.kept = append(p.kept, rec)
 				}
 			}
 			mu.Unlock()
@@ -963,9 +975,10 @@ type warmTrial struct{ cell, trial int }
 // once than alone, within budget: warm trials (a later trial of each cell
 // timed, after its first: the same work each time it runs), the shortest of at
 // least minWarm first (a shorter one, a memoised fit, says little) and
-// cycling, timed alone until they last burstAlone, then each worker of
-// jobs times the same sequence at once; Slowdown is the slowest worker's
-// time over the time alone. When no warm trial is timed or the burst's
+// cycling until they last burstAlone, in hostRounds rounds (fewer when
+// fewer trials): a contiguous segment of the cycle timed alone, then on
+// each worker of jobs at once; Slowdown is the median over the rounds of
+// the slowest worker's time over the time alone. When no warm trial is timed or the burst's
 // predicted cost (alone, then at worst jobs times as long at once) does
 // not fit, smp keeps the slowdown measureHost measured on its busy threads
 // (SlowdownOnLoop): it sees the host's contention but not the trials' own
@@ -996,49 +1009,66 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 	if alone+time.Duration(jobs)*alone > budget {
 		return 0, nil
 	}
+	// The cycle, until its warm trials' times last burstAlone, in
+	// contiguous segments of about equal length, one a round. A round
+	// times its segment alone, then on each worker at once: its ratio is
+	// its slowest worker's time over its time alone (the jobs finished
+	// their segments then, as a run's trials finish when its last worker
+	// does; with trials that take turns on a lock, the first worker's
+	// ratio is 1, the second's 2), and Slowdown their median, between 1 (a
+	// trial is not faster for sharing the machine) and jobs (the trials
+	// take turns on one CPU): outside is timing noise. A window at once
+	// that a collection or a neighbour lands in is one round of five.
+	// (One burst alone then one at once, of trials locked to their
+	// threads, measured compare_regression's slowdown on 2 idle CPUs at
+	// 1.62, 1.85 and 1.30 in three estimates, where its run's trials at -j
+	// 2 took 167 s in all, its estimate's work alone 166 s: it was
+	// predicted 1.6–1.8× its run.)
 	var seq []warmTrial
-	var spentAlone time.Duration
-	for k := 0; spentAlone < burstAlone && k < maxBurst; k++ {
-		w := order[k%len(order)]
-		d, _, _, _, ok := timeTrial(ctx, w.cell, w.trial, 1)
-		if !ok {
-			return 0, ctx.Err()
-		}
+	for total := time.Duration(0); total < burstAlone && len(seq) < maxBurst; {
+		w := order[len(seq)%len(order)]
 		seq = append(seq, w)
-		spentAlone += d
+		total += max(warm[w], 1)
 	}
-	times, err := atOnce(ctx, jobs, func() (time.Duration, bool) {
-		var sum time.Duration
-		for _, w := range seq {
-			d, _, _, _, ok := timeTrial(ctx, w.cell, w.trial, jobs)
+	rounds := min(hostRounds, len(seq))
+	var spent time.Duration
+	var ratios []float64
+	for r := range rounds {
+		seg := seq[r*len(seq)/rounds : (r+1)*len(seq)/rounds]
+		var spentAlone time.Duration
+		for _, w := range seg {
+			d, _, _, _, ok := timeTrial(ctx, w.cell, w.trial, 1)
 			if !ok {
-				return 0, false
+				return spent, ctx.Err()
 			}
-			sum += d
+			spentAlone += d
 		}
-		return sum, true
-	})
-	if err != nil {
-		return 0, err
+		times, err := atOnce(ctx, jobs, func() (time.Duration, bool) {
+			var sum time.Duration
+			for _, w := range seg {
+				d, _, _, _, ok := timeTrial(ctx, w.cell, w.trial, jobs)
+				if !ok {
+					return 0, false
+				}
+				sum += d
+			}
+			return sum, true
+		})
+		if err != nil {
+			return spent, err
+		}
+		spent += spentAlone + slices.Max(times)
+		smp.Burst += len(seg)
+		smp.Trials += (1 + jobs) * len(seg)
+		if spentAlone > 0 {
+			ratios = append(ratios, float64(slices.Max(times))/float64(spentAlone))
+		}
 	}
-	smp.Burst = len(seq)
-	smp.Trials += (1 + jobs) * len(seq)
-	if spentAlone > 0 {
-		ratios := make([]float64, jobs)
-		for w, d := range times {
-			ratios[w] = float64(d) / float64(spentAlone)
-		}
-		// The slowest worker's: the jobs finished their sequences then, as
-		// a run's trials finish when its last worker does (with trials
-		// that take turns on a lock, the first worker's ratio is 1, the
-		// second's 2). Between 1 (a trial is not faster for sharing the
-		// machine) and jobs (the trials take turns on one CPU): outside is
-		// timing noise.
-		smp.Slowdown = min(max(slices.Max(ratios), 1), float64(jobs))
-		smp.SlowdownSE = stdErr(ratios)
+	if len(ratios) > 0 {
+		smp.Slowdown, smp.SlowdownSE = hostSample{ratios: ratios}.slowdown(jobs)
 		smp.SlowdownOnLoop = false
 	}
-	return spentAlone + slices.Max(times), nil
+	return spent, nil
 }
 
 // trialTime is one trial as timed: its wall and CPU time, with slow trials
@@ -1280,6 +1310,64 @@ func stdErr(x []float64) float64 {
 	}
 	_, v := meanVar(x)
 	return math.Sqrt(v / float64(len(x)))
+}
+
+// Kept returns the settled trials Estimate timed that are not stored yet,
+// as a run would store them: plan --estimate stores them (Options.Given),
+// so that the run does not repeat them. Nil before Estimate.
+func (p *Plan) Kept() []results.Record {
+	var out []results.Record
+	for i := range p.kept {
+		if !p.settled.Has(p.kept[i].Key()) {
+			out = append(out, p.kept[i])
+		}
+	}
+	return out
+}
+
+// MarkKept counts recs (Kept, once stored) as stored: each one's row
+// loses it from ToRun, and a cell left with no trial to run from
+// CellsToRun, so that EstimatedWall becomes the wall time of the run after
+// them. It returns what they save that run on jobs concurrent trials: their
+// records' wall times over jobs (the slowdown of trials at once left out),
+// a cell's first trial counted at most its row's PerTrial while the cell
+// has trials to run (the run does the cell's one-off work again for them).
+func (p *Plan) MarkKept(recs []results.Record, jobs int) (saved time.Duration) {
+	s, cells := p.grid.Spec(), p.grid.Cells()
+	byKey := make(map[string]*plan.Cell, len(cells))
+	for i := range cells {
+		byKey[cells[i].Key] = &cells[i]
+	}
+	rowOf := make(map[string]*PlanRow, len(p.Rows))
+	for i := range p.Rows {
+		rowOf[p.Rows[i].key()] = &p.Rows[i]
+	}
+	left := map[string]int{} // a marked cell's trials still to run
+	var work float64
+	for i := range recs {
+		rec := &recs[i]
+		c := byKey[rec.CellKey]
+		if c == nil || rec.Trial < 0 || rec.Trial >= c.Trials || !p.settled.Add(rec.Key()) {
+			continue // not the plan's, or stored already
+		}
+		row := rowOf[planRow(s, c)]
+		if _, seen := left[c.Key]; !seen {
+			left[c.Key] = c.Trials - p.settled.Count(c.Key, func(t int) bool { return t >= 0 && t < c.Trials }) + 1
+		}
+		left[c.Key]--
+		row.ToRun--
+		row.Stored++
+		p.Stored++
+		if left[c.Key] == 0 {
+			row.CellsToRun--
+		}
+		w := rec.WallSeconds * float64(time.Second)
+		if rec.Trial == 0 && left[c.Key] > 0 && row.Cost != nil {
+			w = min(w, float64(row.Cost.PerTrial))
+		}
+		work += w
+	}
+	return time.Duration(work / float64(max(jobs, 1)))
 }
 
 // EstimateFloor is what Estimate spends whatever its share: the

@@ -205,3 +205,35 @@ func manyTrialsPlan(t *testing.T, trials int, setup, ada, adaOnce, ridge, ridgeO
 		slow:   1.5, calls: map[[2]int]int{},
 	}
 }
+
+// TestMarkKept: the trials plan --estimate stored leave ToRun, a cell left
+// with none to run leaves CellsToRun, and the time they save a run on 2
+// jobs is their wall times over 2, a cell's trial 0 at most its row's
+// PerTrial while the cell has trials left: (12 ms (AdaSSP's trial 0 of 20
+// ms, its cell has 8 left) + 10 ms + 10 · 2 ms (Ridge's one cell, all its
+// trials)) / 2 = 21 ms. A trial given twice or beyond the cell's count is
+// counted once or not at all.
+func TestMarkKept(t *testing.T) {
+	p, _ := sweepPlan(t)
+	ms := time.Millisecond
+	p.Rows[0].Cost = &RowCost{PerTrial: 12 * ms}
+	p.Rows[1].Cost = &RowCost{PerTrial: 2 * ms}
+	cells := p.grid.Cells()
+	rec := func(ci, trial int, wall time.Duration) results.Record {
+		return results.Record{CellKey: cells[ci].Key, Trial: trial, WallSeconds: wall.Seconds()}
+	}
+	recs := []results.Record{rec(0, 0, 20*ms), rec(0, 3, 10*ms), rec(0, 3, 10*ms), rec(0, 10, 10*ms)}
+	for trial := range 10 {
+		recs = append(recs, rec(5, trial, 2*ms))
+	}
+	if cells[5].Label != "Ridge" {
+		t.Fatalf("cell 5 is %q, want Ridge's", cells[5].Label)
+	}
+	if saved := p.MarkKept(recs, 2); saved != 21*ms {
+		t.Errorf("saved %v, want 21ms", saved)
+	}
+	ada, ridge := p.Rows[0], p.Rows[1]
+	if ada.ToRun != 48 || ada.Stored != 2 || ada.CellsToRun != 5 || ridge.ToRun != 0 || ridge.Stored != 10 || ridge.CellsToRun != 0 || p.Stored != 12 {
+		t.Errorf("rows %+v, %+v, stored %d: want AdaSSP 48 to run in 5 cells, Ridge none, 12 stored", ada, ridge, p.Stored)
+	}
+}

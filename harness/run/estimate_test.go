@@ -116,8 +116,14 @@ type syntheticTrials struct {
 	// heavy, when set, multiplies the time of trial t of cell ci by
 	// heavy[{ci, t}].
 	heavy map[[2]int]float64
-	mu    sync.Mutex
-	calls map[[2]int]int // (cell, together) → trials timed
+	// stall, when set, multiplies the time of the stallAt-th trial timed
+	// together with others (from 1): a collection or a neighbour landing
+	// in one window.
+	stall    float64
+	stallAt  int
+	together int // trials timed together so far
+	mu       sync.Mutex
+	calls    map[[2]int]int // (cell, together) → trials timed
 }
 
 func (f *syntheticTrials) time(ctx context.Context, ci, t, together int) (time.Duration, time.Duration, time.Duration, bool, bool) {
@@ -148,6 +154,12 @@ func (f *syntheticTrials) time(ctx context.Context, ci, t, together int) (time.D
 	}
 	f.mu.Lock()
 	f.calls[[2]int{ci, together}]++
+	if together > 1 {
+		f.together++
+		if f.together == f.stallAt {
+			d = time.Duration(float64(d) * f.stall)
+		}
+	}
 	f.mu.Unlock()
 	return d, cpu, wait, false, true
 }
@@ -547,6 +559,24 @@ func TestEstimateStrataPerBlock(t *testing.T) {
 	}
 	if wall, _ := p.EstimatedWall(2); wall != 2879500*time.Microsecond {
 		t.Errorf("estimate %v, want 2.8795s", wall)
+	}
+}
+
+// TestEstimateSlowdownStall: one trial timed at once stalls 10× (a
+// garbage collection of a large heap, a neighbour's burst, in the one
+// window at once): the slowdown is the median of five rounds (9 warm
+// trials of 12 ms in segments of 1–2), each 1.5 but the stalled one's, so
+// exactly 1.5. Before, one burst alone then one at once gave the slowest
+// worker's 9 · 18 ms + 9 · 18 ms of stall over 108 ms: 3, at the bound 2.
+func TestEstimateSlowdownStall(t *testing.T) {
+	ms := time.Millisecond
+	p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
+	f.stall, f.stallAt = 10, 1
+	if err := p.estimate(context.Background(), 2, 8, time.Hour, f.time, f.host); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Sample; s.Slowdown != 1.5 || s.Burst != 9 || s.SlowdownOnLoop {
+		t.Errorf("sample %+v: want a slowdown of 1.5, the median of the rounds, from 9 warm trials", s)
 	}
 }
 

@@ -33,9 +33,10 @@ type Plan struct {
 	// Sample is what Estimate measured besides the rows' costs.
 	Sample Sample
 
-	grid     *plan.Plan      // the cells it was made of
-	cellKeys map[string]bool // the spec's cells
-	settled  results.KeySet  // the trials stored settled
+	grid     *plan.Plan       // the cells it was made of
+	cellKeys map[string]bool  // the spec's cells
+	settled  results.KeySet   // the trials stored settled
+	kept     []results.Record // the settled trials Estimate timed (Kept)
 }
 
 // PlanRow is one (dataset, mechanism label) line of a plan.

@@ -72,6 +72,13 @@ type Options struct {
 	// EstimateShare is the share of its first prediction Plan.Estimate may
 	// spend sampling (0: SampleShare).
 	EstimateShare float64
+	// Given, when not nil, holds trials already run for the plan's cells
+	// at its trial count (Plan.Kept: the trials plan --estimate timed).
+	// RunPlan then runs no trial and loads no data: it appends those of
+	// Given not yet stored, as it would append its own, under the
+	// directory's lock, with the spec's copy and a manifest entry (Args
+	// and Jobs as given), so that a later run does not repeat them.
+	Given []results.Record
 }
 
 // Report summarises a run.
@@ -354,6 +361,14 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 			need[cells[i].Dataset] = true
 		}
 	}
+	var given map[results.Key]*results.Record
+	if opt.Given != nil {
+		given = make(map[results.Key]*results.Record, len(opt.Given))
+		for i := range opt.Given {
+			given[opt.Given[i].Key()] = &opt.Given[i]
+		}
+		need = make([]bool, len(need)) // no trial runs
+	}
 	if err := r.planData(need, opt.DataMemory); err != nil {
 		removeNew(fresh) // under the lock, which the deferred Close releases
 		return rep, err
@@ -387,8 +402,10 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 		first, step := r.trialRange(i)
 		for t := first; t < c.Trials; t += step {
 			rep.Total++
-			if store.Done(results.Key{Cell: c.Key, Trial: t}) {
+			if k := (results.Key{Cell: c.Key, Trial: t}); store.Done(k) {
 				rep.Stored++
+			} else if given != nil && given[k] == nil {
+				continue // not given: left to a run
 			} else if skippedAtStart[s.DatasetAt(c.Dataset).Label] {
 				// Nothing runs: trial 0 records the reason (below, outside
 				// the progress bar, whose count is of trials run), the rest
@@ -424,7 +441,8 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 	defer cancel()
 	todo := func(ci, t int) bool {
 		c := &cells[ci]
-		return !store.Done(results.Key{Cell: c.Key, Trial: t}) && !skippedAtStart[s.DatasetAt(c.Dataset).Label]
+		k := results.Key{Cell: c.Key, Trial: t}
+		return !store.Done(k) && !skippedAtStart[s.DatasetAt(c.Dataset).Label] && (given == nil || given[k] != nil)
 	}
 	next, stop := iter.Pull2(func(yield func(int, int) bool) {
 		r.scheduleTrials(cells, todo, yield)
@@ -501,8 +519,10 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt Options) (*Report, error) {
 				if len(batch) == 0 {
 					start = time.Now()
 				}
-				rec, ok := r.trial(wctx, &cells[ci], t)
-				if !ok {
+				var rec results.Record
+				if given != nil {
+					rec = *given[results.Key{Cell: cells[ci].Key, Trial: t}]
+				} else if rec, ok = r.trial(wctx, &cells[ci], t); !ok {
 					return // cancelled: nothing stored
 				}
 				batch = append(batch, rec)
