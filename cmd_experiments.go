@@ -499,7 +499,8 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		defer boundGC(runGCPercent, runGCHeadroom)()
 		col := report.NewCollector(grid)
 		p.Startup = time.Since(since)
-		if err := p.Estimate(ctx, run.Options{DataDir: *dataDir, Jobs: j, Records: col.Add, EstimateShare: *share}); err != nil {
+		keeps := *keep && unmerged == nil && s.Audit == nil // keepTimed's conditions
+		if err := p.Estimate(ctx, run.Options{DataDir: *dataDir, Jobs: j, Records: col.Add, EstimateShare: *share, EstimateKept: keeps}); err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("interrupted: %w", err)
 			}
@@ -508,8 +509,8 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if p.Render, err = timeRender(col); err != nil {
 			return err
 		}
-		if *keep {
-			kept = keepTimed(ctx, grid, p, run.Options{OutDir: dir, Trials: *trials, Args: append([]string{"plan"}, args...)}, unmerged != nil, j, stderr)
+		if keeps {
+			kept = keepTimed(ctx, grid, p, run.Options{OutDir: dir, Trials: *trials, Args: append([]string{"plan"}, args...)}, j, stderr)
 		}
 	}
 	heading := s.Name
@@ -579,13 +580,14 @@ type keptTrials struct {
 // keepTimed stores the trials p.Estimate timed in opt.OutDir (run.RunPlan
 // with Options.Given: the store's lock, its spec copy and a manifest entry,
 // as a run) and counts them as stored in p, so that the estimate is of the
-// run after them. It keeps nothing from an audit (an audit's trials are its
-// runs of many fits, timed apart) or while shards are unmerged (dplab run
-// refuses then), and only warns when the store refuses them (a run holding
-// the directory): the estimate stands either way, for the whole run.
-func keepTimed(ctx context.Context, grid *plan.Plan, p *run.Plan, opt run.Options, unmerged bool, jobs int, stderr io.Writer) keptTrials {
+// run after them. The caller keeps nothing from an audit (an audit's trials
+// are its runs of many fits, timed apart) or while shards are unmerged
+// (dplab run refuses then). It only warns when the store refuses them (a
+// run holding the directory): the estimate stands either way, for the
+// whole run.
+func keepTimed(ctx context.Context, grid *plan.Plan, p *run.Plan, opt run.Options, jobs int, stderr io.Writer) keptTrials {
 	recs := p.Kept()
-	if len(recs) == 0 || grid.Spec().Audit != nil || unmerged {
+	if len(recs) == 0 {
 		return keptTrials{}
 	}
 	opt.Given, opt.Jobs = recs, 1
@@ -673,8 +675,12 @@ func printEstimate(w io.Writer, p *run.Plan, j int, cost time.Duration, kept kep
 		fmt.Fprintf(w, " (%d warm ones alone, then on each of %d workers at once)", smp.Burst, j)
 	}
 	fmt.Fprintf(w, " in %s: %s always (the first of one cell per [[mechanism]] block and dataset, the host's loop)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
-	fmt.Fprintf(w, " and %s more of a %s budget (--estimate-share of the estimate after a later trial per block less all spent before, from the process's start, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
-		smp.Budget.Round(10*time.Millisecond), run.SampleCap)
+	net := ""
+	if smp.Saved > 0 {
+		net = ", net of what its kept later trials save the run"
+	}
+	fmt.Fprintf(w, " and %s more of a %s budget (--estimate-share of the estimate after a later trial per block less all spent before, from the process's start%s, at most %s)", (smp.Spent - smp.Base).Round(10*time.Millisecond),
+		smp.Budget.Round(10*time.Millisecond), net, run.SampleCap)
 	if math.IsNaN(smp.RelErr) {
 		fmt.Fprint(w, "; no row had two cells and two later trials of one timed: the range is unknown")
 	} else {
@@ -682,7 +688,7 @@ func printEstimate(w io.Writer, p *run.Plan, j int, cost time.Duration, kept kep
 	}
 	fmt.Fprintln(w)
 	if ok {
-		if line := p.FloorLine(wall); line != "" {
+		if line := p.FloorLine(wall + kept.saved); line != "" {
 			fmt.Fprintln(w, line)
 		}
 	}

@@ -70,6 +70,10 @@ type Sample struct {
 	// less the floor (Plan.EstimateFloor: the process's start, the
 	// datasets and Base), at least 0, at most SampleCap.
 	Spent, Base, Budget, Loop time.Duration
+	// Saved is what the later trials timed save the run when they are
+	// kept (Plan.Kept; Options.EstimateKept): their wall times over Jobs.
+	// The budget is then net of it.
+	Saved, BaseSaved time.Duration // BaseSaved: of Saved, by Base's trials
 	// Share is the share of the predicted run the estimate may spend
 	// (Options.EstimateShare, SampleShare by default), and Blocks the
 	// strata whose first trial it always times (a dataset's rows of one
@@ -183,6 +187,7 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		log = io.Discard
 	}
 	r := newRunner(s, cells, opt, log)
+	p.keeps = opt.EstimateKept
 	start := time.Now()
 	skipped, err := loadForEstimate(r)
 	if err != nil {
@@ -618,6 +623,14 @@ func abs(x int) int {
 // TestEstimateBusyOracle).
 const laterTask = 3
 
+// laterSpan is how long the later trials a cell of each stratum times in
+// the floor last at least (one of them when longer), maxLater the most it
+// times.
+const (
+	laterSpan = 2 * time.Millisecond
+	maxLater  = 64
+)
+
 // task is trials of one cell, timed in sequence by one worker: 0 and a
 // later one for a cell not yet sampled, one later trial else.
 type task struct {
@@ -706,6 +719,11 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		poolAll += float64(cpu + wait)
 		poolMu.Unlock()
 	})
+	// saved is what the later trials timed save the run when the caller
+	// keeps them (p.keeps): each one's wall time over jobs, the run
+	// having run it beside others (a cell's first trial saves nothing
+	// counted: the run does the cell's one-off work again).
+	var saved time.Duration
 	// run times tasks on `workers` workers (task i on worker i mod
 	// workers) and records them, divided by slow; it returns the wave's
 	// cost, its slowest worker's total.
@@ -744,6 +762,13 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 		for i, tk := range tasks {
 			rs, times := rows[tk.row], out[i]
+			if p.keeps {
+				for k, tt := range times {
+					if tk.trials[k] != 0 { // a first trial's one-off work is done again
+						saved += tt.wall / time.Duration(jobs)
+					}
+				}
+			}
 			rs.timed += len(times)
 			rs.failed += failed[i]
 			smp.Trials += len(times)
@@ -798,21 +823,30 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	slices.SortStableFunc(tasks, func(a, b task) int {
 		return cmp.Compare(rows[a.row].sampled[0].first.wall, rows[b.row].sampled[0].first.wall)
 	})
+	//
+	// Trials shorter than laterSpan are timed on, one after another, until
+	// they last that (at most maxLater): one later trial of microseconds,
+	// the first the cell runs warm, is dearer than its others (the Wine
+	// panel's, 25–55 µs, priced its run at 2.3 s where it took 1.0 s, 16 µs
+	// a trial with its record).
 	for _, tk := range tasks {
 		cs := rows[tk.row].sampled[0]
-		if len(cs.order) == 0 {
-			continue
-		}
-		cs.next++
-		tctx, cancel := context.WithTimeout(ctx, 2*cs.first.wall)
-		d, err := run(tctx, []task{{row: tk.row, cell: tk.cell, trials: cs.order[:1]}}, 1, 1)
-		cancel()
-		spent += d
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil {
-			unreserve()
+		var later time.Duration
+		for cs.next < len(cs.order) && (cs.next == 0 || later < laterSpan && cs.next < maxLater) {
+			t := cs.order[cs.next]
+			cs.next++
+			tctx, cancel := context.WithTimeout(ctx, 2*cs.first.wall)
+			d, err := run(tctx, []task{{row: tk.row, cell: tk.cell, trials: []int{t}}}, 1, 1)
+			cancel()
+			spent += d
+			later += d
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err != nil {
+				unreserve()
+				break
+			}
 		}
 	}
 	base := spent
@@ -831,12 +865,20 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// budget was at least 200 ms: the estimate cost 7–8% of
 	// compare_classification's run (datasets 2.4 s, first trials 5.5 s)
 	// and 29–38% of rgm_fig1's 3 s.
+	//
+	// Trials kept (p.keeps) are not lost: the budget is of the estimate's
+	// cost net of what they save the run (saved), and what is left is
+	// that net budget less the net spent beyond the floor, at most limit
+	// less the gross spent beyond it.
+	baseSaved := saved
 	budget := func() time.Duration {
 		pred := float64(p.Startup+p.Setup) + work()*smp.Slowdown/float64(jobs)
-		return min(max(time.Duration(share*pred)-(p.Startup+p.Setup+base), 0), limit)
+		return min(max(time.Duration(share*pred)-(p.Startup+p.Setup+base-baseSaved), 0), limit)
 	}
 	smp.Budget = budget()
-	left := func() time.Duration { return smp.Budget - (spent - base) }
+	left := func() time.Duration {
+		return min(smp.Budget-(spent-base)+(saved-baseSaved), limit-(spent-base))
+	}
 	smp.Budget = budget()
 	// 3. The parallel efficiency.
 	if jobs > 1 {
@@ -873,6 +915,25 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 			}
 			return time.Duration(pt * smp.Slowdown)
 		}
+		// What a task's later trials are predicted to save the run when
+		// kept (their time over jobs, as saved counts them): a task fits
+		// when its cost net of it does.
+		taskSave := func(rs *rowSample, tk task) time.Duration {
+			if !p.keeps {
+				return 0
+			}
+			later := len(tk.trials)
+			if tk.trials[0] == 0 {
+				later--
+			}
+			pt, _ := rs.means(smp.Dilation)
+			for _, cs := range rs.sampled {
+				if cs.pos == tk.cell && tk.trials[0] != 0 {
+					pt, _, _ = cs.stats(smp.Dilation)
+				}
+			}
+			return time.Duration(float64(later) * pt * smp.Slowdown / float64(jobs))
+		}
 		worst := worstRelSE(rows, smp.Dilation)
 		var wave []task
 		for range jobs {
@@ -886,7 +947,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 				cost := taskCost(rs, tk)
 				// Rows whose task does not fit in what is left are
 				// passed over: cheaper ones may.
-				if cost > left() {
+				if cost-taskSave(rs, tk) > left() {
 					continue
 				}
 				own := len(rs.sampled) > 0 || slices.ContainsFunc(wave, func(w task) bool { return w.row == i })
@@ -919,10 +980,12 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 		// The wave's cost: its dearest task's.
 		var cost time.Duration
+		var save time.Duration
 		for _, tk := range wave {
 			cost = max(cost, taskCost(rows[tk.row], tk))
+			save += taskSave(rows[tk.row], tk)
 		}
-		if cost > left() {
+		if cost-save > left() {
 			unreserve()
 			break
 		}
@@ -937,7 +1000,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		// 13.7 s a trial, was predicted at its stratum's 0.09 s and
 		// overran a 200 ms budget by 13.5 s at -j 1). A wave stopped
 		// there is charged, its trials not counted, and ends the sampling.
-		wctx, cancel := context.WithTimeout(ctx, left())
+		wctx, cancel := context.WithTimeout(ctx, min(left()+save, limit-(spent-base)))
 		d, err := run(wctx, wave, len(wave), slow)
 		cancel()
 		spent += d
@@ -949,7 +1012,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 			break
 		}
 	}
-	smp.Spent, smp.Base = spent, base
+	smp.Spent, smp.Base, smp.Saved, smp.BaseSaved = spent, base, saved, baseSaved
 	if poolCPU > 0 {
 		smp.Dilation = max(poolAll/poolCPU, 1)
 	}
@@ -1373,9 +1436,12 @@ func (p *Plan) MarkKept(recs []results.Record, jobs int) (saved time.Duration) {
 // EstimateFloor is what Estimate spends whatever its share: the
 // process's start (Startup), the datasets (Setup) and what it always times
 // (Sample.Base: the host's loop and the first and a later trial of one
-// cell per stratum). Its budget for further trials is what the share of the
-// prediction leaves beyond it.
-func (p *Plan) EstimateFloor() time.Duration { return p.Startup + p.Setup + p.Sample.Base }
+// cell per stratum), less what those later trials save the run when kept
+// (Sample.BaseSaved). Its budget for further trials is what the share of
+// the prediction leaves beyond it.
+func (p *Plan) EstimateFloor() time.Duration {
+	return p.Startup + p.Setup + p.Sample.Base - p.Sample.BaseSaved
+}
 
 // FloorLine is one line saying that the floor alone (EstimateFloor) is
 // more than the estimate's share of wall, the predicted run, and of what,
@@ -1390,8 +1456,12 @@ func (p *Plan) FloorLine(wall time.Duration) string {
 	if smp.Spent > smp.Base {
 		beyond = sec(smp.Spent-smp.Base) + " timed beyond it, of a budget set on an earlier prediction"
 	}
-	return fmt.Sprintf("floor: %s = %.1f%% of the predicted run, over the %.3g%% share (%s): start-up %s, datasets %s, a first and a later trial per block %s (%d blocks), the host's loop %s",
-		sec(floor), 100*float64(floor)/float64(wall), 100*smp.Share, beyond, sec(p.Startup), sec(p.Setup), sec(smp.Base-smp.Loop), smp.Blocks, sec(smp.Loop))
+	kept := ""
+	if smp.BaseSaved > 0 {
+		kept = ", less " + sec(smp.BaseSaved) + " its kept later trials save the run"
+	}
+	return fmt.Sprintf("floor: %s = %.1f%% of the predicted run, over the %.3g%% share (%s): start-up %s, datasets %s, a first and a later trial per block %s (%d blocks), the host's loop %s%s",
+		sec(floor), 100*float64(floor)/float64(wall), 100*smp.Share, beyond, sec(p.Startup), sec(p.Setup), sec(smp.Base-smp.Loop), smp.Blocks, sec(smp.Loop), kept)
 }
 
 // SlowdownAt is the factor by which a trial's time grows when jobs run at

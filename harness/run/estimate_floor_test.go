@@ -162,8 +162,9 @@ func TestMeasureHost(t *testing.T) {
 // share. AdaSSP's first trials take 100 ms, its later ones 1 ms (1000 to
 // run, 5 cells), Ridge's 150 ms (200 to run), Setup 0.9 s: the estimate is
 // exact, 0.9 + 0.75 · (1000·1 + 5·99 + 200·150) ms = 24.52125 s, from a
-// floor of 0.9 s and 100 + 1 + 150 + 150 ms, over 5% of it: nothing is
-// timed beyond. When these later trials were charged to the budget,
+// floor of 0.9 s and 100 + 2 · 1 + 150 + 150 ms (AdaSSP's later trials,
+// shorter than laterSpan, timed until they last it), over 5% of it:
+// nothing is timed beyond. When these later trials were charged to the budget,
 // AdaSSP's and Ridge's first trials alone predicted 98.4 s (AdaSSP's
 // one-off work in every trial) when the share left none; and when the
 // later trial was stopped at its cell's first trial's length, Ridge's
@@ -176,8 +177,8 @@ func TestEstimateLaterTrialsInFloor(t *testing.T) {
 	}
 	wall, _ := p.EstimatedWall(2)
 	smp := p.Sample
-	if d := smp.Base - 401*ms; d < -ms || d > ms || p.Rows[0].Cost.Timed != 2 || p.Rows[1].Cost.Timed != 2 {
-		t.Errorf("floor %v, rows %+v, %+v: want 401 ms always timed, a first and a later trial of each", smp.Base, p.Rows[0].Cost, p.Rows[1].Cost)
+	if d := smp.Base - 402*ms; d < -ms || d > ms || p.Rows[0].Cost.Timed != 3 || p.Rows[1].Cost.Timed != 2 {
+		t.Errorf("floor %v, rows %+v, %+v: want 402 ms always timed, a first and two later trials of AdaSSP, a later one of Ridge", smp.Base, p.Rows[0].Cost, p.Rows[1].Cost)
 	}
 	if wall != 24521250*time.Microsecond {
 		t.Errorf("estimate %v, want 24.52125s", wall)
@@ -235,5 +236,62 @@ func TestMarkKept(t *testing.T) {
 	ada, ridge := p.Rows[0], p.Rows[1]
 	if ada.ToRun != 48 || ada.Stored != 2 || ada.CellsToRun != 5 || ridge.ToRun != 0 || ridge.Stored != 10 || ridge.CellsToRun != 0 || p.Stored != 12 {
 		t.Errorf("rows %+v, %+v, stored %d: want AdaSSP 48 to run in 5 cells, Ridge none, 12 stored", ada, ridge, p.Stored)
+	}
+}
+
+// TestEstimateKeptBudget: when the caller keeps the timed trials, the
+// budget is of the estimate's cost net of what its later trials save the
+// run (their time over the jobs: all of it on 1 job). AdaSSP's trials take
+// 4–20 ms by ε (12 ms on average), Ridge's 2 ms, one-off 8 and 6 ms, Setup
+// 1 s: the prediction is 1.666 s, the floor 1.042 s (1 s, the first trials'
+// 28 ms, a later trial each, 14 ms). At a share of 0.63 the budget is 7.6
+// ms: nothing beyond the floor fits. Kept, the later trials' 14 ms are
+// saved, the budget is 21.6 ms, and later trials cost nothing net: the
+// estimate times a further AdaSSP cell (8 + 2 · 8 ms, 8 ms net) and more
+// later trials, within it net. Not kept, only Ridge's three later trials
+// (6 ms) fit.
+func TestEstimateKeptBudget(t *testing.T) {
+	ms := time.Millisecond
+	for _, keeps := range []bool{false, true} {
+		p, f := sweepPlan(t, 4*ms, 8*ms, 12*ms, 16*ms, 20*ms)
+		p.keeps = keeps
+		if err := p.estimate(context.Background(), 1, 0.63, time.Hour, f.time, f.host); err != nil {
+			t.Fatal(err)
+		}
+		s := p.Sample
+		net := s.Spent - s.Base - (s.Saved - s.BaseSaved)
+		switch {
+		case !keeps && (s.Spent-s.Base != 6*ms || s.Saved != 0 || p.Rows[0].Cost.Cells != 1):
+			t.Errorf("not kept: spent %v beyond the floor, saved %v, %d AdaSSP cells; want 6ms, nothing, 1", s.Spent-s.Base, s.Saved, p.Rows[0].Cost.Cells)
+		case keeps && (s.BaseSaved != 14*ms || s.Budget != time.Duration(0.63*float64(time.Second+666*ms))-(time.Second+28*ms)):
+			t.Errorf("kept: base saved %v, budget %v; want 14ms and 0.63 · 1.666 s − 1.028 s", s.BaseSaved, s.Budget)
+		case keeps && (s.Saved <= s.BaseSaved || net > s.Budget || p.Rows[0].Cost.Cells < 2):
+			t.Errorf("kept: spent %v beyond the floor (%v net) of a budget %v, %d AdaSSP cells; want more cells within the budget net", s.Spent-s.Base, net, s.Budget, p.Rows[0].Cost.Cells)
+		}
+	}
+}
+
+// TestEstimateMicroTrials: a cell's later trials of 20 µs, the first of
+// them cold at 10× that, are timed in the floor until they last laterSpan
+// (2 ms) or maxLater of them are timed (64: 200 + 63 · 20 µs = 1.46 ms),
+// so its per-trial time is their mean, 22.8125 µs, not the cold one's 200
+// µs. Before, one later trial was
+// timed: the authors' Wine panel (16 µs a trial) was predicted 2.3× its
+// run at -j 1.
+func TestEstimateMicroTrials(t *testing.T) {
+	us := time.Microsecond
+	p, f := manyTrialsPlan(t, 200, 900*time.Millisecond, 20*us, 500*us, 150*time.Millisecond, 0)
+	ci := p.grid.Cells()
+	f.heavy = map[[2]int]float64{}
+	for i := range ci {
+		if o := laterOrder(i, ci[i].Trials); len(o) > 0 {
+			f.heavy[[2]int{i, o[0]}] = 10
+		}
+	}
+	if err := p.estimate(context.Background(), 1, 1e-6, time.Hour, f.time, f.host); err != nil { // the floor alone
+		t.Fatal(err)
+	}
+	if c := p.Rows[0].Cost; c.Timed != 65 || c.PerTrial != time.Duration(float64(1460*us)/64) {
+		t.Errorf("row %+v: want 65 trials timed (a first, 64 later), 22.8125µs a trial", c)
 	}
 }

@@ -37,6 +37,7 @@ type Plan struct {
 	cellKeys map[string]bool  // the spec's cells
 	settled  results.KeySet   // the trials stored settled
 	kept     []results.Record // the settled trials Estimate timed (Kept)
+	keeps    bool             // the caller keeps them (Options.EstimateKept)
 }
 
 // PlanRow is one (dataset, mechanism label) line of a plan.

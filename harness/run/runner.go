@@ -72,6 +72,10 @@ type Options struct {
 	// EstimateShare is the share of its first prediction Plan.Estimate may
 	// spend sampling (0: SampleShare).
 	EstimateShare float64
+	// EstimateKept says that the caller keeps the trials Plan.Estimate
+	// times (Plan.Kept): its budget is then of its cost net of what they
+	// save the run.
+	EstimateKept bool
 	// Given, when not nil, holds trials already run for the plan's cells
 	// at its trial count (Plan.Kept: the trials plan --estimate timed).
 	// RunPlan then runs no trial and loads no data: it appends those of
