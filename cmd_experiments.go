@@ -77,7 +77,7 @@ trials (capped at the CPUs): it loads the datasets once
 its trials not counted), measures the host (five rounds of a busy thread
 alone for 20 ms and, with -j > 1, -j of them at once: the work each does
 a second), times the first trial of one cell (its middle ε) of each
-[[mechanism]] block on each dataset with trials to run, -j at once, then
+[[mechanism]] block on each dataset with trials to run, one at a time, then
 a later trial of each of those cells (cheapest first; a cell's later trials
 are timed in a fixed shuffle, a random sample of them); all this, from the
 process's start, is its floor, always spent. Then, within a budget of 5%

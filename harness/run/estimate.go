@@ -145,16 +145,14 @@ type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu, wait 
 // the dilation of a busy thread, and the slowdown of Jobs of them at
 // once) and, within a budget:
 //
-//  1. times, Jobs at once (their times over the host's slowdown, as a
-//     run would run them), the first trial of one cell of each stratum, a
+//  1. times, one at a time, the first trial of one cell of each stratum, a
 //     dataset's rows of one [[mechanism]] block (a sweep of its params
 //     makes a row of each value): the row's with the most trials to run, at the middle
 //     of its ε values or sweep. A row with no cell timed takes its
 //     stratum's costs;
 //  2. times a later trial of those cells alone (the first of the cell's
-//     later trials in a fixed shuffle: those timed are a random sample;
-//     more while they last less than laterSpan), the cheapest first, each
-//     stopped at twice its cell's first trial: a
+//     later trials in a fixed shuffle: those timed are a random sample),
+//     the cheapest first, each stopped at twice its cell's first trial: a
 //     row's PerTrial is from its cells' later trials, PerCell from the
 //     first's excess. Steps 1 and 2, the start, the datasets and the
 //     host's loop are always spent (EstimateFloor); the budget is the
@@ -797,11 +795,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 	}
 	// 1. The first trial of one cell per stratum, of its row with the most
-	// trials to run, jobs at once, their times over the host's loop's
-	// slowdown: the run does them so, and when they are kept they cost it
-	// nothing. One at a time, they cost -j 2 runs made of first trials
-	// (objective perturbation's adult panel with --trials 1) 17–21% net of
-	// what they saved.
+	// trials to run, alone: the one part not charged to the budget.
 	var tasks []task
 	for _, st := range strata {
 		heaviest := st[0]
@@ -812,7 +806,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 		tasks = append(tasks, task{row: slices.Index(rows, heaviest), cell: heaviest.nextCell(), trials: []int{0}})
 	}
-	d, err := run(ctx, tasks, jobs, smp.Slowdown)
+	d, err := run(ctx, tasks, 1, 1)
 	if err != nil {
 		return err
 	}
