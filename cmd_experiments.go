@@ -495,8 +495,6 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	var kept keptTrials
 	if *estimate {
-		// The trials are timed under the run's collector settings.
-		defer boundGC(runGCPercent, runGCHeadroom)()
 		col := report.NewCollector(grid)
 		p.Startup = time.Since(since)
 		keeps := *keep && unmerged == nil && s.Audit == nil // keepTimed's conditions

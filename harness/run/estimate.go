@@ -869,7 +869,8 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// Trials kept (p.keeps) are not lost: the budget is of the estimate's
 	// cost net of what they save the run (saved), and what is left is
 	// that net budget less the net spent beyond the floor, at most limit
-	// less the gross spent beyond it.
+	// less the gross spent beyond it: each wave must fit in what is left
+	// (it is stopped there), and what its trials save is left again.
 	baseSaved := saved
 	budget := func() time.Duration {
 		pred := float64(p.Startup+p.Setup) + work()*smp.Slowdown/float64(jobs)
@@ -915,25 +916,6 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 			}
 			return time.Duration(pt * smp.Slowdown)
 		}
-		// What a task's later trials are predicted to save the run when
-		// kept (their time over jobs, as saved counts them): a task fits
-		// when its cost net of it does.
-		taskSave := func(rs *rowSample, tk task) time.Duration {
-			if !p.keeps {
-				return 0
-			}
-			later := len(tk.trials)
-			if tk.trials[0] == 0 {
-				later--
-			}
-			pt, _ := rs.means(smp.Dilation)
-			for _, cs := range rs.sampled {
-				if cs.pos == tk.cell && tk.trials[0] != 0 {
-					pt, _, _ = cs.stats(smp.Dilation)
-				}
-			}
-			return time.Duration(float64(later) * pt * smp.Slowdown / float64(jobs))
-		}
 		worst := worstRelSE(rows, smp.Dilation)
 		var wave []task
 		for range jobs {
@@ -941,13 +923,17 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 			var bestTask task
 			for i, rs := range rows {
 				tk, ok := rs.nextTask(i, cells, smp.Dilation)
-				if !ok || len(wave) > 0 && tk.trials[0] != 0 {
-					continue // later trials are timed alone
+				// Later trials are timed alone, but when kept: then jobs
+				// at once, as the run would run them, they cost it
+				// nothing (alone, at -j 2 half of them is lost), so the
+				// net budget lets the sample grow where it is uncertain.
+				if !ok || !p.keeps && len(wave) > 0 && tk.trials[0] != 0 {
+					continue
 				}
 				cost := taskCost(rs, tk)
 				// Rows whose task does not fit in what is left are
 				// passed over: cheaper ones may.
-				if cost-taskSave(rs, tk) > left() {
+				if cost > left() {
 					continue
 				}
 				own := len(rs.sampled) > 0 || slices.ContainsFunc(wave, func(w task) bool { return w.row == i })
@@ -971,7 +957,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 			}
 			rows[best].reserve(bestTask)
 			wave = append(wave, bestTask)
-			if bestTask.trials[0] != 0 {
+			if !p.keeps && bestTask.trials[0] != 0 {
 				break
 			}
 		}
@@ -980,12 +966,10 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 		// The wave's cost: its dearest task's.
 		var cost time.Duration
-		var save time.Duration
 		for _, tk := range wave {
 			cost = max(cost, taskCost(rows[tk.row], tk))
-			save += taskSave(rows[tk.row], tk)
 		}
-		if cost-save > left() {
+		if cost > left() {
 			unreserve()
 			break
 		}
@@ -1000,7 +984,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		// 13.7 s a trial, was predicted at its stratum's 0.09 s and
 		// overran a 200 ms budget by 13.5 s at -j 1). A wave stopped
 		// there is charged, its trials not counted, and ends the sampling.
-		wctx, cancel := context.WithTimeout(ctx, min(left()+save, limit-(spent-base)))
+		wctx, cancel := context.WithTimeout(ctx, left())
 		d, err := run(wctx, wave, len(wave), slow)
 		cancel()
 		spent += d

@@ -244,54 +244,60 @@ func TestMarkKept(t *testing.T) {
 // run (their time over the jobs: all of it on 1 job). AdaSSP's trials take
 // 4–20 ms by ε (12 ms on average), Ridge's 2 ms, one-off 8 and 6 ms, Setup
 // 1 s: the prediction is 1.666 s, the floor 1.042 s (1 s, the first trials'
-// 28 ms, a later trial each, 14 ms). At a share of 0.63 the budget is 7.6
-// ms: nothing beyond the floor fits. Kept, the later trials' 14 ms are
-// saved, the budget is 21.6 ms, and later trials cost nothing net: the
-// estimate times a further AdaSSP cell (8 + 2 · 8 ms, 8 ms net) and more
-// later trials, within it net. Not kept, only Ridge's three later trials
-// (6 ms) fit.
+// 28 ms, a later trial each, 14 ms). At a share of 0.66 the budget is
+// 57.6 ms gross; kept, the floor's later trials save 14 ms, the budget is
+// 71.6 ms net and what each wave's later trials save is left again: the
+// estimate times more trials, within it net.
 func TestEstimateKeptBudget(t *testing.T) {
 	ms := time.Millisecond
+	timed := map[bool]int{}
 	for _, keeps := range []bool{false, true} {
 		p, f := sweepPlan(t, 4*ms, 8*ms, 12*ms, 16*ms, 20*ms)
 		p.keeps = keeps
-		if err := p.estimate(context.Background(), 1, 0.63, time.Hour, f.time, f.host); err != nil {
+		if err := p.estimate(context.Background(), 1, 0.66, time.Hour, f.time, f.host); err != nil {
 			t.Fatal(err)
 		}
 		s := p.Sample
-		net := s.Spent - s.Base - (s.Saved - s.BaseSaved)
-		switch {
-		case !keeps && (s.Spent-s.Base != 6*ms || s.Saved != 0 || p.Rows[0].Cost.Cells != 1):
-			t.Errorf("not kept: spent %v beyond the floor, saved %v, %d AdaSSP cells; want 6ms, nothing, 1", s.Spent-s.Base, s.Saved, p.Rows[0].Cost.Cells)
-		case keeps && (s.BaseSaved != 14*ms || s.Budget != time.Duration(0.63*float64(time.Second+666*ms))-(time.Second+28*ms)):
-			t.Errorf("kept: base saved %v, budget %v; want 14ms and 0.63 · 1.666 s − 1.028 s", s.BaseSaved, s.Budget)
-		case keeps && (s.Saved <= s.BaseSaved || net > s.Budget || p.Rows[0].Cost.Cells < 2):
-			t.Errorf("kept: spent %v beyond the floor (%v net) of a budget %v, %d AdaSSP cells; want more cells within the budget net", s.Spent-s.Base, net, s.Budget, p.Rows[0].Cost.Cells)
+		timed[keeps] = s.Trials
+		floor := time.Second + 28*ms
+		if !keeps {
+			floor += 14 * ms
 		}
+		if want := time.Duration(0.66*float64(time.Second+666*ms)) - floor; s.Budget != want {
+			t.Errorf("keeps %v: budget %v, want %v", keeps, s.Budget, want)
+		}
+		if keeps && s.BaseSaved != 14*ms || !keeps && s.Saved != 0 {
+			t.Errorf("keeps %v: saved %v, by the floor %v; want 14ms by the floor kept, nothing not", keeps, s.Saved, s.BaseSaved)
+		}
+		if net := s.Spent - s.Base - (s.Saved - s.BaseSaved); net > s.Budget {
+			t.Errorf("keeps %v: spent %v beyond the floor (%v net), over the budget %v", keeps, s.Spent-s.Base, net, s.Budget)
+		}
+	}
+	if timed[true] <= timed[false] {
+		t.Errorf("trials timed: %d kept, %d not; want more kept", timed[true], timed[false])
 	}
 }
 
-// TestEstimateMicroTrials: a cell's later trials of 20 µs, the first of
-// them cold at 10× that, are timed in the floor until they last laterSpan
-// (2 ms) or maxLater of them are timed (64: 200 + 63 · 20 µs = 1.46 ms),
-// so its per-trial time is their mean, 22.8125 µs, not the cold one's 200
-// µs. Before, one later trial was
-// timed: the authors' Wine panel (16 µs a trial) was predicted 2.3× its
-// run at -j 1.
-func TestEstimateMicroTrials(t *testing.T) {
-	us := time.Microsecond
-	p, f := manyTrialsPlan(t, 200, 900*time.Millisecond, 20*us, 500*us, 150*time.Millisecond, 0)
-	ci := p.grid.Cells()
-	f.heavy = map[[2]int]float64{}
-	for i := range ci {
-		if o := laterOrder(i, ci[i].Trials); len(o) > 0 {
-			f.heavy[[2]int{i, o[0]}] = 10
+// TestEstimateKeptWaves: on 2 jobs, kept later trials are timed two at
+// once, as the run would run them, and cost nothing net: with the same
+// share the estimate times more of them than when they are not kept (then
+// alone, half of each lost), and spends no more than its budget net.
+func TestEstimateKeptWaves(t *testing.T) {
+	ms := time.Millisecond
+	timed := map[bool]int{}
+	for _, keeps := range []bool{false, true} {
+		p, f := sweepPlan(t, 4*ms, 8*ms, 12*ms, 16*ms, 20*ms)
+		p.keeps, p.Setup = keeps, 0
+		if err := p.estimate(context.Background(), 2, 0.15, time.Hour, f.time, f.host); err != nil {
+			t.Fatal(err)
+		}
+		s := p.Sample
+		timed[keeps] = s.Trials - (1+2)*s.Burst
+		if net := s.Spent - s.Base - (s.Saved - s.BaseSaved); net > s.Budget {
+			t.Errorf("keeps %v: spent %v net beyond the floor, over the budget %v", keeps, net, s.Budget)
 		}
 	}
-	if err := p.estimate(context.Background(), 1, 1e-6, time.Hour, f.time, f.host); err != nil { // the floor alone
-		t.Fatal(err)
-	}
-	if c := p.Rows[0].Cost; c.Timed != 65 || c.PerTrial != time.Duration(float64(1460*us)/64) {
-		t.Errorf("row %+v: want 65 trials timed (a first, 64 later), 22.8125µs a trial", c)
+	if timed[true] <= timed[false] {
+		t.Errorf("trials timed (the slowdown's burst aside): %d kept, %d not; want more kept", timed[true], timed[false])
 	}
 }
