@@ -82,16 +82,18 @@ a later trial of each of those cells (cheapest first; a cell's later trials
 are timed in a fixed shuffle, a random sample of them); all this, from the
 process's start, is its floor, always spent. Then, within a budget of 5%
 (--estimate-share) of the estimate less the floor (at least 0, at most
-30 s), with -j > 1 warm
-trials (a cell's later one) alone and again -j at once, to measure how
-much longer a trial takes when -j run together on this machine now (its
-slowdown; when no burst of them fits, the median of the host's rounds'
-ratios of a thread's work a second alone to its work a second at once), and further
-trials -j at once, each where the
-variance of the total falls most per second timed (rows not timed yet
-first; a new cell, its first two trials, while the spread between a row's
-cells dominates, else three more later trials of its least-timed cell)
-until the trials' relative standard error is 5%. A row's seconds per trial
+30 s; net of what its kept trials save the run, below), with -j > 1 warm
+trials (a cell's later one) in five rounds alone and again -j at once, to
+measure how much longer a trial takes when -j run together on this
+machine now (its slowdown, the rounds' median; when no burst of them
+fits, the median of the host's rounds' ratios of a thread's work a
+second alone to its work a second at once), and further trials -j at
+once, each where the variance of the total falls most per second timed
+(rows not timed yet first; a new cell, its first two trials, while the
+spread between a row's cells dominates, else three more later trials of
+its least-timed cell, alone unless kept) until the trials' relative
+standard error is 5%. A cell's later trials shorter than 2 ms are timed
+on until they last 2 ms (at most 64). A row's seconds per trial
 is the mean over its sampled cells of their later trials' mean, its range
 the two-stage sample's (cells, then trials). A
 row with no cell timed takes the costs of its [[mechanism]] block's rows on its
