@@ -510,7 +510,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		if keeps {
-			kept = keepTimed(ctx, grid, p, run.Options{OutDir: dir, Trials: *trials, Args: append([]string{"plan"}, args...)}, j, stderr)
+			kept = keepTimed(ctx, grid, p, run.Options{OutDir: dir, DataDir: *dataDir, Trials: *trials, Args: append([]string{"plan"}, args...)}, j, stderr)
 		}
 	}
 	heading := s.Name

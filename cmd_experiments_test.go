@@ -303,6 +303,38 @@ name = "ridge"
 	}
 }
 
+// TestPlanEstimateKeepsTrialsDataDir: the manifest entry of the kept
+// trials names the datasets' files verified in plan's --data-dir, as a
+// run's does. Before, the trials were stored with the default data
+// directory's (here empty) and the manifest named no file. Needs
+// DPLAB_DATA (the wine files).
+func TestPlanEstimateKeepsTrialsDataDir(t *testing.T) {
+	data := os.Getenv("DPLAB_DATA")
+	if data == "" {
+		t.Skip("DPLAB_DATA is not set: the wine files are needed")
+	}
+	t.Setenv("DPLAB_DATA", t.TempDir())
+	spec := writeFile(t, filepath.Join(t.TempDir(), "spec.toml"), `name = "keepdata"
+seed = 1
+trials = 4
+epsilon = [1]
+delta = 1e-6
+[[dataset]]
+name = "wine"
+[[mechanism]]
+name = "adassp"
+`)
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, errs := runMain(t, "plan", spec, "--out", out, "--estimate", "-j", "1", "--data-dir", data)
+	if code != 0 || !strings.Contains(stdout, "of its trials are kept in") {
+		t.Fatalf("plan --estimate: exit %d, want trials kept\n%s%s", code, stdout, errs)
+	}
+	man, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err != nil || !strings.Contains(string(man), "winequality-red.csv") {
+		t.Errorf("manifest %s (%v): want the wine file verified in --data-dir", man, err)
+	}
+}
+
 // checkAssumedCPUs checks that plan --estimate -j 2's output states the
 // CPUs it assumed the trials get, and that they are 2 × the CPUs a trial
 // timed alone used (in (0, 2]: the process's CPU over wall time) /
