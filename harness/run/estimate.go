@@ -265,15 +265,19 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		return err
 	}
 	if aloneWall > 0 {
-		// At most the host's CPUs: the process's CPU time counts its
-		// other threads' (the collector's) as the kernel brings it up to
-		// date, a clock tick at a time, so a window of a few µs (the
-		// floor's micro-trials) may be charged a tick of it: 2.4 CPUs of
-		// 2 were measured so under the race detector.
-		p.Sample.CPUShare = min(float64(aloneProc)/float64(aloneWall), float64(runtime.NumCPU()))
+		p.Sample.CPUShare = cpuShare(aloneProc, aloneWall, runtime.NumCPU())
 	}
 	p.Sample.PerRecord, p.Sample.Fsync, err = timeWrites(kept, p.Sample.Dilation)
 	return err
+}
+
+// cpuShare is the CPUs a process used, its CPU time proc over the wall
+// time, at most cpus: the process's CPU time counts its other threads'
+// (the collector's) as the kernel brings it up to date, a clock tick at a
+// time, so windows of a few µs (the floor's micro-trials) may be charged
+// a tick of it (2.4 CPUs of 2 were measured so under the race detector).
+func cpuShare(proc, wall time.Duration, cpus int) float64 {
+	return min(float64(proc)/float64(wall), float64(cpus))
 }
 
 // timeWrites appends recs to a store in a temporary directory, removed

@@ -301,3 +301,24 @@ func TestEstimateKeptWaves(t *testing.T) {
 		t.Errorf("trials timed (the slowdown's burst aside): %d kept, %d not; want more kept", timed[true], timed[false])
 	}
 }
+
+// TestCPUShare: the CPUs a process used are its CPU time over the wall
+// time, at most the host's: 2.4 s of CPU in 1 s on 2 CPUs (other
+// threads' CPU time charged a tick late to windows of µs) is 2. Before,
+// it was 2.4 and plan said the trials were assumed to get 2.4 · 2 / 1.6
+// CPUs of 2.
+func TestCPUShare(t *testing.T) {
+	for _, tc := range []struct {
+		proc, wall time.Duration
+		cpus       int
+		want       float64
+	}{
+		{1250 * time.Millisecond, time.Second, 2, 1.25},
+		{2400 * time.Millisecond, time.Second, 2, 2},
+		{2400 * time.Millisecond, time.Second, 4, 2.4},
+	} {
+		if got := cpuShare(tc.proc, tc.wall, tc.cpus); got != tc.want {
+			t.Errorf("cpuShare(%v, %v, %d) = %v, want %v", tc.proc, tc.wall, tc.cpus, got, tc.want)
+		}
+	}
+}
