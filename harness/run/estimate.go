@@ -202,7 +202,6 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	var mu sync.Mutex
 	var aloneProc, aloneWall time.Duration // for Sample.CPUShare
 	given := map[results.Key]bool{}
-	var kept []results.Record
 	timer := func(ctx context.Context, ci, t, together int) (time.Duration, time.Duration, time.Duration, bool, bool) {
 		c := &cells[ci]
 		// Alone, the trial is locked to its thread, whose CPU time and
@@ -245,12 +244,10 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 			mu.Lock()
 			if k := rec.Key(); !given[k] {
 				given[k] = true
-				kept = append(kept, r.asStored(&rec))
+				p.kept = append(p.kept, rec)
 				if opt.Records != nil {
-					opt.Records(&kept[len(kept)-1])
-				}
-				if rec.Settled() {
-					p.kept = append(p.kept, rec)
+					stored := r.asStored(&rec)
+					opt.Records(&stored)
 				}
 			}
 			mu.Unlock()
@@ -267,7 +264,7 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	if aloneWall > 0 {
 		p.Sample.CPUShare = cpuShare(aloneProc, aloneWall, runtime.NumCPU())
 	}
-	p.Sample.PerRecord, p.Sample.Fsync, err = timeWrites(kept, p.Sample.Dilation)
+	p.Sample.PerRecord, p.Sample.Fsync, err = timeWrites(p.kept, p.Sample.Dilation)
 	return err
 }
 
@@ -399,12 +396,10 @@ func (cs *cellSample) stats(dil float64) (mean float64, n int, variance float64)
 	if len(cs.later) == 0 {
 		return float64(cs.first.cost(dil)), 0, math.NaN()
 	}
-	x := make([]float64, len(cs.later))
-	for i, t := range cs.later {
-		x[i] = float64(t.cost(dil))
-	}
-	mean, variance = meanVar(x)
-	return mean, len(x), variance
+	// Read in place: stats runs for every sampled cell of every row at
+	// each step of the sampling.
+	mean, variance = meanVarOf(len(cs.later), func(i int) float64 { return float64(cs.later[i].cost(dil)) })
+	return mean, len(cs.later), variance
 }
 
 // work is the row's estimated serial work at dilation dil:
@@ -1344,19 +1339,24 @@ func relErr(rows []*rowSample, smp Sample) float64 {
 // meanVar returns the mean of x and its sample variance (NaN for fewer
 // than two).
 func meanVar(x []float64) (mean, variance float64) {
-	n := float64(len(x))
-	for _, v := range x {
-		mean += v
+	return meanVarOf(len(x), func(i int) float64 { return x[i] })
+}
+
+// meanVarOf is meanVar of the n values at(0), …, at(n−1).
+func meanVarOf(n int, at func(i int) float64) (mean, variance float64) {
+	for i := range n {
+		mean += at(i)
 	}
-	mean /= n
-	if len(x) < 2 {
+	mean /= float64(n)
+	if n < 2 {
 		return mean, math.NaN()
 	}
 	var ss float64
-	for _, v := range x {
+	for i := range n {
+		v := at(i)
 		ss += (v - mean) * (v - mean)
 	}
-	return mean, ss / (n - 1)
+	return mean, ss / float64(n-1)
 }
 
 // stdErr is the standard error of the mean of x (0 for fewer than two).
@@ -1374,7 +1374,7 @@ func stdErr(x []float64) float64 {
 func (p *Plan) Kept() []results.Record {
 	var out []results.Record
 	for i := range p.kept {
-		if !p.settled.Has(p.kept[i].Key()) {
+		if p.kept[i].Settled() && !p.settled.Has(p.kept[i].Key()) {
 			out = append(out, p.kept[i])
 		}
 	}

@@ -36,7 +36,7 @@ type Plan struct {
 	grid     *plan.Plan       // the cells it was made of
 	cellKeys map[string]bool  // the spec's cells
 	settled  results.KeySet   // the trials stored settled
-	kept     []results.Record // the settled trials Estimate timed (Kept)
+	kept     []results.Record // the trials Estimate timed, once each, as run (Kept: the settled)
 	keeps    bool             // the caller keeps them (Options.EstimateKept)
 }
 
