@@ -77,7 +77,7 @@ trials (capped at the CPUs): it loads the datasets once
 its trials not counted), measures the host (five rounds of a busy thread
 alone for 20 ms and, with -j > 1, -j of them at once: the work each does
 a second), times the first trial of one cell (its middle ε) of each
-[[mechanism]] block on each dataset with trials to run, one at a time, then
+[[mechanism]] block on each dataset with trials to run, -j at once, then
 a later trial of each of those cells (cheapest first; a cell's later trials
 are timed in a fixed shuffle, a random sample of them); all this, from the
 process's start, is its floor, always spent. Then, within a budget of 5%
@@ -97,12 +97,17 @@ on until they last 2 ms (at most 64). A row's seconds per trial
 is the mean over its sampled cells of their later trials' mean, its range
 the two-stage sample's (cells, then trials). A
 row with no cell timed takes the costs of its [[mechanism]] block's rows on its
-dataset. It prints each row's mean seconds per trial, the one-off seconds
-a cell's first trial adds (a calibration, a split's statistics) and the
-cells timed; the estimated wall time with its parts: start-up (this
-process's start, the spec, its validation, the grid, the store), dataset
-loading, the trials (slowdown × Σ (trials to run × s/trial + cells to run
-× one-off s/cell) / jobs, with a range of two standard errors), the store
+dataset. A statistic of a training set that trials of several cells use
+(memoised on it: XᵀX, a data bound, a non-private fit) is computed once a
+run: the time a cell's first trial spent computing it, or waiting for
+another trial timed at once to, is not that cell's one-off work, and it
+counts once. It prints each row's mean seconds per trial, the one-off
+seconds a cell's first trial adds (a calibration, the cell's own
+statistics) and the cells timed; the estimated wall time with its parts:
+start-up (this process's start, the spec, its validation, the grid, the
+store), dataset loading, the trials (slowdown × (Σ (trials to run ×
+s/trial + cells to run × one-off s/cell) + the shared statistics) / jobs,
+with a range of two standard errors), the store
 writes (each timed record's append, timed in a temporary store), a sync
 (the spec's copy) and the larger of rendering (timed on the sampled
 trials' records) and two syncs (the store's, the manifest's); the CPUs,
@@ -123,9 +128,10 @@ run after them, and its cost is also said net of what they save that run
 
 With --shards N (implies --estimate) it also prints each shard's trials and
 estimated wall time on -j concurrent trials, as "dplab run --shard i/N"
-would run them: datasets + Σ over the shard's cells of (one-off s/cell +
-its trials × s/trial) × slowdown / jobs, since every shard does the one-off
-work of each cell it touches.`,
+would run them: datasets + (Σ over the shard's cells of (one-off s/cell +
+its trials × s/trial) + its datasets' shared statistics) × slowdown / jobs,
+since every shard does the one-off work of each cell it touches and
+computes the statistics its cells share.`,
 	Run: cmdPlan,
 }
 

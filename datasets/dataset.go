@@ -2,7 +2,10 @@ package datasets
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dplab/dplab/internal/oncemap"
 	"gonum.org/v1/gonum/mat"
@@ -49,7 +52,74 @@ type Dataset struct {
 // returned value, and must not modify d after the first Memo call (the
 // memo would go stale): datasets handed to mechanisms are read-only.
 func (d *Dataset) Memo(key string, compute func() (any, error)) (any, error) {
-	return d.memoTable().Do(key, compute)
+	obs := memoObservers.Load()
+	if obs == nil {
+		return d.memoTable().Do(key, compute)
+	}
+	start := time.Now()
+	took := time.Duration(-1)
+	v, err := d.memoTable().Do(key, func() (any, error) {
+		start = time.Now()
+		v, err := compute()
+		took = time.Since(start)
+		return v, err
+	})
+	for _, f := range *obs {
+		(*f)(MemoCall{Dataset: d, Key: key, Start: start, Took: took})
+	}
+	return v, err
+}
+
+// MemoCall is one call of Dataset.Memo as a MemoObserver sees it, once it
+// returns.
+type MemoCall struct {
+	Dataset *Dataset
+	Key     string
+	// Took is how long the call's compute ran, from Start; −1 when the
+	// call computed nothing: the statistic was there, or another caller
+	// was computing it and this one, called at Start, waited for it.
+	Start time.Time
+	Took  time.Duration
+}
+
+// A MemoObserver is told of every Memo call of every dataset in the
+// process, from the caller's goroutine, while it is observing.
+type MemoObserver func(MemoCall)
+
+var (
+	memoObserversMu sync.Mutex
+	memoObservers   atomic.Pointer[[]*MemoObserver] // nil: none (Memo's fast path)
+)
+
+// ObserveMemos tells f of every Memo call until stop is called: what a
+// process's trials compute once and share (plan --estimate separates a
+// statistic that several cells share, computed once per run, from a
+// cell's own one-off work). Observers may run at once from several
+// goroutines and must be quick.
+func ObserveMemos(f MemoObserver) (stop func()) {
+	obs := &f
+	update := func(edit func([]*MemoObserver) []*MemoObserver) {
+		memoObserversMu.Lock()
+		defer memoObserversMu.Unlock()
+		var list []*MemoObserver
+		if old := memoObservers.Load(); old != nil {
+			list = slices.Clone(*old)
+		}
+		if list = edit(list); len(list) == 0 {
+			memoObservers.Store(nil)
+			return
+		}
+		memoObservers.Store(&list)
+	}
+	update(func(l []*MemoObserver) []*MemoObserver { return append(l, obs) })
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			update(func(l []*MemoObserver) []*MemoObserver {
+				return slices.DeleteFunc(l, func(o *MemoObserver) bool { return o == obs })
+			})
+		})
+	}
 }
 
 // memoTable returns d's memo table, made on first use (so datasets built

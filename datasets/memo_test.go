@@ -38,3 +38,34 @@ func TestMemoComputesOnceAndIsPerDataset(t *testing.T) {
 		t.Fatal("keys are not independent")
 	}
 }
+
+// TestObserveMemos: an observer sees each Memo call, with the compute's
+// time on the call that computed and −1 on one that found the statistic,
+// and nothing once stopped.
+func TestObserveMemos(t *testing.T) {
+	d := &Dataset{X: mat.NewDense(1, 1, []float64{1}), Y: []float64{0}}
+	var calls []MemoCall
+	stop := ObserveMemos(func(c MemoCall) { calls = append(calls, c) })
+	for range 2 {
+		if _, err := d.Memo("k", func() (any, error) { return 1, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop()
+	stop() // idempotent
+	if _, err := d.Memo("k2", func() (any, error) { return 2, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 2 {
+		t.Fatalf("observed %d calls, want 2: %+v", len(calls), calls)
+	}
+	if c := calls[0]; c.Dataset != d || c.Key != "k" || c.Took < 0 || c.Start.IsZero() {
+		t.Errorf("first call %+v, want d's k computed", c)
+	}
+	if c := calls[1]; c.Took != -1 {
+		t.Errorf("second call %+v, want Took −1 (found)", c)
+	}
+	if memoObservers.Load() != nil {
+		t.Error("observers left after stop")
+	}
+}

@@ -33,9 +33,15 @@ type RowCost struct {
 	// the cell's trials): the sampled cells' mean excess of their first
 	// trial over their later ones, ≥ 0.
 	PerCell time.Duration
-	Cells   int // cells sampled
-	Timed   int // trials timed
-	Failed  int // timed trials that failed (their time counts)
+	// Shared is the work of the statistics the row's sampled cells
+	// computed first and trials of other cells then used (a Gram matrix,
+	// a data bound, a non-private fit, memoised on the training set): a
+	// run does it once, however many cells use it, so it is left out of
+	// PerCell and counted once for the dataset (memoLedger).
+	Shared time.Duration
+	Cells  int // cells sampled
+	Timed  int // trials timed
+	Failed int // timed trials that failed (their time counts)
 	// SE is the standard error of PerTrial as a two-stage sample's (cells,
 	// then their later trials; rowSample.spread); 0 when the row's sample
 	// does not tell it (one cell of several, or no cell with two later
@@ -95,7 +101,8 @@ type Sample struct {
 	Dilation float64
 	// CPUShare is the CPUs the trials timed alone used: the process's CPU
 	// time while they ran (their other threads', the garbage collector's
-	// included) over their wall time; 0: unknown.
+	// included) over their wall time; when none was timed alone, that of
+	// the trials timed at once, each over the trials at once; 0: unknown.
 	CPUShare float64
 	// PerRecord is the time to encode and append one trial's record to a
 	// store, and Fsync the time of one sync of it, both measured on the
@@ -145,14 +152,16 @@ type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu, wait 
 // the dilation of a busy thread, and the slowdown of Jobs of them at
 // once) and, within a budget:
 //
-//  1. times, one at a time, the first trial of one cell of each stratum, a
+//  1. times, Jobs at once (their times over the host's slowdown, as a
+//     run would run them), the first trial of one cell of each stratum, a
 //     dataset's rows of one [[mechanism]] block (a sweep of its params
 //     makes a row of each value): the row's with the most trials to run, at the middle
 //     of its ε values or sweep. A row with no cell timed takes its
 //     stratum's costs;
 //  2. times a later trial of those cells alone (the first of the cell's
-//     later trials in a fixed shuffle: those timed are a random sample),
-//     the cheapest first, each stopped at twice its cell's first trial: a
+//     later trials in a fixed shuffle: those timed are a random sample;
+//     more while they last less than laterSpan), the cheapest first, each
+//     stopped at twice its cell's first trial: a
 //     row's PerTrial is from its cells' later trials, PerCell from the
 //     first's excess. Steps 1 and 2, the start, the datasets and the
 //     host's loop are always spent (EstimateFloor); the budget is the
@@ -188,6 +197,9 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	}
 	r := newRunner(s, cells, opt, log)
 	p.keeps = opt.EstimateKept
+	memos := newMemoLedger()
+	defer datasets.ObserveMemos(memos.observe)()
+	p.memos = memos
 	start := time.Now()
 	skipped, err := loadForEstimate(r)
 	if err != nil {
@@ -201,6 +213,10 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	}
 	var mu sync.Mutex
 	var aloneProc, aloneWall time.Duration // for Sample.CPUShare
+	// Of trials timed at once: the process's CPU time while each ran over
+	// the trials at once (it counts theirs too), and their wall time; the
+	// CPU share when none was timed alone (a spec of first trials only).
+	var onceProc, onceWall time.Duration
 	given := map[results.Key]bool{}
 	timer := func(ctx context.Context, ci, t, together int) (time.Duration, time.Duration, time.Duration, bool, bool) {
 		c := &cells[ci]
@@ -213,12 +229,14 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		// and its GaussMix MLP panel's trials took as long in a run at
 		// -j 2 as at -j 1 (Σ wall_s 12.85 and 12.7 s). Why locking costs
 		// so at once is not known here.
-		w0, p0, c0 := time.Duration(-1), time.Duration(-1), time.Duration(-1) // read alone only
+		w0, p0, c0 := time.Duration(-1), processCPU(), time.Duration(-1) // the thread's alone only
 		if together == 1 {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			w0, p0, c0 = threadWait(), processCPU(), threadCPU()
+			w0, c0 = threadWait(), threadCPU()
 		}
+		memos.begin(ci, t)
+		defer memos.end(ci, t)
 		t0 := time.Now()
 		var rec results.Record
 		var ok bool
@@ -237,7 +255,11 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		}
 		if p1 := processCPU(); p0 >= 0 && p1 >= 0 {
 			mu.Lock()
-			aloneProc, aloneWall = aloneProc+p1-p0, aloneWall+d
+			if together == 1 {
+				aloneProc, aloneWall = aloneProc+p1-p0, aloneWall+d
+			} else {
+				onceProc, onceWall = onceProc+(p1-p0)/time.Duration(together), onceWall+d
+			}
 			mu.Unlock()
 		}
 		if ok {
@@ -261,8 +283,11 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	if err := p.estimate(ctx, jobs, cmp.Or(opt.EstimateShare, SampleShare), SampleCap, timer, host); err != nil {
 		return err
 	}
-	if aloneWall > 0 {
+	switch {
+	case aloneWall > 0:
 		p.Sample.CPUShare = cpuShare(aloneProc, aloneWall, runtime.NumCPU())
+	case onceWall > 0:
+		p.Sample.CPUShare = cpuShare(onceProc, onceWall, runtime.NumCPU())
 	}
 	p.Sample.PerRecord, p.Sample.Fsync, err = timeWrites(p.kept, p.Sample.Dilation)
 	return err
@@ -351,6 +376,7 @@ func loadForEstimate(r *runner) (map[string]string, error) {
 // a dilation, trialTime.cost).
 type rowSample struct {
 	row   *PlanRow
+	memos sharedMemos  // Plan.memos; nil: none
 	peers []*rowSample // the rows of its stratum (itself included): its dataset's rows of the same [[mechanism]] block
 	cells []int        // the row's cells with trials to run, in plan order
 	// picked marks the cells sampled or reserved for a wave; sampled holds
@@ -428,7 +454,7 @@ func (rs *rowSample) means(dil float64) (pt, pc float64) {
 			sumMean += m
 			n++
 			if k > 0 {
-				sumExcess += max(float64(cs.first.cost(dil))-m, 0)
+				sumExcess += max(float64(cs.first.cost(dil))-m-float64(r.sharedBy(cs)), 0)
 				nLater++
 			}
 		}
@@ -441,6 +467,29 @@ func (rs *rowSample) means(dil float64) (pt, pc float64) {
 		pc = sumExcess / float64(nLater)
 	}
 	return pt, pc
+}
+
+// sharedBy is what cs's first trial spent on statistics other cells
+// used: counted once a run (RowCost.Shared), not in the cell's one-off
+// work.
+func (rs *rowSample) sharedBy(cs *cellSample) time.Duration {
+	if rs.memos == nil {
+		return 0
+	}
+	return rs.memos.excess(rs.cells[cs.pos])
+}
+
+// sharedWork is the row's part of the work done once a run: the
+// statistics other cells used that its sampled cells' first trials
+// computed.
+func (rs *rowSample) sharedWork() time.Duration {
+	var d time.Duration
+	for _, cs := range rs.sampled {
+		if rs.memos != nil {
+			d += rs.memos.once(rs.cells[cs.pos])
+		}
+	}
+	return d
 }
 
 // spread returns the variance (ns²) of the row's per-trial time as
@@ -659,7 +708,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		if _, skip := p.Skipped[p.Rows[i].Dataset]; skip || p.Rows[i].ToRun == 0 {
 			continue
 		}
-		rs := &rowSample{row: &p.Rows[i]}
+		rs := &rowSample{row: &p.Rows[i], memos: p.memos}
 		rows = append(rows, rs)
 		rowOf[p.Rows[i].key()] = rs
 	}
@@ -728,18 +777,22 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// having run it beside others (a cell's first trial saves nothing
 	// counted: the run does the cell's one-off work again).
 	var saved time.Duration
-	// run times tasks on `workers` workers (task i on worker i mod
-	// workers) and records them, divided by slow; it returns the wave's
-	// cost, its slowest worker's total.
+	// run times tasks on `workers` workers (task w on worker w, then each
+	// next task on the first worker free: the first trials of five blocks,
+	// 0.06–1.3 s, took 2.45 s on 2 workers taken in turn, 2.08 s so) and
+	// records them, divided by slow; it returns the wave's cost, its
+	// slowest worker's total.
 	run := func(ctx context.Context, tasks []task, workers int, slow float64) (time.Duration, error) {
 		out := make([][]trialTime, len(tasks))
 		failed := make([]int, len(tasks))
 		perWorker := make([]time.Duration, workers)
 		var wg sync.WaitGroup
 		var cancelled atomic.Bool
+		var next atomic.Int64
+		next.Store(int64(workers))
 		for w := range workers {
 			wg.Go(func() {
-				for i := w; i < len(tasks); i += workers {
+				for i := w; i < len(tasks); i = int(next.Add(1) - 1) {
 					tk := tasks[i]
 					ci := rows[tk.row].cells[tk.cell]
 					for _, t := range tk.trials {
@@ -799,7 +852,13 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 	}
 	// 1. The first trial of one cell per stratum, of its row with the most
-	// trials to run, alone: the one part not charged to the budget.
+	// trials to run, jobs at once, their times over the host's loop's
+	// slowdown: the run does them so, and when they are kept they cost it
+	// nothing. One at a time, they cost -j 2 runs made of first trials
+	// (objective perturbation's adult panel with --trials 1) 17–21% net of
+	// what they saved. A statistic two of them share (memoised on their
+	// training set) is in both their times, the one computing it and the
+	// one waiting for it: the ledger (Plan.memos) counts it once.
 	var tasks []task
 	for _, st := range strata {
 		heaviest := st[0]
@@ -810,7 +869,11 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 		tasks = append(tasks, task{row: slices.Index(rows, heaviest), cell: heaviest.nextCell(), trials: []int{0}})
 	}
-	d, err := run(ctx, tasks, 1, 1)
+	workers, slow := min(jobs, len(tasks)), smp.Slowdown
+	if workers == 1 {
+		slow = 1 // alone
+	}
+	d, err := run(ctx, tasks, workers, slow)
 	if err != nil {
 		return err
 	}
@@ -857,7 +920,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	work := func() float64 {
 		var w float64
 		for _, rs := range rows {
-			w += rs.work(smp.Dilation)
+			w += rs.work(smp.Dilation) + float64(rs.sharedWork())
 		}
 		return w
 	}
@@ -1007,7 +1070,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// The rows' costs and the uncertainty of the total.
 	for _, rs := range rows {
 		pt, pc := rs.means(smp.Dilation)
-		cost := &RowCost{PerTrial: time.Duration(pt), PerCell: time.Duration(pc), Cells: len(rs.sampled), Timed: rs.timed, Failed: rs.failed}
+		cost := &RowCost{PerTrial: time.Duration(pt), PerCell: time.Duration(pc), Shared: rs.sharedWork(), Cells: len(rs.sampled), Timed: rs.timed, Failed: rs.failed}
 		if b, w := rs.spread(smp.Dilation); !math.IsNaN(b + w) {
 			cost.SE = time.Duration(math.Sqrt(b + w))
 		}
@@ -1491,14 +1554,15 @@ func (p *Plan) EstimatedWall(jobs int) (wall time.Duration, ok bool) {
 }
 
 // TrialsWall is the wall time of the pending trials on jobs ≥ 1 concurrent
-// trials: Slowdown · Σ rows (ToRun·PerTrial + CellsToRun·PerCell) / par,
-// par being jobs at most the trials to run. Rows of the datasets Estimate
-// found missing count nothing; ok is false when some row to run was not
-// timed.
+// trials: Slowdown · (Σ rows (ToRun·PerTrial + CellsToRun·PerCell) + the
+// Shared work of the datasets with trials to run) / par, par being jobs
+// at most the trials to run. Rows of the datasets Estimate found missing
+// count nothing; ok is false when some row to run was not timed.
 func (p *Plan) TrialsWall(jobs int) (wall time.Duration, par int, ok bool) {
 	jobs = max(jobs, 1)
 	var work float64
 	toRun := 0
+	pending := map[string]bool{} // datasets with trials to run
 	for _, row := range p.Rows {
 		if _, skip := p.Skipped[row.Dataset]; skip || row.ToRun == 0 {
 			continue
@@ -1506,8 +1570,14 @@ func (p *Plan) TrialsWall(jobs int) (wall time.Duration, par int, ok bool) {
 		if row.Cost == nil {
 			return 0, 0, false
 		}
+		pending[row.Dataset] = true
 		toRun += row.ToRun
 		work += float64(row.ToRun)*float64(row.Cost.PerTrial) + float64(row.CellsToRun)*float64(row.Cost.PerCell)
+	}
+	for _, row := range p.Rows {
+		if row.Cost != nil && pending[row.Dataset] {
+			work += float64(row.Cost.Shared)
+		}
 	}
 	par = max(min(jobs, toRun), 1)
 	return time.Duration(work * p.SlowdownAt(jobs) / float64(par)), par, true

@@ -19,8 +19,9 @@ import (
 // the trials take 1.5 · (500·12 + 5·8 + 100·2 + 6) ms / 2 = 4.6845 s on
 // 2 jobs, and loading the data, Setup = 0.04/0.96 of that (195.1875 ms),
 // 4% of the predicted run: the budget is what 5% of it leaves after the
-// loading and the first and a later trial of each stratum's cell (20 + 12
-// ms and 8 + 2 ms), 6.797 ms, under 1% of the run.
+// loading and the first and a later trial of each stratum's cell (the
+// first trials at once, the slower 1.5 · 20 ms, then the later ones
+// alone, 12 + 2 ms: 44 ms), 4.797 ms, under 1% of the run.
 // On 1bd6aa2 (this test ported to its estimate's signature) the loading
 // was left out and the budget at least 200 ms: 200 ms, 4.1% of the run,
 // 239 ms timed beyond the floor, and the estimate cost 9.5% of the run.
@@ -39,7 +40,7 @@ func TestEstimateBudgetCountsLoading(t *testing.T) {
 	if share := float64(p.Setup) / float64(wall); share < 0.0399 || share > 0.0401 {
 		t.Fatalf("loading is %.4f of the run, want 0.04", share)
 	}
-	want := time.Duration(SampleShare*float64(wall)) - p.Setup - 42*ms
+	want := time.Duration(SampleShare*float64(wall)) - p.Setup - 44*ms
 	if smp.Budget != want || float64(smp.Budget) > 0.01*float64(wall) {
 		t.Errorf("budget %v (%.2f%% of the run), want %v, at most 1%%", smp.Budget, 100*float64(smp.Budget)/float64(wall), want)
 	}
@@ -55,8 +56,9 @@ func TestEstimateBudgetCountsLoading(t *testing.T) {
 }
 
 // TestEstimateFloorLine: when the floor alone (the start, 0.2 s here; the
-// datasets, 1 s; the first and a later trial of one cell per block, 20 +
-// 12 and 8 + 2 ms) is over the share of the predicted run, nothing is
+// datasets, 1 s; the first trials of one cell per block at once, the
+// slower 1.5 · 20 ms, and a later trial of each alone, 12 + 2 ms) is over
+// the share of the predicted run, nothing is
 // timed beyond it (no further cell, no slowdown burst: the host's loop's
 // slowdown is kept) and FloorLine says so with its parts. On 1bd6aa2 the
 // budget was at least 200 ms whatever the floor: 239 ms were timed
@@ -74,13 +76,13 @@ func TestEstimateFloorLine(t *testing.T) {
 		timed += n
 	}
 	if smp.Budget != 0 || smp.Spent != smp.Base || smp.Trials != 4 || timed != 4 || !smp.SlowdownOnLoop || smp.Slowdown != 1.5 {
-		t.Errorf("sample %+v, %d trials timed: want no budget, the 2 first trials and a later one of each alone, the loop's slowdown 1.5", smp, timed)
+		t.Errorf("sample %+v, %d trials timed: want no budget, the 2 first trials at once and a later one of each alone, the loop's slowdown 1.5", smp, timed)
 	}
 	wall, _ := p.EstimatedWall(2) // 1.2 s + 1.5·(50·12 + 5·8 + 10·2 + 6)/2 ms
 	if wall != 1699500*time.Microsecond {
 		t.Fatalf("estimate %v, want 1.6995s", wall)
 	}
-	want := "floor: 1.24 s = 73.1% of the predicted run, over the 5% share (nothing timed beyond it): start-up 0.20 s, datasets 1.00 s, a first and a later trial per block 0.04 s (2 blocks), the host's loop 0.00 s"
+	want := "floor: 1.24 s = 73.2% of the predicted run, over the 5% share (nothing timed beyond it): start-up 0.20 s, datasets 1.00 s, a first and a later trial per block 0.04 s (2 blocks), the host's loop 0.00 s"
 	if got := p.FloorLine(wall); got != want {
 		t.Errorf("floor line\n%q, want\n%q", got, want)
 	}
@@ -162,8 +164,9 @@ func TestMeasureHost(t *testing.T) {
 // share. AdaSSP's first trials take 100 ms, its later ones 1 ms (1000 to
 // run, 5 cells), Ridge's 150 ms (200 to run), Setup 0.9 s: the estimate is
 // exact, 0.9 + 0.75 · (1000·1 + 5·99 + 200·150) ms = 24.52125 s, from a
-// floor of 0.9 s and 100 + 2 · 1 + 150 + 150 ms (AdaSSP's later trials,
-// shorter than laterSpan, timed until they last it), over 5% of it:
+// floor of 0.9 s and 225 + 2 · 1 + 150 ms (the first trials at once, the
+// slower Ridge's 1.5 · 150 ms; AdaSSP's later trials, shorter than
+// laterSpan, timed until they last it, and Ridge's), over 5% of it:
 // nothing is timed beyond. When these later trials were charged to the budget,
 // AdaSSP's and Ridge's first trials alone predicted 98.4 s (AdaSSP's
 // one-off work in every trial) when the share left none; and when the
@@ -177,8 +180,8 @@ func TestEstimateLaterTrialsInFloor(t *testing.T) {
 	}
 	wall, _ := p.EstimatedWall(2)
 	smp := p.Sample
-	if d := smp.Base - 402*ms; d < -ms || d > ms || p.Rows[0].Cost.Timed != 3 || p.Rows[1].Cost.Timed != 2 {
-		t.Errorf("floor %v, rows %+v, %+v: want 402 ms always timed, a first and two later trials of AdaSSP, a later one of Ridge", smp.Base, p.Rows[0].Cost, p.Rows[1].Cost)
+	if d := smp.Base - 377*ms; d < -ms || d > ms || p.Rows[0].Cost.Timed != 3 || p.Rows[1].Cost.Timed != 2 {
+		t.Errorf("floor %v, rows %+v, %+v: want 377 ms always timed, a first and two later trials of AdaSSP, a later one of Ridge", smp.Base, p.Rows[0].Cost, p.Rows[1].Cost)
 	}
 	if wall != 24521250*time.Microsecond {
 		t.Errorf("estimate %v, want 24.52125s", wall)

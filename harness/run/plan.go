@@ -38,6 +38,9 @@ type Plan struct {
 	settled  results.KeySet   // the trials stored settled
 	kept     []results.Record // the trials Estimate timed, once each, as run (Kept: the settled)
 	keeps    bool             // the caller keeps them (Options.EstimateKept)
+	// memos is what Estimate saw of the statistics the cells share (nil:
+	// none).
+	memos sharedMemos
 }
 
 // PlanRow is one (dataset, mechanism label) line of a plan.

@@ -12,7 +12,7 @@ type ShardEstimate struct {
 	Shard  int
 	Trials int           // trials the shard would run (not stored yet)
 	Cells  int           // cells it touches
-	Work   time.Duration // Σ over its cells: PerCell + trials·PerTrial
+	Work   time.Duration // Σ over its cells: PerCell + trials·PerTrial, and its datasets' Shared
 	Wall   time.Duration // Startup + Setup + Work · Slowdown / jobs
 }
 
@@ -21,7 +21,9 @@ type ShardEstimate struct {
 // each shard's wall time on jobs ≥ 1 concurrent trials from the row costs
 // Estimate measured on p: each shard process starts (p.Startup), loads the datasets (p.Setup)
 // and does the one-off work of every cell it touches, so a cell with k of
-// the shard's trials costs PerCell + k·PerTrial of its row. Of a dataset
+// the shard's trials costs PerCell + k·PerTrial of its row, and the
+// statistics its datasets' cells share (RowCost.Shared) are computed once
+// a shard. Of a dataset
 // Estimate found missing (p.Skipped) only trial 0 counts, with no work: only
 // it runs, to record the skip. Like EstimatedWall it scales the work by the Slowdown
 // Estimate measured on jobs concurrent trials; it fails when a row with
@@ -38,8 +40,10 @@ func (p *Plan) ShardEstimates(n, jobs int) ([]ShardEstimate, error) {
 	}
 	a := Assign(cells, n)
 	out := make([]ShardEstimate, n)
+	touched := make([]map[string]bool, n) // the datasets of the cells each shard runs
 	for sh := range out {
 		out[sh].Shard = sh
+		touched[sh] = map[string]bool{}
 	}
 	for ci := range cells {
 		c := &cells[ci]
@@ -64,6 +68,15 @@ func (p *Plan) ShardEstimates(n, jobs int) ([]ShardEstimate, error) {
 				return nil, fmt.Errorf("run: shard estimate: row %s / %s was not timed", row.Dataset, row.Label)
 			}
 			out[sh].Work += row.Cost.PerCell + time.Duration(k)*row.Cost.PerTrial
+			touched[sh][row.Dataset] = true
+		}
+	}
+	// Each shard computes the statistics its datasets' cells share once.
+	for sh := range out {
+		for _, row := range p.Rows {
+			if row.Cost != nil && touched[sh][row.Dataset] {
+				out[sh].Work += row.Cost.Shared
+			}
 		}
 	}
 	for sh := range out {

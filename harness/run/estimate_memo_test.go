@@ -1,0 +1,102 @@
+package run
+
+import (
+	"testing"
+	"time"
+
+	"github.com/dplab/dplab/datasets"
+)
+
+// TestMemoLedger: a statistic computed by a cell's first trial timed alone
+// is shared once a trial of another cell uses it, not when a trial of the
+// same cell does, nor a use while the computing cell is also being timed
+// (who used it is not known), nor a use outside any trial; nested
+// computations count once. One computed among trials timed at once is
+// charged to all their first trials alike: the computation and each wait
+// for it spread over them, counted once for the first of them.
+func TestMemoLedger(t *testing.T) {
+	d := &datasets.Dataset{}
+	t0 := time.Unix(1000, 0)
+	ms := time.Millisecond
+	computed := func(key string, at, took time.Duration) datasets.MemoCall {
+		return datasets.MemoCall{Dataset: d, Key: key, Start: t0.Add(at), Took: took}
+	}
+	used := func(key string, at time.Duration) datasets.MemoCall {
+		return datasets.MemoCall{Dataset: d, Key: key, Start: t0.Add(at), Took: -1}
+	}
+	later := time.Hour // a use after every computation
+	l := newMemoLedger()
+	// Cell 0's first trial, alone: A (0–100 ms) computes B (10–40 ms)
+	// inside it; C (200–230 ms) apart; D (300–310 ms) is used by no other
+	// cell yet.
+	l.begin(0, 0)
+	l.observe(computed("B", 10*ms, 30*ms))
+	l.observe(computed("A", 0, 100*ms))
+	l.observe(computed("C", 200*ms, 30*ms))
+	l.observe(computed("D", 300*ms, 10*ms))
+	l.observe(used("D", later)) // its own trial
+	l.end(0, 0)
+	l.observe(used("D", later)) // outside any trial
+	// Cell 0's later trial uses D: the same cell.
+	l.begin(0, 1)
+	l.observe(used("D", later))
+	l.end(0, 1)
+	// Cell 0's later trial and cell 1's first at once: a use of D is not
+	// known to be cell 1's; E, computed among them, is charged to cell 1's
+	// first trial, the only first trial of the two.
+	l.begin(0, 2)
+	l.begin(1, 0)
+	l.observe(used("D", later))
+	l.observe(computed("E", 400*ms, 50*ms))
+	l.end(0, 2)
+	l.end(1, 0)
+	for ci := range 2 {
+		if e, o := l.excess(ci), l.once(ci); e != 0 || o != 0 {
+			t.Fatalf("cell %d before another cell's use: excess %v, once %v, want 0", ci, e, o)
+		}
+	}
+	// Cell 2 alone uses A, B, C and E.
+	l.begin(2, 0)
+	for _, k := range []string{"A", "B", "C", "E"} {
+		l.observe(used(k, later))
+	}
+	l.end(2, 0)
+	check := func(ci int, excess, once time.Duration) {
+		t.Helper()
+		if e, o := l.excess(ci), l.once(ci); e != excess || o != once {
+			t.Errorf("cell %d: excess %v, once %v, want %v, %v", ci, e, o, excess, once)
+		}
+	}
+	check(0, 130*ms, 130*ms) // A ∪ B = 100 ms, C 30 ms
+	check(1, 50*ms, 50*ms)   // E
+	// Cell 1's later trial and cell 3's first at once (cell 0 not timed):
+	// a use of D by another cell.
+	l.begin(1, 1)
+	l.begin(3, 0)
+	l.observe(used("D", later))
+	l.end(1, 1)
+	l.end(3, 0)
+	check(0, 140*ms, 140*ms)
+	// Cells 5 and 6's first trials at once: F (500–560 ms), computed by
+	// one while the other waited for it, is in both their times.
+	l.begin(5, 0)
+	l.begin(6, 0)
+	l.observe(computed("F", 500*ms, 60*ms))
+	l.observe(used("F", 510*ms))
+	l.end(5, 0)
+	l.end(6, 0)
+	check(5, 60*ms, 60*ms)
+	check(6, 60*ms, 0)
+	// Cells 7 and 8's first trials at once: G (600–640 ms), computed by
+	// one with no wait, later used by cell 9: spread over the two.
+	l.begin(7, 0)
+	l.begin(8, 0)
+	l.observe(computed("G", 600*ms, 40*ms))
+	l.end(7, 0)
+	l.end(8, 0)
+	l.begin(9, 0)
+	l.observe(used("G", later))
+	l.end(9, 0)
+	check(7, 20*ms, 40*ms)
+	check(8, 20*ms, 0)
+}
