@@ -280,7 +280,9 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	// dilation with the trials timed alone and prefers a slowdown measured
 	// on warm trials when they fit its budget.
 	host := func(ctx context.Context, jobs int) hostSample { return measureHost(ctx, jobs, spinWindows) }
-	if err := p.estimate(ctx, jobs, cmp.Or(opt.EstimateShare, SampleShare), SampleCap, timer, host); err != nil {
+	err = p.estimate(ctx, jobs, cmp.Or(opt.EstimateShare, SampleShare), SampleCap, timer, host)
+	p.memos = nil // the rows' costs hold what it told; it holds the datasets
+	if err != nil {
 		return err
 	}
 	switch {
@@ -439,8 +441,12 @@ func (rs *rowSample) work(dil float64) float64 {
 // dilation dil: the mean over its sampled cells of their later trials'
 // mean (a cell's first's when none is timed), each cell weighing alike as
 // each runs its trials, and the mean excess of a cell's first trial over
-// that (≥ 0, over the cells with a later trial timed); over its stratum's
-// sampled cells when it has none.
+// that (≥ 0, over the cells with a later trial timed), less the
+// statistics other cells used (sharedBy: they count once a run); over its
+// stratum's sampled cells when it has none, with those statistics: another
+// value of the block's sweep may need its own (rgm_fig1's rows of one
+// block split the data three ways, and each split's setup, 0.24 s, is
+// memoised under its own key, shared by the blocks of that split).
 func (rs *rowSample) means(dil float64) (pt, pc float64) {
 	from := []*rowSample{rs}
 	if len(rs.sampled) == 0 {
@@ -454,7 +460,11 @@ func (rs *rowSample) means(dil float64) (pt, pc float64) {
 			sumMean += m
 			n++
 			if k > 0 {
-				sumExcess += max(float64(cs.first.cost(dil))-m-float64(r.sharedBy(cs)), 0)
+				excess := float64(cs.first.cost(dil)) - m
+				if r == rs {
+					excess -= float64(r.sharedBy(cs))
+				}
+				sumExcess += max(excess, 0)
 				nLater++
 			}
 		}
@@ -778,10 +788,11 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// counted: the run does the cell's one-off work again).
 	var saved time.Duration
 	// run times tasks on `workers` workers (task w on worker w, then each
-	// next task on the first worker free: the first trials of five blocks,
-	// 0.06–1.3 s, took 2.45 s on 2 workers taken in turn, 2.08 s so) and
-	// records them, divided by slow; it returns the wave's cost, its
-	// slowest worker's total.
+	// next task on the first worker free: objective perturbation's Adult
+	// panel has five blocks whose first trials take 0.06–1.3 s alone, in
+	// plan order 2.45 s on 2 workers taken in turn by those times, 2.08 s
+	// so) and records them, divided by slow; it returns the wave's cost,
+	// its slowest worker's total.
 	run := func(ctx context.Context, tasks []task, workers int, slow float64) (time.Duration, error) {
 		out := make([][]trialTime, len(tasks))
 		failed := make([]int, len(tasks))
