@@ -443,10 +443,12 @@ func (rs *rowSample) work(dil float64) float64 {
 // each runs its trials, and the mean excess of a cell's first trial over
 // that (≥ 0, over the cells with a later trial timed), less the
 // statistics other cells used (sharedBy: they count once a run); over its
-// stratum's sampled cells when it has none, with those statistics: another
-// value of the block's sweep may need its own (rgm_fig1's rows of one
-// block split the data three ways, and each split's setup, 0.24 s, is
-// memoised under its own key, shared by the blocks of that split).
+// stratum's sampled cells when it has none, with the statistics they
+// computed (onceBy) in it: another value of the block's sweep may need
+// its own (rgm_fig1's rows of one block split the data three ways, and
+// each split's setup, 0.24 s, is memoised under its own key, shared by
+// the blocks of that split: the block that computed it prices its other
+// rows with it, a block that found it or waited for it without).
 func (rs *rowSample) means(dil float64) (pt, pc float64) {
 	from := []*rowSample{rs}
 	if len(rs.sampled) == 0 {
@@ -460,9 +462,9 @@ func (rs *rowSample) means(dil float64) (pt, pc float64) {
 			sumMean += m
 			n++
 			if k > 0 {
-				excess := float64(cs.first.cost(dil)) - m
-				if r == rs {
-					excess -= float64(r.sharedBy(cs))
+				excess := float64(cs.first.cost(dil)) - m - float64(r.sharedBy(cs))
+				if r != rs {
+					excess += float64(r.onceBy(cs))
 				}
 				sumExcess += max(excess, 0)
 				nLater++
@@ -489,15 +491,23 @@ func (rs *rowSample) sharedBy(cs *cellSample) time.Duration {
 	return rs.memos.excess(rs.cells[cs.pos])
 }
 
+// onceBy is the work of the statistics other cells used that cs's first
+// trial computed (of trials timed at once, the first's): counted once a
+// run.
+func (rs *rowSample) onceBy(cs *cellSample) time.Duration {
+	if rs.memos == nil {
+		return 0
+	}
+	return rs.memos.once(rs.cells[cs.pos])
+}
+
 // sharedWork is the row's part of the work done once a run: the
 // statistics other cells used that its sampled cells' first trials
 // computed.
 func (rs *rowSample) sharedWork() time.Duration {
 	var d time.Duration
 	for _, cs := range rs.sampled {
-		if rs.memos != nil {
-			d += rs.memos.once(rs.cells[cs.pos])
-		}
+		d += rs.onceBy(cs)
 	}
 	return d
 }

@@ -32,6 +32,10 @@ type memoLedger struct {
 	mu      sync.Mutex
 	timing  map[memoTrial]int // trials being timed now
 	entries map[memoID]*memoEntry
+	// early holds the calls that found a statistic not yet recorded: a
+	// caller that waited for its computation may be told before the one
+	// that computed it.
+	early map[memoID][]time.Time
 }
 
 // sharedMemos is what the estimate's model needs of a memoLedger: of cell
@@ -62,7 +66,7 @@ type memoEntry struct {
 }
 
 func newMemoLedger() *memoLedger {
-	return &memoLedger{timing: map[memoTrial]int{}, entries: map[memoID]*memoEntry{}}
+	return &memoLedger{timing: map[memoTrial]int{}, entries: map[memoID]*memoEntry{}, early: map[memoID][]time.Time{}}
 }
 
 // begin and end bracket the timing of trial t of cell ci.
@@ -101,17 +105,18 @@ func (l *memoLedger) observe(c datasets.MemoCall) {
 			}
 		}
 		l.entries[id] = e
+		for _, at := range l.early[id] {
+			l.waited(e, at)
+		}
+		delete(l.early, id)
 		return
 	}
 	e := l.entries[id]
 	if e == nil {
+		l.early[id] = append(l.early[id], c.Start)
 		return
 	}
-	if c.Start.Before(e.to) { // it waited: another goroutine computed it
-		if len(e.by) > 1 { // ... of another trial timed at once
-			e.waits++
-			e.shared = true
-		}
+	if l.waited(e, c.Start) {
 		return
 	}
 	byCell := func(t memoTrial) bool {
@@ -123,6 +128,20 @@ func (l *memoLedger) observe(c datasets.MemoCall) {
 		}
 	}
 	e.shared = true // only other cells' trials are being timed
+}
+
+// waited reports whether a call at `at` that found e waited for its
+// computation, by another goroutine: of another trial timed at once, when
+// several were, which makes e shared.
+func (l *memoLedger) waited(e *memoEntry, at time.Time) bool {
+	if !at.Before(e.to) {
+		return false
+	}
+	if len(e.by) > 1 {
+		e.waits++
+		e.shared = true
+	}
+	return true
 }
 
 // excess returns the time cell ci's first trial spent computing, or

@@ -87,6 +87,15 @@ func TestMemoLedger(t *testing.T) {
 	l.end(6, 0)
 	check(5, 60*ms, 60*ms)
 	check(6, 60*ms, 0)
+	// The same, the waiting call told first (both return at once).
+	l.begin(10, 0)
+	l.begin(11, 0)
+	l.observe(used("H", 710*ms))
+	l.observe(computed("H", 700*ms, 60*ms))
+	l.end(10, 0)
+	l.end(11, 0)
+	check(10, 60*ms, 60*ms)
+	check(11, 60*ms, 0)
 	// Cells 7 and 8's first trials at once: G (600–640 ms), computed by
 	// one with no wait, later used by cell 9: spread over the two.
 	l.begin(7, 0)
