@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dplab/dplab/datasets"
@@ -23,18 +24,25 @@ import (
 // A statistic is shared when a trial of a cell other than the one that
 // computed it uses it: a use while none of the trials timed when it was
 // computed are being timed, or one that waited for the computation (from
-// another trial timed at once). Trials timed at once cannot be told
+// another trial timed at once); uses are looked at while some cell's
+// first trial is timed. Trials timed at once cannot be told
 // apart: a statistic computed among them is charged to all their first
 // trials alike, the computation and each wait for it (a wait takes as
 // long) spread over them (excess), and counted once for the first of them
 // (once).
 type memoLedger struct {
+	// firsts counts the first trials being timed: a use while none is
+	// says nothing new (a cell's first trial finds what it shares; its
+	// later ones find it again) and is passed over without the lock, for
+	// trials of microseconds, whose Memo calls are a share of their time.
+	firsts  atomic.Int64
 	mu      sync.Mutex
 	timing  map[memoTrial]int // trials being timed now
 	entries map[memoID]*memoEntry
 	// early holds the calls that found a statistic not yet recorded: a
 	// caller that waited for its computation may be told before the one
-	// that computed it.
+	// that computed it (every statistic computed is recorded, so these
+	// are only such).
 	early map[memoID][]time.Time
 }
 
@@ -74,6 +82,9 @@ func (l *memoLedger) begin(ci, t int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.timing[memoTrial{ci, t}]++
+	if t == 0 {
+		l.firsts.Add(1)
+	}
 }
 
 func (l *memoLedger) end(ci, t int) {
@@ -83,17 +94,27 @@ func (l *memoLedger) end(ci, t int) {
 	if l.timing[k]--; l.timing[k] <= 0 {
 		delete(l.timing, k)
 	}
+	if t == 0 {
+		l.firsts.Add(-1)
+	}
 }
 
-// observe is the ledger's datasets.MemoObserver. Calls while no trial is
-// timed (loading, rendering) are not the trials' and are left out.
+// observe is the ledger's datasets.MemoObserver. A statistic computed
+// while no trial is timed (loading) is by none, and calls while none is
+// timed (rendering) are not the trials' uses.
 func (l *memoLedger) observe(c datasets.MemoCall) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.timing) == 0 {
+	if c.Took < 0 && l.firsts.Load() == 0 {
 		return
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	id := memoID{c.Dataset, c.Key}
+	if len(l.timing) == 0 {
+		if c.Took >= 0 {
+			l.entries[id] = &memoEntry{from: c.Start, to: c.Start.Add(c.Took)}
+		}
+		return
+	}
 	if c.Took >= 0 {
 		by := slices.SortedFunc(maps.Keys(l.timing), func(a, b memoTrial) int {
 			return cmp.Or(cmp.Compare(a.cell, b.cell), cmp.Compare(a.trial, b.trial))

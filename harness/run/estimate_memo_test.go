@@ -96,6 +96,16 @@ func TestMemoLedger(t *testing.T) {
 	l.end(11, 0)
 	check(10, 60*ms, 60*ms)
 	check(11, 60*ms, 0)
+	// Computed before any trial (loading): by none, and its uses leave
+	// nothing waiting to be matched.
+	l.observe(computed("I", 800*ms, 5*ms))
+	l.begin(12, 0)
+	l.observe(used("I", later))
+	l.end(12, 0)
+	if len(l.early) != 0 {
+		t.Errorf("calls held for a statistic computed before the trials: %v", l.early)
+	}
+	check(12, 0, 0)
 	// Cells 7 and 8's first trials at once: G (600–640 ms), computed by
 	// one with no wait, later used by cell 9: spread over the two.
 	l.begin(7, 0)

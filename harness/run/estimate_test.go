@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"strings"
@@ -106,6 +107,7 @@ label = "Ridge"
 type syntheticTrials struct {
 	later, oneOff []time.Duration
 	slow          float64
+	loopSlow      float64         // the host's loop's slowdown, when not slow
 	slowCell      map[int]float64 // a cell's own slowdown, when set
 	// dil, when set, is the host's dilation: a trial's CPU time is its
 	// time alone, and its wall time alone that too (never preempted).
@@ -170,7 +172,8 @@ func (f *syntheticTrials) time(ctx context.Context, ci, t, together int) (time.D
 func (f *syntheticTrials) host(_ context.Context, jobs int) hostSample {
 	h := hostSample{dilation: max(f.dil, 1)}
 	if jobs > 1 {
-		h.ratios = []float64{f.slow, f.slow, f.slow}
+		r := cmp.Or(f.loopSlow, f.slow)
+		h.ratios = []float64{r, r, r}
 	}
 	return h
 }
@@ -244,6 +247,28 @@ func TestEstimateModel(t *testing.T) {
 	want := 2 * 10 * 2.0 / (50*12 + 5*8 + 10*2 + 6)
 	if ada.SE != 0 || ridge.SE != 0 || math.Abs(p.Sample.RelErr-want) > 1e-9*want {
 		t.Errorf("SE %v and %v, relative error %g; want 0, 0 (unknown), %g", ada.SE, ridge.SE, p.Sample.RelErr, want)
+	}
+}
+
+// TestEstimateFirstTrialsOverSlowdown: as TestEstimateModel, but the
+// host's busy threads measure no slowdown (1) where the trials take 1.5×
+// as long at once (their contention for memory): the first trials, timed
+// two at once, count their times over the slowdown the warm trials
+// measure, 1.5, and each cell's one-off work is exact (8 and 6 ms). Over
+// the loop's, AdaSSP's first cell timed at once priced its one-off at
+// 1.5·20 − 12 = 18 ms, Ridge's 1.5·8 − 2 = 10 ms.
+func TestEstimateFirstTrialsOverSlowdown(t *testing.T) {
+	ms := time.Millisecond
+	p, f := sweepPlan(t, 4*ms, 8*ms, 12*ms, 16*ms, 20*ms)
+	f.loopSlow = 1
+	if err := p.estimate(context.Background(), 2, 2, time.Hour, f.time, f.host); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Sample; s.Slowdown != 1.5 || s.SlowdownOnLoop {
+		t.Fatalf("sample %+v, want the warm trials' slowdown, 1.5", s)
+	}
+	if ada, ridge := p.Rows[0].Cost, p.Rows[1].Cost; ada.PerCell != 8*ms || ridge.PerCell != 6*ms {
+		t.Errorf("one-off work: AdaSSP %v, Ridge %v; want 8 ms, 6 ms", ada.PerCell, ridge.PerCell)
 	}
 }
 
