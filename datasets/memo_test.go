@@ -69,3 +69,29 @@ func TestObserveMemos(t *testing.T) {
 		t.Error("observers left after stop")
 	}
 }
+
+// BenchmarkMemoFound: a Memo call that finds its statistic, as every
+// trial of a cell makes, with no observer and with one (plan --estimate's
+// ledger, which returns at once outside first trials).
+func BenchmarkMemoFound(b *testing.B) {
+	d := &Dataset{X: mat.NewDense(1, 1, []float64{1}), Y: []float64{0}}
+	compute := func() (any, error) { return 1, nil }
+	d.Memo("k", compute)
+	b.Run("no observer", func(b *testing.B) {
+		for b.Loop() {
+			d.Memo("k", compute)
+		}
+	})
+	b.Run("observer", func(b *testing.B) {
+		var busy atomic.Int64
+		stop := ObserveMemos(func(c MemoCall) {
+			if c.Took < 0 && busy.Load() == 0 {
+				return
+			}
+		})
+		defer stop()
+		for b.Loop() {
+			d.Memo("k", compute)
+		}
+	})
+}
