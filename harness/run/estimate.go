@@ -152,8 +152,8 @@ type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu, wait 
 // the dilation of a busy thread, and the slowdown of Jobs of them at
 // once) and, within a budget:
 //
-//  1. times, Jobs at once (their times over the host's slowdown, as a
-//     run would run them), the first trial of one cell of each stratum, a
+//  1. times, Jobs at once (their times over the slowdown, as a run would
+//     run them), the first trial of one cell of each stratum, a
 //     dataset's rows of one [[mechanism]] block (a sweep of its params
 //     makes a row of each value): the row's with the most trials to run, at the middle
 //     of its ε values or sweep. A row with no cell timed takes its
@@ -873,11 +873,12 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 	}
 	// 1. The first trial of one cell per stratum, of its row with the most
-	// trials to run, jobs at once, their times over the host's loop's
-	// slowdown: the run does them so, and when they are kept they cost it
-	// nothing. One at a time, they cost -j 2 runs made of first trials
-	// (objective perturbation's adult panel with --trials 1) 17–21% net of
-	// what they saved. A statistic two of them share (memoised on their
+	// trials to run, jobs at once (their times over the slowdown, the
+	// host's loop's until step 3 measures the trials'): the run does them
+	// so, and when they are kept they cost it nothing. One at a time, they
+	// cost -j 2 runs made of first trials (objective perturbation's Adult
+	// panel with --trials 1) 21.6–22.8% of the run net of what they saved,
+	// at once 6.7–9.3%. A statistic two of them share (memoised on their
 	// training set) is in both their times, the one computing it and the
 	// one waiting for it: the ledger (Plan.memos) counts it once.
 	var tasks []task
