@@ -87,16 +87,7 @@ func (*busyMech) EventShapes(mechanisms.Budget) ([]accounting.Event, error) {
 // small synthetic datasets, two strata, trials each.
 func busySpec(t *testing.T, trials int, serial bool) (*spec.Spec, *Plan) {
 	t.Helper()
-	src := fmt.Sprintf(`name = "wait"
-seed = 1
-trials = %d
-epsilon = [1]
-delta = 1e-5
-[[dataset]]
-name = "synthetic-linear"
-label = "L3"
-params = { n = 100, d = 3 }
-[[dataset]]
+	src := fmt.Sprintf(waitSpec+`[[dataset]]
 name = "synthetic-linear"
 label = "L4"
 params = { n = 100, d = 4 }
@@ -178,9 +169,9 @@ func busyAttempt(t *testing.T, trials, jobs int, serial bool, want time.Duration
 	return errs
 }
 
-// sharedSpec is a spec of test-wait on one small dataset with the given
-// trials and [[mechanism]] blocks.
-const sharedSpec = `name = "shared"
+// waitSpec is the head of a spec of test-wait: its trials (%d) and one
+// small dataset, L3.
+const waitSpec = `name = "wait"
 seed = 1
 trials = %d
 epsilon = [1]
@@ -220,12 +211,12 @@ func TestEstimateSharedStatistic(t *testing.T) {
 	if l, ok := results.LoadAverage(); ok && l > 4*float64(runtime.NumCPU()) {
 		t.Skipf("load average %.1f on %d CPUs: the closed form needs a host not loaded far beyond its CPUs", l, runtime.NumCPU())
 	}
-	sweep := fmt.Sprintf(sharedSpec, 3) + `[[mechanism]]
+	sweep := fmt.Sprintf(waitSpec, 3) + `[[mechanism]]
 name = "test-wait"
 label = "wait"
 params = { ms = [20, 20.001, 20.002, 20.003], shared_ms = 150 }
 `
-	keys := fmt.Sprintf(sharedSpec, 2) + `[[mechanism]]
+	keys := fmt.Sprintf(waitSpec, 2) + `[[mechanism]]
 name = "test-wait"
 label = "A"
 params = { ms = 10, shared_ms = 150, key = ["a", "b", "c"] }
