@@ -482,23 +482,23 @@ func (rs *rowSample) means(dil float64) (pt, pc float64) {
 }
 
 // sharedBy is what cs's first trial spent on statistics other cells
-// used: counted once a run (RowCost.Shared), not in the cell's one-off
-// work.
+// used, in its cost's terms (over the slowdown it was timed at): counted
+// once a run (RowCost.Shared), not in the cell's one-off work.
 func (rs *rowSample) sharedBy(cs *cellSample) time.Duration {
 	if rs.memos == nil {
 		return 0
 	}
-	return rs.memos.excess(rs.cells[cs.pos])
+	return cs.first.overSlow(rs.memos.excess(rs.cells[cs.pos]))
 }
 
 // onceBy is the work of the statistics other cells used that cs's first
-// trial computed (of trials timed at once, the first's): counted once a
-// run.
+// trial computed (of trials timed at once, the first's), over the
+// slowdown it was timed at: counted once a run.
 func (rs *rowSample) onceBy(cs *cellSample) time.Duration {
 	if rs.memos == nil {
 		return 0
 	}
-	return rs.memos.once(rs.cells[cs.pos])
+	return cs.first.overSlow(rs.memos.once(rs.cells[cs.pos]))
 }
 
 // sharedWork is the row's part of the work done once a run: the
@@ -1238,6 +1238,12 @@ func (t trialTime) cost(dil float64) time.Duration {
 	if float64(t.wall)/t.slow < float64(shortTrial) {
 		d = max(t.wall, time.Duration(float64(t.cpu)*dil*t.slow))
 	}
+	return time.Duration(float64(d) / t.slow)
+}
+
+// overSlow is d, a part of the trial's time, over the slowdown the trial
+// was timed at, as cost counts it.
+func (t trialTime) overSlow(d time.Duration) time.Duration {
 	return time.Duration(float64(d) / t.slow)
 }
 

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -118,4 +119,56 @@ func TestMemoLedger(t *testing.T) {
 	l.end(9, 0)
 	check(7, 20*ms, 40*ms)
 	check(8, 20*ms, 0)
+}
+
+// fakeMemos is a sharedMemos of given times per cell.
+type fakeMemos struct{ ex, on map[int]time.Duration }
+
+func (f fakeMemos) excess(ci int) time.Duration { return f.ex[ci] }
+func (f fakeMemos) once(ci int) time.Duration   { return f.on[ci] }
+
+// TestRowMeansSharedStatistics: two blocks' first trials, timed two at
+// once at a slowdown of 2, shared a statistic (100 ms, one computing it
+// while the other waited: 100 ms in each one's wall time). Each trial
+// took 2·(10 ms of its own + 20 ms later trial) + 100 ms = 160 ms; its
+// later trial 20 ms alone. The sampled rows' one-off work is 10 ms (160/2
+// − 20 − 100/2), the statistic counts once, 50 ms (its 100 ms over the
+// slowdown), for the block that computed it; a row with no cell of its
+// own takes its block's, with the statistic when its block computed it
+// (60 ms), without when its block waited for it (10 ms). Before, a peer
+// of the waiting block took the wait too (879 ms where the closed form
+// was 570 ms, TestEstimateSharedStatistic's keys at -j 2), and the
+// statistic's time was taken from the trial's cost without the slowdown.
+func TestRowMeansSharedStatistics(t *testing.T) {
+	ms := time.Millisecond
+	memos := fakeMemos{
+		ex: map[int]time.Duration{0: 100 * ms, 1: 100 * ms},
+		on: map[int]time.Duration{0: 100 * ms},
+	}
+	cell := func(pos int) *cellSample {
+		return &cellSample{pos: pos, first: trialTime{wall: 160 * ms, slow: 2}, later: []trialTime{{wall: 20 * ms, slow: 1}}}
+	}
+	// Cells 0 (block A, row a1) and 1 (block B, row b1) are sampled; rows
+	// a2 and b2 (cells 2 and 3) are not.
+	a1 := &rowSample{row: &PlanRow{}, memos: memos, cells: []int{0}, sampled: []*cellSample{cell(0)}}
+	b1 := &rowSample{row: &PlanRow{}, memos: memos, cells: []int{1}, sampled: []*cellSample{cell(0)}}
+	a2 := &rowSample{row: &PlanRow{}, memos: memos, cells: []int{2}}
+	b2 := &rowSample{row: &PlanRow{}, memos: memos, cells: []int{3}}
+	a1.peers, a2.peers = []*rowSample{a1, a2}, []*rowSample{a1, a2}
+	b1.peers, b2.peers = []*rowSample{b1, b2}, []*rowSample{b1, b2}
+	for _, tc := range []struct {
+		name     string
+		rs       *rowSample
+		pc, once time.Duration
+	}{
+		{"a1 (computed it)", a1, 10 * ms, 50 * ms},
+		{"b1 (waited)", b1, 10 * ms, 0},
+		{"a2 (its block computed it)", a2, 60 * ms, 0},
+		{"b2 (its block waited)", b2, 10 * ms, 0},
+	} {
+		pt, pc := tc.rs.means(1)
+		if time.Duration(pt) != 20*ms || math.Abs(pc-float64(tc.pc)) > 1 || tc.rs.sharedWork() != tc.once {
+			t.Errorf("%s: per trial %v, one-off %v, shared %v; want 20ms, %v, %v", tc.name, time.Duration(pt), time.Duration(pc), tc.rs.sharedWork(), tc.pc, tc.once)
+		}
+	}
 }

@@ -200,10 +200,11 @@ params = { n = 100, d = 3 }
 //     row of each block is timed (no budget): the others take their
 //     block's one-off work with the statistic in it when that block
 //     computed it, since another key is another statistic (rgm_fig1's
-//     splits), and without it when it found it or waited for it (on 2
-//     jobs the two rows are timed at once, one computing it while the
-//     other waits). Counted once only, it was 280 ms; on 2 jobs, with the
-//     waiting block's rows too, 879 ms.
+//     splits), and without it when it found it. Counted once only, it was
+//     280 ms. (On 2 jobs the two rows are timed at once, one computing
+//     the statistic while the other waits, and their times count over the
+//     slowdown of busy threads, which waits do not feel:
+//     TestRowMeansSharedStatistics.)
 //
 // A busy host delays a waiting trial's wake-up, so each case may take
 // three attempts: a wrong model fails all three.
@@ -234,7 +235,6 @@ params = { ms = 10.001, shared_ms = 150, key = ["a", "b", "c"] }
 	}{
 		{"one block, -j 1", sweep, 1, 4, 390 * time.Millisecond},
 		{"keys, -j 1", keys, 1, 1e-6, 570 * time.Millisecond},
-		{"keys, -j 2", keys, 2, 1e-6, 570 * time.Millisecond},
 	} {
 		var errs []string
 		for range 3 {
