@@ -602,11 +602,20 @@ func (rs *rowSample) reserve(tk task) {
 		rs.picked[tk.cell] = true
 		return
 	}
+	if cs := rs.sampledAt(tk.cell); cs != nil {
+		cs.next += len(tk.trials)
+	}
+}
+
+// sampledAt returns the sampled cell at pos of the row's cells, nil when
+// it is not sampled.
+func (rs *rowSample) sampledAt(pos int) *cellSample {
 	for _, cs := range rs.sampled {
-		if cs.pos == tk.cell {
-			cs.next += len(tk.trials)
+		if cs.pos == pos {
+			return cs
 		}
 	}
+	return nil
 }
 
 // se is the standard error of the row's per-trial time at dilation dil
@@ -859,10 +868,8 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 				rs.sampled = append(rs.sampled, &cellSample{pos: tk.cell, first: times[0], later: times[1:], order: laterOrder(ci, cells[ci].Trials), next: len(times) - 1})
 				continue
 			}
-			for _, cs := range rs.sampled {
-				if cs.pos == tk.cell {
-					cs.later = append(cs.later, times...)
-				}
+			if cs := rs.sampledAt(tk.cell); cs != nil {
+				cs.later = append(cs.later, times...)
 			}
 		}
 		return slices.Max(perWorker), nil
@@ -871,6 +878,23 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		for _, rs := range rows {
 			rs.unreserve()
 		}
+	}
+	// runBy is run under a deadline of limit, its cost added to spent:
+	// stopped when the deadline stopped it (what was reserved for it is
+	// returned), err when ctx was cancelled.
+	runBy := func(limit time.Duration, tasks []task, workers int, slow float64) (stopped bool, err error) {
+		rctx, cancel := context.WithTimeout(ctx, limit)
+		d, err := run(rctx, tasks, workers, slow)
+		cancel()
+		spent += d
+		if ctx.Err() != nil {
+			return true, ctx.Err()
+		}
+		if err != nil {
+			unreserve()
+			return true, nil
+		}
+		return false, nil
 	}
 	// 1. The first trial of one cell per stratum, of its row with the most
 	// trials to run, jobs at once (their times over the slowdown, the
@@ -924,16 +948,13 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		for cs.next < len(cs.order) && (cs.next == 0 || later < laterSpan && cs.next < maxLater) {
 			t := cs.order[cs.next]
 			cs.next++
-			tctx, cancel := context.WithTimeout(ctx, 2*cs.first.wall)
-			d, err := run(tctx, []task{{row: tk.row, cell: tk.cell, trials: []int{t}}}, 1, 1)
-			cancel()
-			spent += d
-			later += d
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
+			before := spent
+			stopped, err := runBy(2*cs.first.wall, []task{{row: tk.row, cell: tk.cell, trials: []int{t}}}, 1, 1)
+			later += spent - before
 			if err != nil {
-				unreserve()
+				return err
+			}
+			if stopped {
 				break
 			}
 		}
@@ -986,10 +1007,8 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// alone in another).
 	if workers > 1 {
 		for _, tk := range tasks {
-			for _, cs := range rows[tk.row].sampled {
-				if cs.pos == tk.cell {
-					cs.first.slow = smp.Slowdown
-				}
+			if cs := rows[tk.row].sampledAt(tk.cell); cs != nil {
+				cs.first.slow = smp.Slowdown
 			}
 		}
 	}
@@ -1012,11 +1031,9 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 			if tk.trials[0] == 0 {
 				return time.Duration((float64(len(tk.trials))*pt + pc) * smp.Slowdown)
 			}
-			for _, cs := range rs.sampled {
-				if cs.pos == tk.cell {
-					m, _, _ := cs.stats(smp.Dilation)
-					return time.Duration(float64(len(tk.trials)) * m * smp.Slowdown)
-				}
+			if cs := rs.sampledAt(tk.cell); cs != nil {
+				m, _, _ := cs.stats(smp.Dilation)
+				return time.Duration(float64(len(tk.trials)) * m * smp.Slowdown)
 			}
 			return time.Duration(pt * smp.Slowdown)
 		}
@@ -1088,15 +1105,11 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		// 13.7 s a trial, was predicted at its stratum's 0.09 s and
 		// overran a 200 ms budget by 13.5 s at -j 1). A wave stopped
 		// there is charged, its trials not counted, and ends the sampling.
-		wctx, cancel := context.WithTimeout(ctx, left())
-		d, err := run(wctx, wave, len(wave), slow)
-		cancel()
-		spent += d
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+		stopped, err := runBy(left(), wave, len(wave), slow)
 		if err != nil {
-			unreserve()
+			return err
+		}
+		if stopped {
 			break
 		}
 	}
