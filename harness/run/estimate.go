@@ -148,32 +148,35 @@ type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu, wait 
 // CPU-bound), storing nothing (Kept returns the trials it timed, for
 // the caller to store). It loads the datasets once (p.Setup); an
 // absent dataset, optional or not, is left out of the estimate and named
-// in p.Skipped with the reason. Then it measures the host (measureHost:
-// the dilation of a busy thread, and the slowdown of Jobs of them at
-// once) and, within a budget:
+// in p.Skipped with the reason. Then:
 //
 //  1. times, Jobs at once (their times over the slowdown, as a run would
 //     run them), the first trial of one cell of each stratum, a
 //     dataset's rows of one [[mechanism]] block (a sweep of its params
 //     makes a row of each value): the row's with the most trials to run, at the middle
-//     of its ε values or sweep. A row with no cell timed takes its
-//     stratum's costs;
+//     of its ε values or sweep (a worker left with none while others run
+//     times further cells of the strata whose first trial ended,
+//     fillFirsts, stopped when the last ends). A row with no cell timed
+//     takes its stratum's costs;
 //  2. times a later trial of those cells alone (the first of the cell's
 //     later trials in a fixed shuffle: those timed are a random sample;
 //     more while they last less than laterSpan), the cheapest first, each
 //     stopped at twice its cell's first trial: a
 //     row's PerTrial is from its cells' later trials, PerCell from the
-//     first's excess. Steps 1 and 2, the start, the datasets and the
-//     host's loop are always spent (EstimateFloor); the budget is the
-//     share (opt.EstimateShare, SampleShare by default) of the estimate
-//     they give (p.Startup, p.Setup and the trials) less that floor, at
-//     least 0, at most SampleCap;
-//  3. when Jobs > 1, measures Slowdown, a trial's wall time when Jobs run
+//     first's excess;
+//  3. measures the host (measureHost: the dilation of a busy thread, and
+//     the slowdown of Jobs of them at once), in windows sized to the share
+//     of the run that steps 1 and 2 predict. Those steps, the start, the
+//     datasets and the host's loop are always spent (EstimateFloor); the
+//     budget is the share (opt.EstimateShare, SampleShare by default) of
+//     the estimate they give (p.Startup, p.Setup and the trials) less that
+//     floor, at least 0, at most SampleCap;
+//  4. when Jobs > 1, measures Slowdown, a trial's wall time when Jobs run
 //     at once over its time alone, between 1 and Jobs: the parallel
 //     efficiency of this machine now, a busy host's contention included
 //     (measureSlowdown: on warm trials when they fit, else the host's
 //     loop's);
-//  4. while the budget lasts and the trials' share of the estimate has a
+//  5. while the budget lasts and the trials' share of the estimate has a
 //     relative standard error above TargetRSE, times further trials, each
 //     where the variance of the total falls most per second timed (rows
 //     with no cell of their own first; a row whose spread its sample does
@@ -196,7 +199,7 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		log = io.Discard
 	}
 	r := newRunner(s, cells, opt, log)
-	p.keeps = opt.EstimateKept
+	p.keeps, p.fill = opt.EstimateKept, true
 	memos := newMemoLedger()
 	defer datasets.ObserveMemos(memos.observe)()
 	p.memos = memos
@@ -274,12 +277,17 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 			}
 			mu.Unlock()
 		}
+		if !ok {
+			memos.forget(ci, t) // a stopped trial counts nothing
+		}
 		return d, cpu, wait, rec.Status == results.StatusFailed, ok
 	}
 	// The host's dilation and slowdown on busy threads; estimate pools the
 	// dilation with the trials timed alone and prefers a slowdown measured
 	// on warm trials when they fit its budget.
-	host := func(ctx context.Context, jobs int) hostSample { return measureHost(ctx, jobs, spinWindows) }
+	host := func(ctx context.Context, jobs int, alone, once time.Duration) hostSample {
+		return measureHost(ctx, jobs, alone, once, spinWindows)
+	}
 	err = p.estimate(ctx, jobs, cmp.Or(opt.EstimateShare, SampleShare), SampleCap, timer, host)
 	p.memos = nil // the rows' costs hold what it told; it holds the datasets
 	if err != nil {
@@ -663,6 +671,56 @@ func (rs *rowSample) unreserve() {
 	}
 }
 
+// fillFirsts returns the fill of the wave of first trials (estimate's
+// step 1): a new cell of a stratum whose first trial ended, reserved (its
+// first trial and a later one, nextTask), for a worker left with none;
+// of those strata, the one given fewest, then the one whose first trial
+// was shortest (a fill is stopped when the wave's last first trial ends:
+// cheap ones finish); in it, a row with no cell reserved first, then the
+// one with most trials to run. ok is false when no such stratum has a
+// cell left.
+func fillFirsts(rows []*rowSample, strata [][]*rowSample, cells []plan.Cell) func(ended []*waveTask) (tk task, ok bool) {
+	stratumOf := map[*rowSample]int{}
+	for j, st := range strata {
+		for _, rs := range st {
+			stratumOf[rs] = j
+		}
+	}
+	given := make([]int, len(strata))
+	return func(ended []*waveTask) (task, bool) {
+		best, bestWall := -1, time.Duration(0)
+		for _, wt := range ended {
+			j := stratumOf[rows[wt.row]]
+			if wt.fill || len(wt.times) == 0 || !slices.ContainsFunc(strata[j], func(rs *rowSample) bool { return slices.Contains(rs.picked, false) }) {
+				continue
+			}
+			if w := wt.times[0].wall; best < 0 || given[j] < given[best] || given[j] == given[best] && w < bestWall {
+				best, bestWall = j, w
+			}
+		}
+		if best < 0 {
+			return task{}, false
+		}
+		var pick *rowSample
+		for _, rs := range strata[best] {
+			if !slices.Contains(rs.picked, false) {
+				continue
+			}
+			if pick == nil || !slices.Contains(rs.picked, true) && slices.Contains(pick.picked, true) ||
+				slices.Contains(rs.picked, true) == slices.Contains(pick.picked, true) && rs.row.ToRun > pick.row.ToRun {
+				pick = rs
+			}
+		}
+		tk, ok := pick.nextTask(slices.Index(rows, pick), cells, 1)
+		if !ok {
+			return task{}, false
+		}
+		pick.reserve(tk)
+		given[best]++
+		return tk, true
+	}
+}
+
 // nextCell returns the row's unsampled cell farthest (in plan order, so in
 // ε or sweep value) from those sampled, the middle one first; -1 when all
 // are sampled.
@@ -720,6 +778,16 @@ type task struct {
 	trials    []int
 }
 
+// waveTask is a task as a wave of run times it: the trials it timed, how
+// many failed, and whether it fills a worker left idle (stopped when the
+// wave's other tasks end).
+type waveTask struct {
+	task
+	times  []trialTime
+	failed int
+	fill   bool
+}
+
 // estimate is Estimate after the data are loaded, with a budget of share of
 // the prediction less the floor (p.Startup, p.Setup, the host's loop and
 // the first trials; at least 0, at most limit), the host measured by host
@@ -772,29 +840,16 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 			rs.peers = st
 		}
 	}
-	smp := Sample{Jobs: jobs, Slowdown: 1, Share: share, Blocks: len(strata)}
-	// 0. How much longer than its CPU time a busy thread's work takes
-	// here now: a trial of microseconds is rarely preempted while timed,
-	// but a run of thousands of them shares the CPUs with the host's load;
-	// and, for jobs > 1, how much longer still with jobs at once.
-	h := host(ctx, jobs)
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	spent := h.spent
-	smp.Loop, smp.Dilation = h.spent, h.dilation
-	if jobs > 1 {
-		smp.Slowdown, smp.SlowdownSE = h.slowdown(jobs)
-		smp.SlowdownOnLoop = true
-	}
-	// The dilation is then pooled over the loop and every trial timed
-	// alone: Σ (CPU + wait for a CPU) / Σ CPU, weighed by their CPU time,
-	// so that seconds of trials, not one 100 ms window, decide it (a 100
-	// ms loop measured 9.0 and 11.4 at load 13 where the run of
+	smp := Sample{Jobs: jobs, Slowdown: 1, Dilation: 1, Share: share, Blocks: len(strata)}
+	var spent time.Duration
+	// The dilation (step 3) is pooled over the host's loop and every trial
+	// timed alone: Σ (CPU + wait for a CPU) / Σ CPU, weighed by their CPU
+	// time, so that seconds of trials, not one 100 ms window, decide it (a
+	// 100 ms loop measured 9.0 and 11.4 at load 13 where the run of
 	// gaussmix_authors_wine's panel got 0.35 of a CPU, 2.8). Time asleep
 	// (a lock, a child process, the disk) is not in it.
 	var poolMu sync.Mutex
-	poolCPU, poolAll := float64(h.cpu), float64(h.wall)
+	var poolCPU, poolAll float64
 	timeTrial = pooling(timeTrial, func(cpu, wait time.Duration) {
 		poolMu.Lock()
 		poolCPU += float64(cpu)
@@ -806,40 +861,92 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// having run it beside others (a cell's first trial saves nothing
 	// counted: the run does the cell's one-off work again).
 	var saved time.Duration
+	unreserve := func() {
+		for _, rs := range rows {
+			rs.unreserve()
+		}
+	}
 	// run times tasks on `workers` workers (task w on worker w, then each
 	// next task on the first worker free: objective perturbation's Adult
 	// panel has five blocks whose first trials take 0.06–1.3 s alone, in
 	// plan order 2.45 s on 2 workers taken in turn by those times, 2.08 s
 	// so) and records them, divided by slow; it returns the wave's cost,
-	// its slowest worker's total.
-	run := func(ctx context.Context, tasks []task, workers int, slow float64) (time.Duration, error) {
-		out := make([][]trialTime, len(tasks))
-		failed := make([]int, len(tasks))
+	// its slowest worker's total. A worker left with no task while others
+	// still run one asks fill (when not nil) for one, reserved, which the
+	// end of the wave's last other task stops: it costs the wave the time
+	// the worker would have waited (and the stop's latency), and a trial
+	// it finishes is timed and kept as any other.
+	run := func(ctx context.Context, tasks []task, workers int, slow float64, fill func(ended []*waveTask) (task, bool)) (time.Duration, error) {
+		given := make([]*waveTask, len(tasks))
+		for i, tk := range tasks {
+			given[i] = &waveTask{task: tk}
+		}
+		var mu sync.Mutex // guards fills, ended, running and the rows' reservations while fill runs
+		var fills, ended []*waveTask
+		fillCtx, stopFills := context.WithCancel(ctx)
+		defer stopFills()
+		running := len(tasks) // of the tasks given
 		perWorker := make([]time.Duration, workers)
 		var wg sync.WaitGroup
 		var cancelled atomic.Bool
 		var next atomic.Int64
 		next.Store(int64(workers))
+		// take returns the worker's next task: i in the list, else a fill.
+		take := func(i int) *waveTask {
+			if i < len(given) {
+				return given[i]
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if fill == nil || running == 0 {
+				return nil
+			}
+			tk, ok := fill(ended)
+			if !ok {
+				return nil
+			}
+			wt := &waveTask{task: tk, fill: true}
+			fills = append(fills, wt)
+			return wt
+		}
 		for w := range workers {
 			wg.Go(func() {
-				for i := w; i < len(tasks); i = int(next.Add(1) - 1) {
-					tk := tasks[i]
-					ci := rows[tk.row].cells[tk.cell]
-					for _, t := range tk.trials {
+				for i := w; ; i = int(next.Add(1) - 1) {
+					wt := take(i)
+					if wt == nil {
+						return
+					}
+					tctx := ctx
+					if wt.fill {
+						tctx = fillCtx
+					}
+					ci := rows[wt.row].cells[wt.cell]
+					for _, t := range wt.trials {
 						if t >= cells[ci].Trials {
 							break
 						}
-						wall, cpu, _, fail, ok := timeTrial(ctx, ci, t, workers)
+						wall, cpu, _, fail, ok := timeTrial(tctx, ci, t, workers)
 						perWorker[w] += wall
+						if !ok && wt.fill && ctx.Err() == nil {
+							break // stopped by the end of the others
+						}
 						if !ok {
 							cancelled.Store(true)
 							return
 						}
 						if fail {
-							failed[i]++
+							wt.failed++
 						}
-						out[i] = append(out[i], trialTime{wall: wall, cpu: cpu, slow: slow})
+						wt.times = append(wt.times, trialTime{wall: wall, cpu: cpu, slow: slow, together: workers > 1})
 					}
+					mu.Lock()
+					ended = append(ended, wt)
+					if !wt.fill {
+						if running--; running == 0 {
+							stopFills()
+						}
+					}
+					mu.Unlock()
 				}
 			})
 		}
@@ -847,44 +954,42 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		if cancelled.Load() {
 			return slices.Max(perWorker), cmp.Or(ctx.Err(), context.Canceled)
 		}
-		for i, tk := range tasks {
-			rs, times := rows[tk.row], out[i]
+		for _, wt := range append(given, fills...) {
+			rs, times := rows[wt.row], wt.times
 			if p.keeps {
 				for k, tt := range times {
-					if tk.trials[k] != 0 { // a first trial's one-off work is done again
+					if wt.trials[k] != 0 { // a first trial's one-off work is done again
 						saved += tt.wall / time.Duration(jobs)
 					}
 				}
 			}
 			rs.timed += len(times)
-			rs.failed += failed[i]
+			rs.failed += wt.failed
 			smp.Trials += len(times)
 			if len(times) == 0 {
 				continue
 			}
-			if tk.trials[0] == 0 {
-				ci := rs.cells[tk.cell]
-				rs.picked[tk.cell] = true
-				rs.sampled = append(rs.sampled, &cellSample{pos: tk.cell, first: times[0], later: times[1:], order: laterOrder(ci, cells[ci].Trials), next: len(times) - 1})
+			if wt.trials[0] == 0 {
+				ci := rs.cells[wt.cell]
+				rs.picked[wt.cell] = true
+				rs.sampled = append(rs.sampled, &cellSample{pos: wt.cell, first: times[0], later: times[1:], order: laterOrder(ci, cells[ci].Trials), next: len(times) - 1})
 				continue
 			}
-			if cs := rs.sampledAt(tk.cell); cs != nil {
+			if cs := rs.sampledAt(wt.cell); cs != nil {
 				cs.later = append(cs.later, times...)
 			}
 		}
-		return slices.Max(perWorker), nil
-	}
-	unreserve := func() {
-		for _, rs := range rows {
-			rs.unreserve()
+		if len(fills) > 0 { // the fills' reservations, of trials stopped too
+			unreserve()
 		}
+		return slices.Max(perWorker), nil
 	}
 	// runBy is run under a deadline of limit, its cost added to spent:
 	// stopped when the deadline stopped it (what was reserved for it is
 	// returned), err when ctx was cancelled.
 	runBy := func(limit time.Duration, tasks []task, workers int, slow float64) (stopped bool, err error) {
 		rctx, cancel := context.WithTimeout(ctx, limit)
-		d, err := run(rctx, tasks, workers, slow)
+		d, err := run(rctx, tasks, workers, slow, nil)
 		cancel()
 		spent += d
 		if ctx.Err() != nil {
@@ -898,7 +1003,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	}
 	// 1. The first trial of one cell per stratum, of its row with the most
 	// trials to run, jobs at once (their times over the slowdown, the
-	// host's loop's until step 3 measures the trials'): the run does them
+	// host's loop's until step 4 measures the trials'): the run does them
 	// so, and when they are kept they cost it nothing. One at a time, they
 	// cost -j 2 runs made of first trials (objective perturbation's Adult
 	// panel with --trials 1) 21.6–22.8% of the run net of what they saved,
@@ -915,11 +1020,22 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 		tasks = append(tasks, task{row: slices.Index(rows, heaviest), cell: heaviest.nextCell(), trials: []int{0}})
 	}
-	workers, slow := min(jobs, len(tasks)), smp.Slowdown
-	if workers == 1 {
-		slow = 1 // alone
+	// A worker that finds none of them left while others still run times
+	// further cells meanwhile (fillFirsts), the trials a run would run
+	// then: a block's first trial may take far longer than the others'
+	// (preprocessing_fig3's DP-SGD after PCA, 2.4 s of the seven blocks'
+	// 2.9 s at -j 2). Until the host's loop (step 3) measures a slowdown,
+	// the trials timed at once count their times over the most it may be,
+	// the workers.
+	workers := min(jobs, len(tasks))
+	for _, tk := range tasks {
+		rows[tk.row].reserve(tk)
 	}
-	d, err := run(ctx, tasks, workers, slow)
+	var fill func([]*waveTask) (task, bool)
+	if workers > 1 && p.fill {
+		fill = fillFirsts(rows, strata, cells)
+	}
+	d, err := run(ctx, tasks, workers, float64(workers), fill)
 	if err != nil {
 		return err
 	}
@@ -934,7 +1050,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// first trial, which holds a trial and the cell's one-off work: the
 	// floor stays within three times the first trials'.
 	slices.SortStableFunc(tasks, func(a, b task) int {
-		return cmp.Compare(rows[a.row].sampled[0].first.wall, rows[b.row].sampled[0].first.wall)
+		return cmp.Compare(rows[a.row].sampledAt(a.cell).first.wall, rows[b.row].sampledAt(b.cell).first.wall)
 	})
 	//
 	// Trials shorter than laterSpan are timed on, one after another, until
@@ -943,7 +1059,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// panel's, 25–55 µs, priced its run at 2.3 s where it took 1.0 s, 16 µs
 	// a trial with its record).
 	for _, tk := range tasks {
-		cs := rows[tk.row].sampled[0]
+		cs := rows[tk.row].sampledAt(tk.cell)
 		var later time.Duration
 		for cs.next < len(cs.order) && (cs.next == 0 || later < laterSpan && cs.next < maxLater) {
 			t := cs.order[cs.next]
@@ -959,7 +1075,6 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 			}
 		}
 	}
-	base := spent
 	work := func() float64 {
 		var w float64
 		for _, rs := range rows {
@@ -967,6 +1082,48 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 		return w
 	}
+	// 3. How much longer than its CPU time a busy thread's work takes
+	// here now: a trial of microseconds is rarely preempted while timed,
+	// but a run of thousands of them shares the CPUs with the host's load;
+	// and, for jobs > 1, how much longer still with jobs at once. The
+	// loop is part of the floor, sized to the run (hostWindows): its
+	// windows take what the share of the run predicted so far (at no
+	// slowdown) leaves after the start, the datasets and steps 1 and 2.
+	// At 20 ms windows it cost the authors' Wine panel, a run of 1.1 s,
+	// 0.10 s at -j 1 and 0.20 s at -j 2.
+	left0 := time.Duration(share*(float64(p.Startup+p.Setup)+work()/float64(jobs))) - (p.Startup + p.Setup + spent - saved)
+	alone, once := hostWindows(left0, jobs)
+	h := host(ctx, jobs, alone, once)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	spent += h.spent
+	smp.Loop, smp.Dilation = h.spent, h.dilation
+	poolMu.Lock()
+	poolCPU, poolAll = poolCPU+float64(h.cpu), poolAll+float64(h.wall)
+	poolMu.Unlock()
+	if jobs > 1 {
+		smp.Slowdown, smp.SlowdownSE = h.slowdown(jobs)
+		smp.SlowdownOnLoop = true
+	}
+	// The trials timed at once count their times over the slowdown
+	// measured, the loop's here and the warm trials' after step 4 (busy
+	// threads do not feel the trials' contention for memory: objective
+	// perturbation's Adult panel's DP-SGD's two first trials took 0.92
+	// and 1.27 s at once in one estimate, where the loop measured 1.01,
+	// and 0.72 and 0.96 s alone in another).
+	overSlowdown := func() {
+		for _, rs := range rows {
+			for _, cs := range rs.sampled {
+				cs.first.overSlowdown(smp.Slowdown)
+				for i := range cs.later {
+					cs.later[i].overSlowdown(smp.Slowdown)
+				}
+			}
+		}
+	}
+	overSlowdown()
+	base := spent
 	// The budget: share of the predicted run (p.Startup, p.Setup and the
 	// trials on jobs at the slowdown) less all the estimate spent before
 	// it (the process's start, the datasets, the host's loop, the first
@@ -990,8 +1147,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	left := func() time.Duration {
 		return min(smp.Budget-(spent-base)+(saved-baseSaved), limit-(spent-base))
 	}
-	smp.Budget = budget()
-	// 3. The parallel efficiency.
+	// 4. The parallel efficiency.
 	if jobs > 1 {
 		d, err := p.measureSlowdown(ctx, &smp, rows, jobs, left(), timeTrial)
 		if err != nil {
@@ -999,20 +1155,8 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 		spent += d
 	}
-	// The first trials timed at once count their times over this
-	// slowdown, as later waves' do, not the host's loop's: busy threads do
-	// not feel the trials' contention for memory (objective perturbation's
-	// Adult panel: DP-SGD's two first trials took 0.92 and 1.27 s at once
-	// in one estimate, where the loop measured 1.01, and 0.72 and 0.96 s
-	// alone in another).
-	if workers > 1 {
-		for _, tk := range tasks {
-			if cs := rows[tk.row].sampledAt(tk.cell); cs != nil {
-				cs.first.slow = smp.Slowdown
-			}
-		}
-	}
-	// 4. Further trials, jobs at once, while the budget lasts and the
+	overSlowdown()
+	// 5. Further trials, jobs at once, while the budget lasts and the
 	// trials' share is uncertain: each from the row whose estimate gains
 	// most per second timed (Neyman's allocation, Cochran ch. 5.5: n_h ∝
 	// N_h S_h / √c_h; here the next trial goes where the variance of the
@@ -1240,6 +1384,15 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 type trialTime struct {
 	wall, cpu time.Duration
 	slow      float64
+	together  bool // timed at once with others: slow is the Slowdown
+}
+
+// overSlowdown sets the slowdown a trial timed at once counts its time
+// over to slow.
+func (t *trialTime) overSlowdown(slow float64) {
+	if t.together {
+		t.slow = slow
+	}
 }
 
 // cost is the trial's time alone as a run would see it, on a host of
@@ -1292,6 +1445,33 @@ const (
 	hostWindow = 20 * time.Millisecond
 )
 
+// minHostWindow and minOnceWindow are the shortest windows alone and at
+// once hostWindows gives a small run. A thread spinning alone reads the
+// host's load in 4 ms as well as in 20 (on an idle host, 1.00–1.03); jobs
+// threads started at once may share one CPU until the scheduler's balancer
+// moves one, a tick or two (4 ms at 250 Hz): three loops of 4 ms windows
+// in nine on 2 idle CPUs read a slowdown of 1.96, all five rounds, and in
+// an estimate after test-wait's sleeping trials 1.68 and 1.97; at 10 ms
+// one round in thirty read 1.5, their medians 1.00–1.03.
+const (
+	minHostWindow = 4 * time.Millisecond
+	minOnceWindow = 10 * time.Millisecond
+)
+
+// hostWindows returns the windows alone and at once (0 for one job) of a
+// loop of hostRounds rounds that costs left, each between its least
+// (minHostWindow, minOnceWindow) and hostWindow: a round's time shared
+// alike, the window at once first.
+func hostWindows(left time.Duration, jobs int) (alone, once time.Duration) {
+	round := left / hostRounds
+	clamp := func(d, least time.Duration) time.Duration { return min(max(d, least), hostWindow) }
+	if jobs <= 1 {
+		return clamp(round, minHostWindow), 0
+	}
+	once = clamp(round/2, minOnceWindow)
+	return clamp(round-once, minHostWindow), once
+}
+
 // hostSample is what measureHost measured: the dilation of the windows
 // alone (their wall time over their CPU time, at least 1; 1 when their CPU
 // time is unknown), their wall and CPU time (pooled after with the trials
@@ -1320,7 +1500,7 @@ func (h hostSample) slowdown(jobs int) (slow, se float64) {
 
 // hostTimer measures the host: the dilation of a busy thread and, for
 // jobs > 1, the slowdown of jobs busy threads at once.
-type hostTimer func(ctx context.Context, jobs int) hostSample
+type hostTimer func(ctx context.Context, jobs int, alone, once time.Duration) hostSample
 
 // windowTimer spins on threads threads at once for span of wall time and
 // returns each thread's wall time, CPU time (0: unknown) and work done (in
@@ -1341,19 +1521,19 @@ type windowTimer func(ctx context.Context, span time.Duration, threads int) (wal
 // it needs no calibration; the rounds interleaved, a change of the load
 // between them moves every round alike; their median is robust to a
 // round's unlucky window. A round where a thread did no work is left out.
-func measureHost(ctx context.Context, jobs int, window windowTimer) hostSample {
+func measureHost(ctx context.Context, jobs int, alone, once time.Duration, window windowTimer) hostSample {
 	var h hostSample
 	for range hostRounds {
 		if ctx.Err() != nil {
 			break
 		}
-		w1, c1, k1 := window(ctx, hostWindow, 1)
+		w1, c1, k1 := window(ctx, alone, 1)
 		h.wall, h.cpu = h.wall+w1[0], h.cpu+c1[0]
 		h.spent += w1[0]
 		if jobs <= 1 {
 			continue
 		}
-		wj, _, kj := window(ctx, hostWindow, jobs)
+		wj, _, kj := window(ctx, once, jobs)
 		h.spent += slices.Max(wj)
 		var wall time.Duration
 		var work float64
@@ -1610,10 +1790,12 @@ func (p *Plan) EstimatedWall(jobs int) (wall time.Duration, ok bool) {
 }
 
 // TrialsWall is the wall time of the pending trials on jobs ≥ 1 concurrent
-// trials: Slowdown · (Σ rows (ToRun·PerTrial + CellsToRun·PerCell) + the
-// Shared work of the datasets with trials to run) / par, par being jobs
-// at most the trials to run. Rows of the datasets Estimate found missing
-// count nothing; ok is false when some row to run was not timed.
+// trials: Slowdown times their list schedule on par workers (listSchedule:
+// the work, Σ rows (ToRun·PerTrial + CellsToRun·PerCell) + the Shared
+// work of the datasets with trials to run, over par, and the uneven end;
+// beyond maxScheduled trials the work over par), par being jobs at most
+// the trials to run. Rows of the datasets Estimate found missing count
+// nothing; ok is false when some row to run was not timed.
 func (p *Plan) TrialsWall(jobs int) (wall time.Duration, par int, ok bool) {
 	jobs = max(jobs, 1)
 	var work float64
@@ -1636,7 +1818,11 @@ func (p *Plan) TrialsWall(jobs int) (wall time.Duration, par int, ok bool) {
 		}
 	}
 	par = max(min(jobs, toRun), 1)
-	return time.Duration(work * p.SlowdownAt(jobs) / float64(par)), par, true
+	span := work / float64(par)
+	if par > 1 && p.Total <= maxScheduled {
+		span = p.listSchedule(par)
+	}
+	return time.Duration(span * p.SlowdownAt(jobs)), par, true
 }
 
 // Writes is the store writer's work for the pending trials, ToRun ·

@@ -16,12 +16,13 @@ import (
 // TestEstimateBudgetCountsLoading: the datasets count against the
 // estimate's share. With a hundred trials a cell (AdaSSP 12 ms a trial
 // and 8 ms more a cell, Ridge 2 ms and 6 ms, 1.5× as long two at once),
-// the trials take 1.5 · (500·12 + 5·8 + 100·2 + 6) ms / 2 = 4.6845 s on
-// 2 jobs, and loading the data, Setup = 0.04/0.96 of that (195.1875 ms),
-// 4% of the predicted run: the budget is what 5% of it leaves after the
-// loading and the first and a later trial of each stratum's cell (the
-// first trials at once, the slower 1.5 · 20 ms, then the later ones
-// alone, 12 + 2 ms: 44 ms), 4.797 ms, under 1% of the run.
+// the trials' work is 1.5 · (500·12 + 5·8 + 100·2 + 6) ms / 2 = 4.6845 s on
+// 2 jobs (their list schedule ends 1.5 ms later, TestEstimateModel), and
+// loading the data, Setup = 0.04/0.96 of that (195.1875 ms), 4% of the
+// predicted run: the budget is what 5% of the datasets and that work
+// leaves after the loading and the first and a later trial of each
+// stratum's cell (the first trials at once, the slower 1.5 · 20 ms, then
+// the later ones alone, 12 + 2 ms: 44 ms), 4.797 ms, under 1% of the run.
 // On 1bd6aa2 (this test ported to its estimate's signature) the loading
 // was left out and the budget at least 200 ms: 200 ms, 4.1% of the run,
 // 239 ms timed beyond the floor, and the estimate cost 9.5% of the run.
@@ -33,14 +34,14 @@ func TestEstimateBudgetCountsLoading(t *testing.T) {
 		t.Fatal(err)
 	}
 	wall, ok := p.EstimatedWall(2)
-	if !ok || wall != p.Setup+trials {
-		t.Fatalf("estimate %v (%v), want %v", wall, ok, p.Setup+trials)
+	if end := 1500 * time.Microsecond; !ok || wall != p.Setup+trials+end {
+		t.Fatalf("estimate %v (%v), want %v", wall, ok, p.Setup+trials+end)
 	}
 	smp := p.Sample
 	if share := float64(p.Setup) / float64(wall); share < 0.0399 || share > 0.0401 {
 		t.Fatalf("loading is %.4f of the run, want 0.04", share)
 	}
-	want := time.Duration(SampleShare*float64(wall)) - p.Setup - 44*ms
+	want := time.Duration(SampleShare*float64(p.Setup+trials)) - p.Setup - 44*ms
 	if smp.Budget != want || float64(smp.Budget) > 0.01*float64(wall) {
 		t.Errorf("budget %v (%.2f%% of the run), want %v, at most 1%%", smp.Budget, 100*float64(smp.Budget)/float64(wall), want)
 	}
@@ -78,11 +79,11 @@ func TestEstimateFloorLine(t *testing.T) {
 	if smp.Budget != 0 || smp.Spent != smp.Base || smp.Trials != 4 || timed != 4 || !smp.SlowdownOnLoop || smp.Slowdown != 1.5 {
 		t.Errorf("sample %+v, %d trials timed: want no budget, the 2 first trials at once and a later one of each alone, the loop's slowdown 1.5", smp, timed)
 	}
-	wall, _ := p.EstimatedWall(2) // 1.2 s + 1.5·(50·12 + 5·8 + 10·2 + 6)/2 ms
-	if wall != 1699500*time.Microsecond {
-		t.Fatalf("estimate %v, want 1.6995s", wall)
+	wall, _ := p.EstimatedWall(2) // 1.2 s + 1.5·((50·12 + 5·8 + 10·2 + 6)/2 + 1) ms (TestEstimateModel)
+	if wall != 1701*time.Millisecond {
+		t.Fatalf("estimate %v, want 1.701s", wall)
 	}
-	want := "floor: 1.24 s = 73.2% of the predicted run, over the 5% share (nothing timed beyond it): start-up 0.20 s, datasets 1.00 s, a first and a later trial per block 0.04 s (2 blocks), the host's loop 0.00 s"
+	want := "floor: 1.24 s = 73.1% of the predicted run, over the 5% share (nothing timed beyond it): start-up 0.20 s, datasets 1.00 s, a first and a later trial per block 0.04 s (2 blocks), the host's loop 0.00 s"
 	if got := p.FloorLine(wall); got != want {
 		t.Errorf("floor line\n%q, want\n%q", got, want)
 	}
@@ -134,7 +135,7 @@ func (s *scriptedWindows) window(_ context.Context, span time.Duration, threads 
 // ratio of 1) would not show.
 func TestMeasureHost(t *testing.T) {
 	w := &scriptedWindows{alone: []float64{1, 0.25, 0.6, 0.6, 0.6}, together: []float64{0.4, 0.4, 0.4, 0.4, 0.4}}
-	h := measureHost(context.Background(), 2, w.window)
+	h := measureHost(context.Background(), 2, hostWindow, hostWindow, w.window)
 	slow, _ := h.slowdown(2)
 	if math.Abs(slow-1.5) > 1e-12 || len(h.ratios) != hostRounds || math.Abs(h.dilation-100.0/61) > 1e-12 || h.spent != 2*hostRounds*hostWindow {
 		t.Errorf("host %+v, slowdown %v; want 1.5 from %d rounds, dilation %v, %v spent", h, slow, hostRounds, 100.0/61, 2*hostRounds*hostWindow)
@@ -144,17 +145,63 @@ func TestMeasureHost(t *testing.T) {
 	}
 	// One job: the windows alone only, no slowdown.
 	w = &scriptedWindows{alone: []float64{0.5, 0.5, 0.5, 0.5, 0.5}}
-	if h := measureHost(context.Background(), 1, w.window); len(w.calls) != hostRounds || h.dilation != 2 || len(h.ratios) != 0 || h.spent != hostRounds*hostWindow {
+	if h := measureHost(context.Background(), 1, hostWindow, 0, w.window); len(w.calls) != hostRounds || h.dilation != 2 || len(h.ratios) != 0 || h.spent != hostRounds*hostWindow {
 		t.Errorf("one job: host %+v after windows %v, want %d windows alone, dilation 2", h, w.calls, hostRounds)
 	}
 	// No CPU at once: no round measured, the slowdown is the jobs.
 	w = &scriptedWindows{alone: []float64{0.5, 0.5, 0.5, 0.5, 0.5}, together: []float64{0, 0, 0, 0, 0}}
-	if slow, _ := measureHost(context.Background(), 2, w.window).slowdown(2); slow != 2 {
+	if slow, _ := measureHost(context.Background(), 2, hostWindow, hostWindow, w.window).slowdown(2); slow != 2 {
 		t.Errorf("no CPU at once: slowdown %v, want 2 (the jobs)", slow)
 	}
 	w = &scriptedWindows{alone: []float64{1, 1, 1, 1, 1}, together: []float64{1, 1, 1, 1, 1}, slower: 2}
-	if slow, _ := measureHost(context.Background(), 2, w.window).slowdown(2); slow != 2 {
+	if slow, _ := measureHost(context.Background(), 2, hostWindow, hostWindow, w.window).slowdown(2); slow != 2 {
 		t.Errorf("SMT siblings: slowdown %v, want 2", slow)
+	}
+}
+
+// TestEstimateLoopSized: the host's loop takes what the share of the run
+// predicted by the first and later trials (at no slowdown) leaves after
+// the datasets and those trials, over its five rounds (hostWindows: a
+// window alone, and one at once on 2 jobs, alike), each window between
+// its least (minHostWindow alone, minOnceWindow at once) and hostWindow.
+// A hundred trials a cell (AdaSSP 12 ms a trial and 8 ms more a cell,
+// Ridge 2 ms and 6 ms) are 6246 ms of work alone. On 2 jobs, the first
+// trials timed at once (1.5× as long) count over 2 (the most the slowdown
+// may be until the loop measures it): one-off work of 3 and 4 ms, 6219 ms
+// of work over 2, of which 5% less the 44 ms of trials timed (the slower
+// first trial, 30 ms, then a later trial of each alone, 12 + 2 ms) is
+// 111.475 ms, 11.1475 ms a window. On 1 job, 1% of 6246 ms less the 42 ms
+// timed (20 + 8 + 12 + 2 ms) is 20.46 ms, 4.092 ms a window. A run of a
+// second's datasets gets the least windows, a share of 1 the most.
+// Before, every window took hostWindow: 0.1 s on 1 job and 0.2 s on 2 of
+// the authors' Wine panel, a 1.1 s run.
+func TestEstimateLoopSized(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		jobs        int
+		share       float64
+		setup       time.Duration
+		alone, once time.Duration
+	}{
+		{2, 0.05, 0, 11147500 * time.Nanosecond, 11147500 * time.Nanosecond},
+		{1, 0.01, 0, 4092 * time.Microsecond, 0},
+		{2, 0.05, time.Second, minHostWindow, minOnceWindow},
+		{1, 1, 0, hostWindow, 0},
+		{2, 1, 0, hostWindow, hostWindow},
+	} {
+		p, f := manyTrialsPlan(t, 100, tc.setup, 12*ms, 8*ms, 2*ms, 6*ms)
+		var alone, once time.Duration
+		host := func(ctx context.Context, jobs int, a, o time.Duration) hostSample {
+			alone, once = a, o
+			return f.host(ctx, jobs, a, o)
+		}
+		if err := p.estimate(context.Background(), tc.jobs, tc.share, time.Hour, f.time, host); err != nil {
+			t.Fatal(err)
+		}
+		near := func(a, b time.Duration) bool { return a-b >= -time.Microsecond && a-b <= time.Microsecond }
+		if !near(alone, tc.alone) || !near(once, tc.once) {
+			t.Errorf("-j %d, share %v, datasets %v: windows of %v alone, %v at once; want %v, %v", tc.jobs, tc.share, tc.setup, alone, once, tc.alone, tc.once)
+		}
 	}
 }
 
@@ -163,7 +210,8 @@ func TestMeasureHost(t *testing.T) {
 // cell is told apart from its trials' even when the floor is over the
 // share. AdaSSP's first trials take 100 ms, its later ones 1 ms (1000 to
 // run, 5 cells), Ridge's 150 ms (200 to run), Setup 0.9 s: the estimate is
-// exact, 0.9 + 0.75 · (1000·1 + 5·99 + 200·150) ms = 24.52125 s, from a
+// exact, 0.9 + 0.75 · (1000·1 + 5·99 + 200·150) ms = 24.52125 s and the
+// list schedule's end, 1.5 · 52.5 ms (its workers end 105 ms apart), from a
 // floor of 0.9 s and 225 + 2 · 1 + 150 ms (the first trials at once, the
 // slower Ridge's 1.5 · 150 ms; AdaSSP's later trials, shorter than
 // laterSpan, timed until they last it, and Ridge's), over 5% of it:
@@ -183,8 +231,8 @@ func TestEstimateLaterTrialsInFloor(t *testing.T) {
 	if d := smp.Base - 377*ms; d < -ms || d > ms || p.Rows[0].Cost.Timed != 3 || p.Rows[1].Cost.Timed != 2 {
 		t.Errorf("floor %v, rows %+v, %+v: want 377 ms always timed, a first and two later trials of AdaSSP, a later one of Ridge", smp.Base, p.Rows[0].Cost, p.Rows[1].Cost)
 	}
-	if wall != 24521250*time.Microsecond {
-		t.Errorf("estimate %v, want 24.52125s", wall)
+	if wall != 24600*time.Millisecond {
+		t.Errorf("estimate %v, want 24.6s", wall)
 	}
 	if smp.Budget != 0 || smp.Spent != smp.Base {
 		t.Errorf("budget %v, spent %v beyond the floor: want none (the floor is over the share)", smp.Budget, smp.Spent-smp.Base)
@@ -322,6 +370,52 @@ func TestCPUShare(t *testing.T) {
 	} {
 		if got := cpuShare(tc.proc, tc.wall, tc.cpus); got != tc.want {
 			t.Errorf("cpuShare(%v, %v, %d) = %v, want %v", tc.proc, tc.wall, tc.cpus, got, tc.want)
+		}
+	}
+}
+
+// TestListSchedule: TrialsWall lays the pending trials out as a run starts
+// them, round-robin over the cells, each on the first worker free. Five
+// AdaSSP cells of one 1 ms trial, then Ridge's one of 10 ms, on 2 workers:
+// the workers are at 3 and 2 ms when Ridge's starts, on the second, 12 ms,
+// where their work over 2 is 7.5 ms. The dataset's Shared work (4 ms) is
+// in its first pending trial: 5, then 1, 2, 3, 4 on the other worker,
+// which takes Ridge's, 14 ms. With AdaSSP's first cell stored, the second
+// does it: 13 ms. Slowdown multiplies it; one job is the work.
+func TestListSchedule(t *testing.T) {
+	ms := time.Millisecond
+	s := spectest.MustParse(t, strings.Replace(sweepSpec, "trials = 10", "trials = 1", 1))
+	cells := spectest.Cells(t, s)
+	for _, tc := range []struct {
+		name   string
+		shared time.Duration
+		stored bool
+		want   time.Duration
+	}{
+		{"no shared work", 0, false, 12 * ms},
+		{"shared work", 4 * ms, false, 14 * ms},
+		{"first cell stored", 4 * ms, true, 13 * ms},
+	} {
+		var recs []results.Record
+		if tc.stored {
+			recs = append(recs, results.Record{CellKey: cells[0].Key, Trial: 0, Status: results.StatusOK})
+		}
+		p, err := MakePlan(context.Background(), spectest.Plan(t, s), results.FromSlice(recs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Rows[0].Cost = &RowCost{PerTrial: ms, Shared: tc.shared}
+		p.Rows[1].Cost = &RowCost{PerTrial: 10 * ms}
+		p.Sample.Slowdown = 1.5
+		if got, par, ok := p.TrialsWall(2); !ok || par != 2 || got != tc.want*3/2 {
+			t.Errorf("%s: on 2 jobs %v (par %d, %v), want 1.5 · %v", tc.name, got, par, ok, tc.want)
+		}
+		work := 4*ms + 10*ms + tc.shared
+		if !tc.stored {
+			work += ms
+		}
+		if got, _, _ := p.TrialsWall(1); got != work {
+			t.Errorf("%s: on 1 job %v, want the work, %v", tc.name, got, work)
 		}
 	}
 }

@@ -99,6 +99,24 @@ func (l *memoLedger) end(ci, t int) {
 	}
 }
 
+// forget leaves trial t of cell ci out of the statistics it was timed
+// with: a trial stopped before it ended (a fill of a wave of first
+// trials), whose cell is not sampled. What it computed is charged to the
+// trials timed with it, as though they had.
+func (l *memoLedger) forget(ci, t int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := memoTrial{ci, t}
+	for _, e := range l.entries {
+		if i := slices.Index(e.by, k); i >= 0 {
+			e.by = slices.Delete(e.by, i, i+1)
+			if t == 0 {
+				e.firstTrials--
+			}
+		}
+	}
+}
+
 // observe is the ledger's datasets.MemoObserver. A statistic computed
 // while no trial is timed (loading) is by none, and calls while none is
 // timed (rendering) are not the trials' uses.

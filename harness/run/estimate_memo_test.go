@@ -14,7 +14,8 @@ import (
 // (who used it is not known), nor a use outside any trial; nested
 // computations count once. One computed among trials timed at once is
 // charged to all their first trials alike: the computation and each wait
-// for it spread over them, counted once for the first of them.
+// for it spread over them, counted once for the first of them; a trial
+// forgotten (stopped) leaves it to the others.
 func TestMemoLedger(t *testing.T) {
 	d := &datasets.Dataset{}
 	t0 := time.Unix(1000, 0)
@@ -119,6 +120,23 @@ func TestMemoLedger(t *testing.T) {
 	l.end(9, 0)
 	check(7, 20*ms, 40*ms)
 	check(8, 20*ms, 0)
+	// Cells 13 and 14's first trials at once: J (900–980 ms), computed by
+	// cell 13's while cell 14's waited, later used by cell 15; cell 13's
+	// trial was stopped (a fill of the wave, forgotten: its cell is not
+	// sampled). J is charged to cell 14's alone, whole, and once; before,
+	// cell 14 took its half and the once went to the stopped cell.
+	l.begin(13, 0)
+	l.begin(14, 0)
+	l.observe(computed("J", 900*ms, 80*ms))
+	l.observe(used("J", 910*ms))
+	l.end(13, 0)
+	l.end(14, 0)
+	l.forget(13, 0)
+	l.begin(15, 0)
+	l.observe(used("J", later))
+	l.end(15, 0)
+	check(13, 0, 0)
+	check(14, 80*ms, 80*ms)
 }
 
 // fakeMemos is a sharedMemos of given times per cell.

@@ -269,3 +269,72 @@ func sharedAttempt(t *testing.T, src string, jobs int, share float64, want time.
 	}
 	return nil
 }
+
+// TestEstimateFillsIdleWorker: on 2 jobs, the wave of first trials (one a
+// block) keeps a worker that has none left busy while another runs: a
+// block of one 300 ms trial beside a block of five rows of one 20 ms trial
+// each. The short block's first trial ends at 20 ms; its other four rows
+// are timed meanwhile, on the worker it freed, so every row has a cell of
+// its own, the six trials are kept, and the wave still costs the 300 ms
+// trial. A fill still running when the wave's last first trial ends (a
+// 1000 ms row) is stopped there: its row has no cell of its own, nothing
+// of it is kept, and the wave costs 300 ms, not 1020. Before, the short
+// block's four other rows took its first row's times and were not kept.
+// A busy host delays a waiting trial's wake-up, so each case may take
+// three attempts.
+func TestEstimateFillsIdleWorker(t *testing.T) {
+	for _, tc := range []struct {
+		short string
+		own   []bool // per short row, its own cell timed
+		kept  int
+	}{
+		{"[20, 21, 22, 23, 24]", []bool{true, true, true, true, true}, 6},
+		{"[20, 1000]", []bool{true, false}, 2},
+	} {
+		var errs []string
+		for range 3 {
+			if errs = fillAttempt(t, tc.short, tc.own, tc.kept); len(errs) == 0 {
+				break
+			}
+		}
+		for _, e := range errs {
+			t.Errorf("short rows %s: %s", tc.short, e)
+		}
+	}
+}
+
+// fillAttempt estimates a 300 ms block beside short's rows on 2 jobs,
+// keeping the trials timed, and returns what is off.
+func fillAttempt(t *testing.T, short string, own []bool, kept int) []string {
+	src := fmt.Sprintf(waitSpec, 1) + `[[mechanism]]
+name = "test-wait"
+label = "long"
+params = { ms = 300 }
+[[mechanism]]
+name = "test-wait"
+label = "short"
+params = { ms = ` + short + ` }
+`
+	s := spectest.MustParse(t, src)
+	p, err := MakePlan(context.Background(), spectest.Plan(t, s), results.FromSlice(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Estimate(context.Background(), Options{Cache: &DataCache{}, Jobs: 2, EstimateShare: 1e-6, EstimateKept: true}); err != nil {
+		t.Fatal(err)
+	}
+	var errs []string
+	for i, row := range p.Rows[1:] {
+		if got := row.Cost != nil && row.Cost.Cells > 0; got != own[i] {
+			errs = append(errs, fmt.Sprintf("row %s: cost %+v, own cell %v, want %v", row.Label, row.Cost, got, own[i]))
+		}
+	}
+	if n := len(p.Kept()); n != kept {
+		errs = append(errs, fmt.Sprintf("%d trials kept, want %d", n, kept))
+	}
+	// The first trials' wave: the floor less the loop (no later trials).
+	if wave := p.Sample.Base - p.Sample.Loop; wave < 300*time.Millisecond || wave > 380*time.Millisecond {
+		errs = append(errs, fmt.Sprintf("the first trials cost %v, want 300 ms (at most 380)", wave))
+	}
+	return errs
+}

@@ -38,6 +38,10 @@ type Plan struct {
 	settled  results.KeySet   // the trials stored settled
 	kept     []results.Record // the trials Estimate timed, once each, as run (Kept: the settled)
 	keeps    bool             // the caller keeps them (Options.EstimateKept)
+	// fill lets the estimate's wave of first trials fill a worker left
+	// idle with further cells, stopped at the wave's end by the clock:
+	// Estimate's; tests whose trials' times are synthetic leave it off.
+	fill bool
 	// memos is what Estimate saw of the statistics the cells share (nil:
 	// none).
 	memos sharedMemos
