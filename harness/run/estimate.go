@@ -158,10 +158,11 @@ type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu, wait 
 //     times further cells of the strata whose first trial ended,
 //     fillFirsts, stopped when the last ends). A row with no cell timed
 //     takes its stratum's costs;
-//  2. times a later trial of those cells alone (the first of the cell's
-//     later trials in a fixed shuffle: those timed are a random sample;
-//     more while they last less than laterSpan), the cheapest first, each
-//     stopped at twice its cell's first trial: a
+//  2. times a later trial of those cells alone, or Jobs at once when the
+//     caller keeps them (the first of the cell's later trials in a fixed
+//     shuffle: those timed are a random sample; more while they last less
+//     than laterSpan), the cheapest first, each stopped at twice its
+//     cell's first trial: a
 //     row's PerTrial is from its cells' later trials, PerCell from the
 //     first's excess;
 //  3. measures the host (measureHost: the dilation of a busy thread, and
@@ -447,7 +448,7 @@ func (rs *rowSample) work(dil float64) float64 {
 
 // means returns the row's per-trial and one-off times in nanoseconds at
 // dilation dil: the mean over its sampled cells of their later trials'
-// mean (a cell's first's when none is timed), each cell weighing alike as
+// mean (a cell's first's, less sharedBy, when none is timed), each cell weighing alike as
 // each runs its trials, and the mean excess of a cell's first trial over
 // that (≥ 0, over the cells with a later trial timed), less the
 // statistics other cells used (sharedBy: they count once a run); over its
@@ -467,6 +468,13 @@ func (rs *rowSample) means(dil float64) (pt, pc float64) {
 	for _, r := range from {
 		for _, cs := range r.sampled {
 			m, k, _ := cs.stats(dil)
+			if k == 0 {
+				// Its first trial stands for its trials, less the
+				// statistics other cells used, counted once a run
+				// (preprocessing_fig3 with --trials 1: 0.33 s of them in
+				// five cells' trials each, a run at -j 1 predicted 1.18×).
+				m = max(m-float64(r.sharedBy(cs)), 0)
+			}
 			sumMean += m
 			n++
 			if k > 0 {
@@ -776,6 +784,10 @@ const (
 type task struct {
 	row, cell int // index into estimate's rows and that row's cells
 	trials    []int
+	// span, when set, ends the task once its trials timed last it (one at
+	// least); limit, when set, stops each trial at it, which ends the
+	// task, the trials timed before counting.
+	span, limit time.Duration
 }
 
 // waveTask is a task as a wave of run times it: the trials it timed, how
@@ -921,14 +933,21 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 						tctx = fillCtx
 					}
 					ci := rows[wt.row].cells[wt.cell]
-					for _, t := range wt.trials {
-						if t >= cells[ci].Trials {
+					var lasted time.Duration
+					for k, t := range wt.trials {
+						if t >= cells[ci].Trials || k > 0 && wt.span > 0 && lasted >= wt.span {
 							break
 						}
-						wall, cpu, _, fail, ok := timeTrial(tctx, ci, t, workers)
+						trialCtx, cancel := tctx, context.CancelFunc(func() {})
+						if wt.limit > 0 {
+							trialCtx, cancel = context.WithTimeout(tctx, wt.limit)
+						}
+						wall, cpu, _, fail, ok := timeTrial(trialCtx, ci, t, workers)
+						cancel()
 						perWorker[w] += wall
-						if !ok && wt.fill && ctx.Err() == nil {
-							break // stopped by the end of the others
+						lasted += wall
+						if !ok && ctx.Err() == nil && (wt.fill || wt.limit > 0) {
+							break // stopped by the end of the others, or at its limit
 						}
 						if !ok {
 							cancelled.Store(true)
@@ -1041,8 +1060,9 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	}
 	spent += d
 	// 2. A later trial of those cells (the first of their shuffled order),
-	// the cheapest cell first, alone: it separates a cell's one-off work
-	// from its trials'. It is part of the floor, timed whatever the share:
+	// the cheapest cell first, alone (or, when they are kept, jobs at once:
+	// as a run would run them, they cost it nothing; alone, at -j 2 half
+	// the CPUs wait): it separates a cell's one-off work from its trials'. It is part of the floor, timed whatever the share:
 	// without it every trial is priced as a first trial, one-off work and
 	// all (the authors' Wine panel, whose floor is over the share, was
 	// predicted 2.20× its run at -j 1 when these were within the budget,
@@ -1058,22 +1078,27 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// the first the cell runs warm, is dearer than its others (the Wine
 	// panel's, 25–55 µs, priced its run at 2.3 s where it took 1.0 s, 16 µs
 	// a trial with its record).
+	var laters []task
 	for _, tk := range tasks {
 		cs := rows[tk.row].sampledAt(tk.cell)
-		var later time.Duration
-		for cs.next < len(cs.order) && (cs.next == 0 || later < laterSpan && cs.next < maxLater) {
-			t := cs.order[cs.next]
-			cs.next++
-			before := spent
-			stopped, err := runBy(2*cs.first.wall, []task{{row: tk.row, cell: tk.cell, trials: []int{t}}}, 1, 1)
-			later += spent - before
-			if err != nil {
-				return err
-			}
-			if stopped {
-				break
-			}
+		if cs.next >= len(cs.order) {
+			continue
 		}
+		lt := task{row: tk.row, cell: tk.cell, trials: cs.order[cs.next:min(maxLater, len(cs.order))], span: laterSpan, limit: 2 * cs.first.wall}
+		rows[tk.row].reserve(lt)
+		laters = append(laters, lt)
+	}
+	if len(laters) > 0 {
+		workers := 1
+		if p.keeps {
+			workers = min(jobs, len(laters))
+		}
+		d, err := run(ctx, laters, workers, float64(workers), nil)
+		spent += d
+		if err != nil {
+			return err
+		}
+		unreserve() // the trials a span or a limit left untimed
 	}
 	work := func() float64 {
 		var w float64

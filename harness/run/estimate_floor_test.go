@@ -353,6 +353,36 @@ func TestEstimateKeptWaves(t *testing.T) {
 	}
 }
 
+// TestEstimateKeptFloorAtOnce: on 2 jobs with no budget, the floor's
+// later trials (of AdaSSP's middle cell and Ridge's) are timed two at once
+// when they are kept, as a run would run them, and alone when they are
+// not; either way the rows' costs are exact (12 and 2 ms a trial, 8 and 6
+// ms a cell: the times at once count over the slowdown, 1.5). Before, they
+// were timed alone, kept or not: at -j 2 half the CPUs waited.
+func TestEstimateKeptFloorAtOnce(t *testing.T) {
+	ms := time.Millisecond
+	for _, keeps := range []bool{false, true} {
+		p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
+		p.keeps = keeps
+		if err := p.estimate(context.Background(), 2, 0, time.Hour, f.time, f.host); err != nil {
+			t.Fatal(err)
+		}
+		alone := 1 // the later trial
+		if keeps {
+			alone = 0
+		}
+		for _, ci := range []int{2, 5} {
+			if a, o := f.calls[[2]int{ci, 1}], f.calls[[2]int{ci, 2}]; a != alone || o != 2-alone {
+				t.Errorf("keeps %v: cell %d has %d trials timed alone, %d two at once; want %d, %d", keeps, ci, a, o, alone, 2-alone)
+			}
+		}
+		ada, ridge := p.Rows[0].Cost, p.Rows[1].Cost
+		if ada.PerTrial != 12*ms || ada.PerCell != 8*ms || ridge.PerTrial != 2*ms || ridge.PerCell != 6*ms {
+			t.Errorf("keeps %v: rows %+v, %+v; want 12 and 2 ms a trial, 8 and 6 ms a cell", keeps, ada, ridge)
+		}
+	}
+}
+
 // TestCPUShare: the CPUs a process used are its CPU time over the wall
 // time, at most the host's: 2.4 s of CPU in 1 s on 2 CPUs (other
 // threads' CPU time charged a tick late to windows of µs) is 2. Before,

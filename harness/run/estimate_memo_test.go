@@ -190,3 +190,19 @@ func TestRowMeansSharedStatistics(t *testing.T) {
 		}
 	}
 }
+
+// TestRowMeansOneTrialShared: a cell whose first trial alone is timed (one
+// trial a cell, as with --trials 1) prices its row's trials at it, less
+// the statistics other cells used, which count once a run: a first trial
+// of 160 ms that computed a 100 ms statistic its neighbours share is a
+// 60 ms trial, and the 100 ms are the row's shared work. Before, the
+// statistic was in each of the row's trials and counted once more.
+func TestRowMeansOneTrialShared(t *testing.T) {
+	ms := time.Millisecond
+	memos := fakeMemos{ex: map[int]time.Duration{0: 100 * ms}, on: map[int]time.Duration{0: 100 * ms}}
+	rs := &rowSample{row: &PlanRow{}, memos: memos, cells: []int{0, 1}, sampled: []*cellSample{{pos: 0, first: trialTime{wall: 160 * ms, slow: 1}}}}
+	pt, pc := rs.means(1)
+	if time.Duration(pt) != 60*ms || pc != 0 || rs.sharedWork() != 100*ms {
+		t.Errorf("per trial %v, one-off %v, shared %v; want 60ms, 0, 100ms", time.Duration(pt), time.Duration(pc), rs.sharedWork())
+	}
+}
