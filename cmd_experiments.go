@@ -680,7 +680,11 @@ func printEstimate(w io.Writer, p *run.Plan, j int, cost time.Duration, kept kep
 	if smp.Burst > 0 {
 		fmt.Fprintf(w, " (%d warm ones alone, then on each of %d workers at once)", smp.Burst, j)
 	}
-	fmt.Fprintf(w, " in %s: %s always (the first of one cell per [[mechanism]] block and dataset, the host's loop)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond))
+	filled := ""
+	if smp.Filled > 0 {
+		filled = fmt.Sprintf(", and of %d more cells beside them, on workers they left idle", smp.Filled)
+	}
+	fmt.Fprintf(w, " in %s: %s always (the first of one cell per [[mechanism]] block and dataset%s, the host's loop)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond), filled)
 	net := ""
 	if smp.Saved > 0 {
 		net = ", net of what its kept later trials save the run"

@@ -86,6 +86,9 @@ type Sample struct {
 	// [[mechanism]] block).
 	Share  float64
 	Blocks int
+	// Filled is how many further cells' first trials Estimate timed beside
+	// the blocks' first ones, on workers those left idle (in Base).
+	Filled int
 	// RelErr is the relative uncertainty of the trials' share of the
 	// estimate (two standard errors, from the spread of the sampled cells'
 	// per-trial times and of Slowdown); NaN when no row had two cells
@@ -709,13 +712,14 @@ func fillFirsts(rows []*rowSample, strata [][]*rowSample, cells []plan.Cell) fun
 		if best < 0 {
 			return task{}, false
 		}
+		// before says whether row a goes before row b.
+		before := func(a, b *rowSample) bool {
+			na, nb := !slices.Contains(a.picked, true), !slices.Contains(b.picked, true)
+			return na && !nb || na == nb && a.row.ToRun > b.row.ToRun
+		}
 		var pick *rowSample
 		for _, rs := range strata[best] {
-			if !slices.Contains(rs.picked, false) {
-				continue
-			}
-			if pick == nil || !slices.Contains(rs.picked, true) && slices.Contains(pick.picked, true) ||
-				slices.Contains(rs.picked, true) == slices.Contains(pick.picked, true) && rs.row.ToRun > pick.row.ToRun {
+			if slices.Contains(rs.picked, false) && (pick == nil || before(rs, pick)) {
 				pick = rs
 			}
 		}
@@ -987,6 +991,9 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 			smp.Trials += len(times)
 			if len(times) == 0 {
 				continue
+			}
+			if wt.fill {
+				smp.Filled++
 			}
 			if wt.trials[0] == 0 {
 				ci := rs.cells[wt.cell]
@@ -1474,10 +1481,10 @@ const (
 // once hostWindows gives a small run. A thread spinning alone reads the
 // host's load in 4 ms as well as in 20 (on an idle host, 1.00–1.03); jobs
 // threads started at once may share one CPU until the scheduler's balancer
-// moves one, a tick or two (4 ms at 250 Hz): three loops of 4 ms windows
-// in nine on 2 idle CPUs read a slowdown of 1.96, all five rounds, and in
-// an estimate after test-wait's sleeping trials 1.68 and 1.97; at 10 ms
-// one round in thirty read 1.5, their medians 1.00–1.03.
+// moves one, a tick or two (4 ms at 250 Hz): one loop of 4 ms windows in
+// six on 2 idle CPUs read a slowdown of 1.96, all five rounds, and the
+// loops of two estimates after test-wait's sleeping trials 1.68 and 1.97;
+// at 10 ms one round in thirty read 1.53, the loops' medians 1.00–1.03.
 const (
 	minHostWindow = 4 * time.Millisecond
 	minOnceWindow = 10 * time.Millisecond
@@ -1777,8 +1784,12 @@ func (p *Plan) FloorLine(wall time.Duration) string {
 	if smp.BaseSaved > 0 {
 		kept = ", less " + sec(smp.BaseSaved) + " its kept later trials save the run"
 	}
-	return fmt.Sprintf("floor: %s = %.1f%% of the predicted run, over the %.3g%% share (%s): start-up %s, datasets %s, a first and a later trial per block %s (%d blocks), the host's loop %s%s",
-		sec(floor), 100*float64(floor)/float64(wall), 100*smp.Share, beyond, sec(p.Startup), sec(p.Setup), sec(smp.Base-smp.Loop), smp.Blocks, sec(smp.Loop), kept)
+	blocks := strconv.Itoa(smp.Blocks) + " blocks"
+	if smp.Filled > 0 {
+		blocks += ", and " + strconv.Itoa(smp.Filled) + " cells timed beside their first trials"
+	}
+	return fmt.Sprintf("floor: %s = %.1f%% of the predicted run, over the %.3g%% share (%s): start-up %s, datasets %s, a first and a later trial per block %s (%s), the host's loop %s%s",
+		sec(floor), 100*float64(floor)/float64(wall), 100*smp.Share, beyond, sec(p.Startup), sec(p.Setup), sec(smp.Base-smp.Loop), blocks, sec(smp.Loop), kept)
 }
 
 // SlowdownAt is the factor by which a trial's time grows when jobs run at

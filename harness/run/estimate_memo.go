@@ -102,7 +102,11 @@ func (l *memoLedger) end(ci, t int) {
 // forget leaves trial t of cell ci out of the statistics it was timed
 // with: a trial stopped before it ended (a fill of a wave of first
 // trials), whose cell is not sampled. What it computed is charged to the
-// trials timed with it, as though they had.
+// trials timed with it, as though they had: when none of them needed it
+// (the stopped trial computed a statistic of its own beside the wave's
+// last first trial), that trial's one-off work is priced short of it,
+// once another cell uses the statistic. Which of the trials timed at once
+// computed a statistic is not known here.
 func (l *memoLedger) forget(ci, t int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
