@@ -71,7 +71,8 @@ type Sample struct {
 	Trials, Burst int
 	// Spent is the wall time of the timed trials and of the host's loop,
 	// Base of it what Estimate always times (the first and a later trial
-	// of one cell per stratum, and Loop, the host's loop), and Budget what
+	// of one cell per stratum, the cells timed beside them (Filled), and
+	// Loop, the host's loop), and Budget what
 	// it allowed beyond Base: Share of the prediction after those trials
 	// less the floor (Plan.EstimateFloor: the process's start, the
 	// datasets and Base), at least 0, at most SampleCap.
@@ -96,7 +97,7 @@ type Sample struct {
 	RelErr float64
 	// Dilation is the wall time of a busy thread's CPU second here now:
 	// Σ (CPU time + time waiting, runnable, for a CPU) / Σ CPU time over
-	// the host's windows alone (measureHost: five of 20 ms) and every
+	// the host's windows alone (measureHost: five of 4–20 ms) and every
 	// trial timed alone (time asleep left out): 1 on an idle CPU, about 4 when the host's load leaves
 	// this process a quarter of one. A timed trial shorter than shortTrial
 	// counts as the larger of its wall time and its CPU time × Dilation (×
@@ -1069,7 +1070,8 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// 2. A later trial of those cells (the first of their shuffled order),
 	// the cheapest cell first, alone (or, when they are kept, jobs at once:
 	// as a run would run them, they cost it nothing; alone, at -j 2 half
-	// the CPUs wait): it separates a cell's one-off work from its trials'. It is part of the floor, timed whatever the share:
+	// the CPUs wait): it separates a cell's one-off work from its trials'.
+	// It is part of the floor, timed whatever the share:
 	// without it every trial is priced as a first trial, one-off work and
 	// all (the authors' Wine panel, whose floor is over the share, was
 	// predicted 2.20× its run at -j 1 when these were within the budget,
