@@ -74,13 +74,16 @@ how many a run would add.
 With --estimate it also measures what the run would cost on -j concurrent
 trials (capped at the CPUs): it loads the datasets once
 (a dataset whose files are absent is left out, named not estimable, and
-its trials not counted), measures the host (five rounds of a busy thread
-alone for 20 ms and, with -j > 1, -j of them at once: the work each does
-a second), times the first trial of one cell (its middle ε) of each
-[[mechanism]] block on each dataset with trials to run, -j at once, then
-a later trial of each of those cells (cheapest first; a cell's later trials
-are timed in a fixed shuffle, a random sample of them); all this, from the
-process's start, is its floor, always spent. Then, within a budget of 5%
+its trials not counted), times the first trial of one cell (its middle ε)
+of each [[mechanism]] block on each dataset with trials to run, -j at once
+(a worker they leave idle times further cells of the blocks whose first
+trial ended, stopped when the last ends), then a later trial of each of
+those cells (cheapest first, alone, or -j at once when kept; a cell's
+later trials are timed in a fixed shuffle, a random sample of them), then
+measures the host (five rounds of a busy thread alone and, with -j > 1,
+-j of them at once, the work each does a second, in windows of 4–20 ms
+and 10–20 ms sized to the share of the run those trials predict); all
+this, from the process's start, is its floor, always spent. Then, within a budget of 5%
 (--estimate-share) of the estimate less the floor (at least 0, at most
 30 s; net of what its kept trials save the run, below), with -j > 1 warm
 trials (a cell's later one) in five rounds alone and again -j at once, to
@@ -105,9 +108,11 @@ counts once. It prints each row's mean seconds per trial, the one-off
 seconds a cell's first trial adds (a calibration, the cell's own
 statistics) and the cells timed; the estimated wall time with its parts:
 start-up (this process's start, the spec, its validation, the grid, the
-store), dataset loading, the trials (slowdown × (Σ (trials to run ×
-s/trial + cells to run × one-off s/cell) + the shared statistics) / jobs,
-with a range of two standard errors), the store
+store), dataset loading, the trials (slowdown × their schedule on -j
+workers as a run starts them, round-robin over the cells, each on the first
+worker free: a trial at its row's s/trial, a cell's first with its one-off
+s/cell, a dataset's first with its shared statistics; with a range of two
+standard errors), the store
 writes (each timed record's append, timed in a temporary store), a sync
 (the spec's copy) and the larger of rendering (timed on the sampled
 trials' records) and two syncs (the store's, the manifest's); the CPUs,

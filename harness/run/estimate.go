@@ -857,7 +857,9 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 			rs.peers = st
 		}
 	}
-	smp := Sample{Jobs: jobs, Slowdown: 1, Dilation: 1, Share: share, Blocks: len(strata)}
+	// Until the host's loop (step 3) measures it, the slowdown is the most
+	// it may be, the jobs.
+	smp := Sample{Jobs: jobs, Slowdown: float64(jobs), Dilation: 1, Share: share, Blocks: len(strata)}
 	var spent time.Duration
 	// The dilation (step 3) is pooled over the host's loop and every trial
 	// timed alone: Σ (CPU + wait for a CPU) / Σ CPU, weighed by their CPU
@@ -887,13 +889,19 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// next task on the first worker free: objective perturbation's Adult
 	// panel has five blocks whose first trials take 0.06–1.3 s alone, in
 	// plan order 2.45 s on 2 workers taken in turn by those times, 2.08 s
-	// so) and records them, divided by slow; it returns the wave's cost,
-	// its slowest worker's total. A worker left with no task while others
+	// so) and records them, those timed at once divided by the slowdown
+	// (smp.Slowdown: the workers until the host's loop measures it, since
+	// overSlowdown sets them to what it measures); it returns the wave's
+	// cost, its slowest worker's total. A worker left with no task while others
 	// still run one asks fill (when not nil) for one, reserved, which the
 	// end of the wave's last other task stops: it costs the wave the time
 	// the worker would have waited (and the stop's latency), and a trial
 	// it finishes is timed and kept as any other.
-	run := func(ctx context.Context, tasks []task, workers int, slow float64, fill func(ended []*waveTask) (task, bool)) (time.Duration, error) {
+	run := func(ctx context.Context, tasks []task, workers int, fill func(ended []*waveTask) (task, bool)) (time.Duration, error) {
+		slow := 1.0 // alone
+		if workers > 1 {
+			slow = smp.Slowdown
+		}
 		given := make([]*waveTask, len(tasks))
 		for i, tk := range tasks {
 			given[i] = &waveTask{task: tk}
@@ -1011,23 +1019,6 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 		return slices.Max(perWorker), nil
 	}
-	// runBy is run under a deadline of limit, its cost added to spent:
-	// stopped when the deadline stopped it (what was reserved for it is
-	// returned), err when ctx was cancelled.
-	runBy := func(limit time.Duration, tasks []task, workers int, slow float64) (stopped bool, err error) {
-		rctx, cancel := context.WithTimeout(ctx, limit)
-		d, err := run(rctx, tasks, workers, slow, nil)
-		cancel()
-		spent += d
-		if ctx.Err() != nil {
-			return true, ctx.Err()
-		}
-		if err != nil {
-			unreserve()
-			return true, nil
-		}
-		return false, nil
-	}
 	// 1. The first trial of one cell per stratum, of its row with the most
 	// trials to run, jobs at once (their times over the slowdown, the
 	// host's loop's until step 4 measures the trials'): the run does them
@@ -1051,9 +1042,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// further cells meanwhile (fillFirsts), the trials a run would run
 	// then: a block's first trial may take far longer than the others'
 	// (preprocessing_fig3's DP-SGD after PCA, 2.4 s of the seven blocks'
-	// 2.9 s at -j 2). Until the host's loop (step 3) measures a slowdown,
-	// the trials timed at once count their times over the most it may be,
-	// the workers.
+	// 2.9 s at -j 2).
 	workers := min(jobs, len(tasks))
 	for _, tk := range tasks {
 		rows[tk.row].reserve(tk)
@@ -1062,7 +1051,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	if workers > 1 && p.fill {
 		fill = fillFirsts(rows, strata, cells)
 	}
-	d, err := run(ctx, tasks, workers, float64(workers), fill)
+	d, err := run(ctx, tasks, workers, fill)
 	if err != nil {
 		return err
 	}
@@ -1102,7 +1091,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		if p.keeps {
 			workers = min(jobs, len(laters))
 		}
-		d, err := run(ctx, laters, workers, float64(workers), nil)
+		d, err := run(ctx, laters, workers, nil)
 		spent += d
 		if err != nil {
 			return err
@@ -1272,10 +1261,6 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 			unreserve()
 			break
 		}
-		slow := smp.Slowdown
-		if len(wave) == 1 {
-			slow = 1 // alone
-		}
 		// Under a deadline of what is left, as the later trials: a row
 		// with no cell of its own is predicted from its stratum's other
 		// rows, which another sweep value may make far cheaper (when the
@@ -1283,11 +1268,15 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		// 13.7 s a trial, was predicted at its stratum's 0.09 s and
 		// overran a 200 ms budget by 13.5 s at -j 1). A wave stopped
 		// there is charged, its trials not counted, and ends the sampling.
-		stopped, err := runBy(left(), wave, len(wave), slow)
-		if err != nil {
-			return err
+		wctx, cancel := context.WithTimeout(ctx, left())
+		d, err := run(wctx, wave, len(wave), nil)
+		cancel()
+		spent += d
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		if stopped {
+		if err != nil {
+			unreserve()
 			break
 		}
 	}
@@ -1438,7 +1427,7 @@ func (t trialTime) cost(dil float64) time.Duration {
 	if float64(t.wall)/t.slow < float64(shortTrial) {
 		d = max(t.wall, time.Duration(float64(t.cpu)*dil*t.slow))
 	}
-	return time.Duration(float64(d) / t.slow)
+	return t.overSlow(d)
 }
 
 // overSlow is d, a part of the trial's time, over the slowdown the trial
@@ -1727,10 +1716,7 @@ func (p *Plan) MarkKept(recs []results.Record, jobs int) (saved time.Duration) {
 	for i := range cells {
 		byKey[cells[i].Key] = &cells[i]
 	}
-	rowOf := make(map[string]*PlanRow, len(p.Rows))
-	for i := range p.Rows {
-		rowOf[p.Rows[i].key()] = &p.Rows[i]
-	}
+	rowOf := p.rowsByKey()
 	left := map[string]int{} // a marked cell's trials still to run
 	var work float64
 	for i := range recs {

@@ -23,11 +23,9 @@ const maxScheduled = 1 << 18
 // 2 predicted 7.1 s. Every row with trials to run must have its Cost.
 func (p *Plan) listSchedule(par int) float64 {
 	s, cells := p.grid.Spec(), p.grid.Cells()
-	rowOf := map[string]*PlanRow{}
+	rowOf := p.rowsByKey()
 	shared := map[string]float64{} // by dataset label, its rows' Shared
-	for i := range p.Rows {
-		row := &p.Rows[i]
-		rowOf[row.key()] = row
+	for _, row := range rowOf {
 		if row.Cost != nil {
 			shared[row.Dataset] += float64(row.Cost.Shared)
 		}

@@ -66,6 +66,15 @@ func planRow(s *spec.Spec, c *plan.Cell) string {
 // key names the row as planRow names its cells' row.
 func (r *PlanRow) key() string { return rowKey(r.Dataset, r.Label) }
 
+// rowsByKey returns p's rows by key: a cell's is rowsByKey()[planRow(s, c)].
+func (p *Plan) rowsByKey() map[string]*PlanRow {
+	rowOf := make(map[string]*PlanRow, len(p.Rows))
+	for i := range p.Rows {
+		rowOf[p.Rows[i].key()] = &p.Rows[i]
+	}
+	return rowOf
+}
+
 func rowKey(dataset, label string) string { return dataset + "\x00" + label }
 
 // MakePlan joins the cells of grid with the records of stored (the result

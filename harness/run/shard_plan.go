@@ -34,10 +34,7 @@ func (p *Plan) ShardEstimates(n, jobs int) ([]ShardEstimate, error) {
 	}
 	jobs = max(jobs, 1)
 	s, cells := p.grid.Spec(), p.grid.Cells()
-	rowOf := map[string]*PlanRow{}
-	for i := range p.Rows {
-		rowOf[p.Rows[i].key()] = &p.Rows[i]
-	}
+	rowOf := p.rowsByKey()
 	a := Assign(cells, n)
 	out := make([]ShardEstimate, n)
 	touched := make([]map[string]bool, n) // the datasets of the cells each shard runs
