@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -65,7 +66,7 @@ render --only" draws the subset alone, its captions saying SUBSET.`,
 
 var planCommand = &command{
 	Name:      "plan",
-	UsageLine: "plan SPEC.toml [--set PATH=VALUE]... [--only DIMENSION=VALUE]... [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR] [--estimate-share F] [--keep=false]] [--shards N] [--max-cells N] [--max-trials N]",
+	UsageLine: "plan SPEC.toml [--set PATH=VALUE]... [--only DIMENSION=VALUE]... [--out DIR] [--trials N] [--quick] [--estimate [-j N] [--data-dir DIR] [--estimate-share F] [--keep[=auto|false]]] [--shards N] [--max-cells N] [--max-trials N]",
 	Short:     "show the expanded grid, what is stored and what would run",
 	Long: `Plan expands the spec into cells and lists, per dataset and mechanism, the ε
 values, the trials per cell, how many are stored in the result directory and
@@ -80,10 +81,12 @@ of each [[mechanism]] block on each dataset with trials to run, -j at once
 trial ended, stopped when the last ends), then a later trial of each of
 those cells (cheapest first, alone, or -j at once when kept; a cell's
 later trials are timed in a fixed shuffle, a random sample of them), then
-measures the host (five rounds of a busy thread alone and, with -j > 1,
--j of them at once, the work each does a second, in windows of 4–20 ms
-and 10–20 ms sized to the share of the run those trials predict); all
-this, from the process's start, is its floor, always spent. Then, within a budget of 5%
+times the store's writes and the rendering on their records, then
+measures the host (five rounds, three or four in a small run, of a busy
+thread alone and, with -j > 1, -j of them at once, the work each does a
+second, in windows of 4–20 ms and 10–20 ms sized to what the share of
+the run those trials predict leaves); all this, from the process's
+start, is its floor, always spent. Then, within a budget of 5%
 (--estimate-share) of the estimate less the floor (at least 0, at most
 30 s; net of what its kept trials save the run, below), with -j > 1 warm
 trials (a cell's later one) in five rounds alone and again -j at once, to
@@ -129,7 +132,10 @@ its parts. The trials it timed are stored in the result directory, as a
 run stores its own (its lock, the spec's copy, a manifest entry of this
 command), so that dplab run does not repeat them: the estimate is of the
 run after them, and its cost is also said net of what they save that run
-(their wall times over -j). --keep=false stores nothing.
+(their wall times over -j). By default (--keep=auto) only when they save
+the run more than storing them costs (about what timing their writes
+took: trials of microseconds save less); --keep stores them always,
+--keep=false never.
 
 With --shards N (implies --estimate) it also prints each shard's trials and
 estimated wall time on -j concurrent trials, as "dplab run --shard i/N"
@@ -444,7 +450,8 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	jobs := fs.Int("j", 0, "concurrent trials the estimate assumes (default: number of CPUs)")
 	dataDir := fs.String("data-dir", "", "datasets directory for --estimate (default $DPLAB_DATA, else the user cache)")
 	share := fs.Float64("estimate-share", run.SampleShare, "share of the estimated run --estimate may spend sampling (at most 30 s)")
-	keep := fs.Bool("keep", true, "store the trials --estimate timed in the result directory, so that dplab run does not repeat them (--keep=false: discard them)")
+	keep := keepAuto
+	fs.Var(&keep, "keep", "store the trials --estimate timed in the result directory, so that dplab run does not repeat them: auto (the default) when they save the run more than storing them costs, true (or --keep) always, false never")
 	shards := fs.Int("shards", 0, "estimate each of N shards (dplab run --shard i/N); implies --estimate")
 	lim := limitFlags(fs)
 	sets := setFlag(fs)
@@ -510,18 +517,16 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *estimate {
 		col := report.NewCollector(grid)
 		p.Startup = time.Since(since)
-		keeps := *keep && unmerged == nil && s.Audit == nil // keepTimed's conditions
-		if err := p.Estimate(ctx, run.Options{DataDir: *dataDir, Jobs: j, Records: col.Add, EstimateShare: *share, EstimateKept: keeps}); err != nil {
+		keeps := keep != keepNever && unmerged == nil && s.Audit == nil // keepTimed's conditions
+		timeCol := func() (time.Duration, error) { return timeRender(col) }
+		if err := p.Estimate(ctx, run.Options{DataDir: *dataDir, Jobs: j, Records: col.Add, EstimateShare: *share, EstimateKept: keeps, TimeRender: timeCol}); err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("interrupted: %w", err)
 			}
 			return err
 		}
-		if p.Render, err = timeRender(col); err != nil {
-			return err
-		}
 		if keeps {
-			kept = keepTimed(ctx, grid, p, run.Options{OutDir: dir, DataDir: *dataDir, Trials: *trials, Args: append([]string{"plan"}, args...)}, j, stderr)
+			kept = keepTimed(ctx, grid, p, run.Options{OutDir: dir, DataDir: *dataDir, Trials: *trials, Args: append([]string{"plan"}, args...)}, j, keep == keepAlways, stderr)
 		}
 	}
 	heading := s.Name
@@ -581,11 +586,49 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return nil
 }
 
+// keepMode is plan's --keep: whether it stores the trials --estimate
+// timed.
+type keepMode int
+
+const (
+	keepAuto   keepMode = iota // when they save the run more than storing them costs (run.Plan.KeepPays)
+	keepAlways                 // whatever they save
+	keepNever
+)
+
+func (k *keepMode) String() string {
+	return [...]string{"auto", "true", "false"}[*k]
+}
+
+// Set takes auto, or a boolean as strconv.ParseBool reads one.
+func (k *keepMode) Set(v string) error {
+	if v == "auto" {
+		*k = keepAuto
+		return nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("want auto, true or false")
+	}
+	*k = keepNever
+	if b {
+		*k = keepAlways
+	}
+	return nil
+}
+
+// IsBoolFlag lets --keep alone mean --keep=true.
+func (k *keepMode) IsBoolFlag() bool { return true }
+
 // keptTrials is what keepTimed stored: how many trials, and the time they
-// save the run (Plan.MarkKept).
+// save the run (Plan.MarkKept); or, when storing them would cost more than
+// they save (Plan.KeepPays), how many it left and what they would have
+// saved.
 type keptTrials struct {
-	n     int
-	saved time.Duration
+	n         int
+	saved     time.Duration
+	left      int
+	wouldSave time.Duration
 }
 
 // keepTimed stores the trials p.Estimate timed in opt.OutDir (run.RunPlan
@@ -596,10 +639,14 @@ type keptTrials struct {
 // (dplab run refuses then). It only warns when the store refuses them (a
 // run holding the directory): the estimate stands either way, for the
 // whole run.
-func keepTimed(ctx context.Context, grid *plan.Plan, p *run.Plan, opt run.Options, jobs int, stderr io.Writer) keptTrials {
+func keepTimed(ctx context.Context, grid *plan.Plan, p *run.Plan, opt run.Options, jobs int, always bool, stderr io.Writer) keptTrials {
 	recs := p.Kept()
 	if len(recs) == 0 {
 		return keptTrials{}
+	}
+	if saves := p.KeepSaves(recs, jobs); !always && !p.KeepPays(saves) {
+		p.Sample.Saved, p.Sample.BaseSaved = 0, 0 // they save the run nothing
+		return keptTrials{left: len(recs), wouldSave: saves}
 	}
 	opt.Given, opt.Jobs = recs, 1
 	if _, err := run.RunPlan(ctx, grid, opt); err != nil {
@@ -657,7 +704,7 @@ func printEstimate(w io.Writer, p *run.Plan, j int, cost time.Duration, kept kep
 		if j > 1 {
 			how := "warm trials"
 			if smp.SlowdownOnLoop {
-				how = "busy threads, the median of five rounds alone and at once (no burst of warm trials fit the budget)"
+				how = fmt.Sprintf("busy threads, the median of %d rounds alone and at once (no burst of warm trials fit the budget)", smp.LoopRounds)
 			}
 			fmt.Fprintf(w, " (each %.2f× as long with %d at once as alone, measured now on %s: a %.2f× speedup)", smp.Slowdown, j, how, float64(j)/smp.Slowdown)
 		}
@@ -681,6 +728,10 @@ func printEstimate(w io.Writer, p *run.Plan, j int, cost time.Duration, kept kep
 			fmt.Fprintf(w, ", %.1f%% of the run with them", 100*float64(net)/float64(wall+kept.saved))
 		}
 	}
+	if kept.left > 0 {
+		fmt.Fprintf(w, "; its %d trials are not kept: they would save the run %s, less than storing them costs (about %s, as timing their writes took)",
+			kept.left, kept.wouldSave.Round(time.Millisecond), smp.StoreCost.Round(time.Millisecond))
+	}
 	fmt.Fprintf(w, "; %d trials timed", smp.Trials)
 	if smp.Burst > 0 {
 		fmt.Fprintf(w, " (%d warm ones alone, then on each of %d workers at once)", smp.Burst, j)
@@ -689,7 +740,7 @@ func printEstimate(w io.Writer, p *run.Plan, j int, cost time.Duration, kept kep
 	if smp.Filled > 0 {
 		filled = fmt.Sprintf(", and of %d more cells beside them, on workers they left idle", smp.Filled)
 	}
-	fmt.Fprintf(w, " in %s: %s always (the first of one cell per [[mechanism]] block and dataset%s, the host's loop)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond), filled)
+	fmt.Fprintf(w, " in %s: %s always (the first of one cell per [[mechanism]] block and dataset%s, timing the store and rendering, the host's loop)", smp.Spent.Round(10*time.Millisecond), smp.Base.Round(10*time.Millisecond), filled)
 	net := ""
 	if smp.Saved > 0 {
 		net = ", net of what its kept later trials save the run"

@@ -61,18 +61,22 @@ type Sample struct {
 	// SlowdownSE is the standard error of Slowdown (0: not measured).
 	SlowdownSE float64
 	// SlowdownOnLoop is true when Slowdown was measured on busy threads
-	// (measureHost: the median of rounds of a busy thread's share of a CPU
-	// alone and with Jobs at once), no burst of warm trials fitting in the
-	// budget.
+	// (measureHost: the median of LoopRounds rounds of a busy thread's
+	// share of a CPU alone and with Jobs at once), no burst of warm trials
+	// fitting in the budget.
 	SlowdownOnLoop bool
+	// LoopRounds is how many rounds the host's loop timed (hostWindows:
+	// five, three or four in a small run).
+	LoopRounds int
 	// Trials is how many trials were timed; Burst the length of the
 	// sequence of warm trials timed alone and again on each of Jobs
 	// workers at once, for Slowdown.
 	Trials, Burst int
-	// Spent is the wall time of the timed trials and of the host's loop,
-	// Base of it what Estimate always times (the first and a later trial
-	// of one cell per stratum, the cells timed beside them (Filled), and
-	// Loop, the host's loop), and Budget what
+	// Spent is the wall time of the timed trials, of the host's loop and
+	// of timing the store and rendering, Base of it what Estimate always
+	// spends (the first and a later trial of one cell per stratum, the
+	// cells timed beside them (Filled), Tail and Loop, the host's loop),
+	// and Budget what
 	// it allowed beyond Base: Share of the prediction after those trials
 	// less the floor (Plan.EstimateFloor: the process's start, the
 	// datasets and Base), at least 0, at most SampleCap.
@@ -110,8 +114,12 @@ type Sample struct {
 	CPUShare float64
 	// PerRecord is the time to encode and append one trial's record to a
 	// store, and Fsync the time of one sync of it, both measured on the
-	// timed trials' records in a temporary store.
-	PerRecord, Fsync time.Duration
+	// records of the trials timed before the host's loop, in a temporary
+	// store. StoreCost is the wall time of that timing (opening the store,
+	// the records appended twice, a sync, its removal): about what storing
+	// those trials in the result directory costs (KeepPays). Tail is the
+	// wall time of timing the store and rendering those records (in Base).
+	PerRecord, Fsync, StoreCost, Tail time.Duration
 }
 
 // SampleShare is the share of the predicted run that Estimate may spend
@@ -169,10 +177,13 @@ type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu, wait 
 //     cell's first trial: a
 //     row's PerTrial is from its cells' later trials, PerCell from the
 //     first's excess;
-//  3. measures the host (measureHost: the dilation of a busy thread, and
-//     the slowdown of Jobs of them at once), in windows sized to the share
-//     of the run that steps 1 and 2 predict. Those steps, the start, the
-//     datasets and the host's loop are always spent (EstimateFloor); the
+//  3. times the store's writes and the rendering (opt.TimeRender) on the
+//     records of those trials (Sample.Tail), then measures the host
+//     (measureHost: the dilation of a busy thread, and the slowdown of
+//     Jobs of them at once), in three to five rounds of windows sized to
+//     what the share of the run that steps 1 and 2 predict leaves. Those
+//     steps, the start, the datasets, the tail and the host's loop are
+//     always spent (EstimateFloor); the
 //     budget is the share (opt.EstimateShare, SampleShare by default) of
 //     the estimate they give (p.Startup, p.Setup and the trials) less that
 //     floor, at least 0, at most SampleCap;
@@ -193,10 +204,10 @@ type trialTimer func(ctx context.Context, ci, t, together int) (wall, cpu, wait 
 //     in what is left.
 //
 // Each trial timed is given to opt.Records once (as Run gives a stored
-// record), for instance to time rendering them, and their records are
-// appended to a temporary store to time a record's writing and a sync
-// (Sample.PerRecord, Sample.Fsync). EstimatedWall turns the result into a
-// wall time.
+// record), for instance to time rendering them (opt.TimeRender, in step
+// 3), and the records of steps 1 and 2 are appended to a temporary store
+// to time a record's writing and a sync (Sample.PerRecord, Sample.Fsync).
+// EstimatedWall turns the result into a wall time.
 func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	s, cells := p.grid.Spec(), p.grid.Cells()
 	log := opt.Log
@@ -290,11 +301,24 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	// The host's dilation and slowdown on busy threads; estimate pools the
 	// dilation with the trials timed alone and prefers a slowdown measured
 	// on warm trials when they fit its budget.
-	host := func(ctx context.Context, jobs int, alone, once time.Duration) hostSample {
-		return measureHost(ctx, jobs, alone, once, spinWindows)
+	host := func(ctx context.Context, jobs int, loop hostLoop) hostSample {
+		return measureHost(ctx, jobs, loop, spinWindows)
+	}
+	// The store's writes and the rendering, timed on the records of the
+	// trials timed before the host's loop (every block's).
+	p.tail = func(dil float64) (tt tailTimes, err error) {
+		t0 := time.Now()
+		if tt.perRecord, tt.fsync, err = timeWrites(p.kept, dil); err != nil {
+			return tt, err
+		}
+		tt.store = time.Since(t0)
+		if opt.TimeRender != nil {
+			tt.render, err = opt.TimeRender()
+		}
+		return tt, err
 	}
 	err = p.estimate(ctx, jobs, cmp.Or(opt.EstimateShare, SampleShare), SampleCap, timer, host)
-	p.memos = nil // the rows' costs hold what it told; it holds the datasets
+	p.memos, p.tail = nil, nil // the rows' costs hold what memos told; it holds the datasets
 	if err != nil {
 		return err
 	}
@@ -304,8 +328,15 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	case onceWall > 0:
 		p.Sample.CPUShare = cpuShare(onceProc, onceWall, runtime.NumCPU())
 	}
-	p.Sample.PerRecord, p.Sample.Fsync, err = timeWrites(p.kept, p.Sample.Dilation)
-	return err
+	return nil
+}
+
+// tailTimes is what timing a run's tail measured on the records of the
+// trials timed so far: a record's writing and a sync (timeWrites), the
+// wall time of that timing (store: about what storing those records in
+// the result directory costs), and rendering them (Options.TimeRender).
+type tailTimes struct {
+	perRecord, fsync, store, render time.Duration
 }
 
 // cpuShare is the CPUs a process used, its CPU time proc over the wall
@@ -1098,6 +1129,29 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 		unreserve() // the trials a span or a limit left untimed
 	}
+	// The run's tail, timed on the records of the trials timed so far:
+	// the store's writes and the rendering (p.tail; Sample.Tail). It is part
+	// of the floor, before the host's loop, which is sized after it: timed
+	// after the estimate, beyond the loop's share, the writes (11–16 ms),
+	// the rendering (4–8 ms) and storing the kept trials (10–18 ms; now
+	// only when they save more, KeepPays) were a third of what the
+	// authors' Wine panel's estimate cost at -j 1, 90–150 ms of a 1.1 s run.
+	if p.tail != nil {
+		dil := 1.0
+		poolMu.Lock()
+		if poolCPU > 0 {
+			dil = max(poolAll/poolCPU, 1)
+		}
+		poolMu.Unlock()
+		t0 := time.Now()
+		tt, err := p.tail(dil)
+		if err != nil {
+			return err
+		}
+		smp.PerRecord, smp.Fsync, smp.StoreCost, p.Render = tt.perRecord, tt.fsync, tt.store, tt.render
+		smp.Tail = time.Since(t0)
+		spent += smp.Tail
+	}
 	work := func() float64 {
 		var w float64
 		for _, rs := range rows {
@@ -1115,13 +1169,13 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// At 20 ms windows it cost the authors' Wine panel, a run of 1.1 s,
 	// 0.10 s at -j 1 and 0.20 s at -j 2.
 	left0 := time.Duration(share*(float64(p.Startup+p.Setup)+work()/float64(jobs))) - (p.Startup + p.Setup + spent - saved)
-	alone, once := hostWindows(left0, jobs)
-	h := host(ctx, jobs, alone, once)
+	loop := hostWindows(left0, jobs)
+	h := host(ctx, jobs, loop)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	spent += h.spent
-	smp.Loop, smp.Dilation = h.spent, h.dilation
+	smp.Loop, smp.LoopRounds, smp.Dilation = h.spent, loop.rounds, h.dilation
 	poolMu.Lock()
 	poolCPU, poolAll = poolCPU+float64(h.cpu), poolAll+float64(h.wall)
 	poolMu.Unlock()
@@ -1463,9 +1517,13 @@ const shortTrial = 25 * time.Millisecond
 // loop of fixed work, calibrated alone just before, measured 2.00 and
 // 1.00 on 2 jobs minutes apart at one load: its calibration and its run
 // at once were each a few time slices, the luck of either decided it).
+// A run too small for five rounds of the least windows gets fewer, at
+// least minHostRounds: the median of three still outvotes one unlucky
+// round.
 const (
-	hostRounds = 5
-	hostWindow = 20 * time.Millisecond
+	hostRounds    = 5
+	minHostRounds = 3
+	hostWindow    = 20 * time.Millisecond
 )
 
 // minHostWindow and minOnceWindow are the shortest windows alone and at
@@ -1481,18 +1539,34 @@ const (
 	minOnceWindow = 10 * time.Millisecond
 )
 
-// hostWindows returns the windows alone and at once (0 for one job) of a
-// loop of hostRounds rounds that costs left, each between its least
-// (minHostWindow, minOnceWindow) and hostWindow: a round's time shared
-// alike, the window at once first.
-func hostWindows(left time.Duration, jobs int) (alone, once time.Duration) {
-	round := left / hostRounds
+// hostLoop is the shape of the host's loop: rounds of a window alone and,
+// for jobs > 1, one at once.
+type hostLoop struct {
+	alone, once time.Duration
+	rounds      int
+}
+
+// hostWindows returns a loop that costs left: hostRounds rounds, fewer
+// (at least minHostRounds) when left does not hold that many of the least
+// windows (minHostWindow alone, minOnceWindow at once; 0 at once for one
+// job), each window between its least and hostWindow: a round's time
+// shared alike, the window at once first.
+func hostWindows(left time.Duration, jobs int) hostLoop {
+	least := minHostWindow
+	if jobs > 1 {
+		least += minOnceWindow
+	}
+	rounds := hostRounds
+	if left < hostRounds*least {
+		rounds = max(int(left/least), minHostRounds)
+	}
+	round := left / time.Duration(rounds)
 	clamp := func(d, least time.Duration) time.Duration { return min(max(d, least), hostWindow) }
 	if jobs <= 1 {
-		return clamp(round, minHostWindow), 0
+		return hostLoop{alone: clamp(round, minHostWindow), rounds: rounds}
 	}
-	once = clamp(round/2, minOnceWindow)
-	return clamp(round-once, minHostWindow), once
+	once := clamp(round/2, minOnceWindow)
+	return hostLoop{alone: clamp(round-once, minHostWindow), once: once, rounds: rounds}
 }
 
 // hostSample is what measureHost measured: the dilation of the windows
@@ -1523,15 +1597,16 @@ func (h hostSample) slowdown(jobs int) (slow, se float64) {
 
 // hostTimer measures the host: the dilation of a busy thread and, for
 // jobs > 1, the slowdown of jobs busy threads at once.
-type hostTimer func(ctx context.Context, jobs int, alone, once time.Duration) hostSample
+type hostTimer func(ctx context.Context, jobs int, loop hostLoop) hostSample
 
 // windowTimer spins on threads threads at once for span of wall time and
 // returns each thread's wall time, CPU time (0: unknown) and work done (in
 // any fixed unit).
 type windowTimer func(ctx context.Context, span time.Duration, threads int) (wall, cpu []time.Duration, work []float64)
 
-// measureHost times hostRounds rounds, each a window of hostWindow on one
-// thread and, for jobs > 1, one on jobs threads at once, by window. A
+// measureHost times loop.rounds rounds, each a window of loop.alone on one
+// thread and, for jobs > 1, one of loop.once on jobs threads at once, by
+// window. A
 // spinning thread's wall time over its CPU time is its dilation: its CPU
 // time and its time waiting, runnable, for a CPU (it never sleeps) over
 // its CPU time. A round's slowdown is the work a spinning thread did per
@@ -1544,19 +1619,19 @@ type windowTimer func(ctx context.Context, span time.Duration, threads int) (wal
 // it needs no calibration; the rounds interleaved, a change of the load
 // between them moves every round alike; their median is robust to a
 // round's unlucky window. A round where a thread did no work is left out.
-func measureHost(ctx context.Context, jobs int, alone, once time.Duration, window windowTimer) hostSample {
+func measureHost(ctx context.Context, jobs int, loop hostLoop, window windowTimer) hostSample {
 	var h hostSample
-	for range hostRounds {
+	for range loop.rounds {
 		if ctx.Err() != nil {
 			break
 		}
-		w1, c1, k1 := window(ctx, alone, 1)
+		w1, c1, k1 := window(ctx, loop.alone, 1)
 		h.wall, h.cpu = h.wall+w1[0], h.cpu+c1[0]
 		h.spent += w1[0]
 		if jobs <= 1 {
 			continue
 		}
-		wj, _, kj := window(ctx, once, jobs)
+		wj, _, kj := window(ctx, loop.once, jobs)
 		h.spent += slices.Max(wj)
 		var wall time.Duration
 		var work float64
@@ -1706,43 +1781,81 @@ func (p *Plan) Kept() []results.Record {
 // MarkKept counts recs (Kept, once stored) as stored: each one's row
 // loses it from ToRun, and a cell left with no trial to run from
 // CellsToRun, so that EstimatedWall becomes the wall time of the run after
-// them. It returns what they save that run on jobs concurrent trials: their
-// records' wall times over jobs (the slowdown of trials at once left out),
-// a cell's first trial counted at most its row's PerTrial while the cell
-// has trials to run (the run does the cell's one-off work again for them).
+// them. It returns what they save that run on jobs concurrent trials
+// (KeepSaves, before they are counted).
 func (p *Plan) MarkKept(recs []results.Record, jobs int) (saved time.Duration) {
-	s, cells := p.grid.Spec(), p.grid.Cells()
+	saved = p.KeepSaves(recs, jobs)
+	s, rowOf := p.grid.Spec(), p.rowsByKey()
+	touched := map[*plan.Cell]bool{}
+	p.eachFresh(recs, func(c *plan.Cell, rec *results.Record) {
+		p.settled.Add(rec.Key())
+		row := rowOf[planRow(s, c)]
+		row.ToRun--
+		row.Stored++
+		p.Stored++
+		touched[c] = true
+	})
+	for c := range touched {
+		if p.toRunOf(c) == 0 {
+			rowOf[planRow(s, c)].CellsToRun--
+		}
+	}
+	return saved
+}
+
+// KeepSaves is what storing recs would save the run on jobs concurrent
+// trials: their records' wall times over jobs (the slowdown of trials at
+// once left out), a cell's first trial counted at most its row's PerTrial
+// when the cell keeps trials to run (the run does the cell's one-off work
+// again for them). Trials stored already, given twice or not the plan's
+// count nothing.
+func (p *Plan) KeepSaves(recs []results.Record, jobs int) time.Duration {
+	s, rowOf := p.grid.Spec(), p.rowsByKey()
+	fresh := map[*plan.Cell]int{}
+	p.eachFresh(recs, func(c *plan.Cell, _ *results.Record) { fresh[c]++ })
+	var work float64
+	p.eachFresh(recs, func(c *plan.Cell, rec *results.Record) {
+		w := rec.WallSeconds * float64(time.Second)
+		if row := rowOf[planRow(s, c)]; rec.Trial == 0 && p.toRunOf(c) > fresh[c] && row.Cost != nil {
+			w = min(w, float64(row.Cost.PerTrial))
+		}
+		work += w
+	})
+	return time.Duration(work / float64(max(jobs, 1)))
+}
+
+// KeepPays says whether storing the trials Estimate timed, which save the
+// run saves (KeepSaves), costs less than that: storing them is about as
+// dear as timing their writes was (Sample.StoreCost: a store opened, the
+// records appended, a sync). The authors' Wine panel's 300-odd trials of
+// 5–30 µs save its run a few ms and took 10–18 ms to store.
+func (p *Plan) KeepPays(saves time.Duration) bool {
+	return saves > p.Sample.StoreCost
+}
+
+// eachFresh calls f once for each trial of recs that is one of the plan's
+// cells' and not stored settled, in order (a trial given twice, once).
+func (p *Plan) eachFresh(recs []results.Record, f func(c *plan.Cell, rec *results.Record)) {
+	cells := p.grid.Cells()
 	byKey := make(map[string]*plan.Cell, len(cells))
 	for i := range cells {
 		byKey[cells[i].Key] = &cells[i]
 	}
-	rowOf := p.rowsByKey()
-	left := map[string]int{} // a marked cell's trials still to run
-	var work float64
+	seen := map[results.Key]bool{}
 	for i := range recs {
 		rec := &recs[i]
-		c := byKey[rec.CellKey]
-		if c == nil || rec.Trial < 0 || rec.Trial >= c.Trials || !p.settled.Add(rec.Key()) {
-			continue // not the plan's, or stored already
+		c, k := byKey[rec.CellKey], rec.Key()
+		if c == nil || rec.Trial < 0 || rec.Trial >= c.Trials || seen[k] || p.settled.Has(k) {
+			continue
 		}
-		row := rowOf[planRow(s, c)]
-		if _, seen := left[c.Key]; !seen {
-			left[c.Key] = c.Trials - p.settled.Count(c.Key, func(t int) bool { return t >= 0 && t < c.Trials }) + 1
-		}
-		left[c.Key]--
-		row.ToRun--
-		row.Stored++
-		p.Stored++
-		if left[c.Key] == 0 {
-			row.CellsToRun--
-		}
-		w := rec.WallSeconds * float64(time.Second)
-		if rec.Trial == 0 && left[c.Key] > 0 && row.Cost != nil {
-			w = min(w, float64(row.Cost.PerTrial))
-		}
-		work += w
+		seen[k] = true
+		f(c, rec)
 	}
-	return time.Duration(work / float64(max(jobs, 1)))
+}
+
+// toRunOf is how many of cell c's trials are not stored settled.
+func (p *Plan) toRunOf(c *plan.Cell) int {
+	return c.Trials - p.settled.Count(c.Key, func(t int) bool { return t >= 0 && t < c.Trials })
 }
 
 // EstimateFloor is what Estimate spends whatever its share: the
@@ -1776,8 +1889,8 @@ func (p *Plan) FloorLine(wall time.Duration) string {
 	if smp.Filled > 0 {
 		blocks += ", and " + strconv.Itoa(smp.Filled) + " cells timed beside their first trials"
 	}
-	return fmt.Sprintf("floor: %s = %.1f%% of the predicted run, over the %.3g%% share (%s): start-up %s, datasets %s, a first and a later trial per block %s (%s), the host's loop %s%s",
-		sec(floor), 100*float64(floor)/float64(wall), 100*smp.Share, beyond, sec(p.Startup), sec(p.Setup), sec(smp.Base-smp.Loop), blocks, sec(smp.Loop), kept)
+	return fmt.Sprintf("floor: %s = %.1f%% of the predicted run, over the %.3g%% share (%s): start-up %s, datasets %s, a first and a later trial per block %s (%s), timing the store and rendering %s, the host's loop %s%s",
+		sec(floor), 100*float64(floor)/float64(wall), 100*smp.Share, beyond, sec(p.Startup), sec(p.Setup), sec(smp.Base-smp.Loop-smp.Tail), blocks, sec(smp.Tail), sec(smp.Loop), kept)
 }
 
 // SlowdownAt is the factor by which a trial's time grows when jobs run at

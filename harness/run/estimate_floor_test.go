@@ -83,7 +83,7 @@ func TestEstimateFloorLine(t *testing.T) {
 	if wall != 1701*time.Millisecond {
 		t.Fatalf("estimate %v, want 1.701s", wall)
 	}
-	want := "floor: 1.24 s = 73.1% of the predicted run, over the 5% share (nothing timed beyond it): start-up 0.20 s, datasets 1.00 s, a first and a later trial per block 0.04 s (2 blocks), the host's loop 0.00 s"
+	want := "floor: 1.24 s = 73.1% of the predicted run, over the 5% share (nothing timed beyond it): start-up 0.20 s, datasets 1.00 s, a first and a later trial per block 0.04 s (2 blocks), timing the store and rendering 0.00 s, the host's loop 0.00 s"
 	if got := p.FloorLine(wall); got != want {
 		t.Errorf("floor line\n%q, want\n%q", got, want)
 	}
@@ -135,7 +135,7 @@ func (s *scriptedWindows) window(_ context.Context, span time.Duration, threads 
 // ratio of 1) would not show.
 func TestMeasureHost(t *testing.T) {
 	w := &scriptedWindows{alone: []float64{1, 0.25, 0.6, 0.6, 0.6}, together: []float64{0.4, 0.4, 0.4, 0.4, 0.4}}
-	h := measureHost(context.Background(), 2, hostWindow, hostWindow, w.window)
+	h := measureHost(context.Background(), 2, hostLoop{hostWindow, hostWindow, hostRounds}, w.window)
 	slow, _ := h.slowdown(2)
 	if math.Abs(slow-1.5) > 1e-12 || len(h.ratios) != hostRounds || math.Abs(h.dilation-100.0/61) > 1e-12 || h.spent != 2*hostRounds*hostWindow {
 		t.Errorf("host %+v, slowdown %v; want 1.5 from %d rounds, dilation %v, %v spent", h, slow, hostRounds, 100.0/61, 2*hostRounds*hostWindow)
@@ -145,16 +145,16 @@ func TestMeasureHost(t *testing.T) {
 	}
 	// One job: the windows alone only, no slowdown.
 	w = &scriptedWindows{alone: []float64{0.5, 0.5, 0.5, 0.5, 0.5}}
-	if h := measureHost(context.Background(), 1, hostWindow, 0, w.window); len(w.calls) != hostRounds || h.dilation != 2 || len(h.ratios) != 0 || h.spent != hostRounds*hostWindow {
+	if h := measureHost(context.Background(), 1, hostLoop{hostWindow, 0, hostRounds}, w.window); len(w.calls) != hostRounds || h.dilation != 2 || len(h.ratios) != 0 || h.spent != hostRounds*hostWindow {
 		t.Errorf("one job: host %+v after windows %v, want %d windows alone, dilation 2", h, w.calls, hostRounds)
 	}
 	// No CPU at once: no round measured, the slowdown is the jobs.
 	w = &scriptedWindows{alone: []float64{0.5, 0.5, 0.5, 0.5, 0.5}, together: []float64{0, 0, 0, 0, 0}}
-	if slow, _ := measureHost(context.Background(), 2, hostWindow, hostWindow, w.window).slowdown(2); slow != 2 {
+	if slow, _ := measureHost(context.Background(), 2, hostLoop{hostWindow, hostWindow, hostRounds}, w.window).slowdown(2); slow != 2 {
 		t.Errorf("no CPU at once: slowdown %v, want 2 (the jobs)", slow)
 	}
 	w = &scriptedWindows{alone: []float64{1, 1, 1, 1, 1}, together: []float64{1, 1, 1, 1, 1}, slower: 2}
-	if slow, _ := measureHost(context.Background(), 2, hostWindow, hostWindow, w.window).slowdown(2); slow != 2 {
+	if slow, _ := measureHost(context.Background(), 2, hostLoop{hostWindow, hostWindow, hostRounds}, w.window).slowdown(2); slow != 2 {
 		t.Errorf("SMT siblings: slowdown %v, want 2", slow)
 	}
 }
@@ -171,37 +171,87 @@ func TestMeasureHost(t *testing.T) {
 // of work over 2, of which 5% less the 44 ms of trials timed (the slower
 // first trial, 30 ms, then a later trial of each alone, 12 + 2 ms) is
 // 111.475 ms, 11.1475 ms a window. On 1 job, 1% of 6246 ms less the 42 ms
-// timed (20 + 8 + 12 + 2 ms) is 20.46 ms, 4.092 ms a window. A run of a
-// second's datasets gets the least windows, a share of 1 the most.
+// timed (20 + 8 + 12 + 2 ms) is 20.46 ms, 4.092 ms a window. At 0.9% it is
+// 14.214 ms, too little for five rounds of 4 ms: three (its 3 whole rounds
+// of 4 ms), 4.738 ms a window. A run of a second's datasets gets three
+// rounds of the least windows, a share of 1 five of the most.
 // Before, every window took hostWindow: 0.1 s on 1 job and 0.2 s on 2 of
 // the authors' Wine panel, a 1.1 s run.
 func TestEstimateLoopSized(t *testing.T) {
 	ms := time.Millisecond
 	for _, tc := range []struct {
-		jobs        int
-		share       float64
-		setup       time.Duration
-		alone, once time.Duration
+		jobs  int
+		share float64
+		setup time.Duration
+		want  hostLoop
 	}{
-		{2, 0.05, 0, 11147500 * time.Nanosecond, 11147500 * time.Nanosecond},
-		{1, 0.01, 0, 4092 * time.Microsecond, 0},
-		{2, 0.05, time.Second, minHostWindow, minOnceWindow},
-		{1, 1, 0, hostWindow, 0},
-		{2, 1, 0, hostWindow, hostWindow},
+		{2, 0.05, 0, hostLoop{11147500 * time.Nanosecond, 11147500 * time.Nanosecond, 5}},
+		{1, 0.01, 0, hostLoop{4092 * time.Microsecond, 0, 5}},
+		{1, 0.009, 0, hostLoop{4738 * time.Microsecond, 0, 3}},
+		{2, 0.05, time.Second, hostLoop{minHostWindow, minOnceWindow, minHostRounds}},
+		{1, 1, 0, hostLoop{hostWindow, 0, 5}},
+		{2, 1, 0, hostLoop{hostWindow, hostWindow, 5}},
 	} {
 		p, f := manyTrialsPlan(t, 100, tc.setup, 12*ms, 8*ms, 2*ms, 6*ms)
-		var alone, once time.Duration
-		host := func(ctx context.Context, jobs int, a, o time.Duration) hostSample {
-			alone, once = a, o
-			return f.host(ctx, jobs, a, o)
+		var got hostLoop
+		host := func(ctx context.Context, jobs int, loop hostLoop) hostSample {
+			got = loop
+			return f.host(ctx, jobs, loop)
 		}
 		if err := p.estimate(context.Background(), tc.jobs, tc.share, time.Hour, f.time, host); err != nil {
 			t.Fatal(err)
 		}
 		near := func(a, b time.Duration) bool { return a-b >= -time.Microsecond && a-b <= time.Microsecond }
-		if !near(alone, tc.alone) || !near(once, tc.once) {
-			t.Errorf("-j %d, share %v, datasets %v: windows of %v alone, %v at once; want %v, %v", tc.jobs, tc.share, tc.setup, alone, once, tc.alone, tc.once)
+		if !near(got.alone, tc.want.alone) || !near(got.once, tc.want.once) || got.rounds != tc.want.rounds {
+			t.Errorf("-j %d, share %v, datasets %v: loop %+v; want %+v", tc.jobs, tc.share, tc.setup, got, tc.want)
 		}
+		if got.rounds != p.Sample.LoopRounds {
+			t.Errorf("-j %d, share %v: Sample.LoopRounds %d, the loop's %d", tc.jobs, tc.share, p.Sample.LoopRounds, got.rounds)
+		}
+	}
+}
+
+// TestEstimateTailInFloor: the store's writes and the rendering are timed
+// (Plan.tail) after the first and later trials of the floor, on their
+// records, and before the host's loop, which is sized after them: in the
+// 1-job, 1% case of TestEstimateLoopSized the loop had 20.46 ms; a tail
+// of at least 10 ms leaves it at most 10.46 ms, too little for more than
+// three rounds of the least window (4 ms). The tail's times are the
+// sample's, its wall time in the floor (with the trials, 20 + 8 ms first
+// and 12 + 2 ms later, and the synthetic loop's, 0). Before, they were timed after the
+// estimate, outside its share.
+func TestEstimateTailInFloor(t *testing.T) {
+	ms := time.Millisecond
+	p, f := manyTrialsPlan(t, 100, 0, 12*ms, 8*ms, 2*ms, 6*ms)
+	timedThen := -1
+	p.tail = func(dil float64) (tailTimes, error) {
+		timedThen = 0
+		for _, n := range f.calls {
+			timedThen += n
+		}
+		time.Sleep(10 * ms)
+		return tailTimes{perRecord: 5 * time.Microsecond, fsync: ms, store: 3 * ms, render: 2 * ms}, nil
+	}
+	var got hostLoop
+	host := func(ctx context.Context, jobs int, loop hostLoop) hostSample {
+		got = loop
+		return f.host(ctx, jobs, loop)
+	}
+	if err := p.estimate(context.Background(), 1, 0.01, time.Hour, f.time, host); err != nil {
+		t.Fatal(err)
+	}
+	smp := p.Sample
+	if timedThen != 4 {
+		t.Errorf("tail timed after %d trials, want after the floor's 4 (a first and a later trial of each block)", timedThen)
+	}
+	if want := (hostLoop{minHostWindow, 0, minHostRounds}); got != want {
+		t.Errorf("loop %+v after a tail of %v, want %+v", got, smp.Tail, want)
+	}
+	if smp.Tail < 10*ms || smp.PerRecord != 5*time.Microsecond || smp.Fsync != ms || smp.StoreCost != 3*ms || p.Render != 2*ms {
+		t.Errorf("sample %+v, render %v: want the tail's times, its wall time ≥ 10 ms", smp, p.Render)
+	}
+	if trials := 20*ms + 8*ms + 12*ms + 2*ms; smp.Base != trials+smp.Tail+smp.Loop {
+		t.Errorf("floor %v, want the floor's trials %v, the tail %v and the loop %v", smp.Base, trials, smp.Tail, smp.Loop)
 	}
 }
 
@@ -264,7 +314,8 @@ func manyTrialsPlan(t *testing.T, trials int, setup, ada, adaOnce, ridge, ridgeO
 // PerTrial while the cell has trials left: (12 ms (AdaSSP's trial 0 of 20
 // ms, its cell has 8 left) + 10 ms + 10 · 2 ms (Ridge's one cell, all its
 // trials)) / 2 = 21 ms. A trial given twice or beyond the cell's count is
-// counted once or not at all.
+// counted once or not at all, and once stored saves nothing. Storing them
+// pays (KeepPays) when it costs less than the 21 ms.
 func TestMarkKept(t *testing.T) {
 	p, _ := sweepPlan(t)
 	ms := time.Millisecond
@@ -281,8 +332,24 @@ func TestMarkKept(t *testing.T) {
 	if cells[5].Label != "Ridge" {
 		t.Fatalf("cell 5 is %q, want Ridge's", cells[5].Label)
 	}
+	if saves := p.KeepSaves(recs, 2); saves != 21*ms {
+		t.Errorf("KeepSaves %v, want 21ms", saves)
+	}
+	// Storing them pays when it costs less than they save.
+	for _, tc := range []struct {
+		store time.Duration
+		pays  bool
+	}{{20 * ms, true}, {21 * ms, false}, {30 * ms, false}} {
+		p.Sample.StoreCost = tc.store
+		if got := p.KeepPays(21 * ms); got != tc.pays {
+			t.Errorf("KeepPays(21ms) at a store cost of %v: %v, want %v", tc.store, got, tc.pays)
+		}
+	}
 	if saved := p.MarkKept(recs, 2); saved != 21*ms {
 		t.Errorf("saved %v, want 21ms", saved)
+	}
+	if saves := p.KeepSaves(recs, 2); saves != 0 {
+		t.Errorf("KeepSaves after MarkKept %v, want 0 (all stored)", saves)
 	}
 	ada, ridge := p.Rows[0], p.Rows[1]
 	if ada.ToRun != 48 || ada.Stored != 2 || ada.CellsToRun != 5 || ridge.ToRun != 0 || ridge.Stored != 10 || ridge.CellsToRun != 0 || p.Stored != 12 {

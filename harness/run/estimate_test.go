@@ -174,7 +174,7 @@ func (f *syntheticTrials) time(ctx context.Context, ci, t, together int) (time.D
 
 // host is the synthetic host's loop: a dilation of dil (1 when unset),
 // a slowdown of slow in each of three rounds, no time spent.
-func (f *syntheticTrials) host(_ context.Context, jobs int, _, _ time.Duration) hostSample {
+func (f *syntheticTrials) host(_ context.Context, jobs int, _ hostLoop) hostSample {
 	h := hostSample{dilation: max(f.dil, 1)}
 	if jobs > 1 {
 		r := cmp.Or(f.loopSlow, f.slow)

@@ -24,7 +24,7 @@ type Plan struct {
 	// and reading the store (set by the caller, who measured its own).
 	Startup time.Duration
 	// Render is what rendering the run's figures and tables takes after
-	// its trials (set by the caller, who timed it).
+	// its trials (timed by Estimate, by Options.TimeRender).
 	Render time.Duration
 	// Skipped holds, by label, the optional datasets Estimate found without
 	// their files, with the reason: a run records only trial 0 of their
@@ -45,6 +45,9 @@ type Plan struct {
 	// memos is what Estimate saw of the statistics the cells share (nil:
 	// none).
 	memos sharedMemos
+	// tail times the store's writes and rendering at a dilation, after
+	// the floor's trials (nil: not timed; Estimate's).
+	tail func(dilation float64) (tailTimes, error)
 }
 
 // PlanRow is one (dataset, mechanism label) line of a plan.

@@ -76,6 +76,10 @@ type Options struct {
 	// times (Plan.Kept): its budget is then of its cost net of what they
 	// save the run.
 	EstimateKept bool
+	// TimeRender, when not nil, times rendering the records given to
+	// Records so far: Plan.Estimate calls it once, after the trials of its
+	// floor, for Plan.Render.
+	TimeRender func() (time.Duration, error)
 	// Given, when not nil, holds trials already run for the plan's cells
 	// at its trial count (Plan.Kept: the trials plan --estimate timed).
 	// RunPlan then runs no trial and loads no data: it appends those of
