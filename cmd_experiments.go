@@ -139,10 +139,11 @@ took: trials of microseconds save less); --keep stores them always,
 
 With --shards N (implies --estimate) it also prints each shard's trials and
 estimated wall time on -j concurrent trials, as "dplab run --shard i/N"
-would run them: datasets + (Σ over the shard's cells of (one-off s/cell +
-its trials × s/trial) + its datasets' shared statistics) × slowdown / jobs,
-since every shard does the one-off work of each cell it touches and
-computes the statistics its cells share.`,
+would run them: datasets + its trials laid out as its run starts them,
+each on the first of -j workers free (a cell's first with the one-off
+s/cell, a dataset's first with its shared statistics, each trial at
+s/trial), × slowdown, since every shard does the one-off work of each cell
+it touches and computes the statistics its cells share.`,
 	Run: cmdPlan,
 }
 

@@ -22,6 +22,12 @@ const maxScheduled = 1 << 18
 // (2.5 s each) and seven short ones, 8.1 s at -j 2, where their work over
 // 2 predicted 7.1 s. Every row with trials to run must have its Cost.
 func (p *Plan) listSchedule(par int) float64 {
+	return p.listScheduleOf(par, func(int) (int, int) { return 0, 1 })
+}
+
+// listScheduleOf is listSchedule of the trials trialRange gives each cell
+// (its first, then every step-th: a shard's, Assignment.First).
+func (p *Plan) listScheduleOf(par int, trialRange func(ci int) (first, step int)) float64 {
 	s, cells := p.grid.Spec(), p.grid.Cells()
 	rowOf := p.rowsByKey()
 	shared := map[string]float64{} // by dataset label, its rows' Shared
@@ -33,7 +39,7 @@ func (p *Plan) listSchedule(par int) float64 {
 	free := make(freeAt, par)
 	started, begun := make([]bool, len(cells)), map[string]bool{}
 	var end float64
-	schedule(len(cells), func(ci int) int { return cells[ci].Trials }, func(int) (int, int) { return 0, 1 },
+	schedule(len(cells), func(ci int) int { return cells[ci].Trials }, trialRange,
 		func(ci, t int) bool { return !p.settled.Has(results.Key{Cell: cells[ci].Key, Trial: t}) },
 		func(ci, t int) bool {
 			c := &cells[ci]

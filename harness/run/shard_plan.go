@@ -13,7 +13,7 @@ type ShardEstimate struct {
 	Trials int           // trials the shard would run (not stored yet)
 	Cells  int           // cells it touches
 	Work   time.Duration // Σ over its cells: PerCell + trials·PerTrial, and its datasets' Shared
-	Wall   time.Duration // Startup + Setup + Work · Slowdown / jobs
+	Wall   time.Duration // Startup + Setup + its trials' list schedule on jobs · Slowdown
 }
 
 // ShardEstimates splits the pending trials of p's cells (those not stored
@@ -25,9 +25,12 @@ type ShardEstimate struct {
 // statistics its datasets' cells share (RowCost.Shared) are computed once
 // a shard. Of a dataset
 // Estimate found missing (p.Skipped) only trial 0 counts, with no work: only
-// it runs, to record the skip. Like EstimatedWall it scales the work by the Slowdown
-// Estimate measured on jobs concurrent trials; it fails when a row with
-// trials to run was not timed.
+// it runs, to record the skip. Like TrialsWall it lays the shard's trials
+// out as its run starts them, each on the first of jobs workers free
+// (listSchedule; beyond maxScheduled trials, or on one worker, the work
+// over the workers), and scales that by the Slowdown Estimate measured on
+// jobs concurrent trials: a shard of a few long trials ends unevenly. It
+// fails when a row with trials to run was not timed.
 func (p *Plan) ShardEstimates(n, jobs int) ([]ShardEstimate, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("run: %d shards: want ≥ 1", n)
@@ -77,7 +80,12 @@ func (p *Plan) ShardEstimates(n, jobs int) ([]ShardEstimate, error) {
 		}
 	}
 	for sh := range out {
-		out[sh].Wall = p.Startup + p.Setup + time.Duration(float64(out[sh].Work)*p.SlowdownAt(jobs)/float64(jobs))
+		par := max(min(jobs, out[sh].Trials), 1)
+		span := float64(out[sh].Work) / float64(par)
+		if par > 1 && p.Total <= maxScheduled {
+			span = p.listScheduleOf(par, func(ci int) (int, int) { return a.First(ci, sh), n })
+		}
+		out[sh].Wall = p.Startup + p.Setup + time.Duration(span*p.SlowdownAt(jobs))
 	}
 	return out, nil
 }
