@@ -597,6 +597,7 @@ const (
 	keepNever
 )
 
+// String is the flag's value as Set takes it.
 func (k *keepMode) String() string {
 	return [...]string{"auto", "true", "false"}[*k]
 }
