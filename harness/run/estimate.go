@@ -1878,8 +1878,11 @@ func (p *Plan) FloorLine(wall time.Duration) string {
 	}
 	sec := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + " s" }
 	beyond := "nothing timed beyond it"
-	if smp.Spent > smp.Base {
-		beyond = sec(smp.Spent-smp.Base) + " timed beyond it, of a budget set on an earlier prediction"
+	switch d := smp.Spent - smp.Base; {
+	case d >= 5*time.Millisecond:
+		beyond = sec(d) + " timed beyond it, of a budget set on an earlier prediction"
+	case d > 0: // "0.00 s timed beyond it" read as a contradiction
+		beyond = "under 0.01 s timed beyond it, of a budget set on an earlier prediction"
 	}
 	kept := ""
 	if smp.BaseSaved > 0 {

@@ -87,6 +87,12 @@ func TestEstimateFloorLine(t *testing.T) {
 	if got := p.FloorLine(wall); got != want {
 		t.Errorf("floor line\n%q, want\n%q", got, want)
 	}
+	// A few ms timed beyond the floor (a budget set on an earlier
+	// prediction) are said as such, not as "0.00 s timed beyond it".
+	p.Sample.Spent = p.Sample.Base + 2*ms
+	if got := p.FloorLine(wall); !strings.Contains(got, "(under 0.01 s timed beyond it, of a budget set on an earlier prediction)") {
+		t.Errorf("2 ms beyond the floor: floor line %q", got)
+	}
 }
 
 // scriptedWindows is a windowTimer of scripted CPU shares: the i-th
