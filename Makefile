@@ -68,8 +68,8 @@ test-race:
 	$(GO) test -race -short -count=1 -run '^($(RACE_ACCOUNTING))$$' ./mechanisms/accounting
 
 # the tests make test-process runs (make test-long skips them in its own run)
-PROCESS_TESTS = TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSecondShardOnBusyShardRefused|TestRenderDuringRunRefused|TestWriteErrorReportsWhatIsStored|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestDatasetsOneAtATimePeakRSS|TestMemoryBoundedByCells|TestMergeMemoryBounded
-## test-process: the tests that build dplab and drive real processes (kill and resume, two runs on one directory, a shard run twice at once, a render during a run, a full disk, signals, 4 shard processes and merge; the builds state their git revision; the peak RSS of datasets loaded one at a time, of runs and renders growing < 1 KB a trial, and of a merge < 512 bytes)
+PROCESS_TESTS = TestPeakRSSIsTheChilds|TestKillAndResume|TestSecondRunOnBusyDirRefused|TestSecondShardOnBusyShardRefused|TestRenderDuringRunRefused|TestWriteErrorReportsWhatIsStored|TestSignalStopsValidate|TestShardProcessesMergeMatchSingleRun|TestBuildsRecordRevision|TestDatasetsOneAtATimePeakRSS|TestMemoryBoundedByCells|TestMergeMemoryBounded
+## test-process: the tests that build dplab and drive real processes (peak RSS measured as a child's own, kill and resume, two runs on one directory, a shard run twice at once, a render during a run, a full disk, signals, 4 shard processes and merge; the builds state their git revision; the peak RSS of datasets loaded one at a time, of runs and renders growing < 1 KB a trial, and of a merge < 512 bytes)
 test-process:
 	$(GO) test -count=1 -run '$(PROCESS_TESTS)' .
 

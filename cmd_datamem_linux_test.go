@@ -2,11 +2,8 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -32,13 +29,7 @@ func TestDatasetsOneAtATimePeakRSS(t *testing.T) {
 		return writeFile(t, filepath.Join(tmp, fmt.Sprintf("rss%d.toml", n)), b.String())
 	}
 	peak := func(n int) (int64, string) {
-		cmd := exec.Command(bin, "run", spec(n), "-j", "2", "--out", filepath.Join(tmp, fmt.Sprintf("out%d", n)))
-		cmd.Env = append(os.Environ(), "GOMEMLIMIT=700MiB")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("run of %d datasets: %v\n%s", n, err, out)
-		}
-		return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024, string(out)
+		return peakRSSEnv(t, []string{"GOMEMLIMIT=700MiB"}, bin, "run", spec(n), "-j", "2", "--out", filepath.Join(tmp, fmt.Sprintf("out%d", n)))
 	}
 	one, _ := peak(1)
 	four, log := peak(4)
