@@ -906,6 +906,15 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		poolAll += float64(cpu + wait)
 		poolMu.Unlock()
 	})
+	// pooled is the dilation pooled so far, or else when nothing is.
+	pooled := func(orElse float64) float64 {
+		poolMu.Lock()
+		defer poolMu.Unlock()
+		if poolCPU > 0 {
+			return max(poolAll/poolCPU, 1)
+		}
+		return orElse
+	}
 	// saved is what the later trials timed save the run when the caller
 	// keeps them (p.keeps): each one's wall time over jobs, the run
 	// having run it beside others (a cell's first trial saves nothing
@@ -1137,14 +1146,8 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	// only when they save more, KeepPays) were a third of what the
 	// authors' Wine panel's estimate cost at -j 1, 90–150 ms of a 1.1 s run.
 	if p.tail != nil {
-		dil := 1.0
-		poolMu.Lock()
-		if poolCPU > 0 {
-			dil = max(poolAll/poolCPU, 1)
-		}
-		poolMu.Unlock()
 		t0 := time.Now()
-		tt, err := p.tail(dil)
+		tt, err := p.tail(pooled(1))
 		if err != nil {
 			return err
 		}
@@ -1335,9 +1338,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		}
 	}
 	smp.Spent, smp.Base, smp.Saved, smp.BaseSaved = spent, base, saved, baseSaved
-	if poolCPU > 0 {
-		smp.Dilation = max(poolAll/poolCPU, 1)
-	}
+	smp.Dilation = pooled(smp.Dilation)
 	// The rows' costs and the uncertainty of the total.
 	for _, rs := range rows {
 		pt, pc := rs.means(smp.Dilation)
@@ -1930,7 +1931,7 @@ func (p *Plan) EstimatedWall(jobs int) (wall time.Duration, ok bool) {
 }
 
 // TrialsWall is the wall time of the pending trials on jobs ≥ 1 concurrent
-// trials: Slowdown times their list schedule on par workers (listSchedule:
+// trials: Slowdown times their list schedule on par workers (span:
 // the work, Σ rows (ToRun·PerTrial + CellsToRun·PerCell) + the Shared
 // work of the datasets with trials to run, over par, and the uneven end;
 // beyond maxScheduled trials the work over par), par being jobs at most
@@ -1958,11 +1959,7 @@ func (p *Plan) TrialsWall(jobs int) (wall time.Duration, par int, ok bool) {
 		}
 	}
 	par = max(min(jobs, toRun), 1)
-	span := work / float64(par)
-	if par > 1 && p.Total <= maxScheduled {
-		span = p.listSchedule(par)
-	}
-	return time.Duration(span * p.SlowdownAt(jobs)), par, true
+	return time.Duration(p.span(work, par, wholeRun) * p.SlowdownAt(jobs)), par, true
 }
 
 // Writes is the store writer's work for the pending trials, ToRun ·

@@ -11,23 +11,33 @@ import (
 // whose tail, a trial at most, is a small share of it.
 const maxScheduled = 1 << 18
 
-// listSchedule returns the time (ns, alone) the pending trials take on
-// par workers as a run starts them: in its schedule (round-robin over
-// the cells, schedule), each on the first worker free (Graham's list
-// scheduling, Bell System Technical Journal 45 (1966)), a trial at its
-// row's PerTrial, a cell's first pending trial with the row's PerCell and
-// a dataset's first with the Shared work of its rows. A few long trials
-// end a run unevenly: after its estimate kept 30 of its 42 trials,
-// preprocessing_fig3 with --trials 1 had left five of DP-SGD after PCA
-// (2.5 s each) and seven short ones, 8.1 s at -j 2, where their work over
-// 2 predicted 7.1 s. Every row with trials to run must have its Cost.
-func (p *Plan) listSchedule(par int) float64 {
-	return p.listScheduleOf(par, func(int) (int, int) { return 0, 1 })
+// wholeRun is the trial range of an unsharded run: every trial of a cell.
+func wholeRun(int) (first, step int) { return 0, 1 }
+
+// span is the time (ns, alone) of trials whose work (ns) is work on par
+// workers: their list schedule (listSchedule, the trials trialRange
+// gives each cell), or the work over par on one worker or beyond
+// maxScheduled trials.
+func (p *Plan) span(work float64, par int, trialRange func(ci int) (first, step int)) float64 {
+	if par > 1 && p.Total <= maxScheduled {
+		return p.listSchedule(par, trialRange)
+	}
+	return work / float64(par)
 }
 
-// listScheduleOf is listSchedule of the trials trialRange gives each cell
-// (its first, then every step-th: a shard's, Assignment.First).
-func (p *Plan) listScheduleOf(par int, trialRange func(ci int) (first, step int)) float64 {
+// listSchedule returns the time (ns, alone) the pending trials that
+// trialRange gives each cell (its first, then every step-th: wholeRun, or
+// a shard's, Assignment.First) take on par workers as a run starts them:
+// in its schedule (round-robin over the cells, schedule), each on the
+// first worker free (Graham's list scheduling, Bell System Technical
+// Journal 45 (1966)), a trial at its row's PerTrial, a cell's first
+// pending trial with the row's PerCell and a dataset's first with the
+// Shared work of its rows. A few long trials end a run unevenly: after
+// its estimate kept 30 of its 42 trials, preprocessing_fig3 with --trials
+// 1 had left five of DP-SGD after PCA (2.5 s each) and seven short ones,
+// 8.1 s at -j 2, where their work over 2 predicted 7.1 s. Every row with
+// trials to run must have its Cost.
+func (p *Plan) listSchedule(par int, trialRange func(ci int) (first, step int)) float64 {
 	s, cells := p.grid.Spec(), p.grid.Cells()
 	rowOf := p.rowsByKey()
 	shared := map[string]float64{} // by dataset label, its rows' Shared

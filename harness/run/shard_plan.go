@@ -27,7 +27,7 @@ type ShardEstimate struct {
 // Estimate found missing (p.Skipped) only trial 0 counts, with no work: only
 // it runs, to record the skip. Like TrialsWall it lays the shard's trials
 // out as its run starts them, each on the first of jobs workers free
-// (listSchedule; beyond maxScheduled trials, or on one worker, the work
+// (span: listSchedule; beyond maxScheduled trials, or on one worker, the work
 // over the workers), and scales that by the Slowdown Estimate measured on
 // jobs concurrent trials: a shard of a few long trials ends unevenly. It
 // fails when a row with trials to run was not timed.
@@ -81,10 +81,7 @@ func (p *Plan) ShardEstimates(n, jobs int) ([]ShardEstimate, error) {
 	}
 	for sh := range out {
 		par := max(min(jobs, out[sh].Trials), 1)
-		span := float64(out[sh].Work) / float64(par)
-		if par > 1 && p.Total <= maxScheduled {
-			span = p.listScheduleOf(par, func(ci int) (int, int) { return a.First(ci, sh), n })
-		}
+		span := p.span(float64(out[sh].Work), par, func(ci int) (int, int) { return a.First(ci, sh), n })
 		out[sh].Wall = p.Startup + p.Setup + time.Duration(span*p.SlowdownAt(jobs))
 	}
 	return out, nil
