@@ -139,6 +139,9 @@ func (e *evaluator) problem() optimize.Problem {
 // major iterations and its error (nil when it ended without one).
 func (e *evaluator) run(method string, s Settings) (int, error) {
 	e.repeats = 0
+	if method == methodSecant {
+		return e.secant(min(s.Store, secantStore))
+	}
 	init := &optimize.Location{F: e.bestF, Gradient: slices.Clone(e.bestG)}
 	settings := &optimize.Settings{InitValues: init}
 	var m optimize.Method

@@ -192,8 +192,8 @@ func TestStagesWithMetric(t *testing.T) {
 		want string
 	}{
 		{Settings{NewtonMaxDim: 10}, "lbfgs+newton"},
-		{Settings{NewtonMaxDim: 10, Metric: &ch}, "lbfgs+lbfgs+newton"},
-		{Settings{NewtonMaxDim: 1, Metric: &ch}, "lbfgs+lbfgs+lbfgs+lbfgs"},
+		{Settings{NewtonMaxDim: 10, Metric: &ch}, "lbfgs+lbfgs+secant+newton"},
+		{Settings{NewtonMaxDim: 1, Metric: &ch}, "lbfgs+lbfgs+secant+lbfgs+lbfgs"},
 		{Settings{NewtonMaxDim: 10, Metric: &ch, Method: MethodNewton}, "newton"},
 	} {
 		if got := strings.Join(stages(tc.s, 2), "+"); got != tc.want {

@@ -45,7 +45,9 @@ type Settings struct {
 	// z = Lᵀ(x − x0), H₀ = LLᵀ, where the problem is well conditioned, and
 	// needs fewer evaluations (L-BFGS's first trial point is the Newton
 	// step with H₀, x0 − H₀⁻¹∇f(x0)); L-BFGS falls back to one restarted
-	// L-BFGS before Newton. It changes the path, not the stopping rule:
+	// L-BFGS, then to secant steps without a line search, before Newton
+	// (or before the other restarts above NewtonMaxDim). It changes the
+	// path, not the stopping rule:
 	// GradTol still bounds ‖∇f(x)‖₂ at the returned x. Its order must be
 	// f.Dim(); nil means none.
 	Metric *mat.Cholesky
@@ -118,7 +120,8 @@ type Result struct {
 	// HessEvals counts Hessian evaluations (Newton only).
 	HessEvals int
 	// Method names the stages run, joined by "+": "lbfgs",
-	// "lbfgs+newton", "lbfgs+lbfgs", "newton"; empty when x0 already met
+	// "lbfgs+newton", "lbfgs+lbfgs", "lbfgs+lbfgs+secant", "newton";
+	// empty when x0 already met
 	// the tolerance.
 	Method string
 	// Converged reports GradNorm ≤ GradTol.
@@ -155,7 +158,9 @@ func Minimize(f Function, x0 []float64, s *Settings) (Result, error) {
 // line-search failure, no progress, a stall or the iteration limit — it
 // continues from the best point so far on the same f: by Newton's method with
 // the exact Hessian and a backtracking line search when Dim ≤
-// s.NewtonMaxDim, else by restarting L-BFGS with an empty memory. f is never
+// s.NewtonMaxDim, else by restarting L-BFGS with an empty memory; with a
+// Metric, a restarted L-BFGS and then unit L-BFGS steps without a line
+// search (the secant stage, which needs gradients only) come first. f is never
 // changed, so a caller's noise draw (objective perturbation's b) is never
 // redrawn: any point with ‖∇f‖₂ ≤ τ is an acceptable output of [RKW23]
 // Algorithm 1, line 4, whichever optimiser found it.
@@ -243,12 +248,15 @@ func stages(s Settings, dim int) []string {
 			// stops short has usually met f's rounding in a line search: a
 			// restart with an empty memory finishes in a few evaluations,
 			// where Newton would first pay a Hessian (O(n·d²)).
-			return []string{MethodLBFGS, MethodLBFGS, MethodNewton}
+			return []string{MethodLBFGS, MethodLBFGS, methodSecant, MethodNewton}
 		}
 		return []string{MethodLBFGS, MethodNewton}
 	}
 	out := []string{MethodLBFGS}
-	for range lbfgsRestarts {
+	for i := range lbfgsRestarts {
+		if i == 1 && s.Metric != nil {
+			out = append(out, methodSecant)
+		}
 		out = append(out, MethodLBFGS)
 	}
 	return out

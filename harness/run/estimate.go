@@ -440,7 +440,8 @@ type cellSample struct {
 	later []trialTime
 	// order is the cell's later trials (1 … Trials−1) in the order they
 	// are timed: a fixed shuffle, so that those timed are a simple random
-	// sample of them (a fixed one, trial 1, was a Newton fallback of
+	// sample of them (a fixed one, trial 1, was a Newton fallback — before
+	// the solvers' secant stage — of
 	// compare_classification's Synthetic-H × KST at ε = 1, 5.0 s where the
 	// row's median trial takes 0.24 s, and priced the row's 140 trials at
 	// 12× their 90 s); next counts those timed or reserved.
