@@ -26,7 +26,9 @@ import (
 type RowCost struct {
 	// PerTrial is the mean wall time of a trial after a cell's first: the
 	// mean over the row's sampled cells of their later trials' mean (a
-	// cell's first trial's when the cell has only one).
+	// cell's first trial's when the cell has only one), each trial's time
+	// over its weight, its fits over the row's mean (private tuning's K;
+	// 1 untuned).
 	PerTrial time.Duration
 	// PerCell is the one-off work a cell's first trial adds (a
 	// calibration, a pre-processing fit, a split's statistics shared by
@@ -306,6 +308,7 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 	}
 	// The store's writes and the rendering, timed on the records of the
 	// trials timed before the host's loop (every block's).
+	p.fits = func(ci, t int) int { return r.trialFits(&cells[ci], t) }
 	p.tail = func(dil float64) (tt tailTimes, err error) {
 		t0 := time.Now()
 		if tt.perRecord, tt.fsync, err = timeWrites(p.kept, dil); err != nil {
@@ -318,7 +321,7 @@ func (p *Plan) Estimate(ctx context.Context, opt Options) error {
 		return tt, err
 	}
 	err = p.estimate(ctx, jobs, cmp.Or(opt.EstimateShare, SampleShare), SampleCap, timer, host)
-	p.memos, p.tail = nil, nil // the rows' costs hold what memos told; it holds the datasets
+	p.memos, p.tail, p.fits = nil, nil, nil // the rows' costs hold what memos told; it holds the datasets
 	if err != nil {
 		return err
 	}
@@ -431,6 +434,42 @@ type rowSample struct {
 	sampled []*cellSample
 	timed   int
 	failed  int
+	// fits is Plan.fits (nil: every trial one fit) and meanFits the mean
+	// fits of the row's trials to run: a trial's weight is its fits over
+	// meanFits (weigh).
+	fits     func(ci, t int) int
+	meanFits float64
+}
+
+// weigh sets the row's mean fits a trial over its trials to run, those
+// of its cells not in settled.
+func (rs *rowSample) weigh(cells []plan.Cell, settled *results.KeySet) {
+	if rs.fits == nil {
+		return
+	}
+	var sum, n float64
+	for _, ci := range rs.cells {
+		c := &cells[ci]
+		for t := range c.Trials {
+			if !settled.Has(results.Key{Cell: c.Key, Trial: t}) {
+				sum += float64(rs.fits(ci, t))
+				n++
+			}
+		}
+	}
+	if sum > 0 {
+		rs.meanFits = sum / n
+	}
+}
+
+// weight is trial t of cell ci's fits over the row's mean: a tuned trial
+// of K runs costs about K/E[K] of the row's mean trial. It is 1 without
+// fits.
+func (rs *rowSample) weight(ci, t int) float64 {
+	if rs.fits == nil || rs.meanFits == 0 {
+		return 1
+	}
+	return float64(rs.fits(ci, t)) / rs.meanFits
 }
 
 // cellSample is one sampled cell's timed trials.
@@ -462,16 +501,19 @@ func laterOrder(ci, trials int) []int {
 	return order
 }
 
-// stats returns the cell's mean later trial in nanoseconds at dilation dil
-// (its first's when none is timed), the later trials timed, and their
-// sample variance (NaN for fewer than two).
+// stats returns the cell's mean later trial in nanoseconds at dilation dil,
+// each over its weight (what the row's mean trial would take: a ratio
+// estimate, [Coc77] ch. 6, with the trials' fits as the auxiliary variable,
+// here the mean of the trials' ratios), or its first's when none is timed,
+// the later trials timed, and their sample variance (NaN for fewer than
+// two).
 func (cs *cellSample) stats(dil float64) (mean float64, n int, variance float64) {
 	if len(cs.later) == 0 {
-		return float64(cs.first.cost(dil)), 0, math.NaN()
+		return cs.first.perWeight(dil), 0, math.NaN()
 	}
 	// Read in place: stats runs for every sampled cell of every row at
 	// each step of the sampling.
-	mean, variance = meanVarOf(len(cs.later), func(i int) float64 { return float64(cs.later[i].cost(dil)) })
+	mean, variance = meanVarOf(len(cs.later), func(i int) float64 { return cs.later[i].perWeight(dil) })
 	return mean, len(cs.later), variance
 }
 
@@ -509,12 +551,12 @@ func (rs *rowSample) means(dil float64) (pt, pc float64) {
 				// statistics other cells used, counted once a run
 				// (preprocessing_fig3 with --trials 1: 0.33 s of them in
 				// five cells' trials each, a run at -j 1 predicted 1.18×).
-				m = max(m-float64(r.sharedBy(cs)), 0)
+				m = max(m-float64(r.sharedBy(cs))/cs.first.weighed(), 0)
 			}
 			sumMean += m
 			n++
 			if k > 0 {
-				excess := float64(cs.first.cost(dil)) - m - float64(r.sharedBy(cs))
+				excess := float64(cs.first.cost(dil)) - m*cs.first.weighed() - float64(r.sharedBy(cs))
 				if r != rs {
 					excess += float64(r.onceBy(cs))
 				}
@@ -567,8 +609,8 @@ func (rs *rowSample) sharedWork() time.Duration {
 // spread returns the variance (ns²) of the row's per-trial time as
 // estimated at dilation dil, a two-stage sample (cells, then later trials
 // within them), in its two parts, each NaN when the row's own sample does
-// not tell it. Cochran, Sampling Techniques, 3rd ed. (1977), ch. 10
-// (two-stage sampling, units of equal size), the estimated variance
+// not tell it. [Coc77] ch. 10 (two-stage sampling, units of equal size),
+// the estimated variance
 //
 //	v(ȳ) = (1 − f₁) s₁² / n + f₁ / n² · Σᵢ (1 − f₂ᵢ) s₂ᵢ² / mᵢ
 //
@@ -825,6 +867,21 @@ type task struct {
 	// least); limit, when set, stops each trial at it, which ends the
 	// task, the trials timed before counting.
 	span, limit time.Duration
+	// limitWeight is the weight of the trial limit was set from (0: 1): a
+	// trial of more fits gets as much more time, up to maxLimitGrowth.
+	limitWeight float64
+}
+
+// maxLimitGrowth caps how far a trial's weight stretches its task's limit.
+const maxLimitGrowth = 4
+
+// limitFor is the limit of a trial of weight w.
+func (tk task) limitFor(w float64) time.Duration {
+	base := tk.limitWeight
+	if base <= 0 {
+		base = 1
+	}
+	return time.Duration(float64(tk.limit) * min(max(w/base, 1), maxLimitGrowth))
 }
 
 // waveTask is a task as a wave of run times it: the trials it timed, how
@@ -854,7 +911,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		if _, skip := p.Skipped[p.Rows[i].Dataset]; skip || p.Rows[i].ToRun == 0 {
 			continue
 		}
-		rs := &rowSample{row: &p.Rows[i], memos: p.memos}
+		rs := &rowSample{row: &p.Rows[i], memos: p.memos, fits: p.fits}
 		rows = append(rows, rs)
 		rowOf[p.Rows[i].key()] = rs
 	}
@@ -887,6 +944,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 	for _, st := range strata {
 		for _, rs := range st {
 			rs.peers = st
+			rs.weigh(cells, &p.settled)
 		}
 	}
 	// Until the host's loop (step 3) measures it, the slowdown is the most
@@ -986,7 +1044,8 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 					if wt.fill {
 						tctx = fillCtx
 					}
-					ci := rows[wt.row].cells[wt.cell]
+					rs := rows[wt.row]
+					ci := rs.cells[wt.cell]
 					var lasted time.Duration
 					for k, t := range wt.trials {
 						if t >= cells[ci].Trials || k > 0 && wt.span > 0 && lasted >= wt.span {
@@ -994,7 +1053,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 						}
 						trialCtx, cancel := tctx, context.CancelFunc(func() {})
 						if wt.limit > 0 {
-							trialCtx, cancel = context.WithTimeout(tctx, wt.limit)
+							trialCtx, cancel = context.WithTimeout(tctx, wt.limitFor(rs.weight(ci, t)))
 						}
 						wall, cpu, _, fail, ok := timeTrial(trialCtx, ci, t, workers)
 						cancel()
@@ -1010,7 +1069,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 						if fail {
 							wt.failed++
 						}
-						wt.times = append(wt.times, trialTime{wall: wall, cpu: cpu, slow: slow, together: workers > 1})
+						wt.times = append(wt.times, trialTime{wall: wall, cpu: cpu, slow: slow, together: workers > 1, weight: rs.weight(ci, t)})
 					}
 					mu.Lock()
 					ended = append(ended, wt)
@@ -1123,7 +1182,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 		if cs.next >= len(cs.order) {
 			continue
 		}
-		lt := task{row: tk.row, cell: tk.cell, trials: cs.order[cs.next:min(maxLater, len(cs.order))], span: laterSpan, limit: 2 * cs.first.wall}
+		lt := task{row: tk.row, cell: tk.cell, trials: cs.order[cs.next:min(maxLater, len(cs.order))], span: laterSpan, limit: 2 * cs.first.wall, limitWeight: cs.first.weighed()}
 		rows[tk.row].reserve(lt)
 		laters = append(laters, lt)
 	}
@@ -1463,7 +1522,22 @@ func (p *Plan) measureSlowdown(ctx context.Context, smp *Sample, rows []*rowSamp
 type trialTime struct {
 	wall, cpu time.Duration
 	slow      float64
-	together  bool // timed at once with others: slow is the Slowdown
+	together  bool    // timed at once with others: slow is the Slowdown
+	weight    float64 // its fits over its row's mean (rowSample.weight); 0 means 1
+}
+
+// weighed is the trial's weight, 1 when unset.
+func (t trialTime) weighed() float64 {
+	if t.weight > 0 {
+		return t.weight
+	}
+	return 1
+}
+
+// perWeight is the trial's cost at dilation dil over its weight, in
+// nanoseconds: what the row's mean trial would have cost.
+func (t trialTime) perWeight(dil float64) float64 {
+	return float64(t.cost(dil)) / t.weighed()
 }
 
 // overSlowdown sets the slowdown a trial timed at once counts its time

@@ -700,3 +700,50 @@ func TestEstimateDilationPooled(t *testing.T) {
 		t.Errorf("estimate %v, want 2.002s", wall)
 	}
 }
+
+// TestEstimateWeighsTunedTrials: a tuned row's trials cost in proportion
+// to their fits (private tuning's K, from 1 to 20 here, known before a
+// trial runs: Plan.fits), and every trial timed over its weight prices the
+// row's mean trial exactly (the ratio estimator: Σ cost / Σ fits is
+// constant), however few are timed: AdaSSP's per-trial time is 12 ms times
+// the mean fits of its 50 trials, its one-off 8 ms, its SE 0. Unweighted,
+// the same sample priced it by the K its few timed trials happened to have
+// (objpert_validation's and objpert_batch's DP-SGD rows read 1.11–1.24×
+// their runs in six long-list rounds, the same fixed sample each time).
+func TestEstimateWeighsTunedTrials(t *testing.T) {
+	ms := time.Millisecond
+	fits := func(ci, t int) int {
+		if ci == 5 { // Ridge: untuned
+			return 1
+		}
+		return 1 + (7*t+3*ci)%20
+	}
+	for _, weighed := range []bool{true, false} {
+		p, f := sweepPlan(t, 12*ms, 12*ms, 12*ms, 12*ms, 12*ms)
+		f.heavy = map[[2]int]float64{}
+		var sum float64
+		for ci := range 5 {
+			for tr := range 10 {
+				f.heavy[[2]int{ci, tr}] = float64(fits(ci, tr))
+				sum += float64(fits(ci, tr))
+			}
+		}
+		if weighed {
+			p.fits = fits
+		}
+		if err := p.estimate(context.Background(), 2, 0.05, time.Hour, f.time, f.host); err != nil {
+			t.Fatal(err)
+		}
+		ada := p.Rows[0].Cost
+		want := 12 * ms * time.Duration(sum) / 50
+		got := ada.PerTrial
+		if weighed && (absDuration(got-want) > time.Microsecond || absDuration(ada.PerCell-8*ms) > time.Microsecond || ada.SE != 0) {
+			t.Errorf("weighed: AdaSSP %+v, want %v per trial, 8 ms per cell, SE 0", ada, want)
+		}
+		if !weighed && absDuration(got-want) < want/20 {
+			t.Errorf("unweighed: AdaSSP %v a trial from %d timed, within 5%% of %v: the case no longer shows the weights' use", got, ada.Timed, want)
+		}
+	}
+}
+
+func absDuration(d time.Duration) time.Duration { return max(d, -d) }

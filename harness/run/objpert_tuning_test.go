@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"io"
 	"math"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/dplab/dplab/harness/internal/spectest"
+	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/mechanisms/accounting"
 	"github.com/dplab/dplab/results"
 )
@@ -95,6 +97,18 @@ func TestPrivateTuningLedger(t *testing.T) {
 	}
 	if len(recs) != 5*2*3 {
 		t.Fatalf("%d records, want 30", len(recs))
+	}
+	// The fits plan --estimate weighs a trial by are the runs it made.
+	cells := spectest.Plan(t, s).Cells()
+	rn := newRunner(s, cells, Options{}, io.Discard)
+	cellOf := map[string]*plan.Cell{}
+	for i := range cells {
+		cellOf[cells[i].Key] = &cells[i]
+	}
+	for _, r := range recs {
+		if got, want := rn.trialFits(cellOf[r.CellKey], r.Trial), max(int(r.Diagnostics["runs"]), 1); got != want {
+			t.Errorf("%s ε=%v trial %d: trialFits %d, the trial made %d runs", r.Label, r.Epsilon, r.Trial, got, want)
+		}
 	}
 	dists := map[string]accounting.RepeatAndSelect{
 		"poisson":     {Distribution: accounting.Poisson, Mean: 15.4066},

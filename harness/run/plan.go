@@ -48,6 +48,9 @@ type Plan struct {
 	// tail times the store's writes and rendering at a dilation, after
 	// the floor's trials (nil: not timed; Estimate's).
 	tail func(dilation float64) (tailTimes, error)
+	// fits is the number of fits trial t of cell ci makes (runner's
+	// trialFits; nil: one each): the weight of a tuned row's trials.
+	fits func(ci, t int) int
 }
 
 // PlanRow is one (dataset, mechanism label) line of a plan.

@@ -104,7 +104,7 @@ func (r *runner) fitPrivate(ctx context.Context, c *plan.Cell, data *split, b me
 	dist, _ := accounting.ParseDistribution(t.Distribution)
 	wrap := plan.PrivateWrap(t)
 	tr := rs.Get("tuning")
-	k := wrap(accounting.NoOp{}).(accounting.RepeatAndSelect).SampleRuns(tr)
+	k := sampleRuns(t, tr)
 	sel, part := r.selection(t, data)
 	cands, _ := t.Candidates.Points()
 
@@ -167,6 +167,34 @@ func (r *runner) fitPrivate(ctx context.Context, c *plan.Cell, data *split, b me
 		addSelected(stats, bestCand)
 	}
 	return &fitted{release: best, charged: wrap(baseRel.Event), perRun: baseRel.Event, note: note, stats: stats}, nil
+}
+
+// sampleRuns draws private tuning t's number of runs K from tr, the
+// trial's "tuning" stream (its first draw).
+func sampleRuns(t spec.TuningSpec, tr *rand.Rand) int {
+	return plan.PrivateWrap(t)(accounting.NoOp{}).(accounting.RepeatAndSelect).SampleRuns(tr)
+}
+
+// trialFits is the number of fits trial t of cell c makes: under private
+// tuning max(K, 1), with K drawn from the trial's own "tuning" stream as
+// fitPrivate draws it (a K = 0 trial still makes one); under oracle tuning
+// the grid's size; else 1. Estimate weighs a tuned row's timed trials by
+// it: K varies from trial to trial (Poisson(15.4) in objpert_fig2) and the
+// fits are nearly all of a trial's work.
+func (r *runner) trialFits(c *plan.Cell, t int) int {
+	if c.Audit != nil {
+		return 1
+	}
+	tu := r.spec.Mechanisms[c.Mechanism].Tuning
+	switch tu.Mode {
+	case spec.TunePrivate:
+		rs := rngs.New(rngs.TrialSeed(uint64(r.spec.Seed), c.Key, t))
+		return max(sampleRuns(tu, rs.Get("tuning")), 1)
+	case spec.TuneOracle:
+		cands, _ := tu.Candidates.Points()
+		return max(len(cands), 1)
+	}
+	return 1
 }
 
 // sampleCandidate draws one candidate: uniformly from the grid, or with each
