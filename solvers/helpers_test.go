@@ -3,6 +3,7 @@ package solvers
 import (
 	"math"
 	"math/rand/v2"
+	"testing"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -105,4 +106,30 @@ func kernelEntry(r *rand.Rand, special bool) float64 {
 		}
 	}
 	return r.NormFloat64() * math.Exp(3*r.NormFloat64())
+}
+
+// warmStart is objective perturbation's warm start for the loss l at ridge
+// λ and linear term b (objpert-kifer's kiferWarm): the minimiser θ₀ of the
+// noiseless objective to tolerance tau, its Hessian H there with H's
+// Cholesky factor (the metric), and the Newton point x0 = θ₀ − H⁻¹b.
+func warmStart(t *testing.T, l Function, lambda float64, b []float64, tau float64) (x0 []float64, h *mat.SymDense, ch *mat.Cholesky) {
+	t.Helper()
+	noiseless := Objective{Loss: l, L2: lambda}
+	theta0, err := Minimize(noiseless, make([]float64, l.Dim()), &Settings{GradTol: tau})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h = mat.NewSymDense(l.Dim(), nil)
+	noiseless.Hessian(h, theta0.X)
+	ch = &mat.Cholesky{}
+	if !ch.Factorize(h) {
+		t.Fatal("Hessian not positive definite")
+	}
+	var step mat.VecDense
+	if err := ch.SolveVecTo(&step, mat.NewVecDense(len(b), append([]float64(nil), b...))); err != nil {
+		t.Fatal(err)
+	}
+	x0 = make([]float64, len(b))
+	floats.SubTo(x0, theta0.X, step.RawVector().Data)
+	return x0, h, ch
 }

@@ -37,25 +37,9 @@ func TestMinimizeMetric(t *testing.T) {
 			t.Fatal(err)
 		}
 		lambda := math.Pow(10, -2+3*r.Float64())
-		noiseless := Objective{Loss: l, L2: lambda}
-		theta0, err := Minimize(noiseless, make([]float64, l.Dim()), &Settings{GradTol: tau})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := mat.NewSymDense(l.Dim(), nil)
-		noiseless.Hessian(h, theta0.X)
-		var ch mat.Cholesky
-		if !ch.Factorize(h) {
-			t.Fatal("Hessian not positive definite")
-		}
 		b := randomVec(r, l.Dim(), 10*r.Float64())
 		obj := Objective{Loss: l, L2: lambda, Linear: b}
-		var step mat.VecDense
-		if err := ch.SolveVecTo(&step, mat.NewVecDense(len(b), append([]float64(nil), b...))); err != nil {
-			t.Fatal(err)
-		}
-		x0 := make([]float64, len(b))
-		floats.SubTo(x0, theta0.X, step.RawVector().Data)
+		x0, _, ch := warmStart(t, l, lambda, b, tau)
 		cold, err := Minimize(obj, make([]float64, l.Dim()), &Settings{GradTol: tau})
 		if err != nil {
 			t.Fatal(err)
@@ -63,7 +47,7 @@ func TestMinimizeMetric(t *testing.T) {
 		checkResult(t, obj, cold, tau)
 		for _, method := range []string{MethodLBFGS, MethodNewton} {
 			t.Run(fmt.Sprintf("n=%d,d=%d,λ=%.3g,%s", n, l.Dim(), lambda, method), func(t *testing.T) {
-				warm, err := Minimize(obj, x0, &Settings{GradTol: tau, Metric: &ch, Method: method})
+				warm, err := Minimize(obj, x0, &Settings{GradTol: tau, Metric: ch, Method: method})
 				if err != nil {
 					t.Fatal(err)
 				}

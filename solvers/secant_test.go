@@ -47,29 +47,13 @@ func perturbedLogistic(t *testing.T, n, d int, lambda, bScale, h float64) (Objec
 	if err != nil {
 		t.Fatal(err)
 	}
-	noiseless := Objective{Loss: l, L2: lambda}
-	theta0, err := Minimize(noiseless, make([]float64, l.Dim()), &Settings{GradTol: 1e-9})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hess := mat.NewSymDense(l.Dim(), nil)
-	noiseless.Hessian(hess, theta0.X)
-	var ch mat.Cholesky
-	if !ch.Factorize(hess) {
-		t.Fatal("Hessian not positive definite")
-	}
 	b := randomVec(r, l.Dim(), bScale)
-	var step mat.VecDense
-	if err := ch.SolveVecTo(&step, mat.NewVecDense(len(b), append([]float64(nil), b...))); err != nil {
-		t.Fatal(err)
-	}
-	x0 := make([]float64, len(b))
-	floats.SubTo(x0, theta0.X, step.RawVector().Data)
+	x0, hess, ch := warmStart(t, l, lambda, b, 1e-9)
 	hess.ScaleSym(h, hess)
 	if !ch.Factorize(hess) {
 		t.Fatal("scaled Hessian not positive definite")
 	}
-	return Objective{Loss: l, L2: lambda, Linear: b}, x0, &ch
+	return Objective{Loss: l, L2: lambda, Linear: b}, x0, ch
 }
 
 // TestSecantFinishesWhereLineSearchesCannot: when f's rounding hides its
