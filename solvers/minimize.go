@@ -121,8 +121,7 @@ type Result struct {
 	HessEvals int
 	// Method names the stages run, joined by "+": "lbfgs",
 	// "lbfgs+newton", "lbfgs+lbfgs", "lbfgs+lbfgs+secant", "newton";
-	// empty when x0 already met
-	// the tolerance.
+	// empty when x0 already met the tolerance.
 	Method string
 	// Converged reports GradNorm ≤ GradTol.
 	Converged bool
