@@ -1051,9 +1051,10 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 						if t >= cells[ci].Trials || k > 0 && wt.span > 0 && lasted >= wt.span {
 							break
 						}
+						weight := rs.weight(ci, t)
 						trialCtx, cancel := tctx, context.CancelFunc(func() {})
 						if wt.limit > 0 {
-							trialCtx, cancel = context.WithTimeout(tctx, wt.limitFor(rs.weight(ci, t)))
+							trialCtx, cancel = context.WithTimeout(tctx, wt.limitFor(weight))
 						}
 						wall, cpu, _, fail, ok := timeTrial(trialCtx, ci, t, workers)
 						cancel()
@@ -1069,7 +1070,7 @@ func (p *Plan) estimate(ctx context.Context, jobs int, share float64, limit time
 						if fail {
 							wt.failed++
 						}
-						wt.times = append(wt.times, trialTime{wall: wall, cpu: cpu, slow: slow, together: workers > 1, weight: rs.weight(ci, t)})
+						wt.times = append(wt.times, trialTime{wall: wall, cpu: cpu, slow: slow, together: workers > 1, weight: weight})
 					}
 					mu.Lock()
 					ended = append(ended, wt)
