@@ -35,7 +35,7 @@ type evaluator struct {
 	// coordinates z and ∇g(z) gonum sees; fx, the norm and the result are
 	// f's at the point xf = metric.point(z), with gradient gf. Without it
 	// xf and gf alias x and g.
-	metric         *metric
+	metric         *coords
 	xf, gf, bestXf []float64
 
 	evals, hessEvals int

@@ -110,9 +110,9 @@ func kernelEntry(r *rand.Rand, special bool) float64 {
 
 // warmStart is objective perturbation's warm start for the loss l at ridge
 // λ and linear term b (objpert-kifer's kiferWarm): the minimiser θ₀ of the
-// noiseless objective to tolerance tau, its Hessian H there with H's
-// Cholesky factor (the metric), and the Newton point x0 = θ₀ − H⁻¹b.
-func warmStart(t *testing.T, l Function, lambda float64, b []float64, tau float64) (x0 []float64, h *mat.SymDense, ch *mat.Cholesky) {
+// noiseless objective to tolerance tau, its Hessian H there with H
+// factored (the metric), and the Newton point x0 = θ₀ − H⁻¹b.
+func warmStart(t *testing.T, l Function, lambda float64, b []float64, tau float64) (x0 []float64, h *mat.SymDense, m *Metric) {
 	t.Helper()
 	noiseless := Objective{Loss: l, L2: lambda}
 	theta0, err := Minimize(noiseless, make([]float64, l.Dim()), &Settings{GradTol: tau})
@@ -121,15 +121,13 @@ func warmStart(t *testing.T, l Function, lambda float64, b []float64, tau float6
 	}
 	h = mat.NewSymDense(l.Dim(), nil)
 	noiseless.Hessian(h, theta0.X)
-	ch = &mat.Cholesky{}
+	var ch mat.Cholesky
 	if !ch.Factorize(h) {
 		t.Fatal("Hessian not positive definite")
 	}
-	var step mat.VecDense
-	if err := ch.SolveVecTo(&step, mat.NewVecDense(len(b), append([]float64(nil), b...))); err != nil {
-		t.Fatal(err)
-	}
+	m = NewMetric(&ch)
 	x0 = make([]float64, len(b))
-	floats.SubTo(x0, theta0.X, step.RawVector().Data)
-	return x0, h, ch
+	m.Solve(x0, b)
+	floats.SubTo(x0, theta0.X, x0)
+	return x0, h, m
 }

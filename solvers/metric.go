@@ -9,7 +9,87 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// metric is the change of variables of Settings.Metric: for a symmetric
+// Metric is a symmetric positive definite H₀ = LLᵀ factored for
+// Settings.Metric. It is read-only once made, so the fits of one start
+// share it: objective perturbation's trials of one cell share the Hessian
+// of their noiseless fit. L's lower triangle is stored packed by rows (16
+// MB at order 2,000; a full n×n copy, made per fit, took 32 MB a fit).
+type Metric struct {
+	n int
+	l []float64 // L's row i, L[i][0..i], at l[i(i+1)/2:]
+}
+
+// NewMetric returns the metric of ch's matrix H₀, copying its factor once
+// (ch may be discarded after). An empty ch gives an empty Metric, which
+// Minimize refuses.
+func NewMetric(ch *mat.Cholesky) *Metric {
+	if ch.IsEmpty() {
+		return &Metric{}
+	}
+	u := ch.RawU().(*mat.TriDense).RawTriangular() // H₀ = UᵀU, L = Uᵀ
+	n := u.N
+	m := &Metric{n: n, l: make([]float64, n*(n+1)/2)}
+	for i := range n {
+		row := m.row(i)
+		for k := range row {
+			row[k] = u.Data[k*u.Stride+i]
+		}
+	}
+	return m
+}
+
+// Dim returns the order of H₀, 0 for an empty Metric.
+func (m *Metric) Dim() int { return m.n }
+
+// row returns L's row i up to its diagonal, L[i][0..i].
+func (m *Metric) row(i int) []float64 {
+	off := i * (i + 1) / 2
+	return m.l[off : off+i+1 : off+i+1]
+}
+
+// Solve sets dst = H₀⁻¹b = L⁻ᵀ(L⁻¹b), with the operations, in their
+// order, of mat.Cholesky.SolveVecTo (lapack Dpotrs: Dtrsm with Uᵀ, then
+// with U, U = Lᵀ), so that the result has the same bits as that solve
+// with the factorisation NewMetric copied: each term −L_ik·x_k is added
+// alone, k ascending (zero coefficients skipped), and the sum multiplied
+// by 1/L_ii. The second solve reads L by columns. dst and b may be the
+// same slice; both have length Dim().
+func (m *Metric) Solve(dst, b []float64) {
+	if len(dst) != m.n || len(b) != m.n {
+		panic(badShape)
+	}
+	copy(dst, b)
+	for i := range m.n { // Uᵀy = b
+		row := m.row(i)
+		s := dst[i]
+		for k, v := range row[:i] {
+			if v != 0 {
+				s += float64(-v * dst[k]) // the conversion keeps the product rounded apart (no fused multiply-add)
+			}
+		}
+		dst[i] = s * (1 / row[i])
+	}
+	for i := m.n - 1; i >= 0; i-- { // Ux = y
+		s := dst[i]
+		for k := i + 1; k < m.n; k++ {
+			if v := m.l[k*(k+1)/2+i]; v != 0 {
+				s += float64(-v * dst[k])
+			}
+		}
+		dst[i] = s * (1 / m.l[i*(i+1)/2+i])
+	}
+}
+
+// triangular returns L unpacked, for the BLAS.
+func (m *Metric) triangular() blas64.Triangular {
+	t := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m.n, Stride: m.n, Data: make([]float64, m.n*m.n)}
+	for i := range m.n {
+		copy(t.Data[i*m.n:], m.row(i))
+	}
+	return t
+}
+
+// coords is the change of variables of Settings.Metric: for a symmetric
 // positive definite H₀ = LLᵀ and a start x₀, the stages minimise
 //
 //	g(z) = f(x₀ + L⁻ᵀz),   ∇g(z) = L⁻¹∇f(x),   ∇²g(z) = L⁻¹∇²f(x)L⁻ᵀ,
@@ -27,25 +107,21 @@ import (
 // of a step of length 1 in z, which on a problem far from its minimiser in
 // H₀'s norm its line search must first stretch, one evaluation at a time).
 // Later L-BFGS steps scale by sᵀy/yᵀy and Newton's are unchanged by c.
-type metric struct {
-	x0    []float64
-	l     blas64.Triangular // lower Cholesky factor L of H₀
-	scale float64           // c; 1 until setScale
-	tmp   []float64
+type coords struct {
+	*Metric // shared, read-only
+	x0      []float64
+	scale   float64 // c; 1 until setScale
 }
 
-// newMetric returns the change of variables for H₀ = ch's matrix at x0
-// (copied).
-func newMetric(ch *mat.Cholesky, x0 []float64) *metric {
-	var lt mat.TriDense
-	ch.LTo(&lt)
-	return &metric{x0: append([]float64(nil), x0...), l: lt.RawTriangular(), scale: 1, tmp: make([]float64, len(x0))}
+// newCoords returns the change of variables for h at x0 (copied).
+func newCoords(h *Metric, x0 []float64) *coords {
+	return &coords{Metric: h, x0: append([]float64(nil), x0...), scale: 1}
 }
 
 // setScale sets c = ‖gz‖₂ for gz the gradient in the coordinates z of the
 // start z = 0 (w = 0 too), and scales gz to the gradient c·gz in w. It
 // keeps c = 1 when ‖gz‖₂ is 0 or not finite.
-func (m *metric) setScale(gz []float64) {
+func (m *coords) setScale(gz []float64) {
 	c := gradNorm(gz)
 	if !(c > 0) || math.IsInf(c, 1) {
 		return
@@ -57,7 +133,7 @@ func (m *metric) setScale(gz []float64) {
 }
 
 // point sets x = x₀ + c·L⁻ᵀw.
-func (m *metric) point(x, w []float64) {
+func (m *coords) point(x, w []float64) {
 	copy(x, w)
 	m.solveLT(x)
 	for i, v := range m.x0 {
@@ -66,7 +142,7 @@ func (m *metric) point(x, w []float64) {
 }
 
 // grad sets gw = c·L⁻¹g.
-func (m *metric) grad(gw, g []float64) {
+func (m *coords) grad(gw, g []float64) {
 	copy(gw, g)
 	m.solveL(gw)
 	if m.scale != 1 {
@@ -83,27 +159,26 @@ func (m *metric) grad(gw, g []float64) {
 // solves a point and its gradient need took 56% of compare_classification's
 // Synthetic-H × KST CPU time (pprof). The sums' order differs from Trsv's,
 // so the result may differ in its last bits.
-func (m *metric) solveL(x []float64) {
-	a, lda := m.l.Data, m.l.Stride
+func (m *Metric) solveL(x []float64) {
 	for i := range x {
-		row := a[i*lda : i*lda+i]
-		x[i] = (x[i] - floats.Dot(row, x[:i])) / a[i*lda+i]
+		row := m.row(i)
+		x[i] = (x[i] - floats.Dot(row[:i], x[:i])) / row[i]
 	}
 }
 
 // solveLT overwrites x by L⁻ᵀx: backward substitution, each solved x[i]
 // taken out of x[:i] along row i of L by floats.AddScaled (the column
 // sweep of blas64.Trsv's transposed solve, vectorised).
-func (m *metric) solveLT(x []float64) {
-	a, lda := m.l.Data, m.l.Stride
+func (m *Metric) solveLT(x []float64) {
 	for i := len(x) - 1; i >= 0; i-- {
-		x[i] /= a[i*lda+i]
-		floats.AddScaled(x[:i], -x[i], a[i*lda:i*lda+i])
+		row := m.row(i)
+		x[i] /= row[i]
+		floats.AddScaled(x[:i], -x[i], row[:i])
 	}
 }
 
 // hessian overwrites h = ∇²f(x) by c²·L⁻¹hL⁻ᵀ.
-func (m *metric) hessian(h *mat.SymDense) {
+func (m *coords) hessian(h *mat.SymDense) {
 	n := h.SymmetricDim()
 	full := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
 	for i := 0; i < n; i++ {
@@ -111,8 +186,9 @@ func (m *metric) hessian(h *mat.SymDense) {
 			full.Data[i*n+j] = h.At(i, j)
 		}
 	}
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, m.l, full)
-	blas64.Trsm(blas.Right, blas.Trans, m.scale*m.scale, m.l, full)
+	l := m.triangular()
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, l, full)
+	blas64.Trsm(blas.Right, blas.Trans, m.scale*m.scale, l, full)
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
 			h.SetSym(i, j, 0.5*(full.Data[i*n+j]+full.Data[j*n+i]))

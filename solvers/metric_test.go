@@ -103,7 +103,7 @@ func TestMinimizeMetricExactQuadratic(t *testing.T) {
 	if err := ch.SolveVecTo(&want, &c); err != nil {
 		t.Fatal(err)
 	}
-	warm, err := Minimize(obj, make([]float64, d), &Settings{GradTol: tau, Metric: &ch})
+	warm, err := Minimize(obj, make([]float64, d), &Settings{GradTol: tau, Metric: NewMetric(&ch)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestMetricFirstStepIsNewton(t *testing.T) {
 		x0 := randomVec(r, d, 1)
 		floats.Scale(scale, x0)
 		floats.Add(x0, want.RawVector().Data)
-		res, err := Minimize(obj, x0, &Settings{GradTol: tau, Metric: &ch})
+		res, err := Minimize(obj, x0, &Settings{GradTol: tau, Metric: NewMetric(&ch)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,9 +176,9 @@ func TestStagesWithMetric(t *testing.T) {
 		want string
 	}{
 		{Settings{NewtonMaxDim: 10}, "lbfgs+newton"},
-		{Settings{NewtonMaxDim: 10, Metric: &ch}, "lbfgs+lbfgs+secant+newton"},
-		{Settings{NewtonMaxDim: 1, Metric: &ch}, "lbfgs+lbfgs+secant+lbfgs+lbfgs"},
-		{Settings{NewtonMaxDim: 10, Metric: &ch, Method: MethodNewton}, "newton"},
+		{Settings{NewtonMaxDim: 10, Metric: NewMetric(&ch)}, "lbfgs+lbfgs+secant+newton"},
+		{Settings{NewtonMaxDim: 1, Metric: NewMetric(&ch)}, "lbfgs+lbfgs+secant+lbfgs+lbfgs"},
+		{Settings{NewtonMaxDim: 10, Metric: NewMetric(&ch), Method: MethodNewton}, "newton"},
 	} {
 		if got := strings.Join(stages(tc.s, 2), "+"); got != tc.want {
 			t.Errorf("%+v: stages %s, want %s", tc.s, got, tc.want)

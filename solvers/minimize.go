@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // Minimisation methods named in Settings.Method and Result.Method.
@@ -39,8 +37,8 @@ type Settings struct {
 	// is Newton (one Hessian costs O(n·d²) and its factorisation O(d³));
 	// above it the fallback restarts L-BFGS. 0 means 2000.
 	NewtonMaxDim int
-	// Metric, when set, is the Cholesky factorisation of a symmetric
-	// positive definite H₀ close to ∇²f near the minimiser (for example the
+	// Metric, when set, is a factored symmetric positive definite H₀
+	// (NewMetric) close to ∇²f near the minimiser (for example the
 	// Hessian at a nearby point): every stage then runs in the coordinates
 	// z = Lᵀ(x − x0), H₀ = LLᵀ, where the problem is well conditioned, and
 	// needs fewer evaluations (L-BFGS's first trial point is the Newton
@@ -50,7 +48,7 @@ type Settings struct {
 	// path, not the stopping rule:
 	// GradTol still bounds ‖∇f(x)‖₂ at the returned x. Its order must be
 	// f.Dim(); nil means none.
-	Metric *mat.Cholesky
+	Metric *Metric
 }
 
 // lbfgsRestarts is the number of L-BFGS restarts in the fallback above
@@ -96,8 +94,8 @@ func (s *Settings) withDefaults() (Settings, error) {
 	if out.NewtonMaxDim == 0 {
 		out.NewtonMaxDim = 2000
 	}
-	if out.Metric != nil && out.Metric.IsEmpty() {
-		return out, errors.New("solvers: Metric is an empty factorisation")
+	if out.Metric != nil && out.Metric.Dim() == 0 {
+		return out, errors.New("solvers: Metric is empty")
 	}
 	return out, nil
 }
@@ -189,10 +187,10 @@ func MinimizeContext(ctx context.Context, f Function, x0 []float64, s *Settings)
 	}
 	e := newEvaluator(ctx, f, set.GradTol)
 	if set.Metric != nil {
-		if set.Metric.SymmetricDim() != len(x0) {
+		if set.Metric.Dim() != len(x0) {
 			panic(badShape)
 		}
-		e.metric = newMetric(set.Metric, x0)
+		e.metric = newCoords(set.Metric, x0)
 		x0 = make([]float64, len(x0)) // z = 0 is x0
 	}
 	e.eval(x0)

@@ -35,11 +35,11 @@ func (o rounded) ValueGrad(grad, x []float64) float64 {
 
 // perturbedLogistic returns a perturbed logistic objective (n rows, d
 // features and a bias, ridge λ, b ~ N(0, bScale²I)), its start at the
-// Newton point from the noiseless minimiser and the Cholesky factor of the
+// Newton point from the noiseless minimiser and the metric of the
 // noiseless Hessian there times h: objective perturbation's warm start,
 // with a metric made worse by h ≠ 1 (the noiseless Hessian is only close to
 // the perturbed one).
-func perturbedLogistic(t *testing.T, n, d int, lambda, bScale, h float64) (Objective, []float64, *mat.Cholesky) {
+func perturbedLogistic(t *testing.T, n, d int, lambda, bScale, h float64) (Objective, []float64, *Metric) {
 	t.Helper()
 	r := newTestRand()
 	x, y := logisticData(r, n, d, 2)
@@ -48,12 +48,13 @@ func perturbedLogistic(t *testing.T, n, d int, lambda, bScale, h float64) (Objec
 		t.Fatal(err)
 	}
 	b := randomVec(r, l.Dim(), bScale)
-	x0, hess, ch := warmStart(t, l, lambda, b, 1e-9)
+	x0, hess, _ := warmStart(t, l, lambda, b, 1e-9)
 	hess.ScaleSym(h, hess)
+	var ch mat.Cholesky
 	if !ch.Factorize(hess) {
 		t.Fatal("scaled Hessian not positive definite")
 	}
-	return Objective{Loss: l, L2: lambda, Linear: b}, x0, ch
+	return Objective{Loss: l, L2: lambda, Linear: b}, x0, NewMetric(&ch)
 }
 
 // TestSecantFinishesWhereLineSearchesCannot: when f's rounding hides its
@@ -107,7 +108,7 @@ func TestSecantStopsWhenStepsGrow(t *testing.T) {
 	var ch mat.Cholesky
 	ch.Factorize(tiny)
 	e := newEvaluator(t.Context(), rounded{obj, 1e-5}, tau)
-	e.metric = newMetric(&ch, x0)
+	e.metric = newCoords(NewMetric(&ch), x0)
 	e.eval(make([]float64, obj.Dim()))
 	e.metric.setScale(e.g)
 	copy(e.bestG, e.g)
@@ -115,7 +116,7 @@ func TestSecantStopsWhenStepsGrow(t *testing.T) {
 		t.Fatalf("secant with H₀ = 10⁻⁶·I: err %v, want %v", err, errSecantDiverged)
 	}
 	f := rounded{obj, 1e-5}
-	res, err := Minimize(f, x0, &Settings{GradTol: tau, Metric: &ch})
+	res, err := Minimize(f, x0, &Settings{GradTol: tau, Metric: NewMetric(&ch)})
 	if err != nil {
 		t.Fatal(err)
 	}
