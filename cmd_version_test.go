@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -69,4 +70,34 @@ func buildLine(t *testing.T, what, text string) string {
 		t.Fatalf("%s: %d lines build ./dplab (%q), want 1", what, len(found), found)
 	}
 	return found[0]
+}
+
+// TestReproduceReadsEstimate: scripts/reproduce.sh's table takes the
+// estimate from plan's "estimated wall time" line (printEstimate's form),
+// with a range after it or none: without one the wall time is followed by
+// a comma, which it printed as part of the time ("2.7s,").
+func TestReproduceReadsEstimate(t *testing.T) {
+	script, err := os.ReadFile("scripts/reproduce.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`sed -n '(s/\^estimated wall time[^']*)'`).FindSubmatch(script)
+	if m == nil {
+		t.Fatal("scripts/reproduce.sh: no sed command reading the estimated wall time")
+	}
+	for line, want := range map[string]string{
+		"estimated wall time on 2 concurrent trial(s): 2.7s, on 2 CPUs at 1-minute load average 0.2 (measured now: …)\n":             "2.7s",
+		"estimated wall time on 2 concurrent trial(s): 2m15.5s ± 1m2.3s, on 2 CPUs at 1-minute load average 2.0 (measured now: …)\n": "2m15.5s",
+		"estimated wall time on 1 concurrent trial(s): 300ms ± 0s, on 2 CPUs at 1-minute load average 1.1 (measured now: …)\n":       "300ms",
+	} {
+		cmd := exec.Command("sed", "-n", string(m[1]))
+		cmd.Stdin = strings.NewReader("dataset  mechanism …\n" + line + "  start-up  10ms\n")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Skipf("no sed: %v", err)
+		}
+		if got := strings.TrimSpace(string(out)); got != want {
+			t.Errorf("%q: read %q, want %q", line, got, want)
+		}
+	}
 }

@@ -32,7 +32,7 @@ for spec in "${specs[@]}"; do
 	# --keep=false: the docs' evidence is of runs alone (the estimate's
 	# trials are timed one at a time, the run's -j at once).
 	est=$(./dplab plan "$spec" --estimate --keep=false -j "$jobs" 2>"$log/$name.plan.err" |
-		sed -n 's/^estimated wall time on [0-9]* concurrent trial(s): \([^ ]*\) .*/\1/p')
+		sed -n 's/^estimated wall time on [0-9]* concurrent trial(s): \([^ ,]*\)[ ,].*/\1/p')
 	[ -n "$est" ] || est="-"
 	t0=$(date +%s.%N)
 	if ./dplab run "$spec" -j "$jobs" >"$log/$name.out" 2>"$log/$name.err"; then
