@@ -295,8 +295,8 @@ func kiferWarmStart(ctx context.Context, train *datasets.Dataset, loss *solvers.
 	return v.(*kiferWarm)
 }
 
-// start returns θ₀ − H₀⁻¹b, or 0 without a factorisation, with an
-// ill-conditioned one or where that point is not finite.
+// start returns θ₀ − H₀⁻¹b, or 0 without a factorisation or with an
+// ill-conditioned one.
 func (w *kiferWarm) start(b []float64) []float64 {
 	x0 := make([]float64, len(b))
 	if w.metric == nil || w.illCond {
@@ -304,12 +304,6 @@ func (w *kiferWarm) start(b []float64) []float64 {
 	}
 	w.metric.Solve(x0, b)
 	floats.SubTo(x0, w.theta0, x0)
-	for _, v := range x0 {
-		if math.IsNaN(v) || math.IsInf(v, 0) { // H₀ too ill-conditioned for this b
-			clear(x0)
-			break
-		}
-	}
 	return x0
 }
 

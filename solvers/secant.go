@@ -31,7 +31,7 @@ var errSecantDiverged = fmt.Errorf("secant: a step grew ‖∇f‖₂ more than 
 // −H_k∇g with H_k the L-BFGS inverse-Hessian approximation ([NW06] Alg. 7.4,
 // the two-loop recursion, with H_k⁰ = γ_k I, γ_k = sᵀy/yᵀy, eq. 7.20) and
 // unit length contracts ∇g without a line search, using gradients only;
-// the first step's γ is 1/c², the Newton step with H₀ (metric.setScale).
+// the first step's γ is 1/c², the Newton step with H₀ (coords.setScale).
 // Every point is evaluated by e, which keeps the one with the smallest
 // ‖∇f‖₂ and stops at τ, so the stopping rule is Minimize's; a step that
 // grows the gradient norm secantGrowth-fold, or that no longer moves, ends

@@ -14,7 +14,6 @@ import (
 	"github.com/dplab/dplab/harness/plan"
 	"github.com/dplab/dplab/harness/spec"
 	"github.com/dplab/dplab/internal/fileutil"
-	"github.com/dplab/dplab/internal/rngs"
 	"github.com/dplab/dplab/mechanisms"
 	"github.com/dplab/dplab/results"
 )
@@ -99,7 +98,7 @@ func closeExternal(c *plan.Cell) {
 // the mechanism records), for one release on the audit's synthetic pair.
 // ok is false when ctx was cancelled (nothing to store).
 func auditTrial(ctx context.Context, s *spec.Spec, c *plan.Cell, jobs int, log io.Writer) (rec results.Record, ok bool) {
-	seed := rngs.TrialSeed(uint64(s.Seed), c.Key, 0)
+	seed := trialSeed(s, c, 0)
 	rec = results.Record{Experiment: s.Name, CellKey: c.Key, Mechanism: s.Mechanisms[c.Mechanism].Name, Label: c.Label,
 		Epsilon: results.Float(c.Epsilon), Seed: seed.Hex(), MechParams: c.Params, CodeVersion: codeVersion(),
 		Privacy: results.Privacy{EpsTarget: results.Float(c.Epsilon), Accountant: "rdp", Tuning: spec.TuneNone}}

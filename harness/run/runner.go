@@ -737,7 +737,7 @@ func (r *runner) trial(ctx context.Context, c *plan.Cell, t int) (rec results.Re
 	s := r.spec
 	ds := s.DatasetAt(c.Dataset)
 	ms := s.Mechanisms[c.Mechanism]
-	seed := rngs.TrialSeed(uint64(s.Seed), c.Key, t)
+	seed := trialSeed(s, c, t)
 	rec = results.Record{
 		Experiment: s.Name, CellKey: c.Key, Dataset: ds.Label, Mechanism: ms.Name, Label: c.Label,
 		Epsilon: results.Float(c.Epsilon), Trial: t, Seed: seed.Hex(), MechParams: c.Params,

@@ -175,6 +175,13 @@ func sampleRuns(t spec.TuningSpec, tr *rand.Rand) int {
 	return plan.PrivateWrap(t)(accounting.NoOp{}).(accounting.RepeatAndSelect).SampleRuns(tr)
 }
 
+// trialSeed is the seed of trial t of cell c: every stream the trial draws
+// from (rngs.New) derives from it, so trialFits reads the K its trial will
+// draw.
+func trialSeed(s *spec.Spec, c *plan.Cell, t int) rngs.Seed {
+	return rngs.TrialSeed(uint64(s.Seed), c.Key, t)
+}
+
 // trialFits is the number of fits trial t of cell c makes: under private
 // tuning max(K, 1), with K drawn from the trial's own "tuning" stream as
 // fitPrivate draws it (a K = 0 trial still makes one); under oracle tuning
@@ -188,7 +195,7 @@ func (r *runner) trialFits(c *plan.Cell, t int) int {
 	tu := r.spec.Mechanisms[c.Mechanism].Tuning
 	switch tu.Mode {
 	case spec.TunePrivate:
-		rs := rngs.New(rngs.TrialSeed(uint64(r.spec.Seed), c.Key, t))
+		rs := rngs.New(trialSeed(r.spec, c, t))
 		return max(sampleRuns(tu, rs.Get("tuning")), 1)
 	case spec.TuneOracle:
 		cands, _ := tu.Candidates.Points()
