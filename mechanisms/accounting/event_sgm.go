@@ -95,7 +95,7 @@ func (e PoissonSampledGaussian) MarshalJSON() ([]byte, error) {
 func (PoissonSampledGaussian) relation() string { return RelationAddRemove }
 
 func (e PoissonSampledGaussian) rdp(o rdpOptions) (rdpTerm, error) {
-	return rdpTerm{costly: true, at: func(a float64) float64 { return sgmRDP(e.Q, e.NoiseMultiplier, a, o.sgmExact) }}, nil
+	return rdpTerm{costly: true, at: newSGMSeries(e.Q, e.NoiseMultiplier, o.sgmExact).rdp}, nil
 }
 
 func (e PoissonSampledGaussian) pld() pldTerm {

@@ -2,6 +2,7 @@ package accounting
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -366,6 +367,36 @@ func TestSGMStability(t *testing.T) {
 				t.Errorf("σ=%g: ε not increasing in q at q=%g", s, q)
 			}
 			prev = e
+		}
+	}
+}
+
+// TestSGMSeriesReuse: one sgmSeries asked for many orders, in an order that
+// makes it grow its caches in steps, then read them back at smaller indices
+// (integer orders up and down to 3000, grid orders and arbitrary fractional
+// orders), gives at every order exactly what a fresh series gives (sgmRDP),
+// which builds its caches for that order alone. A cache read at a wrong
+// index, or a value kept from another order, would differ.
+func TestSGMSeriesReuse(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for k := 0; k < 30; k++ {
+		q := math.Exp(-r.Float64() * 12)
+		sigma := 0.3 + r.Float64()*20
+		s := newSGMSeries(q, sigma, false)
+		for m := 0; m < 120; m++ {
+			var a float64
+			switch m % 3 {
+			case 0:
+				a = float64(2 + r.IntN(3000))
+			case 1:
+				a = 1 + math.Exp2(float64(r.IntN(32*12))/32)
+			default:
+				a = 1 + r.Float64()*200
+			}
+			got, want := s.rdp(a), sgmRDP(q, sigma, a, false)
+			if math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("q=%g σ=%g α=%g after %d orders: %v, a fresh series gives %v", q, sigma, a, m, got, want)
+			}
 		}
 	}
 }

@@ -13,8 +13,47 @@ import "math"
 // sgmRDP returns the per-step RDP at order α > 1. Integer orders use the
 // exact binomial sum; fractional orders use dp_accounting's series of
 // absolute values (exact = false; an upper bound) or numerical integration
-// (exact = true).
+// (exact = true). A curve evaluated at many orders uses one sgmSeries
+// instead, which gives the same values with less work.
 func sgmRDP(q, sigma, alpha float64, exact bool) float64 {
+	return newSGMSeries(q, sigma, exact).rdp(alpha)
+}
+
+// sgmSeries evaluates the RDP of one sampled Gaussian (fixed q and σ) at
+// many orders. The parts of the series' terms that depend on the index i
+// but not on the order — log(e^{(i²−i)/(2σ²)} − 1) in the integer sum, the
+// first tail's log Φ((z₀ − i)/σ) in the fractional one — are computed once
+// per i and kept, so queries at orders up to α cost one evaluation of each
+// per i in all rather than one per i and order. Every term is formed from
+// the same operands in the same order as before the cache, so each value
+// has the same bits. Not safe for concurrent use (nor is the curve that
+// holds it).
+type sgmSeries struct {
+	q, sigma, logq, log1mq, inv2s2 float64
+	exact                          bool
+	// logExpm1s[i] = logExpm1((i² − i)/(2σ²)), filled up to the largest
+	// integer order asked so far (indices 0 and 1 unused).
+	logExpm1s []float64
+	// z0 is where the fractional series splits the integral, σ² log(1/q − 1) + ½.
+	z0 float64
+	// lowTails[i] = logNdtr((z₀ − i)/σ), filled up to the longest
+	// fractional series summed so far.
+	lowTails []float64
+}
+
+func newSGMSeries(q, sigma float64, exact bool) *sgmSeries {
+	s2 := sigma * sigma
+	return &sgmSeries{
+		q: q, sigma: sigma, exact: exact,
+		logq: logPos(q), log1mq: math.Log1p(-q),
+		inv2s2: 1 / (2 * s2),
+		z0:     s2*math.Log(1/q-1) + 0.5,
+	}
+}
+
+// rdp returns the per-step RDP at order α > 1 (see sgmRDP).
+func (s *sgmSeries) rdp(alpha float64) float64 {
+	q, sigma := s.q, s.sigma
 	switch {
 	case q == 0:
 		return 0
@@ -24,15 +63,15 @@ func sgmRDP(q, sigma, alpha float64, exact bool) float64 {
 		return gaussianRDP(sigma, alpha)
 	}
 	if alpha == math.Trunc(alpha) && alpha < 1<<30 {
-		return log1pExp(sgmLogAm1Int(q, sigma, int(alpha))) / (alpha - 1)
+		return log1pExp(s.logAm1Int(int(alpha))) / (alpha - 1)
 	}
-	if exact {
+	if s.exact {
 		return log1pExp(sgmLogAm1Exact(q, sigma, alpha)) / (alpha - 1)
 	}
-	return sgmLogAFracBound(q, sigma, alpha) / (alpha - 1)
+	return s.logAFracBound(alpha) / (alpha - 1)
 }
 
-// sgmLogAm1Int returns log(A_α − 1) for integer α ≥ 2 by the binomial sum
+// logAm1Int returns log(A_α − 1) for integer α ≥ 2 by the binomial sum
 //
 //	A_α = Σ_{i=0}^{α} C(α,i) (1−q)^{α−i} q^i exp((i² − i)/(2σ²))
 //
@@ -43,12 +82,15 @@ func sgmRDP(q, sigma, alpha float64, exact bool) float64 {
 //
 // a sum of positive terms: log A_α = log1p(A_α − 1) keeps full relative
 // precision even when A_α − 1 ≈ q² is far below the float64 epsilon.
-func sgmLogAm1Int(q, sigma float64, alpha int) float64 {
+func (s *sgmSeries) logAm1Int(alpha int) float64 {
 	if alpha < 2 {
 		return math.Inf(-1)
 	}
-	logq, log1mq := logPos(q), math.Log1p(-q)
-	inv2s2 := 1 / (2 * sigma * sigma)
+	for i := len(s.logExpm1s); i <= alpha; i++ {
+		fi := float64(i)
+		s.logExpm1s = append(s.logExpm1s, logExpm1((fi*fi-fi)*s.inv2s2))
+	}
+	logq, log1mq := s.logq, s.log1mq
 	a := float64(alpha)
 	// log C(α, 2), then updated by C(α,i+1) = C(α,i)(α−i)/(i+1).
 	logCoef := math.Log(a*(a-1)) - ln2
@@ -58,8 +100,8 @@ func sgmLogAm1Int(q, sigma float64, alpha int) float64 {
 			logCoef += math.Log((a - float64(i-1)) / float64(i))
 		}
 		fi := float64(i)
-		s := logCoef + fi*logq + (a-fi)*log1mq + logExpm1((fi*fi-fi)*inv2s2)
-		acc = logAdd(acc, s)
+		t := logCoef + fi*logq + (a-fi)*log1mq + s.logExpm1s[i]
+		acc = logAdd(acc, t)
 	}
 	return acc
 }
@@ -68,7 +110,7 @@ func sgmLogAm1Int(q, sigma float64, alpha int) float64 {
 // order whose series has not converged after it is excluded (+Inf).
 const maxFracTerms = 1000
 
-// sgmLogAFracBound returns log A_α for fractional α by the two-sided series
+// logAFracBound returns log A_α for fractional α by the two-sided series
 // of [MTZ19] §3.3 with the integral split at z₀ = σ² log(1/q − 1) + 1/2,
 // summing the absolute values |C(α,i)| of the generalised binomial
 // coefficients. This reproduces dp_accounting's _compute_log_a_frac
@@ -77,11 +119,8 @@ const maxFracTerms = 1000
 // by up to a few percent at α < 2; golden-vectors README quirk 1). The series
 // stops when both partial terms decrease and are below e^{−30} of the total,
 // and returns +Inf after 1000 terms (quirk 2) so that the order is excluded.
-func sgmLogAFracBound(q, sigma, alpha float64) float64 {
-	logq, log1mq := logPos(q), math.Log1p(-q)
-	s2 := sigma * sigma
-	z0 := s2*math.Log(1/q-1) + 0.5
-	inv2s2 := 1 / (2 * s2)
+func (s *sgmSeries) logAFracBound(alpha float64) float64 {
+	logq, log1mq, inv2s2, z0, sigma := s.logq, s.log1mq, s.inv2s2, s.z0, s.sigma
 	logA0, logA1 := math.Inf(-1), math.Inf(-1)
 	last0, last1 := math.Inf(-1), math.Inf(-1)
 	logCoef := 0.0 // log|C(α, 0)|
@@ -90,9 +129,12 @@ func sgmLogAFracBound(q, sigma, alpha float64) float64 {
 		if i > 0 {
 			logCoef += math.Log(math.Abs(alpha-fi+1) / fi)
 		}
+		if i == len(s.lowTails) {
+			s.lowTails = append(s.lowTails, logNdtr((z0-fi)/sigma))
+		}
 		j := alpha - fi
 		// log t0 + (i²−i)/(2σ²) + log(½ erfc((i − z0)/(√2σ)))
-		s0 := logCoef + fi*logq + j*log1mq + (fi*fi-fi)*inv2s2 + logNdtr((z0-fi)/sigma)
+		s0 := logCoef + fi*logq + j*log1mq + (fi*fi-fi)*inv2s2 + s.lowTails[i]
 		// log t1 + (j²−j)/(2σ²) + log(½ erfc((z0 − j)/(√2σ)))
 		s1 := logCoef + j*logq + fi*log1mq + (j*j-j)*inv2s2 + logNdtr((j-z0)/sigma)
 		logA0 = logAdd(logA0, s0)
