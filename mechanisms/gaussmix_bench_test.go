@@ -46,9 +46,9 @@ func BenchmarkGaussMixSketch(b *testing.B) {
 	}
 }
 
-// BenchmarkGaussMixFit times one fit of linear-mixing (both samplers),
-// AdaSSP and Sheffet '17 (+ Lemma 1) at the paper's k = int(2.5d), ε = 1,
-// δ = 1e-6, on Boston-like (n = 404, d = 13) and Bike-like (n = 8708,
+// BenchmarkGaussMixFit times one fit of linear-mixing (each sampler),
+// AdaSSP and Sheffet '17 (+ Lemma 1; the exact and wishart samplers) at
+// the paper's k = int(2.5d), ε = 1, δ = 1e-6, on Boston-like (n = 404, d = 13) and Bike-like (n = 8708,
 // d = 18) synthetic-linear data and the 512-d Gaussian set (n = 8192).
 // Data-only statistics (XᵀX, λ_min, the QR factor) are memoised on the
 // training set by a warm-up fit before the timed loop, as across the trials
@@ -81,8 +81,14 @@ func BenchmarkGaussMixFit(b *testing.B) {
 		{"linear-mixing/explicit", func(k int) Mechanism {
 			return &LinearMixing{p: LinearMixingParams{sketchParams: sketchParams{K: k, Sampler: samplerExplicit}}}
 		}},
+		{"linear-mixing/wishart", func(k int) Mechanism {
+			return &LinearMixing{p: LinearMixingParams{sketchParams: sketchParams{K: k, Sampler: samplerWishart}}}
+		}},
 		{"sheffet17-renyi/exact", func(k int) Mechanism {
 			return &Sheffet17{p: Sheffet17Params{sketchParams: sketchParams{K: k}}, renyi: true}
+		}},
+		{"sheffet17-renyi/wishart", func(k int) Mechanism {
+			return &Sheffet17{p: Sheffet17Params{sketchParams: sketchParams{K: k, Sampler: samplerWishart}}, renyi: true}
 		}},
 		{"adassp", func(int) Mechanism { return &AdaSSP{} }},
 	}

@@ -34,8 +34,10 @@ type sketchParams struct {
 	// where they differ from the paper (documented per mechanism).
 	Preset string `toml:"preset" default:"paper" range:"paper | code"`
 	// Sampler is "exact" (default: G·R + s·Ξ, the same output distribution
-	// in O(k·p²) time) or "explicit" (S·Z + s·Ξ as written).
-	Sampler string `toml:"sampler" default:"exact" range:"exact | explicit"`
+	// in O(k·p²) time), "explicit" (S·Z + s·Ξ as written) or "wishart" (the
+	// sketch's Gram matrix drawn from its law in O(p³) time; as "exact"
+	// when k < p).
+	Sampler string `toml:"sampler" default:"exact" range:"exact | explicit | wishart"`
 }
 
 func (p sketchParams) validate() error {
@@ -51,8 +53,8 @@ func (p sketchParams) validate() error {
 	if p.Preset != "" && p.Preset != presetPaper && p.Preset != presetCode {
 		return fmt.Errorf("preset = %q: want %q or %q", p.Preset, presetPaper, presetCode)
 	}
-	if p.Sampler != "" && p.Sampler != samplerExact && p.Sampler != samplerExplicit {
-		return fmt.Errorf("sampler = %q: want %q or %q", p.Sampler, samplerExact, samplerExplicit)
+	if p.Sampler != "" && p.Sampler != samplerExact && p.Sampler != samplerExplicit && p.Sampler != samplerWishart {
+		return fmt.Errorf("sampler = %q: want %q, %q or %q", p.Sampler, samplerExact, samplerExplicit, samplerWishart)
 	}
 	return nil
 }

@@ -426,3 +426,178 @@ func TestSketchFewRows(t *testing.T) {
 		t.Error("n < p: exact and explicit differ on the same streams")
 	}
 }
+
+// wishartData is a dataset of n rows and d correlated columns of different
+// scales (p = d + 1 ≥ 8 reaches MulTransUpper's AVX path).
+func wishartData(n, d int) *datasets.Dataset {
+	r := rand.New(rand.NewPCG(2, 2))
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := range n {
+		a := r.NormFloat64()
+		for j := range d {
+			x.Set(i, j, (0.5*a+r.NormFloat64())/float64(j+1))
+		}
+		y[i] = 0.3*a + 0.1*r.NormFloat64()
+	}
+	return &datasets.Dataset{Name: "wishart", Task: datasets.Regression, X: x, Y: y}
+}
+
+// TestWishartSamplerAgreesInDistribution: the Gram matrix MᵀM that the
+// wishart sampler draws has the law of the exact sampler's (G·R + s·Ξ, the
+// explicit sampler's law, TestSamplersAgreeInDistribution), a
+// Wishart_p(k, Σ) with Σ = ZᵀZ + s²I, with noise and without, at p = 4
+// (samplerData) and p = 12:
+//
+//  1. over 4,000 draws every entry's mean is kΣᵢⱼ and its variance
+//     k(Σᵢⱼ² + ΣᵢᵢΣⱼⱼ) (MᵀM sums k independent products xᵢxⱼ of a row
+//     x ~ N(0, Σ), whose variance is Σᵢⱼ² + ΣᵢᵢΣⱼⱼ by Isserlis' theorem),
+//     within 5 standard errors (the variance's SE estimated from the
+//     sample's fourth moments);
+//  2. a two-sample KS test of uᵀ(MᵀM)u and of θ₀ (the fit's first
+//     coefficient) against as many exact-sampler draws does not reject at
+//     1e-3;
+//  3. negative control: the Bartlett factor with one degree of freedom too
+//     many (k + 1), a 1/k error in the mean, fails check 1.
+func TestWishartSamplerAgreesInDistribution(t *testing.T) {
+	const reps = 4000
+	for _, c := range []struct {
+		data *datasets.Dataset
+		k    int
+		s    float64
+	}{{samplerData(), 50, 0.7}, {samplerData(), 50, 0}, {wishartData(80, 11), 40, 0.4}, {wishartData(80, 11), 30, 0}} {
+		js, err := joint(c.data, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, p := js.z.Dims()
+		sigma := mat.NewSymDense(p, nil)
+		sigma.SymOuterK(1, js.z.T())
+		for i := range p {
+			sigma.SetSym(i, i, sigma.At(i, i)+c.s*c.s)
+		}
+		u := make([]float64, p)
+		for i := range u {
+			u[i] = math.Sin(float64(i + 1))
+		}
+		floats.Scale(1/floats.Norm(u, 2), u)
+		name := fmt.Sprintf("p = %d, k = %d, s = %g", p, c.k, c.s)
+		streams := rngs.New(rngs.Derive("wishart-test", name))
+		// moments reports the entries of the reps draws' mean and variance
+		// that are more than 5 SE from the Wishart's.
+		moments := func(k int) (bad []string, quad []float64) {
+			sk := streams.Normals(fmt.Sprintf("sketch k=%d", k))
+			sum := make([]float64, p*p)
+			sum2 := make([]float64, p*p)
+			sum4 := make([]float64, p*p)
+			quad = make([]float64, reps)
+			gram := mat.NewSymDense(p, nil)
+			var draws [][]float64
+			for r := range reps {
+				if !js.sketchGramWishart(gram, k, c.s, sk) {
+					t.Fatalf("%s: no draw", name)
+				}
+				g := make([]float64, p*p)
+				for i := range p {
+					for j := range p {
+						g[i*p+j] = gram.At(i, j)
+					}
+				}
+				draws = append(draws, g)
+				var gu mat.VecDense
+				gu.MulVec(gram, mat.NewVecDense(p, u))
+				quad[r] = floats.Dot(u, gu.RawVector().Data)
+				for e, v := range g {
+					sum[e] += v
+				}
+			}
+			for _, g := range draws {
+				for e, v := range g {
+					dv := v - sum[e]/reps
+					sum2[e] += dv * dv
+					sum4[e] += dv * dv * dv * dv
+				}
+			}
+			for i := range p {
+				for j := i; j < p; j++ {
+					e := i*p + j
+					mean, v := sum[e]/reps, sum2[e]/(reps-1)
+					sij, sii, sjj := sigma.At(i, j), sigma.At(i, i), sigma.At(j, j)
+					wantV := float64(c.k) * (sij*sij + sii*sjj)
+					if se := math.Sqrt(wantV / reps); math.Abs(mean-float64(c.k)*sij) > 5*se {
+						bad = append(bad, fmt.Sprintf("mean[%d][%d] = %.5g, want %.5g ± %.3g", i, j, mean, float64(c.k)*sij, 5*se))
+					}
+					if se := math.Sqrt((sum4[e]/reps - v*v) / reps); math.Abs(v-wantV) > 5*se {
+						bad = append(bad, fmt.Sprintf("var[%d][%d] = %.5g, want %.5g ± %.3g", i, j, v, wantV, 5*se))
+					}
+				}
+			}
+			return bad, quad
+		}
+		bad, quad := moments(c.k)
+		for _, b := range bad {
+			t.Errorf("%s: %s", name, b)
+		}
+		if control, _ := moments(c.k + 1); len(control) == 0 {
+			t.Errorf("%s: negative control (k + 1 degrees of freedom) passes the moment checks", name)
+		}
+		// The exact sampler's MᵀM and θ, and the wishart sampler's θ.
+		ex, ws := rngs.New(rngs.Derive("wishart-test exact", name)), rngs.New(rngs.Derive("wishart-test theta", name))
+		sk, nz := ex.Normals("sketch"), ex.Normals("noise")
+		quadExact, thetaExact, thetaWishart := make([]float64, reps), make([]float64, reps), make([]float64, reps)
+		for r := range reps {
+			m := mat.NewDense(c.k, p, nil)
+			js.sketchTo(m, samplerExact, c.s, sk, nz)
+			var mu mat.VecDense
+			mu.MulVec(m, mat.NewVecDense(p, u))
+			quadExact[r] = floats.Dot(mu.RawVector().Data, mu.RawVector().Data)
+			th, err := sketchOLS(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			thetaExact[r] = th[0]
+			th, err = js.sketchTheta(samplerWishart, c.k, c.s, ws.Normals("sketch"), ws.Normals("noise"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			thetaWishart[r] = th[0]
+		}
+		pq, pt := ksTwoSample(quad, quadExact), ksTwoSample(thetaWishart, thetaExact)
+		t.Logf("%s: two-sample KS wishart vs exact: uᵀ(MᵀM)u p = %.3g, θ₀ p = %.3g", name, pq, pt)
+		if pq < 1e-3 {
+			t.Errorf("%s: two-sample KS of uᵀ(MᵀM)u, wishart vs exact: p = %.3g", name, pq)
+		}
+		if pt < 1e-3 {
+			t.Errorf("%s: two-sample KS of θ₀, wishart vs exact: p = %.3g", name, pt)
+		}
+	}
+}
+
+// TestWishartSamplerFallsBack: with k < p the wishart sampler draws
+// nothing of its own and gives the exact sampler's θ from the same streams,
+// bit for bit.
+func TestWishartSamplerFallsBack(t *testing.T) {
+	js, err := joint(wishartData(80, 11), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		k int
+		s float64
+	}{{11, 0.4}, {11, 0}} {
+		a, b := rngs.New(rngs.Derive("fallback")), rngs.New(rngs.Derive("fallback"))
+		got, err := js.sketchTheta(samplerWishart, c.k, c.s, a.Normals("sketch"), a.Normals("noise"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := js.sketchTheta(samplerExact, c.k, c.s, b.Normals("sketch"), b.Normals("noise"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("k = %d, s = %g: θ[%d] = %v, exact sampler %v", c.k, c.s, i, got[i], want[i])
+			}
+		}
+	}
+}

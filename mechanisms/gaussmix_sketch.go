@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/dplab/dplab/datasets"
 	"github.com/dplab/dplab/internal/floatbuf"
@@ -12,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // The Gaussian mixing mechanism's sketch of the joint matrix Z = [X, y]
@@ -32,7 +34,11 @@ import (
 //     distribution, so the privacy analysis (which depends on the output
 //     distribution only, Lemma 1's proof) applies unchanged; the cost is
 //     O(k·p²/2) flops and 2·k·p draws, and the noise level s may change
-//     per trial without refactoring.
+//     per trial without refactoring;
+//   - "wishart" draws MᵀM, all that the fits read of M, from its own law
+//     (sketchGramWishart): p³ flops and p²/2 draws instead of the exact
+//     sampler's k·p² and 2·k·p, for k ≥ p (below, it draws as "exact"
+//     does).
 //
 // S (or G) comes from the trial's "sketch" stream and Ξ from its "noise"
 // stream. R from QR, not a Cholesky factor of ZᵀZ, because ZᵀZ is singular
@@ -42,6 +48,7 @@ import (
 const (
 	samplerExact    = "exact"
 	samplerExplicit = "explicit"
+	samplerWishart  = "wishart"
 )
 
 // jointStats are the data-only statistics of Z = [X, y] that the GaussMix
@@ -50,6 +57,12 @@ type jointStats struct {
 	z      *mat.Dense // n × p: the rows [xᵢ, yᵢ]
 	r      *mat.Dense // p × p upper triangular with RᵀR = ZᵀZ; nil when n < p
 	lamMin float64    // λ_min(ZᵀZ)
+	spec   struct {   // ZᵀZ's eigendecomposition (spectrum), for the wishart sampler
+		once    sync.Once
+		values  []float64
+		vectors *mat.Dense
+		err     error
+	}
 }
 
 // joint returns the statistics of [X, y] for train, memoised on it. With pm
@@ -99,6 +112,15 @@ func joint(train *datasets.Dataset, pm bool) (*jointStats, error) {
 // solvers.AddTransMul4's four-row, four-column blocks (sketchExactPadded,
 // gramPadded) without copies.
 func (j *jointStats) sketchTheta(sampler string, k int, noiseStd float64, sk, nz rngs.Normals) ([]float64, error) {
+	if sampler == samplerWishart {
+		_, p := j.z.Dims()
+		gb := floatbuf.Get(p * p)
+		defer floatbuf.Put(gb)
+		gram := mat.NewSymDense(p, (*gb)[:p*p])
+		if j.sketchGramWishart(gram, k, noiseStd, sk) {
+			return gramOLS(gram)
+		}
+	}
 	_, p := j.z.Dims()
 	k4, p4 := padTo4(k), padTo4(p)
 	buf := floatbuf.Get(k4 * p4)
@@ -268,6 +290,96 @@ func sketchExactPadded(c []float64, k int, rr *mat.Dense, r rngs.Normals) {
 	}
 }
 
+// sketchGramWishart sets gram (p × p) to MᵀM for a sketch M = S·Z + s·Ξ
+// (k × p, s = noiseStd) drawn from the law of MᵀM, without M, and reports
+// whether it did: it needs k ≥ p and the spectrum of ZᵀZ, and draws
+// nothing otherwise.
+//
+// The rows of M are i.i.d. N(0, Σ), Σ = ZᵀZ + s²I (see above), so MᵀM ~
+// Wishart_p(k, Σ). With ZᵀZ = V·diag(λ)·Vᵀ (jointStats.spectrum) and
+// F = V·diag(√(λ + s²))·J (J reverses the order of the columns), FFᵀ = Σ,
+// and for any Ũ with ŨŨᵀ ~ Wishart_p(k, I), (FŨ)(FŨ)ᵀ ~ Wishart_p(k, Σ)
+// (Anderson, "An Introduction to Multivariate Statistical Analysis", 3rd
+// ed., Thm 7.3.3). Bartlett's decomposition (Bartlett 1933; Anderson Cor.
+// 7.2.1) — W(k, I) = TTᵀ for T lower triangular with independent entries
+// T_bb = √χ²_{k−b}, T_ab ~ N(0, 1) below the diagonal — written in the
+// reverse order of the coordinates (Ũ = J·T·J, and JWJ has W's law) gives
+// Ũ upper triangular with
+//
+//	Ũ_aa = √χ²_{k−p+1+a}  (a = 0 … p−1),   Ũ_ab ~ N(0, 1)  (a < b),
+//
+// all independent. The p χ² draws (gonum's distuv.ChiSquared) and then Ũ's
+// rows above the diagonal, in order, come from sk. C = FŨ is
+// solvers.MulTransUpper's product of a dense and an upper triangular
+// matrix (p³/2 flops) and CCᵀ solvers.GramTo's of Cᵀ (p³/2): p³ in all
+// against the exact sampler's k·p² (k = 2.5d by default), and p²/2 normal
+// draws against 2·k·p; the noise level s may change per trial (F is
+// rebuilt, p² work). The output θ has the exact and explicit samplers'
+// law, so the privacy analysis applies unchanged.
+func (j *jointStats) sketchGramWishart(gram *mat.SymDense, k int, noiseStd float64, sk rngs.Normals) bool {
+	_, p := j.z.Dims()
+	if k < p {
+		return false
+	}
+	lam, vecs, err := j.spectrum()
+	if err != nil {
+		return false
+	}
+	bp := floatbuf.Get(4 * p * p)
+	defer floatbuf.Put(bp)
+	buf := (*bp)[:4*p*p]
+	ft, ut, c, x := buf[:p*p], buf[p*p:2*p*p], buf[2*p*p:3*p*p], buf[3*p*p:]
+	// ft = Fᵀ: row l is √(λ + s²)·(V's column p−1−l)ᵀ.
+	s2 := noiseStd * noiseStd
+	v := vecs.RawMatrix()
+	for l := range p {
+		col := p - 1 - l
+		scale := math.Sqrt(lam[col] + s2)
+		row := ft[l*p : (l+1)*p]
+		for i := range p {
+			row[i] = scale * v.Data[i*v.Stride+col]
+		}
+	}
+	clear(ut)
+	chi := distuv.ChiSquared{Src: sk.Rand()}
+	for a := range p {
+		chi.K = float64(k - p + 1 + a)
+		ut[a*p+a] = math.Sqrt(chi.Rand())
+	}
+	for a := range p {
+		sk.Fill(ut[a*p+a+1 : (a+1)*p])
+	}
+	square := func(d []float64) blas64.General { return blas64.General{Rows: p, Cols: p, Stride: p, Data: d} }
+	solvers.MulTransUpper(square(c), square(ft), square(ut))
+	for i := range p {
+		for l := range p {
+			x[i*p+l] = c[l*p+i]
+		}
+	}
+	solvers.GramTo(gram, mat.NewDense(p, p, x))
+	return true
+}
+
+// spectrum returns the eigenvalues λ (ascending, those below 0 from
+// rounding set to 0) and eigenvectors V (columns) of ZᵀZ, computed on
+// first use and kept.
+func (j *jointStats) spectrum() ([]float64, *mat.Dense, error) {
+	j.spec.once.Do(func() {
+		var eig mat.EigenSym
+		if !eig.Factorize(solvers.Gram(j.z), true) {
+			j.spec.err = errors.New("eigendecomposition of ZᵀZ did not converge")
+			return
+		}
+		j.spec.values = eig.Values(nil)
+		for i, l := range j.spec.values {
+			j.spec.values[i] = math.Max(l, 0)
+		}
+		j.spec.vectors = new(mat.Dense)
+		eig.VectorsTo(j.spec.vectors)
+	})
+	return j.spec.values, j.spec.vectors, j.spec.err
+}
+
 // sketchOLS returns the least-squares solution on the sketch M = [X̃, Ỹ],
 //
 //	θ = (X̃ᵀX̃)⁻¹ X̃ᵀỸ,
@@ -277,7 +389,6 @@ func sketchExactPadded(c []float64, k int, rr *mat.Dense, r rngs.Normals) {
 // authors' code uses an explicit inverse, gaussmix.md §7 item 19).
 func sketchOLS(m *mat.Dense) ([]float64, error) {
 	_, p := m.Dims()
-	d := p - 1
 	p4 := padTo4(p)
 	gb := floatbuf.Get(p4 * p4)
 	defer floatbuf.Put(gb)
@@ -288,6 +399,13 @@ func sketchOLS(m *mat.Dense) ([]float64, error) {
 		gram = mat.NewSymDense(p, g[:p*p])
 		solvers.GramTo(gram, m)
 	}
+	return gramOLS(gram)
+}
+
+// gramOLS returns sketchOLS's θ from the sketch's Gram matrix MᵀM (p × p,
+// p = d + 1).
+func gramOLS(gram *mat.SymDense) ([]float64, error) {
+	d := gram.SymmetricDim() - 1
 	// X̃ᵀX̃ is the leading d × d block of MᵀM (a view: SolveRegularized
 	// copies what it factorizes), X̃ᵀỸ its last column.
 	a := gram.SliceSym(0, d).(*mat.SymDense)

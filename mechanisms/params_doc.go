@@ -87,5 +87,5 @@ var paramDocs = map[string]string{
 	"sketchParams.K":                 "K is the sketch size k ≥ 1; 0 means int(k_over_d·d).",
 	"sketchParams.KOverD":            "KOverD is k/d when K is 0; 0 means 2.5 (the authors' k = int(2.5d)).",
 	"sketchParams.Preset":            "Preset is \"paper\" (default) or \"code\": the authors' code's constants where they differ from the paper (documented per mechanism).",
-	"sketchParams.Sampler":           "Sampler is \"exact\" (default: G·R + s·Ξ, the same output distribution in O(k·p²) time) or \"explicit\" (S·Z + s·Ξ as written).",
+	"sketchParams.Sampler":           "Sampler is \"exact\" (default: G·R + s·Ξ, the same output distribution in O(k·p²) time), \"explicit\" (S·Z + s·Ξ as written) or \"wishart\" (the sketch's Gram matrix drawn from its law in O(p³) time; as \"exact\" when k < p).",
 }

@@ -40,6 +40,10 @@ func (s Streams) Normals(name string) Normals {
 	return Normals{r: r, c: rp.c, rp: rp, rr: rand.New(rp)}
 }
 
+// Rand returns the generator n draws from: its draws and n's continue one
+// sequence (for other laws drawn from the same stream).
+func (n Normals) Rand() *rand.Rand { return n.r }
+
 // Fill sets every dst[i] to the next standard normal draw.
 func (n Normals) Fill(dst []float64) {
 	if n.c == nil {
