@@ -298,13 +298,14 @@ func sketchExactPadded(c []float64, k int, rr *mat.Dense, r rngs.Normals) {
 // The rows of M are i.i.d. N(0, Σ), Σ = ZᵀZ + s²I (see above), so MᵀM ~
 // Wishart_p(k, Σ). With ZᵀZ = V·diag(λ)·Vᵀ (jointStats.spectrum) and
 // F = V·diag(√(λ + s²))·J (J reverses the order of the columns), FFᵀ = Σ,
-// and for any Ũ with ŨŨᵀ ~ Wishart_p(k, I), (FŨ)(FŨ)ᵀ ~ Wishart_p(k, Σ)
-// (Anderson, "An Introduction to Multivariate Statistical Analysis", 3rd
-// ed., Thm 7.3.3). Bartlett's decomposition (Bartlett 1933; Anderson Cor.
-// 7.2.1) — W(k, I) = TTᵀ for T lower triangular with independent entries
-// T_bb = √χ²_{k−b}, T_ab ~ N(0, 1) below the diagonal — written in the
-// reverse order of the coordinates (Ũ = J·T·J, and JWJ has W's law) gives
-// Ũ upper triangular with
+// and for any Ũ with W = ŨŨᵀ ~ Wishart_p(k, I), (FŨ)(FŨ)ᵀ = FWFᵀ ~
+// Wishart_p(k, FFᵀ) (the law of FWFᵀ: Anderson, "An Introduction to
+// Multivariate Statistical Analysis", 3rd ed., §7.3). Bartlett's
+// decomposition (Bartlett 1933; Anderson §7.2; Smith & Hocking 1972,
+// Applied Statistics algorithm AS 53) — W(k, I) = TTᵀ for T lower
+// triangular with independent entries T_bb = √χ²_{k−b} and T_ab ~ N(0, 1)
+// below the diagonal — written in the reverse order of the coordinates
+// (Ũ = J·T·J, and JWJ has W's law) gives Ũ upper triangular with
 //
 //	Ũ_aa = √χ²_{k−p+1+a}  (a = 0 … p−1),   Ũ_ab ~ N(0, 1)  (a < b),
 //
