@@ -54,10 +54,11 @@ const (
 // jointStats are the data-only statistics of Z = [X, y] that the GaussMix
 // family uses, computed once per training set.
 type jointStats struct {
-	z      *mat.Dense // n × p: the rows [xᵢ, yᵢ]
-	r      *mat.Dense // p × p upper triangular with RᵀR = ZᵀZ; nil when n < p
-	lamMin float64    // λ_min(ZᵀZ)
-	spec   struct {   // ZᵀZ's eigendecomposition (spectrum), for the wishart sampler
+	z      *mat.Dense    // n × p: the rows [xᵢ, yᵢ]
+	r      *mat.Dense    // p × p upper triangular with RᵀR = ZᵀZ; nil when n < p
+	gram   *mat.SymDense // ZᵀZ
+	lamMin float64       // λ_min(ZᵀZ)
+	spec   struct {      // ZᵀZ's eigendecomposition (spectrum), for the wishart sampler
 		once    sync.Once
 		values  []float64
 		vectors *mat.Dense
@@ -85,11 +86,12 @@ func joint(train *datasets.Dataset, pm bool) (*jointStats, error) {
 				row[d] = 2*train.Y[i] - 1
 			}
 		}
-		lamMin, err := solvers.LambdaMin(solvers.Gram(z))
+		gram := solvers.Gram(z)
+		lamMin, err := solvers.LambdaMin(gram)
 		if err != nil {
 			return nil, err
 		}
-		js := &jointStats{z: z, lamMin: lamMin}
+		js := &jointStats{z: z, gram: gram, lamMin: lamMin}
 		if n >= p {
 			var qr mat.QR
 			qr.Factorize(z)
@@ -112,8 +114,8 @@ func joint(train *datasets.Dataset, pm bool) (*jointStats, error) {
 // solvers.AddTransMul4's four-row, four-column blocks (sketchExactPadded,
 // gramPadded) without copies.
 func (j *jointStats) sketchTheta(sampler string, k int, noiseStd float64, sk, nz rngs.Normals) ([]float64, error) {
+	_, p := j.z.Dims()
 	if sampler == samplerWishart {
-		_, p := j.z.Dims()
 		gb := floatbuf.Get(p * p)
 		defer floatbuf.Put(gb)
 		gram := mat.NewSymDense(p, (*gb)[:p*p])
@@ -121,7 +123,6 @@ func (j *jointStats) sketchTheta(sampler string, k int, noiseStd float64, sk, nz
 			return gramOLS(gram)
 		}
 	}
-	_, p := j.z.Dims()
 	k4, p4 := padTo4(k), padTo4(p)
 	buf := floatbuf.Get(k4 * p4)
 	defer floatbuf.Put(buf)
@@ -367,7 +368,7 @@ func (j *jointStats) sketchGramWishart(gram *mat.SymDense, k int, noiseStd float
 func (j *jointStats) spectrum() ([]float64, *mat.Dense, error) {
 	j.spec.once.Do(func() {
 		var eig mat.EigenSym
-		if !eig.Factorize(solvers.Gram(j.z), true) {
+		if !eig.Factorize(j.gram, true) {
 			j.spec.err = errors.New("eigendecomposition of ZᵀZ did not converge")
 			return
 		}
